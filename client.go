@@ -1,0 +1,71 @@
+package recon
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// OAuth2 scopes (decisions.md §9).
+const (
+	ScopeCompany          = "company"
+	ScopeTransactionRead  = "transaction:read"
+	ScopeTransactionWrite = "transaction:write"
+	ScopeBankAccountRead  = "bank-account:read"
+	ScopeWebhookRead      = "webhook:read"
+	ScopeWebhookWrite     = "webhook:write"
+	ScopeProfile          = "profile"
+	ScopeOfflineAccess    = "offline_access"
+)
+
+// Scopes lists every scope a client may be allowed.
+var Scopes = []string{
+	ScopeCompany, ScopeTransactionRead, ScopeTransactionWrite, ScopeBankAccountRead,
+	ScopeWebhookRead, ScopeWebhookWrite, ScopeProfile, ScopeOfflineAccess,
+}
+
+// Client is an OAuth2 client registered for one company.
+type Client struct {
+	ID        string
+	CompanyID int64
+	Name      string
+	// SecretHash is the hex SHA-256 of the client secret. Secrets are 256-bit
+	// random values made by the server, so a fast hash is enough; "" marks a
+	// public client (PKCE only, no secret).
+	SecretHash   string
+	Scopes       []string
+	RedirectURIs []string
+	CreatedAt    time.Time
+}
+
+// Validate checks a new client.
+func (c *Client) Validate() error {
+	if strings.TrimSpace(c.Name) == "" || len(c.Name) > 255 {
+		return FieldError("name", "name is required and must be at most 255 characters")
+	}
+	if len(c.Scopes) == 0 {
+		return FieldError("scopes", "at least one scope is required")
+	}
+	for _, s := range c.Scopes {
+		if !slices.Contains(Scopes, s) {
+			return FieldError("scopes", "unknown scope %q (known: %s)", s, strings.Join(Scopes, " "))
+		}
+	}
+	for _, r := range c.RedirectURIs {
+		u, err := url.Parse(r)
+		if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
+			return FieldError("redirect_uri", "redirect_uri %q must be an absolute http(s) URL without a fragment", r)
+		}
+	}
+	return nil
+}
+
+// ClientStore stores OAuth2 clients.
+type ClientStore interface {
+	// CreateClient stores c and sets c.CreatedAt. c.ID is chosen by the caller.
+	CreateClient(ctx context.Context, c *Client) error
+	// Client returns the client with the given id, or ENOTFOUND.
+	Client(ctx context.Context, id string) (*Client, error)
+}

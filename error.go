@@ -1,0 +1,73 @@
+package recon
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes: a small fixed set, mapped to HTTP statuses and body shapes by
+// each API family in one place.
+const (
+	EINVALID      = "invalid"
+	EUNAUTHORIZED = "unauthorized"
+	EFORBIDDEN    = "forbidden"
+	ENOTFOUND     = "not_found"
+	ECONFLICT     = "conflict"
+	ERATELIMITED  = "rate_limited"
+	EUNAVAILABLE  = "unavailable"
+	EINTERNAL     = "internal"
+)
+
+// Error is the error every layer returns for an expected failure. Message is
+// safe to show to a client; Err (internal detail) never is.
+type Error struct {
+	Code    string
+	Message string
+	// Fields holds per-field problems of a validation error, keyed by field name.
+	Fields map[string][]string
+	// Err is the underlying cause, for logs only.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldError returns an EINVALID error naming one field.
+func FieldError(field, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	return &Error{Code: EINVALID, Message: msg, Fields: map[string][]string{field: {msg}}}
+}
+
+// ErrorCode returns the code of err: the code of the first *Error in its chain,
+// EINTERNAL for any other non-nil error, "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the client-safe message of err. Errors that are not an
+// *Error yield a generic text: their detail is for the logs only.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Code != EINTERNAL {
+		return e.Message
+	}
+	return "An internal error occurred."
+}

@@ -1,0 +1,58 @@
+package recon
+
+import (
+	"context"
+	"time"
+)
+
+// TokenKind is the kind of an OAuth2 grant artefact.
+type TokenKind string
+
+// Token kinds.
+const (
+	TokenAuthorizeCode TokenKind = "authorize_code"
+	TokenAccess        TokenKind = "access_token"
+	TokenRefresh       TokenKind = "refresh_token"
+	TokenPKCE          TokenKind = "pkce"
+)
+
+// TokenSession is the stored side of an OAuth2 code or token. The token
+// itself is never stored: Signature is its keyed hash (HMAC-SHA512/256 over a
+// random 256-bit value), from which the token cannot be recovered.
+type TokenSession struct {
+	Kind      TokenKind
+	Signature string
+	// RequestID groups every artefact of one grant (code, access and refresh
+	// tokens), so that revoking one revokes its family.
+	RequestID string
+	ClientID  string
+	CompanyID int64
+	// UserID is 0 for a token with no user (client credentials).
+	UserID        int64
+	Scopes        []string
+	GrantedScopes []string
+	// Data is the serialised request of the authorization server, opaque to storage.
+	Data        []byte
+	RequestedAt time.Time
+	ExpiresAt   time.Time
+	// Active is false once a code was used or a token revoked or rotated.
+	Active bool
+}
+
+// TokenStore stores OAuth2 token sessions.
+type TokenStore interface {
+	// CreateTokenSession stores s.
+	CreateTokenSession(ctx context.Context, s *TokenSession) error
+	// TokenSession returns the session of the given kind and signature, active
+	// or not, or ENOTFOUND.
+	TokenSession(ctx context.Context, kind TokenKind, signature string) (*TokenSession, error)
+	// DeleteTokenSession removes one session; removing a missing one is not an error.
+	DeleteTokenSession(ctx context.Context, kind TokenKind, signature string) error
+	// DeactivateTokenSession marks one session inactive (a used authorization code).
+	DeactivateTokenSession(ctx context.Context, kind TokenKind, signature string) error
+	// DeactivateTokenFamily marks every session of the kind with the request id inactive.
+	DeactivateTokenFamily(ctx context.Context, kind TokenKind, requestID string) error
+	// DeleteExpiredTokenSessions removes sessions that expired before t and
+	// reports how many it removed.
+	DeleteExpiredTokenSessions(ctx context.Context, t time.Time) (int64, error)
+}

@@ -1,0 +1,86 @@
+package recon
+
+import (
+	"context"
+	"net/mail"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Role is a user's role in their company.
+type Role string
+
+// Roles, from most to least powerful.
+const (
+	RoleSuperAdmin Role = "SuperAdmin"
+	RoleAdmin      Role = "Admin"
+	RoleAccountant Role = "Accountant"
+	RoleMember     Role = "Member"
+)
+
+// Roles lists every role.
+var Roles = []Role{RoleSuperAdmin, RoleAdmin, RoleAccountant, RoleMember}
+
+// ParseRole returns the role named s (case-sensitive), or an EINVALID error.
+func ParseRole(s string) (Role, error) {
+	if slices.Contains(Roles, Role(s)) {
+		return Role(s), nil
+	}
+	return "", FieldError("role", "role must be one of SuperAdmin, Admin, Accountant, Member")
+}
+
+// CanManageCompany reports whether the role may use the company API.
+func (r Role) CanManageCompany() bool { return r == RoleSuperAdmin || r == RoleAdmin }
+
+// Permissions a user may hold.
+const (
+	PermViewTransactions = "view_transactions"
+)
+
+// Permissions lists every permission.
+var Permissions = []string{PermViewTransactions}
+
+// User is a person who belongs to one company with one role. The same e-mail
+// address may belong to several companies, as separate users.
+type User struct {
+	ID          int64
+	CompanyID   int64
+	Email       string
+	Role        Role
+	Permissions []string
+	// PasswordHash is a bcrypt hash, or "" when the user cannot log in with a password.
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+// Can reports whether the user holds the permission.
+func (u *User) Can(perm string) bool { return slices.Contains(u.Permissions, perm) }
+
+// Validate checks a new user and normalises its e-mail address to lower case.
+func (u *User) Validate() error {
+	u.Email = strings.ToLower(strings.TrimSpace(u.Email))
+	if a, err := mail.ParseAddress(u.Email); err != nil || a.Address != u.Email || len(u.Email) > 254 {
+		return FieldError("email", "email must be a plain e-mail address")
+	}
+	if _, err := ParseRole(string(u.Role)); err != nil {
+		return err
+	}
+	for _, p := range u.Permissions {
+		if !slices.Contains(Permissions, p) {
+			return FieldError("permission", "unknown permission %q (known: %s)", p, strings.Join(Permissions, ", "))
+		}
+	}
+	return nil
+}
+
+// UserStore stores users.
+type UserStore interface {
+	// CreateUser stores u and sets u.ID and u.CreatedAt. An e-mail already used
+	// in the same company is ECONFLICT; an unknown company is ENOTFOUND.
+	CreateUser(ctx context.Context, u *User) error
+	// User returns the user with the given id, or ENOTFOUND.
+	User(ctx context.Context, id int64) (*User, error)
+	// UserByEmail returns the company's user with the e-mail address, or ENOTFOUND.
+	UserByEmail(ctx context.Context, companyID int64, email string) (*User, error)
+}
