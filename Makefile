@@ -1,0 +1,34 @@
+# Recon — run `make help` for the targets.
+GO ?= go
+PKGS ?= ./...
+
+.PHONY: help run demo build test test-short lint bench cover clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+run: ## run the server on the embedded SQLite default with demo data (same as the README)
+	$(GO) run ./cmd/recon serve --demo
+
+build: ## build the recon binary into ./bin/recon
+	$(GO) build -o bin/recon ./cmd/recon
+
+test: ## run every test, with the race detector, on SQLite and PostgreSQL (the README's test command)
+	$(GO) test -race -count=1 $(PKGS)
+
+test-short: ## run the tests without the race detector
+	$(GO) test -count=1 $(PKGS)
+
+lint: ## go vet, gofmt and staticcheck (when installed)
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@if command -v staticcheck >/dev/null; then staticcheck $(PKGS); else echo "staticcheck not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"; fi
+
+bench: ## run the Go benchmarks and print their figures
+	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+cover: ## test coverage report in cover.out
+	$(GO) test -count=1 -coverprofile=cover.out $(PKGS) && $(GO) tool cover -func=cover.out | tail -1
+
+clean: ## remove build output and the local SQLite database
+	rm -rf bin cover.out recon.db recon.db-wal recon.db-shm
