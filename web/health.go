@@ -7,7 +7,9 @@ import (
 )
 
 // Pinger is what /readyz asks: a database that answers Ping.
-type Pinger interface{ Ping(ctx context.Context) error }
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
 
 // RegisterHealth adds GET /healthz (the process is up) and GET /readyz (the
 // database answers within two seconds) to mux.
