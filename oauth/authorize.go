@@ -1,0 +1,295 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/ory/fosite"
+
+	"recon"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// pages holds the parsed HTML templates.
+type pages struct {
+	authorize *template.Template
+	error     *template.Template
+}
+
+func newPages() (*pages, error) {
+	a, err := template.ParseFS(templateFS, "templates/authorize.html")
+	if err != nil {
+		return nil, err
+	}
+	e, err := template.ParseFS(templateFS, "templates/error.html")
+	if err != nil {
+		return nil, err
+	}
+	return &pages{authorize: a, error: e}, nil
+}
+
+// Form fields of the login and consent page itself; everything else in the
+// form is the original authorization request, carried as hidden fields.
+const (
+	fieldEmail    = "email"
+	fieldPassword = "password"
+	fieldConsent  = "consent"
+)
+
+func isPageField(name string) bool {
+	return name == fieldEmail || name == fieldPassword || name == fieldConsent
+}
+
+type consentView struct {
+	ClientName string
+	Scopes     []scopeView
+	Hidden     []hiddenField
+	Email      string
+	Error      string
+}
+
+type scopeView struct{ Name, Description string }
+
+type hiddenField struct{ Name, Value string }
+
+type errorView struct{ Code, Description string }
+
+// scopeDescription says in plain words what a scope lets a client do.
+func scopeDescription(scope string) string {
+	switch scope {
+	case recon.ScopeCompany:
+		return "See and change your company's settings"
+	case recon.ScopeTransactionRead:
+		return "See your company's bank transactions"
+	case recon.ScopeTransactionWrite:
+		return "Add and change bank transactions"
+	case recon.ScopeBankAccountRead:
+		return "See your company's linked bank accounts"
+	case recon.ScopeWebhookRead:
+		return "See your webhook settings"
+	case recon.ScopeWebhookWrite:
+		return "Change your webhook settings"
+	case recon.ScopeProfile:
+		return "See your e-mail address and role"
+	case recon.ScopeOfflineAccess:
+		return "Keep access when you are not using it"
+	default:
+		return scope
+	}
+}
+
+// setPageHeaders marks a page as private, not to be cached or framed.
+func setPageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// handleAuthorizeGet validates the authorization request and shows the
+// login and consent page.
+func (s *Server) handleAuthorizeGet(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	setPageHeaders(w)
+	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
+	if err == nil {
+		err = checkAuthorizeRequest(ar)
+	}
+	if err != nil {
+		s.writeAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	s.renderConsent(ctx, w, http.StatusOK, ar, "", "")
+}
+
+// handleAuthorizePost authenticates the user and records the decision:
+// Deny redirects with access_denied, Allow with a code for the requested
+// scopes. A failed login shows the page again with an error.
+func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	setPageHeaders(w)
+	if err := r.ParseForm(); err != nil {
+		s.renderError(ctx, w, http.StatusBadRequest, fosite.ErrInvalidRequest.WithHint("The form could not be read."))
+		return
+	}
+	email := r.PostForm.Get(fieldEmail)
+	password := r.PostForm.Get(fieldPassword)
+	decision := r.PostForm.Get(fieldConsent)
+	// fosite sees only the authorization request, never the password.
+	for _, f := range []string{fieldEmail, fieldPassword, fieldConsent} {
+		r.Form.Del(f)
+		r.PostForm.Del(f)
+	}
+
+	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
+	if err == nil {
+		err = checkAuthorizeRequest(ar)
+	}
+	if err != nil {
+		s.writeAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	c := ar.GetClient().(client)
+
+	switch decision {
+	case "deny":
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
+		return
+	case "allow":
+	default:
+		s.renderConsent(ctx, w, http.StatusBadRequest, ar, email, "Choose Allow or Deny.")
+		return
+	}
+
+	user, err := s.login(ctx, c.c.CompanyID, email, password)
+	if recon.ErrorCode(err) == recon.EUNAUTHORIZED {
+		s.renderConsent(ctx, w, http.StatusOK, ar, email, "The e-mail address or password is wrong.")
+		return
+	} else if err != nil {
+		s.writeAuthorizeError(ctx, w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
+		return
+	}
+
+	// The requested scopes were checked against the client's by fosite.
+	for _, scope := range ar.GetRequestedScopes() {
+		ar.GrantScope(scope)
+	}
+	// Date the request by the server's clock; storage derives the code's
+	// expiry from it (fosite stamps both with time.Now).
+	if req, ok := ar.(*fosite.AuthorizeRequest); ok {
+		req.RequestedAt = s.cfg.Clock.Now().UTC()
+	}
+	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, userSession(c.c.CompanyID, user.ID, c.c.ID))
+	if err != nil {
+		s.writeAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	s.provider.WriteAuthorizeResponse(ctx, w, ar, resp)
+}
+
+// checkAuthorizeRequest applies the server's policy before the page is
+// shown: PKCE with S256 for every client, at least one scope, query
+// response mode. fosite checks PKCE again when it issues the code.
+func checkAuthorizeRequest(ar fosite.AuthorizeRequester) error {
+	form := ar.GetRequestForm()
+	switch {
+	case form.Get("code_challenge") == "":
+		return fosite.ErrInvalidRequest.WithHint("Clients must use PKCE: the code_challenge parameter is missing.")
+	case form.Get("code_challenge_method") != "S256":
+		return fosite.ErrInvalidRequest.WithHint("Clients must use code_challenge_method=S256.")
+	case len(ar.GetRequestedScopes()) == 0:
+		return fosite.ErrInvalidScope.WithHint("The scope parameter is required.")
+	case ar.GetResponseMode() != fosite.ResponseModeDefault && ar.GetResponseMode() != fosite.ResponseModeQuery:
+		return fosite.ErrUnsupportedResponseMode.WithHint("Only response_mode=query is supported.")
+	}
+	return nil
+}
+
+func errLogin() error {
+	return &recon.Error{Code: recon.EUNAUTHORIZED, Message: "wrong e-mail address or password"}
+}
+
+// login authenticates a user of the company by e-mail and password. Users
+// of other companies, unknown addresses, users without a password and
+// wrong passwords are all EUNAUTHORIZED.
+func (s *Server) login(ctx context.Context, companyID int64, email, password string) (*recon.User, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email == "" || password == "" {
+		return nil, errLogin()
+	}
+	u, err := s.store.UserByEmail(ctx, companyID, email)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		checkPassword("", password)
+		return nil, errLogin()
+	} else if err != nil {
+		return nil, err
+	}
+	if u.CompanyID != companyID || !checkPassword(u.PasswordHash, password) {
+		return nil, errLogin()
+	}
+	return u, nil
+}
+
+// renderConsent shows the login and consent page for ar.
+func (s *Server) renderConsent(ctx context.Context, w http.ResponseWriter, status int, ar fosite.AuthorizeRequester, email, msg string) {
+	c := ar.GetClient().(client)
+	v := consentView{ClientName: c.c.Name, Email: email, Error: msg}
+	for _, scope := range ar.GetRequestedScopes() {
+		v.Scopes = append(v.Scopes, scopeView{Name: scope, Description: scopeDescription(scope)})
+	}
+	form := ar.GetRequestForm()
+	names := make([]string, 0, len(form))
+	for name := range form {
+		if !isPageField(name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		for _, value := range form[name] {
+			v.Hidden = append(v.Hidden, hiddenField{Name: name, Value: value})
+		}
+	}
+	s.render(ctx, w, status, s.pages.authorize, v)
+}
+
+// writeAuthorizeError answers a failed authorization request: by redirect
+// to the client when its redirect URI is known to be good, otherwise with
+// an error page (never a redirect to an unchecked URI).
+func (s *Server) writeAuthorizeError(ctx context.Context, w http.ResponseWriter, ar fosite.AuthorizeRequester, err error) {
+	s.logServerError(ctx, "authorize", err)
+	if ar != nil && ar.IsRedirectURIValid() {
+		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	rfc := fosite.ErrorToRFC6749Error(err)
+	status := rfc.CodeField
+	if status == 0 {
+		status = http.StatusBadRequest
+	}
+	s.renderError(ctx, w, status, rfc)
+}
+
+func (s *Server) renderError(ctx context.Context, w http.ResponseWriter, status int, rfc *fosite.RFC6749Error) {
+	desc := rfc.GetDescription()
+	if rfc.CodeField >= 500 {
+		desc = "The server could not handle the request. Please try again later."
+	}
+	s.render(ctx, w, status, s.pages.error, errorView{Code: rfc.ErrorField, Description: desc})
+}
+
+func (s *Server) render(ctx context.Context, w http.ResponseWriter, status int, t *template.Template, data any) {
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		s.logError(ctx, "oauth: render page", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// logServerError logs err when it is a server error (status 500 and up),
+// with fosite's debug detail, which clients never see.
+func (s *Server) logServerError(ctx context.Context, endpoint string, err error) {
+	if err == nil {
+		return
+	}
+	rfc := fosite.ErrorToRFC6749Error(err)
+	if rfc.CodeField < 500 {
+		return
+	}
+	s.cfg.Logger.ErrorContext(ctx, "oauth: "+endpoint, "err", rfc.ErrorField, "debug", rfc.DebugField, "cause", errors.Unwrap(rfc))
+}

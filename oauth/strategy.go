@@ -1,0 +1,167 @@
+package oauth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/compose"
+	"github.com/ory/fosite/handler/oauth2"
+	"github.com/ory/x/errorsx"
+	"golang.org/x/crypto/bcrypt"
+
+	"recon"
+)
+
+// strategy is fosite's HMAC-SHA512/256 token strategy with expiry decided
+// by the injected clock: fosite's own Validate* methods read time.Now.
+// Generation and signatures are fosite's, unchanged.
+type strategy struct {
+	*oauth2.HMACSHAStrategy
+	clock                      recon.Clock
+	codeTTL, accessTTL, refTTL time.Duration
+}
+
+var _ oauth2.CoreStrategy = (*strategy)(nil)
+
+func newStrategy(fc *fosite.Config, clock recon.Clock, codeTTL, accessTTL, refreshTTL time.Duration) *strategy {
+	return &strategy{
+		HMACSHAStrategy: compose.NewOAuth2HMACStrategy(fc),
+		clock:           clock,
+		codeTTL:         codeTTL,
+		accessTTL:       accessTTL,
+		refTTL:          refreshTTL,
+	}
+}
+
+// Token prefixes of fosite's HMACSHAStrategy.
+const (
+	prefixAccess  = "ory_at_"
+	prefixRefresh = "ory_rt_"
+	prefixCode    = "ory_ac_"
+)
+
+// live fails with fosite.ErrTokenExpired when the code or token of type tt
+// has expired by the clock. With no expiry in the session (fosite always
+// sets one) the lifetime counts from the request time.
+func (s *strategy) live(r fosite.Requester, tt fosite.TokenType, ttl time.Duration) error {
+	var exp time.Time
+	if sess := r.GetSession(); sess != nil {
+		exp = sess.GetExpiresAt(tt)
+	}
+	if exp.IsZero() {
+		exp = r.GetRequestedAt().Add(ttl)
+	}
+	if !s.clock.Now().Before(exp) {
+		return errorsx.WithStack(fosite.ErrTokenExpired.WithHintf("The %s expired at '%s'.", strings.ReplaceAll(string(tt), "_", " "), exp.UTC().Format(time.RFC3339)))
+	}
+	return nil
+}
+
+// ValidateAccessToken implements oauth2.AccessTokenStrategy.
+func (s *strategy) ValidateAccessToken(ctx context.Context, r fosite.Requester, token string) error {
+	if err := s.live(r, fosite.AccessToken, s.accessTTL); err != nil {
+		return err
+	}
+	return s.Enigma.Validate(ctx, strings.TrimPrefix(token, prefixAccess))
+}
+
+// ValidateRefreshToken implements oauth2.RefreshTokenStrategy.
+func (s *strategy) ValidateRefreshToken(ctx context.Context, r fosite.Requester, token string) error {
+	if err := s.live(r, fosite.RefreshToken, s.refTTL); err != nil {
+		return err
+	}
+	return s.Enigma.Validate(ctx, strings.TrimPrefix(token, prefixRefresh))
+}
+
+// ValidateAuthorizeCode implements oauth2.AuthorizeCodeStrategy.
+func (s *strategy) ValidateAuthorizeCode(ctx context.Context, r fosite.Requester, token string) error {
+	if err := s.live(r, fosite.AuthorizeCode, s.codeTTL); err != nil {
+		return err
+	}
+	return s.Enigma.Validate(ctx, strings.TrimPrefix(token, prefixCode))
+}
+
+// secretHasher is fosite's client secret hasher: recon.Client.SecretHash is
+// the hex SHA-256 of the secret (secrets are 256-bit random values, so a
+// fast hash is enough), compared in constant time. An empty hash (a public
+// client) matches nothing.
+type secretHasher struct{}
+
+var errSecretMismatch = errors.New("oauth: client secret does not match")
+
+func (secretHasher) Compare(_ context.Context, hash, data []byte) error {
+	if len(hash) == 0 {
+		return errSecretMismatch
+	}
+	want := HashClientSecret(string(data))
+	if subtle.ConstantTimeCompare([]byte(want), []byte(strings.ToLower(string(hash)))) != 1 {
+		return errSecretMismatch
+	}
+	return nil
+}
+
+func (secretHasher) Hash(_ context.Context, data []byte) ([]byte, error) {
+	return []byte(HashClientSecret(string(data))), nil
+}
+
+// NewClientSecret returns a new client secret (32 random bytes,
+// base64url without padding) and its hash for recon.Client.SecretHash.
+func NewClientSecret() (secret, hash string, err error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", err
+	}
+	secret = base64.RawURLEncoding.EncodeToString(b)
+	return secret, HashClientSecret(secret), nil
+}
+
+// HashClientSecret returns the hex SHA-256 of a client secret.
+func HashClientSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// PasswordCost is the bcrypt cost HashPassword uses.
+const PasswordCost = 12
+
+// HashPassword returns the bcrypt hash of a user's password, for
+// recon.User.PasswordHash. Passwords are 1 to 72 bytes (bcrypt's limit).
+func HashPassword(pw string) (string, error) {
+	return hashPassword(pw, PasswordCost)
+}
+
+func hashPassword(pw string, cost int) (string, error) {
+	if pw == "" {
+		return "", recon.FieldError("password", "password must not be empty")
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), cost)
+	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
+		return "", recon.FieldError("password", "password must be at most 72 bytes")
+	} else if err != nil {
+		return "", err
+	}
+	return string(h), nil
+}
+
+// checkPassword reports whether pw matches the bcrypt hash. An empty hash
+// (a user who cannot log in) never matches; a comparison with a dummy hash
+// keeps the time about the same, so that timing does not tell which users
+// exist or have a password.
+func checkPassword(hash, pw string) bool {
+	if hash == "" {
+		_ = bcrypt.CompareHashAndPassword([]byte(dummyHash), []byte(pw))
+		return false
+	}
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) == nil
+}
+
+// dummyHash is a bcrypt hash (cost 12) of 32 random bytes nobody kept.
+const dummyHash = "$2a$12$c2GsMZdOwgwD4WBN4VXQy.2ryAq6ovXAm.of2RmaOlyQKgQ1JsOHK"
