@@ -1,0 +1,170 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"recon"
+)
+
+// CreateCompany stores c, with its payment-code formats, and sets c.ID and c.CreatedAt.
+func (db *DB) CreateCompany(ctx context.Context, c *recon.Company) error {
+	begin, err := dateArg("begin_date", c.BeginDate)
+	if err != nil {
+		return err
+	}
+	end, err := dateArg("end_date", c.EndDate)
+	if err != nil {
+		return err
+	}
+	createdAt := db.now()
+	var id int64
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `
+			INSERT INTO companies (full_name, short_name, status, subscription, begin_date, end_date,
+				bank_sub_account, paycode, data_storage_days, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			RETURNING id`,
+			c.FullName, c.ShortName, c.Status, c.Subscription, begin, end,
+			c.Config.BankSubAccount, c.Config.Paycode, c.Config.DataStorageDays, createdAt,
+		).Scan(&id)
+		if err != nil {
+			return internal(err, "create company")
+		}
+		return insertFormats(ctx, tx, db.d, id, c.Config.PaymentCodeFormats)
+	})
+	if err != nil {
+		return err
+	}
+	c.ID, c.CreatedAt = id, createdAt
+	return nil
+}
+
+// Company returns the company with the given id and its payment-code formats
+// in position order, or ENOTFOUND.
+func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
+	// One statement, so that the company and its formats come from one snapshot.
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT c.id, c.full_name, c.short_name, c.status, c.subscription, c.begin_date, c.end_date,
+			c.bank_sub_account, c.paycode, c.data_storage_days, c.created_at,
+			f.prefix, f.suffix_from, f.suffix_to, f.character_type, f.is_active
+		FROM companies c
+		LEFT JOIN payment_code_formats f ON f.company_id = c.id
+		WHERE c.id = $1
+		ORDER BY f.position`, id)
+	if err != nil {
+		return nil, internal(err, "read company")
+	}
+	defer rows.Close()
+	var c *recon.Company
+	for rows.Next() {
+		var (
+			row        recon.Company
+			begin, end sql.NullTime
+			prefix     sql.NullString
+			ctype      sql.NullString
+			from, to   sql.NullInt64
+			active     sql.NullBool
+		)
+		err := rows.Scan(&row.ID, &row.FullName, &row.ShortName, &row.Status, &row.Subscription, &begin, &end,
+			&row.Config.BankSubAccount, &row.Config.Paycode, &row.Config.DataStorageDays, &row.CreatedAt,
+			&prefix, &from, &to, &ctype, &active)
+		if err != nil {
+			return nil, internal(err, "read company")
+		}
+		if c == nil {
+			row.BeginDate, row.EndDate = dateText(begin), dateText(end)
+			row.CreatedAt = row.CreatedAt.UTC()
+			c = &row
+		}
+		if prefix.Valid {
+			c.Config.PaymentCodeFormats = append(c.Config.PaymentCodeFormats, recon.PaymentCodeFormat{
+				Prefix: prefix.String, SuffixFrom: int(from.Int64), SuffixTo: int(to.Int64),
+				CharacterType: recon.CharacterType(ctype.String), IsActive: active.Bool,
+			})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal(err, "read company")
+	}
+	if c == nil {
+		return nil, notFound(sql.ErrNoRows, "company %d not found", id)
+	}
+	return c, nil
+}
+
+// ReplacePaymentCodeFormats replaces the company's formats in one transaction
+// and returns its configuration as stored. An unknown company is ENOTFOUND; a
+// prefix listed twice is ECONFLICT.
+func (db *DB) ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error) {
+	var cfg recon.CompanyConfig
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		// Locking the company row queues concurrent replacements of its formats.
+		err := tx.QueryRowContext(ctx,
+			`SELECT bank_sub_account, paycode, data_storage_days FROM companies WHERE id = $1`+db.d.forUpdate(),
+			companyID,
+		).Scan(&cfg.BankSubAccount, &cfg.Paycode, &cfg.DataStorageDays)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound(err, "company %d not found", companyID)
+		}
+		if err != nil {
+			return internal(err, "replace payment code formats")
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM payment_code_formats WHERE company_id = $1`, companyID); err != nil {
+			return internal(err, "replace payment code formats")
+		}
+		if err := insertFormats(ctx, tx, db.d, companyID, formats); err != nil {
+			return err
+		}
+		cfg.PaymentCodeFormats, err = readFormats(ctx, tx, companyID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// insertFormats stores formats at positions 1, 2, ... of the company.
+func insertFormats(ctx context.Context, q querier, d dialect, companyID int64, formats []recon.PaymentCodeFormat) error {
+	for i, f := range formats {
+		_, err := q.ExecContext(ctx, `
+			INSERT INTO payment_code_formats (company_id, position, prefix, suffix_from, suffix_to, character_type, is_active)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			companyID, i+1, f.Prefix, f.SuffixFrom, f.SuffixTo, string(f.CharacterType), f.IsActive)
+		switch d.violation(err) {
+		case uniqueViolation:
+			return conflict(err, "payment code prefix %s is listed twice", f.Prefix)
+		case foreignKeyViolation:
+			return notFound(err, "company %d not found", companyID)
+		}
+		if err != nil {
+			return internal(err, "store payment code format")
+		}
+	}
+	return nil
+}
+
+// readFormats returns the company's formats in position order.
+func readFormats(ctx context.Context, q querier, companyID int64) ([]recon.PaymentCodeFormat, error) {
+	rows, err := q.QueryContext(ctx, `
+		SELECT prefix, suffix_from, suffix_to, character_type, is_active
+		FROM payment_code_formats WHERE company_id = $1 ORDER BY position`, companyID)
+	if err != nil {
+		return nil, internal(err, "read payment code formats")
+	}
+	defer rows.Close()
+	var formats []recon.PaymentCodeFormat
+	for rows.Next() {
+		var f recon.PaymentCodeFormat
+		if err := rows.Scan(&f.Prefix, &f.SuffixFrom, &f.SuffixTo, &f.CharacterType, &f.IsActive); err != nil {
+			return nil, internal(err, "read payment code formats")
+		}
+		formats = append(formats, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal(err, "read payment code formats")
+	}
+	return formats, nil
+}

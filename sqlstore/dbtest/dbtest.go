@@ -1,0 +1,197 @@
+// Package dbtest gives tests of every package fresh, empty databases of both
+// engines: a SQLite file in the test's temporary directory, and a new
+// database on a PostgreSQL server, dropped when the test ends.
+//
+// The PostgreSQL server is RECON_TEST_POSTGRES_URL when set (a superuser URL:
+// tests create and drop databases on it). Otherwise the first test that asks
+// for PostgreSQL starts a throwaway cluster (initdb + pg_ctl into a directory
+// under os.TempDir, trust auth, fsync off, listening on 127.0.0.1 and a unix
+// socket in that directory) that lives as long as the test binary: call Main
+// from TestMain so that it is stopped. When no PostgreSQL binary is found the
+// PostgreSQL subtests are skipped with a loud message, or fail when
+// RECON_TEST_REQUIRE_POSTGRES=1 (CI sets it).
+//
+//	func TestMain(m *testing.M) { dbtest.Main(m) }
+//
+//	func TestThing(t *testing.T) {
+//		dbtest.ForEachEngine(t, func(t *testing.T, databaseURL string) {
+//			t.Parallel()
+//			...
+//		})
+//	}
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver for the admin connection
+
+	"recon/sqlstore"
+)
+
+// Environment variables the harness reads.
+const (
+	// EnvPostgresURL names a PostgreSQL server to use instead of a throwaway
+	// cluster, as a URL whose user may create databases.
+	EnvPostgresURL = "RECON_TEST_POSTGRES_URL"
+	// EnvRequirePostgres=1 turns "PostgreSQL not available" from a skip into a failure.
+	EnvRequirePostgres = "RECON_TEST_REQUIRE_POSTGRES"
+)
+
+// Engines returns the engines every storage test runs on.
+func Engines() []string { return []string{sqlstore.EngineSQLite, sqlstore.EnginePostgres} }
+
+// Main runs the tests of a package, then stops the throwaway PostgreSQL
+// cluster if one was started, and exits with the tests' code. Call it from
+// TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if msg := server.shutdown(); msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	os.Exit(code)
+}
+
+// ForEachEngine runs fn as the subtests "sqlite" and "postgres", each with the
+// URL of a fresh, empty database of that engine.
+func ForEachEngine(t *testing.T, fn func(t *testing.T, databaseURL string)) {
+	t.Helper()
+	for _, engine := range Engines() {
+		t.Run(engine, func(t *testing.T) {
+			fn(t, NewURL(t, engine))
+		})
+	}
+}
+
+// NewURL returns the URL of a fresh, empty database of the engine ("sqlite"
+// or "postgres"), removed when the test ends. For PostgreSQL it skips the test
+// when no server is available (see the package comment).
+func NewURL(t testing.TB, engine string) string {
+	t.Helper()
+	switch engine {
+	case sqlstore.EngineSQLite:
+		return "sqlite:" + filepath.Join(t.TempDir(), "recon.db")
+	case sqlstore.EnginePostgres:
+		return newPostgresDatabase(t, "")
+	}
+	t.Fatalf("dbtest: unknown engine %q (want %q or %q)", engine, sqlstore.EngineSQLite, sqlstore.EnginePostgres)
+	return ""
+}
+
+// OpenStore opens a fresh, migrated database of the engine, closed when the test ends.
+func OpenStore(t testing.TB, engine string) *sqlstore.DB {
+	t.Helper()
+	if engine != sqlstore.EnginePostgres {
+		return OpenURL(t, NewURL(t, engine))
+	}
+	// A copy of a database migrated once per process: copying is cheaper
+	// than migrating, and the more so the more migrations there are.
+	template, err := server.migratedTemplate(t)
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	return OpenURL(t, newPostgresDatabase(t, template))
+}
+
+// OpenURL opens and migrates the database at databaseURL, closed when the test ends.
+func OpenURL(t testing.TB, databaseURL string) *sqlstore.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, databaseURL)
+	if err != nil {
+		t.Fatalf("dbtest: open %s: %v", databaseURL, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatalf("dbtest: migrate %s: %v", databaseURL, err)
+	}
+	return db
+}
+
+// databaseSeq numbers the databases this process creates; databasePrefix
+// tells them apart from other processes' on a shared server.
+var (
+	databaseSeq    atomic.Int64
+	databasePrefix = "recon_test_" + randomHex(4) + "_"
+)
+
+// newPostgresDatabase creates a database on the server and returns its URL.
+// The new database is a copy of template, or empty when template is "".
+func newPostgresDatabase(t testing.TB, template string) string {
+	t.Helper()
+	admin, adminURL := serverFor(t)
+	name := databasePrefix + fmt.Sprint(databaseSeq.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
+	if _, err := admin.ExecContext(ctx, create); err != nil {
+		t.Fatalf("dbtest: create database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("dbtest: drop database %s: %v", name, err)
+		}
+	})
+	return databaseURL(adminURL, name)
+}
+
+// databaseURL returns the URL of the named database on the server at adminURL.
+func databaseURL(adminURL *url.URL, name string) string {
+	u := *adminURL
+	u.Path = "/" + name
+	return u.String()
+}
+
+// serverFor returns the admin connection and URL of the PostgreSQL
+// server, starting the throwaway cluster on first use. Without a server it
+// skips t, or fails it when EnvRequirePostgres=1.
+func serverFor(t testing.TB) (*sql.DB, *url.URL) {
+	t.Helper()
+	admin, adminURL, err := server.get()
+	if err == nil {
+		return admin, adminURL
+	}
+	if os.Getenv(EnvRequirePostgres) == "1" {
+		t.Fatalf("dbtest: %v (%s=1 requires PostgreSQL)", err, EnvRequirePostgres)
+	}
+	t.Skipf("dbtest: %v", err)
+	return nil, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// redactURL hides the password of a URL, for messages.
+func redactURL(u *url.URL) string { return u.Redacted() }
+
+// quoteLog returns the last lines of a log file, for error messages.
+func quoteLog(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return "\n\t" + strings.Join(lines, "\n\t")
+}

@@ -1,0 +1,138 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"errors"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// dialect holds what differs between the engines. Everything else, the SQL
+// included, is shared.
+type dialect interface {
+	name() string
+	// configure tunes the connection pool.
+	configure(db *sql.DB)
+	// forUpdate is the clause that locks the rows a SELECT reads until the
+	// transaction ends, or "" where the engine locks the whole database.
+	forUpdate() string
+	// violation classifies a constraint violation.
+	violation(err error) violation
+	goose() goose.Dialect
+}
+
+// violation is the kind of constraint a statement violated.
+type violation int
+
+const (
+	noViolation violation = iota
+	uniqueViolation
+	foreignKeyViolation
+	checkViolation
+)
+
+// sqliteBusyTimeout is how long a SQLite statement waits for another
+// connection or process to release the write lock.
+const sqliteBusyTimeout = 10 * time.Second
+
+// sqliteDSN returns the modernc.org/sqlite DSN of a database file. Every
+// pooled connection runs the pragmas when it opens:
+//   - WAL lets readers work while one writer writes; synchronous=NORMAL is
+//     durable in WAL mode except for the last transactions on power loss;
+//   - busy_timeout makes a writer wait for the lock instead of failing;
+//   - foreign_keys enforces the schema's references (off by default in SQLite).
+//
+// _txlock=immediate makes BEGIN take the write lock at once: a deferred
+// transaction that reads and then writes cannot wait for the lock (SQLite
+// reports "database is locked" at once to avoid a deadlock), an immediate
+// one waits up to busy_timeout like any other writer.
+//
+// time.Time arguments are stored as integer Unix microseconds and integers
+// in TIMESTAMP/DATE columns are read back as UTC time.Time, so times compare
+// as numbers and round-trip with PostgreSQL's precision.
+func sqliteDSN(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(sqliteBusyTimeout.Milliseconds(), 10)+")")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	q.Set("_time_integer_format", "unix_micro")
+	q.Set("_inttotime", "1")
+	return path + "?" + q.Encode()
+}
+
+type sqliteDialect struct{}
+
+func (sqliteDialect) name() string { return EngineSQLite }
+
+func (sqliteDialect) configure(db *sql.DB) {
+	// Opening a connection runs the pragmas; keep enough of them around.
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+}
+
+// forUpdate is empty: a SQLite write transaction holds the database's only
+// write lock from BEGIN IMMEDIATE on.
+func (sqliteDialect) forUpdate() string { return "" }
+
+func (sqliteDialect) violation(err error) violation {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return noViolation
+	}
+	switch e.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return uniqueViolation
+	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+		return foreignKeyViolation
+	case sqlite3.SQLITE_CONSTRAINT_CHECK:
+		return checkViolation
+	}
+	return noViolation
+}
+
+func (sqliteDialect) goose() goose.Dialect { return goose.DialectSQLite3 }
+
+type postgresDialect struct{}
+
+func (postgresDialect) name() string { return EnginePostgres }
+
+func (postgresDialect) configure(db *sql.DB) {
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+}
+
+func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
+
+// PostgreSQL error codes (SQLSTATE class 23, integrity constraint violation).
+const (
+	pgUniqueViolation     = "23505"
+	pgForeignKeyViolation = "23503"
+	pgCheckViolation      = "23514"
+)
+
+func (postgresDialect) violation(err error) violation {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return noViolation
+	}
+	switch e.Code {
+	case pgUniqueViolation:
+		return uniqueViolation
+	case pgForeignKeyViolation:
+		return foreignKeyViolation
+	case pgCheckViolation:
+		return checkViolation
+	}
+	return noViolation
+}
+
+func (postgresDialect) goose() goose.Dialect { return goose.DialectPostgres }

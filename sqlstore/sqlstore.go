@@ -1,0 +1,180 @@
+// Package sqlstore implements recon.Store on database/sql for two engines:
+// SQLite (modernc.org/sqlite, pure Go, the default) and PostgreSQL (pgx).
+//
+// The SQL is written once where the dialects agree: both engines take $1-style
+// placeholders, RETURNING, and the same table and column names. The few places
+// where they differ (driver setup, row locks, error codes, migration locking)
+// are small hooks on the dialect type. Each engine has its own migrations
+// folder (migrations/sqlite, migrations/postgres) with an equivalent schema.
+//
+// Times are stored in UTC with microsecond precision: timestamptz on
+// PostgreSQL, integer Unix microseconds in TIMESTAMP columns on SQLite (the
+// driver converts both ways, see sqliteDSN). Lists of scopes and permissions
+// are stored space-separated; redirect URIs newline-separated.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"recon"
+)
+
+// Engines.
+const (
+	EngineSQLite   = "sqlite"
+	EnginePostgres = "postgres"
+)
+
+// DefaultSQLitePath is the database file used when the database URL is empty.
+const DefaultSQLitePath = "recon.db"
+
+// DB is a database of either engine. It implements recon.Store and is safe for
+// concurrent use.
+type DB struct {
+	db    *sql.DB
+	d     dialect
+	clock recon.Clock
+	// path is the SQLite database file ("" on PostgreSQL).
+	path string
+}
+
+var _ recon.Store = (*DB)(nil)
+
+// Option configures Open.
+type Option func(*DB)
+
+// WithClock sets the clock that stamps CreatedAt fields (default: the system clock).
+func WithClock(c recon.Clock) Option { return func(db *DB) { db.clock = c } }
+
+// Open opens the database named by databaseURL and checks that it answers. It
+// does not migrate: call Migrate. Accepted forms:
+//
+//	""                       SQLite file recon.db in the working directory
+//	sqlite:PATH              SQLite file PATH (also sqlite://PATH)
+//	postgres://...           PostgreSQL (also postgresql://...)
+func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) {
+	engine, target, err := parseURL(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{clock: recon.SystemClock{}}
+	for _, o := range opts {
+		o(db)
+	}
+	switch engine {
+	case EngineSQLite:
+		db.d = sqliteDialect{}
+		db.path = target
+		db.db, err = sql.Open("sqlite", sqliteDSN(target))
+	case EnginePostgres:
+		db.d = postgresDialect{}
+		db.db, err = sql.Open("pgx", target)
+	}
+	if err != nil {
+		return nil, &recon.Error{Code: recon.EINVALID, Message: "cannot open the " + engine + " database", Err: err}
+	}
+	db.d.configure(db.db)
+	if err := db.db.PingContext(ctx); err != nil {
+		db.db.Close()
+		return nil, &recon.Error{Code: recon.EUNAVAILABLE, Message: "cannot connect to the " + engine + " database", Err: err}
+	}
+	return db, nil
+}
+
+// acceptedForms is the help text of a database URL error.
+const acceptedForms = `accepted forms: "" (SQLite file recon.db in the working directory), ` +
+	`"sqlite:PATH" or "sqlite://PATH" (SQLite file), "postgres://..." or "postgresql://..." (PostgreSQL)`
+
+// parseURL returns the engine of a database URL and what its driver opens:
+// the file path for SQLite, the URL itself for PostgreSQL.
+func parseURL(databaseURL string) (engine, target string, err error) {
+	invalid := func(format string, args ...any) error {
+		return recon.FieldError("database_url", "%s; %s", fmt.Sprintf(format, args...), acceptedForms)
+	}
+	switch {
+	case databaseURL == "":
+		return EngineSQLite, DefaultSQLitePath, nil
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		return EnginePostgres, databaseURL, nil
+	case strings.HasPrefix(databaseURL, "sqlite:"):
+		path := strings.TrimPrefix(databaseURL, "sqlite:")
+		path = strings.TrimPrefix(path, "//")
+		switch {
+		case path == "":
+			return "", "", invalid("database URL %q names no file", databaseURL)
+		case path == ":memory:" || strings.HasPrefix(path, "file:"):
+			// An in-memory database would be a different empty database on every pooled connection.
+			return "", "", invalid("database URL %q must name a file", databaseURL)
+		case strings.ContainsAny(path, "?#"):
+			return "", "", invalid("database URL %q: the SQLite file name must not contain '?' or '#'", databaseURL)
+		}
+		return EngineSQLite, path, nil
+	}
+	return "", "", invalid("unknown database URL %q", redact(databaseURL))
+}
+
+// redact hides the password of a URL-like string, for error messages.
+func redact(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	userinfo, host, ok := strings.Cut(rest, "@")
+	if !ok {
+		return s
+	}
+	if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
+		return scheme + "://" + user + ":xxxxx@" + host
+	}
+	return s
+}
+
+// Engine returns "sqlite" or "postgres".
+func (db *DB) Engine() string { return db.d.name() }
+
+// SQL returns the underlying database handle, for adapters and tools that need raw SQL.
+func (db *DB) SQL() *sql.DB { return db.db }
+
+// Ping reports whether the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.db.PingContext(ctx); err != nil {
+		return &recon.Error{Code: recon.EUNAVAILABLE, Message: "the database does not answer", Err: err}
+	}
+	return nil
+}
+
+// Close releases the database.
+func (db *DB) Close() error { return db.db.Close() }
+
+// now returns the clock's time as it will be stored: UTC, whole microseconds.
+func (db *DB) now() time.Time { return storedTime(db.clock.Now()) }
+
+// inTx runs fn in a transaction and commits it when fn returns nil. On SQLite
+// the transaction takes the write lock at BEGIN (see sqliteDSN), so
+// transactions that read before they write never fail with "database is locked".
+func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlstore: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		// A failed rollback leaves nothing to undo: the connection is discarded.
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlstore: commit: %w", err)
+	}
+	return nil
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}

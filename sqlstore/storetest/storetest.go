@@ -1,0 +1,142 @@
+// Package storetest is the conformance suite of recon.Store: every engine's
+// tests run it, so that the engines behave the same. Each test opens its own
+// store, so tests run in parallel and never see each other's rows.
+//
+//	storetest.Run(t, func(t *testing.T) recon.Store { return dbtest.OpenStore(t, "sqlite") })
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"recon"
+)
+
+// Open returns a fresh, migrated, empty store that is closed when t ends.
+type Open func(t *testing.T) recon.Store
+
+// Run runs the whole suite against stores made by open.
+func Run(t *testing.T, open Open) {
+	t.Run("Store", func(t *testing.T) { testStore(t, open) })
+	t.Run("Company", func(t *testing.T) { testCompany(t, open) })
+	t.Run("PaymentCodeFormats", func(t *testing.T) { testPaymentCodeFormats(t, open) })
+	t.Run("User", func(t *testing.T) { testUser(t, open) })
+	t.Run("Client", func(t *testing.T) { testClient(t, open) })
+	t.Run("TokenSession", func(t *testing.T) { testTokenSession(t, open) })
+}
+
+func testStore(t *testing.T, open Open) {
+	t.Run("Ping", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		if err := s.Ping(t.Context()); err != nil {
+			t.Fatalf("Ping: %v", err)
+		}
+	})
+	t.Run("PingAfterClose", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if err := s.Ping(t.Context()); err == nil {
+			t.Fatal("Ping after Close: got nil error")
+		}
+	})
+}
+
+// equate compares stored values: an empty list equals a nil one.
+var equate = cmpopts.EquateEmpty()
+
+// wantCode fails t unless err is a *recon.Error with the code and, when msg
+// is not "", the message.
+func wantCode(t *testing.T, err error, code, msg string) {
+	t.Helper()
+	var e *recon.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got error %v, want a *recon.Error with code %q", err, code)
+	}
+	if e.Code != code {
+		t.Fatalf("got code %q (%v), want %q", e.Code, err, code)
+	}
+	if msg != "" && e.Message != msg {
+		t.Fatalf("got message %q, want %q", e.Message, msg)
+	}
+}
+
+// wantUTC fails t unless the times are in UTC and not zero.
+func wantUTC(t *testing.T, what string, times ...time.Time) {
+	t.Helper()
+	for _, tm := range times {
+		if tm.IsZero() || tm.Location() != time.UTC {
+			t.Fatalf("%s = %v, want a non-zero UTC time", what, tm)
+		}
+	}
+}
+
+// recent fails t unless tm is within a minute of now: stores stamp creation
+// times with their clock, which the suite does not control.
+func recent(t *testing.T, what string, tm time.Time) {
+	t.Helper()
+	wantUTC(t, what, tm)
+	if d := time.Since(tm); d < -time.Minute || d > time.Minute {
+		t.Fatalf("%s = %v, want about now", what, tm)
+	}
+}
+
+func diff(t *testing.T, what string, want, got any) {
+	t.Helper()
+	if d := cmp.Diff(want, got, equate); d != "" {
+		t.Fatalf("%s mismatch (-want +got):\n%s", what, d)
+	}
+}
+
+// newCompany stores a company named after n, with the formats.
+func newCompany(t *testing.T, s recon.Store, n int, formats ...recon.PaymentCodeFormat) *recon.Company {
+	t.Helper()
+	c := &recon.Company{
+		FullName:     fmt.Sprintf("Company %d Ltd", n),
+		ShortName:    fmt.Sprintf("c%d", n),
+		Status:       recon.CompanyActive,
+		Subscription: "standard",
+		Config:       recon.CompanyConfig{DataStorageDays: 30, PaymentCodeFormats: formats},
+	}
+	if err := s.CreateCompany(t.Context(), c); err != nil {
+		t.Fatalf("CreateCompany: %v", err)
+	}
+	return c
+}
+
+// newUser stores a member of the company with the e-mail address.
+func newUser(t *testing.T, s recon.Store, companyID int64, email string) *recon.User {
+	t.Helper()
+	u := &recon.User{CompanyID: companyID, Email: email, Role: recon.RoleMember}
+	if err := s.CreateUser(t.Context(), u); err != nil {
+		t.Fatalf("CreateUser: %v", err)
+	}
+	return u
+}
+
+// newClient stores a client of the company.
+func newClient(t *testing.T, s recon.Store, companyID int64, id string) *recon.Client {
+	t.Helper()
+	c := &recon.Client{ID: id, CompanyID: companyID, Name: "client " + id, Scopes: []string{recon.ScopeCompany}}
+	if err := s.CreateClient(t.Context(), c); err != nil {
+		t.Fatalf("CreateClient: %v", err)
+	}
+	return c
+}
+
+// format returns a valid format with the prefix.
+func format(prefix string) recon.PaymentCodeFormat {
+	return recon.PaymentCodeFormat{
+		Prefix: prefix, SuffixFrom: len(prefix), SuffixTo: len(prefix) + 4,
+		CharacterType: recon.NumberOnly, IsActive: !strings.HasPrefix(prefix, "X"),
+	}
+}

@@ -1,0 +1,114 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+
+	"recon"
+)
+
+func testUser(t *testing.T, open Open) {
+	t.Run("CreateAndRead", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		for _, perms := range [][]string{nil, {recon.PermViewTransactions}, {recon.PermViewTransactions, "future_permission"}} {
+			want := &recon.User{
+				CompanyID: c.ID, Email: fmt.Sprintf("user%d@example.com", len(perms)), Role: recon.RoleAccountant,
+				Permissions: perms, PasswordHash: "$2a$10$abcdefghijklmnopqrstuv",
+			}
+			if err := s.CreateUser(t.Context(), want); err != nil {
+				t.Fatalf("CreateUser: %v", err)
+			}
+			if want.ID <= 0 {
+				t.Fatalf("CreateUser set ID %d, want > 0", want.ID)
+			}
+			recent(t, "CreatedAt", want.CreatedAt)
+			got, err := s.User(t.Context(), want.ID)
+			if err != nil {
+				t.Fatalf("User: %v", err)
+			}
+			wantUTC(t, "CreatedAt", got.CreatedAt)
+			diff(t, "user", want, got)
+			got, err = s.UserByEmail(t.Context(), c.ID, want.Email)
+			if err != nil {
+				t.Fatalf("UserByEmail: %v", err)
+			}
+			diff(t, "user by email", want, got)
+		}
+	})
+	t.Run("EmailNormalized", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		u := newUser(t, s, c.ID, " Anna.Nguyen@Example.COM ")
+		if u.Email != "anna.nguyen@example.com" {
+			t.Fatalf("CreateUser set Email %q, want it trimmed and in lower case", u.Email)
+		}
+		got, err := s.UserByEmail(t.Context(), c.ID, "ANNA.NGUYEN@example.com")
+		if err != nil {
+			t.Fatalf("UserByEmail: %v", err)
+		}
+		diff(t, "user", u, got)
+	})
+	t.Run("DuplicateEmail", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		newUser(t, s, c.ID, "a@example.com")
+		err := s.CreateUser(t.Context(), &recon.User{CompanyID: c.ID, Email: "A@example.com", Role: recon.RoleAdmin})
+		wantCode(t, err, recon.ECONFLICT, fmt.Sprintf("a user with this email already exists in company %d", c.ID))
+	})
+	t.Run("SameEmailOtherCompany", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		a, b := newCompany(t, s, 1), newCompany(t, s, 2)
+		ua := newUser(t, s, a.ID, "a@example.com")
+		ub := newUser(t, s, b.ID, "a@example.com")
+		if ua.ID == ub.ID {
+			t.Fatalf("two users got ID %d", ua.ID)
+		}
+		for _, want := range []*recon.User{ua, ub} {
+			got, err := s.UserByEmail(t.Context(), want.CompanyID, "a@example.com")
+			if err != nil {
+				t.Fatalf("UserByEmail: %v", err)
+			}
+			diff(t, "user", want, got)
+		}
+	})
+	t.Run("TenantIsolation", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		a, b := newCompany(t, s, 1), newCompany(t, s, 2)
+		newUser(t, s, a.ID, "a@example.com")
+		_, err := s.UserByEmail(t.Context(), b.ID, "a@example.com")
+		wantCode(t, err, recon.ENOTFOUND, "")
+	})
+	t.Run("UnknownCompany", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		u := &recon.User{CompanyID: c.ID + 7, Email: "a@example.com", Role: recon.RoleMember}
+		wantCode(t, s.CreateUser(t.Context(), u), recon.ENOTFOUND, fmt.Sprintf("company %d not found", c.ID+7))
+		if u.ID != 0 {
+			t.Fatalf("a failed CreateUser set ID %d", u.ID)
+		}
+	})
+	t.Run("NotFound", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		u := newUser(t, s, c.ID, "a@example.com")
+		_, err := s.User(t.Context(), u.ID+100)
+		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("user %d not found", u.ID+100))
+		_, err = s.UserByEmail(t.Context(), c.ID, "b@example.com")
+		wantCode(t, err, recon.ENOTFOUND, "")
+	})
+	t.Run("BadPermission", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		u := &recon.User{CompanyID: c.ID, Email: "a@example.com", Role: recon.RoleMember, Permissions: []string{"a b"}}
+		wantCode(t, s.CreateUser(t.Context(), u), recon.EINVALID, "")
+	})
+}

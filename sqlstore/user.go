@@ -1,0 +1,84 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"recon"
+)
+
+// CreateUser stores u and sets u.ID and u.CreatedAt. The e-mail address is
+// stored trimmed and in lower case. An address already used in the company is
+// ECONFLICT; an unknown company is ENOTFOUND.
+func (db *DB) CreateUser(ctx context.Context, u *recon.User) error {
+	perms, err := joinList("permissions", u.Permissions)
+	if err != nil {
+		return err
+	}
+	email := normalizeEmail(u.Email)
+	createdAt := db.now()
+	var id int64
+	err = db.db.QueryRowContext(ctx, `
+		INSERT INTO users (company_id, email, role, permissions, password_hash, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		RETURNING id`,
+		u.CompanyID, email, string(u.Role), perms, u.PasswordHash, createdAt,
+	).Scan(&id)
+	switch db.d.violation(err) {
+	case uniqueViolation:
+		return conflict(err, "a user with this email already exists in company %d", u.CompanyID)
+	case foreignKeyViolation:
+		return notFound(err, "company %d not found", u.CompanyID)
+	}
+	if err != nil {
+		return internal(err, "create user")
+	}
+	u.ID, u.Email, u.CreatedAt = id, email, createdAt
+	return nil
+}
+
+// User returns the user with the given id, or ENOTFOUND.
+func (db *DB) User(ctx context.Context, id int64) (*recon.User, error) {
+	u, err := scanUser(db.db.QueryRowContext(ctx, selectUser+` WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(err, "user %d not found", id)
+	}
+	if err != nil {
+		return nil, internal(err, "read user")
+	}
+	return u, nil
+}
+
+// UserByEmail returns the company's user with the e-mail address (compared
+// trimmed and in lower case), or ENOTFOUND.
+func (db *DB) UserByEmail(ctx context.Context, companyID int64, email string) (*recon.User, error) {
+	u, err := scanUser(db.db.QueryRowContext(ctx, selectUser+` WHERE company_id = $1 AND email = $2`,
+		companyID, normalizeEmail(email)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(err, "no user with this email in company %d", companyID)
+	}
+	if err != nil {
+		return nil, internal(err, "read user")
+	}
+	return u, nil
+}
+
+const selectUser = `SELECT id, company_id, email, role, permissions, password_hash, created_at FROM users`
+
+func scanUser(row *sql.Row) (*recon.User, error) {
+	var (
+		u     recon.User
+		perms string
+	)
+	if err := row.Scan(&u.ID, &u.CompanyID, &u.Email, &u.Role, &perms, &u.PasswordHash, &u.CreatedAt); err != nil {
+		return nil, err
+	}
+	u.Permissions = splitList(perms)
+	u.CreatedAt = u.CreatedAt.UTC()
+	return &u, nil
+}
+
+// normalizeEmail is recon.User.Validate's normal form of an e-mail address.
+func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
