@@ -15,8 +15,10 @@ package sqlstore
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -38,6 +40,7 @@ type DB struct {
 	db    *sql.DB
 	d     dialect
 	clock recon.Clock
+	rand  io.Reader
 	// path is the SQLite database file ("" on PostgreSQL).
 	path string
 }
@@ -61,7 +64,7 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{clock: recon.SystemClock{}}
+	db := &DB{clock: recon.SystemClock{}, rand: rand.Reader}
 	for _, o := range opts {
 		o(db)
 	}

@@ -121,8 +121,9 @@ func TestEngine(t *testing.T) {
 // would) on one fresh database at once, then once more.
 func TestMigrateConcurrently(t *testing.T) {
 	t.Parallel()
-	dbtest.ForEachEngine(t, func(t *testing.T, databaseURL string) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
+		databaseURL := dbtest.NewURL(t, engine)
 		const n = 4
 		dbs := make([]*sqlstore.DB, n)
 		for i := range dbs {

@@ -14,8 +14,9 @@
 //	func TestMain(m *testing.M) { dbtest.Main(m) }
 //
 //	func TestThing(t *testing.T) {
-//		dbtest.ForEachEngine(t, func(t *testing.T, databaseURL string) {
+//		dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 //			t.Parallel()
+//			db := dbtest.OpenStore(t, engine) // fresh, migrated
 //			...
 //		})
 //	}
@@ -63,14 +64,15 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// ForEachEngine runs fn as the subtests "sqlite" and "postgres", each with the
-// URL of a fresh, empty database of that engine.
-func ForEachEngine(t *testing.T, fn func(t *testing.T, databaseURL string)) {
+// ForEachEngine runs fn as the subtests "sqlite" and "postgres", with the
+// engine's name: fn calls OpenStore(t, engine) for a store, or NewURL(t,
+// engine) for a database to hand to a process or a command. fn may call
+// t.Parallel. A PostgreSQL subtest skips (or fails) when OpenStore or NewURL
+// finds no server.
+func ForEachEngine(t *testing.T, fn func(t *testing.T, engine string)) {
 	t.Helper()
 	for _, engine := range Engines() {
-		t.Run(engine, func(t *testing.T) {
-			fn(t, NewURL(t, engine))
-		})
+		t.Run(engine, func(t *testing.T) { fn(t, engine) })
 	}
 }
 
@@ -168,9 +170,9 @@ func serverFor(t testing.TB) (*sql.DB, *url.URL) {
 		return admin, adminURL
 	}
 	if os.Getenv(EnvRequirePostgres) == "1" {
-		t.Fatalf("dbtest: %v (%s=1 requires PostgreSQL)", err, EnvRequirePostgres)
+		t.Fatalf("dbtest: %v\n%s", err, failHint)
 	}
-	t.Skipf("dbtest: %v", err)
+	t.Skipf("dbtest: %v\n%s", err, skipHint)
 	return nil, nil
 }
 

@@ -22,8 +22,11 @@ import (
 	"recon/sqlstore"
 )
 
-// notFoundHint ends the message of a PostgreSQL server that is not there.
-const notFoundHint = "PostgreSQL half of the tests SKIPPED; install postgresql or set " + EnvPostgresURL
+// Ends of the message of a PostgreSQL server that is not there.
+const (
+	skipHint = "PostgreSQL half of the tests SKIPPED; install postgresql or set " + EnvPostgresURL
+	failHint = "install postgresql or set " + EnvPostgresURL + " (" + EnvRequirePostgres + "=1 requires PostgreSQL)"
+)
 
 // clusterDirPattern names the directories of throwaway clusters, so that the
 // clusters of killed test processes can be found.
@@ -72,7 +75,7 @@ func (s *postgresServer) start() error {
 	reapOrphans(bin)
 	c, err := startCluster(bin)
 	if err != nil {
-		return fmt.Errorf("cannot start a throwaway PostgreSQL cluster: %w\n%s", err, notFoundHint)
+		return fmt.Errorf("cannot start a throwaway PostgreSQL cluster: %w", err)
 	}
 	s.cluster = c
 	s.adminURL = &url.URL{
@@ -108,6 +111,7 @@ func (s *postgresServer) connect() error {
 // migratedTemplate returns the name of a database migrated to the latest
 // version, creating it on first use. t must have a server (see serverFor).
 func (s *postgresServer) migratedTemplate(t testing.TB) (string, error) {
+	t.Helper()
 	admin, adminURL := serverFor(t)
 	s.templateOnce.Do(func() {
 		name := databasePrefix + "template"
@@ -152,7 +156,7 @@ func (s *postgresServer) shutdown() string {
 	}
 	if s.err != nil && os.Getenv(EnvRequirePostgres) != "1" {
 		line := strings.Repeat("!", 78)
-		return fmt.Sprintf("%s\ndbtest: %v\n%s", line, s.err, line)
+		return fmt.Sprintf("%s\ndbtest: %v\n%s\n%s", line, s.err, skipHint, line)
 	}
 	return ""
 }
@@ -172,7 +176,7 @@ func findBinaries() (string, error) {
 			return dir, nil
 		}
 	}
-	return "", errors.New("PostgreSQL binaries not found (initdb, pg_ctl, postgres in PATH or /usr/lib/postgresql/*/bin): " + notFoundHint)
+	return "", errors.New("PostgreSQL binaries not found (initdb, pg_ctl, postgres in PATH or /usr/lib/postgresql/*/bin)")
 }
 
 // versionOf returns the major version of /usr/lib/postgresql/VERSION/bin.
@@ -350,8 +354,17 @@ func processAlive(pid int) bool {
 	if err != nil {
 		return false
 	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := p.Signal(syscall.Signal(0)); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	// A killed process stays a zombie until its parent reaps it; on Linux
+	// /proc tells: "PID (comm) STATE ...".
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i:]), ") Z") {
+			return false
+		}
+	}
+	return true
 }
 
 // freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
