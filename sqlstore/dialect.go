@@ -35,7 +35,6 @@ const (
 	noViolation violation = iota
 	uniqueViolation
 	foreignKeyViolation
-	checkViolation
 )
 
 // sqliteBusyTimeout is how long a SQLite statement waits for another
@@ -93,8 +92,6 @@ func (sqliteDialect) violation(err error) violation {
 		return uniqueViolation
 	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 		return foreignKeyViolation
-	case sqlite3.SQLITE_CONSTRAINT_CHECK:
-		return checkViolation
 	}
 	return noViolation
 }
@@ -116,7 +113,6 @@ func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 const (
 	pgUniqueViolation     = "23505"
 	pgForeignKeyViolation = "23503"
-	pgCheckViolation      = "23514"
 )
 
 func (postgresDialect) violation(err error) violation {
@@ -129,8 +125,6 @@ func (postgresDialect) violation(err error) violation {
 		return uniqueViolation
 	case pgForeignKeyViolation:
 		return foreignKeyViolation
-	case pgCheckViolation:
-		return checkViolation
 	}
 	return noViolation
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"recon"
 	"recon/sqlstore"
@@ -162,6 +163,38 @@ func TestMigrateConcurrently(t *testing.T) {
 		c := &recon.Company{FullName: "F", ShortName: "f", Status: recon.CompanyActive}
 		if err := dbs[n-1].CreateCompany(t.Context(), c); err != nil {
 			t.Fatalf("CreateCompany: %v", err)
+		}
+	})
+}
+
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
+
+func TestWithClock(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		now := time.Date(2025, 1, 2, 10, 4, 5, 123456789, time.FixedZone("ICT", 7*60*60))
+		db, err := sqlstore.Open(t.Context(), dbtest.NewURL(t, engine), sqlstore.WithClock(fixedClock{now}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		c := &recon.Company{FullName: "F", ShortName: "f", Status: recon.CompanyActive}
+		if err := db.CreateCompany(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Company(t.Context(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := time.Date(2025, 1, 2, 3, 4, 5, 123456000, time.UTC) // UTC, to the microsecond
+		if c.CreatedAt != want || got.CreatedAt != want {
+			t.Fatalf("CreatedAt = %v, stored %v; want %v", c.CreatedAt, got.CreatedAt, want)
 		}
 	})
 }

@@ -1,22 +1,29 @@
-// Package dbtest gives tests of every package fresh, empty databases of both
+// Package dbtest gives the tests of every package fresh databases of both
 // engines: a SQLite file in the test's temporary directory, and a new
-// database on a PostgreSQL server, dropped when the test ends.
+// database on a PostgreSQL server, dropped (WITH FORCE) when the test ends.
+// OpenStore's PostgreSQL databases are copies of one template migrated once
+// per test process, which is cheaper than migrating each.
 //
-// The PostgreSQL server is RECON_TEST_POSTGRES_URL when set (a superuser URL:
-// tests create and drop databases on it). Otherwise the first test that asks
-// for PostgreSQL starts a throwaway cluster (initdb + pg_ctl into a directory
-// under os.TempDir, trust auth, fsync off, listening on 127.0.0.1 and a unix
-// socket in that directory) that lives as long as the test binary: call Main
-// from TestMain so that it is stopped. When no PostgreSQL binary is found the
-// PostgreSQL subtests are skipped with a loud message, or fail when
-// RECON_TEST_REQUIRE_POSTGRES=1 (CI sets it).
+// The PostgreSQL server is RECON_TEST_POSTGRES_URL when set (a URL whose user
+// may create and drop databases). Otherwise the first test that asks for
+// PostgreSQL starts a throwaway cluster that lives as long as the test
+// binary: initdb + pg_ctl into a recon-dbtest-pg-* directory under /dev/shm
+// (or os.TempDir), as the postgres user when running as root, trust auth,
+// fsync off, listening on 127.0.0.1 and a unix socket in that directory.
+// Call Main from TestMain so that it is stopped; the clusters of test
+// processes that were killed are removed by the next one that starts.
+//
+// When there is no PostgreSQL, the PostgreSQL subtests are skipped with a
+// loud message, or fail when RECON_TEST_REQUIRE_POSTGRES=1 (CI sets it).
+// Note that `go test ./...` shows the messages of passing packages only with
+// -v: the failure mode is what keeps CI honest.
 //
 //	func TestMain(m *testing.M) { dbtest.Main(m) }
 //
 //	func TestThing(t *testing.T) {
 //		dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 //			t.Parallel()
-//			db := dbtest.OpenStore(t, engine) // fresh, migrated
+//			db := dbtest.OpenStore(t, engine) // fresh, migrated, closed at cleanup
 //			...
 //		})
 //	}
@@ -181,9 +188,6 @@ func randomHex(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
-
-// redactURL hides the password of a URL, for messages.
-func redactURL(u *url.URL) string { return u.Redacted() }
 
 // quoteLog returns the last lines of a log file, for error messages.
 func quoteLog(path string) string {

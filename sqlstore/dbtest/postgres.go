@@ -89,7 +89,7 @@ func (s *postgresServer) start() error {
 func (s *postgresServer) connect() error {
 	admin, err := sql.Open("pgx", s.adminURL.String())
 	if err != nil {
-		return fmt.Errorf("open %s: %w", redactURL(s.adminURL), err)
+		return fmt.Errorf("open %s: %w", s.adminURL.Redacted(), err)
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -102,7 +102,7 @@ func (s *postgresServer) connect() error {
 		}
 		if time.Now().After(deadline) {
 			admin.Close()
-			return fmt.Errorf("PostgreSQL at %s does not answer: %w", redactURL(s.adminURL), err)
+			return fmt.Errorf("PostgreSQL at %s does not answer: %w", s.adminURL.Redacted(), err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
