@@ -184,7 +184,7 @@ func (s *Server) handlers() map[string]http.Handler {
 
 // Register adds the server's routes (see Routes) to mux. Every request
 // body is limited to 1 MiB.
-func (s *Server) Register(mux *http.ServeMux) {
+func (s *Server) Register(mux interface{ Handle(string, http.Handler) }) {
 	h := s.handlers()
 	for _, pattern := range Routes() {
 		mux.Handle(pattern, limitBody(h[pattern]))

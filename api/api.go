@@ -1,0 +1,122 @@
+// Package api serves the OAuth2-protected REST API under /api/v1 (company,
+// and later transactions and bank accounts) with the envelopes of
+// decisions.md §1: {"status":"success",...} on success and
+// {"status":"error","error":CODE,"message":TEXT[,"errors":{...}]} on failure.
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"recon"
+	"recon/web"
+)
+
+// Handler serves /api/v1.
+type Handler struct {
+	Store recon.Store
+	Auth  recon.Authenticator
+	// MaxPrefixLen is the longest payment-code prefix accepted (default 3, at most 5).
+	MaxPrefixLen int
+	Logger       *slog.Logger
+}
+
+// Register adds the API routes to mux.
+func (h *Handler) Register(mux *web.Mux) {
+	mux.Handle("GET /api/v1/company", h.authed(h.getCompany, recon.ScopeCompany))
+	mux.Handle("PATCH /api/v1/company/configurations", h.authed(h.patchConfigurations, recon.ScopeCompany))
+}
+
+// authed authenticates the bearer token and checks the scope, in the order of
+// decisions.md §1: no or bad token → 401, missing scope → 403; the handler
+// checks role and permission next, then validates input.
+func (h *Handler) authed(fn func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error, scope string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := h.authenticate(r, scope)
+		if err == nil {
+			err = fn(w, r, c)
+		}
+		if err != nil {
+			h.writeError(w, r, err, scope)
+		}
+	})
+}
+
+func (h *Handler) authenticate(r *http.Request, scope string) (*recon.Caller, error) {
+	auth := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(auth, " ")
+	if auth == "" {
+		return nil, &Error{Err: recon.Errorf(recon.EUNAUTHORIZED, "the Authorization header is missing: send Authorization: Bearer <access token>"), noToken: true}
+	}
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the Authorization header must be: Bearer <access token>")
+	}
+	c, err := h.Auth.Authenticate(r.Context(), token)
+	if err != nil {
+		return nil, err
+	}
+	if !c.HasScope(scope) {
+		return nil, &Error{Err: recon.Errorf(recon.EFORBIDDEN, "the access token lacks the scope %q", scope), scope: scope}
+	}
+	return c, nil
+}
+
+// Error decorates a domain error with what the WWW-Authenticate header needs.
+type Error struct {
+	Err     *recon.Error
+	noToken bool   // 401 without credentials: no error attribute (RFC 6750 §3.1)
+	scope   string // 403 insufficient_scope
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+var errorNames = map[string]struct {
+	status int
+	name   string
+}{
+	recon.EINVALID:      {http.StatusBadRequest, "validation_error"},
+	recon.EUNAUTHORIZED: {http.StatusUnauthorized, "unauthorized"},
+	recon.EFORBIDDEN:    {http.StatusForbidden, "forbidden"},
+	recon.ENOTFOUND:     {http.StatusNotFound, "not_found"},
+	recon.ECONFLICT:     {http.StatusConflict, "conflict"},
+	recon.ERATELIMITED:  {http.StatusTooManyRequests, "rate_limited"},
+	recon.EUNAVAILABLE:  {http.StatusServiceUnavailable, "unavailable"},
+	recon.EINTERNAL:     {http.StatusInternalServerError, "internal_error"},
+}
+
+// writeError writes the error body of decisions.md §1 and, for 401 and 403,
+// the RFC 6750 WWW-Authenticate header. Internal errors are logged with the
+// request id and never shown.
+func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, scope string) {
+	code := recon.ErrorCode(err)
+	n, ok := errorNames[code]
+	if !ok {
+		n = errorNames[recon.EINTERNAL]
+	}
+	var ae *Error
+	errors.As(err, &ae)
+	switch code {
+	case recon.EUNAUTHORIZED:
+		if ae != nil && ae.noToken {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="recon"`)
+		} else {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="recon", error="invalid_token", error_description="the access token is invalid, expired or revoked"`)
+		}
+	case recon.EFORBIDDEN:
+		if ae != nil && ae.scope != "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="recon", error="insufficient_scope", scope="`+ae.scope+`"`)
+		}
+	case recon.EINTERNAL, "":
+		h.Logger.ErrorContext(r.Context(), "internal error", "request_id", web.RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	body := map[string]any{"status": "error", "error": n.name, "message": recon.ErrorMessage(err)}
+	var re *recon.Error
+	if errors.As(err, &re) && len(re.Fields) > 0 {
+		body["errors"] = re.Fields
+	}
+	web.WriteJSON(w, n.status, body)
+}

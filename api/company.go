@@ -1,0 +1,185 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"recon"
+	"recon/web"
+)
+
+type companyJSON struct {
+	ID             int64             `json:"id"`
+	FullName       string            `json:"full_name"`
+	ShortName      string            `json:"short_name"`
+	Role           string            `json:"role"`
+	Status         string            `json:"status"`
+	Subscription   string            `json:"subscription"`
+	BeginDate      string            `json:"begin_date"`
+	EndDate        string            `json:"end_date"`
+	Configurations configurationJSON `json:"configurations"`
+}
+
+type configurationJSON struct {
+	BankSubAccount     bool         `json:"bank_sub_account"`
+	Paycode            bool         `json:"paycode"`
+	DataStorageTime    string       `json:"data_storage_time"`
+	PaymentCodeFormats []formatJSON `json:"payment_code_formats"`
+}
+
+type formatJSON struct {
+	Prefix        string `json:"prefix"`
+	SuffixFrom    int    `json:"suffix_from"`
+	SuffixTo      int    `json:"suffix_to"`
+	CharacterType string `json:"character_type"`
+	IsActive      bool   `json:"is_active"`
+}
+
+func toConfigurationJSON(c *recon.CompanyConfig) configurationJSON {
+	out := configurationJSON{
+		BankSubAccount:     c.BankSubAccount,
+		Paycode:            c.Paycode,
+		DataStorageTime:    strconv.Itoa(c.DataStorageDays),
+		PaymentCodeFormats: make([]formatJSON, 0, len(c.PaymentCodeFormats)),
+	}
+	for _, f := range c.PaymentCodeFormats {
+		out.PaymentCodeFormats = append(out.PaymentCodeFormats, formatJSON{
+			Prefix: f.Prefix, SuffixFrom: f.SuffixFrom, SuffixTo: f.SuffixTo,
+			CharacterType: string(f.CharacterType), IsActive: f.IsActive,
+		})
+	}
+	return out
+}
+
+// requireCompanyManager is the role check of §4.1/§4.2: a user token whose
+// user is Admin or SuperAdmin.
+func requireCompanyManager(c *recon.Caller) error {
+	if c.User == nil {
+		return recon.Errorf(recon.EFORBIDDEN, "the company API needs a token issued to a user with role Admin or SuperAdmin; this token has no user")
+	}
+	if !c.User.Role.CanManageCompany() {
+		return recon.Errorf(recon.EFORBIDDEN, "the company API needs role Admin or SuperAdmin; your role is %s", c.User.Role)
+	}
+	return nil
+}
+
+func (h *Handler) getCompany(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	if err := requireCompanyManager(c); err != nil {
+		return err
+	}
+	co, err := h.Store.Company(r.Context(), c.CompanyID)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, map[string]any{"status": "success", "data": companyJSON{
+		ID: co.ID, FullName: co.FullName, ShortName: co.ShortName, Role: string(c.User.Role),
+		Status: co.Status, Subscription: co.Subscription, BeginDate: co.BeginDate, EndDate: co.EndDate,
+		Configurations: toConfigurationJSON(&co.Config),
+	}})
+	return nil
+}
+
+func (h *Handler) patchConfigurations(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	if err := requireCompanyManager(c); err != nil {
+		return err
+	}
+	var body struct {
+		PaymentCodeFormats *[]json.RawMessage `json:"payment_code_formats"`
+	}
+	if err := web.DecodeJSON(r, &body); err != nil {
+		return err
+	}
+	if body.PaymentCodeFormats == nil {
+		return recon.FieldError("payment_code_formats", "payment_code_formats is required: an array of payment code formats ([] clears the list)")
+	}
+	inputs := make([]recon.FormatInput, len(*body.PaymentCodeFormats))
+	for i, raw := range *body.PaymentCodeFormats {
+		in, err := decodeFormat(raw)
+		if err != nil {
+			return ruleFailure(w, recon.FormatRuleError(i+1, "%s", recon.ErrorMessage(err)))
+		}
+		inputs[i] = in
+	}
+	maxLen := h.MaxPrefixLen
+	if maxLen == 0 {
+		maxLen = recon.DefaultPrefixMaxLen
+	}
+	formats, err := recon.ValidateFormats(inputs, maxLen)
+	if err != nil {
+		if re, ok := err.(*recon.Error); ok && re.Fields == nil {
+			return ruleFailure(w, re)
+		}
+		return err
+	}
+	cfg, err := h.Store.ReplacePaymentCodeFormats(r.Context(), c.CompanyID, formats)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, map[string]any{"status": "success", "data": map[string]any{
+		"status": true, "data": toConfigurationJSON(cfg),
+	}})
+	return nil
+}
+
+// ruleFailure writes the body decisions.md §2 documents for a failed format
+// rule: HTTP 400 with {"status":"success","data":{"status":false,"message":...}}.
+func ruleFailure(w http.ResponseWriter, e *recon.Error) error {
+	web.WriteJSON(w, http.StatusBadRequest, map[string]any{"status": "success", "data": map[string]any{
+		"status": false, "message": e.Message,
+	}})
+	return nil
+}
+
+var formatFields = []string{"prefix", "suffix_from", "suffix_to", "character_type", "is_active"}
+
+// decodeFormat turns one element of payment_code_formats into a FormatInput,
+// noting missing fields and fields of the wrong JSON type for the rule check.
+// It fails only when the element is not a JSON object.
+func decodeFormat(raw json.RawMessage) (recon.FormatInput, error) {
+	var in recon.FormatInput
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return in, recon.Errorf(recon.EINVALID, "each format must be a JSON object")
+	}
+	in.Bad = map[string]string{}
+	var unknown []string
+	for k := range m {
+		if !slices.Contains(formatFields, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		in.Unknown = unknown[0]
+	}
+	str := func(name string, dst *string) {
+		v, ok := m[name]
+		if !ok {
+			in.Bad[name] = "missing"
+		} else if json.Unmarshal(v, dst) != nil || string(v) == "null" {
+			in.Bad[name] = "type"
+		}
+	}
+	integer := func(name string, dst *int64) {
+		v, ok := m[name]
+		if !ok {
+			in.Bad[name] = "missing"
+			return
+		}
+		// Only a JSON number with no fraction or exponent is an integer: "4",
+		// 4.0, 4e0, true and null are all the wrong type.
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			in.Bad[name] = "type"
+		}
+		*dst = n
+	}
+	str("prefix", &in.Prefix)
+	integer("suffix_from", &in.SuffixFrom)
+	integer("suffix_to", &in.SuffixTo)
+	str("character_type", &in.CharacterType)
+	integer("is_active", &in.IsActive)
+	return in, nil
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"recon"
+	"recon/oauth"
+)
+
+func newMigrateCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Bring the database schema up to date (serve does this at start too)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			fmt.Fprintf(a.stdout, "database (%s) is up to date\n", db.Engine())
+			return nil
+		},
+	}
+}
+
+func newCompanyCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "company", Short: "Manage companies (tenants)"}
+	var c recon.Company
+	create := &cobra.Command{
+		Use:     "create",
+		Short:   "Create a company",
+		Example: `  recon company create --full-name "Công ty TNHH ABC" --short-name ABC --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if c.BeginDate == "" {
+				c.BeginDate = time.Now().Format(recon.DateLayout)
+			}
+			if c.EndDate == "" {
+				if t, err := time.Parse(recon.DateLayout, c.BeginDate); err == nil {
+					c.EndDate = t.AddDate(1, 0, 0).Format(recon.DateLayout)
+				}
+			}
+			if err := c.Validate(); err != nil {
+				return describe(err)
+			}
+			db, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if err := db.CreateCompany(cmd.Context(), &c); err != nil {
+				return describe(err)
+			}
+			return a.print(map[string]any{"id": c.ID}, "created company %d (%s)", c.ID, c.ShortName)
+		},
+	}
+	f := create.Flags()
+	f.StringVar(&c.FullName, "full-name", "", "full company name (required)")
+	f.StringVar(&c.ShortName, "short-name", "", "abbreviated company name (required)")
+	f.StringVar(&c.Status, "status", recon.CompanyActive, "active or inactive")
+	f.StringVar(&c.Subscription, "subscription", "Standard", "subscription plan name")
+	f.StringVar(&c.BeginDate, "begin-date", "", "subscription start, YYYY-MM-DD (default today)")
+	f.StringVar(&c.EndDate, "end-date", "", "subscription end, YYYY-MM-DD (default a year after the start)")
+	f.BoolVar(&c.Config.Paycode, "paycode", true, "extract payment codes from transfer memos")
+	f.BoolVar(&c.Config.BankSubAccount, "bank-sub-account", false, "the company uses bank sub-accounts")
+	f.IntVar(&c.Config.DataStorageDays, "data-storage-days", 365, "data retention in days")
+	_ = create.MarkFlagRequired("full-name")
+	_ = create.MarkFlagRequired("short-name")
+	a.addJSONFlag(create)
+	cmd.AddCommand(create)
+	return cmd
+}
+
+func newUserCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "user", Short: "Manage users"}
+	var (
+		u        recon.User
+		role     string
+		password string
+	)
+	create := &cobra.Command{
+		Use:     "create",
+		Short:   "Create a user of a company",
+		Example: `  recon user create --company 1 --email ketoan@abc.vn --role Accountant --permission view_transactions --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			u.Role = recon.Role(role)
+			if err := u.Validate(); err != nil {
+				return describe(err)
+			}
+			if password != "" {
+				if len(password) < 8 {
+					return fmt.Errorf("--password must be at least 8 characters")
+				}
+				h, err := oauth.HashPassword(password)
+				if err != nil {
+					return err
+				}
+				u.PasswordHash = h
+			}
+			db, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if err := db.CreateUser(cmd.Context(), &u); err != nil {
+				return describe(err)
+			}
+			return a.print(map[string]any{"id": u.ID}, "created user %d (%s, %s) in company %d", u.ID, u.Email, u.Role, u.CompanyID)
+		},
+	}
+	f := create.Flags()
+	f.Int64Var(&u.CompanyID, "company", 0, "company id (required)")
+	f.StringVar(&u.Email, "email", "", "e-mail address, the login name (required)")
+	f.StringVar(&role, "role", "", "SuperAdmin, Admin, Accountant or Member (required)")
+	f.StringSliceVar(&u.Permissions, "permission", nil, "a permission to grant (view_transactions); repeat for more")
+	f.StringVar(&password, "password", "", "password for the login page (at least 8 characters; without it the user cannot log in)")
+	for _, n := range []string{"company", "email", "role"} {
+		_ = create.MarkFlagRequired(n)
+	}
+	a.addJSONFlag(create)
+	cmd.AddCommand(create)
+	return cmd
+}
+
+func newClientCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "client", Short: "Manage OAuth2 clients"}
+	var (
+		c      recon.Client
+		scopes string
+		public bool
+	)
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Register an OAuth2 client for a company",
+		Long: `Register an OAuth2 client for a company. The client secret is printed once and
+stored only as a hash: keep it.`,
+		Example: `  recon client create --company 1 --name "ERP sync" --scopes "company transaction:read" --redirect-uri https://erp.example.vn/callback --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c.Scopes = strings.Fields(scopes)
+			if err := c.Validate(); err != nil {
+				return describe(err)
+			}
+			c.ID = newClientID()
+			var secret string
+			if !public {
+				s, h, err := oauth.NewClientSecret()
+				if err != nil {
+					return err
+				}
+				secret, c.SecretHash = s, h
+			}
+			db, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if err := db.CreateClient(cmd.Context(), &c); err != nil {
+				return describe(err)
+			}
+			out := map[string]any{"client_id": c.ID, "client_secret": secret}
+			if public {
+				return a.print(out, "client_id:     %s\n(public client: no secret, PKCE only)", c.ID)
+			}
+			return a.print(out, "client_id:     %s\nclient_secret: %s\n(the secret is shown only now)", c.ID, secret)
+		},
+	}
+	f := create.Flags()
+	f.Int64Var(&c.CompanyID, "company", 0, "company id (required)")
+	f.StringVar(&c.Name, "name", "", "client name shown on the consent page (required)")
+	f.StringVar(&scopes, "scopes", "", `allowed scopes, space-separated (required), from: `+strings.Join(recon.Scopes, " "))
+	f.StringSliceVar(&c.RedirectURIs, "redirect-uri", nil, "redirect URI for the authorization code flow; repeat for more")
+	f.BoolVar(&public, "public", false, "a public client (browser or mobile app): no secret, authorization code with PKCE only")
+	for _, n := range []string{"company", "name", "scopes"} {
+		_ = create.MarkFlagRequired(n)
+	}
+	a.addJSONFlag(create)
+	cmd.AddCommand(create)
+	return cmd
+}
+
+func newClientID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "rc_" + hex.EncodeToString(b[:])
+}
+
+func newTokenCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "token", Short: "Issue access tokens (operator shortcut)"}
+	var (
+		clientID, email, scopes string
+		ttl                     time.Duration
+	)
+	issue := &cobra.Command{
+		Use:   "issue",
+		Short: "Issue an access token as if the user had consented",
+		Long: `Issue a real OAuth2 access token for a client and one of its company's users,
+as if the user had logged in and consented. The token is stored and checked
+exactly like one the authorization flow issues.`,
+		Example: `  recon token issue --client rc_0123 --user admin@abc.vn --scopes "company transaction:read" --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			srv, err := newOAuthServer(cmd.Context(), db, "http://localhost", nil)
+			if err != nil {
+				return err
+			}
+			token, expiresIn, err := srv.IssueToken(cmd.Context(), clientID, email, strings.Fields(scopes), ttl)
+			if err != nil {
+				return describe(err)
+			}
+			return a.print(map[string]any{"access_token": token, "token_type": "Bearer", "expires_in": int64(expiresIn.Seconds())},
+				"%s\n(expires in %s)", token, expiresIn)
+		},
+	}
+	f := issue.Flags()
+	f.StringVar(&clientID, "client", "", "client id (required)")
+	f.StringVar(&email, "user", "", "e-mail of a user of the client's company (required)")
+	f.StringVar(&scopes, "scopes", "", "scopes, space-separated; a subset of the client's (required)")
+	f.DurationVar(&ttl, "ttl", time.Hour, "token lifetime")
+	for _, n := range []string{"client", "user", "scopes"} {
+		_ = issue.MarkFlagRequired(n)
+	}
+	a.addJSONFlag(issue)
+	cmd.AddCommand(issue)
+	return cmd
+}

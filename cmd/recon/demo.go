@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/template"
+	"time"
+
+	"recon"
+	"recon/oauth"
+	"recon/sqlstore"
+)
+
+// The demo client has a fixed id so that a later `serve --demo` on the same
+// database finds the demo company again and prints fresh tokens.
+const demoClientID = "demo-erp"
+
+const (
+	demoAdminEmail    = "admin@saomai.vn"
+	demoAdminPassword = "saomai-demo-admin"
+	demoMemberEmail   = "nhanvien@saomai.vn"
+)
+
+// seedDemo fills an empty database with a demo company, its users and an
+// OAuth2 client, then prints curl commands with working tokens. On a database
+// that already holds the demo it only prints fresh tokens; on any other
+// non-empty database it seeds nothing.
+func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL string, out io.Writer) error {
+	secret := "(printed when the demo was first seeded)"
+	client, err := db.Client(ctx, demoClientID)
+	switch recon.ErrorCode(err) {
+	case "":
+	case recon.ENOTFOUND:
+		empty, err := db.Empty(ctx)
+		if err != nil {
+			return err
+		}
+		if !empty {
+			fmt.Fprintln(out, "recon: --demo: the database already holds data that is not the demo's; nothing seeded")
+			return nil
+		}
+		if client, secret, err = seedDemoData(ctx, db); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	adminToken, _, err := auth.IssueToken(ctx, client.ID, demoAdminEmail, []string{recon.ScopeCompany, recon.ScopeTransactionRead, recon.ScopeBankAccountRead}, time.Hour)
+	if err != nil {
+		return err
+	}
+	memberToken, _, err := auth.IssueToken(ctx, client.ID, demoMemberEmail, []string{recon.ScopeCompany}, time.Hour)
+	if err != nil {
+		return err
+	}
+	return demoBanner.Execute(out, map[string]string{
+		"Base": baseURL, "ClientID": client.ID, "Secret": secret,
+		"AdminEmail": demoAdminEmail, "AdminPassword": demoAdminPassword,
+		"AdminToken": adminToken, "MemberToken": memberToken,
+		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
+	})
+}
+
+func seedDemoData(ctx context.Context, db *sqlstore.DB) (*recon.Client, string, error) {
+	today := time.Now()
+	co := &recon.Company{
+		FullName: "Công ty TNHH Thương mại Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive,
+		Subscription: "Business", BeginDate: today.AddDate(0, -3, 0).Format(recon.DateLayout),
+		EndDate: today.AddDate(0, 9, 0).Format(recon.DateLayout),
+		Config:  recon.CompanyConfig{Paycode: true, DataStorageDays: 365},
+	}
+	if err := db.CreateCompany(ctx, co); err != nil {
+		return nil, "", err
+	}
+	if _, err := db.ReplacePaymentCodeFormats(ctx, co.ID, []recon.PaymentCodeFormat{
+		{Prefix: "DH", SuffixFrom: 4, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true},
+		{Prefix: "SM", SuffixFrom: 6, SuffixTo: 10, CharacterType: recon.NumberAndLetter, IsActive: false},
+	}); err != nil {
+		return nil, "", err
+	}
+	pw, err := oauth.HashPassword(demoAdminPassword)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, u := range []*recon.User{
+		{CompanyID: co.ID, Email: demoAdminEmail, Role: recon.RoleAdmin, Permissions: []string{recon.PermViewTransactions}, PasswordHash: pw},
+		{CompanyID: co.ID, Email: "ketoan@saomai.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}},
+		{CompanyID: co.ID, Email: demoMemberEmail, Role: recon.RoleMember},
+	} {
+		if err := db.CreateUser(ctx, u); err != nil {
+			return nil, "", err
+		}
+	}
+	secret, hash, err := oauth.NewClientSecret()
+	if err != nil {
+		return nil, "", err
+	}
+	client := &recon.Client{
+		ID: demoClientID, CompanyID: co.ID, Name: "Sao Mai ERP (demo)", SecretHash: hash,
+		Scopes: recon.Scopes, RedirectURIs: []string{"http://127.0.0.1:9999/callback"},
+	}
+	if err := db.CreateClient(ctx, client); err != nil {
+		return nil, "", err
+	}
+	return client, secret, nil
+}
+
+var demoBanner = template.Must(template.New("demo").Parse(`
+================ Recon demo ================
+Company "Công ty TNHH Thương mại Sao Mai" with users {{.AdminEmail}} (Admin),
+ketoan@saomai.vn (Accountant) and nhanvien@saomai.vn (Member).
+OAuth2 client:  {{.ClientID}}   secret: {{.Secret}}
+Admin login for the consent page: {{.AdminEmail}} / {{.AdminPassword}}
+
+Tokens below are valid for one hour (new ones: restart with --demo, or
+recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company).
+
+  export RECON={{.Base}}
+  export TOKEN={{.AdminToken}}
+
+  # the company and its payment-code formats (Admin token)
+  curl -s $RECON/api/v1/company -H "Authorization: Bearer $TOKEN"
+
+  # replace the payment-code formats
+  curl -s -X PATCH $RECON/api/v1/company/configurations -H "Authorization: Bearer $TOKEN" \
+    -H 'Content-Type: application/json' \
+    -d '{"payment_code_formats":[{"prefix":"DH","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}'
+
+  # a Member may not use the company API: 403
+  curl -s $RECON/api/v1/company -H "Authorization: Bearer {{.MemberToken}}"
+
+  # a client-credentials token
+  curl -s -u '{{.ClientID}}:SECRET' -d grant_type=client_credentials -d 'scope=transaction:read' $RECON/oauth/token
+
+  # the authorization code flow starts at (PKCE S256 required):
+  #   $RECON/oauth/authorize?response_type=code&client_id={{.ClientID}}&redirect_uri={{.Redirect}}&scope=company&state=...&code_challenge=...&code_challenge_method=S256
+
+API document: $RECON/openapi.json   metadata: $RECON/.well-known/oauth-authorization-server
+============================================
+`))

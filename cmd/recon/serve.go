@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"recon"
+	"recon/api"
+	"recon/oauth"
+	"recon/sqlstore"
+	"recon/web"
+)
+
+type serveConfig struct {
+	addr            string
+	baseURL         string
+	demo            bool
+	sandbox         bool
+	maxPrefixLen    int
+	maxBody         int64
+	shutdownTimeout time.Duration
+}
+
+func newServeCmd(a *app) *cobra.Command {
+	var cfg serveConfig
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the Recon server (all API surfaces on one listener)",
+		Long: `Run the Recon server. With no configuration it uses the SQLite file recon.db in
+the working directory and listens on 127.0.0.1:8080. Migrations run at start.
+
+The server runs in production mode unless started with --sandbox (--demo
+implies it). It stops gracefully on SIGINT or SIGTERM, finishing requests in
+flight.`,
+		Example: `  recon serve --demo
+  recon serve --addr 0.0.0.0:8080 --base-url https://recon.example.vn --database-url postgres://recon@db/recon`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.serve(cmd.Context(), cfg) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	f.StringVar(&cfg.baseURL, "base-url", "", "external base URL, the OAuth2 issuer (default http://ADDR)")
+	f.BoolVar(&cfg.demo, "demo", false, "seed demo data into an empty database and print ready-to-paste curl commands (implies --sandbox)")
+	f.BoolVar(&cfg.sandbox, "sandbox", false, "sandbox mode: simulated transfers and plain-http webhook URLs")
+	f.IntVar(&cfg.maxPrefixLen, "max-prefix-length", recon.DefaultPrefixMaxLen, "longest payment-code prefix accepted (3 to 5)")
+	f.Int64Var(&cfg.maxBody, "max-body-bytes", web.DefaultMaxBody, "largest request body accepted")
+	f.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests in flight")
+	return cmd
+}
+
+func (a *app) serve(ctx context.Context, cfg serveConfig) error {
+	if cfg.maxPrefixLen < recon.DefaultPrefixMaxLen || cfg.maxPrefixLen > recon.PrefixMaxLenCeiling {
+		return fmt.Errorf("--max-prefix-length must be from %d to %d", recon.DefaultPrefixMaxLen, recon.PrefixMaxLenCeiling)
+	}
+	if cfg.maxBody < 1024 {
+		return fmt.Errorf("--max-body-bytes must be at least 1024")
+	}
+	log, err := a.logger()
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if cfg.baseURL == "" {
+		cfg.baseURL = "http://" + ln.Addr().String()
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	auth, err := newOAuthServer(ctx, db, cfg.baseURL, log)
+	if err != nil {
+		return err
+	}
+	if cfg.demo {
+		cfg.sandbox = true
+		if err := seedDemo(ctx, db, auth, cfg.baseURL, a.stdout); err != nil {
+			return fmt.Errorf("seeding demo data: %w", err)
+		}
+	}
+	mode := "production"
+	if cfg.sandbox {
+		mode = "sandbox"
+	}
+
+	metrics := web.NewMetrics()
+	mux := routes(db, auth, metrics, cfg, mode, log)
+	srv := &http.Server{
+		Handler:           (&web.Middleware{Logger: log, Metrics: metrics, MaxBody: cfg.maxBody}).Wrap(mux),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("recon listening", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "database", db.Engine(), "mode", mode)
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests in flight", "timeout", cfg.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// routes lists every endpoint of the server on one mux: the whole API at a glance.
+func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serveConfig, mode string, log *slog.Logger) *web.Mux {
+	mux := web.NewMux()
+	web.RegisterHealth(mux, db)
+	mux.Handle("GET /metrics", metrics.Handler())
+	mux.HandleFunc("GET /openapi.json", api.ServeOpenAPI)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		web.WriteJSON(w, http.StatusOK, map[string]any{"name": "recon", "mode": mode, "openapi": "/openapi.json",
+			"oauth_metadata": "/.well-known/oauth-authorization-server"})
+	})
+	auth.Register(mux)
+	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Logger: log}).Register(mux)
+	return mux
+}
+
+// newOAuthServer builds the authorization server on the database's token
+// signing key, which the first start generates: the server and the CLI on the
+// same database (and every node sharing it) check each other's tokens.
+func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, log *slog.Logger) (*oauth.Server, error) {
+	key, err := db.ServerKey(ctx, "oauth_hmac", 32)
+	if err != nil {
+		return nil, fmt.Errorf("loading the token signing key: %w", err)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return oauth.New(oauth.Config{Issuer: issuer, Secret: key, Logger: log}, db)
+}
