@@ -113,10 +113,33 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 	case recon.EINTERNAL, "":
 		h.Logger.ErrorContext(r.Context(), "internal error", "request_id", web.RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	body := map[string]any{"status": "error", "error": n.name, "message": recon.ErrorMessage(err)}
+	body := errorBody{Status: "error", Error: n.name, Message: recon.ErrorMessage(err)}
 	var re *recon.Error
-	if errors.As(err, &re) && len(re.Fields) > 0 {
-		body["errors"] = re.Fields
+	if errors.As(err, &re) && len(re.Fields) > 0 && code == recon.EINVALID {
+		body.Errors = re.Fields
 	}
 	web.WriteJSON(w, n.status, body)
+}
+
+// success and errorBody are the envelopes of decisions.md §1, as structs so
+// that "status" comes first, as in the spec's examples.
+type success struct {
+	Status string `json:"status"`
+	Data   any    `json:"data"`
+}
+
+type errorBody struct {
+	Status  string              `json:"status"`
+	Error   string              `json:"error"`
+	Message string              `json:"message"`
+	Errors  map[string][]string `json:"errors,omitempty"`
+}
+
+func ok(data any) success { return success{Status: "success", Data: data} }
+
+// ruleResult is the data of PATCH /api/v1/company/configurations (§4.2).
+type ruleResult struct {
+	Status  bool   `json:"status"`
+	Message string `json:"message,omitempty"`
+	Data    any    `json:"data,omitempty"`
 }

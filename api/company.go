@@ -73,11 +73,11 @@ func (h *Handler) getCompany(w http.ResponseWriter, r *http.Request, c *recon.Ca
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, map[string]any{"status": "success", "data": companyJSON{
+	web.WriteJSON(w, http.StatusOK, ok(companyJSON{
 		ID: co.ID, FullName: co.FullName, ShortName: co.ShortName, Role: string(c.User.Role),
 		Status: co.Status, Subscription: co.Subscription, BeginDate: co.BeginDate, EndDate: co.EndDate,
 		Configurations: toConfigurationJSON(&co.Config),
-	}})
+	}))
 	return nil
 }
 
@@ -117,18 +117,14 @@ func (h *Handler) patchConfigurations(w http.ResponseWriter, r *http.Request, c 
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, map[string]any{"status": "success", "data": map[string]any{
-		"status": true, "data": toConfigurationJSON(cfg),
-	}})
+	web.WriteJSON(w, http.StatusOK, ok(ruleResult{Status: true, Data: toConfigurationJSON(cfg)}))
 	return nil
 }
 
 // ruleFailure writes the body decisions.md §2 documents for a failed format
 // rule: HTTP 400 with {"status":"success","data":{"status":false,"message":...}}.
 func ruleFailure(w http.ResponseWriter, e *recon.Error) error {
-	web.WriteJSON(w, http.StatusBadRequest, map[string]any{"status": "success", "data": map[string]any{
-		"status": false, "message": e.Message,
-	}})
+	web.WriteJSON(w, http.StatusBadRequest, ok(ruleResult{Status: false, Message: e.Message}))
 	return nil
 }
 

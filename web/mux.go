@@ -25,3 +25,38 @@ func (m *Mux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http.Requ
 
 // Patterns returns the registered patterns in registration order.
 func (m *Mux) Patterns() []string { return append([]string(nil), m.patterns...) }
+
+// ServeHTTP dispatches like http.ServeMux, but answers a request that matches
+// no route with a JSON body instead of the mux's plain text: 404 not_found,
+// or 405 with the Allow header when the path exists for other methods.
+func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := m.ServeMux.Handler(r); pattern != "" {
+		m.ServeMux.ServeHTTP(w, r)
+		return
+	}
+	probe := &headerProbe{header: http.Header{}}
+	m.ServeMux.ServeHTTP(probe, r)
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"status": "error", "error": "method_not_allowed",
+			"message": "method " + r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + probe.header.Get("Allow")})
+		return
+	}
+	if probe.status != http.StatusNotFound {
+		// A redirect (such as a cleaned path): let the mux answer it.
+		m.ServeMux.ServeHTTP(w, r)
+		return
+	}
+	WriteJSON(w, http.StatusNotFound, map[string]string{"status": "error", "error": "not_found",
+		"message": "no endpoint " + r.Method + " " + r.URL.Path + "; see /openapi.json"})
+}
+
+// headerProbe records what the mux would answer, writing nothing.
+type headerProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *headerProbe) Header() http.Header         { return p.header }
+func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *headerProbe) WriteHeader(code int)        { p.status = code }

@@ -116,3 +116,29 @@ func TestMuxRemembersPatterns(t *testing.T) {
 		t.Fatalf("Patterns() = %q", got)
 	}
 }
+
+func TestMuxUnmatchedIsJSON(t *testing.T) {
+	m := NewMux()
+	m.HandleFunc("GET /thing", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	for _, tt := range []struct {
+		method, path string
+		status       int
+		allow, code  string
+	}{
+		{"GET", "/thing", 200, "", ""},
+		{"DELETE", "/thing", 405, "GET, HEAD", "method_not_allowed"},
+		{"GET", "/nothing", 404, "", "not_found"},
+	} {
+		rec := httptest.NewRecorder()
+		m.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+		if rec.Code != tt.status || rec.Header().Get("Allow") != tt.allow {
+			t.Errorf("%s %s: %d Allow=%q", tt.method, tt.path, rec.Code, rec.Header().Get("Allow"))
+		}
+		if tt.code != "" {
+			var body map[string]string
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body["error"] != tt.code {
+				t.Errorf("%s %s: body %q", tt.method, tt.path, rec.Body.String())
+			}
+		}
+	}
+}

@@ -28,7 +28,7 @@ const (
 // that already holds the demo it only prints fresh tokens; on any other
 // non-empty database it seeds nothing.
 func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL string, out io.Writer) error {
-	secret := "(printed when the demo was first seeded)"
+	secret := ""
 	client, err := db.Client(ctx, demoClientID)
 	switch recon.ErrorCode(err) {
 	case "":
@@ -57,6 +57,8 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 	}
 	return demoBanner.Execute(out, map[string]string{
 		"Base": baseURL, "ClientID": client.ID, "Secret": secret,
+		"Shown": map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
+		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
 		"AdminEmail": demoAdminEmail, "AdminPassword": demoAdminPassword,
 		"AdminToken": adminToken, "MemberToken": memberToken,
 		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
@@ -111,7 +113,7 @@ var demoBanner = template.Must(template.New("demo").Parse(`
 ================ Recon demo ================
 Company "Công ty TNHH Thương mại Sao Mai" with users {{.AdminEmail}} (Admin),
 ketoan@saomai.vn (Accountant) and nhanvien@saomai.vn (Member).
-OAuth2 client:  {{.ClientID}}   secret: {{.Secret}}
+OAuth2 client:  {{.ClientID}}   secret: {{.Shown}}
 Admin login for the consent page: {{.AdminEmail}} / {{.AdminPassword}}
 
 Tokens below are valid for one hour (new ones: restart with --demo, or
@@ -132,7 +134,7 @@ recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company
   curl -s $RECON/api/v1/company -H "Authorization: Bearer {{.MemberToken}}"
 
   # a client-credentials token
-  curl -s -u '{{.ClientID}}:SECRET' -d grant_type=client_credentials -d 'scope=transaction:read' $RECON/oauth/token
+  curl -s -u '{{.ClientID}}:{{.CurlSecret}}' -d grant_type=client_credentials -d 'scope=transaction:read' $RECON/oauth/token
 
   # the authorization code flow starts at (PKCE S256 required):
   #   $RECON/oauth/authorize?response_type=code&client_id={{.ClientID}}&redirect_uri={{.Redirect}}&scope=company&state=...&code_challenge=...&code_challenge_method=S256

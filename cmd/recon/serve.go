@@ -106,6 +106,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go sweepTokens(ctx, db, log)
 	log.Info("recon listening", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "database", db.Engine(), "mode", mode)
 
 	select {
@@ -124,6 +125,26 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// sweepTokens deletes, every hour until ctx ends, the token sessions that
+// expired more than a day ago. Every node may run it: the DELETE is idempotent.
+func sweepTokens(ctx context.Context, db *sqlstore.DB, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := db.DeleteExpiredTokenSessions(ctx, time.Now().Add(-24*time.Hour))
+		if err != nil && ctx.Err() == nil {
+			log.Warn("deleting expired tokens", "err", err)
+		} else if n > 0 {
+			log.Info("deleted expired tokens", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // routes lists every endpoint of the server on one mux: the whole API at a glance.
