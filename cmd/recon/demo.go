@@ -57,7 +57,7 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 	}
 	return demoBanner.Execute(out, map[string]string{
 		"Base": baseURL, "ClientID": client.ID, "Secret": secret,
-		"Shown": map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
+		"Shown":      map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
 		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
 		"AdminEmail": demoAdminEmail, "AdminPassword": demoAdminPassword,
 		"AdminToken": adminToken, "MemberToken": memberToken,
