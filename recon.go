@@ -26,6 +26,8 @@ type Store interface {
 	UserStore
 	ClientStore
 	TokenStore
+	BankAccountStore
+	TransactionStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -1,6 +1,8 @@
 package recon
 
 import (
+	"context"
+	"strings"
 	"time"
 )
 
@@ -50,4 +52,154 @@ type Transaction struct {
 	Code       string
 	SubAccount string
 	CreatedAt  time.Time
+}
+
+// MaxAmount bounds every amount and balance (10^15 VND), far above any real
+// transfer and far below int64 overflow when amounts are summed.
+const MaxAmount = 1_000_000_000_000_000
+
+// MaxIngestBatch is the largest batch of transactions one push may carry.
+const MaxIngestBatch = 1000
+
+// Validate checks a bank account before it is stored.
+func (b *BankAccount) Validate() error {
+	switch {
+	case strings.TrimSpace(b.BankName) == "" || len(b.BankName) > 64:
+		return FieldError("bank", "bank name is required and must be at most 64 characters")
+	case !validAccountNumber(b.AccountNumber):
+		return FieldError("number", "account number must be 1 to 34 letters or digits")
+	case len(b.HolderName) > 255:
+		return FieldError("holder", "holder name must be at most 255 characters")
+	}
+	for _, s := range b.SubAccounts {
+		if !validAccountNumber(s) {
+			return FieldError("sub_account", "sub-account %q must be 1 to 34 letters or digits", s)
+		}
+	}
+	return nil
+}
+
+func validAccountNumber(s string) bool {
+	if len(s) == 0 || len(s) > 34 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate checks one incoming transaction. field prefixes the names in the
+// error (e.g. "transactions[3]").
+func (t *TransactionInput) Validate(field string) error {
+	f := func(name string) string {
+		if field == "" {
+			return name
+		}
+		return field + "." + name
+	}
+	switch {
+	case t.BankAccountID <= 0:
+		return FieldError(f("bank_account_id"), "%s is required", f("bank_account_id"))
+	case t.TransactionDate.IsZero():
+		return FieldError(f("transaction_date"), "%s is required", f("transaction_date"))
+	case t.AmountIn < 0 || t.AmountIn > MaxAmount:
+		return FieldError(f("amount_in"), "%s must be a whole number of VND from 0 to %d", f("amount_in"), int64(MaxAmount))
+	case t.AmountOut < 0 || t.AmountOut > MaxAmount:
+		return FieldError(f("amount_out"), "%s must be a whole number of VND from 0 to %d", f("amount_out"), int64(MaxAmount))
+	case (t.AmountIn == 0) == (t.AmountOut == 0):
+		return FieldError(f("amount_in"), "%s: exactly one of amount_in and amount_out must be positive", field)
+	case t.Accumulated != nil && (*t.Accumulated < -MaxAmount || *t.Accumulated > MaxAmount):
+		return FieldError(f("accumulated"), "%s must be from %d to %d", f("accumulated"), -int64(MaxAmount), int64(MaxAmount))
+	case strings.TrimSpace(t.ReferenceNumber) == "" || len(t.ReferenceNumber) > 128:
+		return FieldError(f("reference_number"), "%s is required and must be at most 128 characters", f("reference_number"))
+	case len(t.Content) > 2000:
+		return FieldError(f("transaction_content"), "%s must be at most 2000 bytes", f("transaction_content"))
+	case len(t.SubAccount) > 34:
+		return FieldError(f("sub_account"), "%s must be at most 34 characters", f("sub_account"))
+	}
+	return nil
+}
+
+// IngestResult is what storing one TransactionInput did.
+type IngestResult struct {
+	ID   int64
+	Code string
+	// Duplicate is true when the (bank account, reference number) was
+	// already stored: nothing was written and ID and Code are the stored ones.
+	Duplicate bool
+}
+
+// TransactionFilter selects a company's transactions (spec §4.3). Zero
+// values mean "no filter".
+type TransactionFilter struct {
+	BankAccountID   int64
+	AccountNumber   string
+	ReferenceNumber string
+	// FromDate and ToDate are whole days, inclusive, as YYYY-MM-DD.
+	FromDate, ToDate string
+	AmountIn         *int64
+	AmountOut        *int64
+	Page, Limit      int
+}
+
+// BalanceDiscontinuity records a feed balance that does not follow from the
+// previous balance and the amounts: a sign of missed transactions.
+type BalanceDiscontinuity struct {
+	ID            int64
+	CompanyID     int64
+	BankAccountID int64
+	TransactionID int64
+	// Expected is the previous balance plus the transaction's amounts;
+	// Reported is the balance the feed gave. Gap = Reported - Expected.
+	Expected  int64
+	Reported  int64
+	CreatedAt time.Time
+}
+
+// BankAccountStore stores bank accounts.
+type BankAccountStore interface {
+	// CreateBankAccount stores b and sets b.ID and b.CreatedAt. The same
+	// bank and number twice in one company is ECONFLICT.
+	CreateBankAccount(ctx context.Context, b *BankAccount) error
+	// BankAccount returns the company's bank account, or ENOTFOUND (also
+	// when it belongs to another company).
+	BankAccount(ctx context.Context, companyID, id int64) (*BankAccount, error)
+	// BankAccounts lists the company's bank accounts by id.
+	BankAccounts(ctx context.Context, companyID int64) ([]*BankAccount, error)
+	// BankAccountByID returns any company's bank account, for operator tools.
+	BankAccountByID(ctx context.Context, id int64) (*BankAccount, error)
+}
+
+// TransactionStore stores bank transactions.
+type TransactionStore interface {
+	// IngestTransactions stores a batch of one company's transactions in one
+	// database transaction, in order, with codes[i] as the payment code of
+	// in[i] ("" for none). A (bank account, reference number) already
+	// stored, or earlier in the batch, is reported Duplicate and not stored
+	// again, also under concurrent calls. Accumulated is taken from the input
+	// when given, else computed as the running balance of the account in
+	// arrival order; a given balance that does not follow is recorded as a
+	// BalanceDiscontinuity. A bank account of another company is ENOTFOUND
+	// and nothing is stored.
+	IngestTransactions(ctx context.Context, companyID int64, in []TransactionInput, codes []string) ([]IngestResult, error)
+	// Transactions returns one page of the company's transactions, newest
+	// first (transaction_date desc, id desc), and the total that match.
+	Transactions(ctx context.Context, companyID int64, f TransactionFilter) ([]*Transaction, int64, error)
+	// BalanceDiscontinuities lists the company's discontinuities, newest first.
+	BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*BalanceDiscontinuity, error)
+	// RecodeTransactions recomputes the code of the company's transactions
+	// dated on or after from (all when zero) with extract, and reports how
+	// many codes changed.
+	RecodeTransactions(ctx context.Context, companyID int64, from time.Time, extract func(memo string) string) (int64, error)
+}
+
+// WallClock returns the wall-clock reading of t (its fields in its own
+// location) as a UTC time. Transaction dates are wall-clock times in the
+// business time zone and are stored and compared in this form.
+func WallClock(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
 }

@@ -1,0 +1,353 @@
+package storetest
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"recon"
+)
+
+func newAccount(t *testing.T, s recon.Store, companyID int64, number string) *recon.BankAccount {
+	t.Helper()
+	b := &recon.BankAccount{CompanyID: companyID, BankName: "Vietcombank", AccountNumber: number, HolderName: "CONG TY A", SubAccounts: []string{"VA" + number}}
+	if err := s.CreateBankAccount(t.Context(), b); err != nil {
+		t.Fatalf("CreateBankAccount: %v", err)
+	}
+	return b
+}
+
+func tx(account int64, ref string, date string, in, out int64) recon.TransactionInput {
+	d, err := time.Parse(recon.DateTimeLayout, date)
+	if err != nil {
+		panic(err)
+	}
+	return recon.TransactionInput{BankAccountID: account, TransactionDate: d, AmountIn: in, AmountOut: out,
+		Content: "chuyen tien " + ref, ReferenceNumber: ref}
+}
+
+func ptr(n int64) *int64 { return &n }
+
+// listAll returns the first page of up to 20 with the filter, failing t on error.
+func listAll(t *testing.T, s recon.Store, companyID int64, f recon.TransactionFilter, wantRows int) []*recon.Transaction {
+	t.Helper()
+	f.Page, f.Limit = 1, 20
+	list, total, err := s.Transactions(t.Context(), companyID, f)
+	if err != nil {
+		t.Fatalf("Transactions: %v", err)
+	}
+	if len(list) != wantRows || total != int64(wantRows) {
+		t.Fatalf("Transactions: %d rows, total %d; want %d", len(list), total, wantRows)
+	}
+	return list
+}
+
+func codesFor(in []recon.TransactionInput) []string {
+	codes := make([]string, len(in))
+	for i := range in {
+		codes[i] = "DH" + in[i].ReferenceNumber
+	}
+	return codes
+}
+
+func testBankAccount(t *testing.T, open Open) {
+	t.Run("CreateReadList", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		a := newAccount(t, s, c.ID, "0071000123456")
+		b := newAccount(t, s, c.ID, "19036688")
+		newAccount(t, s, other.ID, "0071000123456") // the same number in another company is fine
+		recent(t, "CreatedAt", a.CreatedAt)
+		got, err := s.BankAccount(t.Context(), c.ID, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "bank account", a, got)
+		list, err := s.BankAccounts(t.Context(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "bank accounts", []*recon.BankAccount{a, b}, list)
+		_, err = s.BankAccount(t.Context(), other.ID, a.ID)
+		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("bank account %d not found", a.ID))
+		got, err = s.BankAccountByID(t.Context(), a.ID)
+		if err != nil || got.CompanyID != c.ID {
+			t.Fatalf("BankAccountByID: %v %v", got, err)
+		}
+	})
+	t.Run("Conflicts", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		newAccount(t, s, c.ID, "123")
+		err := s.CreateBankAccount(t.Context(), &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: "123"})
+		wantCode(t, err, recon.ECONFLICT, "")
+		err = s.CreateBankAccount(t.Context(), &recon.BankAccount{CompanyID: 999, BankName: "MBBank", AccountNumber: "1"})
+		wantCode(t, err, recon.ENOTFOUND, "company 999 not found")
+	})
+}
+
+func testTransactions(t *testing.T, open Open) {
+	t.Run("IngestAndList", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		a := newAccount(t, s, c.ID, "111")
+		in := []recon.TransactionInput{
+			tx(a.ID, "R1", "2026-03-01 08:00:00", 100_000, 0),
+			tx(a.ID, "R2", "2026-03-02 09:30:15", 0, 30_000),
+			tx(a.ID, "R3", "2026-03-02 23:59:59", 2_500_000, 0),
+		}
+		in[2].SubAccount = "VA111"
+		codes := []string{"DH1001", "", "DH1003"}
+		res, err := s.IngestTransactions(t.Context(), c.ID, in, codes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res {
+			if r.ID <= 0 || r.Duplicate || r.Code != codes[i] {
+				t.Fatalf("result %d: %+v", i, r)
+			}
+		}
+		list, total, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != 3 || len(list) != 3 {
+			t.Fatalf("total %d, %d rows", total, len(list))
+		}
+		got := list[0]
+		want := &recon.Transaction{ID: res[2].ID, CompanyID: c.ID, BankAccountID: a.ID, BankName: "Vietcombank", AccountNumber: "111",
+			TransactionDate: time.Date(2026, 3, 2, 23, 59, 59, 0, time.UTC), AmountIn: 2_500_000, Accumulated: 2_570_000,
+			Content: "chuyen tien R3", ReferenceNumber: "R3", Code: "DH1003", SubAccount: "VA111", CreatedAt: got.CreatedAt}
+		recent(t, "CreatedAt", got.CreatedAt)
+		diff(t, "newest transaction", want, got)
+		// Running balance in arrival order: 100000, 70000, 2570000.
+		if list[1].Accumulated != 70_000 || list[2].Accumulated != 100_000 || list[1].Code != "" {
+			t.Fatalf("balances %d %d, code %q", list[1].Accumulated, list[2].Accumulated, list[1].Code)
+		}
+	})
+	t.Run("Duplicates", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
+		first := []recon.TransactionInput{tx(a.ID, "R1", "2026-03-01 08:00:00", 100, 0)}
+		r1, err := s.IngestTransactions(t.Context(), c.ID, first, []string{"DH1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Same reference on the same account (stored, and twice in the batch), and on another account.
+		batch := []recon.TransactionInput{
+			tx(a.ID, "R1", "2026-03-05 08:00:00", 999, 0),
+			tx(a.ID, "R2", "2026-03-05 08:00:00", 5, 0),
+			tx(a.ID, "R2", "2026-03-05 08:00:00", 5, 0),
+			tx(b.ID, "R1", "2026-03-05 08:00:00", 7, 0),
+		}
+		res, err := s.IngestTransactions(t.Context(), c.ID, batch, []string{"X", "DH2", "DH2", ""})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []recon.IngestResult{
+			{ID: r1[0].ID, Code: "DH1", Duplicate: true},
+			{ID: res[1].ID, Code: "DH2"},
+			{ID: res[1].ID, Code: "DH2", Duplicate: true},
+			{ID: res[3].ID},
+		}
+		diff(t, "results", want, res)
+		_, total, _ := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 20})
+		if total != 3 {
+			t.Fatalf("total %d, want 3", total)
+		}
+		list := listAll(t, s, c.ID, recon.TransactionFilter{BankAccountID: a.ID}, 2)
+		if list[0].Accumulated != 105 { // the duplicate R1 (999) and R2 did not move the balance
+			t.Fatalf("balance %d, want 105", list[0].Accumulated)
+		}
+	})
+	t.Run("ConcurrentDuplicates", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		a := newAccount(t, s, c.ID, "111")
+		var in []recon.TransactionInput
+		for i := range 50 {
+			in = append(in, tx(a.ID, fmt.Sprintf("R%d", i), "2026-03-01 08:00:00", 1000, 0))
+		}
+		var wg sync.WaitGroup
+		ids := make([][]recon.IngestResult, 6)
+		errs := make([]error, 6)
+		for w := range 6 {
+			wg.Go(func() { ids[w], errs[w] = s.IngestTransactions(t.Context(), c.ID, in, codesFor(in)) })
+		}
+		wg.Wait()
+		fresh := 0
+		for w := range 6 {
+			if errs[w] != nil {
+				t.Fatalf("worker %d: %v", w, errs[w])
+			}
+			for i, r := range ids[w] {
+				if r.ID != ids[0][i].ID {
+					t.Fatalf("worker %d row %d: id %d, worker 0 got %d", w, i, r.ID, ids[0][i].ID)
+				}
+				if !r.Duplicate {
+					fresh++
+				}
+			}
+		}
+		_, total, _ := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 20})
+		if fresh != 50 || total != 50 {
+			t.Fatalf("%d rows stored fresh, total %d; want 50 and 50", fresh, total)
+		}
+	})
+	t.Run("TenantIsolation", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		a := newAccount(t, s, c.ID, "111")
+		o := newAccount(t, s, other.ID, "111")
+		_, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{
+			tx(a.ID, "R1", "2026-03-01 08:00:00", 1, 0), tx(o.ID, "R2", "2026-03-01 08:00:00", 1, 0),
+		}, []string{"", ""})
+		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("bank account %d not found in company %d", o.ID, c.ID))
+		// Nothing of the batch was stored.
+		if _, total, _ := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 20}); total != 0 {
+			t.Fatalf("partial write: total %d", total)
+		}
+		if _, err := s.IngestTransactions(t.Context(), other.ID, []recon.TransactionInput{tx(o.ID, "R9", "2026-03-01 08:00:00", 1, 0)}, []string{""}); err != nil {
+			t.Fatal(err)
+		}
+		// The other company's account number is the same; filters never cross companies.
+		for _, f := range []recon.TransactionFilter{{}, {AccountNumber: "111"}, {BankAccountID: o.ID}, {ReferenceNumber: "R9"}} {
+			f.Page, f.Limit = 1, 20
+			list, total, err := s.Transactions(t.Context(), c.ID, f)
+			if err != nil || total != 0 || len(list) != 0 {
+				t.Fatalf("filter %+v: %d rows, total %d, %v", f, len(list), total, err)
+			}
+		}
+	})
+	t.Run("Filters", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
+		in := []recon.TransactionInput{
+			tx(a.ID, "A1", "2026-03-01 00:00:00", 100, 0),
+			tx(a.ID, "A2", "2026-03-01 23:59:59", 200, 0),
+			tx(a.ID, "A3", "2026-03-02 12:00:00", 0, 50),
+			tx(b.ID, "B1", "2026-03-02 12:00:00", 100, 0),
+			tx(b.ID, "B2", "2026-03-03 00:00:00", 300, 0),
+		}
+		if _, err := s.IngestTransactions(t.Context(), c.ID, in, codesFor(in)); err != nil {
+			t.Fatal(err)
+		}
+		refs := func(f recon.TransactionFilter) (string, int64) {
+			if f.Page == 0 {
+				f.Page = 1
+			}
+			if f.Limit == 0 {
+				f.Limit = 20
+			}
+			list, total, err := s.Transactions(t.Context(), c.ID, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := ""
+			for _, x := range list {
+				out += x.ReferenceNumber + " "
+			}
+			return out, total
+		}
+		tests := []struct {
+			f     recon.TransactionFilter
+			want  string
+			total int64
+		}{
+			{recon.TransactionFilter{}, "B2 B1 A3 A2 A1 ", 5},
+			{recon.TransactionFilter{BankAccountID: a.ID}, "A3 A2 A1 ", 3},
+			{recon.TransactionFilter{AccountNumber: "222"}, "B2 B1 ", 2},
+			{recon.TransactionFilter{AccountNumber: "222", BankAccountID: a.ID}, "", 0},
+			{recon.TransactionFilter{AccountNumber: "999"}, "", 0},
+			{recon.TransactionFilter{FromDate: "2026-03-01", ToDate: "2026-03-01"}, "A2 A1 ", 2},
+			{recon.TransactionFilter{FromDate: "2026-03-02"}, "B2 B1 A3 ", 3},
+			{recon.TransactionFilter{ToDate: "2026-03-02", BankAccountID: b.ID}, "B1 ", 1},
+			{recon.TransactionFilter{ReferenceNumber: "A2"}, "A2 ", 1},
+			{recon.TransactionFilter{AmountIn: ptr(100)}, "B1 A1 ", 2},
+			{recon.TransactionFilter{AmountOut: ptr(50)}, "A3 ", 1},
+			{recon.TransactionFilter{AmountIn: ptr(100), FromDate: "2026-03-02"}, "B1 ", 1},
+			{recon.TransactionFilter{Page: 2, Limit: 2}, "A3 A2 ", 5},
+			{recon.TransactionFilter{Page: 3, Limit: 2}, "A1 ", 5},
+			{recon.TransactionFilter{Page: 4, Limit: 2}, "", 5},
+		}
+		for _, tt := range tests {
+			got, total := refs(tt.f)
+			if got != tt.want || total != tt.total {
+				t.Errorf("filter %+v: got %q total %d, want %q total %d", tt.f, got, total, tt.want, tt.total)
+			}
+		}
+	})
+	t.Run("BalanceDiscontinuity", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		a := newAccount(t, s, c.ID, "111")
+		in := []recon.TransactionInput{
+			tx(a.ID, "R1", "2026-03-01 08:00:00", 100, 0),
+			tx(a.ID, "R2", "2026-03-01 09:00:00", 50, 0),
+			tx(a.ID, "R3", "2026-03-01 10:00:00", 10, 0),
+			tx(a.ID, "R4", "2026-03-01 11:00:00", 0, 20),
+		}
+		in[0].Accumulated = ptr(1_000) // the first known balance sets the baseline
+		in[1].Accumulated = ptr(1_050) // follows
+		in[2].Accumulated = ptr(1_500) // a gap of 440: something was missed
+		res, err := s.IngestTransactions(t.Context(), c.ID, in, make([]string, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		list := listAll(t, s, c.ID, recon.TransactionFilter{}, 4)
+		if list[0].Accumulated != 1_480 { // R4 computed from the reported 1500
+			t.Fatalf("R4 balance %d, want 1480", list[0].Accumulated)
+		}
+		ds, err := s.BalanceDiscontinuities(t.Context(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ds) != 1 {
+			t.Fatalf("%d discontinuities, want 1", len(ds))
+		}
+		d := ds[0]
+		if d.TransactionID != res[2].ID || d.Expected != 1_060 || d.Reported != 1_500 || d.BankAccountID != a.ID {
+			t.Fatalf("discontinuity %+v", d)
+		}
+		if other, _ := s.BalanceDiscontinuities(t.Context(), newCompany(t, s, 2).ID); len(other) != 0 {
+			t.Fatalf("another company sees %d discontinuities", len(other))
+		}
+	})
+	t.Run("Recode", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		a := newAccount(t, s, c.ID, "111")
+		in := []recon.TransactionInput{
+			tx(a.ID, "R1", "2026-03-01 08:00:00", 100, 0),
+			tx(a.ID, "R2", "2026-03-05 08:00:00", 100, 0),
+			tx(a.ID, "R3", "2026-03-06 08:00:00", 100, 0),
+		}
+		if _, err := s.IngestTransactions(t.Context(), c.ID, in, []string{"OLD", "OLD", ""}); err != nil {
+			t.Fatal(err)
+		}
+		n, err := s.RecodeTransactions(t.Context(), c.ID, time.Date(2026, 3, 5, 0, 0, 0, 0, time.UTC), func(memo string) string { return "NEW" + memo[len(memo)-2:] })
+		if err != nil || n != 2 {
+			t.Fatalf("RecodeTransactions = %d, %v; want 2", n, err)
+		}
+		list := listAll(t, s, c.ID, recon.TransactionFilter{}, 3)
+		if list[0].Code != "NEWR3" || list[1].Code != "NEWR2" || list[2].Code != "OLD" {
+			t.Fatalf("codes %q %q %q", list[0].Code, list[1].Code, list[2].Code)
+		}
+		n, err = s.RecodeTransactions(t.Context(), c.ID, time.Time{}, func(string) string { return "" })
+		if err != nil || n != 3 {
+			t.Fatalf("clearing: %d, %v", n, err)
+		}
+	})
+}

@@ -1,0 +1,241 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+	"time"
+
+	"recon"
+)
+
+// Transactions implements recon.TransactionStore. The page comes from the
+// index that serves the filters (see the migration); the total comes from
+// transaction_day_counts when only account and date filters are set (a sum
+// over at most a few thousand day rows, whatever the number of
+// transactions), and from COUNT(*) over the same index otherwise, where the
+// reference or amount filter is selective.
+func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.TransactionFilter) ([]*recon.Transaction, int64, error) {
+	where := []string{"t.company_id = $1"}
+	args := []any{companyID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var accountIDs []int64
+	if f.AccountNumber != "" {
+		ids, err := db.accountIDsByNumber(ctx, companyID, f.AccountNumber)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(ids) == 0 {
+			return []*recon.Transaction{}, 0, nil
+		}
+		accountIDs = ids
+	}
+	if f.BankAccountID != 0 {
+		if accountIDs != nil && !containsID(accountIDs, f.BankAccountID) {
+			return []*recon.Transaction{}, 0, nil
+		}
+		accountIDs = []int64{f.BankAccountID}
+	}
+	if len(accountIDs) == 1 {
+		where = append(where, "t.bank_account_id = "+arg(accountIDs[0]))
+	} else if len(accountIDs) > 1 {
+		var ph []string
+		for _, id := range accountIDs {
+			ph = append(ph, arg(id))
+		}
+		where = append(where, "t.bank_account_id IN ("+strings.Join(ph, ",")+")")
+	}
+	var fromDay, toDay int64 = -1 << 30, 1 << 30 // no bound (day numbers fit PostgreSQL integer)
+	if f.FromDate != "" {
+		d, err := time.Parse(recon.DateLayout, f.FromDate)
+		if err != nil {
+			return nil, 0, recon.FieldError("from_date", "from_date must be a date in the form YYYY-MM-DD")
+		}
+		where = append(where, "t.transaction_date >= "+arg(d))
+		fromDay = dayNumber(d)
+	}
+	if f.ToDate != "" {
+		d, err := time.Parse(recon.DateLayout, f.ToDate)
+		if err != nil {
+			return nil, 0, recon.FieldError("to_date", "to_date must be a date in the form YYYY-MM-DD")
+		}
+		where = append(where, "t.transaction_date < "+arg(d.AddDate(0, 0, 1)))
+		toDay = dayNumber(d)
+	}
+	countable := f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil
+	if f.ReferenceNumber != "" {
+		where = append(where, "t.reference_number = "+arg(f.ReferenceNumber))
+	}
+	if f.AmountIn != nil {
+		where = append(where, "t.amount_in = "+arg(*f.AmountIn))
+	}
+	if f.AmountOut != nil {
+		where = append(where, "t.amount_out = "+arg(*f.AmountOut))
+	}
+	cond := strings.Join(where, " AND ")
+
+	var total int64
+	var err error
+	if countable {
+		total, err = db.countByDays(ctx, companyID, accountIDs, fromDay, toDay)
+	} else {
+		err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM transactions t WHERE `+cond, args...).Scan(&total)
+	}
+	if err != nil {
+		return nil, 0, internal(err, "count transactions")
+	}
+	offset := int64(f.Page-1) * int64(f.Limit)
+	if offset >= total {
+		return []*recon.Transaction{}, total, nil
+	}
+	limit, off := arg(f.Limit), arg(offset)
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT t.id, t.company_id, t.bank_account_id, b.bank_name, b.account_number, t.transaction_date,
+		       t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at
+		FROM transactions t JOIN bank_accounts b ON b.id = t.bank_account_id
+		WHERE `+cond+`
+		ORDER BY t.transaction_date DESC, t.id DESC
+		LIMIT `+limit+` OFFSET `+off, args...)
+	if err != nil {
+		return nil, 0, internal(err, "list transactions")
+	}
+	defer rows.Close()
+	out := make([]*recon.Transaction, 0, f.Limit)
+	for rows.Next() {
+		var t recon.Transaction
+		var code, sub sql.NullString
+		if err := rows.Scan(&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
+			&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt); err != nil {
+			return nil, 0, internal(err, "list transactions")
+		}
+		t.Code, t.SubAccount = code.String, sub.String
+		t.TransactionDate, t.CreatedAt = recon.WallClock(t.TransactionDate.UTC()), t.CreatedAt.UTC()
+		out = append(out, &t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, internal(err, "list transactions")
+	}
+	return out, total, nil
+}
+
+func containsID(ids []int64, id int64) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (db *DB) accountIDsByNumber(ctx context.Context, companyID int64, number string) ([]int64, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT id FROM bank_accounts WHERE company_id = $1 AND account_number = $2 ORDER BY id`, companyID, number)
+	if err != nil {
+		return nil, internal(err, "find bank accounts")
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, internal(err, "find bank accounts")
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func (db *DB) countByDays(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay int64) (int64, error) {
+	q := `SELECT COALESCE(SUM(n), 0) FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3`
+	args := []any{companyID, fromDay, toDay}
+	if len(accountIDs) > 0 {
+		q += ` AND bank_account_id IN (` + placeholders(4, len(accountIDs)) + `)`
+		for _, id := range accountIDs {
+			args = append(args, id)
+		}
+	}
+	var n int64
+	err := db.db.QueryRowContext(ctx, q, args...).Scan(&n)
+	return n, err
+}
+
+// BalanceDiscontinuities lists the company's discontinuities, newest first.
+func (db *DB) BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*recon.BalanceDiscontinuity, error) {
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT id, company_id, bank_account_id, transaction_id, expected, reported, created_at
+		FROM balance_discontinuities WHERE company_id = $1 ORDER BY id DESC LIMIT 1000`, companyID)
+	if err != nil {
+		return nil, internal(err, "list balance discontinuities")
+	}
+	defer rows.Close()
+	out := []*recon.BalanceDiscontinuity{}
+	for rows.Next() {
+		var d recon.BalanceDiscontinuity
+		if err := rows.Scan(&d.ID, &d.CompanyID, &d.BankAccountID, &d.TransactionID, &d.Expected, &d.Reported, &d.CreatedAt); err != nil {
+			return nil, internal(err, "list balance discontinuities")
+		}
+		d.CreatedAt = d.CreatedAt.UTC()
+		out = append(out, &d)
+	}
+	return out, rows.Err()
+}
+
+// recodePage is how many transactions RecodeTransactions reads and updates per database transaction.
+const recodePage = 1000
+
+// RecodeTransactions implements recon.TransactionStore, a page of ids at a
+// time so that a long history never holds the write lock for long.
+func (db *DB) RecodeTransactions(ctx context.Context, companyID int64, from time.Time, extract func(string) string) (int64, error) {
+	var changed int64
+	lastID := int64(0)
+	fromArg := recon.WallClock(from) // the zero time is year 1: every transaction
+	for {
+		var n int
+		err := db.inTx(ctx, func(tx *sql.Tx) error {
+			rows, err := tx.QueryContext(ctx, `SELECT id, content, code FROM transactions
+				WHERE company_id = $1 AND transaction_date >= $2 AND id > $3 ORDER BY id LIMIT $4`,
+				companyID, fromArg, lastID, recodePage)
+			if err != nil {
+				return internal(err, "recode transactions")
+			}
+			type upd struct {
+				id   int64
+				code string
+			}
+			var updates []upd
+			for rows.Next() {
+				var id int64
+				var content string
+				var code sql.NullString
+				if err := rows.Scan(&id, &content, &code); err != nil {
+					rows.Close()
+					return internal(err, "recode transactions")
+				}
+				n++
+				lastID = id
+				if c := extract(content); c != code.String {
+					updates = append(updates, upd{id, c})
+				}
+			}
+			if err := rows.Close(); err != nil {
+				return internal(err, "recode transactions")
+			}
+			for _, u := range updates {
+				if _, err := tx.ExecContext(ctx, `UPDATE transactions SET code = $1 WHERE id = $2`, nullString(u.code), u.id); err != nil {
+					return internal(err, "recode transactions")
+				}
+			}
+			changed += int64(len(updates))
+			return nil
+		})
+		if err != nil {
+			return changed, err
+		}
+		if n < recodePage {
+			return changed, nil
+		}
+	}
+}
