@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"recon"
 	"recon/web"
@@ -20,13 +21,21 @@ type Handler struct {
 	Auth  recon.Authenticator
 	// MaxPrefixLen is the longest payment-code prefix accepted (default 3, at most 5).
 	MaxPrefixLen int
-	Logger       *slog.Logger
+	// Location is the business time zone of transaction dates (default UTC).
+	Location *time.Location
+	// Sandbox enables the sandbox endpoints (simulated transfers).
+	Sandbox bool
+	Logger  *slog.Logger
 }
 
 // Register adds the API routes to mux.
 func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("GET /api/v1/company", h.authed(h.getCompany, recon.ScopeCompany))
 	mux.Handle("PATCH /api/v1/company/configurations", h.authed(h.patchConfigurations, recon.ScopeCompany))
+	mux.Handle("GET /api/v1/transactions", h.authed(h.listTransactions, recon.ScopeTransactionRead))
+	mux.Handle("POST /api/v1/transactions", h.authed(h.pushTransactions, recon.ScopeTransactionWrite))
+	mux.Handle("GET /api/v1/bank-accounts", h.authed(h.listBankAccounts, recon.ScopeBankAccountRead))
+	mux.Handle("GET /api/v1/balance-discontinuities", h.authed(h.listDiscontinuities, recon.ScopeBankAccountRead))
 }
 
 // authed authenticates the bearer token and checks the scope, in the order of

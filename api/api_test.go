@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -19,6 +20,8 @@ import (
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
+
+var hcm = time.FixedZone("ICT", 7*3600)
 
 // tokens is an Authenticator over a fixed table: the handler tests exercise
 // the API's own checks; package oauth and the end-to-end tests cover real tokens.
@@ -60,17 +63,24 @@ func setup(t *testing.T, engine string) *bundle {
 		return &recon.User{ID: 1, CompanyID: company, Email: "u@x.vn", Role: role}
 	}
 	all := []string{recon.ScopeCompany, recon.ScopeTransactionRead}
+	viewer := func(company int64) *recon.User {
+		return &recon.User{ID: 2, CompanyID: company, Email: "v@x.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}
+	}
 	auth := tokens{
-		"admin":       {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAdmin)},
-		"superadmin":  {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleSuperAdmin)},
-		"accountant":  {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAccountant)},
-		"member":      {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleMember)},
-		"noscope":     {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(b.company.ID, recon.RoleAdmin)},
-		"machine":     {CompanyID: b.company.ID, ClientID: "c", Scopes: all},
-		"other-admin": {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: user(b.other.ID, recon.RoleAdmin)},
+		"admin":        {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAdmin)},
+		"superadmin":   {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleSuperAdmin)},
+		"accountant":   {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAccountant)},
+		"member":       {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleMember)},
+		"noscope":      {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(b.company.ID, recon.RoleAdmin)},
+		"machine":      {CompanyID: b.company.ID, ClientID: "c", Scopes: all},
+		"other-admin":  {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: user(b.other.ID, recon.RoleAdmin)},
+		"viewer":       {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: viewer(b.company.ID)},
+		"other-viewer": {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: viewer(b.other.ID)},
+		"noscope-read": {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}, User: viewer(b.company.ID)},
+		"feeder":       {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}},
 	}
 	mux := web.NewMux()
-	(&api.Handler{Store: db, Auth: auth, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
+	(&api.Handler{Store: db, Auth: auth, Location: hcm, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
 	b.srv = httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
 	t.Cleanup(b.srv.Close)
 	return b

@@ -1,0 +1,375 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"recon"
+	"recon/web"
+)
+
+// Transaction listing limits (decisions.md §4).
+const (
+	defaultLimit = 20
+	maxLimit     = 100
+	maxPage      = 1_000_000
+)
+
+type transactionJSON struct {
+	ID              int64   `json:"id"`
+	BankAccountID   int64   `json:"bank_account_id"`
+	BankBrandName   string  `json:"bank_brand_name"`
+	AccountNumber   string  `json:"account_number"`
+	TransactionDate string  `json:"transaction_date"`
+	AmountOut       int64   `json:"amount_out"`
+	AmountIn        int64   `json:"amount_in"`
+	Accumulated     int64   `json:"accumulated"`
+	Content         string  `json:"transaction_content"`
+	ReferenceNumber string  `json:"reference_number"`
+	Code            *string `json:"code"`
+	SubAccount      *string `json:"sub_account"`
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toTransactionJSON(t *recon.Transaction) transactionJSON {
+	return transactionJSON{
+		ID: t.ID, BankAccountID: t.BankAccountID, BankBrandName: t.BankName, AccountNumber: t.AccountNumber,
+		TransactionDate: t.TransactionDate.Format(recon.DateTimeLayout),
+		AmountOut:       t.AmountOut, AmountIn: t.AmountIn, Accumulated: t.Accumulated,
+		Content: t.Content, ReferenceNumber: t.ReferenceNumber,
+		Code: nullable(t.Code), SubAccount: nullable(t.SubAccount),
+	}
+}
+
+var listParams = []string{"bank_account_id", "account_number", "reference_number", "from_date", "to_date", "amount_out", "amount_in", "page", "limit"}
+
+// requirePermission is the permission check of §4.3: a user token whose user holds perm.
+func requirePermission(c *recon.Caller, perm string) error {
+	if c.User == nil {
+		return recon.Errorf(recon.EFORBIDDEN, "this endpoint needs a token issued to a user with the %s permission; this token has no user", perm)
+	}
+	if !c.User.Can(perm) {
+		return recon.Errorf(recon.EFORBIDDEN, "your user lacks the %s permission", perm)
+	}
+	return nil
+}
+
+// parseTransactionFilter reads §4.3's query parameters, strictly: an unknown
+// parameter, a repeated one or a value of the wrong form is EINVALID naming it.
+func parseTransactionFilter(q url.Values) (recon.TransactionFilter, error) {
+	f := recon.TransactionFilter{Page: 1, Limit: defaultLimit}
+	for name, vals := range q {
+		if !slices.Contains(listParams, name) {
+			return f, recon.FieldError(name, "unknown query parameter %q (known: %s)", name, strings.Join(listParams, ", "))
+		}
+		if len(vals) > 1 {
+			return f, recon.FieldError(name, "query parameter %s is given %d times", name, len(vals))
+		}
+	}
+	intParam := func(name string, lo, hi int64) (int64, bool, error) {
+		v := q.Get(name)
+		if !q.Has(name) {
+			return 0, false, nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < lo || n > hi {
+			return 0, false, recon.FieldError(name, "%s must be an integer from %d to %d", name, lo, hi)
+		}
+		return n, true, nil
+	}
+	var err error
+	var n int64
+	var ok bool
+	if n, ok, err = intParam("page", 1, maxPage); err != nil {
+		return f, err
+	} else if ok {
+		f.Page = int(n)
+	}
+	if n, ok, err = intParam("limit", 1, maxLimit); err != nil {
+		return f, err
+	} else if ok {
+		f.Limit = int(n)
+	}
+	if f.BankAccountID, _, err = intParam("bank_account_id", 1, math.MaxInt64); err != nil {
+		return f, err
+	}
+	for _, p := range []struct {
+		name string
+		dst  **int64
+	}{{"amount_in", &f.AmountIn}, {"amount_out", &f.AmountOut}} {
+		if !q.Has(p.name) {
+			continue
+		}
+		a, err := parseAmount(q.Get(p.name))
+		if err != nil {
+			return f, recon.FieldError(p.name, "%s must be a non-negative whole number of VND: %s", p.name, err)
+		}
+		*p.dst = &a
+	}
+	for _, p := range []struct {
+		name string
+		dst  *string
+	}{{"from_date", &f.FromDate}, {"to_date", &f.ToDate}} {
+		if !q.Has(p.name) {
+			continue
+		}
+		v := q.Get(p.name)
+		if _, err := time.Parse(recon.DateLayout, v); err != nil || len(v) != 10 {
+			return f, recon.FieldError(p.name, "%s must be a date in the form YYYY-MM-DD", p.name)
+		}
+		*p.dst = v
+	}
+	if f.FromDate != "" && f.ToDate != "" && f.FromDate > f.ToDate {
+		return f, recon.FieldError("from_date", "from_date must not be after to_date")
+	}
+	for _, p := range []struct {
+		name string
+		dst  *string
+		max  int
+	}{{"account_number", &f.AccountNumber, 34}, {"reference_number", &f.ReferenceNumber, 128}} {
+		if !q.Has(p.name) {
+			continue
+		}
+		v := q.Get(p.name)
+		if v == "" || len(v) > p.max {
+			return f, recon.FieldError(p.name, "%s must be 1 to %d characters", p.name, p.max)
+		}
+		*p.dst = v
+	}
+	return f, nil
+}
+
+// parseAmount reads a whole VND amount: digits, optionally with a zero
+// fraction ("150000.00"). VND has no minor unit.
+func parseAmount(s string) (int64, error) {
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	if hasFrac && (frac == "" || strings.Trim(frac, "0") != "") {
+		return 0, fmt.Errorf("VND has no minor unit")
+	}
+	if whole == "" || strings.TrimLeft(whole, "0123456789") != "" {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	n, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || n > recon.MaxAmount {
+		return 0, fmt.Errorf("at most %d", int64(recon.MaxAmount))
+	}
+	return n, nil
+}
+
+func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	if err := requirePermission(c, recon.PermViewTransactions); err != nil {
+		return err
+	}
+	f, err := parseTransactionFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	list, total, err := h.Store.Transactions(r.Context(), c.CompanyID, f)
+	if err != nil {
+		return err
+	}
+	data := make([]transactionJSON, len(list))
+	for i, t := range list {
+		data[i] = toTransactionJSON(t)
+	}
+	lastPage := max(1, (total+int64(f.Limit)-1)/int64(f.Limit))
+	web.WriteJSON(w, http.StatusOK, struct {
+		Status string            `json:"status"`
+		Data   []transactionJSON `json:"data"`
+		Meta   any               `json:"meta"`
+	}{"success", data, map[string]any{"pagination": map[string]int64{
+		"total": total, "per_page": int64(f.Limit), "current_page": int64(f.Page), "last_page": lastPage,
+	}}})
+	return nil
+}
+
+// pushItem is one transaction of POST /api/v1/transactions.
+type pushItem struct {
+	BankAccountID   json.Number  `json:"bank_account_id"`
+	TransactionDate string       `json:"transaction_date"`
+	AmountIn        json.Number  `json:"amount_in"`
+	AmountOut       json.Number  `json:"amount_out"`
+	Content         *string      `json:"transaction_content"`
+	ReferenceNumber string       `json:"reference_number"`
+	SubAccount      *string      `json:"sub_account"`
+	Accumulated     *json.Number `json:"accumulated"`
+}
+
+// parseDateTime reads a transaction date: "YYYY-MM-DD HH:MM:SS" in the
+// business time zone, or RFC 3339 with an offset, converted into it.
+func parseDateTime(s string, loc *time.Location) (time.Time, error) {
+	if t, err := time.ParseInLocation(recon.DateTimeLayout, s, loc); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.In(loc), nil
+	}
+	return time.Time{}, fmt.Errorf("must be YYYY-MM-DD HH:MM:SS (business time zone) or RFC 3339")
+}
+
+func (it *pushItem) toInput(field string, loc *time.Location) (recon.TransactionInput, error) {
+	var in recon.TransactionInput
+	bad := func(name, format string, args ...any) error {
+		return recon.FieldError(field+"."+name, "%s.%s %s", field, name, fmt.Sprintf(format, args...))
+	}
+	id, err := strconv.ParseInt(it.BankAccountID.String(), 10, 64)
+	if it.BankAccountID == "" {
+		return in, bad("bank_account_id", "is required")
+	} else if err != nil || id <= 0 {
+		return in, bad("bank_account_id", "must be a positive integer")
+	}
+	in.BankAccountID = id
+	if it.TransactionDate == "" {
+		return in, bad("transaction_date", "is required")
+	}
+	if in.TransactionDate, err = parseDateTime(it.TransactionDate, loc); err != nil {
+		return in, bad("transaction_date", "%s", err)
+	}
+	for _, a := range []struct {
+		name string
+		v    json.Number
+		dst  *int64
+	}{{"amount_in", it.AmountIn, &in.AmountIn}, {"amount_out", it.AmountOut, &in.AmountOut}} {
+		if a.v == "" {
+			continue // absent means 0
+		}
+		if *a.dst, err = parseAmount(a.v.String()); err != nil {
+			return in, bad(a.name, "must be a non-negative whole number of VND: %s", err)
+		}
+	}
+	if it.Accumulated != nil {
+		s := it.Accumulated.String()
+		n, err := parseAmount(strings.TrimPrefix(s, "-"))
+		if err != nil {
+			return in, bad("accumulated", "must be a whole number of VND: %s", err)
+		}
+		if strings.HasPrefix(s, "-") {
+			n = -n
+		}
+		in.Accumulated = &n
+	}
+	if it.Content != nil {
+		in.Content = *it.Content
+	}
+	if it.SubAccount != nil {
+		in.SubAccount = *it.SubAccount
+	}
+	in.ReferenceNumber = it.ReferenceNumber
+	return in, in.Validate(field)
+}
+
+func (h *Handler) pushTransactions(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	var body struct {
+		Transactions *[]json.RawMessage `json:"transactions"`
+	}
+	if err := web.DecodeJSON(r, &body); err != nil {
+		return err
+	}
+	if body.Transactions == nil || len(*body.Transactions) == 0 {
+		return recon.FieldError("transactions", "transactions is required: an array of 1 to %d transactions", recon.MaxIngestBatch)
+	}
+	raw := *body.Transactions
+	if len(raw) > recon.MaxIngestBatch {
+		return recon.FieldError("transactions", "a batch holds at most %d transactions, not %d", recon.MaxIngestBatch, len(raw))
+	}
+	in := make([]recon.TransactionInput, len(raw))
+	for i, item := range raw {
+		field := fmt.Sprintf("transactions[%d]", i)
+		var it pushItem
+		if err := web.Unmarshal(item, &it); err != nil {
+			return recon.FieldError(field, "%s: %s", field, recon.ErrorMessage(err))
+		}
+		var err error
+		if in[i], err = it.toInput(field, h.location()); err != nil {
+			return err
+		}
+	}
+	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, in)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		// A bank account of another company, or none: the input is at fault.
+		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
+	} else if err != nil {
+		return err
+	}
+	type result struct {
+		ID        int64   `json:"id"`
+		Code      *string `json:"code"`
+		Duplicate bool    `json:"duplicate"`
+	}
+	data := make([]result, len(res))
+	for i, x := range res {
+		data[i] = result{x.ID, nullable(x.Code), x.Duplicate}
+	}
+	web.WriteJSON(w, http.StatusOK, ok(data))
+	return nil
+}
+
+func (h *Handler) location() *time.Location {
+	if h.Location == nil {
+		return time.UTC
+	}
+	return h.Location
+}
+
+type bankAccountJSON struct {
+	ID            int64    `json:"id"`
+	BankBrandName string   `json:"bank_brand_name"`
+	AccountNumber string   `json:"account_number"`
+	HolderName    string   `json:"account_holder_name"`
+	SubAccounts   []string `json:"sub_accounts"`
+	CreatedAt     string   `json:"created_at"`
+}
+
+func (h *Handler) listBankAccounts(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	list, err := h.Store.BankAccounts(r.Context(), c.CompanyID)
+	if err != nil {
+		return err
+	}
+	data := make([]bankAccountJSON, len(list))
+	for i, b := range list {
+		subs := b.SubAccounts
+		if subs == nil {
+			subs = []string{}
+		}
+		data[i] = bankAccountJSON{b.ID, b.BankName, b.AccountNumber, b.HolderName, subs,
+			b.CreatedAt.In(h.location()).Format(recon.DateTimeLayout)}
+	}
+	web.WriteJSON(w, http.StatusOK, ok(data))
+	return nil
+}
+
+func (h *Handler) listDiscontinuities(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	list, err := h.Store.BalanceDiscontinuities(r.Context(), c.CompanyID)
+	if err != nil {
+		return err
+	}
+	type item struct {
+		ID            int64  `json:"id"`
+		BankAccountID int64  `json:"bank_account_id"`
+		TransactionID int64  `json:"transaction_id"`
+		Expected      int64  `json:"expected_balance"`
+		Reported      int64  `json:"reported_balance"`
+		Gap           int64  `json:"gap"`
+		DetectedAt    string `json:"detected_at"`
+	}
+	data := make([]item, len(list))
+	for i, d := range list {
+		data[i] = item{d.ID, d.BankAccountID, d.TransactionID, d.Expected, d.Reported, d.Reported - d.Expected,
+			d.CreatedAt.In(h.location()).Format(recon.DateTimeLayout)}
+	}
+	web.WriteJSON(w, http.StatusOK, ok(data))
+	return nil
+}

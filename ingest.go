@@ -1,0 +1,47 @@
+package recon
+
+import (
+	"context"
+	"fmt"
+)
+
+// IngestStore is what Ingest needs of storage.
+type IngestStore interface {
+	Company(ctx context.Context, id int64) (*Company, error)
+	IngestTransactions(ctx context.Context, companyID int64, in []TransactionInput, codes []string) ([]IngestResult, error)
+}
+
+// Ingest is the one pipeline every way in shares (bank-feed push, statement
+// import, sandbox transfer): it validates the batch, extracts each memo's
+// payment code with the company's active formats (none when the company
+// has paycode off), and stores the batch, duplicates reported and not
+// stored twice. An invalid item is EINVALID naming it, and nothing is stored.
+func Ingest(ctx context.Context, s IngestStore, companyID int64, in []TransactionInput) ([]IngestResult, error) {
+	if len(in) > MaxIngestBatch {
+		return nil, FieldError("transactions", "a batch holds at most %d transactions, not %d", MaxIngestBatch, len(in))
+	}
+	for i := range in {
+		if err := in[i].Validate(fmt.Sprintf("transactions[%d]", i)); err != nil {
+			return nil, err
+		}
+	}
+	co, err := s.Company(ctx, companyID)
+	if err != nil {
+		return nil, err
+	}
+	ext := CompanyExtractor(&co.Config)
+	codes := make([]string, len(in))
+	for i := range in {
+		codes[i] = ext.Extract(in[i].Content)
+	}
+	return s.IngestTransactions(ctx, companyID, in, codes)
+}
+
+// CompanyExtractor returns the extractor of the company's active formats, or
+// one that finds nothing when the company has turned paycode off.
+func CompanyExtractor(c *CompanyConfig) *Extractor {
+	if !c.Paycode {
+		return NewExtractor(nil)
+	}
+	return NewExtractor(c.PaymentCodeFormats)
+}
