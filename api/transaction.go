@@ -1,6 +1,8 @@
 package api
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -372,4 +374,46 @@ func (h *Handler) listDiscontinuities(w http.ResponseWriter, r *http.Request, c 
 	}
 	web.WriteJSON(w, http.StatusOK, ok(data))
 	return nil
+}
+
+// simulateTransfer plays a payer in sandbox mode: an incoming transfer to one
+// of the company's bank accounts, through the same pipeline as a bank feed.
+func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	var body struct {
+		BankAccountID   int64   `json:"bank_account_id"`
+		Amount          int64   `json:"amount"`
+		Content         string  `json:"transaction_content"`
+		ReferenceNumber *string `json:"reference_number"`
+		SubAccount      string  `json:"sub_account"`
+	}
+	if err := web.DecodeJSON(r, &body); err != nil {
+		return err
+	}
+	if body.Amount <= 0 || body.Amount > recon.MaxAmount {
+		return recon.FieldError("amount", "amount must be a whole number of VND from 1 to %d", int64(recon.MaxAmount))
+	}
+	ref := h.newReference()
+	if body.ReferenceNumber != nil {
+		ref = *body.ReferenceNumber
+	}
+	in := []recon.TransactionInput{{
+		BankAccountID: body.BankAccountID, TransactionDate: time.Now().In(h.location()), AmountIn: body.Amount,
+		Content: body.Content, ReferenceNumber: ref, SubAccount: body.SubAccount,
+	}}
+	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, in)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
+	} else if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(map[string]any{
+		"id": res[0].ID, "code": nullable(res[0].Code), "duplicate": res[0].Duplicate, "reference_number": ref,
+	}))
+	return nil
+}
+
+func (h *Handler) newReference() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "SIM" + strings.ToUpper(hex.EncodeToString(b[:]))
 }

@@ -276,7 +276,7 @@ func TestEveryRouteDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := routes(db, auth, web.NewMetrics(), serveConfig{}, "production", slog.New(slog.DiscardHandler))
+	mux := routes(db, auth, web.NewMetrics(), serveConfig{}, "sandbox", slog.New(slog.DiscardHandler))
 	var doc struct {
 		Paths map[string]map[string]any `json:"paths"`
 	}

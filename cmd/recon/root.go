@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
+	_ "time/tzdata" // the business time zone works on machines without zoneinfo
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -26,6 +28,7 @@ type app struct {
 	databaseURL string
 	logFormat   string
 	logLevel    string
+	timezone    string
 	jsonOut     bool
 }
 
@@ -52,9 +55,11 @@ RECON_DATABASE_URL). A flag given on the command line wins.`,
 	pf.StringVar(&a.databaseURL, "database-url", "", `database: "sqlite:PATH" or "postgres://..." (default: SQLite file recon.db in the working directory)`)
 	pf.StringVar(&a.logFormat, "log-format", "", `log format: "text" or "json" (default: text on a terminal, json otherwise)`)
 	pf.StringVar(&a.logLevel, "log-level", "info", `log level: debug, info, warn or error`)
+	pf.StringVar(&a.timezone, "timezone", "Asia/Ho_Chi_Minh", "business time zone of transaction dates (IANA name)")
 	root.AddCommand(
 		newServeCmd(a), newMigrateCmd(a),
 		newCompanyCmd(a), newUserCmd(a), newClientCmd(a), newTokenCmd(a),
+		newBankAccountCmd(a), newSimulateCmd(a), newTransactionsCmd(a),
 	)
 	root.InitDefaultCompletionCmd()
 	annotateEnv(root)
@@ -121,6 +126,15 @@ func (a *app) logger() (*slog.Logger, error) {
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// location returns the business time zone.
+func (a *app) location() (*time.Location, error) {
+	loc, err := time.LoadLocation(a.timezone)
+	if err != nil {
+		return nil, fmt.Errorf("--timezone %q: not an IANA time zone name", a.timezone)
+	}
+	return loc, nil
 }
 
 // openStore opens the configured database and brings its schema up to date.

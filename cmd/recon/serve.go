@@ -26,6 +26,7 @@ type serveConfig struct {
 	maxPrefixLen    int
 	maxBody         int64
 	shutdownTimeout time.Duration
+	location        *time.Location
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -66,6 +67,11 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	loc, err := a.location()
+	if err != nil {
+		return err
+	}
+	cfg.location = loc
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
@@ -158,7 +164,8 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 			"oauth_metadata": "/.well-known/oauth-authorization-server"})
 	})
 	auth.Register(mux)
-	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Logger: log}).Register(mux)
+	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location,
+		Sandbox: mode == "sandbox", Logger: log}).Register(mux)
 	return mux
 }
 
