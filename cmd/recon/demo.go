@@ -27,7 +27,7 @@ const (
 // OAuth2 client, then prints curl commands with working tokens. On a database
 // that already holds the demo it only prints fresh tokens; on any other
 // non-empty database it seeds nothing.
-func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL string, out io.Writer) error {
+func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL string, loc *time.Location, out io.Writer) error {
 	secret := ""
 	client, err := db.Client(ctx, demoClientID)
 	switch recon.ErrorCode(err) {
@@ -41,7 +41,7 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 			fmt.Fprintln(out, "recon: --demo: the database already holds data that is not the demo's; nothing seeded")
 			return nil
 		}
-		if client, secret, err = seedDemoData(ctx, db); err != nil {
+		if client, secret, err = seedDemoData(ctx, db, loc); err != nil {
 			return err
 		}
 	default:
@@ -55,17 +55,21 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 	if err != nil {
 		return err
 	}
+	feedToken, _, err := auth.IssueToken(ctx, client.ID, "", []string{recon.ScopeTransactionWrite}, time.Hour)
+	if err != nil {
+		return err
+	}
 	return demoBanner.Execute(out, map[string]string{
 		"Base": baseURL, "ClientID": client.ID, "Secret": secret,
 		"Shown":      map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
 		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
 		"AdminEmail": demoAdminEmail, "AdminPassword": demoAdminPassword,
-		"AdminToken": adminToken, "MemberToken": memberToken,
+		"AdminToken": adminToken, "MemberToken": memberToken, "FeedToken": feedToken,
 		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
 	})
 }
 
-func seedDemoData(ctx context.Context, db *sqlstore.DB) (*recon.Client, string, error) {
+func seedDemoData(ctx context.Context, db *sqlstore.DB, loc *time.Location) (*recon.Client, string, error) {
 	today := time.Now()
 	co := &recon.Company{
 		FullName: "Công ty TNHH Thương mại Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive,
@@ -106,6 +110,9 @@ func seedDemoData(ctx context.Context, db *sqlstore.DB) (*recon.Client, string, 
 	if err := db.CreateClient(ctx, client); err != nil {
 		return nil, "", err
 	}
+	if err := seedDemoTransactions(ctx, db, co.ID, loc); err != nil {
+		return nil, "", err
+	}
 	return client, secret, nil
 }
 
@@ -129,6 +136,15 @@ recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company
   curl -s -X PATCH $RECON/api/v1/company/configurations -H "Authorization: Bearer $TOKEN" \
     -H 'Content-Type: application/json' \
     -d '{"payment_code_formats":[{"prefix":"DH","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}'
+
+  # bank accounts and transactions (newest first; filters: bank_account_id, account_number,
+  # reference_number, from_date, to_date, amount_in, amount_out, page, limit)
+  curl -s $RECON/api/v1/bank-accounts -H "Authorization: Bearer $TOKEN"
+  curl -s "$RECON/api/v1/transactions?limit=5" -H "Authorization: Bearer $TOKEN"
+
+  # play a payer (sandbox): a transfer whose memo carries a payment code
+  curl -s -X POST $RECON/api/v1/sandbox/transfers -H "Authorization: Bearer {{.FeedToken}}" \
+    -H 'Content-Type: application/json' -d '{"bank_account_id":1,"amount":150000,"transaction_content":"NGUYEN VAN A chuyen tien DH1709"}'
 
   # a Member may not use the company API: 403
   curl -s $RECON/api/v1/company -H "Authorization: Bearer {{.MemberToken}}"

@@ -266,6 +266,31 @@ func TestDemo(t *testing.T) {
 	if len(body["data"].(map[string]any)["configurations"].(map[string]any)["payment_code_formats"].([]any)) != 2 {
 		t.Fatalf("demo formats: %v", body)
 	}
+	status, body = call(t, "GET", base+"/api/v1/transactions?limit=100", token, "")
+	if status != 200 || body["meta"].(map[string]any)["pagination"].(map[string]any)["total"] != 300.0 {
+		t.Fatalf("demo transactions: %d %v", status, body["meta"])
+	}
+	codes := 0
+	for _, tx := range body["data"].([]any) {
+		if code, ok := tx.(map[string]any)["code"].(string); ok && strings.HasPrefix(code, "DH") {
+			codes++
+		}
+	}
+	if codes < 40 || codes > 90 { // about two thirds of 100 carry a code
+		t.Fatalf("%d of 100 demo transactions carry a code", codes)
+	}
+	// The demo's sandbox transfer command works as printed.
+	i = strings.Index(text, `-H "Authorization: Bearer ory_at_`)
+	j := strings.Index(text, "/api/v1/sandbox/transfers")
+	if i < 0 || j < 0 {
+		t.Fatalf("demo banner lacks the sandbox transfer:\n%s", text)
+	}
+	k := strings.Index(text[j:], "Bearer ")
+	feed := strings.TrimSuffix(strings.Fields(text[j+k+len("Bearer "):])[0], `"`)
+	status, body = call(t, "POST", base+"/api/v1/sandbox/transfers", feed, `{"bank_account_id":1,"amount":150000,"transaction_content":"NGUYEN VAN A chuyen tien DH1709"}`)
+	if status != 200 || body["data"].(map[string]any)["code"] != "DH1709" {
+		t.Fatalf("sandbox transfer: %d %v", status, body)
+	}
 }
 
 // TestEveryRouteDocumented checks each route the server registers against

@@ -91,7 +91,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	if cfg.demo {
 		cfg.sandbox = true
-		if err := seedDemo(ctx, db, auth, cfg.baseURL, a.stdout); err != nil {
+		if err := seedDemo(ctx, db, auth, cfg.baseURL, loc, a.stdout); err != nil {
 			return fmt.Errorf("seeding demo data: %w", err)
 		}
 	}
