@@ -1,0 +1,259 @@
+package statement
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"recon"
+)
+
+// CSV column names.
+const (
+	colDate        = "transaction_date"
+	colAmountIn    = "amount_in"
+	colAmountOut   = "amount_out"
+	colAmount      = "amount"
+	colContent     = "transaction_content"
+	colReference   = "reference_number"
+	colAccumulated = "accumulated"
+	colSubAccount  = "sub_account"
+)
+
+// csvColumns lists the known columns in the order of the documentation.
+func csvColumns() []string {
+	return []string{colDate, colAmountIn, colAmountOut, colAmount, colContent, colReference, colAccumulated, colSubAccount}
+}
+
+// csvLayout is the position of each known column, -1 when absent.
+type csvLayout struct {
+	col      map[string]int
+	nameless []int // columns with an empty header cell
+}
+
+func (l *csvLayout) has(name string) bool { return l.col[name] >= 0 }
+
+func (l *csvLayout) cell(rec []string, name string) string {
+	if i := l.col[name]; i >= 0 && i < len(rec) {
+		return rec[i]
+	}
+	return ""
+}
+
+func (p *parser) parseCSV(r io.Reader) error {
+	br := newBufReader(r)
+	head, _ := br.Peek(8 << 10)
+	if hasPrefix(head, "\xff\xfe") || hasPrefix(head, "\xfe\xff") {
+		return fileErr("the file is UTF-16 text: save it as CSV UTF-8")
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = csvSeparator(head)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return fileErr("the file is empty: a header row is required")
+	}
+	if err != nil {
+		return csvFileErr(err)
+	}
+	layout, err := csvHeader(header)
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if !errors.As(err, &pe) {
+				return csvFileErr(err)
+			}
+			msg := pe.Err.Error()
+			if errors.Is(pe.Err, csv.ErrFieldCount) {
+				msg = fmt.Sprintf("has %d cells, the header has %d", len(rec), len(header))
+			}
+			if e := p.bad(rowErr(pe.StartLine, "row", "%s", msg)); e != nil {
+				return e
+			}
+			continue
+		}
+		if blankRecord(rec) {
+			continue
+		}
+		row, _ := cr.FieldPos(0)
+		tx, rerr := p.csvRow(row, rec, layout)
+		if rerr != nil {
+			if e := p.bad(rerr); e != nil {
+				return e
+			}
+			continue
+		}
+		p.add(row, tx)
+	}
+}
+
+// csvFileErr turns an error reading the header or the file into a file-level error.
+func csvFileErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fileErr("CSV line %d: %v", pe.StartLine, pe.Err)
+	}
+	return err // the reader's own error: passed on as it is
+}
+
+// csvSeparator picks the separator the header line holds most of: comma,
+// semicolon or tab (comma on a tie).
+func csvSeparator(head []byte) rune {
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	best, n := ',', bytes.Count(head, []byte{','})
+	for _, sep := range []rune{';', '\t'} {
+		if c := bytes.Count(head, []byte{byte(sep)}); c > n {
+			best, n = sep, c
+		}
+	}
+	return best
+}
+
+// csvHeader maps the header row's names to column positions.
+func csvHeader(header []string) (*csvLayout, error) {
+	columns := csvColumns()
+	l := &csvLayout{col: make(map[string]int, len(columns))}
+	for _, c := range columns {
+		l.col[c] = -1
+	}
+	var unknown, repeated []string
+	for i, h := range header {
+		name := strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, bom))))
+		if name == "" {
+			l.nameless = append(l.nameless, i)
+			continue
+		}
+		pos, known := l.col[name]
+		switch {
+		case !known:
+			unknown = append(unknown, fmt.Sprintf("%q", strings.TrimSpace(h)))
+		case pos >= 0:
+			repeated = append(repeated, name)
+		default:
+			l.col[name] = i
+		}
+	}
+	known := strings.Join(columns, ", ")
+	if len(unknown) > 0 {
+		return nil, fileErr("unknown CSV column %s: the known columns are %s", strings.Join(unknown, ", "), known)
+	}
+	if len(repeated) > 0 {
+		return nil, fileErr("CSV column %s appears more than once", strings.Join(repeated, ", "))
+	}
+	var missing []string
+	for _, c := range []string{colDate, colContent, colReference} {
+		if !l.has(c) {
+			missing = append(missing, c)
+		}
+	}
+	if !l.has(colAmount) && !l.has(colAmountIn) && !l.has(colAmountOut) {
+		missing = append(missing, "amount_in and/or amount_out (or a signed amount)")
+	}
+	if len(missing) > 0 {
+		return nil, fileErr("missing CSV column %s: the known columns are %s", strings.Join(missing, ", "), known)
+	}
+	if l.has(colAmount) && (l.has(colAmountIn) || l.has(colAmountOut)) {
+		return nil, fileErr("CSV has both amount and amount_in/amount_out columns: use one or the other")
+	}
+	return l, nil
+}
+
+func blankRecord(rec []string) bool {
+	for _, c := range rec {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// csvRow reads one data row.
+func (p *parser) csvRow(row int, rec []string, l *csvLayout) (recon.TransactionInput, *RowError) {
+	var tx recon.TransactionInput
+	for _, i := range l.nameless {
+		if strings.TrimSpace(rec[i]) != "" {
+			return tx, rowErr(row, fmt.Sprintf("column %d", i+1), "has a value but no name in the header row")
+		}
+	}
+	t, err := parseCSVDate(l.cell(rec, colDate), p.loc)
+	if err != nil {
+		return tx, rowErr(row, colDate, "%v", err)
+	}
+	tx.TransactionDate = t
+	if l.has(colAmount) {
+		cell := l.cell(rec, colAmount)
+		v, err := parseCSVAmount(cell, true)
+		switch {
+		case err != nil:
+			return tx, rowErr(row, colAmount, "%v", err)
+		case strings.TrimSpace(cell) == "":
+			return tx, rowErr(row, colAmount, "is empty")
+		case v == 0:
+			return tx, rowErr(row, colAmount, "is zero")
+		case v > 0:
+			tx.AmountIn = v
+		default:
+			tx.AmountOut = -v
+		}
+	} else {
+		for _, c := range []struct {
+			name string
+			dst  *int64
+		}{{colAmountIn, &tx.AmountIn}, {colAmountOut, &tx.AmountOut}} {
+			v, err := parseCSVAmount(l.cell(rec, c.name), false)
+			if err != nil {
+				return tx, rowErr(row, c.name, "%v", err)
+			}
+			*c.dst = v
+		}
+		field := colAmountIn
+		if !l.has(colAmountIn) {
+			field = colAmountOut
+		}
+		switch {
+		case tx.AmountIn != 0 && tx.AmountOut != 0:
+			return tx, rowErr(row, colAmountIn, "both amount_in (%d) and amount_out (%d) are set: a row is money in or money out", tx.AmountIn, tx.AmountOut)
+		case tx.AmountIn == 0 && tx.AmountOut == 0:
+			return tx, rowErr(row, field, "no amount: amount_in and amount_out are empty or zero")
+		}
+	}
+	ref := strings.TrimSpace(l.cell(rec, colReference))
+	switch {
+	case ref == "":
+		return tx, rowErr(row, colReference, "is empty: every row needs the bank's reference")
+	case !utf8.ValidString(ref):
+		return tx, rowErr(row, colReference, "is not valid UTF-8 (save the file as CSV UTF-8)")
+	}
+	tx.ReferenceNumber = ref
+	text, rerr := content(row, colContent, l.cell(rec, colContent))
+	if rerr != nil {
+		return tx, rerr
+	}
+	tx.Content = text
+	if cell := l.cell(rec, colAccumulated); strings.TrimSpace(cell) != "" {
+		v, err := parseCSVAmount(cell, true)
+		if err != nil {
+			return tx, rowErr(row, colAccumulated, "%v", err)
+		}
+		tx.Accumulated = &v
+	}
+	sub, rerr := content(row, colSubAccount, l.cell(rec, colSubAccount))
+	if rerr != nil {
+		return tx, rerr
+	}
+	tx.SubAccount = sub
+	return tx, nil
+}
