@@ -38,6 +38,9 @@ type Middleware struct {
 	Logger  *slog.Logger
 	Metrics *Metrics // may be nil
 	MaxBody int64
+	// BodyLimit, when set, may give a request a limit other than MaxBody
+	// (statement uploads); it returns 0 to keep MaxBody.
+	BodyLimit func(r *http.Request) int64
 }
 
 // Wrap returns next wrapped by the middleware.
@@ -55,7 +58,13 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+			limit := maxBody
+			if m.BodyLimit != nil {
+				if l := m.BodyLimit(r); l > 0 {
+					limit = l
+				}
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {

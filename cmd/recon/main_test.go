@@ -24,7 +24,7 @@ import (
 func TestMain(m *testing.M) { dbtest.Main(m) }
 
 // cli runs the recon command line in-process and returns its standard output.
-func cli(t *testing.T, databaseURL string, args ...string) (string, error) {
+func cli(t testing.TB, databaseURL string, args ...string) (string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	getenv := func(k string) string {
@@ -37,7 +37,7 @@ func cli(t *testing.T, databaseURL string, args ...string) (string, error) {
 	return out.String(), err
 }
 
-func cliJSON(t *testing.T, databaseURL string, args ...string) map[string]any {
+func cliJSON(t testing.TB, databaseURL string, args ...string) map[string]any {
 	t.Helper()
 	out, err := cli(t, databaseURL, append(args, "--json")...)
 	if err != nil {
@@ -50,7 +50,7 @@ func cliJSON(t *testing.T, databaseURL string, args ...string) map[string]any {
 	return v
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -63,7 +63,7 @@ func freeAddr(t *testing.T) string {
 // startServer runs `recon serve` in-process on a free loopback port, waits
 // for /healthz and stops it gracefully at cleanup, or when stop is called;
 // stop returns what run returned.
-func startServer(t *testing.T, databaseURL string, extra ...string) (base string, stdout *bytes.Buffer, stop func() error) {
+func startServer(t testing.TB, databaseURL string, extra ...string) (base string, stdout *bytes.Buffer, stop func() error) {
 	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -113,7 +113,7 @@ func startServer(t *testing.T, databaseURL string, extra ...string) (base string
 	return base, stdout, stop
 }
 
-func call(t *testing.T, method, u, token, body string) (int, map[string]any) {
+func call(t testing.TB, method, u, token, body string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(method, u, strings.NewReader(body))
 	if token != "" {

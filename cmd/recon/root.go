@@ -59,7 +59,7 @@ RECON_DATABASE_URL). A flag given on the command line wins.`,
 	root.AddCommand(
 		newServeCmd(a), newMigrateCmd(a),
 		newCompanyCmd(a), newUserCmd(a), newClientCmd(a), newTokenCmd(a),
-		newBankAccountCmd(a), newSimulateCmd(a), newTransactionsCmd(a),
+		newBankAccountCmd(a), newSimulateCmd(a), newTransactionsCmd(a), newImportCmd(a),
 	)
 	root.InitDefaultCompletionCmd()
 	annotateEnv(root)

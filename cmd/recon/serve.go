@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -103,7 +104,12 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	metrics := web.NewMetrics()
 	mux := routes(db, auth, metrics, cfg, mode, log)
 	srv := &http.Server{
-		Handler:           (&web.Middleware{Logger: log, Metrics: metrics, MaxBody: cfg.maxBody}).Wrap(mux),
+		Handler: (&web.Middleware{Logger: log, Metrics: metrics, MaxBody: cfg.maxBody, BodyLimit: func(r *http.Request) int64 {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/statements") {
+				return api.MaxStatementBytes
+			}
+			return 0
+		}}).Wrap(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

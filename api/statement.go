@@ -1,0 +1,112 @@
+package api
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"recon"
+	"recon/statement"
+	"recon/web"
+)
+
+// MaxStatementBytes is the largest statement file the upload accepts.
+const MaxStatementBytes = 64 << 20
+
+// uploadStatement imports a statement file into one of the company's bank
+// accounts: POST /api/v1/bank-accounts/{id}/statements with the file as the
+// raw body, or as the "file" part of a multipart/form-data body. Query:
+// format=auto|csv|camt053|mt940, skip_invalid=true|false.
+func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return recon.FieldError("id", "the bank account id in the path must be a positive integer")
+	}
+	q := r.URL.Query()
+	for name := range q {
+		if name != "format" && name != "skip_invalid" {
+			return recon.FieldError(name, "unknown query parameter %q (known: format, skip_invalid)", name)
+		}
+	}
+	skip := false
+	if v := q.Get("skip_invalid"); v != "" {
+		if skip, err = strconv.ParseBool(v); err != nil {
+			return recon.FieldError("skip_invalid", "skip_invalid must be true or false")
+		}
+	}
+	body := io.Reader(r.Body)
+	name := "upload"
+	if ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		part, err := multipartFile(r, params["boundary"])
+		if err != nil {
+			return err
+		}
+		defer part.Close()
+		body, name = part, part.FileName()
+	}
+	br := bufio.NewReaderSize(body, 64<<10)
+	head, _ := br.Peek(4096)
+	f := statement.Format(q.Get("format"))
+	switch f {
+	case "", "auto":
+		if len(head) == 0 {
+			return recon.Errorf(recon.EINVALID, "the statement file is empty")
+		}
+		if f, err = statement.DetectFormat(name, head); err != nil {
+			return err
+		}
+	case statement.CSV, statement.CAMT053, statement.MT940:
+	default:
+		return recon.FieldError("format", "format must be one of auto, csv, camt053, mt940")
+	}
+	rep, err := statement.Import(r.Context(), h.Store, c.CompanyID, id, br, f, statement.Options{Location: h.location()}, skip)
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return recon.Errorf(recon.EINVALID, "the statement file is larger than the limit of %d bytes", tooLarge.Limit)
+	}
+	if err != nil {
+		return err
+	}
+	type skippedRow struct {
+		Row     int    `json:"row"`
+		Message string `json:"message"`
+	}
+	skipped := make([]skippedRow, len(rep.Skipped))
+	for i, s := range rep.Skipped {
+		skipped[i] = skippedRow{s.Row, s.Error()}
+	}
+	web.WriteJSON(w, http.StatusOK, ok(map[string]any{
+		"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": skipped,
+	}))
+	return nil
+}
+
+// multipartFile returns the part named "file" of a multipart body.
+func multipartFile(r *http.Request, boundary string) (interface {
+	io.ReadCloser
+	FileName() string
+}, error) {
+	if boundary == "" {
+		return nil, recon.Errorf(recon.EINVALID, "multipart/form-data without a boundary")
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, recon.Errorf(recon.EINVALID, "malformed multipart body: %v", err)
+	}
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return nil, recon.FieldError("file", "the multipart body has no part named \"file\"")
+		}
+		if err != nil {
+			return nil, recon.Errorf(recon.EINVALID, "malformed multipart body")
+		}
+		if p.FormName() == "file" {
+			return p, nil
+		}
+		p.Close()
+	}
+}

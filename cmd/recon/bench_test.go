@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/sqlstore"
+	"recon/sqlstore/dbtest"
+)
+
+// These benchmarks drive the real server (recon serve, in-process, on a
+// loopback port) over HTTP, on both engines. Run them with `make bench`;
+// docs/benchmarks.md records the figures.
+
+type benchEnv struct {
+	base, token string
+	account     int64
+	companyID   int64
+	db          *sqlstore.DB
+}
+
+// benchServer starts a server on a fresh database of the engine, with a
+// company (formats DH 4..8 digits), a bank account and a token allowed to
+// push and read.
+func benchServer(b *testing.B, engine string) *benchEnv {
+	b.Helper()
+	url := dbtest.NewURL(b, engine)
+	base, _, _ := startServer(b, url)
+	id := fmt.Sprint(cliJSON(b, url, "company", "create", "--full-name", "Bench", "--short-name", "B")["id"])
+	cliJSON(b, url, "user", "create", "--company", id, "--email", "bench@b.vn", "--role", "Admin", "--permission", "view_transactions")
+	client := cliJSON(b, url, "client", "create", "--company", id, "--name", "bench", "--scopes", "company transaction:read transaction:write")["client_id"].(string)
+	token := cliJSON(b, url, "token", "issue", "--client", client, "--user", "bench@b.vn", "--scopes", "company transaction:read transaction:write", "--ttl", "24h")["access_token"].(string)
+	acct := cliJSON(b, url, "bank-account", "create", "--company", id, "--bank", "Vietcombank", "--number", "0071000123456")["id"].(float64)
+	status, body := call(b, "PATCH", base+"/api/v1/company/configurations", token,
+		`{"payment_code_formats":[{"prefix":"DH","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}`)
+	if status != 200 {
+		b.Fatalf("formats: %d %v", status, body)
+	}
+	db := dbtest.OpenURL(b, url)
+	var companyID int64
+	fmt.Sscan(id, &companyID)
+	return &benchEnv{base: base, token: token, account: int64(acct), companyID: companyID, db: db}
+}
+
+// batchBody renders a push of n transactions with references prefix-0..n-1.
+func batchBody(account int64, prefix string, n int) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"transactions":[`)
+	for i := range n {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"bank_account_id":%d,"transaction_date":"2026-03-%02d %02d:%02d:00","amount_in":%d,"transaction_content":"NGUYEN VAN A chuyen tien DH%06d thanh toan don hang","reference_number":"%s-%d"}`,
+			account, 1+i%28, i%24, i%60, 10000+i*1000, i, prefix, i)
+	}
+	buf.WriteString(`]}`)
+	return buf.Bytes()
+}
+
+// BenchmarkIngestHTTP pushes batches of 1000 transactions through
+// POST /api/v1/transactions (HTTP, JSON, validation, extraction, dedup,
+// storage) from 4 concurrent clients and reports transactions per second.
+func BenchmarkIngestHTTP(b *testing.B) {
+	for _, engine := range dbtest.Engines() {
+		b.Run(engine, func(b *testing.B) {
+			env := benchServer(b, engine)
+			var seq atomic.Int64
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+			b.SetParallelism(2) // 2 × GOMAXPROCS clients
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					body := batchBody(env.account, fmt.Sprintf("B%d", seq.Add(1)), 1000)
+					req, _ := http.NewRequest("POST", env.base+"/api/v1/transactions", bytes.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+env.token)
+					req.Header.Set("Content-Type", "application/json")
+					resp, err := client.Do(req)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 {
+						b.Errorf("push: %d", resp.StatusCode)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "tx/s")
+		})
+	}
+}
+
+// BenchmarkRawInsert is the physical limit of the same engine: the same rows
+// as multi-row INSERTs of 500 in one database transaction per 1000, with no
+// HTTP, JSON, validation, extraction, locks or duplicate checks.
+func BenchmarkRawInsert(b *testing.B) {
+	for _, engine := range dbtest.Engines() {
+		b.Run(engine, func(b *testing.B) {
+			db := dbtest.OpenStore(b, engine)
+			co := &recon.Company{FullName: "Raw", ShortName: "R", Status: recon.CompanyActive}
+			if err := db.CreateCompany(context.Background(), co); err != nil {
+				b.Fatal(err)
+			}
+			acct := &recon.BankAccount{CompanyID: co.ID, BankName: "VCB", AccountNumber: "1"}
+			if err := db.CreateBankAccount(context.Background(), acct); err != nil {
+				b.Fatal(err)
+			}
+			now := time.Now().UTC()
+			param := func(n int) string { return fmt.Sprintf("$%d", n) }
+			if engine == "sqlite" {
+				param = func(int) string { return "?" } // anonymous, as sqlstore does
+			}
+			var seq int
+			b.ResetTimer()
+			for b.Loop() {
+				tx, err := db.SQL().Begin()
+				if err != nil {
+					b.Fatal(err)
+				}
+				rowsPer := 500
+				if engine == "sqlite" {
+					rowsPer = sqliteRowsPer
+				}
+				for chunk := 0; chunk < 1000/rowsPer; chunk++ {
+					var sb strings.Builder
+					sb.WriteString(`INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at) VALUES `)
+					args := make([]any, 0, rowsPer*11)
+					for i := range rowsPer {
+						if i > 0 {
+							sb.WriteByte(',')
+						}
+						sb.WriteByte('(')
+						for k := range 11 {
+							if k > 0 {
+								sb.WriteByte(',')
+							}
+							sb.WriteString(param(len(args) + k + 1))
+						}
+						sb.WriteByte(')')
+						seq++
+						args = append(args, co.ID, acct.ID, now, int64(10000+i), int64(0), int64(seq), "NGUYEN VAN A chuyen tien DH123456 thanh toan don hang",
+							fmt.Sprintf("R%d", seq), "DH123456", nil, now)
+					}
+					if _, err := tx.Exec(sb.String(), args...); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := tx.Commit(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+var sqliteRowsPer = 500
+
+var (
+	listEnvOnce = map[string]*sync.Once{"sqlite": {}, "postgres": {}}
+	listEnvs    = map[string]*benchEnv{}
+)
+
+// listingRows is how many transactions the listing benchmark loads into one company.
+const listingRows = 1_000_000
+
+// BenchmarkListTransactions loads 1,000,000 transactions into one company
+// (through the ingestion pipeline, 1000 per batch) once per engine, then
+// measures GET /api/v1/transactions under 8 concurrent clients for several
+// filter sets, reporting p50 and p99 latency and requests per second.
+func BenchmarkListTransactions(b *testing.B) {
+	queries := []struct{ name, query string }{
+		{"page1", "limit=20"},
+		{"page500", "limit=20&page=500"},
+		{"page1-account", "limit=20&bank_account_id=%d"},
+		{"page1-dates", "limit=20&from_date=2026-02-01&to_date=2026-02-07"},
+		{"page500-dates", "limit=20&page=500&from_date=2026-01-01&to_date=2026-06-30"},
+		{"page1-amount_in", "limit=20&amount_in=150000"},
+		{"page1-reference", "limit=20&reference_number=L-77-123"},
+	}
+	for _, engine := range dbtest.Engines() {
+		b.Run(engine, func(b *testing.B) {
+			listEnvOnce[engine].Do(func() { listEnvs[engine] = loadListing(b, engine) })
+			env := listEnvs[engine]
+			if env == nil {
+				b.Fatal("listing data failed to load")
+			}
+			for _, q := range queries {
+				query := q.query
+				if strings.Contains(query, "%d") {
+					query = fmt.Sprintf(query, env.account)
+				}
+				b.Run(q.name, func(b *testing.B) { measureGets(b, env, "/api/v1/transactions?"+query) })
+			}
+		})
+	}
+}
+
+func loadListing(b *testing.B, engine string) *benchEnv {
+	// The data outlives one benchmark run: the server and database live
+	// until the process ends (dbtest cleans the PostgreSQL cluster in Main).
+	env := benchServer(b, engine)
+	start := time.Now()
+	loc := time.UTC
+	day0 := time.Date(2026, 1, 1, 0, 0, 0, 0, loc)
+	for batch := 0; batch < listingRows/1000; batch++ {
+		in := make([]recon.TransactionInput, 1000)
+		for i := range in {
+			n := batch*1000 + i
+			in[i] = recon.TransactionInput{
+				BankAccountID:   env.account,
+				TransactionDate: day0.Add(time.Duration(n) * 15 * time.Second), // ~174 days
+				AmountIn:        int64(1+n%500) * 1000,
+				Content:         fmt.Sprintf("NGUYEN VAN A chuyen tien DH%06d", n%1_000_000),
+				ReferenceNumber: fmt.Sprintf("L-%d-%d", batch, i),
+			}
+		}
+		if _, err := recon.Ingest(context.Background(), env.db, env.companyID, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("%s: loaded %d transactions in %s", engine, listingRows, time.Since(start).Round(time.Second))
+	return env
+}
+
+func measureGets(b *testing.B, env *benchEnv, path string) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	var mu sync.Mutex
+	var lat []time.Duration
+	b.SetParallelism(4) // 4 × GOMAXPROCS clients
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var mine []time.Duration
+		for pb.Next() {
+			req, _ := http.NewRequest("GET", env.base+path, nil)
+			req.Header.Set("Authorization", "Bearer "+env.token)
+			t0 := time.Now()
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			mine = append(mine, time.Since(t0))
+			if resp.StatusCode != 200 {
+				b.Errorf("GET %s: %d", path, resp.StatusCode)
+				return
+			}
+		}
+		mu.Lock()
+		lat = append(lat, mine...)
+		mu.Unlock()
+	})
+	b.StopTimer()
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		if len(lat) == 0 {
+			return 0
+		}
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50_ms")
+	b.ReportMetric(pct(0.99), "p99_ms")
+	b.ReportMetric(float64(len(lat))/b.Elapsed().Seconds(), "req/s")
+}
