@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -47,7 +46,7 @@ func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []reco
 		if err != nil {
 			return err
 		}
-		stored, err := storedRefs(ctx, tx, in)
+		stored, err := db.storedRefs(ctx, tx, in)
 		if err != nil {
 			return err
 		}
@@ -96,8 +95,7 @@ func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []reco
 				if n > 0 {
 					sb.WriteByte(',')
 				}
-				p := len(args)
-				fmt.Fprintf(&sb, "($%d,$%d,$%d,$%d,$%d,$%d,$%d,$%d,$%d,$%d,$%d)", p+1, p+2, p+3, p+4, p+5, p+6, p+7, p+8, p+9, p+10, p+11)
+				sb.WriteString("(" + db.params(len(args)+1, 11) + ")")
 				args = append(args, companyID, t.BankAccountID, recon.WallClock(t.TransactionDate), t.AmountIn, t.AmountOut,
 					r.accumulated, t.Content, t.ReferenceNumber, nullString(codes[r.i]), nullString(t.SubAccount), now)
 			}
@@ -139,7 +137,7 @@ func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []reco
 		for n, r := range rows {
 			added[n] = r.i
 		}
-		if err := addDayCounts(ctx, tx, companyID, in, added); err != nil {
+		if err := db.addDayCounts(ctx, tx, companyID, in, added); err != nil {
 			return err
 		}
 		for _, r := range rows {
@@ -172,7 +170,7 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	args := []any{companyID}
-	q := `SELECT id, balance, balance_known FROM bank_accounts WHERE company_id = $1 AND id IN (` + placeholders(2, len(ids)) + `) ORDER BY id` + db.d.forUpdate()
+	q := `SELECT id, balance, balance_known FROM bank_accounts WHERE company_id = $1 AND id IN (` + db.params(2, len(ids)) + `) ORDER BY id` + db.d.forUpdate()
 	for _, id := range ids {
 		args = append(args, id)
 	}
@@ -207,7 +205,7 @@ type storedRef struct {
 }
 
 // storedRefs returns the batch's (account, reference) pairs already stored.
-func storedRefs(ctx context.Context, tx *sql.Tx, in []recon.TransactionInput) (map[accountKey]storedRef, error) {
+func (db *DB) storedRefs(ctx context.Context, tx *sql.Tx, in []recon.TransactionInput) (map[accountKey]storedRef, error) {
 	byAccount := map[int64][]string{}
 	for i := range in {
 		byAccount[in[i].BankAccountID] = append(byAccount[in[i].BankAccountID], in[i].ReferenceNumber)
@@ -223,7 +221,7 @@ func storedRefs(ctx context.Context, tx *sql.Tx, in []recon.TransactionInput) (m
 				args = append(args, r)
 			}
 			rows, err := tx.QueryContext(ctx, `SELECT id, reference_number, code FROM transactions
-				WHERE bank_account_id = $1 AND reference_number IN (`+placeholders(2, len(chunk))+`)`, args...)
+				WHERE bank_account_id = `+db.d.param(1)+` AND reference_number IN (`+db.params(2, len(chunk))+`)`, args...)
 			if err != nil {
 				return nil, internal(err, "find duplicate references")
 			}
@@ -261,7 +259,7 @@ func updateBalances(ctx context.Context, tx *sql.Tx, accounts map[int64]*account
 // dayNumber is the day of a wall-clock time, as counted in transaction_day_counts.
 func dayNumber(t time.Time) int64 { return recon.WallClock(t).Unix() / 86400 }
 
-func addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, idx []int) error {
+func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, idx []int) error {
 	type key struct{ account, day int64 }
 	counts := map[key]int64{}
 	for _, i := range idx {
@@ -290,8 +288,7 @@ func addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.T
 			if n > 0 {
 				sb.WriteByte(',')
 			}
-			p := len(args)
-			fmt.Fprintf(&sb, "($%d,$%d,$%d,$%d)", p+1, p+2, p+3, p+4)
+			sb.WriteString("(" + db.params(len(args)+1, 4) + ")")
 			args = append(args, companyID, k.account, k.day, counts[k])
 		}
 		sb.WriteString(` ON CONFLICT (company_id, bank_account_id, day) DO UPDATE SET n = transaction_day_counts.n + excluded.n`)
@@ -302,14 +299,14 @@ func addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.T
 	return nil
 }
 
-func placeholders(first, n int) string {
+// params returns n comma-separated placeholders numbered from first.
+func (db *DB) params(first, n int) string {
 	var sb strings.Builder
 	for k := 0; k < n; k++ {
 		if k > 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteByte('$')
-		sb.WriteString(strconv.Itoa(first + k))
+		sb.WriteString(db.d.param(first + k))
 	}
 	return sb.String()
 }

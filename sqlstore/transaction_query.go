@@ -152,7 +152,7 @@ func (db *DB) countByDays(ctx context.Context, companyID int64, accountIDs []int
 	q := `SELECT COALESCE(SUM(n), 0) FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3`
 	args := []any{companyID, fromDay, toDay}
 	if len(accountIDs) > 0 {
-		q += ` AND bank_account_id IN (` + placeholders(4, len(accountIDs)) + `)`
+		q += ` AND bank_account_id IN (` + db.params(4, len(accountIDs)) + `)`
 		for _, id := range accountIDs {
 			args = append(args, id)
 		}
