@@ -274,30 +274,13 @@ func (it *pushItem) toInput(field string, loc *time.Location) (recon.Transaction
 }
 
 func (h *Handler) pushTransactions(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	var body struct {
-		Transactions *[]json.RawMessage `json:"transactions"`
-	}
-	if err := web.DecodeJSON(r, &body); err != nil {
+	raw, err := web.ReadBody(r)
+	if err != nil {
 		return err
 	}
-	if body.Transactions == nil || len(*body.Transactions) == 0 {
-		return recon.FieldError("transactions", "transactions is required: an array of 1 to %d transactions", recon.MaxIngestBatch)
-	}
-	raw := *body.Transactions
-	if len(raw) > recon.MaxIngestBatch {
-		return recon.FieldError("transactions", "a batch holds at most %d transactions, not %d", recon.MaxIngestBatch, len(raw))
-	}
-	in := make([]recon.TransactionInput, len(raw))
-	for i, item := range raw {
-		field := fmt.Sprintf("transactions[%d]", i)
-		var it pushItem
-		if err := web.Unmarshal(item, &it); err != nil {
-			return recon.FieldError(field, "%s: %s", field, recon.ErrorMessage(err))
-		}
-		var err error
-		if in[i], err = it.toInput(field, h.location()); err != nil {
-			return err
-		}
+	in, err := h.decodePush(raw)
+	if err != nil {
+		return err
 	}
 	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, in)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
@@ -317,6 +300,50 @@ func (h *Handler) pushTransactions(w http.ResponseWriter, r *http.Request, c *re
 	}
 	web.WriteJSON(w, http.StatusOK, ok(data))
 	return nil
+}
+
+// decodePush reads the body of POST /api/v1/transactions. The whole body is
+// decoded in one pass; only when that fails is it decoded again item by item,
+// so that the error names the item at fault.
+func (h *Handler) decodePush(raw []byte) ([]recon.TransactionInput, error) {
+	var fast struct {
+		Transactions []pushItem `json:"transactions"`
+	}
+	var items []pushItem
+	if web.Unmarshal(raw, &fast) == nil && len(fast.Transactions) <= recon.MaxIngestBatch {
+		items = fast.Transactions
+	} else {
+		var body struct {
+			Transactions *[]json.RawMessage `json:"transactions"`
+		}
+		if err := web.Unmarshal(raw, &body); err != nil {
+			return nil, err
+		}
+		if body.Transactions == nil {
+			return nil, recon.FieldError("transactions", "transactions is required: an array of 1 to %d transactions", recon.MaxIngestBatch)
+		}
+		if n := len(*body.Transactions); n > recon.MaxIngestBatch {
+			return nil, recon.FieldError("transactions", "a batch holds at most %d transactions, not %d", recon.MaxIngestBatch, n)
+		}
+		items = make([]pushItem, len(*body.Transactions))
+		for i, item := range *body.Transactions {
+			if err := web.Unmarshal(item, &items[i]); err != nil {
+				field := fmt.Sprintf("transactions[%d]", i)
+				return nil, recon.FieldError(field, "%s: %s", field, recon.ErrorMessage(err))
+			}
+		}
+	}
+	if len(items) == 0 {
+		return nil, recon.FieldError("transactions", "transactions is required: an array of 1 to %d transactions", recon.MaxIngestBatch)
+	}
+	in := make([]recon.TransactionInput, len(items))
+	for i := range items {
+		var err error
+		if in[i], err = items[i].toInput(fmt.Sprintf("transactions[%d]", i), h.location()); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
 }
 
 func (h *Handler) location() *time.Location {

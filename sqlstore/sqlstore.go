@@ -18,6 +18,8 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"io"
 	"strings"
 	"time"
@@ -75,7 +77,16 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		db.db, err = sql.Open("sqlite", sqliteDSN(target))
 	case EnginePostgres:
 		db.d = postgresDialect{}
-		db.db, err = sql.Open("pgx", target)
+		var cfg *pgx.ConnConfig
+		if cfg, err = pgx.ParseConfig(target); err == nil {
+			// Tenant-filtered queries over skewed data (one company may hold
+			// millions of rows, another ten) plan badly as generic plans, which
+			// PostgreSQL switches to after five runs of a prepared statement.
+			if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
+				cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+			}
+			db.db = stdlib.OpenDB(*cfg)
+		}
 	}
 	if err != nil {
 		return nil, &recon.Error{Code: recon.EINVALID, Message: "cannot open the " + engine + " database", Err: err}

@@ -28,127 +28,70 @@ type accountState struct {
 
 // IngestTransactions implements recon.TransactionStore. Within one database
 // transaction it locks the batch's bank accounts (in id order, so batches
-// never deadlock), looks up the references already stored, computes each new
-// row's balance in batch order, inserts the new rows with multi-row INSERTs,
-// and updates the accounts' balances, the day counts and the discontinuities.
-// Because every writer of an account holds its lock, a reference is never
-// stored twice; the unique index is the last guard.
+// never deadlock), computes each new row's balance in batch order, inserts
+// the rows, and updates the accounts' balances, the day counts and the
+// discontinuities.
+//
+// Duplicates are rare (a feed retrying a batch), so the insert is optimistic:
+// it assumes no reference is stored yet and inserts with ON CONFLICT DO
+// NOTHING inside a savepoint. Should any row be missing from what the insert
+// returns, the savepoint is rolled back, the stored references are looked up
+// and the batch is planned and inserted again, duplicates left out so that
+// they move no balance. Because every writer of an account holds its lock,
+// the second insert meets no conflict, and no reference is ever stored twice.
 func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
 	if len(codes) != len(in) {
 		return nil, fmt.Errorf("sqlstore: %d codes for %d transactions", len(codes), len(in))
 	}
-	results := make([]recon.IngestResult, len(in))
 	if len(in) == 0 {
-		return results, nil
+		return []recon.IngestResult{}, nil
 	}
+	var results []recon.IngestResult
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		accounts, err := db.lockAccounts(ctx, tx, companyID, in)
 		if err != nil {
 			return err
 		}
-		stored, err := db.storedRefs(ctx, tx, in)
+		now := db.now()
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT ingest`); err != nil {
+			return internal(err, "savepoint")
+		}
+		p := planIngest(in, codes, accounts, nil)
+		ids, err := db.insertTransactions(ctx, tx, companyID, p.rows, now)
 		if err != nil {
 			return err
 		}
-		now := db.now()
-		type newRow struct {
-			i           int
-			accumulated int64
-			reported    *int64
-			expected    int64
-		}
-		var rows []newRow
-		firstInBatch := map[accountKey]int{}
-		for i := range in {
-			t := &in[i]
-			k := accountKey{t.BankAccountID, t.ReferenceNumber}
-			if r, ok := stored[k]; ok {
-				results[i] = recon.IngestResult{ID: r.ID, Code: r.Code, Duplicate: true}
-				continue
+		if len(ids) < len(p.rows) {
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT ingest`); err != nil {
+				return internal(err, "rollback to savepoint")
 			}
-			if j, ok := firstInBatch[k]; ok {
-				results[i] = recon.IngestResult{ID: -1 - int64(j), Duplicate: true} // resolved after insert
-				continue
-			}
-			firstInBatch[k] = i
-			a := accounts[t.BankAccountID]
-			expected := a.balance + t.AmountIn - t.AmountOut
-			row := newRow{i: i, accumulated: expected, expected: expected}
-			if t.Accumulated != nil {
-				row.accumulated = *t.Accumulated
-				if a.known && *t.Accumulated != expected {
-					row.reported = t.Accumulated
-				}
-			}
-			a.balance, a.known, a.changed = row.accumulated, true, true
-			rows = append(rows, row)
-		}
-		// Insert the new rows.
-		ids := map[accountKey]int64{}
-		for start := 0; start < len(rows); start += insertChunk {
-			chunk := rows[start:min(start+insertChunk, len(rows))]
-			var sb strings.Builder
-			sb.WriteString(`INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at) VALUES `)
-			args := make([]any, 0, len(chunk)*11)
-			for n, r := range chunk {
-				t := &in[r.i]
-				if n > 0 {
-					sb.WriteByte(',')
-				}
-				sb.WriteString("(" + db.params(len(args)+1, 11) + ")")
-				args = append(args, companyID, t.BankAccountID, recon.WallClock(t.TransactionDate), t.AmountIn, t.AmountOut,
-					r.accumulated, t.Content, t.ReferenceNumber, nullString(codes[r.i]), nullString(t.SubAccount), now)
-			}
-			sb.WriteString(` RETURNING id, bank_account_id, reference_number`)
-			res, err := tx.QueryContext(ctx, sb.String(), args...)
+			stored, err := db.storedRefs(ctx, tx, in)
 			if err != nil {
-				if db.d.violation(err) == uniqueViolation {
-					return conflict(err, "a transaction of this batch was stored concurrently; retry the batch")
-				}
-				return internal(err, "insert transactions")
+				return err
 			}
-			for res.Next() {
-				var id int64
-				var k accountKey
-				if err := res.Scan(&id, &k.account, &k.ref); err != nil {
-					res.Close()
-					return internal(err, "insert transactions")
-				}
-				ids[k] = id
+			p = planIngest(in, codes, accounts, stored)
+			if ids, err = db.insertTransactions(ctx, tx, companyID, p.rows, now); err != nil {
+				return err
 			}
-			if err := res.Close(); err != nil {
-				return internal(err, "insert transactions")
+			if len(ids) < len(p.rows) {
+				return conflict(nil, "a transaction of this batch was stored concurrently; retry the batch")
 			}
 		}
-		for _, r := range rows {
-			t := &in[r.i]
-			results[r.i] = recon.IngestResult{ID: ids[accountKey{t.BankAccountID, t.ReferenceNumber}], Code: codes[r.i]}
-		}
-		for i := range results {
-			if results[i].ID < 0 {
-				results[i] = results[-1-results[i].ID]
-				results[i].Duplicate = true
-			}
-		}
-		if err := updateBalances(ctx, tx, accounts); err != nil {
+		results = p.results(ids)
+		if err := updateBalances(ctx, tx, p.accounts); err != nil {
 			return err
 		}
-		added := make([]int, len(rows))
-		for n, r := range rows {
-			added[n] = r.i
-		}
-		if err := db.addDayCounts(ctx, tx, companyID, in, added); err != nil {
+		if err := db.addDayCounts(ctx, tx, companyID, p.rows); err != nil {
 			return err
 		}
-		for _, r := range rows {
+		for _, r := range p.rows {
 			if r.reported == nil {
 				continue
 			}
-			t := &in[r.i]
 			if _, err := tx.ExecContext(ctx, `
 				INSERT INTO balance_discontinuities (company_id, bank_account_id, transaction_id, expected, reported, created_at)
 				VALUES ($1, $2, $3, $4, $5, $6)`,
-				companyID, t.BankAccountID, results[r.i].ID, r.expected, *r.reported, now); err != nil {
+				companyID, r.BankAccountID, ids[r.key()], r.expected, *r.reported, now); err != nil {
 				return internal(err, "record balance discontinuity")
 			}
 		}
@@ -160,8 +103,155 @@ func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []reco
 	return results, nil
 }
 
-// lockAccounts locks and reads the batch's bank accounts, which must all
-// belong to the company.
+// ingestPlan is what a batch will store: the new rows with their balances,
+// and for every input either its new row or the stored row it duplicates.
+type ingestPlan struct {
+	in       []recon.TransactionInput
+	codes    []string
+	rows     []insertRow
+	accounts map[int64]*accountState
+	// dupOf[i] is the stored row input i duplicates, or nil.
+	dupOf map[int]storedRef
+}
+
+// planIngest computes the rows to insert, in batch order: a reference in
+// stored, or earlier in the batch, is a duplicate; every other row moves its
+// account's running balance. accounts is not changed: the plan works on a copy.
+func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]*accountState, stored map[accountKey]storedRef) *ingestPlan {
+	p := &ingestPlan{in: in, codes: codes, accounts: make(map[int64]*accountState, len(accounts)), dupOf: map[int]storedRef{}}
+	for id, a := range accounts {
+		c := *a
+		p.accounts[id] = &c
+	}
+	seen := make(map[accountKey]bool, len(in))
+	for i := range in {
+		t := &in[i]
+		k := accountKey{t.BankAccountID, t.ReferenceNumber}
+		if r, ok := stored[k]; ok {
+			p.dupOf[i] = r
+			continue
+		}
+		if seen[k] {
+			continue // a duplicate of an earlier row of the batch
+		}
+		seen[k] = true
+		a := p.accounts[t.BankAccountID]
+		row := insertRow{TransactionInput: t, code: codes[i]}
+		row.expected = a.balance + t.AmountIn - t.AmountOut
+		row.accumulated = row.expected
+		if t.Accumulated != nil {
+			row.accumulated = *t.Accumulated
+			if a.known && *t.Accumulated != row.expected {
+				row.reported = t.Accumulated
+			}
+		}
+		a.balance, a.known, a.changed = row.accumulated, true, true
+		p.rows = append(p.rows, row)
+	}
+	return p
+}
+
+// results reports each input: a new row, a stored duplicate, or a duplicate
+// of an earlier row of the batch (the first with its reference).
+func (p *ingestPlan) results(ids map[accountKey]int64) []recon.IngestResult {
+	out := make([]recon.IngestResult, len(p.in))
+	first := make(map[accountKey]int, len(p.in))
+	for i := range p.in {
+		k := accountKey{p.in[i].BankAccountID, p.in[i].ReferenceNumber}
+		if r, ok := p.dupOf[i]; ok {
+			out[i] = recon.IngestResult{ID: r.ID, Code: r.Code, Duplicate: true}
+		} else if j, ok := first[k]; ok {
+			out[i] = recon.IngestResult{ID: out[j].ID, Code: out[j].Code, Duplicate: true}
+		} else {
+			first[k] = i
+			out[i] = recon.IngestResult{ID: ids[k], Code: p.codes[i]}
+		}
+	}
+	return out
+}
+
+// insertRow is a transaction to insert, with its code and balance.
+type insertRow struct {
+	*recon.TransactionInput
+	code        string
+	accumulated int64
+	// expected is the previous balance plus the amounts; reported is the
+	// feed's balance when it differs from expected (a discontinuity).
+	expected int64
+	reported *int64
+}
+
+func (r *insertRow) key() accountKey { return accountKey{r.BankAccountID, r.ReferenceNumber} }
+
+const insertTransactionColumns = `INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at) `
+
+// insertTransactions inserts the rows, skipping any whose reference is
+// already stored, and returns the ids of those it inserted. On PostgreSQL
+// one INSERT ... SELECT FROM unnest(arrays) takes the whole batch in eleven
+// parameters; SQLite takes multi-row VALUES.
+func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
+	ids := make(map[accountKey]int64, len(rows))
+	collect := func(res *sql.Rows, err error) error {
+		if err != nil {
+			return internal(err, "insert transactions")
+		}
+		defer res.Close()
+		for res.Next() {
+			var id int64
+			var k accountKey
+			if err := res.Scan(&id, &k.account, &k.ref); err != nil {
+				return internal(err, "insert transactions")
+			}
+			ids[k] = id
+		}
+		if err := res.Err(); err != nil {
+			return internal(err, "insert transactions")
+		}
+		return nil
+	}
+	if db.Engine() == EnginePostgres {
+		n := len(rows)
+		accounts, dates, ins, outs, accs := make([]int64, n), make([]time.Time, n), make([]int64, n), make([]int64, n), make([]int64, n)
+		contents, refs, codes, subs := make([]string, n), make([]string, n), make([]*string, n), make([]*string, n)
+		for i, r := range rows {
+			accounts[i], dates[i], ins[i], outs[i], accs[i] = r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut, r.accumulated
+			contents[i], refs[i] = r.Content, r.ReferenceNumber
+			if r.code != "" {
+				codes[i] = &rows[i].code
+			}
+			if r.SubAccount != "" {
+				subs[i] = &r.SubAccount
+			}
+		}
+		return ids, collect(tx.QueryContext(ctx, insertTransactionColumns+`
+			SELECT $1, a, d, i, o, acc, c, r, code, sub, $2
+			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[])
+			     AS u(a, d, i, o, acc, c, r, code, sub)
+			ON CONFLICT (bank_account_id, reference_number) DO NOTHING
+			RETURNING id, bank_account_id, reference_number`,
+			companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs))
+	}
+	for start := 0; start < len(rows); start += insertChunk {
+		chunk := rows[start:min(start+insertChunk, len(rows))]
+		var sb strings.Builder
+		sb.WriteString(insertTransactionColumns + `VALUES `)
+		args := make([]any, 0, len(chunk)*11)
+		for n, r := range chunk {
+			if n > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString("(" + db.params(len(args)+1, 11) + ")")
+			args = append(args, companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut,
+				r.accumulated, r.Content, r.ReferenceNumber, nullString(r.code), nullString(r.SubAccount), now)
+		}
+		sb.WriteString(` ON CONFLICT (bank_account_id, reference_number) DO NOTHING RETURNING id, bank_account_id, reference_number`)
+		if err := collect(tx.QueryContext(ctx, sb.String(), args...)); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
 func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput) (map[int64]*accountState, error) {
 	var ids []int64
 	for i := range in {
@@ -259,11 +349,11 @@ func updateBalances(ctx context.Context, tx *sql.Tx, accounts map[int64]*account
 // dayNumber is the day of a wall-clock time, as counted in transaction_day_counts.
 func dayNumber(t time.Time) int64 { return recon.WallClock(t).Unix() / 86400 }
 
-func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, idx []int) error {
+func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow) error {
 	type key struct{ account, day int64 }
 	counts := map[key]int64{}
-	for _, i := range idx {
-		counts[key{in[i].BankAccountID, dayNumber(in[i].TransactionDate)}]++
+	for _, r := range rows {
+		counts[key{r.BankAccountID, dayNumber(r.TransactionDate)}]++
 	}
 	if len(counts) == 0 {
 		return nil

@@ -40,6 +40,18 @@ func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.Transac
 		}
 		accountIDs = []int64{f.BankAccountID}
 	}
+	if f.ReferenceNumber != "" && accountIDs == nil {
+		// The unique (bank_account_id, reference_number) index serves the
+		// reference filter, one seek per account of the company.
+		ids, err := db.accountIDsByNumber(ctx, companyID, "")
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(ids) == 0 {
+			return []*recon.Transaction{}, 0, nil
+		}
+		accountIDs = ids
+	}
 	if len(accountIDs) == 1 {
 		where = append(where, "t.bank_account_id = "+arg(accountIDs[0]))
 	} else if len(accountIDs) > 1 {
@@ -74,6 +86,10 @@ func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.Transac
 		where = append(where, "t.amount_in = "+arg(*f.AmountIn))
 	}
 	if f.AmountOut != nil {
+		if f.AmountIn == nil {
+			// Exactly one amount is positive: this lets transactions_company_amounts serve the filter.
+			where = append(where, "t.amount_in = 0")
+		}
 		where = append(where, "t.amount_out = "+arg(*f.AmountOut))
 	}
 	cond := strings.Join(where, " AND ")
@@ -131,8 +147,10 @@ func containsID(ids []int64, id int64) bool {
 	return false
 }
 
+// accountIDsByNumber returns the ids of the company's accounts with the
+// number, or of all its accounts when number is "".
 func (db *DB) accountIDsByNumber(ctx context.Context, companyID int64, number string) ([]int64, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id FROM bank_accounts WHERE company_id = $1 AND account_number = $2 ORDER BY id`, companyID, number)
+	rows, err := db.db.QueryContext(ctx, `SELECT id FROM bank_accounts WHERE company_id = $1 AND ($2 = '' OR account_number = $2) ORDER BY id`, companyID, number)
 	if err != nil {
 		return nil, internal(err, "find bank accounts")
 	}
