@@ -82,12 +82,18 @@ func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.Transac
 	if f.ReferenceNumber != "" {
 		where = append(where, "t.reference_number = "+arg(f.ReferenceNumber))
 	}
+	// Exactly one of a transaction's amounts is positive, so a positive
+	// amount_in implies amount_out = 0 and the reverse: saying so lets
+	// transactions_company_amounts serve the filter with rows already in
+	// date order. (A filter on 0 implies nothing and gets no such term.)
 	if f.AmountIn != nil {
 		where = append(where, "t.amount_in = "+arg(*f.AmountIn))
+		if *f.AmountIn > 0 && f.AmountOut == nil {
+			where = append(where, "t.amount_out = 0")
+		}
 	}
 	if f.AmountOut != nil {
-		if f.AmountIn == nil {
-			// Exactly one amount is positive: this lets transactions_company_amounts serve the filter.
+		if *f.AmountOut > 0 && f.AmountIn == nil {
 			where = append(where, "t.amount_in = 0")
 		}
 		where = append(where, "t.amount_out = "+arg(*f.AmountOut))
@@ -109,13 +115,17 @@ func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.Transac
 		return []*recon.Transaction{}, total, nil
 	}
 	limit, off := arg(f.Limit), arg(offset)
+	// A deferred join: the page's ids come from the index alone (every
+	// listing index ends in transaction_date, id), and only those 20 rows
+	// are read in full, however deep the page.
 	rows, err := db.db.QueryContext(ctx, `
 		SELECT t.id, t.company_id, t.bank_account_id, b.bank_name, b.account_number, t.transaction_date,
 		       t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at
-		FROM transactions t JOIN bank_accounts b ON b.id = t.bank_account_id
-		WHERE `+cond+`
-		ORDER BY t.transaction_date DESC, t.id DESC
-		LIMIT `+limit+` OFFSET `+off, args...)
+		FROM (SELECT t.id FROM transactions t WHERE `+cond+`
+		      ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+limit+` OFFSET `+off+`) page
+		JOIN transactions t ON t.id = page.id
+		JOIN bank_accounts b ON b.id = t.bank_account_id
+		ORDER BY t.transaction_date DESC, t.id DESC`, args...)
 	if err != nil {
 		return nil, 0, internal(err, "list transactions")
 	}

@@ -118,7 +118,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	go sweepTokens(ctx, db, log)
+	go maintain(ctx, db, log)
 	log.Info("recon listening", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "database", db.Engine(), "mode", mode)
 
 	select {
@@ -139,9 +139,11 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	return nil
 }
 
-// sweepTokens deletes, every hour until ctx ends, the token sessions that
-// expired more than a day ago. Every node may run it: the DELETE is idempotent.
-func sweepTokens(ctx context.Context, db *sqlstore.DB, log *slog.Logger) {
+// maintain runs, at start and every hour until ctx ends, the database's
+// housekeeping: it deletes the token sessions that expired more than a day
+// ago and refreshes the planner's statistics. Every node may run it: both are
+// idempotent.
+func maintain(ctx context.Context, db *sqlstore.DB, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -150,6 +152,9 @@ func sweepTokens(ctx context.Context, db *sqlstore.DB, log *slog.Logger) {
 			log.Warn("deleting expired tokens", "err", err)
 		} else if n > 0 {
 			log.Info("deleted expired tokens", "count", n)
+		}
+		if err := db.Optimize(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("refreshing planner statistics", "err", err)
 		}
 		select {
 		case <-ctx.Done():
