@@ -11,6 +11,7 @@ import (
 
 	"recon"
 	"recon/oauth"
+	"recon/sqlstore"
 )
 
 func newMigrateCmd(a *app) *cobra.Command {
@@ -19,13 +20,10 @@ func newMigrateCmd(a *app) *cobra.Command {
 		Short: "Bring the database schema up to date (serve does this at start too)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			fmt.Fprintf(a.stdout, "database (%s) is up to date\n", db.Engine())
-			return nil
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				fmt.Fprintf(a.stdout, "database (%s) is up to date\n", db.Engine())
+				return nil
+			})
 		},
 	}
 }
@@ -50,15 +48,12 @@ func newCompanyCmd(a *app) *cobra.Command {
 			if err := c.Validate(); err != nil {
 				return describe(err)
 			}
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := db.CreateCompany(cmd.Context(), &c); err != nil {
-				return describe(err)
-			}
-			return a.print(map[string]any{"id": c.ID}, "created company %d (%s)", c.ID, c.ShortName)
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				if err := db.CreateCompany(cmd.Context(), &c); err != nil {
+					return err
+				}
+				return a.print(map[string]any{"id": c.ID}, "created company %d (%s)", c.ID, c.ShortName)
+			})
 		},
 	}
 	f := create.Flags()
@@ -105,15 +100,12 @@ func newUserCmd(a *app) *cobra.Command {
 				}
 				u.PasswordHash = h
 			}
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := db.CreateUser(cmd.Context(), &u); err != nil {
-				return describe(err)
-			}
-			return a.print(map[string]any{"id": u.ID}, "created user %d (%s, %s) in company %d", u.ID, u.Email, u.Role, u.CompanyID)
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				if err := db.CreateUser(cmd.Context(), &u); err != nil {
+					return err
+				}
+				return a.print(map[string]any{"id": u.ID}, "created user %d (%s, %s) in company %d", u.ID, u.Email, u.Role, u.CompanyID)
+			})
 		},
 	}
 	f := create.Flags()
@@ -158,19 +150,16 @@ stored only as a hash: keep it.`,
 				}
 				secret, c.SecretHash = s, h
 			}
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := db.CreateClient(cmd.Context(), &c); err != nil {
-				return describe(err)
-			}
-			out := map[string]any{"client_id": c.ID, "client_secret": secret}
-			if public {
-				return a.print(out, "client_id:     %s\n(public client: no secret, PKCE only)", c.ID)
-			}
-			return a.print(out, "client_id:     %s\nclient_secret: %s\n(the secret is shown only now)", c.ID, secret)
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				if err := db.CreateClient(cmd.Context(), &c); err != nil {
+					return err
+				}
+				out := map[string]any{"client_id": c.ID, "client_secret": secret}
+				if public {
+					return a.print(out, "client_id:     %s\n(public client: no secret, PKCE only)", c.ID)
+				}
+				return a.print(out, "client_id:     %s\nclient_secret: %s\n(the secret is shown only now)", c.ID, secret)
+			})
 		},
 	}
 	f := create.Flags()
@@ -208,26 +197,23 @@ exactly like one the authorization flow issues.`,
 		Example: `  recon token issue --client rc_0123 --user admin@abc.vn --scopes "company transaction:read" --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			srv, err := newOAuthServer(cmd.Context(), db, "http://localhost", nil)
-			if err != nil {
-				return err
-			}
-			token, expiresIn, err := srv.IssueToken(cmd.Context(), clientID, email, strings.Fields(scopes), ttl)
-			if err != nil {
-				return describe(err)
-			}
-			return a.print(map[string]any{"access_token": token, "token_type": "Bearer", "expires_in": int64(expiresIn.Seconds())},
-				"%s\n(expires in %s)", token, expiresIn)
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				srv, err := newOAuthServer(cmd.Context(), db, "http://localhost", nil)
+				if err != nil {
+					return err
+				}
+				token, expiresIn, err := srv.IssueToken(cmd.Context(), clientID, email, strings.Fields(scopes), ttl)
+				if err != nil {
+					return err
+				}
+				return a.print(map[string]any{"access_token": token, "token_type": "Bearer", "expires_in": int64(expiresIn.Seconds())},
+					"%s\n(expires in %s)", token, expiresIn)
+			})
 		},
 	}
 	f := issue.Flags()
 	f.StringVar(&clientID, "client", "", "client id (required)")
-	f.StringVar(&email, "user", "", "e-mail of a user of the client's company (required)")
+	f.StringVar(&email, "user", "", `e-mail of a user of the client's company (required; "" issues a token with no user, like client credentials)`)
 	f.StringVar(&scopes, "scopes", "", "scopes, space-separated; a subset of the client's (required)")
 	f.DurationVar(&ttl, "ttl", time.Hour, "token lifetime")
 	for _, n := range []string{"client", "user", "scopes"} {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"recon/sqlstore"
 	"recon/statement"
 )
 
@@ -59,26 +60,23 @@ so importing a file twice is safe. A progress bar is drawn on a terminal.`,
 			if term, ok := a.stderr.(*os.File); ok && isTerminal(term) && info.Size() > 1<<20 {
 				opts.Progress = progressBar(a.stderr, info.Size())
 			}
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			rep, err := statement.Import(cmd.Context(), db, companyID, accountID, br, fmtName, opts, skipInvalid)
-			if opts.Progress != nil {
-				fmt.Fprintln(a.stderr)
-			}
-			if err != nil {
-				return describe(err)
-			}
-			skipped := make([]map[string]any, len(rep.Skipped))
-			var text strings.Builder
-			fmt.Fprintf(&text, "%s: %d imported, %d duplicates, %d skipped", rep.Format, rep.Imported, rep.Duplicates, len(rep.Skipped))
-			for i, s := range rep.Skipped {
-				skipped[i] = map[string]any{"row": s.Row, "error": s.Error()}
-				fmt.Fprintf(&text, "\n  %s", s.Error())
-			}
-			return a.print(map[string]any{"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": skipped}, "%s", text.String())
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				rep, err := statement.Import(cmd.Context(), db, companyID, accountID, br, fmtName, opts, skipInvalid)
+				if opts.Progress != nil {
+					fmt.Fprintln(a.stderr)
+				}
+				if err != nil {
+					return err
+				}
+				skipped := make([]map[string]any, len(rep.Skipped))
+				var text strings.Builder
+				fmt.Fprintf(&text, "%s: %d imported, %d duplicates, %d skipped", rep.Format, rep.Imported, rep.Duplicates, len(rep.Skipped))
+				for i, s := range rep.Skipped {
+					skipped[i] = map[string]any{"row": s.Row, "error": s.Error()}
+					fmt.Fprintf(&text, "\n  %s", s.Error())
+				}
+				return a.print(map[string]any{"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": skipped}, "%s", text.String())
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -150,6 +150,17 @@ func (a *app) openStore(ctx context.Context) (*sqlstore.DB, error) {
 	return db, nil
 }
 
+// withStore opens the configured database (migrated), runs fn and closes it.
+// A domain error fn returns becomes a one-line CLI message.
+func (a *app) withStore(ctx context.Context, fn func(db *sqlstore.DB) error) error {
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return describe(fn(db))
+}
+
 // print writes v as indented JSON with --json, else the text line.
 func (a *app) print(v any, text string, args ...any) error {
 	if a.jsonOut {

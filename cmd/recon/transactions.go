@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"recon"
+	"recon/sqlstore"
 )
 
 func newBankAccountCmd(a *app) *cobra.Command {
@@ -24,15 +25,12 @@ func newBankAccountCmd(a *app) *cobra.Command {
 			if err := b.Validate(); err != nil {
 				return describe(err)
 			}
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := db.CreateBankAccount(cmd.Context(), &b); err != nil {
-				return describe(err)
-			}
-			return a.print(map[string]any{"id": b.ID}, "created bank account %d (%s %s) in company %d", b.ID, b.BankName, b.AccountNumber, b.CompanyID)
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				if err := db.CreateBankAccount(cmd.Context(), &b); err != nil {
+					return err
+				}
+				return a.print(map[string]any{"id": b.ID}, "created bank account %d (%s %s) in company %d", b.ID, b.BankName, b.AccountNumber, b.CompanyID)
+			})
 		},
 	}
 	f := create.Flags()
@@ -52,26 +50,23 @@ func newBankAccountCmd(a *app) *cobra.Command {
 		Short: "List a company's bank accounts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			accounts, err := db.BankAccounts(cmd.Context(), companyID)
-			if err != nil {
-				return describe(err)
-			}
-			if a.jsonOut {
-				out := make([]map[string]any, len(accounts))
-				for i, b := range accounts {
-					out[i] = map[string]any{"id": b.ID, "bank": b.BankName, "number": b.AccountNumber, "holder": b.HolderName, "sub_accounts": b.SubAccounts}
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				accounts, err := db.BankAccounts(cmd.Context(), companyID)
+				if err != nil {
+					return err
 				}
-				return a.print(out, "")
-			}
-			for _, b := range accounts {
-				fmt.Fprintf(a.stdout, "%d\t%s\t%s\t%s\t%s\n", b.ID, b.BankName, b.AccountNumber, b.HolderName, strings.Join(b.SubAccounts, " "))
-			}
-			return nil
+				if a.jsonOut {
+					out := make([]map[string]any, len(accounts))
+					for i, b := range accounts {
+						out[i] = map[string]any{"id": b.ID, "bank": b.BankName, "number": b.AccountNumber, "holder": b.HolderName, "sub_accounts": b.SubAccounts}
+					}
+					return a.print(out, "")
+				}
+				for _, b := range accounts {
+					fmt.Fprintf(a.stdout, "%d\t%s\t%s\t%s\t%s\n", b.ID, b.BankName, b.AccountNumber, b.HolderName, strings.Join(b.SubAccounts, " "))
+				}
+				return nil
+			})
 		},
 	}
 	list.Flags().Int64Var(&companyID, "company", 0, "company id (required)")
@@ -103,29 +98,26 @@ extraction, duplicate check, running balance). Meant for sandbox and test setups
 			if err != nil {
 				return err
 			}
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			acct, err := db.BankAccountByID(cmd.Context(), accountID)
-			if err != nil {
-				return describe(err)
-			}
-			if ref == "" {
-				ref = newSimulatedReference()
-			}
-			in := []recon.TransactionInput{{
-				BankAccountID: acct.ID, TransactionDate: time.Now().In(loc), AmountIn: amount,
-				Content: content, ReferenceNumber: ref, SubAccount: sub,
-			}}
-			res, err := recon.Ingest(cmd.Context(), db, acct.CompanyID, in)
-			if err != nil {
-				return describe(err)
-			}
-			r := res[0]
-			return a.print(map[string]any{"id": r.ID, "code": nullable(r.Code), "duplicate": r.Duplicate, "reference_number": ref},
-				"transaction %d (reference %s) code %q duplicate %v", r.ID, ref, r.Code, r.Duplicate)
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				acct, err := db.BankAccountByID(cmd.Context(), accountID)
+				if err != nil {
+					return err
+				}
+				if ref == "" {
+					ref = newSimulatedReference()
+				}
+				in := []recon.TransactionInput{{
+					BankAccountID: acct.ID, TransactionDate: time.Now().In(loc), AmountIn: amount,
+					Content: content, ReferenceNumber: ref, SubAccount: sub,
+				}}
+				res, err := recon.Ingest(cmd.Context(), db, acct.CompanyID, in)
+				if err != nil {
+					return err
+				}
+				r := res[0]
+				return a.print(map[string]any{"id": r.ID, "code": nullable(r.Code), "duplicate": r.Duplicate, "reference_number": ref},
+					"transaction %d (reference %s) code %q duplicate %v", r.ID, ref, r.Code, r.Duplicate)
+			})
 		},
 	}
 	f := transfer.Flags()
@@ -178,21 +170,18 @@ with the formats and paycode setting in force now.`,
 				}
 				fromDate = d
 			}
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			co, err := db.Company(cmd.Context(), companyID)
-			if err != nil {
-				return describe(err)
-			}
-			ext := recon.CompanyExtractor(&co.Config)
-			n, err := db.RecodeTransactions(cmd.Context(), companyID, fromDate, ext.Extract)
-			if err != nil {
-				return describe(err)
-			}
-			return a.print(map[string]any{"changed": n}, "%d transaction codes changed", n)
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				co, err := db.Company(cmd.Context(), companyID)
+				if err != nil {
+					return err
+				}
+				ext := recon.CompanyExtractor(&co.Config)
+				n, err := db.RecodeTransactions(cmd.Context(), companyID, fromDate, ext.Extract)
+				if err != nil {
+					return err
+				}
+				return a.print(map[string]any{"changed": n}, "%d transaction codes changed", n)
+			})
 		},
 	}
 	recode.Flags().Int64Var(&companyID, "company", 0, "company id (required)")
