@@ -57,7 +57,10 @@ const sqliteBusyTimeout = 10 * time.Second
 //   - temp_store=MEMORY keeps statement journals (written by every multi-row
 //     INSERT into a table with unique indexes) off the disk;
 //   - cache_size=64 MiB per connection keeps the hot index pages of a large
-//     transactions table in memory.
+//     transactions table in memory;
+//   - wal_autocheckpoint=10000 pages (40 MiB of WAL) checkpoints a tenth as
+//     often as the default, so a hot index page is copied back once for many
+//     batches that changed it.
 //
 // _txlock=immediate makes BEGIN take the write lock at once: a deferred
 // transaction that reads and then writes cannot wait for the lock (SQLite
@@ -75,6 +78,7 @@ func sqliteDSN(path string) string {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "wal_autocheckpoint(10000)")
 	q.Set("_txlock", "immediate")
 	q.Set("_time_integer_format", "unix_micro")
 	q.Set("_inttotime", "1")

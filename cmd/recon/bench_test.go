@@ -58,16 +58,31 @@ func benchServer(b *testing.B, engine string) *benchEnv {
 	return &benchEnv{base: base, token: token, account: accounts[0], accounts: accounts, companyID: companyID, db: db}
 }
 
-// batchBody renders a push of n transactions with references prefix-0..n-1.
-func batchBody(account int64, prefix string, n int) []byte {
+// benchDate is the date of a benchmark's seq-th transaction: a feed's
+// transactions arrive in time order, a few seconds apart.
+func benchDate(seq int) time.Time {
+	return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(seq) * 3 * time.Second)
+}
+
+// benchRow is a raw row with the values batchBody gives the seq-th transaction.
+func benchRow(company, account int64, seq, i int, now time.Time) []any {
+	code := fmt.Sprintf("DH%06d", i)
+	return []any{company, account, benchDate(seq), int64(10000 + i*1000), int64(0), int64(seq),
+		"NGUYEN VAN A chuyen tien " + code + " thanh toan don hang", fmt.Sprintf("R%d", seq), code, nil, now}
+}
+
+// batchBody renders a push of 1000 transactions, the batch-th of the
+// account: amounts and codes vary, dates follow on from the previous batch.
+func batchBody(account int64, batch int) []byte {
 	var buf bytes.Buffer
 	buf.WriteString(`{"transactions":[`)
-	for i := range n {
+	for i := range 1000 {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		fmt.Fprintf(&buf, `{"bank_account_id":%d,"transaction_date":"2026-03-%02d %02d:%02d:00","amount_in":%d,"transaction_content":"NGUYEN VAN A chuyen tien DH%06d thanh toan don hang","reference_number":"%s-%d"}`,
-			account, 1+i%28, i%24, i%60, 10000+i*1000, i, prefix, i)
+		seq := batch*1000 + i
+		fmt.Fprintf(&buf, `{"bank_account_id":%d,"transaction_date":"%s","amount_in":%d,"transaction_content":"NGUYEN VAN A chuyen tien DH%06d thanh toan don hang","reference_number":"R%d"}`,
+			account, benchDate(seq).Format(recon.DateTimeLayout), 10000+i*1000, i, seq)
 	}
 	buf.WriteString(`]}`)
 	return buf.Bytes()
@@ -87,7 +102,7 @@ func BenchmarkIngestHTTP(b *testing.B) {
 			bodies := make([][][]byte, len(env.accounts))
 			for a, account := range env.accounts {
 				for n := range b.N {
-					bodies[a] = append(bodies[a], batchBody(account, fmt.Sprintf("B%d", n), 1000))
+					bodies[a] = append(bodies[a], batchBody(account, n))
 				}
 			}
 			var clients atomic.Int64
@@ -158,8 +173,7 @@ func BenchmarkRawInsert(b *testing.B) {
 						}
 						sb.WriteString("(?,?,?,?,?,?,?,?,?,?,?)") // anonymous, as sqlstore does
 						seq++
-						args = append(args, co.ID, acct.ID, now, int64(10000+i), int64(0), int64(seq), "NGUYEN VAN A chuyen tien DH123456 thanh toan don hang",
-							fmt.Sprintf("R%d", seq), "DH123456", nil, now)
+						args = append(args, benchRow(co.ID, acct.ID, seq, chunk*sqliteRowsPer+i, now)...)
 					}
 					if _, err := tx.Exec(sb.String(), args...); err != nil {
 						b.Fatal(err)
@@ -187,8 +201,7 @@ func copyRows(b *testing.B, db *sqlstore.DB, company, account int64, now time.Ti
 	rows := make([][]any, 1000)
 	for i := range rows {
 		seq++
-		rows[i] = []any{company, account, now, int64(10000 + i), int64(0), int64(seq), "NGUYEN VAN A chuyen tien DH123456 thanh toan don hang",
-			fmt.Sprintf("R%d", seq), "DH123456", nil, now}
+		rows[i] = benchRow(company, account, seq, i, now)
 	}
 	err = conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
