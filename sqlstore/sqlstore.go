@@ -45,6 +45,7 @@ type DB struct {
 	rand  io.Reader
 	// path is the SQLite database file ("" on PostgreSQL).
 	path string
+	seal sealer
 }
 
 var _ recon.Store = (*DB)(nil)

@@ -1,0 +1,115 @@
+package recon
+
+import (
+	"context"
+	"time"
+)
+
+// Order statuses (spec §3, decisions.md §6).
+const (
+	OrderAwaitingPayment = "AUTHENTICATION_NOT_NEEDED"
+	OrderCaptured        = "CAPTURED"
+	OrderCancelled       = "CANCELLED"
+)
+
+// OrderStatuses lists every order status.
+var OrderStatuses = []string{OrderCaptured, OrderCancelled, OrderAwaitingPayment}
+
+// Order is a payment order of the gateway: created at checkout, paid by a
+// bank transfer whose memo carries PaymentCode (or sent to VirtualAccount).
+type Order struct {
+	ID            int64
+	CompanyID     int64
+	InvoiceNumber string // order_invoice_number, unique per company
+	OrderID       string // the merchant's own order id, optional
+	CustomerID    string
+	Status        string
+	Amount        int64 // whole VND
+	Currency      string
+	Description   string
+	// PaymentCode is the memo code the payer writes, e.g. DH20261121001.
+	PaymentCode string
+	// VirtualAccount is a per-order account number, "" when none.
+	VirtualAccount string
+	// BankAccountID is the account the checkout page asks the payer to pay into.
+	BankAccountID int64
+	PaidAmount    int64 // cumulative amount_in of matched transfers
+	// CustomData is the merchant's custom_data as a JSON array (text).
+	CustomData            string
+	UserAgent, IPAddress  string
+	SuccessURL, ErrorURL  string
+	CancelURL             string
+	PaymentMethod         string
+	CreatedAt, UpdatedAt  time.Time
+	PaidAt                time.Time // zero until captured
+	PaidTransactionID     int64     // the transfer that completed the payment
+	CancelledAt, VoidedAt time.Time
+}
+
+// Match outcomes (decisions.md §5).
+const (
+	MatchCaptured  = "matched"   // the transfer completed the order's payment
+	MatchUnderpaid = "underpaid" // matched an open order, cumulative amount still short
+	MatchOverpaid  = "overpaid"  // completed the payment with more than the amount
+	MatchDuplicate = "duplicate" // named an order already paid (or cancelled)
+	MatchNone      = "unmatched" // no open order named by code or sub-account
+)
+
+// MatchDecision records what matching decided for one incoming transaction, and why.
+type MatchDecision struct {
+	ID            int64
+	CompanyID     int64
+	TransactionID int64
+	OrderID       int64 // 0 when unmatched
+	Outcome       string
+	// Rule is how the order was found: "code", "sub_account" or "" (none).
+	Rule        string
+	Code        string
+	Amount      int64 // the transfer's amount_in
+	OrderAmount int64
+	PaidTotal   int64 // the order's cumulative paid amount after this transfer
+	Reason      string
+	CreatedAt   time.Time
+}
+
+// OrderFilter selects a company's orders (spec §4.6, decisions.md §6).
+type OrderFilter struct {
+	Query         string // q: case-insensitive substring of invoice number, order id, description, customer id
+	Status        string
+	CustomerID    string
+	CreatedOn     string // YYYY-MM-DD, one whole day
+	From, To      string // YYYY-MM-DD, inclusive
+	Ascending     bool   // sort created_at:asc
+	Page, PerPage int
+}
+
+// ReconciliationReport counts a company's incoming transactions by match
+// outcome over a date range, with the unmatched and underpaid ones listed.
+type ReconciliationReport struct {
+	From, To  string
+	Counts    map[string]int64
+	Amounts   map[string]int64
+	Unmatched []*Transaction
+	Underpaid []*MatchDecision
+}
+
+// OrderStore stores payment orders.
+type OrderStore interface {
+	// CreateOrder stores o (status awaiting payment) and sets its ID and
+	// times. An invoice number the company already used is ECONFLICT.
+	CreateOrder(ctx context.Context, o *Order) error
+	// Order returns the company's order with the invoice number, or ENOTFOUND.
+	Order(ctx context.Context, companyID int64, invoiceNumber string) (*Order, error)
+	// Orders returns one page of the company's orders and the total.
+	Orders(ctx context.Context, companyID int64, f OrderFilter) ([]*Order, int64, error)
+	// CancelOrder cancels an unpaid order (no notification). A paid order is ECONFLICT.
+	CancelOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time) (*Order, error)
+	// VoidOrder voids a paid order: CANCELLED, and a TRANSACTION_VOID
+	// notification enqueued in the same database transaction. An unpaid one is ECONFLICT.
+	VoidOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time, notify func(*Order) (*Delivery, error)) (*Order, error)
+	// MatchDecisions lists the decisions about the order's or the
+	// transaction's payments (orderID or transactionID non-zero).
+	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*MatchDecision, error)
+	// Reconciliation builds the report for the date range (inclusive days).
+	Reconciliation(ctx context.Context, companyID int64, from, to string) (*ReconciliationReport, error)
+}

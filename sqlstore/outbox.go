@@ -1,0 +1,24 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"recon"
+)
+
+// enqueue writes d into the outbox through q: the transaction of the state
+// change that causes the notification, so that both commit or neither. d is
+// pending and due at now; enqueue sets its ID, Status and times.
+func (db *DB) enqueue(ctx context.Context, q querier, d *recon.Delivery, now time.Time) error {
+	now = storedTime(now)
+	err := q.QueryRowContext(ctx, `
+		INSERT INTO deliveries (company_id, kind, event, payload, status, attempts, next_attempt_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, 0, $6, $6) RETURNING id`,
+		d.CompanyID, d.Kind, d.Event, d.Payload, recon.DeliveryPending, now).Scan(&d.ID)
+	if err != nil {
+		return internal(err, "enqueue delivery")
+	}
+	d.Status, d.NextAttemptAt, d.CreatedAt = recon.DeliveryPending, now, now
+	return nil
+}
