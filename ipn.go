@@ -1,0 +1,109 @@
+package recon
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// IPN notification types (spec §2.8, §6.2).
+const (
+	IPNOrderPaid       = "ORDER_PAID"
+	IPNTransactionVoid = "TRANSACTION_VOID"
+)
+
+// MoneyText renders whole VND as the spec's decimal text with 2 fraction digits.
+func MoneyText(vnd int64) string { return strconv.FormatInt(vnd, 10) + ".00" }
+
+type ipnBody struct {
+	Timestamp        int64          `json:"timestamp"`
+	NotificationType string         `json:"notification_type"`
+	Order            ipnOrder       `json:"order"`
+	Transaction      ipnTransaction `json:"transaction"`
+	Customer         ipnCustomer    `json:"customer"`
+}
+
+type ipnOrder struct {
+	ID                 string          `json:"id"`
+	OrderID            string          `json:"order_id"`
+	OrderStatus        string          `json:"order_status"`
+	OrderCurrency      string          `json:"order_currency"`
+	OrderAmount        string          `json:"order_amount"`
+	OrderInvoiceNumber string          `json:"order_invoice_number"`
+	CustomData         json.RawMessage `json:"custom_data"`
+	UserAgent          string          `json:"user_agent"`
+	IPAddress          string          `json:"ip_address"`
+	OrderDescription   string          `json:"order_description"`
+}
+
+type ipnTransaction struct {
+	ID                   string `json:"id"`
+	PaymentMethod        string `json:"payment_method"`
+	TransactionID        string `json:"transaction_id"`
+	TransactionType      string `json:"transaction_type"`
+	TransactionDate      string `json:"transaction_date"`
+	TransactionStatus    string `json:"transaction_status"`
+	TransactionAmount    string `json:"transaction_amount"`
+	TransactionCurrency  string `json:"transaction_currency"`
+	AuthenticationStatus string `json:"authentication_status"`
+	CardNumber           string `json:"card_number"`
+	CardHolderName       string `json:"card_holder_name"`
+	CardExpiry           string `json:"card_expiry"`
+	CardFundingMethod    string `json:"card_funding_method"`
+	CardBrand            string `json:"card_brand"`
+}
+
+type ipnCustomer struct {
+	ID         string `json:"id"`
+	CustomerID string `json:"customer_id"`
+}
+
+// IPNDelivery builds the outbox row of an IPN about o (spec §2.8): event
+// IPNOrderPaid (transaction APPROVED, the transfer that completed the
+// payment) or IPNTransactionVoid (transaction VOIDED). at is when the
+// notification is made, in the business time zone; bank transfers carry no
+// card, so the card fields are empty strings.
+func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
+	status := "APPROVED"
+	switch event {
+	case IPNOrderPaid:
+	case IPNTransactionVoid:
+		status = "VOIDED"
+	default:
+		return nil, fmt.Errorf("recon: unknown IPN event %q", event)
+	}
+	custom := json.RawMessage(o.CustomData)
+	if !json.Valid(custom) {
+		custom = json.RawMessage("[]")
+	}
+	txDate := o.PaidAt
+	if txDate.IsZero() {
+		txDate = at
+	}
+	body := ipnBody{
+		Timestamp:        at.Unix(),
+		NotificationType: event,
+		Order: ipnOrder{
+			ID: strconv.FormatInt(o.ID, 10), OrderID: o.OrderID, OrderStatus: o.Status, OrderCurrency: o.Currency,
+			OrderAmount: MoneyText(o.Amount), OrderInvoiceNumber: o.InvoiceNumber, CustomData: custom,
+			UserAgent: o.UserAgent, IPAddress: o.IPAddress, OrderDescription: o.Description,
+		},
+		Transaction: ipnTransaction{
+			ID: strconv.FormatInt(o.PaidTransactionID, 10), PaymentMethod: "BANK_TRANSFER",
+			TransactionID: strconv.FormatInt(o.PaidTransactionID, 10), TransactionType: "PAYMENT",
+			TransactionDate: txDate.Format(DateTimeLayout), TransactionStatus: status,
+			TransactionAmount: MoneyText(o.PaidAmount), TransactionCurrency: o.Currency,
+			AuthenticationStatus: "AUTHENTICATION_NOT_NEEDED",
+		},
+		Customer: ipnCustomer{ID: o.CustomerID, CustomerID: o.CustomerID},
+	}
+	if event == IPNTransactionVoid {
+		body.Transaction.TransactionType = "VOID"
+	}
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return &Delivery{CompanyID: o.CompanyID, Kind: DeliveryIPN, Event: event, Payload: payload}, nil
+}
