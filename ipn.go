@@ -60,10 +60,11 @@ type ipnCustomer struct {
 }
 
 // IPNDelivery builds the outbox row of an IPN about o (spec §2.8): event
-// IPNOrderPaid (transaction APPROVED, the transfer that completed the
-// payment) or IPNTransactionVoid (transaction VOIDED). at is when the
-// notification is made, in the business time zone; bank transfers carry no
-// card, so the card fields are empty strings.
+// IPNOrderPaid (transaction APPROVED: the transfer that completed the
+// payment, dated o.PaidAt, a wall-clock time) or IPNTransactionVoid
+// (transaction VOIDED, dated at). at is when the notification is made, in the
+// business time zone. Bank transfers carry no card, so the card fields are
+// empty strings.
 func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
 	status := "APPROVED"
 	switch event {
@@ -78,7 +79,7 @@ func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
 		custom = json.RawMessage("[]")
 	}
 	txDate := o.PaidAt
-	if txDate.IsZero() {
+	if event == IPNTransactionVoid || txDate.IsZero() {
 		txDate = at
 	}
 	body := ipnBody{

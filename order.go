@@ -81,6 +81,8 @@ type OrderFilter struct {
 	From, To      string // YYYY-MM-DD, inclusive
 	Ascending     bool   // sort created_at:asc
 	Page, PerPage int
+	// Location is the time zone of the day filters (nil: UTC).
+	Location *time.Location
 }
 
 // ReconciliationReport counts a company's incoming transactions by match

@@ -28,6 +28,8 @@ type Store interface {
 	TokenStore
 	BankAccountStore
 	TransactionStore
+	OrderStore
+	MerchantStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -22,3 +22,15 @@ func (db *DB) enqueue(ctx context.Context, q querier, d *recon.Delivery, now tim
 	d.Status, d.NextAttemptAt, d.CreatedAt = recon.DeliveryPending, now, now
 	return nil
 }
+
+// OnEnqueue sets a function called after a state change that enqueued
+// deliveries has committed, so that a dispatcher can send them at once
+// instead of at its next poll. Set it before the store is used.
+func (db *DB) OnEnqueue(fn func()) { db.onEnqueue = fn }
+
+// enqueued runs the enqueue hook when n deliveries may have been enqueued.
+func (db *DB) enqueued(n int) {
+	if n > 0 && db.onEnqueue != nil {
+		db.onEnqueue()
+	}
+}

@@ -46,6 +46,8 @@ type DB struct {
 	// path is the SQLite database file ("" on PostgreSQL).
 	path string
 	seal sealer
+	// onEnqueue is called after a commit that enqueued deliveries (may be nil).
+	onEnqueue func()
 }
 
 var _ recon.Store = (*DB)(nil)

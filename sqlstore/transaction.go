@@ -29,8 +29,9 @@ type accountState struct {
 // IngestTransactions implements recon.TransactionStore. Within one database
 // transaction it locks the batch's bank accounts (in id order, so batches
 // never deadlock), computes each new row's balance in batch order, inserts
-// the rows, and updates the accounts' balances, the day counts and the
-// discontinuities.
+// the rows, updates the accounts' balances, the day counts and the
+// discontinuities, and matches incoming rows to orders (see match), so that
+// a transaction, its order's new state and the IPN commit together.
 //
 // Duplicates are rare (a feed retrying a batch), so the insert is optimistic:
 // it assumes no reference is stored yet and inserts with ON CONFLICT DO
@@ -47,6 +48,7 @@ func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []reco
 		return []recon.IngestResult{}, nil
 	}
 	var results []recon.IngestResult
+	enqueued := 0
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		accounts, err := db.lockAccounts(ctx, tx, companyID, in)
 		if err != nil {
@@ -84,6 +86,9 @@ func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []reco
 		if err := db.addDayCounts(ctx, tx, companyID, p.rows); err != nil {
 			return err
 		}
+		if enqueued, err = db.match(ctx, tx, companyID, p.rows, ids, now); err != nil {
+			return err
+		}
 		for _, r := range p.rows {
 			if r.reported == nil {
 				continue
@@ -100,6 +105,7 @@ func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []reco
 	if err != nil {
 		return nil, err
 	}
+	db.enqueued(enqueued)
 	return results, nil
 }
 

@@ -1,0 +1,99 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"recon"
+)
+
+// SetMerchant creates or replaces the company's gateway credentials; the
+// secret key is stored sealed.
+func (db *DB) SetMerchant(ctx context.Context, m *recon.Merchant) error {
+	sealed, err := db.sealSecret(ctx, m.SecretKey)
+	if err != nil {
+		return err
+	}
+	_, err = db.db.ExecContext(ctx, `
+		INSERT INTO merchants (company_id, merchant_id, secret_key, created_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (company_id) DO UPDATE SET merchant_id = excluded.merchant_id, secret_key = excluded.secret_key`,
+		m.CompanyID, m.MerchantID, sealed, db.now())
+	switch db.d.violation(err) {
+	case uniqueViolation:
+		return conflict(err, "merchant id %q is taken", m.MerchantID)
+	case foreignKeyViolation:
+		return notFound(err, "company %d not found", m.CompanyID)
+	}
+	if err != nil {
+		return internal(err, "set merchant")
+	}
+	return nil
+}
+
+// MerchantByID returns the merchant with the public id, or ENOTFOUND.
+func (db *DB) MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error) {
+	return db.merchant(ctx, `WHERE merchant_id = $1`, merchantID)
+}
+
+// MerchantOf returns the company's merchant, or ENOTFOUND.
+func (db *DB) MerchantOf(ctx context.Context, companyID int64) (*recon.Merchant, error) {
+	return db.merchant(ctx, `WHERE company_id = $1`, companyID)
+}
+
+func (db *DB) merchant(ctx context.Context, where string, arg any) (*recon.Merchant, error) {
+	var m recon.Merchant
+	var sealed []byte
+	err := db.db.QueryRowContext(ctx, `SELECT company_id, merchant_id, secret_key FROM merchants `+where, arg).
+		Scan(&m.CompanyID, &m.MerchantID, &sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(err, "merchant not found")
+	}
+	if err != nil {
+		return nil, internal(err, "read merchant")
+	}
+	if m.SecretKey, err = db.openSecret(ctx, sealed); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// SetIPN creates or replaces the company's IPN target; the secret is stored sealed.
+func (db *DB) SetIPN(ctx context.Context, companyID int64, t *recon.Target) error {
+	return db.setTarget(ctx, companyID, recon.DeliveryIPN, t, "{}")
+}
+
+func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *recon.Target, settings string) error {
+	sealed, err := db.sealSecret(ctx, t.Secret)
+	if err != nil {
+		return err
+	}
+	_, err = db.db.ExecContext(ctx, `
+		INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, active, settings, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
+			secret = excluded.secret, active = excluded.active, settings = excluded.settings, updated_at = excluded.updated_at`,
+		companyID, kind, t.URL, t.AuthType, sealed, t.Active, settings, db.now())
+	if db.d.violation(err) == foreignKeyViolation {
+		return notFound(err, "company %d not found", companyID)
+	}
+	if err != nil {
+		return internal(err, "set delivery target")
+	}
+	return nil
+}
+
+// activeTarget reports, within a state change's transaction, whether the
+// company has an active target of the kind: notifications are enqueued only
+// then (a merchant without an IPN URL gets none, and nothing piles up).
+func activeTarget(ctx context.Context, q querier, companyID int64, kind string) (bool, error) {
+	var active bool
+	err := q.QueryRowContext(ctx, `SELECT active FROM delivery_targets WHERE company_id = $1 AND kind = $2`, companyID, kind).Scan(&active)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, internal(err, "read delivery target")
+	}
+	return active, nil
+}

@@ -1,0 +1,248 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"recon"
+)
+
+const orderColumns = `id, company_id, invoice_number, order_ref, customer_id, status, amount, currency, description,
+	payment_code, virtual_account, bank_account_id, paid_amount, custom_data, user_agent, ip_address,
+	success_url, error_url, cancel_url, payment_method, created_at, updated_at, paid_at, paid_transaction_id,
+	cancelled_at, voided_at`
+
+func scanOrder(s interface{ Scan(...any) error }) (*recon.Order, error) {
+	var o recon.Order
+	var va sql.NullString
+	var bank, paidTx sql.NullInt64
+	var paidAt, cancelledAt, voidedAt sql.NullTime
+	if err := s.Scan(&o.ID, &o.CompanyID, &o.InvoiceNumber, &o.OrderID, &o.CustomerID, &o.Status, &o.Amount, &o.Currency,
+		&o.Description, &o.PaymentCode, &va, &bank, &o.PaidAmount, &o.CustomData, &o.UserAgent, &o.IPAddress,
+		&o.SuccessURL, &o.ErrorURL, &o.CancelURL, &o.PaymentMethod, &o.CreatedAt, &o.UpdatedAt, &paidAt, &paidTx,
+		&cancelledAt, &voidedAt); err != nil {
+		return nil, err
+	}
+	o.VirtualAccount, o.BankAccountID, o.PaidTransactionID = va.String, bank.Int64, paidTx.Int64
+	o.CreatedAt, o.UpdatedAt = o.CreatedAt.UTC(), o.UpdatedAt.UTC()
+	for _, t := range []struct {
+		src sql.NullTime
+		dst *time.Time
+	}{{paidAt, &o.PaidAt}, {cancelledAt, &o.CancelledAt}, {voidedAt, &o.VoidedAt}} {
+		if t.src.Valid {
+			*t.dst = t.src.Time.UTC()
+		}
+	}
+	return &o, nil
+}
+
+func nullTime(t time.Time) sql.NullTime { return sql.NullTime{Time: storedTime(t), Valid: !t.IsZero()} }
+
+// CreateOrder implements recon.OrderStore.
+func (db *DB) CreateOrder(ctx context.Context, o *recon.Order) error {
+	now := db.now()
+	o.Status, o.CreatedAt, o.UpdatedAt = recon.OrderAwaitingPayment, now, now
+	if o.Currency == "" {
+		o.Currency = "VND"
+	}
+	if o.CustomData == "" {
+		o.CustomData = "[]"
+	}
+	if o.PaymentMethod == "" {
+		o.PaymentMethod = "BANK_TRANSFER"
+	}
+	err := db.db.QueryRowContext(ctx, `
+		INSERT INTO orders (company_id, invoice_number, order_ref, customer_id, status, amount, currency, description,
+			payment_code, virtual_account, bank_account_id, custom_data, user_agent, ip_address, success_url, error_url,
+			cancel_url, payment_method, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
+		RETURNING id`,
+		o.CompanyID, o.InvoiceNumber, o.OrderID, o.CustomerID, o.Status, o.Amount, o.Currency, o.Description,
+		o.PaymentCode, nullString(o.VirtualAccount), idArg(o.BankAccountID), o.CustomData, o.UserAgent, o.IPAddress,
+		o.SuccessURL, o.ErrorURL, o.CancelURL, o.PaymentMethod, now).Scan(&o.ID)
+	switch db.d.violation(err) {
+	case uniqueViolation:
+		msg := err.Error()
+		switch {
+		case strings.Contains(msg, "payment_code"):
+			return conflict(err, "payment code %s is already used by another order", o.PaymentCode)
+		case strings.Contains(msg, "virtual_account"):
+			return conflict(err, "virtual account %s is already used by another order", o.VirtualAccount)
+		}
+		return conflict(err, "order_invoice_number %q already exists", o.InvoiceNumber)
+	case foreignKeyViolation:
+		return notFound(err, "company %d not found", o.CompanyID)
+	}
+	if err != nil {
+		return internal(err, "create order")
+	}
+	return nil
+}
+
+// Order implements recon.OrderStore.
+func (db *DB) Order(ctx context.Context, companyID int64, invoice string) (*recon.Order, error) {
+	return orderBy(ctx, db.db, `company_id = $1 AND invoice_number = $2`, "", companyID, invoice)
+}
+
+func orderBy(ctx context.Context, q querier, where, lock string, args ...any) (*recon.Order, error) {
+	o, err := scanOrder(q.QueryRowContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE `+where+lock, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(err, "order not found")
+	}
+	if err != nil {
+		return nil, internal(err, "read order")
+	}
+	return o, nil
+}
+
+// Orders implements recon.OrderStore.
+func (db *DB) Orders(ctx context.Context, companyID int64, f recon.OrderFilter) ([]*recon.Order, int64, error) {
+	loc := f.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	where := []string{"company_id = $1"}
+	args := []any{companyID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	day := func(field, d string) (time.Time, error) {
+		t, err := time.ParseInLocation(recon.DateLayout, d, loc)
+		if err != nil {
+			return t, recon.FieldError(field, "%s must be a date in the form YYYY-MM-DD", field)
+		}
+		return t.UTC(), nil
+	}
+	if f.Status != "" {
+		where = append(where, "status = "+arg(f.Status))
+	}
+	if f.CustomerID != "" {
+		where = append(where, "customer_id = "+arg(f.CustomerID))
+	}
+	for _, d := range []struct {
+		field, v string
+		from, to bool
+	}{{"created_at", f.CreatedOn, true, true}, {"from_created_at", f.From, true, false}, {"end_created_at", f.To, false, true}} {
+		if d.v == "" {
+			continue
+		}
+		t, err := day(d.field, d.v)
+		if err != nil {
+			return nil, 0, err
+		}
+		if d.from {
+			where = append(where, "created_at >= "+arg(t))
+		}
+		if d.to {
+			where = append(where, "created_at < "+arg(t.AddDate(0, 0, 1)))
+		}
+	}
+	if f.Query != "" {
+		like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(f.Query)) + "%"
+		p := arg(like)
+		where = append(where, "(LOWER(invoice_number) LIKE "+p+` ESCAPE '\' OR LOWER(order_ref) LIKE `+p+` ESCAPE '\' OR LOWER(description) LIKE `+p+` ESCAPE '\' OR LOWER(customer_id) LIKE `+p+` ESCAPE '\')`)
+	}
+	cond := strings.Join(where, " AND ")
+	var total int64
+	if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM orders WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, internal(err, "count orders")
+	}
+	order := "DESC"
+	if f.Ascending {
+		order = "ASC"
+	}
+	offset := int64(f.Page-1) * int64(f.PerPage)
+	rows, err := db.db.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE `+cond+
+		` ORDER BY created_at `+order+`, id `+order+` LIMIT `+arg(f.PerPage)+` OFFSET `+arg(offset), args...)
+	if err != nil {
+		return nil, 0, internal(err, "list orders")
+	}
+	defer rows.Close()
+	out := []*recon.Order{}
+	for rows.Next() {
+		o, err := scanOrder(rows)
+		if err != nil {
+			return nil, 0, internal(err, "list orders")
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, internal(err, "list orders")
+	}
+	return out, total, nil
+}
+
+// CancelOrder implements recon.OrderStore: an unpaid order becomes
+// CANCELLED, with no notification.
+func (db *DB) CancelOrder(ctx context.Context, companyID int64, invoice string, now time.Time) (*recon.Order, error) {
+	var o *recon.Order
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if o, err = orderBy(ctx, tx, `company_id = $1 AND invoice_number = $2`, db.d.forUpdate(), companyID, invoice); err != nil {
+			return err
+		}
+		switch o.Status {
+		case recon.OrderCaptured:
+			return conflict(nil, "order %s is paid: void it instead of cancelling", invoice)
+		case recon.OrderCancelled:
+			return conflict(nil, "order %s is already cancelled", invoice)
+		}
+		o.Status, o.CancelledAt, o.UpdatedAt = recon.OrderCancelled, storedTime(now), storedTime(now)
+		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = $1, cancelled_at = $2, updated_at = $2 WHERE id = $3`, o.Status, o.CancelledAt, o.ID)
+		if err != nil {
+			return internal(err, "cancel order")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// VoidOrder implements recon.OrderStore: a paid order becomes CANCELLED and,
+// when the company has an active IPN target, notify's TRANSACTION_VOID
+// delivery is enqueued in the same database transaction.
+func (db *DB) VoidOrder(ctx context.Context, companyID int64, invoice string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error) {
+	var o *recon.Order
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if o, err = orderBy(ctx, tx, `company_id = $1 AND invoice_number = $2`, db.d.forUpdate(), companyID, invoice); err != nil {
+			return err
+		}
+		switch o.Status {
+		case recon.OrderAwaitingPayment:
+			return conflict(nil, "order %s is not paid: cancel it instead of voiding", invoice)
+		case recon.OrderCancelled:
+			return conflict(nil, "order %s is already cancelled", invoice)
+		}
+		o.Status, o.VoidedAt, o.UpdatedAt = recon.OrderCancelled, storedTime(now), storedTime(now)
+		if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, voided_at = $2, updated_at = $2 WHERE id = $3`, o.Status, o.VoidedAt, o.ID); err != nil {
+			return internal(err, "void order")
+		}
+		return db.notify(ctx, tx, o, notify, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	db.enqueued(1)
+	return o, nil
+}
+
+// notify enqueues build(o) in tx when the company has an active IPN target.
+func (db *DB) notify(ctx context.Context, tx *sql.Tx, o *recon.Order, build func(*recon.Order) (*recon.Delivery, error), now time.Time) error {
+	active, err := activeTarget(ctx, tx, o.CompanyID, recon.DeliveryIPN)
+	if err != nil || !active || build == nil {
+		return err
+	}
+	d, err := build(o)
+	if err != nil {
+		return internal(err, "build notification")
+	}
+	return db.enqueue(ctx, tx, d, now)
+}

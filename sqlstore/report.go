@@ -1,0 +1,88 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"recon"
+)
+
+// reportListLimit bounds the unmatched and underpaid lists of a report.
+const reportListLimit = 500
+
+// Reconciliation implements recon.OrderStore: over the company's incoming
+// transactions dated from..to (inclusive days), the count and amount of each
+// match outcome, where a transaction's outcome is its last decision, and a
+// transaction with no decision (no code, no sub-account) is unmatched; plus
+// the unmatched transactions and the underpaid decisions, newest first.
+func (db *DB) Reconciliation(ctx context.Context, companyID int64, from, to string) (*recon.ReconciliationReport, error) {
+	fromT, err := time.Parse(recon.DateLayout, from)
+	if err != nil {
+		return nil, recon.FieldError("from", "from must be a date in the form YYYY-MM-DD")
+	}
+	toT, err := time.Parse(recon.DateLayout, to)
+	if err != nil {
+		return nil, recon.FieldError("to", "to must be a date in the form YYYY-MM-DD")
+	}
+	if toT.Before(fromT) {
+		return nil, recon.FieldError("from", "from must not be after to")
+	}
+	toT = toT.AddDate(0, 0, 1)
+	rep := &recon.ReconciliationReport{From: from, To: to, Counts: map[string]int64{}, Amounts: map[string]int64{}}
+	for _, o := range []string{recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid, recon.MatchDuplicate, recon.MatchNone} {
+		rep.Counts[o], rep.Amounts[o] = 0, 0
+	}
+	// The outcome of each incoming transaction in range: its last decision's, or unmatched.
+	const outcomes = `
+		SELECT t.id, t.amount_in, COALESCE((SELECT d.outcome FROM match_decisions d WHERE d.transaction_id = t.id ORDER BY d.id DESC LIMIT 1), 'unmatched') AS outcome
+		FROM transactions t
+		WHERE t.company_id = $1 AND t.amount_in > 0 AND t.transaction_date >= $2 AND t.transaction_date < $3`
+	rows, err := db.db.QueryContext(ctx, `SELECT outcome, COUNT(*), COALESCE(SUM(amount_in), 0) FROM (`+outcomes+`) x GROUP BY outcome`, companyID, fromT, toT)
+	if err != nil {
+		return nil, internal(err, "reconciliation counts")
+	}
+	for rows.Next() {
+		var o string
+		var n, sum int64
+		if err := rows.Scan(&o, &n, &sum); err != nil {
+			rows.Close()
+			return nil, internal(err, "reconciliation counts")
+		}
+		rep.Counts[o], rep.Amounts[o] = n, sum
+	}
+	if err := rows.Close(); err != nil {
+		return nil, internal(err, "reconciliation counts")
+	}
+	list, err := db.db.QueryContext(ctx, `
+		SELECT t.id, t.company_id, t.bank_account_id, b.bank_name, b.account_number, t.transaction_date,
+		       t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at
+		FROM (`+outcomes+`) x JOIN transactions t ON t.id = x.id JOIN bank_accounts b ON b.id = t.bank_account_id
+		WHERE x.outcome = 'unmatched' ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+db.d.param(4),
+		companyID, fromT, toT, reportListLimit)
+	if err != nil {
+		return nil, internal(err, "reconciliation unmatched")
+	}
+	defer list.Close()
+	for list.Next() {
+		var t recon.Transaction
+		var code, sub sql.NullString
+		if err := list.Scan(&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
+			&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt); err != nil {
+			return nil, internal(err, "reconciliation unmatched")
+		}
+		t.Code, t.SubAccount = code.String, sub.String
+		t.TransactionDate, t.CreatedAt = recon.WallClock(t.TransactionDate.UTC()), t.CreatedAt.UTC()
+		rep.Unmatched = append(rep.Unmatched, &t)
+	}
+	if err := list.Err(); err != nil {
+		return nil, internal(err, "reconciliation unmatched")
+	}
+	rep.Underpaid, err = db.decisions(ctx, `SELECT `+prefixed("d.", decisionColumns)+` FROM match_decisions d JOIN transactions t ON t.id = d.transaction_id
+		WHERE d.company_id = $1 AND d.outcome = 'underpaid' AND t.transaction_date >= $2 AND t.transaction_date < $3
+		ORDER BY d.id DESC LIMIT `+db.d.param(4), companyID, fromT, toT, reportListLimit)
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
