@@ -76,7 +76,7 @@ func testOrders(t *testing.T, open Open) {
 		tDup := pay(t, s, c.ID, a.ID, "R5", "DH20001", "", 100_000)
 		tNone := pay(t, s, c.ID, a.ID, "R6", "DH99999", "", 1_000)
 		pay(t, s, c.ID, a.ID, "R7", "", "VA999", 50_000) // the virtual account, no code
-		pay(t, s, c.ID, a.ID, "R8", "", "", 7_000)      // names nothing
+		pay(t, s, c.ID, a.ID, "R8", "", "", 7_000)       // names nothing
 		for _, w := range []struct {
 			inv    string
 			status string
@@ -163,7 +163,9 @@ func testOrders(t *testing.T, open Open) {
 		newOrder(t, s, c.ID, a.ID, "PAID", "DH40002", 10)
 		pay(t, s, c.ID, a.ID, "R1", "DH40002", "", 10)
 		now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-		void := func(o *recon.Order) (*recon.Delivery, error) { return recon.IPNDelivery(o, recon.IPNTransactionVoid, now) }
+		void := func(o *recon.Order) (*recon.Delivery, error) {
+			return recon.IPNDelivery(o, recon.IPNTransactionVoid, now)
+		}
 		_, err := s.VoidOrder(t.Context(), c.ID, "UNPAID", now, void)
 		wantCode(t, err, recon.ECONFLICT, "order UNPAID is not paid: cancel it instead of voiding")
 		_, err = s.CancelOrder(t.Context(), c.ID, "PAID", now)
