@@ -17,6 +17,8 @@ const (
 	ScopeWebhookRead      = "webhook:read"
 	ScopeWebhookWrite     = "webhook:write"
 	ScopeProfile          = "profile"
+	ScopeDeliveryRead     = "delivery:read"
+	ScopeDeliveryWrite    = "delivery:write"
 	ScopeOfflineAccess    = "offline_access"
 )
 
@@ -24,6 +26,7 @@ const (
 var Scopes = []string{
 	ScopeCompany, ScopeTransactionRead, ScopeTransactionWrite, ScopeBankAccountRead,
 	ScopeWebhookRead, ScopeWebhookWrite, ScopeProfile, ScopeOfflineAccess,
+	ScopeDeliveryRead, ScopeDeliveryWrite,
 }
 
 // Client is an OAuth2 client registered for one company.

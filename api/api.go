@@ -25,7 +25,9 @@ type Handler struct {
 	Location *time.Location
 	// Sandbox enables the sandbox endpoints (simulated transfers).
 	Sandbox bool
-	Logger  *slog.Logger
+	// Kick, when set, wakes the delivery dispatcher after a replay.
+	Kick   func()
+	Logger *slog.Logger
 }
 
 // Register adds the API routes to mux.
@@ -37,6 +39,10 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("GET /api/v1/bank-accounts", h.authed(h.listBankAccounts, recon.ScopeBankAccountRead))
 	mux.Handle("GET /api/v1/balance-discontinuities", h.authed(h.listDiscontinuities, recon.ScopeBankAccountRead))
 	mux.Handle("POST /api/v1/bank-accounts/{id}/statements", h.authed(h.uploadStatement, recon.ScopeTransactionWrite))
+	mux.Handle("GET /api/v1/reconciliation", h.authed(h.reconciliation, recon.ScopeTransactionRead))
+	mux.Handle("GET /api/v1/deliveries", h.authed(h.listDeliveries, recon.ScopeDeliveryRead))
+	mux.Handle("GET /api/v1/deliveries/{id}", h.authed(h.showDelivery, recon.ScopeDeliveryRead))
+	mux.Handle("POST /api/v1/deliveries/{id}/replay", h.authed(h.replayDelivery, recon.ScopeDeliveryWrite))
 	if h.Sandbox {
 		mux.Handle("POST /api/v1/sandbox/transfers", h.authed(h.simulateTransfer, recon.ScopeTransactionWrite))
 	}

@@ -67,17 +67,19 @@ func setup(t *testing.T, engine string) *bundle {
 		return &recon.User{ID: 2, CompanyID: company, Email: "v@x.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}
 	}
 	auth := tokens{
-		"admin":        {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAdmin)},
-		"superadmin":   {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleSuperAdmin)},
-		"accountant":   {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAccountant)},
-		"member":       {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleMember)},
-		"noscope":      {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(b.company.ID, recon.RoleAdmin)},
-		"machine":      {CompanyID: b.company.ID, ClientID: "c", Scopes: all},
-		"other-admin":  {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: user(b.other.ID, recon.RoleAdmin)},
-		"viewer":       {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: viewer(b.company.ID)},
-		"other-viewer": {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: viewer(b.other.ID)},
-		"noscope-read": {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}, User: viewer(b.company.ID)},
-		"feeder":       {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}},
+		"admin":            {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAdmin)},
+		"superadmin":       {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleSuperAdmin)},
+		"accountant":       {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAccountant)},
+		"member":           {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleMember)},
+		"noscope":          {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(b.company.ID, recon.RoleAdmin)},
+		"machine":          {CompanyID: b.company.ID, ClientID: "c", Scopes: all},
+		"other-admin":      {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: user(b.other.ID, recon.RoleAdmin)},
+		"viewer":           {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: viewer(b.company.ID)},
+		"other-viewer":     {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: viewer(b.other.ID)},
+		"noscope-read":     {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}, User: viewer(b.company.ID)},
+		"feeder":           {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}},
+		"deliveries":       {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}},
+		"other-deliveries": {CompanyID: b.other.ID, ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}},
 	}
 	mux := web.NewMux()
 	(&api.Handler{Store: db, Auth: auth, Location: hcm, Logger: slog.New(slog.DiscardHandler)}).Register(mux)

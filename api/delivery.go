@@ -1,0 +1,237 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"recon"
+	"recon/web"
+)
+
+type deliveryJSON struct {
+	ID            int64           `json:"id"`
+	CompanyID     int64           `json:"company_id"`
+	Kind          string          `json:"kind"`
+	Event         string          `json:"event"`
+	Status        string          `json:"status"`
+	Attempts      int             `json:"attempts"`
+	LastError     string          `json:"last_error"`
+	CreatedAt     string          `json:"created_at"`
+	NextAttemptAt *string         `json:"next_attempt_at,omitempty"`
+	DeliveredAt   *string         `json:"delivered_at,omitempty"`
+	Payload       json.RawMessage `json:"payload,omitempty"`
+	AttemptLog    []attemptJSON   `json:"attempt_log,omitempty"`
+}
+
+type attemptJSON struct {
+	At         string `json:"at"`
+	URL        string `json:"url"`
+	StatusCode int    `json:"status_code"`
+	LatencyMS  int64  `json:"latency_ms"`
+	Response   string `json:"response"`
+	Error      string `json:"error"`
+}
+
+func rfc3339(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339)
+	return &s
+}
+
+// DeliveriesJSON renders a list of deliveries, as the API and the CLI show it.
+func DeliveriesJSON(ds []*recon.Delivery) []deliveryJSON {
+	out := make([]deliveryJSON, len(ds))
+	for i, d := range ds {
+		out[i] = toDeliveryJSON(d)
+	}
+	return out
+}
+
+func toDeliveryJSON(d *recon.Delivery) deliveryJSON {
+	j := deliveryJSON{ID: d.ID, CompanyID: d.CompanyID, Kind: d.Kind, Event: d.Event, Status: d.Status,
+		Attempts: d.Attempts, LastError: d.LastError, CreatedAt: *rfc3339(d.CreatedAt), DeliveredAt: rfc3339(d.DeliveredAt)}
+	if d.Status == recon.DeliveryPending {
+		j.NextAttemptAt = rfc3339(d.NextAttemptAt)
+	}
+	return j
+}
+
+// DeliveryJSON renders one delivery with its payload and every attempt.
+func DeliveryJSON(d *recon.Delivery, attempts []*recon.DeliveryAttempt) deliveryJSON {
+	j := toDeliveryJSON(d)
+	j.Payload = json.RawMessage(d.Payload)
+	j.AttemptLog = make([]attemptJSON, len(attempts))
+	for i, a := range attempts {
+		j.AttemptLog[i] = attemptJSON{a.At.UTC().Format(time.RFC3339Nano), a.URL, a.StatusCode, a.Latency.Milliseconds(), a.Response, a.Error}
+	}
+	return j
+}
+
+func (h *Handler) deliveryStore() (recon.DeliveryStore, error) {
+	ds, ok := h.Store.(recon.DeliveryStore)
+	if !ok {
+		return nil, recon.Errorf(recon.EUNAVAILABLE, "deliveries are not available on this store")
+	}
+	return ds, nil
+}
+
+// listDeliveries: GET /api/v1/deliveries?status=&kind=&limit=&before_id=
+func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	ds, err := h.deliveryStore()
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := recon.DeliveryFilter{Limit: 50}
+	for name := range q {
+		switch name {
+		case "status":
+			f.Status = q.Get(name)
+			if f.Status != recon.DeliveryPending && f.Status != recon.DeliveryDelivered && f.Status != recon.DeliveryDead {
+				return recon.FieldError(name, "status must be one of pending, delivered, dead")
+			}
+		case "kind":
+			f.Kind = q.Get(name)
+			if f.Kind != recon.DeliveryIPN && f.Kind != recon.DeliveryWebhook {
+				return recon.FieldError(name, "kind must be ipn or webhook")
+			}
+		case "limit", "before_id":
+			n, err := strconv.ParseInt(q.Get(name), 10, 64)
+			if err != nil || n < 1 || (name == "limit" && n > 500) {
+				return recon.FieldError(name, "%s must be a positive integer (limit at most 500)", name)
+			}
+			if name == "limit" {
+				f.Limit = int(n)
+			} else {
+				f.BeforeID = n
+			}
+		default:
+			return recon.FieldError(name, "unknown query parameter %q (known: status, kind, limit, before_id)", name)
+		}
+	}
+	list, err := ds.Deliveries(r.Context(), c.CompanyID, f)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(DeliveriesJSON(list)))
+	return nil
+}
+
+func pathID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, recon.FieldError("id", "the id in the path must be a positive integer")
+	}
+	return id, nil
+}
+
+// showDelivery: GET /api/v1/deliveries/{id}
+func (h *Handler) showDelivery(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	ds, err := h.deliveryStore()
+	if err != nil {
+		return err
+	}
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	d, err := ds.Delivery(r.Context(), c.CompanyID, id)
+	if err != nil {
+		return err
+	}
+	attempts, err := ds.DeliveryAttempts(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(DeliveryJSON(d, attempts)))
+	return nil
+}
+
+// replayDelivery: POST /api/v1/deliveries/{id}/replay
+func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	ds, err := h.deliveryStore()
+	if err != nil {
+		return err
+	}
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := ds.ReplayDelivery(r.Context(), c.CompanyID, id, time.Now()); err != nil {
+		return err
+	}
+	if h.Kick != nil {
+		h.Kick()
+	}
+	d, err := ds.Delivery(r.Context(), c.CompanyID, id)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(toDeliveryJSON(d)))
+	return nil
+}
+
+// reconciliation: GET /api/v1/reconciliation?from_date=&to_date=
+func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	if err := requirePermission(c, recon.PermViewTransactions); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	for name := range q {
+		if name != "from_date" && name != "to_date" {
+			return recon.FieldError(name, "unknown query parameter %q (known: from_date, to_date)", name)
+		}
+	}
+	dates := map[string]string{"to_date": time.Now().In(h.location()).Format(recon.DateLayout)}
+	for _, name := range []string{"to_date", "from_date"} {
+		v := q.Get(name)
+		if v == "" && name == "from_date" {
+			t, _ := time.Parse(recon.DateLayout, dates["to_date"])
+			v = t.AddDate(0, 0, -29).Format(recon.DateLayout)
+		} else if v == "" {
+			continue
+		}
+		if _, err := time.Parse(recon.DateLayout, v); err != nil || len(v) != 10 {
+			return recon.FieldError(name, "%s must be a date in the form YYYY-MM-DD", name)
+		}
+		dates[name] = v
+	}
+	if dates["from_date"] > dates["to_date"] {
+		return recon.FieldError("from_date", "from_date must not be after to_date")
+	}
+	rep, err := h.Store.Reconciliation(r.Context(), c.CompanyID, dates["from_date"], dates["to_date"])
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(ReportJSON(rep)))
+	return nil
+}
+
+// ReportJSON renders a reconciliation report, as the API and the CLI show it.
+func ReportJSON(rep *recon.ReconciliationReport) map[string]any {
+	summary := map[string]any{}
+	for o, n := range rep.Counts {
+		summary[o] = map[string]int64{"count": n, "amount": rep.Amounts[o]}
+	}
+	unmatched := make([]transactionJSON, len(rep.Unmatched))
+	for i, t := range rep.Unmatched {
+		unmatched[i] = toTransactionJSON(t)
+	}
+	type underpaidJSON struct {
+		TransactionID int64  `json:"transaction_id"`
+		OrderID       int64  `json:"order_id"`
+		Amount        int64  `json:"amount"`
+		OrderAmount   int64  `json:"order_amount"`
+		PaidTotal     int64  `json:"paid_total"`
+		Reason        string `json:"reason"`
+	}
+	underpaid := make([]underpaidJSON, len(rep.Underpaid))
+	for i, d := range rep.Underpaid {
+		underpaid[i] = underpaidJSON{d.TransactionID, d.OrderID, d.Amount, d.OrderAmount, d.PaidTotal, d.Reason}
+	}
+	return map[string]any{"from_date": rep.From, "to_date": rep.To, "summary": summary, "unmatched": unmatched, "underpaid": underpaid}
+}
