@@ -10,8 +10,12 @@ import (
 	"recon/sqlstore"
 )
 
-// demoTransactionCount is how many bank transactions the demo seeds.
-const demoTransactionCount = 300
+// demoTransactionCount is how many bank transactions the demo seeds, and
+// demoOrderCount how many orders, most of which those transactions pay.
+const (
+	demoTransactionCount = 300
+	demoOrderCount       = 80
+)
 
 var (
 	demoFamilyNames = []string{"NGUYEN", "TRAN", "LE", "PHAM", "HOANG", "HUYNH", "VU", "VO", "DANG", "BUI", "DO", "NGO"}
@@ -28,6 +32,10 @@ var (
 		"TKThe :0123, tai VCB. %s chuyen khoan %c",
 		"%s CK tien hang %c cam on",
 	}
+	demoProducts = []string{
+		"Áo thun cotton nam", "Giày thể thao nữ", "Nồi chiên không dầu 5L", "Tai nghe Bluetooth",
+		"Sữa rửa mặt 150ml", "Balo laptop 15 inch", "Bình giữ nhiệt 500ml", "Cà phê rang xay 500g",
+	}
 	demoOtherMemos = []string{
 		"%s chuyen tien",
 		"Tra luong thang %m",
@@ -38,9 +46,11 @@ var (
 	}
 )
 
-// seedDemoTransactions adds three bank accounts and a few hundred realistic
-// transactions over the last 60 days, about two thirds of them paying an
-// order code "DH" + digits; a fixed seed keeps the demo the same every time.
+// seedDemoTransactions adds three bank accounts, 80 orders and a few hundred
+// realistic transactions over the last 60 days, about two thirds of them
+// carrying a code "DH" + digits: most pay an order (a few short, a few
+// twice), some name no order. Matching runs as for any transaction. A fixed
+// seed keeps the demo the same every time.
 func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64, loc *time.Location) error {
 	r := rand.New(rand.NewPCG(2026, 11))
 	var accounts []*recon.BankAccount
@@ -53,6 +63,17 @@ func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64,
 		}
 		accounts = append(accounts, b)
 	}
+	var orders []*recon.Order
+	for i := range demoOrderCount {
+		o := &recon.Order{CompanyID: companyID, InvoiceNumber: fmt.Sprintf("SM-%05d", 1001+i), OrderID: fmt.Sprintf("WEB%06d", 5000+i*7),
+			CustomerID: fmt.Sprintf("KH%04d", 100+r.IntN(60)), Amount: int64(50+r.IntN(3000)) * 1000,
+			Description: demoProducts[r.IntN(len(demoProducts))], PaymentCode: fmt.Sprintf("DH%d", 10000+i*37),
+			BankAccountID: accounts[0].ID}
+		if err := db.CreateOrder(ctx, o); err != nil {
+			return err
+		}
+		orders = append(orders, o)
+	}
 	start := time.Now().In(loc).AddDate(0, 0, -60)
 	var batch []recon.TransactionInput
 	for i := range demoTransactionCount {
@@ -62,8 +83,15 @@ func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64,
 			ReferenceNumber: fmt.Sprintf("FT%s%06d", at.Format("060102"), r.IntN(1_000_000))}
 		payer := demoFamilyNames[r.IntN(len(demoFamilyNames))] + " " + demoMiddleNames[r.IntN(len(demoMiddleNames))] + " " + demoGivenNames[r.IntN(len(demoGivenNames))]
 		if r.IntN(3) < 2 {
+			code := fmt.Sprintf("DH%d", 1000+r.IntN(99000))
 			in.AmountIn = int64(50+r.IntN(5000)) * 1000
-			in.Content = expandMemo(demoMemos[r.IntN(len(demoMemos))], payer, fmt.Sprintf("DH%d", 1000+r.IntN(99000)), r, at)
+			if o := orders[r.IntN(len(orders))]; r.IntN(10) < 7 {
+				code, in.AmountIn = o.PaymentCode, o.Amount
+				if r.IntN(10) == 0 {
+					in.AmountIn = o.Amount / 2 // paid short
+				}
+			}
+			in.Content = expandMemo(demoMemos[r.IntN(len(demoMemos))], payer, code, r, at)
 		} else {
 			memo := demoOtherMemos[r.IntN(len(demoOtherMemos))]
 			if r.IntN(2) == 0 {

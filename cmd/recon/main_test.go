@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"recon"
 	"recon/api"
 	"recon/sqlstore/dbtest"
 	"recon/web"
@@ -278,6 +279,12 @@ func TestDemo(t *testing.T) {
 	}
 	if codes < 40 || codes > 90 { // about two thirds of 100 carry a code
 		t.Fatalf("%d of 100 demo transactions carry a code", codes)
+	}
+	// Matching ran on the demo's transactions: orders were paid.
+	db := dbtest.OpenURL(t, dbURL)
+	paid, _, err := db.Orders(t.Context(), 1, recon.OrderFilter{Status: recon.OrderCaptured, Page: 1, PerPage: 100})
+	if err != nil || len(paid) < 20 {
+		t.Fatalf("%d demo orders paid (%v), want most of 80", len(paid), err)
 	}
 	// The demo's sandbox transfer command works as printed.
 	i = strings.Index(text, `-H "Authorization: Bearer ory_at_`)
