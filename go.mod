@@ -3,6 +3,7 @@ module recon
 go 1.26.8
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/ory/fosite v0.49.0

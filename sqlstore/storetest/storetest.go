@@ -31,6 +31,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("TokenSession", func(t *testing.T) { testTokenSession(t, open) })
 	t.Run("BankAccount", func(t *testing.T) { testBankAccount(t, open) })
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
+	t.Run("Delivery", func(t *testing.T) { testDelivery(t, open) })
 	t.Run("Orders", func(t *testing.T) { testOrders(t, open) })
 }
 

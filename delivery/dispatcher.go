@@ -1,0 +1,324 @@
+// Package delivery sends the notifications of the durable outbox (IPN of the
+// payment gateway, webhooks of the bank-linking hub): a Dispatcher claims due
+// deliveries from a recon.DeliveryStore with a lease, sends each with the
+// SSRF-safe, signing Client, records every attempt, and retries failures on
+// a Schedule until they are delivered or dead. URLChecker (CheckURL) checks
+// target URLs when they are saved. Any number of dispatchers, in one process
+// or on many nodes sharing a PostgreSQL database, may run at once: a claim
+// never hands the same row to two of them while its lease runs.
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"recon"
+)
+
+// Defaults of a Dispatcher.
+const (
+	DefaultWorkers    = 16
+	DefaultBatch      = 64
+	DefaultLease      = 2 * time.Minute
+	DefaultPoll       = 250 * time.Millisecond
+	DefaultStatsEvery = 15 * time.Second
+)
+
+// NoTargetError is the error of the attempt recorded for a delivery whose
+// company has no active target of its kind. Such a delivery is dead at once:
+// an inactive target suppresses events (spec §6.1 rule 3), and retrying for
+// days a notification nobody configured would only pile up rows. An operator
+// or the merchant may replay it after configuring the target.
+func NoTargetError(kind string) string {
+	if kind == recon.DeliveryIPN {
+		return "no active IPN target"
+	}
+	return "no active " + kind + " target"
+}
+
+// Dispatcher sends due deliveries. Set the fields, then call Run; zero
+// fields take the defaults. Kick may be called at any time.
+type Dispatcher struct {
+	Store recon.DeliveryStore
+	// Client sends (default NewClient(ClientOptions{}): internal targets refused).
+	Client *Client
+	// Schedule is the retry policy (zero: DefaultSchedule).
+	Schedule Schedule
+	// Clock tells the time (default recon.SystemClock).
+	Clock recon.Clock
+	// Logger logs failures of the store (default: discard). Failed attempts
+	// are not logged: they are recorded.
+	Logger *slog.Logger
+	// Metrics, when not nil, counts attempts and refreshes the outbox gauges.
+	Metrics *Metrics
+	// Workers bounds the concurrent attempts (default 16).
+	Workers int
+	// Batch bounds the deliveries of one claim (default 64). A claim takes
+	// no more deliveries than there are idle workers, so that no claimed
+	// delivery waits for a worker while its lease runs.
+	Batch int
+	// Lease is how long a claim keeps other dispatchers off a delivery
+	// (default 2 min); it must exceed the client's timeout.
+	Lease time.Duration
+	// Poll is how often the store is asked for due deliveries when there
+	// was nothing to do (default 250 ms). Kick cuts the wait short.
+	Poll time.Duration
+	// StatsEvery is how often the outbox gauges are refreshed (default 15 s).
+	StatsEvery time.Duration
+
+	kickOnce sync.Once
+	kick     chan struct{}
+}
+
+// Kick wakes the dispatcher at once, as when a delivery has just been
+// enqueued; it never blocks, and kicks made while one is pending merge.
+func (d *Dispatcher) Kick() {
+	select {
+	case d.kickChan() <- struct{}{}:
+	default:
+	}
+}
+
+func (d *Dispatcher) kickChan() chan struct{} {
+	d.kickOnce.Do(func() { d.kick = make(chan struct{}, 1) })
+	return d.kick
+}
+
+// run is a Dispatcher's configuration with the defaults applied.
+type run struct {
+	*Dispatcher
+	client   *Client
+	clock    recon.Clock
+	log      *slog.Logger
+	workers  int
+	batch    int
+	lease    time.Duration
+	poll     time.Duration
+	stats    time.Duration
+	recorder recorder
+}
+
+// Run sends due deliveries until ctx is done, then waits for the attempts in
+// progress to finish and be recorded, and returns nil. Errors of the store
+// are logged and retried; only a misconfiguration is returned.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	r := &run{
+		Dispatcher: d, client: d.Client, clock: d.Clock, log: d.Logger,
+		workers: d.Workers, batch: d.Batch, lease: d.Lease, poll: d.Poll, stats: d.StatsEvery,
+	}
+	if d.Store == nil {
+		return errors.New("delivery: Dispatcher.Store is nil")
+	}
+	if r.client == nil {
+		r.client = NewClient(ClientOptions{})
+	}
+	if r.clock == nil {
+		r.clock = recon.SystemClock{}
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	r.workers = cmpOr(r.workers, DefaultWorkers)
+	r.batch = cmpOr(r.batch, DefaultBatch)
+	r.lease = cmpOr(r.lease, DefaultLease)
+	r.poll = cmpOr(r.poll, DefaultPoll)
+	r.stats = cmpOr(r.stats, DefaultStatsEvery)
+	if r.lease <= r.client.Timeout() {
+		return fmt.Errorf("delivery: the lease (%s) must be longer than the client's timeout (%s)", r.lease, r.client.Timeout())
+	}
+	r.recorder = newRecorder(d.Store, r.log)
+	return r.loop(ctx)
+}
+
+// cmpOr returns v, or def when v is not positive.
+func cmpOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func (r *run) loop(ctx context.Context) error {
+	// Attempts finish and are recorded after ctx is done.
+	work := context.WithoutCancel(ctx)
+	var wg sync.WaitGroup
+	defer r.recorder.close()
+	defer wg.Wait()
+	if r.Metrics != nil {
+		wg.Go(func() { r.refreshStats(ctx) })
+	}
+
+	// slots holds a token for each worker at work.
+	slots := make(chan struct{}, r.workers)
+	perClaim := min(r.workers, r.batch)
+	backlog := false
+	for {
+		// Wait for an idle worker; in a backlog, for half of them, so that a
+		// claim takes many rows at a time rather than one.
+		want := 1
+		if backlog {
+			want = max(1, perClaim/2)
+		}
+		n := 0
+		for n < want {
+			select {
+			case slots <- struct{}{}:
+				n++
+			case <-ctx.Done():
+				release(slots, n)
+				return nil
+			}
+		}
+	more:
+		for n < perClaim {
+			select {
+			case slots <- struct{}{}:
+				n++
+			default:
+				break more
+			}
+		}
+
+		list, err := r.Store.ClaimDeliveries(ctx, r.clock.Now(), n, r.lease)
+		if err != nil {
+			release(slots, n)
+			if ctx.Err() != nil {
+				return nil
+			}
+			r.log.Error("delivery: claim", "err", err)
+			if !r.sleep(ctx) {
+				return nil
+			}
+			backlog = false
+			continue
+		}
+		release(slots, n-len(list))
+		targets := newTargetCache(r.Store)
+		for _, dl := range list {
+			wg.Go(func() {
+				defer func() { <-slots }()
+				r.attempt(work, dl, targets)
+			})
+		}
+		// A full claim means more may be due: claim again without waiting.
+		backlog = len(list) == n
+		if !backlog && !r.sleep(ctx) {
+			return nil
+		}
+	}
+}
+
+// sleep waits for the poll interval or a kick; false when ctx is done.
+func (r *run) sleep(ctx context.Context) bool {
+	t := time.NewTimer(r.poll)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-r.kickChan():
+	case <-t.C:
+	}
+	return true
+}
+
+func release(slots chan struct{}, n int) {
+	for range n {
+		<-slots
+	}
+}
+
+// attempt makes one attempt of dl and records it.
+func (r *run) attempt(ctx context.Context, dl *recon.Delivery, targets *targetCache) {
+	r.Metrics.sending(1)
+	defer r.Metrics.sending(-1)
+	start := r.clock.Now()
+	a := &recon.DeliveryAttempt{DeliveryID: dl.ID, At: start}
+	t, err := targets.get(ctx, dl.CompanyID, dl.Kind)
+	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
+		// The lease lapses and another claim tries again.
+		r.log.Error("delivery: read target", "delivery", dl.ID, "company", dl.CompanyID, "err", err)
+		return
+	}
+	if err != nil || !t.Active {
+		a.Error = NoTargetError(dl.Kind)
+		r.recorder.record(ctx, a, recon.DeliveryDead, time.Time{})
+		r.Metrics.attempt(outcomeDead, 0, 0)
+		return
+	}
+	a.URL = t.URL
+	res := r.client.Send(ctx, t, dl, start)
+	a.StatusCode, a.Latency, a.Response = res.StatusCode, res.Latency, res.Response
+	if res.OK() {
+		r.recorder.record(ctx, a, recon.DeliveryDelivered, time.Time{})
+		r.Metrics.attempt(outcomeDelivered, res.Latency, r.clock.Now().Sub(dl.CreatedAt))
+		return
+	}
+	a.Error = res.Error(r.client.Timeout())
+	// The first attempt is made when the delivery is enqueued.
+	next, dead := r.Schedule.Next(dl.Attempts+1, dl.CreatedAt, r.clock.Now())
+	if dead {
+		r.recorder.record(ctx, a, recon.DeliveryDead, time.Time{})
+		r.Metrics.attempt(outcomeDead, res.Latency, 0)
+		return
+	}
+	r.recorder.record(ctx, a, recon.DeliveryPending, next)
+	r.Metrics.attempt(outcomeFailed, res.Latency, 0)
+}
+
+func (r *run) refreshStats(ctx context.Context) {
+	t := time.NewTicker(r.stats)
+	defer t.Stop()
+	for {
+		if stats, err := r.Store.DeliveryStats(ctx); err == nil {
+			r.Metrics.stats(stats)
+		} else if ctx.Err() == nil {
+			r.log.Error("delivery: stats", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// targetCache resolves the targets of one claim's deliveries: each company's
+// target is read once per claim, so a corrected URL or secret applies from
+// the next claim on.
+type targetCache struct {
+	store recon.DeliveryStore
+	mu    sync.Mutex
+	m     map[targetKey]*targetEntry
+}
+
+type targetKey struct {
+	company int64
+	kind    string
+}
+
+type targetEntry struct {
+	once sync.Once
+	t    *recon.Target
+	err  error
+}
+
+func newTargetCache(s recon.DeliveryStore) *targetCache {
+	return &targetCache{store: s, m: map[targetKey]*targetEntry{}}
+}
+
+func (c *targetCache) get(ctx context.Context, company int64, kind string) (*recon.Target, error) {
+	k := targetKey{company, kind}
+	c.mu.Lock()
+	e := c.m[k]
+	if e == nil {
+		e = &targetEntry{}
+		c.m[k] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.t, e.err = c.store.DeliveryTarget(ctx, company, kind) })
+	return e.t, e.err
+}

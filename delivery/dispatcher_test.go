@@ -1,0 +1,325 @@
+package delivery_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"recon"
+	"recon/delivery"
+	"recon/sqlstore/dbtest"
+)
+
+// loopback is the client of the tests: their receivers listen on 127.0.0.1.
+func loopback() *delivery.Client {
+	return delivery.NewClient(delivery.ClientOptions{AllowPrivate: true})
+}
+
+func TestDispatcherDelivers(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		rc := newReceiver(t, func(w http.ResponseWriter, _ *http.Request, _ int) { w.Write([]byte("OK")) })
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL+"/ipn", "s3cret")
+		d := enqueue(t, db, c, 1)[0]
+		reg := prometheus.NewRegistry()
+		start(t, &delivery.Dispatcher{Store: db, Client: loopback(), Metrics: delivery.NewMetrics(reg), Poll: 10 * time.Millisecond})
+
+		waitFor(t, "the delivery to be delivered", func() bool { return status(t, db, d.ID).Status == recon.DeliveryDelivered })
+		got := status(t, db, d.ID)
+		if got.Attempts != 1 || got.LastError != "" || !got.LeaseUntil.IsZero() || got.DeliveredAt.IsZero() {
+			t.Fatalf("delivered %+v", got)
+		}
+		attempts, err := db.DeliveryAttempts(t.Context(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(attempts) != 1 || attempts[0].StatusCode != 200 || attempts[0].URL != rc.URL+"/ipn" || attempts[0].Response != "OK" ||
+			attempts[0].Error != "" || attempts[0].Latency <= 0 || !attempts[0].At.Equal(got.DeliveredAt) {
+			t.Fatalf("attempts %+v", attempts)
+		}
+		calls := rc.calls(d.ID)
+		if len(calls) != 1 {
+			t.Fatalf("receiver got %d requests", len(calls))
+		}
+		h := calls[0].header
+		if h.Get(delivery.HeaderSecretKey) != "s3cret" || h.Get(delivery.HeaderEvent) != "ORDER_PAID" ||
+			delivery.Verify("s3cret", h.Get(delivery.HeaderTimestamp), h.Get(delivery.HeaderSignature), calls[0].body, time.Now(), time.Minute) != nil {
+			t.Fatalf("headers %v", h)
+		}
+		waitFor(t, "the attempt to be counted", func() bool {
+			return counter(t, reg, "recon_delivery_attempts_total", "delivered") == 1
+		})
+	})
+}
+
+// counter returns the value of a counter registered on reg, by name and label value.
+func counter(t *testing.T, reg *prometheus.Registry, name, label string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if f.GetName() == name && l.GetValue() == label {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no metric %s{%s}", name, label)
+	return 0
+}
+
+func TestDispatcherRetriesThenDelivers(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		rc := newReceiver(t, func(w http.ResponseWriter, _ *http.Request, call int) {
+			if call < 3 {
+				http.Error(w, "try later", http.StatusInternalServerError)
+			}
+		})
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		d := enqueue(t, db, c, 1)[0]
+		start(t, &delivery.Dispatcher{Store: db, Client: loopback(), Poll: 5 * time.Millisecond,
+			Schedule: delivery.Schedule{Waits: []time.Duration{20 * time.Millisecond, 40 * time.Millisecond}, MaxAge: time.Hour}})
+
+		waitFor(t, "the delivery to be delivered", func() bool { return status(t, db, d.ID).Status == recon.DeliveryDelivered })
+		attempts, err := db.DeliveryAttempts(t.Context(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(attempts) != 3 || attempts[0].StatusCode != 500 || attempts[0].Error != "HTTP 500" ||
+			!strings.HasPrefix(attempts[0].Response, "try later") || attempts[2].StatusCode != 200 {
+			t.Fatalf("attempts %+v", attempts)
+		}
+		if got := status(t, db, d.ID); got.Attempts != 3 || got.LastError != "" {
+			t.Fatalf("delivery %+v", got)
+		}
+		// The schedule's waits lie between the attempts.
+		calls := rc.calls(d.ID)
+		if gap := calls[1].at.Sub(calls[0].at); gap < 20*time.Millisecond {
+			t.Errorf("second attempt %s after the first, want at least 20ms", gap)
+		}
+		if gap := calls[2].at.Sub(calls[1].at); gap < 40*time.Millisecond {
+			t.Errorf("third attempt %s after the second, want at least 40ms", gap)
+		}
+	})
+}
+
+func TestDispatcherGivesUp(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+			http.Redirect(w, r, "https://elsewhere.example/", http.StatusFound)
+		})
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		d := enqueue(t, db, c, 1)[0]
+		clock := &fakeClock{now: time.Now()}
+		store := &claimCounter{DB: db}
+		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond,
+			Schedule: delivery.Schedule{Waits: []time.Duration{time.Minute}, MaxAge: 150 * time.Second}})
+		// Attempts at 0, 1 and 2 minutes, then at 2.5 (the 150 s deadline): dead.
+		for i := 1; i <= 3; i++ {
+			waitFor(t, "an attempt", func() bool { return rc.total.Load() == int64(i) && status(t, db, d.ID).Attempts == i })
+			clock.Add(time.Minute)
+		}
+		waitFor(t, "the delivery to be dead", func() bool { return status(t, db, d.ID).Status == recon.DeliveryDead })
+		got := status(t, db, d.ID)
+		if got.Attempts != 4 || got.LastError != "HTTP 302: redirects are not followed" || rc.total.Load() != 4 {
+			t.Fatalf("dead delivery %+v after %d requests", got, rc.total.Load())
+		}
+	})
+}
+
+func TestDispatcherWithoutActiveTarget(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		rc := newReceiver(t, nil)
+		none, inactive := newCompany(t, db, 1), newCompany(t, db, 2)
+		if err := db.SetIPN(t.Context(), inactive, &recon.Target{URL: rc.URL, AuthType: recon.AuthNone, Active: false}); err != nil {
+			t.Fatal(err)
+		}
+		list := append(enqueue(t, db, none, 1), enqueue(t, db, inactive, 1)...)
+		start(t, &delivery.Dispatcher{Store: db, Client: loopback(), Poll: 5 * time.Millisecond})
+		for _, d := range list {
+			waitFor(t, "the delivery to be dead", func() bool { return status(t, db, d.ID).Status == recon.DeliveryDead })
+			if got := status(t, db, d.ID); got.LastError != "no active IPN target" || got.Attempts != 1 {
+				t.Fatalf("delivery %+v", got)
+			}
+		}
+		if rc.total.Load() != 0 {
+			t.Fatalf("an inactive target received %d requests", rc.total.Load())
+		}
+	})
+}
+
+func TestDispatcherRefusesInternalTargets(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, "sqlite")
+	rc := newReceiver(t, nil)
+	c := newCompany(t, db, 1)
+	// Saved when private targets were allowed, or through a name that
+	// resolved elsewhere then: the dispatcher's dialer refuses it now.
+	setIPN(t, db, c, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1), "k")
+	d := enqueue(t, db, c, 1)[0]
+	start(t, &delivery.Dispatcher{Store: db, Client: delivery.NewClient(delivery.ClientOptions{}), Poll: 5 * time.Millisecond})
+	waitFor(t, "an attempt", func() bool { return status(t, db, d.ID).Attempts == 1 })
+	if got := status(t, db, d.ID); got.Status != recon.DeliveryPending || got.LastError != "refused to connect to an internal address" {
+		t.Fatalf("delivery %+v", got)
+	}
+	if rc.total.Load() != 0 {
+		t.Fatalf("the receiver got %d requests", rc.total.Load())
+	}
+}
+
+func TestDispatcherKick(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		rc := newReceiver(t, nil)
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		store := &claimCounter{DB: db}
+		d := &delivery.Dispatcher{Store: store, Client: loopback(), Poll: time.Hour}
+		start(t, d)
+		waitFor(t, "the first claim", func() bool { return store.claims.Load() >= 1 })
+		// The dispatcher now waits an hour, unless kicked.
+		dl := enqueue(t, db, c, 1)[0]
+		d.Kick()
+		d.Kick() // kicks merge; none blocks
+		waitFor(t, "the kicked delivery", func() bool { return status(t, db, dl.ID).Status == recon.DeliveryDelivered })
+	})
+}
+
+// TestDispatchersShareTheOutbox: two dispatchers on one database deliver
+// every delivery exactly once.
+func TestDispatchersShareTheOutbox(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		url := dbtest.NewURL(t, engine)
+		db, other := dbtest.OpenURL(t, url), dbtest.OpenURL(t, url) // two nodes
+		rc := newReceiver(t, nil)
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		list := enqueue(t, db, c, 200)
+		one, two := &claimCounter{DB: db}, &claimCounter{DB: other}
+		start(t, &delivery.Dispatcher{Store: one, Client: loopback(), Workers: 4, Batch: 8, Poll: 5 * time.Millisecond})
+		start(t, &delivery.Dispatcher{Store: two, Client: loopback(), Workers: 4, Batch: 8, Poll: 5 * time.Millisecond})
+		waitFor(t, "every delivery", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
+		counts := rc.counts()
+		for _, d := range list {
+			if counts[d.ID] != 1 {
+				t.Fatalf("delivery %d received %d times", d.ID, counts[d.ID])
+			}
+		}
+		if len(counts) != len(list) || rc.total.Load() != int64(len(list)) {
+			t.Fatalf("%d requests for %d deliveries", rc.total.Load(), len(list))
+		}
+		if one.claims.Load() == 0 || two.claims.Load() == 0 {
+			t.Fatalf("claims: %d and %d; both dispatchers should have claimed", one.claims.Load(), two.claims.Load())
+		}
+	})
+}
+
+// TestDispatcherRecoversACrashedClaim: rows claimed by a dispatcher that
+// died are sent by another once their lease lapses, and not before.
+func TestDispatcherRecoversACrashedClaim(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		rc := newReceiver(t, nil)
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		list := enqueue(t, db, c, 50)
+		clock := &fakeClock{now: time.Now()}
+		// The crashed node claimed everything, then never recorded an attempt.
+		claimed, err := db.ClaimDeliveries(t.Context(), clock.Now(), 100, time.Minute)
+		if err != nil || len(claimed) != len(list) {
+			t.Fatalf("claim: %d, %v", len(claimed), err)
+		}
+		store := &claimCounter{DB: db}
+		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond})
+		waitFor(t, "a few claims", func() bool { return store.claims.Load() >= 5 })
+		if n := rc.total.Load(); n != 0 {
+			t.Fatalf("%d deliveries sent while the crashed claim's lease runs", n)
+		}
+		clock.Add(time.Minute)
+		waitFor(t, "every delivery", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
+		for id, n := range rc.counts() {
+			if n != 1 {
+				t.Fatalf("delivery %d received %d times", id, n)
+			}
+		}
+	})
+}
+
+// TestDispatcherFinishesAttemptsOnStop: cancelling Run lets the attempts in
+// progress finish and be recorded before it returns.
+func TestDispatcherFinishesAttemptsOnStop(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		arrived, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+			once.Do(func() { close(arrived) })
+			<-release
+		})
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		d := enqueue(t, db, c, 1)[0]
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- (&delivery.Dispatcher{Store: db, Client: loopback(), Poll: 5 * time.Millisecond}).Run(ctx)
+		}()
+		<-arrived
+		cancel()
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned (%v) with an attempt in progress", err)
+		default:
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got := status(t, db, d.ID); got.Status != recon.DeliveryDelivered {
+			t.Fatalf("after Run returned: %+v", got)
+		}
+	})
+}
+
+func TestDispatcherConfiguration(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, "sqlite")
+	err := (&delivery.Dispatcher{Store: db, Lease: time.Second}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "lease") {
+		t.Fatalf("a lease shorter than the client's timeout: Run = %v", err)
+	}
+	if err := (&delivery.Dispatcher{}).Run(context.Background()); err == nil {
+		t.Fatal("no store: Run = nil")
+	}
+}

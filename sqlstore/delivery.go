@@ -1,0 +1,434 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"recon"
+)
+
+// The delivery outbox (recon.DeliveryStore). Rows are written by enqueue in
+// the transaction of the state change that causes them (outbox.go); the
+// dispatchers of every node claim due rows with a lease, send them, and
+// record each attempt.
+
+var _ recon.DeliveryStore = (*DB)(nil)
+
+// Listing limits of Deliveries.
+const (
+	deliveriesDefaultLimit = 50
+	deliveriesMaxLimit     = 500
+)
+
+const deliveryColumns = `id, company_id, kind, event, payload, status, attempts, next_attempt_at, lease_until, last_error, created_at, delivered_at`
+
+const selectDelivery = `SELECT ` + deliveryColumns + ` FROM deliveries`
+
+// EnqueueDelivery stores d as pending and due at once, outside any other
+// state change. It sets d's ID, Status, NextAttemptAt and CreatedAt.
+func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
+	if err := checkDeliveryKind("kind", d.Kind); err != nil {
+		return err
+	}
+	if d.Kind == "" {
+		return recon.FieldError("kind", "kind is required")
+	}
+	if d.Event == "" {
+		return recon.FieldError("event", "event is required")
+	}
+	err := db.enqueue(ctx, db.db, d, db.now())
+	if db.d.violation(err) == foreignKeyViolation {
+		return notFound(err, "company %d not found", d.CompanyID)
+	}
+	return err
+}
+
+// claimQuery is the statement of ClaimDeliveries ($1 lease until, $2 now,
+// $3 n). On PostgreSQL the due rows are chosen in a materialized CTE FOR
+// UPDATE SKIP LOCKED: concurrent claimers take disjoint rows without waiting
+// for each other, and the CTE runs exactly once (a subquery under IN could
+// be rescanned by some plans and lock more than n rows). On SQLite the
+// statement holds the database's only write lock, so a plain subquery does.
+func (db *DB) claimQuery() string {
+	const due = `
+			SELECT id FROM deliveries
+			WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
+			ORDER BY next_attempt_at, id
+			LIMIT $3`
+	if db.Engine() == EnginePostgres {
+		return `
+		WITH due AS MATERIALIZED (` + due + ` FOR UPDATE SKIP LOCKED)
+		UPDATE deliveries SET lease_until = $1 FROM due WHERE deliveries.id = due.id
+		RETURNING deliveries.` + strings.ReplaceAll(deliveryColumns, ", ", ", deliveries.")
+	}
+	return `UPDATE deliveries SET lease_until = $1 WHERE id IN (` + due + `) RETURNING ` + deliveryColumns
+}
+
+// ClaimDeliveries takes up to n due deliveries (pending, next attempt due,
+// no lease or a lapsed one) in the order they fell due, and leases them until
+// now+lease. It is one statement, and so one transaction (see claimQuery).
+// The claimed rows come back with their new LeaseUntil, ordered by
+// NextAttemptAt and ID.
+func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	if lease <= 0 {
+		return nil, recon.Errorf(recon.EINVALID, "the lease must be positive")
+	}
+	now = storedTime(now)
+	until := storedTime(now.Add(lease))
+	rows, err := db.db.QueryContext(ctx, db.claimQuery(), until, now, n)
+	if err != nil {
+		return nil, internal(err, "claim deliveries")
+	}
+	list, err := scanDeliveries(rows)
+	if err != nil {
+		return nil, internal(err, "claim deliveries")
+	}
+	// RETURNING promises no order.
+	slices.SortFunc(list, func(a, b *recon.Delivery) int {
+		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return list, nil
+}
+
+// RecordAttempt stores the attempt a and the delivery's new state in one
+// transaction: attempts+1, the status, the next attempt time (kept as it was
+// when next is zero), no lease, last_error = a.Error, and delivered_at = a.At
+// when the status is delivered. It sets a.ID (and a.At to now when zero). The
+// update does not check that the caller still holds the lease: a claim has no
+// token, and a delivery sent twice after a lapsed lease is within
+// at-least-once. ENOTFOUND when the delivery does not exist.
+func (db *DB) RecordAttempt(ctx context.Context, a *recon.DeliveryAttempt, status string, next time.Time) error {
+	if err := checkDeliveryStatus("status", status); err != nil {
+		return err
+	}
+	if status == "" {
+		return recon.FieldError("status", "status is required")
+	}
+	if a.At.IsZero() {
+		a.At = db.now()
+	}
+	a.At = storedTime(a.At)
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		return db.recordAttempt(ctx, tx, a, status, next)
+	})
+}
+
+func (db *DB) recordAttempt(ctx context.Context, tx *sql.Tx, a *recon.DeliveryAttempt, status string, next time.Time) error {
+	var nextArg sql.NullTime
+	if !next.IsZero() {
+		nextArg = sql.NullTime{Time: storedTime(next), Valid: true}
+	}
+	var deliveredAt sql.NullTime
+	if status == recon.DeliveryDelivered {
+		deliveredAt = sql.NullTime{Time: a.At, Valid: true}
+	}
+	lastError := cleanText(a.Error)
+	res, err := tx.ExecContext(ctx, `
+		UPDATE deliveries SET attempts = attempts + 1, status = $1,
+			next_attempt_at = COALESCE($2, next_attempt_at), lease_until = NULL,
+			last_error = $3, delivered_at = COALESCE($4, delivered_at)
+		WHERE id = $5`,
+		status, nextArg, lastError, deliveredAt, a.DeliveryID)
+	if err != nil {
+		return internal(err, "record attempt")
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return internal(err, "record attempt")
+	} else if n == 0 {
+		return notFound(nil, "delivery %d not found", a.DeliveryID)
+	}
+	err = tx.QueryRowContext(ctx, `
+		INSERT INTO delivery_attempts (delivery_id, at, url, status_code, latency_us, response, error)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+		a.DeliveryID, a.At, cleanText(a.URL), a.StatusCode, a.Latency.Microseconds(), cleanText(a.Response), lastError,
+	).Scan(&a.ID)
+	if err != nil {
+		return internal(err, "record attempt")
+	}
+	return nil
+}
+
+// AttemptOutcome is one attempt and the state it leaves its delivery in, for RecordAttempts.
+type AttemptOutcome = struct {
+	Attempt *recon.DeliveryAttempt
+	Status  string
+	Next    time.Time
+}
+
+// RecordAttempts records many attempts in one transaction, each as
+// RecordAttempt would. It is not part of recon.DeliveryStore: dispatchers use
+// it when the store has it, since one transaction per attempt caps
+// throughput. An attempt of a delivery that no longer exists is skipped (its
+// ID stays 0) rather than failing the others.
+func (db *DB) RecordAttempts(ctx context.Context, outcomes []AttemptOutcome) error {
+	for _, o := range outcomes {
+		if err := checkDeliveryStatus("status", o.Status); err != nil {
+			return err
+		}
+		if o.Status == "" {
+			return recon.FieldError("status", "status is required")
+		}
+		if o.Attempt.At.IsZero() {
+			o.Attempt.At = db.now()
+		}
+		o.Attempt.At = storedTime(o.Attempt.At)
+	}
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		for _, o := range outcomes {
+			err := db.recordAttempt(ctx, tx, o.Attempt, o.Status, o.Next)
+			if recon.ErrorCode(err) == recon.ENOTFOUND {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Delivery returns one of the company's deliveries (any company's when
+// companyID is 0), or ENOTFOUND.
+func (db *DB) Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error) {
+	query, args := selectDelivery+` WHERE id = $1`, []any{id}
+	if companyID != 0 {
+		query, args = query+` AND company_id = $2`, append(args, companyID)
+	}
+	rows, err := db.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, internal(err, "read delivery")
+	}
+	list, err := scanDeliveries(rows)
+	if err != nil {
+		return nil, internal(err, "read delivery")
+	}
+	if len(list) == 0 {
+		return nil, notFound(nil, "delivery %d not found", id)
+	}
+	return list[0], nil
+}
+
+// Deliveries lists deliveries newest first: the company's, or every
+// company's when companyID is 0. The limit defaults to 50 and is capped at
+// 500; an unknown status or kind is EINVALID.
+func (db *DB) Deliveries(ctx context.Context, companyID int64, f recon.DeliveryFilter) ([]*recon.Delivery, error) {
+	if err := checkDeliveryStatus("status", f.Status); err != nil {
+		return nil, err
+	}
+	if err := checkDeliveryKind("kind", f.Kind); err != nil {
+		return nil, err
+	}
+	var where []string
+	var args []any
+	add := func(cond string, arg any) {
+		args = append(args, arg)
+		where = append(where, fmt.Sprintf(cond, len(args)))
+	}
+	if companyID != 0 {
+		add("company_id = $%d", companyID)
+	}
+	if f.Status != "" {
+		add("status = $%d", f.Status)
+	}
+	if f.Kind != "" {
+		add("kind = $%d", f.Kind)
+	}
+	if f.BeforeID > 0 {
+		add("id < $%d", f.BeforeID)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = deliveriesDefaultLimit
+	}
+	limit = min(limit, deliveriesMaxLimit)
+	query := selectDelivery
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	args = append(args, limit)
+	query += fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, len(args))
+	rows, err := db.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, internal(err, "list deliveries")
+	}
+	list, err := scanDeliveries(rows)
+	if err != nil {
+		return nil, internal(err, "list deliveries")
+	}
+	return list, nil
+}
+
+// DeliveryAttempts lists a delivery's attempts, oldest first; none (an empty
+// list) for an unknown delivery. It does not check the tenant: callers read
+// the delivery with Delivery first.
+func (db *DB) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.DeliveryAttempt, error) {
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT id, delivery_id, at, url, status_code, latency_us, response, error
+		FROM delivery_attempts WHERE delivery_id = $1 ORDER BY id`, deliveryID)
+	if err != nil {
+		return nil, internal(err, "list delivery attempts")
+	}
+	defer rows.Close()
+	out := []*recon.DeliveryAttempt{}
+	for rows.Next() {
+		var a recon.DeliveryAttempt
+		var at anyTime
+		var latency int64
+		if err := rows.Scan(&a.ID, &a.DeliveryID, &at, &a.URL, &a.StatusCode, &latency, &a.Response, &a.Error); err != nil {
+			return nil, internal(err, "list delivery attempts")
+		}
+		a.At, a.Latency = at.t, time.Duration(latency)*time.Microsecond
+		out = append(out, &a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal(err, "list delivery attempts")
+	}
+	return out, nil
+}
+
+// ReplayDelivery makes a delivery pending and due at now, whatever its state,
+// and drops its lease and delivered_at; its attempts and their count stay.
+// companyID 0 replays any company's delivery. ENOTFOUND when the company has
+// no such delivery.
+func (db *DB) ReplayDelivery(ctx context.Context, companyID, id int64, now time.Time) error {
+	query := `UPDATE deliveries SET status = $1, next_attempt_at = $2, lease_until = NULL, delivered_at = NULL WHERE id = $3`
+	args := []any{recon.DeliveryPending, storedTime(now), id}
+	if companyID != 0 {
+		query, args = query+` AND company_id = $4`, append(args, companyID)
+	}
+	res, err := db.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return internal(err, "replay delivery")
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return internal(err, "replay delivery")
+	} else if n == 0 {
+		return notFound(nil, "delivery %d not found", id)
+	}
+	return nil
+}
+
+// DeliveryTarget returns where the company's deliveries of the kind go, its
+// secret decrypted, or ENOTFOUND when none is configured.
+func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error) {
+	var t recon.Target
+	var sealed []byte
+	err := db.db.QueryRowContext(ctx,
+		`SELECT url, auth_type, secret, active FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
+		companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &t.Active)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(err, "company %d has no %s target", companyID, kind)
+	}
+	if err != nil {
+		return nil, internal(err, "read delivery target")
+	}
+	if len(sealed) > 0 {
+		if t.Secret, err = db.openSecret(ctx, sealed); err != nil {
+			return nil, err
+		}
+	}
+	return &t, nil
+}
+
+// DeliveryStats counts deliveries by status (every status is present, zero
+// or not), plus "in_flight": pending deliveries under an unexpired lease. It
+// reads the whole table; metrics call it every few seconds, not per request.
+func (db *DB) DeliveryStats(ctx context.Context) (map[string]int64, error) {
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT status, COUNT(*), COUNT(CASE WHEN lease_until > $1 THEN 1 END)
+		FROM deliveries GROUP BY status`, db.now())
+	if err != nil {
+		return nil, internal(err, "count deliveries")
+	}
+	defer rows.Close()
+	stats := map[string]int64{recon.DeliveryPending: 0, recon.DeliveryDelivered: 0, recon.DeliveryDead: 0, "in_flight": 0}
+	for rows.Next() {
+		var status string
+		var n, leased int64
+		if err := rows.Scan(&status, &n, &leased); err != nil {
+			return nil, internal(err, "count deliveries")
+		}
+		stats[status] = n
+		if status == recon.DeliveryPending {
+			stats["in_flight"] = leased
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal(err, "count deliveries")
+	}
+	return stats, nil
+}
+
+// scanDeliveries reads rows of deliveryColumns and closes them.
+func scanDeliveries(rows *sql.Rows) ([]*recon.Delivery, error) {
+	defer rows.Close()
+	var out []*recon.Delivery
+	for rows.Next() {
+		var d recon.Delivery
+		var next, lease, created, delivered anyTime
+		if err := rows.Scan(&d.ID, &d.CompanyID, &d.Kind, &d.Event, &d.Payload, &d.Status, &d.Attempts,
+			&next, &lease, &d.LastError, &created, &delivered); err != nil {
+			return nil, err
+		}
+		d.NextAttemptAt, d.LeaseUntil, d.CreatedAt, d.DeliveredAt = next.t, lease.t, created.t, delivered.t
+		out = append(out, &d)
+	}
+	return out, rows.Err()
+}
+
+// anyTime scans a nullable time column into a UTC time.Time (zero for NULL).
+// SQLite's driver turns the integer microseconds of a TIMESTAMP column into a
+// time.Time only where it knows the column's declared type, which a
+// RETURNING clause does not tell it: there the integer arrives as is.
+type anyTime struct{ t time.Time }
+
+func (a *anyTime) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		a.t = time.Time{}
+	case time.Time:
+		a.t = v.UTC()
+	case int64:
+		a.t = time.UnixMicro(v).UTC()
+	default:
+		return fmt.Errorf("sqlstore: cannot scan %T into a time", v)
+	}
+	return nil
+}
+
+var _ sql.Scanner = (*anyTime)(nil)
+
+// cleanText makes s storable in a text column of both engines: valid UTF-8
+// without NUL bytes (PostgreSQL refuses both). Receivers answer anything.
+func cleanText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ReplaceAll(s, "\x00", "")
+}
+
+func checkDeliveryStatus(field, status string) error {
+	switch status {
+	case "", recon.DeliveryPending, recon.DeliveryDelivered, recon.DeliveryDead:
+		return nil
+	}
+	return recon.FieldError(field, "%s must be %s, %s or %s", field, recon.DeliveryPending, recon.DeliveryDelivered, recon.DeliveryDead)
+}
+
+func checkDeliveryKind(field, kind string) error {
+	switch kind {
+	case "", recon.DeliveryIPN, recon.DeliveryWebhook:
+		return nil
+	}
+	return recon.FieldError(field, "%s must be %s or %s", field, recon.DeliveryIPN, recon.DeliveryWebhook)
+}

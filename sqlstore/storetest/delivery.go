@@ -1,0 +1,441 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"recon"
+)
+
+// deliveryStore returns the store's outbox, failing t when it has none.
+func deliveryStore(t *testing.T, s recon.Store) recon.DeliveryStore {
+	t.Helper()
+	ds, ok := s.(recon.DeliveryStore)
+	if !ok {
+		t.Fatalf("%T does not implement recon.DeliveryStore", s)
+	}
+	return ds
+}
+
+// enqueue stores a pending IPN delivery of the company.
+func enqueue(t *testing.T, ds recon.DeliveryStore, companyID int64, event string) *recon.Delivery {
+	t.Helper()
+	d := &recon.Delivery{CompanyID: companyID, Kind: recon.DeliveryIPN, Event: event, Payload: []byte(`{"event":"` + event + `"}`)}
+	if err := ds.EnqueueDelivery(t.Context(), d); err != nil {
+		t.Fatalf("EnqueueDelivery: %v", err)
+	}
+	return d
+}
+
+func ids(list []*recon.Delivery) []int64 {
+	out := make([]int64, len(list))
+	for i, d := range list {
+		out[i] = d.ID
+	}
+	return out
+}
+
+// micro is t as the stores keep it.
+func micro(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func testDelivery(t *testing.T, open Open) {
+	t.Run("EnqueueAndRead", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		d := enqueue(t, ds, c.ID, "ORDER_PAID")
+		if d.ID <= 0 || d.Status != recon.DeliveryPending || d.Attempts != 0 || !d.NextAttemptAt.Equal(d.CreatedAt) {
+			t.Fatalf("enqueued %+v", d)
+		}
+		recent(t, "CreatedAt", d.CreatedAt)
+		got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "delivery", d, got)
+		if got, err = ds.Delivery(t.Context(), 0, d.ID); err != nil || got.ID != d.ID {
+			t.Fatalf("Delivery(0, %d) = %v, %v", d.ID, got, err)
+		}
+		_, err = ds.Delivery(t.Context(), other.ID, d.ID)
+		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("delivery %d not found", d.ID))
+		_, err = ds.Delivery(t.Context(), 0, d.ID+1000)
+		wantCode(t, err, recon.ENOTFOUND, "")
+
+		err = ds.EnqueueDelivery(t.Context(), &recon.Delivery{CompanyID: 9999, Kind: recon.DeliveryIPN, Event: "ORDER_PAID", Payload: []byte(`{}`)})
+		wantCode(t, err, recon.ENOTFOUND, "company 9999 not found")
+		err = ds.EnqueueDelivery(t.Context(), &recon.Delivery{CompanyID: c.ID, Kind: "sms", Event: "ORDER_PAID", Payload: []byte(`{}`)})
+		wantCode(t, err, recon.EINVALID, "")
+	})
+
+	t.Run("ClaimInOrderWithLease", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c := newCompany(t, s, 1)
+		var want []int64
+		for i := range 3 {
+			want = append(want, enqueue(t, ds, c.ID, fmt.Sprint("E", i)).ID)
+		}
+		now := time.Now().Add(time.Second)
+		got, err := ds.ClaimDeliveries(t.Context(), now, 2, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "first claim", want[:2], ids(got))
+		for _, d := range got {
+			if !d.LeaseUntil.Equal(micro(now.Add(time.Minute))) || d.Status != recon.DeliveryPending {
+				t.Fatalf("claimed %+v, want lease until %v", d, micro(now.Add(time.Minute)))
+			}
+		}
+		stored, err := ds.Delivery(t.Context(), c.ID, want[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "claimed delivery as stored", got[0], stored)
+		got, err = ds.ClaimDeliveries(t.Context(), now, 2, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "second claim", want[2:], ids(got))
+		if got, err = ds.ClaimDeliveries(t.Context(), now, 2, time.Minute); err != nil || len(got) != 0 {
+			t.Fatalf("third claim: %v, %v; want nothing", ids(got), err)
+		}
+		// Not yet due: the clock of the claimer is before the rows' next attempt.
+		fresh := enqueue(t, ds, c.ID, "LATER")
+		if got, err = ds.ClaimDeliveries(t.Context(), fresh.NextAttemptAt.Add(-time.Second), 10, time.Minute); err != nil || len(got) != 0 {
+			t.Fatalf("claim before due: %v, %v; want nothing", ids(got), err)
+		}
+	})
+
+	t.Run("LapsedLeaseIsClaimedAgain", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c := newCompany(t, s, 1)
+		d := enqueue(t, ds, c.ID, "ORDER_PAID")
+		now := time.Now().Add(time.Second)
+		if got, err := ds.ClaimDeliveries(t.Context(), now, 10, time.Minute); err != nil || len(got) != 1 {
+			t.Fatalf("claim: %v, %v", ids(got), err)
+		}
+		// The claimer "crashes": it never records an attempt.
+		if got, err := ds.ClaimDeliveries(t.Context(), now.Add(59*time.Second), 10, time.Minute); err != nil || len(got) != 0 {
+			t.Fatalf("claim under lease: %v, %v; want nothing", ids(got), err)
+		}
+		got, err := ds.ClaimDeliveries(t.Context(), now.Add(time.Minute), 10, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "claim after the lease lapsed", []int64{d.ID}, ids(got))
+		if !got[0].LeaseUntil.Equal(micro(now.Add(3 * time.Minute))) {
+			t.Fatalf("LeaseUntil = %v, want %v", got[0].LeaseUntil, micro(now.Add(3*time.Minute)))
+		}
+	})
+
+	t.Run("ConcurrentClaimersNeverShareARow", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c := newCompany(t, s, 1)
+		const total = 300
+		for i := range total {
+			enqueue(t, ds, c.ID, fmt.Sprint("E", i))
+		}
+		now := time.Now().Add(time.Second)
+		var mu sync.Mutex
+		seen := map[int64]int{}
+		var wg sync.WaitGroup
+		errs := make(chan error, 6)
+		for range 6 {
+			wg.Go(func() {
+				for {
+					got, err := ds.ClaimDeliveries(context.Background(), now, 7, time.Hour)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if len(got) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, d := range got {
+						seen[d.ID]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("ClaimDeliveries: %v", err)
+		}
+		if len(seen) != total {
+			t.Fatalf("claimed %d distinct deliveries, want %d", len(seen), total)
+		}
+		for id, n := range seen {
+			if n != 1 {
+				t.Fatalf("delivery %d claimed %d times", id, n)
+			}
+		}
+	})
+
+	t.Run("RecordAttempts", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c := newCompany(t, s, 1)
+		d := enqueue(t, ds, c.ID, "ORDER_PAID")
+		now := time.Now().Add(time.Second)
+		if _, err := ds.ClaimDeliveries(t.Context(), now, 1, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		failed := &recon.DeliveryAttempt{DeliveryID: d.ID, At: now, URL: "https://shop.example/ipn", StatusCode: 500,
+			Latency: 1234567 * time.Microsecond, Response: "oops\x00 \xff", Error: "HTTP 500"}
+		next := now.Add(time.Minute)
+		if err := ds.RecordAttempt(t.Context(), failed, recon.DeliveryPending, next); err != nil {
+			t.Fatal(err)
+		}
+		if failed.ID <= 0 {
+			t.Fatalf("attempt ID = %d", failed.ID)
+		}
+		got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := *d
+		want.Attempts, want.NextAttemptAt, want.LastError = 1, micro(next), "HTTP 500"
+		diff(t, "delivery after a failed attempt", &want, got)
+		// Not due before next, due at next.
+		if list, err := ds.ClaimDeliveries(t.Context(), next.Add(-time.Second), 1, time.Minute); err != nil || len(list) != 0 {
+			t.Fatalf("claim before next: %v, %v", ids(list), err)
+		}
+		if list, err := ds.ClaimDeliveries(t.Context(), next, 1, time.Minute); err != nil || len(list) != 1 {
+			t.Fatalf("claim at next: %v, %v", ids(list), err)
+		}
+
+		ok := &recon.DeliveryAttempt{DeliveryID: d.ID, At: next.Add(time.Second), URL: "https://shop.example/ipn", StatusCode: 200,
+			Latency: 20 * time.Millisecond, Response: `{"ok":true}`}
+		if err := ds.RecordAttempt(t.Context(), ok, recon.DeliveryDelivered, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err = ds.Delivery(t.Context(), c.ID, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Attempts, want.Status, want.LastError, want.DeliveredAt = 2, recon.DeliveryDelivered, "", micro(ok.At)
+		diff(t, "delivery after delivery", &want, got)
+		if list, err := ds.ClaimDeliveries(t.Context(), next.Add(time.Hour), 10, time.Minute); err != nil || len(list) != 0 {
+			t.Fatalf("claim of a delivered delivery: %v, %v", ids(list), err)
+		}
+
+		attempts, err := ds.DeliveryAttempts(t.Context(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed.At, failed.Response = micro(failed.At), "oops \uFFFD" // NUL dropped, invalid UTF-8 replaced
+		ok.At = micro(ok.At)
+		diff(t, "attempts", []*recon.DeliveryAttempt{failed, ok}, attempts)
+		if attempts, err = ds.DeliveryAttempts(t.Context(), d.ID+1000); err != nil || len(attempts) != 0 {
+			t.Fatalf("attempts of an unknown delivery: %v, %v", attempts, err)
+		}
+
+		dead := enqueue(t, ds, c.ID, "TRANSACTION_VOID")
+		if err := ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: dead.ID, URL: "https://shop.example/ipn", Error: "timeout"}, recon.DeliveryDead, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = ds.Delivery(t.Context(), c.ID, dead.ID); err != nil || got.Status != recon.DeliveryDead || got.Attempts != 1 || !got.DeliveredAt.IsZero() {
+			t.Fatalf("dead delivery: %+v, %v", got, err)
+		}
+
+		err = ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID + 1000}, recon.DeliveryDead, time.Time{})
+		wantCode(t, err, recon.ENOTFOUND, "")
+		err = ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID}, "lost", time.Time{})
+		wantCode(t, err, recon.EINVALID, "")
+	})
+
+	t.Run("Replay", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		d := enqueue(t, ds, c.ID, "ORDER_PAID")
+		if err := ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID, StatusCode: 200}, recon.DeliveryDelivered, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().Add(time.Hour)
+		err := ds.ReplayDelivery(t.Context(), other.ID, d.ID, now)
+		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("delivery %d not found", d.ID))
+		if got, _ := ds.Delivery(t.Context(), c.ID, d.ID); got.Status != recon.DeliveryDelivered {
+			t.Fatalf("another company's replay changed the delivery: %+v", got)
+		}
+		if err := ds.ReplayDelivery(t.Context(), c.ID, d.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != recon.DeliveryPending || !got.NextAttemptAt.Equal(micro(now)) || !got.LeaseUntil.IsZero() ||
+			!got.DeliveredAt.IsZero() || got.Attempts != 1 {
+			t.Fatalf("replayed delivery %+v", got)
+		}
+		// A claimed (leased) delivery replayed by an operator (company 0) is due again at once.
+		if _, err := ds.ClaimDeliveries(t.Context(), now, 1, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if err := ds.ReplayDelivery(t.Context(), 0, d.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		if list, err := ds.ClaimDeliveries(t.Context(), now, 1, time.Hour); err != nil || len(list) != 1 {
+			t.Fatalf("claim after replay: %v, %v", ids(list), err)
+		}
+		err = ds.ReplayDelivery(t.Context(), 0, d.ID+1000, now)
+		wantCode(t, err, recon.ENOTFOUND, "")
+	})
+
+	t.Run("List", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		var mine []*recon.Delivery
+		for i := range 55 {
+			d := enqueue(t, ds, c.ID, fmt.Sprint("E", i))
+			mine = append(mine, d)
+		}
+		theirs := enqueue(t, ds, other.ID, "ORDER_PAID")
+		hook := &recon.Delivery{CompanyID: c.ID, Kind: recon.DeliveryWebhook, Event: "BANK_ACCOUNT_LINKED", Payload: []byte(`{}`)}
+		if err := ds.EnqueueDelivery(t.Context(), hook); err != nil {
+			t.Fatal(err)
+		}
+		if err := ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: mine[3].ID, Error: "refused"}, recon.DeliveryDead, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+
+		list, err := ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int64{hook.ID}
+		for i := 54; len(want) < 50; i-- {
+			want = append(want, mine[i].ID)
+		}
+		diff(t, "default page (50, newest first)", want, ids(list))
+		if list[0].Kind != recon.DeliveryWebhook || string(list[0].Payload) != `{}` {
+			t.Fatalf("first listed %+v", list[0])
+		}
+
+		list, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 3, BeforeID: mine[10].ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "page before an id", []int64{mine[9].ID, mine[8].ID, mine[7].ID}, ids(list))
+
+		list, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Status: recon.DeliveryDead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "dead", []int64{mine[3].ID}, ids(list))
+		list, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Kind: recon.DeliveryWebhook})
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "webhooks", []int64{hook.ID}, ids(list))
+
+		list, err = ds.Deliveries(t.Context(), other.ID, recon.DeliveryFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "the other company's", []int64{theirs.ID}, ids(list))
+		list, err = ds.Deliveries(t.Context(), 0, recon.DeliveryFilter{Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 57 || list[0].ID != hook.ID || !slices.ContainsFunc(list, func(d *recon.Delivery) bool { return d.ID == theirs.ID }) {
+			t.Fatalf("all companies: %v", ids(list))
+		}
+
+		_, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Status: "in_flight"})
+		wantCode(t, err, recon.EINVALID, "")
+		_, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Kind: "sms"})
+		wantCode(t, err, recon.EINVALID, "")
+	})
+
+	t.Run("Stats", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		stats, err := ds.DeliveryStats(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "stats of an empty outbox", map[string]int64{"pending": 0, "delivered": 0, "dead": 0, "in_flight": 0}, stats)
+		c := newCompany(t, s, 1)
+		var list []*recon.Delivery
+		for i := range 6 {
+			list = append(list, enqueue(t, ds, c.ID, fmt.Sprint("E", i)))
+		}
+		record := func(d *recon.Delivery, status string) {
+			if err := ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID}, status, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		record(list[0], recon.DeliveryDelivered)
+		record(list[1], recon.DeliveryDelivered)
+		record(list[2], recon.DeliveryDead)
+		// Claimed with a lease that runs: in flight. Claimed long ago: not.
+		if _, err := ds.ClaimDeliveries(t.Context(), time.Now().Add(time.Second), 1, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ds.ClaimDeliveries(t.Context(), time.Now(), 1, time.Microsecond); err != nil {
+			t.Fatal(err)
+		}
+		stats, err = ds.DeliveryStats(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "stats", map[string]int64{"pending": 3, "delivered": 2, "dead": 1, "in_flight": 1}, stats)
+	})
+
+	t.Run("Target", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		_, err := ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN)
+		wantCode(t, err, recon.ENOTFOUND, "")
+		ipn, ok := s.(interface {
+			SetIPN(ctx context.Context, companyID int64, t *recon.Target) error
+		})
+		if !ok {
+			t.Skip("the store has no SetIPN: only DeliveryTarget's ENOTFOUND is tested")
+		}
+		want := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthSecretKey, Secret: "s3cret-ключ", Active: true}
+		if err := ipn.SetIPN(t.Context(), c.ID, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "target", want, got)
+		_, err = ds.DeliveryTarget(t.Context(), other.ID, recon.DeliveryIPN)
+		wantCode(t, err, recon.ENOTFOUND, "")
+		_, err = ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryWebhook)
+		wantCode(t, err, recon.ENOTFOUND, "")
+
+		off := &recon.Target{URL: "https://shop.example/ipn2", AuthType: recon.AuthNone, Active: false}
+		if err := ipn.SetIPN(t.Context(), c.ID, off); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN); err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "replaced target", off, got)
+	})
+}
