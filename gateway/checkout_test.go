@@ -1,0 +1,300 @@
+package gateway_test
+
+import (
+	"bytes"
+	"image"
+	_ "image/png"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"recon"
+	"recon/gateway"
+	"recon/sqlstore/dbtest"
+)
+
+var pagePath = regexp.MustCompile(`^/v1/checkout/([^/?]+)/([^/?]+)\?t=([0-9a-f]{64})$`)
+
+func TestCheckoutCreatesOrder(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		b := setup(t, engine)
+		form := checkoutForm(b.a, "INV-001", "150000")
+		form = append(form, pair{"custom_data", `[{"sku":"A1","qty":2}, "gift"]`})
+		r := b.checkout(t, signed(b.a.secret, form))
+		if r.status != http.StatusSeeOther {
+			t.Fatalf("checkout: %d %s", r.status, r.body)
+		}
+		loc := r.header.Get("Location")
+		if m := pagePath.FindStringSubmatch(loc); m == nil || m[1] != b.a.id || m[2] != "INV-001" {
+			t.Fatalf("Location %q", loc)
+		}
+		o := b.order(t, b.a, "INV-001")
+		want := recon.Order{
+			ID: o.ID, CompanyID: b.a.company, InvoiceNumber: "INV-001", CustomerID: "CUST-7",
+			Status: recon.OrderAwaitingPayment, Amount: 150000, Currency: "VND", Description: "Thanh toán đơn hàng INV-001",
+			PaymentCode: o.PaymentCode, BankAccountID: b.a.account, CustomData: `[{"sku":"A1","qty":2},"gift"]`,
+			UserAgent: "Mozilla/5.0 (Test)", IPAddress: "127.0.0.1", SuccessURL: "https://shop.example.vn/ok?x=1&y=2",
+			ErrorURL: "https://shop.example.vn/error", CancelURL: "https://shop.example.vn/cancel", PaymentMethod: "BANK_TRANSFER",
+			CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt,
+		}
+		if *o != want {
+			t.Fatalf("stored order\n got %+v\nwant %+v", *o, want)
+		}
+		// The company's default format is DH + 6..8 digits: 8 digits.
+		if !regexp.MustCompile(`^DH[0-9]{8}$`).MatchString(o.PaymentCode) {
+			t.Fatalf("payment code %q does not fit DH + 8 digits", o.PaymentCode)
+		}
+		if !o.CreatedAt.Equal(b.clock.Now()) {
+			t.Fatalf("created at %v, want %v", o.CreatedAt, b.clock.Now())
+		}
+
+		// The field order of another SDK (merchant first, amount with a zero
+		// fraction, no payment_method, plain-text custom_data): also fine.
+		// Merchant B has no active format: DH + 8 digits.
+		node := []pair{{"merchant", b.b.id}, {"operation", "PURCHASE"}, {"order_invoice_number", "INV-001"},
+			{"order_amount", "99000.00"}, {"currency", "VND"}, {"order_description", "Áo thun & quần"},
+			{"customer_id", ""}, {"success_url", "https://b.example.vn/ok"}}
+		node = append(signed(b.b.secret, node), pair{"custom_data", "ghi chú, tự do"}, pair{"branch_code", "HN01"}, pair{"utm", "x"})
+		if r := b.checkout(t, node); r.status != http.StatusSeeOther {
+			t.Fatalf("second form: %d %s", r.status, r.body)
+		}
+		ob := b.order(t, b.b, "INV-001")
+		if ob.Amount != 99000 || ob.Description != "Áo thun & quần" || ob.CustomData != `["ghi chú, tự do"]` ||
+			ob.BankAccountID != b.b.account || !regexp.MustCompile(`^DH[0-9]{8}$`).MatchString(ob.PaymentCode) {
+			t.Fatalf("second order %+v", ob)
+		}
+	})
+}
+
+func TestCheckoutRefusals(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		b := setup(t, engine)
+		b.newOrder(t, b.a, "INV-DUP", "50000")
+		with := func(name, value string) []pair {
+			f := checkoutForm(b.a, "INV-X", "150000")
+			for i := range f {
+				if f[i].k == name {
+					f[i].v = value
+					return f
+				}
+			}
+			return append(f, pair{name, value})
+		}
+		without := func(name string) []pair {
+			var out []pair
+			for _, f := range checkoutForm(b.a, "INV-X", "150000") {
+				if f.k != name {
+					out = append(out, f)
+				}
+			}
+			return out
+		}
+		good := signed(b.a.secret, checkoutForm(b.a, "INV-X", "150000"))
+		swapped := append([]pair(nil), good...)
+		swapped[1], swapped[2] = swapped[2], swapped[1] // currency and amount change places, same signature
+		tampered := append([]pair(nil), good...)
+		tampered[2] = pair{"order_amount", "1000"}
+		for _, tt := range []struct {
+			name    string
+			form    []pair
+			status  int
+			code    string
+			message string
+		}{
+			{"bad signature", append(checkoutForm(b.a, "INV-X", "150000"), pair{"signature", "bm90IGEgc2lnbmF0dXJl"}), 400, "validation_error",
+				"the signature does not match the form: sign the fields in the order they are posted with your secret key"},
+			{"signed with another key", signed(b.b.secret, checkoutForm(b.a, "INV-X", "150000")), 400, "validation_error",
+				"the signature does not match the form: sign the fields in the order they are posted with your secret key"},
+			{"swapped order", swapped, 400, "validation_error",
+				"the signature does not match the form: sign the fields in the order they are posted with your secret key"},
+			{"tampered amount", tampered, 400, "validation_error",
+				"the signature does not match the form: sign the fields in the order they are posted with your secret key"},
+			{"no signature", checkoutForm(b.a, "INV-X", "150000"), 400, "validation_error", "signature is required"},
+			{"unknown merchant", signed(b.a.secret, with("merchant", "SP-NOPE")), 400, "validation_error", `unknown merchant "SP-NOPE"`},
+			{"no merchant", signed(b.a.secret, without("merchant")), 400, "validation_error", "merchant is required"},
+			{"missing amount", signed(b.a.secret, without("order_amount")), 400, "validation_error", "order_amount is required"},
+			{"fraction", signed(b.a.secret, with("order_amount", "150000.50")), 400, "validation_error",
+				"order_amount must be a whole number of VND greater than 0: VND has no minor unit"},
+			{"zero amount", signed(b.a.secret, with("order_amount", "0")), 400, "validation_error",
+				"order_amount must be a whole number of VND greater than 0: it is 0"},
+			{"negative amount", signed(b.a.secret, with("order_amount", "-5")), 400, "validation_error",
+				`order_amount must be a whole number of VND greater than 0: "-5" is not a number`},
+			{"USD", signed(b.a.secret, with("currency", "USD")), 400, "validation_error", `currency "USD" is not supported: only VND is`},
+			{"no currency", signed(b.a.secret, without("currency")), 400, "validation_error", "currency is required (VND)"},
+			{"VERIFY", signed(b.a.secret, with("operation", "VERIFY")), 400, "validation_error", `operation "VERIFY" is not supported: only PURCHASE is`},
+			{"CARD", signed(b.a.secret, with("payment_method", "CARD")), 400, "validation_error", `payment_method "CARD" is not supported: only BANK_TRANSFER is`},
+			{"bad invoice", signed(b.a.secret, with("order_invoice_number", "INV 1/2")), 400, "validation_error",
+				"order_invoice_number is required: 1 to 100 letters, digits, _ or -"},
+			{"javascript URL", signed(b.a.secret, with("success_url", "javascript:alert(1)")), 400, "validation_error",
+				"success_url must be an absolute http or https URL of at most 2000 characters"},
+			{"agreement", signed(b.a.secret, with("agreement_id", "AG1")), 400, "validation_error", "recurring payments (agreement_id) are not supported"},
+			{"repeated field", append(signed(b.a.secret, checkoutForm(b.a, "INV-X", "150000")), pair{"currency", "VND"}), 400, "validation_error",
+				"the form field currency is given more than once"},
+			{"duplicate invoice", signed(b.a.secret, checkoutForm(b.a, "INV-DUP", "150000")), 409, "conflict",
+				`order_invoice_number "INV-DUP" already exists for this merchant`},
+			{"no bank account", signed(b.noBank.secret, checkoutForm(b.noBank, "INV-X", "150000")), 400, "validation_error",
+				"merchant has no bank account to receive the payment"},
+		} {
+			checkJSON(t, tt.name, b.checkout(t, tt.form), tt.status, wantError(tt.code, tt.message))
+		}
+		if r := b.request(t, "POST", "/v1/checkout/init", encode(good), "Content-Type", "application/json"); r.status != 400 {
+			t.Errorf("JSON content type: %d %s", r.status, r.body)
+		}
+		if r := b.request(t, "POST", "/v1/checkout/init", "a=%zz", "Content-Type", "application/x-www-form-urlencoded"); r.status != 400 {
+			t.Errorf("bad escape: %d %s", r.status, r.body)
+		}
+		// Nothing was created by any refusal.
+		if n := b.orderCount(t, b.a); n != 1 {
+			t.Fatalf("merchant A has %d orders, want only INV-DUP", n)
+		}
+		if n := b.orderCount(t, b.noBank); n != 0 {
+			t.Fatalf("merchant C has %d orders", n)
+		}
+		// A browser gets the refusal as a page.
+		r := b.checkout(t, append(checkoutForm(b.a, "INV-X", "150000"), pair{"signature", "AAAA"}), "Accept", "text/html,application/xhtml+xml")
+		if r.status != 400 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") ||
+			!bytes.Contains(r.body, []byte("the signature does not match the form")) || !bytes.Contains(r.body, []byte("400 validation_error")) {
+			t.Fatalf("HTML refusal: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
+		}
+	})
+}
+
+func TestCheckoutPage(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		b := setup(t, engine)
+		page := b.newOrder(t, b.a, "INV-100", "1500000")
+		o := b.order(t, b.a, "INV-100")
+		r := b.request(t, "GET", page, "", "Accept", "text/html")
+		if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+			t.Fatalf("page: %d %s", r.status, r.body)
+		}
+		qrPath := strings.Replace(page, "?t=", "/qr.png?t=", 1)
+		for _, want := range []string{
+			"1.500.000 ₫", "Vietcombank", "0071000123456", "CONG TY TNHH SAO MAI", `<span class="code" id="code">` + o.PaymentCode + `</span>`,
+			`data-status="awaiting"`, `<meta http-equiv="refresh" content="5">`, `src="` + qrPath + `"`,
+			`href="https://shop.example.vn/cancel"`, "Công ty TNHH Sao Mai A", "Nội dung chuyển khoản", "Transfer memo",
+		} {
+			if !strings.Contains(string(r.body), want) {
+				t.Errorf("page lacks %q", want)
+			}
+		}
+		if got := r.header.Get("Referrer-Policy"); got != "no-referrer" {
+			t.Errorf("Referrer-Policy %q", got)
+		}
+		q := b.request(t, "GET", qrPath, "")
+		if q.status != 200 || q.header.Get("Content-Type") != "image/png" {
+			t.Fatalf("qr: %d %s", q.status, q.header)
+		}
+		img, format, err := image.Decode(bytes.NewReader(q.body))
+		if err != nil || format != "png" || img.Bounds().Dx() < 100 || img.Bounds().Dx() != img.Bounds().Dy() {
+			t.Fatalf("qr image: %v %s %v", err, format, img)
+		}
+
+		// A wrong or missing token, another merchant, an unknown invoice: 404.
+		m := pagePath.FindStringSubmatch(page)
+		token := m[3]
+		for _, p := range []string{
+			"/v1/checkout/" + b.a.id + "/INV-100",
+			"/v1/checkout/" + b.a.id + "/INV-100?t=" + strings.Repeat("0", 64),
+			"/v1/checkout/" + b.b.id + "/INV-100?t=" + token,
+			"/v1/checkout/SP-NOPE/INV-100?t=" + token,
+			"/v1/checkout/" + b.a.id + "/INV-101?t=" + token,
+			"/v1/checkout/" + b.a.id + "/INV-100/qr.png?t=" + strings.Repeat("0", 64),
+		} {
+			checkJSON(t, p, b.request(t, "GET", p, ""), 404, wantError("not_found", "no such checkout page: the link is wrong or has expired"))
+		}
+
+		// Partly paid: still awaiting, the QR asks for the rest.
+		b.pay(t, b.a, o.PaymentCode, 500000, "FT-1")
+		r = b.request(t, "GET", page, "", "Accept", "text/html")
+		for _, want := range []string{`data-status="awaiting"`, "500.000 ₫", "1.000.000 ₫"} {
+			if !strings.Contains(string(r.body), want) {
+				t.Errorf("partly paid page lacks %q", want)
+			}
+		}
+		// Paid: no refresh, no QR, a way back to the shop.
+		b.pay(t, b.a, o.PaymentCode, 1000000, "FT-2")
+		r = b.request(t, "GET", page, "", "Accept", "text/html")
+		body := string(r.body)
+		if !strings.Contains(body, `data-status="paid"`) || strings.Contains(body, "http-equiv=\"refresh\"") ||
+			strings.Contains(body, "qr.png") || !strings.Contains(body, `href="https://shop.example.vn/ok?x=1&amp;y=2"`) {
+			t.Fatalf("paid page:\n%s", body)
+		}
+		checkJSON(t, "qr of a paid order", b.request(t, "GET", qrPath, ""), 404, wantError("not_found", "this order has no VietQR: pay by transfer with the details shown"))
+
+		// Cancelled.
+		b.newOrder(t, b.a, "INV-200", "20000")
+		if r := b.api(t, b.a, "POST", "/v1/order/cancel", `{"order_invoice_number":"INV-200"}`); r.status != 200 {
+			t.Fatalf("cancel: %d %s", r.status, r.body)
+		}
+		r = b.request(t, "GET", b.newOrderPage(t, "INV-200"), "")
+		if !strings.Contains(string(r.body), `data-status="cancelled"`) || strings.Contains(string(r.body), "refresh") {
+			t.Fatalf("cancelled page:\n%s", r.body)
+		}
+	})
+}
+
+// newOrderPage is the hosted page path of an existing order of merchant A,
+// as the order detail reports it.
+func (b *bundle) newOrderPage(t *testing.T, invoice string) string {
+	t.Helper()
+	d := b.api(t, b.a, "GET", "/v1/order/detail/"+invoice, "").json(t)
+	return d["data"].(map[string]any)["payment"].(map[string]any)["checkout_url"].(string)
+}
+
+func TestCheckoutPaymentCodeRetry(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		var mu sync.Mutex
+		codes := []string{"DH11111111", "DH11111111", "DH11111111", "DH22222222"}
+		b := setup(t, engine, func(h *gateway.Handler) {
+			h.Sandbox = true
+			h.NewCode = func() string {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(codes) == 0 {
+					return "DH99999999"
+				}
+				c := codes[0]
+				codes = codes[1:]
+				return c
+			}
+		})
+		b.newOrder(t, b.a, "INV-1", "10000")
+		page := b.newOrder(t, b.a, "INV-2", "10000") // DH11111111 is taken twice, then DH22222222
+		if c1, c2 := b.order(t, b.a, "INV-1").PaymentCode, b.order(t, b.a, "INV-2").PaymentCode; c1 != "DH11111111" || c2 != "DH22222222" {
+			t.Fatalf("codes %s %s", c1, c2)
+		}
+		// Codes are unique per company: merchant B may use DH11111111 too.
+		setCodes := func(c ...string) {
+			mu.Lock()
+			defer mu.Unlock()
+			codes = c
+		}
+		setCodes("DH11111111")
+		b.newOrder(t, b.b, "INV-1", "10000")
+		if c := b.order(t, b.b, "INV-1").PaymentCode; c != "DH11111111" {
+			t.Fatalf("merchant B code %s", c)
+		}
+		// No free code after 5 draws: an internal error, its detail hidden.
+		setCodes("DH22222222", "DH22222222", "DH22222222", "DH22222222", "DH22222222")
+		r := b.checkout(t, signed(b.a.secret, checkoutForm(b.a, "INV-3", "10000")))
+		checkJSON(t, "no free code", r, 500, wantError("internal_error", "An internal error occurred."))
+		if r.header.Get("X-Request-Id") == "" {
+			t.Errorf("no X-Request-Id on a 500")
+		}
+		// The sandbox page says so; a browser gets a 404 page for a bad link.
+		if r := b.request(t, "GET", page, ""); !strings.Contains(string(r.body), `id="sandbox"`) {
+			t.Errorf("sandbox page lacks the banner")
+		}
+		r = b.request(t, "GET", "/v1/checkout/"+b.a.id+"/INV-2?t=x", "", "Accept", "text/html")
+		if r.status != 404 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.body), "404 not_found") {
+			t.Errorf("HTML 404: %d %s", r.status, r.body)
+		}
+	})
+}

@@ -1,0 +1,106 @@
+package gateway
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"recon"
+)
+
+// field is one name=value pair of a form body, in the order it was posted.
+type field struct{ name, value string }
+
+// maxFormFields bounds the pairs of a checkout form.
+const maxFormFields = 100
+
+// parseForm decodes an application/x-www-form-urlencoded body into its
+// pairs in the order they were posted (url.ParseQuery loses the order, and
+// the checkout signature depends on it). Empty pieces ("a=1&&b=2") are
+// skipped; a piece without "=" is a name with an empty value. A bad percent
+// escape, invalid UTF-8, a repeated name, an empty name or too many pairs is
+// EINVALID.
+func parseForm(body string) ([]field, error) {
+	var out []field
+	seen := map[string]bool{}
+	for piece := range strings.SplitSeq(body, "&") {
+		if piece == "" {
+			continue
+		}
+		if len(out) == maxFormFields {
+			return nil, recon.Errorf(recon.EINVALID, "the form has more than %d fields", maxFormFields)
+		}
+		rawName, rawValue, _ := strings.Cut(piece, "=")
+		name, err := url.QueryUnescape(rawName)
+		if err != nil {
+			return nil, recon.Errorf(recon.EINVALID, "the form is not properly URL-encoded: bad escape in a field name")
+		}
+		value, err := url.QueryUnescape(rawValue)
+		if err != nil {
+			return nil, recon.FieldError(name, "the form field %s is not properly URL-encoded", printable(name))
+		}
+		switch {
+		case name == "":
+			return nil, recon.Errorf(recon.EINVALID, "the form has a field without a name")
+		case !utf8.ValidString(name) || !utf8.ValidString(value):
+			return nil, recon.Errorf(recon.EINVALID, "the form is not valid UTF-8")
+		case seen[name]:
+			return nil, recon.FieldError(name, "the form field %s is given more than once", printable(name))
+		}
+		seen[name] = true
+		out = append(out, field{name, value})
+	}
+	return out, nil
+}
+
+// printable shortens a client-supplied name for an error message.
+func printable(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return strings.ToValidUTF8(s, "?")
+}
+
+// signedFields are the checkout fields the signature covers, as the public
+// payment-gateway SDKs sign them (decisions.md §6).
+var signedFields = map[string]bool{
+	"merchant": true, "env": true, "operation": true, "payment_method": true, "order_amount": true,
+	"currency": true, "order_invoice_number": true, "order_description": true, "customer_id": true,
+	"agreement_id": true, "agreement_name": true, "agreement_type": true, "agreement_payment_frequency": true,
+	"agreement_amount_per_payment": true, "success_url": true, "error_url": true, "cancel_url": true,
+	"order_id": true,
+}
+
+// signingString is "k=v,k=v,..." over the signed fields present, in the
+// order they were posted, with their decoded values.
+func signingString(fields []field) string {
+	var b strings.Builder
+	for _, f := range fields {
+		if !signedFields[f.name] {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(f.name)
+		b.WriteByte('=')
+		b.WriteString(f.value)
+	}
+	return b.String()
+}
+
+// sign returns base64(HMAC-SHA256(secret, signingString(fields))).
+func sign(secret string, fields []field) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(signingString(fields)))
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// validSignature compares the posted signature with the expected one in
+// constant time.
+func validSignature(secret string, fields []field, got string) bool {
+	return hmac.Equal([]byte(sign(secret, fields)), []byte(got))
+}

@@ -1,0 +1,239 @@
+// Package gateway serves the payment gateway surface of decisions.md §6 under
+// {pg_url}/v1: the signed checkout form (POST /v1/checkout/init), the hosted
+// checkout page with its VietQR, the order API the public payment-gateway
+// SDKs call (list, detail, cancel, void; Basic merchant_id:secret_key) and
+// the merchant's IPN settings. Errors have the gateway shape of decisions.md
+// §1: {"error":{"code":CODE,"message":TEXT}}, or an HTML page for a browser
+// on the checkout routes.
+package gateway
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/subtle"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"recon"
+	"recon/web"
+)
+
+// Store is the storage the gateway needs.
+type Store interface {
+	recon.OrderStore
+	recon.MerchantStore
+	recon.CompanyStore
+	recon.BankAccountStore
+	// DeliveryTarget returns where the company's deliveries of the kind go,
+	// or ENOTFOUND when none is configured (recon.DeliveryStore).
+	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
+}
+
+// Handler serves the payment gateway routes.
+type Handler struct {
+	Store Store
+	// CheckURL checks an IPN URL when it is saved (scheme, SSRF ranges).
+	// nil accepts any absolute http(s) URL.
+	CheckURL func(raw string) error
+	// Blocked reports whether a CheckURL error means "internal address
+	// blocked" rather than "invalid URL". May be nil.
+	Blocked func(err error) bool
+	Sandbox bool
+	// Location is the business time zone of created_at and the date filters (default UTC).
+	Location *time.Location
+	Clock    recon.Clock
+	Logger   *slog.Logger
+	// NewCode, when set, makes payment codes (tests); otherwise they are
+	// random digits fitting the company's default active format.
+	NewCode func() string
+}
+
+// Register adds the gateway routes to mux.
+func (h *Handler) Register(mux *web.Mux) {
+	mux.HandleFunc("POST /v1/checkout/init", h.page(h.checkoutInit))
+	mux.HandleFunc("GET /v1/checkout/{merchant}/{invoice}", h.page(h.checkoutPage))
+	mux.HandleFunc("GET /v1/checkout/{merchant}/{invoice}/qr.png", h.page(h.checkoutQR))
+	mux.HandleFunc("GET /v1/order", h.authed(h.listOrders))
+	mux.HandleFunc("GET /v1/order/detail/{invoice}", h.authed(h.orderDetail))
+	mux.HandleFunc("POST /v1/order/cancel", h.authed(h.cancelOrder))
+	mux.HandleFunc("POST /v1/order/voidTransaction", h.authed(h.voidOrder))
+	mux.HandleFunc("GET /v1/ipn", h.authed(h.getIPN))
+	mux.HandleFunc("PUT /v1/ipn", h.authed(h.putIPN))
+}
+
+func (h *Handler) now() time.Time {
+	if h.Clock == nil {
+		return time.Now()
+	}
+	return h.Clock.Now()
+}
+
+func (h *Handler) location() *time.Location {
+	if h.Location == nil {
+		return time.UTC
+	}
+	return h.Location
+}
+
+func (h *Handler) logger() *slog.Logger {
+	if h.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return h.Logger
+}
+
+// page wraps a browser-facing handler: its errors are an HTML page when the
+// request accepts text/html, the JSON body otherwise.
+func (h *Handler) page(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			h.writeError(w, r, err, wantsHTML(r))
+		}
+	}
+}
+
+// authed wraps an API handler with Basic merchant_id:secret_key authentication.
+func (h *Handler) authed(fn func(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		m, err := h.authenticate(r)
+		if err == nil {
+			err = fn(w, r, m)
+		}
+		if err != nil {
+			h.writeError(w, r, err, false)
+		}
+	}
+}
+
+// dummySecret is compared against when the merchant id is unknown, so that
+// an unknown id and a wrong secret take about the same time.
+const dummySecret = "recon-gateway-unknown-merchant-0000000000000000"
+
+func (h *Handler) authenticate(r *http.Request) (*recon.Merchant, error) {
+	id, secret, ok := r.BasicAuth()
+	if !ok {
+		return nil, recon.Errorf(recon.EUNAUTHORIZED, "send Authorization: Basic base64(merchant_id:secret_key)")
+	}
+	m, err := h.Store.MerchantByID(r.Context(), id)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		subtle.ConstantTimeCompare([]byte(secret), []byte(dummySecret))
+		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the merchant id or secret key is wrong")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !hmac.Equal([]byte(secret), []byte(m.SecretKey)) {
+		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the merchant id or secret key is wrong")
+	}
+	return m, nil
+}
+
+var errorStatus = map[string]struct {
+	status int
+	name   string
+}{
+	recon.EINVALID:      {http.StatusBadRequest, "validation_error"},
+	recon.EUNAUTHORIZED: {http.StatusUnauthorized, "unauthorized"},
+	recon.EFORBIDDEN:    {http.StatusForbidden, "forbidden"},
+	recon.ENOTFOUND:     {http.StatusNotFound, "not_found"},
+	recon.ECONFLICT:     {http.StatusConflict, "conflict"},
+	recon.ERATELIMITED:  {http.StatusTooManyRequests, "rate_limited"},
+	recon.EUNAVAILABLE:  {http.StatusServiceUnavailable, "unavailable"},
+	recon.EINTERNAL:     {http.StatusInternalServerError, "internal_error"},
+}
+
+// reasonError gives a validation error a machine-readable reason
+// (INVALID_URL, BLOCKED_ADDRESS) beside the code.
+type reasonError struct {
+	err    *recon.Error
+	reason string
+}
+
+func (e *reasonError) Error() string { return e.err.Error() }
+func (e *reasonError) Unwrap() error { return e.err }
+
+// errorBody is the gateway error shape of decisions.md §1.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// writeError writes err as the gateway error body (or as an HTML page when
+// html is set), with WWW-Authenticate on a 401. Internal errors are logged
+// with the request id and never shown.
+func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, html bool) {
+	code := recon.ErrorCode(err)
+	n, ok := errorStatus[code]
+	if !ok {
+		n, code = errorStatus[recon.EINTERNAL], recon.EINTERNAL
+	}
+	if code == recon.EINTERNAL {
+		h.logger().ErrorContext(r.Context(), "internal error", "request_id", web.RequestID(r.Context()),
+			"method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if code == recon.EUNAUTHORIZED {
+		w.Header().Set("WWW-Authenticate", `Basic realm="recon"`)
+	}
+	detail := errorDetail{Code: n.name, Message: recon.ErrorMessage(err)}
+	var re *reasonError
+	if errors.As(err, &re) {
+		detail.Reason = re.reason
+	}
+	if html {
+		h.renderError(w, n.status, detail)
+		return
+	}
+	web.WriteJSON(w, n.status, errorBody{Error: detail})
+}
+
+// wantsHTML reports whether the client (a browser) accepts an HTML answer.
+func wantsHTML(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// orderJSON is an order as the order list shows it (spec §2.7).
+type orderJSON struct {
+	ID                   string  `json:"id"`
+	CustomerID           string  `json:"customer_id"`
+	OrderID              string  `json:"order_id"`
+	InvoiceNumber        string  `json:"order_invoice_number"`
+	Status               string  `json:"order_status"`
+	Amount               string  `json:"order_amount"`
+	Currency             string  `json:"order_currency"`
+	Description          string  `json:"order_description"`
+	AuthenticationStatus *string `json:"authentication_status"`
+	CreatedAt            string  `json:"created_at"`
+	UpdatedAt            string  `json:"updated_at"`
+}
+
+func (h *Handler) toOrderJSON(o *recon.Order) orderJSON {
+	return orderJSON{
+		ID: strconv.FormatInt(o.ID, 10), CustomerID: o.CustomerID, OrderID: o.OrderID,
+		InvoiceNumber: o.InvoiceNumber, Status: o.Status, Amount: recon.MoneyText(o.Amount),
+		Currency: o.Currency, Description: o.Description,
+		CreatedAt: h.localTime(o.CreatedAt), UpdatedAt: h.localTime(o.UpdatedAt),
+	}
+}
+
+// localTime renders an instant as wall-clock time in the business time zone.
+func (h *Handler) localTime(t time.Time) string {
+	return t.In(h.location()).Format(recon.DateTimeLayout)
+}
+
+// nullableTime is localTime, or nil for the zero time.
+func (h *Handler) nullableTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := h.localTime(t)
+	return &s
+}

@@ -1,0 +1,420 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"recon"
+	"recon/gateway"
+	"recon/sqlstore"
+	"recon/sqlstore/dbtest"
+	"recon/web"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+var hcm = time.FixedZone("ICT", 7*3600)
+
+// clock is a settable recon.Clock shared by the store and the handler.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+var errBlocked = errors.New("the address is internal")
+
+// checkURL stands in for package delivery's save-time check: https only,
+// 127.0.0.1 blocked.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return errors.New("an absolute https URL is required")
+	}
+	if u.Hostname() == "127.0.0.1" {
+		return errBlocked
+	}
+	return nil
+}
+
+type merchant struct {
+	id, secret string
+	company    int64
+	account    int64
+}
+
+type bundle struct {
+	srv    *httptest.Server
+	db     *sqlstore.DB
+	clock  *clock
+	a, b   merchant // companies with a bank account each
+	noBank merchant // a company without bank accounts
+}
+
+// setup starts the gateway on a fresh database of the engine, on loopback.
+// Merchant A's company has the format DH + 6..8 digits and a Vietcombank
+// account; B's has an MBBank account and no format; C has no account.
+func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, hcm)}
+	db, err := sqlstore.Open(ctx, dbtest.NewURL(t, engine), sqlstore.WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := &bundle{db: db, clock: clk}
+	for i, m := range []*merchant{&b.a, &b.b, &b.noBank} {
+		c := &recon.Company{FullName: "Công ty TNHH Sao Mai " + string(rune('A'+i)), ShortName: "SAOMAI", Status: recon.CompanyActive,
+			Config: recon.CompanyConfig{Paycode: true, DataStorageDays: 365}}
+		if err := db.CreateCompany(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		m.company = c.ID
+		m.id = "SP-TEST-" + string(rune('A'+i)) + "1"
+		m.secret = "spsk_test_" + strings.Repeat(string(rune('a'+i)), 30)
+		if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: c.ID, MerchantID: m.id, SecretKey: m.secret}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ReplacePaymentCodeFormats(ctx, b.a.company, []recon.PaymentCodeFormat{
+		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []struct {
+		m              *merchant
+		bank, number   string
+		holder         string
+		extraAccountOf bool
+	}{{&b.a, "Vietcombank", "0071000123456", "CONG TY TNHH SAO MAI", true}, {&b.b, "MBBank", "0801234567", "SAO MAI B", false}} {
+		acct := &recon.BankAccount{CompanyID: x.m.company, BankName: x.bank, AccountNumber: x.number, HolderName: x.holder}
+		if err := db.CreateBankAccount(ctx, acct); err != nil {
+			t.Fatal(err)
+		}
+		x.m.account = acct.ID
+		if x.extraAccountOf { // a second account: checkout uses the first
+			if err := db.CreateBankAccount(ctx, &recon.BankAccount{CompanyID: x.m.company, BankName: "ACB", AccountNumber: "99887766"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	h := &gateway.Handler{Store: db, CheckURL: checkURL, Blocked: func(err error) bool { return errors.Is(err, errBlocked) },
+		Location: hcm, Clock: clk, Logger: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(h)
+	}
+	mux := web.NewMux()
+	h.Register(mux)
+	b.srv = httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
+	t.Cleanup(b.srv.Close)
+	return b
+}
+
+// client does not follow redirects, so that tests see the 303.
+var client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var out map[string]any
+	if err := json.Unmarshal(r.body, &out); err != nil {
+		t.Fatalf("body is not JSON: %q", r.body)
+	}
+	return out
+}
+
+// request sends a request; headers are name, value pairs.
+func (b *bundle) request(t *testing.T, method, path, body string, headers ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, b.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{resp.StatusCode, resp.Header, raw}
+}
+
+// api sends an API request with the merchant's Basic credentials and a JSON body.
+func (b *bundle) api(t *testing.T, m merchant, method, path, body string) response {
+	t.Helper()
+	return b.request(t, method, path, body, "Authorization", basic(m.id, m.secret), "Content-Type", "application/json")
+}
+
+func basic(user, pass string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+}
+
+func wantError(code, message string) map[string]any {
+	return map[string]any{"error": map[string]any{"code": code, "message": message}}
+}
+
+// checkJSON compares a response's status and whole JSON body.
+func checkJSON(t *testing.T, what string, r response, status int, want map[string]any) {
+	t.Helper()
+	if r.status != status {
+		t.Errorf("%s: status %d, want %d; body %s", what, r.status, status, r.body)
+		return
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("%s: Content-Type %q", what, ct)
+	}
+	if d := cmp.Diff(want, r.json(t)); d != "" {
+		t.Errorf("%s (-want +got):\n%s", what, d)
+	}
+}
+
+// pair is one form field, in posting order.
+type pair struct{ k, v string }
+
+// sdkSignedFields is the list the public SDKs sign (sepay-pg-php
+// SignatureGenerator::signCheckoutFields, decisions.md §6).
+var sdkSignedFields = []string{"merchant", "env", "operation", "payment_method", "order_amount", "currency",
+	"order_invoice_number", "order_description", "customer_id", "agreement_id", "agreement_name", "agreement_type",
+	"agreement_payment_frequency", "agreement_amount_per_payment", "success_url", "error_url", "cancel_url", "order_id"}
+
+// sdkSign signs fields as the SDK does: the signed fields present, in the
+// order of the form, as "k=v" joined by ",", HMAC-SHA256, base64.
+func sdkSign(secret string, fields []pair) string {
+	var parts []string
+	for _, f := range fields {
+		for _, s := range sdkSignedFields {
+			if f.k == s {
+				parts = append(parts, f.k+"="+f.v)
+			}
+		}
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(strings.Join(parts, ",")))
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// encode renders fields as a form body, in order, as a browser posts them.
+func encode(fields []pair) string {
+	var parts []string
+	for _, f := range fields {
+		parts = append(parts, url.QueryEscape(f.k)+"="+url.QueryEscape(f.v))
+	}
+	return strings.Join(parts, "&")
+}
+
+// checkoutForm is a form as the PHP SDK builds it (prepareFormFields order).
+func checkoutForm(m merchant, invoice, amount string) []pair {
+	return []pair{
+		{"merchant", m.id}, {"currency", "VND"}, {"order_amount", amount}, {"operation", "PURCHASE"},
+		{"order_description", "Thanh toán đơn hàng " + invoice}, {"payment_method", "BANK_TRANSFER"},
+		{"order_invoice_number", invoice}, {"customer_id", "CUST-7"}, {"success_url", "https://shop.example.vn/ok?x=1&y=2"},
+		{"error_url", "https://shop.example.vn/error"}, {"cancel_url", "https://shop.example.vn/cancel"},
+	}
+}
+
+// signed appends the SDK signature to fields.
+func signed(secret string, fields []pair) []pair {
+	return append(fields, pair{"signature", sdkSign(secret, fields)})
+}
+
+// checkout posts a form to /v1/checkout/init as a browser would.
+func (b *bundle) checkout(t *testing.T, fields []pair, headers ...string) response {
+	t.Helper()
+	h := append([]string{"Content-Type", "application/x-www-form-urlencoded", "User-Agent", "Mozilla/5.0 (Test)"}, headers...)
+	return b.request(t, "POST", "/v1/checkout/init", encode(fields), h...)
+}
+
+// newOrder checks out an order of m at the clock's time and returns the
+// hosted page path the gateway redirected to.
+func (b *bundle) newOrder(t *testing.T, m merchant, invoice, amount string, extra ...pair) string {
+	t.Helper()
+	form := append(checkoutForm(m, invoice, amount), extra...)
+	r := b.checkout(t, signed(m.secret, form))
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("checkout %s: %d %s", invoice, r.status, r.body)
+	}
+	return r.header.Get("Location")
+}
+
+// pay ingests a transfer naming code into the merchant's account, which
+// matching applies to the order.
+func (b *bundle) pay(t *testing.T, m merchant, code string, amount int64, ref string) {
+	t.Helper()
+	_, err := b.db.IngestTransactions(context.Background(), m.company, []recon.TransactionInput{{
+		BankAccountID: m.account, TransactionDate: recon.WallClock(b.clock.Now().In(hcm)), AmountIn: amount,
+		Content: "NGUYEN VAN A chuyen tien " + code, ReferenceNumber: ref,
+	}}, []string{code})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *bundle) order(t *testing.T, m merchant, invoice string) *recon.Order {
+	t.Helper()
+	o, err := b.db.Order(context.Background(), m.company, invoice)
+	if err != nil {
+		t.Fatalf("order %s: %v", invoice, err)
+	}
+	return o
+}
+
+func (b *bundle) orderCount(t *testing.T, m merchant) int64 {
+	t.Helper()
+	_, n, err := b.db.Orders(context.Background(), m.company, recon.OrderFilter{Page: 1, PerPage: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestBasicAuth(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		b := setup(t, engine)
+		for _, tt := range []struct {
+			name, auth string
+			status     int
+		}{
+			{"none", "", 401},
+			{"bearer", "Bearer abc", 401},
+			{"wrong secret", basic(b.a.id, b.b.secret), 401},
+			{"unknown merchant", basic("SP-NOPE", b.a.secret), 401},
+			{"not base64", "Basic !!!", 401},
+			{"right", basic(b.a.id, b.a.secret), 200},
+		} {
+			for _, path := range []string{"/v1/order", "/v1/order/detail/X", "/v1/ipn"} {
+				r := b.request(t, "GET", path, "", "Authorization", tt.auth)
+				if tt.status == 200 {
+					if r.status == 401 {
+						t.Errorf("%s %s: 401", tt.name, path)
+					}
+					continue
+				}
+				msg := "the merchant id or secret key is wrong"
+				if tt.name == "none" || tt.name == "bearer" || tt.name == "not base64" {
+					msg = "send Authorization: Basic base64(merchant_id:secret_key)"
+				}
+				checkJSON(t, tt.name+" "+path, r, 401, wantError("unauthorized", msg))
+				if got := r.header.Get("WWW-Authenticate"); got != `Basic realm="recon"` {
+					t.Errorf("%s %s: WWW-Authenticate %q", tt.name, path, got)
+				}
+			}
+		}
+		// Authentication comes before validation.
+		r := b.request(t, "POST", "/v1/order/cancel", "{bad json", "Content-Type", "application/json")
+		checkJSON(t, "cancel without auth", r, 401, wantError("unauthorized", "send Authorization: Basic base64(merchant_id:secret_key)"))
+	})
+}
+
+func TestIPNSettings(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		b := setup(t, engine)
+		// None yet.
+		checkJSON(t, "GET before PUT", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": nil})
+
+		secret := "whsec_0123456789abcdefWXYZ"
+		r := b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn","auth_type":"SECRET_KEY","secret_key":"`+secret+`","active":1}`)
+		checkJSON(t, "PUT", r, 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": secret, "active": 1.0}})
+		checkJSON(t, "GET masked", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "active": 1.0}})
+		// Another merchant sees its own (none).
+		checkJSON(t, "GET other merchant", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": nil})
+
+		// No secret given: the stored one is kept; active 0.
+		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0}`)
+		checkJSON(t, "PUT keeps secret", r, 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": secret, "active": 0.0}})
+		target, err := b.db.DeliveryTarget(context.Background(), b.a.company, recon.DeliveryIPN)
+		if err != nil || target.Secret != secret || target.Active || target.URL != "https://shop.example.vn/ipn2" {
+			t.Fatalf("stored target %+v, %v", target, err)
+		}
+
+		// A first PUT without a secret generates 48 characters.
+		r = b.api(t, b.b, "PUT", "/v1/ipn", `{"ipn_url":"https://b.example.vn/ipn"}`)
+		got := r.json(t)
+		if r.status != 200 {
+			t.Fatalf("PUT generated: %d %s", r.status, r.body)
+		}
+		gen, _ := got["data"].(map[string]any)["secret_key"].(string)
+		if len(gen) != 48 || strings.Trim(gen, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != "" {
+			t.Fatalf("generated secret %q", gen)
+		}
+		checkJSON(t, "GET generated", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***" + gen[44:], "active": 1.0}})
+
+		// NONE: no secret.
+		r = b.api(t, b.b, "PUT", "/v1/ipn", `{"ipn_url":"https://b.example.vn/ipn","auth_type":"NONE"}`)
+		checkJSON(t, "PUT NONE", r, 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "active": 1.0}})
+
+		bad := func(reason, message string) map[string]any {
+			e := map[string]any{"code": "validation_error", "message": message}
+			if reason != "" {
+				e["reason"] = reason
+			}
+			return map[string]any{"error": e}
+		}
+		for _, tt := range []struct{ name, body, reason, message string }{
+			{"invalid URL", `{"ipn_url":"not a url"}`, "INVALID_URL", "ipn_url is not usable: an absolute https URL is required"},
+			{"plain http", `{"ipn_url":"http://shop.example.vn/ipn"}`, "INVALID_URL", "ipn_url is not usable: an absolute https URL is required"},
+			{"blocked", `{"ipn_url":"https://127.0.0.1/ipn"}`, "BLOCKED_ADDRESS", "ipn_url points to an internal address, which is blocked: the address is internal"},
+			{"too long", `{"ipn_url":"https://a.vn/` + strings.Repeat("x", 2000) + `"}`, "INVALID_URL", "ipn_url must be at most 2000 characters"},
+			{"missing URL", `{"auth_type":"NONE"}`, "", "ipn_url is required"},
+			{"bad auth_type", `{"ipn_url":"https://a.vn/ipn","auth_type":"BASIC"}`, "", "auth_type must be SECRET_KEY or NONE"},
+			{"active 2", `{"ipn_url":"https://a.vn/ipn","active":2}`, "", "active must be 0 or 1"},
+			{"active true", `{"ipn_url":"https://a.vn/ipn","active":true}`, "", "active must be 0 or 1"},
+			{"secret too long", `{"ipn_url":"https://a.vn/ipn","secret_key":"` + strings.Repeat("s", 501) + `"}`, "", "secret_key must be 1 to 500 characters"},
+			{"secret with NONE", `{"ipn_url":"https://a.vn/ipn","auth_type":"NONE","secret_key":"abc"}`, "", "secret_key is not used with auth_type NONE"},
+			{"unknown field", `{"ipn_url":"https://a.vn/ipn","events":[]}`, "", `unknown field "events"`},
+			{"malformed", `{"ipn_url":`, "", "malformed JSON: the body ends early"},
+		} {
+			checkJSON(t, tt.name, b.api(t, b.a, "PUT", "/v1/ipn", tt.body), 400, bad(tt.reason, tt.message))
+		}
+		// Nothing of the failures was stored.
+		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company, recon.DeliveryIPN); target.URL != "https://shop.example.vn/ipn2" {
+			t.Fatalf("a failed PUT changed the target: %+v", target)
+		}
+	})
+}

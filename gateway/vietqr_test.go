@@ -1,0 +1,132 @@
+package gateway
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"recon"
+)
+
+func TestVietQRPayload(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		q    vietQR
+		want string
+	}{
+		// Known-good payloads published with github.com/subiz/vietqr (its
+		// README and vietqr_test.go), which banking apps scan.
+		{"VietinBank with memo", vietQR{BIN: "970415", Account: "0011001932418", Amount: 120000, Purpose: "ung ho lu lut"},
+			"00020101021238570010A00000072701270006970415011300110019324180208QRIBFTTA530370454061200005802VN62170813ung ho lu lut6304C15C"},
+		{"MB with memo", vietQR{BIN: "970422", Account: "0023457923442", Amount: 40123, Purpose: "test text string"},
+			"00020101021238570010A00000072701270006970422011300234579234420208QRIBFTTA53037045405401235802VN62200816test text string6304D9C6"},
+		{"static, no amount", vietQR{BIN: "970423", Account: "0099999999"},
+			"00020101021138540010A00000072701240006970423011000999999990208QRIBFTTA53037045802VN6304CBB4"},
+		{"19-character account", vietQR{BIN: "970422", Account: "0023457923442ASDFLJ", Amount: 40123, Purpose: "chuyen khoan alsdkf laksj"},
+			"00020101021238630010A0000007270133000697042201190023457923442ASDFLJ0208QRIBFTTA53037045405401235802VN62290825chuyen khoan alsdkf laksj6304E5DB"},
+	} {
+		got, err := tt.q.Payload()
+		if err != nil || got != tt.want {
+			t.Errorf("%s:\n got %s %v\nwant %s", tt.name, got, err, tt.want)
+		}
+	}
+	for _, bad := range []vietQR{
+		{BIN: "97043", Account: "1"},
+		{BIN: "970436", Account: ""},
+		{BIN: "970436", Account: "12345678901234567890"},
+		{BIN: "970436", Account: "1", Amount: 1e13},
+		{BIN: "970436", Account: "1", Purpose: "đơn hàng"},
+		{BIN: "970436", Account: "1", Purpose: "12345678901234567890123456"},
+	} {
+		if p, err := bad.Payload(); err == nil {
+			t.Errorf("%+v: no error, payload %s", bad, p)
+		}
+	}
+}
+
+// crcBitwise is CRC-16/CCITT-FALSE written independently, bit by bit from
+// the polynomial's definition, to check the table-free implementation.
+func crcBitwise(data []byte) uint16 {
+	var reg uint32 = 0xFFFF
+	for _, c := range data {
+		for i := 7; i >= 0; i-- {
+			bit := uint32(c>>uint(i)) & 1
+			top := reg >> 15 & 1
+			reg = reg << 1 & 0xFFFF
+			if top^bit == 1 {
+				reg ^= 0x1021
+			}
+		}
+	}
+	return uint16(reg)
+}
+
+func TestCRC16(t *testing.T) {
+	// The standard check value of CRC-16/CCITT-FALSE.
+	if got := crc16CCITT([]byte("123456789")); got != 0x29B1 {
+		t.Fatalf("check value %04X, want 29B1", got)
+	}
+	for i := range 2000 {
+		s := []byte(fmt.Sprintf("000201010212%d6304", i*7919))
+		if a, b := crc16CCITT(s), crcBitwise(s); a != b {
+			t.Fatalf("%s: %04X != %04X", s, a, b)
+		}
+	}
+}
+
+func TestOrderQR(t *testing.T) {
+	o := &recon.Order{Amount: 1500000, PaidAmount: 500000, PaymentCode: "DH12345678"}
+	for _, tt := range []struct{ bank, bin string }{
+		{"Vietcombank", "970436"}, {"VIETCOMBANK", "970436"}, {"MB Bank", "970422"}, {"MBBank", "970422"},
+		{"Techcombank", "970407"}, {"VietinBank", "970415"}, {"BIDV", "970418"}, {"ACB", "970416"},
+		{"VPBank", "970432"}, {"TPBank", "970423"}, {"Sacombank", "970403"}, {"Ngân hàng lạ", ""},
+	} {
+		got, ok := orderQR(o, &recon.BankAccount{BankName: tt.bank, AccountNumber: "0071000123456"})
+		if tt.bin == "" {
+			if ok {
+				t.Errorf("%s: a QR for an unknown bank: %s", tt.bank, got)
+			}
+			continue
+		}
+		want, _ := vietQR{BIN: tt.bin, Account: "0071000123456", Amount: 1000000, Purpose: "DH12345678"}.Payload()
+		if !ok || got != want {
+			t.Errorf("%s: %s, want %s", tt.bank, got, want)
+		}
+	}
+}
+
+func TestFormatVND(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 ₫", 5: "5 ₫", 999: "999 ₫", 1000: "1.000 ₫", 150000: "150.000 ₫",
+		1500000: "1.500.000 ₫", 1234567890: "1.234.567.890 ₫", -20000: "-20.000 ₫"} {
+		if got := formatVND(n); got != want {
+			t.Errorf("formatVND(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestCodeGenerator(t *testing.T) {
+	for _, tt := range []struct {
+		formats []recon.PaymentCodeFormat
+		prefix  string
+		digits  int
+	}{
+		{nil, "DH", 8},
+		{[]recon.PaymentCodeFormat{{Prefix: "OFF", SuffixFrom: 3, SuffixTo: 4, IsActive: false}, {Prefix: "HD", SuffixFrom: 4, SuffixTo: 6, CharacterType: recon.NumberOnly, IsActive: true}}, "HD", 6},
+		{[]recon.PaymentCodeFormat{{Prefix: "SEP", SuffixFrom: 1, SuffixTo: 30, CharacterType: recon.NumberAndLetter, IsActive: true}}, "SEP", 10},
+		{[]recon.PaymentCodeFormat{{Prefix: "AB", SuffixFrom: 12, SuffixTo: 20, CharacterType: recon.NumberOnly, IsActive: true}}, "AB", 12},
+	} {
+		code := codeGenerator(tt.formats)()
+		if len(code) != len(tt.prefix)+tt.digits || code[:len(tt.prefix)] != tt.prefix {
+			t.Errorf("%v: code %q, want %s + %d digits", tt.formats, code, tt.prefix, tt.digits)
+		}
+		if _, err := strconv.ParseUint(code[len(tt.prefix):], 10, 64); err != nil {
+			t.Errorf("code %q: suffix not digits", code)
+		}
+		// The code is what extraction finds in a memo.
+		if len(tt.formats) > 0 {
+			if got := recon.NewExtractor(tt.formats).Extract("chuyen tien " + code + " cam on"); got != code {
+				t.Errorf("extracted %q from a memo with %q", got, code)
+			}
+		}
+	}
+}
