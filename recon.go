@@ -30,6 +30,7 @@ type Store interface {
 	TransactionStore
 	OrderStore
 	MerchantStore
+	DeliveryStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -14,6 +14,8 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/delivery"
+	"recon/gateway"
 	"recon/oauth"
 	"recon/sqlstore"
 	"recon/web"
@@ -28,6 +30,10 @@ type serveConfig struct {
 	maxBody         int64
 	shutdownTimeout time.Duration
 	location        *time.Location
+	kick            func() // wakes the dispatcher
+	allowPrivate    bool
+	dispatch        bool
+	workers         int
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -54,6 +60,9 @@ flight.`,
 	f.IntVar(&cfg.maxPrefixLen, "max-prefix-length", recon.DefaultPrefixMaxLen, "longest payment-code prefix accepted (3 to 5)")
 	f.Int64Var(&cfg.maxBody, "max-body-bytes", web.DefaultMaxBody, "largest request body accepted")
 	f.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful stop waits for requests in flight")
+	f.BoolVar(&cfg.allowPrivate, "allow-private-targets", false, "let IPN and webhook URLs point at loopback and private addresses (tests, self-hosted setups; refused in production mode)")
+	f.BoolVar(&cfg.dispatch, "dispatch", true, "send due notifications from this node (several nodes on one PostgreSQL share the work)")
+	f.IntVar(&cfg.workers, "dispatch-workers", 16, "concurrent notification sends")
 	return cmd
 }
 
@@ -100,8 +109,20 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if cfg.sandbox {
 		mode = "sandbox"
 	}
+	if cfg.allowPrivate && !cfg.sandbox {
+		return fmt.Errorf("--allow-private-targets is refused in production mode: add --sandbox (or --demo)")
+	}
 
 	metrics := web.NewMetrics()
+	dispatcher := &delivery.Dispatcher{
+		Store:   db,
+		Client:  delivery.NewClient(delivery.ClientOptions{AllowPrivate: cfg.allowPrivate}),
+		Logger:  log,
+		Metrics: delivery.NewMetrics(metrics.Registry),
+		Workers: cfg.workers,
+	}
+	db.OnEnqueue(dispatcher.Kick)
+	cfg.kick = dispatcher.Kick
 	mux := routes(db, auth, metrics, cfg, mode, log)
 	srv := &http.Server{
 		Handler: (&web.Middleware{Logger: log, Metrics: metrics, MaxBody: cfg.maxBody, BodyLimit: func(r *http.Request) int64 {
@@ -119,6 +140,12 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go maintain(ctx, db, log)
+	dispatched := make(chan error, 1)
+	if cfg.dispatch {
+		go func() { dispatched <- dispatcher.Run(ctx) }()
+	} else {
+		dispatched <- nil
+	}
 	log.Info("recon listening", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "database", db.Engine(), "mode", mode)
 
 	select {
@@ -134,6 +161,9 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	if err := <-dispatched; err != nil {
+		return fmt.Errorf("delivery dispatcher: %w", err)
 	}
 	log.Info("stopped")
 	return nil
@@ -175,8 +205,13 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 			"oauth_metadata": "/.well-known/oauth-authorization-server"})
 	})
 	auth.Register(mux)
+	sandbox := mode == "sandbox"
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location,
-		Sandbox: mode == "sandbox", Logger: log}).Register(mux)
+		Sandbox: sandbox, Kick: cfg.kick, Logger: log}).Register(mux)
+	(&gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: recon.SystemClock{}, Logger: log,
+		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
+		Blocked:  delivery.IsBlocked,
+	}).Register(mux)
 	return mux
 }
 

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"recon"
+	"recon/api"
+	"recon/delivery"
+	"recon/sqlstore"
+)
+
+func newMerchantCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "merchant", Short: "Payment-gateway merchant credentials"}
+	var companyID int64
+	creds := &cobra.Command{
+		Use:   "credentials",
+		Short: "Show a company's merchant credentials, creating them the first time",
+		Long: `Show the company's payment-gateway credentials: merchant_id and secret_key, the
+Basic credentials of /v1/order... (merchant_id:secret_key) and the key that signs
+checkout forms. They are created the first time; --rotate replaces the secret.`,
+		Example: `  recon merchant credentials --company 1 --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rotate, _ := cmd.Flags().GetBool("rotate")
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				m, err := db.MerchantOf(cmd.Context(), companyID)
+				if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && rotate) {
+					if _, err := db.Company(cmd.Context(), companyID); err != nil {
+						return err
+					}
+					if m == nil {
+						m = &recon.Merchant{CompanyID: companyID, MerchantID: "MC" + strconv.FormatInt(companyID, 10) + "_" + randomHex(6)}
+					}
+					m.SecretKey = randomSecret()
+					err = db.SetMerchant(cmd.Context(), m)
+				}
+				if err != nil {
+					return err
+				}
+				return a.print(map[string]any{"merchant_id": m.MerchantID, "secret_key": m.SecretKey},
+					"merchant_id: %s\nsecret_key:  %s", m.MerchantID, m.SecretKey)
+			})
+		},
+	}
+	creds.Flags().Int64Var(&companyID, "company", 0, "company id (required)")
+	creds.Flags().Bool("rotate", false, "replace the secret key")
+	_ = creds.MarkFlagRequired("company")
+	a.addJSONFlag(creds)
+	cmd.AddCommand(creds)
+	return cmd
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// randomSecret is 32 random bytes, URL-safe base64 (43 characters).
+func randomSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func newIPNCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "ipn", Short: "A merchant's IPN settings"}
+	var (
+		companyID int64
+		t         recon.Target
+		inactive  bool
+		sandbox   bool
+		private   bool
+	)
+	set := &cobra.Command{
+		Use:   "set",
+		Short: "Set where a company's IPNs go",
+		Long: `Set the company's IPN target: the URL Recon POSTs ORDER_PAID and TRANSACTION_VOID
+notifications to, and how it authenticates (SECRET_KEY sends X-Secret-Key; every
+request is also signed with X-Recon-Signature). The URL must be public HTTPS
+(http is accepted with --sandbox); internal addresses are refused in any
+spelling, and again when each notification is sent.`,
+		Example: `  recon ipn set --company 1 --url https://shop.example.vn/ipn --auth-type SECRET_KEY --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t.Active = !inactive
+			if t.AuthType != recon.AuthSecretKey && t.AuthType != recon.AuthNone {
+				return fmt.Errorf("--auth-type must be SECRET_KEY or NONE")
+			}
+			if len(t.Secret) > 500 {
+				return fmt.Errorf("--secret must be at most 500 characters")
+			}
+			if t.AuthType == recon.AuthSecretKey && t.Secret == "" {
+				t.Secret = randomSecret()
+			}
+			if err := checkTargetURL(t.URL, sandbox, private); err != nil {
+				return describe(err)
+			}
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				if err := db.SetIPN(cmd.Context(), companyID, &t); err != nil {
+					return err
+				}
+				return a.print(map[string]any{"ipn_url": t.URL, "auth_type": t.AuthType, "secret_key": t.Secret, "active": boolInt(t.Active)},
+					"IPN of company %d: %s (%s, active %v)\nsecret_key: %s", companyID, t.URL, t.AuthType, t.Active, t.Secret)
+			})
+		},
+	}
+	f := set.Flags()
+	f.Int64Var(&companyID, "company", 0, "company id (required)")
+	f.StringVar(&t.URL, "url", "", "IPN URL (required)")
+	f.StringVar(&t.AuthType, "auth-type", recon.AuthSecretKey, "SECRET_KEY or NONE")
+	f.StringVar(&t.Secret, "secret", "", "secret (default: a new random one with SECRET_KEY)")
+	f.BoolVar(&inactive, "inactive", false, "save the settings but send nothing")
+	f.BoolVar(&sandbox, "sandbox", false, "accept a plain-http URL (sandbox setups)")
+	f.BoolVar(&private, "allow-private-targets", false, "accept loopback and private addresses (tests, self-hosted setups)")
+	for _, n := range []string{"company", "url"} {
+		_ = set.MarkFlagRequired(n)
+	}
+	a.addJSONFlag(set)
+	cmd.AddCommand(set)
+	return cmd
+}
+
+// checkTargetURL is the save-time check of a notification URL (decisions §7).
+func checkTargetURL(raw string, sandbox, allowPrivate bool) error {
+	return delivery.CheckURL(raw, sandbox, allowPrivate)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func newDeliveriesCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "deliveries", Short: "Inspect and replay notifications (IPN, webhooks)"}
+	var (
+		companyID int64
+		f         recon.DeliveryFilter
+	)
+	list := &cobra.Command{
+		Use:     "list",
+		Short:   "List deliveries, newest first",
+		Example: `  recon deliveries list --status dead --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				ds, err := db.Deliveries(cmd.Context(), companyID, f)
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.print(api.DeliveriesJSON(ds), "")
+				}
+				for _, d := range ds {
+					fmt.Fprintf(a.stdout, "%d\tcompany %d\t%s %s\t%s\tattempts %d\t%s\n", d.ID, d.CompanyID, d.Kind, d.Event, d.Status, d.Attempts, d.LastError)
+				}
+				return nil
+			})
+		},
+	}
+	list.Flags().Int64Var(&companyID, "company", 0, "only this company's (default: all)")
+	list.Flags().StringVar(&f.Status, "status", "", "pending, delivered or dead")
+	list.Flags().StringVar(&f.Kind, "kind", "", "ipn or webhook")
+	list.Flags().IntVar(&f.Limit, "limit", 50, "how many (at most 500)")
+	a.addJSONFlag(list)
+
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a delivery, its payload and every attempt",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil {
+				return fmt.Errorf("ID must be a number")
+			}
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				d, err := db.Delivery(cmd.Context(), 0, id)
+				if err != nil {
+					return err
+				}
+				attempts, err := db.DeliveryAttempts(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.print(api.DeliveryJSON(d, attempts), "")
+				}
+				fmt.Fprintf(a.stdout, "delivery %d: company %d, %s %s, %s, %d attempts\npayload: %s\n", d.ID, d.CompanyID, d.Kind, d.Event, d.Status, d.Attempts, d.Payload)
+				for _, at := range attempts {
+					fmt.Fprintf(a.stdout, "  %s  %s  status %d  %s  %s %s\n", at.At.Format(time.RFC3339), at.URL, at.StatusCode, at.Latency.Round(time.Millisecond), at.Error, strings.TrimSpace(at.Response))
+				}
+				return nil
+			})
+		},
+	}
+	a.addJSONFlag(show)
+
+	var all bool
+	replay := &cobra.Command{
+		Use:     "replay [ID...]",
+		Short:   "Send deliveries again now (by id, or every dead one with --dead)",
+		Example: `  recon deliveries replay 42 43\n  recon deliveries replay --dead --company 1`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && !all {
+				return fmt.Errorf("name delivery ids, or --dead for every dead one")
+			}
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				var ids []int64
+				for _, s := range args {
+					id, err := strconv.ParseInt(s, 10, 64)
+					if err != nil {
+						return fmt.Errorf("%q is not a delivery id", s)
+					}
+					ids = append(ids, id)
+				}
+				if all {
+					ds, err := db.Deliveries(cmd.Context(), companyID, recon.DeliveryFilter{Status: recon.DeliveryDead, Limit: 500})
+					if err != nil {
+						return err
+					}
+					for _, d := range ds {
+						ids = append(ids, d.ID)
+					}
+				}
+				for _, id := range ids {
+					if err := db.ReplayDelivery(cmd.Context(), 0, id, time.Now()); err != nil {
+						return err
+					}
+				}
+				return a.print(map[string]any{"replayed": ids}, "%d deliveries queued again", len(ids))
+			})
+		},
+	}
+	replay.Flags().BoolVar(&all, "dead", false, "replay every dead delivery (at most 500)")
+	replay.Flags().Int64Var(&companyID, "company", 0, "with --dead: only this company's")
+	a.addJSONFlag(replay)
+	cmd.AddCommand(list, show, replay)
+	return cmd
+}
+
+func newReportCmd(a *app) *cobra.Command {
+	var (
+		companyID int64
+		from, to  string
+	)
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Reconciliation report: matched, unmatched, underpaid, overpaid, duplicate",
+		Long: `Count a company's incoming transactions by match outcome over a date range
+(inclusive days, default the last 30), and list the unmatched and underpaid ones.`,
+		Example: `  recon report --company 1 --from 2026-11-01 --to 2026-11-21 --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			loc, err := a.location()
+			if err != nil {
+				return err
+			}
+			if to == "" {
+				to = time.Now().In(loc).Format(recon.DateLayout)
+			}
+			if from == "" {
+				t, err := time.Parse(recon.DateLayout, to)
+				if err != nil {
+					return fmt.Errorf("--to must be a date in the form YYYY-MM-DD")
+				}
+				from = t.AddDate(0, 0, -29).Format(recon.DateLayout)
+			}
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				rep, err := db.Reconciliation(cmd.Context(), companyID, from, to)
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.print(api.ReportJSON(rep), "")
+				}
+				fmt.Fprintf(a.stdout, "Reconciliation of company %d, %s to %s\n", companyID, from, to)
+				for _, o := range []string{recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid, recon.MatchDuplicate, recon.MatchNone} {
+					fmt.Fprintf(a.stdout, "  %-10s %6d  %16d VND\n", o, rep.Counts[o], rep.Amounts[o])
+				}
+				for _, t := range rep.Unmatched {
+					fmt.Fprintf(a.stdout, "unmatched  %d  %s  %d VND  %s\n", t.ID, t.TransactionDate.Format(recon.DateTimeLayout), t.AmountIn, t.Content)
+				}
+				for _, d := range rep.Underpaid {
+					fmt.Fprintf(a.stdout, "underpaid  transaction %d  %s\n", d.TransactionID, d.Reason)
+				}
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.Int64Var(&companyID, "company", 0, "company id (required)")
+	f.StringVar(&from, "from", "", "first day, YYYY-MM-DD (default 29 days before --to)")
+	f.StringVar(&to, "to", "", "last day, YYYY-MM-DD (default today)")
+	_ = cmd.MarkFlagRequired("company")
+	a.addJSONFlag(cmd)
+	return cmd
+}
