@@ -34,6 +34,10 @@ type serveConfig struct {
 	allowPrivate    bool
 	dispatch        bool
 	workers         int
+	lease           time.Duration
+	sendTimeout     time.Duration
+	retryWaits      []time.Duration
+	retryMaxAge     time.Duration
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -63,12 +67,19 @@ flight.`,
 	f.BoolVar(&cfg.allowPrivate, "allow-private-targets", false, "let IPN and webhook URLs point at loopback and private addresses (tests, self-hosted setups; refused in production mode)")
 	f.BoolVar(&cfg.dispatch, "dispatch", true, "send due notifications from this node (several nodes on one PostgreSQL share the work)")
 	f.IntVar(&cfg.workers, "dispatch-workers", 16, "concurrent notification sends")
+	f.DurationVar(&cfg.sendTimeout, "dispatch-timeout", delivery.DefaultTimeout, "how long a receiver has to answer a notification with a 2xx")
+	f.DurationVar(&cfg.lease, "dispatch-lease", 2*time.Minute, "how long a node's claim on a notification lasts; a crashed node's claims are taken up after it")
+	f.DurationSliceVar(&cfg.retryWaits, "retry-schedule", nil, "waits between attempts of a failed notification, e.g. 1m,1m,2m,3m,5m,8m,13m (default: that, then widening to daily)")
+	f.DurationVar(&cfg.retryMaxAge, "retry-max-age", delivery.DefaultMaxAge, "how long a failed notification is retried before it is dead")
 	return cmd
 }
 
 func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if cfg.maxPrefixLen < recon.DefaultPrefixMaxLen || cfg.maxPrefixLen > recon.PrefixMaxLenCeiling {
 		return fmt.Errorf("--max-prefix-length must be from %d to %d", recon.DefaultPrefixMaxLen, recon.PrefixMaxLenCeiling)
+	}
+	if cfg.lease <= cfg.sendTimeout {
+		return fmt.Errorf("--dispatch-lease (%s) must be longer than --dispatch-timeout (%s)", cfg.lease, cfg.sendTimeout)
 	}
 	if cfg.maxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
@@ -115,11 +126,13 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 
 	metrics := web.NewMetrics()
 	dispatcher := &delivery.Dispatcher{
-		Store:   db,
-		Client:  delivery.NewClient(delivery.ClientOptions{AllowPrivate: cfg.allowPrivate}),
-		Logger:  log,
-		Metrics: delivery.NewMetrics(metrics.Registry),
-		Workers: cfg.workers,
+		Store:    db,
+		Client:   delivery.NewClient(delivery.ClientOptions{AllowPrivate: cfg.allowPrivate}),
+		Logger:   log,
+		Metrics:  delivery.NewMetrics(metrics.Registry),
+		Workers:  cfg.workers,
+		Lease:    cfg.lease,
+		Schedule: delivery.Schedule{Waits: cfg.retryWaits, MaxAge: cfg.retryMaxAge},
 	}
 	db.OnEnqueue(dispatcher.Kick)
 	cfg.kick = dispatcher.Kick

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"recon/delivery"
+	"recon/sqlstore/dbtest"
+)
+
+// receiver is a merchant's IPN endpoint on loopback that records what it gets.
+type receiver struct {
+	*httptest.Server
+	mu   sync.Mutex
+	got  []received
+	seen map[string]int // X-Recon-Delivery → times received
+	// status answers the n-th request (1-based); nil answers 200.
+	status func(n int) int
+	delay  time.Duration
+}
+
+type received struct {
+	header http.Header
+	body   []byte
+}
+
+func newReceiver(t testing.TB) *receiver {
+	rc := &receiver{seen: map[string]int{}}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		time.Sleep(rc.delay)
+		rc.mu.Lock()
+		rc.got = append(rc.got, received{r.Header.Clone(), body})
+		n := len(rc.got)
+		status := 200
+		if rc.status != nil {
+			status = rc.status(n)
+		}
+		if status/100 == 2 {
+			rc.seen[r.Header.Get("X-Recon-Delivery")]++
+		}
+		rc.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// ipnOf returns the received IPN bodies of the event type.
+func (rc *receiver) ipnOf(t testing.TB, typ string) []map[string]any {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []map[string]any
+	for _, g := range rc.got {
+		var m map[string]any
+		if json.Unmarshal(g.body, &m) == nil && m["notification_type"] == typ {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkoutForm signs fields (in this order) the way the public gateway SDKs do.
+func checkoutForm(secret string, fields [][2]string) string {
+	signed := map[string]bool{"merchant": true, "env": true, "operation": true, "payment_method": true, "order_amount": true,
+		"currency": true, "order_invoice_number": true, "order_description": true, "customer_id": true,
+		"success_url": true, "error_url": true, "cancel_url": true, "order_id": true}
+	var parts, form []string
+	for _, f := range fields {
+		if signed[f[0]] {
+			parts = append(parts, f[0]+"="+f[1])
+		}
+		form = append(form, url.QueryEscape(f[0])+"="+url.QueryEscape(f[1]))
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(strings.Join(parts, ",")))
+	return strings.Join(form, "&") + "&signature=" + url.QueryEscape(base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+}
+
+type merchantSetup struct {
+	base, dbURL, company, account string
+	merchantID, secret            string
+	feedToken                     string
+}
+
+// setupMerchant makes a company with a bank account, DH formats, merchant
+// credentials and an IPN target at ipnURL, on a running server.
+func setupMerchant(t testing.TB, base, dbURL, ipnURL string) *merchantSetup {
+	t.Helper()
+	m := &merchantSetup{base: base, dbURL: dbURL}
+	m.company = fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Sao Mai", "--short-name", "SAOMAI")["id"])
+	cliJSON(t, dbURL, "user", "create", "--company", m.company, "--email", "admin@saomai.vn", "--role", "Admin")
+	client := cliJSON(t, dbURL, "client", "create", "--company", m.company, "--name", "shop", "--scopes", "company transaction:write")["client_id"].(string)
+	admin := cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "admin@saomai.vn", "--scopes", "company")["access_token"].(string)
+	m.feedToken = cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "", "--scopes", "transaction:write", "--ttl", "24h")["access_token"].(string)
+	m.account = fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", m.company, "--bank", "Vietcombank", "--number", "0071000123456", "--holder", "CONG TY TNHH SAO MAI")["id"])
+	if status, body := call(t, "PATCH", base+"/api/v1/company/configurations", admin,
+		`{"payment_code_formats":[{"prefix":"DH","suffix_from":6,"suffix_to":10,"character_type":"NumberOnly","is_active":1}]}`); status != 200 {
+		t.Fatalf("formats: %d %v", status, body)
+	}
+	creds := cliJSON(t, dbURL, "merchant", "credentials", "--company", m.company)
+	m.merchantID, m.secret = creds["merchant_id"].(string), creds["secret_key"].(string)
+	cliJSON(t, dbURL, "ipn", "set", "--company", m.company, "--url", ipnURL, "--auth-type", "SECRET_KEY", "--secret", "ipn-secret-0123456789",
+		"--sandbox", "--allow-private-targets")
+	return m
+}
+
+// checkout creates an order through POST /v1/checkout/init and returns its payment code.
+func (m *merchantSetup) checkout(t testing.TB, invoice string, amount int) string {
+	t.Helper()
+	body := checkoutForm(m.secret, [][2]string{
+		{"merchant", m.merchantID}, {"operation", "PURCHASE"}, {"payment_method", "BANK_TRANSFER"},
+		{"order_invoice_number", invoice}, {"order_amount", fmt.Sprint(amount)}, {"currency", "VND"},
+		{"order_description", "Thanh toán đơn hàng " + invoice}, {"customer_id", "KH001"},
+		{"success_url", "https://shop.example.vn/ok"}, {"error_url", "https://shop.example.vn/err"}, {"cancel_url", "https://shop.example.vn/cancel"},
+	})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Post(m.base+"/v1/checkout/init", "application/x-www-form-urlencoded", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("checkout: %d %s", resp.StatusCode, raw)
+	}
+	detail := m.gateway(t, "GET", "/v1/order/detail/"+invoice, "")
+	return detail["data"].(map[string]any)["payment"].(map[string]any)["code"].(string)
+}
+
+// gateway calls a /v1 endpoint with the merchant's Basic credentials.
+func (m *merchantSetup) gateway(t testing.TB, method, path, body string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(method, m.base+path, strings.NewReader(body))
+	req.SetBasicAuth(m.merchantID, m.secret)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &v); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	return v
+}
+
+// pay plays the payer: a sandbox transfer with the code in the memo.
+func (m *merchantSetup) pay(t testing.TB, code string, amount int) {
+	t.Helper()
+	status, body := call(t, "POST", m.base+"/api/v1/sandbox/transfers", m.feedToken,
+		fmt.Sprintf(`{"bank_account_id":%s,"amount":%d,"transaction_content":"NGUYEN VAN A chuyen tien %s"}`, m.account, amount, code))
+	if status != 200 {
+		t.Fatalf("transfer: %d %v", status, body)
+	}
+}
+
+// TestIPNLoop closes the main loop on a real server, on both engines:
+// checkout, a transfer with the order's code, ORDER_PAID at the merchant's
+// endpoint with every field and header; then a void and TRANSACTION_VOID.
+func TestIPNLoop(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		rc := newReceiver(t)
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
+		code := m.checkout(t, "INV-0001", 150000)
+		if !strings.HasPrefix(code, "DH") {
+			t.Fatalf("payment code %q does not fit the DH format", code)
+		}
+		m.pay(t, code, 100000) // short: no IPN yet
+		m.pay(t, code, 50000)  // completes the payment
+		waitFor(t, "ORDER_PAID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) > 0 })
+		paid := rc.ipnOf(t, "ORDER_PAID")
+		if len(paid) != 1 {
+			t.Fatalf("%d ORDER_PAID IPNs, want 1", len(paid))
+		}
+		ipn := paid[0]
+		order, tx, cust := ipn["order"].(map[string]any), ipn["transaction"].(map[string]any), ipn["customer"].(map[string]any)
+		for k, want := range map[string]any{"order_invoice_number": "INV-0001", "order_status": "CAPTURED", "order_amount": "150000.00",
+			"order_currency": "VND", "order_description": "Thanh toán đơn hàng INV-0001"} {
+			if order[k] != want {
+				t.Errorf("order.%s = %v, want %v", k, order[k], want)
+			}
+		}
+		for k, want := range map[string]any{"payment_method": "BANK_TRANSFER", "transaction_status": "APPROVED", "transaction_amount": "150000.00", "transaction_currency": "VND"} {
+			if tx[k] != want {
+				t.Errorf("transaction.%s = %v, want %v", k, tx[k], want)
+			}
+		}
+		if cust["customer_id"] != "KH001" || ipn["timestamp"].(float64) < 1e9 {
+			t.Errorf("customer %v timestamp %v", cust, ipn["timestamp"])
+		}
+		rc.mu.Lock()
+		h, body := rc.got[0].header, rc.got[0].body
+		rc.mu.Unlock()
+		if h.Get("X-Secret-Key") != "ipn-secret-0123456789" || h.Get("Content-Type") != "application/json" {
+			t.Errorf("headers: %v", h)
+		}
+		if err := delivery.Verify("ipn-secret-0123456789", h.Get("X-Recon-Timestamp"), h.Get("X-Recon-Signature"), body, time.Now(), time.Minute); err != nil {
+			t.Errorf("signature: %v", err)
+		}
+		// The order is CAPTURED, with both decisions explained.
+		detail := m.gateway(t, "GET", "/v1/order/detail/INV-0001", "")["data"].(map[string]any)
+		if detail["order_status"] != "CAPTURED" || len(detail["match_decisions"].([]any)) != 2 {
+			t.Fatalf("detail: %v", detail)
+		}
+		// Void: CANCELLED and TRANSACTION_VOID with VOIDED.
+		m.gateway(t, "POST", "/v1/order/voidTransaction", `{"order_invoice_number":"INV-0001"}`)
+		waitFor(t, "TRANSACTION_VOID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "TRANSACTION_VOID")) > 0 })
+		void := rc.ipnOf(t, "TRANSACTION_VOID")[0]
+		if void["order"].(map[string]any)["order_status"] != "CANCELLED" || void["transaction"].(map[string]any)["transaction_status"] != "VOIDED" {
+			t.Fatalf("void IPN: %v", void)
+		}
+	})
+}
