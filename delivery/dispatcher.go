@@ -57,12 +57,13 @@ type Dispatcher struct {
 	Metrics *Metrics
 	// Workers bounds the concurrent attempts (default 16).
 	Workers int
-	// Batch bounds the deliveries of one claim (default 64). A claim takes
-	// no more deliveries than there are idle workers, so that no claimed
-	// delivery waits for a worker while its lease runs.
+	// Batch bounds the deliveries of one claim (default 64). A dispatcher
+	// holds no more claimed deliveries than its workers can start within
+	// the lease when every attempt takes the client's whole timeout: Workers
+	// × (Lease/timeout - 1), 48 with the defaults.
 	Batch int
 	// Lease is how long a claim keeps other dispatchers off a delivery
-	// (default 2 min); it must exceed the client's timeout.
+	// (default 2 min); it must exceed the client's timeout by more than 5 s.
 	Lease time.Duration
 	// Poll is how often the store is asked for due deliveries when there
 	// was nothing to do (default 250 ms). Kick cuts the wait short.
@@ -103,7 +104,9 @@ type run struct {
 }
 
 // Run sends due deliveries until ctx is done, then waits for the attempts in
-// progress to finish and be recorded, and returns nil. Errors of the store
+// progress to finish and be recorded, and returns nil. Claimed deliveries
+// whose attempt had not started are left to lapse: another dispatcher (or
+// this one, restarted) sends them once their lease ends. Errors of the store
 // are logged and retried; only a misconfiguration is returned.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	r := &run{
@@ -127,8 +130,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	r.lease = cmpOr(r.lease, DefaultLease)
 	r.poll = cmpOr(r.poll, DefaultPoll)
 	r.stats = cmpOr(r.stats, DefaultStatsEvery)
-	if r.lease <= r.client.Timeout() {
-		return fmt.Errorf("delivery: the lease (%s) must be longer than the client's timeout (%s)", r.lease, r.client.Timeout())
+	if r.lease <= r.client.Timeout()+recordMargin {
+		return fmt.Errorf("delivery: the lease (%s) must be longer than the client's timeout (%s) plus %s to record an attempt",
+			r.lease, r.client.Timeout(), recordMargin)
 	}
 	r.recorder = newRecorder(d.Store, r.log)
 	return r.loop(ctx)
@@ -142,23 +146,61 @@ func cmpOr[T int | time.Duration](v, def T) T {
 	return v
 }
 
+// recordMargin is the time left, after an attempt that took the client's
+// whole timeout, to record it before the claim's lease lapses.
+const recordMargin = 5 * time.Second
+
+// job is a claimed delivery waiting for a worker.
+type job struct {
+	d *recon.Delivery
+	// startBy is the last moment an attempt can start and still end, and
+	// be recorded, within the claim's lease: after it, none is made.
+	startBy time.Time
+	targets *targetCache
+}
+
+// loop claims due deliveries and hands them to a fixed pool of workers.
+//
+// A dispatcher holds (claimed, queued or in progress) at most Workers times
+// (Lease/timeout - 1) deliveries, so that even when every receiver takes the
+// whole timeout each held delivery starts, and ends, within its lease: with
+// the defaults, 16 × 3 = 48. A claim takes up to Batch of them. When a claim
+// comes back full, more may be due: the next claim is made as soon as half a
+// claim's worth of room is free, without waiting for the poll.
 func (r *run) loop(ctx context.Context) error {
 	// Attempts finish and are recorded after ctx is done.
 	work := context.WithoutCancel(ctx)
-	var wg sync.WaitGroup
-	defer r.recorder.close()
-	defer wg.Wait()
+	var stats sync.WaitGroup
 	if r.Metrics != nil {
-		wg.Go(func() { r.refreshStats(ctx) })
+		stats.Go(func() { r.refreshStats(ctx) })
 	}
+	maxHeld := r.workers * max(1, int(r.lease/r.client.Timeout())-1)
+	perClaim := min(r.batch, maxHeld)
+	// held has a token for each delivery held; jobs never blocks.
+	held := make(chan struct{}, maxHeld)
+	jobs := make(chan job, maxHeld)
+	var workers sync.WaitGroup
+	for range r.workers {
+		workers.Go(func() {
+			for j := range jobs {
+				// Once stopped, queued deliveries are not started: their
+				// leases lapse and another claim takes them up.
+				if ctx.Err() == nil {
+					r.attempt(work, j)
+				}
+				<-held
+			}
+		})
+	}
+	defer func() {
+		close(jobs)
+		workers.Wait()
+		r.recorder.close()
+		stats.Wait()
+	}()
 
-	// slots holds a token for each worker at work.
-	slots := make(chan struct{}, r.workers)
-	perClaim := min(r.workers, r.batch)
 	backlog := false
 	for {
-		// Wait for an idle worker; in a backlog, for half of them, so that a
-		// claim takes many rows at a time rather than one.
 		want := 1
 		if backlog {
 			want = max(1, perClaim/2)
@@ -166,26 +208,27 @@ func (r *run) loop(ctx context.Context) error {
 		n := 0
 		for n < want {
 			select {
-			case slots <- struct{}{}:
+			case held <- struct{}{}:
 				n++
 			case <-ctx.Done():
-				release(slots, n)
+				release(held, n)
 				return nil
 			}
 		}
 	more:
 		for n < perClaim {
 			select {
-			case slots <- struct{}{}:
+			case held <- struct{}{}:
 				n++
 			default:
 				break more
 			}
 		}
 
-		list, err := r.Store.ClaimDeliveries(ctx, r.clock.Now(), n, r.lease)
+		now := r.clock.Now()
+		list, err := r.Store.ClaimDeliveries(ctx, now, n, r.lease)
 		if err != nil {
-			release(slots, n)
+			release(held, n)
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -196,15 +239,12 @@ func (r *run) loop(ctx context.Context) error {
 			backlog = false
 			continue
 		}
-		release(slots, n-len(list))
+		release(held, n-len(list))
 		targets := newTargetCache(r.Store)
-		for _, dl := range list {
-			wg.Go(func() {
-				defer func() { <-slots }()
-				r.attempt(work, dl, targets)
-			})
+		startBy := now.Add(r.lease - r.client.Timeout() - recordMargin)
+		for _, d := range list {
+			jobs <- job{d: d, startBy: startBy, targets: targets}
 		}
-		// A full claim means more may be due: claim again without waiting.
 		backlog = len(list) == n
 		if !backlog && !r.sleep(ctx) {
 			return nil
@@ -231,13 +271,20 @@ func release(slots chan struct{}, n int) {
 	}
 }
 
-// attempt makes one attempt of dl and records it.
-func (r *run) attempt(ctx context.Context, dl *recon.Delivery, targets *targetCache) {
+// attempt makes one attempt of j's delivery and records it.
+func (r *run) attempt(ctx context.Context, j job) {
+	dl := j.d
+	start := r.clock.Now()
+	if start.After(j.startBy) {
+		// Another dispatcher may claim it before an attempt made now would
+		// end. Leave it to the next claim once the lease lapses.
+		r.log.Warn("delivery: lease too short to start an attempt", "delivery", dl.ID)
+		return
+	}
 	r.Metrics.sending(1)
 	defer r.Metrics.sending(-1)
-	start := r.clock.Now()
 	a := &recon.DeliveryAttempt{DeliveryID: dl.ID, At: start}
-	t, err := targets.get(ctx, dl.CompanyID, dl.Kind)
+	t, err := j.targets.get(ctx, dl.CompanyID, dl.Kind)
 	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
 		// The lease lapses and another claim tries again.
 		r.log.Error("delivery: read target", "delivery", dl.ID, "company", dl.CompanyID, "err", err)
@@ -258,7 +305,9 @@ func (r *run) attempt(ctx context.Context, dl *recon.Delivery, targets *targetCa
 		return
 	}
 	a.Error = res.Error(r.client.Timeout())
-	// The first attempt is made when the delivery is enqueued.
+	// The schedule counts from the delivery's creation, when its first
+	// attempt is due; so a replayed delivery older than the schedule's
+	// MaxAge gets one attempt, and is dead again if that one fails.
 	next, dead := r.Schedule.Next(dl.Attempts+1, dl.CreatedAt, r.clock.Now())
 	if dead {
 		r.recorder.record(ctx, a, recon.DeliveryDead, time.Time{})

@@ -1,7 +1,9 @@
 package delivery_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -322,4 +324,59 @@ func TestDispatcherConfiguration(t *testing.T) {
 	if err := (&delivery.Dispatcher{}).Run(context.Background()); err == nil {
 		t.Fatal("no store: Run = nil")
 	}
+}
+
+// TestDispatcherDoesNotStartAttemptsPastTheLease: a claimed delivery that
+// waited for a worker so long that an attempt could outlive its lease is
+// left for the next claim.
+func TestDispatcherDoesNotStartAttemptsPastTheLease(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, "sqlite")
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		once.Do(func() {
+			close(arrived)
+			<-release
+		})
+	})
+	c := newCompany(t, db, 1)
+	setIPN(t, db, c, rc.URL, "k")
+	list := enqueue(t, db, c, 2)
+	clock := &fakeClock{now: time.Now()}
+	var logs syncBuffer
+	// One worker: the second delivery waits in the queue while the first is sent.
+	start(t, &delivery.Dispatcher{Store: db, Client: loopback(), Clock: clock, Workers: 1, Poll: time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	<-arrived
+	clock.Add(100 * time.Second) // past the 2 min lease less the 30 s timeout and the 5 s to record
+	close(release)
+	waitFor(t, "the second delivery to be skipped", func() bool { return strings.Contains(logs.String(), "lease too short") })
+	if got := status(t, db, list[1].ID); got.Attempts != 0 || rc.total.Load() != 1 {
+		t.Fatalf("second delivery %+v after %d requests", got, rc.total.Load())
+	}
+	waitFor(t, "the first delivery to be recorded", func() bool { return status(t, db, list[0].ID).Status == recon.DeliveryDelivered })
+	clock.Add(30 * time.Second) // the second's lease lapses: claimed again
+	waitFor(t, "both deliveries", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == 2 })
+	if counts := rc.counts(); counts[list[0].ID] != 1 || counts[list[1].ID] != 1 {
+		t.Fatalf("requests per delivery: %v", counts)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -256,6 +257,81 @@ func testDelivery(t *testing.T, open Open) {
 		wantCode(t, err, recon.ENOTFOUND, "")
 		err = ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID}, "lost", time.Time{})
 		wantCode(t, err, recon.EINVALID, "")
+	})
+
+	t.Run("RecordAttemptsInABatch", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		batch, ok := s.(interface {
+			RecordAttempts(ctx context.Context, outcomes []struct {
+				Attempt *recon.DeliveryAttempt
+				Status  string
+				Next    time.Time
+			}) error
+		})
+		if !ok {
+			t.Skip("the store records attempts one at a time only")
+		}
+		c := newCompany(t, s, 1)
+		ok1, retry, dead := enqueue(t, ds, c.ID, "A"), enqueue(t, ds, c.ID, "B"), enqueue(t, ds, c.ID, "C")
+		now := time.Now().Add(time.Second)
+		if list, err := ds.ClaimDeliveries(t.Context(), now, 3, time.Minute); err != nil || len(list) != 3 {
+			t.Fatalf("claim: %v, %v", ids(list), err)
+		}
+		next := now.Add(time.Minute)
+		attempts := []*recon.DeliveryAttempt{
+			{DeliveryID: ok1.ID, At: now, URL: "https://shop.example/ipn", StatusCode: 204, Latency: time.Millisecond},
+			{DeliveryID: retry.ID, At: now, URL: "https://shop.example/ipn", StatusCode: 503, Latency: 2 * time.Millisecond, Response: "busy\x00", Error: "HTTP 503"},
+			{DeliveryID: dead.ID, At: now, URL: "https://shop.example/ipn", Error: "timeout"},
+			{DeliveryID: dead.ID + 1000, At: now, URL: "https://shop.example/ipn", StatusCode: 200}, // no such delivery: dropped
+		}
+		type outcome = struct {
+			Attempt *recon.DeliveryAttempt
+			Status  string
+			Next    time.Time
+		}
+		err := batch.RecordAttempts(t.Context(), []outcome{
+			{attempts[0], recon.DeliveryDelivered, time.Time{}},
+			{attempts[1], recon.DeliveryPending, next},
+			{attempts[2], recon.DeliveryDead, time.Time{}},
+			{attempts[3], recon.DeliveryDelivered, time.Time{}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			d      *recon.Delivery
+			status string
+			next   time.Time
+			err    string
+			a      *recon.DeliveryAttempt
+		}{
+			{ok1, recon.DeliveryDelivered, ok1.NextAttemptAt, "", attempts[0]},
+			{retry, recon.DeliveryPending, next, "HTTP 503", attempts[1]},
+			{dead, recon.DeliveryDead, dead.NextAttemptAt, "timeout", attempts[2]},
+		} {
+			got, err := ds.Delivery(t.Context(), c.ID, tc.d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := *tc.d
+			want.Status, want.Attempts, want.NextAttemptAt, want.LastError = tc.status, 1, micro(tc.next), tc.err
+			if tc.status == recon.DeliveryDelivered {
+				want.DeliveredAt = micro(now)
+			}
+			diff(t, "delivery "+tc.d.Event, &want, got)
+			list, err := ds.DeliveryAttempts(t.Context(), tc.d.ID)
+			if err != nil || len(list) != 1 {
+				t.Fatalf("attempts of %s: %v, %v", tc.d.Event, list, err)
+			}
+			wantA := *tc.a
+			wantA.ID, wantA.At, wantA.Response = list[0].ID, micro(now), strings.ReplaceAll(wantA.Response, "\x00", "")
+			diff(t, "attempt of "+tc.d.Event, &wantA, list[0])
+		}
+		if err := batch.RecordAttempts(t.Context(), []outcome{{attempts[0], "lost", time.Time{}}}); err == nil {
+			t.Fatal("an unknown status: got nil error")
+		}
 	})
 
 	t.Run("Replay", func(t *testing.T) {
