@@ -130,12 +130,21 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	r.lease = cmpOr(r.lease, DefaultLease)
 	r.poll = cmpOr(r.poll, DefaultPoll)
 	r.stats = cmpOr(r.stats, DefaultStatsEvery)
-	if r.lease <= r.client.Timeout()+recordMargin {
-		return fmt.Errorf("delivery: the lease (%s) must be longer than the client's timeout (%s) plus %s to record an attempt",
-			r.lease, r.client.Timeout(), recordMargin)
+	if err := CheckLease(r.lease, r.client.Timeout()); err != nil {
+		return err
 	}
 	r.recorder = newRecorder(d.Store, r.log)
 	return r.loop(ctx)
+}
+
+// CheckLease reports whether a claim's lease leaves room to make an attempt
+// that takes the client's whole timeout and to record it.
+func CheckLease(lease, timeout time.Duration) error {
+	if lease <= timeout+recordMargin {
+		return fmt.Errorf("delivery: the lease (%s) must be longer than the client's timeout (%s) plus %s to record an attempt",
+			lease, timeout, recordMargin)
+	}
+	return nil
 }
 
 // cmpOr returns v, or def when v is not positive.

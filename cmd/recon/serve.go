@@ -78,8 +78,8 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if cfg.maxPrefixLen < recon.DefaultPrefixMaxLen || cfg.maxPrefixLen > recon.PrefixMaxLenCeiling {
 		return fmt.Errorf("--max-prefix-length must be from %d to %d", recon.DefaultPrefixMaxLen, recon.PrefixMaxLenCeiling)
 	}
-	if cfg.lease <= cfg.sendTimeout {
-		return fmt.Errorf("--dispatch-lease (%s) must be longer than --dispatch-timeout (%s)", cfg.lease, cfg.sendTimeout)
+	if err := delivery.CheckLease(cfg.lease, cfg.sendTimeout); err != nil {
+		return fmt.Errorf("--dispatch-lease, --dispatch-timeout: %w", err)
 	}
 	if cfg.maxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
@@ -127,7 +127,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	metrics := web.NewMetrics()
 	dispatcher := &delivery.Dispatcher{
 		Store:    db,
-		Client:   delivery.NewClient(delivery.ClientOptions{AllowPrivate: cfg.allowPrivate}),
+		Client:   delivery.NewClient(delivery.ClientOptions{AllowPrivate: cfg.allowPrivate, Timeout: cfg.sendTimeout}),
 		Logger:   log,
 		Metrics:  delivery.NewMetrics(metrics.Registry),
 		Workers:  cfg.workers,
@@ -153,17 +153,18 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go maintain(ctx, db, log)
-	dispatched := make(chan error, 1)
+	var dispatched chan error // nil when this node does not dispatch: never ready
 	if cfg.dispatch {
+		dispatched = make(chan error, 1)
 		go func() { dispatched <- dispatcher.Run(ctx) }()
-	} else {
-		dispatched <- nil
 	}
-	log.Info("recon listening", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "database", db.Engine(), "mode", mode)
-
+	var dispatchErr error
 	select {
 	case err := <-errc:
 		return err
+	case dispatchErr = <-dispatched:
+		// The dispatcher stops by itself only on a misconfiguration: stop serving.
+		dispatched = nil
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: finishing requests in flight", "timeout", cfg.shutdownTimeout)
@@ -175,8 +176,11 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	if err := <-dispatched; err != nil {
-		return fmt.Errorf("delivery dispatcher: %w", err)
+	if dispatched != nil {
+		dispatchErr = <-dispatched
+	}
+	if dispatchErr != nil {
+		return fmt.Errorf("delivery dispatcher: %w", dispatchErr)
 	}
 	log.Info("stopped")
 	return nil
