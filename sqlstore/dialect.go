@@ -122,6 +122,10 @@ type postgresDialect struct{}
 func (postgresDialect) name() string { return EnginePostgres }
 
 func (postgresDialect) configure(db *sql.DB) {
+	// A bounded pool: under a burst, requests queue for a connection in
+	// the process instead of failing on the server's max_connections (100
+	// by default, shared by every node).
+	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 }
