@@ -101,6 +101,10 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if !canMatch(&company.Config) {
+		// Its transfers' codes would never be extracted, so no order could be matched.
+		return recon.Errorf(recon.EINVALID, "the merchant cannot take bank-transfer payments yet: payment codes must be on (paycode) with an active payment-code format")
+	}
 	newCode := h.NewCode
 	if newCode == nil {
 		newCode = codeGenerator(company.Config.PaymentCodeFormats)
@@ -324,6 +328,20 @@ func checkoutToken(m *recon.Merchant, invoice string) string {
 // checkoutPath is the hosted checkout page of an order.
 func checkoutPath(m *recon.Merchant, invoice string) string {
 	return "/v1/checkout/" + url.PathEscape(m.MerchantID) + "/" + url.PathEscape(invoice) + "?t=" + checkoutToken(m, invoice)
+}
+
+// canMatch reports whether transfers to the company can be matched by code:
+// extraction is on and at least one format is active.
+func canMatch(c *recon.CompanyConfig) bool {
+	if !c.Paycode {
+		return false
+	}
+	for _, f := range c.PaymentCodeFormats {
+		if f.IsActive {
+			return true
+		}
+	}
+	return false
 }
 
 // codeGenerator returns a maker of payment codes fitting the company's

@@ -298,3 +298,19 @@ func TestCheckoutPaymentCodeRetry(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckoutNeedsMatchableCodes: a merchant whose transfers' codes would
+// never be extracted (no active format, or paycode off) cannot take orders.
+func TestCheckoutNeedsMatchableCodes(t *testing.T) {
+	b := setup(t, "sqlite")
+	want := wantError("validation_error", "the merchant cannot take bank-transfer payments yet: payment codes must be on (paycode) with an active payment-code format")
+	if _, err := b.db.ReplacePaymentCodeFormats(t.Context(), b.a.company, []recon.PaymentCodeFormat{
+		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: false}}); err != nil {
+		t.Fatal(err)
+	}
+	r := b.checkout(t, signed(b.a.secret, checkoutForm(b.a, "INV-1", "10000")))
+	checkJSON(t, "no active format", r, 400, want)
+	if _, err := b.db.Order(t.Context(), b.a.company, "INV-1"); recon.ErrorCode(err) != recon.ENOTFOUND {
+		t.Fatalf("an order was created: %v", err)
+	}
+}

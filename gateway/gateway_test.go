@@ -110,6 +110,12 @@ func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle 
 		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
 		t.Fatal(err)
 	}
+	for _, m := range []*merchant{&b.b, &b.noBank} {
+		if _, err := db.ReplacePaymentCodeFormats(ctx, m.company, []recon.PaymentCodeFormat{
+			{Prefix: "DH", SuffixFrom: 8, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, x := range []struct {
 		m              *merchant
 		bank, number   string
