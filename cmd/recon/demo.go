@@ -59,12 +59,17 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 	if err != nil {
 		return err
 	}
+	merchant, err := db.MerchantOf(ctx, client.CompanyID)
+	if err != nil {
+		return err
+	}
 	return demoBanner.Execute(out, map[string]string{
 		"Base": baseURL, "ClientID": client.ID, "Secret": secret,
 		"Shown":      map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
 		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
 		"AdminEmail": demoAdminEmail, "AdminPassword": demoAdminPassword,
 		"AdminToken": adminToken, "MemberToken": memberToken, "FeedToken": feedToken,
+		"MerchantID": merchant.MerchantID, "MerchantSecret": merchant.SecretKey,
 		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
 	})
 }
@@ -110,6 +115,9 @@ func seedDemoData(ctx context.Context, db *sqlstore.DB, loc *time.Location) (*re
 	if err := db.CreateClient(ctx, client); err != nil {
 		return nil, "", err
 	}
+	if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: co.ID, MerchantID: "DEMO-SAOMAI", SecretKey: randomSecret()}); err != nil {
+		return nil, "", err
+	}
 	if err := seedDemoTransactions(ctx, db, co.ID, loc); err != nil {
 		return nil, "", err
 	}
@@ -145,6 +153,14 @@ recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company
   # play a payer (sandbox): a transfer whose memo carries a payment code
   curl -s -X POST $RECON/api/v1/sandbox/transfers -H "Authorization: Bearer {{.FeedToken}}" \
     -H 'Content-Type: application/json' -d '{"bank_account_id":1,"amount":150000,"transaction_content":"NGUYEN VAN A chuyen tien DH1709"}'
+
+  # the payment gateway (Basic merchant_id:secret_key): orders, one order with its match decisions,
+  # the reconciliation report; set an IPN URL to receive ORDER_PAID / TRANSACTION_VOID
+  curl -s -u '{{.MerchantID}}:{{.MerchantSecret}}' "$RECON/v1/order?per_page=5"
+  curl -s -u '{{.MerchantID}}:{{.MerchantSecret}}' $RECON/v1/order/detail/SM-01001
+  curl -s "$RECON/api/v1/reconciliation" -H "Authorization: Bearer $TOKEN"
+  curl -s -X PUT $RECON/v1/ipn -u '{{.MerchantID}}:{{.MerchantSecret}}' -H 'Content-Type: application/json' \
+    -d '{"ipn_url":"https://your-shop.example.vn/ipn","auth_type":"SECRET_KEY"}'
 
   # a Member may not use the company API: 403
   curl -s $RECON/api/v1/company -H "Authorization: Bearer {{.MemberToken}}"

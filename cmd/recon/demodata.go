@@ -14,7 +14,7 @@ import (
 // demoOrderCount how many orders, most of which those transactions pay.
 const (
 	demoTransactionCount = 300
-	demoOrderCount       = 80
+	demoOrderCount       = 150
 )
 
 var (
@@ -46,7 +46,7 @@ var (
 	}
 )
 
-// seedDemoTransactions adds three bank accounts, 80 orders and a few hundred
+// seedDemoTransactions adds three bank accounts, 150 orders and a few hundred
 // realistic transactions over the last 60 days, about two thirds of them
 // carrying a code "DH" + digits: most pay an order (a few short, a few
 // twice), some name no order. Matching runs as for any transaction. A fixed
@@ -75,6 +75,7 @@ func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64,
 		orders = append(orders, o)
 	}
 	start := time.Now().In(loc).AddDate(0, 0, -60)
+	next := 0 // the next order to pay
 	var batch []recon.TransactionInput
 	for i := range demoTransactionCount {
 		at := start.Add(time.Duration(i) * 60 * 24 * time.Hour / demoTransactionCount).Add(time.Duration(r.IntN(3600)) * time.Second)
@@ -85,10 +86,18 @@ func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64,
 		if r.IntN(3) < 2 {
 			code := fmt.Sprintf("DH%d", 1000+r.IntN(99000))
 			in.AmountIn = int64(50+r.IntN(5000)) * 1000
-			if o := orders[r.IntN(len(orders))]; r.IntN(10) < 7 {
+			if r.IntN(10) < 7 {
+				// Orders are paid in turn; now and then a payer pays short,
+				// or pays an order a second time.
+				o := orders[min(next, len(orders)-1)]
+				if r.IntN(30) == 0 && next > 0 {
+					o = orders[r.IntN(next)]
+				} else {
+					next++
+				}
 				code, in.AmountIn = o.PaymentCode, o.Amount
-				if r.IntN(10) == 0 {
-					in.AmountIn = o.Amount / 2 // paid short
+				if r.IntN(12) == 0 {
+					in.AmountIn = o.Amount / 2
 				}
 			}
 			in.Content = expandMemo(demoMemos[r.IntN(len(demoMemos))], payer, code, r, at)
