@@ -24,11 +24,13 @@ lint: ## go vet, gofmt and staticcheck (when installed)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@if command -v staticcheck >/dev/null; then staticcheck $(PKGS); else echo "staticcheck not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"; fi
 
-bench: ## run the benchmarks of docs/benchmarks.md (about 5 minutes) and print their figures
+bench: ## run the benchmarks of docs/benchmarks.md (about 6 minutes) and print their figures
 	$(GO) test -run='^$$' -bench='Extract' -benchtime=2s -cpu=1 -benchmem .
 	$(GO) test -run='^$$' -bench=. -benchmem ./statement
 	$(GO) test -run='^$$' -bench='IngestHTTP|RawInsert' -benchtime=60x ./cmd/recon
 	$(GO) test -run='^$$' -bench='ListTransactions' -benchtime=2s -timeout=30m ./cmd/recon
+	$(GO) test -run='^$$' -bench='Dispatch' -benchtime=20000x ./delivery
+	$(GO) test -run='^$$' -bench='IPNLatency' -benchtime=1x ./cmd/recon
 
 cover: ## test coverage report in cover.out
 	$(GO) test -count=1 -coverprofile=cover.out $(PKGS) && $(GO) tool cover -func=cover.out | tail -1
