@@ -189,6 +189,8 @@ type TransactionStore interface {
 	// Transactions returns one page of the company's transactions, newest
 	// first (transaction_date desc, id desc), and the total that match.
 	Transactions(ctx context.Context, companyID int64, f TransactionFilter) ([]*Transaction, int64, error)
+	// Transaction returns one of the company's transactions, or ENOTFOUND.
+	Transaction(ctx context.Context, companyID, id int64) (*Transaction, error)
 	// BalanceDiscontinuities lists the company's discontinuities, newest first.
 	BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*BalanceDiscontinuity, error)
 	// RecodeTransactions recomputes the code of the company's transactions

@@ -36,6 +36,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("PATCH /api/v1/company/configurations", h.authed(h.patchConfigurations, recon.ScopeCompany))
 	mux.Handle("GET /api/v1/transactions", h.authed(h.listTransactions, recon.ScopeTransactionRead))
 	mux.Handle("POST /api/v1/transactions", h.authed(h.pushTransactions, recon.ScopeTransactionWrite))
+	mux.Handle("GET /api/v1/transactions/{id}", h.authed(h.showTransaction, recon.ScopeTransactionRead))
 	mux.Handle("GET /api/v1/bank-accounts", h.authed(h.listBankAccounts, recon.ScopeBankAccountRead))
 	mux.Handle("GET /api/v1/balance-discontinuities", h.authed(h.listDiscontinuities, recon.ScopeBankAccountRead))
 	mux.Handle("POST /api/v1/bank-accounts/{id}/statements", h.authed(h.uploadStatement, recon.ScopeTransactionWrite))

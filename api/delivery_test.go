@@ -33,6 +33,17 @@ func TestReconciliationAndDeliveries(t *testing.T) {
 		if status != 200 {
 			t.Fatalf("push: %d %v", status, body)
 		}
+		// The transaction shows what matching decided about it; another company's is not found.
+		first := fmt.Sprint(body["data"].([]any)[1].(map[string]any)["id"])
+		status, _, one := b.do(t, "GET", "/api/v1/transactions/"+first, "viewer", "")
+		ds, _ := one["data"].(map[string]any)["match_decisions"].([]any)
+		if status != 200 || len(ds) != 1 || ds[0].(map[string]any)["outcome"] != "underpaid" ||
+			ds[0].(map[string]any)["reason"] != "payment code DH1002 names order INV-2: 30000 of 100000 VND paid, 70000 short" {
+			t.Fatalf("transaction %s: %d %v", first, status, one)
+		}
+		if status, _, _ := b.do(t, "GET", "/api/v1/transactions/"+first, "other-viewer", ""); status != 404 {
+			t.Fatalf("another company's transaction: %d", status)
+		}
 		status, _, rep := b.do(t, "GET", "/api/v1/reconciliation?from_date=2026-03-01&to_date=2026-03-01", "viewer", "")
 		if status != 200 {
 			t.Fatalf("report: %d %v", status, rep)
@@ -55,7 +66,7 @@ func TestReconciliationAndDeliveries(t *testing.T) {
 			t.Fatalf("deliveries: %d %v", status, list)
 		}
 		id := fmt.Sprint(items[0].(map[string]any)["id"])
-		status, _, one := b.do(t, "GET", "/api/v1/deliveries/"+id, "deliveries", "")
+		status, _, one = b.do(t, "GET", "/api/v1/deliveries/"+id, "deliveries", "")
 		payload, _ := one["data"].(map[string]any)["payload"].(map[string]any)
 		if status != 200 || payload["notification_type"] != "ORDER_PAID" || payload["order"].(map[string]any)["order_invoice_number"] != "INV-1" {
 			t.Fatalf("delivery %s: %d %v", id, status, one)

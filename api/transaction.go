@@ -444,3 +444,48 @@ func (h *Handler) newReference() string {
 	_, _ = rand.Read(b[:])
 	return "SIM" + strings.ToUpper(hex.EncodeToString(b[:]))
 }
+
+// showTransaction: GET /api/v1/transactions/{id}, the transaction with the
+// match decisions made about it.
+func (h *Handler) showTransaction(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	if err := requirePermission(c, recon.PermViewTransactions); err != nil {
+		return err
+	}
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	t, err := h.Store.Transaction(r.Context(), c.CompanyID, id)
+	if err != nil {
+		return err
+	}
+	ds, err := h.Store.MatchDecisions(r.Context(), c.CompanyID, 0, id)
+	if err != nil {
+		return err
+	}
+	type decisionJSON struct {
+		OrderID     *int64 `json:"order_id"`
+		Outcome     string `json:"outcome"`
+		Rule        string `json:"rule"`
+		Code        string `json:"code"`
+		Amount      int64  `json:"amount"`
+		OrderAmount int64  `json:"order_amount"`
+		PaidTotal   int64  `json:"paid_total"`
+		Reason      string `json:"reason"`
+		At          string `json:"at"`
+	}
+	decisions := make([]decisionJSON, len(ds))
+	for i, d := range ds {
+		var order *int64
+		if d.OrderID != 0 {
+			order = &d.OrderID
+		}
+		decisions[i] = decisionJSON{order, d.Outcome, d.Rule, d.Code, d.Amount, d.OrderAmount, d.PaidTotal, d.Reason,
+			d.CreatedAt.In(h.location()).Format(recon.DateTimeLayout)}
+	}
+	web.WriteJSON(w, http.StatusOK, ok(struct {
+		transactionJSON
+		MatchDecisions []decisionJSON `json:"match_decisions"`
+	}{toTransactionJSON(t), decisions}))
+	return nil
+}

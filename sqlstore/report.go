@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"recon"
@@ -55,8 +54,7 @@ func (db *DB) Reconciliation(ctx context.Context, companyID int64, from, to stri
 		return nil, internal(err, "reconciliation counts")
 	}
 	list, err := db.db.QueryContext(ctx, `
-		SELECT t.id, t.company_id, t.bank_account_id, b.bank_name, b.account_number, t.transaction_date,
-		       t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at
+		SELECT `+transactionColumns+`
 		FROM (`+outcomes+`) x JOIN transactions t ON t.id = x.id JOIN bank_accounts b ON b.id = t.bank_account_id
 		WHERE x.outcome = 'unmatched' ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+db.d.param(4),
 		companyID, fromT, toT, reportListLimit)
@@ -65,15 +63,11 @@ func (db *DB) Reconciliation(ctx context.Context, companyID int64, from, to stri
 	}
 	defer list.Close()
 	for list.Next() {
-		var t recon.Transaction
-		var code, sub sql.NullString
-		if err := list.Scan(&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
-			&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt); err != nil {
+		t, err := scanTransaction(list)
+		if err != nil {
 			return nil, internal(err, "reconciliation unmatched")
 		}
-		t.Code, t.SubAccount = code.String, sub.String
-		t.TransactionDate, t.CreatedAt = recon.WallClock(t.TransactionDate.UTC()), t.CreatedAt.UTC()
-		rep.Unmatched = append(rep.Unmatched, &t)
+		rep.Unmatched = append(rep.Unmatched, t)
 	}
 	if err := list.Err(); err != nil {
 		return nil, internal(err, "reconciliation unmatched")

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -119,8 +120,7 @@ func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.Transac
 	// listing index ends in transaction_date, id), and only those 20 rows
 	// are read in full, however deep the page.
 	rows, err := db.db.QueryContext(ctx, `
-		SELECT t.id, t.company_id, t.bank_account_id, b.bank_name, b.account_number, t.transaction_date,
-		       t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at
+		SELECT `+transactionColumns+`
 		FROM (SELECT t.id FROM transactions t WHERE `+cond+`
 		      ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+limit+` OFFSET `+off+`) page
 		JOIN transactions t ON t.id = page.id
@@ -132,20 +132,46 @@ func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.Transac
 	defer rows.Close()
 	out := make([]*recon.Transaction, 0, f.Limit)
 	for rows.Next() {
-		var t recon.Transaction
-		var code, sub sql.NullString
-		if err := rows.Scan(&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
-			&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt); err != nil {
+		t, err := scanTransaction(rows)
+		if err != nil {
 			return nil, 0, internal(err, "list transactions")
 		}
-		t.Code, t.SubAccount = code.String, sub.String
-		t.TransactionDate, t.CreatedAt = recon.WallClock(t.TransactionDate.UTC()), t.CreatedAt.UTC()
-		out = append(out, &t)
+		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, internal(err, "list transactions")
 	}
 	return out, total, nil
+}
+
+// transactionColumns are what scanTransaction reads, from transactions t
+// joined with bank_accounts b.
+const transactionColumns = `t.id, t.company_id, t.bank_account_id, b.bank_name, b.account_number, t.transaction_date,
+	t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at`
+
+func scanTransaction(s interface{ Scan(...any) error }) (*recon.Transaction, error) {
+	var t recon.Transaction
+	var code, sub sql.NullString
+	if err := s.Scan(&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
+		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt); err != nil {
+		return nil, err
+	}
+	t.Code, t.SubAccount = code.String, sub.String
+	t.TransactionDate, t.CreatedAt = recon.WallClock(t.TransactionDate.UTC()), t.CreatedAt.UTC()
+	return &t, nil
+}
+
+// Transaction implements recon.TransactionStore.
+func (db *DB) Transaction(ctx context.Context, companyID, id int64) (*recon.Transaction, error) {
+	t, err := scanTransaction(db.db.QueryRowContext(ctx, `SELECT `+transactionColumns+`
+		FROM transactions t JOIN bank_accounts b ON b.id = t.bank_account_id WHERE t.company_id = $1 AND t.id = $2`, companyID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(err, "transaction %d not found", id)
+	}
+	if err != nil {
+		return nil, internal(err, "read transaction")
+	}
+	return t, nil
 }
 
 func containsID(ids []int64, id int64) bool {
