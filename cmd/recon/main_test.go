@@ -61,6 +61,24 @@ func freeAddr(t testing.TB) string {
 	return ln.Addr().String()
 }
 
+// syncBuffer is a bytes.Buffer safe for the server's concurrent log writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // startServer runs `recon serve` in-process on a free loopback port, waits
 // for /healthz and stops it gracefully at cleanup, or when stop is called;
 // stop returns what run returned.
@@ -77,7 +95,13 @@ func startServer(t testing.TB, databaseURL string, extra ...string) (base string
 		return ""
 	}
 	args := append([]string{"serve", "--addr", addr, "--log-format", "json", "--log-level", "warn"}, extra...)
-	go func() { done <- run(ctx, args, getenv, strings.NewReader(""), stdout, io.Discard) }()
+	logs := &syncBuffer{}
+	go func() { done <- run(ctx, args, getenv, strings.NewReader(""), stdout, logs) }()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server log (warnings and errors):\n%s", logs.String())
+		}
+	})
 	base = "http://" + addr
 	deadline := time.Now().Add(20 * time.Second)
 	for {
