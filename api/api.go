@@ -94,29 +94,12 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
-var errorNames = map[string]struct {
-	status int
-	name   string
-}{
-	recon.EINVALID:      {http.StatusBadRequest, "validation_error"},
-	recon.EUNAUTHORIZED: {http.StatusUnauthorized, "unauthorized"},
-	recon.EFORBIDDEN:    {http.StatusForbidden, "forbidden"},
-	recon.ENOTFOUND:     {http.StatusNotFound, "not_found"},
-	recon.ECONFLICT:     {http.StatusConflict, "conflict"},
-	recon.ERATELIMITED:  {http.StatusTooManyRequests, "rate_limited"},
-	recon.EUNAVAILABLE:  {http.StatusServiceUnavailable, "unavailable"},
-	recon.EINTERNAL:     {http.StatusInternalServerError, "internal_error"},
-}
-
 // writeError writes the error body of decisions.md §1 and, for 401 and 403,
 // the RFC 6750 WWW-Authenticate header. Internal errors are logged with the
 // request id and never shown.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, scope string) {
 	code := recon.ErrorCode(err)
-	n, ok := errorNames[code]
-	if !ok {
-		n = errorNames[recon.EINTERNAL]
-	}
+	status, name := web.ErrorStatus(err)
 	var ae *Error
 	errors.As(err, &ae)
 	switch code {
@@ -133,12 +116,12 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 	case recon.EINTERNAL, "":
 		h.Logger.ErrorContext(r.Context(), "internal error", "request_id", web.RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	body := errorBody{Status: "error", Error: n.name, Message: recon.ErrorMessage(err)}
+	body := errorBody{Status: "error", Error: name, Message: recon.ErrorMessage(err)}
 	var re *recon.Error
 	if errors.As(err, &re) && len(re.Fields) > 0 && code == recon.EINVALID {
 		body.Errors = re.Fields
 	}
-	web.WriteJSON(w, n.status, body)
+	web.WriteJSON(w, status, body)
 }
 
 // success and errorBody are the envelopes of decisions.md §1, as structs so

@@ -132,20 +132,6 @@ func (h *Handler) authenticate(r *http.Request) (*recon.Merchant, error) {
 	return m, nil
 }
 
-var errorStatus = map[string]struct {
-	status int
-	name   string
-}{
-	recon.EINVALID:      {http.StatusBadRequest, "validation_error"},
-	recon.EUNAUTHORIZED: {http.StatusUnauthorized, "unauthorized"},
-	recon.EFORBIDDEN:    {http.StatusForbidden, "forbidden"},
-	recon.ENOTFOUND:     {http.StatusNotFound, "not_found"},
-	recon.ECONFLICT:     {http.StatusConflict, "conflict"},
-	recon.ERATELIMITED:  {http.StatusTooManyRequests, "rate_limited"},
-	recon.EUNAVAILABLE:  {http.StatusServiceUnavailable, "unavailable"},
-	recon.EINTERNAL:     {http.StatusInternalServerError, "internal_error"},
-}
-
 // reasonError gives a validation error a machine-readable reason
 // (INVALID_URL, BLOCKED_ADDRESS) beside the code.
 type reasonError struct {
@@ -172,27 +158,24 @@ type errorDetail struct {
 // with the request id and never shown.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, html bool) {
 	code := recon.ErrorCode(err)
-	n, ok := errorStatus[code]
-	if !ok {
-		n, code = errorStatus[recon.EINTERNAL], recon.EINTERNAL
-	}
-	if code == recon.EINTERNAL {
+	status, name := web.ErrorStatus(err)
+	if status == http.StatusInternalServerError {
 		h.logger().ErrorContext(r.Context(), "internal error", "request_id", web.RequestID(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	if code == recon.EUNAUTHORIZED {
 		w.Header().Set("WWW-Authenticate", `Basic realm="recon"`)
 	}
-	detail := errorDetail{Code: n.name, Message: recon.ErrorMessage(err)}
+	detail := errorDetail{Code: name, Message: recon.ErrorMessage(err)}
 	var re *reasonError
 	if errors.As(err, &re) {
 		detail.Reason = re.reason
 	}
 	if html {
-		h.renderError(w, n.status, detail)
+		h.renderError(w, status, detail)
 		return
 	}
-	web.WriteJSON(w, n.status, errorBody{Error: detail})
+	web.WriteJSON(w, status, errorBody{Error: detail})
 }
 
 // wantsHTML reports whether the client (a browser) accepts an HTML answer.
