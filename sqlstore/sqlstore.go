@@ -48,6 +48,7 @@ type DB struct {
 	seal sealer
 	// onEnqueue is called after a commit that enqueued deliveries (may be nil).
 	onEnqueue func()
+	group     ingestGroup
 }
 
 var _ recon.Store = (*DB)(nil)

@@ -47,6 +47,11 @@ func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []reco
 	if len(in) == 0 {
 		return []recon.IngestResult{}, nil
 	}
+	return db.group.ingest(ctx, db, companyID, in, codes)
+}
+
+// ingestOnce stores one batch in one database transaction (see IngestTransactions).
+func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
 	var results []recon.IngestResult
 	enqueued := 0
 	err := db.inTx(ctx, func(tx *sql.Tx) error {

@@ -227,6 +227,36 @@ func testTransactions(t *testing.T, open Open) {
 			}
 		}
 	})
+	t.Run("ConcurrentCallsFailAlone", func(t *testing.T) {
+		// Concurrent calls may be stored together (group commit); one call's
+		// error must still be its own.
+		t.Parallel()
+		s := open(t)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		a := newAccount(t, s, c.ID, "111")
+		o := newAccount(t, s, other.ID, "222")
+		var wg sync.WaitGroup
+		errs := make([]error, 20)
+		for w := range 20 {
+			acct := a.ID
+			if w == 7 {
+				acct = o.ID // another company's account: this call alone fails
+			}
+			wg.Go(func() {
+				in := []recon.TransactionInput{tx(acct, fmt.Sprintf("W%d", w), "2026-03-01 08:00:00", 100, 0)}
+				_, errs[w] = s.IngestTransactions(t.Context(), c.ID, in, []string{""})
+			})
+		}
+		wg.Wait()
+		for w, err := range errs {
+			if w == 7 {
+				wantCode(t, err, recon.ENOTFOUND, "")
+			} else if err != nil {
+				t.Fatalf("call %d failed: %v", w, err)
+			}
+		}
+		listAll(t, s, c.ID, recon.TransactionFilter{}, 19)
+	})
 	t.Run("Filters", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
