@@ -152,11 +152,19 @@ func TestReceiverDownThenUp(t *testing.T) {
 	if rc.requests() <= n {
 		t.Fatalf("%d requests for %d IPNs: the receiver was never down", rc.requests(), n)
 	}
+	// Attempts are recorded after the answer: wait until every one is.
 	db := dbtest.OpenURL(t, dbURL)
+	waitFor(t, "every delivery recorded delivered", 10*time.Second, func() bool {
+		ds, err := db.Deliveries(context.Background(), 0, recon.DeliveryFilter{Status: recon.DeliveryDelivered, Limit: 500})
+		return err == nil && len(ds) == n
+	})
 	ds, _ := db.Deliveries(context.Background(), 0, recon.DeliveryFilter{Limit: 1})
 	attempts, err := db.DeliveryAttempts(context.Background(), ds[0].ID)
 	if err != nil || len(attempts) < 2 || attempts[0].StatusCode != 503 || attempts[len(attempts)-1].StatusCode != 200 {
-		t.Fatalf("attempts of delivery %d: %+v %v", ds[0].ID, attempts, err)
+		for _, a := range attempts {
+			t.Logf("attempt %+v", *a)
+		}
+		t.Fatalf("attempts of delivery %d: %v", ds[0].ID, err)
 	}
 }
 
