@@ -2,7 +2,7 @@
 GO ?= go
 PKGS ?= ./...
 
-.PHONY: help run demo build test test-short lint bench cover clean
+.PHONY: help run demo build test test-short lint bench crash-test cover clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -31,6 +31,9 @@ bench: ## run the benchmarks of docs/benchmarks.md (about 6 minutes) and print t
 	$(GO) test -run='^$$' -bench='ListTransactions' -benchtime=2s -timeout=30m ./cmd/recon
 	$(GO) test -run='^$$' -bench='Dispatch' -benchtime=20000x ./delivery
 	$(GO) test -run='^$$' -bench='IPNLatency' -benchtime=1x ./cmd/recon
+
+crash-test: ## the long form of the crash test: SIGKILL the server with 5000 IPNs in flight, restart, all arrive
+	RECON_CRASH_IPNS=5000 $(GO) test -count=1 -run 'TestCrashRecovery' -v -timeout 20m ./cmd/recon
 
 cover: ## test coverage report in cover.out
 	$(GO) test -count=1 -coverprofile=cover.out $(PKGS) && $(GO) tool cover -func=cover.out | tail -1
