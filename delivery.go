@@ -100,8 +100,12 @@ type DeliveryStore interface {
 	// DeliveryTarget returns where the company's deliveries of the kind go,
 	// or ENOTFOUND when none is configured.
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*Target, error)
-	// DeliveryStats counts deliveries by status, for metrics.
+	// DeliveryStats counts pending, dead and in-flight (pending and leased)
+	// deliveries, for metrics; delivered ones, the bulk, are not counted.
 	DeliveryStats(ctx context.Context) (map[string]int64, error)
+	// DeleteDeliveredBefore deletes the deliveries delivered before t, with
+	// their attempts (retention), and reports how many.
+	DeleteDeliveredBefore(ctx context.Context, t time.Time) (int64, error)
 }
 
 // Merchant is a company's payment-gateway identity: Basic credentials

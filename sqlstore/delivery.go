@@ -424,29 +424,44 @@ func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) 
 // or not), plus "in_flight": pending deliveries under an unexpired lease. It
 // reads the whole table; metrics call it every few seconds, not per request.
 func (db *DB) DeliveryStats(ctx context.Context) (map[string]int64, error) {
-	rows, err := db.db.QueryContext(ctx, `
-		SELECT status, COUNT(*), COUNT(CASE WHEN lease_until > $1 THEN 1 END)
-		FROM deliveries GROUP BY status`, db.now())
+	// Each count is served by a partial index (deliveries_due, deliveries_dead);
+	// delivered rows, the bulk of the table, are not counted.
+	stats := map[string]int64{recon.DeliveryPending: 0, recon.DeliveryDead: 0, "in_flight": 0}
+	var pending, leased, dead int64
+	err := db.db.QueryRowContext(ctx, `
+		SELECT (SELECT COUNT(*) FROM deliveries WHERE status = 'pending'),
+		       (SELECT COUNT(*) FROM deliveries WHERE status = 'pending' AND lease_until > $1),
+		       (SELECT COUNT(*) FROM deliveries WHERE status = 'dead')`, db.now()).Scan(&pending, &leased, &dead)
 	if err != nil {
 		return nil, internal(err, "count deliveries")
 	}
-	defer rows.Close()
-	stats := map[string]int64{recon.DeliveryPending: 0, recon.DeliveryDelivered: 0, recon.DeliveryDead: 0, "in_flight": 0}
-	for rows.Next() {
-		var status string
-		var n, leased int64
-		if err := rows.Scan(&status, &n, &leased); err != nil {
-			return nil, internal(err, "count deliveries")
-		}
-		stats[status] = n
-		if status == recon.DeliveryPending {
-			stats["in_flight"] = leased
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, internal(err, "count deliveries")
-	}
+	stats[recon.DeliveryPending], stats["in_flight"], stats[recon.DeliveryDead] = pending, leased, dead
 	return stats, nil
+}
+
+// deleteChunk is how many delivered rows one retention statement deletes.
+const deleteChunk = 5000
+
+// DeleteDeliveredBefore deletes the deliveries delivered before t, with their
+// attempts, a chunk at a time so that no statement holds the write lock for
+// long, and reports how many it deleted. Pending and dead ones are kept.
+func (db *DB) DeleteDeliveredBefore(ctx context.Context, t time.Time) (int64, error) {
+	var total int64
+	for {
+		res, err := db.db.ExecContext(ctx, `DELETE FROM deliveries WHERE id IN (
+			SELECT id FROM deliveries WHERE status = 'delivered' AND delivered_at < $1 LIMIT $2)`, storedTime(t), deleteChunk)
+		if err != nil {
+			return total, internal(err, "delete delivered deliveries")
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, internal(err, "delete delivered deliveries")
+		}
+		total += n
+		if n < deleteChunk {
+			return total, nil
+		}
+	}
 }
 
 // scanDeliveries reads rows of deliveryColumns and closes them.

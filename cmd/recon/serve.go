@@ -38,6 +38,7 @@ type serveConfig struct {
 	sendTimeout     time.Duration
 	retryWaits      []time.Duration
 	retryMaxAge     time.Duration
+	retention       time.Duration
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -71,12 +72,16 @@ flight.`,
 	f.DurationVar(&cfg.lease, "dispatch-lease", 2*time.Minute, "how long a node's claim on a notification lasts; a crashed node's claims are taken up after it")
 	f.DurationSliceVar(&cfg.retryWaits, "retry-schedule", nil, "waits between attempts of a failed notification, e.g. 1m,1m,2m,3m,5m,8m,13m (default: that, then widening to daily)")
 	f.DurationVar(&cfg.retryMaxAge, "retry-max-age", delivery.DefaultMaxAge, "how long a failed notification is retried before it is dead")
+	f.DurationVar(&cfg.retention, "delivery-retention", 30*24*time.Hour, "how long delivered notifications and their attempts are kept (pending and dead ones are kept until replayed or deleted)")
 	return cmd
 }
 
 func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if cfg.maxPrefixLen < recon.DefaultPrefixMaxLen || cfg.maxPrefixLen > recon.PrefixMaxLenCeiling {
 		return fmt.Errorf("--max-prefix-length must be from %d to %d", recon.DefaultPrefixMaxLen, recon.PrefixMaxLenCeiling)
+	}
+	if cfg.retention < time.Hour {
+		return fmt.Errorf("--delivery-retention must be at least 1h")
 	}
 	if err := delivery.CheckLease(cfg.lease, cfg.sendTimeout); err != nil {
 		return fmt.Errorf("--dispatch-lease, --dispatch-timeout: %w", err)
@@ -152,7 +157,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	go maintain(ctx, db, log)
+	go maintain(ctx, db, cfg.retention, log)
 	var dispatched chan error // nil when this node does not dispatch: never ready
 	if cfg.dispatch {
 		dispatched = make(chan error, 1)
@@ -188,9 +193,10 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 
 // maintain runs, at start and every hour until ctx ends, the database's
 // housekeeping: it deletes the token sessions that expired more than a day
-// ago and refreshes the planner's statistics. Every node may run it: both are
+// ago and the notifications delivered longer ago than retention, and
+// refreshes the planner's statistics. Every node may run it: all of it is
 // idempotent.
-func maintain(ctx context.Context, db *sqlstore.DB, log *slog.Logger) {
+func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -199,6 +205,11 @@ func maintain(ctx context.Context, db *sqlstore.DB, log *slog.Logger) {
 			log.Warn("deleting expired tokens", "err", err)
 		} else if n > 0 {
 			log.Info("deleted expired tokens", "count", n)
+		}
+		if n, err := db.DeleteDeliveredBefore(ctx, time.Now().Add(-retention)); err != nil && ctx.Err() == nil {
+			log.Warn("deleting old delivered notifications", "err", err)
+		} else if n > 0 {
+			log.Info("deleted old delivered notifications", "count", n)
 		}
 		if err := db.Optimize(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("refreshing planner statistics", "err", err)

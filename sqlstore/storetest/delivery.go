@@ -450,7 +450,7 @@ func testDelivery(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		diff(t, "stats of an empty outbox", map[string]int64{"pending": 0, "delivered": 0, "dead": 0, "in_flight": 0}, stats)
+		diff(t, "stats of an empty outbox", map[string]int64{"pending": 0, "dead": 0, "in_flight": 0}, stats)
 		c := newCompany(t, s, 1)
 		var list []*recon.Delivery
 		for i := range 6 {
@@ -475,7 +475,25 @@ func testDelivery(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		diff(t, "stats", map[string]int64{"pending": 3, "delivered": 2, "dead": 1, "in_flight": 1}, stats)
+		diff(t, "stats", map[string]int64{"pending": 3, "dead": 1, "in_flight": 1}, stats)
+		// Retention: delivered rows older than the cut are deleted, with their
+		// attempts; pending and dead ones stay.
+		n, err := ds.DeleteDeliveredBefore(t.Context(), time.Now().Add(time.Minute))
+		if err != nil || n != 2 {
+			t.Fatalf("DeleteDeliveredBefore = %d, %v; want 2", n, err)
+		}
+		_, err = ds.Delivery(t.Context(), c.ID, list[0].ID)
+		wantCode(t, err, recon.ENOTFOUND, "")
+		if attempts, err := ds.DeliveryAttempts(t.Context(), list[0].ID); err != nil || len(attempts) != 0 {
+			t.Fatalf("attempts of a deleted delivery: %v %v", attempts, err)
+		}
+		left, _ := ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 10})
+		if len(left) != 4 {
+			t.Fatalf("%d deliveries left, want 4", len(left))
+		}
+		if n, _ := ds.DeleteDeliveredBefore(t.Context(), time.Now().Add(time.Minute)); n != 0 {
+			t.Fatalf("second retention run deleted %d", n)
+		}
 	})
 
 	t.Run("Target", func(t *testing.T) {
