@@ -7,6 +7,10 @@ import "net/http"
 type Mux struct {
 	*http.ServeMux
 	patterns []string
+	// Unmatched, when set, writes the answer to a request that matches no
+	// route, in the envelope of the API family its path belongs to; nil
+	// writes the /api/v1 shape.
+	Unmatched func(w http.ResponseWriter, r *http.Request, status int, name, message string)
 }
 
 // NewMux returns an empty Mux.
@@ -36,19 +40,23 @@ func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	probe := &headerProbe{header: http.Header{}}
 	m.ServeMux.ServeHTTP(probe, r)
-	if probe.status == http.StatusMethodNotAllowed {
-		w.Header().Set("Allow", probe.header.Get("Allow"))
-		WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"status": "error", "error": "method_not_allowed",
-			"message": "method " + r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + probe.header.Get("Allow")})
-		return
+	write := m.Unmatched
+	if write == nil {
+		write = func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
+			WriteJSON(w, status, map[string]string{"status": "error", "error": name, "message": message})
+		}
 	}
-	if probe.status != http.StatusNotFound {
+	switch probe.status {
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		write(w, r, http.StatusMethodNotAllowed, "method_not_allowed",
+			"method "+r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+probe.header.Get("Allow"))
+	case http.StatusNotFound:
+		write(w, r, http.StatusNotFound, "not_found", "no endpoint "+r.Method+" "+r.URL.Path+"; see /openapi.json")
+	default:
 		// A redirect (such as a cleaned path): let the mux answer it.
 		m.ServeMux.ServeHTTP(w, r)
-		return
 	}
-	WriteJSON(w, http.StatusNotFound, map[string]string{"status": "error", "error": "not_found",
-		"message": "no endpoint " + r.Method + " " + r.URL.Path + "; see /openapi.json"})
 }
 
 // headerProbe records what the mux would answer, writing nothing.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -401,5 +402,27 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Fatal("server still answers after a graceful stop")
+	}
+}
+
+// TestUnmatchedRoutesUseTheFamilyEnvelope: a request matching no route gets
+// the gateway's error body under /v1/ and the /api/v1 one elsewhere.
+func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
+	db := dbtest.OpenStore(t, "sqlite")
+	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := routes(db, auth, web.NewMetrics(), serveConfig{}, "production", slog.New(slog.DiscardHandler))
+	for _, tt := range []struct{ method, path, want string }{
+		{"GET", "/v1/order/nothing", `{"error":{"code":"not_found","message":"no endpoint GET /v1/order/nothing; see /openapi.json"}}`},
+		{"DELETE", "/v1/ipn", `{"error":{"code":"method_not_allowed","message":"method DELETE is not allowed on /v1/ipn; allowed: GET, HEAD, PUT"}}`},
+		{"GET", "/api/v1/nothing", `{"error":"not_found","message":"no endpoint GET /api/v1/nothing; see /openapi.json","status":"error"}`},
+	} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+		if got := strings.TrimSpace(rec.Body.String()); got != tt.want {
+			t.Errorf("%s %s: %s, want %s", tt.method, tt.path, got, tt.want)
+		}
 	}
 }

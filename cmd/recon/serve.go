@@ -225,6 +225,15 @@ func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, log
 // routes lists every endpoint of the server on one mux: the whole API at a glance.
 func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serveConfig, mode string, log *slog.Logger) *web.Mux {
 	mux := web.NewMux()
+	// A request matching no route gets the error envelope of the family its
+	// path belongs to: the gateway's under /v1/, the /api/v1 one elsewhere.
+	mux.Unmatched = func(w http.ResponseWriter, r *http.Request, status int, name, message string) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") {
+			web.WriteJSON(w, status, map[string]any{"error": map[string]string{"code": name, "message": message}})
+			return
+		}
+		web.WriteJSON(w, status, map[string]string{"status": "error", "error": name, "message": message})
+	}
 	web.RegisterHealth(mux, db)
 	mux.Handle("GET /metrics", metrics.Handler())
 	mux.HandleFunc("GET /openapi.json", api.ServeOpenAPI)
