@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ory/fosite"
@@ -113,14 +114,46 @@ type storedRequest struct {
 type storage struct {
 	store   recon.Store
 	codeTTL time.Duration
+	clients clientCache
 }
+
+// clientCache keeps clients for a minute: every authenticated request needs
+// its token's client, and clients do not change once registered (there is no
+// update or delete yet; with one, a change would show within clientTTL).
+type clientCache struct {
+	mu      sync.Mutex
+	entries map[string]cachedClient
+}
+
+type cachedClient struct {
+	c   *recon.Client
+	exp time.Time
+}
+
+const (
+	clientTTL        = time.Minute
+	clientCacheLimit = 10_000
+)
 
 // GetClient implements fosite.ClientManager.
 func (s *storage) GetClient(ctx context.Context, id string) (fosite.Client, error) {
+	now := time.Now()
+	s.clients.mu.Lock()
+	e, ok := s.clients.entries[id]
+	s.clients.mu.Unlock()
+	if ok && now.Before(e.exp) {
+		return client{e.c}, nil
+	}
 	c, err := s.store.Client(ctx, id)
 	if err != nil {
 		return nil, storeError(err)
 	}
+	s.clients.mu.Lock()
+	if s.clients.entries == nil || len(s.clients.entries) >= clientCacheLimit {
+		s.clients.entries = map[string]cachedClient{}
+	}
+	s.clients.entries[id] = cachedClient{c, now.Add(clientTTL)}
+	s.clients.mu.Unlock()
 	return client{c}, nil
 }
 
