@@ -180,57 +180,54 @@ func (db *DB) Orders(ctx context.Context, companyID int64, f recon.OrderFilter) 
 // CancelOrder implements recon.OrderStore: an unpaid order becomes
 // CANCELLED, with no notification.
 func (db *DB) CancelOrder(ctx context.Context, companyID int64, invoice string, now time.Time) (*recon.Order, error) {
-	var o *recon.Order
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if o, err = orderBy(ctx, tx, `company_id = $1 AND invoice_number = $2`, db.d.forUpdate(), companyID, invoice); err != nil {
-			return err
-		}
-		switch o.Status {
-		case recon.OrderCaptured:
-			return conflict(nil, "order %s is paid: void it instead of cancelling", invoice)
-		case recon.OrderCancelled:
-			return conflict(nil, "order %s is already cancelled", invoice)
-		}
-		o.Status, o.CancelledAt, o.UpdatedAt = recon.OrderCancelled, storedTime(now), storedTime(now)
-		_, err = tx.ExecContext(ctx, `UPDATE orders SET status = $1, cancelled_at = $2, updated_at = $2 WHERE id = $3`, o.Status, o.CancelledAt, o.ID)
-		if err != nil {
-			return internal(err, "cancel order")
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return o, nil
+	return db.closeOrder(ctx, companyID, invoice, now, recon.OrderAwaitingPayment, "cancelled_at", nil)
 }
 
 // VoidOrder implements recon.OrderStore: a paid order becomes CANCELLED and,
 // when the company has an active IPN target, notify's TRANSACTION_VOID
 // delivery is enqueued in the same database transaction.
 func (db *DB) VoidOrder(ctx context.Context, companyID int64, invoice string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error) {
+	o, err := db.closeOrder(ctx, companyID, invoice, now, recon.OrderCaptured, "voided_at", notify)
+	if err == nil {
+		db.enqueued(1)
+	}
+	return o, err
+}
+
+// closeOrder moves the company's order from status from to CANCELLED,
+// stamping the column at (cancelled_at or voided_at), and enqueues notify's
+// delivery (if any) in the same transaction. Any other status is ECONFLICT.
+func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, now time.Time, from, at string, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error) {
 	var o *recon.Order
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if o, err = orderBy(ctx, tx, `company_id = $1 AND invoice_number = $2`, db.d.forUpdate(), companyID, invoice); err != nil {
 			return err
 		}
-		switch o.Status {
-		case recon.OrderAwaitingPayment:
-			return conflict(nil, "order %s is not paid: cancel it instead of voiding", invoice)
-		case recon.OrderCancelled:
+		switch {
+		case o.Status == from:
+		case o.Status == recon.OrderCancelled:
 			return conflict(nil, "order %s is already cancelled", invoice)
+		case o.Status == recon.OrderCaptured:
+			return conflict(nil, "order %s is paid: void it instead of cancelling", invoice)
+		default:
+			return conflict(nil, "order %s is not paid: cancel it instead of voiding", invoice)
 		}
-		o.Status, o.VoidedAt, o.UpdatedAt = recon.OrderCancelled, storedTime(now), storedTime(now)
-		if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, voided_at = $2, updated_at = $2 WHERE id = $3`, o.Status, o.VoidedAt, o.ID); err != nil {
-			return internal(err, "void order")
+		stamp := storedTime(now)
+		o.Status, o.UpdatedAt = recon.OrderCancelled, stamp
+		if at == "voided_at" {
+			o.VoidedAt = stamp
+		} else {
+			o.CancelledAt = stamp
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, `+at+` = $2, updated_at = $2 WHERE id = $3`, o.Status, stamp, o.ID); err != nil {
+			return internal(err, "close order")
 		}
 		return db.notify(ctx, tx, o, notify, now)
 	})
 	if err != nil {
 		return nil, err
 	}
-	db.enqueued(1)
 	return o, nil
 }
 
