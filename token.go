@@ -50,6 +50,10 @@ type TokenStore interface {
 	DeleteTokenSession(ctx context.Context, kind TokenKind, signature string) error
 	// DeactivateTokenSession marks one session inactive (a used authorization code).
 	DeactivateTokenSession(ctx context.Context, kind TokenKind, signature string) error
+	// DeactivateActiveTokenSession marks one session inactive if it is still
+	// active, and reports whether it was: of two concurrent callers, exactly
+	// one gets true (a refresh token is used once).
+	DeactivateActiveTokenSession(ctx context.Context, kind TokenKind, signature string) (bool, error)
 	// DeactivateTokenFamily marks every session of the kind with the request id inactive.
 	DeactivateTokenFamily(ctx context.Context, kind TokenKind, requestID string) error
 	// DeleteExpiredTokenSessions removes sessions that expired before t and

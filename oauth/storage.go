@@ -367,9 +367,18 @@ func (s *storage) DeleteRefreshTokenSession(ctx context.Context, signature strin
 	return s.store.DeleteTokenSession(ctx, recon.TokenRefresh, signature)
 }
 
-// RotateRefreshToken implements oauth2.RefreshTokenStorage: after a
-// refresh, the grant's earlier refresh and access tokens are inactive.
-func (s *storage) RotateRefreshToken(ctx context.Context, requestID, _ string) error {
+// RotateRefreshToken implements oauth2.RefreshTokenStorage: the refresh
+// token used is spent, once (of two concurrent refreshes with one token, the
+// second fails), and the grant's earlier refresh and access tokens are
+// inactive.
+func (s *storage) RotateRefreshToken(ctx context.Context, requestID, signature string) error {
+	spent, err := s.store.DeactivateActiveTokenSession(ctx, recon.TokenRefresh, signature)
+	if err != nil {
+		return err
+	}
+	if !spent {
+		return fosite.ErrInactiveToken
+	}
 	if err := s.RevokeRefreshToken(ctx, requestID); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -317,4 +318,33 @@ func TestRoutes(t *testing.T) {
 	if got := len(b.server.handlers()); got != len(Routes()) {
 		t.Errorf("the server has %d handlers, Routes lists %d routes", got, len(Routes()))
 	}
+}
+
+// TestConcurrentRefreshUsesTheTokenOnce: of several concurrent refreshes with
+// one refresh token, exactly one gets new tokens; the others are refused (a
+// 400, not a 500).
+func TestConcurrentRefreshUsesTheTokenOnce(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, b *bundle) {
+		_, refresh := b.tokens(t, "company")
+		const n = 6
+		statuses := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { statuses[i] = b.refresh(t, refresh).status })
+		}
+		wg.Wait()
+		ok := 0
+		for _, s := range statuses {
+			switch s {
+			case http.StatusOK:
+				ok++
+			case http.StatusBadRequest, http.StatusUnauthorized:
+			default:
+				t.Errorf("a concurrent refresh answered %d", s)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("%d of %d concurrent refreshes succeeded (%v), want exactly 1", ok, n, statuses)
+		}
+	})
 }

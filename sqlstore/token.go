@@ -95,6 +95,21 @@ func (db *DB) DeactivateTokenSession(ctx context.Context, kind recon.TokenKind, 
 	return nil
 }
 
+// DeactivateActiveTokenSession implements recon.TokenStore: one conditional
+// UPDATE, so that concurrent callers cannot both see the session active.
+func (db *DB) DeactivateActiveTokenSession(ctx context.Context, kind recon.TokenKind, signature string) (bool, error) {
+	res, err := db.db.ExecContext(ctx, `UPDATE oauth_tokens SET active = $1 WHERE kind = $2 AND signature = $3 AND active = $4`,
+		false, string(kind), signature, true)
+	if err != nil {
+		return false, internal(err, "deactivate token session")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, internal(err, "deactivate token session")
+	}
+	return n == 1, nil
+}
+
 // DeactivateTokenFamily marks every session of the kind with the request id
 // inactive. A family with no sessions is not an error.
 func (db *DB) DeactivateTokenFamily(ctx context.Context, kind recon.TokenKind, requestID string) error {

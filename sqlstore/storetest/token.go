@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,6 +154,31 @@ func testTokenSession(t *testing.T, open Open) {
 		}
 		err := f.s.DeactivateTokenSession(t.Context(), recon.TokenRefresh, "sig-1")
 		wantCode(t, err, recon.ENOTFOUND, "")
+	})
+	t.Run("DeactivateActiveOnce", func(t *testing.T) {
+		t.Parallel()
+		f := newTokenFixture(t, open)
+		f.create(t, f.session("sig-1", "req-1"))
+		var wg sync.WaitGroup
+		var won atomic.Int32
+		for range 8 {
+			wg.Go(func() {
+				ok, err := f.s.DeactivateActiveTokenSession(t.Context(), recon.TokenAccess, "sig-1")
+				if err != nil {
+					t.Errorf("DeactivateActiveTokenSession: %v", err)
+				}
+				if ok {
+					won.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if won.Load() != 1 {
+			t.Fatalf("%d of 8 concurrent callers deactivated the session, want exactly 1", won.Load())
+		}
+		if ok, err := f.s.DeactivateActiveTokenSession(t.Context(), recon.TokenAccess, "missing"); ok || err != nil {
+			t.Fatalf("missing session: %v %v", ok, err)
+		}
 	})
 	t.Run("DeactivateFamily", func(t *testing.T) {
 		t.Parallel()
