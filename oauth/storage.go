@@ -312,9 +312,18 @@ func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string,
 	return s.get(ctx, recon.TokenAuthorizeCode, signature, into, fosite.ErrInvalidatedAuthorizeCode)
 }
 
-// InvalidateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage.
+// InvalidateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage: a
+// code is used once, also when two exchanges of it race (the loser is
+// refused; fosite reports that as a server error).
 func (s *storage) InvalidateAuthorizeCodeSession(ctx context.Context, signature string) error {
-	return s.store.DeactivateTokenSession(ctx, recon.TokenAuthorizeCode, signature)
+	spent, err := s.store.DeactivateActiveTokenSession(ctx, recon.TokenAuthorizeCode, signature)
+	if err != nil {
+		return err
+	}
+	if !spent {
+		return fosite.ErrInvalidatedAuthorizeCode
+	}
+	return nil
 }
 
 // CreatePKCERequestSession implements pkce.PKCERequestStorage.

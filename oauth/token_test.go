@@ -348,3 +348,27 @@ func TestConcurrentRefreshUsesTheTokenOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentCodeExchangeIssuesOnce: of several concurrent exchanges of
+// one authorization code, exactly one gets tokens.
+func TestConcurrentCodeExchangeIssuesOnce(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, b *bundle) {
+		code, verifier := b.authorize(t, b.conf, "company")
+		const n = 6
+		statuses := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { statuses[i] = b.exchange(t, b.conf, b.confSecret, code, verifier).status })
+		}
+		wg.Wait()
+		ok := 0
+		for _, s := range statuses {
+			if s == http.StatusOK {
+				ok++
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("%d of %d concurrent exchanges got tokens (%v), want exactly 1", ok, n, statuses)
+		}
+	})
+}
