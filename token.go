@@ -48,8 +48,6 @@ type TokenStore interface {
 	TokenSession(ctx context.Context, kind TokenKind, signature string) (*TokenSession, error)
 	// DeleteTokenSession removes one session; removing a missing one is not an error.
 	DeleteTokenSession(ctx context.Context, kind TokenKind, signature string) error
-	// DeactivateTokenSession marks one session inactive (a used authorization code).
-	DeactivateTokenSession(ctx context.Context, kind TokenKind, signature string) error
 	// DeactivateActiveTokenSession marks one session inactive if it is still
 	// active, and reports whether it was: of two concurrent callers, exactly
 	// one gets true (a refresh token is used once).

@@ -80,21 +80,6 @@ func (db *DB) DeleteTokenSession(ctx context.Context, kind recon.TokenKind, sign
 	return nil
 }
 
-// DeactivateTokenSession marks one session inactive. A missing session is ENOTFOUND.
-func (db *DB) DeactivateTokenSession(ctx context.Context, kind recon.TokenKind, signature string) error {
-	res, err := db.db.ExecContext(ctx, `UPDATE oauth_tokens SET active = $1 WHERE kind = $2 AND signature = $3`,
-		false, string(kind), signature)
-	if err != nil {
-		return internal(err, "deactivate token session")
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return internal(err, "deactivate token session")
-	} else if n == 0 {
-		return notFound(sql.ErrNoRows, "%s not found", kind)
-	}
-	return nil
-}
-
 // DeactivateActiveTokenSession implements recon.TokenStore: one conditional
 // UPDATE, so that concurrent callers cannot both see the session active.
 func (db *DB) DeactivateActiveTokenSession(ctx context.Context, kind recon.TokenKind, signature string) (bool, error) {

@@ -137,23 +137,24 @@ func testTokenSession(t *testing.T, open Open) {
 		_, err = f.s.TokenSession(t.Context(), recon.TokenRefresh, "sig-1")
 		wantCode(t, err, recon.ENOTFOUND, "")
 	})
-	t.Run("Deactivate", func(t *testing.T) {
+	t.Run("DeactivateActive", func(t *testing.T) {
 		t.Parallel()
 		f := newTokenFixture(t, open)
 		a, b := f.session("sig-1", "req-1"), f.session("sig-2", "req-1")
 		f.create(t, a, b)
-		if err := f.s.DeactivateTokenSession(t.Context(), recon.TokenAccess, "sig-1"); err != nil {
-			t.Fatalf("DeactivateTokenSession: %v", err)
+		if ok, err := f.s.DeactivateActiveTokenSession(t.Context(), recon.TokenAccess, "sig-1"); !ok || err != nil {
+			t.Fatalf("DeactivateActiveTokenSession = %v, %v; want true", ok, err)
 		}
 		a.Active = false
 		diff(t, "deactivated session", asStored(a), f.get(t, recon.TokenAccess, "sig-1"))
 		diff(t, "other session", asStored(b), f.get(t, recon.TokenAccess, "sig-2"))
-		// Again: still inactive, not an error.
-		if err := f.s.DeactivateTokenSession(t.Context(), recon.TokenAccess, "sig-1"); err != nil {
-			t.Fatalf("DeactivateTokenSession again: %v", err)
+		// Again: already inactive, so false; another kind: no such session, false.
+		if ok, err := f.s.DeactivateActiveTokenSession(t.Context(), recon.TokenAccess, "sig-1"); ok || err != nil {
+			t.Fatalf("again: %v, %v; want false", ok, err)
 		}
-		err := f.s.DeactivateTokenSession(t.Context(), recon.TokenRefresh, "sig-1")
-		wantCode(t, err, recon.ENOTFOUND, "")
+		if ok, err := f.s.DeactivateActiveTokenSession(t.Context(), recon.TokenRefresh, "sig-1"); ok || err != nil {
+			t.Fatalf("other kind: %v, %v; want false", ok, err)
+		}
 	})
 	t.Run("DeactivateActiveOnce", func(t *testing.T) {
 		t.Parallel()
