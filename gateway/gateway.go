@@ -145,6 +145,9 @@ func (e *reasonError) Unwrap() error { return e.err }
 // errorBody is the gateway error shape of decisions.md §1.
 type errorBody struct {
 	Error errorDetail `json:"error"`
+	// Message repeats error.message at the top level, where the public PHP
+	// SDK reads an error's text.
+	Message string `json:"message"`
 }
 
 type errorDetail struct {
@@ -175,7 +178,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		h.renderError(w, status, detail)
 		return
 	}
-	web.WriteJSON(w, status, errorBody{Error: detail})
+	web.WriteJSON(w, status, errorBody{Error: detail, Message: detail.Message})
 }
 
 // wantsHTML reports whether the client (a browser) accepts an HTML answer.

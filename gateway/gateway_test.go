@@ -196,7 +196,7 @@ func basic(user, pass string) string {
 }
 
 func wantError(code, message string) map[string]any {
-	return map[string]any{"error": map[string]any{"code": code, "message": message}}
+	return map[string]any{"error": map[string]any{"code": code, "message": message}, "message": message}
 }
 
 // checkJSON compares a response's status and whole JSON body.
@@ -400,7 +400,7 @@ func TestIPNSettings(t *testing.T) {
 			if reason != "" {
 				e["reason"] = reason
 			}
-			return map[string]any{"error": e}
+			return map[string]any{"error": e, "message": message}
 		}
 		for _, tt := range []struct{ name, body, reason, message string }{
 			{"invalid URL", `{"ipn_url":"not a url"}`, "INVALID_URL", "ipn_url is not usable: an absolute https URL is required"},

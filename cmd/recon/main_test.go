@@ -415,8 +415,8 @@ func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
 	}
 	mux := routes(db, auth, web.NewMetrics(), serveConfig{}, "production", slog.New(slog.DiscardHandler))
 	for _, tt := range []struct{ method, path, want string }{
-		{"GET", "/v1/order/nothing", `{"error":{"code":"not_found","message":"no endpoint GET /v1/order/nothing; see /openapi.json"}}`},
-		{"DELETE", "/v1/ipn", `{"error":{"code":"method_not_allowed","message":"method DELETE is not allowed on /v1/ipn; allowed: GET, HEAD, PUT"}}`},
+		{"GET", "/v1/order/nothing", `{"error":{"code":"not_found","message":"no endpoint GET /v1/order/nothing; see /openapi.json"},"message":"no endpoint GET /v1/order/nothing; see /openapi.json"}`},
+		{"DELETE", "/v1/ipn", `{"error":{"code":"method_not_allowed","message":"method DELETE is not allowed on /v1/ipn; allowed: GET, HEAD, PUT"},"message":"method DELETE is not allowed on /v1/ipn; allowed: GET, HEAD, PUT"}`},
 		{"GET", "/api/v1/nothing", `{"error":"not_found","message":"no endpoint GET /api/v1/nothing; see /openapi.json","status":"error"}`},
 	} {
 		rec := httptest.NewRecorder()

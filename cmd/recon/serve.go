@@ -229,7 +229,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	// path belongs to: the gateway's under /v1/, the /api/v1 one elsewhere.
 	mux.Unmatched = func(w http.ResponseWriter, r *http.Request, status int, name, message string) {
 		if strings.HasPrefix(r.URL.Path, "/v1/") {
-			web.WriteJSON(w, status, map[string]any{"error": map[string]string{"code": name, "message": message}})
+			web.WriteJSON(w, status, map[string]any{"error": map[string]string{"code": name, "message": message}, "message": message})
 			return
 		}
 		web.WriteJSON(w, status, map[string]string{"status": "error", "error": name, "message": message})
