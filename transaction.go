@@ -2,6 +2,8 @@ package recon
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"strings"
 	"time"
 )
@@ -204,4 +206,12 @@ type TransactionStore interface {
 // business time zone and are stored and compared in this form.
 func WallClock(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+}
+
+// SimulatedReference returns a new random bank reference for a sandbox
+// transfer: "SIM" and 16 hex digits.
+func SimulatedReference() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "SIM" + strings.ToUpper(hex.EncodeToString(b[:]))
 }

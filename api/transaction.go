@@ -1,8 +1,6 @@
 package api
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -419,7 +417,7 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 	if body.Amount <= 0 || body.Amount > recon.MaxAmount {
 		return recon.FieldError("amount", "amount must be a whole number of VND from 1 to %d", int64(recon.MaxAmount))
 	}
-	ref := h.newReference()
+	ref := recon.SimulatedReference()
 	if body.ReferenceNumber != nil {
 		ref = *body.ReferenceNumber
 	}
@@ -437,12 +435,6 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 		"id": res[0].ID, "code": nullable(res[0].Code), "duplicate": res[0].Duplicate, "reference_number": ref,
 	}))
 	return nil
-}
-
-func (h *Handler) newReference() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "SIM" + strings.ToUpper(hex.EncodeToString(b[:]))
 }
 
 // showTransaction: GET /api/v1/transactions/{id}, the transaction with the

@@ -426,3 +426,24 @@ func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// TestReadyzWithADeadDatabase: /healthz says the process is up, /readyz
+// says the database is gone (503), with no detail.
+func TestReadyzWithADeadDatabase(t *testing.T) {
+	db := dbtest.OpenStore(t, "sqlite")
+	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := routes(db, auth, web.NewMetrics(), serveConfig{}, "production", slog.New(slog.DiscardHandler))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 503} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != want {
+			t.Errorf("GET %s with the database closed: %d %s, want %d", path, rec.Code, rec.Body, want)
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -104,7 +102,7 @@ extraction, duplicate check, running balance). Meant for sandbox and test setups
 					return err
 				}
 				if ref == "" {
-					ref = newSimulatedReference()
+					ref = recon.SimulatedReference()
 				}
 				in := []recon.TransactionInput{{
 					BankAccountID: acct.ID, TransactionDate: time.Now().In(loc), AmountIn: amount,
@@ -132,12 +130,6 @@ extraction, duplicate check, running balance). Meant for sandbox and test setups
 	a.addJSONFlag(transfer)
 	cmd.AddCommand(transfer)
 	return cmd
-}
-
-func newSimulatedReference() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "SIM" + strings.ToUpper(hex.EncodeToString(b[:]))
 }
 
 func nullable(s string) any {
