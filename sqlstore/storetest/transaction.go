@@ -166,6 +166,36 @@ func testTransactions(t *testing.T, open Open) {
 			t.Fatalf("balance %d, want 105", list[0].Accumulated)
 		}
 	})
+	t.Run("LargeBatchIDs", func(t *testing.T) {
+		// Over two full insert statements and a remainder, on two accounts,
+		// with stored references in the second statement (so the batch is
+		// inserted again without them): every result names its own row.
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
+		stored := []recon.TransactionInput{tx(a.ID, "R700", "2026-03-01 08:00:00", 1, 0), tx(b.ID, "R701", "2026-03-01 08:00:00", 1, 0)}
+		if _, err := s.IngestTransactions(t.Context(), c.ID, stored, codesFor(stored)); err != nil {
+			t.Fatal(err)
+		}
+		var in []recon.TransactionInput
+		for i := range 1203 {
+			in = append(in, tx([]int64{a.ID, b.ID}[i%2], fmt.Sprintf("R%d", i), "2026-03-02 08:00:00", int64(1000+i), 0))
+		}
+		for round := range 2 { // the second time, every row is a duplicate
+			res, err := s.IngestTransactions(t.Context(), c.ID, in, codesFor(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range res {
+				dup := round == 1 || i == 700 || i == 701
+				got, err := s.Transaction(t.Context(), c.ID, r.ID)
+				if err != nil || r.Duplicate != dup || got.BankAccountID != in[i].BankAccountID || got.ReferenceNumber != in[i].ReferenceNumber {
+					t.Fatalf("round %d, row %d (%s): result %+v names %+v (%v)", round, i, in[i].ReferenceNumber, r, got, err)
+				}
+			}
+		}
+	})
 	t.Run("ConcurrentDuplicates", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
