@@ -23,6 +23,9 @@ type dialect interface {
 	// forUpdate is the clause that locks the rows a SELECT reads until the
 	// transaction ends, or "" where the engine locks the whole database.
 	forUpdate() string
+	// indexedBy is the clause that makes the query read table t through
+	// the named index, or "" where the planner is left to choose.
+	indexedBy(index string) string
 	// param is the n-th placeholder of a statement whose placeholders come
 	// in order. Both engines read "$n", but SQLite takes "$n" (and "?n") for
 	// a named parameter, and the driver looks each one's name up linearly:
@@ -91,13 +94,24 @@ func (sqliteDialect) name() string { return EngineSQLite }
 
 func (sqliteDialect) configure(db *sql.DB) {
 	// Opening a connection runs the pragmas; keep enough of them around.
+	// A connection plans with the statistics it loaded when it opened
+	// (another connection's ANALYZE does not reach it): renewing
+	// connections hourly, as often as recon serve runs Optimize, bounds how
+	// stale they get.
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(time.Hour)
 }
 
 // forUpdate is empty: a SQLite write transaction holds the database's only
 // write lock from BEGIN IMMEDIATE on.
 func (sqliteDialect) forUpdate() string { return "" }
+
+// indexedBy names the index: SQLite plans with the statistics a connection
+// loaded when it opened (or none, before the first ANALYZE on data), and
+// without them may walk the company's date index, every row, for a filter a
+// unique index answers in a few seeks.
+func (sqliteDialect) indexedBy(index string) string { return " INDEXED BY " + index }
 
 func (sqliteDialect) violation(err error) violation {
 	var e *sqlite.Error
@@ -131,6 +145,9 @@ func (postgresDialect) configure(db *sql.DB) {
 }
 
 func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
+
+// indexedBy is empty: PostgreSQL's planner has autovacuum's statistics.
+func (postgresDialect) indexedBy(string) string { return "" }
 
 // PostgreSQL error codes (SQLSTATE class 23, integrity constraint violation).
 const (

@@ -100,13 +100,25 @@ func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.Transac
 		where = append(where, "t.amount_out = "+arg(*f.AmountOut))
 	}
 	cond := strings.Join(where, " AND ")
+	// The index that serves the filters (see the migration), named to the
+	// engines that take a name (see dialect.indexedBy).
+	index := "transactions_company_date"
+	switch {
+	case f.ReferenceNumber != "":
+		index = "sqlite_autoindex_transactions_1" // UNIQUE (bank_account_id, reference_number)
+	case f.AmountIn != nil || f.AmountOut != nil:
+		index = "transactions_company_amounts"
+	case accountIDs != nil:
+		index = "transactions_account_date"
+	}
+	from := "transactions t" + db.d.indexedBy(index)
 
 	var total int64
 	var err error
 	if countable {
 		total, err = db.countByDays(ctx, companyID, accountIDs, fromDay, toDay)
 	} else {
-		err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM transactions t WHERE `+cond, args...).Scan(&total)
+		err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+cond, args...).Scan(&total)
 	}
 	if err != nil {
 		return nil, 0, internal(err, "count transactions")
@@ -121,7 +133,7 @@ func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.Transac
 	// are read in full, however deep the page.
 	rows, err := db.db.QueryContext(ctx, `
 		SELECT `+transactionColumns+`
-		FROM (SELECT t.id FROM transactions t WHERE `+cond+`
+		FROM (SELECT t.id FROM `+from+` WHERE `+cond+`
 		      ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+limit+` OFFSET `+off+`) page
 		JOIN transactions t ON t.id = page.id
 		JOIN bank_accounts b ON b.id = t.bank_account_id
