@@ -26,8 +26,10 @@ type Handler struct {
 	// Sandbox enables the sandbox endpoints (simulated transfers).
 	Sandbox bool
 	// Kick, when set, wakes the delivery dispatcher after a replay.
-	Kick   func()
-	Logger *slog.Logger
+	Kick func()
+	// Limiter limits each OAuth2 client's requests (nil: no limit).
+	Limiter *web.RateLimiter
+	Logger  *slog.Logger
 }
 
 // Register adds the API routes to mux.
@@ -55,6 +57,9 @@ func (h *Handler) Register(mux *web.Mux) {
 func (h *Handler) authed(fn func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error, scope string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := h.authenticate(r, scope)
+		if err == nil && !h.Limiter.Allow(w.Header(), "client:"+c.ClientID) {
+			err = recon.Errorf(recon.ERATELIMITED, "too many requests from OAuth2 client %s: retry after %s s", c.ClientID, w.Header().Get("Retry-After"))
+		}
 		if err == nil {
 			err = fn(w, r, c)
 		}

@@ -47,6 +47,9 @@ type Handler struct {
 	Location *time.Location
 	Clock    recon.Clock
 	Logger   *slog.Logger
+	// Limiter limits each merchant's requests to the Basic-authenticated
+	// endpoints (nil: no limit).
+	Limiter *web.RateLimiter
 	// NewCode, when set, makes payment codes (tests); otherwise they are
 	// random digits fitting the company's default active format.
 	NewCode func() string
@@ -100,6 +103,9 @@ func (h *Handler) page(fn func(w http.ResponseWriter, r *http.Request) error) ht
 func (h *Handler) authed(fn func(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		m, err := h.authenticate(r)
+		if err == nil && !h.Limiter.Allow(w.Header(), "merchant:"+m.MerchantID) {
+			err = recon.Errorf(recon.ERATELIMITED, "too many requests from merchant %s: retry after %s s", m.MerchantID, w.Header().Get("Retry-After"))
+		}
 		if err == nil {
 			err = fn(w, r, m)
 		}

@@ -447,3 +447,64 @@ func TestReadyzWithADeadDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimit: each OAuth2 client and each gateway merchant has its own
+// token bucket; past the burst, 429 in the family's envelope with
+// Retry-After and the X-RateLimit-* headers.
+func TestRateLimit(t *testing.T) {
+	dbURL := dbtest.NewURL(t, "sqlite")
+	base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets", "--rate-limit", "0.01", "--rate-burst", "3")
+	m := setupMerchant(t, base, dbURL, "http://127.0.0.1:9/ipn") // its PATCH is the shop client's first request
+	other := cliJSON(t, dbURL, "client", "create", "--company", m.company, "--name", "erp", "--scopes", "company")["client_id"].(string)
+	otherToken := cliJSON(t, dbURL, "token", "issue", "--client", other, "--user", "admin@saomai.vn", "--scopes", "company")["access_token"].(string)
+
+	do := func(req *http.Request) (*http.Response, string) {
+		t.Helper()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, strings.TrimSpace(string(body))
+	}
+	bearer := func(token string) *http.Request {
+		req, _ := http.NewRequest("POST", base+"/api/v1/transactions", strings.NewReader(`{"transactions":[]}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		return req
+	}
+	for i, remaining := range []string{"1", "0"} {
+		resp, body := do(bearer(m.feedToken))
+		if resp.StatusCode != 400 || resp.Header.Get("X-RateLimit-Remaining") != remaining || resp.Header.Get("X-RateLimit-Limit") != "3" {
+			t.Fatalf("request %d: %d %s, headers %v", i, resp.StatusCode, body, resp.Header)
+		}
+	}
+	resp, body := do(bearer(m.feedToken))
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "100" || resp.Header.Get("X-RateLimit-Remaining") != "0" ||
+		!strings.HasPrefix(body, `{"status":"error","error":"rate_limited","message":"too many requests from OAuth2 client`) {
+		t.Fatalf("past the burst: %d %s, headers %v", resp.StatusCode, body, resp.Header)
+	}
+	// A bad token is refused as such, whatever its client's bucket.
+	if resp, _ := do(bearer("not-a-token")); resp.StatusCode != 401 {
+		t.Fatalf("bad token: %d", resp.StatusCode)
+	}
+	if status, body := call(t, "GET", base+"/api/v1/company", otherToken, ""); status != 200 {
+		t.Fatalf("another client: %d %v", status, body)
+	}
+
+	basic := func() *http.Request {
+		req, _ := http.NewRequest("GET", base+"/v1/order", nil)
+		req.SetBasicAuth(m.merchantID, m.secret)
+		return req
+	}
+	for i := range 3 {
+		if resp, body := do(basic()); resp.StatusCode != 200 {
+			t.Fatalf("gateway request %d: %d %s", i, resp.StatusCode, body)
+		}
+	}
+	resp, body = do(basic())
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "100" ||
+		!strings.HasPrefix(body, `{"error":{"code":"rate_limited","message":"too many requests from merchant `+m.merchantID) {
+		t.Fatalf("gateway past the burst: %d %s", resp.StatusCode, body)
+	}
+}

@@ -39,6 +39,8 @@ type serveConfig struct {
 	retryWaits      []time.Duration
 	retryMaxAge     time.Duration
 	retention       time.Duration
+	rateLimit       float64
+	rateBurst       int
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -72,6 +74,8 @@ flight.`,
 	f.DurationVar(&cfg.lease, "dispatch-lease", 2*time.Minute, "how long a node's claim on a notification lasts; a crashed node's claims are taken up after it")
 	f.DurationSliceVar(&cfg.retryWaits, "retry-schedule", nil, "waits between attempts of a failed notification, e.g. 1m,1m,2m,3m,5m,8m,13m (default: that, then widening to daily)")
 	f.DurationVar(&cfg.retryMaxAge, "retry-max-age", delivery.DefaultMaxAge, "how long a failed notification is retried before it is dead")
+	f.Float64Var(&cfg.rateLimit, "rate-limit", 100, "requests a second each OAuth2 client (and each gateway merchant) may make, after a burst of --rate-burst; 0 turns the limit off")
+	f.IntVar(&cfg.rateBurst, "rate-burst", 200, "requests a client may make at once before --rate-limit applies")
 	f.DurationVar(&cfg.retention, "delivery-retention", 30*24*time.Hour, "how long delivered notifications and their attempts are kept (pending and dead ones are kept until replayed or deleted)")
 	return cmd
 }
@@ -85,6 +89,9 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	if err := delivery.CheckLease(cfg.lease, cfg.sendTimeout); err != nil {
 		return fmt.Errorf("--dispatch-lease, --dispatch-timeout: %w", err)
+	}
+	if cfg.rateLimit < 0 || cfg.rateLimit > 0 && cfg.rateBurst < 1 {
+		return fmt.Errorf("--rate-limit must not be negative, and --rate-burst must be at least 1")
 	}
 	if cfg.maxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
@@ -243,9 +250,10 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	})
 	auth.Register(mux)
 	sandbox := mode == "sandbox"
+	limiter := web.NewRateLimiter(cfg.rateLimit, cfg.rateBurst) // one bucket per client or merchant
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location,
-		Sandbox: sandbox, Kick: cfg.kick, Logger: log}).Register(mux)
-	(&gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: recon.SystemClock{}, Logger: log,
+		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Logger: log}).Register(mux)
+	(&gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: recon.SystemClock{}, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
 		Blocked:  delivery.IsBlocked,
 	}).Register(mux)
