@@ -314,7 +314,7 @@ func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string,
 
 // InvalidateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage: a
 // code is used once, also when two exchanges of it race (the loser is
-// refused; fosite reports that as a server error).
+// refused with invalid_grant, see writeAccessError).
 func (s *storage) InvalidateAuthorizeCodeSession(ctx context.Context, signature string) error {
 	spent, err := s.store.DeactivateActiveTokenSession(ctx, recon.TokenAuthorizeCode, signature)
 	if err != nil {

@@ -60,6 +60,12 @@ func (s *Server) stampAccessRequest(ar fosite.AccessRequester) {
 }
 
 func (s *Server) writeAccessError(ctx context.Context, w http.ResponseWriter, r *http.Request, ar fosite.AccessRequester, err error) {
+	if errors.Is(err, fosite.ErrInvalidatedAuthorizeCode) {
+		// The loser of concurrent exchanges of one code: fosite reports the
+		// failed invalidation (see InvalidateAuthorizeCodeSession) as a server
+		// error, but the client sent a code already used (RFC 6749 §5.2).
+		err = fosite.ErrInvalidGrant.WithHint("The authorization code has already been used.")
+	}
 	s.logServerError(ctx, "token", err)
 	if _, _, basic := r.BasicAuth(); basic && errors.Is(err, fosite.ErrInvalidClient) {
 		// RFC 6749 §5.2: a failed Basic authentication is a 401 with a challenge.

@@ -350,7 +350,8 @@ func TestConcurrentRefreshUsesTheTokenOnce(t *testing.T) {
 }
 
 // TestConcurrentCodeExchangeIssuesOnce: of several concurrent exchanges of
-// one authorization code, exactly one gets tokens.
+// one authorization code, exactly one gets tokens; the others get 400
+// invalid_grant, not a 500.
 func TestConcurrentCodeExchangeIssuesOnce(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, b *bundle) {
 		code, verifier := b.authorize(t, b.conf, "company")
@@ -363,8 +364,12 @@ func TestConcurrentCodeExchangeIssuesOnce(t *testing.T) {
 		wg.Wait()
 		ok := 0
 		for _, s := range statuses {
-			if s == http.StatusOK {
+			switch s {
+			case http.StatusOK:
 				ok++
+			case http.StatusBadRequest:
+			default:
+				t.Errorf("a concurrent exchange answered %d", s)
 			}
 		}
 		if ok != 1 {
