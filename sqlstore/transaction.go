@@ -258,13 +258,13 @@ func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int6
 		}
 		var res sql.Result
 		var err error
-		if q := sqliteInsertTransactions(len(chunk)); len(chunk) == insertChunk {
+		if len(chunk) == insertChunk {
 			var stmt *sql.Stmt
-			if stmt, err = db.stmt(ctx, tx, q); err == nil {
+			if stmt, err = db.stmt(ctx, tx, sqliteInsertFullChunk); err == nil {
 				res, err = stmt.ExecContext(ctx, args...)
 			}
 		} else {
-			res, err = tx.ExecContext(ctx, q, args...)
+			res, err = tx.ExecContext(ctx, sqliteInsertTransactions(len(chunk)), args...)
 		}
 		if err != nil {
 			return nil, internal(err, "insert transactions")
@@ -286,6 +286,9 @@ func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int6
 	}
 	return ids, nil
 }
+
+// sqliteInsertFullChunk inserts insertChunk rows: the statement kept prepared.
+var sqliteInsertFullChunk = sqliteInsertTransactions(insertChunk)
 
 // sqliteInsertTransactions is the SQLite statement inserting n rows.
 func sqliteInsertTransactions(n int) string {
