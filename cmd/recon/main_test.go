@@ -254,6 +254,8 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"client", "create", "--company", "1", "--name", "x", "--scopes", "company everything"}, `unknown scope "everything"`},
 		{[]string{"token", "issue", "--client", "nope", "--user", "a@b.vn", "--scopes", "company"}, `no OAuth2 client "nope"`},
 		{[]string{"serve", "--max-prefix-length", "9"}, "--max-prefix-length must be from 3 to 5"},
+		{[]string{"serve", "--rate-limit", "-1"}, "--rate-limit must not be negative"},
+		{[]string{"serve", "--rate-burst", "0"}, "--rate-burst must be at least 1"},
 	} {
 		_, err := cli(t, dbURL, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
