@@ -30,16 +30,16 @@ func ParseRole(s string) (Role, error) {
 	return "", FieldError("role", "role must be one of SuperAdmin, Admin, Accountant, Member")
 }
 
-// CanManageCompany reports whether the role may use the company API.
-func (r Role) CanManageCompany() bool { return r == RoleSuperAdmin || r == RoleAdmin }
-
 // Permissions a user may hold.
 const (
+	// PermViewTransactions lets a role below Admin read money data.
 	PermViewTransactions = "view_transactions"
+	// PermCreateTransactions lets a role below Admin add transactions.
+	PermCreateTransactions = "create_transactions"
 )
 
 // Permissions lists every permission.
-var Permissions = []string{PermViewTransactions}
+var Permissions = []string{PermViewTransactions, PermCreateTransactions}
 
 // User is a person who belongs to one company with one role. The same e-mail
 // address may belong to several companies, as separate users.

@@ -34,31 +34,42 @@ type Handler struct {
 
 // Register adds the API routes to mux.
 func (h *Handler) Register(mux *web.Mux) {
-	mux.Handle("GET /api/v1/company", h.authed(h.getCompany, recon.ScopeCompany))
-	mux.Handle("PATCH /api/v1/company/configurations", h.authed(h.patchConfigurations, recon.ScopeCompany))
-	mux.Handle("GET /api/v1/transactions", h.authed(h.listTransactions, recon.ScopeTransactionRead))
-	mux.Handle("POST /api/v1/transactions", h.authed(h.pushTransactions, recon.ScopeTransactionWrite))
-	mux.Handle("GET /api/v1/transactions/{id}", h.authed(h.showTransaction, recon.ScopeTransactionRead))
-	mux.Handle("GET /api/v1/bank-accounts", h.authed(h.listBankAccounts, recon.ScopeBankAccountRead))
-	mux.Handle("GET /api/v1/balance-discontinuities", h.authed(h.listDiscontinuities, recon.ScopeBankAccountRead))
-	mux.Handle("POST /api/v1/bank-accounts/{id}/statements", h.authed(h.uploadStatement, recon.ScopeTransactionWrite))
-	mux.Handle("GET /api/v1/reconciliation", h.authed(h.reconciliation, recon.ScopeTransactionRead))
-	mux.Handle("GET /api/v1/deliveries", h.authed(h.listDeliveries, recon.ScopeDeliveryRead))
-	mux.Handle("GET /api/v1/deliveries/{id}", h.authed(h.showDelivery, recon.ScopeDeliveryRead))
-	mux.Handle("POST /api/v1/deliveries/{id}/replay", h.authed(h.replayDelivery, recon.ScopeDeliveryWrite))
+	// Each route names its scope and the action of decisions.md §9 that the
+	// caller's role or permissions must allow (recon.Caller.May).
+	route := func(pattern string, fn handlerFunc, scope string, action recon.Action) {
+		mux.Handle(pattern, h.authed(fn, scope, action))
+	}
+	route("GET /api/v1/company", h.getCompany, recon.ScopeCompany, recon.ActionManageCompany)
+	route("PATCH /api/v1/company/configurations", h.patchConfigurations, recon.ScopeCompany, recon.ActionManageCompany)
+	route("GET /api/v1/transactions", h.listTransactions, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("POST /api/v1/transactions", h.pushTransactions, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
+	route("GET /api/v1/transactions/{id}", h.showTransaction, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("GET /api/v1/bank-accounts", h.listBankAccounts, recon.ScopeBankAccountRead, recon.ActionReadMoney)
+	route("GET /api/v1/balance-discontinuities", h.listDiscontinuities, recon.ScopeBankAccountRead, recon.ActionReadMoney)
+	route("POST /api/v1/bank-accounts/{id}/statements", h.uploadStatement, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
+	route("GET /api/v1/reconciliation", h.reconciliation, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("GET /api/v1/deliveries", h.listDeliveries, recon.ScopeDeliveryRead, recon.ActionReadMoney)
+	route("GET /api/v1/deliveries/{id}", h.showDelivery, recon.ScopeDeliveryRead, recon.ActionReadMoney)
+	route("POST /api/v1/deliveries/{id}/replay", h.replayDelivery, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
 	if h.Sandbox {
-		mux.Handle("POST /api/v1/sandbox/transfers", h.authed(h.simulateTransfer, recon.ScopeTransactionWrite))
+		route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 	}
 }
 
-// authed authenticates the bearer token and checks the scope, in the order of
-// decisions.md §1: no or bad token → 401, missing scope → 403; the handler
-// checks role and permission next, then validates input.
-func (h *Handler) authed(fn func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error, scope string) http.Handler {
+type handlerFunc func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error
+
+// authed authenticates the bearer token and checks the scope, then the role
+// or permission, in the order of decisions.md §1: no or bad token → 401,
+// missing scope → 403, role or permission missing → 403; the handler
+// validates input next.
+func (h *Handler) authed(fn handlerFunc, scope string, action recon.Action) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := h.authenticate(r, scope)
 		if err == nil && !h.Limiter.Allow(w.Header(), "client:"+c.ClientID) {
 			err = recon.Errorf(recon.ERATELIMITED, "too many requests from OAuth2 client %s: retry after %s s", c.ClientID, w.Header().Get("Retry-After"))
+		}
+		if err == nil {
+			err = c.Authorize(action)
 		}
 		if err == nil {
 			err = fn(w, r, c)

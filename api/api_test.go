@@ -78,8 +78,8 @@ func setup(t *testing.T, engine string) *bundle {
 		"other-viewer":     {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: viewer(b.other.ID)},
 		"noscope-read":     {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}, User: viewer(b.company.ID)},
 		"feeder":           {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}},
-		"deliveries":       {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}},
-		"other-deliveries": {CompanyID: b.other.ID, ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}},
+		"deliveries":       {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.company.ID, recon.RoleAdmin)},
+		"other-deliveries": {CompanyID: b.other.ID, ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.other.ID, recon.RoleAdmin)},
 	}
 	mux := web.NewMux()
 	(&api.Handler{Store: db, Auth: auth, Location: hcm, Logger: slog.New(slog.DiscardHandler)}).Register(mux)

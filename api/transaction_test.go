@@ -23,7 +23,9 @@ func TestTransactionsAuth(t *testing.T) {
 			{"", 401, "unauthorized"},
 			{"noscope-read", 403, "forbidden"}, // transaction:write only
 			{"machine", 403, "forbidden"},      // no user, so no permission
-			{"admin", 403, "forbidden"},        // Admin without view_transactions
+			{"member", 403, "forbidden"},       // Member without view_transactions
+			{"accountant", 403, "forbidden"},   // Accountant without view_transactions
+			{"admin", 200, ""},                 // Admin reads money data (decisions.md §9)
 			{"viewer", 200, ""},
 		} {
 			status, _, body := b.do(t, "GET", "/api/v1/transactions", tt.token, "")
@@ -32,7 +34,7 @@ func TestTransactionsAuth(t *testing.T) {
 			}
 		}
 		// Auth before validation: a bad parameter without permission is a 403.
-		if status, _, _ := b.do(t, "GET", "/api/v1/transactions?limit=abc", "admin", ""); status != 403 {
+		if status, _, _ := b.do(t, "GET", "/api/v1/transactions?limit=abc", "member", ""); status != 403 {
 			t.Errorf("bad parameter without permission: %d", status)
 		}
 	})

@@ -161,8 +161,18 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// The requested scopes were checked against the client's by fosite.
-	for _, scope := range ar.GetRequestedScopes() {
+	// The requested scopes were checked against the client's by fosite; the
+	// user's role and permissions decide which of them are granted
+	// (decisions.md §9).
+	granted := user.GrantableScopes(ar.GetRequestedScopes())
+	if granted == nil {
+		s.cfg.Logger.InfoContext(ctx, "oauth: consent refused: no requested scope allowed for the role",
+			"client_id", c.c.ID, "user_id", user.ID, "role", user.Role, "scopes", strings.Join(ar.GetRequestedScopes(), " "))
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHintf(
+			"Your role (%s) and permissions allow none of the requested scopes.", user.Role))
+		return
+	}
+	for _, scope := range granted {
 		ar.GrantScope(scope)
 	}
 	// Date the request by the server's clock; storage derives the code's

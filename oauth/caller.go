@@ -73,39 +73,53 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 // userEmail names a user of the client's company, as if that user had
 // consented; "" issues a token with no user, like client credentials.
 // scopes must be among the client's allowed scopes (EINVALID otherwise);
-// none means all of them. ttl 0 means Config.AccessTTL; otherwise it must
+// none means all of them. For a user, the token gets only the scopes the
+// user's role and permissions allow (decisions.md §9); scopes it was
+// refused are returned, and a request allowed none of them is EFORBIDDEN. ttl 0 means Config.AccessTTL; otherwise it must
 // be positive and at most MaxIssuedTokenTTL (24h).
-func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, scopes []string, ttl time.Duration) (string, time.Duration, error) {
+func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, scopes []string, ttl time.Duration) (*IssuedToken, error) {
 	if ttl == 0 {
 		ttl = s.cfg.AccessTTL
 	}
 	if ttl < 0 || ttl > MaxIssuedTokenTTL {
-		return "", 0, recon.FieldError("ttl", "ttl must be positive and at most %s", MaxIssuedTokenTTL)
+		return nil, recon.FieldError("ttl", "ttl must be positive and at most %s", MaxIssuedTokenTTL)
 	}
 	rc, err := s.store.Client(ctx, clientID)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
-		return "", 0, recon.FieldError("client_id", "no OAuth2 client %q", clientID)
+		return nil, recon.FieldError("client_id", "no OAuth2 client %q", clientID)
 	} else if err != nil {
-		return "", 0, err
+		return nil, err
 	}
 	if len(scopes) == 0 {
 		scopes = rc.Scopes
 	}
 	for _, scope := range scopes {
 		if !slices.Contains(rc.Scopes, scope) {
-			return "", 0, recon.FieldError("scope", "scope %q is not allowed for client %s (allowed: %s)", scope, rc.ID, strings.Join(rc.Scopes, " "))
+			return nil, recon.FieldError("scope", "scope %q is not allowed for client %s (allowed: %s)", scope, rc.ID, strings.Join(rc.Scopes, " "))
 		}
 	}
 	sess := clientSession(rc.CompanyID, rc.ID)
+	var refused []string
 	if userEmail != "" {
 		email := strings.ToLower(strings.TrimSpace(userEmail))
 		u, err := s.store.UserByEmail(ctx, rc.CompanyID, email)
 		if recon.ErrorCode(err) == recon.ENOTFOUND {
-			return "", 0, recon.FieldError("email", "no user %q in the company of client %s", email, rc.ID)
+			return nil, recon.FieldError("email", "no user %q in the company of client %s", email, rc.ID)
 		} else if err != nil {
-			return "", 0, err
+			return nil, err
 		}
 		sess = userSession(rc.CompanyID, u.ID, rc.ID)
+		granted := u.GrantableScopes(scopes)
+		if granted == nil {
+			return nil, recon.Errorf(recon.EFORBIDDEN, "user %s (role %s, permissions [%s]) may use none of the scopes %q",
+				u.Email, u.Role, strings.Join(u.Permissions, " "), strings.Join(scopes, " "))
+		}
+		for _, scope := range scopes {
+			if !slices.Contains(granted, scope) {
+				refused = append(refused, scope)
+			}
+		}
+		scopes = granted
 	}
 
 	now := s.cfg.Clock.Now().UTC()
@@ -122,10 +136,19 @@ func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, sco
 
 	token, sig, err := s.strategy.GenerateAccessToken(ctx, req)
 	if err != nil {
-		return "", 0, fmt.Errorf("oauth: generate access token: %w", err)
+		return nil, fmt.Errorf("oauth: generate access token: %w", err)
 	}
 	if err := s.storage.CreateAccessTokenSession(ctx, sig, req.Sanitize(nil)); err != nil {
-		return "", 0, err
+		return nil, err
 	}
-	return token, ttl, nil
+	return &IssuedToken{Token: token, ExpiresIn: ttl, Scopes: scopes, Refused: refused}, nil
+}
+
+// IssuedToken is what IssueToken made: the token, how long it lives, the
+// scopes it grants and the requested scopes the user's role refused.
+type IssuedToken struct {
+	Token     string
+	ExpiresIn time.Duration
+	Scopes    []string
+	Refused   []string
 }

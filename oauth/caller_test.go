@@ -17,10 +17,11 @@ func TestIssueToken(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, b *bundle) {
 		ctx := context.Background()
 		t.Run("user token", func(t *testing.T) {
-			token, expiresIn, err := b.server.IssueToken(ctx, b.conf.ID, " Ana@Example.com", []string{"transaction:read"}, 0)
+			issued, err := b.server.IssueToken(ctx, b.conf.ID, " Ana@Example.com", []string{"transaction:read"}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
+			token, expiresIn := issued.Token, issued.ExpiresIn
 			if expiresIn != DefaultAccessTTL || !strings.HasPrefix(token, prefixAccess) {
 				t.Errorf("token %q, expires in %v", token, expiresIn)
 			}
@@ -49,10 +50,11 @@ func TestIssueToken(t *testing.T) {
 			b.wantUnauthorized(t, token)
 		})
 		t.Run("client token", func(t *testing.T) {
-			token, _, err := b.server.IssueToken(ctx, b.conf.ID, "", nil, time.Minute)
+			issued, err := b.server.IssueToken(ctx, b.conf.ID, "", nil, time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}
+			token := issued.Token
 			c, err := b.server.Authenticate(ctx, token)
 			if err != nil {
 				t.Fatal(err)
@@ -81,10 +83,10 @@ func TestIssueToken(t *testing.T) {
 			"user of another company": {"conf", otherEmail, nil, 0, "email"},
 		} {
 			t.Run(name, func(t *testing.T) {
-				token, _, err := b.server.IssueToken(ctx, tc.client, tc.email, tc.scopes, tc.ttl)
+				issued, err := b.server.IssueToken(ctx, tc.client, tc.email, tc.scopes, tc.ttl)
 				var e *recon.Error
-				if token != "" || recon.ErrorCode(err) != recon.EINVALID {
-					t.Fatalf("IssueToken = %q, %v; want EINVALID", token, err)
+				if issued != nil || recon.ErrorCode(err) != recon.EINVALID {
+					t.Fatalf("IssueToken = %v, %v; want EINVALID", issued, err)
 				}
 				if !errors.As(err, &e) || e.Fields[tc.field] == nil {
 					t.Errorf("error %v does not name field %s", err, tc.field)
@@ -92,8 +94,8 @@ func TestIssueToken(t *testing.T) {
 			})
 		}
 		t.Run("longest ttl", func(t *testing.T) {
-			if _, d, err := b.server.IssueToken(ctx, b.conf.ID, testEmail, nil, MaxIssuedTokenTTL); err != nil || d != MaxIssuedTokenTTL {
-				t.Fatalf("%v, %v", d, err)
+			if issued, err := b.server.IssueToken(ctx, b.conf.ID, testEmail, nil, MaxIssuedTokenTTL); err != nil || issued.ExpiresIn != MaxIssuedTokenTTL {
+				t.Fatalf("%v, %v", issued, err)
 			}
 		})
 	})
@@ -131,10 +133,11 @@ func TestNothingInClear(t *testing.T) {
 		r = b.refresh(t, refresh)
 		access2, refresh2 := r.str("access_token"), r.str("refresh_token")
 		cc := b.post(t, "/oauth/token", map[string][]string{"grant_type": {"client_credentials"}}, b.conf.ID, b.confSecret).str("access_token")
-		issued, _, err := b.server.IssueToken(ctx, b.conf.ID, testEmail, nil, 0)
+		it, err := b.server.IssueToken(ctx, b.conf.ID, testEmail, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
+		issued := it.Token
 		// A pending code, with its PKCE session.
 		pending, _ := b.authorize(t, b.conf, "company")
 

@@ -60,6 +60,9 @@ type bundle struct {
 	// confidential client of otherCompany.
 	conf, pub, otherConf        *recon.Client
 	confSecret, otherConfSecret string
+	// all is a confidential client allowed every scope, made by tests that need it.
+	all       *recon.Client
+	allSecret string
 }
 
 // forEachEngine runs fn in parallel subtests, one per database engine,

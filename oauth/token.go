@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/ory/fosite"
+
+	"recon"
 )
 
 // handleToken is the token endpoint: authorization_code (with PKCE),
@@ -35,6 +37,10 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		cs := clientSession(c.c.CompanyID, c.c.ID)
 		sess.Subject, sess.CompanyID, sess.UserID, sess.ClientID = cs.Subject, cs.CompanyID, cs.UserID, cs.ClientID
 	}
+	if err := s.narrowToRole(ctx, ar); err != nil {
+		s.writeAccessError(ctx, w, r, ar, err)
+		return
+	}
 	s.stampAccessRequest(ar)
 	resp, err := s.provider.NewAccessResponse(ctx, ar)
 	if err != nil {
@@ -43,6 +49,32 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	}
 	resp.SetExpiresIn(s.cfg.AccessTTL)
 	s.provider.WriteAccessResponse(ctx, w, ar, resp)
+}
+
+// narrowToRole keeps, of the scopes a refresh is about to grant again,
+// those the user's current role and permissions allow: a role lowered since
+// consent lowers the next token too (decisions.md §9). A user who may no
+// longer use any of them, or who is gone, gets invalid_grant. (A code
+// exchange grants what consent granted minutes before; every endpoint
+// checks the role again anyway.)
+func (s *Server) narrowToRole(ctx context.Context, ar fosite.AccessRequester) error {
+	sess, ok := ar.GetSession().(*session)
+	req, isReq := ar.(*fosite.AccessRequest)
+	if !ok || !isReq || sess.UserID == 0 || !ar.GetGrantTypes().ExactOne("refresh_token") {
+		return nil
+	}
+	u, err := s.store.User(ctx, sess.UserID)
+	if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && u.CompanyID != sess.CompanyID) {
+		return fosite.ErrInvalidGrant.WithHint("The user of this grant no longer exists.")
+	} else if err != nil {
+		return fosite.ErrServerError.WithWrap(err).WithDebug(err.Error())
+	}
+	granted := u.GrantableScopes(req.GrantedScope)
+	if granted == nil {
+		return fosite.ErrInvalidGrant.WithHintf("The user's role (%s) no longer allows any scope of this grant.", u.Role)
+	}
+	req.GrantedScope = fosite.Arguments(granted)
+	return nil
 }
 
 // stampAccessRequest dates the request and the expiry of the tokens about

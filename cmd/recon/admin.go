@@ -193,7 +193,9 @@ func newTokenCmd(a *app) *cobra.Command {
 		Short: "Issue an access token as if the user had consented",
 		Long: `Issue a real OAuth2 access token for a client and one of its company's users,
 as if the user had logged in and consented. The token is stored and checked
-exactly like one the authorization flow issues.`,
+exactly like one the authorization flow issues. As at consent, the token gets
+only the scopes the user's role and permissions allow (decisions.md §9); the
+others are listed as refused, and a request allowed none of them fails.`,
 		Example: `  recon token issue --client rc_0123 --user admin@abc.vn --scopes "company transaction:read" --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -202,12 +204,17 @@ exactly like one the authorization flow issues.`,
 				if err != nil {
 					return err
 				}
-				token, expiresIn, err := srv.IssueToken(cmd.Context(), clientID, email, strings.Fields(scopes), ttl)
+				t, err := srv.IssueToken(cmd.Context(), clientID, email, strings.Fields(scopes), ttl)
 				if err != nil {
 					return err
 				}
-				return a.print(map[string]any{"access_token": token, "token_type": "Bearer", "expires_in": int64(expiresIn.Seconds())},
-					"%s\n(expires in %s)", token, expiresIn)
+				note := ""
+				if len(t.Refused) > 0 {
+					note = "; refused for the user's role: " + strings.Join(t.Refused, " ")
+				}
+				return a.print(map[string]any{"access_token": t.Token, "token_type": "Bearer", "expires_in": int64(t.ExpiresIn.Seconds()),
+					"scope": strings.Join(t.Scopes, " "), "refused_scopes": t.Refused},
+					"%s\n(expires in %s; scope: %s%s)", t.Token, t.ExpiresIn, strings.Join(t.Scopes, " "), note)
 			})
 		},
 	}

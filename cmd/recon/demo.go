@@ -47,15 +47,17 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 	default:
 		return err
 	}
-	adminToken, _, err := auth.IssueToken(ctx, client.ID, demoAdminEmail, []string{recon.ScopeCompany, recon.ScopeTransactionRead, recon.ScopeBankAccountRead}, time.Hour)
+	adminToken, err := auth.IssueToken(ctx, client.ID, demoAdminEmail, []string{recon.ScopeCompany, recon.ScopeTransactionRead, recon.ScopeBankAccountRead}, time.Hour)
 	if err != nil {
 		return err
 	}
-	memberToken, _, err := auth.IssueToken(ctx, client.ID, demoMemberEmail, []string{recon.ScopeCompany}, time.Hour)
+	// A Member's role allows neither the company API nor money data: its
+	// token carries the profile scope only.
+	memberToken, err := auth.IssueToken(ctx, client.ID, demoMemberEmail, []string{recon.ScopeProfile}, time.Hour)
 	if err != nil {
 		return err
 	}
-	feedToken, _, err := auth.IssueToken(ctx, client.ID, "", []string{recon.ScopeTransactionWrite}, time.Hour)
+	feedToken, err := auth.IssueToken(ctx, client.ID, "", []string{recon.ScopeTransactionWrite}, time.Hour)
 	if err != nil {
 		return err
 	}
@@ -68,7 +70,7 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 		"Shown":      map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
 		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
 		"AdminEmail": demoAdminEmail, "AdminPassword": demoAdminPassword,
-		"AdminToken": adminToken, "MemberToken": memberToken, "FeedToken": feedToken,
+		"AdminToken": adminToken.Token, "MemberToken": memberToken.Token, "FeedToken": feedToken.Token,
 		"MerchantID": merchant.MerchantID, "MerchantSecret": merchant.SecretKey,
 		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
 	})
@@ -162,7 +164,7 @@ recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company
   curl -s -X PUT $RECON/v1/ipn -u '{{.MerchantID}}:{{.MerchantSecret}}' -H 'Content-Type: application/json' \
     -d '{"ipn_url":"https://your-shop.example.vn/ipn","auth_type":"SECRET_KEY"}'
 
-  # a Member may not use the company API: 403
+  # a Member's role allows no company or money scope; its token reaches nothing of them: 403
   curl -s $RECON/api/v1/company -H "Authorization: Bearer {{.MemberToken}}"
 
   # a client-credentials token

@@ -179,7 +179,16 @@ func TestEndToEnd(t *testing.T) {
 		if tok["expires_in"] != float64(3600) {
 			t.Fatalf("expires_in = %v", tok["expires_in"])
 		}
-		member := cliJSON(t, dbURL, "token", "issue", "--client", clientID, "--user", "member@hoasen.vn", "--scopes", "company")["access_token"].(string)
+		// A Member's role refuses the company scope: asked for it alone, no
+		// token; asked with transaction:read (view_transactions), only that.
+		if out, err := cli(t, dbURL, "token", "issue", "--client", clientID, "--user", "member@hoasen.vn", "--scopes", "company"); err == nil {
+			t.Fatalf("token issue for a Member with scope company: %s", out)
+		}
+		mt := cliJSON(t, dbURL, "token", "issue", "--client", clientID, "--user", "member@hoasen.vn", "--scopes", "company transaction:read")
+		if mt["scope"] != "transaction:read" || fmt.Sprint(mt["refused_scopes"]) != "[company]" {
+			t.Fatalf("member token: %v", mt)
+		}
+		member := mt["access_token"].(string)
 
 		status, body := call(t, "GET", base+"/api/v1/company", admin, "")
 		if status != 200 || body["data"].(map[string]any)["short_name"] != "HOASEN" || body["data"].(map[string]any)["role"] != "Admin" {

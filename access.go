@@ -1,0 +1,105 @@
+package recon
+
+import "slices"
+
+// Action is something a caller may do through the APIs. Which roles,
+// permissions and callers may do each is the matrix of decisions.md §9,
+// written once here; every endpoint names the action it performs, and the
+// authorization server grants only the scopes whose action the user may do.
+type Action string
+
+// Actions of decisions.md §9.
+const (
+	// ActionManageCompany reads and changes the company and its payment-code formats.
+	ActionManageCompany Action = "manage the company"
+	// ActionReadMoney reads money data: transactions, bank accounts and
+	// balances, balance discontinuities, the reconciliation report,
+	// deliveries and their payloads.
+	ActionReadMoney Action = "read money data"
+	// ActionWriteTransactions adds transactions: bank-feed push, statement
+	// upload, sandbox transfers.
+	ActionWriteTransactions Action = "write transactions"
+	// ActionManageNotifications replays deliveries and changes IPN and
+	// webhook settings and merchant credentials.
+	ActionManageNotifications Action = "manage notifications"
+	// ActionNone needs no role: the profile and offline_access scopes.
+	ActionNone Action = ""
+)
+
+// Permission names the user permission that lets a role without the action
+// do it anyway; "" when only Admin and SuperAdmin may.
+func (a Action) Permission() string {
+	switch a {
+	case ActionReadMoney:
+		return PermViewTransactions
+	case ActionWriteTransactions:
+		return PermCreateTransactions
+	}
+	return ""
+}
+
+// May reports whether the user may do the action: Admin and SuperAdmin may
+// do everything; other roles only what a permission they hold allows.
+func (u *User) May(a Action) bool {
+	if a == ActionNone || u.Role == RoleAdmin || u.Role == RoleSuperAdmin {
+		return true
+	}
+	p := a.Permission()
+	return p != "" && u.Can(p)
+}
+
+// May reports whether the caller may do the action. A token issued to a
+// user may do what the user may (loaded fresh on every request, so a role
+// change applies at once). A token with no user (client credentials of the
+// company's own client: a bank feed) may only write transactions.
+func (c *Caller) May(a Action) bool {
+	if c.User != nil {
+		return c.User.May(a)
+	}
+	return a == ActionNone || a == ActionWriteTransactions
+}
+
+// Authorize is May as an error: EFORBIDDEN naming what is missing.
+func (c *Caller) Authorize(a Action) error {
+	if c.May(a) {
+		return nil
+	}
+	if c.User == nil {
+		return Errorf(EFORBIDDEN, "only a token issued to a user may %s; this token has no user", a)
+	}
+	if p := a.Permission(); p != "" {
+		return Errorf(EFORBIDDEN, "to %s you need role Admin or SuperAdmin or the %s permission; your role is %s", a, p, c.User.Role)
+	}
+	return Errorf(EFORBIDDEN, "to %s you need role Admin or SuperAdmin; your role is %s", a, c.User.Role)
+}
+
+// ScopeAction is the action a scope lets its holder attempt.
+func ScopeAction(scope string) Action {
+	switch scope {
+	case ScopeCompany:
+		return ActionManageCompany
+	case ScopeTransactionRead, ScopeBankAccountRead, ScopeDeliveryRead:
+		return ActionReadMoney
+	case ScopeTransactionWrite:
+		return ActionWriteTransactions
+	case ScopeWebhookRead, ScopeWebhookWrite, ScopeDeliveryWrite:
+		return ActionManageNotifications
+	}
+	return ActionNone
+}
+
+// GrantableScopes returns the scopes of requested that the user's role and
+// permissions allow, in the requested order, or nil when none is allowed
+// (offline_access alone grants nothing to use): such a request is refused.
+func (u *User) GrantableScopes(requested []string) []string {
+	var granted []string
+	for _, s := range requested {
+		if u.May(ScopeAction(s)) && !slices.Contains(granted, s) {
+			granted = append(granted, s)
+		}
+	}
+	if !slices.ContainsFunc(granted, func(s string) bool { return s != ScopeOfflineAccess }) {
+		return nil
+	}
+	return granted
+}
