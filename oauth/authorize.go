@@ -5,10 +5,14 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"html/template"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ory/fosite"
 
@@ -152,8 +156,14 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	user, err := s.login(ctx, c.c.CompanyID, email, password)
-	if recon.ErrorCode(err) == recon.EUNAUTHORIZED {
+	user, err := s.throttledLogin(ctx, c.c, email, password, clientAddress(r))
+	if wait, ok := err.(errThrottled); ok {
+		secs := int64((time.Duration(wait) + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		s.renderConsent(ctx, w, http.StatusTooManyRequests, ar, email,
+			fmt.Sprintf("Too many failed sign-in attempts. Try again in %d seconds.", secs))
+		return
+	} else if recon.ErrorCode(err) == recon.EUNAUTHORIZED {
 		s.renderConsent(ctx, w, http.StatusOK, ar, email, "The e-mail address or password is wrong.")
 		return
 	} else if err != nil {
@@ -208,6 +218,55 @@ func checkAuthorizeRequest(ar fosite.AuthorizeRequester) error {
 
 func errLogin() error {
 	return &recon.Error{Code: recon.EUNAUTHORIZED, Message: "wrong e-mail address or password"}
+}
+
+// errThrottled refuses a login attempt made too soon after failures, for
+// as long as it holds, without checking the password.
+type errThrottled time.Duration
+
+func (e errThrottled) Error() string { return "login throttled for " + time.Duration(e).String() }
+
+// clientAddress is the request's peer address without its port. (Recon
+// trusts no forwarding header: behind a proxy every client shares the
+// proxy's address, which its larger budget allows for.)
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// throttledLogin is login behind the throttle of decisions.md §9: failures
+// per account (whether or not it exists, so the answer reveals nothing)
+// and per address make further attempts wait, growing, then lock for a
+// while. Every attempt is logged with its outcome, never the password.
+func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, password, addr string) (*recon.User, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	account := fmt.Sprintf("account:%d:%s", c.CompanyID, email)
+	address := "address:" + addr
+	now := s.cfg.Clock.Now()
+	log := func(outcome string, extra ...any) {
+		s.cfg.Logger.InfoContext(ctx, "oauth: login attempt", append([]any{"outcome", outcome,
+			"company_id", c.CompanyID, "client_id", c.ID, "email", email, "address", addr}, extra...)...)
+	}
+	if wait := max(s.throttle.wait(account, s.cfg.AccountThrottle, now), s.throttle.wait(address, s.cfg.AddressThrottle, now)); wait > 0 {
+		log("throttled", "retry_after", wait.String())
+		return nil, errThrottled(wait)
+	}
+	u, err := s.login(ctx, c.CompanyID, email, password)
+	switch {
+	case recon.ErrorCode(err) == recon.EUNAUTHORIZED:
+		s.throttle.fail(account, s.cfg.AccountThrottle, now)
+		s.throttle.fail(address, s.cfg.AddressThrottle, now)
+		log("failed")
+	case err != nil:
+		log("error")
+	default:
+		s.throttle.forget(account)
+		log("success", "user_id", u.ID)
+	}
+	return u, err
 }
 
 // login authenticates a user of the company by e-mail and password. Users

@@ -66,8 +66,12 @@ type Config struct {
 	CodeTTL time.Duration
 	// Clock decides whether codes and tokens have expired (default recon.SystemClock{}).
 	Clock recon.Clock
-	// Logger receives internal errors (default slog.Default()).
+	// Logger receives internal errors and every login attempt (default slog.Default()).
 	Logger *slog.Logger
+	// AccountThrottle and AddressThrottle slow down failed logins per account
+	// and per client address (default DefaultAccountThrottle and
+	// DefaultAddressThrottle).
+	AccountThrottle, AddressThrottle ThrottlePolicy
 }
 
 // Server is the authorization server. It is safe for concurrent use.
@@ -80,6 +84,7 @@ type Server struct {
 	provider fosite.OAuth2Provider
 	csrf     *http.CrossOriginProtection
 	pages    *pages
+	throttle *throttle
 }
 
 // New returns a Server on store.
@@ -112,6 +117,12 @@ func New(cfg Config, store recon.Store) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.AccountThrottle == (ThrottlePolicy{}) {
+		cfg.AccountThrottle = DefaultAccountThrottle
+	}
+	if cfg.AddressThrottle == (ThrottlePolicy{}) {
+		cfg.AddressThrottle = DefaultAddressThrottle
 	}
 	pg, err := newPages()
 	if err != nil {
@@ -158,6 +169,7 @@ func New(cfg Config, store recon.Store) (*Server, error) {
 		provider: provider,
 		csrf:     http.NewCrossOriginProtection(),
 		pages:    pg,
+		throttle: newThrottle(),
 	}, nil
 }
 

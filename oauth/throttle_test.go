@@ -1,0 +1,184 @@
+package oauth
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestThrottlePolicy(t *testing.T) {
+	p := ThrottlePolicy{Free: 2, Delay: time.Second, MaxDelay: 5 * time.Second, LockAfter: 6, Lock: time.Hour}
+	t0 := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	th := newThrottle()
+	// The wait after each failure, all at t0.
+	for i, want := range []time.Duration{0, 0, time.Second, 2 * time.Second, 4 * time.Second, time.Hour, time.Hour} {
+		th.fail("k", p, t0)
+		if got := th.wait("k", p, t0); got != want {
+			t.Errorf("after failure %d: wait %v, want %v", i+1, got, want)
+		}
+	}
+	if got := th.wait("k", p, t0.Add(59*time.Minute)); got != time.Minute {
+		t.Errorf("locked key 59 minutes later: wait %v", got)
+	}
+	if got := th.wait("k", p, t0.Add(time.Hour)); got != 0 {
+		t.Errorf("after the lock: wait %v", got)
+	}
+	// Failures are forgotten a Lock after the last one: the next counts from one.
+	th.fail("k", p, t0.Add(time.Hour))
+	if got := th.wait("k", p, t0.Add(time.Hour)); got != 0 {
+		t.Errorf("first failure after the window: wait %v", got)
+	}
+	// MaxDelay caps the doubling.
+	q := ThrottlePolicy{Free: 0, Delay: time.Second, MaxDelay: 3 * time.Second, LockAfter: 100, Lock: time.Hour}
+	for range 10 {
+		th.fail("q", q, t0)
+	}
+	if got := th.wait("q", q, t0); got != 3*time.Second {
+		t.Errorf("capped wait %v", got)
+	}
+	th.forget("q")
+	if got := th.wait("q", q, t0); got != 0 {
+		t.Errorf("forgotten key waits %v", got)
+	}
+	if got := th.wait("other", q, t0); got != 0 {
+		t.Errorf("unknown key waits %v", got)
+	}
+}
+
+// frozenClock is a clock that moves only when told.
+type frozenClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *frozenClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *frozenClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// lockedBuffer is a log destination safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestLoginThrottle is issue 8's finding: 25 wrong passwords in a row were
+// all tried, then the right one worked. Now failures make the account wait,
+// growing, then lock it; an unknown account is answered exactly alike; the
+// client address is throttled across accounts; every attempt is logged
+// without the password. The clock stands still unless the test moves it,
+// so the machine's own pace cannot change the outcome.
+func TestLoginThrottle(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, b *bundle) {
+		logs := new(lockedBuffer)
+		clock := &frozenClock{t: time.Now()}
+		s, err := New(Config{
+			Issuer: b.srv.URL, Secret: []byte("0123456789abcdef0123456789abcdef"), Clock: clock,
+			Logger:          slog.New(slog.NewTextHandler(logs, nil)),
+			AccountThrottle: ThrottlePolicy{Free: 3, Delay: time.Hour, MaxDelay: 4 * time.Hour, LockAfter: 10, Lock: 24 * time.Hour},
+			AddressThrottle: ThrottlePolicy{Free: 30, Delay: time.Hour, MaxDelay: 4 * time.Hour, LockAfter: 100, Lock: 24 * time.Hour},
+		}, b.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mux := http.NewServeMux()
+		s.Register(mux)
+		srv := httptest.NewServer(mux)
+		defer srv.Close()
+		tb := *b
+		tb.srv, tb.server = srv, s
+
+		attempt := func(email, password string) page {
+			t.Helper()
+			_, challenge := newPKCE()
+			p := tb.authorizePage(t, authorizeParams(b.conf.ID, challenge, "company"))
+			return tb.submit(t, p.hidden, email, password, "allow")
+		}
+		const wrongPassword = "Wr0ng-Pa55-9f3k"
+		outcomes := func(email string) []string {
+			var out []string
+			for range 5 {
+				p := attempt(email, wrongPassword)
+				out = append(out, fmt.Sprintf("%d %s", p.status, p.header.Get("Retry-After")))
+			}
+			return out
+		}
+		// An existing account and an unknown one get the same answers: three
+		// free failures, then a wait of an hour, then two.
+		want := []string{"200 ", "200 ", "200 ", "200 ", "429 3600"}
+		for _, email := range []string{testEmail, "nobody@example.com"} {
+			if got := outcomes(email); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: %v, want %v", email, got, want)
+			}
+		}
+		// While waiting, even the right password is refused, unchecked.
+		p := attempt(testEmail, testPassword)
+		if p.status != http.StatusTooManyRequests || p.location != nil || !strings.Contains(p.body, "Too many failed sign-in attempts. Try again in 3600 seconds.") {
+			t.Fatalf("right password during the wait: %d %v %.300s", p.status, p.location, p.body)
+		}
+		// Wrong passwords up to the lock: then 24 hours.
+		for i := 5; i <= 10; i++ {
+			clock.Advance(4 * time.Hour)
+			attempt(testEmail, wrongPassword)
+		}
+		if p := attempt(testEmail, testPassword); p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") != "86400" {
+			t.Fatalf("locked account: %d Retry-After %q", p.status, p.header.Get("Retry-After"))
+		}
+		// After the lock the right password works, and clears the count.
+		clock.Advance(24 * time.Hour)
+		if p := attempt(testEmail, testPassword); p.status != http.StatusSeeOther || p.location.Query().Get("code") == "" {
+			t.Fatalf("after the lock: %d %v", p.status, p.location)
+		}
+		if p := attempt(testEmail, wrongPassword); p.status != http.StatusOK {
+			t.Fatalf("first failure after a login: %d", p.status)
+		}
+
+		// The address: failures spread over many accounts add up.
+		clock.Advance(48 * time.Hour)
+		for i := range 30 {
+			if p := attempt(fmt.Sprintf("spray%d@example.com", i), wrongPassword); p.status != http.StatusOK {
+				t.Fatalf("spray %d: %d", i, p.status)
+			}
+		}
+		attempt("spray-last@example.com", wrongPassword)
+		if p := attempt(testEmail, testPassword); p.status != http.StatusTooManyRequests {
+			t.Fatalf("address over its budget: %d", p.status)
+		}
+
+		// Every attempt is logged, with its outcome, never the password.
+		l := logs.String()
+		for _, s := range []string{"outcome=failed", "outcome=throttled", "outcome=success", "email=nobody@example.com", "address=127.0.0.1"} {
+			if !strings.Contains(l, s) {
+				t.Errorf("the log lacks %q", s)
+			}
+		}
+		if strings.Contains(l, wrongPassword) || strings.Contains(l, testPassword) {
+			t.Error("the log holds a password")
+		}
+	})
+}
