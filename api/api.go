@@ -29,7 +29,10 @@ type Handler struct {
 	Kick func()
 	// Limiter limits each OAuth2 client's requests (nil: no limit).
 	Limiter *web.RateLimiter
-	Logger  *slog.Logger
+	// Clock dates sandbox transfers, replays and the report's default range
+	// (default recon.SystemClock{}).
+	Clock  recon.Clock
+	Logger *slog.Logger
 }
 
 // Register adds the API routes to mux.
@@ -54,6 +57,13 @@ func (h *Handler) Register(mux *web.Mux) {
 	if h.Sandbox {
 		route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 	}
+}
+
+func (h *Handler) now() time.Time {
+	if h.Clock == nil {
+		return time.Now()
+	}
+	return h.Clock.Now()
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error

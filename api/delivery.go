@@ -161,7 +161,7 @@ func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	if err := ds.ReplayDelivery(r.Context(), c.CompanyID, id, time.Now()); err != nil {
+	if err := ds.ReplayDelivery(r.Context(), c.CompanyID, id, h.now()); err != nil {
 		return err
 	}
 	if h.Kick != nil {
@@ -183,7 +183,7 @@ func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *reco
 			return recon.FieldError(name, "unknown query parameter %q (known: from_date, to_date)", name)
 		}
 	}
-	dates := map[string]string{"to_date": time.Now().In(h.location()).Format(recon.DateLayout)}
+	dates := map[string]string{"to_date": h.now().In(h.location()).Format(recon.DateLayout)}
 	for _, name := range []string{"to_date", "from_date"} {
 		v := q.Get(name)
 		if v == "" && name == "from_date" {

@@ -408,7 +408,7 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 		ref = *body.ReferenceNumber
 	}
 	in := []recon.TransactionInput{{
-		BankAccountID: body.BankAccountID, TransactionDate: time.Now().In(h.location()), AmountIn: body.Amount,
+		BankAccountID: body.BankAccountID, TransactionDate: h.now().In(h.location()), AmountIn: body.Amount,
 		Content: body.Content, ReferenceNumber: ref, SubAccount: body.SubAccount,
 	}}
 	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, in)

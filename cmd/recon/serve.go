@@ -251,7 +251,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	auth.Register(mux)
 	sandbox := mode == "sandbox"
 	limiter := web.NewRateLimiter(cfg.rateLimit, cfg.rateBurst) // one bucket per client or merchant
-	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location,
+	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: recon.SystemClock{},
 		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Logger: log}).Register(mux)
 	(&gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: recon.SystemClock{}, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
