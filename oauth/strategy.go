@@ -165,3 +165,29 @@ func checkPassword(hash, pw string) bool {
 
 // dummyHash is a bcrypt hash (cost 12) of 32 random bytes nobody kept.
 const dummyHash = "$2a$12$c2GsMZdOwgwD4WBN4VXQy.2ryAq6ovXAm.of2RmaOlyQKgQ1JsOHK"
+
+// RegisterClient stores a new OAuth2 client: it checks c, gives it an id
+// (rc_ and 96 random bits) when it has none and, unless public, a secret,
+// which it returns: the secret is stored only as its hash and shown once.
+// The CLI and the demo register clients through it.
+func RegisterClient(ctx context.Context, store recon.ClientStore, c *recon.Client, public bool) (secret string, err error) {
+	if err := c.Validate(); err != nil {
+		return "", err
+	}
+	if c.ID == "" {
+		var b [12]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		c.ID = "rc_" + hex.EncodeToString(b[:])
+	}
+	if !public {
+		if secret, c.SecretHash, err = NewClientSecret(); err != nil {
+			return "", err
+		}
+	}
+	if err := store.CreateClient(ctx, c); err != nil {
+		return "", err
+	}
+	return secret, nil
+}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -138,21 +136,10 @@ stored only as a hash: keep it.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.Scopes = strings.Fields(scopes)
-			if err := c.Validate(); err != nil {
-				return describe(err)
-			}
-			c.ID = newClientID()
-			var secret string
-			if !public {
-				s, h, err := oauth.NewClientSecret()
-				if err != nil {
-					return err
-				}
-				secret, c.SecretHash = s, h
-			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				if err := db.CreateClient(cmd.Context(), &c); err != nil {
-					return err
+				secret, err := oauth.RegisterClient(cmd.Context(), db, &c, public)
+				if err != nil {
+					return describe(err)
 				}
 				out := map[string]any{"client_id": c.ID, "client_secret": secret}
 				if public {
@@ -174,12 +161,6 @@ stored only as a hash: keep it.`,
 	a.addJSONFlag(create)
 	cmd.AddCommand(create)
 	return cmd
-}
-
-func newClientID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "rc_" + hex.EncodeToString(b[:])
 }
 
 func newTokenCmd(a *app) *cobra.Command {

@@ -106,15 +106,12 @@ func seedDemoData(ctx context.Context, db *sqlstore.DB, loc *time.Location) (*re
 			return nil, "", err
 		}
 	}
-	secret, hash, err := oauth.NewClientSecret()
-	if err != nil {
-		return nil, "", err
-	}
 	client := &recon.Client{
-		ID: demoClientID, CompanyID: co.ID, Name: "Sao Mai ERP (demo)", SecretHash: hash,
+		ID: demoClientID, CompanyID: co.ID, Name: "Sao Mai ERP (demo)",
 		Scopes: recon.Scopes, RedirectURIs: []string{"http://127.0.0.1:9999/callback"},
 	}
-	if err := db.CreateClient(ctx, client); err != nil {
+	secret, err := oauth.RegisterClient(ctx, db, client, false)
+	if err != nil {
 		return nil, "", err
 	}
 	if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: co.ID, MerchantID: "DEMO-SAOMAI", SecretKey: randomSecret()}); err != nil {
