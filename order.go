@@ -46,32 +46,6 @@ type Order struct {
 	CancelledAt, VoidedAt time.Time
 }
 
-// Match outcomes (decisions.md §5).
-const (
-	MatchCaptured  = "matched"   // the transfer completed the order's payment
-	MatchUnderpaid = "underpaid" // matched an open order, cumulative amount still short
-	MatchOverpaid  = "overpaid"  // completed the payment with more than the amount
-	MatchDuplicate = "duplicate" // named an order already paid (or cancelled)
-	MatchNone      = "unmatched" // no open order named by code or sub-account
-)
-
-// MatchDecision records what matching decided for one incoming transaction, and why.
-type MatchDecision struct {
-	ID            int64
-	CompanyID     int64
-	TransactionID int64
-	OrderID       int64 // 0 when unmatched
-	Outcome       string
-	// Rule is how the order was found: "code", "sub_account" or "" (none).
-	Rule        string
-	Code        string
-	Amount      int64 // the transfer's amount_in
-	OrderAmount int64
-	PaidTotal   int64 // the order's cumulative paid amount after this transfer
-	Reason      string
-	CreatedAt   time.Time
-}
-
 // OrderFilter selects a company's orders (spec §4.6, decisions.md §6).
 type OrderFilter struct {
 	Query         string // q: case-insensitive substring of invoice number, order id, description, customer id

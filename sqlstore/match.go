@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -14,19 +13,22 @@ import (
 // match applies decisions.md §5 to a batch's new incoming rows, inside the
 // ingestion's database transaction: each row naming an order, by sub-account
 // (the order's virtual account) or else by payment code, is matched against
-// it; cumulative amount_in decides CAPTURED, underpaid, overpaid or
-// duplicate; every decision is recorded with its reason; a capture enqueues
-// an ORDER_PAID IPN when the company has an active IPN target. It reports
-// how many deliveries it enqueued.
+// it. The rules (captured, underpaid, overpaid, duplicate, the reason
+// sentence, the checked sum of paid amounts) are recon.MatchPayments'; match
+// locks the named orders, hands each its transfers in batch order, records
+// every decision, writes the orders' new state, and enqueues an ORDER_PAID IPN
+// for each capture when the company has an active IPN target. It reports how
+// many deliveries it enqueued. A transfer that would overflow an order's paid
+// amount fails the whole batch with recon.MatchPayments' EINVALID error.
 //
 // A row whose code or sub-account names no order is not written to
 // match_decisions: the transaction row, stored in the same database
 // transaction with its code and sub-account, already records that decision,
-// and MatchDecisions derives it (see unmatchedDecision). Writing it would
-// double the rows a company that takes codes but no gateway orders stores
-// (ingestion ran at 38,000 tx/s on SQLite with it, 60,000 without). Rows
-// naming nothing get no decision at all; the reconciliation report counts
-// both as unmatched.
+// and MatchDecisions derives it (see recon.UnmatchedDecision). Writing it
+// would double the rows a company that takes codes but no gateway orders
+// stores (ingestion ran at 38,000 tx/s on SQLite with it, 60,000 without).
+// Rows naming nothing get no decision at all; the reconciliation report
+// counts both as unmatched.
 func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, now time.Time) (int, error) {
 	var codes, vas []any
 	for _, r := range rows {
@@ -44,7 +46,7 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 		return 0, nil
 	}
 	orders, err := db.lockOrders(ctx, tx, companyID, codes, vas)
-	if err != nil {
+	if err != nil || len(orders) == 0 {
 		return 0, err
 	}
 	byCode, byVA := map[string]*recon.Order{}, map[string]*recon.Order{}
@@ -54,61 +56,80 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 			byVA[o.VirtualAccount] = o
 		}
 	}
-	var decisions []*recon.MatchDecision
-	changed := map[int64]*recon.Order{}
-	var captured []*recon.Order
-	for _, r := range rows {
+	// Each named order's payments, in batch order; row[k] is payment k's row.
+	type named struct {
+		o        *recon.Order
+		row      []int
+		payments []recon.Payment
+	}
+	var groups []*named
+	byOrder := map[int64]*named{}
+	for i, r := range rows {
 		if r.AmountIn <= 0 || (r.code == "" && r.SubAccount == "") {
 			continue
 		}
-		o, rule := byVA[r.SubAccount], "sub_account"
+		o, rule := byVA[r.SubAccount], recon.MatchBySubAccount
 		if r.SubAccount == "" || o == nil {
-			o, rule = byCode[r.code], "code"
+			o, rule = byCode[r.code], recon.MatchByCode
 		}
 		if o == nil {
-			continue // unmatched: see unmatchedDecision
+			continue // unmatched: see recon.UnmatchedDecision
 		}
-		d := &recon.MatchDecision{CompanyID: companyID, TransactionID: ids[r.key()], Code: r.code, Amount: r.AmountIn, CreatedAt: now}
-		decisions = append(decisions, d)
-		d.OrderID, d.Rule, d.OrderAmount = o.ID, rule, o.Amount
-		named := "payment code " + o.PaymentCode
-		if rule == "sub_account" {
-			named = "virtual account " + o.VirtualAccount
+		g := byOrder[o.ID]
+		if g == nil {
+			g = &named{o: o}
+			byOrder[o.ID] = g
+			groups = append(groups, g)
 		}
-		if o.Status != recon.OrderAwaitingPayment {
-			d.Outcome, d.PaidTotal = recon.MatchDuplicate, o.PaidAmount
-			d.Reason = fmt.Sprintf("%s names order %s, which is already %s", named, o.InvoiceNumber, strings.ToLower(o.Status))
-			continue
-		}
-		o.PaidAmount += r.AmountIn
-		o.UpdatedAt = now
-		changed[o.ID] = o
-		d.PaidTotal = o.PaidAmount
-		switch {
-		case o.PaidAmount < o.Amount:
-			d.Outcome = recon.MatchUnderpaid
-			d.Reason = fmt.Sprintf("%s names order %s: %d of %d VND paid, %d short", named, o.InvoiceNumber, o.PaidAmount, o.Amount, o.Amount-o.PaidAmount)
-			continue
-		case o.PaidAmount == o.Amount:
-			d.Outcome = recon.MatchCaptured
-			d.Reason = fmt.Sprintf("%s names order %s: %d of %d VND paid", named, o.InvoiceNumber, o.PaidAmount, o.Amount)
-		default:
-			d.Outcome = recon.MatchOverpaid
-			d.Reason = fmt.Sprintf("%s names order %s: %d VND paid for %d, %d over", named, o.InvoiceNumber, o.PaidAmount, o.Amount, o.PaidAmount-o.Amount)
-		}
-		o.Status, o.PaidAt, o.PaidTransactionID = recon.OrderCaptured, now, d.TransactionID
-		paid := *o
-		paid.PaidAt = recon.WallClock(r.TransactionDate) // the IPN's transaction_date
-		captured = append(captured, &paid)
+		g.row = append(g.row, i)
+		g.payments = append(g.payments, recon.Payment{Amount: r.AmountIn, Rule: rule})
 	}
-	for _, o := range changed {
+	// By row, so that decisions and notifications keep the batch's order.
+	decided := make([]*recon.MatchDecision, len(rows))
+	capturedBy := make([]*recon.Order, len(rows))
+	for _, g := range groups {
+		o := g.o
+		ms, err := recon.MatchPayments(o, g.payments)
+		if err != nil {
+			return 0, err
+		}
+		open := o.Status == recon.OrderAwaitingPayment
+		for k, m := range ms {
+			i := g.row[k]
+			r := &rows[i]
+			d := &recon.MatchDecision{CompanyID: companyID, TransactionID: ids[r.key()], OrderID: o.ID, Outcome: m.Outcome,
+				Rule: g.payments[k].Rule, Code: r.code, Amount: r.AmountIn, OrderAmount: o.Amount, PaidTotal: m.PaidTotal, Reason: m.Reason, CreatedAt: now}
+			decided[i] = d
+			if m.Captured {
+				o.Status, o.PaidAt, o.PaidTransactionID = recon.OrderCaptured, now, d.TransactionID
+				capturedBy[i] = o
+			}
+		}
+		if !open {
+			continue
+		}
+		o.PaidAmount, o.UpdatedAt = ms[len(ms)-1].PaidTotal, now
 		if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, paid_amount = $2, updated_at = $3, paid_at = $4, paid_transaction_id = $5 WHERE id = $6`,
 			o.Status, o.PaidAmount, o.UpdatedAt, nullTime(o.PaidAt), idArg(o.PaidTransactionID), o.ID); err != nil {
 			return 0, internal(err, "update order")
 		}
 	}
+	decisions := make([]*recon.MatchDecision, 0, len(rows))
+	for _, d := range decided {
+		if d != nil {
+			decisions = append(decisions, d)
+		}
+	}
 	if err := db.insertDecisions(ctx, tx, decisions); err != nil {
 		return 0, err
+	}
+	var captured []*recon.Order
+	for i, o := range capturedBy {
+		if o != nil {
+			paid := *o
+			paid.PaidAt = recon.WallClock(rows[i].TransactionDate) // the IPN's transaction_date
+			captured = append(captured, &paid)
+		}
 	}
 	enqueued := 0
 	if len(captured) > 0 {
@@ -216,26 +237,10 @@ func (db *DB) MatchDecisions(ctx context.Context, companyID, orderID, transactio
 	if err != nil {
 		return nil, internal(err, "list match decisions")
 	}
-	if d := unmatchedDecision(companyID, transactionID, code.String, sub.String, amountIn, at.UTC()); d != nil {
+	if d := recon.UnmatchedDecision(companyID, transactionID, code.String, sub.String, amountIn, at.UTC()); d != nil {
 		ds = append(ds, d)
 	}
 	return ds, nil
-}
-
-// unmatchedDecision is the decision match made, and did not write, for an
-// incoming transaction whose code or sub-account named no order when it was
-// stored; nil for a transaction that names nothing or is outgoing.
-func unmatchedDecision(companyID, transactionID int64, code, subAccount string, amountIn int64, storedAt time.Time) *recon.MatchDecision {
-	if amountIn <= 0 || code == "" && subAccount == "" {
-		return nil
-	}
-	d := &recon.MatchDecision{CompanyID: companyID, TransactionID: transactionID, Outcome: recon.MatchNone, Code: code, Amount: amountIn, CreatedAt: storedAt}
-	if code != "" {
-		d.Reason = fmt.Sprintf("no order with payment code %s", code)
-	} else {
-		d.Reason = fmt.Sprintf("no order with virtual account %s", subAccount)
-	}
-	return d
 }
 
 func (db *DB) decisions(ctx context.Context, q string, args ...any) ([]*recon.MatchDecision, error) {

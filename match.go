@@ -1,0 +1,141 @@
+package recon
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Match outcomes (decisions.md §5).
+const (
+	MatchCaptured  = "matched"   // the transfer completed the order's payment
+	MatchUnderpaid = "underpaid" // matched an open order, cumulative amount still short
+	MatchOverpaid  = "overpaid"  // completed the payment with more than the amount
+	MatchDuplicate = "duplicate" // named an order already paid (or cancelled)
+	MatchNone      = "unmatched" // no open order named by code or sub-account
+)
+
+// Match rules: how a transfer names an order (MatchDecision.Rule).
+const (
+	MatchByCode       = "code"        // the payment code extracted from its memo
+	MatchBySubAccount = "sub_account" // the order's virtual account, which it was sent to
+)
+
+// MatchDecision records what matching decided for one incoming transaction, and why.
+type MatchDecision struct {
+	ID            int64
+	CompanyID     int64
+	TransactionID int64
+	OrderID       int64 // 0 when unmatched
+	Outcome       string
+	// Rule is how the order was found: MatchByCode, MatchBySubAccount or "" (none).
+	Rule        string
+	Code        string
+	Amount      int64 // the transfer's amount_in
+	OrderAmount int64
+	PaidTotal   int64 // the order's cumulative paid amount after this transfer
+	Reason      string
+	CreatedAt   time.Time
+}
+
+// Payment is an incoming transfer that names an order, as matching sees it.
+type Payment struct {
+	Amount int64  // the transfer's amount_in, above zero
+	Rule   string // how it names the order: MatchByCode or MatchBySubAccount
+}
+
+// PaymentMatch is what matching decided about one Payment.
+type PaymentMatch struct {
+	Outcome string // MatchCaptured, MatchUnderpaid, MatchOverpaid or MatchDuplicate
+	// Reason is the sentence shown with the decision, e.g. "payment code
+	// DH20002 names order SHORT: 40000 of 100000 VND paid, 60000 short".
+	Reason string
+	// PaidTotal is the order's cumulative paid amount after the payment
+	// (unchanged by a duplicate).
+	PaidTotal int64
+	// Captured marks the one payment that completed the order's payment
+	// (MatchCaptured or MatchOverpaid): the order becomes CAPTURED, paid by
+	// this transfer, and an ORDER_PAID notification is due.
+	Captured bool
+}
+
+// MatchPayments applies decisions.md §5 to an order and the incoming
+// transfers that name it, in the order they arrived: while the order awaits
+// payment each transfer adds to its paid amount, and the one that brings the
+// total to the order's amount captures it (MatchCaptured, or MatchOverpaid
+// past it); one that leaves it short is MatchUnderpaid; every transfer for
+// an order already captured or cancelled, before or during the sequence, is
+// MatchDuplicate and adds nothing. It returns one PaymentMatch per payment,
+// in order; the order's paid amount afterwards is the last PaidTotal. o is
+// not changed: the store writes the result.
+//
+// Paid amounts add up with checked arithmetic. A payment that would take the
+// paid amount past the largest int64 is refused with an EINVALID error
+// naming the order, rather than wrapped; so are a payment of zero or less, an
+// unknown rule and an order with a negative amount, which no caller should
+// pass. Amounts within MaxAmount, as ingestion and checkout validate them,
+// never come near: an open order's paid amount stays below its amount.
+func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
+	if o.Amount < 0 || o.PaidAmount < 0 {
+		return nil, Errorf(EINVALID, "order %s has a negative amount (%d VND, %d VND paid)", o.InvoiceNumber, o.Amount, o.PaidAmount)
+	}
+	out := make([]PaymentMatch, len(payments))
+	status, paid := o.Status, o.PaidAmount
+	for i, p := range payments {
+		var named string
+		switch p.Rule {
+		case MatchByCode:
+			named = "payment code " + o.PaymentCode
+		case MatchBySubAccount:
+			named = "virtual account " + o.VirtualAccount
+		default:
+			return nil, Errorf(EINVALID, "a transfer names order %s by an unknown rule %q", o.InvoiceNumber, p.Rule)
+		}
+		if p.Amount <= 0 {
+			return nil, Errorf(EINVALID, "a transfer to order %s must pay more than 0 VND, not %d", o.InvoiceNumber, p.Amount)
+		}
+		m := &out[i]
+		if status != OrderAwaitingPayment {
+			m.Outcome, m.PaidTotal = MatchDuplicate, paid
+			m.Reason = fmt.Sprintf("%s names order %s, which is already %s", named, o.InvoiceNumber, strings.ToLower(status))
+			continue
+		}
+		if p.Amount > math.MaxInt64-paid { // paid >= 0: this cannot itself overflow
+			return nil, Errorf(EINVALID, "a transfer of %d VND to order %s would overflow its paid amount (%d VND paid so far)", p.Amount, o.InvoiceNumber, paid)
+		}
+		paid += p.Amount
+		m.PaidTotal = paid
+		switch {
+		case paid < o.Amount:
+			m.Outcome = MatchUnderpaid
+			m.Reason = fmt.Sprintf("%s names order %s: %d of %d VND paid, %d short", named, o.InvoiceNumber, paid, o.Amount, o.Amount-paid)
+			continue
+		case paid == o.Amount:
+			m.Outcome = MatchCaptured
+			m.Reason = fmt.Sprintf("%s names order %s: %d of %d VND paid", named, o.InvoiceNumber, paid, o.Amount)
+		default:
+			m.Outcome = MatchOverpaid
+			m.Reason = fmt.Sprintf("%s names order %s: %d VND paid for %d, %d over", named, o.InvoiceNumber, paid, o.Amount, paid-o.Amount)
+		}
+		m.Captured, status = true, OrderCaptured
+	}
+	return out, nil
+}
+
+// UnmatchedDecision is the decision matching makes for an incoming
+// transaction whose code or sub-account names no order (the store derives it
+// on read rather than writing it); nil for a transaction that names nothing
+// or is outgoing.
+func UnmatchedDecision(companyID, transactionID int64, code, subAccount string, amountIn int64, storedAt time.Time) *MatchDecision {
+	if amountIn <= 0 || code == "" && subAccount == "" {
+		return nil
+	}
+	d := &MatchDecision{CompanyID: companyID, TransactionID: transactionID, Outcome: MatchNone, Code: code, Amount: amountIn, CreatedAt: storedAt}
+	if code != "" {
+		d.Reason = "no order with payment code " + code
+	} else {
+		d.Reason = "no order with virtual account " + subAccount
+	}
+	return d
+}
