@@ -143,7 +143,7 @@ func testCompanyUpdate(t *testing.T, open Open) {
 		got, err := s.UpdateCompany(t.Context(), c.ID, func(u *recon.Company) error {
 			diff(t, "company seen by update", c, u)
 			u.Status, u.Config.Paycode, u.Config.DataStorageDays, u.EndDate = recon.CompanyInactive, true, 90, "2030-12-31"
-			u.Config.PaymentCodeFormats = nil // not written
+			u.Config.PaymentCodeFormats = nil    // not written
 			u.ID, u.CreatedAt = 999, time.Time{} // not written
 			return u.Validate()
 		})
