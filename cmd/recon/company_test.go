@@ -4,10 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"recon"
+	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
 
@@ -177,6 +182,47 @@ func TestInactiveCompanyEndToEnd(t *testing.T) {
 		m.pay(t, "no code", 5000) // the API takes the feed's transfers again
 		if detail := m.gateway(t, "GET", "/v1/order/detail/INV-1", "")["data"].(map[string]any); detail["order_status"] != "CAPTURED" {
 			t.Fatalf("order after activation: %v", detail)
+		}
+	})
+}
+
+// TestServeAppliesRetention: the server's maintenance pass (run at start,
+// then hourly) deletes a company's transactions older than its
+// data_storage_time, and keeps those of a company that keeps everything.
+func TestServeAppliesRetention(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		csv := filepath.Join(t.TempDir(), "old.csv")
+		if err := os.WriteFile(csv, []byte("Transaction_Date,Amount_In,Amount_Out,Transaction_Content,Reference_Number\n"+
+			"2020-01-02 08:00:00,1000,,old one,REF1\n2020-01-03 08:00:00,1000,,old two,REF2\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, days := range []string{"30", "0"} {
+			id := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "C"+days, "--short-name", "C", "--data-storage-time", days)["id"])
+			acct := fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", id, "--bank", "Vietcombank", "--number", "123")["id"])
+			if rep := cliJSON(t, dbURL, "import", "--company", id, "--bank-account", acct, csv); rep["imported"] != 2.0 {
+				t.Fatalf("import: %v", rep)
+			}
+			n, _ := strconv.ParseInt(id, 10, 64)
+			ids = append(ids, n)
+		}
+		db, err := sqlstore.Open(t.Context(), dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		total := func(company int64) int64 {
+			_, n, err := db.Transactions(t.Context(), company, recon.TransactionFilter{Page: 1, Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		startServer(t, dbURL)
+		waitFor(t, "the retention pass", 15*time.Second, func() bool { return total(ids[0]) == 0 })
+		if n := total(ids[1]); n != 2 {
+			t.Fatalf("the company that keeps everything has %d transactions, want 2", n)
 		}
 	})
 }
