@@ -80,6 +80,9 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	if !validSignature(m.SecretKey, fields, signature) {
 		return recon.FieldError("signature", "the signature does not match the form: sign the fields in the order they are posted with your secret key")
 	}
+	if err := h.companyActive(r.Context(), m.CompanyID); err != nil {
+		return err
+	}
 	form, err := validateCheckout(get)
 	if err != nil {
 		return err

@@ -135,7 +135,24 @@ func (h *Handler) authenticate(r *http.Request) (*recon.Merchant, error) {
 	if !hmac.Equal([]byte(secret), []byte(m.SecretKey)) {
 		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the merchant id or secret key is wrong")
 	}
+	if err := h.companyActive(r.Context(), m.CompanyID); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// companyActive returns recon.ErrCompanyInactive (403) unless the merchant's
+// company is active. It is checked after the credentials, so that only the
+// merchant learns its company's status.
+func (h *Handler) companyActive(ctx context.Context, companyID int64) error {
+	status, err := h.Store.CompanyStatus(ctx, companyID)
+	if err != nil {
+		return err
+	}
+	if status != recon.CompanyActive {
+		return recon.ErrCompanyInactive(companyID)
+	}
+	return nil
 }
 
 // reasonError gives a validation error a machine-readable reason

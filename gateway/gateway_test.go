@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -422,5 +423,52 @@ func TestIPNSettings(t *testing.T) {
 		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company, recon.DeliveryIPN); target.URL != "https://shop.example.vn/ipn2" {
 			t.Fatalf("a failed PUT changed the target: %+v", target)
 		}
+	})
+}
+
+// TestInactiveCompany: the merchant of an inactive company is refused with
+// 403 in the gateway envelope (after its credentials are checked), on the
+// Basic-authenticated API and at checkout; its orders are kept, and it works
+// again once active.
+func TestInactiveCompany(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		b := setup(t, engine)
+		b.newOrder(t, b.a, "INV-KEPT", "100000")
+		setStatus := func(status string) {
+			t.Helper()
+			if _, err := b.db.UpdateCompany(context.Background(), b.a.company, func(c *recon.Company) error {
+				c.Status = status
+				return c.Validate()
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setStatus(recon.CompanyInactive)
+		msg := fmt.Sprintf("company %d is inactive: its API access and notifications are suspended until an operator activates it", b.a.company)
+		for _, path := range []string{"/v1/order", "/v1/order/detail/INV-KEPT", "/v1/ipn"} {
+			checkJSON(t, "inactive "+path, b.api(t, b.a, "GET", path, ""), 403, wantError("forbidden", msg))
+		}
+		checkJSON(t, "inactive cancel", b.api(t, b.a, "POST", "/v1/order/cancel", `{"order_invoice_number":"INV-KEPT"}`), 403, wantError("forbidden", msg))
+		checkJSON(t, "inactive checkout", b.checkout(t, signed(b.a.secret, checkoutForm(b.a, "INV-NEW", "50000"))), 403, wantError("forbidden", msg))
+		// A wrong secret is still a 401: the status is told only to the merchant.
+		r := b.request(t, "GET", "/v1/order", "", "Authorization", basic(b.a.id, b.b.secret))
+		checkJSON(t, "inactive, wrong secret", r, 401, wantError("unauthorized", "the merchant id or secret key is wrong"))
+		// Other merchants are not affected; the order is kept.
+		if r := b.api(t, b.b, "GET", "/v1/order", ""); r.status != 200 {
+			t.Fatalf("other merchant: %d %s", r.status, r.body)
+		}
+		if o := b.order(t, b.a, "INV-KEPT"); o.Status != recon.OrderAwaitingPayment {
+			t.Fatalf("kept order %+v", o)
+		}
+		if n := b.orderCount(t, b.a); n != 1 {
+			t.Fatalf("%d orders after a refused checkout, want 1", n)
+		}
+
+		setStatus(recon.CompanyActive)
+		if r := b.api(t, b.a, "GET", "/v1/order/detail/INV-KEPT", ""); r.status != 200 {
+			t.Fatalf("after activation: %d %s", r.status, r.body)
+		}
+		b.newOrder(t, b.a, "INV-NEW", "50000")
 	})
 }

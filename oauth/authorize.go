@@ -110,6 +110,11 @@ func (s *Server) handleAuthorizeGet(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = checkAuthorizeRequest(ar)
 	}
+	if err == nil {
+		if e := s.companyActive(ctx, ar.GetClient().(client).c.CompanyID); e != nil {
+			err = errCompanyInactive(e)
+		}
+	}
 	if err != nil {
 		s.writeAuthorizeError(ctx, w, ar, err)
 		return
@@ -139,6 +144,11 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
 	if err == nil {
 		err = checkAuthorizeRequest(ar)
+	}
+	if err == nil {
+		if e := s.companyActive(ctx, ar.GetClient().(client).c.CompanyID); e != nil {
+			err = errCompanyInactive(e)
+		}
 	}
 	if err != nil {
 		s.writeAuthorizeError(ctx, w, ar, err)

@@ -22,7 +22,9 @@ func errInvalidToken() error {
 // Authenticate implements recon.Authenticator: it turns an access token
 // into the Caller it was issued to. A missing, malformed, unknown,
 // expired or revoked token, a refresh token, and a token whose client or
-// user no longer exists are EUNAUTHORIZED; a database failure is EINTERNAL.
+// user no longer exists are EUNAUTHORIZED; a valid token of an inactive
+// company is EFORBIDDEN (recon.ErrCompanyInactive), checked on every call
+// so that deactivation applies at once; a database failure is EINTERNAL.
 // The user is loaded fresh, so role and permission changes apply at once;
 // its PasswordHash is cleared.
 func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.Caller, error) {
@@ -42,6 +44,11 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 	}
 	if err := s.strategy.ValidateAccessToken(ctx, req, bearerToken); err != nil {
 		return nil, errInvalidToken()
+	}
+	if err := s.companyActive(ctx, sess.CompanyID); recon.ErrorCode(err) == recon.ENOTFOUND {
+		return nil, errInvalidToken()
+	} else if err != nil {
+		return nil, err
 	}
 	caller := &recon.Caller{
 		CompanyID: sess.CompanyID,
@@ -70,6 +77,8 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 // so Authenticate and introspection treat both alike; no refresh token is
 // issued.
 //
+// The client's company must be active (EFORBIDDEN otherwise).
+//
 // userEmail names a user of the client's company, as if that user had
 // consented; "" issues a token with no user, like client credentials.
 // scopes must be among the client's allowed scopes (EINVALID otherwise);
@@ -89,6 +98,9 @@ func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, sco
 		return nil, recon.FieldError("client_id", "no OAuth2 client %q", clientID)
 	} else if err != nil {
 		return nil, err
+	}
+	if err := s.companyActive(ctx, rc.CompanyID); err != nil {
+		return "", 0, err
 	}
 	if len(scopes) == 0 {
 		scopes = rc.Scopes
@@ -151,4 +163,30 @@ type IssuedToken struct {
 	ExpiresIn time.Duration
 	Scopes    []string
 	Refused   []string
+}
+
+// companyActive returns nil when the company is active,
+// recon.ErrCompanyInactive when it is not, ENOTFOUND when it does not exist,
+// and EINTERNAL when the database fails.
+func (s *Server) companyActive(ctx context.Context, companyID int64) error {
+	status, err := s.store.CompanyStatus(ctx, companyID)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		return err
+	} else if err != nil {
+		return &recon.Error{Code: recon.EINTERNAL, Message: "could not check the company's status", Err: err}
+	}
+	if status != recon.CompanyActive {
+		return recon.ErrCompanyInactive(companyID)
+	}
+	return nil
+}
+
+// errCompanyInactive is the OAuth2 error of the authorization and token
+// endpoints for a client whose company is inactive, or err itself when the
+// check failed for another reason (a server error).
+func errCompanyInactive(err error) error {
+	if recon.ErrorCode(err) == recon.EFORBIDDEN {
+		return fosite.ErrAccessDenied.WithHint(recon.ErrorMessage(err))
+	}
+	return fosite.ErrServerError.WithWrap(err).WithDebug(err.Error())
 }

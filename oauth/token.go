@@ -22,6 +22,12 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		s.writeAccessError(ctx, w, r, ar, err)
 		return
 	}
+	// No token for a client of an inactive company, whatever the grant; a
+	// code or refresh token is not used up by the refusal.
+	if err := s.companyActive(ctx, ar.GetClient().(client).c.CompanyID); err != nil {
+		s.writeAccessError(ctx, w, r, ar, errCompanyInactive(err))
+		return
+	}
 	if ar.GetGrantTypes().ExactOne("client_credentials") {
 		// fosite checked the requested scopes against the client's and
 		// set the token's expiry on the session passed above.
@@ -181,6 +187,16 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 	}
 	ar := ir.GetAccessRequester()
 	sess, ok := ar.GetSession().(*session)
+	if ok && sess.CompanyID == caller.CompanyID {
+		// A token of an inactive company authenticates nothing: not active.
+		if err := s.companyActive(ctx, sess.CompanyID); recon.ErrorCode(err) == recon.EFORBIDDEN || recon.ErrorCode(err) == recon.ENOTFOUND {
+			ok = false
+		} else if err != nil {
+			s.logError(ctx, "oauth: introspect: company status", err)
+			writeOAuthError(w, fosite.ErrServerError)
+			return
+		}
+	}
 	if !ok || sess.CompanyID != caller.CompanyID {
 		writeJSON(w, http.StatusOK, introspection{Active: false})
 		return

@@ -94,6 +94,103 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 	return c, nil
 }
 
+const companyColumns = `id, full_name, short_name, status, subscription, begin_date, end_date,
+	bank_sub_account, paycode, data_storage_days, created_at`
+
+// scanCompany reads one row of companyColumns.
+func scanCompany(row interface{ Scan(...any) error }) (*recon.Company, error) {
+	var c recon.Company
+	var begin, end sql.NullTime
+	if err := row.Scan(&c.ID, &c.FullName, &c.ShortName, &c.Status, &c.Subscription, &begin, &end,
+		&c.Config.BankSubAccount, &c.Config.Paycode, &c.Config.DataStorageDays, &c.CreatedAt); err != nil {
+		return nil, err
+	}
+	c.BeginDate, c.EndDate = dateText(begin), dateText(end)
+	c.CreatedAt = c.CreatedAt.UTC()
+	return &c, nil
+}
+
+// Companies lists every company in id order, without payment-code formats.
+func (db *DB) Companies(ctx context.Context) ([]*recon.Company, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT `+companyColumns+` FROM companies ORDER BY id`)
+	if err != nil {
+		return nil, internal(err, "list companies")
+	}
+	defer rows.Close()
+	list := []*recon.Company{}
+	for rows.Next() {
+		c, err := scanCompany(rows)
+		if err != nil {
+			return nil, internal(err, "list companies")
+		}
+		list = append(list, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal(err, "list companies")
+	}
+	return list, nil
+}
+
+// CompanyStatus returns the company's status, or ENOTFOUND.
+func (db *DB) CompanyStatus(ctx context.Context, id int64) (string, error) {
+	var status string
+	err := db.db.QueryRowContext(ctx, `SELECT status FROM companies WHERE id = $1`, id).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", notFound(err, "company %d not found", id)
+	}
+	if err != nil {
+		return "", internal(err, "read company status")
+	}
+	return status, nil
+}
+
+// UpdateCompany implements recon.CompanyStore: it locks the company's row,
+// applies update to it and writes every scalar field back in the same
+// transaction. Formats are read (update sees them) but never written.
+func (db *DB) UpdateCompany(ctx context.Context, id int64, update func(c *recon.Company) error) (*recon.Company, error) {
+	var out *recon.Company
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		c, err := scanCompany(tx.QueryRowContext(ctx, `SELECT `+companyColumns+` FROM companies WHERE id = $1`+db.d.forUpdate(), id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound(err, "company %d not found", id)
+		}
+		if err != nil {
+			return internal(err, "update company")
+		}
+		if c.Config.PaymentCodeFormats, err = readFormats(ctx, tx, id); err != nil {
+			return err
+		}
+		formats, createdAt := c.Config.PaymentCodeFormats, c.CreatedAt
+		if err := update(c); err != nil {
+			return err
+		}
+		begin, err := dateArg("begin_date", c.BeginDate)
+		if err != nil {
+			return err
+		}
+		end, err := dateArg("end_date", c.EndDate)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
+			UPDATE companies SET full_name = $1, short_name = $2, status = $3, subscription = $4,
+				begin_date = $5, end_date = $6, bank_sub_account = $7, paycode = $8, data_storage_days = $9
+			WHERE id = $10`,
+			c.FullName, c.ShortName, c.Status, c.Subscription, begin, end,
+			c.Config.BankSubAccount, c.Config.Paycode, c.Config.DataStorageDays, id)
+		if err != nil {
+			return internal(err, "update company")
+		}
+		c.ID, c.CreatedAt, c.Config.PaymentCodeFormats = id, createdAt, formats
+		out = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ReplacePaymentCodeFormats replaces the company's formats in one transaction
 // and returns its configuration as stored. An unknown company is ENOTFOUND; a
 // prefix listed twice is ECONFLICT.

@@ -59,6 +59,7 @@ func (db *DB) claimQuery() string {
 	const due = `
 			SELECT id FROM deliveries
 			WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
+				AND company_id IN (SELECT id FROM companies WHERE status = 'active')
 			ORDER BY next_attempt_at, id
 			LIMIT $3`
 	if db.Engine() == EnginePostgres {
@@ -71,7 +72,8 @@ func (db *DB) claimQuery() string {
 }
 
 // ClaimDeliveries takes up to n due deliveries (pending, next attempt due,
-// no lease or a lapsed one) in the order they fell due, and leases them until
+// no lease or a lapsed one, of an active company: an inactive company's
+// deliveries wait, pending, until it is active again) in the order they fell due, and leases them until
 // now+lease. It is one statement, and so one transaction (see claimQuery).
 // The claimed rows come back with their new LeaseUntil, ordered by
 // NextAttemptAt and ID.

@@ -63,11 +63,13 @@ func newCompanyCmd(a *app) *cobra.Command {
 	f.StringVar(&c.EndDate, "end-date", "", "subscription end, YYYY-MM-DD (default a year after the start)")
 	f.BoolVar(&c.Config.Paycode, "paycode", true, "extract payment codes from transfer memos")
 	f.BoolVar(&c.Config.BankSubAccount, "bank-sub-account", false, "the company uses bank sub-accounts")
-	f.IntVar(&c.Config.DataStorageDays, "data-storage-days", 365, "data retention in days")
+	f.IntVar(&c.Config.DataStorageDays, "data-storage-days", 365, "data retention in days (also --data-storage-time); 0 keeps everything")
+	f.SetNormalizeFunc(normalizeStorageFlag("data-storage-days"))
 	_ = create.MarkFlagRequired("full-name")
 	_ = create.MarkFlagRequired("short-name")
 	a.addJSONFlag(create)
 	cmd.AddCommand(create)
+	addCompanyCommands(a, cmd) // list, show, update (company.go)
 	return cmd
 }
 

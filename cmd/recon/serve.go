@@ -164,7 +164,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	go maintain(ctx, db, cfg.retention, log)
+	go maintain(ctx, db, cfg.retention, recon.SystemClock{}, cfg.location, log)
 	var dispatched chan error // nil when this node does not dispatch: never ready
 	if cfg.dispatch {
 		dispatched = make(chan error, 1)
@@ -200,10 +200,11 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 
 // maintain runs, at start and every hour until ctx ends, the database's
 // housekeeping: it deletes the token sessions that expired more than a day
-// ago and the notifications delivered longer ago than retention, and
-// refreshes the planner's statistics. Every node may run it: all of it is
-// idempotent.
-func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, log *slog.Logger) {
+// ago, the notifications delivered longer ago than retention, and each
+// company's data older than its data_storage_time (business calendar days in
+// loc), and refreshes the planner's statistics. Every node may run it: all of
+// it is idempotent.
+func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, clock recon.Clock, loc *time.Location, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -217,6 +218,11 @@ func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, log
 			log.Warn("deleting old delivered notifications", "err", err)
 		} else if n > 0 {
 			log.Info("deleted old delivered notifications", "count", n)
+		}
+		if res, err := db.ApplyRetention(ctx, clock.Now().In(loc)); err != nil && ctx.Err() == nil {
+			log.Warn("applying the companies' data retention", "err", err, "transactions", res.Transactions, "deliveries", res.Deliveries)
+		} else if res.Transactions > 0 || res.Deliveries > 0 {
+			log.Info("deleted data older than the companies' retention", "transactions", res.Transactions, "deliveries", res.Deliveries)
 		}
 		if err := db.Optimize(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("refreshing planner statistics", "err", err)

@@ -2,7 +2,10 @@ package storetest
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"recon"
 )
@@ -98,6 +101,172 @@ func testCompany(t *testing.T, open Open) {
 			}
 		}
 	})
+}
+
+func testCompanyUpdate(t *testing.T, open Open) {
+	t.Run("ListAndStatus", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		a := newCompany(t, s, 1, format("AB"))
+		b := &recon.Company{FullName: "B", ShortName: "b", Status: recon.CompanyInactive}
+		if err := s.CreateCompany(t.Context(), b); err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.Companies(t.Context())
+		if err != nil {
+			t.Fatalf("Companies: %v", err)
+		}
+		wantA := *a
+		wantA.Config.PaymentCodeFormats = nil // the list leaves formats out
+		diff(t, "companies", []*recon.Company{&wantA, b}, list)
+		for _, c := range []*recon.Company{a, b} {
+			if st, err := s.CompanyStatus(t.Context(), c.ID); err != nil || st != c.Status {
+				t.Fatalf("CompanyStatus(%d) = %q, %v; want %q", c.ID, st, err, c.Status)
+			}
+		}
+		_, err = s.CompanyStatus(t.Context(), b.ID+100)
+		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("company %d not found", b.ID+100))
+	})
+	t.Run("EmptyList", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		list, err := s.Companies(t.Context())
+		if err != nil || list == nil || len(list) != 0 {
+			t.Fatalf("Companies = %#v, %v; want an empty list", list, err)
+		}
+	})
+	t.Run("Partial", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1, format("AB"), format("CD"))
+		other := newCompany(t, s, 2, format("EF"))
+		got, err := s.UpdateCompany(t.Context(), c.ID, func(u *recon.Company) error {
+			diff(t, "company seen by update", c, u)
+			u.Status, u.Config.Paycode, u.Config.DataStorageDays, u.EndDate = recon.CompanyInactive, true, 90, "2030-12-31"
+			u.Config.PaymentCodeFormats = nil    // not written
+			u.ID, u.CreatedAt = 999, time.Time{} // not written
+			return u.Validate()
+		})
+		if err != nil {
+			t.Fatalf("UpdateCompany: %v", err)
+		}
+		want := *c
+		want.Status, want.Config.Paycode, want.Config.DataStorageDays, want.EndDate = recon.CompanyInactive, true, 90, "2030-12-31"
+		diff(t, "returned company", &want, got)
+		stored, err := s.Company(t.Context(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "stored company", &want, stored)
+		if o, _ := s.Company(t.Context(), other.ID); o == nil {
+			t.Fatal("other company gone")
+		} else {
+			diff(t, "other company", other, o)
+		}
+	})
+	t.Run("RefusedStoresNothing", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		_, err := s.UpdateCompany(t.Context(), c.ID, func(u *recon.Company) error {
+			u.ShortName, u.Status = "changed", "paused"
+			return u.Validate()
+		})
+		wantCode(t, err, recon.EINVALID, `status must be "active" or "inactive"`)
+		_, err = s.UpdateCompany(t.Context(), c.ID, func(u *recon.Company) error {
+			u.ShortName, u.BeginDate = "changed", "2024-13-01"
+			return nil // the store checks dates itself
+		})
+		wantCode(t, err, recon.EINVALID, "begin_date must be a date in the form YYYY-MM-DD")
+		got, err := s.Company(t.Context(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "company after refused updates", c, got)
+		_, err = s.UpdateCompany(t.Context(), c.ID+50, func(*recon.Company) error {
+			t.Error("update called for a missing company")
+			return nil
+		})
+		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("company %d not found", c.ID+50))
+	})
+	t.Run("ConcurrentFieldsBothKept", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		// Each update changes its own field; the row lock makes them run one
+		// after the other, so neither writes back a stale copy of the other's.
+		const n = 8
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*n)
+		for i := range n {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				_, err := s.UpdateCompany(t.Context(), c.ID, func(u *recon.Company) error {
+					u.Config.DataStorageDays++
+					return nil
+				})
+				errs <- err
+			}()
+			go func() {
+				defer wg.Done()
+				_, err := s.UpdateCompany(t.Context(), c.ID, func(u *recon.Company) error {
+					u.Subscription = fmt.Sprintf("%s+%d", u.Subscription, i)
+					return nil
+				})
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.Company(t.Context(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Config.DataStorageDays != c.Config.DataStorageDays+n || strings.Count(got.Subscription, "+") != n {
+			t.Fatalf("after %d concurrent updates of each field: days %d, subscription %q", n, got.Config.DataStorageDays, got.Subscription)
+		}
+	})
+	t.Run("InactiveDeliveriesWait", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		d := enqueue(t, ds, c.ID, "ORDER_PAID")
+		o := enqueue(t, ds, other.ID, "ORDER_PAID")
+		setStatus(t, s, c.ID, recon.CompanyInactive)
+		claimed, err := ds.ClaimDeliveries(t.Context(), time.Now().Add(time.Minute), 10, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "claimed while inactive", []int64{o.ID}, ids(claimed))
+		kept, err := ds.Delivery(t.Context(), c.ID, d.ID)
+		if err != nil || kept.Status != recon.DeliveryPending || kept.Attempts != 0 || !kept.LeaseUntil.IsZero() {
+			t.Fatalf("inactive company's delivery = %+v, %v; want pending, untouched", kept, err)
+		}
+		setStatus(t, s, c.ID, recon.CompanyActive)
+		claimed, err = ds.ClaimDeliveries(t.Context(), time.Now().Add(time.Minute), 10, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "claimed once active again", []int64{d.ID}, ids(claimed))
+	})
+}
+
+// setStatus sets the company's status.
+func setStatus(t *testing.T, s recon.Store, companyID int64, status string) {
+	t.Helper()
+	if _, err := s.UpdateCompany(t.Context(), companyID, func(c *recon.Company) error {
+		c.Status = status
+		return c.Validate()
+	}); err != nil {
+		t.Fatalf("UpdateCompany(status %s): %v", status, err)
+	}
 }
 
 func testPaymentCodeFormats(t *testing.T, open Open) {

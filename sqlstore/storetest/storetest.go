@@ -25,6 +25,8 @@ type Open func(t *testing.T) recon.Store
 func Run(t *testing.T, open Open) {
 	t.Run("Store", func(t *testing.T) { testStore(t, open) })
 	t.Run("Company", func(t *testing.T) { testCompany(t, open) })
+	t.Run("CompanyUpdate", func(t *testing.T) { testCompanyUpdate(t, open) })
+	t.Run("Retention", func(t *testing.T) { testRetention(t, open) })
 	t.Run("PaymentCodeFormats", func(t *testing.T) { testPaymentCodeFormats(t, open) })
 	t.Run("User", func(t *testing.T) { testUser(t, open) })
 	t.Run("Client", func(t *testing.T) { testClient(t, open) })

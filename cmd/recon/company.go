@@ -1,0 +1,381 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"recon"
+	"recon/sqlstore"
+	"recon/web"
+)
+
+// The company commands besides create (admin.go): list, show, update.
+
+// companyOut is a company as `company list|show|update --json` print it:
+// the fields of GET /api/v1/company (spec §2.1) without the caller's role,
+// plus created_at.
+type companyOut struct {
+	ID             int64            `json:"id"`
+	FullName       string           `json:"full_name"`
+	ShortName      string           `json:"short_name"`
+	Status         string           `json:"status"`
+	Subscription   string           `json:"subscription"`
+	BeginDate      string           `json:"begin_date"`
+	EndDate        string           `json:"end_date"`
+	Configurations configurationOut `json:"configurations"`
+	CreatedAt      string           `json:"created_at"`
+}
+
+type configurationOut struct {
+	BankSubAccount  bool   `json:"bank_sub_account"`
+	Paycode         bool   `json:"paycode"`
+	DataStorageTime string `json:"data_storage_time"`
+	// PaymentCodeFormats is left out of the list, which does not read them.
+	PaymentCodeFormats *[]formatOut `json:"payment_code_formats,omitempty"`
+}
+
+type formatOut struct {
+	Prefix        string `json:"prefix"`
+	SuffixFrom    int    `json:"suffix_from"`
+	SuffixTo      int    `json:"suffix_to"`
+	CharacterType string `json:"character_type"`
+	IsActive      bool   `json:"is_active"`
+}
+
+func toCompanyOut(c *recon.Company, withFormats bool) companyOut {
+	out := companyOut{
+		ID: c.ID, FullName: c.FullName, ShortName: c.ShortName, Status: c.Status, Subscription: c.Subscription,
+		BeginDate: c.BeginDate, EndDate: c.EndDate, CreatedAt: c.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"),
+		Configurations: configurationOut{BankSubAccount: c.Config.BankSubAccount, Paycode: c.Config.Paycode,
+			DataStorageTime: strconv.Itoa(c.Config.DataStorageDays)},
+	}
+	if withFormats {
+		formats := make([]formatOut, 0, len(c.Config.PaymentCodeFormats))
+		for _, f := range c.Config.PaymentCodeFormats {
+			formats = append(formats, formatOut{f.Prefix, f.SuffixFrom, f.SuffixTo, string(f.CharacterType), f.IsActive})
+		}
+		out.Configurations.PaymentCodeFormats = &formats
+	}
+	return out
+}
+
+// retentionText renders data_storage_time for people.
+func retentionText(days int) string {
+	if days == 0 {
+		return "0 (kept forever)"
+	}
+	return fmt.Sprintf("%d days", days)
+}
+
+// printCompany writes one company, as JSON with --json or as aligned lines.
+func (a *app) printCompany(c *recon.Company) error {
+	if a.jsonOut {
+		return a.print(toCompanyOut(c, true), "")
+	}
+	var formats []string
+	for _, f := range c.Config.PaymentCodeFormats {
+		state := "active"
+		if !f.IsActive {
+			state = "inactive"
+		}
+		formats = append(formats, fmt.Sprintf("%s + %d..%d %s (%s)", f.Prefix, f.SuffixFrom, f.SuffixTo, f.CharacterType, state))
+	}
+	if len(formats) == 0 {
+		formats = []string{"none"}
+	}
+	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	for _, kv := range [][2]string{
+		{"id", strconv.FormatInt(c.ID, 10)},
+		{"full_name", c.FullName},
+		{"short_name", c.ShortName},
+		{"status", c.Status},
+		{"subscription", c.Subscription},
+		{"begin_date", c.BeginDate},
+		{"end_date", c.EndDate},
+		{"bank_sub_account", strconv.FormatBool(c.Config.BankSubAccount)},
+		{"paycode", strconv.FormatBool(c.Config.Paycode)},
+		{"data_storage_time", retentionText(c.Config.DataStorageDays)},
+		{"payment_code_formats", strings.Join(formats, ", ")},
+		{"created_at", c.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC")},
+	} {
+		fmt.Fprintf(w, "%s:\t%s\n", kv[0], kv[1])
+	}
+	return w.Flush()
+}
+
+// parseCompanyID reads the ID argument of show and update.
+func parseCompanyID(arg string) (int64, error) {
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("the company id must be a positive whole number, not %q", arg)
+	}
+	return id, nil
+}
+
+// addCompanyCommands adds list, show and update to the company command.
+func addCompanyCommands(a *app, cmd *cobra.Command) {
+	list := &cobra.Command{
+		Use:     "list",
+		Short:   "List every company with its status, subscription and retention",
+		Example: `  recon company list --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				companies, err := db.Companies(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					out := make([]companyOut, len(companies))
+					for i, c := range companies {
+						out[i] = toCompanyOut(c, false)
+					}
+					return a.print(out, "")
+				}
+				w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(w, "ID\tSHORT NAME\tSTATUS\tSUBSCRIPTION\tEND DATE\tRETENTION\tFULL NAME")
+				for _, c := range companies {
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.ShortName, c.Status, c.Subscription,
+						c.EndDate, retentionText(c.Config.DataStorageDays), c.FullName)
+				}
+				return w.Flush()
+			})
+		},
+	}
+	a.addJSONFlag(list)
+
+	show := &cobra.Command{
+		Use:     "show ID",
+		Short:   "Show a company with its configuration and payment-code formats",
+		Example: `  recon company show 1 --json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCompanyID(args[0])
+			if err != nil {
+				return err
+			}
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				c, err := db.Company(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				return a.printCompany(c)
+			})
+		},
+	}
+	a.addJSONFlag(show)
+
+	cmd.AddCommand(list, show, newCompanyUpdateCmd(a))
+}
+
+// companyPatch is the fields `company update` may change; nil ones stay.
+type companyPatch struct {
+	FullName        *string      `json:"full_name"`
+	ShortName       *string      `json:"short_name"`
+	Status          *string      `json:"status"`
+	Subscription    *string      `json:"subscription"`
+	BeginDate       *string      `json:"begin_date"`
+	EndDate         *string      `json:"end_date"`
+	BankSubAccount  *bool        `json:"bank_sub_account"`
+	Paycode         *bool        `json:"paycode"`
+	DataStorageTime *storageDays `json:"data_storage_time"`
+}
+
+// storageDays is data_storage_time in JSON: a whole number of days, as the
+// API renders it (a string, "90") or as a number (90).
+type storageDays int
+
+func (d *storageDays) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if strings.HasPrefix(s, `"`) {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return recon.FieldError("data_storage_time", "data_storage_time must be a whole number of days (\"90\" or 90), not %s", b)
+	}
+	*d = storageDays(n)
+	return nil
+}
+
+// empty reports whether the patch changes nothing.
+func (p *companyPatch) empty() bool { return *p == companyPatch{} }
+
+// apply sets the patch's fields on c.
+func (p *companyPatch) apply(c *recon.Company) {
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&c.FullName, p.FullName)
+	set(&c.ShortName, p.ShortName)
+	set(&c.Status, p.Status)
+	set(&c.Subscription, p.Subscription)
+	set(&c.BeginDate, p.BeginDate)
+	set(&c.EndDate, p.EndDate)
+	if p.BankSubAccount != nil {
+		c.Config.BankSubAccount = *p.BankSubAccount
+	}
+	if p.Paycode != nil {
+		c.Config.Paycode = *p.Paycode
+	}
+	if p.DataStorageTime != nil {
+		c.Config.DataStorageDays = int(*p.DataStorageTime)
+	}
+}
+
+// decodeCompanyPatch reads a JSON object of companyPatch's fields strictly:
+// unknown fields, wrong types and trailing data are refused.
+func decodeCompanyPatch(raw []byte) (*companyPatch, error) {
+	var p companyPatch
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		var re *recon.Error
+		if errors.As(err, &re) {
+			return nil, re
+		}
+		return nil, web.JSONError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, recon.Errorf(recon.EINVALID, "malformed JSON: unexpected data after the object")
+	}
+	return &p, nil
+}
+
+// normalizeStorageFlag accepts --data-storage-days and --data-storage-time
+// as one flag, named canonical.
+func normalizeStorageFlag(canonical string) func(*pflag.FlagSet, string) pflag.NormalizedName {
+	return func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "data-storage-days" || name == "data-storage-time" {
+			return pflag.NormalizedName(canonical)
+		}
+		return pflag.NormalizedName(name)
+	}
+}
+
+// companyFieldFlags are the flags of `company update` that set a field.
+var companyFieldFlags = []string{"full-name", "short-name", "status", "subscription", "begin-date", "end-date",
+	"paycode", "bank-sub-account", "data-storage-time"}
+
+func newCompanyUpdateCmd(a *app) *cobra.Command {
+	var (
+		v        recon.Company
+		days     int
+		fromJSON string
+	)
+	update := &cobra.Command{
+		Use:   "update ID",
+		Short: "Change a company's settings: status, subscription, paycode, retention, ...",
+		Long: `Change the given settings of a company; the others stay as they are. Give the
+fields as flags or, for scripts, as one JSON object with --from-json (the field
+names of GET /api/v1/company; unknown fields are refused; "-" reads the object
+from standard input). The result is checked like a new company before it is
+stored, and printed.
+
+--status inactive suspends the company: its tokens and merchant credentials
+are refused with 403, it gets no new token, and its notifications wait
+(pending) until --status active. Nothing of its data is deleted, and its
+retention does not run while it is inactive.
+
+--data-storage-time N (days) deletes, from the next hourly maintenance pass of
+the server, the company's transactions dated more than N days before today
+(with their match decisions and balance discontinuities) and its finished
+notifications older than N days. 0 keeps everything.
+
+Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
+		Example: `  recon company update 1 --status inactive
+  recon company update 1 --paycode=false --data-storage-time 90 --json
+  recon company update 1 --from-json '{"status":"active","subscription":"Premium","end_date":"2027-12-31"}'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCompanyID(args[0])
+			if err != nil {
+				return err
+			}
+			f := cmd.Flags()
+			var p *companyPatch
+			if f.Changed("from-json") {
+				var fieldFlags []string
+				for _, name := range companyFieldFlags {
+					if f.Changed(name) {
+						fieldFlags = append(fieldFlags, "--"+name)
+					}
+				}
+				if len(fieldFlags) > 0 {
+					return fmt.Errorf("give the fields either as flags or with --from-json, not both (also given: %s)", strings.Join(fieldFlags, " "))
+				}
+				raw := []byte(fromJSON)
+				if fromJSON == "-" {
+					if raw, err = io.ReadAll(io.LimitReader(a.stdin, 1<<20)); err != nil {
+						return err
+					}
+				}
+				if p, err = decodeCompanyPatch(raw); err != nil {
+					return fmt.Errorf("--from-json: %w", describe(err))
+				}
+			} else {
+				p = &companyPatch{}
+				str := func(name string, v *string) *string {
+					if f.Changed(name) {
+						return v
+					}
+					return nil
+				}
+				boolean := func(name string, v *bool) *bool {
+					if f.Changed(name) {
+						return v
+					}
+					return nil
+				}
+				p.FullName, p.ShortName = str("full-name", &v.FullName), str("short-name", &v.ShortName)
+				p.Status, p.Subscription = str("status", &v.Status), str("subscription", &v.Subscription)
+				p.BeginDate, p.EndDate = str("begin-date", &v.BeginDate), str("end-date", &v.EndDate)
+				p.BankSubAccount, p.Paycode = boolean("bank-sub-account", &v.Config.BankSubAccount), boolean("paycode", &v.Config.Paycode)
+				if f.Changed("data-storage-time") {
+					d := storageDays(days)
+					p.DataStorageTime = &d
+				}
+			}
+			if p.empty() {
+				return fmt.Errorf("nothing to change: give at least one field flag (see --help) or --from-json")
+			}
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				c, err := db.UpdateCompany(cmd.Context(), id, func(c *recon.Company) error {
+					p.apply(c)
+					return c.Validate()
+				})
+				if err != nil {
+					return err
+				}
+				return a.printCompany(c)
+			})
+		},
+	}
+	f := update.Flags()
+	f.SetNormalizeFunc(normalizeStorageFlag("data-storage-time"))
+	f.StringVar(&v.FullName, "full-name", "", "full company name")
+	f.StringVar(&v.ShortName, "short-name", "", "abbreviated company name")
+	f.StringVar(&v.Status, "status", "", "active or inactive (inactive: API refused, notifications wait, data kept)")
+	f.StringVar(&v.Subscription, "subscription", "", "subscription plan name")
+	f.StringVar(&v.BeginDate, "begin-date", "", `subscription start, YYYY-MM-DD ("" clears it)`)
+	f.StringVar(&v.EndDate, "end-date", "", `subscription end, YYYY-MM-DD ("" clears it)`)
+	f.BoolVar(&v.Config.Paycode, "paycode", false, "extract payment codes from transfer memos (--paycode=false turns it off)")
+	f.BoolVar(&v.Config.BankSubAccount, "bank-sub-account", false, "the company uses bank sub-accounts (--bank-sub-account=false turns it off)")
+	f.IntVar(&days, "data-storage-time", 0, "data retention in days (also --data-storage-days); 0 keeps everything")
+	f.StringVar(&fromJSON, "from-json", "", `the fields as one JSON object, e.g. '{"status":"inactive","data_storage_time":"90"}'; "-" reads it from standard input`)
+	a.addJSONFlag(update)
+	return update
+}

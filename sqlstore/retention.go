@@ -1,0 +1,215 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"time"
+
+	"recon"
+)
+
+// Retention: each company's data_storage_time (recon.RetentionStore).
+
+var _ recon.RetentionStore = (*DB)(nil)
+
+// retentionChunk is how many rows one retention transaction deletes: small
+// enough that the bank account's lock (transactions) or the write lock
+// (SQLite) is held for milliseconds, so ingestion waits at most that long.
+const retentionChunk = 1000
+
+// ApplyRetention implements recon.RetentionStore. Companies without a
+// retention (0 days) and inactive companies (whose data is kept as it is
+// until they are active again) are skipped.
+//
+// Transactions are deleted one bank account and one chunk at a time. Each
+// chunk is one database transaction that first locks the bank account's row,
+// as every ingestion of the account does, so the chunk and an ingestion of
+// the same account run one after the other and the per-day counts stay exact:
+// the chunk lowers the counts of the days of exactly the rows its DELETE
+// returned (a row another node deleted first is not returned twice). Match
+// decisions and balance discontinuities go with their transaction (ON DELETE
+// CASCADE). Running balances live on the bank account, not in old rows, so
+// deleting rows moves no balance and new discontinuities are still found.
+// Orders keep their paid_transaction_id (no foreign key): an order outlives
+// the transfer that paid it.
+func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.RetentionResult, error) {
+	var res recon.RetentionResult
+	type policy struct {
+		company int64
+		days    int
+	}
+	var policies []policy
+	rows, err := db.db.QueryContext(ctx,
+		`SELECT id, data_storage_days FROM companies WHERE data_storage_days > 0 AND status = $1 ORDER BY id`, recon.CompanyActive)
+	if err != nil {
+		return res, internal(err, "read retention policies")
+	}
+	for rows.Next() {
+		var p policy
+		if err := rows.Scan(&p.company, &p.days); err != nil {
+			rows.Close()
+			return res, internal(err, "read retention policies")
+		}
+		policies = append(policies, p)
+	}
+	if err := rows.Close(); err != nil {
+		return res, internal(err, "read retention policies")
+	}
+	for _, p := range policies {
+		txBefore, deliveriesBefore := recon.RetentionCutoffs(now, p.days)
+		n, err := db.deleteOldTransactions(ctx, p.company, txBefore)
+		res.Transactions += n
+		if err != nil {
+			return res, err
+		}
+		n, err = db.deleteOldDeliveries(ctx, p.company, deliveriesBefore)
+		res.Deliveries += n
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// deleteOldTransactions deletes the company's transactions dated before
+// before (a wall-clock time), account by account, a chunk at a time.
+func (db *DB) deleteOldTransactions(ctx context.Context, companyID int64, before time.Time) (int64, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT id FROM bank_accounts WHERE company_id = $1 ORDER BY id`, companyID)
+	if err != nil {
+		return 0, internal(err, "list bank accounts for retention")
+	}
+	var accounts []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, internal(err, "list bank accounts for retention")
+		}
+		accounts = append(accounts, id)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, internal(err, "list bank accounts for retention")
+	}
+	var total int64
+	for _, account := range accounts {
+		for {
+			n, err := db.deleteTransactionChunk(ctx, companyID, account, before)
+			total += n
+			if err != nil {
+				return total, err
+			}
+			if n < retentionChunk {
+				break
+			}
+		}
+	}
+	return total, nil
+}
+
+// deleteTransactionChunk deletes up to retentionChunk of the account's
+// transactions dated before before, and lowers the day counts by what it
+// deleted, in one database transaction holding the account's lock.
+func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int64, before time.Time) (int64, error) {
+	var deleted int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var id int64
+		err := tx.QueryRowContext(ctx, `SELECT id FROM bank_accounts WHERE id = $1 AND company_id = $2`+db.d.forUpdate(),
+			account, companyID).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // deleted meanwhile, with its transactions
+		}
+		if err != nil {
+			return internal(err, "lock bank account for retention")
+		}
+		rows, err := tx.QueryContext(ctx, `
+			DELETE FROM transactions WHERE id IN (
+				SELECT id FROM transactions
+				WHERE company_id = $1 AND bank_account_id = $2 AND transaction_date < $3
+				LIMIT $4)
+			RETURNING transaction_date`,
+			companyID, account, recon.WallClock(before), retentionChunk)
+		if err != nil {
+			return internal(err, "delete old transactions")
+		}
+		perDay := map[int64]int64{}
+		for rows.Next() {
+			var date anyTime
+			if err := rows.Scan(&date); err != nil {
+				rows.Close()
+				return internal(err, "delete old transactions")
+			}
+			perDay[dayNumber(date.t)]++
+			deleted++
+		}
+		if err := rows.Close(); err != nil {
+			return internal(err, "delete old transactions")
+		}
+		if deleted == 0 {
+			return nil
+		}
+		days := make([]int64, 0, len(perDay))
+		for d := range perDay {
+			days = append(days, d)
+		}
+		slices.Sort(days) // the order ingestion locks them in
+		for _, d := range days {
+			if _, err := tx.ExecContext(ctx, `
+				UPDATE transaction_day_counts SET n = n - $1
+				WHERE company_id = $2 AND bank_account_id = $3 AND day = $4`,
+				perDay[d], companyID, account, d); err != nil {
+				return internal(err, "count transactions per day")
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `
+			DELETE FROM transaction_day_counts
+			WHERE company_id = $1 AND bank_account_id = $2 AND day >= $3 AND day <= $4 AND n <= 0`,
+			companyID, account, days[0], days[len(days)-1]); err != nil {
+			return internal(err, "count transactions per day")
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return deleted, nil
+}
+
+// deleteOldDeliveries deletes the company's finished (delivered or dead)
+// deliveries created, and delivered, before before, with their attempts
+// (ON DELETE CASCADE), a chunk a transaction. The status is checked again on
+// the row being deleted, not only in the subquery: PostgreSQL rechecks only
+// the outer condition on a row changed meanwhile, and a delivery replayed
+// meanwhile is pending and must be kept.
+func (db *DB) deleteOldDeliveries(ctx context.Context, companyID int64, before time.Time) (int64, error) {
+	var total int64
+	for {
+		var n int64
+		// In inTx: on SQLite it queues behind this process's other writers.
+		err := db.inTx(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, `
+				DELETE FROM deliveries WHERE id IN (
+					SELECT id FROM deliveries
+					WHERE company_id = $1 AND created_at < $2 AND status <> $3
+						AND (delivered_at IS NULL OR delivered_at < $2)
+					LIMIT $4)
+				AND status <> $3`,
+				companyID, storedTime(before), recon.DeliveryPending, retentionChunk)
+			if err != nil {
+				return internal(err, "delete old deliveries")
+			}
+			if n, err = res.RowsAffected(); err != nil {
+				return internal(err, "delete old deliveries")
+			}
+			return nil
+		})
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n < retentionChunk {
+			return total, nil
+		}
+	}
+}
