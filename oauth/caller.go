@@ -100,7 +100,7 @@ func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, sco
 		return nil, err
 	}
 	if err := s.companyActive(ctx, rc.CompanyID); err != nil {
-		return "", 0, err
+		return nil, err
 	}
 	if len(scopes) == 0 {
 		scopes = rc.Scopes

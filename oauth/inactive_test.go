@@ -66,7 +66,7 @@ func TestInactiveCompany(t *testing.T) {
 		if r := b.introspect(t, b.conf.ID, b.confSecret, access); r.status != http.StatusOK || r.json["active"] != false {
 			t.Fatalf("introspection of an inactive company's token: %d %v", r.status, r.json)
 		}
-		_, _, err := b.server.IssueToken(ctx, b.conf.ID, testEmail, []string{"company"}, 0)
+		_, err := b.server.IssueToken(ctx, b.conf.ID, testEmail, []string{"company"}, 0)
 		if recon.ErrorCode(err) != recon.EFORBIDDEN || recon.ErrorMessage(err) != wantMsg {
 			t.Fatalf("IssueToken: %v; want EFORBIDDEN", err)
 		}
