@@ -56,9 +56,23 @@ type Transaction struct {
 	CreatedAt  time.Time
 }
 
-// MaxAmount bounds every amount and balance (10^15 VND), far above any real
-// transfer and far below int64 overflow when amounts are summed.
+// MaxAmount bounds every amount and every balance (10^15 VND), far above
+// any real transfer or account: a transaction's amount_in and amount_out, a
+// balance a feed reports, and the running balance Recon computes all stay
+// within ±MaxAmount, so that a balance plus an amount can never overflow
+// int64. Sums over many transactions (reports) are computed with AddAmounts
+// and refused when they would not fit.
 const MaxAmount = 1_000_000_000_000_000
+
+// AddAmounts returns a+b and true, or 0 and false when the sum does not fit
+// in an int64: checked addition for money.
+func AddAmounts(a, b int64) (int64, bool) {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		return 0, false
+	}
+	return s, true
+}
 
 // MaxIngestBatch is the largest batch of transactions one push may carry.
 const MaxIngestBatch = 1000

@@ -63,7 +63,10 @@ func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.Transa
 		if _, err := tx.ExecContext(ctx, `SAVEPOINT ingest`); err != nil {
 			return internal(err, "savepoint")
 		}
-		p := planIngest(in, codes, accounts, nil)
+		p, err := planIngest(in, codes, accounts, nil)
+		if err != nil {
+			return err
+		}
 		ids, err := db.insertTransactions(ctx, tx, companyID, p.rows, now)
 		if err != nil {
 			return err
@@ -76,7 +79,9 @@ func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.Transa
 			if err != nil {
 				return err
 			}
-			p = planIngest(in, codes, accounts, stored)
+			if p, err = planIngest(in, codes, accounts, stored); err != nil {
+				return err
+			}
 			if ids, err = db.insertTransactions(ctx, tx, companyID, p.rows, now); err != nil {
 				return err
 			}
@@ -128,7 +133,9 @@ type ingestPlan struct {
 // planIngest computes the rows to insert, in batch order: a reference in
 // stored, or earlier in the batch, is a duplicate; every other row moves its
 // account's running balance. accounts is not changed: the plan works on a copy.
-func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]*accountState, stored map[accountKey]storedRef) *ingestPlan {
+// A running balance that would leave ±recon.MaxAmount (or overflow, were a
+// stored balance out of range) is EINVALID naming the row: nothing is stored.
+func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]*accountState, stored map[accountKey]storedRef) (*ingestPlan, error) {
 	p := &ingestPlan{in: in, codes: codes, accounts: make(map[int64]*accountState, len(accounts)), dupOf: map[int]storedRef{}}
 	for id, a := range accounts {
 		c := *a
@@ -148,7 +155,13 @@ func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]
 		seen[k] = true
 		a := p.accounts[t.BankAccountID]
 		row := insertRow{TransactionInput: t, code: codes[i]}
-		row.expected = a.balance + t.AmountIn - t.AmountOut
+		expected, ok := recon.AddAmounts(a.balance, t.AmountIn-t.AmountOut)
+		if !ok || (t.Accumulated == nil && (expected > recon.MaxAmount || expected < -recon.MaxAmount)) {
+			field := fmt.Sprintf("transactions[%d]", i)
+			return nil, recon.FieldError(field, "%s: the running balance of bank account %d would leave the range of ±%d VND (balance %d, amount_in %d, amount_out %d): nothing was stored",
+				field, t.BankAccountID, int64(recon.MaxAmount), a.balance, t.AmountIn, t.AmountOut)
+		}
+		row.expected = expected
 		row.accumulated = row.expected
 		if t.Accumulated != nil {
 			row.accumulated = *t.Accumulated
@@ -159,7 +172,7 @@ func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]
 		a.balance, a.known, a.changed = row.accumulated, true, true
 		p.rows = append(p.rows, row)
 	}
-	return p
+	return p, nil
 }
 
 // results reports each input: a new row, a stored duplicate, or a duplicate

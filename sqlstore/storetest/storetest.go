@@ -33,6 +33,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
 	t.Run("Delivery", func(t *testing.T) { testDelivery(t, open) })
 	t.Run("Orders", func(t *testing.T) { testOrders(t, open) })
+	t.Run("Money", func(t *testing.T) { testMoney(t, open) })
 }
 
 func testStore(t *testing.T, open Open) {
