@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // BankAccount is a company's account at a bank. Transactions arrive per account.
@@ -137,7 +139,39 @@ func (t *TransactionInput) Validate(field string) error {
 	case len(t.SubAccount) > 34:
 		return FieldError(f("sub_account"), "%s must be at most 34 characters", f("sub_account"))
 	}
+	for _, c := range []struct {
+		name, value string
+		lines       bool
+	}{{"transaction_content", t.Content, true}, {"reference_number", t.ReferenceNumber, false}, {"sub_account", t.SubAccount, false}} {
+		if bad := BadText(c.value, c.lines); bad != "" {
+			return FieldError(f(c.name), "%s %s", f(c.name), bad)
+		}
+	}
 	return nil
+}
+
+// BadText says what makes s unfit to store as text, or "" when nothing
+// does: bytes that are not UTF-8, or a control character (C0 or DEL; tab,
+// line feed and carriage return are allowed when lines is true). PostgreSQL
+// cannot store a NUL in text and refuses invalid UTF-8, and neither has a
+// meaning in a memo, a reference or a name.
+func BadText(s string, lines bool) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 || c == 0x7f) && !(lines && (c == '\t' || c == '\n' || c == '\r')) {
+				return fmt.Sprintf("holds the control character U+%04X", c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			return "holds bytes that are not UTF-8"
+		}
+		i += n
+	}
+	return ""
 }
 
 // IngestResult is what storing one TransactionInput did.
