@@ -236,6 +236,10 @@ type TransactionStore interface {
 	// BalanceDiscontinuity. A bank account of another company is ENOTFOUND
 	// and nothing is stored.
 	IngestTransactions(ctx context.Context, companyID int64, in []TransactionInput, codes []string) ([]IngestResult, error)
+	// IngestAtomically stores every batch fill passes to ingest (each as
+	// IngestTransactions would) in one database transaction: all of them
+	// when fill returns nil, none when fill or a batch fails.
+	IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []TransactionInput, codes []string) ([]IngestResult, error)) error) error
 	// Transactions returns one page of the company's transactions, newest
 	// first (transaction_date desc, id desc), and the total that match.
 	Transactions(ctx context.Context, companyID int64, f TransactionFilter) ([]*Transaction, int64, error)
