@@ -45,3 +45,38 @@ func CompanyExtractor(c *CompanyConfig) *Extractor {
 	}
 	return NewExtractor(c.PaymentCodeFormats)
 }
+
+// AtomicIngestStore is what IngestAll needs of storage.
+type AtomicIngestStore interface {
+	IngestStore
+	// IngestAtomically: see TransactionStore.
+	IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []TransactionInput, codes []string) ([]IngestResult, error)) error) error
+}
+
+// IngestAll is Ingest for input too large for one batch (a statement file):
+// fill calls add with batches of at most MaxIngestBatch transactions, each
+// validated and coded as Ingest does, and everything is stored in one
+// database transaction: all of it when fill returns nil, none of it when
+// fill or add fails, whatever failed and wherever.
+func IngestAll(ctx context.Context, s AtomicIngestStore, companyID int64, fill func(add func(in []TransactionInput) ([]IngestResult, error)) error) error {
+	co, err := s.Company(ctx, companyID)
+	if err != nil {
+		return err
+	}
+	ext := CompanyExtractor(&co.Config)
+	return s.IngestAtomically(ctx, companyID, func(ingest func([]TransactionInput, []string) ([]IngestResult, error)) error {
+		return fill(func(in []TransactionInput) ([]IngestResult, error) {
+			if len(in) > MaxIngestBatch {
+				return nil, FieldError("transactions", "a batch holds at most %d transactions, not %d", MaxIngestBatch, len(in))
+			}
+			codes := make([]string, len(in))
+			for i := range in {
+				if err := in[i].Validate(fmt.Sprintf("transactions[%d]", i)); err != nil {
+					return nil, err
+				}
+				codes[i] = ext.Extract(in[i].Content)
+			}
+			return ingest(in, codes)
+		})
+	})
+}

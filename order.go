@@ -74,6 +74,10 @@ type OrderStore interface {
 	// CreateOrder stores o (status awaiting payment) and sets its ID and
 	// times. An invoice number the company already used is ECONFLICT.
 	CreateOrder(ctx context.Context, o *Order) error
+	// PaymentCodesInUse counts the company's orders (of any status: a code
+	// is never reused) whose payment code is prefix followed by n characters,
+	// and returns those codes too when there are at most list of them.
+	PaymentCodesInUse(ctx context.Context, companyID int64, prefix string, n, list int) (int64, []string, error)
 	// Order returns the company's order with the invoice number, or ENOTFOUND.
 	Order(ctx context.Context, companyID int64, invoiceNumber string) (*Order, error)
 	// Orders returns one page of the company's orders and the total.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // BankAccount is a company's account at a bank. Transactions arrive per account.
@@ -56,9 +58,23 @@ type Transaction struct {
 	CreatedAt  time.Time
 }
 
-// MaxAmount bounds every amount and balance (10^15 VND), far above any real
-// transfer and far below int64 overflow when amounts are summed.
+// MaxAmount bounds every amount and every balance (10^15 VND), far above
+// any real transfer or account: a transaction's amount_in and amount_out, a
+// balance a feed reports, and the running balance Recon computes all stay
+// within ±MaxAmount, so that a balance plus an amount can never overflow
+// int64. Sums over many transactions (reports) are computed with AddAmounts
+// and refused when they would not fit.
 const MaxAmount = 1_000_000_000_000_000
+
+// AddAmounts returns a+b and true, or 0 and false when the sum does not fit
+// in an int64: checked addition for money.
+func AddAmounts(a, b int64) (int64, bool) {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		return 0, false
+	}
+	return s, true
+}
 
 // MaxIngestBatch is the largest batch of transactions one push may carry.
 const MaxIngestBatch = 1000
@@ -123,7 +139,39 @@ func (t *TransactionInput) Validate(field string) error {
 	case len(t.SubAccount) > 34:
 		return FieldError(f("sub_account"), "%s must be at most 34 characters", f("sub_account"))
 	}
+	for _, c := range []struct {
+		name, value string
+		lines       bool
+	}{{"transaction_content", t.Content, true}, {"reference_number", t.ReferenceNumber, false}, {"sub_account", t.SubAccount, false}} {
+		if bad := BadText(c.value, c.lines); bad != "" {
+			return FieldError(f(c.name), "%s %s", f(c.name), bad)
+		}
+	}
 	return nil
+}
+
+// BadText says what makes s unfit to store as text, or "" when nothing
+// does: bytes that are not UTF-8, or a control character (C0 or DEL; tab,
+// line feed and carriage return are allowed when lines is true). PostgreSQL
+// cannot store a NUL in text and refuses invalid UTF-8, and neither has a
+// meaning in a memo, a reference or a name.
+func BadText(s string, lines bool) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 || c == 0x7f) && !(lines && (c == '\t' || c == '\n' || c == '\r')) {
+				return fmt.Sprintf("holds the control character U+%04X", c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			return "holds bytes that are not UTF-8"
+		}
+		i += n
+	}
+	return ""
 }
 
 // IngestResult is what storing one TransactionInput did.
@@ -188,6 +236,10 @@ type TransactionStore interface {
 	// BalanceDiscontinuity. A bank account of another company is ENOTFOUND
 	// and nothing is stored.
 	IngestTransactions(ctx context.Context, companyID int64, in []TransactionInput, codes []string) ([]IngestResult, error)
+	// IngestAtomically stores every batch fill passes to ingest (each as
+	// IngestTransactions would) in one database transaction: all of them
+	// when fill returns nil, none when fill or a batch fails.
+	IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []TransactionInput, codes []string) ([]IngestResult, error)) error) error
 	// Transactions returns one page of the company's transactions, newest
 	// first (transaction_date desc, id desc), and the total that match.
 	Transactions(ctx context.Context, companyID int64, f TransactionFilter) ([]*Transaction, int64, error)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"recon"
@@ -33,6 +34,14 @@ type Handler struct {
 	// (default recon.SystemClock{}).
 	Clock  recon.Clock
 	Logger *slog.Logger
+	// MaxUploads bounds the statement uploads served at once (default
+	// DefaultMaxUploads); one more is refused with 503 and Retry-After.
+	MaxUploads int
+	// TempDir is where uploads are spooled ("" is the system's).
+	TempDir string
+
+	uploadsOnce sync.Once
+	uploads     chan struct{}
 }
 
 // Register adds the API routes to mux.

@@ -3,9 +3,11 @@ package api
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
 
 	"recon"
@@ -16,11 +18,49 @@ import (
 // MaxStatementBytes is the largest statement file the upload accepts.
 const MaxStatementBytes = 64 << 20
 
+// DefaultMaxUploads is how many statement uploads are served at once unless
+// Handler.MaxUploads says otherwise.
+const DefaultMaxUploads = 2
+
+// uploadRetryAfter is the Retry-After, in seconds, of an upload refused
+// because others are being imported.
+const uploadRetryAfter = "10"
+
+// acquireUpload takes one of the upload slots, or reports false when all
+// are taken.
+func (h *Handler) acquireUpload() (release func(), ok bool) {
+	h.uploadsOnce.Do(func() {
+		n := h.MaxUploads
+		if n <= 0 {
+			n = DefaultMaxUploads
+		}
+		h.uploads = make(chan struct{}, n)
+	})
+	select {
+	case h.uploads <- struct{}{}:
+		return func() { <-h.uploads }, true
+	default:
+		return nil, false
+	}
+}
+
 // uploadStatement imports a statement file into one of the company's bank
 // accounts: POST /api/v1/bank-accounts/{id}/statements with the file as the
 // raw body, or as the "file" part of a multipart/form-data body. Query:
 // format=auto|csv|camt053|mt940, skip_invalid=true|false.
+//
+// At most MaxUploads uploads are served at once; another gets 503 with
+// Retry-After. The file is first spooled to a temporary file (so that a slow
+// client never holds the import's database transaction open), then parsed,
+// checked and stored in one streaming pass and one database transaction:
+// all rows or none.
 func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	release, acquired := h.acquireUpload()
+	if !acquired {
+		w.Header().Set("Retry-After", uploadRetryAfter)
+		return recon.Errorf(recon.EUNAVAILABLE, "too many statement uploads are being imported at once: retry in %s seconds", uploadRetryAfter)
+	}
+	defer release()
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		return recon.FieldError("id", "the bank account id in the path must be a positive integer")
@@ -47,7 +87,26 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 		defer part.Close()
 		body, name = part, part.FileName()
 	}
-	br := bufio.NewReaderSize(body, 64<<10)
+	spool, err := os.CreateTemp(h.TempDir, "recon-statement-*")
+	if err != nil {
+		return fmt.Errorf("spooling the statement: %w", err)
+	}
+	defer func() {
+		spool.Close()
+		os.Remove(spool.Name())
+	}()
+	_, err = io.Copy(spool, body)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return recon.Errorf(recon.EINVALID, "the statement file is larger than the limit of %d bytes", tooLarge.Limit)
+	case err != nil:
+		return recon.Errorf(recon.EINVALID, "the statement file could not be read: %v", err)
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("spooling the statement: %w", err)
+	}
+	br := bufio.NewReaderSize(spool, 64<<10)
 	head, _ := br.Peek(4096)
 	f := statement.Format(q.Get("format"))
 	switch f {
@@ -63,10 +122,6 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 		return recon.FieldError("format", "format must be one of auto, csv, camt053, mt940")
 	}
 	rep, err := statement.Import(r.Context(), h.Store, c.CompanyID, id, br, f, statement.Options{Location: h.location()}, skip)
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return recon.Errorf(recon.EINVALID, "the statement file is larger than the limit of %d bytes", tooLarge.Limit)
-	}
 	if err != nil {
 		return err
 	}
@@ -79,7 +134,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 		skipped[i] = skippedRow{s.Row, s.Error()}
 	}
 	web.WriteJSON(w, http.StatusOK, ok(map[string]any{
-		"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": skipped,
+		"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": skipped, "skipped_count": rep.SkippedCount,
 	}))
 	return nil
 }

@@ -3,14 +3,12 @@ package gateway
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"mime"
 	"net"
 	"net/http"
@@ -108,9 +106,10 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 		// Its transfers' codes would never be extracted, so no order could be matched.
 		return recon.Errorf(recon.EINVALID, "the merchant cannot take bank-transfer payments yet: payment codes must be on (paycode) with an active payment-code format")
 	}
+	format := defaultCodeFormat(company.Config.PaymentCodeFormats)
 	newCode := h.NewCode
 	if newCode == nil {
-		newCode = codeGenerator(company.Config.PaymentCodeFormats)
+		newCode = format.random
 	}
 	o := &recon.Order{
 		CompanyID: m.CompanyID, InvoiceNumber: form.invoice, OrderID: form.orderID, CustomerID: form.customerID,
@@ -118,10 +117,15 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 		CustomData: form.customData, UserAgent: truncate(r.UserAgent(), maxUserAgentLen), IPAddress: clientIP(r),
 		SuccessURL: form.successURL, ErrorURL: form.errorURL, CancelURL: form.cancelURL, PaymentMethod: "BANK_TRANSFER",
 	}
-	// A payment code is unique per company: draw again when it is taken.
-	const attempts = 5
+	// A payment code is unique per company and never reused (paycode.go):
+	// draw again when it is taken, then look for a free one.
 	for i := 0; ; i++ {
 		o.PaymentCode = newCode()
+		if i == codeDraws {
+			if o.PaymentCode, err = h.freeCode(ctx, m.CompanyID, format); err != nil {
+				return err
+			}
+		}
 		err = h.Store.CreateOrder(ctx, o)
 		if recon.ErrorCode(err) != recon.ECONFLICT {
 			break
@@ -130,8 +134,13 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 		if _, e := h.Store.Order(ctx, m.CompanyID, form.invoice); e == nil {
 			return duplicateInvoice(form.invoice)
 		}
-		if i+1 == attempts {
-			return &recon.Error{Code: recon.EINTERNAL, Message: fmt.Sprintf("no free payment code after %d attempts", attempts), Err: err}
+		switch i {
+		case 0: // see how full the format is (a warning from 80%)
+			if used, _, err := h.Store.PaymentCodesInUse(ctx, m.CompanyID, format.Prefix, format.Digits, 0); err == nil {
+				h.observeCodeUsage(m.CompanyID, format, used)
+			}
+		case codeDraws: // the free code was taken meanwhile
+			return recon.Errorf(recon.ECONFLICT, "payment code %s was taken by a concurrent checkout: retry", o.PaymentCode)
 		}
 	}
 	if err != nil {
@@ -345,34 +354,4 @@ func canMatch(c *recon.CompanyConfig) bool {
 		}
 	}
 	return false
-}
-
-// codeGenerator returns a maker of payment codes fitting the company's
-// default format, the first active one: its prefix and random digits
-// (digits fit NumberAndLetter too), as many as fits suffix_from..suffix_to,
-// preferring 10 for few collisions and short memos. A company with no active
-// format gets DH and 8 digits (its transfers are then only matched once it
-// configures a format that covers them).
-func codeGenerator(formats []recon.PaymentCodeFormat) func() string {
-	prefix, n := "DH", 8
-	for _, f := range formats {
-		if f.IsActive {
-			prefix, n = f.Prefix, max(f.SuffixFrom, min(f.SuffixTo, 10))
-			break
-		}
-	}
-	return func() string { return prefix + randomDigits(n) }
-}
-
-func randomDigits(n int) string {
-	b := make([]byte, n)
-	ten := big.NewInt(10)
-	for i := range b {
-		d, err := rand.Int(rand.Reader, ten)
-		if err != nil {
-			panic(err) // crypto/rand does not fail
-		}
-		b[i] = byte('0' + d.Int64())
-	}
-	return string(b)
 }

@@ -2,13 +2,17 @@ package gateway_test
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	_ "image/png"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"recon"
 	"recon/gateway"
@@ -281,13 +285,11 @@ func TestCheckoutPaymentCodeRetry(t *testing.T) {
 		if c := b.order(t, b.b, "INV-1").PaymentCode; c != "DH11111111" {
 			t.Fatalf("merchant B code %s", c)
 		}
-		// No free code after 5 draws: an internal error, its detail hidden.
-		setCodes("DH22222222", "DH22222222", "DH22222222", "DH22222222", "DH22222222")
+		// No free code in 5 draws of a format too large to list: a 409 naming the format.
+		setCodes("DH22222222", "DH22222222", "DH22222222", "DH22222222", "DH22222222", "DH22222222")
 		r := b.checkout(t, signed(b.a.secret, checkoutForm(b.a, "INV-3", "10000")))
-		checkJSON(t, "no free code", r, 500, wantError("internal_error", "An internal error occurred."))
-		if r.header.Get("X-Request-Id") == "" {
-			t.Errorf("no X-Request-Id on a 500")
-		}
+		checkJSON(t, "no free code", r, 409, wantError("conflict",
+			"payment-code format DH followed by 8 digits: 2 of 100000000 payment codes are used and 5 random draws were all taken: retry, and make suffix_to longer or put a wider format first"))
 		// The sandbox page says so; a browser gets a 404 page for a bad link.
 		if r := b.request(t, "GET", page, ""); !strings.Contains(string(r.body), `id="sandbox"`) {
 			t.Errorf("sandbox page lacks the banner")
@@ -313,4 +315,80 @@ func TestCheckoutNeedsMatchableCodes(t *testing.T) {
 	if _, err := b.db.Order(t.Context(), b.a.company, "INV-1"); recon.ErrorCode(err) != recon.ENOTFOUND {
 		t.Fatalf("an order was created: %v", err)
 	}
+}
+
+// TestCheckoutPaymentCodesRunOut: a narrow format is used up to its last
+// code (random draws that collide fall back to a free code), then checkout
+// answers 409 naming the format, warns in the log and sets the usage metric.
+func TestCheckoutPaymentCodesRunOut(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		logs := &lockedBuffer{}
+		reg := prometheus.NewRegistry()
+		b := setup(t, engine, func(h *gateway.Handler) {
+			h.Logger = slog.New(slog.NewTextHandler(logs, nil))
+			h.Metrics = gateway.NewMetrics(reg)
+		})
+		if _, err := b.db.ReplacePaymentCodeFormats(t.Context(), b.a.company, []recon.PaymentCodeFormat{
+			{Prefix: "DH", SuffixFrom: 1, SuffixTo: 1, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for i := range 10 {
+			inv := fmt.Sprintf("INV-%d", i)
+			b.newOrder(t, b.a, inv, "10000")
+			seen[b.order(t, b.a, inv).PaymentCode] = true
+		}
+		if len(seen) != 10 {
+			t.Fatalf("10 orders got %d distinct codes: %v", len(seen), seen)
+		}
+		// Cancelled orders keep their codes: still none free.
+		if r := b.api(t, b.a, "POST", "/v1/order/cancel", `{"order_invoice_number":"INV-0"}`); r.status != 200 {
+			t.Fatalf("cancel: %d %s", r.status, r.body)
+		}
+		r := b.checkout(t, signed(b.a.secret, checkoutForm(b.a, "INV-10", "10000")))
+		checkJSON(t, "format used up", r, 409, wantError("conflict",
+			"payment-code format DH followed by 1 digit: all 10 payment codes are used by this merchant's orders (codes are never reused): make suffix_to longer or put a wider format first"))
+		if _, err := b.db.Order(t.Context(), b.a.company, "INV-10"); recon.ErrorCode(err) != recon.ENOTFOUND {
+			t.Fatalf("the refused checkout stored an order: %v", err)
+		}
+		if !strings.Contains(logs.String(), "payment-code format nearly used up") || !strings.Contains(logs.String(), "capacity=10") {
+			t.Errorf("no warning in the log:\n%s", logs)
+		}
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var usage float64 = -1
+		for _, f := range families {
+			if f.GetName() == "recon_payment_code_usage_ratio" {
+				for _, m := range f.GetMetric() {
+					usage = m.GetGauge().GetValue()
+				}
+			}
+		}
+		if usage != 1 {
+			t.Errorf("recon_payment_code_usage_ratio = %v, want 1", usage)
+		}
+		// Merchant B's own codes are apart: it still checks out.
+		b.newOrder(t, b.b, "INV-10", "10000")
+	})
+}
+
+// lockedBuffer is a bytes.Buffer safe for a server's concurrent log writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }

@@ -53,6 +53,8 @@ type Handler struct {
 	// NewCode, when set, makes payment codes (tests); otherwise they are
 	// random digits fitting the company's default active format.
 	NewCode func() string
+	// Metrics, when set, records how full payment-code formats are.
+	Metrics *Metrics
 }
 
 // Register adds the gateway routes to mux.

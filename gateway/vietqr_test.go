@@ -115,7 +115,7 @@ func TestCodeGenerator(t *testing.T) {
 		{[]recon.PaymentCodeFormat{{Prefix: "SEP", SuffixFrom: 1, SuffixTo: 30, CharacterType: recon.NumberAndLetter, IsActive: true}}, "SEP", 10},
 		{[]recon.PaymentCodeFormat{{Prefix: "AB", SuffixFrom: 12, SuffixTo: 20, CharacterType: recon.NumberOnly, IsActive: true}}, "AB", 12},
 	} {
-		code := codeGenerator(tt.formats)()
+		code := defaultCodeFormat(tt.formats).random()
 		if len(code) != len(tt.prefix)+tt.digits || code[:len(tt.prefix)] != tt.prefix {
 			t.Errorf("%v: code %q, want %s + %d digits", tt.formats, code, tt.prefix, tt.digits)
 		}

@@ -83,6 +83,38 @@ func (db *DB) CreateOrder(ctx context.Context, o *recon.Order) error {
 	return nil
 }
 
+// PaymentCodesInUse implements recon.OrderStore. It reads the company's
+// codes through the (company_id, payment_code) index; checkout calls it only
+// after a drawn code was taken.
+func (db *DB) PaymentCodesInUse(ctx context.Context, companyID int64, prefix string, n, list int) (int64, []string, error) {
+	const where = ` FROM orders WHERE company_id = $1 AND substr(payment_code, 1, $2) = $3 AND length(payment_code) = $4`
+	args := []any{companyID, len(prefix), prefix, len(prefix) + n}
+	var count int64
+	if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&count); err != nil {
+		return 0, nil, internal(err, "count payment codes")
+	}
+	if list <= 0 || count > int64(list) {
+		return count, nil, nil
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT payment_code`+where, args...)
+	if err != nil {
+		return 0, nil, internal(err, "list payment codes")
+	}
+	defer rows.Close()
+	codes := make([]string, 0, count)
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return 0, nil, internal(err, "list payment codes")
+		}
+		codes = append(codes, c)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, internal(err, "list payment codes")
+	}
+	return int64(len(codes)), codes, nil
+}
+
 // Order implements recon.OrderStore.
 func (db *DB) Order(ctx context.Context, companyID int64, invoice string) (*recon.Order, error) {
 	return orderBy(ctx, db.db, `company_id = $1 AND invoice_number = $2`, "", companyID, invoice)

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"recon"
@@ -37,16 +38,25 @@ func (db *DB) Reconciliation(ctx context.Context, companyID int64, from, to stri
 		SELECT t.id, t.amount_in, COALESCE((SELECT d.outcome FROM match_decisions d WHERE d.transaction_id = t.id ORDER BY d.id DESC LIMIT 1), 'unmatched') AS outcome
 		FROM transactions t
 		WHERE t.company_id = $1 AND t.amount_in > 0 AND t.transaction_date >= $2 AND t.transaction_date < $3`
-	rows, err := db.db.QueryContext(ctx, `SELECT outcome, COUNT(*), COALESCE(SUM(amount_in), 0) FROM (`+outcomes+`) x GROUP BY outcome`, companyID, fromT, toT)
+	// The amounts are summed in two halves, the billions and the rest, so
+	// that neither SQL sum can overflow (SQLite fails with "integer overflow",
+	// PostgreSQL's numeric sum would not fit int64); Go adds them, checked.
+	rows, err := db.db.QueryContext(ctx, `SELECT outcome, COUNT(*), COALESCE(SUM(amount_in / `+sumSplit+`), 0), COALESCE(SUM(amount_in % `+sumSplit+`), 0)
+		FROM (`+outcomes+`) x GROUP BY outcome`, companyID, fromT, toT)
 	if err != nil {
 		return nil, internal(err, "reconciliation counts")
 	}
 	for rows.Next() {
 		var o string
-		var n, sum int64
-		if err := rows.Scan(&o, &n, &sum); err != nil {
+		var n, hi, lo int64
+		if err := rows.Scan(&o, &n, &hi, &lo); err != nil {
 			rows.Close()
 			return nil, internal(err, "reconciliation counts")
+		}
+		sum, ok := joinSum(hi, lo)
+		if !ok {
+			rows.Close()
+			return nil, recon.Errorf(recon.EINVALID, "the %s amounts from %s to %s add up to more than %d VND, the largest total a report can show: report on a shorter period", o, from, to, int64(math.MaxInt64))
 		}
 		rep.Counts[o], rep.Amounts[o] = n, sum
 	}
@@ -79,4 +89,18 @@ func (db *DB) Reconciliation(ctx context.Context, companyID int64, from, to stri
 		return nil, err
 	}
 	return rep, nil
+}
+
+// sumSplit splits an amount for summing: amount = hi*sumSplit + lo. Each row's
+// hi is at most recon.MaxAmount/sumSplit = 10^6, so the sum of the hi halves
+// of any possible number of rows fits int64.
+const sumSplit = "1000000000"
+
+// joinSum returns hi*10^9 + lo, false when it does not fit int64.
+func joinSum(hi, lo int64) (int64, bool) {
+	const split = 1_000_000_000
+	if hi > math.MaxInt64/split || hi < math.MinInt64/split {
+		return 0, false
+	}
+	return recon.AddAmounts(hi*split, lo)
 }

@@ -55,63 +55,110 @@ func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.Transa
 	var results []recon.IngestResult
 	enqueued := 0
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		accounts, err := db.lockAccounts(ctx, tx, companyID, in)
-		if err != nil {
-			return err
-		}
-		now := db.now()
-		if _, err := tx.ExecContext(ctx, `SAVEPOINT ingest`); err != nil {
-			return internal(err, "savepoint")
-		}
-		p := planIngest(in, codes, accounts, nil)
-		ids, err := db.insertTransactions(ctx, tx, companyID, p.rows, now)
-		if err != nil {
-			return err
-		}
-		if len(ids) < len(p.rows) {
-			if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT ingest`); err != nil {
-				return internal(err, "rollback to savepoint")
-			}
-			stored, err := db.storedRefs(ctx, tx, in)
-			if err != nil {
-				return err
-			}
-			p = planIngest(in, codes, accounts, stored)
-			if ids, err = db.insertTransactions(ctx, tx, companyID, p.rows, now); err != nil {
-				return err
-			}
-			if len(ids) < len(p.rows) {
-				return conflict(nil, "a transaction of this batch was stored concurrently; retry the batch")
-			}
-		}
-		results = p.results(ids)
-		if err := updateBalances(ctx, tx, p.accounts); err != nil {
-			return err
-		}
-		if err := db.addDayCounts(ctx, tx, companyID, p.rows); err != nil {
-			return err
-		}
-		if enqueued, err = db.match(ctx, tx, companyID, p.rows, ids, now); err != nil {
-			return err
-		}
-		for _, r := range p.rows {
-			if r.reported == nil {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `
-				INSERT INTO balance_discontinuities (company_id, bank_account_id, transaction_id, expected, reported, created_at)
-				VALUES ($1, $2, $3, $4, $5, $6)`,
-				companyID, r.BankAccountID, ids[r.key()], r.expected, *r.reported, now); err != nil {
-				return internal(err, "record balance discontinuity")
-			}
-		}
-		return nil
+		var err error
+		results, enqueued, err = db.ingestTx(ctx, tx, companyID, in, codes)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	db.enqueued(enqueued)
 	return results, nil
+}
+
+// IngestAtomically implements recon.AtomicIngestStore: every batch fill
+// stores goes into one database transaction, which commits when fill returns
+// nil and rolls back otherwise, whatever failed and wherever. Each batch is
+// stored as IngestTransactions stores one (locks, duplicates, balances,
+// matching), so later batches see the earlier ones. The calls bypass the
+// group commit; concurrent writers of the same bank accounts wait for the
+// commit (on SQLite, every writer does: keep fill free of slow input).
+func (db *DB) IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error {
+	enqueued := 0
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		return fill(func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
+			if len(codes) != len(in) {
+				return nil, fmt.Errorf("sqlstore: %d codes for %d transactions", len(codes), len(in))
+			}
+			if len(in) == 0 {
+				return []recon.IngestResult{}, nil
+			}
+			res, n, err := db.ingestTx(ctx, tx, companyID, in, codes)
+			enqueued += n
+			return res, err
+		})
+	})
+	if err != nil {
+		return err
+	}
+	db.enqueued(enqueued)
+	return nil
+}
+
+// ingestTx stores one batch within tx and returns the results and the number
+// of deliveries it enqueued.
+func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, int, error) {
+	accounts, err := db.lockAccounts(ctx, tx, companyID, in)
+	if err != nil {
+		return nil, 0, err
+	}
+	now := db.now()
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT ingest`); err != nil {
+		return nil, 0, internal(err, "savepoint")
+	}
+	p, err := planIngest(in, codes, accounts, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids, err := db.insertTransactions(ctx, tx, companyID, p.rows, now)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(ids) < len(p.rows) {
+		if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT ingest`); err != nil {
+			return nil, 0, internal(err, "rollback to savepoint")
+		}
+		stored, err := db.storedRefs(ctx, tx, in)
+		if err != nil {
+			return nil, 0, err
+		}
+		if p, err = planIngest(in, codes, accounts, stored); err != nil {
+			return nil, 0, err
+		}
+		if ids, err = db.insertTransactions(ctx, tx, companyID, p.rows, now); err != nil {
+			return nil, 0, err
+		}
+		if len(ids) < len(p.rows) {
+			return nil, 0, conflict(nil, "a transaction of this batch was stored concurrently; retry the batch")
+		}
+	}
+	// Released, so that a long import's batches do not pile up savepoints.
+	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT ingest`); err != nil {
+		return nil, 0, internal(err, "release savepoint")
+	}
+	results := p.results(ids)
+	if err := updateBalances(ctx, tx, p.accounts); err != nil {
+		return nil, 0, err
+	}
+	if err := db.addDayCounts(ctx, tx, companyID, p.rows); err != nil {
+		return nil, 0, err
+	}
+	enqueued, err := db.match(ctx, tx, companyID, p.rows, ids, now)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, r := range p.rows {
+		if r.reported == nil {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO balance_discontinuities (company_id, bank_account_id, transaction_id, expected, reported, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6)`,
+			companyID, r.BankAccountID, ids[r.key()], r.expected, *r.reported, now); err != nil {
+			return nil, 0, internal(err, "record balance discontinuity")
+		}
+	}
+	return results, enqueued, nil
 }
 
 // ingestPlan is what a batch will store: the new rows with their balances,
@@ -128,7 +175,9 @@ type ingestPlan struct {
 // planIngest computes the rows to insert, in batch order: a reference in
 // stored, or earlier in the batch, is a duplicate; every other row moves its
 // account's running balance. accounts is not changed: the plan works on a copy.
-func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]*accountState, stored map[accountKey]storedRef) *ingestPlan {
+// A running balance that would leave ±recon.MaxAmount (or overflow, were a
+// stored balance out of range) is EINVALID naming the row: nothing is stored.
+func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]*accountState, stored map[accountKey]storedRef) (*ingestPlan, error) {
 	p := &ingestPlan{in: in, codes: codes, accounts: make(map[int64]*accountState, len(accounts)), dupOf: map[int]storedRef{}}
 	for id, a := range accounts {
 		c := *a
@@ -148,7 +197,13 @@ func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]
 		seen[k] = true
 		a := p.accounts[t.BankAccountID]
 		row := insertRow{TransactionInput: t, code: codes[i]}
-		row.expected = a.balance + t.AmountIn - t.AmountOut
+		expected, ok := recon.AddAmounts(a.balance, t.AmountIn-t.AmountOut)
+		if !ok || (t.Accumulated == nil && (expected > recon.MaxAmount || expected < -recon.MaxAmount)) {
+			field := fmt.Sprintf("transactions[%d]", i)
+			return nil, recon.FieldError(field, "%s: the running balance of bank account %d would leave the range of ±%d VND (balance %d, amount_in %d, amount_out %d): nothing was stored",
+				field, t.BankAccountID, int64(recon.MaxAmount), a.balance, t.AmountIn, t.AmountOut)
+		}
+		row.expected = expected
 		row.accumulated = row.expected
 		if t.Accumulated != nil {
 			row.accumulated = *t.Accumulated
@@ -159,7 +214,7 @@ func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]
 		a.balance, a.known, a.changed = row.accumulated, true, true
 		p.rows = append(p.rows, row)
 	}
-	return p
+	return p, nil
 }
 
 // results reports each input: a new row, a stored duplicate, or a duplicate

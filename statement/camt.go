@@ -373,8 +373,7 @@ func (p *parser) camtEntry(row int, e *camtEntry, led *ledger) error {
 		}
 		tx.ReferenceNumber = p.hashRef(fields...)
 	}
-	p.add(row, tx)
-	return nil
+	return p.add(row, tx)
 }
 
 // camtAmount checks an entry's currency, amount and direction.

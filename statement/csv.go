@@ -94,7 +94,9 @@ func (p *parser) parseCSV(r io.Reader) error {
 			}
 			continue
 		}
-		p.add(row, tx)
+		if err := p.add(row, tx); err != nil {
+			return err
+		}
 	}
 }
 

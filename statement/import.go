@@ -2,33 +2,47 @@ package statement
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
+	"strconv"
+	"strings"
 
 	"recon"
 )
+
+// MaxSkippedListed bounds Report.Skipped: a file of a million bad rows
+// reports the first ones and counts the rest.
+const MaxSkippedListed = 1000
 
 // Report is what an import did.
 type Report struct {
 	Format     Format
 	Imported   int
 	Duplicates int
-	// Skipped lists the rows left out with skipInvalid; empty otherwise.
-	Skipped []RowError
+	// Skipped lists the first MaxSkippedListed rows left out with
+	// skipInvalid; SkippedCount counts them all. Both are empty otherwise.
+	Skipped      []RowError
+	SkippedCount int
 }
 
 // Import parses a statement of the company's bank account and stores its
 // transactions through the ingestion pipeline (payment codes, duplicates,
-// balances), 1000 at a time. The bank account must belong to the company.
+// balances). The bank account must belong to the company.
 //
-// All or nothing: without skipInvalid, a bad row fails the import with a
-// *RowError naming the row, and nothing is stored. With skipInvalid, bad rows
-// are skipped and reported. Every row is checked, by the parser and by the
-// domain's rules, before the first is stored; were storage to fail part way,
-// importing the same file again stores only what is missing, as references
-// already stored are duplicates.
+// All or nothing: every row is stored in one database transaction, which
+// commits only when the whole file has been read and checked and every row
+// stored. Whatever fails and wherever (a bad row without skipInvalid, a
+// closing balance that does not add up, a running balance out of range, the
+// reader, storage), nothing is stored. A bad row fails the import with a
+// *RowError naming the row; with skipInvalid, bad rows are skipped and
+// reported instead.
+//
+// One streaming pass: rows are parsed, checked and stored a batch of
+// recon.MaxIngestBatch at a time, so memory does not grow with the file. The
+// database transaction lasts as long as the pass: give Import a reader that
+// does not wait on a slow client (the API spools uploads to a file first).
 func Import(ctx context.Context, s interface {
-	recon.IngestStore
+	recon.AtomicIngestStore
 	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
 }, companyID, accountID int64, r io.Reader, f Format, opts Options, skipInvalid bool) (*Report, error) {
 	acct, err := s.BankAccount(ctx, companyID, accountID)
@@ -38,36 +52,79 @@ func Import(ctx context.Context, s interface {
 	if opts.AccountNumber == "" {
 		opts.AccountNumber = acct.AccountNumber
 	}
-	lines, skipped, err := Parse(r, f, opts, skipInvalid)
+	rep := &Report{Format: f}
+	skipped := func(e RowError) {
+		rep.SkippedCount++
+		if len(rep.Skipped) < MaxSkippedListed {
+			rep.Skipped = append(rep.Skipped, e)
+		}
+	}
+	err = recon.IngestAll(ctx, s, companyID, func(add func([]recon.TransactionInput) ([]recon.IngestResult, error)) error {
+		batch := make([]recon.TransactionInput, 0, recon.MaxIngestBatch)
+		rows := make([]int, 0, recon.MaxIngestBatch)
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			res, err := add(batch)
+			if err != nil {
+				return rowOf(err, rows)
+			}
+			for _, x := range res {
+				if x.Duplicate {
+					rep.Duplicates++
+				} else {
+					rep.Imported++
+				}
+			}
+			batch, rows = batch[:0], rows[:0]
+			return nil
+		}
+		err := ParseFunc(r, f, opts, skipInvalid, func(l Line) error {
+			l.Tx.BankAccountID = acct.ID
+			if err := l.Tx.Validate(""); err != nil {
+				re := RowError{Row: l.Row, Err: err}
+				if !skipInvalid {
+					return &re
+				}
+				skipped(re)
+				return nil
+			}
+			batch, rows = append(batch, l.Tx), append(rows, l.Row)
+			if len(batch) == recon.MaxIngestBatch {
+				return flush()
+			}
+			return nil
+		}, skipped)
+		if err != nil {
+			return err
+		}
+		return flush()
+	})
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Format: f, Skipped: skipped}
-	in := make([]recon.TransactionInput, 0, len(lines))
-	for _, l := range lines {
-		l.Tx.BankAccountID = acct.ID
-		if err := l.Tx.Validate(""); err != nil {
-			re := RowError{Row: l.Row, Err: err}
-			if !skipInvalid {
-				return nil, &re
-			}
-			rep.Skipped = append(rep.Skipped, re)
+	return rep, nil
+}
+
+// rowOf turns a batch error naming an item ("transactions[3]", such as a
+// running balance out of range) into a RowError naming the file's row.
+func rowOf(err error, rows []int) error {
+	var re *recon.Error
+	if !errors.As(err, &re) || re.Code != recon.EINVALID {
+		return err
+	}
+	for field := range re.Fields {
+		i, ok := strings.CutPrefix(field, "transactions[")
+		if !ok {
 			continue
 		}
-		in = append(in, l.Tx)
-	}
-	for start := 0; start < len(in); start += recon.MaxIngestBatch {
-		res, err := recon.Ingest(ctx, s, companyID, in[start:min(start+recon.MaxIngestBatch, len(in))])
-		if err != nil {
-			return rep, fmt.Errorf("storing rows %d..: %w", start+1, err)
+		n, err2 := strconv.Atoi(strings.TrimSuffix(i, "]"))
+		if err2 != nil || n < 0 || n >= len(rows) {
+			continue
 		}
-		for _, x := range res {
-			if x.Duplicate {
-				rep.Duplicates++
-			} else {
-				rep.Imported++
-			}
-		}
+		msg := strings.TrimPrefix(re.Message, field+": ")
+		return &RowError{Row: rows[n], Err: &recon.Error{Code: recon.EINVALID, Message: msg, Fields: map[string][]string{"row": {msg}}, Err: re.Err}}
 	}
-	return rep, nil
+	return err
 }

@@ -30,13 +30,8 @@ type mtMessage struct {
 func (m *mtMessage) where() string { return "statement :20:" + m.ref }
 
 func (p *parser) parseMT940(r io.Reader) error {
-	fields, err := mtFields(newBufReader(r))
-	if err != nil {
-		return err
-	}
 	var msg *mtMessage
-	for i := range fields {
-		f := &fields[i]
+	err := mtFields(newBufReader(r), func(f *mtField) error {
 		if msg == nil && f.tag != "20" {
 			return fileErr("line %d: an MT940 message starts with :20:, not :%s:", f.row, f.tag)
 		}
@@ -77,6 +72,10 @@ func (p *parser) parseMT940(r io.Reader) error {
 				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if msg == nil {
 		return fileErr("no :20: field: the file is not an MT940 statement")
@@ -85,16 +84,27 @@ func (p *parser) parseMT940(r io.Reader) error {
 }
 
 // mtFields splits a file into fields, dropping SWIFT envelopes ({1:}{2:}{3:}
-// {4: ... -}{5:}) and message separators ("-").
-func mtFields(br *bufio.Reader) ([]mtField, error) {
-	var fields []mtField
+// {4: ... -}{5:}) and message separators ("-"), and hands each to fn once it
+// is complete (the next field starts or the file ends): one field at a time
+// is held, whatever the size of the file.
+func mtFields(br *bufio.Reader, fn func(*mtField) error) error {
+	var last *mtField
+	started := false
+	flush := func() error {
+		if last == nil {
+			return nil
+		}
+		f := last
+		last = nil
+		return fn(f)
+	}
 	for row := 1; ; row++ {
 		line, err := br.ReadString('\n')
 		if err != nil && err != io.EOF {
-			return nil, err
+			return err
 		}
 		if line == "" && err == io.EOF {
-			return fields, nil
+			return flush()
 		}
 		line = strings.TrimRight(line, "\r\n")
 		if strings.HasPrefix(line, "{") {
@@ -109,17 +119,19 @@ func mtFields(br *bufio.Reader) ([]mtField, error) {
 		case trimmed == "-" || strings.HasPrefix(trimmed, "-}"):
 			continue
 		case len(line) >= 4 && line[0] == ':' && mtTag(line[1:]) > 0:
+			if err := flush(); err != nil {
+				return err
+			}
 			n := mtTag(line[1:])
-			fields = append(fields, mtField{tag: line[1 : 1+n], row: row, text: []string{line[2+n:]}})
+			last, started = &mtField{tag: line[1 : 1+n], row: row, text: []string{line[2+n:]}}, true
 		case trimmed == "":
-		case len(fields) == 0:
-			return nil, fileErr("line %d: not MT940: expected :20: first", row)
+		case !started:
+			return fileErr("line %d: not MT940: expected :20: first", row)
 		default:
-			last := &fields[len(fields)-1]
 			last.text = append(last.text, line)
 		}
 		if err == io.EOF {
-			return fields, nil
+			return flush()
 		}
 	}
 }
@@ -230,8 +242,7 @@ func (p *parser) mtFlush(msg *mtMessage) error {
 	if tx.ReferenceNumber, rerr = content(f.row, ":61:", ref); rerr != nil {
 		return p.bad(rerr)
 	}
-	p.add(f.row, tx)
-	return nil
+	return p.add(f.row, tx)
 }
 
 func mtNoRef(s string) bool { return s == "" || strings.EqualFold(s, "NONREF") }

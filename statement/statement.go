@@ -122,8 +122,12 @@
 // column, a statement balance or account in a currency other than VND) is a
 // plain *recon.Error and always fails the parse.
 //
-// Parse holds the whole result in memory and reads lines of any length: a
-// caller taking uploads bounds the input (http.MaxBytesReader).
+// Parse holds the whole result in memory. ParseFunc holds none of it: it
+// hands each line on as soon as it is read, so that its memory does not grow
+// with the file (see docs/benchmarks.md), except by a few dozen bytes per
+// camt.053 or MT940 entry without a bank reference (the count of identical
+// entries behind their hashed references) and by the longest row, which the
+// caller bounds with the file's size (http.MaxBytesReader).
 package statement
 
 import (
@@ -245,6 +249,23 @@ func fileErr(format string, args ...any) *recon.Error {
 // An error of r itself is returned wrapped (not as a *recon.Error): it is not
 // the file's fault.
 func Parse(r io.Reader, f Format, opts Options, skipInvalid bool) (lines []Line, skipped []RowError, err error) {
+	err = ParseFunc(r, f, opts, skipInvalid,
+		func(l Line) error { lines = append(lines, l); return nil },
+		func(e RowError) { skipped = append(skipped, e) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return lines, skipped, nil
+}
+
+// ParseFunc reads a statement as Parse does, in one streaming pass, and
+// keeps nothing: it calls emit with each good line as soon as it is read and
+// skip (with skipInvalid) with each bad row. An error emit returns stops the
+// parse and is returned as it is. A file-level problem found late (a camt.053
+// or MT940 closing balance that does not add up) comes after lines were
+// emitted: a caller that must store all or nothing stores them in a
+// transaction it commits only when ParseFunc returns nil.
+func ParseFunc(r io.Reader, f Format, opts Options, skipInvalid bool, emit func(Line) error, skip func(RowError)) (err error) {
 	loc := opts.Location
 	if loc == nil {
 		loc = defaultLocation()
@@ -254,6 +275,8 @@ func Parse(r io.Reader, f Format, opts Options, skipInvalid bool) (lines []Line,
 		account: normAccount(opts.AccountNumber),
 		skip:    skipInvalid,
 		seen:    make(map[[sha256.Size]byte]int),
+		emit:    emit,
+		onSkip:  skip,
 	}
 	src := &sourceReader{r: r, fn: opts.Progress, next: progressStep}
 	switch f {
@@ -264,7 +287,7 @@ func Parse(r io.Reader, f Format, opts Options, skipInvalid bool) (lines []Line,
 	case MT940:
 		err = p.parseMT940(src)
 	default:
-		return nil, nil, fileErr("unknown statement format %q: use %s, %s or %s", f, CSV, CAMT053, MT940)
+		return fileErr("unknown statement format %q: use %s, %s or %s", f, CSV, CAMT053, MT940)
 	}
 	if src.fn != nil {
 		src.fn(src.n)
@@ -272,12 +295,9 @@ func Parse(r io.Reader, f Format, opts Options, skipInvalid bool) (lines []Line,
 	if src.err != nil {
 		// The reader failed, not the file: pass its error on (an
 		// *http.MaxBytesError stays visible to errors.As).
-		return nil, nil, fmt.Errorf("statement: reading the file: %w", src.err)
+		return fmt.Errorf("statement: reading the file: %w", src.err)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return p.lines, p.skipped, nil
+	return err
 }
 
 // defaultLocation is Asia/Ho_Chi_Minh, or a fixed UTC+7 (Vietnam has had no
@@ -295,17 +315,17 @@ type parser struct {
 	account string // normalised Options.AccountNumber, "" when not set
 	skip    bool
 
-	lines   []Line
-	skipped []RowError
+	emit   func(Line) error
+	onSkip func(RowError)
 	// stmtAccount is the first account a statement of the file named.
 	stmtAccount, stmtAccountRaw string
 	// seen counts hashed entries, for the ordinal of identical ones.
 	seen map[[sha256.Size]byte]int
 }
 
-// add records a good line.
-func (p *parser) add(row int, tx recon.TransactionInput) {
-	p.lines = append(p.lines, Line{Row: row, Tx: tx})
+// add hands a good line on.
+func (p *parser) add(row int, tx recon.TransactionInput) error {
+	return p.emit(Line{Row: row, Tx: tx})
 }
 
 // bad records a bad row; it returns the error to stop with when rows are not
@@ -314,7 +334,9 @@ func (p *parser) bad(e *RowError) error {
 	if !p.skip {
 		return e
 	}
-	p.skipped = append(p.skipped, *e)
+	if p.onSkip != nil {
+		p.onSkip(*e)
+	}
 	return nil
 }
 

@@ -1,6 +1,10 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"recon"
+)
 
 // Mux is an http.ServeMux that remembers the patterns registered on it, so
 // that a test can check every route against the API document.
@@ -33,19 +37,27 @@ func (m *Mux) Patterns() []string { return append([]string(nil), m.patterns...) 
 // ServeHTTP dispatches like http.ServeMux, but answers a request that matches
 // no route with a JSON body instead of the mux's plain text: 404 not_found,
 // or 405 with the Allow header when the path exists for other methods.
+//
+// Before any route, CheckInput refuses control characters and bytes that are
+// not UTF-8 in the path, query, credentials and JSON or form bodies, with a
+// 400 validation_error in the family's envelope.
 func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if _, pattern := m.ServeMux.Handler(r); pattern != "" {
-		m.ServeMux.ServeHTTP(w, r)
-		return
-	}
-	probe := &headerProbe{header: http.Header{}}
-	m.ServeMux.ServeHTTP(probe, r)
 	write := m.Unmatched
 	if write == nil {
 		write = func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
 			WriteJSON(w, status, map[string]string{"status": "error", "error": name, "message": message})
 		}
 	}
+	if err := CheckInput(r); err != nil {
+		write(w, r, http.StatusBadRequest, "validation_error", recon.ErrorMessage(err))
+		return
+	}
+	if _, pattern := m.ServeMux.Handler(r); pattern != "" {
+		m.ServeMux.ServeHTTP(w, r)
+		return
+	}
+	probe := &headerProbe{header: http.Header{}}
+	m.ServeMux.ServeHTTP(probe, r)
 	switch probe.status {
 	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", probe.header.Get("Allow"))

@@ -70,7 +70,7 @@ so importing a file twice is safe. A progress bar is drawn on a terminal.`,
 				}
 				skipped := make([]map[string]any, len(rep.Skipped))
 				var text strings.Builder
-				fmt.Fprintf(&text, "%s: %d imported, %d duplicates, %d skipped", rep.Format, rep.Imported, rep.Duplicates, len(rep.Skipped))
+				fmt.Fprintf(&text, "%s: %d imported, %d duplicates, %d skipped", rep.Format, rep.Imported, rep.Duplicates, rep.SkippedCount)
 				for i, s := range rep.Skipped {
 					skipped[i] = map[string]any{"row": s.Row, "error": s.Error()}
 					fmt.Fprintf(&text, "\n  %s", s.Error())

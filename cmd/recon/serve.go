@@ -261,7 +261,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Logger: log}).Register(mux)
 	(&gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: recon.SystemClock{}, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
-		Blocked:  delivery.IsBlocked,
+		Blocked:  delivery.IsBlocked, Metrics: gateway.NewMetrics(metrics.Registry),
 	}).Register(mux)
 	return mux
 }
