@@ -125,6 +125,9 @@ func OpenURL(t testing.TB, databaseURL string) *sqlstore.DB {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatalf("dbtest: migrate %s: %v", databaseURL, err)
 	}
+	if err := db.UseSecretKey(ctx, sqlstore.KeySource{File: filepath.Join(t.TempDir(), "recon.key")}); err != nil {
+		t.Fatalf("dbtest: secret key of %s: %v", databaseURL, err)
+	}
 	return db
 }
 
