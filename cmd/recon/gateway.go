@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -104,6 +105,10 @@ rules are those of PUT /v1/ipn.`,
 				}
 				h.Store = db
 				saved, err := h.SaveIPN(cmd.Context(), companyID, c)
+				var re *recon.Error
+				if errors.As(err, &re) { // a refused URL carries its reason around the error
+					return re
+				}
 				if err != nil {
 					return err
 				}
