@@ -195,7 +195,8 @@ func (db *DB) legacyKey(ctx context.Context) ([]byte, error) {
 // the old format (nonce | ciphertext, no key id) under key id, and records
 // the key's fingerprint. On SQLite the transaction runs with secure_delete
 // on and the write-ahead log is then checkpointed and truncated, so that the
-// old key's bytes are overwritten in the database file and gone from the log.
+// old key's bytes are overwritten in the database file and gone from the log;
+// on PostgreSQL the table is rewritten (VACUUM FULL).
 func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error {
 	block, err := aes.NewCipher(legacy)
 	if err != nil {
@@ -252,7 +253,15 @@ func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error
 	if err := tx.Commit(); err != nil {
 		return internal(err, "move the secret key")
 	}
-	if sqlite {
+	if !sqlite {
+		// The old row version holding the key stays in the table's file until
+		// its space is reused: rewrite the (tiny) table into a new file. Best
+		// effort: WAL segments and backups from before keep the key anyway
+		// (README: rotate after upgrading).
+		_, _ = conn.ExecContext(ctx, `VACUUM FULL server_keys`)
+		return nil
+	}
+	{
 		var busy, logPages, done int
 		if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err != nil || busy != 0 {
 			return internal(fmt.Errorf("checkpoint: busy %d: %v", busy, err), "clear the old secret key from the write-ahead log")
