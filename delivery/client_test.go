@@ -86,7 +86,9 @@ func TestClientSendsSignedRequest(t *testing.T) {
 func TestClientFailures(t *testing.T) {
 	t.Parallel()
 	c := delivery.NewClient(delivery.ClientOptions{AllowPrivate: true})
-	target := func(url string) *recon.Target { return &recon.Target{URL: url, AuthType: recon.AuthNone, SigningSecret: "k"} }
+	target := func(url string) *recon.Target {
+		return &recon.Target{URL: url, AuthType: recon.AuthNone, SigningSecret: "k"}
+	}
 
 	t.Run("Non2xx", func(t *testing.T) {
 		t.Parallel()
