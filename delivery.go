@@ -2,6 +2,7 @@ package recon
 
 import (
 	"context"
+	"crypto/rand"
 	"time"
 )
 
@@ -63,8 +64,42 @@ type DeliveryAttempt struct {
 type Target struct {
 	URL      string
 	AuthType string // AuthSecretKey or AuthNone
-	Secret   string
-	Active   bool
+	// Secret is sent as X-Secret-Key with AuthSecretKey ("" with AuthNone).
+	Secret string
+	// SigningSecret keys X-Recon-Signature, whatever the auth type. Only the
+	// server makes it (NewSecret): the store generates one when it saves a
+	// target without it.
+	SigningSecret string
+	Active        bool
+}
+
+// Secret sizes: generated secrets have SecretLen letters and digits; a
+// secret a merchant chooses has 1 to MaxSecretLen characters.
+const (
+	SecretLen    = 48
+	MaxSecretLen = 500
+)
+
+// NewSecret returns SecretLen random letters and digits from crypto/rand
+// (about 285 bits): merchant secret keys, IPN secrets and signing secrets
+// are all made here.
+func NewSecret() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, SecretLen)
+	buf := make([]byte, 64)
+	for i := 0; i < len(b); {
+		if _, err := rand.Read(buf); err != nil {
+			panic(err) // crypto/rand.Read never returns an error (Go 1.24)
+		}
+		for _, c := range buf {
+			// 248 = 4*62: rejecting the rest keeps every character equally likely.
+			if c < 248 && i < len(b) {
+				b[i] = alphabet[c%62]
+				i++
+			}
+		}
+	}
+	return string(b)
 }
 
 // DeliveryFilter selects deliveries.
@@ -124,6 +159,7 @@ type MerchantStore interface {
 	MerchantByID(ctx context.Context, merchantID string) (*Merchant, error)
 	// MerchantOf returns the company's merchant, or ENOTFOUND.
 	MerchantOf(ctx context.Context, companyID int64) (*Merchant, error)
-	// SetIPN creates or replaces the company's IPN target.
+	// SetIPN creates or replaces the company's IPN target. A target without
+	// a SigningSecret gets a new one (NewSecret), set in t.
 	SetIPN(ctx context.Context, companyID int64, t *Target) error
 }

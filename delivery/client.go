@@ -132,9 +132,14 @@ func (c *Client) Timeout() time.Duration { return c.timeout }
 // Send makes one attempt to deliver d to t at now: a POST of d.Payload with
 // Content-Type application/json, User-Agent Recon-Webhook/1.0,
 // X-Recon-Delivery (d.ID), X-Recon-Event (d.Event), X-Recon-Timestamp (now
-// in Unix seconds) and X-Recon-Signature (Sign with t.Secret), and
-// X-Secret-Key: t.Secret when t.AuthType is SECRET_KEY.
+// in Unix seconds) and X-Recon-Signature (Sign with t.SigningSecret, the
+// target's own, whatever its auth type), and X-Secret-Key: t.Secret when
+// t.AuthType is SECRET_KEY. A target without a signing secret is not sent
+// to (ErrNoSigningSecret): a signature under an empty key proves nothing.
 func (c *Client) Send(ctx context.Context, t *recon.Target, d *recon.Delivery, now time.Time) Result {
+	if t.SigningSecret == "" {
+		return Result{Err: ErrNoSigningSecret}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(d.Payload))
 	if err != nil {
 		return Result{Err: err}
@@ -146,7 +151,7 @@ func (c *Client) Send(ctx context.Context, t *recon.Target, d *recon.Delivery, n
 	h.Set(HeaderDelivery, strconv.FormatInt(d.ID, 10))
 	h.Set(HeaderEvent, d.Event)
 	h.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
-	h.Set(HeaderSignature, Sign(t.Secret, ts, d.Payload))
+	h.Set(HeaderSignature, Sign(t.SigningSecret, ts, d.Payload))
 	if t.AuthType == recon.AuthSecretKey {
 		h.Set(HeaderSecretKey, t.Secret)
 	}

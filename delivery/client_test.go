@@ -30,12 +30,12 @@ func TestClientSendsSignedRequest(t *testing.T) {
 		wantSecretKey          bool
 	}{
 		{"secret key", recon.AuthSecretKey, "s3cret", true},
-		{"none with a secret", recon.AuthNone, "s3cret", false},
-		{"none without a secret", recon.AuthNone, "", false},
+		{"none", recon.AuthNone, "", false},
 	} {
 		d := *testDelivery
 		d.ID = int64(len(tc.name)) // a distinct id per case
-		res := c.Send(t.Context(), &recon.Target{URL: rc.URL + "/ipn", AuthType: tc.authType, Secret: tc.secret, Active: true}, &d, now)
+		signing := recon.NewSecret()
+		res := c.Send(t.Context(), &recon.Target{URL: rc.URL + "/ipn", AuthType: tc.authType, Secret: tc.secret, SigningSecret: signing, Active: true}, &d, now)
 		if !res.OK() || res.StatusCode != 200 || res.Response != `{"received":true}` || res.Latency <= 0 || res.Error(c.Timeout()) != "" {
 			t.Fatalf("%s: Send = %+v", tc.name, res)
 		}
@@ -62,19 +62,33 @@ func TestClientSendsSignedRequest(t *testing.T) {
 		if has != tc.wantSecretKey || (has && h.Get(delivery.HeaderSecretKey) != tc.secret) {
 			t.Errorf("%s: X-Secret-Key = %q (present %v), want present %v", tc.name, h.Get(delivery.HeaderSecretKey), has, tc.wantSecretKey)
 		}
-		if err := delivery.Verify(tc.secret, h.Get(delivery.HeaderTimestamp), h.Get(delivery.HeaderSignature), calls[0].body, now, 5*time.Minute); err != nil {
-			t.Errorf("%s: signature %q does not verify: %v", tc.name, h.Get(delivery.HeaderSignature), err)
+		ts, sig := h.Get(delivery.HeaderTimestamp), h.Get(delivery.HeaderSignature)
+		if err := delivery.Verify(signing, ts, sig, calls[0].body, now, 5*time.Minute); err != nil {
+			t.Errorf("%s: signature %q does not verify under the signing secret: %v", tc.name, sig, err)
 		}
-		if err := delivery.Verify("wrong", h.Get(delivery.HeaderTimestamp), h.Get(delivery.HeaderSignature), calls[0].body, now, 5*time.Minute); err == nil {
-			t.Errorf("%s: signature verifies with another secret", tc.name)
+		// Neither the X-Secret-Key secret (sent in clear beside it) nor an
+		// empty key, which anybody has, makes the signature.
+		for _, other := range []string{tc.secret, "", "wrong"} {
+			if delivery.Sign(other, now.Unix(), calls[0].body) == sig {
+				t.Errorf("%s: the signature is an HMAC under %q", tc.name, other)
+			}
 		}
+	}
+	// A target without a signing secret gets nothing.
+	d := *testDelivery
+	d.ID = 999
+	res := c.Send(t.Context(), &recon.Target{URL: rc.URL + "/ipn", AuthType: recon.AuthNone, Active: true}, &d, now)
+	if !errors.Is(res.Err, delivery.ErrNoSigningSecret) || len(rc.calls(d.ID)) != 0 {
+		t.Fatalf("Send without a signing secret = %+v, %d requests", res, len(rc.calls(d.ID)))
 	}
 }
 
 func TestClientFailures(t *testing.T) {
 	t.Parallel()
 	c := delivery.NewClient(delivery.ClientOptions{AllowPrivate: true})
-	target := func(url string) *recon.Target { return &recon.Target{URL: url, AuthType: recon.AuthNone} }
+	target := func(url string) *recon.Target {
+		return &recon.Target{URL: url, AuthType: recon.AuthNone, SigningSecret: "k"}
+	}
 
 	t.Run("Non2xx", func(t *testing.T) {
 		t.Parallel()
@@ -174,7 +188,7 @@ func TestClientRefusesInternalAddresses(t *testing.T) {
 		{"http://[::ffff:127.0.0.1]:" + port, true},
 		{"http://127.1:" + port, false},
 	} {
-		res := c.Send(t.Context(), &recon.Target{URL: tc.url, AuthType: recon.AuthNone}, testDelivery, time.Now())
+		res := c.Send(t.Context(), &recon.Target{URL: tc.url, AuthType: recon.AuthNone, SigningSecret: "k"}, testDelivery, time.Now())
 		if res.OK() || tc.refused && (!errors.Is(res.Err, ssrf.ErrProhibitedIP) || res.Error(c.Timeout()) != "refused to connect to an internal address") {
 			t.Errorf("Send to %s = %+v (%s), want the address refused", tc.url, res, res.Error(c.Timeout()))
 		}
@@ -184,7 +198,7 @@ func TestClientRefusesInternalAddresses(t *testing.T) {
 	}
 	// The same receiver with AllowPrivate: reached.
 	res := delivery.NewClient(delivery.ClientOptions{AllowPrivate: true}).Send(context.Background(),
-		&recon.Target{URL: "http://localhost:" + port, AuthType: recon.AuthNone}, testDelivery, time.Now())
+		&recon.Target{URL: "http://localhost:" + port, AuthType: recon.AuthNone, SigningSecret: "k"}, testDelivery, time.Now())
 	if !res.OK() || rc.total.Load() != 1 {
 		t.Fatalf("AllowPrivate: Send = %+v, receiver got %d", res, rc.total.Load())
 	}

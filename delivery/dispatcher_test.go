@@ -53,7 +53,7 @@ func TestDispatcherDelivers(t *testing.T) {
 		}
 		h := calls[0].header
 		if h.Get(delivery.HeaderSecretKey) != "s3cret" || h.Get(delivery.HeaderEvent) != "ORDER_PAID" ||
-			delivery.Verify("s3cret", h.Get(delivery.HeaderTimestamp), h.Get(delivery.HeaderSignature), calls[0].body, time.Now(), time.Minute) != nil {
+			delivery.Verify(signingSecret(t, db, d.CompanyID), h.Get(delivery.HeaderTimestamp), h.Get(delivery.HeaderSignature), calls[0].body, time.Now(), time.Minute) != nil {
 			t.Fatalf("headers %v", h)
 		}
 		waitFor(t, "the attempt to be counted", func() bool {

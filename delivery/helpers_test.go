@@ -127,6 +127,16 @@ func setIPN(t testing.TB, db *sqlstore.DB, companyID int64, url, secret string) 
 	}
 }
 
+// signingSecret returns the signing secret of the company's IPN target.
+func signingSecret(t testing.TB, db *sqlstore.DB, companyID int64) string {
+	t.Helper()
+	tg, err := db.DeliveryTarget(context.Background(), companyID, recon.DeliveryIPN)
+	if err != nil || tg.SigningSecret == "" {
+		t.Fatalf("DeliveryTarget = %+v, %v", tg, err)
+	}
+	return tg.SigningSecret
+}
+
 // enqueue stores n IPN deliveries of the company.
 func enqueue(t testing.TB, db *sqlstore.DB, companyID int64, n int) []*recon.Delivery {
 	t.Helper()

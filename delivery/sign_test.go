@@ -50,6 +50,7 @@ func TestVerify(t *testing.T) {
 		{"bad timestamp", "k", "soon", sig, body, now, 5 * time.Minute, false},
 		{"no signature", "k", "1772352000", "", body, now, 5 * time.Minute, false},
 		{"no version", "k", "1772352000", sig[3:], body, now, 5 * time.Minute, false},
+		{"empty secret", "", "1772352000", delivery.Sign("", now.Unix(), body), body, now, 5 * time.Minute, false},
 	} {
 		err := delivery.Verify(tc.secret, tc.ts, tc.sig, tc.body, tc.at, tc.tolerance)
 		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, delivery.ErrSignature)) {

@@ -44,9 +44,10 @@ type checkoutForm struct {
 // checkoutInit serves POST /v1/checkout/init: the merchant's signed form,
 // posted by the payer's browser. On success it creates the order and sends
 // the browser (303) to the hosted checkout page. Nothing is created when any
-// check fails. Of the unsigned fields only signature and custom_data are
-// read; others (branch_code of the PHP SDK, anything an SDK adds) are
-// ignored, as they cannot change the order.
+// check fails. A signed value that could move the boundary between signed
+// fields (see checkBoundaries) is refused. Of the unsigned fields only
+// signature and custom_data are read; others (branch_code of the PHP SDK,
+// anything an SDK adds) are ignored, as they cannot change the order.
 func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	fields, err := readForm(w, r)
 	if err != nil {
@@ -73,6 +74,9 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 		return recon.FieldError("merchant", "unknown merchant %q", printable(merchantID))
 	}
 	if err != nil {
+		return err
+	}
+	if err := checkBoundaries(fields); err != nil {
 		return err
 	}
 	if !validSignature(m.SecretKey, fields, signature) {

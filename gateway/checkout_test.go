@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	_ "image/png"
@@ -391,4 +392,50 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// TestCheckoutBoundaryShift is the finding "field boundaries can move": the
+// signing string joins k=v pairs with unescaped commas, so a signed
+// order_description of "note,order_amount=1,customer_id=y" followed by
+// order_amount=500000 signs the same string as order_description=note,
+// order_amount=1, customer_id="y,order_amount=500000". The re-split form
+// must not create an order for 1 VND; the merchant's own form, whose value
+// makes the shift possible, is refused too.
+func TestCheckoutBoundaryShift(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		b := setup(t, engine)
+		head := []pair{{"merchant", b.a.id}, {"operation", "PURCHASE"}, {"payment_method", "BANK_TRANSFER"},
+			{"order_invoice_number", "INV-SHIFT"}, {"currency", "VND"}}
+		merchantForm := append(append([]pair(nil), head...),
+			pair{"order_description", "note,order_amount=1,customer_id=y"}, pair{"order_amount", "500000"})
+		signature := sdkSign(b.a.secret, merchantForm)
+		attack := append(append([]pair(nil), head...),
+			pair{"order_description", "note"}, pair{"order_amount", "1"}, pair{"customer_id", "y,order_amount=500000"})
+		if sdkSign(b.a.secret, attack) != signature {
+			t.Fatal("the re-split form should sign the same string: the test does not reproduce the attack")
+		}
+		for _, tt := range []struct {
+			name, field string
+			form        []pair
+		}{
+			{"re-split form", "customer_id", append(attack, pair{"signature", signature})},
+			{"merchant's form", "order_description", append(merchantForm, pair{"signature", signature})},
+		} {
+			message := tt.field + ` must not contain ",order_amount=": the signature joins fields with commas, so a comma followed by a signed field's name and = would move the field boundaries`
+			checkJSON(t, tt.name, b.checkout(t, tt.form), 400, map[string]any{
+				"error": map[string]any{"code": "validation_error", "message": message}, "message": message})
+			if _, err := b.db.Order(context.Background(), b.a.company, "INV-SHIFT"); recon.ErrorCode(err) != recon.ENOTFOUND {
+				t.Fatalf("%s: an order was created (err %v)", tt.name, err)
+			}
+		}
+		// Commas and = signs are fine where they cannot name a signed field.
+		ok := append(append([]pair(nil), head...), pair{"order_description", "a,b=c, order_amount=2,x_order_amount=3"}, pair{"order_amount", "500000"})
+		if r := b.checkout(t, signed(b.a.secret, ok)); r.status != http.StatusSeeOther {
+			t.Fatalf("harmless commas: %d %s", r.status, r.body)
+		}
+		if o := b.order(t, b.a, "INV-SHIFT"); o.Amount != 500000 {
+			t.Fatalf("order amount %d", o.Amount)
+		}
+	})
 }

@@ -92,6 +92,35 @@ func signingString(fields []field) string {
 	return b.String()
 }
 
+// checkBoundaries refuses a signed value that contains "," + NAME + "="
+// for a signed field NAME. The signing string joins the pairs with commas,
+// unescaped (as the public SDKs sign), so such a value could move a field
+// boundary: a merchant-signed order_description of
+// "note,order_amount=1,customer_id=y" before order_amount=500000 gives the
+// same string as order_description=note, order_amount=1 and customer_id
+// "y,order_amount=500000", and the signature would vouch for 1 VND. Without
+// such values the string splits back into its fields one way only.
+func checkBoundaries(fields []field) error {
+	for _, f := range fields {
+		if !signedFields[f.name] || !strings.Contains(f.value, ",") || !strings.Contains(f.value, "=") {
+			continue
+		}
+		for _, name := range signedFieldNames {
+			if strings.Contains(f.value, ","+name+"=") {
+				return recon.FieldError(f.name, "%s must not contain %q: the signature joins fields with commas, so a comma followed by a signed field's name and = would move the field boundaries", f.name, ","+name+"=")
+			}
+		}
+	}
+	return nil
+}
+
+// signedFieldNames lists signedFields in a fixed order, for messages.
+var signedFieldNames = []string{
+	"merchant", "env", "operation", "payment_method", "order_amount", "currency", "order_invoice_number",
+	"order_description", "customer_id", "agreement_id", "agreement_name", "agreement_type",
+	"agreement_payment_frequency", "agreement_amount_per_payment", "success_url", "error_url", "cancel_url", "order_id",
+}
+
 // sign returns base64(HMAC-SHA256(secret, signingString(fields))).
 func sign(secret string, fields []field) string {
 	mac := hmac.New(sha256.New, []byte(secret))

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +93,9 @@ func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle 
 	}
 	t.Cleanup(func() { db.Close() })
 	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UseSecretKey(ctx, sqlstore.KeySource{File: filepath.Join(t.TempDir(), "recon.key")}); err != nil {
 		t.Fatal(err)
 	}
 	b := &bundle{db: db, clock: clk}
@@ -353,6 +358,8 @@ func TestBasicAuth(t *testing.T) {
 	})
 }
 
+const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
 func TestIPNSettings(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
@@ -361,40 +368,67 @@ func TestIPNSettings(t *testing.T) {
 		checkJSON(t, "GET before PUT", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": nil})
 
 		secret := "whsec_0123456789abcdefWXYZ"
+		// signingOf returns the signing secret of a PUT answer, checking that
+		// it is shown in full: 48 letters and digits.
+		signingOf := func(what string, r response) string {
+			t.Helper()
+			if r.status != 200 {
+				t.Fatalf("%s: %d %s", what, r.status, r.body)
+			}
+			s, _ := r.json(t)["data"].(map[string]any)["signing_secret"].(string)
+			if len(s) != recon.SecretLen || strings.Trim(s, alnum) != "" {
+				t.Fatalf("%s: signing secret %q, want %d letters and digits", what, s, recon.SecretLen)
+			}
+			return s
+		}
 		r := b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn","auth_type":"SECRET_KEY","secret_key":"`+secret+`","active":1}`)
+		signing := signingOf("PUT", r)
 		checkJSON(t, "PUT", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": secret, "active": 1.0}})
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": secret, "signing_secret": signing, "active": 1.0}})
 		checkJSON(t, "GET masked", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "active": 1.0}})
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 1.0}})
 		// Another merchant sees its own (none).
 		checkJSON(t, "GET other merchant", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": nil})
 
-		// No secret given: the stored one is kept; active 0.
+		// No secret given: the stored ones are kept, and shown masked (only the
+		// answer that created or rotated a secret shows it in full); active 0.
 		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0}`)
 		checkJSON(t, "PUT keeps secret", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": secret, "active": 0.0}})
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 0.0}})
+		if bytes.Contains(r.body, []byte(secret)) || bytes.Contains(r.body, []byte(signing)) {
+			t.Fatalf("PUT without secret_key shows a stored secret: %s", r.body)
+		}
 		target, err := b.db.DeliveryTarget(context.Background(), b.a.company, recon.DeliveryIPN)
-		if err != nil || target.Secret != secret || target.Active || target.URL != "https://shop.example.vn/ipn2" {
+		if err != nil || target.Secret != secret || target.SigningSecret != signing || target.Active || target.URL != "https://shop.example.vn/ipn2" {
 			t.Fatalf("stored target %+v, %v", target, err)
 		}
 
-		// A first PUT without a secret generates 48 characters.
-		r = b.api(t, b.b, "PUT", "/v1/ipn", `{"ipn_url":"https://b.example.vn/ipn"}`)
-		got := r.json(t)
-		if r.status != 200 {
-			t.Fatalf("PUT generated: %d %s", r.status, r.body)
+		// Rotating the signing secret shows the new one, once; secret_key stays masked.
+		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0,"rotate_signing_secret":true}`)
+		rotated := signingOf("PUT rotate", r)
+		if rotated == signing {
+			t.Fatal("rotate_signing_secret kept the signing secret")
 		}
-		gen, _ := got["data"].(map[string]any)["secret_key"].(string)
-		if len(gen) != 48 || strings.Trim(gen, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != "" {
+		checkJSON(t, "PUT rotate", r, 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": rotated, "active": 0.0}})
+		if target, err := b.db.DeliveryTarget(context.Background(), b.a.company, recon.DeliveryIPN); err != nil || target.SigningSecret != rotated || target.Secret != secret {
+			t.Fatalf("stored target after rotation %+v, %v", target, err)
+		}
+
+		// A first PUT without a secret generates 48 characters, shown once.
+		r = b.api(t, b.b, "PUT", "/v1/ipn", `{"ipn_url":"https://b.example.vn/ipn"}`)
+		signingB := signingOf("PUT generated", r)
+		gen, _ := r.json(t)["data"].(map[string]any)["secret_key"].(string)
+		if len(gen) != recon.SecretLen || strings.Trim(gen, alnum) != "" {
 			t.Fatalf("generated secret %q", gen)
 		}
 		checkJSON(t, "GET generated", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***" + gen[44:], "active": 1.0}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***" + gen[44:], "signing_secret": "***" + signingB[44:], "active": 1.0}})
 
-		// NONE: no secret.
+		// NONE: no secret_key, but a signing secret all the same.
 		r = b.api(t, b.b, "PUT", "/v1/ipn", `{"ipn_url":"https://b.example.vn/ipn","auth_type":"NONE"}`)
 		checkJSON(t, "PUT NONE", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "active": 1.0}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0}})
 
 		bad := func(reason, message string) map[string]any {
 			e := map[string]any{"code": "validation_error", "message": message}
@@ -416,6 +450,7 @@ func TestIPNSettings(t *testing.T) {
 			{"secret with NONE", `{"ipn_url":"https://a.vn/ipn","auth_type":"NONE","secret_key":"abc"}`, "", "secret_key is not used with auth_type NONE"},
 			{"unknown field", `{"ipn_url":"https://a.vn/ipn","events":[]}`, "", `unknown field "events"`},
 			{"malformed", `{"ipn_url":`, "", "malformed JSON: the body ends early"},
+			{"rotate not a boolean", `{"ipn_url":"https://a.vn/ipn","rotate_signing_secret":1}`, "", "rotate_signing_secret must be a boolean, not number"},
 		} {
 			checkJSON(t, tt.name, b.api(t, b.a, "PUT", "/v1/ipn", tt.body), 400, bad(tt.reason, tt.message))
 		}

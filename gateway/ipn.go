@@ -1,7 +1,7 @@
 package gateway
 
 import (
-	"crypto/rand"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,31 +13,35 @@ import (
 )
 
 // IPN settings limits (spec §8, decisions.md §6: as the hub webhook).
-const (
-	maxIPNURLLen    = 2000
-	maxSecretLen    = 500
-	generatedSecret = 48
-)
+const maxIPNURLLen = 2000
 
-// ipnJSON is the merchant's IPN settings.
+// ipnJSON is the merchant's IPN settings. A secret is shown in full only in
+// the answer that created or rotated it, masked everywhere else.
 type ipnJSON struct {
-	IPNURL    string  `json:"ipn_url"`
-	AuthType  string  `json:"auth_type"`
-	SecretKey *string `json:"secret_key"`
-	Active    int     `json:"active"`
+	IPNURL        string  `json:"ipn_url"`
+	AuthType      string  `json:"auth_type"`
+	SecretKey     *string `json:"secret_key"`
+	SigningSecret string  `json:"signing_secret"`
+	Active        int     `json:"active"`
 }
 
-func toIPNJSON(t *recon.Target, mask bool) ipnJSON {
-	out := ipnJSON{IPNURL: t.URL, AuthType: t.AuthType}
+// IPNJSON renders IPN settings as GET and PUT /v1/ipn (and recon ipn set
+// --json) show them: secret_key (null with auth type NONE) and
+// signing_secret masked unless showSecret or showSigning.
+func IPNJSON(t *recon.Target, showSecret, showSigning bool) any {
+	out := ipnJSON{IPNURL: t.URL, AuthType: t.AuthType, SigningSecret: t.SigningSecret}
 	if t.Active {
 		out.Active = 1
 	}
 	if t.AuthType == recon.AuthSecretKey {
 		s := t.Secret
-		if mask {
+		if !showSecret {
 			s = maskSecret(s)
 		}
 		out.SecretKey = &s
+	}
+	if !showSigning {
+		out.SigningSecret = maskSecret(out.SigningSecret)
 	}
 	return out
 }
@@ -52,7 +56,7 @@ func maskSecret(s string) string {
 	return "***" + string(r[len(r)-4:])
 }
 
-// getIPN serves GET /v1/ipn: the IPN settings with the secret masked, or
+// getIPN serves GET /v1/ipn: the IPN settings with the secrets masked, or
 // data null when none are set.
 func (h *Handler) getIPN(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
 	t, err := h.Store.DeliveryTarget(r.Context(), m.CompanyID, recon.DeliveryIPN)
@@ -66,82 +70,124 @@ func (h *Handler) getIPN(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, struct {
-		Data ipnJSON `json:"data"`
-	}{toIPNJSON(t, true)})
+		Data any `json:"data"`
+	}{IPNJSON(t, false, false)})
 	return nil
 }
 
 // ipnInput is the body of PUT /v1/ipn.
 type ipnInput struct {
-	IPNURL    *string         `json:"ipn_url"`
-	AuthType  *string         `json:"auth_type"`
-	SecretKey *string         `json:"secret_key"`
-	Active    json.RawMessage `json:"active"`
+	IPNURL              *string         `json:"ipn_url"`
+	AuthType            *string         `json:"auth_type"`
+	SecretKey           *string         `json:"secret_key"`
+	Active              json.RawMessage `json:"active"`
+	RotateSigningSecret *bool           `json:"rotate_signing_secret"`
 }
 
-// putIPN serves PUT /v1/ipn: replaces the IPN settings. ipn_url is required;
-// auth_type defaults to SECRET_KEY, active to 1. With SECRET_KEY and no
-// secret_key, the stored secret is kept, or 48 random characters are made
-// when there is none. The answer shows the secret in full, once.
+// putIPN serves PUT /v1/ipn: replaces the IPN settings (see SaveIPN).
 func (h *Handler) putIPN(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
 	var in ipnInput
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	if in.IPNURL == nil || *in.IPNURL == "" {
-		return recon.FieldError("ipn_url", "ipn_url is required")
+	c := IPNChange{AuthType: recon.AuthSecretKey, Active: true, SecretKey: in.SecretKey}
+	if in.IPNURL != nil {
+		c.URL = *in.IPNURL
 	}
-	if err := h.checkIPNURL(*in.IPNURL); err != nil {
-		return err
-	}
-	t := &recon.Target{URL: *in.IPNURL, AuthType: recon.AuthSecretKey, Active: true}
 	if in.AuthType != nil {
-		t.AuthType = *in.AuthType
-		if t.AuthType != recon.AuthSecretKey && t.AuthType != recon.AuthNone {
-			return recon.FieldError("auth_type", "auth_type must be SECRET_KEY or NONE")
-		}
+		c.AuthType = *in.AuthType
 	}
 	if in.Active != nil {
 		switch string(in.Active) {
 		case "1":
 		case "0":
-			t.Active = false
+			c.Active = false
 		default:
 			return recon.FieldError("active", "active must be 0 or 1")
 		}
 	}
-	if in.SecretKey != nil {
-		if *in.SecretKey == "" || utf8.RuneCountInString(*in.SecretKey) > maxSecretLen {
-			return recon.FieldError("secret_key", "secret_key must be 1 to %d characters", maxSecretLen)
-		}
-		if t.AuthType == recon.AuthNone {
-			return recon.FieldError("secret_key", "secret_key is not used with auth_type NONE")
-		}
+	if in.RotateSigningSecret != nil {
+		c.RotateSigningSecret = *in.RotateSigningSecret
 	}
-	ctx := r.Context()
-	if t.AuthType == recon.AuthSecretKey {
-		switch {
-		case in.SecretKey != nil:
-			t.Secret = *in.SecretKey
-		default:
-			old, err := h.Store.DeliveryTarget(ctx, m.CompanyID, recon.DeliveryIPN)
-			switch {
-			case err == nil && old.Secret != "":
-				t.Secret = old.Secret
-			case err == nil || recon.ErrorCode(err) == recon.ENOTFOUND:
-				t.Secret = randomSecret(generatedSecret)
-			default:
-				return err
-			}
-		}
-	}
-	if err := h.Store.SetIPN(ctx, m.CompanyID, t); err != nil {
+	saved, err := h.SaveIPN(r.Context(), m.CompanyID, c)
+	if err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, struct {
-		Data ipnJSON `json:"data"`
-	}{toIPNJSON(t, false)})
+		Data any `json:"data"`
+	}{IPNJSON(saved.Target, saved.NewSecret, saved.NewSigningSecret)})
 	return nil
+}
+
+// IPNChange is new IPN settings, from PUT /v1/ipn or recon ipn set.
+type IPNChange struct {
+	URL      string
+	AuthType string // recon.AuthSecretKey or recon.AuthNone
+	// SecretKey is the X-Secret-Key secret the merchant chose; nil keeps
+	// the stored one, or makes one when there is none.
+	SecretKey *string
+	Active    bool
+	// RotateSigningSecret replaces the signing secret of X-Recon-Signature.
+	RotateSigningSecret bool
+}
+
+// IPNSaved is what SaveIPN stored, and which of its secrets are new: only
+// those are shown in full.
+type IPNSaved struct {
+	Target                      *recon.Target
+	NewSecret, NewSigningSecret bool
+}
+
+// SaveIPN checks c and replaces the company's IPN settings with it: the
+// one implementation of the rules, for the API and the CLI. The URL is
+// required and checked (length, then h.CheckURL); auth_type is SECRET_KEY or
+// NONE; a secret_key has 1 to 500 characters and only goes with
+// SECRET_KEY. With SECRET_KEY and no secret_key the stored secret is kept,
+// or a new one made (recon.NewSecret) when there is none. The signing secret
+// is kept, made for a new target, or replaced when c.RotateSigningSecret.
+func (h *Handler) SaveIPN(ctx context.Context, companyID int64, c IPNChange) (*IPNSaved, error) {
+	if c.URL == "" {
+		return nil, recon.FieldError("ipn_url", "ipn_url is required")
+	}
+	if err := h.checkIPNURL(c.URL); err != nil {
+		return nil, err
+	}
+	if c.AuthType != recon.AuthSecretKey && c.AuthType != recon.AuthNone {
+		return nil, recon.FieldError("auth_type", "auth_type must be SECRET_KEY or NONE")
+	}
+	if c.SecretKey != nil {
+		if *c.SecretKey == "" || utf8.RuneCountInString(*c.SecretKey) > recon.MaxSecretLen {
+			return nil, recon.FieldError("secret_key", "secret_key must be 1 to %d characters", recon.MaxSecretLen)
+		}
+		if c.AuthType == recon.AuthNone {
+			return nil, recon.FieldError("secret_key", "secret_key is not used with auth_type NONE")
+		}
+	}
+	old, err := h.Store.DeliveryTarget(ctx, companyID, recon.DeliveryIPN)
+	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
+		return nil, err
+	}
+	saved := &IPNSaved{Target: &recon.Target{URL: c.URL, AuthType: c.AuthType, Active: c.Active}}
+	t := saved.Target
+	if c.AuthType == recon.AuthSecretKey {
+		switch {
+		case c.SecretKey != nil:
+			t.Secret, saved.NewSecret = *c.SecretKey, true
+		case old != nil && old.Secret != "":
+			t.Secret = old.Secret
+		default:
+			t.Secret, saved.NewSecret = recon.NewSecret(), true
+		}
+	}
+	if old != nil && !c.RotateSigningSecret {
+		t.SigningSecret = old.SigningSecret
+	} else {
+		t.SigningSecret, saved.NewSigningSecret = recon.NewSecret(), true
+	}
+	if err := h.Store.SetIPN(ctx, companyID, t); err != nil {
+		return nil, err
+	}
+	return saved, nil
 }
 
 // checkIPNURL applies the save-time URL rules: length, then h.CheckURL (or,
@@ -179,22 +225,4 @@ func urlProblem(err error) string {
 		return re.Message
 	}
 	return err.Error()
-}
-
-// randomSecret returns n random letters and digits.
-func randomSecret(n int) string {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, n)
-	buf := make([]byte, 1)
-	for i := 0; i < n; {
-		if _, err := rand.Read(buf); err != nil {
-			panic(err) // crypto/rand does not fail
-		}
-		// 248 = 4*62: rejection keeps the letters uniform.
-		if buf[0] < 248 {
-			b[i] = alphabet[buf[0]%62]
-			i++
-		}
-	}
-	return string(b)
 }

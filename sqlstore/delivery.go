@@ -401,25 +401,39 @@ func (db *DB) ReplayDelivery(ctx context.Context, companyID, id int64, now time.
 }
 
 // DeliveryTarget returns where the company's deliveries of the kind go, its
-// secret decrypted, or ENOTFOUND when none is configured.
+// secrets decrypted, or ENOTFOUND when none is configured. A target saved
+// before signing secrets existed gets one here, on first read: nothing is
+// ever signed under an empty key.
 func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error) {
-	var t recon.Target
-	var sealed []byte
-	err := db.db.QueryRowContext(ctx,
-		`SELECT url, auth_type, secret, active FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
-		companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &t.Active)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(err, "company %d has no %s target", companyID, kind)
-	}
-	if err != nil {
-		return nil, internal(err, "read delivery target")
-	}
-	if len(sealed) > 0 {
-		if t.Secret, err = db.openSecret(ctx, sealed); err != nil {
+	for range 2 {
+		var t recon.Target
+		var sealed, signing []byte
+		err := db.db.QueryRowContext(ctx,
+			`SELECT url, auth_type, secret, signing_secret, active FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
+			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFound(err, "company %d has no %s target", companyID, kind)
+		}
+		if err != nil {
+			return nil, internal(err, "read delivery target")
+		}
+		if len(signing) == 0 {
+			if err := db.ensureSigningSecret(ctx, companyID, kind); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if len(sealed) > 0 {
+			if t.Secret, err = db.openSecret(ctx, sealed); err != nil {
+				return nil, err
+			}
+		}
+		if t.SigningSecret, err = db.openSecret(ctx, signing); err != nil {
 			return nil, err
 		}
+		return &t, nil
 	}
-	return &t, nil
+	return nil, internal(fmt.Errorf("company %d's %s target keeps losing its signing secret", companyID, kind), "read delivery target")
 }
 
 // DeliveryStats counts deliveries by status (every status is present, zero

@@ -11,24 +11,26 @@ import (
 // SetMerchant creates or replaces the company's gateway credentials; the
 // secret key is stored sealed.
 func (db *DB) SetMerchant(ctx context.Context, m *recon.Merchant) error {
-	sealed, err := db.sealSecret(ctx, m.SecretKey)
-	if err != nil {
-		return err
-	}
-	_, err = db.db.ExecContext(ctx, `
-		INSERT INTO merchants (company_id, merchant_id, secret_key, created_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (company_id) DO UPDATE SET merchant_id = excluded.merchant_id, secret_key = excluded.secret_key`,
-		m.CompanyID, m.MerchantID, sealed, db.now())
-	switch db.d.violation(err) {
-	case uniqueViolation:
-		return conflict(err, "merchant id %q is taken", m.MerchantID)
-	case foreignKeyViolation:
-		return notFound(err, "company %d not found", m.CompanyID)
-	}
-	if err != nil {
-		return internal(err, "set merchant")
-	}
-	return nil
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		sealed, err := db.sealSecret(ctx, tx, m.SecretKey)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO merchants (company_id, merchant_id, secret_key, created_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (company_id) DO UPDATE SET merchant_id = excluded.merchant_id, secret_key = excluded.secret_key`,
+			m.CompanyID, m.MerchantID, sealed, db.now())
+		switch db.d.violation(err) {
+		case uniqueViolation:
+			return conflict(err, "merchant id %q is taken", m.MerchantID)
+		case foreignKeyViolation:
+			return notFound(err, "company %d not found", m.CompanyID)
+		}
+		if err != nil {
+			return internal(err, "set merchant")
+		}
+		return nil
+	})
 }
 
 // MerchantByID returns the merchant with the public id, or ENOTFOUND.
@@ -58,29 +60,63 @@ func (db *DB) merchant(ctx context.Context, where string, arg any) (*recon.Merch
 	return &m, nil
 }
 
-// SetIPN creates or replaces the company's IPN target; the secret is stored sealed.
+// SetIPN creates or replaces the company's IPN target; its secrets are
+// stored sealed. A target without a signing secret gets a new one, set in t.
 func (db *DB) SetIPN(ctx context.Context, companyID int64, t *recon.Target) error {
 	return db.setTarget(ctx, companyID, recon.DeliveryIPN, t, "{}")
 }
 
 func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *recon.Target, settings string) error {
-	sealed, err := db.sealSecret(ctx, t.Secret)
-	if err != nil {
-		return err
+	signing := t.SigningSecret
+	if signing == "" {
+		signing = recon.NewSecret()
 	}
-	_, err = db.db.ExecContext(ctx, `
-		INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, active, settings, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
-			secret = excluded.secret, active = excluded.active, settings = excluded.settings, updated_at = excluded.updated_at`,
-		companyID, kind, t.URL, t.AuthType, sealed, t.Active, settings, db.now())
-	if db.d.violation(err) == foreignKeyViolation {
-		return notFound(err, "company %d not found", companyID)
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		sealed, err := db.sealSecret(ctx, tx, t.Secret)
+		if err != nil {
+			return err
+		}
+		sealedSigning, err := db.sealSecret(ctx, tx, signing)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
+				secret = excluded.secret, signing_secret = excluded.signing_secret, active = excluded.active,
+				settings = excluded.settings, updated_at = excluded.updated_at`,
+			companyID, kind, t.URL, t.AuthType, sealed, sealedSigning, t.Active, settings, db.now())
+		if db.d.violation(err) == foreignKeyViolation {
+			return notFound(err, "company %d not found", companyID)
+		}
+		if err != nil {
+			return internal(err, "set delivery target")
+		}
+		return nil
+	})
+	if err == nil {
+		t.SigningSecret = signing
 	}
-	if err != nil {
-		return internal(err, "set delivery target")
-	}
-	return nil
+	return err
+}
+
+// ensureSigningSecret gives the company's target of the kind a signing
+// secret if it has none (targets saved before migration 00005).
+// Concurrent callers agree: only the first write lands.
+func (db *DB) ensureSigningSecret(ctx context.Context, companyID int64, kind string) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		sealed, err := db.sealSecret(ctx, tx, recon.NewSecret())
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE delivery_targets SET signing_secret = $1 WHERE company_id = $2 AND kind = $3 AND signing_secret IS NULL`,
+			sealed, companyID, kind); err != nil {
+			return internal(err, "make a signing secret")
+		}
+		return nil
+	})
 }
 
 // activeTarget reports, within a state change's transaction, whether the

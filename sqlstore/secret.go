@@ -4,65 +4,265 @@ import (
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"sort"
+	"strconv"
+	"strings"
 	"sync"
 )
 
 // Secrets that the server must read back (merchant secret keys, which sign
-// checkout forms; IPN and webhook secrets, which are sent) are sealed with
-// AES-256-GCM under the server key "data" before they are stored: a copy of
-// the database alone does not reveal them. Secrets that are only checked
-// (passwords, client secrets, tokens) are stored as hashes instead.
+// checkout forms; IPN secrets and signing secrets, which are sent) are sealed
+// with AES-256-GCM before they are stored. The key is not in the database
+// (decisions.md §9): it comes from a key file or RECON_SECRET_KEY (see
+// secretkey.go), so a copy of the database alone reveals no secret. Secrets
+// that are only checked (passwords, client secrets, tokens) are stored as
+// hashes instead.
+//
+// A sealed value is
+//
+//	0x01 | key id (4 bytes, big endian) | nonce (12 bytes) | ciphertext and tag
+//
+// with the first 5 bytes as additional data: the key id says which key of
+// the ring opens it, so that a rotation can re-seal under a new key while
+// the old one still opens what is not yet re-sealed.
 
-type sealer struct {
-	once sync.Once
-	aead cipher.AEAD
-	err  error
+const (
+	sealVersion    = 1
+	sealHeaderSize = 5
+	keySize        = 32
+)
+
+// keyRing holds the sealing keys by id. The database's secret_key_state
+// names the one new secrets are sealed under; the others only open.
+type keyRing struct {
+	keys map[uint32][]byte
 }
 
-func (db *DB) cipher(ctx context.Context) (cipher.AEAD, error) {
-	db.seal.once.Do(func() {
-		key, err := db.ServerKey(ctx, "data", 32)
-		if err != nil {
-			db.seal.err = err
-			return
+func newKeyRing() *keyRing { return &keyRing{keys: map[uint32][]byte{}} }
+
+// ids returns the key ids, smallest first.
+func (r *keyRing) ids() []uint32 {
+	ids := make([]uint32, 0, len(r.keys))
+	for id := range r.keys {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// newest returns the largest key id (0 for an empty ring).
+func (r *keyRing) newest() uint32 {
+	var max uint32
+	for id := range r.keys {
+		max = maxU32(max, id)
+	}
+	return max
+}
+
+func maxU32(a, b uint32) uint32 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// idOf returns the id of key in the ring, or 0.
+func (r *keyRing) idOf(key []byte) uint32 {
+	for id, k := range r.keys {
+		if hmac.Equal(k, key) {
+			return id
 		}
+	}
+	return 0
+}
+
+// parseKeyRing reads keys written as "ID:BASE64" (standard base64 of 32
+// bytes), separated by white space or commas; lines starting with # are
+// comments. A lone key without "ID:" is key 1. what names the source in
+// errors, which never quote a key.
+func parseKeyRing(text, what string) (*keyRing, error) {
+	r := newKeyRing()
+	var entries []string
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		entries = append(entries, strings.FieldsFunc(line, func(c rune) bool {
+			return c == ',' || c == ' ' || c == '\t' || c == '\r'
+		})...)
+	}
+	if len(entries) == 0 {
+		return nil, fmt.Errorf("%s holds no key", what)
+	}
+	for n, e := range entries {
+		idText, b64, ok := strings.Cut(e, ":")
+		if !ok {
+			if len(entries) > 1 {
+				return nil, fmt.Errorf("%s: entry %d is not ID:KEY", what, n+1)
+			}
+			idText, b64 = "1", e
+		}
+		id, err := strconv.ParseUint(idText, 10, 32)
+		if err != nil || id == 0 {
+			return nil, fmt.Errorf("%s: entry %d: the key id must be a whole number from 1", what, n+1)
+		}
+		key, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil || len(key) != keySize {
+			return nil, fmt.Errorf("%s: key %d must be %d bytes in standard base64 (e.g. openssl rand -base64 32)", what, id, keySize)
+		}
+		if _, dup := r.keys[uint32(id)]; dup {
+			return nil, fmt.Errorf("%s: key %d is given twice", what, id)
+		}
+		r.keys[uint32(id)] = key
+	}
+	return r, nil
+}
+
+// format writes the ring as a key file.
+func (r *keyRing) format() []byte {
+	var b strings.Builder
+	b.WriteString("# Recon secret key file: the keys that seal merchant secrets, IPN secrets and\n")
+	b.WriteString("# signing secrets in the database. Keep it out of database backups and back it\n")
+	b.WriteString("# up on its own: without it those secrets cannot be read. One key a line,\n")
+	b.WriteString("# ID:BASE64. Change it only with `recon keys rotate`.\n")
+	for _, id := range r.ids() {
+		fmt.Fprintf(&b, "%d:%s\n", id, base64.StdEncoding.EncodeToString(r.keys[id]))
+	}
+	return []byte(b.String())
+}
+
+// fingerprint identifies a key without revealing it: HMAC-SHA256 under the
+// key of a fixed text. It is stored in the database to detect a wrong key
+// file; finding the key from it is as hard as breaking HMAC-SHA256.
+func fingerprint(key []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("recon secret key fingerprint v1"))
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// sealer is the DB's loaded key ring; reload re-reads the key file when a
+// value or the database names a key the ring lacks (after a rotation by
+// another process).
+type sealer struct {
+	mu     sync.Mutex
+	ring   *keyRing
+	aeads  map[uint32]cipher.AEAD
+	source KeySource
+}
+
+func (s *sealer) set(ring *keyRing, src KeySource) error {
+	aeads := map[uint32]cipher.AEAD{}
+	for id, key := range ring.keys {
 		block, err := aes.NewCipher(key)
 		if err != nil {
-			db.seal.err = err
-			return
+			return err
 		}
-		db.seal.aead, db.seal.err = cipher.NewGCM(block)
-	})
-	return db.seal.aead, db.seal.err
+		if aeads[id], err = cipher.NewGCM(block); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ring, s.aeads, s.source = ring, aeads, src
+	return nil
 }
 
-// sealSecret encrypts s; the nonce is stored in front of the ciphertext.
-func (db *DB) sealSecret(ctx context.Context, s string) ([]byte, error) {
-	aead, err := db.cipher(ctx)
+// aead returns the cipher of key id, re-reading a key file once if the ring
+// lacks it.
+func (s *sealer) aead(id uint32) (cipher.AEAD, error) {
+	s.mu.Lock()
+	a, ok := s.aeads[id]
+	src, loaded := s.source, s.ring != nil
+	s.mu.Unlock()
+	switch {
+	case ok:
+		return a, nil
+	case !loaded:
+		return nil, fmt.Errorf("no secret key loaded (UseSecretKey was not called)")
+	case src.File == "":
+		return nil, fmt.Errorf("secret key %d is not in RECON_SECRET_KEY: give every node the keys of the current key file", id)
+	}
+	ring, err := readKeyFile(src.File)
+	if err != nil {
+		return nil, err
+	}
+	if ring == nil || ring.keys[id] == nil {
+		return nil, fmt.Errorf("secret key %d is not in the key file %s: copy the key file from where `recon keys rotate` last ran", id, src.File)
+	}
+	if err := s.set(ring, src); err != nil {
+		return nil, err
+	}
+	return s.aead(id)
+}
+
+// currentKeyID reads, within a write transaction, the id of the key new
+// secrets are sealed under, locking it (PostgreSQL) so that a rotation
+// cannot commit between this read and the caller's write: every value is
+// either sealed before the rotation (and re-sealed by it) or after it,
+// under the new key.
+func (db *DB) currentKeyID(ctx context.Context, q querier) (uint32, error) {
+	var id int64
+	if err := q.QueryRowContext(ctx, `SELECT key_id FROM secret_key_state WHERE id = 1`+db.d.forUpdate()).Scan(&id); err != nil {
+		return 0, internal(err, "read the current secret key id (was UseSecretKey called?)")
+	}
+	return uint32(id), nil
+}
+
+// sealSecret encrypts s under the current key, within the write transaction q.
+func (db *DB) sealSecret(ctx context.Context, q querier, s string) ([]byte, error) {
+	id, err := db.currentKeyID(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return db.sealWith(id, s)
+}
+
+func (db *DB) sealWith(id uint32, s string) ([]byte, error) {
+	aead, err := db.seal.aead(id)
 	if err != nil {
 		return nil, internal(err, "seal secret")
 	}
-	nonce := make([]byte, aead.NonceSize())
-	if _, err := io.ReadFull(db.rand, nonce); err != nil {
+	out := make([]byte, sealHeaderSize+aead.NonceSize(), sealHeaderSize+aead.NonceSize()+len(s)+aead.Overhead())
+	out[0] = sealVersion
+	binary.BigEndian.PutUint32(out[1:sealHeaderSize], id)
+	if _, err := io.ReadFull(db.rand, out[sealHeaderSize:]); err != nil {
 		return nil, internal(err, "seal secret")
 	}
-	return aead.Seal(nonce, nonce, []byte(s), nil), nil
+	return aead.Seal(out, out[sealHeaderSize:], []byte(s), out[:sealHeaderSize]), nil
+}
+
+// sealedKeyID returns the id of the key that sealed b.
+func sealedKeyID(b []byte) (uint32, error) {
+	if len(b) < sealHeaderSize || b[0] != sealVersion {
+		return 0, fmt.Errorf("sealed secret of %d bytes in an unknown format", len(b))
+	}
+	return binary.BigEndian.Uint32(b[1:sealHeaderSize]), nil
 }
 
 // openSecret decrypts what sealSecret stored.
-func (db *DB) openSecret(ctx context.Context, b []byte) (string, error) {
-	aead, err := db.cipher(ctx)
+func (db *DB) openSecret(_ context.Context, b []byte) (string, error) {
+	id, err := sealedKeyID(b)
 	if err != nil {
 		return "", internal(err, "open secret")
 	}
-	if len(b) < aead.NonceSize() {
+	aead, err := db.seal.aead(id)
+	if err != nil {
+		return "", internal(err, "open secret")
+	}
+	rest := b[sealHeaderSize:]
+	if len(rest) < aead.NonceSize() {
 		return "", internal(fmt.Errorf("sealed secret of %d bytes", len(b)), "open secret")
 	}
-	plain, err := aead.Open(nil, b[:aead.NonceSize()], b[aead.NonceSize():], nil)
+	plain, err := aead.Open(nil, rest[:aead.NonceSize()], rest[aead.NonceSize():], b[:sealHeaderSize])
 	if err != nil {
-		return "", internal(err, "open secret")
+		return "", internal(fmt.Errorf("key %d does not open it: %w", id, err), "open secret")
 	}
 	return string(plain), nil
 }

@@ -13,7 +13,14 @@ import (
 func WithRand(r io.Reader) Option { return func(db *DB) { db.rand = r } }
 
 // ServerKey returns the secret named name, generating size random bytes the
-// first time any process asks. Processes sharing the database (the server,
+// first time any process asks. Only keys whose theft with a copy of the
+// database gives nothing away may live here; today that is the OAuth2 token
+// HMAC key ("oauth_hmac"): the database holds only the HMAC signatures of
+// tokens, and with the key an attacker can neither recover a token from its
+// signature (that needs the token's 256 random bits) nor make a token whose
+// signature is stored (that needs a write to the database, which already
+// gives everything away). The key that seals secrets is not here: see
+// UseSecretKey. Processes sharing the database (the server,
 // the CLI, other nodes) get the same key: the first insert wins and the
 // others read it. A stored key of another size is EINTERNAL.
 func (db *DB) ServerKey(ctx context.Context, name string, size int) ([]byte, error) {

@@ -77,6 +77,9 @@ func startProcess(t testing.TB, bin, addr, dbURL string, extra ...string) *exec.
 	args := append([]string{"serve", "--addr", addr, "--database-url", dbURL, "--log-level", "warn"}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "RECON_LOG_FORMAT=json")
+	if v := testEnv(dbURL, envSecretKey); v != "" {
+		cmd.Env = append(cmd.Env, envSecretKey+"="+v)
+	}
 	var logs bytes.Buffer
 	cmd.Stderr = &logs
 	t.Cleanup(func() {

@@ -114,7 +114,7 @@ func seedDemoData(ctx context.Context, db *sqlstore.DB, loc *time.Location) (*re
 	if err != nil {
 		return nil, "", err
 	}
-	if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: co.ID, MerchantID: "DEMO-SAOMAI", SecretKey: randomSecret()}); err != nil {
+	if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: co.ID, MerchantID: "DEMO-SAOMAI", SecretKey: recon.NewSecret()}); err != nil {
 		return nil, "", err
 	}
 	if err := seedDemoTransactions(ctx, db, co.ID, loc); err != nil {

@@ -2,8 +2,8 @@ package main
 
 import (
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"recon"
 	"recon/api"
 	"recon/delivery"
+	"recon/gateway"
 	"recon/sqlstore"
 )
 
@@ -25,7 +26,8 @@ func newMerchantCmd(a *app) *cobra.Command {
 		Short: "Show a company's merchant credentials, creating them the first time",
 		Long: `Show the company's payment-gateway credentials: merchant_id and secret_key, the
 Basic credentials of /v1/order... (merchant_id:secret_key) and the key that signs
-checkout forms. They are created the first time; --rotate replaces the secret.`,
+checkout forms. They are created the first time; --rotate replaces the secret.
+The secret is stored encrypted under the server's secret key (recon keys --help).`,
 		Example: `  recon merchant credentials --company 1 --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -39,7 +41,7 @@ checkout forms. They are created the first time; --rotate replaces the secret.`,
 					if m == nil {
 						m = &recon.Merchant{CompanyID: companyID, MerchantID: "MC" + strconv.FormatInt(companyID, 10) + "_" + randomHex(6)}
 					}
-					m.SecretKey = randomSecret()
+					m.SecretKey = recon.NewSecret()
 					err = db.SetMerchant(cmd.Context(), m)
 				}
 				if err != nil {
@@ -64,18 +66,12 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// randomSecret is 32 random bytes, URL-safe base64 (43 characters).
-func randomSecret() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
 func newIPNCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "ipn", Short: "A merchant's IPN settings"}
 	var (
 		companyID int64
-		t         recon.Target
+		c         gateway.IPNChange
+		secret    string
 		inactive  bool
 		sandbox   bool
 		private   bool
@@ -84,40 +80,62 @@ func newIPNCmd(a *app) *cobra.Command {
 		Use:   "set",
 		Short: "Set where a company's IPNs go",
 		Long: `Set the company's IPN target: the URL Recon POSTs ORDER_PAID and TRANSACTION_VOID
-notifications to, and how it authenticates (SECRET_KEY sends X-Secret-Key; every
-request is also signed with X-Recon-Signature). The URL must be public HTTPS
-(http is accepted with --sandbox); internal addresses are refused in any
-spelling, and again when each notification is sent.`,
-		Example: `  recon ipn set --company 1 --url https://shop.example.vn/ipn --auth-type SECRET_KEY --json`,
-		Args:    cobra.NoArgs,
+notifications to, and how it authenticates (SECRET_KEY sends X-Secret-Key). Every
+request is also signed with X-Recon-Signature under the target's own signing
+secret, which Recon makes when the target is first saved and replaces with
+--rotate-signing-secret; a secret is shown in full only when it is made. The
+URL must be public HTTPS (http is accepted with --sandbox); internal addresses
+are refused in any spelling, and again when each notification is sent. The
+rules are those of PUT /v1/ipn.`,
+		Example: `  recon ipn set --company 1 --url https://shop.example.vn/ipn --auth-type SECRET_KEY --json
+  recon ipn set --company 1 --url https://shop.example.vn/ipn --rotate-signing-secret`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t.Active = !inactive
-			if t.AuthType != recon.AuthSecretKey && t.AuthType != recon.AuthNone {
-				return fmt.Errorf("--auth-type must be SECRET_KEY or NONE")
+			c.Active = !inactive
+			if cmd.Flags().Changed("secret") {
+				c.SecretKey = &secret
 			}
-			if len(t.Secret) > 500 {
-				return fmt.Errorf("--secret must be at most 500 characters")
-			}
-			if t.AuthType == recon.AuthSecretKey && t.Secret == "" {
-				t.Secret = randomSecret()
-			}
-			if err := checkTargetURL(t.URL, sandbox, private); err != nil {
-				return describe(err)
+			h := &gateway.Handler{
+				CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, private) },
+				Blocked:  delivery.IsBlocked,
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				if err := db.SetIPN(cmd.Context(), companyID, &t); err != nil {
+				if _, err := db.Company(cmd.Context(), companyID); err != nil {
 					return err
 				}
-				return a.print(map[string]any{"ipn_url": t.URL, "auth_type": t.AuthType, "secret_key": t.Secret, "active": boolInt(t.Active)},
-					"IPN of company %d: %s (%s, active %v)\nsecret_key: %s", companyID, t.URL, t.AuthType, t.Active, t.Secret)
+				h.Store = db
+				saved, err := h.SaveIPN(cmd.Context(), companyID, c)
+				var re *recon.Error
+				if errors.As(err, &re) { // a refused URL carries its reason around the error
+					return re
+				}
+				if err != nil {
+					return err
+				}
+				t := saved.Target
+				shown := func(s string, full bool) string {
+					if full {
+						return s
+					}
+					return "(unchanged, not shown)"
+				}
+				if t.AuthType == recon.AuthNone {
+					secret = "(none: auth type NONE)"
+				} else {
+					secret = shown(t.Secret, saved.NewSecret)
+				}
+				return a.print(gateway.IPNJSON(t, saved.NewSecret, saved.NewSigningSecret),
+					"IPN of company %d: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", companyID, t.URL, t.AuthType, t.Active,
+					secret, shown(t.SigningSecret, saved.NewSigningSecret))
 			})
 		},
 	}
 	f := set.Flags()
 	f.Int64Var(&companyID, "company", 0, "company id (required)")
-	f.StringVar(&t.URL, "url", "", "IPN URL (required)")
-	f.StringVar(&t.AuthType, "auth-type", recon.AuthSecretKey, "SECRET_KEY or NONE")
-	f.StringVar(&t.Secret, "secret", "", "secret (default: a new random one with SECRET_KEY)")
+	f.StringVar(&c.URL, "url", "", "IPN URL (required)")
+	f.StringVar(&c.AuthType, "auth-type", recon.AuthSecretKey, "SECRET_KEY or NONE")
+	f.StringVar(&secret, "secret", "", "the X-Secret-Key secret (default: keep the stored one, or make one with SECRET_KEY)")
+	f.BoolVar(&c.RotateSigningSecret, "rotate-signing-secret", false, "replace the signing secret of X-Recon-Signature (shown once)")
 	f.BoolVar(&inactive, "inactive", false, "save the settings but send nothing")
 	f.BoolVar(&sandbox, "sandbox", false, "accept a plain-http URL (sandbox setups)")
 	f.BoolVar(&private, "allow-private-targets", false, "accept loopback and private addresses (tests, self-hosted setups)")
@@ -127,11 +145,6 @@ spelling, and again when each notification is sent.`,
 	a.addJSONFlag(set)
 	cmd.AddCommand(set)
 	return cmd
-}
-
-// checkTargetURL is the save-time check of a notification URL (decisions §7).
-func checkTargetURL(raw string, sandbox, allowPrivate bool) error {
-	return delivery.CheckURL(raw, sandbox, allowPrivate)
 }
 
 func boolInt(b bool) int {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"recon"
 	"recon/delivery"
 	"recon/sqlstore/dbtest"
 )
@@ -103,6 +104,7 @@ func checkoutForm(secret string, fields [][2]string) string {
 type merchantSetup struct {
 	base, dbURL, company, account string
 	merchantID, secret            string
+	signingSecret                 string
 	feedToken                     string
 }
 
@@ -123,8 +125,12 @@ func setupMerchant(t testing.TB, base, dbURL, ipnURL string) *merchantSetup {
 	}
 	creds := cliJSON(t, dbURL, "merchant", "credentials", "--company", m.company)
 	m.merchantID, m.secret = creds["merchant_id"].(string), creds["secret_key"].(string)
-	cliJSON(t, dbURL, "ipn", "set", "--company", m.company, "--url", ipnURL, "--auth-type", "SECRET_KEY", "--secret", "ipn-secret-0123456789",
+	ipn := cliJSON(t, dbURL, "ipn", "set", "--company", m.company, "--url", ipnURL, "--auth-type", "SECRET_KEY", "--secret", "ipn-secret-0123456789",
 		"--sandbox", "--allow-private-targets")
+	m.signingSecret, _ = ipn["signing_secret"].(string)
+	if len(m.signingSecret) != recon.SecretLen || ipn["secret_key"] != "ipn-secret-0123456789" {
+		t.Fatalf("recon ipn set answered %v: want the secrets it made in full", ipn)
+	}
 	return m
 }
 
@@ -222,7 +228,7 @@ func TestIPNLoop(t *testing.T) {
 		if h.Get("X-Secret-Key") != "ipn-secret-0123456789" || h.Get("Content-Type") != "application/json" {
 			t.Errorf("headers: %v", h)
 		}
-		if err := delivery.Verify("ipn-secret-0123456789", h.Get("X-Recon-Timestamp"), h.Get("X-Recon-Signature"), body, time.Now(), time.Minute); err != nil {
+		if err := delivery.Verify(m.signingSecret, h.Get("X-Recon-Timestamp"), h.Get("X-Recon-Signature"), body, time.Now(), time.Minute); err != nil {
 			t.Errorf("signature: %v", err)
 		}
 		// The order is CAPTURED, with both decisions explained.

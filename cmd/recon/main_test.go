@@ -25,16 +25,23 @@ import (
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
 
+// testEnv is the environment of recon in tests: the database, and on
+// PostgreSQL (which has no default key file) the test secret key.
+func testEnv(databaseURL, k string) string {
+	switch {
+	case k == "RECON_DATABASE_URL":
+		return databaseURL
+	case k == envSecretKey && strings.HasPrefix(databaseURL, "postgres"):
+		return dbtest.TestSecretKey
+	}
+	return ""
+}
+
 // cli runs the recon command line in-process and returns its standard output.
 func cli(t testing.TB, databaseURL string, args ...string) (string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	getenv := func(k string) string {
-		if k == "RECON_DATABASE_URL" {
-			return databaseURL
-		}
-		return ""
-	}
+	getenv := func(k string) string { return testEnv(databaseURL, k) }
 	err := run(context.Background(), args, getenv, strings.NewReader(""), &out, &errOut)
 	return out.String(), err
 }
@@ -89,12 +96,7 @@ func startServer(t testing.TB, databaseURL string, extra ...string) (base string
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout = &bytes.Buffer{}
 	done := make(chan error, 1)
-	getenv := func(k string) string {
-		if k == "RECON_DATABASE_URL" {
-			return databaseURL
-		}
-		return ""
-	}
+	getenv := func(k string) string { return testEnv(databaseURL, k) }
 	args := append([]string{"serve", "--addr", addr, "--log-format", "json", "--log-level", "warn"}, extra...)
 	logs := &syncBuffer{}
 	go func() { done <- run(ctx, args, getenv, strings.NewReader(""), stdout, logs) }()

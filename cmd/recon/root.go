@@ -25,11 +25,12 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
-	databaseURL string
-	logFormat   string
-	logLevel    string
-	timezone    string
-	jsonOut     bool
+	databaseURL   string
+	secretKeyFile string
+	logFormat     string
+	logLevel      string
+	timezone      string
+	jsonOut       bool
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -53,6 +54,7 @@ RECON_DATABASE_URL). A flag given on the command line wins.`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.databaseURL, "database-url", "", `database: "sqlite:PATH" or "postgres://..." (default: SQLite file recon.db in the working directory)`)
+	pf.StringVar(&a.secretKeyFile, "secret-key-file", "", `file of the key that seals merchant, IPN and signing secrets; created when absent on a new database (default with SQLite: the database file's name + ".key"; PostgreSQL needs it or RECON_SECRET_KEY, see recon keys --help)`)
 	pf.StringVar(&a.logFormat, "log-format", "", `log format: "text" or "json" (default: text on a terminal, json otherwise)`)
 	pf.StringVar(&a.logLevel, "log-level", "info", `log level: debug, info, warn or error`)
 	pf.StringVar(&a.timezone, "timezone", "Asia/Ho_Chi_Minh", "business time zone of transaction dates (IANA name)")
@@ -60,7 +62,7 @@ RECON_DATABASE_URL). A flag given on the command line wins.`,
 		newServeCmd(a), newMigrateCmd(a),
 		newCompanyCmd(a), newUserCmd(a), newClientCmd(a), newTokenCmd(a),
 		newBankAccountCmd(a), newSimulateCmd(a), newTransactionsCmd(a), newImportCmd(a),
-		newMerchantCmd(a), newIPNCmd(a), newDeliveriesCmd(a), newReportCmd(a),
+		newMerchantCmd(a), newIPNCmd(a), newDeliveriesCmd(a), newReportCmd(a), newKeysCmd(a),
 	)
 	root.InitDefaultCompletionCmd()
 	annotateEnv(root)
@@ -138,7 +140,8 @@ func (a *app) location() (*time.Location, error) {
 	return loc, nil
 }
 
-// openStore opens the configured database and brings its schema up to date.
+// openStore opens the configured database, brings its schema up to date
+// and loads the key that seals its secrets (secretKeySource).
 func (a *app) openStore(ctx context.Context) (*sqlstore.DB, error) {
 	db, err := sqlstore.Open(ctx, a.databaseURL)
 	if err != nil {
@@ -147,6 +150,10 @@ func (a *app) openStore(ctx context.Context) (*sqlstore.DB, error) {
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrating the database: %w", err)
+	}
+	if err := a.useSecretKey(ctx, db); err != nil {
+		db.Close()
+		return nil, err
 	}
 	return db, nil
 }

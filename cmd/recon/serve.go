@@ -118,6 +118,13 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer db.Close()
+	if src, err := a.secretKeySource(db); err == nil { // openStore loaded it from there
+		if src.File != "" {
+			log.Info("secrets sealed under the key file", "path", src.File)
+		} else {
+			log.Info("secrets sealed under the key in " + envSecretKey)
+		}
+	}
 	auth, err := newOAuthServer(ctx, db, cfg.baseURL, log)
 	if err != nil {
 		return err

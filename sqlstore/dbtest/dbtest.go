@@ -113,6 +113,10 @@ func OpenStore(t testing.TB, engine string) *sqlstore.DB {
 	return OpenURL(t, newPostgresDatabase(t, template))
 }
 
+// TestSecretKey is the sealing key of test databases on PostgreSQL (as
+// RECON_SECRET_KEY would give it). Never use it outside tests.
+const TestSecretKey = "1:dGVzdCBrZXkgb2YgcmVjb24gZGJ0ZXN0LCBub3Qgc2U="
+
 // OpenURL opens and migrates the database at databaseURL, closed when the test ends.
 func OpenURL(t testing.TB, databaseURL string) *sqlstore.DB {
 	t.Helper()
@@ -124,6 +128,15 @@ func OpenURL(t testing.TB, databaseURL string) *sqlstore.DB {
 	t.Cleanup(func() { db.Close() })
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatalf("dbtest: migrate %s: %v", databaseURL, err)
+	}
+	// Every opening of one database finds the same key: beside a SQLite
+	// file, as recon serve keeps it; a fixed test key on PostgreSQL.
+	src := sqlstore.KeySource{File: db.DefaultKeyFile()}
+	if src.File == "" {
+		src = sqlstore.KeySource{Keys: TestSecretKey}
+	}
+	if err := db.UseSecretKey(ctx, src); err != nil {
+		t.Fatalf("dbtest: secret key of %s: %v", databaseURL, err)
 	}
 	return db
 }

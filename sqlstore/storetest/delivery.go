@@ -532,4 +532,48 @@ func testDelivery(t *testing.T, open Open) {
 		}
 		diff(t, "replaced target", off, got)
 	})
+
+	t.Run("SigningSecret", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		ipn, ok := s.(interface {
+			SetIPN(ctx context.Context, companyID int64, t *recon.Target) error
+		})
+		if !ok {
+			t.Skip("the store has no SetIPN")
+		}
+		c := newCompany(t, s, 1)
+		// Every target gets its own signing secret, whatever its auth type.
+		none := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
+		if err := ipn.SetIPN(t.Context(), c.ID, none); err != nil {
+			t.Fatal(err)
+		}
+		if len(none.SigningSecret) != recon.SecretLen {
+			t.Fatalf("SetIPN without a signing secret made %q, want %d characters", none.SigningSecret, recon.SecretLen)
+		}
+		got, err := ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "target with a generated signing secret", none, got)
+		// Saving the settings with the signing secret read keeps it.
+		got.URL = "https://shop.example/ipn2"
+		kept := got.SigningSecret
+		if err := ipn.SetIPN(t.Context(), c.ID, got); err != nil {
+			t.Fatal(err)
+		}
+		if again, err := ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN); err != nil || again.SigningSecret != kept || again.URL != got.URL {
+			t.Fatalf("after saving with the signing secret: %+v, %v; want the secret kept", again, err)
+		}
+		// Another company's target gets another secret.
+		d := newCompany(t, s, 2)
+		other := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
+		if err := ipn.SetIPN(t.Context(), d.ID, other); err != nil {
+			t.Fatal(err)
+		}
+		if other.SigningSecret == kept {
+			t.Fatal("two targets got the same signing secret")
+		}
+	})
 }
