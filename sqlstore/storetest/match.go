@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"encoding/json"
-	"math"
 	"testing"
 	"time"
 
@@ -117,39 +116,5 @@ func testMatching(t *testing.T, open Open) {
 			}
 		}
 		diff(t, "ORDER_PAID deliveries by invoice", []string{"A", "B", "V"}, got)
-	})
-	t.Run("PaidAmountOverflowRefusesTheBatch", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		c := newCompany(t, s, 1)
-		a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
-		// Beyond what checkout accepts (recon.MaxAmount), so only the store's
-		// own guard stands between these sums and a wrapped int64.
-		newOrder(t, s, c.ID, a.ID, "HUGE", "DH70001", math.MaxInt64)
-		first := pay(t, s, c.ID, a.ID, "R1", "DH70001", "", 1<<62)
-		// Into another account, so no running balance overflows: only the
-		// order's paid amount would (2^62 + 2^62 = 2^63).
-		in := tx(b.ID, "R2", "2026-03-01 10:00:00", 1<<62, 0)
-		_, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{in}, []string{"DH70001"})
-		wantCode(t, err, recon.EINVALID, "a transfer of 4611686018427387904 VND to order HUGE would overflow its paid amount (4611686018427387904 VND paid so far)")
-		o, err := s.Order(t.Context(), c.ID, "HUGE")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if o.PaidAmount != 1<<62 || o.Status != recon.OrderAwaitingPayment {
-			t.Fatalf("order after the refused batch: %s paid %d; want unchanged", o.Status, o.PaidAmount)
-		}
-		ds, err := s.MatchDecisions(t.Context(), c.ID, o.ID, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ds) != 1 || ds[0].TransactionID != first {
-			t.Fatalf("decisions after the refused batch: %+v; want only the first transfer's", ds)
-		}
-		// Nothing of the refused batch was written: the reference is new.
-		res, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{tx(b.ID, "R2", "2026-03-01 10:00:00", 5, 0)}, []string{""})
-		if err != nil || res[0].Duplicate {
-			t.Fatalf("R2 again: %+v %v; want it stored as new", res, err)
-		}
 	})
 }
