@@ -46,6 +46,9 @@ type Handler struct {
 
 // Register adds the API routes to mux.
 func (h *Handler) Register(mux *web.Mux) {
+	mux.Family("/api/", func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
+		web.WriteJSON(w, status, errorBody{Status: "error", Error: name, Message: message})
+	})
 	// Each route names its scope and the action of decisions.md §9 that the
 	// caller's role or permissions must allow (recon.Caller.May).
 	route := func(pattern string, fn handlerFunc, scope string, action recon.Action) {
@@ -58,7 +61,8 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/transactions/{id}", h.showTransaction, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("GET /api/v1/bank-accounts", h.listBankAccounts, recon.ScopeBankAccountRead, recon.ActionReadMoney)
 	route("GET /api/v1/balance-discontinuities", h.listDiscontinuities, recon.ScopeBankAccountRead, recon.ActionReadMoney)
-	route("POST /api/v1/bank-accounts/{id}/statements", h.uploadStatement, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
+	mux.HandleLimited("POST /api/v1/bank-accounts/{id}/statements", // statement files: up to MaxStatementBytes
+		h.authed(h.uploadStatement, recon.ScopeTransactionWrite, recon.ActionWriteTransactions), MaxStatementBytes)
 	route("GET /api/v1/reconciliation", h.reconciliation, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries", h.listDeliveries, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries/{id}", h.showDelivery, recon.ScopeDeliveryRead, recon.ActionReadMoney)

@@ -122,7 +122,7 @@ func TestUploadStatementConcurrencyLimit(t *testing.T) {
 	auth := tokens{"feeder": {CompanyID: co.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}}
 	mux := web.NewMux()
 	(&api.Handler{Store: db, Auth: auth, Logger: slog.New(slog.DiscardHandler), MaxUploads: 1}).Register(mux)
-	srv := httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler), BodyLimit: func(*http.Request) int64 { return api.MaxStatementBytes }}).Wrap(mux))
+	srv := httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
 	t.Cleanup(srv.Close)
 	path := fmt.Sprintf("%s/api/v1/bank-accounts/%d/statements?format=csv", srv.URL, ba.ID)
 	upload := func(body io.Reader) (*http.Response, map[string]any) {

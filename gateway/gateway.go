@@ -59,6 +59,10 @@ type Handler struct {
 
 // Register adds the gateway routes to mux.
 func (h *Handler) Register(mux *web.Mux) {
+	// Requests under /v1/ that fail before a handler get the gateway's envelope.
+	mux.Family("/v1/", func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
+		web.WriteJSON(w, status, errorBody{Error: errorDetail{Code: name, Message: message}, Message: message})
+	})
 	mux.HandleFunc("POST /v1/checkout/init", h.page(h.checkoutInit))
 	mux.HandleFunc("GET /v1/checkout/{merchant}/{invoice}", h.page(h.checkoutPage))
 	mux.HandleFunc("GET /v1/checkout/{merchant}/{invoice}/qr.png", h.page(h.checkoutQR))

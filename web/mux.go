@@ -2,28 +2,74 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"recon"
 )
 
 // Mux is an http.ServeMux that remembers the patterns registered on it, so
-// that a test can check every route against the API document.
+// that a test can check every route against the API document. It also holds
+// what differs by route before a handler runs: the body limit of each route,
+// and the error envelope of each API family, which each surface registers
+// with its routes.
 type Mux struct {
 	*http.ServeMux
 	patterns []string
-	// Unmatched, when set, writes the answer to a request that matches no
-	// route, in the envelope of the API family its path belongs to; nil
-	// writes the /api/v1 shape.
-	Unmatched func(w http.ResponseWriter, r *http.Request, status int, name, message string)
+	limits   map[string]int64
+	families []family
+	// MaxBody limits the body of a request whose route has no limit of its
+	// own, and of one that matches no route (default DefaultMaxBody).
+	MaxBody int64
+}
+
+// ErrorWriter writes an error answer in an API family's envelope: status, a
+// code name of decisions.md §1 (validation_error, not_found, ...) and a message.
+type ErrorWriter func(w http.ResponseWriter, r *http.Request, status int, name, message string)
+
+type family struct {
+	prefix string
+	write  ErrorWriter
 }
 
 // NewMux returns an empty Mux.
-func NewMux() *Mux { return &Mux{ServeMux: http.NewServeMux()} }
+func NewMux() *Mux { return &Mux{ServeMux: http.NewServeMux(), limits: map[string]int64{}} }
 
 // Handle registers h for pattern.
 func (m *Mux) Handle(pattern string, h http.Handler) {
 	m.patterns = append(m.patterns, pattern)
 	m.ServeMux.Handle(pattern, h)
+}
+
+// HandleLimited registers h for pattern with a body limit of its own.
+func (m *Mux) HandleLimited(pattern string, h http.Handler, maxBody int64) {
+	m.limits[pattern] = maxBody
+	m.Handle(pattern, h)
+}
+
+// Family makes write answer the requests under the path prefix that fail
+// before reaching a handler (no route, wrong method, refused input). The
+// longest matching prefix wins; requests under none get the /api/v1 shape.
+func (m *Mux) Family(prefix string, write ErrorWriter) {
+	m.families = append(m.families, family{prefix, write})
+}
+
+func (m *Mux) errorWriter(path string) ErrorWriter {
+	var best *family
+	for i, f := range m.families {
+		if strings.HasPrefix(path, f.prefix) && (best == nil || len(f.prefix) > len(best.prefix)) {
+			best = &m.families[i]
+		}
+	}
+	if best != nil {
+		return best.write
+	}
+	return func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
+		WriteJSON(w, status, struct {
+			Status  string `json:"status"`
+			Error   string `json:"error"`
+			Message string `json:"message"`
+		}{"error", name, message})
+	}
 }
 
 // HandleFunc registers fn for pattern.
@@ -42,17 +88,22 @@ func (m *Mux) Patterns() []string { return append([]string(nil), m.patterns...) 
 // not UTF-8 in the path, query, credentials and JSON or form bodies, with a
 // 400 validation_error in the family's envelope.
 func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	write := m.Unmatched
-	if write == nil {
-		write = func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
-			WriteJSON(w, status, map[string]string{"status": "error", "error": name, "message": message})
+	write := m.errorWriter(r.URL.Path)
+	_, pattern := m.ServeMux.Handler(r)
+	if r.Body != nil {
+		limit := m.MaxBody
+		if l, ok := m.limits[pattern]; ok {
+			limit = l
+		} else if limit <= 0 {
+			limit = DefaultMaxBody
 		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
 	if err := CheckInput(r); err != nil {
 		write(w, r, http.StatusBadRequest, "validation_error", recon.ErrorMessage(err))
 		return
 	}
-	if _, pattern := m.ServeMux.Handler(r); pattern != "" {
+	if pattern != "" {
 		m.ServeMux.ServeHTTP(w, r)
 		return
 	}

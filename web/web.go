@@ -30,25 +30,16 @@ func RequestID(ctx context.Context) string {
 // Middleware wraps a handler (normally a ServeMux) with the shared plumbing:
 //   - a request id, taken from a well-formed X-Request-Id header or made
 //     anew, put in the context and echoed in the X-Request-Id response header;
-//   - a body limit of maxBody bytes;
 //   - panic recovery (a 500 with no detail, the panic logged with the id);
 //   - one structured access-log line per request and the HTTP metrics,
 //     labelled with the matched route pattern rather than the raw path.
 type Middleware struct {
 	Logger  *slog.Logger
 	Metrics *Metrics // may be nil
-	MaxBody int64
-	// BodyLimit, when set, may give a request a limit other than MaxBody
-	// (statement uploads); it returns 0 to keep MaxBody.
-	BodyLimit func(r *http.Request) int64
 }
 
 // Wrap returns next wrapped by the middleware.
 func (m *Middleware) Wrap(next http.Handler) http.Handler {
-	maxBody := m.MaxBody
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-Id")
@@ -57,15 +48,6 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
-		if r.Body != nil {
-			limit := maxBody
-			if m.BodyLimit != nil {
-				if l := m.BodyLimit(r); l > 0 {
-					limit = l
-				}
-			}
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
-		}
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {

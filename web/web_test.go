@@ -48,9 +48,11 @@ func TestUnmarshal(t *testing.T) {
 }
 
 func TestReadBodyLimitsAndUTF8(t *testing.T) {
-	mw := &Middleware{Logger: slog.New(slog.DiscardHandler), MaxBody: 16}
+	mux := NewMux()
+	mux.MaxBody = 16
 	var got error
-	h := mw.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, got = ReadBody(r) }))
+	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) { _, got = ReadBody(r) })
+	h := (&Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux)
 	for _, tt := range []struct{ body, want string }{
 		{strings.Repeat("x", 17), "request body is larger than the limit of 16 bytes"},
 		{"\xff\xfe", "request body is not valid UTF-8"},

@@ -419,7 +419,8 @@ func TestGracefulShutdown(t *testing.T) {
 }
 
 // TestUnmatchedRoutesUseTheFamilyEnvelope: a request matching no route gets
-// the gateway's error body under /v1/ and the /api/v1 one elsewhere.
+// the gateway's error body under /v1/ and the /api/v1 one elsewhere; so
+// does one whose input is refused before any handler.
 func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
 	db := dbtest.OpenStore(t, "sqlite")
 	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", nil)
@@ -430,7 +431,9 @@ func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
 	for _, tt := range []struct{ method, path, want string }{
 		{"GET", "/v1/order/nothing", `{"error":{"code":"not_found","message":"no endpoint GET /v1/order/nothing; see /openapi.json"},"message":"no endpoint GET /v1/order/nothing; see /openapi.json"}`},
 		{"DELETE", "/v1/ipn", `{"error":{"code":"method_not_allowed","message":"method DELETE is not allowed on /v1/ipn; allowed: GET, HEAD, PUT"},"message":"method DELETE is not allowed on /v1/ipn; allowed: GET, HEAD, PUT"}`},
-		{"GET", "/api/v1/nothing", `{"error":"not_found","message":"no endpoint GET /api/v1/nothing; see /openapi.json","status":"error"}`},
+		{"GET", "/api/v1/nothing", `{"status":"error","error":"not_found","message":"no endpoint GET /api/v1/nothing; see /openapi.json"}`},
+		{"GET", "/nothing", `{"status":"error","error":"not_found","message":"no endpoint GET /nothing; see /openapi.json"}`},
+		{"GET", "/v1/order?q=%00", `{"error":{"code":"validation_error","message":"query parameter \"q\" holds the control character U+0000"},"message":"query parameter \"q\" holds the control character U+0000"}`},
 	} {
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))

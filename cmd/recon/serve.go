@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -157,12 +156,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	cfg.kick = dispatcher.Kick
 	mux := routes(db, auth, metrics, cfg, mode, log)
 	srv := &http.Server{
-		Handler: (&web.Middleware{Logger: log, Metrics: metrics, MaxBody: cfg.maxBody, BodyLimit: func(r *http.Request) int64 {
-			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/statements") {
-				return api.MaxStatementBytes
-			}
-			return 0
-		}}).Wrap(mux),
+		Handler:           (&web.Middleware{Logger: log, Metrics: metrics}).Wrap(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -245,15 +239,7 @@ func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, clo
 // routes lists every endpoint of the server on one mux: the whole API at a glance.
 func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serveConfig, mode string, log *slog.Logger) *web.Mux {
 	mux := web.NewMux()
-	// A request matching no route gets the error envelope of the family its
-	// path belongs to: the gateway's under /v1/, the /api/v1 one elsewhere.
-	mux.Unmatched = func(w http.ResponseWriter, r *http.Request, status int, name, message string) {
-		if strings.HasPrefix(r.URL.Path, "/v1/") {
-			web.WriteJSON(w, status, map[string]any{"error": map[string]string{"code": name, "message": message}, "message": message})
-			return
-		}
-		web.WriteJSON(w, status, map[string]string{"status": "error", "error": name, "message": message})
-	}
+	mux.MaxBody = cfg.maxBody
 	web.RegisterHealth(mux, db)
 	mux.Handle("GET /metrics", metrics.Handler())
 	mux.HandleFunc("GET /openapi.json", api.ServeOpenAPI)
