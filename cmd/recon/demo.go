@@ -164,8 +164,8 @@ recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company
   # a Member's role allows no company or money scope; its token reaches nothing of them: 403
   curl -s $RECON/api/v1/company -H "Authorization: Bearer {{.MemberToken}}"
 
-  # a client-credentials token
-  curl -s -u '{{.ClientID}}:{{.CurlSecret}}' -d grant_type=client_credentials -d 'scope=transaction:read' $RECON/oauth/token
+  # a client-credentials token (no user: like a bank feed, it may push transactions, not read them)
+  curl -s -u '{{.ClientID}}:{{.CurlSecret}}' -d grant_type=client_credentials -d 'scope=transaction:write' $RECON/oauth/token
 
   # the authorization code flow starts at (PKCE S256 required):
   #   $RECON/oauth/authorize?response_type=code&client_id={{.ClientID}}&redirect_uri={{.Redirect}}&scope=company&state=...&code_challenge=...&code_challenge_method=S256
