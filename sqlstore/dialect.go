@@ -38,6 +38,17 @@ type dialect interface {
 	goose() goose.Dialect
 }
 
+// queryArgs collects the arguments of a statement built piece by piece
+// (optional filters): add appends one and returns its placeholder. These
+// statements have few parameters, so "$n", which both engines read, serves;
+// statements with hundreds use dialect.param.
+type queryArgs []any
+
+func (a *queryArgs) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
 // violation is the kind of constraint a statement violated.
 type violation int
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -138,11 +137,8 @@ func (db *DB) Orders(ctx context.Context, companyID int64, f recon.OrderFilter) 
 		loc = time.UTC
 	}
 	where := []string{"company_id = $1"}
-	args := []any{companyID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
+	args := queryArgs{companyID}
+	arg := args.add
 	day := func(field, d string) (time.Time, error) {
 		t, err := time.ParseInLocation(recon.DateLayout, d, loc)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,11 +18,8 @@ import (
 // reference or amount filter is selective.
 func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.TransactionFilter) ([]*recon.Transaction, int64, error) {
 	where := []string{"t.company_id = $1"}
-	args := []any{companyID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
+	args := queryArgs{companyID}
+	arg := args.add
 	var accountIDs []int64
 	if f.AccountNumber != "" {
 		ids, err := db.accountIDsByNumber(ctx, companyID, f.AccountNumber)
