@@ -22,7 +22,7 @@ import (
 func TestSQLitePragmas(t *testing.T) {
 	t.Parallel()
 	db := dbtest.OpenStore(t, sqlstore.EngineSQLite)
-	want := map[string]string{"journal_mode": "wal", "synchronous": "1", "busy_timeout": "10000", "foreign_keys": "1"}
+	want := map[string]string{"journal_mode": "wal", "synchronous": "2", "busy_timeout": "10000", "foreign_keys": "1"}
 	var conns []interface{ Close() error }
 	defer func() {
 		for _, c := range conns {
