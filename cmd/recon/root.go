@@ -139,8 +139,8 @@ func (a *app) location() (*time.Location, error) {
 }
 
 // openStore opens the configured database and brings its schema up to date.
-func (a *app) openStore(ctx context.Context) (*sqlstore.DB, error) {
-	db, err := sqlstore.Open(ctx, a.databaseURL)
+func (a *app) openStore(ctx context.Context, opts ...sqlstore.Option) (*sqlstore.DB, error) {
+	db, err := sqlstore.Open(ctx, a.databaseURL, opts...)
 	if err != nil {
 		return nil, err
 	}
