@@ -237,8 +237,8 @@ func (r *run) loop(ctx context.Context) error {
 	for range r.workers {
 		workers.Go(func() {
 			for j := range jobs {
-				// Once stopped, queued deliveries are not started: their
-				// leases lapse and another claim takes them up.
+				// Once stopped, queued deliveries are not started: Run
+				// releases their claims when it leaves.
 				if ctx.Err() == nil {
 					r.attempt(ctx, work, j)
 				}

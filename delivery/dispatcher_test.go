@@ -370,6 +370,55 @@ func TestDispatcherDeclaredDeadStartsNothingItHeld(t *testing.T) {
 	})
 }
 
+// TestDispatcherHandsBackClaimsOnStop: the deliveries a stopping
+// dispatcher had claimed but not started are free at once for the next one,
+// without waiting for a heartbeat timeout or a lease.
+func TestDispatcherHandsBackClaimsOnStop(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		arrived, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+			once.Do(func() {
+				close(arrived)
+				<-release
+			})
+		})
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		list := enqueue(t, db, c, 3)
+		// One worker: the others wait in the queue while the first is sent.
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- (&delivery.Dispatcher{Store: db, Client: loopback(), Workers: 1, Poll: time.Millisecond, NodeID: "stopping"}).Run(ctx)
+		}()
+		var released sync.Once
+		unblock := func() { released.Do(func() { close(release) }) }
+		t.Cleanup(func() { cancel(); unblock(); <-done })
+		<-arrived
+		if got := status(t, db, list[2].ID); got.ClaimedBy != "stopping" {
+			t.Fatalf("queued delivery %+v, want claimed by the dispatcher", got)
+		}
+		cancel() // the stop begins while the first attempt is in progress
+		unblock()
+		if err := <-done; err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		done <- nil // for the cleanup
+		if got := status(t, db, list[0].ID); got.Status != recon.DeliveryDelivered {
+			t.Fatalf("the delivery in progress at the stop: %+v", got)
+		}
+		for _, d := range list[1:] {
+			if got := status(t, db, d.ID); got.ClaimedBy != "" || !got.LeaseUntil.IsZero() || got.Attempts != 0 {
+				t.Fatalf("a delivery not started at the stop: %+v, want its claim released", got)
+			}
+		}
+	})
+}
+
 // TestDispatcherFinishesAttemptsOnStop: cancelling Run lets the attempts in
 // progress finish and be recorded before it returns.
 func TestDispatcherFinishesAttemptsOnStop(t *testing.T) {
