@@ -32,8 +32,8 @@ bench: ## run the benchmarks of docs/benchmarks.md (about 6 minutes) and print t
 	$(GO) test -run='^$$' -bench='Dispatch' -benchtime=20000x ./delivery
 	$(GO) test -run='^$$' -bench='IPNLatency' -benchtime=1x ./cmd/recon
 
-crash-test: ## the long form of the crash test: SIGKILL the server with 5000 IPNs in flight, restart, all arrive
-	RECON_CRASH_IPNS=5000 $(GO) test -count=1 -run 'TestCrashRecovery' -v -timeout 20m ./cmd/recon
+crash-test: ## the crash tests' long form (SQLite, PostgreSQL, two nodes; 5000 IPNs): SIGKILL, restart, print the recovery times
+	RECON_CRASH_IPNS=5000 RECON_TEST_REQUIRE_POSTGRES=1 $(GO) test -count=1 -run 'TestCrashRecovery|TestCrashOfOneNode' -v -timeout 20m ./cmd/recon
 
 cover: ## test coverage report in cover.out
 	$(GO) test -count=1 -coverprofile=cover.out $(PKGS) && $(GO) tool cover -func=cover.out | tail -1

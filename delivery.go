@@ -38,9 +38,11 @@ type Delivery struct {
 	Status        string
 	Attempts      int
 	NextAttemptAt time.Time
-	// LeaseUntil is when a claim by a dispatcher lapses (a crashed node's
-	// claimed rows are taken up again after it).
-	LeaseUntil  time.Time
+	// LeaseUntil is when a claim by a dispatcher lapses: the last resort,
+	// when the claiming node's heartbeat has not shown it dead before.
+	LeaseUntil time.Time
+	// ClaimedBy is the dispatcher node holding the claim ("" when none).
+	ClaimedBy   string
 	LastError   string
 	CreatedAt   time.Time
 	DeliveredAt time.Time
@@ -102,6 +104,27 @@ func NewSecret() string {
 	return string(b)
 }
 
+// AttemptOutcome is one attempt and the state it leaves its delivery in.
+type AttemptOutcome struct {
+	Attempt *DeliveryAttempt
+	// Status is DeliveryDelivered, DeliveryDead, or DeliveryPending again
+	// at Next (a zero Next keeps the delivery's next attempt time).
+	Status string
+	Next   time.Time
+}
+
+// NodeBeat is what a dispatcher node's heartbeat found.
+type NodeBeat struct {
+	// Joined is true when the node had no row: its first beat, or it had
+	// been declared dead by another node, which then released its claims.
+	// The claims the node still held are released too: it must not start
+	// the attempts of deliveries it claimed before.
+	Joined bool
+	// Released counts the claims made free again: of dead nodes, and the
+	// node's own when it joined.
+	Released int64
+}
+
 // DeliveryFilter selects deliveries.
 type DeliveryFilter struct {
 	Status string // "" for any
@@ -117,12 +140,24 @@ type DeliveryStore interface {
 	// state change; state changes enqueue within their own transaction).
 	EnqueueDelivery(ctx context.Context, d *Delivery) error
 	// ClaimDeliveries takes up to n due deliveries (pending, next attempt
-	// due, lease lapsed) for this dispatcher until lease, so that no other
-	// dispatcher sends them meanwhile (FOR UPDATE SKIP LOCKED on PostgreSQL).
-	ClaimDeliveries(ctx context.Context, now time.Time, n int, lease time.Duration) ([]*Delivery, error)
-	// RecordAttempt stores an attempt and the delivery's new state: delivered,
-	// pending again at next, or dead.
-	RecordAttempt(ctx context.Context, a *DeliveryAttempt, status string, next time.Time) error
+	// due, unclaimed or lease lapsed) for the dispatcher node until
+	// now+lease, so that no other dispatcher sends them meanwhile (FOR
+	// UPDATE SKIP LOCKED on PostgreSQL). The node must have joined
+	// (BeatDeliveryNode): the claims of a node without a row are released.
+	ClaimDeliveries(ctx context.Context, node string, now time.Time, n int, lease time.Duration) ([]*Delivery, error)
+	// RecordAttempts stores attempts and their deliveries' new states, all in
+	// one transaction, and ends their claims. Attempts of deliveries that no
+	// longer exist are dropped rather than failing the others.
+	RecordAttempts(ctx context.Context, outcomes []AttemptOutcome) error
+	// BeatDeliveryNode records that the dispatcher node is alive at now
+	// (registering it when it has no row), declares dead the other nodes
+	// whose heartbeat is older than deadBefore, and releases their claims:
+	// a crashed node's deliveries are sent again within a few heartbeats
+	// instead of a whole lease.
+	BeatDeliveryNode(ctx context.Context, node string, now, deadBefore time.Time) (NodeBeat, error)
+	// LeaveDeliveryNode removes the node (a dispatcher that stops) and
+	// releases the claims it still holds; it reports how many.
+	LeaveDeliveryNode(ctx context.Context, node string) (int64, error)
 	// Delivery returns one of the company's deliveries (any company when
 	// companyID is 0, for operators), or ENOTFOUND.
 	Delivery(ctx context.Context, companyID, id int64) (*Delivery, error)

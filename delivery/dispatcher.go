@@ -5,7 +5,9 @@
 // a Schedule until they are delivered or dead. URLChecker (CheckURL) checks
 // target URLs when they are saved. Any number of dispatchers, in one process
 // or on many nodes sharing a PostgreSQL database, may run at once: a claim
-// never hands the same row to two of them while its lease runs.
+// never hands the same row to two of them while its lease runs, and a
+// dispatcher that stops beating (see node.go) has its claims taken up by the
+// others within NodeTimeout.
 package delivery
 
 import (
@@ -70,6 +72,17 @@ type Dispatcher struct {
 	Poll time.Duration
 	// StatsEvery is how often the outbox gauges are refreshed (default 15 s).
 	StatsEvery time.Duration
+	// NodeID names this dispatcher in its claims and its heartbeat row
+	// (default: a random id). Live nodes must not share one.
+	NodeID string
+	// Heartbeat is how often the node refreshes its heartbeat and looks for
+	// dead nodes (default 1 s).
+	Heartbeat time.Duration
+	// NodeTimeout is how old a node's heartbeat gets before the others
+	// declare it dead and take up its claims (default 5 s, at least three
+	// heartbeats). A crashed node's deliveries are sent again within about
+	// NodeTimeout plus a heartbeat.
+	NodeTimeout time.Duration
 
 	kickOnce sync.Once
 	kick     chan struct{}
@@ -100,18 +113,24 @@ type run struct {
 	lease    time.Duration
 	poll     time.Duration
 	stats    time.Duration
-	recorder recorder
+	recorder *recorder
+
+	beatEvery   time.Duration
+	nodeTimeout time.Duration
+	node        *node
+	joined      bool // a beat has been stored (under node.claimMu)
 }
 
-// Run sends due deliveries until ctx is done, then waits for the attempts in
-// progress to finish and be recorded, and returns nil. Claimed deliveries
-// whose attempt had not started are left to lapse: another dispatcher (or
-// this one, restarted) sends them once their lease ends. Errors of the store
-// are logged and retried; only a misconfiguration is returned.
+// Run joins the dispatcher's node, sends due deliveries until ctx is done,
+// then waits for the attempts in progress to finish and be recorded, leaves
+// (releasing the claims whose attempt had not started, for another
+// dispatcher or this one restarted to send at once), and returns nil. Errors
+// of the store are logged and retried; only a misconfiguration is returned.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	r := &run{
 		Dispatcher: d, client: d.Client, clock: d.Clock, log: d.Logger,
 		workers: d.Workers, batch: d.Batch, lease: d.Lease, poll: d.Poll, stats: d.StatsEvery,
+		beatEvery: cmpOr(d.Heartbeat, DefaultHeartbeat), nodeTimeout: cmpOr(d.NodeTimeout, DefaultNodeTimeout),
 	}
 	if d.Store == nil {
 		return errors.New("delivery: Dispatcher.Store is nil")
@@ -133,8 +152,33 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	if err := CheckLease(r.lease, r.client.Timeout()); err != nil {
 		return err
 	}
+	if err := CheckHeartbeat(r.beatEvery, r.nodeTimeout); err != nil {
+		return err
+	}
+	id := d.NodeID
+	if id == "" {
+		id = randomNodeID()
+	}
+	r.node = newNode(id, r.nodeTimeout/2)
+	// Join before claiming; while the database does not answer, retry.
+	for !r.beat(ctx) {
+		if !r.sleep(ctx, r.beatEvery) {
+			return nil
+		}
+	}
+	var beats sync.WaitGroup
+	beats.Go(func() { r.heartbeat(ctx) })
 	r.recorder = newRecorder(d.Store, r.log)
-	return r.loop(ctx)
+	err := r.loop(ctx)
+	beats.Wait()
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if n, err := d.Store.LeaveDeliveryNode(lctx, id); err != nil {
+		r.log.Error("delivery: leave", "node", id, "err", err)
+	} else if n > 0 {
+		r.log.Info("delivery: released the claims not started", "node", id, "released", n)
+	}
+	return err
 }
 
 // CheckLease reports whether a claim's lease leaves room to make an attempt
@@ -161,7 +205,8 @@ const recordMargin = 5 * time.Second
 
 // job is a claimed delivery waiting for a worker.
 type job struct {
-	d *recon.Delivery
+	d     *recon.Delivery
+	epoch int64 // the node's epoch at the claim
 	// startBy is the last moment an attempt can start and still end, and
 	// be recorded, within the claim's lease: after it, none is made.
 	startBy time.Time
@@ -192,10 +237,10 @@ func (r *run) loop(ctx context.Context) error {
 	for range r.workers {
 		workers.Go(func() {
 			for j := range jobs {
-				// Once stopped, queued deliveries are not started: their
-				// leases lapse and another claim takes them up.
+				// Once stopped, queued deliveries are not started: Run
+				// releases their claims when it leaves.
 				if ctx.Err() == nil {
-					r.attempt(work, j)
+					r.attempt(ctx, work, j)
 				}
 				<-held
 			}
@@ -234,15 +279,18 @@ func (r *run) loop(ctx context.Context) error {
 			}
 		}
 
+		r.node.claimMu.Lock()
+		epoch := r.node.currentEpoch()
 		now := r.clock.Now()
-		list, err := r.Store.ClaimDeliveries(ctx, now, n, r.lease)
+		list, err := r.Store.ClaimDeliveries(ctx, r.node.id, now, n, r.lease)
+		r.node.claimMu.Unlock()
 		if err != nil {
 			release(held, n)
 			if ctx.Err() != nil {
 				return nil
 			}
 			r.log.Error("delivery: claim", "err", err)
-			if !r.sleep(ctx) {
+			if !r.sleep(ctx, r.poll) {
 				return nil
 			}
 			backlog = false
@@ -252,18 +300,18 @@ func (r *run) loop(ctx context.Context) error {
 		targets := newTargetCache(r.Store)
 		startBy := now.Add(r.lease - r.client.Timeout() - recordMargin)
 		for _, d := range list {
-			jobs <- job{d: d, startBy: startBy, targets: targets}
+			jobs <- job{d: d, epoch: epoch, startBy: startBy, targets: targets}
 		}
 		backlog = len(list) == n
-		if !backlog && !r.sleep(ctx) {
+		if !backlog && !r.sleep(ctx, r.poll) {
 			return nil
 		}
 	}
 }
 
-// sleep waits for the poll interval or a kick; false when ctx is done.
-func (r *run) sleep(ctx context.Context) bool {
-	t := time.NewTimer(r.poll)
+// sleep waits for d or a kick; false when ctx is done.
+func (r *run) sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -280,9 +328,20 @@ func release(slots chan struct{}, n int) {
 	}
 }
 
-// attempt makes one attempt of j's delivery and records it.
-func (r *run) attempt(ctx context.Context, j job) {
+// attempt makes one attempt of j's delivery and records it; once stop is
+// done, it starts none, but an attempt started ends (ctx is not cancelled).
+func (r *run) attempt(stop, ctx context.Context, j job) {
 	dl := j.d
+	if !r.node.live(stop, j.epoch, j.startBy.Sub(r.clock.Now())) {
+		if stop.Err() != nil {
+			return
+		}
+		// The node was declared dead since the claim (and the claim
+		// released), or its heartbeat is stale and may be declared so
+		// before the attempt ends: another node sends it.
+		r.log.Warn("delivery: node not live, attempt not started", "delivery", dl.ID, "node", r.node.id)
+		return
+	}
 	start := r.clock.Now()
 	if start.After(j.startBy) {
 		// Another dispatcher may claim it before an attempt made now would
@@ -301,7 +360,7 @@ func (r *run) attempt(ctx context.Context, j job) {
 	}
 	if err != nil || !t.Active {
 		a.Error = NoTargetError(dl.Kind)
-		r.recorder.record(ctx, a, recon.DeliveryDead, time.Time{})
+		r.recorder.record(a, recon.DeliveryDead, time.Time{})
 		r.Metrics.attempt(outcomeDead, 0, 0)
 		return
 	}
@@ -309,7 +368,7 @@ func (r *run) attempt(ctx context.Context, j job) {
 	res := r.client.Send(ctx, t, dl, start)
 	a.StatusCode, a.Latency, a.Response = res.StatusCode, res.Latency, res.Response
 	if res.OK() {
-		r.recorder.record(ctx, a, recon.DeliveryDelivered, time.Time{})
+		r.recorder.record(a, recon.DeliveryDelivered, time.Time{})
 		r.Metrics.attempt(outcomeDelivered, res.Latency, r.clock.Now().Sub(dl.CreatedAt))
 		return
 	}
@@ -319,11 +378,11 @@ func (r *run) attempt(ctx context.Context, j job) {
 	// MaxAge gets one attempt, and is dead again if that one fails.
 	next, dead := r.Schedule.Next(dl.Attempts+1, dl.CreatedAt, r.clock.Now())
 	if dead {
-		r.recorder.record(ctx, a, recon.DeliveryDead, time.Time{})
+		r.recorder.record(a, recon.DeliveryDead, time.Time{})
 		r.Metrics.attempt(outcomeDead, res.Latency, 0)
 		return
 	}
-	r.recorder.record(ctx, a, recon.DeliveryPending, next)
+	r.recorder.record(a, recon.DeliveryPending, next)
 	r.Metrics.attempt(outcomeFailed, res.Latency, 0)
 }
 

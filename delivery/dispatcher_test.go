@@ -14,6 +14,7 @@ import (
 
 	"recon"
 	"recon/delivery"
+	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
 
@@ -243,9 +244,24 @@ func TestDispatchersShareTheOutbox(t *testing.T) {
 	})
 }
 
-// TestDispatcherRecoversACrashedClaim: rows claimed by a dispatcher that
-// died are sent by another once their lease lapses, and not before.
-func TestDispatcherRecoversACrashedClaim(t *testing.T) {
+// crashedNode joins as a dispatcher node, claims every due delivery at
+// clock's time, and never records an attempt or beats again: a node
+// killed with its claims in flight.
+func crashedNode(t *testing.T, db *sqlstore.DB, clock *fakeClock, want int) {
+	t.Helper()
+	if _, err := db.BeatDeliveryNode(t.Context(), "crashed", clock.Now(), clock.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := db.ClaimDeliveries(t.Context(), "crashed", clock.Now(), 1000, delivery.DefaultLease)
+	if err != nil || len(claimed) != want {
+		t.Fatalf("claim: %d, %v", len(claimed), err)
+	}
+}
+
+// TestDispatcherTakesUpADeadNodesClaims: rows claimed by a node that died
+// are sent by another once the dead node's heartbeat is older than the node
+// timeout, long before their lease lapses, and not while it is fresh.
+func TestDispatcherTakesUpADeadNodesClaims(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
@@ -255,22 +271,149 @@ func TestDispatcherRecoversACrashedClaim(t *testing.T) {
 		setIPN(t, db, c, rc.URL, "k")
 		list := enqueue(t, db, c, 50)
 		clock := &fakeClock{now: time.Now()}
-		// The crashed node claimed everything, then never recorded an attempt.
-		claimed, err := db.ClaimDeliveries(t.Context(), clock.Now(), 100, time.Minute)
-		if err != nil || len(claimed) != len(list) {
-			t.Fatalf("claim: %d, %v", len(claimed), err)
-		}
+		crashedNode(t, db, clock, len(list))
 		store := &claimCounter{DB: db}
-		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond})
+		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond,
+			Heartbeat: 10 * time.Millisecond, NodeTimeout: 5 * time.Second})
 		waitFor(t, "a few claims", func() bool { return store.claims.Load() >= 5 })
 		if n := rc.total.Load(); n != 0 {
-			t.Fatalf("%d deliveries sent while the crashed claim's lease runs", n)
+			t.Fatalf("%d deliveries sent while the crashed node's heartbeat is fresh", n)
 		}
-		clock.Add(time.Minute)
+		clock.Add(5*time.Second + time.Microsecond) // a minute and more before the lease lapses
 		waitFor(t, "every delivery", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
 		for id, n := range rc.counts() {
 			if n != 1 {
 				t.Fatalf("delivery %d received %d times", id, n)
+			}
+		}
+	})
+}
+
+// TestDispatcherRecoversALapsedLease: a claim whose lease lapsed is taken
+// up even while its node beats (a node cut off from the database, say, but
+// not from the others' view for that long): the lease is the last resort.
+func TestDispatcherRecoversALapsedLease(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		rc := newReceiver(t, nil)
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		list := enqueue(t, db, c, 20)
+		clock := &fakeClock{now: time.Now()}
+		crashedNode(t, db, clock, len(list))
+		store := &claimCounter{DB: db}
+		// A node timeout longer than the lease: only the lease can free them.
+		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond,
+			Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Hour})
+		waitFor(t, "a few claims", func() bool { return store.claims.Load() >= 5 })
+		clock.Add(delivery.DefaultLease - time.Second)
+		before := store.claims.Load()
+		waitFor(t, "a few more claims", func() bool { return store.claims.Load() >= before+5 })
+		if n := rc.total.Load(); n != 0 {
+			t.Fatalf("%d deliveries sent while the crashed claim's lease runs", n)
+		}
+		clock.Add(time.Second)
+		waitFor(t, "every delivery", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
+	})
+}
+
+// TestDispatcherDeclaredDeadStartsNothingItHeld: a node that was only slow
+// but declared dead by another (its claims released and taken up) starts
+// none of the attempts it still had queued once it learns it, so that they
+// are not sent twice.
+func TestDispatcherDeclaredDeadStartsNothingItHeld(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		arrived, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+			once.Do(func() {
+				close(arrived)
+				<-release
+			})
+		})
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		list := enqueue(t, db, c, 2)
+		clock := &fakeClock{now: time.Now()}
+		var logs syncBuffer
+		// One worker: the second delivery waits in the queue while the first
+		// is sent. No poll after the first claim (nothing kicks it): the
+		// slow node does not claim back what the other node's beat releases.
+		start(t, &delivery.Dispatcher{Store: db, Client: loopback(), Clock: clock, Workers: 1, Poll: time.Hour,
+			NodeID: "slow", Heartbeat: 10 * time.Millisecond, NodeTimeout: 5 * time.Second,
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		var released sync.Once
+		unblock := func() { released.Do(func() { close(release) }) }
+		t.Cleanup(unblock) // before the dispatcher stops, should the test fail
+		<-arrived
+		// Another node, whose clock runs ahead, declares "slow" dead and
+		// takes up both claims.
+		later := clock.Now().Add(time.Minute)
+		if b, err := db.BeatDeliveryNode(t.Context(), "other", later, later.Add(-5*time.Second)); err != nil || b.Released != 2 {
+			t.Fatalf("the other node's beat: %+v, %v; want 2 released", b, err)
+		}
+		if got, err := db.ClaimDeliveries(t.Context(), "other", later, 10, time.Hour); err != nil || len(got) != 2 {
+			t.Fatalf("the other node's claim: %v, %v", len(got), err)
+		}
+		waitFor(t, "the slow node to learn it was declared dead", func() bool { return strings.Contains(logs.String(), "declared dead") })
+		unblock()
+		waitFor(t, "the queued delivery to be dropped", func() bool { return strings.Contains(logs.String(), "attempt not started") })
+		waitFor(t, "the first delivery to be recorded", func() bool { return status(t, db, list[0].ID).Attempts == 1 })
+		if got := status(t, db, list[1].ID); got.Attempts != 0 || got.ClaimedBy != "other" || rc.total.Load() != 1 {
+			t.Fatalf("second delivery %+v after %d requests", got, rc.total.Load())
+		}
+	})
+}
+
+// TestDispatcherHandsBackClaimsOnStop: the deliveries a stopping
+// dispatcher had claimed but not started are free at once for the next one,
+// without waiting for a heartbeat timeout or a lease.
+func TestDispatcherHandsBackClaimsOnStop(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		arrived, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+			once.Do(func() {
+				close(arrived)
+				<-release
+			})
+		})
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		list := enqueue(t, db, c, 3)
+		// One worker: the others wait in the queue while the first is sent.
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- (&delivery.Dispatcher{Store: db, Client: loopback(), Workers: 1, Poll: time.Millisecond, NodeID: "stopping"}).Run(ctx)
+		}()
+		var released sync.Once
+		unblock := func() { released.Do(func() { close(release) }) }
+		t.Cleanup(func() { cancel(); unblock(); <-done })
+		<-arrived
+		if got := status(t, db, list[2].ID); got.ClaimedBy != "stopping" {
+			t.Fatalf("queued delivery %+v, want claimed by the dispatcher", got)
+		}
+		cancel() // the stop begins while the first attempt is in progress
+		unblock()
+		if err := <-done; err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		done <- nil // for the cleanup
+		if got := status(t, db, list[0].ID); got.Status != recon.DeliveryDelivered {
+			t.Fatalf("the delivery in progress at the stop: %+v", got)
+		}
+		for _, d := range list[1:] {
+			if got := status(t, db, d.ID); got.ClaimedBy != "" || !got.LeaseUntil.IsZero() || got.Attempts != 0 {
+				t.Fatalf("a delivery not started at the stop: %+v, want its claim released", got)
 			}
 		}
 	})

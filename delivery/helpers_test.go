@@ -20,9 +20,6 @@ import (
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
 
-// The store implements the optional batch interface of the dispatcher.
-var _ delivery.BatchRecorder = (*sqlstore.DB)(nil)
-
 // received is one request a receiver got.
 type received struct {
 	header http.Header
@@ -198,7 +195,7 @@ type claimCounter struct {
 	claims atomic.Int64
 }
 
-func (c *claimCounter) ClaimDeliveries(ctx context.Context, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
+func (c *claimCounter) ClaimDeliveries(ctx context.Context, node string, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
 	defer c.claims.Add(1)
-	return c.DB.ClaimDeliveries(ctx, now, n, lease)
+	return c.DB.ClaimDeliveries(ctx, node, now, n, lease)
 }

@@ -9,95 +9,46 @@ import (
 	"recon"
 )
 
-// Outcome is one attempt and the state it leaves its delivery in. It is an
-// alias of an unnamed struct type, so that a store can take []Outcome without
-// importing this package (sqlstore.AttemptOutcome is the identical type).
-type Outcome = struct {
-	Attempt *recon.DeliveryAttempt
-	Status  string
-	Next    time.Time
-}
-
-// BatchRecorder is implemented by stores that record many attempts in one
-// transaction (sqlstore.DB does). A Dispatcher whose store implements it
-// records attempts in batches: one transaction per attempt caps the
-// throughput of a busy outbox. A failed batch is recorded again attempt by
-// attempt.
-type BatchRecorder interface {
-	RecordAttempts(ctx context.Context, outcomes []Outcome) error
-}
-
-// recorder stores attempts for the workers.
-type recorder interface {
-	// record stores an attempt; it may return before the attempt is stored,
-	// while the delivery's lease still keeps other dispatchers off it.
-	record(ctx context.Context, a *recon.DeliveryAttempt, status string, next time.Time)
-	// close returns when every attempt recorded so far is stored.
-	close()
-}
-
 // recordTimeout bounds the storing of attempts.
 const recordTimeout = 30 * time.Second
 
 // maxRecordBatch bounds the attempts of one transaction.
 const maxRecordBatch = 256
 
-func newRecorder(s recon.DeliveryStore, log *slog.Logger) recorder {
-	if b, ok := s.(BatchRecorder); ok {
-		r := &batchRecorder{store: s, batch: b, log: log, queue: make(chan Outcome, 2*maxRecordBatch)}
-		r.done.Add(1)
-		go r.loop()
-		return r
-	}
-	return directRecorder{store: s, log: log}
-}
-
-// directRecorder records each attempt in its own transaction, synchronously.
-type directRecorder struct {
+// recorder stores the workers' attempts from a queue, as many in one
+// transaction (recon.DeliveryStore.RecordAttempts) as have queued up while
+// the previous transaction ran: group commit, since one transaction per
+// attempt caps the throughput of a busy outbox. The queue is bounded, so
+// workers wait when the database falls behind. A failed batch is recorded
+// again attempt by attempt, so that one bad attempt does not lose the others.
+type recorder struct {
 	store recon.DeliveryStore
 	log   *slog.Logger
-}
-
-func (r directRecorder) record(ctx context.Context, a *recon.DeliveryAttempt, status string, next time.Time) {
-	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
-	defer cancel()
-	recordOne(ctx, r.store, r.log, Outcome{a, status, next})
-}
-
-func (directRecorder) close() {}
-
-// recordOne stores one attempt, logging a failure: the delivery keeps its
-// lease until it lapses, and is then claimed and sent again.
-func recordOne(ctx context.Context, s recon.DeliveryStore, log *slog.Logger, o Outcome) {
-	if err := s.RecordAttempt(ctx, o.Attempt, o.Status, o.Next); err != nil {
-		log.Error("delivery: record attempt", "delivery", o.Attempt.DeliveryID, "status", o.Status, "err", err)
-	}
-}
-
-// batchRecorder records attempts from a queue, as many in one transaction
-// as have queued up while the previous transaction ran: group commit. The
-// queue is bounded, so workers wait when the database falls behind.
-type batchRecorder struct {
-	store recon.DeliveryStore
-	batch BatchRecorder
-	log   *slog.Logger
-	queue chan Outcome
+	queue chan recon.AttemptOutcome
 	once  sync.Once
 	done  sync.WaitGroup
 }
 
-func (r *batchRecorder) record(_ context.Context, a *recon.DeliveryAttempt, status string, next time.Time) {
-	r.queue <- Outcome{a, status, next}
+func newRecorder(s recon.DeliveryStore, log *slog.Logger) *recorder {
+	r := &recorder{store: s, log: log, queue: make(chan recon.AttemptOutcome, 2*maxRecordBatch)}
+	r.done.Go(r.loop)
+	return r
 }
 
-func (r *batchRecorder) close() {
+// record queues an attempt. It returns before the attempt is stored, while
+// the delivery's claim still keeps other dispatchers off it.
+func (r *recorder) record(a *recon.DeliveryAttempt, status string, next time.Time) {
+	r.queue <- recon.AttemptOutcome{Attempt: a, Status: status, Next: next}
+}
+
+// close returns when every attempt recorded so far is stored.
+func (r *recorder) close() {
 	r.once.Do(func() { close(r.queue) })
 	r.done.Wait()
 }
 
-func (r *batchRecorder) loop() {
-	defer r.done.Done()
-	buf := make([]Outcome, 0, maxRecordBatch)
+func (r *recorder) loop() {
+	buf := make([]recon.AttemptOutcome, 0, maxRecordBatch)
 	for o := range r.queue {
 		buf = append(buf[:0], o)
 	fill:
@@ -116,17 +67,22 @@ func (r *batchRecorder) loop() {
 	}
 }
 
-func (r *batchRecorder) flush(buf []Outcome) {
+// flush stores buf; a failure is logged, and the deliveries keep their
+// claims until they lapse, when they are claimed and sent again.
+func (r *recorder) flush(buf []recon.AttemptOutcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
-	if err := r.batch.RecordAttempts(ctx, buf); err == nil {
-		return
-	} else if len(buf) == 1 {
-		r.log.Error("delivery: record attempt", "delivery", buf[0].Attempt.DeliveryID, "err", err)
+	err := r.store.RecordAttempts(ctx, buf)
+	if err == nil {
 		return
 	}
-	for _, o := range buf {
-		o.Attempt.ID = 0
-		recordOne(ctx, r.store, r.log, o)
+	if len(buf) > 1 {
+		for _, o := range buf {
+			if err := r.store.RecordAttempts(ctx, []recon.AttemptOutcome{o}); err != nil {
+				r.log.Error("delivery: record attempt", "delivery", o.Attempt.DeliveryID, "status", o.Status, "err", err)
+			}
+		}
+		return
 	}
+	r.log.Error("delivery: record attempt", "delivery", buf[0].Attempt.DeliveryID, "status", buf[0].Status, "err", err)
 }

@@ -26,7 +26,7 @@ const (
 	deliveriesMaxLimit     = 500
 )
 
-const deliveryColumns = `id, company_id, kind, event, payload, status, attempts, next_attempt_at, lease_until, last_error, created_at, delivered_at`
+const deliveryColumns = `id, company_id, kind, event, payload, status, attempts, next_attempt_at, lease_until, claimed_by, last_error, created_at, delivered_at`
 
 const selectDelivery = `SELECT ` + deliveryColumns + ` FROM deliveries`
 
@@ -50,10 +50,10 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 }
 
 // claimQuery is the statement of ClaimDeliveries ($1 lease until, $2 now,
-// $3 n). On PostgreSQL the due rows are chosen in a materialized CTE FOR
-// UPDATE SKIP LOCKED: concurrent claimers take disjoint rows without waiting
-// for each other, and the CTE runs exactly once (a subquery under IN could
-// be rescanned by some plans and lock more than n rows). On SQLite the
+// $3 n, $4 node). On PostgreSQL the due rows are chosen in a materialized
+// CTE FOR UPDATE SKIP LOCKED: concurrent claimers take disjoint rows without
+// waiting for each other, and the CTE runs exactly once (a subquery under IN
+// could be rescanned by some plans and lock more than n rows). On SQLite the
 // statement holds the database's only write lock, so a plain subquery does.
 func (db *DB) claimQuery() string {
 	const due = `
@@ -62,31 +62,35 @@ func (db *DB) claimQuery() string {
 				AND company_id IN (SELECT id FROM companies WHERE status = 'active')
 			ORDER BY next_attempt_at, id
 			LIMIT $3`
+	const claim = `UPDATE deliveries SET lease_until = $1, claimed_by = $4`
 	if db.Engine() == EnginePostgres {
 		return `
 		WITH due AS MATERIALIZED (` + due + ` FOR UPDATE SKIP LOCKED)
-		UPDATE deliveries SET lease_until = $1 FROM due WHERE deliveries.id = due.id
+		` + claim + ` FROM due WHERE deliveries.id = due.id
 		RETURNING deliveries.` + strings.ReplaceAll(deliveryColumns, ", ", ", deliveries.")
 	}
-	return `UPDATE deliveries SET lease_until = $1 WHERE id IN (` + due + `) RETURNING ` + deliveryColumns
+	return claim + ` WHERE id IN (` + due + `) RETURNING ` + deliveryColumns
 }
 
 // ClaimDeliveries takes up to n due deliveries (pending, next attempt due,
 // no lease or a lapsed one, of an active company: an inactive company's
-// deliveries wait, pending, until it is active again) in the order they fell due, and leases them until
-// now+lease. It is one statement, and so one transaction (see claimQuery).
-// The claimed rows come back with their new LeaseUntil, ordered by
-// NextAttemptAt and ID.
-func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
+// deliveries wait, pending, until it is active again) in the order they fell
+// due, and leases them to node until now+lease. It is one statement, and so
+// one transaction (see claimQuery). The claimed rows come back with their new
+// LeaseUntil and ClaimedBy, ordered by NextAttemptAt and ID.
+func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
 	if n <= 0 {
 		return nil, nil
 	}
 	if lease <= 0 {
 		return nil, recon.Errorf(recon.EINVALID, "the lease must be positive")
 	}
+	if node == "" {
+		return nil, recon.FieldError("node", "node is required")
+	}
 	now = storedTime(now)
 	until := storedTime(now.Add(lease))
-	rows, err := db.db.QueryContext(ctx, db.claimQuery(), until, now, n)
+	rows, err := db.db.QueryContext(ctx, db.claimQuery(), until, now, n, node)
 	if err != nil {
 		return nil, internal(err, "claim deliveries")
 	}
@@ -104,84 +108,39 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, n int, lease t
 	return list, nil
 }
 
-// RecordAttempt stores the attempt a and the delivery's new state in one
-// transaction: attempts+1, the status, the next attempt time (kept as it was
-// when next is zero), no lease, last_error = a.Error, and delivered_at = a.At
-// when the status is delivered. It sets a.ID (and a.At to now when zero). The
-// update does not check that the caller still holds the lease: a claim has no
-// token, and a delivery sent twice after a lapsed lease is within
-// at-least-once. ENOTFOUND when the delivery does not exist.
-func (db *DB) RecordAttempt(ctx context.Context, a *recon.DeliveryAttempt, status string, next time.Time) error {
-	if err := checkDeliveryStatus("status", status); err != nil {
-		return err
-	}
-	if status == "" {
-		return recon.FieldError("status", "status is required")
-	}
-	if a.At.IsZero() {
-		a.At = db.now()
-	}
-	a.At = storedTime(a.At)
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		return db.recordAttempt(ctx, tx, a, status, next)
-	})
-}
+// The one statement that records attempts, on both engines: it reads the
+// attempts from v (id, status, next, err, at, url, code, latency, response;
+// recordSource builds v) and sets each delivery's state: attempts+1, the
+// status, the next attempt time (kept when next is NULL), no claim,
+// last_error, and delivered_at when, and only when, the attempt delivered
+// it. The update does not check that the recorder still holds the claim: a
+// claim has no token, and a delivery sent twice after its claim was taken up
+// by another node is within at-least-once.
+const recordUpdate = `
+		UPDATE deliveries SET attempts = deliveries.attempts + 1, status = v.status,
+			next_attempt_at = COALESCE(v.next, deliveries.next_attempt_at),
+			lease_until = NULL, claimed_by = NULL, last_error = v.err,
+			delivered_at = CASE WHEN v.status = 'delivered' THEN v.at ELSE deliveries.delivered_at END
+		FROM v WHERE deliveries.id = v.id`
 
-func (db *DB) recordAttempt(ctx context.Context, tx *sql.Tx, a *recon.DeliveryAttempt, status string, next time.Time) error {
-	var nextArg sql.NullTime
-	if !next.IsZero() {
-		nextArg = sql.NullTime{Time: storedTime(next), Valid: true}
-	}
-	var deliveredAt sql.NullTime
-	if status == recon.DeliveryDelivered {
-		deliveredAt = sql.NullTime{Time: a.At, Valid: true}
-	}
-	lastError := cleanText(a.Error)
-	res, err := tx.ExecContext(ctx, `
-		UPDATE deliveries SET attempts = attempts + 1, status = $1,
-			next_attempt_at = COALESCE($2, next_attempt_at), lease_until = NULL,
-			last_error = $3, delivered_at = COALESCE($4, delivered_at)
-		WHERE id = $5`,
-		status, nextArg, lastError, deliveredAt, a.DeliveryID)
-	if err != nil {
-		return internal(err, "record attempt")
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return internal(err, "record attempt")
-	} else if n == 0 {
-		return notFound(nil, "delivery %d not found", a.DeliveryID)
-	}
-	err = tx.QueryRowContext(ctx, `
+// recordInsert logs the attempts of v; the caller adds the condition that
+// drops those of deliveries that no longer exist.
+const recordInsert = `
 		INSERT INTO delivery_attempts (delivery_id, at, url, status_code, latency_us, response, error)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-		a.DeliveryID, a.At, cleanText(a.URL), a.StatusCode, a.Latency.Microseconds(), cleanText(a.Response), lastError,
-	).Scan(&a.ID)
-	if err != nil {
-		return internal(err, "record attempt")
-	}
-	return nil
-}
+		SELECT v.id, v.at, v.url, v.code, v.latency, v.response, v.err FROM v`
 
-// AttemptOutcome is one attempt and the state it leaves its delivery in, for
-// RecordAttempts. It is an alias of an unnamed struct type so that package
-// delivery can name the identical type without either package importing the
-// other.
-type AttemptOutcome = struct {
-	Attempt *recon.DeliveryAttempt
-	Status  string
-	Next    time.Time
-}
+// recordChunk bounds the attempts of one SQLite statement (9 parameters
+// each, far below SQLite's 32766).
+const recordChunk = 500
 
-// RecordAttempts records many attempts at once, each as RecordAttempt would,
-// except that the attempts' IDs are not set, and attempts of deliveries that
-// no longer exist are dropped rather than failing the others. It is not part
-// of recon.DeliveryStore: a busy dispatcher uses it when the store has it,
-// because one transaction per attempt caps the throughput (see
-// delivery.BatchRecorder). On PostgreSQL the whole batch is one statement
-// (unnest arrays feeding an UPDATE and an INSERT in CTEs): one round trip. On
-// SQLite, which runs in process, it is one transaction of two statements
-// prepared once and run per attempt.
-func (db *DB) RecordAttempts(ctx context.Context, outcomes []AttemptOutcome) error {
+// RecordAttempts records attempts, each with its delivery's new state (see
+// recordUpdate), in one transaction. Attempts of deliveries that no longer
+// exist are dropped rather than failing the others; an unknown status fails
+// the whole call (EINVALID). An attempt's At defaults to now; its ID is not
+// set. On PostgreSQL it is one statement (unnest arrays feeding the update
+// and the insert in CTEs): one round trip. On SQLite, which runs in process,
+// the update and the insert read the attempts from a VALUES list.
+func (db *DB) RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error {
 	if len(outcomes) == 0 {
 		return nil
 	}
@@ -199,12 +158,39 @@ func (db *DB) RecordAttempts(ctx context.Context, outcomes []AttemptOutcome) err
 		o.Attempt.At = storedTime(o.Attempt.At)
 	}
 	if db.Engine() == EnginePostgres {
-		return db.recordAttemptsPostgres(ctx, outcomes)
+		query, args := recordSourcePostgres(outcomes)
+		query += `, updated AS (` + recordUpdate + ` RETURNING deliveries.id)` +
+			recordInsert + ` WHERE v.id IN (SELECT id FROM updated)`
+		if _, err := db.db.ExecContext(ctx, query, args...); err != nil {
+			return internal(err, "record attempts")
+		}
+		return nil
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error { return db.recordAttemptsSQLite(ctx, tx, outcomes) })
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		for chunk := range slices.Chunk(outcomes, recordChunk) {
+			source, args := recordSourceSQLite(chunk)
+			if _, err := tx.ExecContext(ctx, source+recordInsert+` WHERE v.id IN (SELECT id FROM deliveries)`, args...); err != nil {
+				return internal(err, "record attempts")
+			}
+			if _, err := tx.ExecContext(ctx, source+recordUpdate, args...); err != nil {
+				return internal(err, "record attempts")
+			}
+		}
+		return nil
+	})
 }
 
-func (db *DB) recordAttemptsPostgres(ctx context.Context, outcomes []AttemptOutcome) error {
+// outcomeRow is an outcome as the columns of v.
+func outcomeRow(o recon.AttemptOutcome) (next *time.Time, err string) {
+	if !o.Next.IsZero() {
+		t := storedTime(o.Next)
+		next = &t
+	}
+	return next, cleanText(o.Attempt.Error)
+}
+
+// recordSourcePostgres is the CTE v of the outcomes: arrays unnested.
+func recordSourcePostgres(outcomes []recon.AttemptOutcome) (string, []any) {
 	n := len(outcomes)
 	ids, codes, latencies := make([]int64, n), make([]int64, n), make([]int64, n)
 	statuses, errs, urls, responses := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -212,71 +198,122 @@ func (db *DB) recordAttemptsPostgres(ctx context.Context, outcomes []AttemptOutc
 	for i, o := range outcomes {
 		a := o.Attempt
 		ids[i], codes[i], latencies[i] = a.DeliveryID, int64(a.StatusCode), a.Latency.Microseconds()
-		statuses[i], errs[i], urls[i], responses[i] = o.Status, cleanText(a.Error), cleanText(a.URL), cleanText(a.Response)
-		ats[i] = a.At
-		if !o.Next.IsZero() {
-			next := storedTime(o.Next)
-			nexts[i] = &next
-		}
+		nexts[i], errs[i] = outcomeRow(o)
+		statuses[i], urls[i], responses[i], ats[i] = o.Status, cleanText(a.URL), cleanText(a.Response), a.At
 	}
-	_, err := db.db.ExecContext(ctx, `
+	return `
 		WITH v AS (
 			SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::timestamptz[],
 				$6::text[], $7::bigint[], $8::bigint[], $9::text[])
 			AS v(id, status, next, err, at, url, code, latency, response)
-		), updated AS (
-			UPDATE deliveries SET attempts = deliveries.attempts + 1, status = v.status,
-				next_attempt_at = COALESCE(v.next, deliveries.next_attempt_at), lease_until = NULL, last_error = v.err,
-				delivered_at = CASE WHEN v.status = 'delivered' THEN v.at ELSE deliveries.delivered_at END
-			FROM v WHERE deliveries.id = v.id
-			RETURNING deliveries.id
-		)
-		INSERT INTO delivery_attempts (delivery_id, at, url, status_code, latency_us, response, error)
-		SELECT v.id, v.at, v.url, v.code, v.latency, v.response, v.err FROM v WHERE v.id IN (SELECT id FROM updated)`,
-		ids, statuses, nexts, errs, ats, urls, codes, latencies, responses)
-	if err != nil {
-		return internal(err, "record attempts")
-	}
-	return nil
+		)`, []any{ids, statuses, nexts, errs, ats, urls, codes, latencies, responses}
 }
 
-func (db *DB) recordAttemptsSQLite(ctx context.Context, tx *sql.Tx, outcomes []AttemptOutcome) error {
-	// Two statements prepared once and run per attempt: SQLite runs them in
-	// process, so a row costs a bind and a step, and parsing is paid once.
-	insert, err := tx.PrepareContext(ctx, `
-		INSERT INTO delivery_attempts (delivery_id, at, url, status_code, latency_us, response, error)
-		SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = $1)`)
-	if err != nil {
-		return internal(err, "record attempts")
-	}
-	defer insert.Close()
-	update, err := tx.PrepareContext(ctx, `
-		UPDATE deliveries SET attempts = attempts + 1, status = $1,
-			next_attempt_at = COALESCE($2, next_attempt_at), lease_until = NULL,
-			last_error = $3, delivered_at = COALESCE($4, delivered_at)
-		WHERE id = $5`)
-	if err != nil {
-		return internal(err, "record attempts")
-	}
-	defer update.Close()
-	for _, o := range outcomes {
+// recordSourceSQLite is the CTE v of the outcomes: a VALUES list with
+// anonymous placeholders (see dialect.param).
+func recordSourceSQLite(outcomes []recon.AttemptOutcome) (string, []any) {
+	var b strings.Builder
+	b.WriteString(`WITH v (id, status, next, err, at, url, code, latency, response) AS (VALUES `)
+	args := make([]any, 0, 9*len(outcomes))
+	for i, o := range outcomes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		a := o.Attempt
-		var next, deliveredAt sql.NullTime
-		if !o.Next.IsZero() {
-			next = sql.NullTime{Time: storedTime(o.Next), Valid: true}
+		next, err := outcomeRow(o)
+		var nextArg sql.NullTime
+		if next != nil {
+			nextArg = sql.NullTime{Time: *next, Valid: true}
 		}
-		if o.Status == recon.DeliveryDelivered {
-			deliveredAt = sql.NullTime{Time: a.At, Valid: true}
-		}
-		lastError := cleanText(a.Error)
-		if _, err := insert.ExecContext(ctx, a.DeliveryID, a.At, cleanText(a.URL), a.StatusCode, a.Latency.Microseconds(), cleanText(a.Response), lastError); err != nil {
-			return internal(err, "record attempts")
-		}
-		if _, err := update.ExecContext(ctx, o.Status, next, lastError, deliveredAt, a.DeliveryID); err != nil {
-			return internal(err, "record attempts")
-		}
+		args = append(args, a.DeliveryID, o.Status, nextArg, err, a.At, cleanText(a.URL), a.StatusCode,
+			a.Latency.Microseconds(), cleanText(a.Response))
 	}
-	return nil
+	b.WriteString(")")
+	return b.String(), args
+}
+
+// BeatDeliveryNode records, in one transaction, that node is alive at now
+// (inserting its row when it has none: Joined, and then its own claims are
+// released), deletes the other nodes whose heartbeat is older than
+// deadBefore, and releases the claims of every node that has no row. The
+// heartbeats compare the clocks of different nodes, like the leases: the
+// nodes' clocks must agree to well within the dead threshold (NTP does).
+func (db *DB) BeatDeliveryNode(ctx context.Context, node string, now, deadBefore time.Time) (recon.NodeBeat, error) {
+	var beat recon.NodeBeat
+	if node == "" {
+		return beat, recon.FieldError("node", "node is required")
+	}
+	now, deadBefore = storedTime(now), storedTime(deadBefore)
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE delivery_nodes SET heartbeat_at = $1 WHERE id = $2`, now, node)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			beat.Joined = true
+			if _, err := tx.ExecContext(ctx, `INSERT INTO delivery_nodes (id, started_at, heartbeat_at) VALUES ($1, $2, $2)`, node, now); err != nil {
+				return err
+			}
+			if beat.Released, err = releaseClaims(ctx, tx, `claimed_by = $1`, node); err != nil {
+				return err
+			}
+		}
+		res, err = tx.ExecContext(ctx, `DELETE FROM delivery_nodes WHERE heartbeat_at < $1 AND id <> $2`, deadBefore, node)
+		if err != nil {
+			return err
+		}
+		dead, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		// Claims without a node arise only when a node is deleted (or a
+		// claimer never joined, swept when a node joins): skip the search
+		// on the beats that delete none.
+		if dead > 0 || beat.Joined {
+			n, err := releaseClaims(ctx, tx, `claimed_by IS NOT NULL AND NOT EXISTS (
+				SELECT 1 FROM delivery_nodes WHERE delivery_nodes.id = deliveries.claimed_by)`)
+			if err != nil {
+				return err
+			}
+			beat.Released += n
+		}
+		return nil
+	})
+	if err != nil {
+		return recon.NodeBeat{}, internal(err, "delivery node heartbeat")
+	}
+	return beat, nil
+}
+
+// LeaveDeliveryNode deletes the node's row and releases its claims, in one
+// transaction, and reports how many claims it released.
+func (db *DB) LeaveDeliveryNode(ctx context.Context, node string) (int64, error) {
+	var released int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM delivery_nodes WHERE id = $1`, node); err != nil {
+			return err
+		}
+		var err error
+		released, err = releaseClaims(ctx, tx, `claimed_by = $1`, node)
+		return err
+	})
+	if err != nil {
+		return 0, internal(err, "delivery node leave")
+	}
+	return released, nil
+}
+
+// releaseClaims ends the claims of the deliveries matching where: due at
+// once again (at their next attempt time) for any node.
+func releaseClaims(ctx context.Context, tx *sql.Tx, where string, args ...any) (int64, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE deliveries SET lease_until = NULL, claimed_by = NULL WHERE `+where, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // Delivery returns one of the company's deliveries (any company's when
@@ -379,11 +416,11 @@ func (db *DB) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.
 }
 
 // ReplayDelivery makes a delivery pending and due at now, whatever its state,
-// and drops its lease and delivered_at; its attempts and their count stay.
+// and drops its claim and delivered_at; its attempts and their count stay.
 // companyID 0 replays any company's delivery. ENOTFOUND when the company has
 // no such delivery.
 func (db *DB) ReplayDelivery(ctx context.Context, companyID, id int64, now time.Time) error {
-	query := `UPDATE deliveries SET status = $1, next_attempt_at = $2, lease_until = NULL, delivered_at = NULL WHERE id = $3`
+	query := `UPDATE deliveries SET status = $1, next_attempt_at = $2, lease_until = NULL, claimed_by = NULL, delivered_at = NULL WHERE id = $3`
 	args := []any{recon.DeliveryPending, storedTime(now), id}
 	if companyID != 0 {
 		query, args = query+` AND company_id = $4`, append(args, companyID)
@@ -487,11 +524,13 @@ func scanDeliveries(rows *sql.Rows) ([]*recon.Delivery, error) {
 	for rows.Next() {
 		var d recon.Delivery
 		var next, lease, created, delivered anyTime
+		var claimedBy sql.NullString
 		if err := rows.Scan(&d.ID, &d.CompanyID, &d.Kind, &d.Event, &d.Payload, &d.Status, &d.Attempts,
-			&next, &lease, &d.LastError, &created, &delivered); err != nil {
+			&next, &lease, &claimedBy, &d.LastError, &created, &delivered); err != nil {
 			return nil, err
 		}
 		d.NextAttemptAt, d.LeaseUntil, d.CreatedAt, d.DeliveredAt = next.t, lease.t, created.t, delivered.t
+		d.ClaimedBy = claimedBy.String
 		out = append(out, &d)
 	}
 	return out, rows.Err()

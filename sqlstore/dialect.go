@@ -64,8 +64,10 @@ const sqliteBusyTimeout = 10 * time.Second
 
 // sqliteDSN returns the modernc.org/sqlite DSN of a database file. Every
 // pooled connection runs the pragmas when it opens:
-//   - WAL lets readers work while one writer writes; synchronous=NORMAL is
-//     durable in WAL mode except for the last transactions on power loss;
+//   - WAL lets readers work while one writer writes;
+//   - synchronous=FULL (the default, see SQLiteSynchronous) syncs the WAL at
+//     every commit, so a commit that returned survives a power cut;
+//     NORMAL syncs only at checkpoints and may lose the last commits;
 //   - busy_timeout makes a writer wait for the lock instead of failing;
 //   - foreign_keys enforces the schema's references (off by default in SQLite);
 //   - temp_store=MEMORY keeps statement journals (written by every multi-row
@@ -84,11 +86,11 @@ const sqliteBusyTimeout = 10 * time.Second
 // time.Time arguments are stored as integer Unix microseconds and integers
 // in TIMESTAMP/DATE columns are read back as UTC time.Time, so times compare
 // as numbers and round-trip with PostgreSQL's precision.
-func sqliteDSN(path string) string {
+func sqliteDSN(path, synchronous string) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(sqliteBusyTimeout.Milliseconds(), 10)+")")
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "synchronous("+synchronous+")")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Add("_pragma", "cache_size(-65536)")

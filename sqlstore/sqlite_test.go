@@ -22,7 +22,7 @@ import (
 func TestSQLitePragmas(t *testing.T) {
 	t.Parallel()
 	db := dbtest.OpenStore(t, sqlstore.EngineSQLite)
-	want := map[string]string{"journal_mode": "wal", "synchronous": "1", "busy_timeout": "10000", "foreign_keys": "1"}
+	want := map[string]string{"journal_mode": "wal", "synchronous": "2", "busy_timeout": "10000", "foreign_keys": "1"}
 	var conns []interface{ Close() error }
 	defer func() {
 		for _, c := range conns {
@@ -44,6 +44,41 @@ func TestSQLitePragmas(t *testing.T) {
 				t.Errorf("connection %d: PRAGMA %s = %s, want %s", i, pragma, got, value)
 			}
 		}
+	}
+}
+
+// TestDurability: SQLite syncs every commit unless the operator chooses
+// otherwise, an unknown setting is refused by name, and Durability reports
+// what each engine does (the harness's PostgreSQL runs without sync).
+func TestDurability(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		setting, durable, err := db.Durability(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantDurable := "synchronous=full", true
+		if engine == sqlstore.EnginePostgres {
+			want, wantDurable = "synchronous_commit=off fsync=off", false
+		}
+		if setting != want || durable != wantDurable {
+			t.Fatalf("Durability() = %q, %v; want %q, %v", setting, durable, want, wantDurable)
+		}
+	})
+	url := dbtest.NewURL(t, sqlstore.EngineSQLite)
+	db, err := sqlstore.Open(t.Context(), url, sqlstore.WithSQLiteSynchronous(sqlstore.SQLiteSyncNormal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if setting, durable, err := db.Durability(t.Context()); err != nil || setting != "synchronous=normal" || durable {
+		t.Fatalf("with normal: Durability() = %q, %v, %v", setting, durable, err)
+	}
+	_, err = sqlstore.Open(t.Context(), url, sqlstore.WithSQLiteSynchronous("off"))
+	if recon.ErrorCode(err) != recon.EINVALID || !strings.Contains(err.Error(), `the SQLite synchronous setting must be full or normal, not "off"`) {
+		t.Fatalf("an unknown setting: %v", err)
 	}
 }
 

@@ -55,6 +55,8 @@ type DB struct {
 	writer chan struct{}
 	// stmts holds statements prepared once and kept (see stmt).
 	stmts sync.Map // query → *sql.Stmt
+	// synchronous is SQLite's synchronous setting (see WithSQLiteSynchronous).
+	synchronous string
 }
 
 var _ recon.Store = (*DB)(nil)
@@ -64,6 +66,24 @@ type Option func(*DB)
 
 // WithClock sets the clock that stamps CreatedAt fields (default: the system clock).
 func WithClock(c recon.Clock) Option { return func(db *DB) { db.clock = c } }
+
+// SQLite synchronous settings (WithSQLiteSynchronous).
+const (
+	// SQLiteSyncFull syncs the write-ahead log at every commit: a commit
+	// that returned survives a power cut or an operating-system crash. The
+	// default: a payment platform acknowledges only what is durable.
+	SQLiteSyncFull = "full"
+	// SQLiteSyncNormal syncs only at checkpoints: faster, and safe from a
+	// crash of the process, but a power cut or an operating-system crash may
+	// undo the last commits, which may already have been acknowledged (and
+	// their IPNs sent).
+	SQLiteSyncNormal = "normal"
+)
+
+// WithSQLiteSynchronous sets SQLite's synchronous setting: SQLiteSyncFull
+// (the default) or SQLiteSyncNormal. PostgreSQL ignores it: there the
+// server's synchronous_commit decides (see Durability).
+func WithSQLiteSynchronous(mode string) Option { return func(db *DB) { db.synchronous = mode } }
 
 // Open opens the database named by databaseURL and checks that it answers. It
 // does not migrate: call Migrate. Accepted forms:
@@ -76,16 +96,20 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{clock: recon.SystemClock{}, rand: rand.Reader}
+	db := &DB{clock: recon.SystemClock{}, rand: rand.Reader, synchronous: SQLiteSyncFull}
 	for _, o := range opts {
 		o(db)
+	}
+	if db.synchronous != SQLiteSyncFull && db.synchronous != SQLiteSyncNormal {
+		return nil, recon.FieldError("sqlite_synchronous", "the SQLite synchronous setting must be %s or %s, not %q",
+			SQLiteSyncFull, SQLiteSyncNormal, db.synchronous)
 	}
 	switch engine {
 	case EngineSQLite:
 		db.d = sqliteDialect{}
 		db.path = target
 		db.writer = make(chan struct{}, 1)
-		db.db, err = sql.Open("sqlite", sqliteDSN(target))
+		db.db, err = sql.Open("sqlite", sqliteDSN(target, db.synchronous))
 	case EnginePostgres:
 		db.d = postgresDialect{}
 		var cfg *pgx.ConnConfig
@@ -156,6 +180,26 @@ func redact(s string) string {
 		return scheme + "://" + user + ":xxxxx@" + host
 	}
 	return s
+}
+
+// Durability describes how the database makes commits durable, for the
+// server's start-up log: SQLite's synchronous setting, or PostgreSQL's
+// synchronous_commit and fsync (which the server never changes). durable is
+// false when a commit that returned may be lost on a power cut.
+func (db *DB) Durability(ctx context.Context) (setting string, durable bool, err error) {
+	if db.Engine() == EngineSQLite {
+		var mode int
+		if err := db.db.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode); err != nil {
+			return "", false, internal(err, "read synchronous")
+		}
+		names := map[int]string{0: "off", 1: "normal", 2: "full", 3: "extra"}
+		return "synchronous=" + names[mode], mode >= 2, nil
+	}
+	var commit, fsync string
+	if err := db.db.QueryRowContext(ctx, `SELECT current_setting('synchronous_commit'), current_setting('fsync')`).Scan(&commit, &fsync); err != nil {
+		return "", false, internal(err, "read synchronous_commit")
+	}
+	return "synchronous_commit=" + commit + " fsync=" + fsync, commit != "off" && fsync == "on", nil
 }
 
 // Engine returns "sqlite" or "postgres".

@@ -41,10 +41,10 @@ type benchEnv struct {
 // benchServer starts a server on a fresh database of the engine, with a
 // company (formats DH 4..8 digits), a bank account and a token allowed to
 // push and read.
-func benchServer(b *testing.B, engine string) *benchEnv {
+func benchServer(b *testing.B, engine string, flags ...string) *benchEnv {
 	b.Helper()
 	url := dbtest.NewURL(b, engine)
-	base, _, _ := startServer(b, url, benchRateLimit...)
+	base, _, _ := startServer(b, url, append(slices.Clone(benchRateLimit), flags...)...)
 	id := fmt.Sprint(cliJSON(b, url, "company", "create", "--full-name", "Bench", "--short-name", "B")["id"])
 	cliJSON(b, url, "user", "create", "--company", id, "--email", "bench@b.vn", "--role", "Admin", "--permission", "view_transactions")
 	client := cliJSON(b, url, "client", "create", "--company", id, "--name", "bench", "--scopes", "company transaction:read transaction:write")["client_id"].(string)
@@ -99,10 +99,24 @@ func batchBody(account int64, batch int) []byte {
 // storage) from 4 concurrent clients, each feeding one of the company's four
 // bank accounts (as bank feeds do: one stream per account; pushes to one
 // account are serialized by its lock), and reports transactions per second.
+//
+// SQLite runs with its durable default, synchronous=FULL, and once more with
+// the operator's faster choice, --sqlite-synchronous=normal.
 func BenchmarkIngestHTTP(b *testing.B) {
+	type variant struct {
+		name, engine string
+		flags        []string
+	}
+	var variants []variant
 	for _, engine := range dbtest.Engines() {
-		b.Run(engine, func(b *testing.B) {
-			env := benchServer(b, engine)
+		variants = append(variants, variant{engine, engine, nil})
+		if engine == "sqlite" {
+			variants = append(variants, variant{"sqlite-sync-normal", engine, []string{"--sqlite-synchronous", "normal"}})
+		}
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			env := benchServer(b, v.engine, v.flags...)
 			// The bodies are made before the clock starts (the clients' work
 			// is not the server's), each with new references.
 			bodies := make([][][]byte, len(env.accounts))

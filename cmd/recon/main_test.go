@@ -267,6 +267,9 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"serve", "--max-prefix-length", "9"}, "--max-prefix-length must be from 3 to 5"},
 		{[]string{"serve", "--rate-limit", "-1"}, "--rate-limit must not be negative"},
 		{[]string{"serve", "--rate-burst", "0"}, "--rate-burst must be at least 1"},
+		{[]string{"serve", "--sqlite-synchronous", "off"}, "--sqlite-synchronous must be full or normal"},
+		{[]string{"serve", "--heartbeat", "2s", "--node-timeout", "5s"}, "--heartbeat, --node-timeout: delivery: the node timeout (5s) must be at least three heartbeats (2s)"},
+		{[]string{"serve", "--heartbeat", "0s"}, "--heartbeat, --node-timeout"},
 	} {
 		_, err := cli(t, dbURL, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

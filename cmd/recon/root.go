@@ -142,8 +142,8 @@ func (a *app) location() (*time.Location, error) {
 
 // openStore opens the configured database, brings its schema up to date
 // and loads the key that seals its secrets (secretKeySource).
-func (a *app) openStore(ctx context.Context) (*sqlstore.DB, error) {
-	db, err := sqlstore.Open(ctx, a.databaseURL)
+func (a *app) openStore(ctx context.Context, opts ...sqlstore.Option) (*sqlstore.DB, error) {
+	db, err := sqlstore.Open(ctx, a.databaseURL, opts...)
 	if err != nil {
 		return nil, err
 	}

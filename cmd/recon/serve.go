@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -40,6 +43,10 @@ type serveConfig struct {
 	retention       time.Duration
 	rateLimit       float64
 	rateBurst       int
+	nodeID          string
+	heartbeat       time.Duration
+	nodeTimeout     time.Duration
+	sqliteSync      string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -70,7 +77,11 @@ flight.`,
 	f.BoolVar(&cfg.dispatch, "dispatch", true, "send due notifications from this node (several nodes on one PostgreSQL share the work)")
 	f.IntVar(&cfg.workers, "dispatch-workers", 16, "concurrent notification sends")
 	f.DurationVar(&cfg.sendTimeout, "dispatch-timeout", delivery.DefaultTimeout, "how long a receiver has to answer a notification with a 2xx")
-	f.DurationVar(&cfg.lease, "dispatch-lease", 2*time.Minute, "how long a node's claim on a notification lasts; a crashed node's claims are taken up after it")
+	f.DurationVar(&cfg.lease, "dispatch-lease", 2*time.Minute, "how long a node's claim on a notification lasts at most; a node that stops beating loses its claims sooner (--node-timeout)")
+	f.StringVar(&cfg.nodeID, "node-id", "", "this node's name in notification claims and heartbeats; unique among live nodes (default HOSTNAME-RANDOM)")
+	f.DurationVar(&cfg.heartbeat, "heartbeat", delivery.DefaultHeartbeat, "how often this node records that it is alive and looks for dead nodes")
+	f.DurationVar(&cfg.nodeTimeout, "node-timeout", delivery.DefaultNodeTimeout, "how long without a heartbeat before a node is declared dead and its claimed notifications are sent by the others (at least 3 heartbeats)")
+	f.StringVar(&cfg.sqliteSync, "sqlite-synchronous", sqlstore.SQLiteSyncFull, "SQLite only: full syncs every commit to disk (durable on power loss); normal is faster but a power cut may undo the last acknowledged writes")
 	f.DurationSliceVar(&cfg.retryWaits, "retry-schedule", nil, "waits between attempts of a failed notification, e.g. 1m,1m,2m,3m,5m,8m,13m (default: that, then widening to daily)")
 	f.DurationVar(&cfg.retryMaxAge, "retry-max-age", delivery.DefaultMaxAge, "how long a failed notification is retried before it is dead")
 	f.Float64Var(&cfg.rateLimit, "rate-limit", 100, "requests a second each OAuth2 client (and each gateway merchant) may make, after a burst of --rate-burst; 0 turns the limit off")
@@ -88,6 +99,16 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	if err := delivery.CheckLease(cfg.lease, cfg.sendTimeout); err != nil {
 		return fmt.Errorf("--dispatch-lease, --dispatch-timeout: %w", err)
+	}
+	if err := delivery.CheckHeartbeat(cfg.heartbeat, cfg.nodeTimeout); err != nil {
+		return fmt.Errorf("--heartbeat, --node-timeout: %w", err)
+	}
+	if cfg.sqliteSync != sqlstore.SQLiteSyncFull && cfg.sqliteSync != sqlstore.SQLiteSyncNormal {
+		return fmt.Errorf("--sqlite-synchronous must be %s or %s", sqlstore.SQLiteSyncFull, sqlstore.SQLiteSyncNormal)
+	}
+	if cfg.nodeID == "" {
+		host, _ := os.Hostname()
+		cfg.nodeID = cmp.Or(host, "node") + "-" + rand.Text()[:8]
 	}
 	if cfg.rateLimit < 0 || cfg.rateLimit > 0 && cfg.rateBurst < 1 {
 		return fmt.Errorf("--rate-limit must not be negative, and --rate-burst must be at least 1")
@@ -112,7 +133,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if cfg.baseURL == "" {
 		cfg.baseURL = "http://" + ln.Addr().String()
 	}
-	db, err := a.openStore(ctx)
+	db, err := a.openStore(ctx, sqlstore.WithSQLiteSynchronous(cfg.sqliteSync))
 	if err != nil {
 		return err
 	}
@@ -123,6 +144,14 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		} else {
 			log.Info("secrets sealed under the key in " + envSecretKey)
 		}
+	}
+	if setting, durable, err := db.Durability(ctx); err != nil {
+		return err
+	} else if durable {
+		log.Info("database durability", "engine", db.Engine(), "setting", setting)
+	} else {
+		log.Warn("database durability: a power cut may undo acknowledged writes (and their notifications may already be sent)",
+			"engine", db.Engine(), "setting", setting)
 	}
 	auth, err := newOAuthServer(ctx, db, cfg.baseURL, log)
 	if err != nil {
@@ -151,6 +180,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		Workers:  cfg.workers,
 		Lease:    cfg.lease,
 		Schedule: delivery.Schedule{Waits: cfg.retryWaits, MaxAge: cfg.retryMaxAge},
+		NodeID:   cfg.nodeID, Heartbeat: cfg.heartbeat, NodeTimeout: cfg.nodeTimeout,
 	}
 	db.OnEnqueue(dispatcher.Kick)
 	cfg.kick = dispatcher.Kick

@@ -240,7 +240,7 @@ func testCompanyUpdate(t *testing.T, open Open) {
 		d := enqueue(t, ds, c.ID, "ORDER_PAID")
 		o := enqueue(t, ds, other.ID, "ORDER_PAID")
 		setStatus(t, s, c.ID, recon.CompanyInactive)
-		claimed, err := ds.ClaimDeliveries(t.Context(), time.Now().Add(time.Minute), 10, time.Minute)
+		claimed, err := ds.ClaimDeliveries(t.Context(), "node", time.Now().Add(time.Minute), 10, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func testCompanyUpdate(t *testing.T, open Open) {
 			t.Fatalf("inactive company's delivery = %+v, %v; want pending, untouched", kept, err)
 		}
 		setStatus(t, s, c.ID, recon.CompanyActive)
-		claimed, err = ds.ClaimDeliveries(t.Context(), time.Now().Add(time.Minute), 10, time.Minute)
+		claimed, err = ds.ClaimDeliveries(t.Context(), "node", time.Now().Add(time.Minute), 10, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,6 +40,15 @@ func ids(list []*recon.Delivery) []int64 {
 	return out
 }
 
+// nodeA is the dispatcher node of the tests that do not care which.
+const nodeA = "node-a"
+
+// recordAttempt records one attempt through RecordAttempts.
+func recordAttempt(t *testing.T, ds recon.DeliveryStore, a *recon.DeliveryAttempt, status string, next time.Time) error {
+	t.Helper()
+	return ds.RecordAttempts(t.Context(), []recon.AttemptOutcome{{Attempt: a, Status: status, Next: next}})
+}
+
 // micro is t as the stores keep it.
 func micro(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
@@ -83,13 +92,13 @@ func testDelivery(t *testing.T, open Open) {
 			want = append(want, enqueue(t, ds, c.ID, fmt.Sprint("E", i)).ID)
 		}
 		now := time.Now().Add(time.Second)
-		got, err := ds.ClaimDeliveries(t.Context(), now, 2, time.Minute)
+		got, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 2, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
 		diff(t, "first claim", want[:2], ids(got))
 		for _, d := range got {
-			if !d.LeaseUntil.Equal(micro(now.Add(time.Minute))) || d.Status != recon.DeliveryPending {
+			if !d.LeaseUntil.Equal(micro(now.Add(time.Minute))) || d.Status != recon.DeliveryPending || d.ClaimedBy != nodeA {
 				t.Fatalf("claimed %+v, want lease until %v", d, micro(now.Add(time.Minute)))
 			}
 		}
@@ -98,17 +107,17 @@ func testDelivery(t *testing.T, open Open) {
 			t.Fatal(err)
 		}
 		diff(t, "claimed delivery as stored", got[0], stored)
-		got, err = ds.ClaimDeliveries(t.Context(), now, 2, time.Minute)
+		got, err = ds.ClaimDeliveries(t.Context(), nodeA, now, 2, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
 		diff(t, "second claim", want[2:], ids(got))
-		if got, err = ds.ClaimDeliveries(t.Context(), now, 2, time.Minute); err != nil || len(got) != 0 {
+		if got, err = ds.ClaimDeliveries(t.Context(), nodeA, now, 2, time.Minute); err != nil || len(got) != 0 {
 			t.Fatalf("third claim: %v, %v; want nothing", ids(got), err)
 		}
 		// Not yet due: the clock of the claimer is before the rows' next attempt.
 		fresh := enqueue(t, ds, c.ID, "LATER")
-		if got, err = ds.ClaimDeliveries(t.Context(), fresh.NextAttemptAt.Add(-time.Second), 10, time.Minute); err != nil || len(got) != 0 {
+		if got, err = ds.ClaimDeliveries(t.Context(), nodeA, fresh.NextAttemptAt.Add(-time.Second), 10, time.Minute); err != nil || len(got) != 0 {
 			t.Fatalf("claim before due: %v, %v; want nothing", ids(got), err)
 		}
 	})
@@ -120,20 +129,135 @@ func testDelivery(t *testing.T, open Open) {
 		c := newCompany(t, s, 1)
 		d := enqueue(t, ds, c.ID, "ORDER_PAID")
 		now := time.Now().Add(time.Second)
-		if got, err := ds.ClaimDeliveries(t.Context(), now, 10, time.Minute); err != nil || len(got) != 1 {
+		if got, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 10, time.Minute); err != nil || len(got) != 1 {
 			t.Fatalf("claim: %v, %v", ids(got), err)
 		}
 		// The claimer "crashes": it never records an attempt.
-		if got, err := ds.ClaimDeliveries(t.Context(), now.Add(59*time.Second), 10, time.Minute); err != nil || len(got) != 0 {
+		if got, err := ds.ClaimDeliveries(t.Context(), nodeA, now.Add(59*time.Second), 10, time.Minute); err != nil || len(got) != 0 {
 			t.Fatalf("claim under lease: %v, %v; want nothing", ids(got), err)
 		}
-		got, err := ds.ClaimDeliveries(t.Context(), now.Add(time.Minute), 10, 2*time.Minute)
+		got, err := ds.ClaimDeliveries(t.Context(), nodeA, now.Add(time.Minute), 10, 2*time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
 		diff(t, "claim after the lease lapsed", []int64{d.ID}, ids(got))
 		if !got[0].LeaseUntil.Equal(micro(now.Add(3 * time.Minute))) {
 			t.Fatalf("LeaseUntil = %v, want %v", got[0].LeaseUntil, micro(now.Add(3*time.Minute)))
+		}
+	})
+
+	t.Run("DeadNodesClaimsAreReleased", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c := newCompany(t, s, 1)
+		list := []*recon.Delivery{enqueue(t, ds, c.ID, "A1"), enqueue(t, ds, c.ID, "A2"), enqueue(t, ds, c.ID, "B1")}
+		now := time.Now().Add(time.Second)
+		const timeout = 5 * time.Second
+		beat := func(node string, at time.Time) recon.NodeBeat {
+			t.Helper()
+			b, err := ds.BeatDeliveryNode(t.Context(), node, at, at.Add(-timeout))
+			if err != nil {
+				t.Fatalf("BeatDeliveryNode(%s): %v", node, err)
+			}
+			return b
+		}
+		if b := beat("a", now); !b.Joined || b.Released != 0 {
+			t.Fatalf("first beat of a: %+v", b)
+		}
+		if b := beat("b", now); !b.Joined || b.Released != 0 {
+			t.Fatalf("first beat of b: %+v", b)
+		}
+		if b := beat("a", now.Add(time.Second)); b.Joined || b.Released != 0 {
+			t.Fatalf("second beat of a: %+v", b)
+		}
+		claim := func(node string, at time.Time, n int) []int64 {
+			t.Helper()
+			got, err := ds.ClaimDeliveries(t.Context(), node, at, n, time.Hour)
+			if err != nil {
+				t.Fatalf("ClaimDeliveries(%s): %v", node, err)
+			}
+			return ids(got)
+		}
+		diff(t, "a's claim", []int64{list[0].ID, list[1].ID}, claim("a", now.Add(time.Second), 2))
+		diff(t, "b's claim", []int64{list[2].ID}, claim("b", now.Add(time.Second), 2))
+		// b beats on; a stopped at now+1s. Within the timeout a is alive:
+		// its claims stay, and nothing is due for another node.
+		if b := beat("b", now.Add(timeout)); b.Joined || b.Released != 0 {
+			t.Fatalf("b's beat while a is alive: %+v", b)
+		}
+		beat("c", now.Add(timeout))
+		diff(t, "claim while a is alive", []int64{}, claim("c", now.Add(timeout), 10))
+		// Past the timeout, b's beat declares a dead and frees its claims,
+		// due again for any node; b's own claim stays.
+		later := now.Add(timeout + 2*time.Second)
+		if b := beat("b", later); b.Joined || b.Released != 2 {
+			t.Fatalf("b's beat after a's timeout: %+v, want 2 released", b)
+		}
+		got, err := ds.Delivery(t.Context(), c.ID, list[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ClaimedBy != "" || !got.LeaseUntil.IsZero() || got.Status != recon.DeliveryPending || got.Attempts != 0 {
+			t.Fatalf("a dead node's delivery: %+v", got)
+		}
+		if got, _ := ds.Delivery(t.Context(), c.ID, list[2].ID); got.ClaimedBy != "b" {
+			t.Fatalf("b's claim after its own beat: %+v", got)
+		}
+		diff(t, "claim of a's deliveries", []int64{list[0].ID, list[1].ID}, claim("c", later, 10))
+
+		// a was only slow: its next beat finds its row gone. It joins again,
+		// and its claims made since it was declared dead are released too.
+		if err := ds.ReplayDelivery(t.Context(), 0, list[0].ID, later); err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "a's claim after it was declared dead", []int64{list[0].ID}, claim("a", later, 10))
+		if b := beat("a", later); !b.Joined || b.Released != 1 {
+			t.Fatalf("a's beat after it was declared dead: %+v, want joined and 1 released", b)
+		}
+		if got, _ := ds.Delivery(t.Context(), c.ID, list[0].ID); got.ClaimedBy != "" || !got.LeaseUntil.IsZero() {
+			t.Fatalf("a's claim after it joined again: %+v", got)
+		}
+
+		// A node that leaves releases what it still holds, at once.
+		n, err := ds.LeaveDeliveryNode(t.Context(), "b")
+		if err != nil || n != 1 {
+			t.Fatalf("LeaveDeliveryNode(b) = %d, %v; want 1", n, err)
+		}
+		diff(t, "claim after b left (the replayed one due last)", []int64{list[2].ID, list[0].ID}, claim("a", later, 10))
+		if b := beat("b", later); !b.Joined {
+			t.Fatalf("b's beat after it left: %+v, want joined", b)
+		}
+		// Recording an attempt ends the claim.
+		if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: list[2].ID, StatusCode: 200}, recon.DeliveryDelivered, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := ds.Delivery(t.Context(), c.ID, list[2].ID); got.ClaimedBy != "" || !got.LeaseUntil.IsZero() {
+			t.Fatalf("a delivered delivery's claim: %+v", got)
+		}
+
+		_, err = ds.ClaimDeliveries(t.Context(), "", later, 1, time.Minute)
+		wantCode(t, err, recon.EINVALID, "")
+		_, err = ds.BeatDeliveryNode(t.Context(), "", later, later)
+		wantCode(t, err, recon.EINVALID, "")
+	})
+
+	t.Run("ClaimsOfANodeThatNeverJoinedAreReleased", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c := newCompany(t, s, 1)
+		d := enqueue(t, ds, c.ID, "ORDER_PAID")
+		now := time.Now().Add(time.Second)
+		if got, err := ds.ClaimDeliveries(t.Context(), "ghost", now, 1, time.Hour); err != nil || len(got) != 1 {
+			t.Fatalf("claim: %v, %v", ids(got), err)
+		}
+		b, err := ds.BeatDeliveryNode(t.Context(), "a", now, now.Add(-time.Minute))
+		if err != nil || !b.Joined || b.Released != 1 {
+			t.Fatalf("first beat of a: %+v, %v; want the ghost's claim released", b, err)
+		}
+		if got, err := ds.ClaimDeliveries(t.Context(), "a", now, 1, time.Hour); err != nil || len(got) != 1 || got[0].ID != d.ID {
+			t.Fatalf("claim after the sweep: %v, %v", ids(got), err)
 		}
 	})
 
@@ -154,7 +278,7 @@ func testDelivery(t *testing.T, open Open) {
 		for range 6 {
 			wg.Go(func() {
 				for {
-					got, err := ds.ClaimDeliveries(context.Background(), now, 7, time.Hour)
+					got, err := ds.ClaimDeliveries(context.Background(), nodeA, now, 7, time.Hour)
 					if err != nil {
 						errs <- err
 						return
@@ -192,17 +316,14 @@ func testDelivery(t *testing.T, open Open) {
 		c := newCompany(t, s, 1)
 		d := enqueue(t, ds, c.ID, "ORDER_PAID")
 		now := time.Now().Add(time.Second)
-		if _, err := ds.ClaimDeliveries(t.Context(), now, 1, time.Minute); err != nil {
+		if _, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 1, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		failed := &recon.DeliveryAttempt{DeliveryID: d.ID, At: now, URL: "https://shop.example/ipn", StatusCode: 500,
 			Latency: 1234567 * time.Microsecond, Response: "oops\x00 \xff", Error: "HTTP 500"}
 		next := now.Add(time.Minute)
-		if err := ds.RecordAttempt(t.Context(), failed, recon.DeliveryPending, next); err != nil {
+		if err := recordAttempt(t, ds, failed, recon.DeliveryPending, next); err != nil {
 			t.Fatal(err)
-		}
-		if failed.ID <= 0 {
-			t.Fatalf("attempt ID = %d", failed.ID)
 		}
 		got, err := ds.Delivery(t.Context(), c.ID, d.ID)
 		if err != nil {
@@ -212,16 +333,16 @@ func testDelivery(t *testing.T, open Open) {
 		want.Attempts, want.NextAttemptAt, want.LastError = 1, micro(next), "HTTP 500"
 		diff(t, "delivery after a failed attempt", &want, got)
 		// Not due before next, due at next.
-		if list, err := ds.ClaimDeliveries(t.Context(), next.Add(-time.Second), 1, time.Minute); err != nil || len(list) != 0 {
+		if list, err := ds.ClaimDeliveries(t.Context(), nodeA, next.Add(-time.Second), 1, time.Minute); err != nil || len(list) != 0 {
 			t.Fatalf("claim before next: %v, %v", ids(list), err)
 		}
-		if list, err := ds.ClaimDeliveries(t.Context(), next, 1, time.Minute); err != nil || len(list) != 1 {
+		if list, err := ds.ClaimDeliveries(t.Context(), nodeA, next, 1, time.Minute); err != nil || len(list) != 1 {
 			t.Fatalf("claim at next: %v, %v", ids(list), err)
 		}
 
 		ok := &recon.DeliveryAttempt{DeliveryID: d.ID, At: next.Add(time.Second), URL: "https://shop.example/ipn", StatusCode: 200,
 			Latency: 20 * time.Millisecond, Response: `{"ok":true}`}
-		if err := ds.RecordAttempt(t.Context(), ok, recon.DeliveryDelivered, time.Time{}); err != nil {
+		if err := recordAttempt(t, ds, ok, recon.DeliveryDelivered, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		got, err = ds.Delivery(t.Context(), c.ID, d.ID)
@@ -230,7 +351,7 @@ func testDelivery(t *testing.T, open Open) {
 		}
 		want.Attempts, want.Status, want.LastError, want.DeliveredAt = 2, recon.DeliveryDelivered, "", micro(ok.At)
 		diff(t, "delivery after delivery", &want, got)
-		if list, err := ds.ClaimDeliveries(t.Context(), next.Add(time.Hour), 10, time.Minute); err != nil || len(list) != 0 {
+		if list, err := ds.ClaimDeliveries(t.Context(), nodeA, next.Add(time.Hour), 10, time.Minute); err != nil || len(list) != 0 {
 			t.Fatalf("claim of a delivered delivery: %v, %v", ids(list), err)
 		}
 
@@ -238,24 +359,33 @@ func testDelivery(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(attempts) != 2 || attempts[0].ID <= 0 || attempts[1].ID <= attempts[0].ID {
+			t.Fatalf("attempts %+v", attempts)
+		}
 		failed.At, failed.Response = micro(failed.At), "oops \uFFFD" // NUL dropped, invalid UTF-8 replaced
 		ok.At = micro(ok.At)
+		failed.ID, ok.ID = attempts[0].ID, attempts[1].ID
 		diff(t, "attempts", []*recon.DeliveryAttempt{failed, ok}, attempts)
 		if attempts, err = ds.DeliveryAttempts(t.Context(), d.ID+1000); err != nil || len(attempts) != 0 {
 			t.Fatalf("attempts of an unknown delivery: %v, %v", attempts, err)
 		}
 
 		dead := enqueue(t, ds, c.ID, "TRANSACTION_VOID")
-		if err := ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: dead.ID, URL: "https://shop.example/ipn", Error: "timeout"}, recon.DeliveryDead, time.Time{}); err != nil {
+		if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: dead.ID, URL: "https://shop.example/ipn", Error: "timeout"}, recon.DeliveryDead, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		if got, err = ds.Delivery(t.Context(), c.ID, dead.ID); err != nil || got.Status != recon.DeliveryDead || got.Attempts != 1 || !got.DeliveredAt.IsZero() {
 			t.Fatalf("dead delivery: %+v, %v", got, err)
 		}
 
-		err = ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID + 1000}, recon.DeliveryDead, time.Time{})
-		wantCode(t, err, recon.ENOTFOUND, "")
-		err = ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID}, "lost", time.Time{})
+		// An attempt of a delivery that does not exist is dropped.
+		if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: d.ID + 1000}, recon.DeliveryDead, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if attempts, err := ds.DeliveryAttempts(t.Context(), d.ID+1000); err != nil || len(attempts) != 0 {
+			t.Fatalf("attempts of an unknown delivery: %v, %v", attempts, err)
+		}
+		err = recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: d.ID}, "lost", time.Time{})
 		wantCode(t, err, recon.EINVALID, "")
 	})
 
@@ -263,20 +393,10 @@ func testDelivery(t *testing.T, open Open) {
 		t.Parallel()
 		s := open(t)
 		ds := deliveryStore(t, s)
-		batch, ok := s.(interface {
-			RecordAttempts(ctx context.Context, outcomes []struct {
-				Attempt *recon.DeliveryAttempt
-				Status  string
-				Next    time.Time
-			}) error
-		})
-		if !ok {
-			t.Skip("the store records attempts one at a time only")
-		}
 		c := newCompany(t, s, 1)
 		ok1, retry, dead := enqueue(t, ds, c.ID, "A"), enqueue(t, ds, c.ID, "B"), enqueue(t, ds, c.ID, "C")
 		now := time.Now().Add(time.Second)
-		if list, err := ds.ClaimDeliveries(t.Context(), now, 3, time.Minute); err != nil || len(list) != 3 {
+		if list, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 3, time.Minute); err != nil || len(list) != 3 {
 			t.Fatalf("claim: %v, %v", ids(list), err)
 		}
 		next := now.Add(time.Minute)
@@ -286,16 +406,12 @@ func testDelivery(t *testing.T, open Open) {
 			{DeliveryID: dead.ID, At: now, URL: "https://shop.example/ipn", Error: "timeout"},
 			{DeliveryID: dead.ID + 1000, At: now, URL: "https://shop.example/ipn", StatusCode: 200}, // no such delivery: dropped
 		}
-		type outcome = struct {
-			Attempt *recon.DeliveryAttempt
-			Status  string
-			Next    time.Time
-		}
-		err := batch.RecordAttempts(t.Context(), []outcome{
-			{attempts[0], recon.DeliveryDelivered, time.Time{}},
-			{attempts[1], recon.DeliveryPending, next},
-			{attempts[2], recon.DeliveryDead, time.Time{}},
-			{attempts[3], recon.DeliveryDelivered, time.Time{}},
+		type outcome = recon.AttemptOutcome
+		err := ds.RecordAttempts(t.Context(), []outcome{
+			{Attempt: attempts[0], Status: recon.DeliveryDelivered, Next: time.Time{}},
+			{Attempt: attempts[1], Status: recon.DeliveryPending, Next: next},
+			{Attempt: attempts[2], Status: recon.DeliveryDead, Next: time.Time{}},
+			{Attempt: attempts[3], Status: recon.DeliveryDelivered, Next: time.Time{}},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -329,8 +445,10 @@ func testDelivery(t *testing.T, open Open) {
 			wantA.ID, wantA.At, wantA.Response = list[0].ID, micro(now), strings.ReplaceAll(wantA.Response, "\x00", "")
 			diff(t, "attempt of "+tc.d.Event, &wantA, list[0])
 		}
-		if err := batch.RecordAttempts(t.Context(), []outcome{{attempts[0], "lost", time.Time{}}}); err == nil {
-			t.Fatal("an unknown status: got nil error")
+		err = ds.RecordAttempts(t.Context(), []outcome{{Attempt: attempts[1], Status: recon.DeliveryDelivered, Next: time.Time{}}, {Attempt: attempts[0], Status: "lost", Next: time.Time{}}})
+		wantCode(t, err, recon.EINVALID, "")
+		if got, _ := ds.Delivery(t.Context(), c.ID, retry.ID); got.Status != recon.DeliveryPending || got.Attempts != 1 {
+			t.Fatalf("a batch with an unknown status changed a delivery: %+v", got)
 		}
 	})
 
@@ -340,7 +458,7 @@ func testDelivery(t *testing.T, open Open) {
 		ds := deliveryStore(t, s)
 		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
 		d := enqueue(t, ds, c.ID, "ORDER_PAID")
-		if err := ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID, StatusCode: 200}, recon.DeliveryDelivered, time.Time{}); err != nil {
+		if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: d.ID, StatusCode: 200}, recon.DeliveryDelivered, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		now := time.Now().Add(time.Hour)
@@ -361,13 +479,13 @@ func testDelivery(t *testing.T, open Open) {
 			t.Fatalf("replayed delivery %+v", got)
 		}
 		// A claimed (leased) delivery replayed by an operator (company 0) is due again at once.
-		if _, err := ds.ClaimDeliveries(t.Context(), now, 1, time.Hour); err != nil {
+		if _, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 1, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		if err := ds.ReplayDelivery(t.Context(), 0, d.ID, now); err != nil {
 			t.Fatal(err)
 		}
-		if list, err := ds.ClaimDeliveries(t.Context(), now, 1, time.Hour); err != nil || len(list) != 1 {
+		if list, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 1, time.Hour); err != nil || len(list) != 1 {
 			t.Fatalf("claim after replay: %v, %v", ids(list), err)
 		}
 		err = ds.ReplayDelivery(t.Context(), 0, d.ID+1000, now)
@@ -389,7 +507,7 @@ func testDelivery(t *testing.T, open Open) {
 		if err := ds.EnqueueDelivery(t.Context(), hook); err != nil {
 			t.Fatal(err)
 		}
-		if err := ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: mine[3].ID, Error: "refused"}, recon.DeliveryDead, time.Time{}); err != nil {
+		if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: mine[3].ID, Error: "refused"}, recon.DeliveryDead, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -457,7 +575,7 @@ func testDelivery(t *testing.T, open Open) {
 			list = append(list, enqueue(t, ds, c.ID, fmt.Sprint("E", i)))
 		}
 		record := func(d *recon.Delivery, status string) {
-			if err := ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID}, status, time.Time{}); err != nil {
+			if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: d.ID}, status, time.Time{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -465,10 +583,10 @@ func testDelivery(t *testing.T, open Open) {
 		record(list[1], recon.DeliveryDelivered)
 		record(list[2], recon.DeliveryDead)
 		// Claimed with a lease that runs: in flight. Claimed long ago: not.
-		if _, err := ds.ClaimDeliveries(t.Context(), time.Now().Add(time.Second), 1, time.Hour); err != nil {
+		if _, err := ds.ClaimDeliveries(t.Context(), nodeA, time.Now().Add(time.Second), 1, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ds.ClaimDeliveries(t.Context(), time.Now(), 1, time.Microsecond); err != nil {
+		if _, err := ds.ClaimDeliveries(t.Context(), nodeA, time.Now(), 1, time.Microsecond); err != nil {
 			t.Fatal(err)
 		}
 		stats, err = ds.DeliveryStats(t.Context())

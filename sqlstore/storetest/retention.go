@@ -244,7 +244,7 @@ func testRetention(t *testing.T, open Open) {
 		forever := retainedCompany(t, s, 2, 0, recon.CompanyActive)
 		record := func(d *recon.Delivery, status string, next time.Time) {
 			t.Helper()
-			if err := ds.RecordAttempt(t.Context(), &recon.DeliveryAttempt{DeliveryID: d.ID, URL: "https://shop.example.vn/ipn"}, status, next); err != nil {
+			if err := ds.RecordAttempts(t.Context(), []recon.AttemptOutcome{{Attempt: &recon.DeliveryAttempt{DeliveryID: d.ID, URL: "https://shop.example.vn/ipn"}, Status: status, Next: next}}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,0 +1,158 @@
+package delivery
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Defaults of a Dispatcher's node heartbeat.
+const (
+	DefaultHeartbeat   = time.Second
+	DefaultNodeTimeout = 5 * time.Second
+)
+
+// A dispatcher is a node: it joins with a heartbeat row, beats every
+// Heartbeat, and names itself in its claims. Each beat also declares dead
+// the nodes whose heartbeat is older than NodeTimeout and releases their
+// claims, so a crashed node's deliveries are sent again within NodeTimeout
+// plus a heartbeat, not a whole lease (the lease stays as the last resort,
+// e.g. for a node cut off from the database while it still sends).
+//
+// A node alive but slow (stalled, or cut off from the database) for longer
+// than NodeTimeout is declared dead although it is not. The others may then
+// send what it had claimed; its own side is fenced:
+//   - it starts an attempt only while its last beat is fresher than half of
+//     NodeTimeout (it waits for the next beat otherwise), so after a stall
+//     it starts nothing before it has learned whether it was declared dead;
+//   - the beat that finds its row gone (recon.NodeBeat.Joined) releases its
+//     remaining claims and starts a new epoch; deliveries claimed in an
+//     earlier epoch are not started.
+//
+// So the deliveries sent twice are at most those whose attempt was already
+// in progress when the node's heartbeat stopped: within at-least-once (every
+// payload carries a stable id for receivers to deduplicate).
+type node struct {
+	id    string
+	fresh time.Duration // how recent the last beat must be to start an attempt
+
+	// claimMu is held across a claim and across a beat, so that no claim
+	// commits between a rejoining beat's release and its new epoch.
+	claimMu sync.Mutex
+
+	mu      sync.Mutex
+	epoch   int64
+	last    time.Time     // monotonic time the last successful beat started
+	changed chan struct{} // closed at each successful beat
+}
+
+func newNode(id string, fresh time.Duration) *node {
+	return &node{id: id, fresh: fresh, changed: make(chan struct{})}
+}
+
+// randomNodeID is a node id when none is configured.
+func randomNodeID() string { return "node-" + rand.Text()[:13] }
+
+// beaten records a successful beat started at start (monotonic time);
+// joined starts a new epoch.
+func (n *node) beaten(start time.Time, joined bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if joined {
+		n.epoch++
+	}
+	n.last = start
+	close(n.changed)
+	n.changed = make(chan struct{})
+}
+
+// currentEpoch is the epoch claims made now belong to.
+func (n *node) currentEpoch() int64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.epoch
+}
+
+// live waits until the node may start an attempt of a delivery claimed in
+// epoch: the epoch is current and the last beat is fresh. It returns false
+// when the epoch has passed, when ctx ends, or when within is over first.
+//
+// Freshness is measured in monotonic time, not on the dispatcher's Clock:
+// it is about how long this process really went without a beat, and a test
+// clock that jumps must not fence the node.
+func (n *node) live(ctx context.Context, epoch int64, within time.Duration) bool {
+	t := time.NewTimer(within)
+	defer t.Stop()
+	for {
+		n.mu.Lock()
+		current, fresh, changed := n.epoch == epoch, time.Since(n.last) <= n.fresh, n.changed
+		n.mu.Unlock()
+		if !current {
+			return false
+		}
+		if fresh {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return false
+		}
+	}
+}
+
+// heartbeat beats every interval until ctx ends; beat is called once before
+// (by Run) so that the node has joined before it claims.
+func (r *run) heartbeat(ctx context.Context) {
+	t := time.NewTicker(r.beatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.beat(ctx)
+		}
+	}
+}
+
+// beat records the node's heartbeat, declares dead the nodes whose beat is
+// older than NodeTimeout and releases their claims, and kicks the loop
+// when it released any. It reports whether the beat was stored.
+func (r *run) beat(ctx context.Context) bool {
+	r.node.claimMu.Lock()
+	defer r.node.claimMu.Unlock()
+	bctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+	defer cancel()
+	start, now := time.Now(), r.clock.Now()
+	b, err := r.Store.BeatDeliveryNode(bctx, r.node.id, now, now.Add(-r.nodeTimeout))
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Error("delivery: node heartbeat", "node", r.node.id, "err", err)
+		}
+		return false
+	}
+	if b.Joined && r.joined {
+		r.log.Warn("delivery: this node was declared dead (no heartbeat for the node timeout) and joined again; "+
+			"its claims were released", "node", r.node.id, "node_timeout", r.nodeTimeout)
+	}
+	r.joined = true
+	r.node.beaten(start, b.Joined)
+	if b.Released > 0 {
+		r.log.Info("delivery: released the claims of stopped nodes", "node", r.node.id, "released", b.Released)
+		r.Kick()
+	}
+	return true
+}
+
+// CheckHeartbeat reports whether a node timeout leaves room for missed beats.
+func CheckHeartbeat(heartbeat, nodeTimeout time.Duration) error {
+	if heartbeat <= 0 || nodeTimeout < 3*heartbeat {
+		return fmt.Errorf("delivery: the node timeout (%s) must be at least three heartbeats (%s)", nodeTimeout, heartbeat)
+	}
+	return nil
+}
