@@ -36,7 +36,7 @@ func newCompanyCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if c.BeginDate == "" {
-				c.BeginDate = time.Now().Format(recon.DateLayout)
+				c.BeginDate = a.clock.Now().Format(recon.DateLayout)
 			}
 			if c.EndDate == "" {
 				if t, err := time.Parse(recon.DateLayout, c.BeginDate); err == nil {

@@ -27,7 +27,7 @@ const (
 // OAuth2 client, then prints curl commands with working tokens. On a database
 // that already holds the demo it only prints fresh tokens; on any other
 // non-empty database it seeds nothing.
-func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL string, loc *time.Location, out io.Writer) error {
+func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL string, loc *time.Location, now time.Time, out io.Writer) error {
 	secret := ""
 	client, err := db.Client(ctx, demoClientID)
 	switch recon.ErrorCode(err) {
@@ -41,7 +41,7 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 			fmt.Fprintln(out, "recon: --demo: the database already holds data that is not the demo's; nothing seeded")
 			return nil
 		}
-		if client, secret, err = seedDemoData(ctx, db, loc); err != nil {
+		if client, secret, err = seedDemoData(ctx, db, loc, now); err != nil {
 			return err
 		}
 	default:
@@ -76,8 +76,7 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 	})
 }
 
-func seedDemoData(ctx context.Context, db *sqlstore.DB, loc *time.Location) (*recon.Client, string, error) {
-	today := time.Now()
+func seedDemoData(ctx context.Context, db *sqlstore.DB, loc *time.Location, today time.Time) (*recon.Client, string, error) {
 	co := &recon.Company{
 		FullName: "Công ty TNHH Thương mại Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive,
 		Subscription: "Business", BeginDate: today.AddDate(0, -3, 0).Format(recon.DateLayout),
@@ -117,7 +116,7 @@ func seedDemoData(ctx context.Context, db *sqlstore.DB, loc *time.Location) (*re
 	if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: co.ID, MerchantID: "DEMO-SAOMAI", SecretKey: recon.NewSecret()}); err != nil {
 		return nil, "", err
 	}
-	if err := seedDemoTransactions(ctx, db, co.ID, loc); err != nil {
+	if err := seedDemoTransactions(ctx, db, co.ID, loc, today); err != nil {
 		return nil, "", err
 	}
 	return client, secret, nil

@@ -51,7 +51,7 @@ var (
 // carrying a code "DH" + digits: most pay an order (a few short, a few
 // twice), some name no order. Matching runs as for any transaction. A fixed
 // seed keeps the demo the same every time.
-func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64, loc *time.Location) error {
+func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64, loc *time.Location, now time.Time) error {
 	r := rand.New(rand.NewPCG(2026, 11))
 	var accounts []*recon.BankAccount
 	for _, a := range []struct{ bank, number string }{
@@ -74,7 +74,7 @@ func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64,
 		}
 		orders = append(orders, o)
 	}
-	start := time.Now().In(loc).AddDate(0, 0, -60)
+	start := now.In(loc).AddDate(0, 0, -60)
 	next := 0 // the next order to pay
 	var batch []recon.TransactionInput
 	for i := range demoTransactionCount {

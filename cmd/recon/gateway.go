@@ -246,7 +246,7 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 					}
 				}
 				for _, id := range ids {
-					if err := db.ReplayDelivery(cmd.Context(), 0, id, time.Now()); err != nil {
+					if err := db.ReplayDelivery(cmd.Context(), 0, id, a.clock.Now()); err != nil {
 						return err
 					}
 				}
@@ -279,7 +279,7 @@ func newReportCmd(a *app) *cobra.Command {
 				return err
 			}
 			if to == "" {
-				to = time.Now().In(loc).Format(recon.DateLayout)
+				to = a.clock.Now().In(loc).Format(recon.DateLayout)
 			}
 			if from == "" {
 				t, err := time.Parse(recon.DateLayout, to)

@@ -22,6 +22,7 @@ import (
 // standard streams, and the global flags. There is no package-level state.
 type app struct {
 	getenv         func(string) string
+	clock          recon.Clock // business time: dates of new data, report ranges
 	stdin          io.Reader
 	stdout, stderr io.Writer
 

@@ -159,7 +159,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	if cfg.demo {
 		cfg.sandbox = true
-		if err := seedDemo(ctx, db, auth, cfg.baseURL, loc, a.stdout); err != nil {
+		if err := seedDemo(ctx, db, auth, cfg.baseURL, loc, a.clock.Now(), a.stdout); err != nil {
 			return fmt.Errorf("seeding demo data: %w", err)
 		}
 	}
@@ -239,13 +239,13 @@ func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, clo
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
-		n, err := db.DeleteExpiredTokenSessions(ctx, time.Now().Add(-24*time.Hour))
+		n, err := db.DeleteExpiredTokenSessions(ctx, clock.Now().Add(-24*time.Hour))
 		if err != nil && ctx.Err() == nil {
 			log.Warn("deleting expired tokens", "err", err)
 		} else if n > 0 {
 			log.Info("deleted expired tokens", "count", n)
 		}
-		if n, err := db.DeleteDeliveredBefore(ctx, time.Now().Add(-retention)); err != nil && ctx.Err() == nil {
+		if n, err := db.DeleteDeliveredBefore(ctx, clock.Now().Add(-retention)); err != nil && ctx.Err() == nil {
 			log.Warn("deleting old delivered notifications", "err", err)
 		} else if n > 0 {
 			log.Info("deleted old delivered notifications", "count", n)

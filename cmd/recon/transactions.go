@@ -105,7 +105,7 @@ extraction, duplicate check, running balance). Meant for sandbox and test setups
 					ref = recon.SimulatedReference()
 				}
 				in := []recon.TransactionInput{{
-					BankAccountID: acct.ID, TransactionDate: time.Now().In(loc), AmountIn: amount,
+					BankAccountID: acct.ID, TransactionDate: a.clock.Now().In(loc), AmountIn: amount,
 					Content: content, ReferenceNumber: ref, SubAccount: sub,
 				}}
 				res, err := recon.Ingest(cmd.Context(), db, acct.CompanyID, in)
