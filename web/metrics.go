@@ -16,6 +16,7 @@ type Metrics struct {
 	Registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	inFlight prometheus.Gauge
 }
 
 // NewMetrics returns a registry with Go runtime, process and HTTP metrics.
@@ -32,8 +33,12 @@ func NewMetrics() *Metrics {
 			Help:    "Time to serve an HTTP request, by route pattern.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"route"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "recon_http_requests_in_flight",
+			Help: "HTTP requests being served now (this scrape included).",
+		}),
 	}
-	reg.MustRegister(m.requests, m.duration,
+	reg.MustRegister(m.requests, m.duration, m.inFlight,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -44,6 +49,15 @@ func (m *Metrics) observe(method, route string, status int, d time.Duration) {
 	}
 	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 	m.duration.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// begin counts a request in flight until the returned func is called.
+func (m *Metrics) begin() (end func()) {
+	if m == nil {
+		return func() {}
+	}
+	m.inFlight.Inc()
+	return m.inFlight.Dec
 }
 
 // Handler serves the registry in the Prometheus text format.

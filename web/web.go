@@ -49,6 +49,7 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		rec := &statusRecorder{ResponseWriter: w}
+		defer m.Metrics.begin()()
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {

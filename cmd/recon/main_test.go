@@ -402,12 +402,21 @@ func TestGracefulShutdown(t *testing.T) {
 	defer conn.Close()
 	body := `{"payment_code_formats":[]}`
 	fmt.Fprintf(conn, "PATCH /api/v1/company/configurations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", token, len(body), body[:10])
-	// Wait until the server has read the headers and sits in the handler,
-	// which the request metric cannot show yet; the body read blocks it.
-	time.Sleep(500 * time.Millisecond)
+	// Wait until the server serves the request (it waits for the rest of
+	// the body): two requests in flight, the PATCH and the scrape itself.
+	waitFor(t, "the PATCH in flight", 20*time.Second, func() bool {
+		return strings.Contains(metricsText(t, base), "\nrecon_http_requests_in_flight 2\n")
+	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
-	time.Sleep(200 * time.Millisecond)
+	// Wait until the stop has begun: the listener refuses new connections.
+	waitFor(t, "the listener to close", 20*time.Second, func() bool {
+		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	})
 	fmt.Fprint(conn, body[10:])
 	reply, _ := io.ReadAll(conn)
 	if !strings.HasPrefix(string(reply), "HTTP/1.1 200") || !strings.Contains(string(reply), `"status":true`) {
@@ -419,6 +428,21 @@ func TestGracefulShutdown(t *testing.T) {
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Fatal("server still answers after a graceful stop")
 	}
+}
+
+// metricsText returns what /metrics serves.
+func metricsText(t testing.TB, base string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestUnmatchedRoutesUseTheFamilyEnvelope: a request matching no route gets
