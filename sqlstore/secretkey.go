@@ -372,6 +372,13 @@ func (db *DB) RotateSecretKey(ctx context.Context, src KeySource) (*Rotation, er
 	if src.File == "" {
 		return nil, recon.Errorf(recon.EINVALID, "recon keys rotate writes the new key into the key file: name it with --secret-key-file (a key given in RECON_SECRET_KEY cannot be rewritten; put it in a file, rotate, then give every node the file's new content)")
 	}
+	// One rotation at a time per database: two would each add a key of the
+	// same id to the file, and the second write would lose the first's key.
+	unlock, err := db.lockMigrations(ctx)
+	if err != nil {
+		return nil, internal(err, "rotate the secret key")
+	}
+	defer unlock()
 	ring, err := readKeyFile(src.File)
 	if err != nil {
 		return nil, err

@@ -530,3 +530,61 @@ func TestKeyFileWithTwoKeys(t *testing.T) {
 		wantSecrets(t, db, s2)
 	})
 }
+
+// TestConcurrentRotations: two `recon keys rotate` at once on one database
+// and key file take turns (the migration lock): each adds its own key, and a
+// process started afterwards with the file opens every secret. Without the
+// lock both picked the same new key id and the second write of the file
+// lost the first's key, with secrets already sealed under it.
+func TestConcurrentRotations(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		databaseURL := dbtest.NewURL(t, engine)
+		src := sqlstore.KeySource{File: filepath.Join(t.TempDir(), "recon.key")}
+		first := openNoKey(t, databaseURL)
+		if err := first.UseSecretKey(t.Context(), src); err != nil {
+			t.Fatal(err)
+		}
+		var sealed []secrets
+		for i := range 3 {
+			sealed = append(sealed, sealSome(t, first, i))
+		}
+		rotators := make([]*sqlstore.DB, 2)
+		for i := range rotators {
+			rotators[i] = openNoKey(t, databaseURL)
+			if err := rotators[i].UseSecretKey(t.Context(), src); err != nil {
+				t.Fatal(err)
+			}
+		}
+		start := make(chan struct{})
+		results := make(chan *sqlstore.Rotation, len(rotators))
+		errs := make(chan error, len(rotators))
+		for _, db := range rotators {
+			go func() {
+				<-start
+				rot, err := db.RotateSecretKey(t.Context(), src)
+				results <- rot
+				errs <- err
+			}()
+		}
+		close(start)
+		ids := map[uint32]bool{}
+		for range rotators {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+			ids[(<-results).NewKeyID] = true
+		}
+		if len(ids) != 2 {
+			t.Fatalf("the two rotations made keys %v, want two different ids", ids)
+		}
+		fresh := openNoKey(t, databaseURL)
+		if err := fresh.UseSecretKey(t.Context(), src); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sealed {
+			wantSecrets(t, fresh, s)
+		}
+	})
+}
