@@ -439,8 +439,8 @@ func (db *DB) ReplayDelivery(ctx context.Context, companyID, id int64, now time.
 
 // DeliveryTarget returns where the company's deliveries of the kind go, its
 // secrets decrypted, or ENOTFOUND when none is configured. A target saved
-// before signing secrets existed gets one here, on first read: nothing is
-// ever signed under an empty key.
+// before signing secrets existed gets one here, on first read (see
+// ensureSigningSecret): nothing is ever signed under an empty key.
 func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error) {
 	for range 2 {
 		var t recon.Target
@@ -454,16 +454,20 @@ func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) 
 		if err != nil {
 			return nil, internal(err, "read delivery target")
 		}
-		if len(signing) == 0 {
-			if err := db.ensureSigningSecret(ctx, companyID, kind); err != nil {
-				return nil, err
-			}
-			continue
-		}
 		if len(sealed) > 0 {
 			if t.Secret, err = db.openSecret(ctx, sealed); err != nil {
 				return nil, err
 			}
+		}
+		if len(signing) == 0 {
+			carry := ""
+			if t.AuthType == recon.AuthSecretKey {
+				carry = t.Secret
+			}
+			if err := db.ensureSigningSecret(ctx, companyID, kind, carry); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if t.SigningSecret, err = db.openSecret(ctx, signing); err != nil {
 			return nil, err

@@ -102,11 +102,17 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 }
 
 // ensureSigningSecret gives the company's target of the kind a signing
-// secret if it has none (targets saved before migration 00005).
-// Concurrent callers agree: only the first write lands.
-func (db *DB) ensureSigningSecret(ctx context.Context, companyID int64, kind string) error {
+// secret if it has none (targets saved before migration 00005): carry, the
+// secret it was signed under until then (a SECRET_KEY target's own secret,
+// which its receiver already verifies with), or a new one (a NONE target was
+// signed under the empty key, which proves nothing). Concurrent callers
+// agree: only the first write lands.
+func (db *DB) ensureSigningSecret(ctx context.Context, companyID int64, kind, carry string) error {
+	if carry == "" {
+		carry = recon.NewSecret()
+	}
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		sealed, err := db.sealSecret(ctx, tx, recon.NewSecret())
+		sealed, err := db.sealSecret(ctx, tx, carry)
 		if err != nil {
 			return err
 		}

@@ -588,3 +588,46 @@ func TestConcurrentRotations(t *testing.T) {
 		}
 	})
 }
+
+// TestSigningSecretOfATargetFromBefore: a target saved before targets had
+// signing secrets (migration 00005) gets one on first read: a SECRET_KEY
+// target keeps signing under its own secret, which its receiver already
+// verifies with, and a NONE target (signed under the empty key before)
+// gets a new one. Either way nothing is signed under an empty key.
+func TestSigningSecretOfATargetFromBefore(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		for _, auth := range []string{recon.AuthSecretKey, recon.AuthNone} {
+			c := &recon.Company{FullName: "Old " + auth, ShortName: "O", Status: recon.CompanyActive}
+			if err := db.CreateCompany(t.Context(), c); err != nil {
+				t.Fatal(err)
+			}
+			tg := &recon.Target{URL: "https://shop.example/ipn", AuthType: auth, Active: true}
+			if auth == recon.AuthSecretKey {
+				tg.Secret = recon.NewSecret()
+			}
+			if err := db.SetIPN(t.Context(), c.ID, tg); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.SQL().ExecContext(t.Context(), `UPDATE delivery_targets SET signing_secret = NULL WHERE company_id = $1`, c.ID); err != nil {
+				t.Fatal(err)
+			}
+			got, err := db.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case auth == recon.AuthSecretKey && got.SigningSecret != tg.Secret:
+				t.Errorf("SECRET_KEY target from before: signing secret %q, want its own secret %q", got.SigningSecret, tg.Secret)
+			case auth == recon.AuthNone && (len(got.SigningSecret) != recon.SecretLen || got.SigningSecret == tg.SigningSecret):
+				t.Errorf("NONE target from before: signing secret %q, want a new one", got.SigningSecret)
+			}
+			again, err := db.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN)
+			if err != nil || again.SigningSecret != got.SigningSecret {
+				t.Errorf("second read: %v, %v; want the same signing secret", again, err)
+			}
+		}
+	})
+}
