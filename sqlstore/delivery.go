@@ -49,34 +49,25 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 	return err
 }
 
-// claimQuery is the statement of ClaimDeliveries ($1 lease until, $2 now,
-// $3 n, $4 node). On PostgreSQL the due rows are chosen in a materialized
-// CTE FOR UPDATE SKIP LOCKED: concurrent claimers take disjoint rows without
-// waiting for each other, and the CTE runs exactly once (a subquery under IN
-// could be rescanned by some plans and lock more than n rows). On SQLite the
-// statement holds the database's only write lock, so a plain subquery does.
-func (db *DB) claimQuery() string {
-	const due = `
+// claimDue selects the due deliveries of ClaimDeliveries ($2 now, $3 n),
+// and claimSet leases them ($1 lease until, $4 node): each engine puts them
+// together in its own statement (dialect.claimDeliveries), one statement and
+// so one transaction.
+const (
+	claimDue = `
 			SELECT id FROM deliveries
 			WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
 				AND company_id IN (SELECT id FROM companies WHERE status = 'active')
 			ORDER BY next_attempt_at, id
 			LIMIT $3`
-	const claim = `UPDATE deliveries SET lease_until = $1, claimed_by = $4`
-	if db.Engine() == EnginePostgres {
-		return `
-		WITH due AS MATERIALIZED (` + due + ` FOR UPDATE SKIP LOCKED)
-		` + claim + ` FROM due WHERE deliveries.id = due.id
-		RETURNING deliveries.` + strings.ReplaceAll(deliveryColumns, ", ", ", deliveries.")
-	}
-	return claim + ` WHERE id IN (` + due + `) RETURNING ` + deliveryColumns
-}
+	claimSet = `UPDATE deliveries SET lease_until = $1, claimed_by = $4`
+)
 
 // ClaimDeliveries takes up to n due deliveries (pending, next attempt due,
 // no lease or a lapsed one, of an active company: an inactive company's
 // deliveries wait, pending, until it is active again) in the order they fell
 // due, and leases them to node until now+lease. It is one statement, and so
-// one transaction (see claimQuery). The claimed rows come back with their new
+// one transaction (see claimDue). The claimed rows come back with their new
 // LeaseUntil and ClaimedBy, ordered by NextAttemptAt and ID.
 func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
 	if n <= 0 {
@@ -90,7 +81,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n
 	}
 	now = storedTime(now)
 	until := storedTime(now.Add(lease))
-	rows, err := db.db.QueryContext(ctx, db.claimQuery(), until, now, n, node)
+	rows, err := db.db.QueryContext(ctx, db.d.claimDeliveries(), until, now, n, node)
 	if err != nil {
 		return nil, internal(err, "claim deliveries")
 	}
@@ -110,7 +101,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n
 
 // The one statement that records attempts, on both engines: it reads the
 // attempts from v (id, status, next, err, at, url, code, latency, response;
-// recordSource builds v) and sets each delivery's state: attempts+1, the
+// each dialect's recordAttempts builds v) and sets each delivery's state: attempts+1, the
 // status, the next attempt time (kept when next is NULL), no claim,
 // last_error, and delivered_at when, and only when, the attempt delivered
 // it. The update does not check that the recorder still holds the claim: a
@@ -129,17 +120,13 @@ const recordInsert = `
 		INSERT INTO delivery_attempts (delivery_id, at, url, status_code, latency_us, response, error)
 		SELECT v.id, v.at, v.url, v.code, v.latency, v.response, v.err FROM v`
 
-// recordChunk bounds the attempts of one SQLite statement (9 parameters
-// each, far below SQLite's 32766).
-const recordChunk = 500
-
 // RecordAttempts records attempts, each with its delivery's new state (see
 // recordUpdate), in one transaction. Attempts of deliveries that no longer
 // exist are dropped rather than failing the others; an unknown status fails
 // the whole call (EINVALID). An attempt's At defaults to now; its ID is not
-// set. On PostgreSQL it is one statement (unnest arrays feeding the update
-// and the insert in CTEs): one round trip. On SQLite, which runs in process,
-// the update and the insert read the attempts from a VALUES list.
+// set. How the attempts reach the statements is the dialect's
+// (recordAttempts): on PostgreSQL one statement, one round trip; on SQLite,
+// which runs in process, a VALUES list a chunk at a time.
 func (db *DB) RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error {
 	if len(outcomes) == 0 {
 		return nil
@@ -157,27 +144,7 @@ func (db *DB) RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcom
 		}
 		o.Attempt.At = storedTime(o.Attempt.At)
 	}
-	if db.Engine() == EnginePostgres {
-		query, args := recordSourcePostgres(outcomes)
-		query += `, updated AS (` + recordUpdate + ` RETURNING deliveries.id)` +
-			recordInsert + ` WHERE v.id IN (SELECT id FROM updated)`
-		if _, err := db.db.ExecContext(ctx, query, args...); err != nil {
-			return internal(err, "record attempts")
-		}
-		return nil
-	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		for chunk := range slices.Chunk(outcomes, recordChunk) {
-			source, args := recordSourceSQLite(chunk)
-			if _, err := tx.ExecContext(ctx, source+recordInsert+` WHERE v.id IN (SELECT id FROM deliveries)`, args...); err != nil {
-				return internal(err, "record attempts")
-			}
-			if _, err := tx.ExecContext(ctx, source+recordUpdate, args...); err != nil {
-				return internal(err, "record attempts")
-			}
-		}
-		return nil
-	})
+	return db.d.recordAttempts(ctx, db, outcomes)
 }
 
 // outcomeRow is an outcome as the columns of v.
@@ -187,50 +154,6 @@ func outcomeRow(o recon.AttemptOutcome) (next *time.Time, err string) {
 		next = &t
 	}
 	return next, cleanText(o.Attempt.Error)
-}
-
-// recordSourcePostgres is the CTE v of the outcomes: arrays unnested.
-func recordSourcePostgres(outcomes []recon.AttemptOutcome) (string, []any) {
-	n := len(outcomes)
-	ids, codes, latencies := make([]int64, n), make([]int64, n), make([]int64, n)
-	statuses, errs, urls, responses := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	nexts, ats := make([]*time.Time, n), make([]time.Time, n)
-	for i, o := range outcomes {
-		a := o.Attempt
-		ids[i], codes[i], latencies[i] = a.DeliveryID, int64(a.StatusCode), a.Latency.Microseconds()
-		nexts[i], errs[i] = outcomeRow(o)
-		statuses[i], urls[i], responses[i], ats[i] = o.Status, cleanText(a.URL), cleanText(a.Response), a.At
-	}
-	return `
-		WITH v AS (
-			SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::timestamptz[],
-				$6::text[], $7::bigint[], $8::bigint[], $9::text[])
-			AS v(id, status, next, err, at, url, code, latency, response)
-		)`, []any{ids, statuses, nexts, errs, ats, urls, codes, latencies, responses}
-}
-
-// recordSourceSQLite is the CTE v of the outcomes: a VALUES list with
-// anonymous placeholders (see dialect.param).
-func recordSourceSQLite(outcomes []recon.AttemptOutcome) (string, []any) {
-	var b strings.Builder
-	b.WriteString(`WITH v (id, status, next, err, at, url, code, latency, response) AS (VALUES `)
-	args := make([]any, 0, 9*len(outcomes))
-	for i, o := range outcomes {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		a := o.Attempt
-		next, err := outcomeRow(o)
-		var nextArg sql.NullTime
-		if next != nil {
-			nextArg = sql.NullTime{Time: *next, Valid: true}
-		}
-		args = append(args, a.DeliveryID, o.Status, nextArg, err, a.At, cleanText(a.URL), a.StatusCode,
-			a.Latency.Microseconds(), cleanText(a.Response))
-	}
-	b.WriteString(")")
-	return b.String(), args
 }
 
 // BeatDeliveryNode records, in one transaction, that node is alive at now

@@ -36,13 +36,8 @@ func (db *DB) Migrate(ctx context.Context) error {
 	return nil
 }
 
-// migrationLockID is the PostgreSQL advisory lock key of migrations ("recon"
-// in ASCII). Advisory locks are per database, so databases on one server do
-// not wait for each other.
-const migrationLockID int64 = 0x7265636f6e
-
 // lockMigrations waits until no other process or goroutine migrates the
-// database and keeps them out until unlock is called:
+// database and keeps them out until unlock is called (dialect.lockMigrations):
 //   - PostgreSQL: a session advisory lock, held on a connection set aside;
 //   - SQLite: an exclusive flock of the file PATH-migrate.lock.
 //
@@ -51,20 +46,5 @@ const migrationLockID int64 = 0x7265636f6e
 // creates its version table before taking that lock, and a migrator that
 // loses that race sleeps a second before it retries.
 func (db *DB) lockMigrations(ctx context.Context) (unlock func(), err error) {
-	if db.d.name() == EngineSQLite {
-		return lockFile(ctx, db.path+"-migrate.lock")
-	}
-	conn, err := db.db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("take the migration lock: %w", err)
-	}
-	return func() {
-		// Should unlocking fail, the lock goes when the connection does.
-		conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockID)
-		conn.Close()
-	}, nil
+	return db.d.lockMigrations(ctx, db)
 }

@@ -66,7 +66,7 @@ func (db *DB) Reconciliation(ctx context.Context, companyID int64, from, to stri
 	list, err := db.db.QueryContext(ctx, `
 		SELECT `+transactionColumns+`
 		FROM (`+outcomes+`) x JOIN transactions t ON t.id = x.id JOIN bank_accounts b ON b.id = t.bank_account_id
-		WHERE x.outcome = 'unmatched' ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+db.d.param(4),
+		WHERE x.outcome = 'unmatched' ORDER BY t.transaction_date DESC, t.id DESC LIMIT $4`,
 		companyID, fromT, toT, reportListLimit)
 	if err != nil {
 		return nil, internal(err, "reconciliation unmatched")
@@ -84,7 +84,7 @@ func (db *DB) Reconciliation(ctx context.Context, companyID int64, from, to stri
 	}
 	rep.Underpaid, err = db.decisions(ctx, `SELECT `+prefixed("d.", decisionColumns)+` FROM match_decisions d JOIN transactions t ON t.id = d.transaction_id
 		WHERE d.company_id = $1 AND d.outcome = 'underpaid' AND t.transaction_date >= $2 AND t.transaction_date < $3
-		ORDER BY d.id DESC LIMIT `+db.d.param(4), companyID, fromT, toT, reportListLimit)
+		ORDER BY d.id DESC LIMIT $4`, companyID, fromT, toT, reportListLimit)
 	if err != nil {
 		return nil, err
 	}

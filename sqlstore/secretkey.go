@@ -193,10 +193,13 @@ func (db *DB) legacyKey(ctx context.Context) ([]byte, error) {
 // transaction, it blanks the server_keys row (whoever blanks it does the
 // rest; a concurrent start finds nothing left), re-seals every secret from
 // the old format (nonce | ciphertext, no key id) under key id, and records
-// the key's fingerprint. On SQLite the transaction runs with secure_delete
-// on and the write-ahead log is then checkpointed and truncated, so that the
-// old key's bytes are overwritten in the database file and gone from the log;
-// on PostgreSQL the table is rewritten (VACUUM FULL).
+// the key's fingerprint. The transaction runs with the dialect's
+// secureDelete and is followed by its purgeDeleted, so that the old key's
+// bytes are gone from the database's files: on SQLite they are overwritten
+// in the database file and the write-ahead log is checkpointed and
+// truncated (an error if it cannot be); on PostgreSQL the table is rewritten
+// (VACUUM FULL, best effort: WAL segments and backups from before keep the
+// key anyway; README: rotate after upgrading).
 func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error {
 	block, err := aes.NewCipher(legacy)
 	if err != nil {
@@ -218,13 +221,11 @@ func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error
 		return internal(err, "move the secret key")
 	}
 	defer conn.Close()
-	sqlite := db.d.name() == EngineSQLite
-	if sqlite {
-		if _, err := conn.ExecContext(ctx, `PRAGMA secure_delete = ON`); err != nil {
-			return internal(err, "move the secret key")
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA secure_delete = OFF`)
+	restore, err := db.d.secureDelete(ctx, conn)
+	if err != nil {
+		return internal(err, "move the secret key")
 	}
+	defer restore()
 	if db.writer != nil {
 		db.writer <- struct{}{}
 		defer func() { <-db.writer }()
@@ -253,19 +254,8 @@ func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error
 	if err := tx.Commit(); err != nil {
 		return internal(err, "move the secret key")
 	}
-	if !sqlite {
-		// The old row version holding the key stays in the table's file until
-		// its space is reused: rewrite the (tiny) table into a new file. Best
-		// effort: WAL segments and backups from before keep the key anyway
-		// (README: rotate after upgrading).
-		_, _ = conn.ExecContext(ctx, `VACUUM FULL server_keys`)
-		return nil
-	}
-	{
-		var busy, logPages, done int
-		if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err != nil || busy != 0 {
-			return internal(fmt.Errorf("checkpoint: busy %d: %v", busy, err), "clear the old secret key from the write-ahead log")
-		}
+	if err := db.d.purgeDeleted(ctx, conn, "server_keys"); err != nil {
+		return internal(err, "clear the old secret key from the write-ahead log")
 	}
 	return nil
 }

@@ -2,9 +2,12 @@
 // SQLite (modernc.org/sqlite, pure Go, the default) and PostgreSQL (pgx).
 //
 // The SQL is written once where the dialects agree: both engines take $1-style
-// placeholders, RETURNING, and the same table and column names. The few places
-// where they differ (driver setup, row locks, error codes, migration locking)
-// are small hooks on the dialect type. Each engine has its own migrations
+// placeholders, RETURNING, and the same table and column names. Every place
+// where they differ (driver setup, row locks, error codes, generated
+// placeholders, the bulk statements of ingestion and deliveries, migration
+// locking) is a method of the dialect interface (dialect.go), implemented
+// once per engine in dialect_sqlite.go and dialect_postgres.go; the store code
+// never asks which engine it runs on. Each engine has its own migrations
 // folder (migrations/sqlite, migrations/postgres) with an equivalent schema.
 //
 // Times are stored in UTC with microsecond precision: timestamptz on
@@ -187,19 +190,7 @@ func redact(s string) string {
 // synchronous_commit and fsync (which the server never changes). durable is
 // false when a commit that returned may be lost on a power cut.
 func (db *DB) Durability(ctx context.Context) (setting string, durable bool, err error) {
-	if db.Engine() == EngineSQLite {
-		var mode int
-		if err := db.db.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode); err != nil {
-			return "", false, internal(err, "read synchronous")
-		}
-		names := map[int]string{0: "off", 1: "normal", 2: "full", 3: "extra"}
-		return "synchronous=" + names[mode], mode >= 2, nil
-	}
-	var commit, fsync string
-	if err := db.db.QueryRowContext(ctx, `SELECT current_setting('synchronous_commit'), current_setting('fsync')`).Scan(&commit, &fsync); err != nil {
-		return "", false, internal(err, "read synchronous_commit")
-	}
-	return "synchronous_commit=" + commit + " fsync=" + fsync, commit != "off" && fsync == "on", nil
+	return db.d.durability(ctx, db.db)
 }
 
 // Engine returns "sqlite" or "postgres".
@@ -285,16 +276,12 @@ type querier interface {
 // statistics current; an explicit ANALYZE only speeds that up after a bulk
 // load. recon serve runs it at start and every hour.
 func (db *DB) Optimize(ctx context.Context) error {
-	stmts := []string{`ANALYZE`}
-	if db.Engine() == EngineSQLite {
-		stmts = []string{`PRAGMA analysis_limit = 1000`, `ANALYZE`}
-	}
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return internal(err, "optimize")
 	}
 	defer conn.Close()
-	for _, s := range stmts {
+	for _, s := range db.d.optimizeStatements() {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			return internal(err, "optimize")
 		}

@@ -252,111 +252,13 @@ func (r *insertRow) key() accountKey { return accountKey{r.BankAccountID, r.Refe
 const insertTransactionColumns = `INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at) `
 
 // insertTransactions inserts the rows, skipping any whose reference is
-// already stored, and returns the ids of those it inserted. On PostgreSQL
-// one INSERT ... SELECT FROM unnest(arrays) takes the whole batch in eleven
-// parameters; SQLite takes multi-row VALUES.
+// already stored, and returns the ids of those it inserted. Each engine has
+// its fastest way (dialect.insertTransactions): on PostgreSQL one INSERT ...
+// SELECT FROM unnest(arrays) takes the whole batch in eleven parameters;
+// SQLite takes multi-row VALUES, and when a reference conflicts it returns
+// the ids collected so far, so the caller sees that rows are missing.
 func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
-	ids := make(map[accountKey]int64, len(rows))
-	collect := func(res *sql.Rows, err error) error {
-		if err != nil {
-			return internal(err, "insert transactions")
-		}
-		defer res.Close()
-		for res.Next() {
-			var id int64
-			var k accountKey
-			if err := res.Scan(&id, &k.account, &k.ref); err != nil {
-				return internal(err, "insert transactions")
-			}
-			ids[k] = id
-		}
-		if err := res.Err(); err != nil {
-			return internal(err, "insert transactions")
-		}
-		return nil
-	}
-	if db.Engine() == EnginePostgres {
-		n := len(rows)
-		accounts, dates, ins, outs, accs := make([]int64, n), make([]time.Time, n), make([]int64, n), make([]int64, n), make([]int64, n)
-		contents, refs, codes, subs := make([]string, n), make([]string, n), make([]*string, n), make([]*string, n)
-		for i, r := range rows {
-			accounts[i], dates[i], ins[i], outs[i], accs[i] = r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut, r.accumulated
-			contents[i], refs[i] = r.Content, r.ReferenceNumber
-			if r.code != "" {
-				codes[i] = &rows[i].code
-			}
-			if r.SubAccount != "" {
-				subs[i] = &r.SubAccount
-			}
-		}
-		return ids, collect(tx.QueryContext(ctx, insertTransactionColumns+`
-			SELECT $1, a, d, i, o, acc, c, r, code, sub, $2
-			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[])
-			     AS u(a, d, i, o, acc, c, r, code, sub)
-			ON CONFLICT (bank_account_id, reference_number) DO NOTHING
-			RETURNING id, bank_account_id, reference_number`,
-			companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs))
-	}
-	// SQLite: multi-row VALUES without RETURNING (which buffers every row).
-	// The transaction holds the database's only write lock and the table
-	// has AUTOINCREMENT, so the rows of one statement that inserts them all
-	// get consecutive ids in VALUES order, ending at last_insert_rowid().
-	// When a reference conflicts, fewer rows are inserted, and which ones
-	// cannot be told: the ids collected so far are returned and the caller
-	// sees that rows are missing.
-	for start := 0; start < len(rows); start += insertChunk {
-		chunk := rows[start:min(start+insertChunk, len(rows))]
-		args := make([]any, 0, len(chunk)*11)
-		for _, r := range chunk {
-			args = append(args, companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut,
-				r.accumulated, r.Content, r.ReferenceNumber, nullString(r.code), nullString(r.SubAccount), now)
-		}
-		var res sql.Result
-		var err error
-		if len(chunk) == insertChunk {
-			var stmt *sql.Stmt
-			if stmt, err = db.stmt(ctx, tx, sqliteInsertFullChunk); err == nil {
-				res, err = stmt.ExecContext(ctx, args...)
-			}
-		} else {
-			res, err = tx.ExecContext(ctx, sqliteInsertTransactions(len(chunk)), args...)
-		}
-		if err != nil {
-			return nil, internal(err, "insert transactions")
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return nil, internal(err, "insert transactions")
-		}
-		last, err := res.LastInsertId()
-		if err != nil {
-			return nil, internal(err, "insert transactions")
-		}
-		if int(n) < len(chunk) {
-			return ids, nil
-		}
-		for i, r := range chunk {
-			ids[r.key()] = last - int64(len(chunk)-1-i)
-		}
-	}
-	return ids, nil
-}
-
-// sqliteInsertFullChunk inserts insertChunk rows: the statement kept prepared.
-var sqliteInsertFullChunk = sqliteInsertTransactions(insertChunk)
-
-// sqliteInsertTransactions is the SQLite statement inserting n rows.
-func sqliteInsertTransactions(n int) string {
-	var sb strings.Builder
-	sb.WriteString(insertTransactionColumns + `VALUES `)
-	for i := range n {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		sb.WriteString("(?,?,?,?,?,?,?,?,?,?,?)")
-	}
-	sb.WriteString(` ON CONFLICT (bank_account_id, reference_number) DO NOTHING`)
-	return sb.String()
+	return db.d.insertTransactions(ctx, db, tx, companyID, rows, now)
 }
 
 func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput) (map[int64]*accountState, error) {
@@ -494,18 +396,6 @@ func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, row
 		}
 	}
 	return nil
-}
-
-// params returns n comma-separated placeholders numbered from first.
-func (db *DB) params(first, n int) string {
-	var sb strings.Builder
-	for k := 0; k < n; k++ {
-		if k > 0 {
-			sb.WriteByte(',')
-		}
-		sb.WriteString(db.d.param(first + k))
-	}
-	return sb.String()
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

@@ -1,0 +1,199 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/pressly/goose/v3"
+
+	"recon"
+)
+
+// The PostgreSQL dialect (pgx): a server with row locks, reached over the
+// network, so one round trip is worth saving.
+
+type postgresDialect struct{}
+
+func (postgresDialect) name() string { return EnginePostgres }
+
+func (postgresDialect) configure(db *sql.DB) {
+	// A bounded pool: under a burst, requests queue for a connection in
+	// the process instead of failing on the server's max_connections (100
+	// by default, shared by every node).
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+}
+
+func (postgresDialect) goose() goose.Dialect { return goose.DialectPostgres }
+
+// PostgreSQL error codes (SQLSTATE class 23, integrity constraint violation).
+const (
+	pgUniqueViolation     = "23505"
+	pgForeignKeyViolation = "23503"
+)
+
+func (postgresDialect) violation(err error) violation {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return noViolation
+	}
+	switch e.Code {
+	case pgUniqueViolation:
+		return uniqueViolation
+	case pgForeignKeyViolation:
+		return foreignKeyViolation
+	}
+	return noViolation
+}
+
+// durability reads synchronous_commit and fsync, which the server never
+// changes: a commit is durable unless either is off.
+func (postgresDialect) durability(ctx context.Context, q querier) (string, bool, error) {
+	var commit, fsync string
+	if err := q.QueryRowContext(ctx, `SELECT current_setting('synchronous_commit'), current_setting('fsync')`).Scan(&commit, &fsync); err != nil {
+		return "", false, internal(err, "read synchronous_commit")
+	}
+	return "synchronous_commit=" + commit + " fsync=" + fsync, commit != "off" && fsync == "on", nil
+}
+
+func (postgresDialect) param(n int) string { return "$" + strconv.Itoa(n) }
+
+func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
+
+// indexedBy is empty: PostgreSQL's planner has autovacuum's statistics.
+func (postgresDialect) indexedBy(string) string { return "" }
+
+// pgClaimDeliveries chooses the due rows in a materialized CTE FOR UPDATE
+// SKIP LOCKED: concurrent claimers take disjoint rows without waiting for
+// each other, and the CTE runs exactly once (a subquery under IN could be
+// rescanned by some plans and lock more than n rows).
+var pgClaimDeliveries = `
+		WITH due AS MATERIALIZED (` + claimDue + ` FOR UPDATE SKIP LOCKED)
+		` + claimSet + ` FROM due WHERE deliveries.id = due.id
+		RETURNING deliveries.` + strings.ReplaceAll(deliveryColumns, ", ", ", deliveries.")
+
+func (postgresDialect) claimDeliveries() string { return pgClaimDeliveries }
+
+// recordAttempts is one statement, and so one round trip: unnest arrays
+// feed the update and the insert in CTEs.
+func (postgresDialect) recordAttempts(ctx context.Context, db *DB, outcomes []recon.AttemptOutcome) error {
+	query, args := pgRecordSource(outcomes)
+	query += `, updated AS (` + recordUpdate + ` RETURNING deliveries.id)` +
+		recordInsert + ` WHERE v.id IN (SELECT id FROM updated)`
+	if _, err := db.db.ExecContext(ctx, query, args...); err != nil {
+		return internal(err, "record attempts")
+	}
+	return nil
+}
+
+// pgRecordSource is the CTE v of the outcomes: arrays unnested.
+func pgRecordSource(outcomes []recon.AttemptOutcome) (string, []any) {
+	n := len(outcomes)
+	ids, codes, latencies := make([]int64, n), make([]int64, n), make([]int64, n)
+	statuses, errs, urls, responses := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	nexts, ats := make([]*time.Time, n), make([]time.Time, n)
+	for i, o := range outcomes {
+		a := o.Attempt
+		ids[i], codes[i], latencies[i] = a.DeliveryID, int64(a.StatusCode), a.Latency.Microseconds()
+		nexts[i], errs[i] = outcomeRow(o)
+		statuses[i], urls[i], responses[i], ats[i] = o.Status, cleanText(a.URL), cleanText(a.Response), a.At
+	}
+	return `
+		WITH v AS (
+			SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::timestamptz[],
+				$6::text[], $7::bigint[], $8::bigint[], $9::text[])
+			AS v(id, status, next, err, at, url, code, latency, response)
+		)`, []any{ids, statuses, nexts, errs, ats, urls, codes, latencies, responses}
+}
+
+// insertTransactions: one INSERT ... SELECT FROM unnest(arrays) takes the
+// whole batch in eleven parameters, and RETURNING names the rows inserted.
+func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
+	n := len(rows)
+	accounts, dates, ins, outs, accs := make([]int64, n), make([]time.Time, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	contents, refs, codes, subs := make([]string, n), make([]string, n), make([]*string, n), make([]*string, n)
+	for i, r := range rows {
+		accounts[i], dates[i], ins[i], outs[i], accs[i] = r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut, r.accumulated
+		contents[i], refs[i] = r.Content, r.ReferenceNumber
+		if r.code != "" {
+			codes[i] = &rows[i].code
+		}
+		if r.SubAccount != "" {
+			subs[i] = &r.SubAccount
+		}
+	}
+	ids := make(map[accountKey]int64, len(rows))
+	res, err := tx.QueryContext(ctx, insertTransactionColumns+`
+			SELECT $1, a, d, i, o, acc, c, r, code, sub, $2
+			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[])
+			     AS u(a, d, i, o, acc, c, r, code, sub)
+			ON CONFLICT (bank_account_id, reference_number) DO NOTHING
+			RETURNING id, bank_account_id, reference_number`,
+		companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs)
+	if err != nil {
+		return ids, internal(err, "insert transactions")
+	}
+	defer res.Close()
+	for res.Next() {
+		var id int64
+		var k accountKey
+		if err := res.Scan(&id, &k.account, &k.ref); err != nil {
+			return ids, internal(err, "insert transactions")
+		}
+		ids[k] = id
+	}
+	if err := res.Err(); err != nil {
+		return ids, internal(err, "insert transactions")
+	}
+	return ids, nil
+}
+
+// optimizeStatements: autovacuum keeps the statistics current; an explicit
+// ANALYZE only speeds that up after a bulk load.
+func (postgresDialect) optimizeStatements() []string { return []string{`ANALYZE`} }
+
+// migrationLockID is the advisory lock key of migrations ("recon" in ASCII).
+// Advisory locks are per database, so databases on one server do not wait
+// for each other.
+const migrationLockID int64 = 0x7265636f6e
+
+// lockMigrations takes a session advisory lock, held on a connection set
+// aside, which the server releases if the connection dies.
+func (postgresDialect) lockMigrations(ctx context.Context, db *DB) (func(), error) {
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("take the migration lock: %w", err)
+	}
+	return func() {
+		// Should unlocking fail, the lock goes when the connection does.
+		conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockID)
+		conn.Close()
+	}, nil
+}
+
+// secureDelete does nothing: an update or delete leaves the old row version
+// in the table's file (see purgeDeleted).
+func (postgresDialect) secureDelete(context.Context, *sql.Conn) (func(), error) {
+	return func() {}, nil
+}
+
+// purgeDeleted rewrites the table into a new file (VACUUM FULL; meant for
+// tiny tables), dropping the old row versions, whose space would otherwise
+// wait to be reused. Best effort, never an error: WAL segments and backups
+// from before keep the old versions anyway.
+func (postgresDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table string) error {
+	_, _ = conn.ExecContext(ctx, `VACUUM FULL `+table)
+	return nil
+}

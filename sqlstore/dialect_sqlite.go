@@ -1,0 +1,269 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"recon"
+)
+
+// The SQLite dialect (modernc.org/sqlite): an in-process engine with one
+// write lock for the whole database, held by a write transaction from
+// BEGIN IMMEDIATE on.
+
+type sqliteDialect struct{}
+
+// sqliteBusyTimeout is how long a SQLite statement waits for another
+// connection or process to release the write lock.
+const sqliteBusyTimeout = 10 * time.Second
+
+// sqliteDSN returns the modernc.org/sqlite DSN of a database file. Every
+// pooled connection runs the pragmas when it opens:
+//   - WAL lets readers work while one writer writes;
+//   - synchronous=FULL (the default, see SQLiteSynchronous) syncs the WAL at
+//     every commit, so a commit that returned survives a power cut;
+//     NORMAL syncs only at checkpoints and may lose the last commits;
+//   - busy_timeout makes a writer wait for the lock instead of failing;
+//   - foreign_keys enforces the schema's references (off by default in SQLite);
+//   - temp_store=MEMORY keeps statement journals (written by every multi-row
+//     INSERT into a table with unique indexes) off the disk;
+//   - cache_size=64 MiB per connection keeps the hot index pages of a large
+//     transactions table in memory;
+//   - wal_autocheckpoint=10000 pages (40 MiB of WAL) checkpoints a tenth as
+//     often as the default, so a hot index page is copied back once for many
+//     batches that changed it.
+//
+// _txlock=immediate makes BEGIN take the write lock at once: a deferred
+// transaction that reads and then writes cannot wait for the lock (SQLite
+// reports "database is locked" at once to avoid a deadlock), an immediate
+// one waits up to busy_timeout like any other writer.
+//
+// time.Time arguments are stored as integer Unix microseconds and integers
+// in TIMESTAMP/DATE columns are read back as UTC time.Time, so times compare
+// as numbers and round-trip with PostgreSQL's precision.
+func sqliteDSN(path, synchronous string) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(sqliteBusyTimeout.Milliseconds(), 10)+")")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous("+synchronous+")")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "wal_autocheckpoint(10000)")
+	q.Set("_txlock", "immediate")
+	q.Set("_time_integer_format", "unix_micro")
+	q.Set("_inttotime", "1")
+	return path + "?" + q.Encode()
+}
+
+func (sqliteDialect) name() string { return EngineSQLite }
+
+func (sqliteDialect) configure(db *sql.DB) {
+	// Opening a connection runs the pragmas; keep enough of them around.
+	// A connection plans with the statistics it loaded when it opened
+	// (another connection's ANALYZE does not reach it): renewing
+	// connections hourly, as often as recon serve runs Optimize, bounds how
+	// stale they get.
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(time.Hour)
+}
+
+func (sqliteDialect) goose() goose.Dialect { return goose.DialectSQLite3 }
+
+func (sqliteDialect) violation(err error) violation {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return noViolation
+	}
+	switch e.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return uniqueViolation
+	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+		return foreignKeyViolation
+	}
+	return noViolation
+}
+
+// durability reads the synchronous setting: FULL or EXTRA sync every commit.
+func (sqliteDialect) durability(ctx context.Context, q querier) (string, bool, error) {
+	var mode int
+	if err := q.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode); err != nil {
+		return "", false, internal(err, "read synchronous")
+	}
+	names := map[int]string{0: "off", 1: "normal", 2: "full", 3: "extra"}
+	return "synchronous=" + names[mode], mode >= 2, nil
+}
+
+// param is the anonymous "?" (see "Placeholders" in dialect.go).
+func (sqliteDialect) param(int) string { return "?" }
+
+// forUpdate is empty: a SQLite write transaction holds the database's only
+// write lock from BEGIN IMMEDIATE on.
+func (sqliteDialect) forUpdate() string { return "" }
+
+// indexedBy names the index: SQLite plans with the statistics a connection
+// loaded when it opened (or none, before the first ANALYZE on data), and
+// without them may walk the company's date index, every row, for a filter a
+// unique index answers in a few seeks.
+func (sqliteDialect) indexedBy(index string) string { return " INDEXED BY " + index }
+
+// sqliteClaimDeliveries: the statement holds the database's only write
+// lock, so a plain subquery chooses the due rows.
+const sqliteClaimDeliveries = claimSet + ` WHERE id IN (` + claimDue + `) RETURNING ` + deliveryColumns
+
+func (sqliteDialect) claimDeliveries() string { return sqliteClaimDeliveries }
+
+// sqliteRecordChunk bounds the attempts of one statement of recordAttempts
+// (9 parameters each, far below SQLite's 32766).
+const sqliteRecordChunk = 500
+
+// recordAttempts: SQLite runs in process, so round trips cost nothing; the
+// insert and the update read the attempts from a VALUES list, a chunk at a
+// time, in one transaction.
+func (sqliteDialect) recordAttempts(ctx context.Context, db *DB, outcomes []recon.AttemptOutcome) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		for chunk := range slices.Chunk(outcomes, sqliteRecordChunk) {
+			source, args := sqliteRecordSource(chunk)
+			if _, err := tx.ExecContext(ctx, source+recordInsert+` WHERE v.id IN (SELECT id FROM deliveries)`, args...); err != nil {
+				return internal(err, "record attempts")
+			}
+			if _, err := tx.ExecContext(ctx, source+recordUpdate, args...); err != nil {
+				return internal(err, "record attempts")
+			}
+		}
+		return nil
+	})
+}
+
+// sqliteRecordSource is the CTE v of the outcomes: a VALUES list with
+// anonymous placeholders (see "Placeholders" in dialect.go).
+func sqliteRecordSource(outcomes []recon.AttemptOutcome) (string, []any) {
+	var b strings.Builder
+	b.WriteString(`WITH v (id, status, next, err, at, url, code, latency, response) AS (VALUES `)
+	args := make([]any, 0, 9*len(outcomes))
+	for i, o := range outcomes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		a := o.Attempt
+		next, err := outcomeRow(o)
+		var nextArg sql.NullTime
+		if next != nil {
+			nextArg = sql.NullTime{Time: *next, Valid: true}
+		}
+		args = append(args, a.DeliveryID, o.Status, nextArg, err, a.At, cleanText(a.URL), a.StatusCode,
+			a.Latency.Microseconds(), cleanText(a.Response))
+	}
+	b.WriteString(")")
+	return b.String(), args
+}
+
+// insertTransactions: multi-row VALUES without RETURNING (which buffers
+// every row), insertChunk rows a statement; the full-size statement is
+// prepared once per connection and kept (DB.stmt). The transaction holds
+// the database's only write lock and the table has AUTOINCREMENT, so the
+// rows of one statement that inserts them all get consecutive ids in VALUES
+// order, ending at last_insert_rowid(). When a reference conflicts, fewer
+// rows are inserted, and which ones cannot be told: the ids collected so far
+// are returned and the caller sees that rows are missing.
+func (sqliteDialect) insertTransactions(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
+	ids := make(map[accountKey]int64, len(rows))
+	for start := 0; start < len(rows); start += insertChunk {
+		chunk := rows[start:min(start+insertChunk, len(rows))]
+		args := make([]any, 0, len(chunk)*11)
+		for _, r := range chunk {
+			args = append(args, companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut,
+				r.accumulated, r.Content, r.ReferenceNumber, nullString(r.code), nullString(r.SubAccount), now)
+		}
+		var res sql.Result
+		var err error
+		if len(chunk) == insertChunk {
+			var stmt *sql.Stmt
+			if stmt, err = db.stmt(ctx, tx, sqliteInsertFullChunk); err == nil {
+				res, err = stmt.ExecContext(ctx, args...)
+			}
+		} else {
+			res, err = tx.ExecContext(ctx, sqliteInsertTransactions(len(chunk)), args...)
+		}
+		if err != nil {
+			return nil, internal(err, "insert transactions")
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, internal(err, "insert transactions")
+		}
+		last, err := res.LastInsertId()
+		if err != nil {
+			return nil, internal(err, "insert transactions")
+		}
+		if int(n) < len(chunk) {
+			return ids, nil
+		}
+		for i, r := range chunk {
+			ids[r.key()] = last - int64(len(chunk)-1-i)
+		}
+	}
+	return ids, nil
+}
+
+// sqliteInsertFullChunk inserts insertChunk rows: the statement kept prepared.
+var sqliteInsertFullChunk = sqliteInsertTransactions(insertChunk)
+
+// sqliteInsertTransactions is the statement inserting n rows.
+func sqliteInsertTransactions(n int) string {
+	var sb strings.Builder
+	sb.WriteString(insertTransactionColumns + `VALUES `)
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString("(?,?,?,?,?,?,?,?,?,?,?)")
+	}
+	sb.WriteString(` ON CONFLICT (bank_account_id, reference_number) DO NOTHING`)
+	return sb.String()
+}
+
+// optimizeStatements: SQLite gathers no statistics by itself; a bounded
+// ANALYZE (analysis_limit) takes milliseconds even on millions of rows.
+func (sqliteDialect) optimizeStatements() []string {
+	return []string{`PRAGMA analysis_limit = 1000`, `ANALYZE`}
+}
+
+// lockMigrations takes an exclusive flock of the file PATH-migrate.lock,
+// which the kernel releases if the process dies.
+func (sqliteDialect) lockMigrations(ctx context.Context, db *DB) (func(), error) {
+	return lockFile(ctx, db.path+"-migrate.lock")
+}
+
+// secureDelete turns secure_delete on for conn: deleted and overwritten
+// content is zeroed in the database file.
+func (sqliteDialect) secureDelete(ctx context.Context, conn *sql.Conn) (func(), error) {
+	if _, err := conn.ExecContext(ctx, `PRAGMA secure_delete = ON`); err != nil {
+		return nil, err
+	}
+	return func() { conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA secure_delete = OFF`) }, nil
+}
+
+// purgeDeleted checkpoints the write-ahead log, which still holds the pages
+// as they were, and truncates it. It fails when a reader keeps the
+// checkpoint from completing.
+func (sqliteDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table string) error {
+	var busy, logPages, done int
+	if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err != nil || busy != 0 {
+		return fmt.Errorf("checkpoint: busy %d: %v", busy, err)
+	}
+	return nil
+}
