@@ -225,9 +225,10 @@ func TestUpgradeMovesKeyOut(t *testing.T) {
 		for _, db := range dbs {
 			wantSecrets(t, db, s)
 		}
-		// The target got a signing secret on first read, the same for all.
+		// The target got a signing secret on first read, the same for all:
+		// a SECRET_KEY target's own secret, what its receiver verified with.
 		tg, err := dbs[0].DeliveryTarget(t.Context(), s.company, recon.DeliveryIPN)
-		if err != nil || len(tg.SigningSecret) != recon.SecretLen {
+		if err != nil || tg.SigningSecret != s.ipn {
 			t.Fatalf("signing secret of an old target: %+v, %v", tg, err)
 		}
 		s.signing = tg.SigningSecret
