@@ -61,7 +61,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/transactions/{id}", h.showTransaction, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("GET /api/v1/bank-accounts", h.listBankAccounts, recon.ScopeBankAccountRead, recon.ActionReadMoney)
 	route("GET /api/v1/balance-discontinuities", h.listDiscontinuities, recon.ScopeBankAccountRead, recon.ActionReadMoney)
-	mux.HandleLimited("POST /api/v1/bank-accounts/{id}/statements", // statement files: up to MaxStatementBytes
+	mux.HandleFile("POST /api/v1/bank-accounts/{id}/statements", // statement files: up to MaxStatementBytes
 		h.authed(h.uploadStatement, recon.ScopeTransactionWrite, recon.ActionWriteTransactions), MaxStatementBytes)
 	route("GET /api/v1/reconciliation", h.reconciliation, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries", h.listDeliveries, recon.ScopeDeliveryRead, recon.ActionReadMoney)

@@ -47,6 +47,13 @@ func TestUploadStatement(t *testing.T) {
 			t.Fatalf("raw upload: %d %v", status, body)
 		}
 		imported := data["imported"]
+		// The same file with the Content-Type curl's --data-binary sends
+		// (a form): still a file, read as one; all duplicates.
+		status, body = post(path, "application/x-www-form-urlencoded", mt940)
+		data, _ = body["data"].(map[string]any)
+		if status != 200 || data["imported"] != 0.0 || data["duplicates"] != imported {
+			t.Fatalf("upload labelled as a form: %d %v", status, body)
+		}
 		// The same file as multipart: all duplicates.
 		var mp bytes.Buffer
 		w := multipart.NewWriter(&mp)

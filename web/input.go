@@ -21,10 +21,12 @@ import (
 // bodies (a description may span lines), nowhere else. It returns an EINVALID
 // error naming where the character is, or nil.
 //
-// JSON and form bodies are read (within the body limit the Middleware set)
-// and handed on unchanged; other bodies (statement files, multipart) are left
-// to their readers, which check their own text.
-func CheckInput(r *http.Request) error {
+// JSON and form bodies are read (within the body limit the Mux set) and
+// handed on unchanged; other bodies (multipart) are left to their readers,
+// and so is every body when files is set: a route that takes a file as its
+// body (statement uploads) reads and checks it itself, streaming, whatever
+// Content-Type a client sends with it (curl's --data-binary says form).
+func CheckInput(r *http.Request, files bool) error {
 	if where := recon.BadText(r.URL.Path, false); where != "" {
 		return recon.Errorf(recon.EINVALID, "the URL path %s", where)
 	}
@@ -52,7 +54,7 @@ func CheckInput(r *http.Request) error {
 	} else if h := r.Header.Get("Authorization"); recon.BadText(h, false) != "" {
 		return recon.Errorf(recon.EINVALID, "the Authorization header holds bytes that are not UTF-8")
 	}
-	if r.Body == nil || r.Body == http.NoBody {
+	if files || r.Body == nil || r.Body == http.NoBody {
 		return nil
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))

@@ -38,7 +38,7 @@ func TestCheckInput(t *testing.T) {
 			u, p, _ := strings.Cut(tt.basic, ":")
 			r.SetBasicAuth(u, p)
 		}
-		err := CheckInput(r)
+		err := CheckInput(r, false)
 		if tt.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
@@ -62,7 +62,7 @@ func TestCheckInputKeepsBodyLimit(t *testing.T) {
 	r.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	r.Body = http.MaxBytesReader(w, r.Body, 8)
-	if err := CheckInput(r); err != nil {
+	if err := CheckInput(r, false); err != nil {
 		t.Fatal(err)
 	}
 	_, got := ReadBody(r)

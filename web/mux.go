@@ -40,8 +40,10 @@ func (m *Mux) Handle(pattern string, h http.Handler) {
 	m.ServeMux.Handle(pattern, h)
 }
 
-// HandleLimited registers h for pattern with a body limit of its own.
-func (m *Mux) HandleLimited(pattern string, h http.Handler, maxBody int64) {
+// HandleFile registers h for a route whose body is a file (statement
+// uploads), with a body limit of its own. The Mux leaves such a body to the
+// handler, which streams and checks it; see CheckInput.
+func (m *Mux) HandleFile(pattern string, h http.Handler, maxBody int64) {
 	m.limits[pattern] = maxBody
 	m.Handle(pattern, h)
 }
@@ -99,7 +101,8 @@ func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
-	if err := CheckInput(r); err != nil {
+	_, file := m.limits[pattern]
+	if err := CheckInput(r, file); err != nil {
 		write(w, r, http.StatusBadRequest, "validation_error", recon.ErrorMessage(err))
 		return
 	}

@@ -96,11 +96,18 @@ func TestNULInputEveryRoute(t *testing.T) {
 			}
 			send(t, "query parameter", method, path+"?q=a%00b", "", "", "", nul)
 			send(t, "query parameter name", method, path+"?a%00b=1", "", "", "", nul)
+			// A statement upload's body is a file, whatever its Content-Type
+			// says: a JSON or form body is a file that does not parse (a
+			// 4xx); NUL inside statement files is checked below.
+			bodyWant := nul
+			if strings.HasSuffix(pattern, "/statements") {
+				bodyWant = ""
+			}
 			send(t, "JSON string", method, path, "application/json",
-				`{"transaction_content":"NGUYEN VAN A\u0000 DH123456","order_invoice_number":"INV\u00001","url":"https://x.vn/\u0000"}`, "", nul)
-			send(t, "JSON key", method, path, "application/json", `{"a\u0000b":1}`, "", nul)
+				`{"transaction_content":"NGUYEN VAN A\u0000 DH123456","order_invoice_number":"INV\u00001","url":"https://x.vn/\u0000"}`, "", bodyWant)
+			send(t, "JSON key", method, path, "application/json", `{"a\u0000b":1}`, "", bodyWant)
 			send(t, "form field", method, path, "application/x-www-form-urlencoded",
-				"merchant="+m.merchantID+"&order_invoice_number=INV%001&grant_type=client_credentials&token=a%00b", "", nul)
+				"merchant="+m.merchantID+"&order_invoice_number=INV%001&grant_type=client_credentials&token=a%00b", "", bodyWant)
 			send(t, "Basic user", method, path, "", "", "Basic "+base64.StdEncoding.EncodeToString([]byte(m.merchantID+"\x00:"+m.secret)), nul)
 			send(t, "Basic secret", method, path, "", "", "Basic "+base64.StdEncoding.EncodeToString([]byte(m.merchantID+":\x00"+m.secret)), nul)
 			send(t, "Bearer non-UTF-8", method, path, "", "", "Bearer \xff\xfe", "not UTF-8")
