@@ -50,7 +50,7 @@ func (p *parser) parseCSV(r io.Reader) error {
 	if hasPrefix(head, "\xff\xfe") || hasPrefix(head, "\xfe\xff") {
 		return fileErr("the file is UTF-16 text: save it as CSV UTF-8")
 	}
-	cr := csv.NewReader(br)
+	cr := csv.NewReader(&lineLimiter{r: br, max: MaxLineBytes})
 	cr.Comma = csvSeparator(head)
 	cr.ReuseRecord = true
 	header, err := cr.Read()

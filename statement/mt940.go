@@ -31,7 +31,7 @@ func (m *mtMessage) where() string { return "statement :20:" + m.ref }
 
 func (p *parser) parseMT940(r io.Reader) error {
 	var msg *mtMessage
-	err := mtFields(newBufReader(r), func(f *mtField) error {
+	err := mtFields(newBufReader(&lineLimiter{r: r, max: MaxLineBytes}), func(f *mtField) error {
 		if msg == nil && f.tag != "20" {
 			return fileErr("line %d: an MT940 message starts with :20:, not :%s:", f.row, f.tag)
 		}

@@ -486,6 +486,35 @@ func addAmounts(a, b int64) (int64, error) {
 
 // sourceReader counts the bytes read, reports progress to fn when set, and
 // remembers an error of the underlying reader, to tell it from a bad file.
+// MaxLineBytes is the longest line a CSV or MT940 file may hold. A row's
+// longest field, the memo, is at most 2,000 bytes; without a cap a file of one
+// endless line would be held whole in memory by the parser.
+const MaxLineBytes = 64 << 10
+
+// lineLimiter fails a read once a line (bytes since the last '\n') grows
+// past max, so that the memory of a line-oriented parse stays bounded.
+type lineLimiter struct {
+	r    io.Reader
+	max  int
+	line int
+	row  int
+}
+
+func (l *lineLimiter) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	for _, c := range b[:n] {
+		if c == '\n' {
+			l.line = 0
+			l.row++
+			continue
+		}
+		if l.line++; l.line > l.max {
+			return 0, fileErr("line %d is longer than %d bytes: this is not a statement file", l.row+1, l.max)
+		}
+	}
+	return n, err
+}
+
 type sourceReader struct {
 	r    io.Reader
 	fn   func(int64)
