@@ -39,7 +39,6 @@ type bundle struct {
 	store    recon.Store
 	company  *recon.Company
 	other    *recon.Company
-	tokenFor map[string]string
 }
 
 func setup(t *testing.T, engine string) *bundle {

@@ -147,13 +147,6 @@ rules are those of PUT /v1/ipn.`,
 	return cmd
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func newDeliveriesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "deliveries", Short: "Inspect and replay notifications (IPN, webhooks)"}
 	var (
