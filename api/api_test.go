@@ -35,10 +35,10 @@ func (t tokens) Authenticate(_ context.Context, token string) (*recon.Caller, er
 }
 
 type bundle struct {
-	srv      *httptest.Server
-	store    recon.Store
-	company  *recon.Company
-	other    *recon.Company
+	srv     *httptest.Server
+	store   recon.Store
+	company *recon.Company
+	other   *recon.Company
 }
 
 func setup(t *testing.T, engine string) *bundle {
