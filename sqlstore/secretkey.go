@@ -56,7 +56,7 @@ const legacyKeyName = "data"
 //     synced to disk, and only then removed from the database, in one
 //     transaction that also re-seals every secret in the new format. A
 //     crash in between leaves the key in both places, and the next start
-//     finishes the move.
+//     finishes the move; after the commit nothing removes the key file.
 //
 // A key file that does not hold the key the database's secrets are sealed
 // under is refused with a message saying so.
@@ -115,8 +115,11 @@ func (db *DB) UseSecretKey(ctx context.Context, src KeySource) error {
 		}
 	}
 	fail := func(err error) error {
-		if created {
-			// Nobody may use a key the database refused: remove the file this call made.
+		if created && legacy == nil {
+			// A new key the database refused (another node recorded its
+			// own first): nothing is sealed under it; remove the file this
+			// call made. A file holding a moved legacy key is never
+			// removed: once the move commits it is the only copy.
 			_ = os.Remove(src.File)
 		}
 		return err
@@ -254,9 +257,11 @@ func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error
 	if err := tx.Commit(); err != nil {
 		return internal(err, "move the secret key")
 	}
-	if err := db.d.purgeDeleted(ctx, conn, "server_keys"); err != nil {
-		return internal(err, "clear the old secret key from the write-ahead log")
-	}
+	// The move is done and the key file is now the only copy: failing to
+	// purge (SQLite's checkpoint is busy while a reader holds an old
+	// snapshot) must not undo that. The old bytes then stay in the
+	// write-ahead log until SQLite's next automatic checkpoint.
+	_ = db.d.purgeDeleted(ctx, conn, "server_keys")
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
+	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"os"
@@ -631,4 +632,39 @@ func TestSigningSecretOfATargetFromBefore(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestUpgradeWithAReaderKeepsTheKey: the move of a legacy key commits, then
+// clearing its old copy from the write-ahead log fails because a reader
+// holds an old snapshot (an old server still running, a sqlite3 shell). The
+// key file is by then the only copy: it must stay, and the upgrade succeed.
+// (It used to be removed, leaving every secret unreadable.)
+func TestUpgradeWithAReaderKeepsTheKey(t *testing.T) {
+	t.Parallel()
+	databaseURL, _, s := legacyDatabase(t, sqlstore.EngineSQLite)
+	reader, err := sql.Open("sqlite", sqlitePath(databaseURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	tx, err := reader.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM merchants`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "recon.key")
+	db := openNoKey(t, databaseURL)
+	if err := db.UseSecretKey(t.Context(), sqlstore.KeySource{File: keyFile}); err != nil {
+		t.Fatalf("upgrade with a reader: %v", err)
+	}
+	tx.Rollback()
+	again := openNoKey(t, databaseURL)
+	if err := again.UseSecretKey(t.Context(), sqlstore.KeySource{File: keyFile}); err != nil {
+		t.Fatalf("restart after the upgrade: %v", err)
+	}
+	wantSecrets(t, again, s)
 }
