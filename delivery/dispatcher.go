@@ -166,10 +166,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+	// The heartbeat outlives ctx until the loop has finished the attempts
+	// in progress: a node that stopped beating while it still sends would
+	// be declared dead and its deliveries sent again by another.
+	beatCtx, stopBeats := context.WithCancel(context.WithoutCancel(ctx))
 	var beats sync.WaitGroup
-	beats.Go(func() { r.heartbeat(ctx) })
+	beats.Go(func() { r.heartbeat(beatCtx) })
 	r.recorder = newRecorder(d.Store, r.log)
 	err := r.loop(ctx)
+	stopBeats()
 	beats.Wait()
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()

@@ -523,3 +523,51 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestDispatcherBeatsUntilItsAttemptsEnd: a node stopped gracefully while an
+// attempt is in progress keeps its heartbeat until the attempt is recorded.
+// It used to stop beating at once, so that another node declared it dead and
+// sent the delivery again while the first attempt was still running.
+func TestDispatcherBeatsUntilItsAttemptsEnd(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		db := dbtest.OpenStore(t, engine)
+		arrived, release := make(chan struct{}), make(chan struct{})
+		rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, call int) {
+			if call == 1 {
+				close(arrived)
+				<-release
+			}
+		})
+		var releaseOnce sync.Once
+		unblock := func() { releaseOnce.Do(func() { close(release) }) }
+		t.Cleanup(unblock) // a failing test must not leave the receiver hanging
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		d := enqueue(t, db, c, 1)[0]
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		done := make(chan error, 1)
+		go func() {
+			done <- (&delivery.Dispatcher{Store: db, Client: loopback(), NodeID: "graceful", Poll: 5 * time.Millisecond,
+				Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Minute}).Run(ctx)
+		}()
+		<-arrived
+		beat := func() (at time.Time) {
+			t.Helper()
+			if err := db.SQL().QueryRowContext(t.Context(), `SELECT heartbeat_at FROM delivery_nodes WHERE id = 'graceful'`).Scan(&at); err != nil {
+				t.Fatal(err)
+			}
+			return at
+		}
+		cancel() // the stop begins with the attempt in progress
+		stoppedAt := beat()
+		waitFor(t, "a heartbeat after the stop began", func() bool { return beat().After(stoppedAt) })
+		unblock()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got := status(t, db, d.ID); got.Status != recon.DeliveryDelivered {
+			t.Fatalf("delivery after the graceful stop: %s", got.Status)
+		}
+	})
+}

@@ -32,8 +32,11 @@ const (
 //     earlier epoch are not started.
 //
 // So the deliveries sent twice are at most those whose attempt was already
-// in progress when the node's heartbeat stopped: within at-least-once (every
-// payload carries a stable id for receivers to deduplicate).
+// in progress when a stalled node's heartbeat stopped: within at-least-once
+// (every payload carries a stable id for receivers to deduplicate). A node
+// that stops gracefully keeps beating until its attempts in progress are
+// recorded, and a late result never moves a delivered delivery back
+// (sqlstore's recordUpdate changes only pending ones).
 type node struct {
 	id    string
 	fresh time.Duration // how recent the last beat must be to start an attempt

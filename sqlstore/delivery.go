@@ -104,21 +104,23 @@ func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n
 // each dialect's recordAttempts builds v) and sets each delivery's state: attempts+1, the
 // status, the next attempt time (kept when next is NULL), no claim,
 // last_error, and delivered_at when, and only when, the attempt delivered
-// it. The update does not check that the recorder still holds the claim: a
-// claim has no token, and a delivery sent twice after its claim was taken up
-// by another node is within at-least-once.
+// it. Only a pending delivery changes: a late result of a node whose claim
+// was taken up by another (which may have delivered it meanwhile) is logged
+// as an attempt but never moves a delivered or dead delivery back.
 const recordUpdate = `
 		UPDATE deliveries SET attempts = deliveries.attempts + 1, status = v.status,
 			next_attempt_at = COALESCE(v.next, deliveries.next_attempt_at),
 			lease_until = NULL, claimed_by = NULL, last_error = v.err,
 			delivered_at = CASE WHEN v.status = 'delivered' THEN v.at ELSE deliveries.delivered_at END
-		FROM v WHERE deliveries.id = v.id`
+		FROM v WHERE deliveries.id = v.id AND deliveries.status = 'pending'`
 
-// recordInsert logs the attempts of v; the caller adds the condition that
-// drops those of deliveries that no longer exist.
+// recordInsert logs the attempts of v, those of deliveries that no longer
+// exist left out. Every attempt made is logged, also one whose result
+// recordUpdate leaves aside.
 const recordInsert = `
 		INSERT INTO delivery_attempts (delivery_id, at, url, status_code, latency_us, response, error)
-		SELECT v.id, v.at, v.url, v.code, v.latency, v.response, v.err FROM v`
+		SELECT v.id, v.at, v.url, v.code, v.latency, v.response, v.err FROM v
+		WHERE v.id IN (SELECT id FROM deliveries)`
 
 // RecordAttempts records attempts, each with its delivery's new state (see
 // recordUpdate), in one transaction. Attempts of deliveries that no longer

@@ -136,7 +136,7 @@ func (sqliteDialect) recordAttempts(ctx context.Context, db *DB, outcomes []reco
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		for chunk := range slices.Chunk(outcomes, sqliteRecordChunk) {
 			source, args := sqliteRecordSource(chunk)
-			if _, err := tx.ExecContext(ctx, source+recordInsert+` WHERE v.id IN (SELECT id FROM deliveries)`, args...); err != nil {
+			if _, err := tx.ExecContext(ctx, source+recordInsert, args...); err != nil {
 				return internal(err, "record attempts")
 			}
 			if _, err := tx.ExecContext(ctx, source+recordUpdate, args...); err != nil {

@@ -389,6 +389,40 @@ func testDelivery(t *testing.T, open Open) {
 		wantCode(t, err, recon.EINVALID, "")
 	})
 
+	t.Run("LateResultNeverUndoesADelivery", func(t *testing.T) {
+		// Node A's claim was taken up by node B, which delivered; A's late
+		// failure is logged as an attempt but leaves the delivery delivered.
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c := newCompany(t, s, 1)
+		d := enqueue(t, ds, c.ID, "ORDER_PAID")
+		now := time.Now().Add(time.Second)
+		if _, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 1, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		ok := &recon.DeliveryAttempt{DeliveryID: d.ID, At: now, URL: "https://shop.example/ipn", StatusCode: 200}
+		if err := recordAttempt(t, ds, ok, recon.DeliveryDelivered, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		late := &recon.DeliveryAttempt{DeliveryID: d.ID, At: now.Add(time.Second), URL: "https://shop.example/ipn", StatusCode: 500, Error: "HTTP 500"}
+		if err := recordAttempt(t, ds, late, recon.DeliveryPending, now.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != recon.DeliveryDelivered || got.DeliveredAt.IsZero() || got.Attempts != 1 || got.LastError != "" {
+			t.Fatalf("delivery after a late failure: %s, delivered at %v, %d attempts, last error %q; want it delivered, untouched",
+				got.Status, got.DeliveredAt, got.Attempts, got.LastError)
+		}
+		attempts, err := ds.DeliveryAttempts(t.Context(), d.ID)
+		if err != nil || len(attempts) != 2 {
+			t.Fatalf("attempts: %d, %v; want both logged", len(attempts), err)
+		}
+	})
+
 	t.Run("RecordAttemptsInABatch", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
