@@ -260,19 +260,23 @@ func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, pas
 		s.cfg.Logger.InfoContext(ctx, "oauth: login attempt", append([]any{"outcome", outcome,
 			"company_id", c.CompanyID, "client_id", c.ID, "email", email, "address", addr}, extra...)...)
 	}
-	if wait := max(s.throttle.wait(account, s.cfg.AccountThrottle, now), s.throttle.wait(address, s.cfg.AddressThrottle, now)); wait > 0 {
+	// The attempt is charged as a failure before the password is checked
+	// (a bcrypt comparison takes a while), so that attempts sent at once
+	// cannot all pass the check before any is counted; a success refunds it.
+	wait, refund := s.throttle.attempt(account, s.cfg.AccountThrottle, address, s.cfg.AddressThrottle, now)
+	if wait > 0 {
 		log("throttled", "retry_after", wait.String())
 		return nil, errThrottled(wait)
 	}
 	u, err := s.login(ctx, c.CompanyID, email, password)
 	switch {
 	case recon.ErrorCode(err) == recon.EUNAUTHORIZED:
-		s.throttle.fail(account, s.cfg.AccountThrottle, now)
-		s.throttle.fail(address, s.cfg.AddressThrottle, now)
 		log("failed")
 	case err != nil:
+		refund()
 		log("error")
 	default:
+		refund()
 		s.throttle.forget(account)
 		log("success", "user_id", u.ID)
 	}

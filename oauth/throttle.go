@@ -47,10 +47,34 @@ type failures struct {
 
 func newThrottle() *throttle { return &throttle{keys: make(map[string]*failures)} }
 
+// attempt decides, in one step, whether a login attempt on the account
+// from the address may go ahead at now: if either key must still wait, it
+// reports how long and counts nothing; otherwise it counts the attempt as a
+// failure of both keys at once, and refund takes that back (the password
+// was right, or the check failed for another reason).
+func (t *throttle) attempt(account string, ap ThrottlePolicy, address string, dp ThrottlePolicy, now time.Time) (wait time.Duration, refund func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if wait = max(t.waitLocked(account, ap, now), t.waitLocked(address, dp, now)); wait > 0 {
+		return wait, nil
+	}
+	undoA, undoD := t.failLocked(account, ap, now), t.failLocked(address, dp, now)
+	return 0, func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		undoA()
+		undoD()
+	}
+}
+
 // wait reports how long the key must still wait at now (0: it may try).
 func (t *throttle) wait(key string, p ThrottlePolicy, now time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.waitLocked(key, p, now)
+}
+
+func (t *throttle) waitLocked(key string, p ThrottlePolicy, now time.Time) time.Duration {
 	f := t.keys[key]
 	if f == nil || now.Sub(f.last) >= p.Lock {
 		return 0
@@ -62,12 +86,30 @@ func (t *throttle) wait(key string, p ThrottlePolicy, now time.Time) time.Durati
 func (t *throttle) fail(key string, p ThrottlePolicy, now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.failLocked(key, p, now)
+}
+
+// failLocked records a failure and returns what takes it back (with t.mu
+// held): one failure less, and no wait while the rest are free ones. Other
+// failures counted meanwhile stay counted.
+func (t *throttle) failLocked(key string, p ThrottlePolicy, now time.Time) (undo func()) {
+	undo = func() {
+		f := t.keys[key]
+		if f == nil {
+			return
+		}
+		if f.n--; f.n <= 0 {
+			delete(t.keys, key)
+		} else if f.n <= p.Free {
+			f.until = time.Time{}
+		}
+	}
 	f := t.keys[key]
 	if f == nil || now.Sub(f.last) >= p.Lock {
 		if f == nil && len(t.keys) >= maxThrottleKeys {
 			t.sweep(now, p.Lock)
 			if len(t.keys) >= maxThrottleKeys {
-				return
+				return func() {}
 			}
 		}
 		f = &failures{}
@@ -85,6 +127,7 @@ func (t *throttle) fail(key string, p ThrottlePolicy, now time.Time) {
 		}
 		f.until = now.Add(d)
 	}
+	return undo
 }
 
 // forget clears the key's failures (a successful login of the account).

@@ -184,3 +184,41 @@ func TestLoginThrottle(t *testing.T) {
 		}
 	})
 }
+
+// TestThrottleCountsAttemptsSentAtOnce: attempts are charged before the
+// password is checked, so that many sent at once cannot all pass the
+// throttle before the first failure is counted (a bcrypt check takes a
+// while); a right password refunds its charge.
+func TestThrottleCountsAttemptsSentAtOnce(t *testing.T) {
+	p := ThrottlePolicy{Free: 2, Delay: time.Hour, MaxDelay: time.Hour, LockAfter: 5, Lock: 24 * time.Hour}
+	free := ThrottlePolicy{Free: 1000, Delay: time.Hour, MaxDelay: time.Hour, LockAfter: 2000, Lock: 24 * time.Hour}
+	t0 := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	th := newThrottle()
+	// Ten attempts arrive before any password check ends: three go ahead
+	// (two free, then the one whose failure starts the wait), seven wait.
+	var refunds []func()
+	waited := 0
+	for range 10 {
+		wait, refund := th.attempt("acct", p, "addr", free, t0)
+		if wait > 0 {
+			waited++
+			continue
+		}
+		refunds = append(refunds, refund)
+	}
+	if len(refunds) != 3 || waited != 7 {
+		t.Fatalf("%d attempts went ahead, %d waited; want 3 and 7", len(refunds), waited)
+	}
+	// The first was the right password: its charge is refunded, the other
+	// two failures stay, so the account still waits.
+	refunds[0]()
+	if w := th.wait("acct", p, t0); w != 0 {
+		t.Errorf("after one refund of three charges (two free): wait %v, want 0", w)
+	}
+	if wait, _ := th.attempt("acct", p, "addr", free, t0); wait != 0 {
+		t.Errorf("a fourth attempt after the refund waits %v", wait)
+	}
+	if w := th.wait("acct", p, t0); w != time.Hour {
+		t.Errorf("after three failures: wait %v, want 1h", w)
+	}
+}
