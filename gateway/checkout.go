@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"recon"
@@ -118,7 +119,7 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	o := &recon.Order{
 		CompanyID: m.CompanyID, InvoiceNumber: form.invoice, OrderID: form.orderID, CustomerID: form.customerID,
 		Amount: form.amount, Currency: "VND", Description: form.description, BankAccountID: accounts[0].ID,
-		CustomData: form.customData, UserAgent: truncate(r.UserAgent(), maxUserAgentLen), IPAddress: clientIP(r),
+		CustomData: form.customData, UserAgent: headerText(r.UserAgent(), maxUserAgentLen), IPAddress: clientIP(r),
 		SuccessURL: form.successURL, ErrorURL: form.errorURL, CancelURL: form.cancelURL, PaymentMethod: "BANK_TRANSFER",
 	}
 	// A payment code is unique per company and never reused (paycode.go):
@@ -311,7 +312,17 @@ func customData(s string) (string, error) {
 	return strings.TrimSuffix(buf.String(), "\n"), nil
 }
 
-func truncate(s string, n int) string {
+// headerText makes a header value fit to store: at most n bytes of valid
+// UTF-8 without control characters. Go accepts any byte from 0x80 up in a
+// header, which PostgreSQL refuses to store as text; a User-Agent is kept
+// for information only, so it is cleaned rather than refused.
+func headerText(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 	if len(s) <= n {
 		return s
 	}

@@ -439,3 +439,23 @@ func TestCheckoutBoundaryShift(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckoutWithAHostileUserAgent: the User-Agent is stored with the
+// order; Go accepts bytes from 0x80 up in a header, which PostgreSQL refused
+// to store (500). It is stored cleaned: valid UTF-8, no control characters.
+func TestCheckoutWithAHostileUserAgent(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine)
+		r := b.checkout(t, signed(b.a.secret, checkoutForm(b.a, "INV-UA", "150000")), "User-Agent", "Mozilla\xff\xfe/5.0")
+		if r.status != http.StatusSeeOther {
+			t.Fatalf("checkout: %d %s", r.status, r.body)
+		}
+		o, err := b.db.Order(t.Context(), b.a.company, "INV-UA")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.UserAgent != "Mozilla\uFFFD/5.0" {
+			t.Fatalf("stored User-Agent %q", o.UserAgent)
+		}
+	})
+}
