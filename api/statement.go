@@ -49,18 +49,12 @@ func (h *Handler) acquireUpload() (release func(), ok bool) {
 // raw body, or as the "file" part of a multipart/form-data body. Query:
 // format=auto|csv|camt053|mt940, skip_invalid=true|false.
 //
-// At most MaxUploads uploads are served at once; another gets 503 with
-// Retry-After. The file is first spooled to a temporary file (so that a slow
-// client never holds the import's database transaction open), then parsed,
-// checked and stored in one streaming pass and one database transaction:
-// all rows or none.
+// The file is first spooled to a temporary file (so that a slow client
+// never holds the import's database transaction open, nor an import slot),
+// then parsed, checked and stored in one streaming pass and one database
+// transaction: all rows or none. At most MaxUploads imports run at once;
+// another gets 503 with Retry-After.
 func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	release, acquired := h.acquireUpload()
-	if !acquired {
-		w.Header().Set("Retry-After", uploadRetryAfter)
-		return recon.Errorf(recon.EUNAVAILABLE, "too many statement uploads are being imported at once: retry in %s seconds", uploadRetryAfter)
-	}
-	defer release()
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		return recon.FieldError("id", "the bank account id in the path must be a positive integer")
@@ -106,6 +100,14 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 	if _, err := spool.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("spooling the statement: %w", err)
 	}
+	// The slots bound the imports (database work), taken once the file is
+	// in: a client sending slowly holds no slot.
+	release, acquired := h.acquireUpload()
+	if !acquired {
+		w.Header().Set("Retry-After", uploadRetryAfter)
+		return recon.Errorf(recon.EUNAVAILABLE, "too many statement uploads are being imported at once: retry in %s seconds", uploadRetryAfter)
+	}
+	defer release()
 	br := bufio.NewReaderSize(spool, 64<<10)
 	head, _ := br.Peek(4096)
 	f := statement.Format(q.Get("format"))

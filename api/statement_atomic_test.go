@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"recon"
@@ -121,7 +123,8 @@ func TestUploadStatementConcurrencyLimit(t *testing.T) {
 	}
 	auth := tokens{"feeder": {CompanyID: co.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}}
 	mux := web.NewMux()
-	(&api.Handler{Store: db, Auth: auth, Logger: slog.New(slog.DiscardHandler), MaxUploads: 1}).Register(mux)
+	blocking := &blockingStore{Store: db}
+	(&api.Handler{Store: blocking, Auth: auth, Logger: slog.New(slog.DiscardHandler), MaxUploads: 1}).Register(mux)
 	srv := httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
 	t.Cleanup(srv.Close)
 	path := fmt.Sprintf("%s/api/v1/bank-accounts/%d/statements?format=csv", srv.URL, ba.ID)
@@ -138,8 +141,10 @@ func TestUploadStatementConcurrencyLimit(t *testing.T) {
 		_ = json.NewDecoder(resp.Body).Decode(&v)
 		return resp, v
 	}
-	// A slow upload holds the only slot while its body trickles in.
+	// A slow upload holds no slot while its body trickles in: with one slot,
+	// another upload is imported meanwhile.
 	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.CloseWithError(io.ErrUnexpectedEOF) }) // a failed test must not leave it open
 	first := make(chan map[string]any, 1)
 	go func() {
 		resp, v := upload(pr)
@@ -152,26 +157,59 @@ func TestUploadStatementConcurrencyLimit(t *testing.T) {
 	if _, err := pw.Write(file[:40]); err != nil {
 		t.Fatal(err)
 	}
-	// The slot is taken once the first request's handler runs: until then
-	// an empty upload fails for being empty, after it for the slot.
-	for {
-		resp, v := upload(strings.NewReader(""))
-		if resp.StatusCode == 503 {
-			if resp.Header.Get("Retry-After") == "" || !strings.Contains(fmt.Sprint(v["message"]), "too many statement uploads") {
-				t.Fatalf("503 without Retry-After or message: %v %v", resp.Header, v)
-			}
-			break
-		}
-		if resp.StatusCode != 400 {
-			t.Fatalf("while the slot is taken: %d %v", resp.StatusCode, v)
-		}
+	if resp, v := upload(bytes.NewReader(csvRows(2, nil))); resp.StatusCode != 200 {
+		t.Fatalf("upload while a slow one spools: %d %v", resp.StatusCode, v)
+	}
+	// An import holds the slot: while one is blocked in the database
+	// transaction, another upload gets 503 with Retry-After.
+	blocking.hold()
+	imported := make(chan map[string]any, 1)
+	go func() {
+		_, v := upload(bytes.NewReader(csvRows(4, nil)))
+		imported <- v
+	}()
+	<-blocking.entered
+	resp, v := upload(bytes.NewReader(csvRows(1, nil)))
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(fmt.Sprint(v["message"]), "too many statement uploads") {
+		t.Fatalf("while an import runs: %d %v %v", resp.StatusCode, resp.Header, v)
+	}
+	blocking.free()
+	if v := <-imported; v["data"] == nil {
+		t.Fatalf("the blocked import: %v", v)
 	}
 	pw.Write(file[40:])
 	pw.Close()
-	if v := <-first; v["data"].(map[string]any)["imported"] != 3.0 {
+	if v := <-first; v["data"].(map[string]any)["imported"] == nil {
 		t.Fatalf("slow upload: %v", v)
 	}
-	if resp, v := upload(bytes.NewReader(csvRows(3, nil))); resp.StatusCode != 200 || v["data"].(map[string]any)["duplicates"] != 3.0 {
-		t.Fatalf("after the slot is free: %d %v", resp.StatusCode, v)
+}
+
+// blockingStore is the real store whose IngestAtomically can be held at its
+// start, to keep an import running while a test looks at the server.
+type blockingStore struct {
+	recon.Store
+	mu      sync.Mutex
+	held    bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *blockingStore) hold() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held, s.entered, s.release = true, make(chan struct{}), make(chan struct{})
+}
+
+func (s *blockingStore) free() { close(s.release) }
+
+func (s *blockingStore) IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error) error {
+	s.mu.Lock()
+	held, entered, release := s.held, s.entered, s.release
+	s.held = false
+	s.mu.Unlock()
+	if held {
+		close(entered)
+		<-release
 	}
+	return s.Store.IngestAtomically(ctx, companyID, fill)
 }
