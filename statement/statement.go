@@ -484,8 +484,6 @@ func addAmounts(a, b int64) (int64, error) {
 	return s, nil
 }
 
-// sourceReader counts the bytes read, reports progress to fn when set, and
-// remembers an error of the underlying reader, to tell it from a bad file.
 // MaxLineBytes is the longest line a CSV or MT940 file may hold. A row's
 // longest field, the memo, is at most 2,000 bytes; without a cap a file of one
 // endless line would be held whole in memory by the parser.
@@ -515,6 +513,8 @@ func (l *lineLimiter) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// sourceReader counts the bytes read, reports progress to fn when set, and
+// remembers an error of the underlying reader, to tell it from a bad file.
 type sourceReader struct {
 	r    io.Reader
 	fn   func(int64)

@@ -183,7 +183,7 @@ others are listed as refused, and a request allowed none of them fails.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				srv, err := newOAuthServer(cmd.Context(), db, "http://localhost", nil)
+				srv, err := newOAuthServer(cmd.Context(), db, "http://localhost", a.clock, nil)
 				if err != nil {
 					return err
 				}

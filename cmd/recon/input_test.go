@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"recon"
 	"recon/sqlstore/dbtest"
 	"recon/web"
 )
@@ -27,7 +28,7 @@ import (
 // authentication.
 func TestNULInputEveryRoute(t *testing.T) {
 	db := dbtest.OpenStore(t, "sqlite")
-	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", nil)
+	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -345,7 +345,7 @@ func TestDemo(t *testing.T) {
 // the OpenAPI document served at /openapi.json.
 func TestEveryRouteDocumented(t *testing.T) {
 	db := dbtest.OpenStore(t, "sqlite")
-	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", nil)
+	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +450,7 @@ func metricsText(t testing.TB, base string) string {
 // does one whose input is refused before any handler.
 func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
 	db := dbtest.OpenStore(t, "sqlite")
-	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", nil)
+	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +474,7 @@ func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
 // says the database is gone (503), with no detail.
 func TestReadyzWithADeadDatabase(t *testing.T) {
 	db := dbtest.OpenStore(t, "sqlite")
-	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", nil)
+	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

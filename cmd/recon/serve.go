@@ -24,6 +24,7 @@ import (
 )
 
 type serveConfig struct {
+	clock           recon.Clock // business time (nil: the system clock)
 	addr            string
 	baseURL         string
 	demo            bool
@@ -50,7 +51,7 @@ type serveConfig struct {
 }
 
 func newServeCmd(a *app) *cobra.Command {
-	var cfg serveConfig
+	cfg := serveConfig{clock: a.clock}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the Recon server (all API surfaces on one listener)",
@@ -153,7 +154,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		log.Warn("database durability: a power cut may undo acknowledged writes (and their notifications may already be sent)",
 			"engine", db.Engine(), "setting", setting)
 	}
-	auth, err := newOAuthServer(ctx, db, cfg.baseURL, log)
+	auth, err := newOAuthServer(ctx, db, cfg.baseURL, a.clock, log)
 	if err != nil {
 		return err
 	}
@@ -195,7 +196,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	go maintain(ctx, db, cfg.retention, recon.SystemClock{}, cfg.location, log)
+	go maintain(ctx, db, cfg.retention, a.clock, cfg.location, log)
 	var dispatched chan error // nil when this node does not dispatch: never ready
 	if cfg.dispatch {
 		dispatched = make(chan error, 1)
@@ -270,6 +271,10 @@ func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, clo
 func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serveConfig, mode string, log *slog.Logger) *web.Mux {
 	mux := web.NewMux()
 	mux.MaxBody = cfg.maxBody
+	clock := cfg.clock
+	if clock == nil {
+		clock = recon.SystemClock{}
+	}
 	web.RegisterHealth(mux, db)
 	mux.Handle("GET /metrics", metrics.Handler())
 	mux.HandleFunc("GET /openapi.json", api.ServeOpenAPI)
@@ -280,9 +285,9 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	auth.Register(mux)
 	sandbox := mode == "sandbox"
 	limiter := web.NewRateLimiter(cfg.rateLimit, cfg.rateBurst) // one bucket per client or merchant
-	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: recon.SystemClock{},
+	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: clock,
 		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Logger: log}).Register(mux)
-	(&gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: recon.SystemClock{}, Logger: log, Limiter: limiter,
+	(&gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
 		Blocked:  delivery.IsBlocked, Metrics: gateway.NewMetrics(metrics.Registry),
 	}).Register(mux)
@@ -292,7 +297,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 // newOAuthServer builds the authorization server on the database's token
 // signing key, which the first start generates: the server and the CLI on the
 // same database (and every node sharing it) check each other's tokens.
-func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, log *slog.Logger) (*oauth.Server, error) {
+func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, clock recon.Clock, log *slog.Logger) (*oauth.Server, error) {
 	key, err := db.ServerKey(ctx, "oauth_hmac", 32)
 	if err != nil {
 		return nil, fmt.Errorf("loading the token signing key: %w", err)
@@ -300,5 +305,5 @@ func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, log *sl
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return oauth.New(oauth.Config{Issuer: issuer, Secret: key, Logger: log}, db)
+	return oauth.New(oauth.Config{Issuer: issuer, Secret: key, Clock: clock, Logger: log}, db)
 }
