@@ -210,11 +210,11 @@ func (c *Client) do(ctx context.Context, req *request, out any) (*response, erro
 			}
 			body = req.raw
 		}
-		resp, raw, err := c.send(ctx, req, body)
+		resp, raw, network, err := c.send(ctx, req, body)
 		var wait time.Duration
 		switch {
 		case err != nil:
-			if ctx.Err() != nil || !req.idempotent || (req.raw != nil && !rewindable) || attempt >= c.retry.MaxAttempts {
+			if !network || ctx.Err() != nil || !req.idempotent || (req.raw != nil && !rewindable) || attempt >= c.retry.MaxAttempts {
 				return nil, err
 			}
 		case resp.StatusCode/100 == 2 || (req.noRedirect && resp.StatusCode/100 == 3):
@@ -226,8 +226,8 @@ func (c *Client) do(ctx context.Context, req *request, out any) (*response, erro
 			return &response{resp.StatusCode, resp.Header}, nil
 		default:
 			e := decodeError(resp.StatusCode, resp.Header, raw, c.now())
-			retryable := resp.StatusCode == http.StatusTooManyRequests ||
-				(resp.StatusCode >= 500 && req.idempotent && (req.raw == nil || rewindable))
+			retryable := (req.raw == nil || rewindable) && (resp.StatusCode == http.StatusTooManyRequests ||
+				(resp.StatusCode >= 500 && req.idempotent))
 			if !retryable || attempt >= c.retry.MaxAttempts {
 				return nil, e
 			}
@@ -255,8 +255,10 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return time.Duration(rand.Int64N(int64(ceiling))) + 1
 }
 
-// send makes one attempt and reads the whole answer.
-func (c *Client) send(ctx context.Context, req *request, body io.Reader) (*http.Response, []byte, error) {
+// send makes one attempt and reads the whole answer. network reports
+// whether an error happened on the way (worth another attempt), rather than
+// before sending.
+func (c *Client) send(ctx context.Context, req *request, body io.Reader) (resp *http.Response, raw []byte, network bool, err error) {
 	base := c.base
 	if req.gateway {
 		base = c.gatewayBase
@@ -268,7 +270,7 @@ func (c *Client) send(ctx context.Context, req *request, body io.Reader) (*http.
 	}
 	hr, err := http.NewRequestWithContext(ctx, req.method, target, body)
 	if err != nil {
-		return nil, nil, fmt.Errorf("recon: %w", err)
+		return nil, nil, false, fmt.Errorf("recon: %w", err)
 	}
 	if req.contentType != "" {
 		hr.Header.Set("Content-Type", req.contentType)
@@ -278,16 +280,16 @@ func (c *Client) send(ctx context.Context, req *request, body io.Reader) (*http.
 	switch req.auth {
 	case authBearer:
 		if c.tokens == nil {
-			return nil, nil, errors.New("recon: no token source: make the client WithTokenSource or WithClientCredentials")
+			return nil, nil, false, errors.New("recon: no token source: make the client WithTokenSource or WithClientCredentials")
 		}
 		tok, err := c.tokens.Token(ctx)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		hr.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	case authMerchant:
 		if c.merchantID == "" {
-			return nil, nil, errors.New("recon: no merchant credentials: make the client WithMerchant")
+			return nil, nil, false, errors.New("recon: no merchant credentials: make the client WithMerchant")
 		}
 		hr.SetBasicAuth(c.merchantID, c.merchantSecret)
 	case authBasic:
@@ -300,16 +302,14 @@ func (c *Client) send(ctx context.Context, req *request, body io.Reader) (*http.
 		cp.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		hc = &cp
 	}
-	resp, err := hc.Do(hr)
-	if err != nil {
-		return nil, nil, fmt.Errorf("recon: %s %s: %w", req.method, req.path, err)
+	if resp, err = hc.Do(hr); err != nil {
+		return nil, nil, true, fmt.Errorf("recon: %s %s: %w", req.method, req.path, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return nil, nil, fmt.Errorf("recon: %s %s: reading the answer: %w", req.method, req.path, err)
+	if raw, err = io.ReadAll(io.LimitReader(resp.Body, 32<<20)); err != nil {
+		return nil, nil, true, fmt.Errorf("recon: %s %s: reading the answer: %w", req.method, req.path, err)
 	}
-	return resp, raw, nil
+	return resp, raw, false, nil
 }
 
 // envelope is the success body of /api/v1: {"status":"success","data":...}.

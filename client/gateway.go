@@ -333,7 +333,7 @@ type Checkout struct {
 // post them in the order they were signed.
 type CheckoutForm struct {
 	Action string  // the URL the form posts to
-	Fields []Field // signature last
+	Fields []Field // in name order, signature included
 }
 
 // NewCheckoutForm signs a checkout for the gateway at gatewayURL (the
@@ -354,7 +354,9 @@ func NewCheckoutForm(gatewayURL, secretKey string, ck Checkout) (*CheckoutForm, 
 	if err != nil {
 		return nil, err
 	}
-	return &CheckoutForm{Action: base.String() + "/v1/checkout/init", Fields: append(fields, Field{"signature", sig})}, nil
+	fields = append(fields, Field{"signature", sig})
+	slices.SortFunc(fields, func(a, b Field) int { return strings.Compare(a.Name, b.Name) })
+	return &CheckoutForm{Action: base.String() + "/v1/checkout/init", Fields: fields}, nil
 }
 
 // Values returns the form's fields as url.Values (for http.PostForm).
