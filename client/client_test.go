@@ -102,8 +102,11 @@ func TestRetries(t *testing.T) {
 			call:     func(c *Client) error { _, err := c.Company(context.Background()); return err },
 			requests: 4, wantErr: CodeInternal, waits: make([]time.Duration, 3)},
 		{name: "push is idempotent: retried on 502",
-			answers:  []answer{{502, nil, `bad gateway`}, {200, nil, `{"status":"success","data":[{"id":1,"code":null,"duplicate":false}]}`}},
-			call:     func(c *Client) error { _, err := c.PushTransactions(context.Background(), []TransactionInput{{BankAccountID: 1}}); return err },
+			answers: []answer{{502, nil, `bad gateway`}, {200, nil, `{"status":"success","data":[{"id":1,"code":null,"duplicate":false}]}`}},
+			call: func(c *Client) error {
+				_, err := c.PushTransactions(context.Background(), []TransactionInput{{BankAccountID: 1}})
+				return err
+			},
 			requests: 2, waits: make([]time.Duration, 1)},
 		{name: "void is not retried on 503",
 			answers:  []answer{{503, nil, `{"error":{"code":"unavailable","message":"busy"},"message":"busy"}`}},
