@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -304,6 +307,91 @@ func TestSDKEndToEnd(t *testing.T) {
 		rc.mu.Unlock()
 		if refused != 1 { // only the unsigned post above
 			t.Fatalf("the receiver refused %d notifications", refused)
+		}
+	})
+}
+
+// TestSDKRefreshTokens runs the authorization code flow on a real server on
+// both engines (the login page played by hand), exchanges the code with the
+// SDK, and lets the SDK's refresh-token source renew an expired access
+// token for concurrent callers: one refresh, the rotated refresh token
+// handed to the application, the old one refused by the server.
+func TestSDKRefreshTokens(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL)
+		company := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Sao Mai", "--short-name", "SAOMAI")["id"])
+		cliJSON(t, dbURL, "user", "create", "--company", company, "--email", "admin@saomai.vn", "--role", "Admin", "--password", "correct horse")
+		const redirect = "https://erp.example.vn/callback"
+		cl := cliJSON(t, dbURL, "client", "create", "--company", company, "--name", "erp", "--scopes", "company offline_access", "--redirect-uri", redirect)
+		clientID, clientSecret := cl["client_id"].(string), cl["client_secret"].(string)
+
+		// The browser's part: the login and consent form, posted with PKCE.
+		verifier := "sdk-test-verifier-0123456789-0123456789-0123456789"
+		sum := sha256.Sum256([]byte(verifier))
+		form := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {redirect}, "scope": {"company offline_access"},
+			"state": {"state-12345678"}, "code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
+			"email": {"admin@saomai.vn"}, "password": {"correct horse"}, "consent": {"allow"}}
+		noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := noFollow.PostForm(base+"/oauth/authorize", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc, _ := url.Parse(resp.Header.Get("Location"))
+		if resp.StatusCode != http.StatusSeeOther || loc == nil || loc.Query().Get("code") == "" {
+			t.Fatalf("consent: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+		}
+
+		c, err := client.New(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := c.ExchangeCode(ctx, clientID, clientSecret, loc.Query().Get("code"), verifier, redirect)
+		if err != nil || tok.RefreshToken == "" || tok.Expiry.IsZero() {
+			t.Fatalf("exchange: %+v %v", tok, err)
+		}
+		first := tok.RefreshToken
+		tok.Expiry = time.Now().Add(-time.Minute) // as if an hour had passed
+		var mu sync.Mutex
+		var rotated []*client.Token
+		api, err := client.New(base, client.WithRefreshToken(clientID, clientSecret, tok, func(t *client.Token) {
+			mu.Lock()
+			rotated = append(rotated, t)
+			mu.Unlock()
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for range 8 {
+			wg.Go(func() {
+				if co, err := api.Company(ctx); err != nil || co.ShortName != "SAOMAI" {
+					errs <- fmt.Errorf("company: %+v %v", co, err)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if len(rotated) != 1 || rotated[0].RefreshToken == "" || rotated[0].RefreshToken == first {
+			t.Fatalf("rotations: %+v", rotated)
+		}
+		// The old refresh token was used up by the rotation.
+		var e *client.Error
+		if _, err := c.RefreshToken(ctx, clientID, clientSecret, first); !errors.As(err, &e) || e.StatusCode != 400 || e.Code != "invalid_grant" {
+			t.Fatalf("old refresh token: %v", err)
+		}
+		// Revoking the grant ends it: the API refuses the current token.
+		if err := c.RevokeToken(ctx, clientID, clientSecret, rotated[0].RefreshToken); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := api.Company(ctx); !errors.As(err, &e) || e.StatusCode != 401 || e.Code != client.CodeUnauthorized {
+			t.Fatalf("after revocation: %v", err)
 		}
 	})
 }
