@@ -1,0 +1,90 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Company is the caller's company (spec §2.1).
+type Company struct {
+	ID             int64         `json:"id"`
+	FullName       string        `json:"full_name"`
+	ShortName      string        `json:"short_name"`
+	Role           string        `json:"role"` // the caller's role: SuperAdmin, Admin, ...
+	Status         string        `json:"status"`
+	Subscription   string        `json:"subscription"`
+	BeginDate      string        `json:"begin_date"` // YYYY-MM-DD
+	EndDate        string        `json:"end_date"`
+	Configurations Configuration `json:"configurations"`
+}
+
+// Configuration is a company's configuration (spec §2.2).
+type Configuration struct {
+	BankSubAccount bool `json:"bank_sub_account"`
+	Paycode        bool `json:"paycode"`
+	// DataStorageTime is the retention in days, as the spec types it ("0": keep all).
+	DataStorageTime    string              `json:"data_storage_time"`
+	PaymentCodeFormats []PaymentCodeFormat `json:"payment_code_formats"`
+}
+
+// Character types of a payment-code format.
+const (
+	NumberOnly      = "NumberOnly"
+	NumberAndLetter = "NumberAndLetter"
+)
+
+// PaymentCodeFormat is a payment-code format (spec §2.3): a prefix and a
+// suffix of SuffixFrom to SuffixTo characters.
+type PaymentCodeFormat struct {
+	Prefix        string `json:"prefix"`
+	SuffixFrom    int    `json:"suffix_from"`
+	SuffixTo      int    `json:"suffix_to"`
+	CharacterType string `json:"character_type"` // NumberOnly or NumberAndLetter
+	IsActive      bool   `json:"is_active"`
+}
+
+// MarshalJSON writes the request form: is_active as the integer 0 or 1,
+// as the API requires (answers render it as a boolean).
+func (f PaymentCodeFormat) MarshalJSON() ([]byte, error) {
+	active := 0
+	if f.IsActive {
+		active = 1
+	}
+	return json.Marshal(struct {
+		Prefix        string `json:"prefix"`
+		SuffixFrom    int    `json:"suffix_from"`
+		SuffixTo      int    `json:"suffix_to"`
+		CharacterType string `json:"character_type"`
+		IsActive      int    `json:"is_active"`
+	}{f.Prefix, f.SuffixFrom, f.SuffixTo, f.CharacterType, active})
+}
+
+// Company returns the caller's company: GET /api/v1/company. It needs a
+// user token with scope company whose user is Admin or SuperAdmin.
+func (c *Client) Company(ctx context.Context) (*Company, error) {
+	var out envelope[Company]
+	if _, err := c.do(ctx, &request{method: "GET", path: "/api/v1/company", auth: authBearer, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out.Data, nil
+}
+
+// SetPaymentCodeFormats replaces the company's payment-code formats (an
+// empty list clears them): PATCH /api/v1/company/configurations. A format
+// the rules refuse is an *Error with Code validation_error and the server's
+// message ("Format #1: ...").
+func (c *Client) SetPaymentCodeFormats(ctx context.Context, formats []PaymentCodeFormat) (*Configuration, error) {
+	if formats == nil {
+		formats = []PaymentCodeFormat{}
+	}
+	var out envelope[struct {
+		Data Configuration `json:"data"`
+	}]
+	// The list replaces the stored one: sending it twice is harmless.
+	_, err := c.do(ctx, &request{method: "PATCH", path: "/api/v1/company/configurations", auth: authBearer,
+		json: map[string]any{"payment_code_formats": formats}, idempotent: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out.Data.Data, nil
+}
