@@ -64,15 +64,22 @@ func printable(s string) string {
 	return strings.ToValidUTF8(s, "?")
 }
 
-// signedFields are the checkout fields the signature covers, as the public
-// payment-gateway SDKs sign them (decisions.md §6).
-var signedFields = map[string]bool{
-	"merchant": true, "env": true, "operation": true, "payment_method": true, "order_amount": true,
-	"currency": true, "order_invoice_number": true, "order_description": true, "customer_id": true,
-	"agreement_id": true, "agreement_name": true, "agreement_type": true, "agreement_payment_frequency": true,
-	"agreement_amount_per_payment": true, "success_url": true, "error_url": true, "cancel_url": true,
-	"order_id": true,
+// signedFieldNames are the checkout fields the signature covers, as the
+// public payment-gateway SDKs sign them (decisions.md §6), in the spec's order.
+var signedFieldNames = []string{
+	"merchant", "env", "operation", "payment_method", "order_amount", "currency", "order_invoice_number",
+	"order_description", "customer_id", "agreement_id", "agreement_name", "agreement_type",
+	"agreement_payment_frequency", "agreement_amount_per_payment", "success_url", "error_url", "cancel_url", "order_id",
 }
+
+// signedFields is signedFieldNames as a set.
+var signedFields = func() map[string]bool {
+	m := make(map[string]bool, len(signedFieldNames))
+	for _, n := range signedFieldNames {
+		m[n] = true
+	}
+	return m
+}()
 
 // signingString is "k=v,k=v,..." over the signed fields present, in the
 // order they were posted, with their decoded values.
@@ -112,13 +119,6 @@ func checkBoundaries(fields []field) error {
 		}
 	}
 	return nil
-}
-
-// signedFieldNames lists signedFields in a fixed order, for messages.
-var signedFieldNames = []string{
-	"merchant", "env", "operation", "payment_method", "order_amount", "currency", "order_invoice_number",
-	"order_description", "customer_id", "agreement_id", "agreement_name", "agreement_type",
-	"agreement_payment_frequency", "agreement_amount_per_payment", "success_url", "error_url", "cancel_url", "order_id",
 }
 
 // sign returns base64(HMAC-SHA256(secret, signingString(fields))).

@@ -130,15 +130,3 @@ func FuzzParseForm(f *testing.F) {
 		}
 	})
 }
-
-// signedFieldNames and signedFields must list the same names.
-func TestSignedFieldNames(t *testing.T) {
-	if len(signedFieldNames) != len(signedFields) {
-		t.Fatalf("%d names, %d fields", len(signedFieldNames), len(signedFields))
-	}
-	for _, n := range signedFieldNames {
-		if !signedFields[n] {
-			t.Errorf("%s is not a signed field", n)
-		}
-	}
-}
