@@ -39,4 +39,4 @@ cover: ## test coverage report in cover.out
 	$(GO) test -count=1 -coverprofile=cover.out $(PKGS) && $(GO) tool cover -func=cover.out | tail -1
 
 clean: ## remove build output and the local SQLite database
-	rm -rf bin cover.out recon.db recon.db-wal recon.db-shm
+	rm -rf bin cover.out recon.db recon.db-wal recon.db-shm recon.db.key recon.db-migrate.lock
