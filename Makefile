@@ -38,5 +38,5 @@ crash-test: ## the crash tests' long form (SQLite, PostgreSQL, two nodes; 5000 I
 cover: ## test coverage report in cover.out
 	$(GO) test -count=1 -coverprofile=cover.out $(PKGS) && $(GO) tool cover -func=cover.out | tail -1
 
-clean: ## remove build output and the local SQLite database
+clean: ## remove build output and the local SQLite database with its key file
 	rm -rf bin cover.out recon.db recon.db-wal recon.db-shm recon.db.key recon.db-migrate.lock
