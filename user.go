@@ -83,4 +83,8 @@ type UserStore interface {
 	User(ctx context.Context, id int64) (*User, error)
 	// UserByEmail returns the company's user with the e-mail address, or ENOTFOUND.
 	UserByEmail(ctx context.Context, companyID int64, email string) (*User, error)
+	// SetUserRole changes the role and permissions of the company's user
+	// (ENOTFOUND for a user of another company). Tokens already issued to
+	// the user follow at their next request: the user is loaded fresh.
+	SetUserRole(ctx context.Context, companyID, userID int64, role Role, permissions []string) error
 }

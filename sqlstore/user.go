@@ -82,3 +82,22 @@ func scanUser(row *sql.Row) (*recon.User, error) {
 
 // normalizeEmail is recon.User.Validate's normal form of an e-mail address.
 func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// SetUserRole implements recon.UserStore.
+func (db *DB) SetUserRole(ctx context.Context, companyID, userID int64, role recon.Role, permissions []string) error {
+	perms, err := joinList("permissions", permissions)
+	if err != nil {
+		return err
+	}
+	res, err := db.db.ExecContext(ctx, `UPDATE users SET role = $1, permissions = $2 WHERE id = $3 AND company_id = $4`,
+		string(role), perms, userID, companyID)
+	if err != nil {
+		return internal(err, "set user role")
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return internal(err, "set user role")
+	} else if n == 0 {
+		return recon.Errorf(recon.ENOTFOUND, "company %d has no user %d", companyID, userID)
+	}
+	return nil
+}

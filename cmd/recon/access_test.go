@@ -62,3 +62,40 @@ func TestMemberCannotForgePayments(t *testing.T) {
 		}
 	})
 }
+
+// TestDemotionAppliesAtOnce: `recon user update` lowers an Admin to Member
+// while the server runs; the Admin's token, issued before, is refused at its
+// next request (the user is loaded fresh), and promoting back restores it.
+func TestDemotionAppliesAtOnce(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL)
+		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Sao Mai", "--short-name", "SM")["id"])
+		user := fmt.Sprint(cliJSON(t, dbURL, "user", "create", "--company", co, "--email", "boss@saomai.vn", "--role", "Admin")["id"])
+		client := cliJSON(t, dbURL, "client", "create", "--company", co, "--name", "erp", "--scopes", "company transaction:read")["client_id"].(string)
+		token := cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "boss@saomai.vn", "--scopes", "company transaction:read")["access_token"].(string)
+		for _, path := range []string{"/api/v1/company", "/api/v1/transactions"} {
+			if status, body := call(t, "GET", base+path, token, ""); status != 200 {
+				t.Fatalf("Admin GET %s: %d %v", path, status, body)
+			}
+		}
+		cliJSON(t, dbURL, "user", "update", user, "--company", co, "--role", "Member")
+		for _, path := range []string{"/api/v1/company", "/api/v1/transactions"} {
+			if status, body := call(t, "GET", base+path, token, ""); status != 403 {
+				t.Fatalf("demoted GET %s: %d %v, want 403", path, status, body)
+			}
+		}
+		// A user of another company cannot be changed through this one.
+		other := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Other", "--short-name", "O")["id"])
+		if out, err := cli(t, dbURL, "user", "update", user, "--company", other, "--role", "Admin"); err == nil {
+			t.Fatalf("user update through another company: %s", out)
+		}
+		cliJSON(t, dbURL, "user", "update", user, "--company", co, "--role", "Member", "--permission", "view_transactions")
+		if status, _ := call(t, "GET", base+"/api/v1/transactions", token, ""); status != 200 {
+			t.Fatalf("Member with view_transactions: %d, want 200", status)
+		}
+		if status, _ := call(t, "GET", base+"/api/v1/company", token, ""); status != 403 {
+			t.Fatalf("Member with view_transactions on the company API: %d, want 403", status)
+		}
+	})
+}

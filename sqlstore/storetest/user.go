@@ -37,6 +37,34 @@ func testUser(t *testing.T, open Open) {
 			diff(t, "user by email", want, got)
 		}
 	})
+	t.Run("SetUserRole", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		u := &recon.User{CompanyID: c.ID, Email: "a@example.com", Role: recon.RoleAdmin, Permissions: []string{recon.PermViewTransactions}}
+		if err := s.CreateUser(t.Context(), u); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetUserRole(t.Context(), c.ID, u.ID, recon.RoleMember, []string{recon.PermCreateTransactions}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.User(t.Context(), u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Role, u.Permissions = recon.RoleMember, []string{recon.PermCreateTransactions}
+		diff(t, "user after SetUserRole", u, got)
+		// Another company cannot change it, nor can a missing user be changed.
+		if err := s.SetUserRole(t.Context(), other.ID, u.ID, recon.RoleAdmin, nil); recon.ErrorCode(err) != recon.ENOTFOUND {
+			t.Fatalf("SetUserRole from another company: %v, want ENOTFOUND", err)
+		}
+		if err := s.SetUserRole(t.Context(), c.ID, u.ID+1000, recon.RoleAdmin, nil); recon.ErrorCode(err) != recon.ENOTFOUND {
+			t.Fatalf("SetUserRole of a missing user: %v, want ENOTFOUND", err)
+		}
+		if got, _ := s.User(t.Context(), u.ID); got.Role != recon.RoleMember {
+			t.Fatalf("role changed by a refused call: %s", got.Role)
+		}
+	})
 	t.Run("EmailNormalized", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
