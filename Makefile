@@ -24,13 +24,16 @@ lint: ## go vet, gofmt and staticcheck (when installed)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@if command -v staticcheck >/dev/null; then staticcheck $(PKGS); else echo "staticcheck not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"; fi
 
-bench: ## run the benchmarks of docs/benchmarks.md (about 6 minutes) and print their figures
+bench: ## run the benchmarks of docs/benchmarks.md (about 8 minutes) and print their figures
 	$(GO) test -run='^$$' -bench='Extract' -benchtime=2s -cpu=1 -benchmem .
 	$(GO) test -run='^$$' -bench=. -benchmem ./statement
 	$(GO) test -run='^$$' -bench='IngestHTTP|RawInsert' -benchtime=60x ./cmd/recon
 	$(GO) test -run='^$$' -bench='ListTransactions' -benchtime=2s -timeout=30m ./cmd/recon
 	$(GO) test -run='^$$' -bench='Dispatch' -benchtime=20000x ./delivery
 	$(GO) test -run='^$$' -bench='IPNLatency' -benchtime=1x ./cmd/recon
+	$(GO) test -run='^$$' -bench='ImportMemory/ParseFunc' -benchtime=1x ./cmd/recon   # one sub-benchmark per process: peak RSS is per process
+	$(GO) test -run='^$$' -bench='ImportMemory/Import/sqlite' -benchtime=1x ./cmd/recon
+	$(GO) test -run='^$$' -bench='ImportMemory/Import/postgres' -benchtime=1x ./cmd/recon
 
 crash-test: ## the crash tests' long form (SQLite, PostgreSQL, two nodes; 5000 IPNs): SIGKILL, restart, print the recovery times
 	RECON_CRASH_IPNS=5000 RECON_TEST_REQUIRE_POSTGRES=1 $(GO) test -count=1 -run 'TestCrashRecovery|TestCrashOfOneNode' -v -timeout 20m ./cmd/recon
