@@ -195,6 +195,9 @@ type MerchantStore interface {
 	// MerchantOf returns the company's merchant, or ENOTFOUND.
 	MerchantOf(ctx context.Context, companyID int64) (*Merchant, error)
 	// SetIPN creates or replaces the company's IPN target. A target without
-	// a SigningSecret gets a new one (NewSecret), set in t.
+	// a SigningSecret keeps the one stored, or gets a new one (NewSecret); a
+	// SECRET_KEY target without a Secret likewise keeps the stored SECRET_KEY
+	// secret or gets a new one. The decision is taken under the row's lock,
+	// so concurrent saves agree; t is set to what was stored.
 	SetIPN(ctx context.Context, companyID int64, t *Target) error
 }

@@ -169,24 +169,22 @@ func (h *Handler) SaveIPN(ctx context.Context, companyID int64, c IPNChange) (*I
 	}
 	saved := &IPNSaved{Target: &recon.Target{URL: c.URL, AuthType: c.AuthType, Active: c.Active}}
 	t := saved.Target
-	if c.AuthType == recon.AuthSecretKey {
-		switch {
-		case c.SecretKey != nil:
-			t.Secret, saved.NewSecret = *c.SecretKey, true
-		case old != nil && old.Secret != "":
-			t.Secret = old.Secret
-		default:
-			t.Secret, saved.NewSecret = recon.NewSecret(), true
-		}
+	if c.AuthType == recon.AuthSecretKey && c.SecretKey != nil {
+		t.Secret = *c.SecretKey
 	}
-	if old != nil && !c.RotateSigningSecret {
-		t.SigningSecret = old.SigningSecret
-	} else {
-		t.SigningSecret, saved.NewSigningSecret = recon.NewSecret(), true
+	if c.RotateSigningSecret {
+		t.SigningSecret = recon.NewSecret()
 	}
+	// Secrets left empty are kept or made by the store, under the row's
+	// lock (two saves at once agree); t comes back with what is stored.
 	if err := h.Store.SetIPN(ctx, companyID, t); err != nil {
 		return nil, err
 	}
+	// A secret is shown in full when this save set it: given, rotated, or
+	// made because there was none (what it replaced, read before, differs).
+	saved.NewSecret = c.AuthType == recon.AuthSecretKey &&
+		(c.SecretKey != nil || old == nil || old.AuthType != recon.AuthSecretKey || old.Secret != t.Secret)
+	saved.NewSigningSecret = c.RotateSigningSecret || old == nil || old.SigningSecret != t.SigningSecret
 	return saved, nil
 }
 

@@ -60,19 +60,28 @@ func (db *DB) merchant(ctx context.Context, where string, arg any) (*recon.Merch
 	return &m, nil
 }
 
-// SetIPN creates or replaces the company's IPN target; its secrets are
-// stored sealed. A target without a signing secret gets a new one, set in t.
+// SetIPN implements recon.MerchantStore; its secrets are stored sealed.
 func (db *DB) SetIPN(ctx context.Context, companyID int64, t *recon.Target) error {
 	return db.setTarget(ctx, companyID, recon.DeliveryIPN, t, "{}")
 }
 
+// setTarget upserts the target. A secret left empty keeps the stored one
+// (the signing secret; the secret of a SECRET_KEY target that stays one) or,
+// without one, is made here: the choice is the upsert's own, under the row's
+// lock, so two saves at once agree on what is stored, and t gets it back.
 func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *recon.Target, settings string) error {
-	signing := t.SigningSecret
-	if signing == "" {
+	secret, signing := t.Secret, t.SigningSecret
+	keepSecret := secret == "" && t.AuthType == recon.AuthSecretKey
+	if keepSecret {
+		secret = recon.NewSecret()
+	}
+	keepSigning := signing == ""
+	if keepSigning {
 		signing = recon.NewSecret()
 	}
+	var stored, storedSigning []byte
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		sealed, err := db.sealSecret(ctx, tx, t.Secret)
+		sealed, err := db.sealSecret(ctx, tx, secret)
 		if err != nil {
 			return err
 		}
@@ -80,13 +89,18 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `
+		err = tx.QueryRowContext(ctx, `
 			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
-				secret = excluded.secret, signing_secret = excluded.signing_secret, active = excluded.active,
-				settings = excluded.settings, updated_at = excluded.updated_at`,
-			companyID, kind, t.URL, t.AuthType, sealed, sealedSigning, t.Active, settings, db.now())
+				secret = CASE WHEN $10 AND delivery_targets.auth_type = 'SECRET_KEY' AND delivery_targets.secret IS NOT NULL
+					THEN delivery_targets.secret ELSE excluded.secret END,
+				signing_secret = CASE WHEN $11 AND delivery_targets.signing_secret IS NOT NULL
+					THEN delivery_targets.signing_secret ELSE excluded.signing_secret END,
+				active = excluded.active, settings = excluded.settings, updated_at = excluded.updated_at
+			RETURNING secret, signing_secret`,
+			companyID, kind, t.URL, t.AuthType, sealed, sealedSigning, t.Active, settings, db.now(), keepSecret, keepSigning,
+		).Scan(&stored, &storedSigning)
 		if db.d.violation(err) == foreignKeyViolation {
 			return notFound(err, "company %d not found", companyID)
 		}
@@ -95,9 +109,13 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 		}
 		return nil
 	})
-	if err == nil {
-		t.SigningSecret = signing
+	if err != nil {
+		return err
 	}
+	if t.Secret, err = db.openSecret(ctx, stored); err != nil {
+		return err
+	}
+	t.SigningSecret, err = db.openSecret(ctx, storedSigning)
 	return err
 }
 

@@ -718,6 +718,27 @@ func testDelivery(t *testing.T, open Open) {
 		if again, err := ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN); err != nil || again.SigningSecret != kept || again.URL != got.URL {
 			t.Fatalf("after saving with the signing secret: %+v, %v; want the secret kept", again, err)
 		}
+		// Two first saves at once, neither with secrets: both are told the
+		// secrets that were stored, the same ones (the store decides under
+		// the row's lock, not each caller from what it read before).
+		e := newCompany(t, s, 3)
+		var wg sync.WaitGroup
+		saves := make([]*recon.Target, 2)
+		errs := make([]error, 2)
+		for i := range saves {
+			saves[i] = &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthSecretKey, Active: true}
+			wg.Go(func() { errs[i] = ipn.SetIPN(t.Context(), e.ID, saves[i]) })
+		}
+		wg.Wait()
+		stored, err := ds.DeliveryTarget(t.Context(), e.ID, recon.DeliveryIPN)
+		if err != nil || errs[0] != nil || errs[1] != nil {
+			t.Fatalf("concurrent first saves: %v, %v, %v", errs[0], errs[1], err)
+		}
+		for i, sv := range saves {
+			if sv.SigningSecret != stored.SigningSecret || sv.Secret != stored.Secret || len(sv.Secret) != recon.SecretLen {
+				t.Errorf("save %d was told secrets %q/%q, stored are %q/%q", i, sv.Secret, sv.SigningSecret, stored.Secret, stored.SigningSecret)
+			}
+		}
 		// Another company's target gets another secret.
 		d := newCompany(t, s, 2)
 		other := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
