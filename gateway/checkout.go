@@ -50,7 +50,7 @@ type checkoutForm struct {
 // signature and custom_data are read; others (branch_code of the PHP SDK,
 // anything an SDK adds) are ignored, as they cannot change the order.
 func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
-	fields, err := readForm(w, r)
+	fields, err := readForm(r)
 	if err != nil {
 		return err
 	}
@@ -160,13 +160,14 @@ func duplicateInvoice(invoice string) error {
 	return &recon.Error{Code: recon.ECONFLICT, Message: msg, Fields: map[string][]string{"order_invoice_number": {msg}}}
 }
 
-// readForm reads and parses the form body of r.
-func readForm(w http.ResponseWriter, r *http.Request) ([]field, error) {
+// readForm reads and parses the form body of r, which the route's own limit
+// (maxFormBody, applied by the mux) bounds.
+func readForm(r *http.Request) ([]field, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/x-www-form-urlencoded" {
 		return nil, recon.Errorf(recon.EINVALID, "the checkout form must be posted as application/x-www-form-urlencoded")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFormBody))
+	body, err := io.ReadAll(r.Body)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):

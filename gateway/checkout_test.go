@@ -459,3 +459,16 @@ func TestCheckoutWithAHostileUserAgent(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckoutFormOverItsLimit: the checkout route has its own body limit
+// (64 KiB, applied by the mux before the input check reads the form): a
+// larger form is a 400 naming the limit, and no order is made.
+func TestCheckoutFormOverItsLimit(t *testing.T) {
+	b := setup(t, "sqlite")
+	form := append(checkoutForm(b.a, "INV-BIG", "150000"), pair{"custom_data", strings.Repeat("x", 70<<10)})
+	r := b.checkout(t, signed(b.a.secret, form))
+	checkJSON(t, "form over the limit", r, 400, wantError("validation_error", "the form is larger than the limit of 65536 bytes"))
+	if _, err := b.db.Order(t.Context(), b.a.company, "INV-BIG"); recon.ErrorCode(err) != recon.ENOTFOUND {
+		t.Fatalf("an order was made: %v", err)
+	}
+}

@@ -63,7 +63,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Family("/v1/", func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
 		web.WriteJSON(w, status, errorBody{Error: errorDetail{Code: name, Message: message}, Message: message})
 	})
-	mux.HandleFunc("POST /v1/checkout/init", h.page(h.checkoutInit))
+	mux.HandleLimited("POST /v1/checkout/init", http.HandlerFunc(h.page(h.checkoutInit)), maxFormBody)
 	mux.HandleFunc("GET /v1/checkout/{merchant}/{invoice}", h.page(h.checkoutPage))
 	mux.HandleFunc("GET /v1/checkout/{merchant}/{invoice}/qr.png", h.page(h.checkoutQR))
 	mux.HandleFunc("GET /v1/order", h.authed(h.listOrders))

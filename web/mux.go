@@ -15,7 +15,7 @@ import (
 type Mux struct {
 	*http.ServeMux
 	patterns []string
-	limits   map[string]int64
+	limits   map[string]bodyLimit
 	families []family
 	// MaxBody limits the body of a request whose route has no limit of its
 	// own, and of one that matches no route (default DefaultMaxBody).
@@ -32,7 +32,14 @@ type family struct {
 }
 
 // NewMux returns an empty Mux.
-func NewMux() *Mux { return &Mux{ServeMux: http.NewServeMux(), limits: map[string]int64{}} }
+func NewMux() *Mux { return &Mux{ServeMux: http.NewServeMux(), limits: map[string]bodyLimit{}} }
+
+// bodyLimit is a route's own body limit; file marks a body that is a file,
+// which the handler streams and checks itself (see CheckInput).
+type bodyLimit struct {
+	max  int64
+	file bool
+}
 
 // Handle registers h for pattern.
 func (m *Mux) Handle(pattern string, h http.Handler) {
@@ -44,7 +51,14 @@ func (m *Mux) Handle(pattern string, h http.Handler) {
 // uploads), with a body limit of its own. The Mux leaves such a body to the
 // handler, which streams and checks it; see CheckInput.
 func (m *Mux) HandleFile(pattern string, h http.Handler, maxBody int64) {
-	m.limits[pattern] = maxBody
+	m.limits[pattern] = bodyLimit{maxBody, true}
+	m.Handle(pattern, h)
+}
+
+// HandleLimited registers h for pattern with a body limit of its own (a
+// form that needs far less than MaxBody), checked by CheckInput as usual.
+func (m *Mux) HandleLimited(pattern string, h http.Handler, maxBody int64) {
+	m.limits[pattern] = bodyLimit{maxBody, false}
 	m.Handle(pattern, h)
 }
 
@@ -95,14 +109,13 @@ func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		limit := m.MaxBody
 		if l, ok := m.limits[pattern]; ok {
-			limit = l
+			limit = l.max
 		} else if limit <= 0 {
 			limit = DefaultMaxBody
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
-	_, file := m.limits[pattern]
-	if err := CheckInput(r, file); err != nil {
+	if err := CheckInput(r, m.limits[pattern].file); err != nil {
 		write(w, r, http.StatusBadRequest, "validation_error", recon.ErrorMessage(err))
 		return
 	}
