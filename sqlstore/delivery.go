@@ -273,22 +273,18 @@ func (db *DB) Deliveries(ctx context.Context, companyID int64, f recon.DeliveryF
 		return nil, err
 	}
 	var where []string
-	var args []any
-	add := func(cond string, arg any) {
-		args = append(args, arg)
-		where = append(where, fmt.Sprintf(cond, len(args)))
-	}
+	var args queryArgs
 	if companyID != 0 {
-		add("company_id = $%d", companyID)
+		where = append(where, "company_id = "+args.add(companyID))
 	}
 	if f.Status != "" {
-		add("status = $%d", f.Status)
+		where = append(where, "status = "+args.add(f.Status))
 	}
 	if f.Kind != "" {
-		add("kind = $%d", f.Kind)
+		where = append(where, "kind = "+args.add(f.Kind))
 	}
 	if f.BeforeID > 0 {
-		add("id < $%d", f.BeforeID)
+		where = append(where, "id < "+args.add(f.BeforeID))
 	}
 	limit := f.Limit
 	if limit <= 0 {
@@ -299,8 +295,7 @@ func (db *DB) Deliveries(ctx context.Context, companyID int64, f recon.DeliveryF
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	args = append(args, limit)
-	query += fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, len(args))
+	query += ` ORDER BY id DESC LIMIT ` + args.add(limit)
 	rows, err := db.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, internal(err, "list deliveries")

@@ -256,13 +256,18 @@ func (db *DB) openSecret(_ context.Context, b []byte) (string, error) {
 	if err != nil {
 		return "", internal(err, "open secret")
 	}
-	rest := b[sealHeaderSize:]
-	if len(rest) < aead.NonceSize() {
-		return "", internal(fmt.Errorf("sealed secret of %d bytes", len(b)), "open secret")
-	}
-	plain, err := aead.Open(nil, rest[:aead.NonceSize()], rest[aead.NonceSize():], b[:sealHeaderSize])
+	plain, err := openNonced(aead, b[sealHeaderSize:], b[:sealHeaderSize])
 	if err != nil {
 		return "", internal(fmt.Errorf("key %d does not open it: %w", id, err), "open secret")
 	}
-	return string(plain), nil
+	return plain, nil
+}
+
+// openNonced opens nonce || ciphertext with aead and the additional data ad.
+func openNonced(aead cipher.AEAD, b, ad []byte) (string, error) {
+	if len(b) < aead.NonceSize() {
+		return "", fmt.Errorf("sealed secret of %d bytes", len(b))
+	}
+	plain, err := aead.Open(nil, b[:aead.NonceSize()], b[aead.NonceSize():], ad)
+	return string(plain), err
 }

@@ -212,13 +212,7 @@ func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error
 	if err != nil {
 		return internal(err, "move the secret key")
 	}
-	openOld := func(b []byte) (string, error) {
-		if len(b) < old.NonceSize() {
-			return "", fmt.Errorf("sealed secret of %d bytes", len(b))
-		}
-		p, err := old.Open(nil, b[:old.NonceSize()], b[old.NonceSize():], nil)
-		return string(p), err
-	}
+	openOld := func(b []byte) (string, error) { return openNonced(old, b, nil) }
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return internal(err, "move the secret key")
