@@ -76,26 +76,14 @@ func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.Retentio
 // deleteOldTransactions deletes the company's transactions dated before
 // before (a wall-clock time), account by account, a chunk at a time.
 func (db *DB) deleteOldTransactions(ctx context.Context, companyID int64, before time.Time) (int64, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id FROM bank_accounts WHERE company_id = $1 ORDER BY id`, companyID)
+	accounts, err := db.BankAccounts(ctx, companyID)
 	if err != nil {
-		return 0, internal(err, "list bank accounts for retention")
-	}
-	var accounts []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, internal(err, "list bank accounts for retention")
-		}
-		accounts = append(accounts, id)
-	}
-	if err := rows.Close(); err != nil {
-		return 0, internal(err, "list bank accounts for retention")
+		return 0, err
 	}
 	var total int64
 	for _, account := range accounts {
 		for {
-			n, err := db.deleteTransactionChunk(ctx, companyID, account, before)
+			n, err := db.deleteTransactionChunk(ctx, companyID, account.ID, before)
 			total += n
 			if err != nil {
 				return total, err
