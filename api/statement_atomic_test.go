@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -212,4 +213,37 @@ func (s *blockingStore) IngestAtomically(ctx context.Context, companyID int64, f
 		<-release
 	}
 	return s.Store.IngestAtomically(ctx, companyID, fill)
+}
+
+// TestUploadStatementWithADeadDatabase: an import whose database is gone is
+// a 500 with no detail, and the spooled copy of the file is removed.
+func TestUploadStatementWithADeadDatabase(t *testing.T) {
+	db := dbtest.OpenStore(t, "sqlite")
+	co := &recon.Company{FullName: "Sao Mai", ShortName: "SM", Status: recon.CompanyActive}
+	if err := db.CreateCompany(t.Context(), co); err != nil {
+		t.Fatal(err)
+	}
+	auth := tokens{"feeder": {CompanyID: co.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}}
+	spool := t.TempDir()
+	mux := web.NewMux()
+	(&api.Handler{Store: db, Auth: auth, Logger: slog.New(slog.DiscardHandler), TempDir: spool}).Register(mux)
+	srv := httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
+	t.Cleanup(srv.Close)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", srv.URL+"/api/v1/bank-accounts/1/statements?format=csv", bytes.NewReader(csvRows(3, nil)))
+	req.Header.Set("Authorization", "Bearer feeder")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 500 || !strings.Contains(string(raw), "An internal error occurred.") || strings.Contains(string(raw), "closed") {
+		t.Fatalf("upload with a dead database: %d %s", resp.StatusCode, raw)
+	}
+	if left, _ := os.ReadDir(spool); len(left) != 0 {
+		t.Fatalf("the spooled file was left behind: %v", left)
+	}
 }

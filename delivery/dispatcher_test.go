@@ -571,3 +571,40 @@ func TestDispatcherBeatsUntilItsAttemptsEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestDispatcherWithADeadDatabase: when the database goes away under a
+// running dispatcher, its heartbeat and claims fail and are logged, nothing
+// is sent, and it still stops cleanly when asked.
+func TestDispatcherWithADeadDatabase(t *testing.T) {
+	db := dbtest.OpenStore(t, "sqlite")
+	rc := newReceiver(t, nil)
+	c := newCompany(t, db, 1)
+	setIPN(t, db, c, rc.URL, "k")
+	var logs syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- (&delivery.Dispatcher{Store: db, Client: loopback(), Poll: 5 * time.Millisecond,
+			Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(&logs, nil))}).Run(ctx)
+	}()
+	waitFor(t, "the node to join", func() bool { return countNodes(t, db) == 1 })
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a logged heartbeat failure", func() bool { return strings.Contains(logs.String(), "delivery: node heartbeat") })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run after the database went away: %v", err)
+	}
+	if n := len(rc.counts()); n != 0 {
+		t.Fatalf("%d deliveries sent without a database", n)
+	}
+}
+
+func countNodes(t *testing.T, db *sqlstore.DB) (n int) {
+	t.Helper()
+	if err := db.SQL().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM delivery_nodes`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -222,3 +222,29 @@ func TestThrottleCountsAttemptsSentAtOnce(t *testing.T) {
 		t.Errorf("after three failures: wait %v, want 1h", w)
 	}
 }
+
+// TestLoginWithADeadDatabase: when the database stops answering between the
+// page and the submit, the client is sent server_error (no code, no
+// detail), and nothing is charged to the account's throttle.
+func TestLoginWithADeadDatabase(t *testing.T) {
+	b := setup(t, "sqlite")
+	_, challenge := newPKCE()
+	p := b.authorizePage(t, authorizeParams(b.conf.ID, challenge, "company"))
+	if p.status != http.StatusOK {
+		t.Fatalf("page: %d", p.status)
+	}
+	if err := b.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p = b.submit(t, p.hidden, testEmail, testPassword, "allow")
+	// RFC 6749 §4.1.2.1: server_error, by redirect to the checked redirect URI.
+	if p.location == nil || p.location.Query().Get("error") != "server_error" || p.location.Query().Get("code") != "" {
+		t.Fatalf("submit with a dead database: %d %v, want a redirect with error=server_error", p.status, p.location)
+	}
+	if d := p.location.Query().Get("error_description"); strings.Contains(d, "sql") || strings.Contains(d, "closed") {
+		t.Errorf("the redirect shows internal detail: %s", d)
+	}
+	if w := b.server.throttle.wait(fmt.Sprintf("account:%d:%s", b.company.ID, testEmail), b.server.cfg.AccountThrottle, time.Now()); w != 0 {
+		t.Errorf("a failed check charged the throttle: wait %v", w)
+	}
+}
