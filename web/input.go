@@ -33,15 +33,8 @@ func CheckInput(r *http.Request, files bool) error {
 	if r.URL.RawQuery != "" {
 		// A malformed pair is left out, as r.URL.Query() leaves it out.
 		q, _ := url.ParseQuery(r.URL.RawQuery)
-		for name, values := range q {
-			if where := recon.BadText(name, false); where != "" {
-				return recon.FieldError("query", "a query parameter name %s", where)
-			}
-			for _, v := range values {
-				if where := recon.BadText(v, false); where != "" {
-					return recon.FieldError(name, "query parameter %q %s", name, where)
-				}
-			}
+		if err := checkValues(q, "query", "query parameter", false); err != nil {
+			return err
 		}
 	}
 	if user, pass, ok := r.BasicAuth(); ok {
@@ -72,20 +65,27 @@ func CheckInput(r *http.Request, files bool) error {
 	r.Body = readCloser{bytes.NewReader(b), r.Body}
 	if isForm {
 		form, _ := url.ParseQuery(string(b)) // the handler reports a malformed form
-		for name, values := range form {
-			if where := recon.BadText(name, false); where != "" {
-				return recon.FieldError("form", "a form field name %s", where)
-			}
-			for _, v := range values {
-				if where := recon.BadText(v, true); where != "" {
-					return recon.FieldError(name, "form field %q %s", name, where)
-				}
-			}
-		}
-		return nil
+		return checkValues(form, "form", "form field", true)
 	}
 	if where := jsonControl(b); where != "" {
 		return recon.Errorf(recon.EINVALID, "the JSON body %s", where)
+	}
+	return nil
+}
+
+// checkValues checks the names and values of a query or a form (what names
+// one, e.g. "query parameter"); line breaks are allowed in values when
+// breaks is set.
+func checkValues(vals url.Values, field, what string, breaks bool) error {
+	for name, values := range vals {
+		if where := recon.BadText(name, false); where != "" {
+			return recon.FieldError(field, "a %s name %s", what, where)
+		}
+		for _, v := range values {
+			if where := recon.BadText(v, breaks); where != "" {
+				return recon.FieldError(name, "%s %q %s", what, name, where)
+			}
+		}
 	}
 	return nil
 }
