@@ -9,7 +9,10 @@ import (
 // client acting for it, the scopes the token grants and, for tokens issued to
 // a person, that user (nil for client-credentials tokens).
 type Caller struct {
+	// CompanyID is the caller's tenant (see Tenant): the company's id for a
+	// live credential, its test tenant's for a test one.
 	CompanyID int64
+	Livemode  bool // false for a test-mode credential
 	ClientID  string
 	Scopes    []string
 	User      *User

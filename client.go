@@ -40,7 +40,12 @@ type Client struct {
 	SecretHash   string
 	Scopes       []string
 	RedirectURIs []string
-	CreatedAt    time.Time
+	// Test marks a test-mode client (decisions.md §10): its id and secret
+	// start with TestClientPrefix, and its tokens reach only the company's
+	// test tenant. The client itself belongs to the company, whose users
+	// sign in through it.
+	Test      bool
+	CreatedAt time.Time
 }
 
 // Validate checks a new client.

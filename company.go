@@ -20,7 +20,10 @@ const DateTimeLayout = "2006-01-02 15:04:05"
 
 // Company is a tenant. Every row of tenant data carries its company id.
 type Company struct {
+	// ID is the tenant's id: the company's own, or for a test tenant's view
+	// (Company of a test tenant id) the twin's, with TestOf the company's.
 	ID           int64
+	TestOf       int64
 	FullName     string
 	ShortName    string
 	Status       string
@@ -102,21 +105,22 @@ const MaxDataStorageDays = 36500
 type CompanyStore interface {
 	// CreateCompany stores c and sets c.ID and c.CreatedAt.
 	CreateCompany(ctx context.Context, c *Company) error
-	// Company returns the company with the given id, or ENOTFOUND.
+	// Company returns the company with the given id, or ENOTFOUND. For a
+	// test tenant's id it returns the live company's record and formats with
+	// ID the test tenant's and TestOf the company's.
 	Company(ctx context.Context, id int64) (*Company, error)
-	// Companies lists every company in id order, without their payment-code
-	// formats (an operator's view: it is not tenant data).
+	// Companies lists every (live) company in id order, without their
+	// payment-code formats (an operator's view: it is not tenant data).
 	Companies(ctx context.Context) ([]*Company, error)
-	// CompanyStatus returns the company's status, or ENOTFOUND: the cheap
-	// check every authenticated request makes.
-	CompanyStatus(ctx context.Context, id int64) (string, error)
 	// UpdateCompany reads the company (ENOTFOUND when there is none), calls
 	// update on it and stores the fields update changed, all in one
 	// transaction that holds the company's row, so that concurrent updates
 	// of different fields do not undo each other. An error from update is
 	// returned as is and nothing is stored. Payment-code formats, ID and
 	// CreatedAt are not written (ReplacePaymentCodeFormats changes formats).
-	// It returns the company as stored, with its formats.
+	// It returns the company as stored, with its formats. A test tenant's id
+	// is EINVALID here and in ReplacePaymentCodeFormats: settings are the
+	// live company's.
 	UpdateCompany(ctx context.Context, id int64, update func(c *Company) error) (*Company, error)
 	// ReplacePaymentCodeFormats replaces the company's whole list of formats
 	// in one transaction and returns the configuration as stored.

@@ -181,9 +181,10 @@ type DeliveryStore interface {
 // Merchant is a company's payment-gateway identity: Basic credentials
 // merchant_id:secret_key, and the secret signs checkout forms.
 type Merchant struct {
-	CompanyID  int64
+	CompanyID  int64 // the tenant: a test merchant's is the company's test tenant
 	MerchantID string
 	SecretKey  string // kept encrypted at rest
+	Livemode   bool   // read from the tenant; ignored by SetMerchant
 }
 
 // MerchantStore stores merchant credentials and IPN settings.

@@ -23,6 +23,7 @@ func (SystemClock) Now() time.Time { return time.Now() }
 // implement it in package sqlstore and pass one conformance suite.
 type Store interface {
 	CompanyStore
+	TenantStore
 	UserStore
 	ClientStore
 	TokenStore

@@ -27,6 +27,7 @@ type Store interface {
 	recon.OrderStore
 	recon.MerchantStore
 	recon.CompanyStore
+	recon.TenantStore
 	recon.BankAccountStore
 	// DeliveryTarget returns where the company's deliveries of the kind go,
 	// or ENOTFOUND when none is configured (recon.DeliveryStore).
@@ -151,14 +152,11 @@ func (h *Handler) authenticate(r *http.Request) (*recon.Merchant, error) {
 // company is active. It is checked after the credentials, so that only the
 // merchant learns its company's status.
 func (h *Handler) companyActive(ctx context.Context, companyID int64) error {
-	status, err := h.Store.CompanyStatus(ctx, companyID)
+	t, err := h.Store.Tenant(ctx, companyID)
 	if err != nil {
 		return err
 	}
-	if status != recon.CompanyActive {
-		return recon.ErrCompanyInactive(companyID)
-	}
-	return nil
+	return t.CheckActive()
 }
 
 // reasonError gives a validation error a machine-readable reason

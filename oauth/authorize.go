@@ -200,7 +200,7 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 	if req, ok := ar.(*fosite.AuthorizeRequest); ok {
 		req.RequestedAt = s.cfg.Clock.Now().UTC()
 	}
-	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, userSession(c.c.CompanyID, user.ID, c.c.ID))
+	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, userSession(c.c, user.ID))
 	if err != nil {
 		s.writeAuthorizeError(ctx, w, ar, err)
 		return

@@ -45,13 +45,17 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 	if err := s.strategy.ValidateAccessToken(ctx, req, bearerToken); err != nil {
 		return nil, errInvalidToken()
 	}
-	if err := s.companyActive(ctx, sess.CompanyID); recon.ErrorCode(err) == recon.ENOTFOUND {
+	// The token's tenant: the company's live data, or its test tenant's for
+	// a token of a test client.
+	tenant, err := s.tenant(ctx, sess.CompanyID, !sess.Test)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		return nil, errInvalidToken()
 	} else if err != nil {
 		return nil, err
 	}
 	caller := &recon.Caller{
-		CompanyID: sess.CompanyID,
+		CompanyID: tenant.ID,
+		Livemode:  tenant.Live,
 		ClientID:  req.GetClient().GetID(),
 		Scopes:    slices.Clone([]string(req.GetGrantedScopes())),
 	}
@@ -110,7 +114,7 @@ func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, sco
 			return nil, recon.FieldError("scope", "scope %q is not allowed for client %s (allowed: %s)", scope, rc.ID, strings.Join(rc.Scopes, " "))
 		}
 	}
-	sess := clientSession(rc.CompanyID, rc.ID)
+	sess := clientSession(rc)
 	var refused []string
 	if userEmail != "" {
 		email := strings.ToLower(strings.TrimSpace(userEmail))
@@ -120,7 +124,7 @@ func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, sco
 		} else if err != nil {
 			return nil, err
 		}
-		sess = userSession(rc.CompanyID, u.ID, rc.ID)
+		sess = userSession(rc, u.ID)
 		granted := u.GrantableScopes(scopes)
 		if granted == nil {
 			return nil, recon.Errorf(recon.EFORBIDDEN, "user %s (role %s, permissions [%s]) may use none of the scopes %q",
@@ -169,16 +173,20 @@ type IssuedToken struct {
 // recon.ErrCompanyInactive when it is not, ENOTFOUND when it does not exist,
 // and EINTERNAL when the database fails.
 func (s *Server) companyActive(ctx context.Context, companyID int64) error {
-	status, err := s.store.CompanyStatus(ctx, companyID)
+	_, err := s.tenant(ctx, companyID, true)
+	return err
+}
+
+// tenant returns the company's live or test tenant when the company is
+// active, with the errors of companyActive.
+func (s *Server) tenant(ctx context.Context, companyID int64, live bool) (*recon.Tenant, error) {
+	t, err := s.store.TenantOf(ctx, companyID, live)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
-		return err
+		return nil, err
 	} else if err != nil {
-		return &recon.Error{Code: recon.EINTERNAL, Message: "could not check the company's status", Err: err}
+		return nil, &recon.Error{Code: recon.EINTERNAL, Message: "could not check the company's status", Err: err}
 	}
-	if status != recon.CompanyActive {
-		return recon.ErrCompanyInactive(companyID)
-	}
-	return nil
+	return t, t.CheckActive()
 }
 
 // errCompanyInactive is the OAuth2 error of the authorization and token

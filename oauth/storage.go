@@ -49,16 +49,19 @@ type session struct {
 	// UserID is 0 for client-credentials grants.
 	UserID   int64  `json:"user_id"`
 	ClientID string `json:"client_id"`
+	// Test is true for a grant of a test-mode client: its tokens reach the
+	// company's test tenant (decisions.md §10).
+	Test bool `json:"test,omitempty"`
 }
 
 var _ fosite.Session = (*session)(nil)
 
-func userSession(companyID, userID int64, clientID string) *session {
-	return &session{Subject: fmt.Sprintf("user:%d", userID), CompanyID: companyID, UserID: userID, ClientID: clientID}
+func userSession(c *recon.Client, userID int64) *session {
+	return &session{Subject: fmt.Sprintf("user:%d", userID), CompanyID: c.CompanyID, UserID: userID, ClientID: c.ID, Test: c.Test}
 }
 
-func clientSession(companyID int64, clientID string) *session {
-	return &session{Subject: "client:" + clientID, CompanyID: companyID, ClientID: clientID}
+func clientSession(c *recon.Client) *session {
+	return &session{Subject: "client:" + c.ID, CompanyID: c.CompanyID, ClientID: c.ID, Test: c.Test}
 }
 
 func (s *session) SetExpiresAt(key fosite.TokenType, exp time.Time) {

@@ -40,8 +40,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 			ar.GrantScope(scope)
 		}
 		sess := ar.GetSession().(*session)
-		cs := clientSession(c.c.CompanyID, c.c.ID)
-		sess.Subject, sess.CompanyID, sess.UserID, sess.ClientID = cs.Subject, cs.CompanyID, cs.UserID, cs.ClientID
+		*sess = *clientSession(c.c)
 	}
 	if err := s.narrowToRole(ctx, ar); err != nil {
 		s.writeAccessError(ctx, w, r, ar, err)

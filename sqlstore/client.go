@@ -21,9 +21,9 @@ func (db *DB) CreateClient(ctx context.Context, c *recon.Client) error {
 	}
 	createdAt := db.now()
 	_, err = db.db.ExecContext(ctx, `
-		INSERT INTO oauth_clients (id, company_id, name, secret_hash, scopes, redirect_uris, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		c.ID, c.CompanyID, c.Name, c.SecretHash, scopes, uris, createdAt)
+		INSERT INTO oauth_clients (id, company_id, name, secret_hash, scopes, redirect_uris, test, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		c.ID, c.CompanyID, c.Name, c.SecretHash, scopes, uris, c.Test, createdAt)
 	switch db.d.violation(err) {
 	case uniqueViolation:
 		return conflict(err, "a client with id %q already exists", c.ID)
@@ -44,9 +44,9 @@ func (db *DB) Client(ctx context.Context, id string) (*recon.Client, error) {
 		scopes, uris string
 	)
 	err := db.db.QueryRowContext(ctx, `
-		SELECT id, company_id, name, secret_hash, scopes, redirect_uris, created_at
+		SELECT id, company_id, name, secret_hash, scopes, redirect_uris, test, created_at
 		FROM oauth_clients WHERE id = $1`, id,
-	).Scan(&c.ID, &c.CompanyID, &c.Name, &c.SecretHash, &scopes, &uris, &c.CreatedAt)
+	).Scan(&c.ID, &c.CompanyID, &c.Name, &c.SecretHash, &scopes, &uris, &c.Test, &c.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(err, "client %q not found", id)
 	}

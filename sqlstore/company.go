@@ -42,15 +42,16 @@ func (db *DB) CreateCompany(ctx context.Context, c *recon.Company) error {
 }
 
 // Company returns the company with the given id and its payment-code formats
-// in position order, or ENOTFOUND.
+// in position order, or ENOTFOUND. A test tenant's id reads the live
+// company's record (see recon.CompanyStore).
 func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 	// One statement, so that the company and its formats come from one snapshot.
 	rows, err := db.db.QueryContext(ctx, `
-		SELECT c.id, c.full_name, c.short_name, c.status, c.subscription, c.begin_date, c.end_date,
-			c.bank_sub_account, c.paycode, c.data_storage_days, c.created_at,
+		SELECT c.id, COALESCE(c.test_of, 0), p.full_name, p.short_name, p.status, p.subscription, p.begin_date, p.end_date,
+			p.bank_sub_account, p.paycode, p.data_storage_days, p.created_at,
 			f.prefix, f.suffix_from, f.suffix_to, f.character_type, f.is_active
-		FROM companies c
-		LEFT JOIN payment_code_formats f ON f.company_id = c.id
+		FROM `+tenantCompany+`
+		LEFT JOIN payment_code_formats f ON f.company_id = p.id
 		WHERE c.id = $1
 		ORDER BY f.position`, id)
 	if err != nil {
@@ -67,7 +68,7 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 			from, to   sql.NullInt64
 			active     sql.NullBool
 		)
-		err := rows.Scan(&row.ID, &row.FullName, &row.ShortName, &row.Status, &row.Subscription, &begin, &end,
+		err := rows.Scan(&row.ID, &row.TestOf, &row.FullName, &row.ShortName, &row.Status, &row.Subscription, &begin, &end,
 			&row.Config.BankSubAccount, &row.Config.Paycode, &row.Config.DataStorageDays, &row.CreatedAt,
 			&prefix, &from, &to, &ctype, &active)
 		if err != nil {
@@ -110,9 +111,9 @@ func scanCompany(row interface{ Scan(...any) error }) (*recon.Company, error) {
 	return &c, nil
 }
 
-// Companies lists every company in id order, without payment-code formats.
+// Companies lists every company (test tenants left out) in id order, without payment-code formats.
 func (db *DB) Companies(ctx context.Context) ([]*recon.Company, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+companyColumns+` FROM companies ORDER BY id`)
+	rows, err := db.db.QueryContext(ctx, `SELECT `+companyColumns+` FROM companies WHERE test_of IS NULL ORDER BY id`)
 	if err != nil {
 		return nil, internal(err, "list companies")
 	}
@@ -131,25 +132,15 @@ func (db *DB) Companies(ctx context.Context) ([]*recon.Company, error) {
 	return list, nil
 }
 
-// CompanyStatus returns the company's status, or ENOTFOUND.
-func (db *DB) CompanyStatus(ctx context.Context, id int64) (string, error) {
-	var status string
-	err := db.db.QueryRowContext(ctx, `SELECT status FROM companies WHERE id = $1`, id).Scan(&status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", notFound(err, "company %d not found", id)
-	}
-	if err != nil {
-		return "", internal(err, "read company status")
-	}
-	return status, nil
-}
-
 // UpdateCompany implements recon.CompanyStore: it locks the company's row,
 // applies update to it and writes every scalar field back in the same
 // transaction. Formats are read (update sees them) but never written.
 func (db *DB) UpdateCompany(ctx context.Context, id int64, update func(c *recon.Company) error) (*recon.Company, error) {
 	var out *recon.Company
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := liveCompany(ctx, tx, id); err != nil {
+			return err
+		}
 		c, err := scanCompany(tx.QueryRowContext(ctx, `SELECT `+companyColumns+` FROM companies WHERE id = $1`+db.d.forUpdate(), id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(err, "company %d not found", id)
@@ -197,6 +188,9 @@ func (db *DB) UpdateCompany(ctx context.Context, id int64, update func(c *recon.
 func (db *DB) ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error) {
 	var cfg recon.CompanyConfig
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := liveCompany(ctx, tx, companyID); err != nil {
+			return err
+		}
 		// Locking the company row queues concurrent replacements of its formats.
 		err := tx.QueryRowContext(ctx,
 			`SELECT bank_sub_account, paycode, data_storage_days FROM companies WHERE id = $1`+db.d.forUpdate(),

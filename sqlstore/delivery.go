@@ -42,7 +42,8 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 	if d.Event == "" {
 		return recon.FieldError("event", "event is required")
 	}
-	err := db.enqueue(ctx, db.db, d, db.now())
+	now := db.now()
+	err := db.enqueue(ctx, db.db, d, now, now)
 	if db.d.violation(err) == foreignKeyViolation {
 		return notFound(err, "company %d not found", d.CompanyID)
 	}
@@ -57,7 +58,7 @@ const (
 	claimDue = `
 			SELECT id FROM deliveries
 			WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
-				AND company_id IN (SELECT id FROM companies WHERE status = 'active')
+				AND company_id IN (SELECT c.id FROM ` + tenantCompany + ` WHERE p.status = 'active')
 			ORDER BY next_attempt_at, id
 			LIMIT $3`
 	claimSet = `UPDATE deliveries SET lease_until = $1, claimed_by = $4`

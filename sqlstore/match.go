@@ -133,19 +133,19 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	}
 	enqueued := 0
 	if len(captured) > 0 {
-		active, err := activeTarget(ctx, tx, companyID, recon.DeliveryIPN)
+		due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now)
 		if err != nil {
 			return 0, err
 		}
 		for _, o := range captured {
-			if !active {
+			if !ok {
 				break
 			}
 			d, err := recon.IPNDelivery(o, recon.IPNOrderPaid, now)
 			if err != nil {
 				return 0, internal(err, "build IPN")
 			}
-			if err := db.enqueue(ctx, tx, d, now); err != nil {
+			if err := db.enqueue(ctx, tx, d, now, due); err != nil {
 				return 0, err
 			}
 			enqueued++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"recon"
 )
@@ -35,19 +36,20 @@ func (db *DB) SetMerchant(ctx context.Context, m *recon.Merchant) error {
 
 // MerchantByID returns the merchant with the public id, or ENOTFOUND.
 func (db *DB) MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error) {
-	return db.merchant(ctx, `WHERE merchant_id = $1`, merchantID)
+	return db.merchant(ctx, `WHERE m.merchant_id = $1`, merchantID)
 }
 
 // MerchantOf returns the company's merchant, or ENOTFOUND.
 func (db *DB) MerchantOf(ctx context.Context, companyID int64) (*recon.Merchant, error) {
-	return db.merchant(ctx, `WHERE company_id = $1`, companyID)
+	return db.merchant(ctx, `WHERE m.company_id = $1`, companyID)
 }
 
 func (db *DB) merchant(ctx context.Context, where string, arg any) (*recon.Merchant, error) {
 	var m recon.Merchant
 	var sealed []byte
-	err := db.db.QueryRowContext(ctx, `SELECT company_id, merchant_id, secret_key FROM merchants `+where, arg).
-		Scan(&m.CompanyID, &m.MerchantID, &sealed)
+	err := db.db.QueryRowContext(ctx, `SELECT m.company_id, m.merchant_id, m.secret_key, c.test_of IS NULL
+		FROM merchants m JOIN companies c ON c.id = m.company_id `+where, arg).
+		Scan(&m.CompanyID, &m.MerchantID, &sealed, &m.Livemode)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(err, "merchant not found")
 	}
@@ -143,17 +145,29 @@ func (db *DB) ensureSigningSecret(ctx context.Context, companyID int64, kind, ca
 	})
 }
 
-// activeTarget reports, within a state change's transaction, whether the
-// company has an active target of the kind: notifications are enqueued only
-// then (a merchant without an IPN URL gets none, and nothing piles up).
-func activeTarget(ctx context.Context, q querier, companyID int64, kind string) (bool, error) {
-	var active bool
-	err := q.QueryRowContext(ctx, `SELECT active FROM delivery_targets WHERE company_id = $1 AND kind = $2`, companyID, kind).Scan(&active)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+// notifyAt decides, within a state change's transaction, whether the
+// tenant's notification of the kind is enqueued, and when it falls due. A
+// live tenant's is enqueued only when it has an active target of the kind
+// (a merchant without an IPN URL gets none, and nothing piles up), due at
+// once. A test tenant's is always enqueued, for `recon listen` (decisions.md
+// §10): due at once when there is an active target, else held for the
+// listeners for recon.ListenerHold, after which the dispatcher finds no
+// target and records it dead.
+func notifyAt(ctx context.Context, q querier, companyID int64, kind string, now time.Time) (due time.Time, ok bool, err error) {
+	var test, active bool
+	err = q.QueryRowContext(ctx, `
+		SELECT c.test_of IS NOT NULL, COALESCE(t.active, false)
+		FROM companies c LEFT JOIN delivery_targets t ON t.company_id = c.id AND t.kind = $2
+		WHERE c.id = $1`, companyID, kind).Scan(&test, &active)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return time.Time{}, false, nil
+	case err != nil:
+		return time.Time{}, false, internal(err, "read delivery target")
+	case active:
+		return now, true, nil
+	case test:
+		return now.Add(recon.ListenerHold), true, nil
 	}
-	if err != nil {
-		return false, internal(err, "read delivery target")
-	}
-	return active, nil
+	return time.Time{}, false, nil
 }

@@ -259,15 +259,18 @@ func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, n
 	return o, nil
 }
 
-// notify enqueues build(o) in tx when the company has an active IPN target.
+// notify enqueues build(o) in tx when notifyAt says so.
 func (db *DB) notify(ctx context.Context, tx *sql.Tx, o *recon.Order, build func(*recon.Order) (*recon.Delivery, error), now time.Time) error {
-	active, err := activeTarget(ctx, tx, o.CompanyID, recon.DeliveryIPN)
-	if err != nil || !active || build == nil {
+	if build == nil {
+		return nil
+	}
+	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now)
+	if err != nil || !ok {
 		return err
 	}
 	d, err := build(o)
 	if err != nil {
 		return internal(err, "build notification")
 	}
-	return db.enqueue(ctx, tx, d, now)
+	return db.enqueue(ctx, tx, d, now, due)
 }

@@ -9,17 +9,18 @@ import (
 
 // enqueue writes d into the outbox through q: the transaction of the state
 // change that causes the notification, so that both commit or neither. d is
-// pending and due at now; enqueue sets its ID, Status and times.
-func (db *DB) enqueue(ctx context.Context, q querier, d *recon.Delivery, now time.Time) error {
-	now = storedTime(now)
+// pending, created at now and due at due (see notifyAt); enqueue sets its
+// ID, Status and times.
+func (db *DB) enqueue(ctx context.Context, q querier, d *recon.Delivery, now, due time.Time) error {
+	now, due = storedTime(now), storedTime(due)
 	err := q.QueryRowContext(ctx, `
 		INSERT INTO deliveries (company_id, kind, event, payload, status, attempts, next_attempt_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, 0, $6, $6) RETURNING id`,
-		d.CompanyID, d.Kind, d.Event, d.Payload, recon.DeliveryPending, now).Scan(&d.ID)
+		VALUES ($1, $2, $3, $4, $5, 0, $6, $7) RETURNING id`,
+		d.CompanyID, d.Kind, d.Event, d.Payload, recon.DeliveryPending, due, now).Scan(&d.ID)
 	if err != nil {
 		return internal(err, "enqueue delivery")
 	}
-	d.Status, d.NextAttemptAt, d.CreatedAt = recon.DeliveryPending, now, now
+	d.Status, d.NextAttemptAt, d.CreatedAt = recon.DeliveryPending, due, now
 	return nil
 }
 

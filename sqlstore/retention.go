@@ -42,7 +42,7 @@ func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.Retentio
 	}
 	var policies []policy
 	rows, err := db.db.QueryContext(ctx,
-		`SELECT id, data_storage_days FROM companies WHERE data_storage_days > 0 AND status = $1 ORDER BY id`, recon.CompanyActive)
+		`SELECT c.id, p.data_storage_days FROM `+tenantCompany+` WHERE p.data_storage_days > 0 AND p.status = $1 ORDER BY c.id`, recon.CompanyActive)
 	if err != nil {
 		return res, internal(err, "read retention policies")
 	}

@@ -120,11 +120,18 @@ func testCompanyUpdate(t *testing.T, open Open) {
 		wantA.Config.PaymentCodeFormats = nil // the list leaves formats out
 		diff(t, "companies", []*recon.Company{&wantA, b}, list)
 		for _, c := range []*recon.Company{a, b} {
-			if st, err := s.CompanyStatus(t.Context(), c.ID); err != nil || st != c.Status {
-				t.Fatalf("CompanyStatus(%d) = %q, %v; want %q", c.ID, st, err, c.Status)
+			want := &recon.Tenant{ID: c.ID, CompanyID: c.ID, Live: true, Status: c.Status}
+			got, err := s.Tenant(t.Context(), c.ID)
+			if err != nil {
+				t.Fatalf("Tenant(%d): %v", c.ID, err)
 			}
+			diff(t, "tenant", want, got)
+			if got, err = s.TenantOf(t.Context(), c.ID, true); err != nil {
+				t.Fatalf("TenantOf(%d, live): %v", c.ID, err)
+			}
+			diff(t, "live tenant", want, got)
 		}
-		_, err = s.CompanyStatus(t.Context(), b.ID+100)
+		_, err = s.Tenant(t.Context(), b.ID+100)
 		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("company %d not found", b.ID+100))
 	})
 	t.Run("EmptyList", func(t *testing.T) {

@@ -1,0 +1,163 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"recon"
+)
+
+// Test mode (recon.TenantStore): a company's test tenant is a row of
+// companies whose test_of names the company (migration 00008). Every read of
+// a company's settings through a tenant id joins the live row: tenantCompany
+// is that join, `c` the tenant's row and `p` the company's.
+const tenantCompany = `companies c JOIN companies p ON p.id = COALESCE(c.test_of, c.id)`
+
+var _ recon.TenantStore = (*DB)(nil)
+
+// Tenant returns the tenant whose rows carry company_id id, with the
+// company's status, or ENOTFOUND.
+func (db *DB) Tenant(ctx context.Context, id int64) (*recon.Tenant, error) {
+	t := recon.Tenant{ID: id}
+	err := db.db.QueryRowContext(ctx, `SELECT p.id, c.test_of IS NULL, p.status FROM `+tenantCompany+` WHERE c.id = $1`, id).
+		Scan(&t.CompanyID, &t.Live, &t.Status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(err, "company %d not found", id)
+	}
+	if err != nil {
+		return nil, internal(err, "read tenant")
+	}
+	return &t, nil
+}
+
+// TenantOf returns the company's live or test tenant, or ENOTFOUND.
+func (db *DB) TenantOf(ctx context.Context, companyID int64, live bool) (*recon.Tenant, error) {
+	query := `SELECT id, id, status FROM companies WHERE id = $1 AND test_of IS NULL`
+	if !live {
+		query = `SELECT c.id, p.id, p.status FROM companies p JOIN companies c ON c.test_of = p.id WHERE p.id = $1`
+	}
+	t := recon.Tenant{Live: live}
+	err := db.db.QueryRowContext(ctx, query, companyID).Scan(&t.ID, &t.CompanyID, &t.Status)
+	if errors.Is(err, sql.ErrNoRows) {
+		if live {
+			return nil, notFound(err, "company %d not found", companyID)
+		}
+		return nil, notFound(err, "company %d has no test mode yet", companyID)
+	}
+	if err != nil {
+		return nil, internal(err, "read tenant")
+	}
+	return &t, nil
+}
+
+// TestTenant returns the company's test tenant, making it on first use. Two
+// calls at once make one: the unique index on test_of keeps the other insert
+// out, and both read the one row.
+func (db *DB) TestTenant(ctx context.Context, companyID int64) (*recon.Tenant, error) {
+	live, err := db.Tenant(ctx, companyID)
+	if err != nil {
+		return nil, err
+	}
+	if !live.Live {
+		return nil, recon.Errorf(recon.EINVALID, "company %d is the test tenant of company %d, not a company", companyID, live.CompanyID)
+	}
+	t := recon.Tenant{CompanyID: companyID, Status: live.Status}
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO companies (full_name, short_name, status, subscription, begin_date, end_date,
+				bank_sub_account, paycode, data_storage_days, created_at, test_of)
+			SELECT full_name, short_name, status, subscription, begin_date, end_date,
+				bank_sub_account, paycode, data_storage_days, $2, id
+			FROM companies WHERE id = $1
+			ON CONFLICT (test_of) WHERE test_of IS NOT NULL DO NOTHING`, companyID, db.now())
+		if err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT id FROM companies WHERE test_of = $1`, companyID).Scan(&t.ID)
+	})
+	if errors.Is(err, sql.ErrNoRows) { // the company was deleted meanwhile
+		return nil, notFound(err, "company %d not found", companyID)
+	}
+	if err != nil {
+		return nil, internal(err, "make test tenant")
+	}
+	return &t, nil
+}
+
+// testTenantID returns the id of the company's test tenant, 0 when it has
+// none (yet).
+func (db *DB) testTenantID(ctx context.Context, q querier, companyID int64) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM companies WHERE test_of = $1`, companyID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
+// WipeTestData deletes the company's test data in one transaction (see
+// recon.TenantStore). The tenant row stays, and with it the test
+// credentials and notification settings.
+func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeResult, error) {
+	live, err := db.Tenant(ctx, companyID)
+	if err != nil {
+		return nil, err
+	}
+	if !live.Live {
+		return nil, recon.Errorf(recon.EINVALID, "company %d is the test tenant of company %d: name the company", companyID, live.CompanyID)
+	}
+	var res recon.WipeResult
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		tenant, err := db.testTenantID(ctx, tx, companyID)
+		if err != nil || tenant == 0 {
+			return err
+		}
+		// Children first, each counted where it is counted. Attempts,
+		// match decisions and discontinuities go with their parents (ON
+		// DELETE CASCADE); the per-day counts have no foreign key.
+		steps := []struct {
+			table string
+			n     *int64
+		}{
+			{"deliveries", &res.Deliveries},
+			{"orders", &res.Orders},
+			{"transaction_day_counts", nil},
+			{"transactions", &res.Transactions},
+			{"bank_accounts", &res.BankAccounts},
+		}
+		for _, s := range steps {
+			r, err := tx.ExecContext(ctx, `DELETE FROM `+s.table+` WHERE company_id = $1`, tenant)
+			if err != nil {
+				return err
+			}
+			if s.n != nil {
+				if *s.n, err = r.RowsAffected(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, internal(err, "wipe test data")
+	}
+	return &res, nil
+}
+
+// liveCompany returns EINVALID when id is a test tenant's (whose settings
+// are the company's) and ENOTFOUND when there is no such row.
+func liveCompany(ctx context.Context, q querier, id int64) error {
+	var testOf sql.NullInt64
+	err := q.QueryRowContext(ctx, `SELECT test_of FROM companies WHERE id = $1`, id).Scan(&testOf)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound(err, "company %d not found", id)
+	}
+	if err != nil {
+		return internal(err, "read company")
+	}
+	if testOf.Valid {
+		return recon.Errorf(recon.EINVALID, "the settings of company %d are shared by its live and test modes: change them in live mode", testOf.Int64)
+	}
+	return nil
+}

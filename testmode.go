@@ -1,0 +1,89 @@
+package recon
+
+import (
+	"context"
+	"time"
+)
+
+// Test mode (decisions.md §10). A company's data lives in two tenants: the
+// live one, whose id is the company's, and a test-mode twin, made the first
+// time the company needs test data or a test credential. Every row of tenant
+// data is keyed by its tenant's id, so a test credential — which belongs to
+// the twin, and whose Caller.CompanyID is the twin's id — reaches only test
+// data by the same predicate that keeps companies apart. The twin has no
+// settings of its own: name, status, configuration, payment-code formats and
+// users are the live company's.
+
+// Prefixes of test-mode credentials, visible at a glance.
+const (
+	TestClientPrefix   = "test_" // OAuth2 client ids and secrets
+	TestMerchantPrefix = "TEST-" // gateway merchant ids
+)
+
+// ListenerHold is how long a test tenant's notification without an active
+// target waits in the outbox for a `recon listen` session to answer it: the
+// retry schedule's span. It is then dead (and can be replayed).
+const ListenerHold = 72 * time.Hour
+
+// Tenant is one of a company's two data partitions.
+type Tenant struct {
+	// ID is the company_id of the tenant's rows: CompanyID for live data,
+	// the twin's id for test data.
+	ID int64
+	// CompanyID is the company's own (live) id: the one users, operators and
+	// responses name.
+	CompanyID int64
+	Live      bool
+	// Status is the company's status (CompanyActive or CompanyInactive).
+	Status string
+}
+
+// CheckActive returns ErrCompanyInactive unless the company is active.
+func (t *Tenant) CheckActive() error {
+	if t.Status != CompanyActive {
+		return ErrCompanyInactive(t.CompanyID)
+	}
+	return nil
+}
+
+// TenantStore finds and manages tenants.
+type TenantStore interface {
+	// Tenant returns the tenant whose rows carry company_id id, or
+	// ENOTFOUND.
+	Tenant(ctx context.Context, id int64) (*Tenant, error)
+	// TenantOf returns the company's live tenant, or its test tenant when
+	// !live, or ENOTFOUND (a company that has no test tenant yet has no
+	// test credential either): the cheap check every authenticated request
+	// makes.
+	TenantOf(ctx context.Context, companyID int64, live bool) (*Tenant, error)
+	// TestTenant returns the test tenant of the live company companyID,
+	// making it on first use. ENOTFOUND when there is no such company,
+	// EINVALID when companyID is itself a test tenant.
+	TestTenant(ctx context.Context, companyID int64) (*Tenant, error)
+	// WipeTestData deletes the test data of the company companyID — bank
+	// accounts, transactions and everything derived from them, orders,
+	// match decisions, deliveries and their attempts — in one transaction,
+	// and nothing else: live data, and the test credentials and
+	// notification settings, stay. A company without test data is no error.
+	WipeTestData(ctx context.Context, companyID int64) (*WipeResult, error)
+}
+
+// WipeResult counts what WipeTestData deleted.
+type WipeResult struct {
+	BankAccounts int64 `json:"bank_accounts"`
+	Transactions int64 `json:"transactions"`
+	Orders       int64 `json:"orders"`
+	Deliveries   int64 `json:"deliveries"`
+}
+
+// Livemode reports whether the company record is the live company's (false
+// for a test tenant's view of it, see TenantStore).
+func (c *Company) Livemode() bool { return c.TestOf == 0 }
+
+// LiveID is the company's own id: the live company's, for a test tenant too.
+func (c *Company) LiveID() int64 {
+	if c.TestOf != 0 {
+		return c.TestOf
+	}
+	return c.ID
+}
