@@ -76,7 +76,7 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 			if c.user != nil {
 				c.user.CompanyID = co.ID
 			}
-			auth[c.name] = &recon.Caller{CompanyID: co.ID, ClientID: "c", Scopes: recon.Scopes, User: c.user}
+			auth[c.name] = &recon.Caller{CompanyID: co.ID, Livemode: true, ClientID: "c", Scopes: recon.Scopes, User: c.user}
 		}
 		mux := web.NewMux()
 		(&api.Handler{Store: db, Auth: auth, Sandbox: true, Location: hcm, Logger: slog.New(slog.DiscardHandler)}).Register(mux)

@@ -24,7 +24,8 @@ type Handler struct {
 	MaxPrefixLen int
 	// Location is the business time zone of transaction dates (default UTC).
 	Location *time.Location
-	// Sandbox enables the sandbox endpoints (simulated transfers).
+	// Sandbox enables the sandbox endpoints (simulated transfers) in live
+	// mode; test-mode callers have them on any server.
 	Sandbox bool
 	// Kick, when set, wakes the delivery dispatcher after a replay.
 	Kick func()
@@ -67,9 +68,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/deliveries", h.listDeliveries, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries/{id}", h.showDelivery, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("POST /api/v1/deliveries/{id}/replay", h.replayDelivery, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
-	if h.Sandbox {
-		route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
-	}
+	route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 }
 
 func (h *Handler) now() time.Time {

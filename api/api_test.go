@@ -66,19 +66,19 @@ func setup(t *testing.T, engine string) *bundle {
 		return &recon.User{ID: 2, CompanyID: company, Email: "v@x.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}
 	}
 	auth := tokens{
-		"admin":            {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAdmin)},
-		"superadmin":       {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleSuperAdmin)},
-		"accountant":       {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAccountant)},
-		"member":           {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleMember)},
-		"noscope":          {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(b.company.ID, recon.RoleAdmin)},
-		"machine":          {CompanyID: b.company.ID, ClientID: "c", Scopes: all},
-		"other-admin":      {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: user(b.other.ID, recon.RoleAdmin)},
-		"viewer":           {CompanyID: b.company.ID, ClientID: "c", Scopes: all, User: viewer(b.company.ID)},
-		"other-viewer":     {CompanyID: b.other.ID, ClientID: "d", Scopes: all, User: viewer(b.other.ID)},
-		"noscope-read":     {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}, User: viewer(b.company.ID)},
-		"feeder":           {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}},
-		"deliveries":       {CompanyID: b.company.ID, ClientID: "c", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.company.ID, recon.RoleAdmin)},
-		"other-deliveries": {CompanyID: b.other.ID, ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.other.ID, recon.RoleAdmin)},
+		"admin":            {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAdmin)},
+		"superadmin":       {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleSuperAdmin)},
+		"accountant":       {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAccountant)},
+		"member":           {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleMember)},
+		"noscope":          {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(b.company.ID, recon.RoleAdmin)},
+		"machine":          {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all},
+		"other-admin":      {CompanyID: b.other.ID, Livemode: true, ClientID: "d", Scopes: all, User: user(b.other.ID, recon.RoleAdmin)},
+		"viewer":           {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: viewer(b.company.ID)},
+		"other-viewer":     {CompanyID: b.other.ID, Livemode: true, ClientID: "d", Scopes: all, User: viewer(b.other.ID)},
+		"noscope-read":     {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}, User: viewer(b.company.ID)},
+		"feeder":           {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}},
+		"deliveries":       {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.company.ID, recon.RoleAdmin)},
+		"other-deliveries": {CompanyID: b.other.ID, Livemode: true, ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.other.ID, recon.RoleAdmin)},
 	}
 	mux := web.NewMux()
 	(&api.Handler{Store: db, Auth: auth, Location: hcm, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
@@ -168,6 +168,7 @@ func TestGetCompany(t *testing.T) {
 			"begin_date": "2026-01-01", "end_date": "2027-01-01",
 			"configurations": map[string]any{"bank_sub_account": false, "paycode": true,
 				"data_storage_time": "365", "payment_code_formats": []any{}},
+			"livemode": true,
 		}}
 		if status != 200 {
 			t.Fatalf("status %d: %v", status, body)
@@ -278,7 +279,7 @@ func TestMaxPrefixLenSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := web.NewMux()
-	auth := tokens{"t": {CompanyID: co.ID, Scopes: []string{recon.ScopeCompany}, User: &recon.User{Role: recon.RoleAdmin}}}
+	auth := tokens{"t": {CompanyID: co.ID, Livemode: true, Scopes: []string{recon.ScopeCompany}, User: &recon.User{Role: recon.RoleAdmin}}}
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: 5, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()

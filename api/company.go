@@ -20,6 +20,7 @@ type companyJSON struct {
 	BeginDate      string            `json:"begin_date"`
 	EndDate        string            `json:"end_date"`
 	Configurations configurationJSON `json:"configurations"`
+	Livemode       bool              `json:"livemode"`
 }
 
 type configurationJSON struct {
@@ -59,14 +60,17 @@ func (h *Handler) getCompany(w http.ResponseWriter, r *http.Request, c *recon.Ca
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, ok(companyJSON{
-		ID: co.ID, FullName: co.FullName, ShortName: co.ShortName, Role: string(c.User.Role),
+		ID: co.LiveID(), FullName: co.FullName, ShortName: co.ShortName, Role: string(c.User.Role),
 		Status: co.Status, Subscription: co.Subscription, BeginDate: co.BeginDate, EndDate: co.EndDate,
-		Configurations: toConfigurationJSON(&co.Config),
+		Configurations: toConfigurationJSON(&co.Config), Livemode: c.Livemode,
 	}))
 	return nil
 }
 
 func (h *Handler) patchConfigurations(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	if !c.Livemode {
+		return recon.Errorf(recon.EFORBIDDEN, "payment code formats are settings of the company, shared by its live and test modes: change them with a live credential")
+	}
 	var body struct {
 		PaymentCodeFormats *[]json.RawMessage `json:"payment_code_formats"`
 	}

@@ -23,6 +23,8 @@ type deliveryJSON struct {
 	DeliveredAt   *string         `json:"delivered_at,omitempty"`
 	Payload       json.RawMessage `json:"payload,omitempty"`
 	AttemptLog    []attemptJSON   `json:"attempt_log,omitempty"`
+	// Livemode is set in API answers (false with a test credential).
+	Livemode *bool `json:"livemode,omitempty"`
 }
 
 type attemptJSON struct {
@@ -117,7 +119,11 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, ok(DeliveriesJSON(list)))
+	out := DeliveriesJSON(list)
+	for i := range out {
+		out[i].Livemode = &c.Livemode
+	}
+	web.WriteJSON(w, http.StatusOK, ok(out))
 	return nil
 }
 
@@ -147,7 +153,9 @@ func (h *Handler) showDelivery(w http.ResponseWriter, r *http.Request, c *recon.
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, ok(DeliveryJSON(d, attempts)))
+	j := DeliveryJSON(d, attempts)
+	j.Livemode = &c.Livemode
+	web.WriteJSON(w, http.StatusOK, ok(j))
 	return nil
 }
 
@@ -171,7 +179,9 @@ func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, ok(toDeliveryJSON(d)))
+	j := toDeliveryJSON(d)
+	j.Livemode = &c.Livemode
+	web.WriteJSON(w, http.StatusOK, ok(j))
 	return nil
 }
 
@@ -204,19 +214,19 @@ func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, ok(ReportJSON(rep)))
+	web.WriteJSON(w, http.StatusOK, ok(ReportJSON(rep, c.Livemode)))
 	return nil
 }
 
 // ReportJSON renders a reconciliation report, as the API and the CLI show it.
-func ReportJSON(rep *recon.ReconciliationReport) map[string]any {
+func ReportJSON(rep *recon.ReconciliationReport, livemode bool) map[string]any {
 	summary := map[string]any{}
 	for o, n := range rep.Counts {
 		summary[o] = map[string]int64{"count": n, "amount": rep.Amounts[o]}
 	}
 	unmatched := make([]transactionJSON, len(rep.Unmatched))
 	for i, t := range rep.Unmatched {
-		unmatched[i] = toTransactionJSON(t)
+		unmatched[i] = toTransactionJSON(t, livemode)
 	}
 	type underpaidJSON struct {
 		TransactionID int64  `json:"transaction_id"`

@@ -35,6 +35,7 @@ type transactionJSON struct {
 	ReferenceNumber string  `json:"reference_number"`
 	Code            *string `json:"code"`
 	SubAccount      *string `json:"sub_account"`
+	Livemode        bool    `json:"livemode"`
 }
 
 func nullable(s string) *string {
@@ -44,13 +45,13 @@ func nullable(s string) *string {
 	return &s
 }
 
-func toTransactionJSON(t *recon.Transaction) transactionJSON {
+func toTransactionJSON(t *recon.Transaction, livemode bool) transactionJSON {
 	return transactionJSON{
 		ID: t.ID, BankAccountID: t.BankAccountID, BankBrandName: t.BankName, AccountNumber: t.AccountNumber,
 		TransactionDate: t.TransactionDate.Format(recon.DateTimeLayout),
 		AmountOut:       t.AmountOut, AmountIn: t.AmountIn, Accumulated: t.Accumulated,
 		Content: t.Content, ReferenceNumber: t.ReferenceNumber,
-		Code: nullable(t.Code), SubAccount: nullable(t.SubAccount),
+		Code: nullable(t.Code), SubAccount: nullable(t.SubAccount), Livemode: livemode,
 	}
 }
 
@@ -169,7 +170,7 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *re
 	}
 	data := make([]transactionJSON, len(list))
 	for i, t := range list {
-		data[i] = toTransactionJSON(t)
+		data[i] = toTransactionJSON(t, c.Livemode)
 	}
 	lastPage := max(1, (total+int64(f.Limit)-1)/int64(f.Limit))
 	web.WriteJSON(w, http.StatusOK, struct {
@@ -344,6 +345,7 @@ type bankAccountJSON struct {
 	HolderName    string   `json:"account_holder_name"`
 	SubAccounts   []string `json:"sub_accounts"`
 	CreatedAt     string   `json:"created_at"`
+	Livemode      bool     `json:"livemode"`
 }
 
 func (h *Handler) listBankAccounts(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
@@ -358,7 +360,7 @@ func (h *Handler) listBankAccounts(w http.ResponseWriter, r *http.Request, c *re
 			subs = []string{}
 		}
 		data[i] = bankAccountJSON{b.ID, b.BankName, b.AccountNumber, b.HolderName, subs,
-			b.CreatedAt.In(h.location()).Format(recon.DateTimeLayout)}
+			b.CreatedAt.In(h.location()).Format(recon.DateTimeLayout), c.Livemode}
 	}
 	web.WriteJSON(w, http.StatusOK, ok(data))
 	return nil
@@ -387,9 +389,14 @@ func (h *Handler) listDiscontinuities(w http.ResponseWriter, r *http.Request, c 
 	return nil
 }
 
-// simulateTransfer plays a payer in sandbox mode: an incoming transfer to one
-// of the company's bank accounts, through the same pipeline as a bank feed.
+// simulateTransfer plays a payer: an incoming transfer to one of the
+// tenant's bank accounts, through the same pipeline as a bank feed. It
+// exists in test mode on any server, in live mode only on a sandbox server
+// (decisions.md §10).
 func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	if c.Livemode && !h.Sandbox {
+		return recon.Errorf(recon.ENOTFOUND, "simulated transfers exist in test mode (use a test-mode credential), and in live mode only on a server started with --sandbox")
+	}
 	var body struct {
 		BankAccountID   int64   `json:"bank_account_id"`
 		Amount          int64   `json:"amount"`
@@ -419,6 +426,7 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 	}
 	web.WriteJSON(w, http.StatusOK, ok(map[string]any{
 		"id": res[0].ID, "code": nullable(res[0].Code), "duplicate": res[0].Duplicate, "reference_number": ref,
+		"livemode": c.Livemode,
 	}))
 	return nil
 }
@@ -461,6 +469,6 @@ func (h *Handler) showTransaction(w http.ResponseWriter, r *http.Request, c *rec
 	web.WriteJSON(w, http.StatusOK, ok(struct {
 		transactionJSON
 		MatchDecisions []decisionJSON `json:"match_decisions"`
-	}{toTransactionJSON(t), decisions}))
+	}{toTransactionJSON(t, c.Livemode), decisions}))
 	return nil
 }

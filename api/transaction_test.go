@@ -107,7 +107,7 @@ func TestPushAndList(t *testing.T) {
 			"id": data[2].(map[string]any)["id"], "bank_account_id": float64(acct), "bank_brand_name": "Vietcombank",
 			"account_number": "0071000123456", "transaction_date": "2026-03-01 10:00:00", "amount_out": 0.0,
 			"amount_in": 500000.0, "accumulated": 630000.0, "transaction_content": "Thanh toán đơn hàng ĐH123456",
-			"reference_number": "FT003", "code": "DH123456", "sub_account": "VA01",
+			"reference_number": "FT003", "code": "DH123456", "sub_account": "VA01", "livemode": true,
 		}
 		if d := cmp.Diff(want, first); d != "" {
 			t.Fatalf("newest transaction (-want +got):\n%s", d)

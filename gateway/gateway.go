@@ -226,14 +226,15 @@ type orderJSON struct {
 	AuthenticationStatus *string `json:"authentication_status"`
 	CreatedAt            string  `json:"created_at"`
 	UpdatedAt            string  `json:"updated_at"`
+	Livemode             bool    `json:"livemode"`
 }
 
-func (h *Handler) toOrderJSON(o *recon.Order) orderJSON {
+func (h *Handler) toOrderJSON(o *recon.Order, m *recon.Merchant) orderJSON {
 	return orderJSON{
 		ID: strconv.FormatInt(o.ID, 10), CustomerID: o.CustomerID, OrderID: o.OrderID,
 		InvoiceNumber: o.InvoiceNumber, Status: o.Status, Amount: recon.MoneyText(o.Amount),
 		Currency: o.Currency, Description: o.Description,
-		CreatedAt: h.localTime(o.CreatedAt), UpdatedAt: h.localTime(o.UpdatedAt),
+		CreatedAt: h.localTime(o.CreatedAt), UpdatedAt: h.localTime(o.UpdatedAt), Livemode: m.Livemode,
 	}
 }
 

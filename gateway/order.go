@@ -137,7 +137,7 @@ func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, m *recon.Me
 	}
 	data := make([]orderJSON, len(list))
 	for i, o := range list {
-		data[i] = h.toOrderJSON(o)
+		data[i] = h.toOrderJSON(o, m)
 	}
 	per := int64(f.PerPage)
 	web.WriteJSON(w, http.StatusOK, struct {
@@ -216,7 +216,7 @@ func (h *Handler) orderDetail(w http.ResponseWriter, r *http.Request, m *recon.M
 		return err
 	}
 	d := orderDetailJSON{
-		orderJSON:      h.toOrderJSON(o),
+		orderJSON:      h.toOrderJSON(o, m),
 		Transactions:   []transactionJSON{},
 		MatchDecisions: make([]decisionJSON, len(decisions)),
 		Payment: paymentJSON{
@@ -300,7 +300,7 @@ func (h *Handler) cancelOrder(w http.ResponseWriter, r *http.Request, m *recon.M
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, actionJSON{true, "Đã hủy đơn hàng thành công", h.toOrderJSON(o)})
+	web.WriteJSON(w, http.StatusOK, actionJSON{true, "Đã hủy đơn hàng thành công", h.toOrderJSON(o, m)})
 	return nil
 }
 
@@ -320,6 +320,6 @@ func (h *Handler) voidOrder(w http.ResponseWriter, r *http.Request, m *recon.Mer
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, actionJSON{true, "Đã hủy giao dịch thành công", h.toOrderJSON(o)})
+	web.WriteJSON(w, http.StatusOK, actionJSON{true, "Đã hủy giao dịch thành công", h.toOrderJSON(o, m)})
 	return nil
 }

@@ -66,6 +66,7 @@ func orderJSON(o *recon.Order) map[string]any {
 		"order_invoice_number": o.InvoiceNumber, "order_status": o.Status, "order_amount": strconv.FormatInt(o.Amount, 10) + ".00",
 		"order_currency": "VND", "order_description": o.Description, "authentication_status": nil,
 		"created_at": o.CreatedAt.In(hcm).Format("2006-01-02 15:04:05"), "updated_at": o.UpdatedAt.In(hcm).Format("2006-01-02 15:04:05"),
+		"livemode": true,
 	}
 }
 
@@ -83,7 +84,7 @@ func TestListOrders(t *testing.T) {
 			"id": o["INV-001"]["id"], "customer_id": "CUST-7", "order_id": "", "order_invoice_number": "INV-001",
 			"order_status": "AUTHENTICATION_NOT_NEEDED", "order_amount": "150000.00", "order_currency": "VND",
 			"order_description": "Thanh toán đơn hàng INV-001", "authentication_status": nil,
-			"created_at": "2026-03-01 09:00:00", "updated_at": "2026-03-01 09:00:00",
+			"created_at": "2026-03-01 09:00:00", "updated_at": "2026-03-01 09:00:00", "livemode": true,
 		}
 		if d := cmp.Diff(want1, o["INV-001"]); d != "" {
 			t.Fatalf("INV-001 (-want +got):\n%s", d)

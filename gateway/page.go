@@ -82,7 +82,7 @@ func (h *Handler) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 		Company: company.FullName, Order: o, Bank: bank, Remaining: max(o.Amount-o.PaidAmount, 0),
 		Awaiting: o.Status == recon.OrderAwaitingPayment, Paid: o.Status == recon.OrderCaptured,
 		Cancelled: o.Status == recon.OrderCancelled, SuccessURL: o.SuccessURL, CancelURL: o.CancelURL,
-		Sandbox: h.Sandbox,
+		Sandbox: h.Sandbox || !m.Livemode,
 	}
 	if _, ok := orderQR(o, bank); ok && d.Awaiting {
 		d.QRURL = r.URL.EscapedPath() + "/qr.png?t=" + url.QueryEscape(r.URL.Query().Get("t"))

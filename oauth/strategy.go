@@ -169,6 +169,8 @@ const dummyHash = "$2a$12$c2GsMZdOwgwD4WBN4VXQy.2ryAq6ovXAm.of2RmaOlyQKgQ1JsOHK"
 // RegisterClient stores a new OAuth2 client: it checks c, gives it an id
 // (rc_ and 96 random bits) when it has none and, unless public, a secret,
 // which it returns: the secret is stored only as its hash and shown once.
+// A test client's id and secret start with recon.TestClientPrefix, and only
+// a test client's may.
 // The CLI and the demo register clients through it.
 func RegisterClient(ctx context.Context, store recon.ClientStore, c *recon.Client, public bool) (secret string, err error) {
 	if err := c.Validate(); err != nil {
@@ -180,10 +182,23 @@ func RegisterClient(ctx context.Context, store recon.ClientStore, c *recon.Clien
 			return "", err
 		}
 		c.ID = "rc_" + hex.EncodeToString(b[:])
+		if c.Test {
+			c.ID = recon.TestClientPrefix + c.ID
+		}
+	}
+	if c.Test && !strings.HasPrefix(c.ID, recon.TestClientPrefix) {
+		return "", recon.FieldError("client_id", "a test client's id must start with %q", recon.TestClientPrefix)
+	}
+	if !c.Test && strings.HasPrefix(c.ID, recon.TestClientPrefix) {
+		return "", recon.FieldError("client_id", "only a test client's id may start with %q", recon.TestClientPrefix)
 	}
 	if !public {
 		if secret, c.SecretHash, err = NewClientSecret(); err != nil {
 			return "", err
+		}
+		if c.Test {
+			secret = recon.TestClientPrefix + secret
+			c.SecretHash = HashClientSecret(secret)
 		}
 	}
 	if err := store.CreateClient(ctx, c); err != nil {

@@ -9,8 +9,15 @@ import (
 )
 
 // CreateClient stores c and sets c.CreatedAt. An id already taken is
-// ECONFLICT; an unknown company is ENOTFOUND.
+// ECONFLICT; an unknown company is ENOTFOUND. A test client's company gets
+// its test tenant (TestTenant) first, so that the client's tokens have data
+// to reach.
 func (db *DB) CreateClient(ctx context.Context, c *recon.Client) error {
+	if c.Test {
+		if _, err := db.TestTenant(ctx, c.CompanyID); err != nil {
+			return err
+		}
+	}
 	scopes, err := joinList("scopes", c.Scopes)
 	if err != nil {
 		return err

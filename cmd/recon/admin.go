@@ -177,8 +177,11 @@ func newClientCmd(a *app) *cobra.Command {
 		Use:   "create",
 		Short: "Register an OAuth2 client for a company",
 		Long: `Register an OAuth2 client for a company. The client secret is printed once and
-stored only as a hash: keep it.`,
-		Example: `  recon client create --company 1 --name "ERP sync" --scopes "company transaction:read" --redirect-uri https://erp.example.vn/callback --json`,
+stored only as a hash: keep it. With --test the client is a test-mode client: its
+id and secret start with test_, and its tokens reach only the company's test data
+(decisions.md §10); the company's users sign in through it as through any client.`,
+		Example: `  recon client create --company 1 --name "ERP sync" --scopes "company transaction:read" --redirect-uri https://erp.example.vn/callback --json
+  recon client create --company 1 --name "ERP sync (test)" --scopes "transaction:read transaction:write" --test --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.Scopes = strings.Fields(scopes)
@@ -187,7 +190,7 @@ stored only as a hash: keep it.`,
 				if err != nil {
 					return describe(err)
 				}
-				out := map[string]any{"client_id": c.ID, "client_secret": secret}
+				out := map[string]any{"client_id": c.ID, "client_secret": secret, "livemode": !c.Test}
 				if public {
 					return a.print(out, "client_id:     %s\n(public client: no secret, PKCE only)", c.ID)
 				}
@@ -201,6 +204,7 @@ stored only as a hash: keep it.`,
 	f.StringVar(&scopes, "scopes", "", `allowed scopes, space-separated (required), from: `+strings.Join(recon.Scopes, " "))
 	f.StringSliceVar(&c.RedirectURIs, "redirect-uri", nil, "redirect URI for the authorization code flow; repeat for more")
 	f.BoolVar(&public, "public", false, "a public client (browser or mobile app): no secret, authorization code with PKCE only")
+	f.BoolVar(&c.Test, "test", false, "a test-mode client: its tokens reach only the company's test data")
 	for _, n := range []string{"company", "name", "scopes"} {
 		_ = create.MarkFlagRequired(n)
 	}

@@ -20,28 +20,38 @@ import (
 
 func newMerchantCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "merchant", Short: "Payment-gateway merchant credentials"}
-	var companyID int64
+	var tenant tenantFlags
 	creds := &cobra.Command{
 		Use:   "credentials",
 		Short: "Show a company's merchant credentials, creating them the first time",
 		Long: `Show the company's payment-gateway credentials: merchant_id and secret_key, the
 Basic credentials of /v1/order... (merchant_id:secret_key) and the key that signs
 checkout forms. They are created the first time; --rotate replaces the secret.
-The secret is stored encrypted under the server's secret key (recon keys --help).`,
-		Example: `  recon merchant credentials --company 1 --json`,
-		Args:    cobra.NoArgs,
+The secret is stored encrypted under the server's secret key (recon keys --help).
+With --test they are the test-mode credentials (merchant_id TEST-..., secret
+test_...): orders, payments, IPN settings and notifications of test mode only.`,
+		Example: `  recon merchant credentials --company 1 --json
+  recon merchant credentials --company 1 --test --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rotate, _ := cmd.Flags().GetBool("rotate")
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				companyID, err := tenant.id(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
 				m, err := db.MerchantOf(cmd.Context(), companyID)
 				if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && rotate) {
-					if _, err := db.Company(cmd.Context(), companyID); err != nil {
-						return err
-					}
 					if m == nil {
-						m = &recon.Merchant{CompanyID: companyID, MerchantID: "MC" + strconv.FormatInt(companyID, 10) + "_" + randomHex(6)}
+						m = &recon.Merchant{CompanyID: companyID, MerchantID: "MC" + strconv.FormatInt(tenant.company, 10) + "_" + randomHex(6)}
+						if tenant.test {
+							m.MerchantID = recon.TestMerchantPrefix + m.MerchantID
+						}
 					}
 					m.SecretKey = recon.NewSecret()
+					if tenant.test {
+						m.SecretKey = recon.TestClientPrefix + m.SecretKey
+					}
 					err = db.SetMerchant(cmd.Context(), m)
 				}
 				if err != nil {
@@ -52,9 +62,8 @@ The secret is stored encrypted under the server's secret key (recon keys --help)
 			})
 		},
 	}
-	creds.Flags().Int64Var(&companyID, "company", 0, "company id (required)")
+	tenant.add(creds, true, "company id (required)")
 	creds.Flags().Bool("rotate", false, "replace the secret key")
-	_ = creds.MarkFlagRequired("company")
 	a.addJSONFlag(creds)
 	cmd.AddCommand(creds)
 	return cmd
@@ -69,12 +78,12 @@ func randomHex(n int) string {
 func newIPNCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "ipn", Short: "A merchant's IPN settings"}
 	var (
-		companyID int64
-		c         gateway.IPNChange
-		secret    string
-		inactive  bool
-		sandbox   bool
-		private   bool
+		tenant   tenantFlags
+		c        gateway.IPNChange
+		secret   string
+		inactive bool
+		sandbox  bool
+		private  bool
 	)
 	set := &cobra.Command{
 		Use:   "set",
@@ -100,7 +109,8 @@ rules are those of PUT /v1/ipn.`,
 				Blocked:  delivery.IsBlocked,
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				if _, err := db.Company(cmd.Context(), companyID); err != nil {
+				companyID, err := tenant.id(cmd.Context(), db)
+				if err != nil {
 					return err
 				}
 				h.Store = db
@@ -125,13 +135,13 @@ rules are those of PUT /v1/ipn.`,
 					secret = shown(t.Secret, saved.NewSecret)
 				}
 				return a.print(gateway.IPNJSON(t, saved.NewSecret, saved.NewSigningSecret),
-					"IPN of company %d: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", companyID, t.URL, t.AuthType, t.Active,
+					"IPN of company %d%s: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active,
 					secret, shown(t.SigningSecret, saved.NewSigningSecret))
 			})
 		},
 	}
 	f := set.Flags()
-	f.Int64Var(&companyID, "company", 0, "company id (required)")
+	tenant.add(set, true, "company id (required)")
 	f.StringVar(&c.URL, "url", "", "IPN URL (required)")
 	f.StringVar(&c.AuthType, "auth-type", recon.AuthSecretKey, "SECRET_KEY or NONE")
 	f.StringVar(&secret, "secret", "", "the X-Secret-Key secret (default: keep the stored one, or make one with SECRET_KEY)")
@@ -139,9 +149,7 @@ rules are those of PUT /v1/ipn.`,
 	f.BoolVar(&inactive, "inactive", false, "save the settings but send nothing")
 	f.BoolVar(&sandbox, "sandbox", false, "accept a plain-http URL (sandbox setups)")
 	f.BoolVar(&private, "allow-private-targets", false, "accept loopback and private addresses (tests, self-hosted setups)")
-	for _, n := range []string{"company", "url"} {
-		_ = set.MarkFlagRequired(n)
-	}
+	_ = set.MarkFlagRequired("url")
 	a.addJSONFlag(set)
 	cmd.AddCommand(set)
 	return cmd
@@ -150,8 +158,8 @@ rules are those of PUT /v1/ipn.`,
 func newDeliveriesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "deliveries", Short: "Inspect and replay notifications (IPN, webhooks)"}
 	var (
-		companyID int64
-		f         recon.DeliveryFilter
+		tenant tenantFlags
+		f      recon.DeliveryFilter
 	)
 	list := &cobra.Command{
 		Use:     "list",
@@ -160,6 +168,10 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				companyID, err := tenant.id(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
 				ds, err := db.Deliveries(cmd.Context(), companyID, f)
 				if err != nil {
 					return err
@@ -174,7 +186,7 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 			})
 		},
 	}
-	list.Flags().Int64Var(&companyID, "company", 0, "only this company's (default: all)")
+	tenant.add(list, false, "only this company's (default: all, both modes)")
 	list.Flags().StringVar(&f.Status, "status", "", "pending, delivered or dead")
 	list.Flags().StringVar(&f.Kind, "kind", "", "ipn or webhook")
 	list.Flags().IntVar(&f.Limit, "limit", 50, "how many (at most 500)")
@@ -230,6 +242,10 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 					ids = append(ids, id)
 				}
 				if all {
+					companyID, err := tenant.id(cmd.Context(), db)
+					if err != nil {
+						return err
+					}
 					ds, err := db.Deliveries(cmd.Context(), companyID, recon.DeliveryFilter{Status: recon.DeliveryDead, Limit: 500})
 					if err != nil {
 						return err
@@ -248,7 +264,7 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 		},
 	}
 	replay.Flags().BoolVar(&all, "dead", false, "replay every dead delivery (at most 500)")
-	replay.Flags().Int64Var(&companyID, "company", 0, "with --dead: only this company's")
+	tenant.add(replay, false, "with --dead: only this company's")
 	a.addJSONFlag(replay)
 	cmd.AddCommand(list, show, replay)
 	return cmd
@@ -256,8 +272,8 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 
 func newReportCmd(a *app) *cobra.Command {
 	var (
-		companyID int64
-		from, to  string
+		tenant   tenantFlags
+		from, to string
 	)
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -282,14 +298,18 @@ func newReportCmd(a *app) *cobra.Command {
 				from = t.AddDate(0, 0, -29).Format(recon.DateLayout)
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				companyID, err := tenant.id(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
 				rep, err := db.Reconciliation(cmd.Context(), companyID, from, to)
 				if err != nil {
 					return err
 				}
 				if a.jsonOut {
-					return a.print(api.ReportJSON(rep), "")
+					return a.print(api.ReportJSON(rep, !tenant.test), "")
 				}
-				fmt.Fprintf(a.stdout, "Reconciliation of company %d, %s to %s\n", companyID, from, to)
+				fmt.Fprintf(a.stdout, "Reconciliation of company %d%s, %s to %s\n", tenant.company, modeNote(tenant.test), from, to)
 				for _, o := range []string{recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid, recon.MatchDuplicate, recon.MatchNone} {
 					fmt.Fprintf(a.stdout, "  %-10s %6d  %16d VND\n", o, rep.Counts[o], rep.Amounts[o])
 				}
@@ -304,10 +324,9 @@ func newReportCmd(a *app) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.Int64Var(&companyID, "company", 0, "company id (required)")
+	tenant.add(cmd, true, "company id (required)")
 	f.StringVar(&from, "from", "", "first day, YYYY-MM-DD (default 29 days before --to)")
 	f.StringVar(&to, "to", "", "last day, YYYY-MM-DD (default today)")
-	_ = cmd.MarkFlagRequired("company")
 	a.addJSONFlag(cmd)
 	return cmd
 }

@@ -16,9 +16,10 @@ import (
 
 func newImportCmd(a *app) *cobra.Command {
 	var (
-		companyID, accountID int64
-		format               string
-		skipInvalid          bool
+		tenant      tenantFlags
+		accountID   int64
+		format      string
+		skipInvalid bool
 	)
 	cmd := &cobra.Command{
 		Use:   "import FILE",
@@ -61,6 +62,10 @@ so importing a file twice is safe. A progress bar is drawn on a terminal.`,
 				opts.Progress = progressBar(a.stderr, info.Size())
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				companyID, err := tenant.id(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
 				rep, err := statement.Import(cmd.Context(), db, companyID, accountID, br, fmtName, opts, skipInvalid)
 				if opts.Progress != nil {
 					fmt.Fprintln(a.stderr)
@@ -80,13 +85,11 @@ so importing a file twice is safe. A progress bar is drawn on a terminal.`,
 		},
 	}
 	f := cmd.Flags()
-	f.Int64Var(&companyID, "company", 0, "company id (required)")
+	tenant.add(cmd, true, "company id (required)")
 	f.Int64Var(&accountID, "bank-account", 0, "bank account id of the company (required)")
 	f.StringVar(&format, "format", "auto", "auto, csv, camt053 or mt940")
 	f.BoolVar(&skipInvalid, "skip-invalid", false, "skip bad rows and report each, instead of importing nothing")
-	for _, n := range []string{"company", "bank-account"} {
-		_ = cmd.MarkFlagRequired(n)
-	}
+	_ = cmd.MarkFlagRequired("bank-account")
 	a.addJSONFlag(cmd)
 	return cmd
 }

@@ -13,7 +13,10 @@ import (
 
 func newBankAccountCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "bank-account", Short: "Manage a company's bank accounts"}
-	var b recon.BankAccount
+	var (
+		b      recon.BankAccount
+		tenant tenantFlags
+	)
 	create := &cobra.Command{
 		Use:     "create",
 		Short:   "Add a bank account to a company",
@@ -24,31 +27,38 @@ func newBankAccountCmd(a *app) *cobra.Command {
 				return describe(err)
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				var err error
+				if b.CompanyID, err = tenant.id(cmd.Context(), db); err != nil {
+					return err
+				}
 				if err := db.CreateBankAccount(cmd.Context(), &b); err != nil {
 					return err
 				}
-				return a.print(map[string]any{"id": b.ID}, "created bank account %d (%s %s) in company %d", b.ID, b.BankName, b.AccountNumber, b.CompanyID)
+				return a.print(map[string]any{"id": b.ID}, "created bank account %d (%s %s) in company %d%s", b.ID, b.BankName, b.AccountNumber, tenant.company, modeNote(tenant.test))
 			})
 		},
 	}
 	f := create.Flags()
-	f.Int64Var(&b.CompanyID, "company", 0, "company id (required)")
+	tenant.add(create, true, "company id (required)")
 	f.StringVar(&b.BankName, "bank", "", "bank brand name: Vietcombank, MBBank, Techcombank, ... (required)")
 	f.StringVar(&b.AccountNumber, "number", "", "account number (required)")
 	f.StringVar(&b.HolderName, "holder", "", "account holder name")
 	f.StringSliceVar(&b.SubAccounts, "sub-account", nil, "a virtual account number routed to this account; repeat for more")
-	for _, n := range []string{"company", "bank", "number"} {
+	for _, n := range []string{"bank", "number"} {
 		_ = create.MarkFlagRequired(n)
 	}
 	a.addJSONFlag(create)
 
-	var companyID int64
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List a company's bank accounts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				companyID, err := tenant.id(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
 				accounts, err := db.BankAccounts(cmd.Context(), companyID)
 				if err != nil {
 					return err
@@ -67,8 +77,7 @@ func newBankAccountCmd(a *app) *cobra.Command {
 			})
 		},
 	}
-	list.Flags().Int64Var(&companyID, "company", 0, "company id (required)")
-	_ = list.MarkFlagRequired("company")
+	tenant.add(list, true, "company id (required)")
 	a.addJSONFlag(list)
 	cmd.AddCommand(create, list)
 	return cmd
@@ -142,8 +151,8 @@ func nullable(s string) any {
 func newTransactionsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "transactions", Short: "Maintain stored bank transactions"}
 	var (
-		companyID int64
-		from      string
+		tenant tenantFlags
+		from   string
 	)
 	recode := &cobra.Command{
 		Use:   "recode",
@@ -163,6 +172,10 @@ with the formats and paycode setting in force now.`,
 				fromDate = d
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				companyID, err := tenant.id(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
 				co, err := db.Company(cmd.Context(), companyID)
 				if err != nil {
 					return err
@@ -176,9 +189,8 @@ with the formats and paycode setting in force now.`,
 			})
 		},
 	}
-	recode.Flags().Int64Var(&companyID, "company", 0, "company id (required)")
+	tenant.add(recode, true, "company id (required)")
 	recode.Flags().StringVar(&from, "from", "", "first transaction date to recode, YYYY-MM-DD (default: all)")
-	_ = recode.MarkFlagRequired("company")
 	a.addJSONFlag(recode)
 	cmd.AddCommand(recode)
 	return cmd
