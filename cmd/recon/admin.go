@@ -182,7 +182,7 @@ id and secret start with test_, and its tokens reach only the company's test dat
 (decisions.md §10); the company's users sign in through it as through any client.`,
 		Example: `  recon client create --company 1 --name "ERP sync" --scopes "company transaction:read" --redirect-uri https://erp.example.vn/callback --json
   recon client create --company 1 --name "ERP sync (test)" --scopes "transaction:read transaction:write" --test --json`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.Scopes = strings.Fields(scopes)
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
