@@ -68,6 +68,19 @@ type TenantStore interface {
 	WipeTestData(ctx context.Context, companyID int64) (*WipeResult, error)
 }
 
+// ListenStore is what `recon listen` needs of the outbox (decisions.md §10).
+type ListenStore interface {
+	// ListenTarget returns the tenant's target of the kind, whose signing
+	// secret signs forwarded notifications; a tenant without one gets an
+	// inactive target without a URL and with a new signing secret.
+	ListenTarget(ctx context.Context, companyID int64, kind string) (*Target, error)
+	// ListenDeliveries returns up to limit of the tenant's deliveries with
+	// an id above after that are pending or were created at or after since
+	// (the newest, when there are more), in id order: what a listener
+	// attached since `since` has to be sent, whoever answered it.
+	ListenDeliveries(ctx context.Context, companyID, after int64, since time.Time, limit int) ([]*Delivery, error)
+}
+
 // WipeResult counts what WipeTestData deleted.
 type WipeResult struct {
 	BankAccounts int64 `json:"bank_accounts"`

@@ -144,17 +144,7 @@ func (c *Client) Send(ctx context.Context, t *recon.Target, d *recon.Delivery, n
 	if err != nil {
 		return Result{Err: err}
 	}
-	ts := now.Unix()
-	h := req.Header
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", UserAgent)
-	h.Set(HeaderDelivery, strconv.FormatInt(d.ID, 10))
-	h.Set(HeaderEvent, d.Event)
-	h.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
-	h.Set(HeaderSignature, Sign(t.SigningSecret, ts, d.Payload))
-	if t.AuthType == recon.AuthSecretKey {
-		h.Set(HeaderSecretKey, t.Secret)
-	}
+	req.Header = Headers(t, d, now)
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -168,6 +158,25 @@ func (c *Client) Send(ctx context.Context, t *recon.Target, d *recon.Delivery, n
 		res.Err = err
 	}
 	return res
+}
+
+// Headers returns the headers of an attempt to send d to t at now: content
+// type, user agent, delivery id and event, and the timestamp and signature
+// under t's signing secret, with X-Secret-Key for a SECRET_KEY target. `recon
+// listen` forwards the same.
+func Headers(t *recon.Target, d *recon.Delivery, now time.Time) http.Header {
+	ts := now.Unix()
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", UserAgent)
+	h.Set(HeaderDelivery, strconv.FormatInt(d.ID, 10))
+	h.Set(HeaderEvent, d.Event)
+	h.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
+	h.Set(HeaderSignature, Sign(t.SigningSecret, ts, d.Payload))
+	if t.AuthType == recon.AuthSecretKey {
+		h.Set(HeaderSecretKey, t.Secret)
+	}
+	return h
 }
 
 // excerpt returns the start of b, at most excerptSize bytes cut at a

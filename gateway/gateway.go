@@ -29,9 +29,11 @@ type Store interface {
 	recon.CompanyStore
 	recon.TenantStore
 	recon.BankAccountStore
-	// DeliveryTarget returns where the company's deliveries of the kind go,
-	// or ENOTFOUND when none is configured (recon.DeliveryStore).
+	recon.ListenStore
+	// DeliveryTarget, Delivery and RecordAttempts are recon.DeliveryStore's.
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
+	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
+	RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error
 }
 
 // Handler serves the payment gateway routes.
@@ -44,6 +46,11 @@ type Handler struct {
 	// blocked" rather than "invalid URL". May be nil.
 	Blocked func(err error) bool
 	Sandbox bool
+	// Listeners and Headers serve `recon listen` (listen.go); without them
+	// its routes answer 404. Headers builds a notification's headers as the
+	// dispatcher sends them (delivery.Headers).
+	Listeners *Listeners
+	Headers   func(t *recon.Target, d *recon.Delivery, now time.Time) http.Header
 	// Location is the business time zone of created_at and the date filters (default UTC).
 	Location *time.Location
 	Clock    recon.Clock
@@ -73,6 +80,8 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.HandleFunc("POST /v1/order/voidTransaction", h.authed(h.voidOrder))
 	mux.HandleFunc("GET /v1/ipn", h.authed(h.getIPN))
 	mux.HandleFunc("PUT /v1/ipn", h.authed(h.putIPN))
+	mux.HandleFunc("GET /v1/listen", h.authed(h.listen))
+	mux.HandleFunc("POST /v1/listen/answers", h.authed(h.listenAnswers))
 }
 
 func (h *Handler) now() time.Time {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
+	"time"
 
 	"recon"
 )
@@ -160,4 +162,54 @@ func liveCompany(ctx context.Context, q querier, id int64) error {
 		return recon.Errorf(recon.EINVALID, "the settings of company %d are shared by its live and test modes: change them in live mode", testOf.Int64)
 	}
 	return nil
+}
+
+// ListenTarget returns the tenant's target of the kind, whose signing secret
+// signs what `recon listen` forwards. A tenant without one gets an inactive
+// target without a URL, made here with a new signing secret: listeners then
+// have a secret to verify with, and nothing is sent anywhere else.
+func (db *DB) ListenTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error) {
+	t, err := db.DeliveryTarget(ctx, companyID, kind)
+	if recon.ErrorCode(err) != recon.ENOTFOUND {
+		return t, err
+	}
+	// DO NOTHING on a conflict: a target saved meanwhile wins.
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		sealed, err := db.sealSecret(ctx, tx, "")
+		if err != nil {
+			return err
+		}
+		signing, err := db.sealSecret(ctx, tx, recon.NewSecret())
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at)
+			VALUES ($1, $2, '', $3, $4, $5, false, '{}', $6)
+			ON CONFLICT (company_id, kind) DO NOTHING`,
+			companyID, kind, recon.AuthNone, sealed, signing, db.now())
+		return err
+	})
+	if err != nil {
+		return nil, internal(err, "make a listen target")
+	}
+	return db.DeliveryTarget(ctx, companyID, kind)
+}
+
+// ListenDeliveries returns up to limit of the tenant's deliveries with an
+// id above after that are pending or were created at or after since, the
+// newest ones when there are more, in id order.
+func (db *DB) ListenDeliveries(ctx context.Context, companyID, after int64, since time.Time, limit int) ([]*recon.Delivery, error) {
+	rows, err := db.db.QueryContext(ctx, selectDelivery+`
+		WHERE company_id = $1 AND id > $2 AND (status = 'pending' OR created_at >= $3)
+		ORDER BY id DESC LIMIT $4`, companyID, after, storedTime(since), limit)
+	if err != nil {
+		return nil, internal(err, "list pending deliveries")
+	}
+	list, err := scanDeliveries(rows)
+	if err != nil {
+		return nil, internal(err, "list pending deliveries")
+	}
+	slices.Reverse(list)
+	return list, nil
 }

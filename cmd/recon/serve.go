@@ -33,7 +33,8 @@ type serveConfig struct {
 	maxBody         int64
 	shutdownTimeout time.Duration
 	location        *time.Location
-	kick            func() // wakes the dispatcher
+	kick            func()             // wakes the dispatcher
+	listeners       *gateway.Listeners // wakes and ends the recon listen streams
 	allowPrivate    bool
 	dispatch        bool
 	workers         int
@@ -183,7 +184,11 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		Schedule: delivery.Schedule{Waits: cfg.retryWaits, MaxAge: cfg.retryMaxAge},
 		NodeID:   cfg.nodeID, Heartbeat: cfg.heartbeat, NodeTimeout: cfg.nodeTimeout,
 	}
-	db.OnEnqueue(dispatcher.Kick)
+	cfg.listeners = gateway.NewListeners()
+	db.OnEnqueue(func() {
+		dispatcher.Kick()
+		cfg.listeners.Notify()
+	})
 	cfg.kick = dispatcher.Kick
 	mux := routes(db, auth, metrics, cfg, mode, log)
 	srv := &http.Server{
@@ -194,6 +199,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(cfg.listeners.Stop) // end the recon listen streams
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go maintain(ctx, db, cfg.retention, a.clock, cfg.location, log)
@@ -290,6 +296,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	(&gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
 		Blocked:  delivery.IsBlocked, Metrics: gateway.NewMetrics(metrics.Registry),
+		Listeners: cfg.listeners, Headers: delivery.Headers,
 	}).Register(mux)
 	return mux
 }

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"recon/delivery"
+	"recon/sqlstore/dbtest"
+)
+
+// testModeOf sets up the test mode of live's company: test merchant
+// credentials, a test bank account with the live one's number and a test
+// bank-feed token.
+func testModeOf(t testing.TB, live *merchantSetup) *merchantSetup {
+	t.Helper()
+	m := &merchantSetup{base: live.base, dbURL: live.dbURL, company: live.company}
+	creds := cliJSON(t, m.dbURL, "merchant", "credentials", "--company", m.company, "--test")
+	m.merchantID, m.secret = creds["merchant_id"].(string), creds["secret_key"].(string)
+	if !strings.HasPrefix(m.merchantID, "TEST-") || !strings.HasPrefix(m.secret, "test_") {
+		t.Fatalf("test merchant credentials %v: want TEST- and test_ prefixes", creds)
+	}
+	m.account = fmt.Sprint(cliJSON(t, m.dbURL, "bank-account", "create", "--company", m.company, "--test",
+		"--bank", "Vietcombank", "--number", "0071000123456", "--holder", "CONG TY TNHH SAO MAI")["id"])
+	client := cliJSON(t, m.dbURL, "client", "create", "--company", m.company, "--test", "--name", "feed (test)", "--scopes", "transaction:write")
+	if id := client["client_id"].(string); !strings.HasPrefix(id, "test_") || client["livemode"] != false {
+		t.Fatalf("test client %v", client)
+	}
+	m.feedToken = cliJSON(t, m.dbURL, "token", "issue", "--client", client["client_id"].(string), "--user", "", "--scopes", "transaction:write", "--ttl", "24h")["access_token"].(string)
+	return m
+}
+
+// startListener runs `recon listen` in process until the test ends or stop
+// is called, and returns its output and the signing secret it printed.
+func startListener(t *testing.T, m *merchantSetup, forwardTo string) (out *syncBuffer, secret string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out = &syncBuffer{}
+	done := make(chan error, 1)
+	getenv := func(k string) string { return testEnv(m.dbURL, k) }
+	go func() {
+		done <- run(ctx, []string{"listen", "--server", m.base, "--merchant-id", m.merchantID, "--merchant-secret", m.secret,
+			"--forward-to", forwardTo}, getenv, strings.NewReader(""), out, out)
+	}()
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("recon listen: %v", err)
+			}
+		}
+	}
+	t.Cleanup(stop)
+	re := regexp.MustCompile(`Signing secret \(ipn\): (\S+)`)
+	waitFor(t, "the listener to be ready", 20*time.Second, func() bool { return re.MatchString(out.String()) })
+	return out, re.FindStringSubmatch(out.String())[1], stop
+}
+
+// TestListen runs `recon listen` against a real server on both engines: test
+// notifications reach the local URL with the headers a target gets (valid
+// signatures), each exactly once, and are recorded as attempts; live ones
+// never do; a listener that stops and comes back misses nothing; two
+// listeners each get every notification; a live credential is refused.
+func TestListen(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		liveRC, local, local2 := newReceiver(t), newReceiver(t), newReceiver(t)
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		live := setupMerchant(t, base, dbURL, liveRC.URL+"/ipn")
+		test := testModeOf(t, live)
+
+		// A live credential may not listen.
+		out, err := cli(t, dbURL, "listen", "--server", base, "--merchant-id", live.merchantID, "--merchant-secret", live.secret, "--forward-to", local.URL)
+		if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "test mode only") {
+			t.Fatalf("listen with live credentials: %q, %v", out, err)
+		}
+
+		lout, secret, stop := startListener(t, test, local.URL+"/hook")
+		paid := func(rc *receiver) map[string]int { // invoice → ORDER_PAID received
+			got := map[string]int{}
+			for _, n := range rc.ipnOf(t, "ORDER_PAID") {
+				got[n["order"].(map[string]any)["order_invoice_number"].(string)]++
+			}
+			return got
+		}
+		test.pay(t, test.checkout(t, "T-1", 100000), 100000)
+		live.pay(t, live.checkout(t, "INV-1", 200000), 200000)
+		waitFor(t, "T-1 at the listener", 20*time.Second, func() bool { return paid(local)["T-1"] == 1 })
+		waitFor(t, "INV-1 at the live URL", 20*time.Second, func() bool { return paid(liveRC)["INV-1"] == 1 })
+
+		// What the listener forwarded carries a target's headers, signed
+		// under the secret it printed.
+		local.mu.Lock()
+		g := local.got[0]
+		local.mu.Unlock()
+		if err := delivery.Verify(secret, g.header.Get(delivery.HeaderTimestamp), g.header.Get(delivery.HeaderSignature), g.body, time.Now(), 5*time.Minute); err != nil {
+			t.Fatalf("forwarded signature: %v (headers %v)", err, g.header)
+		}
+		if g.header.Get(delivery.HeaderEvent) != "ORDER_PAID" || g.header.Get("Content-Type") != "application/json" {
+			t.Fatalf("forwarded headers %v", g.header)
+		}
+		id := g.header.Get(delivery.HeaderDelivery)
+		if !strings.Contains(lout.String(), "ORDER_PAID") || !strings.Contains(lout.String(), "delivery "+id) {
+			t.Fatalf("listener output %q names no delivery %s", lout.String(), id)
+		}
+		// Recorded as an attempt: delivered, with the listener's answer.
+		var shown map[string]any
+		waitFor(t, "the answer to be recorded", 20*time.Second, func() bool {
+			shown = cliJSON(t, dbURL, "deliveries", "show", id)
+			return shown["status"] == "delivered"
+		})
+		log := shown["attempt_log"].([]any)
+		a := log[len(log)-1].(map[string]any)
+		if a["status_code"] != 200.0 || !strings.HasPrefix(a["url"].(string), "listen l_") || !strings.HasSuffix(a["url"].(string), local.URL+"/hook") {
+			t.Fatalf("attempt %v", a)
+		}
+
+		// Stopped, the listener misses nothing: what happens meanwhile waits.
+		stop()
+		test.pay(t, test.checkout(t, "T-2", 50000), 50000)
+		_, _, _ = startListener(t, test, local.URL+"/hook")
+		waitFor(t, "T-2 after the restart", 20*time.Second, func() bool { return paid(local)["T-2"] == 1 })
+
+		// A second listener: both get every notification.
+		startListener(t, test, local2.URL+"/hook")
+		test.pay(t, test.checkout(t, "T-3", 70000), 70000)
+		waitFor(t, "T-3 at both listeners", 20*time.Second, func() bool { return paid(local)["T-3"] == 1 && paid(local2)["T-3"] == 1 })
+
+		// Exactly once each at a listener; nothing of test mode at the live
+		// URL, nothing of live mode at the listeners.
+		if got := paid(local); len(got) != 3 || got["T-1"] != 1 || got["T-2"] != 1 || got["T-3"] != 1 {
+			t.Fatalf("listener got %v; want T-1, T-2 and T-3 once each", got)
+		}
+		if got := paid(liveRC); len(got) != 1 || got["INV-1"] != 1 {
+			t.Fatalf("live URL got %v; want INV-1 only", got)
+		}
+		local.mu.Lock()
+		for d, n := range local.seen {
+			if n != 1 {
+				t.Errorf("delivery %s reached the listener %d times", d, n)
+			}
+		}
+		local.mu.Unlock()
+
+		// Malformed answers are refused with the field named.
+		status, body := basicCall(t, test, "POST", "/v1/listen/answers", `{"delivery_id":1,"listener_id":"x","status_code":700}`)
+		if status != 400 || !strings.Contains(fmt.Sprint(body), "status_code") {
+			t.Fatalf("bad answer: %d %v", status, body)
+		}
+		status, body = basicCall(t, test, "GET", "/v1/listen?events=NOPE", "")
+		if status != 400 || !strings.Contains(fmt.Sprint(body), "NOPE") {
+			t.Fatalf("unknown event: %d %v", status, body)
+		}
+		// A live delivery cannot be answered in test mode.
+		liveRC.mu.Lock()
+		liveID := liveRC.got[0].header.Get(delivery.HeaderDelivery)
+		liveRC.mu.Unlock()
+		status, body = basicCall(t, test, "POST", "/v1/listen/answers", `{"delivery_id":`+liveID+`,"listener_id":"x","status_code":200}`)
+		if status != 404 {
+			t.Fatalf("answer to live delivery %s: %d %v", liveID, status, body)
+		}
+	})
+}
+
+// basicCall calls a /v1 endpoint with m's Basic credentials and returns the
+// status and the decoded body, whatever the status.
+func basicCall(t testing.TB, m *merchantSetup, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, m.base+path, strings.NewReader(body))
+	req.SetBasicAuth(m.merchantID, m.secret)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&v)
+	return resp.StatusCode, v
+}

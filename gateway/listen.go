@@ -1,0 +1,306 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"recon"
+	"recon/web"
+)
+
+// `recon listen` (decisions.md §10): a developer's machine opens one
+// outbound, long-lived stream, GET /v1/listen, with the company's test-mode
+// merchant credentials, and receives every pending notification of the test
+// tenant as server-sent events: the body and the headers a target would get,
+// signature included. It forwards each to a local URL and reports the answer
+// with POST /v1/listen/answers, which the server records as an attempt: a 2xx
+// delivers the notification, anything else leaves it pending. A notification
+// stays in the outbox until answered, so a listener that drops and comes
+// back gets what it missed; every attached listener gets every one.
+
+// ListenEvents are the events a listener may filter on.
+var ListenEvents = []string{recon.IPNOrderPaid, recon.IPNTransactionVoid}
+
+// Listen stream tuning.
+const (
+	listenPoll      = time.Second      // look for new notifications at least this often
+	listenHeartbeat = 15 * time.Second // a comment line keeps idle streams open through proxies
+	listenHorizon   = 10 * time.Second // see listenCursor
+	listenBatch     = 500
+	maxExcerpt      = 1024
+)
+
+// Listeners wakes the listen streams of this node when notifications are
+// enqueued (streams of other nodes find them at their next poll), and ends
+// them when the server stops. The zero value is not usable: NewListeners.
+type Listeners struct {
+	mu   sync.Mutex
+	wake chan struct{}
+	stop chan struct{}
+	once sync.Once
+}
+
+// NewListeners returns a Listeners.
+func NewListeners() *Listeners {
+	return &Listeners{wake: make(chan struct{}), stop: make(chan struct{})}
+}
+
+// Notify wakes every stream waiting now.
+func (l *Listeners) Notify() {
+	l.mu.Lock()
+	close(l.wake)
+	l.wake = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// Stop ends every stream, now and later (a server that shuts down).
+func (l *Listeners) Stop() { l.once.Do(func() { close(l.stop) }) }
+
+func (l *Listeners) waiter() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.wake
+}
+
+// listenCursor is how far a stream has looked. Ids are handed out before
+// their transactions commit, so a notification may become visible after one
+// with a higher id: the stream keeps looking below the highest id it has
+// seen for listenHorizon (far longer than any state change's transaction),
+// and skips the ones it has sent by their ids. A pending notification below
+// the floor that it sent and was not answered with a 2xx is sent again when
+// the listener reconnects.
+type listenCursor struct {
+	floor int64 // every pending notification at or below it has been sent
+	marks []mark
+	sent  map[int64]bool
+}
+
+type mark struct {
+	at  time.Time
+	max int64
+}
+
+// seen records the highest id seen by the look made at now, and moves the
+// floor up to the highest id seen listenHorizon before now.
+func (c *listenCursor) seen(now time.Time, highest int64) {
+	c.marks = append(c.marks, mark{now, highest})
+	i := 0
+	for ; i < len(c.marks) && now.Sub(c.marks[i].at) >= listenHorizon; i++ {
+		c.floor = c.marks[i].max
+	}
+	c.marks = c.marks[i:]
+	for id := range c.sent {
+		if id <= c.floor {
+			delete(c.sent, id)
+		}
+	}
+}
+
+// listenEvent is one notification on the stream.
+type listenEvent struct {
+	DeliveryID int64             `json:"delivery_id"`
+	Kind       string            `json:"kind"`
+	Event      string            `json:"event"`
+	Headers    map[string]string `json:"headers"`
+	Body       string            `json:"body"`
+}
+
+// listen serves GET /v1/listen[?events=A,B]: the stream.
+func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
+	if m.Livemode {
+		return recon.Errorf(recon.EFORBIDDEN, "recon listen works in test mode only: use the test-mode merchant credentials (recon merchant credentials --company ID --test)")
+	}
+	if h.Listeners == nil || h.Headers == nil {
+		return recon.Errorf(recon.ENOTFOUND, "this server does not serve recon listen")
+	}
+	var events []string
+	for name, vals := range r.URL.Query() {
+		if name != "events" || len(vals) > 1 {
+			return recon.FieldError(name, "unknown or repeated query parameter %q (known: events)", name)
+		}
+		for e := range strings.SplitSeq(vals[0], ",") {
+			if e = strings.TrimSpace(e); !slices.Contains(ListenEvents, e) {
+				return recon.FieldError("events", "unknown event %q (known: %s)", e, strings.Join(ListenEvents, ", "))
+			}
+			events = append(events, e)
+		}
+	}
+	ctx := r.Context()
+	tenant, err := h.Store.Tenant(ctx, m.CompanyID)
+	if err != nil {
+		return err
+	}
+	ipn, err := h.Store.ListenTarget(ctx, m.CompanyID, recon.DeliveryIPN)
+	if err != nil {
+		return err
+	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	listener := "l_" + hex.EncodeToString(id[:])
+
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream, not a request: no write timeout
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(event string, id int64, data any) error {
+		b, err := json.Marshal(data)
+		if err != nil {
+			return err
+		}
+		if id > 0 {
+			fmt.Fprintf(w, "id: %d\n", id)
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	err = send("ready", 0, map[string]any{
+		"listener_id": listener, "company_id": tenant.CompanyID, "livemode": false, "events": events,
+		"signing_secrets": map[string]string{recon.DeliveryIPN: ipn.SigningSecret},
+	})
+	if err != nil {
+		return nil // the client is gone: nothing to answer
+	}
+	h.logger().Info("listen: attached", "listener", listener, "company", tenant.CompanyID)
+	defer h.logger().Info("listen: detached", "listener", listener, "company", tenant.CompanyID)
+
+	// Every notification pending now or made from now on, whoever answers it.
+	since := h.now()
+	cur := listenCursor{sent: map[int64]bool{}}
+	targets := map[string]*recon.Target{recon.DeliveryIPN: ipn}
+	lastWrite := h.now()
+	for {
+		wake := h.Listeners.waiter() // before the look: a notification enqueued during it wakes the next wait
+		list, err := h.Store.ListenDeliveries(ctx, m.CompanyID, cur.floor, since, listenBatch)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			h.logger().Error("listen: read outbox", "listener", listener, "err", err)
+		}
+		now := h.now()
+		var highest int64
+		for _, d := range list {
+			highest = d.ID
+			if cur.sent[d.ID] || (events != nil && !slices.Contains(events, d.Event)) {
+				continue
+			}
+			t := targets[d.Kind]
+			if t == nil {
+				if t, err = h.Store.ListenTarget(ctx, m.CompanyID, d.Kind); err != nil {
+					h.logger().Error("listen: read target", "listener", listener, "err", err)
+					continue
+				}
+				targets[d.Kind] = t
+			}
+			ev := listenEvent{DeliveryID: d.ID, Kind: d.Kind, Event: d.Event, Headers: map[string]string{}, Body: string(d.Payload)}
+			for k, v := range h.Headers(t, d, now) {
+				ev.Headers[k] = v[0]
+			}
+			if send("delivery", d.ID, ev) != nil {
+				return nil
+			}
+			cur.sent[d.ID] = true
+			lastWrite = now
+		}
+		if err == nil {
+			cur.seen(now, max(highest, cur.floor))
+		}
+		if now.Sub(lastWrite) >= listenHeartbeat {
+			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil || rc.Flush() != nil {
+				return nil
+			}
+			lastWrite = now
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-h.Listeners.stop:
+			_ = send("bye", 0, map[string]string{"reason": "the server is stopping: reconnect"})
+			return nil
+		case <-wake:
+		case <-time.After(listenPoll):
+		}
+	}
+}
+
+// listenAnswer is the body of POST /v1/listen/answers.
+type listenAnswer struct {
+	DeliveryID int64  `json:"delivery_id"`
+	ListenerID string `json:"listener_id"`
+	ForwardTo  string `json:"forward_to"`
+	StatusCode int    `json:"status_code"`
+	LatencyMS  int64  `json:"latency_ms"`
+	Response   string `json:"response"`
+	Error      string `json:"error"`
+}
+
+// listenAnswers serves POST /v1/listen/answers: a listener's local answer to
+// a notification, recorded as an attempt (decisions.md §7, §10).
+func (h *Handler) listenAnswers(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
+	if m.Livemode {
+		return recon.Errorf(recon.EFORBIDDEN, "recon listen works in test mode only: use the test-mode merchant credentials")
+	}
+	var in listenAnswer
+	if err := web.DecodeJSON(r, &in); err != nil {
+		return err
+	}
+	switch {
+	case in.DeliveryID <= 0:
+		return recon.FieldError("delivery_id", "delivery_id must be a positive integer")
+	case in.ListenerID == "" || len(in.ListenerID) > 64:
+		return recon.FieldError("listener_id", "listener_id is required (at most 64 characters): the one the stream's ready event gave")
+	case len(in.ForwardTo) > maxIPNURLLen:
+		return recon.FieldError("forward_to", "forward_to must be at most %d characters", maxIPNURLLen)
+	case in.StatusCode < 0 || in.StatusCode > 599:
+		return recon.FieldError("status_code", "status_code must be an HTTP status from 100 to 599, or 0 when no answer came")
+	case in.StatusCode > 0 && in.StatusCode < 100:
+		return recon.FieldError("status_code", "status_code must be an HTTP status from 100 to 599, or 0 when no answer came")
+	case in.LatencyMS < 0 || in.LatencyMS > 3_600_000:
+		return recon.FieldError("latency_ms", "latency_ms must be from 0 to 3600000")
+	case len(in.Response) > 4*maxExcerpt || len(in.Error) > 4*maxExcerpt:
+		return recon.FieldError("response", "response and error must be at most %d bytes (an excerpt)", 4*maxExcerpt)
+	}
+	ctx := r.Context()
+	d, err := h.Store.Delivery(ctx, m.CompanyID, in.DeliveryID)
+	if err != nil {
+		return err // ENOTFOUND for another tenant's
+	}
+	a := &recon.DeliveryAttempt{DeliveryID: d.ID, At: h.now(), URL: cut("listen "+in.ListenerID+" → "+in.ForwardTo, maxIPNURLLen),
+		StatusCode: in.StatusCode, Latency: time.Duration(in.LatencyMS) * time.Millisecond,
+		Response: cut(in.Response, maxExcerpt), Error: cut(in.Error, maxExcerpt)}
+	status := recon.DeliveryPending // keeps its next attempt time
+	if in.StatusCode >= 200 && in.StatusCode < 300 && in.Error == "" {
+		status = recon.DeliveryDelivered
+	}
+	if err := h.Store.RecordAttempts(ctx, []recon.AttemptOutcome{{Attempt: a, Status: status}}); err != nil {
+		return err
+	}
+	if d, err = h.Store.Delivery(ctx, m.CompanyID, in.DeliveryID); err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, map[string]any{"delivery_id": d.ID, "status": d.Status, "attempts": d.Attempts})
+	return nil
+}
+
+// cut returns s cut to at most n bytes at a character boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
