@@ -934,3 +934,70 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 		}
 	})
 }
+
+// bannerValue returns the first whitespace-separated word after marker in
+// the demo banner, without a closing quote.
+func bannerValue(t *testing.T, text, marker string) string {
+	t.Helper()
+	i := strings.Index(text, marker)
+	if i < 0 {
+		t.Fatalf("demo banner lacks %q:\n%s", marker, text)
+	}
+	return strings.Trim(strings.Fields(text[i+len(marker):])[0], `"'`)
+}
+
+// TestDemoPrintsTestCredentials: `serve --demo` seeds the live company as
+// before and prints test credentials that work and see only test data; a
+// second start on the same database prints fresh test tokens.
+func TestDemoPrintsTestCredentials(t *testing.T) {
+	dbURL := dbtest.NewURL(t, "sqlite")
+	base, out, stop := startServer(t, dbURL, "--demo")
+	check := func(text string, first bool) {
+		t.Helper()
+		test := text[strings.Index(text, "==== Test mode ===="):]
+		token := bannerValue(t, test, "export TEST_TOKEN=")
+		status, body := call(t, "GET", base+"/api/v1/company", token, "")
+		if status != 200 || body["data"].(map[string]any)["livemode"] != false || body["data"].(map[string]any)["short_name"] != "SAOMAI" {
+			t.Fatalf("test token: %d %v", status, body)
+		}
+		status, body = call(t, "GET", base+"/api/v1/bank-accounts", token, "")
+		if data := body["data"].([]any); status != 200 || len(data) != 1 || data[0].(map[string]any)["livemode"] != false ||
+			fmt.Sprint(data[0].(map[string]any)["id"]) != bannerValue(t, test, "Test bank account:  ") {
+			t.Fatalf("test bank accounts: %d %v", status, body)
+		}
+		// The printed test transfer works and stays in test mode.
+		j := strings.Index(test, "/api/v1/sandbox/transfers")
+		feed := bannerValue(t, test[j:], "Bearer ")
+		data := test[j:][strings.Index(test[j:], "-d '")+len("-d '"):]
+		data = data[:strings.Index(data, "'")]
+		status, body = call(t, "POST", base+"/api/v1/sandbox/transfers", feed, data)
+		if status != 200 || body["data"].(map[string]any)["livemode"] != false {
+			t.Fatalf("test transfer as printed: %d %v", status, body)
+		}
+		merchant := bannerValue(t, test, "Test merchant:      ")
+		key := bannerValue(t, test, "secret_key: ")
+		if !strings.HasPrefix(merchant, "TEST-") || !strings.HasPrefix(key, "test_") {
+			t.Fatalf("test merchant %s %s", merchant, key)
+		}
+		status, raw := do(t, "GET", base+"/v1/order", func(r *http.Request) { r.SetBasicAuth(merchant, key) }, "", "")
+		if status != 200 || !strings.Contains(string(raw), `"total":0`) {
+			t.Fatalf("test orders: %d %s", status, raw)
+		}
+		clientID := bannerValue(t, test, "Test OAuth2 client: ")
+		if secret := bannerValue(t, test, "secret: "); clientID != "test_demo-erp" || strings.HasPrefix(secret, "test_") != first {
+			t.Fatalf("test client %s, secret %s (first run: %v)", clientID, secret, first)
+		}
+		// The live data is the demo's, untouched by the test transfer.
+		live := bannerValue(t, text, "export TOKEN=")
+		status, body = call(t, "GET", base+"/api/v1/transactions?limit=1", live, "")
+		if status != 200 || body["meta"].(map[string]any)["pagination"].(map[string]any)["total"] != 300.0 {
+			t.Fatalf("live transactions: %d %v", status, body["meta"])
+		}
+	}
+	check(out.String(), true)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	base, out, _ = startServer(t, dbURL, "--demo")
+	check(out.String(), false)
+}
