@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -14,8 +15,13 @@ import (
 )
 
 // The demo client has a fixed id so that a later `serve --demo` on the same
-// database finds the demo company again and prints fresh tokens.
-const demoClientID = "demo-erp"
+// database finds the demo company again and prints fresh tokens; so has its
+// test-mode twin (decisions.md §10).
+const (
+	demoClientID     = "demo-erp"
+	demoTestClientID = recon.TestClientPrefix + "demo-erp"
+	demoTestMerchant = recon.TestMerchantPrefix + "DEMO-SAOMAI"
+)
 
 const (
 	demoAdminEmail    = "admin@saomai.vn"
@@ -65,7 +71,11 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 	if err != nil {
 		return err
 	}
-	return demoBanner.Execute(out, map[string]string{
+	test, err := demoTestMode(ctx, db, auth, client.CompanyID)
+	if err != nil {
+		return err
+	}
+	if err := demoBanner.Execute(out, map[string]string{
 		"Base": baseURL, "ClientID": client.ID, "Secret": secret,
 		"Shown":      map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
 		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
@@ -73,7 +83,74 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 		"AdminToken": adminToken.Token, "MemberToken": memberToken.Token, "FeedToken": feedToken.Token,
 		"MerchantID": merchant.MerchantID, "MerchantSecret": merchant.SecretKey,
 		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
-	})
+	}); err != nil {
+		return err
+	}
+	test["Base"] = baseURL
+	test["Company"] = strconv.FormatInt(client.CompanyID, 10)
+	return demoTestBanner.Execute(out, test)
+}
+
+// demoTestMode gives the demo company its test mode (once: a later
+// `serve --demo` finds it, and seeds it on a demo database made before test
+// mode existed): a test OAuth2 client, test merchant credentials and a test
+// bank account with the live first account's number. It returns what the
+// test-mode part of the banner shows, with fresh tokens.
+func demoTestMode(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, companyID int64) (map[string]string, error) {
+	tenant, err := db.TestTenant(ctx, companyID)
+	if err != nil {
+		return nil, err
+	}
+	secret := ""
+	client, err := db.Client(ctx, demoTestClientID)
+	switch recon.ErrorCode(err) {
+	case "":
+	case recon.ENOTFOUND:
+		client = &recon.Client{
+			ID: demoTestClientID, CompanyID: companyID, Name: "Sao Mai ERP (demo, test mode)", Test: true,
+			Scopes: recon.Scopes, RedirectURIs: []string{"http://127.0.0.1:9999/callback"},
+		}
+		if secret, err = oauth.RegisterClient(ctx, db, client, false); err != nil {
+			return nil, err
+		}
+		m := &recon.Merchant{CompanyID: tenant.ID, MerchantID: demoTestMerchant, SecretKey: newMerchantSecret(true)}
+		if err := db.SetMerchant(ctx, m); err != nil {
+			return nil, err
+		}
+		b := &recon.BankAccount{CompanyID: tenant.ID, BankName: "Vietcombank", AccountNumber: "0071000123456", HolderName: "CONG TY TNHH THUONG MAI SAO MAI"}
+		if err := db.CreateBankAccount(ctx, b); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, err
+	}
+	accounts, err := db.BankAccounts(ctx, tenant.ID)
+	if err != nil {
+		return nil, err
+	}
+	account := "BANK_ACCOUNT_ID"
+	if len(accounts) > 0 {
+		account = strconv.FormatInt(accounts[0].ID, 10)
+	}
+	merchant, err := db.MerchantOf(ctx, tenant.ID)
+	if err != nil {
+		return nil, err
+	}
+	adminToken, err := auth.IssueToken(ctx, client.ID, demoAdminEmail, []string{recon.ScopeCompany, recon.ScopeTransactionRead,
+		recon.ScopeBankAccountRead, recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	feedToken, err := auth.IssueToken(ctx, client.ID, "", []string{recon.ScopeTransactionWrite}, time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{
+		"ClientID": client.ID,
+		"Shown":    map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
+		"Token":    adminToken.Token, "FeedToken": feedToken.Token, "Account": account,
+		"MerchantID": merchant.MerchantID, "MerchantSecret": merchant.SecretKey,
+	}, nil
 }
 
 func seedDemoData(ctx context.Context, db *sqlstore.DB, loc *time.Location, today time.Time) (*recon.Client, string, error) {
@@ -170,5 +247,35 @@ recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company
   #   $RECON/oauth/authorize?response_type=code&client_id={{.ClientID}}&redirect_uri={{.Redirect}}&scope=company&state=...&code_challenge=...&code_challenge_method=S256
 
 API document: $RECON/openapi.json   metadata: $RECON/.well-known/oauth-authorization-server
+============================================
+`))
+
+// demoTestBanner is the test-mode part of the demo's banner: the same
+// company through test credentials, whose data is apart from the live data
+// above (docs/testmode.md).
+var demoTestBanner = template.Must(template.New("demo-test").Parse(`
+================ Test mode ================
+The same company has a test mode: test credentials (test_..., TEST-...) see and
+change only test data, on any server, production included (docs/testmode.md).
+Test OAuth2 client: {{.ClientID}}   secret: {{.Shown}}
+Test merchant:      {{.MerchantID}}   secret_key: {{.MerchantSecret}}
+Test bank account:  {{.Account}} (the same number as the live first account)
+
+  export TEST_TOKEN={{.Token}}
+
+  # the company as a test credential sees it ("livemode": false), its test bank account
+  curl -s $RECON/api/v1/company -H "Authorization: Bearer $TEST_TOKEN"
+  curl -s $RECON/api/v1/bank-accounts -H "Authorization: Bearer $TEST_TOKEN"
+
+  # a test checkout's order, paid by a simulated transfer (works in test mode on any server),
+  # then the test orders and the test notifications
+  recon trigger ORDER_PAID --company {{.Company}}
+  curl -s -X POST $RECON/api/v1/sandbox/transfers -H "Authorization: Bearer {{.FeedToken}}" \
+    -H 'Content-Type: application/json' -d '{"bank_account_id":{{.Account}},"amount":150000,"transaction_content":"NGUYEN VAN A chuyen tien DH1709"}'
+  curl -s -u '{{.MerchantID}}:{{.MerchantSecret}}' "$RECON/v1/order?per_page=5"
+  curl -s "$RECON/api/v1/deliveries" -H "Authorization: Bearer $TEST_TOKEN"
+
+  # test data never mixes with live data; wipe it in one command (credentials stay)
+  recon test-data wipe --company {{.Company}}
 ============================================
 `))

@@ -43,15 +43,9 @@ test_...): orders, payments, IPN settings and notifications of test mode only.`,
 				m, err := db.MerchantOf(cmd.Context(), companyID)
 				if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && rotate) {
 					if m == nil {
-						m = &recon.Merchant{CompanyID: companyID, MerchantID: "MC" + strconv.FormatInt(tenant.company, 10) + "_" + randomHex(6)}
-						if tenant.test {
-							m.MerchantID = recon.TestMerchantPrefix + m.MerchantID
-						}
+						m = newMerchant(companyID, tenant.company, tenant.test)
 					}
-					m.SecretKey = recon.NewSecret()
-					if tenant.test {
-						m.SecretKey = recon.TestClientPrefix + m.SecretKey
-					}
+					m.SecretKey = newMerchantSecret(tenant.test)
 					err = db.SetMerchant(cmd.Context(), m)
 				}
 				if err != nil {
@@ -67,6 +61,24 @@ test_...): orders, payments, IPN settings and notifications of test mode only.`,
 	a.addJSONFlag(creds)
 	cmd.AddCommand(creds)
 	return cmd
+}
+
+// newMerchant returns new merchant credentials (no secret yet) of the
+// tenant of company: merchant_id MC<company>_<random>, TEST- first in test mode.
+func newMerchant(tenant, company int64, test bool) *recon.Merchant {
+	m := &recon.Merchant{CompanyID: tenant, MerchantID: "MC" + strconv.FormatInt(company, 10) + "_" + randomHex(6)}
+	if test {
+		m.MerchantID = recon.TestMerchantPrefix + m.MerchantID
+	}
+	return m
+}
+
+// newMerchantSecret returns a new merchant secret key, test_ first in test mode.
+func newMerchantSecret(test bool) string {
+	if test {
+		return recon.TestClientPrefix + recon.NewSecret()
+	}
+	return recon.NewSecret()
 }
 
 func randomHex(n int) string {

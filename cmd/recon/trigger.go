@@ -1,0 +1,451 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"recon"
+	"recon/client"
+	"recon/delivery"
+	"recon/gateway"
+	"recon/sqlstore"
+	"recon/web"
+)
+
+// triggerEvent is a notification `recon trigger` knows how to cause, and the
+// steps that cause it. The steps are the production code paths: checkout
+// through the gateway's handler, payment through recon.Ingest (what every
+// bank feed and simulated transfer goes through), void through the
+// gateway's handler; so the notifications they cause along the way fire
+// too. A new event (the hub's LINK_* and BANK_ACCOUNT_* events) is one more
+// row of triggerEvents.
+type triggerEvent struct {
+	Name  string
+	About string
+	Steps []func(tr *triggerRun, ctx context.Context) error
+}
+
+var triggerEvents = []triggerEvent{
+	{
+		Name:  recon.IPNOrderPaid,
+		About: "an order (checkout) paid in full by a simulated transfer",
+		Steps: []func(*triggerRun, context.Context) error{(*triggerRun).checkout, (*triggerRun).pay},
+	},
+	{
+		Name:  recon.IPNTransactionVoid,
+		About: "an order paid by a simulated transfer (ORDER_PAID fires too), then voided",
+		Steps: []func(*triggerRun, context.Context) error{(*triggerRun).checkout, (*triggerRun).pay, (*triggerRun).void},
+	},
+}
+
+func findTriggerEvent(name string) (*triggerEvent, error) {
+	for i := range triggerEvents {
+		if strings.EqualFold(triggerEvents[i].Name, name) {
+			return &triggerEvents[i], nil
+		}
+	}
+	names := make([]string, len(triggerEvents))
+	for i, e := range triggerEvents {
+		names[i] = e.Name
+	}
+	return nil, fmt.Errorf("unknown event %q: recon trigger knows %s", name, strings.Join(names, ", "))
+}
+
+func triggerHelp() string {
+	var b strings.Builder
+	for _, e := range triggerEvents {
+		fmt.Fprintf(&b, "  %-18s %s\n", e.Name, e.About)
+	}
+	return b.String()
+}
+
+func newTriggerCmd(a *app) *cobra.Command {
+	var (
+		companyID, accountID, amount int64
+	)
+	cmd := &cobra.Command{
+		Use:   "trigger EVENT",
+		Short: "Cause a notification in a company's test mode, with the real objects behind it",
+		Long: `Create, in the company's test mode, the real objects that make the notification
+EVENT happen, through the code paths of production: an order through the
+gateway's checkout, a simulated transfer through the ingestion pipeline that
+pays it, a void through the gateway. Notifications the steps cause on the way
+fire too (TRANSACTION_VOID pays the order first, so ORDER_PAID fires as well).
+They go to the test-mode IPN URL, or, without one, wait in the test outbox for
+recon listen. Live data is never touched: only test-mode bank accounts are used.
+
+Events:
+` + triggerHelp() + `
+The transfer goes to --bank-account (a test-mode account of the company), by
+default the test mode's first account; a company without one gets a sandbox
+account. The company needs payment codes on with an active format (checkout
+refuses orders it could never match otherwise).`,
+		Example: `  recon trigger ORDER_PAID --company 1
+  recon trigger TRANSACTION_VOID --company 1 --amount 250000 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ev, err := findTriggerEvent(args[0])
+			if err != nil {
+				return err
+			}
+			if amount < 1 || amount > recon.MaxAmount {
+				return fmt.Errorf("--amount must be a whole number of VND from 1 to %d", int64(recon.MaxAmount))
+			}
+			loc, err := a.location()
+			if err != nil {
+				return err
+			}
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				tr := &triggerRun{db: db, clock: a.clock, loc: loc, company: companyID, amount: amount}
+				res, err := tr.run(cmd.Context(), ev, accountID)
+				if err != nil {
+					return err
+				}
+				return a.printTrigger(res)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.Int64Var(&companyID, "company", 0, "company id (required); the command acts on its test mode")
+	f.Int64Var(&accountID, "bank-account", 0, "test-mode bank account that receives the transfer (default: the test mode's first, made when there is none)")
+	f.Int64Var(&amount, "amount", 150000, "order amount in VND")
+	_ = cmd.MarkFlagRequired("company")
+	a.addJSONFlag(cmd)
+	return cmd
+}
+
+// triggerRun is one `recon trigger`: the company's test tenant, its test
+// merchant and bank account, and what the steps made.
+type triggerRun struct {
+	db      *sqlstore.DB
+	clock   recon.Clock
+	loc     *time.Location
+	company int64
+	amount  int64
+
+	tenant   *recon.Tenant
+	merchant *recon.Merchant
+	account  *recon.BankAccount
+	gateway  http.Handler
+	res      triggerResult
+}
+
+// triggerResult is what `recon trigger` prints.
+type triggerResult struct {
+	Event       string            `json:"event"`
+	Company     int64             `json:"company"`
+	Livemode    bool              `json:"livemode"`
+	MerchantID  string            `json:"merchant_id"`
+	BankAccount triggerAccount    `json:"bank_account"`
+	Order       *triggerOrder     `json:"order,omitempty"`
+	Transaction *triggerTransfer  `json:"transaction,omitempty"`
+	Deliveries  []triggerDelivery `json:"deliveries"`
+	Created     []string          `json:"created"` // what was made besides the objects above
+}
+
+type triggerAccount struct {
+	ID            int64  `json:"id"`
+	BankName      string `json:"bank_name"`
+	AccountNumber string `json:"account_number"`
+}
+
+type triggerOrder struct {
+	ID            int64  `json:"id"`
+	InvoiceNumber string `json:"order_invoice_number"`
+	PaymentCode   string `json:"payment_code"`
+	Amount        int64  `json:"amount"`
+	Status        string `json:"order_status"`
+}
+
+type triggerTransfer struct {
+	ID              int64  `json:"id"`
+	ReferenceNumber string `json:"reference_number"`
+	Amount          int64  `json:"amount"`
+	Content         string `json:"transaction_content"`
+}
+
+type triggerDelivery struct {
+	ID            int64  `json:"id"`
+	Event         string `json:"event"`
+	Status        string `json:"status"`
+	NextAttemptAt string `json:"next_attempt_at"`
+	// Held is true when the test mode has no active IPN URL: the
+	// notification waits for recon listen until NextAttemptAt.
+	Held bool `json:"held"`
+}
+
+func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64) (*triggerResult, error) {
+	tr.res = triggerResult{Event: ev.Name, Company: tr.company, Deliveries: []triggerDelivery{}, Created: []string{}}
+	live, err := tr.db.Tenant(ctx, tr.company)
+	if err != nil {
+		return nil, err
+	}
+	if !live.Live {
+		return nil, fmt.Errorf("%d is the test tenant of company %d: name the company (--company %d); recon trigger always acts on its test mode", tr.company, live.CompanyID, live.CompanyID)
+	}
+	if err := live.CheckActive(); err != nil {
+		return nil, err
+	}
+	// Checkout would refuse the order (its transfers could never match it):
+	// say so before making anything.
+	co, err := tr.db.Company(ctx, tr.company)
+	if err != nil {
+		return nil, err
+	}
+	if !co.Config.Paycode || !slices.ContainsFunc(co.Config.PaymentCodeFormats, func(f recon.PaymentCodeFormat) bool { return f.IsActive }) {
+		return nil, fmt.Errorf("company %d cannot take bank-transfer payments yet: payment codes must be on (paycode) with an active payment-code format (PATCH /api/v1/company/configurations)", tr.company)
+	}
+	if tr.tenant, err = tr.db.TestTenant(ctx, tr.company); err != nil {
+		return nil, err
+	}
+	if tr.tenant.Live || tr.tenant.ID == tr.company { // never act on live data
+		return nil, fmt.Errorf("company %d: the test tenant is not separate from the live data; refusing", tr.company)
+	}
+	if err := tr.useAccount(ctx, accountID); err != nil {
+		return nil, err
+	}
+	if err := tr.useMerchant(ctx); err != nil {
+		return nil, err
+	}
+	tr.res.MerchantID = tr.merchant.MerchantID
+	tr.res.BankAccount = triggerAccount{tr.account.ID, tr.account.BankName, tr.account.AccountNumber}
+	h := &gateway.Handler{Store: tr.db, Location: tr.loc, Clock: tr.clock, Logger: slog.New(slog.DiscardHandler),
+		CheckURL: func(raw string) error { return delivery.CheckURL(raw, false, false) }, Blocked: delivery.IsBlocked}
+	mux := web.NewMux()
+	h.Register(mux)
+	tr.gateway = mux
+	before, err := tr.lastDelivery(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range ev.Steps {
+		if err := step(tr, ctx); err != nil {
+			return nil, err
+		}
+	}
+	if tr.res.Order != nil {
+		o, err := tr.db.Order(ctx, tr.tenant.ID, tr.res.Order.InvoiceNumber)
+		if err != nil {
+			return nil, err
+		}
+		tr.res.Order.Status = o.Status
+		if err := tr.collectDeliveries(ctx, before); err != nil {
+			return nil, err
+		}
+	}
+	return &tr.res, nil
+}
+
+// useAccount picks the test-mode bank account the transfer goes to. An
+// account of another tenant (the company's live data, another company) is
+// refused.
+func (tr *triggerRun) useAccount(ctx context.Context, id int64) error {
+	if id != 0 {
+		b, err := tr.db.BankAccount(ctx, tr.tenant.ID, id)
+		if recon.ErrorCode(err) == recon.ENOTFOUND {
+			return fmt.Errorf("bank account %d is not a test-mode account of company %d: recon trigger uses test-mode accounts only (recon bank-account list --company %d --test)", id, tr.company, tr.company)
+		}
+		tr.account = b
+		return err
+	}
+	accounts, err := tr.db.BankAccounts(ctx, tr.tenant.ID)
+	if err != nil {
+		return err
+	}
+	if len(accounts) > 0 {
+		tr.account = accounts[0]
+		return nil
+	}
+	co, err := tr.db.Company(ctx, tr.company)
+	if err != nil {
+		return err
+	}
+	b := &recon.BankAccount{CompanyID: tr.tenant.ID, BankName: "Vietcombank", AccountNumber: "9999" + fmt.Sprintf("%08d", tr.company%100_000_000),
+		HolderName: strings.ToUpper(co.ShortName) + " (SANDBOX)"}
+	if err := tr.db.CreateBankAccount(ctx, b); err != nil {
+		return err
+	}
+	tr.account = b
+	tr.res.Created = append(tr.res.Created, fmt.Sprintf("sandbox bank account %d (%s %s)", b.ID, b.BankName, b.AccountNumber))
+	return nil
+}
+
+// useMerchant takes the test mode's merchant credentials, making them as
+// `recon merchant credentials --test` does when there are none.
+func (tr *triggerRun) useMerchant(ctx context.Context) error {
+	m, err := tr.db.MerchantOf(ctx, tr.tenant.ID)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		m = newMerchant(tr.tenant.ID, tr.company, true)
+		m.SecretKey = newMerchantSecret(true)
+		if err := tr.db.SetMerchant(ctx, m); err != nil {
+			return err
+		}
+		if m, err = tr.db.MerchantOf(ctx, tr.tenant.ID); err != nil {
+			return err
+		}
+		tr.res.Created = append(tr.res.Created, "test merchant credentials "+m.MerchantID+" (recon merchant credentials --test shows them)")
+	} else if err != nil {
+		return err
+	}
+	if m.Livemode || !strings.HasPrefix(m.MerchantID, recon.TestMerchantPrefix) {
+		return fmt.Errorf("merchant %s is not a test-mode merchant; refusing", m.MerchantID)
+	}
+	tr.merchant = m
+	return nil
+}
+
+// serve sends one request to the gateway's handler, in-process, and
+// returns its answer.
+func (tr *triggerRun) serve(req *http.Request) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	tr.gateway.ServeHTTP(rec, req)
+	return rec
+}
+
+// gatewayError turns the gateway's error body into an error.
+func gatewayError(rec *httptest.ResponseRecorder, what string) error {
+	var body struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	if json.Unmarshal(rec.Body.Bytes(), &body) == nil && body.Error.Message != "" {
+		return fmt.Errorf("%s: %s", what, body.Error.Message)
+	}
+	return fmt.Errorf("%s: the gateway answered %d", what, rec.Code)
+}
+
+// checkout creates the order as a payer's browser does: a checkout form
+// signed with the test merchant's key, posted to POST /v1/checkout/init.
+func (tr *triggerRun) checkout(ctx context.Context) error {
+	invoice := "TRIGGER-" + strings.ToUpper(randomHex(5))
+	form, err := client.NewCheckoutForm("http://recon.invalid", tr.merchant.SecretKey, client.Checkout{
+		MerchantID: tr.merchant.MerchantID, InvoiceNumber: invoice, Amount: tr.amount,
+		Description: "recon trigger " + tr.res.Event, CustomerID: "TRIGGER",
+	})
+	if err != nil {
+		return err
+	}
+	req := httptest.NewRequestWithContext(ctx, "POST", "/v1/checkout/init", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("User-Agent", "recon trigger")
+	rec := tr.serve(req)
+	if rec.Code != http.StatusSeeOther {
+		return gatewayError(rec, "checkout")
+	}
+	o, err := tr.db.Order(ctx, tr.tenant.ID, invoice)
+	if err != nil {
+		return err
+	}
+	tr.res.Order = &triggerOrder{ID: o.ID, InvoiceNumber: o.InvoiceNumber, PaymentCode: o.PaymentCode, Amount: o.Amount, Status: o.Status}
+	return nil
+}
+
+// pay plays the payer: a simulated transfer of the order's amount with its
+// payment code in the memo, through recon.Ingest.
+func (tr *triggerRun) pay(ctx context.Context) error {
+	o := tr.res.Order
+	ref := recon.SimulatedReference()
+	content := "NGUYEN VAN A chuyen tien " + o.PaymentCode
+	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID, []recon.TransactionInput{{
+		BankAccountID: tr.account.ID, TransactionDate: tr.clock.Now().In(tr.loc), AmountIn: o.Amount,
+		Content: content, ReferenceNumber: ref,
+	}})
+	if err != nil {
+		return err
+	}
+	tr.res.Transaction = &triggerTransfer{ID: res[0].ID, ReferenceNumber: ref, Amount: o.Amount, Content: content}
+	if now, err := tr.db.Order(ctx, tr.tenant.ID, o.InvoiceNumber); err != nil {
+		return err
+	} else if now.Status != recon.OrderCaptured {
+		return fmt.Errorf("the transfer did not pay order %s (status %s): are the payment-code formats active?", o.InvoiceNumber, now.Status)
+	}
+	return nil
+}
+
+// void voids the paid order as the merchant does: POST
+// /v1/order/voidTransaction with the test merchant's credentials.
+func (tr *triggerRun) void(ctx context.Context) error {
+	body, _ := json.Marshal(map[string]string{"order_invoice_number": tr.res.Order.InvoiceNumber})
+	req := httptest.NewRequestWithContext(ctx, "POST", "/v1/order/voidTransaction", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth(tr.merchant.MerchantID, tr.merchant.SecretKey)
+	rec := tr.serve(req)
+	if rec.Code != http.StatusOK {
+		return gatewayError(rec, "void")
+	}
+	return nil
+}
+
+// lastDelivery is the id of the test tenant's newest delivery (0 for none).
+func (tr *triggerRun) lastDelivery(ctx context.Context) (int64, error) {
+	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID, recon.DeliveryFilter{Limit: 1})
+	if err != nil || len(ds) == 0 {
+		return 0, err
+	}
+	return ds[0].ID, nil
+}
+
+// collectDeliveries lists the notifications about the order enqueued
+// since the delivery before, oldest first.
+func (tr *triggerRun) collectDeliveries(ctx context.Context, before int64) error {
+	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID, recon.DeliveryFilter{Limit: 100})
+	if err != nil {
+		return err
+	}
+	target, err := tr.db.DeliveryTarget(ctx, tr.tenant.ID, recon.DeliveryIPN)
+	held := recon.ErrorCode(err) == recon.ENOTFOUND || err == nil && !target.Active
+	if err != nil && !held {
+		return err
+	}
+	for _, d := range slices.Backward(ds) {
+		var body struct {
+			Order struct {
+				Invoice string `json:"order_invoice_number"`
+			} `json:"order"`
+		}
+		if d.ID <= before || json.Unmarshal(d.Payload, &body) != nil || body.Order.Invoice != tr.res.Order.InvoiceNumber {
+			continue
+		}
+		tr.res.Deliveries = append(tr.res.Deliveries, triggerDelivery{ID: d.ID, Event: d.Event, Status: d.Status,
+			NextAttemptAt: d.NextAttemptAt.In(tr.loc).Format(recon.DateTimeLayout), Held: held && d.Status == recon.DeliveryPending})
+	}
+	return nil
+}
+
+func (a *app) printTrigger(res *triggerResult) error {
+	if a.jsonOut {
+		return a.print(res, "")
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "%s triggered in the test mode of company %d (merchant %s)\n", res.Event, res.Company, res.MerchantID)
+	for _, c := range res.Created {
+		fmt.Fprintf(w, "  made %s\n", c)
+	}
+	if o := res.Order; o != nil {
+		fmt.Fprintf(w, "  order        %s (id %d), %d VND, payment code %s, now %s\n", o.InvoiceNumber, o.ID, o.Amount, o.PaymentCode, o.Status)
+	}
+	if t := res.Transaction; t != nil {
+		fmt.Fprintf(w, "  transaction  %d (reference %s) to bank account %d (%s %s): %q\n", t.ID, t.ReferenceNumber,
+			res.BankAccount.ID, res.BankAccount.BankName, res.BankAccount.AccountNumber, t.Content)
+	}
+	if len(res.Deliveries) == 0 {
+		fmt.Fprintln(w, "  no notification enqueued")
+	}
+	for _, d := range res.Deliveries {
+		note := ""
+		if d.Held {
+			note = " — no test IPN URL: held for recon listen until " + d.NextAttemptAt
+		}
+		fmt.Fprintf(w, "  delivery     %d %s, %s%s\n", d.ID, d.Event, d.Status, note)
+	}
+	_, err := fmt.Fprintf(w, "See them with: recon deliveries list --company %d --test\n", res.Company)
+	return err
+}

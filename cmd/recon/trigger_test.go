@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/delivery"
+	"recon/sqlstore/dbtest"
+)
+
+// TestTrigger drives `recon trigger` against a running server on both
+// engines: the objects it makes are the test mode's, the notifications it
+// causes are in the test outbox with the right events and order (held
+// without a test IPN URL, sent to it with one), and nothing reaches live
+// data or the live IPN URL.
+func TestTrigger(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		liveRC, testRC := newReceiver(t), newReceiver(t)
+		dbURL := dbtest.NewURL(t, engine)
+		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		db := dbtest.OpenURL(t, dbURL)
+		co := cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Kích Hoạt", "--short-name", "KICHHOAT")
+		company := fmt.Sprint(co["id"])
+		companyID := int64(co["id"].(float64))
+		if _, err := db.ReplacePaymentCodeFormats(ctx, companyID, []recon.PaymentCodeFormat{
+			{Prefix: "DH", SuffixFrom: 6, SuffixTo: 10, CharacterType: recon.NumberOnly, IsActive: true},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// Live data the trigger must leave alone: an account, merchant
+		// credentials, an order awaiting payment, an IPN URL.
+		liveAccount := fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", company, "--bank", "Vietcombank", "--number", "0071000123456")["id"])
+		cliJSON(t, dbURL, "merchant", "credentials", "--company", company)
+		cliJSON(t, dbURL, "ipn", "set", "--company", company, "--url", liveRC.URL+"/ipn", "--sandbox", "--allow-private-targets")
+		var acct int64
+		fmt.Sscan(liveAccount, &acct)
+		if err := db.CreateOrder(ctx, &recon.Order{CompanyID: companyID, InvoiceNumber: "LIVE-1", Amount: 150000, PaymentCode: "DH1234567890", BankAccountID: acct}); err != nil {
+			t.Fatal(err)
+		}
+		liveUntouched := func() {
+			t.Helper()
+			txs, total, err := db.Transactions(ctx, companyID, recon.TransactionFilter{Page: 1, Limit: 10})
+			if err != nil || total != 0 || len(txs) != 0 {
+				t.Errorf("live transactions: %d %v", total, err)
+			}
+			orders, n, err := db.Orders(ctx, companyID, recon.OrderFilter{Page: 1, PerPage: 10})
+			if err != nil || n != 1 || orders[0].Status != recon.OrderAwaitingPayment {
+				t.Errorf("live orders: %d %v", n, err)
+			}
+			if ds, err := db.Deliveries(ctx, companyID, recon.DeliveryFilter{}); err != nil || len(ds) != 0 {
+				t.Errorf("live deliveries: %v %v", ds, err)
+			}
+			if accounts, err := db.BankAccounts(ctx, companyID); err != nil || len(accounts) != 1 {
+				t.Errorf("live bank accounts: %v %v", accounts, err)
+			}
+		}
+
+		// TRANSACTION_VOID with no test data at all: a sandbox account and
+		// test merchant credentials are made, the order is paid (ORDER_PAID)
+		// then voided (TRANSACTION_VOID); no test IPN URL, so both are held.
+		var res triggerResult
+		out, err := cli(t, dbURL, "trigger", "TRANSACTION_VOID", "--company", company, "--json")
+		if err != nil {
+			t.Fatalf("trigger: %v", err)
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("trigger printed %q: %v", out, err)
+		}
+		tenant, err := db.TenantOf(ctx, companyID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Livemode || res.Company != companyID || !strings.HasPrefix(res.MerchantID, recon.TestMerchantPrefix) || len(res.Created) != 2 ||
+			res.Order == nil || res.Order.Status != recon.OrderCancelled || res.Order.Amount != 150000 || !strings.HasPrefix(res.Order.PaymentCode, "DH") ||
+			res.Transaction == nil || res.Transaction.Amount != 150000 {
+			t.Fatalf("trigger answered %+v", res)
+		}
+		if len(res.Deliveries) != 2 || res.Deliveries[0].Event != recon.IPNOrderPaid || res.Deliveries[1].Event != recon.IPNTransactionVoid ||
+			!res.Deliveries[0].Held || !res.Deliveries[1].Held {
+			t.Fatalf("trigger's deliveries: %+v", res.Deliveries)
+		}
+		// The store agrees: the test tenant's outbox holds exactly these,
+		// about the order; its account got the transfer.
+		ds, err := db.Deliveries(ctx, tenant.ID, recon.DeliveryFilter{})
+		if err != nil || len(ds) != 2 {
+			t.Fatalf("test deliveries: %v %v", ds, err)
+		}
+		for i, d := range ds { // newest first
+			var body struct {
+				Type  string         `json:"notification_type"`
+				Order map[string]any `json:"order"`
+			}
+			if err := json.Unmarshal(d.Payload, &body); err != nil || d.ID != res.Deliveries[1-i].ID || body.Type != d.Event ||
+				body.Order["order_invoice_number"] != res.Order.InvoiceNumber || d.Status != recon.DeliveryPending ||
+				d.NextAttemptAt.Before(time.Now().Add(recon.ListenerHold-time.Hour)) {
+				t.Errorf("test delivery %d: %+v %s", d.ID, d, d.Payload)
+			}
+		}
+		tx, err := db.Transaction(ctx, tenant.ID, res.Transaction.ID)
+		if err != nil || tx.BankAccountID != res.BankAccount.ID || tx.Code != res.Order.PaymentCode {
+			t.Fatalf("the trigger's transaction: %+v %v", tx, err)
+		}
+		liveUntouched()
+
+		// With a test IPN URL, ORDER_PAID goes there (and only there), on
+		// the same account and merchant.
+		ipn := cliJSON(t, dbURL, "ipn", "set", "--company", company, "--test", "--url", testRC.URL+"/ipn", "--sandbox", "--allow-private-targets")
+		out, err = cli(t, dbURL, "trigger", "order_paid", "--company", company, "--amount", "99000", "--json")
+		if err != nil {
+			t.Fatalf("trigger: %v", err)
+		}
+		var paid triggerResult
+		if err := json.Unmarshal([]byte(out), &paid); err != nil {
+			t.Fatal(err)
+		}
+		if len(paid.Created) != 0 || paid.BankAccount != res.BankAccount || paid.Order.Status != recon.OrderCaptured ||
+			len(paid.Deliveries) != 1 || paid.Deliveries[0].Event != recon.IPNOrderPaid || paid.Deliveries[0].Held {
+			t.Fatalf("second trigger: %+v", paid)
+		}
+		waitFor(t, "ORDER_PAID at the test URL", 20*time.Second, func() bool { return len(testRC.ipnOf(t, recon.IPNOrderPaid)) == 1 })
+		got := testRC.ipnOf(t, recon.IPNOrderPaid)[0]
+		if o := got["order"].(map[string]any); o["order_invoice_number"] != paid.Order.InvoiceNumber || o["order_amount"] != "99000.00" {
+			t.Errorf("test URL got %v", got)
+		}
+		testRC.mu.Lock()
+		h, body := testRC.got[0].header, testRC.got[0].body
+		testRC.mu.Unlock()
+		if err := delivery.Verify(ipn["signing_secret"].(string), h.Get("X-Recon-Timestamp"), h.Get("X-Recon-Signature"), body, time.Now(), time.Minute); err != nil {
+			t.Errorf("signature: %v", err)
+		}
+		waitFor(t, "the delivery recorded", 20*time.Second, func() bool {
+			d, err := db.Delivery(ctx, tenant.ID, paid.Deliveries[0].ID)
+			return err == nil && d.Status == recon.DeliveryDelivered
+		})
+		liveRC.mu.Lock()
+		if len(liveRC.got) != 0 {
+			t.Errorf("the live URL got %d notifications", len(liveRC.got))
+		}
+		liveRC.mu.Unlock()
+		liveUntouched()
+
+		// The text output names what was made.
+		out, err = cli(t, dbURL, "trigger", "ORDER_PAID", "--company", company)
+		if err != nil || !strings.Contains(out, "ORDER_PAID triggered in the test mode of company "+company) ||
+			!strings.Contains(out, "order        TRIGGER-") || !strings.Contains(out, "delivery") || !strings.Contains(out, "ORDER_PAID, ") {
+			t.Errorf("text output (%v):\n%s", err, out)
+		}
+
+		// Refusals: live accounts, test tenants named as companies, unknown
+		// events, bad amounts, a company whose transfers could not match.
+		other := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Không Mã", "--short-name", "KHONGMA")["id"])
+		for _, tt := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"ORDER_PAID", "--company", company, "--bank-account", liveAccount}, "is not a test-mode account of company " + company},
+			{[]string{"ORDER_PAID", "--company", fmt.Sprint(tenant.ID)}, "is the test tenant of company " + company},
+			{[]string{"LINK_CREATED", "--company", company}, `unknown event "LINK_CREATED": recon trigger knows ORDER_PAID, TRANSACTION_VOID`},
+			{[]string{"ORDER_PAID", "--company", company, "--amount", "0"}, "--amount must be a whole number of VND"},
+			{[]string{"ORDER_PAID", "--company", "999"}, "company 999 not found"},
+			{[]string{"ORDER_PAID", "--company", other}, "company " + other + " cannot take bank-transfer payments yet"},
+			{[]string{"ORDER_PAID"}, `required flag(s) "company" not set`},
+		} {
+			out, err := cli(t, dbURL, append([]string{"trigger"}, tt.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("recon trigger %s: %v (%s), want an error containing %q", strings.Join(tt.args, " "), err, out, tt.want)
+			}
+		}
+		liveUntouched()
+		// The refused trigger made nothing for the company without formats.
+		var otherID int64
+		fmt.Sscan(other, &otherID)
+		if ot, err := db.TenantOf(ctx, otherID, false); err == nil {
+			if accounts, err := db.BankAccounts(ctx, ot.ID); err != nil || len(accounts) != 0 {
+				t.Errorf("a refused trigger made test accounts: %v %v", accounts, err)
+			}
+			if m, err := db.MerchantOf(ctx, ot.ID); recon.ErrorCode(err) != recon.ENOTFOUND {
+				t.Errorf("a refused trigger made test merchant credentials: %v %v", m, err)
+			}
+		}
+	})
+}
