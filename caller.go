@@ -13,6 +13,7 @@ type Caller struct {
 	ClientID  string
 	Scopes    []string
 	User      *User
+	Livemode  bool // false for a test-mode credential (its CompanyID is the company's test tenant)
 }
 
 // HasScope reports whether the token grants scope.

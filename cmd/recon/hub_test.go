@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"recon/sqlstore/dbtest"
+)
+
+// hubToken calls POST /v1/token with Basic credentials.
+func hubToken(t *testing.T, base, id, secret string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/v1/token", nil)
+	req.SetBasicAuth(id, secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
+}
+
+// TestHubAccess drives POST /v1/token and the hub's bearer routes through a
+// real server and the real OAuth2 client registry and token store, on both
+// engines: a client with the hub scope gets a token that works on /v1 and
+// nowhere it should not; wrong secrets, clients without the scope, revoked
+// tokens and another merchant's xids are refused.
+func TestHubAccess(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox")
+		newMerchant := func(name string) (id, clientID, secret string) {
+			co := cliJSON(t, dbURL, "company", "create", "--full-name", name, "--short-name", strings.ToUpper(name[:3]))
+			id = fmt.Sprint(co["id"])
+			cl := cliJSON(t, dbURL, "client", "create", "--company", id, "--name", "hub", "--scopes", "hub")
+			return id, cl["client_id"].(string), cl["client_secret"].(string)
+		}
+		aID, aClient, aSecret := newMerchant("Hoa Sen")
+		_, bClient, bSecret := newMerchant("Sao Mai")
+		feed := cliJSON(t, dbURL, "client", "create", "--company", aID, "--name", "feed", "--scopes", "transaction:write")
+
+		status, raw := hubToken(t, base, aClient, aSecret)
+		var tok struct {
+			Code        int    `json:"code"`
+			AccessToken string `json:"access_token"`
+			TTL         int    `json:"ttl"`
+		}
+		if status != 201 || unmarshal(raw, &tok) != nil || tok.Code != 201 || tok.AccessToken == "" || tok.TTL != 3600 {
+			t.Fatalf("POST /v1/token: %d %s", status, raw)
+		}
+		const unauth = `{"code":401,"message":"Unauthenticated"}` + "\n"
+		for _, c := range [][2]string{{aClient, "wrong"}, {"nobody", aSecret}, {feed["client_id"].(string), feed["client_secret"].(string)}} {
+			if status, raw := hubToken(t, base, c[0], c[1]); status != 401 || raw != unauth {
+				t.Errorf("POST /v1/token as %s: %d %s", c[0], status, raw)
+			}
+		}
+		_, rawB := hubToken(t, base, bClient, bSecret)
+		var tokB struct {
+			AccessToken string `json:"access_token"`
+		}
+		_ = unmarshal(rawB, &tokB)
+
+		status, body := call(t, "POST", base+"/v1/company/create", tok.AccessToken, `{"full_name":"Khách hàng Một"}`)
+		if status != 201 {
+			t.Fatalf("create company: %d %v", status, body)
+		}
+		xid := body["data"].(map[string]any)["xid"].(string)
+		if status, body = call(t, "GET", base+"/v1/company/"+xid, tokB.AccessToken, ""); status != 404 {
+			t.Errorf("another merchant's xid: %d %v", status, body)
+		}
+		if status, body = call(t, "GET", base+"/v1/company/"+xid, tok.AccessToken, ""); status != 200 {
+			t.Errorf("own xid: %d %v", status, body)
+		}
+		// The hub token carries only the hub scope: the company API refuses it.
+		if status, body = call(t, "GET", base+"/api/v1/company", tok.AccessToken, ""); status != 403 {
+			t.Errorf("hub token on /api/v1/company: %d %v", status, body)
+		}
+		// Revoked (RFC 7009): 401 at once.
+		req, _ := http.NewRequest("POST", base+"/oauth/revoke", strings.NewReader("token="+tok.AccessToken))
+		req.SetBasicAuth(aClient, aSecret)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if status, body = call(t, "GET", base+"/v1/company", tok.AccessToken, ""); status != 401 || body["message"] != "Unauthenticated" {
+			t.Errorf("revoked token: %d %v", status, body)
+		}
+		// An inactive merchant gets no token.
+		if _, err := cli(t, dbURL, "company", "update", aID, "--status", "inactive"); err != nil {
+			t.Fatal(err)
+		}
+		if status, raw := hubToken(t, base, aClient, aSecret); status != 401 {
+			t.Errorf("inactive merchant: %d %s", status, raw)
+		}
+	})
+}
+
+func unmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
