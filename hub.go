@@ -347,4 +347,6 @@ type HubStore interface {
 	// what was stored and whether it was created. The caller checks a new
 	// URL's rules before (they need DNS, which no lock should wait for).
 	ChangeHubWebhook(ctx context.Context, companyID int64, c HubWebhookChange) (*HubWebhook, bool, error)
+
+	LinkStore
 }

@@ -50,6 +50,10 @@ type Handler struct {
 	Logger   *slog.Logger
 	// Limiter limits each OAuth2 client's requests (nil: no limit).
 	Limiter *web.RateLimiter
+	// BaseURL is the external base of hosted_link_url.
+	BaseURL string
+	// LinkTTL is the lifetime of link tokens (default recon.DefaultLinkTokenTTL).
+	LinkTTL time.Duration
 }
 
 // Register adds the hub routes to mux.
@@ -69,6 +73,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /v1/company/{xid}", h.getCompany)
 	route("POST /v1/company/edit/{xid}", h.editCompany)
 	route("GET /v1/company/counter/{xid}", h.companyCounter)
+	route("POST /v1/link-token/create", h.createLinkToken)
+	route("POST /v1/link-token/get", h.getLinkToken)
+	route("POST /v1/link-token/revoke", h.revokeLinkToken)
 	mux.Handle("GET /v1/webhook", h.authed(h.getWebhook, true))
 	mux.Handle("POST /v1/webhook", h.authed(h.postWebhook, true))
 }
@@ -78,7 +85,8 @@ func (h *Handler) Register(mux *web.Mux) {
 func Routes() []string {
 	return []string{
 		"POST /v1/company/create", "GET /v1/company", "GET /v1/company/{xid}", "POST /v1/company/edit/{xid}",
-		"GET /v1/company/counter/{xid}", "GET /v1/webhook", "POST /v1/webhook",
+		"GET /v1/company/counter/{xid}", "POST /v1/link-token/create", "POST /v1/link-token/get", "POST /v1/link-token/revoke",
+		"GET /v1/webhook", "POST /v1/webhook",
 	}
 }
 
@@ -87,6 +95,13 @@ func (h *Handler) now() time.Time {
 		return time.Now()
 	}
 	return h.Clock.Now()
+}
+
+func (h *Handler) linkTTL() time.Duration {
+	if h.LinkTTL <= 0 {
+		return recon.DefaultLinkTokenTTL
+	}
+	return h.LinkTTL
 }
 
 func (h *Handler) location() *time.Location {

@@ -73,7 +73,7 @@ func setup(t *testing.T, engine string) *bundle {
 		"accountant": {CompanyID: b.company.ID, ClientID: "u", Scopes: hubScope, Livemode: true, User: &recon.User{ID: 2, CompanyID: b.company.ID, Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}},
 	}
 	mux := web.NewMux()
-	(&hub.Handler{Store: db, Auth: auth, Tokens: issuer{}, Location: hcm, Logger: slog.New(slog.DiscardHandler),
+	(&hub.Handler{Store: db, Auth: auth, Tokens: issuer{}, Location: hcm, BaseURL: "http://hub.test", Logger: slog.New(slog.DiscardHandler),
 		CheckURL: func(raw string) error {
 			b.checkedURLs = append(b.checkedURLs, raw)
 			switch {

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"recon/delivery"
 	"recon/sqlstore/dbtest"
 )
 
@@ -103,3 +105,89 @@ func TestHubAccess(t *testing.T) {
 }
 
 func unmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// hubMerchant is a merchant with a hub client and a token, on a running server.
+type hubMerchant struct {
+	base, dbURL, id, token string
+}
+
+func newHubMerchant(t *testing.T, base, dbURL, name string) *hubMerchant {
+	t.Helper()
+	co := cliJSON(t, dbURL, "company", "create", "--full-name", name, "--short-name", "HUB")
+	id := fmt.Sprint(co["id"])
+	cl := cliJSON(t, dbURL, "client", "create", "--company", id, "--name", "hub", "--scopes", "hub")
+	status, raw := hubToken(t, base, cl["client_id"].(string), cl["client_secret"].(string))
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if status != 201 || unmarshal(raw, &tok) != nil {
+		t.Fatalf("hub token: %d %s", status, raw)
+	}
+	return &hubMerchant{base: base, dbURL: dbURL, id: id, token: tok.AccessToken}
+}
+
+func (m *hubMerchant) call(t *testing.T, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	return call(t, method, m.base+path, m.token, body)
+}
+
+// hubEvents returns the hub events the receiver got (2xx answered), in order.
+func (rc *receiver) hubEvents(t testing.TB) []map[string]any {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []map[string]any
+	for _, g := range rc.got {
+		var m map[string]any
+		if json.Unmarshal(g.body, &m) == nil && m["version"] == "1.0" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestHubEventsDelivered: hub events go out through the dispatcher to the
+// webhook, with X-Secret-Key and the §7 signature under the webhook's secret.
+func TestHubEventsDelivered(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		rc := newReceiver(t)
+		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
+		status, body := m.call(t, "POST", "/v1/webhook", `{"webhook_url":"`+rc.URL+`/hub","secret_key":"receiver-secret-0001","allow_events":["LINK_TOKEN_CREATED","LINK_TOKEN_REVOKED"]}`)
+		if status != 200 {
+			t.Fatalf("webhook: %d %v", status, body)
+		}
+		_, body = m.call(t, "POST", "/v1/company/create", `{"full_name":"Khách A"}`)
+		cxid := body["data"].(map[string]any)["xid"].(string)
+		status, body = m.call(t, "POST", "/v1/link-token/create", `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT"}`)
+		if status != 201 {
+			t.Fatalf("link token: %d %v", status, body)
+		}
+		xid := body["xid"].(string)
+		m.call(t, "POST", "/v1/link-token/revoke", `{"link_token_xid":"`+xid+`"}`)
+		waitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
+		evs := rc.hubEvents(t)
+		if evs[0]["event"] != "LINK_TOKEN_CREATED" || evs[1]["event"] != "LINK_TOKEN_REVOKED" {
+			t.Fatalf("events: %v", evs)
+		}
+		md := evs[0]["metadata"].(map[string]any)
+		if md["link_token_xid"] != xid || md["purpose"] != "LINK_BANK_ACCOUNT" || md["link_session_xid"] != nil || evs[0]["xid"] == evs[1]["xid"] {
+			t.Fatalf("created: %v", evs[0])
+		}
+		rc.mu.Lock()
+		for _, g := range rc.got {
+			if g.header.Get("X-Secret-Key") != "receiver-secret-0001" {
+				t.Errorf("X-Secret-Key = %q", g.header.Get("X-Secret-Key"))
+			}
+			if err := delivery.Verify("receiver-secret-0001", g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err != nil {
+				t.Errorf("signature: %v", err)
+			}
+		}
+		rc.mu.Unlock()
+		// The deliveries CLI lists them like IPNs.
+		out, err := cli(t, dbURL, "deliveries", "list", "--kind", "webhook", "--company", m.id)
+		if err != nil || !strings.Contains(out, "LINK_TOKEN_REVOKED") {
+			t.Fatalf("deliveries list: %v %s", err, out)
+		}
+	})
+}

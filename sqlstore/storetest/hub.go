@@ -13,6 +13,9 @@ func testHub(t *testing.T, open Open) {
 	t.Run("Customers", func(t *testing.T) { t.Parallel(); testHubCustomers(t, open(t)) })
 	t.Run("CustomerIsolation", func(t *testing.T) { t.Parallel(); testHubCustomerIsolation(t, open(t)) })
 	t.Run("Webhook", func(t *testing.T) { t.Parallel(); testHubWebhook(t, open(t)) })
+	t.Run("LinkTokens", func(t *testing.T) { t.Parallel(); testHubLinkTokens(t, open(t)) })
+	t.Run("EventsWanted", func(t *testing.T) { t.Parallel(); testHubEventsWanted(t, open(t)) })
+	t.Run("Expiry", func(t *testing.T) { t.Parallel(); testHubExpiry(t, open(t)) })
 }
 
 func newHubCustomer(t *testing.T, s recon.Store, companyID int64, name string) *recon.HubCustomer {
