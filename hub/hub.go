@@ -54,6 +54,26 @@ type Handler struct {
 	BaseURL string
 	// LinkTTL is the lifetime of link tokens (default recon.DefaultLinkTokenTTL).
 	LinkTTL time.Duration
+	// Banks reaches the real banks; nil when none is configured (none is
+	// built: no bank network is reachable), and then only sandbox link
+	// tokens (a test tenant's, or any on a --sandbox server) can be made.
+	Banks recon.BankConnector
+}
+
+// ErrNoBankConnector is the plain answer of production mode without a real
+// bank connector.
+var ErrNoBankConnector = recon.Errorf(recon.EUNAVAILABLE, "this server has no connector to real banks: "+
+	"only sandbox banks can be linked, with a test-mode credential or on a server started with --sandbox")
+
+// connector returns the banks a link token's page offers.
+func (h *Handler) connector(sandbox bool) (recon.BankConnector, error) {
+	if sandbox {
+		return Sandbox{}, nil
+	}
+	if h.Banks == nil {
+		return nil, ErrNoBankConnector
+	}
+	return h.Banks, nil
 }
 
 // Register adds the hub routes to mux.

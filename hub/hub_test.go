@@ -53,7 +53,10 @@ type bundle struct {
 	sandboxedReq bool
 }
 
-func setup(t *testing.T, engine string) *bundle {
+func setup(t *testing.T, engine string) *bundle { return setupMode(t, engine, true) }
+
+// setupMode serves the hub in sandbox mode (sandbox) or production mode.
+func setupMode(t *testing.T, engine string, sandbox bool) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	db := dbtest.OpenStore(t, engine)
@@ -69,11 +72,12 @@ func setup(t *testing.T, engine string) *bundle {
 		"merchant":   {CompanyID: b.company.ID, ClientID: "a", Scopes: hubScope, Livemode: true},
 		"other":      {CompanyID: b.other.ID, ClientID: "b", Scopes: hubScope, Livemode: true},
 		"feed":       {CompanyID: b.company.ID, ClientID: "f", Scopes: []string{recon.ScopeTransactionWrite}, Livemode: true},
+		"test":       {CompanyID: b.company.ID, ClientID: "test_a", Scopes: hubScope, Livemode: false},
 		"admin":      {CompanyID: b.company.ID, ClientID: "u", Scopes: hubScope, Livemode: true, User: &recon.User{ID: 1, CompanyID: b.company.ID, Role: recon.RoleAdmin}},
 		"accountant": {CompanyID: b.company.ID, ClientID: "u", Scopes: hubScope, Livemode: true, User: &recon.User{ID: 2, CompanyID: b.company.ID, Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}},
 	}
 	mux := web.NewMux()
-	(&hub.Handler{Store: db, Auth: auth, Tokens: issuer{}, Location: hcm, BaseURL: "http://hub.test", Logger: slog.New(slog.DiscardHandler),
+	(&hub.Handler{Store: db, Auth: auth, Tokens: issuer{}, Location: hcm, BaseURL: "http://hub.test", Sandbox: sandbox, Logger: slog.New(slog.DiscardHandler),
 		CheckURL: func(raw string) error {
 			b.checkedURLs = append(b.checkedURLs, raw)
 			switch {

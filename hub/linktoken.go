@@ -57,6 +57,9 @@ func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 	if err := t.Validate(); err != nil {
 		return err
 	}
+	if _, err := h.connector(t.Sandbox); err != nil {
+		return err
+	}
 	if !recon.ValidXID(t.CustomerXID) {
 		return recon.Errorf(recon.ENOTFOUND, "company %s not found", t.CustomerXID)
 	}

@@ -62,7 +62,7 @@ func TestLinkTokens(t *testing.T) {
 		status, _, body = b.do(t, "POST", "/v1/link-token/get", "merchant", `{"link_token_xid":"`+xid+`"}`)
 		d, _ := body["data"].(map[string]any)
 		if status != 200 || d["xid"] != xid || d["status"] != "ACTIVE" || d["company_xid"] != cxid || d["purpose"] != "LINK_BANK_ACCOUNT" ||
-			d["language"] != "en" || d["completion_redirect_uri"] != "https://shop.example.vn/done" || jsonText(d["sessions"]) != "[]" || d["sandbox"] != false {
+			d["language"] != "en" || d["completion_redirect_uri"] != "https://shop.example.vn/done" || jsonText(d["sessions"]) != "[]" || d["sandbox"] != true {
 			t.Fatalf("get: %d %s", status, jsonText(body))
 		}
 		for _, tc := range []struct{ token, body string }{
@@ -87,6 +87,32 @@ func TestLinkTokens(t *testing.T) {
 		_, _, body = b.do(t, "POST", "/v1/link-token/get", "merchant", `{"link_token_xid":"`+xid+`"}`)
 		if d := body["data"].(map[string]any); d["status"] != "REVOKED" || d["ended_at"] == nil {
 			t.Errorf("after revoke: %v", d)
+		}
+	})
+}
+
+// TestProductionModeSaysSo: a production server without a bank connector
+// makes no live link token and says why; a test tenant's token works
+// (sandbox banks).
+func TestProductionModeSaysSo(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setupMode(t, engine, false)
+		_, _, body := b.do(t, "POST", "/v1/company/create", "merchant", `{"full_name":"Khách A"}`)
+		cxid := body["data"].(map[string]any)["xid"].(string)
+		req := `{"company_xid":"` + cxid + `","purpose":"LINK_BANK_ACCOUNT"}`
+		status, _, body := b.do(t, "POST", "/v1/link-token/create", "merchant", req)
+		if status != 503 || !strings.Contains(body["message"].(string), "no connector to real banks") {
+			t.Fatalf("live token in production mode: %d %v", status, body)
+		}
+		// The test tenant is the same company here (the table's choice):
+		// what matters is the credential's mode.
+		status, _, body = b.do(t, "POST", "/v1/link-token/create", "test", req)
+		if status != 201 {
+			t.Fatalf("test token in production mode: %d %v", status, body)
+		}
+		_, _, body = b.do(t, "POST", "/v1/link-token/get", "test", `{"link_token_xid":"`+body["xid"].(string)+`"}`)
+		if body["data"].(map[string]any)["sandbox"] != true {
+			t.Fatalf("test token: %v", body)
 		}
 	})
 }

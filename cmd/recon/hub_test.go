@@ -191,3 +191,20 @@ func TestHubEventsDelivered(t *testing.T) {
 		}
 	})
 }
+
+func TestHubSandboxBanksCLI(t *testing.T) {
+	out := cliJSON(t, "", "hub", "sandbox-banks")
+	banks := out["banks"].([]any)
+	ids := out["identities"].([]any)
+	if len(banks) < 5 || len(ids) < 10 {
+		t.Fatalf("%d banks, %d identities", len(banks), len(ids))
+	}
+	mb := ids[0].(map[string]any)
+	if mb["bank"] != "MB" || mb["account_number"] != "0123456789" || mb["otp"] != "12345678" {
+		t.Fatalf("first identity: %v", mb)
+	}
+	text, err := cli(t, "", "hub", "sandbox-banks")
+	if err != nil || !strings.Contains(text, "BANK_UNAVAILABLE") || !strings.Contains(text, "MBBank (MB)") {
+		t.Fatalf("table: %v\n%s", err, text)
+	}
+}

@@ -63,7 +63,7 @@ RECON_DATABASE_URL). A flag given on the command line wins.`,
 		newServeCmd(a), newMigrateCmd(a),
 		newCompanyCmd(a), newUserCmd(a), newClientCmd(a), newTokenCmd(a),
 		newBankAccountCmd(a), newSimulateCmd(a), newTransactionsCmd(a), newImportCmd(a),
-		newMerchantCmd(a), newIPNCmd(a), newDeliveriesCmd(a), newReportCmd(a), newKeysCmd(a),
+		newMerchantCmd(a), newIPNCmd(a), newDeliveriesCmd(a), newReportCmd(a), newKeysCmd(a), newHubCmd(a),
 	)
 	root.InitDefaultCompletionCmd()
 	annotateEnv(root)
