@@ -349,4 +349,5 @@ type HubStore interface {
 	ChangeHubWebhook(ctx context.Context, companyID int64, c HubWebhookChange) (*HubWebhook, bool, error)
 
 	LinkStore
+	LinkPageStore
 }
