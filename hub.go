@@ -350,4 +350,50 @@ type HubStore interface {
 
 	LinkStore
 	LinkPageStore
+
+	// HubBranding returns the company's page branding (empty when none is set).
+	HubBranding(ctx context.Context, companyID int64) (*HubBranding, error)
+	// SetHubBranding validates and stores the company's page branding.
+	SetHubBranding(ctx context.Context, companyID int64, b *HubBranding) error
+}
+
+// HubBranding is the merchant's branding on the hosted page
+// (/v1/merchant-config).
+type HubBranding struct {
+	DisplayName    string
+	PrimaryColor   string // #rrggbb
+	SecondaryColor string
+	LogoURL        string // https
+	UpdatedAt      time.Time
+}
+
+// Validate checks branding before it is stored.
+func (b *HubBranding) Validate() error {
+	if utf8.RuneCountInString(b.DisplayName) > 100 {
+		return FieldError("display_name", "display_name must be at most 100 characters")
+	}
+	for _, c := range []struct{ name, v string }{{"primary_color", b.PrimaryColor}, {"secondary_color", b.SecondaryColor}} {
+		if c.v != "" && !validColor(c.v) {
+			return FieldError(c.name, "%s must be a colour in the form #rrggbb", c.name)
+		}
+	}
+	if b.LogoURL != "" {
+		if len(b.LogoURL) > 2000 || !strings.HasPrefix(b.LogoURL, "https://") || strings.ContainsAny(b.LogoURL, " \"'<>\\") {
+			return FieldError("logo_url", "logo_url must be an https URL of at most 2000 characters")
+		}
+	}
+	return nil
+}
+
+func validColor(s string) bool {
+	if len(s) != 7 || s[0] != '#' {
+		return false
+	}
+	for i := 1; i < 7; i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }

@@ -96,6 +96,12 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("POST /v1/link-token/create", h.createLinkToken)
 	route("POST /v1/link-token/get", h.getLinkToken)
 	route("POST /v1/link-token/revoke", h.revokeLinkToken)
+	mux.Family("/link/", func(w http.ResponseWriter, _ *http.Request, status int, _, message string) {
+		writeHubError(w, status, message, nil)
+	})
+	mux.HandleFunc("GET /link/{token}", h.linkPage)
+	// Same-origin forms only (the page's own, also inside an iframe).
+	mux.HandleLimited("POST /link/{token}", http.NewCrossOriginProtection().Handler(http.HandlerFunc(h.linkPage)), maxPageForm)
 	mux.Handle("GET /v1/webhook", h.authed(h.getWebhook, true))
 	mux.Handle("POST /v1/webhook", h.authed(h.postWebhook, true))
 }

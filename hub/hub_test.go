@@ -171,7 +171,7 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 		mux := web.NewMux()
 		(&hub.Handler{}).Register(mux)
 		for _, p := range mux.Patterns() {
-			if p != "POST /v1/token" && !contains(hub.Routes(), p) {
+			if p != "POST /v1/token" && !strings.Contains(p, " /link/") && !contains(hub.Routes(), p) {
 				t.Errorf("route %q is not in hub.Routes", p)
 			}
 		}

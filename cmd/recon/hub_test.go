@@ -166,13 +166,19 @@ func TestHubEventsDelivered(t *testing.T) {
 		xid := body["xid"].(string)
 		m.call(t, "POST", "/v1/link-token/revoke", `{"link_token_xid":"`+xid+`"}`)
 		waitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
-		evs := rc.hubEvents(t)
-		if evs[0]["event"] != "LINK_TOKEN_CREATED" || evs[1]["event"] != "LINK_TOKEN_REVOKED" {
-			t.Fatalf("events: %v", evs)
+		// The dispatcher's workers send concurrently: receivers get no order
+		// (they dedupe by xid); the outbox keeps the order of enqueueing.
+		byName := map[string]map[string]any{}
+		for _, e := range rc.hubEvents(t) {
+			byName[e["event"].(string)] = e
 		}
-		md := evs[0]["metadata"].(map[string]any)
-		if md["link_token_xid"] != xid || md["purpose"] != "LINK_BANK_ACCOUNT" || md["link_session_xid"] != nil || evs[0]["xid"] == evs[1]["xid"] {
-			t.Fatalf("created: %v", evs[0])
+		created, revoked := byName["LINK_TOKEN_CREATED"], byName["LINK_TOKEN_REVOKED"]
+		if created == nil || revoked == nil {
+			t.Fatalf("events: %v", rc.hubEvents(t))
+		}
+		md := created["metadata"].(map[string]any)
+		if md["link_token_xid"] != xid || md["purpose"] != "LINK_BANK_ACCOUNT" || md["link_session_xid"] != nil || created["xid"] == revoked["xid"] {
+			t.Fatalf("created: %v", created)
 		}
 		rc.mu.Lock()
 		for _, g := range rc.got {
