@@ -350,6 +350,7 @@ type HubStore interface {
 
 	LinkStore
 	LinkPageStore
+	HubAccountStore
 
 	// HubBranding returns the company's page branding (empty when none is set).
 	HubBranding(ctx context.Context, companyID int64) (*HubBranding, error)
@@ -396,4 +397,41 @@ func validColor(s string) bool {
 		}
 	}
 	return true
+}
+
+// HubAccountFilter selects a page of the merchant's linked accounts, newest first.
+type HubAccountFilter struct {
+	CustomerXID string // "" for every customer
+	Page        int
+	PerPage     int
+}
+
+// HubTransactionFilter selects a page of the transactions of the
+// merchant's linked accounts, newest first (transaction_date, id).
+type HubTransactionFilter struct {
+	CustomerXID string
+	AccountXID  string
+	// From and To are whole business days, inclusive (zero: open).
+	From, To time.Time
+	Page     int
+	PerPage  int
+}
+
+// HubTransaction is a transaction on a linked account, with the hub's ids.
+type HubTransaction struct {
+	Transaction
+	BankAccountXID string
+	CustomerXID    string
+}
+
+// HubAccountStore reads the linked accounts and their transactions; only
+// accounts the hub linked (with a bank_account_xid) are shown.
+type HubAccountStore interface {
+	HubBankAccounts(ctx context.Context, companyID int64, f HubAccountFilter) ([]*LinkedAccount, int64, error)
+	// HubBankAccount returns the company's linked account, or ENOTFOUND.
+	HubBankAccount(ctx context.Context, companyID int64, xid string) (*LinkedAccount, error)
+	HubTransactions(ctx context.Context, companyID int64, f HubTransactionFilter) ([]*HubTransaction, int64, error)
+	// HubTransaction returns a transaction of one of the company's linked
+	// accounts, or ENOTFOUND (also for a transaction of another account).
+	HubTransaction(ctx context.Context, companyID, id int64) (*HubTransaction, error)
 }

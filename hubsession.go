@@ -272,5 +272,6 @@ type LinkedAccount struct {
 	BankCode    string
 	Balance     int64
 	LinkedAt    time.Time
-	UpdatedAt   time.Time
+	// LastTransaction is the date of its newest transaction (zero: none).
+	LastTransaction time.Time
 }

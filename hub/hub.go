@@ -96,6 +96,12 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("POST /v1/link-token/create", h.createLinkToken)
 	route("POST /v1/link-token/get", h.getLinkToken)
 	route("POST /v1/link-token/revoke", h.revokeLinkToken)
+	route("GET /v1/bank-account", h.listBankAccounts)
+	route("GET /v1/bank-account/{xid}", h.getBankAccount)
+	route("GET /v1/transaction", h.listTransactions)
+	route("GET /v1/transaction/{id}", h.getTransaction)
+	route("GET /v1/merchant-config", h.getMerchantConfig)
+	route("POST /v1/merchant-config", h.postMerchantConfig)
 	mux.Family("/link/", func(w http.ResponseWriter, _ *http.Request, status int, _, message string) {
 		writeHubError(w, status, message, nil)
 	})
@@ -112,7 +118,8 @@ func Routes() []string {
 	return []string{
 		"POST /v1/company/create", "GET /v1/company", "GET /v1/company/{xid}", "POST /v1/company/edit/{xid}",
 		"GET /v1/company/counter/{xid}", "POST /v1/link-token/create", "POST /v1/link-token/get", "POST /v1/link-token/revoke",
-		"GET /v1/webhook", "POST /v1/webhook",
+		"GET /v1/bank-account", "GET /v1/bank-account/{xid}", "GET /v1/transaction", "GET /v1/transaction/{id}",
+		"GET /v1/merchant-config", "POST /v1/merchant-config", "GET /v1/webhook", "POST /v1/webhook",
 	}
 }
 
