@@ -51,18 +51,22 @@ func (u *User) May(a Action) bool {
 // May reports whether the caller may do the action. A token issued to a
 // user may do what the user may (loaded fresh on every request, so a role
 // change applies at once). A token with no user (client credentials of the
-// company's own client: a bank feed) may only write transactions.
+// company's own client: a bank feed) may only write transactions, and use
+// the bank-linking hub when it holds the hub scope.
 func (c *Caller) May(a Action) bool {
 	if c.User != nil {
 		return c.User.May(a)
 	}
-	return a == ActionNone || a == ActionWriteTransactions
+	return a == ActionNone || a == ActionWriteTransactions || a == ActionHub && c.HasScope(ScopeHub)
 }
 
 // Authorize is May as an error: EFORBIDDEN naming what is missing.
 func (c *Caller) Authorize(a Action) error {
 	if c.May(a) {
 		return nil
+	}
+	if c.User == nil && a == ActionHub {
+		return Errorf(EFORBIDDEN, "to %s a token with no user needs the %s scope", a, ScopeHub)
 	}
 	if c.User == nil {
 		return Errorf(EFORBIDDEN, "only a token issued to a user may %s; this token has no user", a)
@@ -84,6 +88,8 @@ func ScopeAction(scope string) Action {
 		return ActionWriteTransactions
 	case ScopeWebhookRead, ScopeWebhookWrite, ScopeDeliveryWrite:
 		return ActionManageNotifications
+	case ScopeHub:
+		return ActionHub
 	}
 	return ActionNone
 }

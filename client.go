@@ -26,7 +26,7 @@ const (
 var Scopes = []string{
 	ScopeCompany, ScopeTransactionRead, ScopeTransactionWrite, ScopeBankAccountRead,
 	ScopeWebhookRead, ScopeWebhookWrite, ScopeProfile, ScopeOfflineAccess,
-	ScopeDeliveryRead, ScopeDeliveryWrite,
+	ScopeDeliveryRead, ScopeDeliveryWrite, ScopeHub,
 }
 
 // Client is an OAuth2 client registered for one company.

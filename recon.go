@@ -32,6 +32,7 @@ type Store interface {
 	OrderStore
 	MerchantStore
 	DeliveryStore
+	HubStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

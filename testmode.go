@@ -62,7 +62,8 @@ type TenantStore interface {
 	TestTenant(ctx context.Context, companyID int64) (*Tenant, error)
 	// WipeTestData deletes the test data of the company companyID — bank
 	// accounts, transactions and everything derived from them, orders,
-	// match decisions, deliveries and their attempts — in one transaction,
+	// match decisions, deliveries and their attempts, the hub's companies,
+	// link tokens and sessions — in one transaction,
 	// and nothing else: live data, and the test credentials and
 	// notification settings, stay. A company without test data is no error.
 	WipeTestData(ctx context.Context, companyID int64) (*WipeResult, error)
@@ -87,6 +88,7 @@ type WipeResult struct {
 	Transactions int64 `json:"transactions"`
 	Orders       int64 `json:"orders"`
 	Deliveries   int64 `json:"deliveries"`
+	HubCompanies int64 `json:"hub_companies"` // with their link tokens and sessions
 }
 
 // Livemode reports whether the company record is the live company's (false

@@ -26,8 +26,8 @@ import (
 // stays in the outbox until answered, so a listener that drops and comes
 // back gets what it missed; every attached listener gets every one.
 
-// ListenEvents are the events a listener may filter on.
-var ListenEvents = []string{recon.IPNOrderPaid, recon.IPNTransactionVoid}
+// ListenEvents are the events a listener may filter on: the IPN's and the hub's.
+var ListenEvents = append([]string{recon.IPNOrderPaid, recon.IPNTransactionVoid}, recon.HubEvents...)
 
 // Listen stream tuning.
 const (
@@ -138,9 +138,14 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	if err != nil {
 		return err
 	}
-	ipn, err := h.Store.ListenTarget(ctx, m.CompanyID, recon.DeliveryIPN)
-	if err != nil {
-		return err
+	targets := map[string]*recon.Target{}
+	secrets := map[string]string{}
+	for _, kind := range []string{recon.DeliveryIPN, recon.DeliveryWebhook} {
+		t, err := h.Store.ListenTarget(ctx, m.CompanyID, kind)
+		if err != nil {
+			return err
+		}
+		targets[kind], secrets[kind] = t, t.SigningSecret
 	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
@@ -167,7 +172,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	}
 	err = send("ready", 0, map[string]any{
 		"listener_id": listener, "company_id": tenant.CompanyID, "livemode": false, "events": events,
-		"signing_secrets": map[string]string{recon.DeliveryIPN: ipn.SigningSecret},
+		"signing_secrets": secrets,
 	})
 	if err != nil {
 		return nil // the client is gone: nothing to answer
@@ -178,7 +183,6 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	// Every notification pending now or made from now on, whoever answers it.
 	since := h.now()
 	cur := listenCursor{sent: map[int64]bool{}}
-	targets := map[string]*recon.Target{recon.DeliveryIPN: ipn}
 	lastWrite := h.now()
 	for {
 		wake := h.Listeners.waiter() // before the look: a notification enqueued during it wakes the next wait

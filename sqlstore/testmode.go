@@ -127,6 +127,9 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 			{"transaction_day_counts", nil},
 			{"transactions", &res.Transactions},
 			{"bank_accounts", &res.BankAccounts},
+			{"hub_link_sessions", nil},
+			{"hub_link_tokens", nil},
+			{"hub_customers", &res.HubCompanies},
 		}
 		for _, s := range steps {
 			r, err := tx.ExecContext(ctx, `DELETE FROM `+s.table+` WHERE company_id = $1`, tenant)

@@ -18,6 +18,7 @@ import (
 	"recon/api"
 	"recon/delivery"
 	"recon/gateway"
+	"recon/hub"
 	"recon/oauth"
 	"recon/sqlstore"
 	"recon/web"
@@ -203,6 +204,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go maintain(ctx, db, cfg.retention, a.clock, cfg.location, log)
+	go sweepHub(ctx, db, a.clock, log)
 	var dispatched chan error // nil when this node does not dispatch: never ready
 	if cfg.dispatch {
 		dispatched = make(chan error, 1)
@@ -297,6 +299,10 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
 		Blocked:  delivery.IsBlocked, Metrics: gateway.NewMetrics(metrics.Registry),
 		Listeners: cfg.listeners, Headers: delivery.Headers,
+	}).Register(mux)
+	(&hub.Handler{Store: db, Auth: auth, Tokens: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
+		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }, Blocked: delivery.IsBlocked,
+		BaseURL: cfg.baseURL,
 	}).Register(mux)
 	return mux
 }

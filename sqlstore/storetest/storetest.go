@@ -39,6 +39,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Money", func(t *testing.T) { testMoney(t, open) })
 	t.Run("IngestAtomically", func(t *testing.T) { testIngestAtomically(t, open) })
 	t.Run("TestMode", func(t *testing.T) { testTestMode(t, open) })
+	t.Run("Hub", func(t *testing.T) { testHub(t, open) })
 }
 
 func testStore(t *testing.T, open Open) {

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"recon"
+	"recon/hub"
+	"recon/sqlstore"
+)
+
+// hubSweepInterval is how often a node ends the link tokens and sessions
+// that time ended (expiry, 15 quiet minutes). Every node sweeps; the store
+// ends each exactly once.
+const hubSweepInterval = 15 * time.Second
+
+// sweepHub runs ExpireHubLinks at start and every hubSweepInterval until ctx ends.
+func sweepHub(ctx context.Context, db *sqlstore.DB, clock recon.Clock, log *slog.Logger) {
+	t := time.NewTicker(hubSweepInterval)
+	defer t.Stop()
+	for {
+		tokens, sessions, err := db.ExpireHubLinks(ctx, clock.Now())
+		if err != nil && ctx.Err() == nil {
+			log.Warn("ending expired link tokens and idle link sessions", "err", err)
+		} else if tokens > 0 || sessions > 0 {
+			log.Info("ended expired link tokens and idle link sessions", "tokens", tokens, "sessions", sessions)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// newHubCmd is `recon hub`: the bank-linking hub's operator commands.
+func newHubCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "hub", Short: "The bank-linking hub: sandbox banks"}
+	banks := &cobra.Command{
+		Use:   "sandbox-banks",
+		Short: "List the sandbox banks and their fixed test identities",
+		Long: `List the banks the hosted link page offers to sandbox link tokens (a test-mode
+credential's, or any on a server started with --sandbox) and, per bank and account
+type, the identity that links: holder name (returned by the bank), account number,
+national ID, phone and the OTP that works. MBBank's OTPs have 8 digits, the others 6.
+The identities with a "fails with" value fail on purpose: WRONG_OTP accepts no OTP
+(three tries fail the session), BANK_UNAVAILABLE is a bank that does not answer,
+ALREADY_LINKED an account linked elsewhere.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			ids := hub.SandboxIdentities()
+			if a.jsonOut {
+				return a.print(map[string]any{"banks": hubBanksJSON(), "identities": ids}, "")
+			}
+			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "BANK\tOTP DIGITS\tTYPE\tACCOUNT\tNATIONAL ID\tPHONE\tHOLDER\tOTP\tFAILS WITH")
+			for _, id := range ids {
+				b := bankOf(id.BankCode)
+				fmt.Fprintf(w, "%s (%s)\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.BrandName, b.Code, b.OTPLength, id.AccountType,
+					id.AccountNumber, id.NationalID, id.Phone, id.HolderName, cmp.Or(id.OTP, "-"), cmp.Or(id.Fail, "-"))
+			}
+			return w.Flush()
+		},
+	}
+	a.addJSONFlag(banks)
+	cmd.AddCommand(banks)
+	return cmd
+}
+
+func hubBanksJSON() []map[string]any {
+	var out []map[string]any
+	for _, b := range (hub.Sandbox{}).Banks() {
+		out = append(out, map[string]any{"code": b.Code, "brand_name": b.BrandName, "full_name": b.FullName, "otp_length": b.OTPLength})
+	}
+	return out
+}
+
+func bankOf(code string) recon.Bank {
+	for _, b := range (hub.Sandbox{}).Banks() {
+		if b.Code == code {
+			return b
+		}
+	}
+	return recon.Bank{Code: code, BrandName: code}
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"recon/delivery"
+	"recon/sqlstore/dbtest"
+)
+
+// hubToken calls POST /v1/token with Basic credentials.
+func hubToken(t *testing.T, base, id, secret string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/v1/token", nil)
+	req.SetBasicAuth(id, secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
+}
+
+// TestHubAccess drives POST /v1/token and the hub's bearer routes through a
+// real server and the real OAuth2 client registry and token store, on both
+// engines: a client with the hub scope gets a token that works on /v1 and
+// nowhere it should not; wrong secrets, clients without the scope, revoked
+// tokens and another merchant's xids are refused.
+func TestHubAccess(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox")
+		newMerchant := func(name string) (id, clientID, secret string) {
+			co := cliJSON(t, dbURL, "company", "create", "--full-name", name, "--short-name", strings.ToUpper(name[:3]))
+			id = fmt.Sprint(co["id"])
+			cl := cliJSON(t, dbURL, "client", "create", "--company", id, "--name", "hub", "--scopes", "hub")
+			return id, cl["client_id"].(string), cl["client_secret"].(string)
+		}
+		aID, aClient, aSecret := newMerchant("Hoa Sen")
+		_, bClient, bSecret := newMerchant("Sao Mai")
+		feed := cliJSON(t, dbURL, "client", "create", "--company", aID, "--name", "feed", "--scopes", "transaction:write")
+
+		status, raw := hubToken(t, base, aClient, aSecret)
+		var tok struct {
+			Code        int    `json:"code"`
+			AccessToken string `json:"access_token"`
+			TTL         int    `json:"ttl"`
+		}
+		if status != 201 || unmarshal(raw, &tok) != nil || tok.Code != 201 || tok.AccessToken == "" || tok.TTL != 3600 {
+			t.Fatalf("POST /v1/token: %d %s", status, raw)
+		}
+		const unauth = `{"code":401,"message":"Unauthenticated"}` + "\n"
+		for _, c := range [][2]string{{aClient, "wrong"}, {"nobody", aSecret}, {feed["client_id"].(string), feed["client_secret"].(string)}} {
+			if status, raw := hubToken(t, base, c[0], c[1]); status != 401 || raw != unauth {
+				t.Errorf("POST /v1/token as %s: %d %s", c[0], status, raw)
+			}
+		}
+		_, rawB := hubToken(t, base, bClient, bSecret)
+		var tokB struct {
+			AccessToken string `json:"access_token"`
+		}
+		_ = unmarshal(rawB, &tokB)
+
+		status, body := call(t, "POST", base+"/v1/company/create", tok.AccessToken, `{"full_name":"Khách hàng Một"}`)
+		if status != 201 {
+			t.Fatalf("create company: %d %v", status, body)
+		}
+		xid := body["data"].(map[string]any)["xid"].(string)
+		if status, body = call(t, "GET", base+"/v1/company/"+xid, tokB.AccessToken, ""); status != 404 {
+			t.Errorf("another merchant's xid: %d %v", status, body)
+		}
+		if status, body = call(t, "GET", base+"/v1/company/"+xid, tok.AccessToken, ""); status != 200 {
+			t.Errorf("own xid: %d %v", status, body)
+		}
+		// The hub token carries only the hub scope: the company API refuses it.
+		if status, body = call(t, "GET", base+"/api/v1/company", tok.AccessToken, ""); status != 403 {
+			t.Errorf("hub token on /api/v1/company: %d %v", status, body)
+		}
+		// Revoked (RFC 7009): 401 at once.
+		req, _ := http.NewRequest("POST", base+"/oauth/revoke", strings.NewReader("token="+tok.AccessToken))
+		req.SetBasicAuth(aClient, aSecret)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if status, body = call(t, "GET", base+"/v1/company", tok.AccessToken, ""); status != 401 || body["message"] != "Unauthenticated" {
+			t.Errorf("revoked token: %d %v", status, body)
+		}
+		// An inactive merchant gets no token.
+		if _, err := cli(t, dbURL, "company", "update", aID, "--status", "inactive"); err != nil {
+			t.Fatal(err)
+		}
+		if status, raw := hubToken(t, base, aClient, aSecret); status != 401 {
+			t.Errorf("inactive merchant: %d %s", status, raw)
+		}
+	})
+}
+
+func unmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// hubMerchant is a merchant with a hub client and a token, on a running server.
+type hubMerchant struct {
+	base, dbURL, id, token string
+}
+
+func newHubMerchant(t *testing.T, base, dbURL, name string) *hubMerchant {
+	t.Helper()
+	co := cliJSON(t, dbURL, "company", "create", "--full-name", name, "--short-name", "HUB")
+	id := fmt.Sprint(co["id"])
+	cl := cliJSON(t, dbURL, "client", "create", "--company", id, "--name", "hub", "--scopes", "hub")
+	status, raw := hubToken(t, base, cl["client_id"].(string), cl["client_secret"].(string))
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if status != 201 || unmarshal(raw, &tok) != nil {
+		t.Fatalf("hub token: %d %s", status, raw)
+	}
+	return &hubMerchant{base: base, dbURL: dbURL, id: id, token: tok.AccessToken}
+}
+
+func (m *hubMerchant) call(t *testing.T, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	return call(t, method, m.base+path, m.token, body)
+}
+
+// hubEvents returns the hub events the receiver got (2xx answered), in order.
+func (rc *receiver) hubEvents(t testing.TB) []map[string]any {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []map[string]any
+	for _, g := range rc.got {
+		var m map[string]any
+		if json.Unmarshal(g.body, &m) == nil && m["version"] == "1.0" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestHubEventsDelivered: hub events go out through the dispatcher to the
+// webhook, with X-Secret-Key and the §7 signature under the webhook's secret.
+func TestHubEventsDelivered(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		rc := newReceiver(t)
+		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
+		status, body := m.call(t, "POST", "/v1/webhook", `{"webhook_url":"`+rc.URL+`/hub","secret_key":"receiver-secret-0001","allow_events":["LINK_TOKEN_CREATED","LINK_TOKEN_REVOKED"]}`)
+		if status != 200 {
+			t.Fatalf("webhook: %d %v", status, body)
+		}
+		_, body = m.call(t, "POST", "/v1/company/create", `{"full_name":"Khách A"}`)
+		cxid := body["data"].(map[string]any)["xid"].(string)
+		status, body = m.call(t, "POST", "/v1/link-token/create", `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT"}`)
+		if status != 201 {
+			t.Fatalf("link token: %d %v", status, body)
+		}
+		xid := body["xid"].(string)
+		m.call(t, "POST", "/v1/link-token/revoke", `{"link_token_xid":"`+xid+`"}`)
+		waitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
+		// The dispatcher's workers send concurrently: receivers get no order
+		// (they dedupe by xid); the outbox keeps the order of enqueueing.
+		byName := map[string]map[string]any{}
+		for _, e := range rc.hubEvents(t) {
+			byName[e["event"].(string)] = e
+		}
+		created, revoked := byName["LINK_TOKEN_CREATED"], byName["LINK_TOKEN_REVOKED"]
+		if created == nil || revoked == nil {
+			t.Fatalf("events: %v", rc.hubEvents(t))
+		}
+		md := created["metadata"].(map[string]any)
+		if md["link_token_xid"] != xid || md["purpose"] != "LINK_BANK_ACCOUNT" || md["link_session_xid"] != nil || created["xid"] == revoked["xid"] {
+			t.Fatalf("created: %v", created)
+		}
+		rc.mu.Lock()
+		for _, g := range rc.got {
+			if g.header.Get("X-Secret-Key") != "receiver-secret-0001" {
+				t.Errorf("X-Secret-Key = %q", g.header.Get("X-Secret-Key"))
+			}
+			if err := delivery.Verify("receiver-secret-0001", g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err != nil {
+				t.Errorf("signature: %v", err)
+			}
+		}
+		rc.mu.Unlock()
+		// The deliveries CLI lists them like IPNs.
+		out, err := cli(t, dbURL, "deliveries", "list", "--kind", "webhook", "--company", m.id)
+		if err != nil || !strings.Contains(out, "LINK_TOKEN_REVOKED") {
+			t.Fatalf("deliveries list: %v %s", err, out)
+		}
+	})
+}
+
+func TestHubSandboxBanksCLI(t *testing.T) {
+	out := cliJSON(t, "", "hub", "sandbox-banks")
+	banks := out["banks"].([]any)
+	ids := out["identities"].([]any)
+	if len(banks) < 5 || len(ids) < 10 {
+		t.Fatalf("%d banks, %d identities", len(banks), len(ids))
+	}
+	mb := ids[0].(map[string]any)
+	if mb["bank"] != "MB" || mb["account_number"] != "0123456789" || mb["otp"] != "12345678" {
+		t.Fatalf("first identity: %v", mb)
+	}
+	text, err := cli(t, "", "hub", "sandbox-banks")
+	if err != nil || !strings.Contains(text, "BANK_UNAVAILABLE") || !strings.Contains(text, "MBBank (MB)") {
+		t.Fatalf("table: %v\n%s", err, text)
+	}
+}

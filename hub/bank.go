@@ -1,0 +1,10 @@
+package hub
+
+// bankBrand is the brand name of a sandbox bank code (the code itself for
+// a bank the sandbox does not know, "" for none).
+func bankBrand(code string) string {
+	if b, ok := sandboxBank(code); ok {
+		return b.BrandName
+	}
+	return code
+}

@@ -1,0 +1,314 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/hub"
+	"recon/sqlstore"
+	"recon/sqlstore/dbtest"
+	"recon/web"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+var hcm = time.FixedZone("ICT", 7*3600)
+
+// tokens is an Authenticator over a fixed table: these tests exercise the
+// hub's own checks; package oauth and cmd/recon's end-to-end tests cover
+// real tokens.
+type tokens map[string]*recon.Caller
+
+func (t tokens) Authenticate(_ context.Context, token string) (*recon.Caller, error) {
+	if c, ok := t[token]; ok {
+		return c, nil
+	}
+	return nil, recon.Errorf(recon.EUNAUTHORIZED, "the access token is invalid, expired or revoked")
+}
+
+// issuer accepts one client, for POST /v1/token's own handling.
+type issuer struct{}
+
+func (issuer) IssueHubToken(_ context.Context, id, secret string) (string, time.Duration, error) {
+	if id == "hubclient" && secret == "s3cret" {
+		return "hub-token", time.Hour, nil
+	}
+	return "", 0, recon.Errorf(recon.EUNAUTHORIZED, "Unauthenticated")
+}
+
+type bundle struct {
+	srv          *httptest.Server
+	store        *sqlstore.DB
+	company      *recon.Company
+	other        *recon.Company
+	checkedURLs  []string
+	sandboxedReq bool
+}
+
+func setup(t *testing.T, engine string) *bundle { return setupMode(t, engine, true) }
+
+// setupMode serves the hub in sandbox mode (sandbox) or production mode.
+func setupMode(t *testing.T, engine string, sandbox bool) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	db := dbtest.OpenStore(t, engine)
+	b := &bundle{store: db}
+	for _, c := range []**recon.Company{&b.company, &b.other} {
+		*c = &recon.Company{FullName: "Công ty TNHH Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive}
+		if err := db.CreateCompany(ctx, *c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hubScope := []string{recon.ScopeHub}
+	auth := tokens{
+		"merchant":   {CompanyID: b.company.ID, ClientID: "a", Scopes: hubScope, Livemode: true},
+		"other":      {CompanyID: b.other.ID, ClientID: "b", Scopes: hubScope, Livemode: true},
+		"feed":       {CompanyID: b.company.ID, ClientID: "f", Scopes: []string{recon.ScopeTransactionWrite}, Livemode: true},
+		"test":       {CompanyID: b.company.ID, ClientID: "test_a", Scopes: hubScope, Livemode: false},
+		"admin":      {CompanyID: b.company.ID, ClientID: "u", Scopes: hubScope, Livemode: true, User: &recon.User{ID: 1, CompanyID: b.company.ID, Role: recon.RoleAdmin}},
+		"accountant": {CompanyID: b.company.ID, ClientID: "u", Scopes: hubScope, Livemode: true, User: &recon.User{ID: 2, CompanyID: b.company.ID, Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}},
+	}
+	mux := web.NewMux()
+	(&hub.Handler{Store: db, Auth: auth, Tokens: issuer{}, Location: hcm, BaseURL: "http://hub.test", Sandbox: sandbox, Logger: slog.New(slog.DiscardHandler),
+		CheckURL: func(raw string) error {
+			b.checkedURLs = append(b.checkedURLs, raw)
+			switch {
+			case strings.Contains(raw, "127.0.0.1"), strings.Contains(raw, "2130706433"), strings.Contains(raw, "[::1]"):
+				return errBlocked
+			case strings.HasPrefix(raw, "http://"):
+				return recon.Errorf(recon.EINVALID, "the URL must use https")
+			}
+			return nil
+		},
+		Blocked: func(err error) bool { return err == errBlocked },
+	}).Register(mux)
+	b.srv = httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
+	t.Cleanup(b.srv.Close)
+	return b
+}
+
+// errBlocked stands for delivery.ErrBlockedAddress: the URL rules
+// themselves are delivery.CheckURL's, tested there and end to end.
+var errBlocked = recon.Errorf(recon.EINVALID, "the address 127.0.0.1 is internal")
+
+func (b *bundle) do(t *testing.T, method, path, token, body string) (int, http.Header, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, b.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("%s %s: body is not JSON: %q", method, path, raw)
+	}
+	return resp.StatusCode, resp.Header, out
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestToken(t *testing.T) {
+	b := setup(t, "sqlite")
+	for _, tc := range []struct {
+		name, user, pass string
+		basic            bool
+		status           int
+		want             string
+	}{
+		{"good", "hubclient", "s3cret", true, 201, `{"access_token":"hub-token","code":201,"ttl":3600}`},
+		{"wrong secret", "hubclient", "nope", true, 401, `{"code":401,"message":"Unauthenticated"}`},
+		{"unknown", "who", "s3cret", true, 401, `{"code":401,"message":"Unauthenticated"}`},
+		{"no credentials", "", "", false, 401, `{"code":401,"message":"Unauthenticated"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", b.srv.URL+"/v1/token", nil)
+			if tc.basic {
+				req.SetBasicAuth(tc.user, tc.pass)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			var v any
+			_ = json.Unmarshal(raw, &v)
+			if resp.StatusCode != tc.status || jsonText(v) != tc.want {
+				t.Fatalf("got %d %s, want %d %s", resp.StatusCode, raw, tc.status, tc.want)
+			}
+		})
+	}
+}
+
+// TestEveryRouteChecksTheRole walks every hub route that needs a bearer
+// token × kinds of caller: a client-credentials token with the hub scope
+// and an Admin's token may use it; a token with no user and no hub scope (a
+// bank feed) and a non-admin user's token get 403; no token or a bad one,
+// 401 "Unauthenticated". A route missing from hub.Routes fails the test.
+func TestEveryRouteChecksTheRole(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine)
+		mux := web.NewMux()
+		(&hub.Handler{}).Register(mux)
+		for _, p := range mux.Patterns() {
+			if p != "POST /v1/token" && !strings.Contains(p, " /link/") && !contains(hub.Routes(), p) {
+				t.Errorf("route %q is not in hub.Routes", p)
+			}
+		}
+		xid := recon.NewXID()
+		for _, pattern := range hub.Routes() {
+			method, path, _ := strings.Cut(pattern, " ")
+			path = strings.ReplaceAll(strings.ReplaceAll(path, "{xid}", xid), "{id}", "1")
+			for caller, want := range map[string]int{"merchant": 0, "admin": 0, "feed": 403, "accountant": 403, "": 401, "bogus": 401} {
+				status, _, body := b.do(t, method, path, caller, "{not json")
+				switch want {
+				case 0:
+					if status == 401 || status == 403 || status >= 500 {
+						t.Errorf("%s as %q: %d %v, want it allowed", pattern, caller, status, body)
+					}
+				default:
+					if status != want {
+						t.Errorf("%s as %q: %d %v, want %d", pattern, caller, status, body, want)
+					}
+				}
+				if want == 401 && !strings.HasPrefix(path, "/v1/webhook") && jsonText(body) != `{"code":401,"message":"Unauthenticated"}` {
+					t.Errorf("%s as %q: body %v", pattern, caller, body)
+				}
+			}
+		}
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCompanies(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine)
+		status, _, body := b.do(t, "POST", "/v1/company/create", "merchant", `{"full_name":"Công ty TNHH ABC","short_name":"ABC"}`)
+		if status != 201 || body["code"] != float64(201) {
+			t.Fatalf("create: %d %v", status, body)
+		}
+		data := body["data"].(map[string]any)
+		xid := data["xid"].(string)
+		if !recon.ValidXID(xid) || data["full_name"] != "Công ty TNHH ABC" || data["status"] != "Active" || data["active"] != "1" {
+			t.Fatalf("created: %v", data)
+		}
+		// Input errors name the problem and write nothing.
+		for _, tc := range []struct{ body, field string }{
+			{`{}`, "full_name"},
+			{`{"full_name":""}`, "full_name"},
+			{`{"full_name":"X","status":"Closed"}`, "status"},
+			{`{"full_name":"X","colour":"red"}`, "colour"},
+			{`{"full_name":7}`, "full_name"},
+			{`{"full_name":"` + strings.Repeat("a", 201) + `"}`, "full_name"},
+		} {
+			status, _, body := b.do(t, "POST", "/v1/company/create", "merchant", tc.body)
+			errs, _ := body["errors"].(map[string]any)
+			if status != 400 || body["code"] != float64(400) || errs[tc.field] == nil {
+				t.Errorf("create %s: %d %v, want 400 naming %s", tc.body, status, body, tc.field)
+			}
+		}
+		status, _, body = b.do(t, "POST", "/v1/company/create", "merchant", `not json`)
+		if status != 400 || !strings.Contains(body["message"].(string), "malformed JSON") {
+			t.Errorf("malformed: %d %v", status, body)
+		}
+		status, _, body = b.do(t, "POST", "/v1/company/create", "merchant", `{"full_name":"Công ty TNHH ABC"}`)
+		if status != 409 {
+			t.Errorf("duplicate name: %d %v", status, body)
+		}
+		if _, total, _ := b.store.HubCustomers(t.Context(), b.company.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10}); total != 1 {
+			t.Fatalf("refused creates wrote rows: total %d", total)
+		}
+
+		status, _, body = b.do(t, "GET", "/v1/company/"+xid, "merchant", "")
+		if status != 200 || body["data"].(map[string]any)["xid"] != xid {
+			t.Fatalf("get: %d %v", status, body)
+		}
+		// Another merchant, a malformed xid and an unknown one: the same 404.
+		for _, tc := range []struct{ token, path string }{
+			{"other", "/v1/company/" + xid}, {"merchant", "/v1/company/nope"}, {"merchant", "/v1/company/" + recon.NewXID()},
+			{"other", "/v1/company/counter/" + xid},
+		} {
+			status, _, body := b.do(t, "GET", tc.path, tc.token, "")
+			if status != 404 || body["code"] != float64(404) {
+				t.Errorf("GET %s as %s: %d %v", tc.path, tc.token, status, body)
+			}
+		}
+		status, _, body = b.do(t, "POST", "/v1/company/edit/"+xid, "other", `{"status":"Suspended"}`)
+		if status != 404 {
+			t.Errorf("edit as other: %d %v", status, body)
+		}
+		status, _, body = b.do(t, "POST", "/v1/company/edit/"+xid, "merchant", `{"status":"Suspended"}`)
+		d := body["data"].(map[string]any)
+		if status != 200 || d["status"] != "Suspended" || d["active"] != "0" || d["full_name"] != "Công ty TNHH ABC" || d["short_name"] != "ABC" {
+			t.Fatalf("edit: %d %v", status, body)
+		}
+		status, _, body = b.do(t, "POST", "/v1/company/edit/"+xid, "merchant", `{"status":"Gone"}`)
+		if status != 400 {
+			t.Errorf("bad edit: %d %v", status, body)
+		}
+
+		for i := range 3 {
+			b.do(t, "POST", "/v1/company/create", "merchant", `{"full_name":"Shop `+string(rune('A'+i))+`","status":"Pending"}`)
+		}
+		status, _, body = b.do(t, "GET", "/v1/company?per_page=2&page=1", "merchant", "")
+		meta := body["meta"].(map[string]any)
+		if status != 200 || len(body["data"].([]any)) != 2 || jsonText(meta) != `{"current_page":1,"has_more":true,"page_count":2,"per_page":2,"total":4}` {
+			t.Fatalf("list: %d %v", status, body)
+		}
+		status, _, body = b.do(t, "GET", "/v1/company?status=Pending&q=shop%20b", "merchant", "")
+		if status != 200 || len(body["data"].([]any)) != 1 || body["data"].([]any)[0].(map[string]any)["full_name"] != "Shop B" {
+			t.Fatalf("filtered list: %d %v", status, body)
+		}
+		status, _, body = b.do(t, "GET", "/v1/company", "other", "")
+		if status != 200 || len(body["data"].([]any)) != 0 {
+			t.Fatalf("other's list: %d %v", status, body)
+		}
+		for _, q := range []string{"per_page=0", "per_page=101", "page=x", "status=Open", "sort[created_at]=up", "colour=red"} {
+			status, _, body := b.do(t, "GET", "/v1/company?"+q, "merchant", "")
+			if status != 400 || body["errors"] == nil {
+				t.Errorf("list ?%s: %d %v", q, status, body)
+			}
+		}
+		status, _, body = b.do(t, "GET", "/v1/company/counter/"+xid, "merchant", "")
+		if status != 200 || jsonText(body) != `{"data":{"bank_account":0,"dates":[],"total":{"transaction":0,"transaction_in":0,"transaction_out":0}}}` {
+			t.Fatalf("counter: %d %v", status, body)
+		}
+		status, _, body = b.do(t, "GET", "/v1/company/counter/"+xid+"?date=yesterday", "merchant", "")
+		if status != 400 {
+			t.Errorf("counter bad date: %d %v", status, body)
+		}
+		// Unknown routes and methods under the hub's paths get its shape.
+		status, _, body = b.do(t, "DELETE", "/v1/company/"+xid, "merchant", "")
+		if status != 405 || body["code"] != float64(405) {
+			t.Errorf("DELETE: %d %v", status, body)
+		}
+	})
+}

@@ -1,0 +1,196 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"recon"
+	"recon/web"
+)
+
+// linkTokenInput is the body of POST /v1/link-token/create.
+type linkTokenInput struct {
+	CompanyXID            *string         `json:"company_xid"`
+	Purpose               *string         `json:"purpose"`
+	CompletionRedirectURI *string         `json:"completion_redirect_uri"`
+	IsMobileApp           json.RawMessage `json:"is_mobile_app"`
+	Language              *string         `json:"language"`
+	BankAccountXID        *string         `json:"bank_account_xid"`
+}
+
+// createLinkToken serves POST /v1/link-token/create (decisions.md §8) →
+// 201 {xid, link_token, hosted_link_url, expires_at}, and
+// LINK_TOKEN_CREATED in the same transaction.
+func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	var in linkTokenInput
+	if err := web.DecodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.CompanyXID == nil || *in.CompanyXID == "" {
+		return recon.FieldError("company_xid", "company_xid is required")
+	}
+	if in.Purpose == nil || *in.Purpose == "" {
+		return recon.FieldError("purpose", "purpose is required: %s or %s", recon.LinkPurposeLink, recon.LinkPurposeUnlink)
+	}
+	t := &recon.LinkToken{CompanyID: c.CompanyID, CustomerXID: *in.CompanyXID, Purpose: *in.Purpose, Language: "vi",
+		Sandbox: !c.Livemode || h.Sandbox}
+	if in.CompletionRedirectURI != nil {
+		t.RedirectURI = *in.CompletionRedirectURI
+	}
+	if in.Language != nil {
+		t.Language = *in.Language
+	}
+	if in.BankAccountXID != nil {
+		t.BankAccountXID = *in.BankAccountXID
+	}
+	if in.IsMobileApp != nil && !bytes.Equal(in.IsMobileApp, jsonNull) {
+		switch string(bytes.TrimSpace(in.IsMobileApp)) {
+		case "1", "true", `"1"`:
+			t.IsMobileApp = true
+		case "0", "false", `"0"`:
+		default:
+			return recon.FieldError("is_mobile_app", "is_mobile_app must be 0 or 1")
+		}
+	}
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if _, err := h.connector(t.Sandbox); err != nil {
+		return err
+	}
+	if !recon.ValidXID(t.CustomerXID) {
+		return recon.Errorf(recon.ENOTFOUND, "company %s not found", t.CustomerXID)
+	}
+	if t.BankAccountXID != "" && !recon.ValidXID(t.BankAccountXID) {
+		return recon.Errorf(recon.ENOTFOUND, "bank account %s not found", t.BankAccountXID)
+	}
+	if err := h.Store.CreateLinkToken(r.Context(), t, h.linkTTL()); err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusCreated, struct {
+		XID           string `json:"xid"`
+		LinkToken     string `json:"link_token"`
+		HostedLinkURL string `json:"hosted_link_url"`
+		ExpiresAt     string `json:"expires_at"`
+	}{t.XID, t.Token, h.hostedLinkURL(t.Token), h.localTime(t.ExpiresAt)})
+	return nil
+}
+
+// hostedLinkURL is the page's address for a link token.
+func (h *Handler) hostedLinkURL(token string) string {
+	return strings.TrimRight(h.BaseURL, "/") + "/link/" + token
+}
+
+// linkTokenXIDInput is the body of get and revoke.
+type linkTokenXIDInput struct {
+	LinkTokenXID *string `json:"link_token_xid"`
+}
+
+func readLinkTokenXID(r *http.Request) (string, error) {
+	var in linkTokenXIDInput
+	if err := web.DecodeJSON(r, &in); err != nil {
+		return "", err
+	}
+	if in.LinkTokenXID == nil || *in.LinkTokenXID == "" {
+		return "", recon.FieldError("link_token_xid", "link_token_xid is required")
+	}
+	if !recon.ValidXID(*in.LinkTokenXID) {
+		return "", recon.Errorf(recon.ENOTFOUND, "link token %s not found", *in.LinkTokenXID)
+	}
+	return *in.LinkTokenXID, nil
+}
+
+type linkSessionJSON struct {
+	XID            string  `json:"xid"`
+	Status         string  `json:"status"`
+	State          string  `json:"state"`
+	BrandName      string  `json:"brand_name"`
+	AccountType    string  `json:"account_type"`
+	AccountNumber  string  `json:"account_number"`
+	HolderName     string  `json:"account_holder_name"`
+	BankAccountXID *string `json:"bank_account_xid"`
+	Reason         *string `json:"reason"`
+	CreatedAt      string  `json:"created_at"`
+	UpdatedAt      string  `json:"updated_at"`
+	EndedAt        *string `json:"ended_at"`
+}
+
+type linkTokenJSON struct {
+	XID                   string            `json:"xid"`
+	CompanyXID            string            `json:"company_xid"`
+	Purpose               string            `json:"purpose"`
+	Status                string            `json:"status"`
+	BankAccountXID        *string           `json:"bank_account_xid"`
+	CompletionRedirectURI *string           `json:"completion_redirect_uri"`
+	IsMobileApp           int               `json:"is_mobile_app"`
+	Language              string            `json:"language"`
+	Sandbox               bool              `json:"sandbox"`
+	CreatedAt             string            `json:"created_at"`
+	ExpiresAt             string            `json:"expires_at"`
+	EndedAt               *string           `json:"ended_at"`
+	Sessions              []linkSessionJSON `json:"sessions"`
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (h *Handler) optTime(t interface{ IsZero() bool }, s string) *string {
+	if t.IsZero() {
+		return nil
+	}
+	return &s
+}
+
+func (h *Handler) linkTokenJSON(t *recon.LinkToken, sessions []*recon.LinkSession) linkTokenJSON {
+	out := linkTokenJSON{XID: t.XID, CompanyXID: t.CustomerXID, Purpose: t.Purpose, Status: t.Status,
+		BankAccountXID: strOrNil(t.BankAccountXID), CompletionRedirectURI: strOrNil(t.RedirectURI), Language: t.Language,
+		Sandbox: t.Sandbox, CreatedAt: h.localTime(t.CreatedAt), ExpiresAt: h.localTime(t.ExpiresAt),
+		EndedAt: h.optTime(t.EndedAt, h.localTime(t.EndedAt)), Sessions: []linkSessionJSON{}}
+	if t.IsMobileApp {
+		out.IsMobileApp = 1
+	}
+	for _, s := range sessions {
+		out.Sessions = append(out.Sessions, linkSessionJSON{XID: s.XID, Status: s.Status, State: s.State,
+			BrandName: bankBrand(s.BankCode), AccountType: s.AccountType, AccountNumber: s.AccountNumber, HolderName: s.HolderName,
+			BankAccountXID: strOrNil(s.BankAccountXID), Reason: strOrNil(s.Reason), CreatedAt: h.localTime(s.CreatedAt),
+			UpdatedAt: h.localTime(s.LastStepAt), EndedAt: h.optTime(s.EndedAt, h.localTime(s.EndedAt))})
+	}
+	return out
+}
+
+// getLinkToken serves POST /v1/link-token/get {link_token_xid}: the token,
+// its status and its sessions. The token itself and the page's URL are shown
+// only by create (only their hash is stored).
+func (h *Handler) getLinkToken(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	xid, err := readLinkTokenXID(r)
+	if err != nil {
+		return err
+	}
+	t, sessions, err := h.Store.LinkToken(r.Context(), c.CompanyID, xid)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, dataBody{Data: h.linkTokenJSON(t, sessions)})
+	return nil
+}
+
+// revokeLinkToken serves POST /v1/link-token/revoke {link_token_xid}: at
+// once and for good; the page open with it stops at its next request.
+// Revoking a token that is not active is 404.
+func (h *Handler) revokeLinkToken(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	xid, err := readLinkTokenXID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := h.Store.RevokeLinkToken(r.Context(), c.CompanyID, xid); err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, dataBody{Code: http.StatusOK, Message: "Link token revoked", Data: nil})
+	return nil
+}

@@ -1,0 +1,200 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"unicode/utf8"
+
+	"recon"
+	"recon/web"
+)
+
+// maxWebhookURLLen is the webhook_url limit of spec §8.
+const maxWebhookURLLen = 2000
+
+// webhookJSON is the configuration of spec §2.6.
+type webhookJSON struct {
+	WebhookURL         string   `json:"webhook_url"`
+	AuthType           string   `json:"auth_type"`
+	SecretKey          string   `json:"secret_key"`
+	RequestContentType string   `json:"request_content_type"`
+	Active             int      `json:"active"`
+	AllowEvents        []string `json:"allow_events"`
+}
+
+func toWebhookJSON(w *recon.HubWebhook, showSecret bool) webhookJSON {
+	out := webhookJSON{WebhookURL: w.URL, AuthType: w.AuthType, SecretKey: w.Secret,
+		RequestContentType: w.ContentType, AllowEvents: w.AllowEvents}
+	if out.AllowEvents == nil {
+		out.AllowEvents = []string{}
+	}
+	if w.Active {
+		out.Active = 1
+	}
+	if !showSecret {
+		out.SecretKey = maskSecret(w.Secret)
+	}
+	return out
+}
+
+// maskSecret shows three asterisks and the last 4 characters (spec §4.5);
+// a secret of 8 characters or fewer shows only the asterisks, since 4 would
+// half reveal it.
+func maskSecret(s string) string {
+	if utf8.RuneCountInString(s) <= 8 {
+		return "***"
+	}
+	r := []rune(s)
+	return "***" + string(r[len(r)-4:])
+}
+
+// getWebhook serves GET /v1/webhook: the configuration with the secret
+// masked, or data null when none is set.
+func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	wh, err := h.Store.HubWebhook(r.Context(), c.CompanyID)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		writeEnvelope(w, http.StatusOK, "", []string{"No webhook is configured"}, nil, nil)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	writeEnvelope(w, http.StatusOK, "", []string{"Webhook configuration"}, nil, toWebhookJSON(wh, false))
+	return nil
+}
+
+// webhookInput is the body of POST /v1/webhook. RawMessage tells an absent
+// field (nil) from an explicit null ("null").
+type webhookInput struct {
+	WebhookURL         json.RawMessage `json:"webhook_url"`
+	AuthType           json.RawMessage `json:"auth_type"`
+	SecretKey          json.RawMessage `json:"secret_key"`
+	RequestContentType json.RawMessage `json:"request_content_type"`
+	Active             json.RawMessage `json:"active"`
+	AllowEvents        json.RawMessage `json:"allow_events"`
+}
+
+var jsonNull = []byte("null")
+
+// optString decodes a string field: nil when absent or null.
+func optString(name string, raw json.RawMessage) (*string, error) {
+	if raw == nil || bytes.Equal(raw, jsonNull) {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, recon.FieldError(name, "%s must be a string", name)
+	}
+	return &s, nil
+}
+
+// postWebhook serves POST /v1/webhook (spec §4.4, decisions.md §8): a
+// partial upsert. A field absent (or null, except allow_events) keeps its
+// stored value; allow_events null or [] subscribes to nothing. On create,
+// webhook_url is required, auth_type defaults to SECRET_KEY, active to 1,
+// allow_events to ["*"], and a missing secret_key is generated (48
+// characters). The answer shows the whole configuration with the secret
+// unmasked. Nothing is stored unless every field is valid.
+func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	var in webhookInput
+	if err := web.DecodeJSON(r, &in); err != nil {
+		return err
+	}
+	var ch recon.HubWebhookChange
+	var err error
+	if ch.URL, err = optString("webhook_url", in.WebhookURL); err != nil {
+		return err
+	}
+	if ch.AuthType, err = optString("auth_type", in.AuthType); err != nil {
+		return err
+	}
+	if ch.Secret, err = optString("secret_key", in.SecretKey); err != nil {
+		return err
+	}
+	if ch.ContentType, err = optString("request_content_type", in.RequestContentType); err != nil {
+		return err
+	}
+	if in.Active != nil && !bytes.Equal(in.Active, jsonNull) {
+		var active bool
+		switch string(bytes.TrimSpace(in.Active)) {
+		case "1", "true", `"1"`:
+			active = true
+		case "0", "false", `"0"`:
+		default:
+			return recon.FieldError("active", "active must be 1 or 0")
+		}
+		ch.Active = &active
+	}
+	if in.AllowEvents != nil {
+		ch.AllowEventsSet = true
+		if !bytes.Equal(in.AllowEvents, jsonNull) {
+			if err := json.Unmarshal(in.AllowEvents, &ch.AllowEvents); err != nil {
+				return recon.FieldError("allow_events", "allow_events must be an array of event names, [\"*\"], [] or null")
+			}
+		}
+		if _, err := recon.NormalizeAllowEvents(ch.AllowEvents); err != nil {
+			var bad *recon.ErrInvalidEvent
+			if errors.As(err, &bad) {
+				return &reasonError{err: recon.FieldError("allow_events", "%s", err.Error()), reason: "INVALID_EVENT"}
+			}
+			return err
+		}
+	}
+	if ch.URL != nil {
+		if err := h.checkWebhookURL(*ch.URL); err != nil {
+			return err
+		}
+	}
+	wh, created, err := h.Store.ChangeHubWebhook(r.Context(), c.CompanyID, ch)
+	if err != nil {
+		return err
+	}
+	msg := "Webhook updated"
+	if created {
+		msg = "Webhook created"
+	}
+	writeEnvelope(w, http.StatusOK, "", []string{msg}, nil, toWebhookJSON(wh, true))
+	return nil
+}
+
+// checkWebhookURL applies the save-time URL rules, as the IPN's: at most
+// 2000 characters, then h.CheckURL (https outside sandbox mode, no internal
+// address in any spelling or by DNS). Its error carries INVALID_URL or
+// BLOCKED_ADDRESS.
+func (h *Handler) checkWebhookURL(raw string) error {
+	invalid := func(msg string) error {
+		return &reasonError{err: recon.FieldError("webhook_url", "%s", msg), reason: "INVALID_URL"}
+	}
+	if raw == "" {
+		return invalid("webhook_url must not be empty")
+	}
+	if len(raw) > maxWebhookURLLen {
+		return invalid("webhook_url must be at most 2000 characters")
+	}
+	if h.CheckURL == nil {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return invalid("webhook_url must be an absolute http or https URL")
+		}
+		return nil
+	}
+	err := h.CheckURL(raw)
+	if err == nil {
+		return nil
+	}
+	if h.Blocked != nil && h.Blocked(err) {
+		return &reasonError{err: recon.FieldError("webhook_url", "webhook_url points to an internal address, which is blocked: %s", urlProblem(err)), reason: "BLOCKED_ADDRESS"}
+	}
+	return invalid("webhook_url is not usable: " + urlProblem(err))
+}
+
+func urlProblem(err error) string {
+	var re *recon.Error
+	if errors.As(err, &re) {
+		return re.Message
+	}
+	return err.Error()
+}

@@ -1,0 +1,183 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"recon"
+)
+
+// The hub webhook is the company's delivery target of kind
+// recon.DeliveryWebhook; its request_content_type and allow_events are the
+// row's settings (JSON). Its secret signs too (recon.HubWebhook).
+
+type hubWebhookSettings struct {
+	ContentType string   `json:"request_content_type"`
+	AllowEvents []string `json:"allow_events"`
+}
+
+// HubWebhook implements recon.HubStore.
+func (db *DB) HubWebhook(ctx context.Context, companyID int64) (*recon.HubWebhook, error) {
+	return db.hubWebhook(ctx, db.db, companyID, "")
+}
+
+func (db *DB) hubWebhook(ctx context.Context, q querier, companyID int64, lock string) (*recon.HubWebhook, error) {
+	var w recon.HubWebhook
+	var sealed []byte
+	var settings string
+	err := q.QueryRowContext(ctx, `SELECT url, auth_type, secret, active, settings FROM delivery_targets
+		WHERE company_id = $1 AND kind = $2`+lock, companyID, recon.DeliveryWebhook).
+		Scan(&w.URL, &w.AuthType, &sealed, &w.Active, &settings)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(err, "no webhook is configured")
+	}
+	if err != nil {
+		return nil, internal(err, "read hub webhook")
+	}
+	if w.Secret, err = db.openSecret(ctx, sealed); err != nil {
+		return nil, err
+	}
+	w.SigningSecret = w.Secret
+	s, err := parseHubWebhookSettings(settings)
+	if err != nil {
+		return nil, err
+	}
+	w.ContentType, w.AllowEvents = s.ContentType, s.AllowEvents
+	return &w, nil
+}
+
+func parseHubWebhookSettings(raw string) (hubWebhookSettings, error) {
+	s := hubWebhookSettings{ContentType: recon.HubContentType}
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		return s, internal(err, "read hub webhook settings")
+	}
+	if s.AllowEvents == nil {
+		s.AllowEvents = []string{}
+	}
+	return s, nil
+}
+
+// ChangeHubWebhook implements recon.HubStore.
+func (db *DB) ChangeHubWebhook(ctx context.Context, companyID int64, c recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
+	var out *recon.HubWebhook
+	var created bool
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		cur, err := db.hubWebhook(ctx, tx, companyID, db.d.forUpdate())
+		if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
+			return err
+		}
+		created = cur == nil
+		w, err := c.Apply(cur)
+		if err != nil {
+			return err
+		}
+		settings, err := json.Marshal(hubWebhookSettings{ContentType: w.ContentType, AllowEvents: w.AllowEvents})
+		if err != nil {
+			return internal(err, "write hub webhook settings")
+		}
+		sealed, err := db.sealSecret(ctx, tx, w.Secret)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8)
+			ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
+				secret = excluded.secret, signing_secret = excluded.signing_secret, active = excluded.active,
+				settings = excluded.settings, updated_at = excluded.updated_at`,
+			companyID, recon.DeliveryWebhook, w.URL, w.AuthType, sealed, w.Active, string(settings), db.now())
+		if db.d.violation(err) == foreignKeyViolation {
+			return notFound(err, "company %d not found", companyID)
+		}
+		if err != nil {
+			return internal(err, "save hub webhook")
+		}
+		out = w
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, created, nil
+}
+
+// hubEventWanted is the one place that decides whether a hub event is
+// enqueued: inside the state change's transaction, the company's webhook
+// must exist, be active and subscribe to the event at that moment
+// (recon.HubWebhook.Wants). Nothing piles up for a merchant who listens to
+// nothing.
+//
+// In test mode (decisions.md §10) an event is also enqueued when there is no
+// active webhook, held for `recon listen` as notifyAt holds IPNs; an active
+// webhook's event filter still decides what test mode produces.
+func (db *DB) hubEventWanted(ctx context.Context, q querier, companyID int64, event string, now time.Time) (due time.Time, ok bool, err error) {
+	var test bool
+	var active sql.NullBool
+	var settings sql.NullString
+	err = q.QueryRowContext(ctx, `
+		SELECT c.test_of IS NOT NULL, t.active, t.settings
+		FROM companies c LEFT JOIN delivery_targets t ON t.company_id = c.id AND t.kind = $2
+		WHERE c.id = $1`, companyID, recon.DeliveryWebhook).Scan(&test, &active, &settings)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, internal(err, "read hub webhook")
+	}
+	if active.Valid && active.Bool {
+		s, err := parseHubWebhookSettings(settings.String)
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		w := recon.HubWebhook{Target: recon.Target{Active: true}, AllowEvents: s.AllowEvents}
+		return now, w.Wants(event), nil
+	}
+	if test {
+		return now.Add(recon.ListenerHold), true, nil
+	}
+	return time.Time{}, false, nil
+}
+
+// hubEvents collects the events of one state change, in the order they
+// happened, and writes the wanted ones into the outbox in its transaction.
+type hubEvents struct {
+	companyID int64
+	at        time.Time
+	list      []hubEvent
+	enqueued  int
+}
+
+type hubEvent struct {
+	name string
+	meta recon.HubEventMeta
+}
+
+func (e *hubEvents) add(name string, meta recon.HubEventMeta) {
+	e.list = append(e.list, hubEvent{name, meta})
+}
+
+// flush enqueues the wanted events through q, in order.
+func (e *hubEvents) flush(ctx context.Context, db *DB, q querier) error {
+	for _, ev := range e.list {
+		due, ok, err := db.hubEventWanted(ctx, q, e.companyID, ev.name, e.at)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		d, err := recon.HubEventDelivery(e.companyID, ev.name, ev.meta, e.at)
+		if err != nil {
+			return internal(err, "make hub event")
+		}
+		if err := db.enqueue(ctx, q, d, e.at, due); err != nil {
+			return err
+		}
+		e.enqueued++
+	}
+	e.list = nil
+	return nil
+}

@@ -1,0 +1,213 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+
+	"recon"
+)
+
+// testHub runs the hub's storage behaviours: customers, webhook, link
+// tokens and sessions, and the events they enqueue.
+func testHub(t *testing.T, open Open) {
+	t.Run("Customers", func(t *testing.T) { t.Parallel(); testHubCustomers(t, open(t)) })
+	t.Run("CustomerIsolation", func(t *testing.T) { t.Parallel(); testHubCustomerIsolation(t, open(t)) })
+	t.Run("Webhook", func(t *testing.T) { t.Parallel(); testHubWebhook(t, open(t)) })
+	t.Run("LinkTokens", func(t *testing.T) { t.Parallel(); testHubLinkTokens(t, open(t)) })
+	t.Run("EventsWanted", func(t *testing.T) { t.Parallel(); testHubEventsWanted(t, open(t)) })
+	t.Run("Expiry", func(t *testing.T) { t.Parallel(); testHubExpiry(t, open(t)) })
+}
+
+func newHubCustomer(t *testing.T, s recon.Store, companyID int64, name string) *recon.HubCustomer {
+	t.Helper()
+	c := &recon.HubCustomer{CompanyID: companyID, FullName: name, Status: recon.HubCustomerActive}
+	if err := s.CreateHubCustomer(t.Context(), c); err != nil {
+		t.Fatalf("CreateHubCustomer: %v", err)
+	}
+	return c
+}
+
+func testHubCustomers(t *testing.T, s recon.Store) {
+	ctx := t.Context()
+	co := newCompany(t, s, 1)
+	c := &recon.HubCustomer{CompanyID: co.ID, FullName: "Công ty TNHH ABC", ShortName: "ABC", Status: recon.HubCustomerPending}
+	if err := s.CreateHubCustomer(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if !recon.ValidXID(c.XID) || c.ID == 0 {
+		t.Fatalf("created customer has id %d xid %q", c.ID, c.XID)
+	}
+	recent(t, "CreatedAt", c.CreatedAt)
+	got, err := s.HubCustomer(ctx, co.ID, c.XID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "stored customer", c, got)
+
+	// The name is unique per merchant.
+	dup := &recon.HubCustomer{CompanyID: co.ID, FullName: "Công ty TNHH ABC", Status: recon.HubCustomerActive}
+	wantCode(t, s.CreateHubCustomer(ctx, dup), recon.ECONFLICT, "")
+	// Invalid input is refused before anything is written.
+	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{CompanyID: co.ID, FullName: " ", Status: recon.HubCustomerActive}), recon.EINVALID, "full_name is required")
+	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{CompanyID: co.ID, FullName: "X", Status: "Closed"}), recon.EINVALID, "")
+
+	for i := range 4 {
+		newHubCustomer(t, s, co.ID, fmt.Sprintf("Shop %d", i))
+	}
+	list, total, err := s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 5 || len(list) != 2 || list[0].FullName != "Shop 3" || list[1].FullName != "Shop 2" {
+		t.Fatalf("page 1: total %d, %v", total, names(list))
+	}
+	list, _, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 3, PerPage: 2})
+	if err != nil || len(list) != 1 || list[0].XID != c.XID {
+		t.Fatalf("page 3: %v %v", names(list), err)
+	}
+	list, total, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10, Status: recon.HubCustomerPending})
+	if err != nil || total != 1 || list[0].XID != c.XID {
+		t.Fatalf("status filter: %d %v %v", total, names(list), err)
+	}
+	list, total, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10, Q: "SHOP 1"})
+	if err != nil || total != 1 || list[0].FullName != "Shop 1" {
+		t.Fatalf("q filter: %d %v %v", total, names(list), err)
+	}
+	// LIKE's wildcards are searched for literally.
+	if _, total, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10, Q: "%"}); err != nil || total != 0 {
+		t.Fatalf("q %%: %d %v", total, err)
+	}
+	list, _, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 1, Ascending: true})
+	if err != nil || list[0].XID != c.XID {
+		t.Fatalf("ascending: %v %v", names(list), err)
+	}
+
+	upd, err := s.UpdateHubCustomer(ctx, co.ID, c.XID, func(h *recon.HubCustomer) error {
+		h.Status = recon.HubCustomerActive
+		h.ShortName = "ABC2"
+		return nil
+	})
+	if err != nil || upd.Status != recon.HubCustomerActive || upd.ShortName != "ABC2" || upd.FullName != c.FullName {
+		t.Fatalf("update: %+v %v", upd, err)
+	}
+	// An update that fails validation or collides stores nothing.
+	_, err = s.UpdateHubCustomer(ctx, co.ID, c.XID, func(h *recon.HubCustomer) error { h.Status = "Gone"; return nil })
+	wantCode(t, err, recon.EINVALID, "")
+	_, err = s.UpdateHubCustomer(ctx, co.ID, c.XID, func(h *recon.HubCustomer) error { h.FullName = "Shop 1"; h.ShortName = "X"; return nil })
+	wantCode(t, err, recon.ECONFLICT, "")
+	got, err = s.HubCustomer(ctx, co.ID, c.XID)
+	if err != nil || got.Status != recon.HubCustomerActive || got.ShortName != "ABC2" {
+		t.Fatalf("after failed updates: %+v %v", got, err)
+	}
+
+	cnt, err := s.HubCustomerCounter(ctx, co.ID, c.XID, "")
+	if err != nil || cnt.BankAccounts != 0 || len(cnt.Days) != 0 || cnt.Total.Transactions != 0 {
+		t.Fatalf("counter: %+v %v", cnt, err)
+	}
+	_, err = s.HubCustomerCounter(ctx, co.ID, c.XID, "2026-13-01")
+	wantCode(t, err, recon.EINVALID, "")
+}
+
+func names(list []*recon.HubCustomer) []string {
+	var out []string
+	for _, c := range list {
+		out = append(out, c.FullName)
+	}
+	return out
+}
+
+// testHubCustomerIsolation: one merchant never reaches another's customers,
+// by xid, listing, update or counter (decisions.md §0, §8).
+func testHubCustomerIsolation(t *testing.T, s recon.Store) {
+	ctx := t.Context()
+	a, b := newCompany(t, s, 1), newCompany(t, s, 2)
+	ca := newHubCustomer(t, s, a.ID, "Same name")
+	newHubCustomer(t, s, b.ID, "Same name") // names are unique per merchant only
+	_, err := s.HubCustomer(ctx, b.ID, ca.XID)
+	wantCode(t, err, recon.ENOTFOUND, "")
+	_, err = s.UpdateHubCustomer(ctx, b.ID, ca.XID, func(*recon.HubCustomer) error { return nil })
+	wantCode(t, err, recon.ENOTFOUND, "")
+	_, err = s.HubCustomerCounter(ctx, b.ID, ca.XID, "")
+	wantCode(t, err, recon.ENOTFOUND, "")
+	list, total, err := s.HubCustomers(ctx, b.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10})
+	if err != nil || total != 1 || list[0].XID == ca.XID {
+		t.Fatalf("b's list: %d %v %v", total, names(list), err)
+	}
+}
+
+func sptr[T any](v T) *T { return &v }
+
+func testHubWebhook(t *testing.T, s recon.Store) {
+	ctx := t.Context()
+	co := newCompany(t, s, 1)
+	other := newCompany(t, s, 2)
+	_, err := s.HubWebhook(ctx, co.ID)
+	wantCode(t, err, recon.ENOTFOUND, "")
+
+	// Create without a URL: refused, nothing stored.
+	_, _, err = s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{Active: sptr(true)})
+	wantCode(t, err, recon.EINVALID, "webhook_url is required")
+	_, err = s.HubWebhook(ctx, co.ID)
+	wantCode(t, err, recon.ENOTFOUND, "")
+
+	w, created, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{URL: sptr("https://hooks.example.vn/hub")})
+	if err != nil || !created {
+		t.Fatalf("create: %v %v", created, err)
+	}
+	if len(w.Secret) != recon.SecretLen || w.SigningSecret != w.Secret || w.AuthType != recon.AuthSecretKey || !w.Active ||
+		w.ContentType != recon.HubContentType || len(w.AllowEvents) != 1 || w.AllowEvents[0] != "*" {
+		t.Fatalf("created webhook: %+v", w)
+	}
+	got, err := s.HubWebhook(ctx, co.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "stored webhook", w, got)
+
+	// A partial change keeps every other field, the secret included.
+	w2, created, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{Active: sptr(false)})
+	if err != nil || created || w2.Active || w2.Secret != w.Secret || w2.URL != w.URL || w2.AllowEvents[0] != "*" {
+		t.Fatalf("partial change: %+v %v %v", w2, created, err)
+	}
+	// null allow_events is none; the alias is stored under the spec's name.
+	w3, _, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{AllowEventsSet: true})
+	if err != nil || len(w3.AllowEvents) != 0 || w3.AllowEvents == nil {
+		t.Fatalf("null allow_events: %#v %v", w3.AllowEvents, err)
+	}
+	w4, _, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{AllowEventsSet: true,
+		AllowEvents: []string{"BANK_ACCOUNT_INACTIVED", recon.EventLinkTokenCreated, recon.EventBankAccountInactivated}, Secret: sptr("s3cret-of-mine")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "events", []string{recon.EventBankAccountInactivated, recon.EventLinkTokenCreated}, w4.AllowEvents)
+	if w4.Secret != "s3cret-of-mine" || w4.SigningSecret != "s3cret-of-mine" {
+		t.Fatalf("secret: %q", w4.Secret)
+	}
+	// A bad event name stores nothing.
+	_, _, err = s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{AllowEventsSet: true, AllowEvents: []string{"LINK_TOKEN_CREATED", "NOPE"}, Active: sptr(true)})
+	var bad *recon.ErrInvalidEvent
+	if err == nil || !asInvalidEvent(err, &bad) || bad.Name != "NOPE" {
+		t.Fatalf("bad event: %v", err)
+	}
+	got, err = s.HubWebhook(ctx, co.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "after a refused change", w4, got)
+	// The delivery target is the webhook, for the dispatcher.
+	tg, err := s.DeliveryTarget(ctx, co.ID, recon.DeliveryWebhook)
+	if err != nil || tg.URL != w.URL || tg.Secret != "s3cret-of-mine" || tg.SigningSecret != "s3cret-of-mine" || tg.Active {
+		t.Fatalf("delivery target: %+v %v", tg, err)
+	}
+	// Another merchant has none.
+	_, err = s.HubWebhook(ctx, other.ID)
+	wantCode(t, err, recon.ENOTFOUND, "")
+}
+
+func asInvalidEvent(err error, target **recon.ErrInvalidEvent) bool {
+	e, ok := err.(*recon.ErrInvalidEvent)
+	if ok {
+		*target = e
+	}
+	return ok
+}
