@@ -167,11 +167,10 @@ func checkoutBody(merchantID, key, invoice string, amount int64) string {
 // setupModes makes, on the running server at base, a company with an Admin,
 // a DH format, and in each mode: an OAuth2 client, an Admin token and a
 // client-credentials token, merchant credentials, a bank account with the
-// same number, orders INV-1 and INV-2 with the same codes, and transactions
-// of each way in (push with a balance discontinuity, sandbox transfer in
-// test mode, statement upload) that pay INV-1. With ipn, each mode's IPN
-// URL is set through PUT /v1/ipn (an unresolvable https host: production
-// servers refuse loopback targets).
+// same number, and orders INV-1 and INV-2 with the same payment codes. With
+// ipn, each mode's IPN URL is set through PUT /v1/ipn, on a host under
+// .invalid, which never resolves (a production server refuses loopback
+// targets, and the dispatcher must not reach a real host).
 func setupModes(t *testing.T, base, dbURL string, ipn bool) *modeData {
 	t.Helper()
 	ctx := context.Background()
@@ -244,7 +243,7 @@ func setupModes(t *testing.T, base, dbURL string, ipn bool) *modeData {
 			s.orders++
 		}
 		if ipn {
-			if status, body := md.gw(t, s, "PUT", "/v1/ipn", fmt.Sprintf(`{"ipn_url":"https://%s.shop.example.vn/ipn","auth_type":"SECRET_KEY"}`, s.name)); status != 200 {
+			if status, body := md.gw(t, s, "PUT", "/v1/ipn", fmt.Sprintf(`{"ipn_url":"https://%s.shop.invalid/ipn","auth_type":"SECRET_KEY"}`, s.name)); status != 200 {
 				t.Fatalf("%s PUT /v1/ipn: %d %v", s.name, status, body)
 			}
 		}
@@ -657,7 +656,7 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 	"GET /v1/ipn": func(t *testing.T, md *modeData) {
 		md.cross(func(me, _ *side) {
 			status, body := md.gw(t, me, "GET", "/v1/ipn", "")
-			if status != 200 || !strings.HasPrefix(fmt.Sprint(body["data"].(map[string]any)["ipn_url"]), "https://"+me.name+".shop.example.vn/") {
+			if status != 200 || !strings.HasPrefix(fmt.Sprint(body["data"].(map[string]any)["ipn_url"]), "https://"+me.name+".shop.invalid/") {
 				t.Errorf("%s GET /v1/ipn: %d %v", me.name, status, body)
 			}
 		})
@@ -687,7 +686,7 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 	"PUT /v1/ipn": func(t *testing.T, md *modeData) {
 		md.cross(func(me, other *side) {
 			_, theirs := md.gw(t, other, "GET", "/v1/ipn", "")
-			u := "https://" + me.name + ".shop.example.vn/ipn-v2"
+			u := "https://" + me.name + ".shop.invalid/ipn-v2"
 			if status, body := md.gw(t, me, "PUT", "/v1/ipn", `{"ipn_url":"`+u+`","auth_type":"NONE"}`); status != 200 || body["data"].(map[string]any)["ipn_url"] != u {
 				t.Errorf("%s PUT /v1/ipn: %d %v", me.name, status, body)
 			}
