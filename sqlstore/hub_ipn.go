@@ -65,4 +65,3 @@ func (db *DB) notifyLinkedBalances(ctx context.Context, tx *sql.Tx, companyID in
 	}
 	return n, nil
 }
-
