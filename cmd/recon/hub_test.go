@@ -331,3 +331,23 @@ func TestHubLinkEndToEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestLinkTokenTTLFlag: the link token lifetime is a server setting.
+func TestLinkTokenTTLFlag(t *testing.T) {
+	dbURL := dbtest.NewURL(t, "sqlite")
+	if _, err := cli(t, dbURL, "serve", "--link-token-ttl", "10s"); err == nil || !strings.Contains(err.Error(), "--link-token-ttl") {
+		t.Fatalf("serve --link-token-ttl 10s: %v", err)
+	}
+	base, _, _ := startServer(t, dbURL, "--sandbox", "--link-token-ttl", "5m")
+	m := newHubMerchant(t, base, dbURL, "Hoa Sen")
+	_, body := m.call(t, "POST", "/v1/company/create", `{"full_name":"Khách A"}`)
+	cxid := body["data"].(map[string]any)["xid"].(string)
+	_, body = m.call(t, "POST", "/v1/link-token/create", `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT"}`)
+	_, got := m.call(t, "POST", "/v1/link-token/get", `{"link_token_xid":"`+body["xid"].(string)+`"}`)
+	d := got["data"].(map[string]any)
+	created, _ := time.Parse(time.DateTime, d["created_at"].(string))
+	expires, _ := time.Parse(time.DateTime, d["expires_at"].(string))
+	if expires.Sub(created) != 5*time.Minute {
+		t.Fatalf("lifetime %s (%v → %v)", expires.Sub(created), d["created_at"], d["expires_at"])
+	}
+}
