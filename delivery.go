@@ -10,6 +10,7 @@ import (
 const (
 	DeliveryIPN     = "ipn"     // payment gateway IPN to the merchant's IPN URL
 	DeliveryWebhook = "webhook" // bank-linking hub webhook
+	DeliveryHubIPN  = "hub_ipn" // the hub's balance-change notification to the merchant's hub IPN URL
 )
 
 // Delivery states.

@@ -356,6 +356,10 @@ type HubStore interface {
 	HubBranding(ctx context.Context, companyID int64) (*HubBranding, error)
 	// SetHubBranding validates and stores the company's page branding.
 	SetHubBranding(ctx context.Context, companyID int64, b *HubBranding) error
+	// SetHubIPN creates or replaces the company's hub IPN target (the
+	// balance-change notification), as MerchantStore.SetIPN does the
+	// gateway's.
+	SetHubIPN(ctx context.Context, companyID int64, t *Target) error
 }
 
 // HubBranding is the merchant's branding on the hosted page
@@ -434,4 +438,47 @@ type HubAccountStore interface {
 	// HubTransaction returns a transaction of one of the company's linked
 	// accounts, or ENOTFOUND (also for a transaction of another account).
 	HubTransaction(ctx context.Context, companyID, id int64) (*HubTransaction, error)
+}
+
+// BalanceChangeEvent is the Delivery.Event of the hub's balance-change notification.
+const BalanceChangeEvent = "BALANCE_CHANGE"
+
+// BalanceChange is the body of the balance-change notification (decisions.md
+// §8) a transaction stored on a linked account sends to the merchant's hub
+// IPN URL.
+type BalanceChange struct {
+	Gateway         string  `json:"gateway"`
+	TransactionDate string  `json:"transaction_date"`
+	AccountNumber   string  `json:"account_number"`
+	BankAccountXID  string  `json:"bank_account_xid"`
+	VA              *string `json:"va"`
+	PaymentCode     *string `json:"payment_code"`
+	Content         string  `json:"content"`
+	TransferType    string  `json:"transfer_type"`
+	Amount          int64   `json:"amount"`
+	ReferenceCode   string  `json:"reference_code"`
+	Accumulated     int64   `json:"accumulated"`
+	TransactionID   int64   `json:"transaction_id"`
+}
+
+// BalanceChangeDelivery builds the outbox row of a transaction on a linked
+// account (brand and xid are the account's).
+func BalanceChangeDelivery(companyID int64, t *Transaction, brand, accountXID string) (*Delivery, error) {
+	b := BalanceChange{Gateway: brand, TransactionDate: t.TransactionDate.Format(DateTimeLayout), AccountNumber: t.AccountNumber,
+		BankAccountXID: accountXID, Content: t.Content, TransferType: "credit", Amount: t.AmountIn,
+		ReferenceCode: t.ReferenceNumber, Accumulated: t.Accumulated, TransactionID: t.ID}
+	if t.AmountOut > 0 {
+		b.TransferType, b.Amount = "debit", t.AmountOut
+	}
+	if t.SubAccount != "" {
+		b.VA = &t.SubAccount
+	}
+	if t.Code != "" {
+		b.PaymentCode = &t.Code
+	}
+	payload, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	return &Delivery{CompanyID: companyID, Kind: DeliveryHubIPN, Event: BalanceChangeEvent, Payload: payload}, nil
 }

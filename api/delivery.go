@@ -98,8 +98,8 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, c *reco
 			}
 		case "kind":
 			f.Kind = q.Get(name)
-			if f.Kind != recon.DeliveryIPN && f.Kind != recon.DeliveryWebhook {
-				return recon.FieldError(name, "kind must be ipn or webhook")
+			if f.Kind != recon.DeliveryIPN && f.Kind != recon.DeliveryWebhook && f.Kind != recon.DeliveryHubIPN {
+				return recon.FieldError(name, "kind must be ipn, webhook or hub_ipn")
 			}
 		case "limit", "before_id":
 			n, err := strconv.ParseInt(q.Get(name), 10, 64)

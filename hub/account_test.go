@@ -16,7 +16,7 @@ import (
 func TestLinkedAccounts(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		b := setup(t, engine)
-		cxid, _, _ := linkSetup(t, b, "accounts", "")
+		cxid := linkSetup(t, b, "accounts")
 		_, p := newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT"}`)
 		linkMB(p)
 		p.post("link_otp", "otp", "12345678").want(200, `id="done"`)
@@ -126,7 +126,7 @@ func TestMerchantConfig(t *testing.T) {
 			t.Fatalf("other's: %v", body)
 		}
 		// The page shows the branding, escaped.
-		cxid, _, _ := linkSetup(t, b, "brand", "")
+		cxid := linkSetup(t, b, "brand")
 		_, p := newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT"}`)
 		p.open().want(200, `--brand: #0a7d3b`, `alt="Cửa hàng &lt;Sao Mai&gt;"`, `src="https://cdn.example.vn/logo.png"`)
 	})

@@ -45,12 +45,11 @@ func (issuer) IssueHubToken(_ context.Context, id, secret string) (string, time.
 }
 
 type bundle struct {
-	srv          *httptest.Server
-	store        *sqlstore.DB
-	company      *recon.Company
-	other        *recon.Company
-	checkedURLs  []string
-	sandboxedReq bool
+	srv         *httptest.Server
+	store       *sqlstore.DB
+	company     *recon.Company
+	other       *recon.Company
+	checkedURLs []string
 }
 
 func setup(t *testing.T, engine string) *bundle { return setupMode(t, engine, true) }

@@ -103,8 +103,9 @@ func (b *bundle) events(t *testing.T) ([]string, []recon.HubEventMeta) {
 	return names, metas
 }
 
-// linkSetup is a merchant listening to every event, a customer and a link token.
-func linkSetup(t *testing.T, b *bundle, purpose, extra string) (cxid, ltxid string, p *page) {
+// linkSetup gives the merchant a webhook listening to every event and a
+// customer (the existing one when called twice), and returns its xid.
+func linkSetup(t *testing.T, b *bundle, purpose string) (cxid string) {
 	t.Helper()
 	if status, _, body := b.do(t, "POST", "/v1/webhook", "merchant", `{"webhook_url":"https://hooks.example.vn/hub"}`); status != 200 {
 		t.Fatalf("webhook: %v", body)
@@ -116,7 +117,7 @@ func linkSetup(t *testing.T, b *bundle, purpose, extra string) (cxid, ltxid stri
 	} else {
 		cxid = body["data"].(map[string]any)["xid"].(string)
 	}
-	return cxid, "", nil
+	return cxid
 }
 
 func newToken(t *testing.T, b *bundle, req string) (string, *page) {
@@ -145,7 +146,7 @@ func linkMB(p *page) {
 func TestLinkPageLink(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		b := setup(t, engine)
-		cxid, _, _ := linkSetup(t, b, "link", "")
+		cxid := linkSetup(t, b, "link")
 		ltxid, p := newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT","completion_redirect_uri":"https://shop.example.vn/done"}`)
 		linkMB(p)
 		// Framing is allowed for this page only, no referrer leaves it.
@@ -195,7 +196,7 @@ func TestLinkPageLink(t *testing.T) {
 func TestLinkPageFailures(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		b := setup(t, engine)
-		cxid, _, _ := linkSetup(t, b, "fail", "")
+		cxid := linkSetup(t, b, "fail")
 		req := `{"company_xid":"` + cxid + `","purpose":"LINK_BANK_ACCOUNT","language":"en"}`
 		start := func() *page {
 			_, p := newToken(t, b, req)
@@ -235,11 +236,11 @@ func TestLinkPageFailures(t *testing.T) {
 func TestLinkPageEnds(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		b := setup(t, engine)
-		cxid, _, _ := linkSetup(t, b, "end", "")
+		cxid := linkSetup(t, b, "end")
 		req := `{"company_xid":"` + cxid + `","purpose":"LINK_BANK_ACCOUNT"}`
 
 		// Reopen while the session lives: the same session, REINITIALIZED.
-		ltxid, p := newToken(t, b, req)
+		_, p := newToken(t, b, req)
 		p.open()
 		first := p.session
 		p.open()
@@ -249,7 +250,7 @@ func TestLinkPageEnds(t *testing.T) {
 		// Close: ABANDONED, and the browser hears BANKHUB_CLOSE_LINK.
 		p.post("close").want(200, `"event":"BANKHUB_CLOSE_LINK"`)
 		// Revoke mid-session: the next step finds the token ended.
-		ltxid, p = newToken(t, b, req)
+		ltxid, p := newToken(t, b, req)
 		p.open()
 		p.post("pick_bank", "bank", "VCB", "account_type", "individual")
 		b.do(t, "POST", "/v1/link-token/revoke", "merchant", `{"link_token_xid":"`+ltxid+`"}`)
@@ -289,7 +290,7 @@ func TestLinkPageEnds(t *testing.T) {
 func TestLinkPageAttacks(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		b := setup(t, engine)
-		cxid, _, _ := linkSetup(t, b, "attack", "")
+		cxid := linkSetup(t, b, "attack")
 		req := `{"company_xid":"` + cxid + `","purpose":"LINK_BANK_ACCOUNT","language":"en"}`
 		_, a := newToken(t, b, req)
 		_, c := newToken(t, b, req)
@@ -327,7 +328,7 @@ func TestLinkPageAttacks(t *testing.T) {
 func TestLinkPageUnlink(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		b := setup(t, engine)
-		cxid, _, _ := linkSetup(t, b, "unlink", "")
+		cxid := linkSetup(t, b, "unlink")
 		link := func() string {
 			_, p := newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT"}`)
 			linkMB(p)

@@ -500,8 +500,8 @@ func checkDeliveryStatus(field, status string) error {
 
 func checkDeliveryKind(field, kind string) error {
 	switch kind {
-	case "", recon.DeliveryIPN, recon.DeliveryWebhook:
+	case "", recon.DeliveryIPN, recon.DeliveryWebhook, recon.DeliveryHubIPN:
 		return nil
 	}
-	return recon.FieldError(field, "%s must be %s or %s", field, recon.DeliveryIPN, recon.DeliveryWebhook)
+	return recon.FieldError(field, "%s must be %s, %s or %s", field, recon.DeliveryIPN, recon.DeliveryWebhook, recon.DeliveryHubIPN)
 }

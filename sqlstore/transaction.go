@@ -147,6 +147,11 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err != nil {
 		return nil, 0, err
 	}
+	notified, err := db.notifyLinkedBalances(ctx, tx, companyID, p.rows, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	enqueued += notified
 	for _, r := range p.rows {
 		if r.reported == nil {
 			continue

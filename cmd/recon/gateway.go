@@ -200,7 +200,7 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 	}
 	tenant.add(list, false, "only this company's (default: all, both modes)")
 	list.Flags().StringVar(&f.Status, "status", "", "pending, delivered or dead")
-	list.Flags().StringVar(&f.Kind, "kind", "", "ipn or webhook")
+	list.Flags().StringVar(&f.Kind, "kind", "", "ipn, webhook or hub_ipn")
 	list.Flags().IntVar(&f.Limit, "limit", 50, "how many (at most 500)")
 	a.addJSONFlag(list)
 

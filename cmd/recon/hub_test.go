@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -212,5 +215,139 @@ func TestHubSandboxBanksCLI(t *testing.T) {
 	text, err := cli(t, "", "hub", "sandbox-banks")
 	if err != nil || !strings.Contains(text, "BANK_UNAVAILABLE") || !strings.Contains(text, "MBBank (MB)") {
 		t.Fatalf("table: %v\n%s", err, text)
+	}
+}
+
+var (
+	reSessionField = regexp.MustCompile(`name="session" value="([^"]*)"`)
+	reCSRFField    = regexp.MustCompile(`name="csrf" value="([^"]*)"`)
+)
+
+// pageStep GETs (form nil) or POSTs one step of the hosted page and returns
+// its status and HTML; session and csrf carry the last page's form values.
+func pageStep(t *testing.T, u string, session, csrf *string, form url.Values) (int, string) {
+	t.Helper()
+	var resp *http.Response
+	var err error
+	if form == nil {
+		resp, err = http.Get(u)
+	} else {
+		form.Set("session", *session)
+		form.Set("csrf", *csrf)
+		resp, err = http.PostForm(u, form)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if m := reSessionField.FindStringSubmatch(string(raw)); m != nil {
+		*session = m[1]
+	}
+	if m := reCSRFField.FindStringSubmatch(string(raw)); m != nil {
+		*csrf = m[1]
+	}
+	return resp.StatusCode, string(raw)
+}
+
+// TestHubLinkEndToEnd: a real server, a real receiver; a customer links an
+// MBBank account on the hosted page (one wrong OTP first); the webhook,
+// subscribed to two events only, gets exactly those; a transfer to the
+// linked account (recon simulate transfer: the one pipeline) sends the
+// balance-change notification to the hub IPN URL, signed.
+func TestHubLinkEndToEnd(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		rc := newReceiver(t)
+		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
+		if status, body := m.call(t, "POST", "/v1/webhook", `{"webhook_url":"`+rc.URL+`/hub","secret_key":"receiver-secret-0001",
+			"allow_events":["BANK_ACCOUNT_LINKED","LINK_SESSION_COMPLETED"]}`); status != 200 {
+			t.Fatalf("webhook: %d %v", status, body)
+		}
+		ipn := cliJSON(t, dbURL, "hub", "ipn", "set", "--company", m.id, "--url", rc.URL+"/hub-ipn", "--sandbox", "--allow-private-targets")
+		signing := ipn["signing_secret"].(string)
+		_, body := m.call(t, "POST", "/v1/company/create", `{"full_name":"Khách A"}`)
+		cxid := body["data"].(map[string]any)["xid"].(string)
+		status, body := m.call(t, "POST", "/v1/link-token/create", `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT","language":"en"}`)
+		if status != 201 {
+			t.Fatalf("link token: %d %v", status, body)
+		}
+		page := body["hosted_link_url"].(string)
+		var session, csrf string
+		for _, step := range []struct {
+			form url.Values
+			want string
+		}{
+			{nil, "Choose your bank"},
+			{url.Values{"action": {"pick_bank"}, "bank": {"MB"}, "account_type": {"individual"}}, "Account details"},
+			{url.Values{"action": {"details"}, "account_number": {"0123456789"}, "national_id": {"001099012345"}, "phone": {"0901234567"}}, "NGUYEN VAN AN"},
+			{url.Values{"action": {"link_otp"}, "otp": {"00000000"}}, "The OTP is wrong"},
+			{url.Values{"action": {"link_otp"}, "otp": {"12345678"}}, "FINISHED_BANK_ACCOUNT_LINK"},
+		} {
+			if status, html := pageStep(t, page, &session, &csrf, step.form); status != 200 || !strings.Contains(html, step.want) {
+				t.Fatalf("step %v: %d\n%s", step.form, status, html)
+			}
+		}
+		waitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
+		var names []string
+		var accountXID string
+		for _, e := range rc.hubEvents(t) {
+			names = append(names, e["event"].(string))
+			accountXID = e["metadata"].(map[string]any)["bank_account_xid"].(string)
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, []string{"BANK_ACCOUNT_LINKED", "LINK_SESSION_COMPLETED"}) {
+			t.Fatalf("events: %v", names)
+		}
+		accounts := cliJSONList(t, dbURL, "bank-account", "list", "--company", m.id)
+		if len(accounts) != 1 || accounts[0]["number"] != "0123456789" {
+			t.Fatalf("accounts: %v", accounts)
+		}
+		cliJSON(t, dbURL, "simulate", "transfer", "--bank-account", fmt.Sprint(accounts[0]["id"]), "--amount", "150000", "--content", "chuyen tien")
+		var change map[string]any
+		waitFor(t, "the balance change", 20*time.Second, func() bool {
+			rc.mu.Lock()
+			defer rc.mu.Unlock()
+			for _, g := range rc.got {
+				var v map[string]any
+				if json.Unmarshal(g.body, &v) == nil && v["transfer_type"] != nil {
+					if err := delivery.Verify(signing, g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err != nil {
+						t.Errorf("signature: %v", err)
+					}
+					change = v
+					return true
+				}
+			}
+			return false
+		})
+		if change["bank_account_xid"] != accountXID || change["amount"] != float64(150000) || change["gateway"] != "MBBank" ||
+			change["transfer_type"] != "credit" || change["account_number"] != "0123456789" {
+			t.Fatalf("balance change: %v", change)
+		}
+		// The hub API shows the transfer.
+		if status, body = m.call(t, "GET", "/v1/transaction?bank_account_xid="+accountXID, ""); status != 200 || len(body["data"].([]any)) != 1 {
+			t.Fatalf("hub transactions: %d %v", status, body)
+		}
+	})
+}
+
+// TestLinkTokenTTLFlag: the link token lifetime is a server setting.
+func TestLinkTokenTTLFlag(t *testing.T) {
+	dbURL := dbtest.NewURL(t, "sqlite")
+	if _, err := cli(t, dbURL, "serve", "--link-token-ttl", "10s"); err == nil || !strings.Contains(err.Error(), "--link-token-ttl") {
+		t.Fatalf("serve --link-token-ttl 10s: %v", err)
+	}
+	base, _, _ := startServer(t, dbURL, "--sandbox", "--link-token-ttl", "5m")
+	m := newHubMerchant(t, base, dbURL, "Hoa Sen")
+	_, body := m.call(t, "POST", "/v1/company/create", `{"full_name":"Khách A"}`)
+	cxid := body["data"].(map[string]any)["xid"].(string)
+	_, body = m.call(t, "POST", "/v1/link-token/create", `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT"}`)
+	_, got := m.call(t, "POST", "/v1/link-token/get", `{"link_token_xid":"`+body["xid"].(string)+`"}`)
+	d := got["data"].(map[string]any)
+	created, _ := time.Parse(time.DateTime, d["created_at"].(string))
+	expires, _ := time.Parse(time.DateTime, d["expires_at"].(string))
+	if expires.Sub(created) != 5*time.Minute {
+		t.Fatalf("lifetime %s (%v → %v)", expires.Sub(created), d["created_at"], d["expires_at"])
 	}
 }

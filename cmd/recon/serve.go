@@ -50,6 +50,7 @@ type serveConfig struct {
 	heartbeat       time.Duration
 	nodeTimeout     time.Duration
 	sqliteSync      string
+	linkTokenTTL    time.Duration
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -89,6 +90,7 @@ flight.`,
 	f.DurationVar(&cfg.retryMaxAge, "retry-max-age", delivery.DefaultMaxAge, "how long a failed notification is retried before it is dead")
 	f.Float64Var(&cfg.rateLimit, "rate-limit", 100, "requests a second each OAuth2 client (and each gateway merchant) may make, after a burst of --rate-burst; 0 turns the limit off")
 	f.IntVar(&cfg.rateBurst, "rate-burst", 200, "requests a client may make at once before --rate-limit applies")
+	f.DurationVar(&cfg.linkTokenTTL, "link-token-ttl", recon.DefaultLinkTokenTTL, "how long a bank-linking hub link token lives (1m to 24h)")
 	f.DurationVar(&cfg.retention, "delivery-retention", 30*24*time.Hour, "how long delivered notifications and their attempts are kept (pending and dead ones are kept until replayed or deleted)")
 	return cmd
 }
@@ -96,6 +98,9 @@ flight.`,
 func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if cfg.maxPrefixLen < recon.DefaultPrefixMaxLen || cfg.maxPrefixLen > recon.PrefixMaxLenCeiling {
 		return fmt.Errorf("--max-prefix-length must be from %d to %d", recon.DefaultPrefixMaxLen, recon.PrefixMaxLenCeiling)
+	}
+	if cfg.linkTokenTTL < time.Minute || cfg.linkTokenTTL > 24*time.Hour {
+		return fmt.Errorf("--link-token-ttl must be from 1m to 24h")
 	}
 	if cfg.retention < time.Hour {
 		return fmt.Errorf("--delivery-retention must be at least 1h")
@@ -302,7 +307,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	}).Register(mux)
 	(&hub.Handler{Store: db, Auth: auth, Tokens: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }, Blocked: delivery.IsBlocked,
-		BaseURL: cfg.baseURL,
+		BaseURL: cfg.baseURL, LinkTTL: cfg.linkTokenTTL,
 	}).Register(mux)
 	return mux
 }

@@ -16,6 +16,7 @@ func testHub(t *testing.T, open Open) {
 	t.Run("LinkTokens", func(t *testing.T) { t.Parallel(); testHubLinkTokens(t, open(t)) })
 	t.Run("EventsWanted", func(t *testing.T) { t.Parallel(); testHubEventsWanted(t, open(t)) })
 	t.Run("Expiry", func(t *testing.T) { t.Parallel(); testHubExpiry(t, open(t)) })
+	t.Run("BalanceChanges", func(t *testing.T) { t.Parallel(); testHubBalanceChanges(t, open(t)) })
 }
 
 func newHubCustomer(t *testing.T, s recon.Store, companyID int64, name string) *recon.HubCustomer {
