@@ -3,6 +3,8 @@ package recon
 import (
 	"context"
 	"crypto/rand"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -12,6 +14,28 @@ const (
 	DeliveryWebhook = "webhook" // bank-linking hub webhook
 	DeliveryHubIPN  = "hub_ipn" // the hub's balance-change notification to the merchant's hub IPN URL
 )
+
+// DeliveryKinds and DeliveryStatuses list the kinds and the states.
+var (
+	DeliveryKinds    = []string{DeliveryIPN, DeliveryWebhook, DeliveryHubIPN}
+	DeliveryStatuses = []string{DeliveryPending, DeliveryDelivered, DeliveryDead}
+)
+
+// CheckDeliveryKind returns EINVALID naming field unless kind is "" or one
+// of DeliveryKinds; CheckDeliveryStatus likewise for DeliveryStatuses.
+func CheckDeliveryKind(field, kind string) error { return checkOneOf(field, kind, DeliveryKinds) }
+
+// CheckDeliveryStatus: see CheckDeliveryKind.
+func CheckDeliveryStatus(field, status string) error {
+	return checkOneOf(field, status, DeliveryStatuses)
+}
+
+func checkOneOf(field, v string, known []string) error {
+	if v == "" || slices.Contains(known, v) {
+		return nil
+	}
+	return FieldError(field, "%s must be one of %s", field, strings.Join(known, ", "))
+}
 
 // Delivery states.
 const (

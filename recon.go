@@ -24,6 +24,7 @@ func (SystemClock) Now() time.Time { return time.Now() }
 type Store interface {
 	CompanyStore
 	TenantStore
+	ListenStore
 	UserStore
 	ClientStore
 	TokenStore

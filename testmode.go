@@ -69,12 +69,18 @@ type TenantStore interface {
 	WipeTestData(ctx context.Context, companyID int64) (*WipeResult, error)
 }
 
+// ListenKind is the pseudo-kind of the delivery_targets row that holds a
+// tenant's listen secret (ListenStore.ListenSecret): never a delivery's
+// kind, never sent to, shown by no API.
+const ListenKind = "listen"
+
 // ListenStore is what `recon listen` needs of the outbox (decisions.md §10).
 type ListenStore interface {
-	// ListenTarget returns the tenant's target of the kind, whose signing
-	// secret signs forwarded notifications; a tenant without one gets an
-	// inactive target without a URL and with a new signing secret.
-	ListenTarget(ctx context.Context, companyID int64, kind string) (*Target, error)
+	// ListenSecret returns the tenant's listen signing secret, made on
+	// first use: what `recon listen` forwards is signed under it, whatever
+	// the targets (as stripe listen signs with its own secret), so a
+	// developer verifies with one secret and no target is needed.
+	ListenSecret(ctx context.Context, companyID int64) (string, error)
 	// ListenDeliveries returns up to limit of the tenant's deliveries with
 	// an id above after that are pending or were created at or after since
 	// (the newest, when there are more), in id order: what a listener

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -93,13 +94,13 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, c *reco
 		switch name {
 		case "status":
 			f.Status = q.Get(name)
-			if f.Status != recon.DeliveryPending && f.Status != recon.DeliveryDelivered && f.Status != recon.DeliveryDead {
-				return recon.FieldError(name, "status must be one of pending, delivered, dead")
+			if err := recon.CheckDeliveryStatus(name, cmp.Or(f.Status, "(empty)")); err != nil {
+				return err
 			}
 		case "kind":
 			f.Kind = q.Get(name)
-			if f.Kind != recon.DeliveryIPN && f.Kind != recon.DeliveryWebhook && f.Kind != recon.DeliveryHubIPN {
-				return recon.FieldError(name, "kind must be ipn, webhook or hub_ipn")
+			if err := recon.CheckDeliveryKind(name, cmp.Or(f.Kind, "(empty)")); err != nil {
+				return err
 			}
 		case "limit", "before_id":
 			n, err := strconv.ParseInt(q.Get(name), 10, 64)

@@ -168,16 +168,6 @@ func (h *Handler) companyActive(ctx context.Context, companyID int64) error {
 	return t.CheckActive()
 }
 
-// reasonError gives a validation error a machine-readable reason
-// (INVALID_URL, BLOCKED_ADDRESS) beside the code.
-type reasonError struct {
-	err    *recon.Error
-	reason string
-}
-
-func (e *reasonError) Error() string { return e.err.Error() }
-func (e *reasonError) Unwrap() error { return e.err }
-
 // errorBody is the gateway error shape of decisions.md §1.
 type errorBody struct {
 	Error errorDetail `json:"error"`
@@ -206,9 +196,9 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		w.Header().Set("WWW-Authenticate", `Basic realm="recon"`)
 	}
 	detail := errorDetail{Code: name, Message: recon.ErrorMessage(err)}
-	var re *reasonError
+	var re *recon.ReasonError
 	if errors.As(err, &re) {
-		detail.Reason = re.reason
+		detail.Reason = re.Reason
 	}
 	if html {
 		h.renderError(w, status, detail)

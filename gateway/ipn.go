@@ -3,17 +3,12 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
-	"net/url"
 	"unicode/utf8"
 
 	"recon"
 	"recon/web"
 )
-
-// IPN settings limits (spec §8, decisions.md §6: as the hub webhook).
-const maxIPNURLLen = 2000
 
 // ipnJSON is the merchant's IPN settings. A secret is shown in full only in
 // the answer that created or rotated it, masked everywhere else.
@@ -149,7 +144,7 @@ func (h *Handler) SaveIPN(ctx context.Context, companyID int64, c IPNChange) (*I
 	if c.URL == "" {
 		return nil, recon.FieldError("ipn_url", "ipn_url is required")
 	}
-	if err := h.checkIPNURL(c.URL); err != nil {
+	if err := recon.CheckTargetURL("ipn_url", c.URL, h.CheckURL, h.Blocked); err != nil {
 		return nil, err
 	}
 	if c.AuthType != recon.AuthSecretKey && c.AuthType != recon.AuthNone {
@@ -186,41 +181,4 @@ func (h *Handler) SaveIPN(ctx context.Context, companyID int64, c IPNChange) (*I
 		(c.SecretKey != nil || old == nil || old.AuthType != recon.AuthSecretKey || old.Secret != t.Secret)
 	saved.NewSigningSecret = c.RotateSigningSecret || old == nil || old.SigningSecret != t.SigningSecret
 	return saved, nil
-}
-
-// checkIPNURL applies the save-time URL rules: length, then h.CheckURL (or,
-// without one, any absolute http(s) URL). Its error carries the reason
-// INVALID_URL or BLOCKED_ADDRESS.
-func (h *Handler) checkIPNURL(raw string) error {
-	invalid := func(msg string) error {
-		return &reasonError{err: recon.FieldError("ipn_url", "%s", msg), reason: "INVALID_URL"}
-	}
-	if len(raw) > maxIPNURLLen {
-		return invalid("ipn_url must be at most 2000 characters")
-	}
-	if h.CheckURL == nil {
-		u, err := url.Parse(raw)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return invalid("ipn_url must be an absolute http or https URL")
-		}
-		return nil
-	}
-	err := h.CheckURL(raw)
-	if err == nil {
-		return nil
-	}
-	if h.Blocked != nil && h.Blocked(err) {
-		return &reasonError{err: recon.FieldError("ipn_url", "ipn_url points to an internal address, which is blocked: %s", urlProblem(err)), reason: "BLOCKED_ADDRESS"}
-	}
-	return invalid("ipn_url is not usable: " + urlProblem(err))
-}
-
-// urlProblem is the text of a URL check's error: the message of an
-// *recon.Error, or the error's own text (it is about the client's URL).
-func urlProblem(err error) string {
-	var re *recon.Error
-	if errors.As(err, &re) {
-		return re.Message
-	}
-	return err.Error()
 }

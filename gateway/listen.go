@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -20,14 +21,14 @@ import (
 // outbound, long-lived stream, GET /v1/listen, with the company's test-mode
 // merchant credentials, and receives every pending notification of the test
 // tenant as server-sent events: the body and the headers a target would get,
-// signature included. It forwards each to a local URL and reports the answer
+// signed under the tenant's listen secret (ListenStore.ListenSecret). It forwards each to a local URL and reports the answer
 // with POST /v1/listen/answers, which the server records as an attempt: a 2xx
 // delivers the notification, anything else leaves it pending. A notification
 // stays in the outbox until answered, so a listener that drops and comes
 // back gets what it missed; every attached listener gets every one.
 
 // ListenEvents are the events a listener may filter on: the IPN's and the hub's.
-var ListenEvents = append([]string{recon.IPNOrderPaid, recon.IPNTransactionVoid}, recon.HubEvents...)
+var ListenEvents = append([]string{recon.IPNOrderPaid, recon.IPNTransactionVoid, recon.BalanceChangeEvent}, recon.HubEvents...)
 
 // Listen stream tuning.
 const (
@@ -138,14 +139,9 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	if err != nil {
 		return err
 	}
-	targets := map[string]*recon.Target{}
-	secrets := map[string]string{}
-	for _, kind := range []string{recon.DeliveryIPN, recon.DeliveryWebhook} {
-		t, err := h.Store.ListenTarget(ctx, m.CompanyID, kind)
-		if err != nil {
-			return err
-		}
-		targets[kind], secrets[kind] = t, t.SigningSecret
+	secret, err := h.Store.ListenSecret(ctx, m.CompanyID)
+	if err != nil {
+		return err
 	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
@@ -172,7 +168,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	}
 	err = send("ready", 0, map[string]any{
 		"listener_id": listener, "company_id": tenant.CompanyID, "livemode": false, "events": events,
-		"signing_secrets": secrets,
+		"signing_secret": secret,
 	})
 	if err != nil {
 		return nil // the client is gone: nothing to answer
@@ -195,6 +191,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 		}
 		now := h.now()
 		var highest int64
+		targets := map[string]*recon.Target{} // read at each look: a changed X-Secret-Key applies at once
 		for _, d := range list {
 			highest = d.ID
 			if cur.sent[d.ID] || (events != nil && !slices.Contains(events, d.Event)) {
@@ -202,9 +199,9 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 			}
 			t := targets[d.Kind]
 			if t == nil {
-				if t, err = h.Store.ListenTarget(ctx, m.CompanyID, d.Kind); err != nil {
+				if t, err = h.listenTarget(ctx, m.CompanyID, d.Kind, secret); err != nil {
 					h.logger().Error("listen: read target", "listener", listener, "err", err)
-					continue
+					break // sent at the next look; the cursor stays
 				}
 				targets[d.Kind] = t
 			}
@@ -239,6 +236,22 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	}
 }
 
+// listenTarget is what a listener's forwarded notification of the kind is
+// sent as: signed under the listen secret, with the X-Secret-Key of the
+// tenant's target of the kind when it has one of type SECRET_KEY.
+func (h *Handler) listenTarget(ctx context.Context, tenant int64, kind, secret string) (*recon.Target, error) {
+	t := &recon.Target{AuthType: recon.AuthNone, SigningSecret: secret}
+	stored, err := h.Store.DeliveryTarget(ctx, tenant, kind)
+	switch {
+	case recon.ErrorCode(err) == recon.ENOTFOUND:
+	case err != nil:
+		return nil, err
+	case stored.AuthType == recon.AuthSecretKey:
+		t.AuthType, t.Secret = stored.AuthType, stored.Secret
+	}
+	return t, nil
+}
+
 // listenAnswer is the body of POST /v1/listen/answers.
 type listenAnswer struct {
 	DeliveryID int64  `json:"delivery_id"`
@@ -265,11 +278,9 @@ func (h *Handler) listenAnswers(w http.ResponseWriter, r *http.Request, m *recon
 		return recon.FieldError("delivery_id", "delivery_id must be a positive integer")
 	case in.ListenerID == "" || len(in.ListenerID) > 64:
 		return recon.FieldError("listener_id", "listener_id is required (at most 64 characters): the one the stream's ready event gave")
-	case len(in.ForwardTo) > maxIPNURLLen:
-		return recon.FieldError("forward_to", "forward_to must be at most %d characters", maxIPNURLLen)
-	case in.StatusCode < 0 || in.StatusCode > 599:
-		return recon.FieldError("status_code", "status_code must be an HTTP status from 100 to 599, or 0 when no answer came")
-	case in.StatusCode > 0 && in.StatusCode < 100:
+	case len(in.ForwardTo) > recon.MaxTargetURLLen:
+		return recon.FieldError("forward_to", "forward_to must be at most %d characters", recon.MaxTargetURLLen)
+	case in.StatusCode != 0 && (in.StatusCode < 100 || in.StatusCode > 599):
 		return recon.FieldError("status_code", "status_code must be an HTTP status from 100 to 599, or 0 when no answer came")
 	case in.LatencyMS < 0 || in.LatencyMS > 3_600_000:
 		return recon.FieldError("latency_ms", "latency_ms must be from 0 to 3600000")
@@ -281,7 +292,7 @@ func (h *Handler) listenAnswers(w http.ResponseWriter, r *http.Request, m *recon
 	if err != nil {
 		return err // ENOTFOUND for another tenant's
 	}
-	a := &recon.DeliveryAttempt{DeliveryID: d.ID, At: h.now(), URL: cut("listen "+in.ListenerID+" → "+in.ForwardTo, maxIPNURLLen),
+	a := &recon.DeliveryAttempt{DeliveryID: d.ID, At: h.now(), URL: cut("listen "+in.ListenerID+" → "+in.ForwardTo, recon.MaxTargetURLLen),
 		StatusCode: in.StatusCode, Latency: time.Duration(in.LatencyMS) * time.Millisecond,
 		Response: cut(in.Response, maxExcerpt), Error: cut(in.Error, maxExcerpt)}
 	status := recon.DeliveryPending // keeps its next attempt time

@@ -190,16 +190,6 @@ func (h *Handler) authenticate(r *http.Request) (*recon.Caller, error) {
 	return h.Auth.Authenticate(r.Context(), token)
 }
 
-// reasonError gives a validation error the upper-case code of the webhook
-// envelope (INVALID_URL, BLOCKED_ADDRESS, INVALID_EVENT).
-type reasonError struct {
-	err    *recon.Error
-	reason string
-}
-
-func (e *reasonError) Error() string { return e.err.Error() }
-func (e *reasonError) Unwrap() error { return e.err }
-
 // hubCodes are the upper-case codes of the webhook envelope (decisions.md §1).
 var hubCodes = map[string]string{
 	recon.EINVALID: "VALIDATION_ERROR", recon.EUNAUTHORIZED: "UNAUTHORIZED", recon.EFORBIDDEN: "FORBIDDEN",
@@ -232,9 +222,9 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		if name == "" {
 			name = "INTERNAL_ERROR"
 		}
-		var rerr *reasonError
+		var rerr *recon.ReasonError
 		if errors.As(err, &rerr) {
-			name = rerr.reason
+			name = rerr.Reason
 		}
 		writeEnvelope(w, status, name, nil, []string{msg}, nil)
 		return

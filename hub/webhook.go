@@ -5,15 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"unicode/utf8"
 
 	"recon"
 	"recon/web"
 )
-
-// maxWebhookURLLen is the webhook_url limit of spec §8.
-const maxWebhookURLLen = 2000
 
 // webhookJSON is the configuration of spec §2.6.
 type webhookJSON struct {
@@ -138,13 +134,17 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 		if _, err := recon.NormalizeAllowEvents(ch.AllowEvents); err != nil {
 			var bad *recon.ErrInvalidEvent
 			if errors.As(err, &bad) {
-				return &reasonError{err: recon.FieldError("allow_events", "%s", err.Error()), reason: "INVALID_EVENT"}
+				return &recon.ReasonError{Err: recon.FieldError("allow_events", "%s", err.Error()), Reason: "INVALID_EVENT"}
 			}
 			return err
 		}
 	}
 	if ch.URL != nil {
-		if err := h.checkWebhookURL(*ch.URL); err != nil {
+		// The rules of every target URL (recon.CheckTargetURL), and not empty.
+		if *ch.URL == "" {
+			return &recon.ReasonError{Err: recon.FieldError("webhook_url", "webhook_url must not be empty"), Reason: "INVALID_URL"}
+		}
+		if err := recon.CheckTargetURL("webhook_url", *ch.URL, h.CheckURL, h.Blocked); err != nil {
 			return err
 		}
 	}
@@ -158,43 +158,4 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 	}
 	writeEnvelope(w, http.StatusOK, "", []string{msg}, nil, toWebhookJSON(wh, true))
 	return nil
-}
-
-// checkWebhookURL applies the save-time URL rules, as the IPN's: at most
-// 2000 characters, then h.CheckURL (https outside sandbox mode, no internal
-// address in any spelling or by DNS). Its error carries INVALID_URL or
-// BLOCKED_ADDRESS.
-func (h *Handler) checkWebhookURL(raw string) error {
-	invalid := func(msg string) error {
-		return &reasonError{err: recon.FieldError("webhook_url", "%s", msg), reason: "INVALID_URL"}
-	}
-	if raw == "" {
-		return invalid("webhook_url must not be empty")
-	}
-	if len(raw) > maxWebhookURLLen {
-		return invalid("webhook_url must be at most 2000 characters")
-	}
-	if h.CheckURL == nil {
-		u, err := url.Parse(raw)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return invalid("webhook_url must be an absolute http or https URL")
-		}
-		return nil
-	}
-	err := h.CheckURL(raw)
-	if err == nil {
-		return nil
-	}
-	if h.Blocked != nil && h.Blocked(err) {
-		return &reasonError{err: recon.FieldError("webhook_url", "webhook_url points to an internal address, which is blocked: %s", urlProblem(err)), reason: "BLOCKED_ADDRESS"}
-	}
-	return invalid("webhook_url is not usable: " + urlProblem(err))
-}
-
-func urlProblem(err error) string {
-	var re *recon.Error
-	if errors.As(err, &re) {
-		return re.Message
-	}
-	return err.Error()
 }

@@ -76,7 +76,7 @@ func (db *DB) BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankA
 	return out, nil
 }
 
-func scanBankAccount(s interface{ Scan(...any) error }) (*recon.BankAccount, error) {
+func scanBankAccount(s scanner) (*recon.BankAccount, error) {
 	var b recon.BankAccount
 	var subs string
 	if err := s.Scan(&b.ID, &b.CompanyID, &b.BankName, &b.AccountNumber, &b.HolderName, &subs, &b.CreatedAt); err != nil {

@@ -99,7 +99,7 @@ const companyColumns = `id, full_name, short_name, status, subscription, begin_d
 	bank_sub_account, paycode, data_storage_days, created_at`
 
 // scanCompany reads one row of companyColumns.
-func scanCompany(row interface{ Scan(...any) error }) (*recon.Company, error) {
+func scanCompany(row scanner) (*recon.Company, error) {
 	var c recon.Company
 	var begin, end sql.NullTime
 	if err := row.Scan(&c.ID, &c.FullName, &c.ShortName, &c.Status, &c.Subscription, &begin, &end,

@@ -33,7 +33,7 @@ const selectDelivery = `SELECT ` + deliveryColumns + ` FROM deliveries`
 // EnqueueDelivery stores d as pending and due at once, outside any other
 // state change. It sets d's ID, Status, NextAttemptAt and CreatedAt.
 func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
-	if err := checkDeliveryKind("kind", d.Kind); err != nil {
+	if err := recon.CheckDeliveryKind("kind", d.Kind); err != nil {
 		return err
 	}
 	if d.Kind == "" {
@@ -136,7 +136,7 @@ func (db *DB) RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcom
 	}
 	now := db.now()
 	for _, o := range outcomes {
-		if err := checkDeliveryStatus("status", o.Status); err != nil {
+		if err := recon.CheckDeliveryStatus("status", o.Status); err != nil {
 			return err
 		}
 		if o.Status == "" {
@@ -267,10 +267,10 @@ func (db *DB) Delivery(ctx context.Context, companyID, id int64) (*recon.Deliver
 // company's when companyID is 0. The limit defaults to 50 and is capped at
 // 500; an unknown status or kind is EINVALID.
 func (db *DB) Deliveries(ctx context.Context, companyID int64, f recon.DeliveryFilter) ([]*recon.Delivery, error) {
-	if err := checkDeliveryStatus("status", f.Status); err != nil {
+	if err := recon.CheckDeliveryStatus("status", f.Status); err != nil {
 		return nil, err
 	}
-	if err := checkDeliveryKind("kind", f.Kind); err != nil {
+	if err := recon.CheckDeliveryKind("kind", f.Kind); err != nil {
 		return nil, err
 	}
 	var where []string
@@ -488,20 +488,4 @@ var _ sql.Scanner = (*anyTime)(nil)
 func cleanText(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.ReplaceAll(s, "\x00", "")
-}
-
-func checkDeliveryStatus(field, status string) error {
-	switch status {
-	case "", recon.DeliveryPending, recon.DeliveryDelivered, recon.DeliveryDead:
-		return nil
-	}
-	return recon.FieldError(field, "%s must be %s, %s or %s", field, recon.DeliveryPending, recon.DeliveryDelivered, recon.DeliveryDead)
-}
-
-func checkDeliveryKind(field, kind string) error {
-	switch kind {
-	case "", recon.DeliveryIPN, recon.DeliveryWebhook, recon.DeliveryHubIPN:
-		return nil
-	}
-	return recon.FieldError(field, "%s must be %s, %s or %s", field, recon.DeliveryIPN, recon.DeliveryWebhook, recon.DeliveryHubIPN)
 }

@@ -28,25 +28,14 @@ func (db *DB) HubBankAccounts(ctx context.Context, companyID int64, f recon.HubA
 	page, per := max(f.Page, 1), max(f.PerPage, 1)
 	rows, err := db.db.QueryContext(ctx, `SELECT `+linkedAccountColumns+linkedAccountLast+linkedAccountFrom+where+
 		` ORDER BY b.created_at DESC, b.id DESC LIMIT `+args.add(per)+` OFFSET `+args.add((page-1)*per), args...)
+	out, err := collect(rows, err, "list linked accounts", scanLinkedAccountLast)
 	if err != nil {
-		return nil, 0, internal(err, "list linked accounts")
-	}
-	defer rows.Close()
-	out := []*recon.LinkedAccount{}
-	for rows.Next() {
-		a, err := scanLinkedAccountLast(rows)
-		if err != nil {
-			return nil, 0, internal(err, "list linked accounts")
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, internal(err, "list linked accounts")
+		return nil, 0, err
 	}
 	return out, total, nil
 }
 
-func scanLinkedAccountLast(s interface{ Scan(...any) error }) (*recon.LinkedAccount, error) {
+func scanLinkedAccountLast(s scanner) (*recon.LinkedAccount, error) {
 	var a recon.LinkedAccount
 	var created, linked, last anyTime
 	if err := s.Scan(&a.ID, &a.CompanyID, &a.BankName, &a.AccountNumber, &a.HolderName, &created, &a.XID, &a.CustomerID,
@@ -77,7 +66,7 @@ const hubTransactionFrom = ` FROM transactions t
 	JOIN bank_accounts b ON b.company_id = t.company_id AND b.id = t.bank_account_id
 	LEFT JOIN hub_customers c ON c.company_id = b.company_id AND c.id = b.hub_customer_id`
 
-func scanHubTransaction(s interface{ Scan(...any) error }) (*recon.HubTransaction, error) {
+func scanHubTransaction(s scanner) (*recon.HubTransaction, error) {
 	var h recon.HubTransaction
 	var code, sub sql.NullString
 	t := &h.Transaction
@@ -116,20 +105,9 @@ func (db *DB) HubTransactions(ctx context.Context, companyID int64, f recon.HubT
 	page, per := max(f.Page, 1), max(f.PerPage, 1)
 	rows, err := db.db.QueryContext(ctx, `SELECT `+hubTransactionColumns+hubTransactionFrom+where+
 		` ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+args.add(per)+` OFFSET `+args.add((page-1)*per), args...)
+	out, err := collect(rows, err, "list hub transactions", scanHubTransaction)
 	if err != nil {
-		return nil, 0, internal(err, "list hub transactions")
-	}
-	defer rows.Close()
-	out := []*recon.HubTransaction{}
-	for rows.Next() {
-		h, err := scanHubTransaction(rows)
-		if err != nil {
-			return nil, 0, internal(err, "list hub transactions")
-		}
-		out = append(out, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, internal(err, "list hub transactions")
+		return nil, 0, err
 	}
 	return out, total, nil
 }

@@ -67,7 +67,7 @@ func hubCustomer(ctx context.Context, q querier, companyID int64, xid, lock stri
 	return c, nil
 }
 
-func scanHubCustomer(s interface{ Scan(...any) error }) (*recon.HubCustomer, error) {
+func scanHubCustomer(s scanner) (*recon.HubCustomer, error) {
 	var c recon.HubCustomer
 	var created, updated anyTime
 	if err := s.Scan(&c.ID, &c.CompanyID, &c.XID, &c.FullName, &c.ShortName, &c.Status, &created, &updated); err != nil {
@@ -100,20 +100,9 @@ func (db *DB) HubCustomers(ctx context.Context, companyID int64, f recon.HubCust
 	query := `SELECT ` + hubCustomerColumns + ` FROM hub_customers WHERE ` + where + order +
 		` LIMIT ` + args.add(per) + ` OFFSET ` + args.add((page-1)*per)
 	rows, err := db.db.QueryContext(ctx, query, args...)
+	out, err := collect(rows, err, "list hub companies", scanHubCustomer)
 	if err != nil {
-		return nil, 0, internal(err, "list hub companies")
-	}
-	defer rows.Close()
-	out := []*recon.HubCustomer{}
-	for rows.Next() {
-		c, err := scanHubCustomer(rows)
-		if err != nil {
-			return nil, 0, internal(err, "list hub companies")
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, internal(err, "list hub companies")
+		return nil, 0, err
 	}
 	return out, total, nil
 }

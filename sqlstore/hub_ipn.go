@@ -22,7 +22,7 @@ func (db *DB) notifyLinkedBalances(ctx context.Context, tx *sql.Tx, companyID in
 		return 0, nil
 	}
 	now := db.now()
-	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryHubIPN, now)
+	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryHubIPN, now, nil)
 	if err != nil || !ok {
 		return 0, err
 	}

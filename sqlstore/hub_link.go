@@ -23,7 +23,7 @@ const linkTokenFrom = ` FROM hub_link_tokens t
 	JOIN hub_customers c ON c.company_id = t.company_id AND c.id = t.hub_customer_id
 	LEFT JOIN bank_accounts b ON b.company_id = t.company_id AND b.id = t.bank_account_id`
 
-func scanLinkToken(s interface{ Scan(...any) error }) (*recon.LinkToken, error) {
+func scanLinkToken(s scanner) (*recon.LinkToken, error) {
 	var t recon.LinkToken
 	var created, expires, ended anyTime
 	if err := s.Scan(&t.ID, &t.CompanyID, &t.CustomerID, &t.CustomerXID, &t.XID, &t.TokenHash, &t.Purpose,
@@ -42,7 +42,7 @@ const linkSessionColumns = `s.id, s.company_id, s.link_token_id, s.xid, s.status
 const linkSessionFrom = ` FROM hub_link_sessions s
 	LEFT JOIN bank_accounts b ON b.company_id = s.company_id AND b.id = s.bank_account_id`
 
-func scanLinkSession(s interface{ Scan(...any) error }) (*recon.LinkSession, error) {
+func scanLinkSession(s scanner) (*recon.LinkSession, error) {
 	var ls recon.LinkSession
 	var created, step, ended anyTime
 	if err := s.Scan(&ls.ID, &ls.CompanyID, &ls.LinkTokenID, &ls.XID, &ls.Status, &ls.State, &ls.BankCode, &ls.AccountType,
@@ -136,20 +136,9 @@ func (db *DB) LinkToken(ctx context.Context, companyID int64, xid string) (*reco
 func linkSessions(ctx context.Context, q querier, companyID, tokenID int64) ([]*recon.LinkSession, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+linkSessionColumns+linkSessionFrom+
 		` WHERE s.company_id = $1 AND s.link_token_id = $2 ORDER BY s.id`, companyID, tokenID)
+	out, err := collect(rows, err, "list link sessions", scanLinkSession)
 	if err != nil {
-		return nil, internal(err, "list link sessions")
-	}
-	defer rows.Close()
-	out := []*recon.LinkSession{}
-	for rows.Next() {
-		s, err := scanLinkSession(rows)
-		if err != nil {
-			return nil, internal(err, "list link sessions")
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, internal(err, "list link sessions")
+		return nil, err
 	}
 	return out, nil
 }

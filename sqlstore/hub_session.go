@@ -174,7 +174,7 @@ const linkedAccountColumns = `b.id, b.company_id, b.bank_name, b.account_number,
 
 const linkedAccountFrom = ` FROM bank_accounts b LEFT JOIN hub_customers c ON c.company_id = b.company_id AND c.id = b.hub_customer_id`
 
-func scanLinkedAccount(s interface{ Scan(...any) error }) (*recon.LinkedAccount, error) {
+func scanLinkedAccount(s scanner) (*recon.LinkedAccount, error) {
 	var a recon.LinkedAccount
 	var created, linked anyTime
 	if err := s.Scan(&a.ID, &a.CompanyID, &a.BankName, &a.AccountNumber, &a.HolderName, &created, &a.XID, &a.CustomerID,

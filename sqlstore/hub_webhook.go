@@ -107,38 +107,18 @@ func (db *DB) ChangeHubWebhook(ctx context.Context, companyID int64, c recon.Hub
 // hubEventWanted is the one place that decides whether a hub event is
 // enqueued: inside the state change's transaction, the company's webhook
 // must exist, be active and subscribe to the event at that moment
-// (recon.HubWebhook.Wants). Nothing piles up for a merchant who listens to
-// nothing.
-//
-// In test mode (decisions.md §10) an event is also enqueued when there is no
-// active webhook, held for `recon listen` as notifyAt holds IPNs; an active
-// webhook's event filter still decides what test mode produces.
-func (db *DB) hubEventWanted(ctx context.Context, q querier, companyID int64, event string, now time.Time) (due time.Time, ok bool, err error) {
-	var test bool
-	var active sql.NullBool
-	var settings sql.NullString
-	err = q.QueryRowContext(ctx, `
-		SELECT c.test_of IS NOT NULL, t.active, t.settings
-		FROM companies c LEFT JOIN delivery_targets t ON t.company_id = c.id AND t.kind = $2
-		WHERE c.id = $1`, companyID, recon.DeliveryWebhook).Scan(&test, &active, &settings)
-	if errors.Is(err, sql.ErrNoRows) {
-		return time.Time{}, false, nil
-	}
-	if err != nil {
-		return time.Time{}, false, internal(err, "read hub webhook")
-	}
-	if active.Valid && active.Bool {
-		s, err := parseHubWebhookSettings(settings.String)
+// (recon.HubWebhook.Wants); in test mode notifyAt also holds it for `recon
+// listen` when there is no active webhook. Nothing piles up for a live
+// merchant who listens to nothing.
+func (db *DB) hubEventWanted(ctx context.Context, q querier, companyID int64, event string, now time.Time) (time.Time, bool, error) {
+	return notifyAt(ctx, q, companyID, recon.DeliveryWebhook, now, func(settings string) (bool, error) {
+		s, err := parseHubWebhookSettings(settings)
 		if err != nil {
-			return time.Time{}, false, err
+			return false, err
 		}
 		w := recon.HubWebhook{Target: recon.Target{Active: true}, AllowEvents: s.AllowEvents}
-		return now, w.Wants(event), nil
-	}
-	if test {
-		return now.Add(recon.ListenerHold), true, nil
-	}
-	return time.Time{}, false, nil
+		return w.Wants(event), nil
+	})
 }
 
 // hubEvents collects the events of one state change, in the order they

@@ -133,7 +133,7 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	}
 	enqueued := 0
 	if len(captured) > 0 {
-		due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now)
+		due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, nil)
 		if err != nil {
 			return 0, err
 		}
@@ -206,7 +206,7 @@ func (db *DB) insertDecisions(ctx context.Context, tx *sql.Tx, ds []*recon.Match
 
 const decisionColumns = `id, company_id, transaction_id, order_id, outcome, rule, code, amount, order_amount, paid_total, reason, created_at`
 
-func scanDecision(s interface{ Scan(...any) error }) (*recon.MatchDecision, error) {
+func scanDecision(s scanner) (*recon.MatchDecision, error) {
 	var d recon.MatchDecision
 	var order sql.NullInt64
 	if err := s.Scan(&d.ID, &d.CompanyID, &d.TransactionID, &order, &d.Outcome, &d.Rule, &d.Code, &d.Amount, &d.OrderAmount, &d.PaidTotal, &d.Reason, &d.CreatedAt); err != nil {
@@ -245,19 +245,7 @@ func (db *DB) MatchDecisions(ctx context.Context, companyID, orderID, transactio
 
 func (db *DB) decisions(ctx context.Context, q string, args ...any) ([]*recon.MatchDecision, error) {
 	rows, err := db.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, internal(err, "list match decisions")
-	}
-	defer rows.Close()
-	out := []*recon.MatchDecision{}
-	for rows.Next() {
-		d, err := scanDecision(rows)
-		if err != nil {
-			return nil, internal(err, "list match decisions")
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return collect(rows, err, "list match decisions", scanDecision)
 }
 
 // prefixed qualifies each of a comma-separated column list with p.

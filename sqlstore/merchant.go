@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"recon"
 )
@@ -143,31 +142,4 @@ func (db *DB) ensureSigningSecret(ctx context.Context, companyID int64, kind, ca
 		}
 		return nil
 	})
-}
-
-// notifyAt decides, within a state change's transaction, whether the
-// tenant's notification of the kind is enqueued, and when it falls due. A
-// live tenant's is enqueued only when it has an active target of the kind
-// (a merchant without an IPN URL gets none, and nothing piles up), due at
-// once. A test tenant's is always enqueued, for `recon listen` (decisions.md
-// §10): due at once when there is an active target, else held for the
-// listeners for recon.ListenerHold, after which the dispatcher finds no
-// target and records it dead.
-func notifyAt(ctx context.Context, q querier, companyID int64, kind string, now time.Time) (due time.Time, ok bool, err error) {
-	var test, active bool
-	err = q.QueryRowContext(ctx, `
-		SELECT c.test_of IS NOT NULL, COALESCE(t.active, false)
-		FROM companies c LEFT JOIN delivery_targets t ON t.company_id = c.id AND t.kind = $2
-		WHERE c.id = $1`, companyID, kind).Scan(&test, &active)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return time.Time{}, false, nil
-	case err != nil:
-		return time.Time{}, false, internal(err, "read delivery target")
-	case active:
-		return now, true, nil
-	case test:
-		return now.Add(recon.ListenerHold), true, nil
-	}
-	return time.Time{}, false, nil
 }

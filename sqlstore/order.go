@@ -15,7 +15,7 @@ const orderColumns = `id, company_id, invoice_number, order_ref, customer_id, st
 	success_url, error_url, cancel_url, payment_method, created_at, updated_at, paid_at, paid_transaction_id,
 	cancelled_at, voided_at`
 
-func scanOrder(s interface{ Scan(...any) error }) (*recon.Order, error) {
+func scanOrder(s scanner) (*recon.Order, error) {
 	var o recon.Order
 	var va sql.NullString
 	var bank, paidTx sql.NullInt64
@@ -187,20 +187,9 @@ func (db *DB) Orders(ctx context.Context, companyID int64, f recon.OrderFilter) 
 	offset := int64(f.Page-1) * int64(f.PerPage)
 	rows, err := db.db.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE `+cond+
 		` ORDER BY created_at `+order+`, id `+order+` LIMIT `+arg(f.PerPage)+` OFFSET `+arg(offset), args...)
+	out, err := collect(rows, err, "list orders", scanOrder)
 	if err != nil {
-		return nil, 0, internal(err, "list orders")
-	}
-	defer rows.Close()
-	out := []*recon.Order{}
-	for rows.Next() {
-		o, err := scanOrder(rows)
-		if err != nil {
-			return nil, 0, internal(err, "list orders")
-		}
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, internal(err, "list orders")
+		return nil, 0, err
 	}
 	return out, total, nil
 }
@@ -264,7 +253,7 @@ func (db *DB) notify(ctx context.Context, tx *sql.Tx, o *recon.Order, build func
 	if build == nil {
 		return nil
 	}
-	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now)
+	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, nil)
 	if err != nil || !ok {
 		return err
 	}

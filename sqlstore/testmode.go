@@ -76,13 +76,14 @@ func (db *DB) TestTenant(ctx context.Context, companyID int64) (*recon.Tenant, e
 		if err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT id FROM companies WHERE test_of = $1`, companyID).Scan(&t.ID)
+		t.ID, err = db.testTenantID(ctx, tx, companyID)
+		return err
 	})
-	if errors.Is(err, sql.ErrNoRows) { // the company was deleted meanwhile
-		return nil, notFound(err, "company %d not found", companyID)
-	}
 	if err != nil {
 		return nil, internal(err, "make test tenant")
+	}
+	if t.ID == 0 { // the company was deleted meanwhile
+		return nil, notFound(nil, "company %d not found", companyID)
 	}
 	return &t, nil
 }
@@ -167,18 +168,21 @@ func liveCompany(ctx context.Context, q querier, id int64) error {
 	return nil
 }
 
-// ListenTarget returns the tenant's target of the kind, whose signing secret
-// signs what `recon listen` forwards. A tenant without one gets an inactive
-// target without a URL, made here with a new signing secret: listeners then
-// have a secret to verify with, and nothing is sent anywhere else.
-func (db *DB) ListenTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error) {
-	t, err := db.DeliveryTarget(ctx, companyID, kind)
+// ListenSecret returns the tenant's listen signing secret, made on first
+// use: a row of delivery_targets of the pseudo-kind recon.ListenKind,
+// which no delivery has and no API shows, so that it is sealed and
+// re-sealed (recon keys rotate) with the other secrets.
+func (db *DB) ListenSecret(ctx context.Context, companyID int64) (string, error) {
+	t, err := db.DeliveryTarget(ctx, companyID, recon.ListenKind)
 	if recon.ErrorCode(err) != recon.ENOTFOUND {
-		return t, err
+		if err != nil {
+			return "", err
+		}
+		return t.SigningSecret, nil
 	}
-	// DO NOTHING on a conflict: a target saved meanwhile wins.
+	// DO NOTHING on a conflict: two first listeners agree on the one stored.
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		sealed, err := db.sealSecret(ctx, tx, "")
+		none, err := db.sealSecret(ctx, tx, "")
 		if err != nil {
 			return err
 		}
@@ -190,13 +194,16 @@ func (db *DB) ListenTarget(ctx context.Context, companyID int64, kind string) (*
 			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at)
 			VALUES ($1, $2, '', $3, $4, $5, false, '{}', $6)
 			ON CONFLICT (company_id, kind) DO NOTHING`,
-			companyID, kind, recon.AuthNone, sealed, signing, db.now())
+			companyID, recon.ListenKind, recon.AuthNone, none, signing, db.now())
 		return err
 	})
 	if err != nil {
-		return nil, internal(err, "make a listen target")
+		return "", internal(err, "make a listen secret")
 	}
-	return db.DeliveryTarget(ctx, companyID, kind)
+	if t, err = db.DeliveryTarget(ctx, companyID, recon.ListenKind); err != nil {
+		return "", err
+	}
+	return t.SigningSecret, nil
 }
 
 // ListenDeliveries returns up to limit of the tenant's deliveries with an

@@ -157,7 +157,7 @@ func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.Transac
 const transactionColumns = `t.id, t.company_id, t.bank_account_id, b.bank_name, b.account_number, t.transaction_date,
 	t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at`
 
-func scanTransaction(s interface{ Scan(...any) error }) (*recon.Transaction, error) {
+func scanTransaction(s scanner) (*recon.Transaction, error) {
 	var t recon.Transaction
 	var code, sub sql.NullString
 	if err := s.Scan(&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,

@@ -89,6 +89,34 @@ func randomHex(n int) string {
 
 func newIPNCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "ipn", Short: "A merchant's IPN settings"}
+	cmd.AddCommand(newTargetSetCmd(a, targetSpec{
+		what:  "IPN",
+		short: "Set where a company's IPNs go",
+		long: `Set the company's IPN target: the URL Recon POSTs ORDER_PAID and TRANSACTION_VOID
+notifications to, and how it authenticates (SECRET_KEY sends X-Secret-Key). Every
+request is also signed with X-Recon-Signature under the target's own signing
+secret, which Recon makes when the target is first saved and replaces with
+--rotate-signing-secret; a secret is shown in full only when it is made. The
+URL must be public HTTPS (http is accepted with --sandbox); internal addresses
+are refused in any spelling, and again when each notification is sent. The
+rules are those of PUT /v1/ipn.`,
+		example: `  recon ipn set --company 1 --url https://shop.example.vn/ipn --auth-type SECRET_KEY --json
+  recon ipn set --company 1 --url https://shop.example.vn/ipn --rotate-signing-secret`,
+		store: func(db *sqlstore.DB) gateway.Store { return db },
+	}))
+	return cmd
+}
+
+// targetSpec is what differs between the `set` commands of notification
+// targets (recon ipn set, recon hub ipn set): their words, and the store
+// that gives gateway.SaveIPN, the one implementation of the rules, its
+// target.
+type targetSpec struct {
+	what, short, long, example string
+	store                      func(db *sqlstore.DB) gateway.Store
+}
+
+func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 	var (
 		tenant   tenantFlags
 		c        gateway.IPNChange
@@ -98,19 +126,11 @@ func newIPNCmd(a *app) *cobra.Command {
 		private  bool
 	)
 	set := &cobra.Command{
-		Use:   "set",
-		Short: "Set where a company's IPNs go",
-		Long: `Set the company's IPN target: the URL Recon POSTs ORDER_PAID and TRANSACTION_VOID
-notifications to, and how it authenticates (SECRET_KEY sends X-Secret-Key). Every
-request is also signed with X-Recon-Signature under the target's own signing
-secret, which Recon makes when the target is first saved and replaces with
---rotate-signing-secret; a secret is shown in full only when it is made. The
-URL must be public HTTPS (http is accepted with --sandbox); internal addresses
-are refused in any spelling, and again when each notification is sent. The
-rules are those of PUT /v1/ipn.`,
-		Example: `  recon ipn set --company 1 --url https://shop.example.vn/ipn --auth-type SECRET_KEY --json
-  recon ipn set --company 1 --url https://shop.example.vn/ipn --rotate-signing-secret`,
-		Args: cobra.NoArgs,
+		Use:     "set",
+		Short:   spec.short,
+		Long:    spec.long,
+		Example: spec.example,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.Active = !inactive
 			if cmd.Flags().Changed("secret") {
@@ -125,7 +145,7 @@ rules are those of PUT /v1/ipn.`,
 				if err != nil {
 					return err
 				}
-				h.Store = db
+				h.Store = spec.store(db)
 				saved, err := h.SaveIPN(cmd.Context(), companyID, c)
 				var re *recon.Error
 				if errors.As(err, &re) { // a refused URL carries its reason around the error
@@ -147,14 +167,14 @@ rules are those of PUT /v1/ipn.`,
 					secret = shown(t.Secret, saved.NewSecret)
 				}
 				return a.print(gateway.IPNJSON(t, saved.NewSecret, saved.NewSigningSecret),
-					"IPN of company %d%s: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active,
+					"%s of company %d%s: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", spec.what, tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active,
 					secret, shown(t.SigningSecret, saved.NewSigningSecret))
 			})
 		},
 	}
 	f := set.Flags()
 	tenant.add(set, true, "company id (required)")
-	f.StringVar(&c.URL, "url", "", "IPN URL (required)")
+	f.StringVar(&c.URL, "url", "", spec.what+" URL (required)")
 	f.StringVar(&c.AuthType, "auth-type", recon.AuthSecretKey, "SECRET_KEY or NONE")
 	f.StringVar(&secret, "secret", "", "the X-Secret-Key secret (default: keep the stored one, or make one with SECRET_KEY)")
 	f.BoolVar(&c.RotateSigningSecret, "rotate-signing-secret", false, "replace the signing secret of X-Recon-Signature (shown once)")
@@ -163,8 +183,7 @@ rules are those of PUT /v1/ipn.`,
 	f.BoolVar(&private, "allow-private-targets", false, "accept loopback and private addresses (tests, self-hosted setups)")
 	_ = set.MarkFlagRequired("url")
 	a.addJSONFlag(set)
-	cmd.AddCommand(set)
-	return cmd
+	return set
 }
 
 func newDeliveriesCmd(a *app) *cobra.Command {

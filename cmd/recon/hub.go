@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"text/tabwriter"
@@ -12,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"recon"
-	"recon/delivery"
 	"recon/gateway"
 	"recon/hub"
 	"recon/sqlstore"
@@ -109,60 +107,16 @@ func (s hubIPNStore) DeliveryTarget(ctx context.Context, companyID int64, _ stri
 // notifications of linked accounts go.
 func newHubIPNCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "ipn", Short: "A merchant's hub IPN (balance changes of linked accounts)"}
-	var (
-		companyID                  int64
-		c                          gateway.IPNChange
-		secret                     string
-		inactive, sandbox, private bool
-	)
-	set := &cobra.Command{
-		Use:   "set",
-		Short: "Set where a company's balance-change notifications go",
-		Long: `Set the company's hub IPN target: every transaction stored on a bank account the
+	cmd.AddCommand(newTargetSetCmd(a, targetSpec{
+		what:  "hub IPN",
+		short: "Set where a company's balance-change notifications go",
+		long: `Set the company's hub IPN target: every transaction stored on a bank account the
 hub linked is POSTed there (docs/hub.md, "Balance changes"), signed with
 X-Recon-Signature under the target's signing secret, with X-Secret-Key when the auth
-type is SECRET_KEY. The URL rules are those of recon ipn set.`,
-		Example: `  recon hub ipn set --company 1 --url https://shop.example.vn/hub-ipn --json`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c.Active = !inactive
-			if cmd.Flags().Changed("secret") {
-				c.SecretKey = &secret
-			}
-			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				if _, err := db.Company(cmd.Context(), companyID); err != nil {
-					return err
-				}
-				h := &gateway.Handler{Store: hubIPNStore{db}, Blocked: delivery.IsBlocked,
-					CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, private) }}
-				saved, err := h.SaveIPN(cmd.Context(), companyID, c)
-				var re *recon.Error
-				if errors.As(err, &re) {
-					return re
-				}
-				if err != nil {
-					return err
-				}
-				t := saved.Target
-				return a.print(gateway.IPNJSON(t, saved.NewSecret, saved.NewSigningSecret),
-					"hub IPN of company %d: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", companyID, t.URL, t.AuthType, t.Active,
-					cmp.Or(t.Secret, "(none)"), t.SigningSecret)
-			})
-		},
-	}
-	f := set.Flags()
-	f.Int64Var(&companyID, "company", 0, "company id (required)")
-	f.StringVar(&c.URL, "url", "", "hub IPN URL (required)")
-	f.StringVar(&c.AuthType, "auth-type", recon.AuthSecretKey, "SECRET_KEY or NONE")
-	f.StringVar(&secret, "secret", "", "the X-Secret-Key secret (default: keep the stored one, or make one with SECRET_KEY)")
-	f.BoolVar(&c.RotateSigningSecret, "rotate-signing-secret", false, "replace the signing secret of X-Recon-Signature")
-	f.BoolVar(&inactive, "inactive", false, "save the settings but send nothing")
-	f.BoolVar(&sandbox, "sandbox", false, "accept a plain-http URL (sandbox setups)")
-	f.BoolVar(&private, "allow-private-targets", false, "accept loopback and private addresses (tests, self-hosted setups)")
-	for _, n := range []string{"company", "url"} {
-		_ = set.MarkFlagRequired(n)
-	}
-	a.addJSONFlag(set)
-	cmd.AddCommand(set)
+type is SECRET_KEY. A secret is shown in full only when it is made. The URL rules
+are those of recon ipn set.`,
+		example: `  recon hub ipn set --company 1 --url https://shop.example.vn/hub-ipn --json`,
+		store:   func(db *sqlstore.DB) gateway.Store { return hubIPNStore{db} },
+	}))
 	return cmd
 }

@@ -176,18 +176,16 @@ func (l *listener) handle(ctx context.Context, event string, data []byte) error 
 	switch event {
 	case "ready":
 		var r struct {
-			ListenerID     string            `json:"listener_id"`
-			CompanyID      int64             `json:"company_id"`
-			SigningSecrets map[string]string `json:"signing_secrets"`
+			ListenerID    string `json:"listener_id"`
+			CompanyID     int64  `json:"company_id"`
+			SigningSecret string `json:"signing_secret"`
 		}
 		if err := json.Unmarshal(data, &r); err != nil {
 			return fmt.Errorf("bad ready event: %w", err)
 		}
 		l.id = r.ListenerID
 		fmt.Fprintf(l.out, "Ready: listening to the test mode of company %d (listener %s), forwarding to %s\n", r.CompanyID, r.ListenerID, l.flags.forwardTo)
-		for kind, s := range r.SigningSecrets {
-			fmt.Fprintf(l.out, "Signing secret (%s): %s  (verify X-Recon-Signature with it)\n", kind, s)
-		}
+		fmt.Fprintf(l.out, "Signing secret: %s  (verify X-Recon-Signature with it)\n", r.SigningSecret)
 	case "delivery":
 		var d streamed
 		if err := json.Unmarshal(data, &d); err != nil {
@@ -227,6 +225,9 @@ func (l *listener) forward(ctx context.Context, d *streamed) {
 	}
 }
 
+// noRedirects is the client of post: a redirect is an answer, not followed.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 // post sends body with the headers (and Basic credentials when given) and
 // returns the status and an excerpt of the answer (1 KiB of valid UTF-8,
 // without control characters).
@@ -241,8 +242,7 @@ func post(ctx context.Context, u string, headers map[string]string, body string,
 	if len(basic) == 2 {
 		req.SetBasicAuth(basic[0], basic[1])
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		return 0, "", err
 	}

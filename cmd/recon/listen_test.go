@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -37,15 +38,15 @@ func testModeOf(t testing.TB, live *merchantSetup) *merchantSetup {
 
 // startListener runs `recon listen` in process until the test ends or stop
 // is called, and returns its output and the signing secret it printed.
-func startListener(t *testing.T, m *merchantSetup, forwardTo string) (out *syncBuffer, secret string, stop func()) {
+func startListener(t *testing.T, m *merchantSetup, forwardTo string, extra ...string) (out *syncBuffer, secret string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out = &syncBuffer{}
 	done := make(chan error, 1)
 	getenv := func(k string) string { return testEnv(m.dbURL, k) }
 	go func() {
-		done <- run(ctx, []string{"listen", "--server", m.base, "--merchant-id", m.merchantID, "--merchant-secret", m.secret,
-			"--forward-to", forwardTo}, getenv, strings.NewReader(""), out, out)
+		done <- run(ctx, append([]string{"listen", "--server", m.base, "--merchant-id", m.merchantID, "--merchant-secret", m.secret,
+			"--forward-to", forwardTo}, extra...), getenv, strings.NewReader(""), out, out)
 	}()
 	stopped := false
 	stop = func() {
@@ -58,7 +59,7 @@ func startListener(t *testing.T, m *merchantSetup, forwardTo string) (out *syncB
 		}
 	}
 	t.Cleanup(stop)
-	re := regexp.MustCompile(`Signing secret \(ipn\): (\S+)`)
+	re := regexp.MustCompile(`Signing secret: (\S+)`)
 	waitFor(t, "the listener to be ready", 20*time.Second, func() bool { return re.MatchString(out.String()) })
 	return out, re.FindStringSubmatch(out.String())[1], stop
 }
@@ -149,6 +150,11 @@ func TestListen(t *testing.T) {
 		}
 		local.mu.Unlock()
 
+		// The listen secret is no IPN target: the test mode still has none.
+		if status, body := basicCall(t, test, "GET", "/v1/ipn", ""); status != 200 || body["data"] != nil {
+			t.Fatalf("test GET /v1/ipn after listening: %d %v; want data null", status, body)
+		}
+
 		// Malformed answers are refused with the field named.
 		status, body := basicCall(t, test, "POST", "/v1/listen/answers", `{"delivery_id":1,"listener_id":"x","status_code":700}`)
 		if status != 400 || !strings.Contains(fmt.Sprint(body), "status_code") {
@@ -184,4 +190,59 @@ func basicCall(t testing.TB, m *merchantSetup, method, path, body string) (int, 
 	var v map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&v)
 	return resp.StatusCode, v
+}
+
+// TestListenFailures: a local URL that never answers within
+// --forward-timeout is recorded as a failed attempt and the notification
+// stays pending (and comes again to the next listener); wrong credentials
+// stop the listener at once with the server's answer.
+func TestListenFailures(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		test := testModeOf(t, setupMerchant(t, base, dbURL, newReceiver(t).URL+"/ipn"))
+
+		out, err := cli(t, dbURL, "listen", "--server", base, "--merchant-id", test.merchantID, "--merchant-secret", "wrong", "--forward-to", "http://127.0.0.1:1/")
+		if err == nil || !strings.Contains(err.Error(), "401") {
+			t.Fatalf("listen with a wrong secret: %q, %v", out, err)
+		}
+
+		hung := make(chan struct{})
+		silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-hung:
+			case <-r.Context().Done():
+			}
+		}))
+		t.Cleanup(silent.Close)
+		t.Cleanup(func() { close(hung) })
+		lout, _, stop := startListener(t, test, silent.URL+"/hook", "--forward-timeout", "100ms")
+		test.pay(t, test.checkout(t, "T-1", 100000), 100000)
+		var shown map[string]any
+		waitFor(t, "the timed-out attempt to be recorded", 20*time.Second, func() bool {
+			list, err := cli(t, dbURL, "deliveries", "list", "--company", test.company, "--test", "--json")
+			if err != nil || !strings.Contains(list, `"id"`) {
+				return false
+			}
+			var ds []map[string]any
+			if json.Unmarshal([]byte(list), &ds) != nil || len(ds) != 1 {
+				return false
+			}
+			shown = cliJSON(t, dbURL, "deliveries", "show", fmt.Sprint(ds[0]["id"]))
+			log, _ := shown["attempt_log"].([]any) // absent until the first attempt
+			return len(log) == 1
+		})
+		a := shown["attempt_log"].([]any)[0].(map[string]any)
+		if shown["status"] != "pending" || a["status_code"] != 0.0 || !strings.Contains(a["error"].(string), "deadline") {
+			t.Fatalf("after a local timeout: %v, attempt %v; want pending with the timeout recorded", shown["status"], a)
+		}
+		if !strings.Contains(lout.String(), "error:") {
+			t.Fatalf("listener output %q shows no error", lout.String())
+		}
+		// Still pending: the next listener gets it.
+		stop()
+		ok := newReceiver(t)
+		startListener(t, test, ok.URL+"/hook")
+		waitFor(t, "the pending notification at the next listener", 20*time.Second, func() bool { return len(ok.ipnOf(t, "ORDER_PAID")) == 1 })
+	})
 }

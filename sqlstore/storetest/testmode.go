@@ -169,6 +169,40 @@ func testTestMode(t *testing.T, open Open) {
 		}
 	})
 
+	t.Run("ListenSecret", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		test, otherTest := testTenant(t, s, c.ID).ID, testTenant(t, s, other.ID).ID
+		// Made once, whoever asks first; each tenant its own.
+		got := make([]string, 4)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() {
+				var err error
+				if got[i], err = s.ListenSecret(t.Context(), test); err != nil {
+					t.Errorf("ListenSecret: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		for _, g := range got {
+			if g != got[0] || len(g) != recon.SecretLen {
+				t.Fatalf("listen secrets %q: want one secret of %d characters", got, recon.SecretLen)
+			}
+		}
+		if theirs, err := s.ListenSecret(t.Context(), otherTest); err != nil || theirs == got[0] {
+			t.Fatalf("another tenant's listen secret %q, %v", theirs, err)
+		}
+		// It is no notification target: the tenant still has none.
+		ds := deliveryStore(t, s)
+		for _, kind := range recon.DeliveryKinds {
+			if _, err := ds.DeliveryTarget(t.Context(), test, kind); recon.ErrorCode(err) != recon.ENOTFOUND {
+				t.Errorf("%s target after ListenSecret: %v; want none", kind, err)
+			}
+		}
+	})
+
 	t.Run("Wipe", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
