@@ -17,6 +17,8 @@ func (db *DB) CreateClient(ctx context.Context, c *recon.Client) error {
 		if _, err := db.TestTenant(ctx, c.CompanyID); err != nil {
 			return err
 		}
+	} else if err := db.ownCompany(ctx, c.CompanyID); err != nil {
+		return err
 	}
 	scopes, err := joinList("scopes", c.Scopes)
 	if err != nil {

@@ -151,6 +151,20 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 	return &res, nil
 }
 
+// ownCompany returns EINVALID when id is a test tenant's: users and OAuth2
+// clients belong to the company itself (a test client is marked Test), and
+// ENOTFOUND when there is no such company.
+func (db *DB) ownCompany(ctx context.Context, id int64) error {
+	t, err := db.Tenant(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !t.Live {
+		return recon.Errorf(recon.EINVALID, "%d is the test tenant of company %d: users and OAuth2 clients belong to company %d (a test client is one made with --test)", id, t.CompanyID, t.CompanyID)
+	}
+	return nil
+}
+
 // liveCompany returns EINVALID when id is a test tenant's (whose settings
 // are the company's) and ENOTFOUND when there is no such row.
 func liveCompany(ctx context.Context, q querier, id int64) error {

@@ -17,6 +17,9 @@ func (db *DB) CreateUser(ctx context.Context, u *recon.User) error {
 	if err != nil {
 		return err
 	}
+	if err := db.ownCompany(ctx, u.CompanyID); err != nil {
+		return err
+	}
 	email := normalizeEmail(u.Email)
 	createdAt := db.now()
 	var id int64

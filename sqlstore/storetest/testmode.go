@@ -81,6 +81,12 @@ func testTestMode(t *testing.T, open Open) {
 		wantCode(t, err, recon.EINVALID, fmt.Sprintf("the settings of company %d are shared by its live and test modes: change them in live mode", c.ID))
 		_, err = s.ReplacePaymentCodeFormats(t.Context(), tt.ID, []recon.PaymentCodeFormat{format("XY")})
 		wantCode(t, err, recon.EINVALID, fmt.Sprintf("the settings of company %d are shared by its live and test modes: change them in live mode", c.ID))
+		// Users and clients belong to the company, never to its test tenant.
+		refusal := fmt.Sprintf("%d is the test tenant of company %d: users and OAuth2 clients belong to company %d (a test client is one made with --test)", tt.ID, c.ID, c.ID)
+		wantCode(t, s.CreateUser(t.Context(), &recon.User{CompanyID: tt.ID, Email: "a@b.vn", Role: recon.RoleMember}), recon.EINVALID, refusal)
+		wantCode(t, s.CreateClient(t.Context(), &recon.Client{ID: "x", CompanyID: tt.ID, Name: "x", Scopes: []string{recon.ScopeCompany}}), recon.EINVALID, refusal)
+		_, err = s.TestTenant(t.Context(), tt.ID) // nor does a test client (CreateClient with Test)
+		wantCode(t, err, recon.EINVALID, "")
 		list, err := s.Companies(t.Context())
 		if err != nil || len(list) != 2 || list[0].ID != c.ID || list[1].ID != other.ID {
 			t.Fatalf("Companies = %v, %v; want the two companies", list, err)
