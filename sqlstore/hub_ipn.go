@@ -3,7 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
+	"slices"
+	"time"
 
 	"recon"
 )
@@ -14,40 +15,20 @@ func (db *DB) SetHubIPN(ctx context.Context, companyID int64, t *recon.Target) e
 }
 
 // notifyLinkedBalances enqueues, within ingestion's transaction, the
-// balance-change notification of each new row on a linked account, when
-// notifyAt says so (an active hub IPN target, or test mode: one indexed read
-// per batch otherwise). It returns how many it enqueued.
-func (db *DB) notifyLinkedBalances(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64) (int, error) {
-	if len(rows) == 0 {
+// balance-change notification of each new row on a linked account (as
+// lockAccounts read them), when notifyAt says so. A batch on no linked
+// account costs nothing more. It returns how many it enqueued.
+func (db *DB) notifyLinkedBalances(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, accounts map[int64]*accountState, now time.Time) (int, error) {
+	if !slices.ContainsFunc(rows, func(r insertRow) bool { return accounts[r.BankAccountID].linked != nil }) {
 		return 0, nil
 	}
-	now := db.now()
 	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryHubIPN, now, nil)
 	if err != nil || !ok {
 		return 0, err
 	}
-	type linked struct{ brand, number, xid string }
-	accounts := map[int64]*linked{}
-	for _, r := range rows {
-		if _, seen := accounts[r.BankAccountID]; seen {
-			continue
-		}
-		var a linked
-		err := tx.QueryRowContext(ctx, `SELECT bank_name, account_number, xid FROM bank_accounts
-			WHERE company_id = $1 AND id = $2 AND xid IS NOT NULL AND link_state = $3`, companyID, r.BankAccountID, recon.AccountLinked).
-			Scan(&a.brand, &a.number, &a.xid)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			accounts[r.BankAccountID] = nil
-		case err != nil:
-			return 0, internal(err, "read linked account")
-		default:
-			accounts[r.BankAccountID] = &a
-		}
-	}
 	n := 0
 	for _, r := range rows {
-		a := accounts[r.BankAccountID]
+		a := accounts[r.BankAccountID].linked
 		if a == nil {
 			continue
 		}

@@ -24,7 +24,13 @@ type accountState struct {
 	balance int64
 	known   bool
 	changed bool
+	// linked is the hub's link of the account, read with its lock: nil
+	// unless the account is linked (balance changes are then notified).
+	linked *linkedAccount
 }
+
+// linkedAccount is what a balance-change notification names of its account.
+type linkedAccount struct{ brand, number, xid string }
 
 // IngestTransactions implements recon.TransactionStore. Within one database
 // transaction it locks the batch's bank accounts (in id order, so batches
@@ -147,7 +153,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err != nil {
 		return nil, 0, err
 	}
-	notified, err := db.notifyLinkedBalances(ctx, tx, companyID, p.rows, ids)
+	notified, err := db.notifyLinkedBalances(ctx, tx, companyID, p.rows, ids, accounts, now)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -273,8 +279,9 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	args := []any{companyID}
-	q := `SELECT id, balance, balance_known FROM bank_accounts WHERE company_id = $1 AND id IN (` + db.params(2, len(ids)) + `) ORDER BY id` + db.d.forUpdate()
+	args := []any{companyID, recon.AccountLinked}
+	q := `SELECT id, balance, balance_known, bank_name, account_number, CASE WHEN link_state = $2 THEN xid END
+		FROM bank_accounts WHERE company_id = $1 AND id IN (` + db.params(3, len(ids)) + `) ORDER BY id` + db.d.forUpdate()
 	for _, id := range ids {
 		args = append(args, id)
 	}
@@ -286,9 +293,15 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 	accounts := make(map[int64]*accountState, len(ids))
 	for rows.Next() {
 		var id int64
+		var l linkedAccount
+		var xid sql.NullString
 		a := &accountState{}
-		if err := rows.Scan(&id, &a.balance, &a.known); err != nil {
+		if err := rows.Scan(&id, &a.balance, &a.known, &l.brand, &l.number, &xid); err != nil {
 			return nil, internal(err, "lock bank accounts")
+		}
+		if xid.Valid {
+			l.xid = xid.String
+			a.linked = &l
 		}
 		accounts[id] = a
 	}

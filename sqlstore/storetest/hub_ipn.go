@@ -86,12 +86,26 @@ func testHubBalanceChanges(t *testing.T, s recon.Store) {
 	if err := json.Unmarshal(list[0].Payload, &b); err != nil || b.TransferType != "debit" || b.Amount != 50000 || b.Accumulated != 101000 {
 		t.Fatalf("FT2's notification: %+v %v", b, err)
 	}
+	// A batch on both accounts: the linked account's row alone is notified,
+	// with that account's details.
+	if _, err := recon.Ingest(ctx, s, co.ID, []recon.TransactionInput{
+		{BankAccountID: plain.ID, TransactionDate: day, AmountIn: 7, Content: "x", ReferenceNumber: "MIX1"},
+		{BankAccountID: linkedID, TransactionDate: day, AmountIn: 9, Content: "y", ReferenceNumber: "MIX2"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ = s.Deliveries(ctx, co.ID, recon.DeliveryFilter{Kind: recon.DeliveryHubIPN}); len(list) != 3 {
+		t.Fatalf("mixed batch: %d notifications, want 3", len(list))
+	}
+	if err := json.Unmarshal(list[0].Payload, &b); err != nil || b.ReferenceCode != "MIX2" || b.AccountNumber != "0123456789" || b.BankAccountXID != linkedXID {
+		t.Fatalf("mixed batch's notification: %+v %v", b, err)
+	}
 	// An inactive target sends nothing more.
 	if err := s.SetHubIPN(ctx, co.ID, &recon.Target{URL: "https://shop.example.vn/hub-ipn", AuthType: recon.AuthSecretKey}); err != nil {
 		t.Fatal(err)
 	}
 	ingest("FT4", linkedID, 1, 0)
-	if list, _ = s.Deliveries(ctx, co.ID, recon.DeliveryFilter{Kind: recon.DeliveryHubIPN}); len(list) != 2 {
+	if list, _ = s.Deliveries(ctx, co.ID, recon.DeliveryFilter{Kind: recon.DeliveryHubIPN}); len(list) != 3 {
 		t.Fatalf("inactive target: %d notifications", len(list))
 	}
 }
