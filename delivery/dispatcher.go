@@ -172,7 +172,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	beatCtx, stopBeats := context.WithCancel(context.WithoutCancel(ctx))
 	var beats sync.WaitGroup
 	beats.Go(func() { r.heartbeat(beatCtx) })
-	r.recorder = newRecorder(d.Store, r.log)
+	r.recorder = newRecorder(d.Store, r.log, d.Kick)
 	err := r.loop(ctx)
 	stopBeats()
 	beats.Wait()

@@ -22,15 +22,19 @@ const maxRecordBatch = 256
 // workers wait when the database falls behind. A failed batch is recorded
 // again attempt by attempt, so that one bad attempt does not lose the others.
 type recorder struct {
-	store recon.DeliveryStore
-	log   *slog.Logger
-	queue chan recon.AttemptOutcome
+	store  recon.DeliveryStore
+	log    *slog.Logger
+	stored func() // called after each batch is stored
+	queue  chan recon.AttemptOutcome
 	once  sync.Once
 	done  sync.WaitGroup
 }
 
-func newRecorder(s recon.DeliveryStore, log *slog.Logger) *recorder {
-	r := &recorder{store: s, log: log, queue: make(chan recon.AttemptOutcome, 2*maxRecordBatch)}
+// newRecorder starts a recorder; stored runs after each batch is stored (the
+// dispatcher claims again then: a stored attempt may free the next hub
+// event of a tenant, see sqlstore's claimDue).
+func newRecorder(s recon.DeliveryStore, log *slog.Logger, stored func()) *recorder {
+	r := &recorder{store: s, log: log, stored: stored, queue: make(chan recon.AttemptOutcome, 2*maxRecordBatch)}
 	r.done.Go(r.loop)
 	return r
 }
@@ -64,6 +68,7 @@ func (r *recorder) loop() {
 			}
 		}
 		r.flush(buf)
+		r.stored()
 	}
 }
 

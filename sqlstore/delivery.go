@@ -54,11 +54,22 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 // and claimSet leases them ($1 lease until, $4 node): each engine puts them
 // together in its own statement (dialect.claimDeliveries), one statement and
 // so one transaction.
+//
+// Hub events (kind webhook) go out one at a time per tenant, in the order
+// they were enqueued: one is not claimed while an earlier one of its tenant
+// is due or in flight (index deliveries_webhook_pending). An earlier event
+// that failed and waits for its retry does not hold the later ones back.
+// On PostgreSQL the check reads the snapshot without SKIP LOCKED, so an
+// earlier event another node is claiming at that moment still counts.
 const (
 	claimDue = `
-			SELECT id FROM deliveries
+			SELECT id FROM deliveries d
 			WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
 				AND company_id IN (SELECT c.id FROM ` + tenantCompany + ` WHERE p.status = 'active')
+				AND (kind <> 'webhook' OR NOT EXISTS (
+					SELECT 1 FROM deliveries e
+					WHERE e.company_id = d.company_id AND e.status = 'pending' AND e.kind = 'webhook' AND e.id < d.id
+						AND (e.next_attempt_at <= $2 OR e.lease_until > $2)))
 			ORDER BY next_attempt_at, id
 			LIMIT $3`
 	claimSet = `UPDATE deliveries SET lease_until = $1, claimed_by = $4`

@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"recon"
 	"recon/delivery"
 	"recon/sqlstore/dbtest"
 )
@@ -169,15 +171,11 @@ func TestHubEventsDelivered(t *testing.T) {
 		xid := body["xid"].(string)
 		m.call(t, "POST", "/v1/link-token/revoke", `{"link_token_xid":"`+xid+`"}`)
 		waitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
-		// The dispatcher's workers send concurrently: receivers get no order
-		// (they dedupe by xid); the outbox keeps the order of enqueueing.
-		byName := map[string]map[string]any{}
-		for _, e := range rc.hubEvents(t) {
-			byName[e["event"].(string)] = e
-		}
-		created, revoked := byName["LINK_TOKEN_CREATED"], byName["LINK_TOKEN_REVOKED"]
-		if created == nil || revoked == nil {
-			t.Fatalf("events: %v", rc.hubEvents(t))
+		// A tenant's hub events arrive in the order they happened.
+		events := rc.hubEvents(t)
+		created, revoked := events[0], events[1]
+		if created["event"] != "LINK_TOKEN_CREATED" || revoked["event"] != "LINK_TOKEN_REVOKED" {
+			t.Fatalf("events: %v", events)
 		}
 		md := created["metadata"].(map[string]any)
 		if md["link_token_xid"] != xid || md["purpose"] != "LINK_BANK_ACCOUNT" || md["link_session_xid"] != nil || created["xid"] == revoked["xid"] {
@@ -296,7 +294,6 @@ func TestHubLinkEndToEnd(t *testing.T) {
 			names = append(names, e["event"].(string))
 			accountXID = e["metadata"].(map[string]any)["bank_account_xid"].(string)
 		}
-		slices.Sort(names)
 		if !slices.Equal(names, []string{"BANK_ACCOUNT_LINKED", "LINK_SESSION_COMPLETED"}) {
 			t.Fatalf("events: %v", names)
 		}
@@ -350,4 +347,153 @@ func TestLinkTokenTTLFlag(t *testing.T) {
 	if expires.Sub(created) != 5*time.Minute {
 		t.Fatalf("lifetime %s (%v → %v)", expires.Sub(created), d["created_at"], d["expires_at"])
 	}
+}
+
+// TestHubEventSequencesAtTheReceiver: the receiver gets the events of every
+// path of the hosted page in the exact order they happened (decisions.md
+// §8; the dispatcher sends a tenant's hub events one at a time), only those
+// its allow_events names at that moment, and none while it is inactive.
+func TestHubEventSequencesAtTheReceiver(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		rc := newReceiver(t)
+		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
+		webhook := func(body string) {
+			t.Helper()
+			if status, resp := m.call(t, "POST", "/v1/webhook", body); status != 200 {
+				t.Fatalf("webhook %s: %d %v", body, status, resp)
+			}
+		}
+		webhook(`{"webhook_url":"` + rc.URL + `/hub","allow_events":["*"]}`)
+		_, body := m.call(t, "POST", "/v1/company/create", `{"full_name":"Khách A"}`)
+		cxid := body["data"].(map[string]any)["xid"].(string)
+		open := func(purpose, extra string) (xid, page string) {
+			t.Helper()
+			status, body := m.call(t, "POST", "/v1/link-token/create", `{"company_xid":"`+cxid+`","purpose":"`+purpose+`","language":"en"`+extra+`}`)
+			if status != 201 {
+				t.Fatalf("link token: %d %v", status, body)
+			}
+			return body["xid"].(string), body["hosted_link_url"].(string)
+		}
+		type step struct {
+			form url.Values
+			want string
+		}
+		drive := func(page string, steps ...step) {
+			t.Helper()
+			var session, csrf string
+			for _, s := range steps {
+				if _, html := pageStep(t, page, &session, &csrf, s.form); !strings.Contains(html, s.want) {
+					t.Fatalf("step %v: page lacks %q:\n%s", s.form, s.want, html)
+				}
+			}
+		}
+		var (
+			opened  = step{nil, "Choose your bank"}
+			pickMB  = step{url.Values{"action": {"pick_bank"}, "bank": {"MB"}, "account_type": {"individual"}}, "Account details"}
+			details = func(n, id, phone, want string) step {
+				return step{url.Values{"action": {"details"}, "account_number": {n}, "national_id": {id}, "phone": {phone}}, want}
+			}
+			mb  = details("0123456789", "001099012345", "0901234567", "NGUYEN VAN AN")
+			otp = func(code, want string) step { return step{url.Values{"action": {"link_otp"}, "otp": {code}}, want} }
+		)
+		const (
+			created, initialized, reinitialized = "LINK_TOKEN_CREATED", "LINK_SESSION_INITIALIZED", "LINK_SESSION_REINITIALIZED"
+			revoked, failed, abandoned         = "LINK_TOKEN_REVOKED", "LINK_SESSION_FAILED", "LINK_SESSION_ABANDONED"
+			completed, linked                  = "LINK_SESSION_COMPLETED", "BANK_ACCOUNT_LINKED"
+			request, confirm, finished         = "STATE:REQUEST_BANK_ACCOUNT_LINK", "STATE:CONFIRM_BANK_ACCOUNT_LINK", "STATE:FINISHED_BANK_ACCOUNT_LINK"
+			requestUnlink                      = "STATE:REQUEST_BANK_ACCOUNT_UNLINK"
+		)
+		var want []string
+		// seen names the receiver's events, a state change by its state.
+		seen := func() []string {
+			var out []string
+			for _, e := range rc.hubEvents(t) {
+				name := e["event"].(string)
+				if name == "LINK_SESSION_STATE_CHANGED" {
+					name = "STATE:" + e["metadata"].(map[string]any)["state"].(string)
+				}
+				out = append(out, name)
+			}
+			return out
+		}
+		expect := func(events ...string) {
+			t.Helper()
+			want = append(want, events...)
+			waitFor(t, fmt.Sprint(len(want), " hub events"), 20*time.Second, func() bool { return len(rc.hubEvents(t)) >= len(want) })
+			if got := seen(); !slices.Equal(got, want) {
+				t.Fatalf("the receiver got\n%v\nwant\n%v", got, want)
+			}
+		}
+
+		// A link with a wrong OTP first.
+		_, page := open("LINK_BANK_ACCOUNT", "")
+		drive(page, opened, pickMB, mb, otp("00000000", "The OTP is wrong"), otp("12345678", "FINISHED_BANK_ACCOUNT_LINK"))
+		expect(created, initialized, request, confirm, finished, linked, completed)
+		accountXID := rc.hubEvents(t)[5]["metadata"].(map[string]any)["bank_account_xid"].(string)
+		// Three wrong OTPs.
+		_, page = open("LINK_BANK_ACCOUNT", "")
+		drive(page, opened, pickMB, details("0000000003", "001099000003", "0900000003", "NGUYEN VAN SAI"),
+			otp("12345678", "Attempts left"), otp("12345678", "Attempts left: 1"), otp("12345678", "three times"))
+		expect(created, initialized, request, confirm, failed)
+		// The bank does not answer.
+		_, page = open("LINK_BANK_ACCOUNT", "")
+		drive(page, opened, pickMB, details("0000000503", "001099000503", "0900000503", "not answering"))
+		expect(created, initialized, request, failed)
+		// Reopened, then closed.
+		_, page = open("LINK_BANK_ACCOUNT", "")
+		drive(page, opened, opened, step{url.Values{"action": {"close"}}, "BANKHUB_CLOSE_LINK"})
+		expect(created, initialized, reinitialized, abandoned)
+		// Revoked mid-session.
+		xid, page := open("LINK_BANK_ACCOUNT", "")
+		drive(page, opened, pickMB)
+		if status, body := m.call(t, "POST", "/v1/link-token/revoke", `{"link_token_xid":"`+xid+`"}`); status != 200 {
+			t.Fatalf("revoke: %d %v", status, body)
+		}
+		expect(created, initialized, request, revoked)
+		// The same account again: the page says so, no event but the steps.
+		_, page = open("LINK_BANK_ACCOUNT", "")
+		drive(page, opened, pickMB, details("0123456789", "001099012345", "0901234567", "already linked"))
+		expect(created, initialized, request)
+		// Unlink: inactivate here, then unlink at the bank.
+		for _, choice := range []string{"here", "bank"} {
+			_, page = open("UNLINK_BANK_ACCOUNT", `,"bank_account_xid":"`+accountXID+`"`)
+			drive(page, step{nil, "Unlink this account"}, step{url.Values{"action": {"request_unlink"}}, `maxlength="8"`},
+				step{url.Values{"action": {"unlink_otp"}, "otp": {"12345678"}}, "Unlink at the bank"},
+				step{url.Values{"action": {"unlink_choice"}, "choice": {choice}}, "FINISHED_BANK_ACCOUNT_UNLINK"})
+			expect(created, initialized, requestUnlink, map[string]string{"here": "BANK_ACCOUNT_INACTIVATED", "bank": "BANK_ACCOUNT_UNLINKED"}[choice], completed)
+		}
+		// The receiver saw what the outbox holds, in its order.
+		tenant, _ := strconv.ParseInt(m.id, 10, 64)
+		ds, err := dbtest.OpenURL(t, dbURL).Deliveries(t.Context(), tenant, recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 500})
+		if err != nil || len(ds) != len(want) {
+			t.Fatalf("outbox: %d deliveries, %v; the receiver got %d", len(ds), err, len(want))
+		}
+		for i, e := range rc.hubEvents(t) {
+			var stored struct{ XID string }
+			if d := ds[len(ds)-1-i]; json.Unmarshal(d.Payload, &stored) != nil || e["xid"] != stored.XID {
+				t.Fatalf("event %d: xid %v, the outbox's %d-th %s", i, e["xid"], i, d.Payload)
+			}
+		}
+
+		// A subscription to three events: the receiver gets those only.
+		webhook(`{"allow_events":["BANK_ACCOUNT_LINKED","LINK_SESSION_FAILED","BANK_ACCOUNT_INACTIVED"]}`)
+		_, page = open("LINK_BANK_ACCOUNT", "")
+		drive(page, opened, pickMB, details("0000000503", "001099000503", "0900000503", "not answering"))
+		_, page = open("LINK_BANK_ACCOUNT", "")
+		drive(page, opened, pickMB, mb, otp("12345678", "FINISHED_BANK_ACCOUNT_LINK"))
+		expect(failed, linked)
+		// Inactive: nothing is sent, nor kept to send later.
+		webhook(`{"active":0}`)
+		_, page = open("UNLINK_BANK_ACCOUNT", `,"bank_account_xid":"`+accountXID+`"`)
+		drive(page, step{nil, "Unlink this account"}, step{url.Values{"action": {"request_unlink"}}, `maxlength="8"`},
+			step{url.Values{"action": {"unlink_otp"}, "otp": {"12345678"}}, "Unlink at the bank"},
+			step{url.Values{"action": {"unlink_choice"}, "choice": {"here"}}, "FINISHED_BANK_ACCOUNT_UNLINK"})
+		// Active again, every event: the next event is the first the receiver gets.
+		webhook(`{"active":1,"allow_events":["*"]}`)
+		_, page = open("LINK_BANK_ACCOUNT", "")
+		drive(page, opened, step{url.Values{"action": {"close"}}, "BANKHUB_CLOSE_LINK"})
+		expect(created, initialized, abandoned)
+	})
 }

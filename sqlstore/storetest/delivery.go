@@ -122,6 +122,82 @@ func testDelivery(t *testing.T, open Open) {
 		}
 	})
 
+	// Hub events go out one at a time per tenant, in enqueue order; IPNs
+	// and other tenants' events are not held back; a failed event waiting
+	// for its retry does not hold back the ones after it.
+	t.Run("WebhookEventsInOrder", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		hub := func(companyID int64, event string) *recon.Delivery {
+			t.Helper()
+			d := &recon.Delivery{CompanyID: companyID, Kind: recon.DeliveryWebhook, Event: event, Payload: []byte(`{"event":"` + event + `"}`)}
+			if err := ds.EnqueueDelivery(t.Context(), d); err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		e1, ipn, e2, e3 := hub(c.ID, "E1"), enqueue(t, ds, c.ID, "ORDER_PAID"), hub(c.ID, "E2"), hub(c.ID, "E3")
+		o1, o2 := hub(other.ID, "O1"), hub(other.ID, "O2")
+		now := time.Now().Add(time.Second)
+		claim := func(at time.Time, want ...*recon.Delivery) []*recon.Delivery {
+			t.Helper()
+			got, err := ds.ClaimDeliveries(t.Context(), nodeA, at, 10, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff(t, "claim", ids(want), ids(got))
+			return got
+		}
+		record := func(d *recon.Delivery, status string, next time.Time) {
+			t.Helper()
+			if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: d.ID, At: now, URL: "https://hooks.example.vn", StatusCode: 200}, status, next); err != nil {
+				t.Fatal(err)
+			}
+		}
+		claim(now, e1, ipn, o1)
+		record(ipn, recon.DeliveryDelivered, time.Time{})
+		claim(now) // E1 and O1 in flight hold E2 and O2
+		record(e1, recon.DeliveryDelivered, time.Time{})
+		claim(now, e2)
+		// E2 fails and waits for its retry: E3 goes on.
+		record(e2, recon.DeliveryPending, now.Add(time.Hour))
+		claim(now, e3)
+		// The claimer of E3 and O1 dies: when the leases lapse, they are
+		// claimed again, and O2 still waits for O1.
+		after := now.Add(2 * time.Minute)
+		claim(after, e3, o1)
+		record(o1, recon.DeliveryDelivered, time.Time{})
+		claim(after, o2)
+		// With two nodes claiming at the same moment, still one at a time.
+		record(e3, recon.DeliveryDelivered, time.Time{})
+		e4, e5 := hub(c.ID, "E4"), hub(c.ID, "E5")
+		later := after
+		var wg sync.WaitGroup
+		got := make([][]*recon.Delivery, 2)
+		for i, node := range []string{"node-1", "node-2"} {
+			wg.Go(func() {
+				var err error
+				if got[i], err = ds.ClaimDeliveries(t.Context(), node, later, 10, time.Minute); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		var claimed []int64
+		for _, g := range got {
+			for _, d := range g {
+				if d.CompanyID == c.ID {
+					claimed = append(claimed, d.ID)
+				}
+			}
+		}
+		diff(t, "two nodes' claims of the tenant", []int64{e4.ID}, claimed)
+		record(e4, recon.DeliveryDelivered, time.Time{})
+		claim(later, e5)
+	})
+
 	t.Run("LapsedLeaseIsClaimedAgain", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
