@@ -299,6 +299,18 @@ type HubEventMeta struct {
 	Reason            string  `json:"reason,omitempty"`
 }
 
+// HubEventRecord is one line of a link token's timeline (recon hub events):
+// every hub event as it happened, also those no webhook wanted.
+type HubEventRecord struct {
+	ID       int64
+	Event    string
+	Metadata HubEventMeta
+	At       time.Time
+	// DeliveryID is the outbox row that sends it; 0 when the webhook did
+	// not want it (none, inactive, or not subscribed at that moment).
+	DeliveryID int64
+}
+
 // HubEventDelivery builds the outbox row of a hub event made at at.
 func HubEventDelivery(companyID int64, event string, meta HubEventMeta, at time.Time) (*Delivery, error) {
 	if !slices.Contains(HubEvents, event) {

@@ -212,4 +212,8 @@ type LinkStore interface {
 	// now-LinkSessionIdle become ABANDONED (LINK_SESSION_ABANDONED). It
 	// reports how many tokens and sessions it ended.
 	ExpireHubLinks(ctx context.Context, now time.Time) (tokens, sessions int, err error)
+	// HubEventLog returns the company's link token's timeline, oldest
+	// first: every hub event it and its sessions made (ENOTFOUND for a
+	// token that is not the company's).
+	HubEventLog(ctx context.Context, companyID int64, linkTokenXID string) ([]*HubEventRecord, error)
 }

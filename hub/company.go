@@ -21,7 +21,8 @@ type companyJSON struct {
 	UpdatedAt string `json:"updated_at"`
 }
 
-func (h *Handler) companyJSON(c *recon.HubCustomer) companyJSON {
+// CompanyJSON is a hub company as the API shows it (also for the CLI).
+func (h *Handler) CompanyJSON(c *recon.HubCustomer) companyJSON {
 	active := "0"
 	if c.Status == recon.HubCustomerActive {
 		active = "1"
@@ -65,7 +66,7 @@ func (h *Handler) createCompany(w http.ResponseWriter, r *http.Request, c *recon
 	if err := h.Store.CreateHubCustomer(r.Context(), hc); err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusCreated, dataBody{Code: http.StatusCreated, Message: "Company created", Data: h.companyJSON(hc)})
+	web.WriteJSON(w, http.StatusCreated, dataBody{Code: http.StatusCreated, Message: "Company created", Data: h.CompanyJSON(hc)})
 	return nil
 }
 
@@ -101,7 +102,7 @@ func (h *Handler) listCompanies(w http.ResponseWriter, r *http.Request, c *recon
 	}
 	out := make([]companyJSON, len(list))
 	for i, hc := range list {
-		out[i] = h.companyJSON(hc)
+		out[i] = h.CompanyJSON(hc)
 	}
 	web.WriteJSON(w, http.StatusOK, struct {
 		Data []companyJSON `json:"data"`
@@ -130,7 +131,7 @@ func (h *Handler) getCompany(w http.ResponseWriter, r *http.Request, c *recon.Ca
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, dataBody{Data: h.companyJSON(hc)})
+	web.WriteJSON(w, http.StatusOK, dataBody{Data: h.CompanyJSON(hc)})
 	return nil
 }
 
@@ -160,7 +161,7 @@ func (h *Handler) editCompany(w http.ResponseWriter, r *http.Request, c *recon.C
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, dataBody{Code: http.StatusOK, Message: "Company updated", Data: h.companyJSON(hc)})
+	web.WriteJSON(w, http.StatusOK, dataBody{Code: http.StatusOK, Message: "Company updated", Data: h.CompanyJSON(hc)})
 	return nil
 }
 

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -54,19 +55,8 @@ func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 			return recon.FieldError("is_mobile_app", "is_mobile_app must be 0 or 1")
 		}
 	}
-	if err := t.Validate(); err != nil {
-		return err
-	}
-	if _, err := h.connector(t.Sandbox); err != nil {
-		return err
-	}
-	if !recon.ValidXID(t.CustomerXID) {
-		return recon.Errorf(recon.ENOTFOUND, "company %s not found", t.CustomerXID)
-	}
-	if t.BankAccountXID != "" && !recon.ValidXID(t.BankAccountXID) {
-		return recon.Errorf(recon.ENOTFOUND, "bank account %s not found", t.BankAccountXID)
-	}
-	if err := h.Store.CreateLinkToken(r.Context(), t, h.linkTTL()); err != nil {
+	url, err := h.CreateLinkToken(r.Context(), t)
+	if err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusCreated, struct {
@@ -74,13 +64,31 @@ func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 		LinkToken     string `json:"link_token"`
 		HostedLinkURL string `json:"hosted_link_url"`
 		ExpiresAt     string `json:"expires_at"`
-	}{t.XID, t.Token, h.hostedLinkURL(t.Token), h.localTime(t.ExpiresAt)})
+	}{t.XID, t.Token, url, h.localTime(t.ExpiresAt)})
 	return nil
 }
 
-// hostedLinkURL is the page's address for a link token.
-func (h *Handler) hostedLinkURL(token string) string {
-	return strings.TrimRight(h.BaseURL, "/") + "/link/" + token
+// CreateLinkToken checks t (fields, a bank connector for its mode, the
+// xids' form), stores it for h.LinkTTL (LINK_TOKEN_CREATED with it) and
+// returns the hosted page's address: the one way a link token is made, for
+// the API and `recon hub link-token create`.
+func (h *Handler) CreateLinkToken(ctx context.Context, t *recon.LinkToken) (hostedLinkURL string, err error) {
+	if err := t.Validate(); err != nil {
+		return "", err
+	}
+	if _, err := h.connector(t.Sandbox); err != nil {
+		return "", err
+	}
+	if !recon.ValidXID(t.CustomerXID) {
+		return "", recon.Errorf(recon.ENOTFOUND, "company %s not found", t.CustomerXID)
+	}
+	if t.BankAccountXID != "" && !recon.ValidXID(t.BankAccountXID) {
+		return "", recon.Errorf(recon.ENOTFOUND, "bank account %s not found", t.BankAccountXID)
+	}
+	if err := h.Store.CreateLinkToken(ctx, t, h.linkTTL()); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(h.BaseURL, "/") + "/link/" + t.Token, nil
 }
 
 // linkTokenXIDInput is the body of get and revoke.
@@ -147,7 +155,9 @@ func (h *Handler) optTime(t interface{ IsZero() bool }, s string) *string {
 	return &s
 }
 
-func (h *Handler) linkTokenJSON(t *recon.LinkToken, sessions []*recon.LinkSession) linkTokenJSON {
+// LinkTokenJSON is a link token and its sessions as link-token/get shows
+// them (also for the CLI).
+func (h *Handler) LinkTokenJSON(t *recon.LinkToken, sessions []*recon.LinkSession) linkTokenJSON {
 	out := linkTokenJSON{XID: t.XID, CompanyXID: t.CustomerXID, Purpose: t.Purpose, Status: t.Status,
 		BankAccountXID: strOrNil(t.BankAccountXID), CompletionRedirectURI: strOrNil(t.RedirectURI), Language: t.Language,
 		Sandbox: t.Sandbox, CreatedAt: h.localTime(t.CreatedAt), ExpiresAt: h.localTime(t.ExpiresAt),
@@ -176,7 +186,7 @@ func (h *Handler) getLinkToken(w http.ResponseWriter, r *http.Request, c *recon.
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, dataBody{Data: h.linkTokenJSON(t, sessions)})
+	web.WriteJSON(w, http.StatusOK, dataBody{Data: h.LinkTokenJSON(t, sessions)})
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"recon"
@@ -139,25 +140,59 @@ func (e *hubEvents) add(name string, meta recon.HubEventMeta) {
 	e.list = append(e.list, hubEvent{name, meta})
 }
 
-// flush enqueues the wanted events through q, in order.
+// flush writes every event into the timeline (hub_events) and enqueues the
+// wanted ones through q, in order.
 func (e *hubEvents) flush(ctx context.Context, db *DB, q querier) error {
 	for _, ev := range e.list {
 		due, ok, err := db.hubEventWanted(ctx, q, e.companyID, ev.name, e.at)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			continue
+		var deliveryID sql.NullInt64
+		if ok {
+			d, err := recon.HubEventDelivery(e.companyID, ev.name, ev.meta, e.at)
+			if err != nil {
+				return internal(err, "make hub event")
+			}
+			if err := db.enqueue(ctx, q, d, e.at, due); err != nil {
+				return err
+			}
+			deliveryID = sql.NullInt64{Int64: d.ID, Valid: true}
+			e.enqueued++
 		}
-		d, err := recon.HubEventDelivery(e.companyID, ev.name, ev.meta, e.at)
+		meta, err := json.Marshal(ev.meta)
 		if err != nil {
 			return internal(err, "make hub event")
 		}
-		if err := db.enqueue(ctx, q, d, e.at, due); err != nil {
-			return err
+		if _, err := q.ExecContext(ctx, `INSERT INTO hub_events (company_id, link_token_xid, event, metadata, at, delivery_id)
+			VALUES ($1, $2, $3, $4, $5, $6)`, e.companyID, ev.meta.LinkTokenXID, ev.name, string(meta), storedTime(e.at), deliveryID); err != nil {
+			return internal(err, "log hub event")
 		}
-		e.enqueued++
 	}
 	e.list = nil
 	return nil
+}
+
+// HubEventLog implements recon.LinkStore.
+func (db *DB) HubEventLog(ctx context.Context, companyID int64, linkTokenXID string) ([]*recon.HubEventRecord, error) {
+	xid := strings.ToLower(linkTokenXID)
+	var n int
+	if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM hub_link_tokens WHERE company_id = $1 AND xid = $2`, companyID, xid).Scan(&n); err != nil {
+		return nil, internal(err, "read link token")
+	}
+	if n == 0 {
+		return nil, recon.Errorf(recon.ENOTFOUND, "link token %s not found", linkTokenXID)
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT id, event, metadata, at, COALESCE(delivery_id, 0) FROM hub_events
+		WHERE company_id = $1 AND link_token_xid = $2 ORDER BY id`, companyID, xid)
+	return collect(rows, err, "read hub events", func(s scanner) (*recon.HubEventRecord, error) {
+		var r recon.HubEventRecord
+		var meta string
+		var at anyTime
+		if err := s.Scan(&r.ID, &r.Event, &meta, &at, &r.DeliveryID); err != nil {
+			return nil, err
+		}
+		r.At = at.t
+		return &r, json.Unmarshal([]byte(meta), &r.Metadata)
+	})
 }

@@ -128,6 +128,7 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 			{"transaction_day_counts", nil},
 			{"transactions", &res.Transactions},
 			{"bank_accounts", &res.BankAccounts},
+			{"hub_events", nil},
 			{"hub_link_sessions", nil},
 			{"hub_link_tokens", nil},
 			{"hub_customers", &res.HubCompanies},

@@ -42,7 +42,7 @@ func sweepHub(ctx context.Context, db *sqlstore.DB, clock recon.Clock, log *slog
 
 // newHubCmd is `recon hub`: the bank-linking hub's operator commands.
 func newHubCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "hub", Short: "The bank-linking hub: sandbox banks, the hub IPN"}
+	cmd := &cobra.Command{Use: "hub", Short: "The bank-linking hub: clients, companies, link tokens and their events, sandbox banks, the hub IPN"}
 	banks := &cobra.Command{
 		Use:   "sandbox-banks",
 		Short: "List the sandbox banks and their fixed test identities",
@@ -70,7 +70,7 @@ ALREADY_LINKED an account linked elsewhere.`,
 		},
 	}
 	a.addJSONFlag(banks)
-	cmd.AddCommand(banks, newHubIPNCmd(a))
+	cmd.AddCommand(banks, newHubIPNCmd(a), newHubClientCmd(a), newHubCompanyCmd(a), newHubLinkTokenCmd(a), newHubEventsCmd(a))
 	return cmd
 }
 

@@ -497,3 +497,86 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 		expect(created, initialized, abandoned)
 	})
 }
+
+// TestHubCLI: the operator commands over the hub's data, on a production
+// server: a test hub client gets a token; companies and link tokens made
+// with --test are the test tenant's; the printed page URL opens the page;
+// the timeline lists every event, also those no webhook wanted.
+func TestHubCLI(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL) // production: no sandbox banks for live tokens
+		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
+
+		cl := cliJSON(t, dbURL, "hub", "client", "create", "--company", co, "--name", "hub test", "--test")
+		if !strings.HasPrefix(cl["client_id"].(string), "test_") || cl["livemode"] != false {
+			t.Fatalf("hub client: %v", cl)
+		}
+		status, raw := hubToken(t, base, cl["client_id"].(string), cl["client_secret"].(string))
+		var tok struct {
+			AccessToken string `json:"access_token"`
+		}
+		if status != 201 || unmarshal(raw, &tok) != nil {
+			t.Fatalf("POST /v1/token: %d %s", status, raw)
+		}
+
+		cu := cliJSON(t, dbURL, "hub", "company", "create", "--company", co, "--test", "--full-name", "Khách <b>Một</b>")
+		cxid := cu["xid"].(string)
+		if cu["full_name"] != "Khách <b>Một</b>" || cu["status"] != "Active" {
+			t.Fatalf("hub company: %v", cu)
+		}
+		if list := cliJSONList(t, dbURL, "hub", "company", "list", "--company", co, "--test"); len(list) != 1 || list[0]["xid"] != cxid {
+			t.Fatalf("test list: %v", list)
+		}
+		if list := cliJSONList(t, dbURL, "hub", "company", "list", "--company", co); len(list) != 0 {
+			t.Fatalf("live list shows test companies: %v", list)
+		}
+		// The API with the test token sees it.
+		if status, body := call(t, "GET", base+"/v1/company/"+cxid, tok.AccessToken, ""); status != 200 {
+			t.Fatalf("GET company: %d %v", status, body)
+		}
+
+		// A live token on a production server: no bank connector, said plainly.
+		if _, err := cli(t, dbURL, "hub", "link-token", "create", "--company", co, "--sandbox", "--customer", cxid); err == nil ||
+			!strings.Contains(err.Error(), "not found") {
+			t.Fatalf("live link token for a test company: %v", err)
+		}
+		lc := cliJSON(t, dbURL, "hub", "company", "create", "--company", co, "--full-name", "Khách Live")
+		if _, err := cli(t, dbURL, "hub", "link-token", "create", "--company", co, "--customer", lc["xid"].(string)); err == nil ||
+			!strings.Contains(err.Error(), "bank") {
+			t.Fatalf("live link token on production without a connector: %v", err)
+		}
+		lt := cliJSON(t, dbURL, "hub", "link-token", "create", "--company", co, "--test", "--customer", cxid, "--language", "en", "--base-url", base)
+		page := lt["hosted_link_url"].(string)
+		if !strings.HasPrefix(page, base+"/link/lt_") {
+			t.Fatalf("link token: %v", lt)
+		}
+		var session, csrf string
+		if status, html := pageStep(t, page, &session, &csrf, nil); status != 200 || !strings.Contains(html, "Choose your bank") || !strings.Contains(html, "MBBank") {
+			t.Fatalf("page: %d\n%s", status, html)
+		}
+		xid := lt["xid"].(string)
+		out, err := cli(t, dbURL, "hub", "link-token", "revoke", xid, "--company", co, "--test")
+		if err != nil || !strings.Contains(out, "revoked") {
+			t.Fatalf("revoke: %v %s", err, out)
+		}
+		if _, err := cli(t, dbURL, "hub", "link-token", "revoke", xid, "--company", co, "--test"); err == nil || !strings.Contains(err.Error(), "nothing to revoke") {
+			t.Fatalf("revoke again: %v", err)
+		}
+		if _, err := cli(t, dbURL, "hub", "events", xid, "--company", co); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Fatalf("the live tenant reads a test token's timeline: %v", err)
+		}
+		tl := cliJSON(t, dbURL, "hub", "events", xid, "--company", co, "--test")
+		var names []string
+		for _, e := range tl["events"].([]any) {
+			names = append(names, e.(map[string]any)["event"].(string))
+		}
+		if want := []string{"LINK_TOKEN_CREATED", "LINK_SESSION_INITIALIZED", "LINK_TOKEN_REVOKED"}; !slices.Equal(names, want) {
+			t.Fatalf("timeline: %v, want %v", names, want)
+		}
+		if text, err := cli(t, dbURL, "hub", "events", xid, "--company", co, "--test"); err != nil ||
+			!strings.Contains(text, "REVOKED") || !strings.Contains(text, "LINK_SESSION_INITIALIZED") {
+			t.Fatalf("timeline text: %v\n%s", err, text)
+		}
+	})
+}

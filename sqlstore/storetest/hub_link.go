@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -170,6 +171,40 @@ func testHubEventsWanted(t *testing.T, s recon.Store) {
 	if evs[0].Body.Metadata.LinkTokenXID != a.XID || evs[1].Body.Metadata.LinkTokenXID != c.XID {
 		t.Fatalf("wrong tokens: %+v", evs)
 	}
+	// The timeline holds every event, wanted or not, each with the outbox
+	// row that sends it when there is one.
+	deliveries, err := s.Deliveries(ctx, co.ID, recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		token  *recon.LinkToken
+		events []string
+		sent   []int64
+	}{
+		{a, []string{recon.EventLinkTokenCreated, recon.EventLinkTokenRevoked}, []int64{0, deliveries[1].ID}},
+		{b, []string{recon.EventLinkTokenCreated, recon.EventLinkTokenRevoked}, []int64{0, 0}},
+		{c, []string{recon.EventLinkTokenCreated, recon.EventLinkTokenRevoked}, []int64{deliveries[0].ID, 0}},
+	} {
+		log, err := s.HubEventLog(ctx, co.ID, strings.ToUpper(tc.token.XID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		var sent []int64
+		for _, r := range log {
+			names = append(names, r.Event)
+			sent = append(sent, r.DeliveryID)
+			if r.Metadata.LinkTokenXID != tc.token.XID || r.At.IsZero() {
+				t.Fatalf("timeline of %s: %+v", tc.token.XID, r)
+			}
+		}
+		diff(t, "timeline of "+tc.token.XID, tc.events, names)
+		diff(t, "outbox rows of "+tc.token.XID, tc.sent, sent)
+	}
+	other := newCompany(t, s, 2)
+	_, err = s.HubEventLog(ctx, other.ID, a.XID)
+	wantCode(t, err, recon.ENOTFOUND, "link token "+a.XID+" not found")
 }
 
 // testHubExpiry: tokens past their lifetime expire once, even with several
