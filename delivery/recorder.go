@@ -26,8 +26,8 @@ type recorder struct {
 	log    *slog.Logger
 	stored func() // called after each batch is stored
 	queue  chan recon.AttemptOutcome
-	once  sync.Once
-	done  sync.WaitGroup
+	once   sync.Once
+	done   sync.WaitGroup
 }
 
 // newRecorder starts a recorder; stored runs after each batch is stored (the

@@ -400,10 +400,10 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 		)
 		const (
 			created, initialized, reinitialized = "LINK_TOKEN_CREATED", "LINK_SESSION_INITIALIZED", "LINK_SESSION_REINITIALIZED"
-			revoked, failed, abandoned         = "LINK_TOKEN_REVOKED", "LINK_SESSION_FAILED", "LINK_SESSION_ABANDONED"
-			completed, linked                  = "LINK_SESSION_COMPLETED", "BANK_ACCOUNT_LINKED"
-			request, confirm, finished         = "STATE:REQUEST_BANK_ACCOUNT_LINK", "STATE:CONFIRM_BANK_ACCOUNT_LINK", "STATE:FINISHED_BANK_ACCOUNT_LINK"
-			requestUnlink                      = "STATE:REQUEST_BANK_ACCOUNT_UNLINK"
+			revoked, failed, abandoned          = "LINK_TOKEN_REVOKED", "LINK_SESSION_FAILED", "LINK_SESSION_ABANDONED"
+			completed, linked                   = "LINK_SESSION_COMPLETED", "BANK_ACCOUNT_LINKED"
+			request, confirm, finished          = "STATE:REQUEST_BANK_ACCOUNT_LINK", "STATE:CONFIRM_BANK_ACCOUNT_LINK", "STATE:FINISHED_BANK_ACCOUNT_LINK"
+			requestUnlink                       = "STATE:REQUEST_BANK_ACCOUNT_UNLINK"
 		)
 		var want []string
 		// seen names the receiver's events, a state change by its state.
