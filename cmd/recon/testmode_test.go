@@ -57,6 +57,7 @@ type side struct {
 	// Counts of what the mode holds, kept up to date by the cases that add.
 	transactions int64
 	orders       int64
+	hub          *hubSide // the mode's hub data (testmode_hub_test.go), made on first use
 }
 
 // modeData is a company with both modes set up on a running server.
@@ -772,19 +773,6 @@ func formatAmount(n int64) string {
 // wipe` from the command line: live data intact, test data gone, test
 // credentials still working.
 //
-// hubRoutesPending are the hub's routes (merged the day this test was
-// written) that have no cross-mode case yet: they key every row by the
-// caller's tenant as the rest do, and the hub's own tests check isolation
-// between tenants, but the cross-mode cases are still to write (issue 10).
-// The list may only shrink.
-var hubRoutesPending = []string{
-	"GET /v1/bank-account", "GET /v1/bank-account/{xid}", "GET /v1/company", "GET /v1/company/counter/{xid}",
-	"GET /v1/company/{xid}", "GET /v1/merchant-config", "GET /v1/transaction", "GET /v1/transaction/{id}",
-	"GET /v1/webhook", "POST /v1/company/create", "POST /v1/company/edit/{xid}", "POST /v1/link-token/create",
-	"POST /v1/link-token/get", "POST /v1/link-token/revoke", "POST /v1/merchant-config", "POST /v1/token",
-	"POST /v1/webhook",
-}
-
 func TestEveryRouteKeepsTheModesApart(t *testing.T) {
 	// The routes the server serves, from the same routes() serve uses.
 	db := dbtest.OpenStore(t, "sqlite")
@@ -803,7 +791,7 @@ func TestEveryRouteKeepsTheModesApart(t *testing.T) {
 		t.Fatalf("only %d tenant routes found: %v", len(patterns), patterns)
 	}
 	for _, p := range patterns {
-		if crossModeCases[p] == nil && !slices.Contains(hubRoutesPending, p) {
+		if crossModeCases[p] == nil {
 			t.Errorf("route %q has no cross-mode case in crossModeCases", p)
 		}
 	}
@@ -822,16 +810,14 @@ func TestEveryRouteKeepsTheModesApart(t *testing.T) {
 		md := setupModes(t, base, dbURL, true)
 		md.addTransactions(t)
 		for _, p := range patterns {
-			if crossModeCases[p] == nil { // hubRoutesPending
-				continue
-			}
 			t.Run(strings.NewReplacer("/", "_", " ", "_").Replace(p), func(t *testing.T) { crossModeCases[p](t, md) })
 		}
 
 		// recon test-data wipe, from outside while the server runs.
 		liveDeliveries := md.deliveryIDs(t, md.live)
 		res := cliJSON(t, dbURL, "test-data", "wipe", "--company", fmt.Sprint(md.company))
-		if res["transactions"] != float64(md.test.transactions) || res["orders"] != float64(md.test.orders) || res["bank_accounts"] != 1.0 || res["deliveries"].(float64) < 1 {
+		if res["transactions"] != float64(md.test.transactions) || res["orders"] != float64(md.test.orders) || res["deliveries"].(float64) < 1 ||
+			res["bank_accounts"] != 2.0 || res["hub_companies"] != 1.0 { // its own account and the one linked on the hub page
 			t.Errorf("wipe deleted %v; the test mode held %d transactions and %d orders", res, md.test.transactions, md.test.orders)
 		}
 		if n := md.transactionTotal(t, md.live); n != md.live.transactions {
@@ -842,6 +828,12 @@ func TestEveryRouteKeepsTheModesApart(t *testing.T) {
 		}
 		if _, body := md.api(t, md.live, "GET", "/api/v1/bank-accounts", ""); len(body["data"].([]any)) != 1 {
 			t.Errorf("live bank accounts after the wipe: %v", body)
+		}
+		if _, body := md.hubCall(t, md.live, "GET", "/v1/company", ""); listLen(body) != 1 {
+			t.Errorf("live hub companies after the wipe: %v", body)
+		}
+		if _, body := md.hubCall(t, md.test, "GET", "/v1/company", ""); listLen(body) != 0 {
+			t.Errorf("test hub companies after the wipe: %v", body)
 		}
 		if got := md.deliveryIDs(t, md.live); !slices.Equal(got, liveDeliveries) {
 			t.Errorf("live deliveries after the wipe: %v, want %v", got, liveDeliveries)
