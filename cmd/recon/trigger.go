@@ -17,6 +17,7 @@ import (
 	"recon/client"
 	"recon/delivery"
 	"recon/gateway"
+	"recon/hub"
 	"recon/sqlstore"
 	"recon/web"
 )
@@ -85,14 +86,27 @@ recon listen. Live data is never touched: only test-mode bank accounts are used.
 
 Events:
 ` + triggerHelp() + `
+and the 13 hub events (` + strings.Join(recon.HubEvents, ", ") + `):
+the hosted link page is driven in-process as a customer's browser drives it, for
+the merchant's company "Recon trigger (sandbox)" with the sandbox banks, so the
+events on the way fire too (BANK_ACCOUNT_LINKED with its state changes and
+LINK_SESSION_COMPLETED; an unlink links an account first when none is linked).
+LINK_TOKEN_EXPIRED and LINK_SESSION_EXPIRED come from a token that lives one
+second: a running recon serve's sweep (every 15 seconds) ends it. A transfer to a
+linked account (--bank-account) also sends the balance change to the hub IPN.
+
 The transfer goes to --bank-account (a test-mode account of the company), by
 default the test mode's first account; a company without one gets a sandbox
 account. The company needs payment codes on with an active format (checkout
 refuses orders it could never match otherwise).`,
 		Example: `  recon trigger ORDER_PAID --company 1
-  recon trigger TRANSACTION_VOID --company 1 --amount 250000 --json`,
+  recon trigger TRANSACTION_VOID --company 1 --amount 250000 --json
+  recon trigger BANK_ACCOUNT_LINKED --company 1`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if name := strings.ToUpper(args[0]); slices.Contains(recon.HubEvents, name) || name == "BANK_ACCOUNT_INACTIVED" {
+				return a.triggerHub(cmd.Context(), companyID, name)
+			}
 			ev, err := findTriggerEvent(args[0])
 			if err != nil {
 				return err
@@ -448,4 +462,63 @@ func (a *app) printTrigger(res *triggerResult) error {
 	}
 	_, err := fmt.Fprintf(w, "See them with: recon deliveries list --company %d --test\n", res.Company)
 	return err
+}
+
+// triggerHub makes a hub event happen in the company's test mode
+// (hub.Handler.Simulate) and prints the timeline of the link tokens it drove.
+func (a *app) triggerHub(ctx context.Context, companyID int64, event string) error {
+	loc, err := a.location()
+	if err != nil {
+		return err
+	}
+	return a.withStore(ctx, func(db *sqlstore.DB) error {
+		tenant, err := (&tenantFlags{company: companyID, test: true}).id(ctx, db)
+		if err != nil {
+			return err
+		}
+		h := &hub.Handler{Store: db, Location: loc, Clock: a.clock}
+		sim, err := h.Simulate(ctx, tenant, true, event)
+		if err != nil {
+			return err
+		}
+		type line struct {
+			LinkToken  string `json:"link_token_xid"`
+			Event      string `json:"event"`
+			Detail     string `json:"detail"`
+			DeliveryID int64  `json:"delivery_id"`
+		}
+		res := struct {
+			Event      string `json:"event"`
+			Company    int64  `json:"company"`
+			Livemode   bool   `json:"livemode"`
+			Customer   string `json:"company_xid"`
+			AccountXID string `json:"bank_account_xid,omitempty"`
+			ExpiresAt  string `json:"expires_at,omitempty"`
+			Events     []line `json:"events"`
+		}{Event: sim.Event, Company: companyID, Customer: sim.Customer.XID, AccountXID: sim.AccountXID, Events: []line{}}
+		if !sim.ExpiresAt.IsZero() {
+			res.ExpiresAt = sim.ExpiresAt.In(loc).Format(recon.DateTimeLayout)
+		}
+		for _, xid := range sim.LinkTokens {
+			log, err := db.HubEventLog(ctx, tenant, xid)
+			if err != nil {
+				return err
+			}
+			for _, e := range log {
+				res.Events = append(res.Events, line{xid, e.Event, eventDetail(e.Metadata), e.DeliveryID})
+			}
+		}
+		if a.jsonOut {
+			return a.print(res, "")
+		}
+		fmt.Fprintf(a.stdout, "%s triggered in the test mode of company %d (hub company %s %q)\n", sim.Event, companyID, sim.Customer.XID, sim.Customer.FullName)
+		for _, e := range res.Events {
+			fmt.Fprintf(a.stdout, "  %-28s %-40s delivery %d\n", e.Event, e.Detail, e.DeliveryID)
+		}
+		if res.ExpiresAt != "" {
+			fmt.Fprintf(a.stdout, "  the link token expires at %s: a running recon serve's sweep sends %s within 15 seconds after\n", res.ExpiresAt, sim.Event)
+		}
+		fmt.Fprintln(a.stdout, "  (hub events go to the test-mode webhook, or wait for recon listen; recon hub events LINK_TOKEN_XID --company N --test shows a timeline)")
+		return nil
+	})
 }

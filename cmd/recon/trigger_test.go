@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,6 +184,55 @@ func TestTrigger(t *testing.T) {
 			if m, err := db.MerchantOf(ctx, ot.ID); recon.ErrorCode(err) != recon.ENOTFOUND {
 				t.Errorf("a refused trigger made test merchant credentials: %v %v", m, err)
 			}
+		}
+	})
+}
+
+// TestTriggerHubEvents: recon trigger makes hub events in the company's
+// test mode through the hosted page's own path; they are enqueued (held for
+// recon listen without a test webhook); the live data is untouched.
+func TestTriggerHubEvents(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
+		names := func(res map[string]any) []string {
+			var out []string
+			for _, e := range res["events"].([]any) {
+				e := e.(map[string]any)
+				if e["delivery_id"] == 0.0 {
+					t.Errorf("%v was not enqueued", e)
+				}
+				out = append(out, e["event"].(string))
+			}
+			return out
+		}
+		res := cliJSON(t, dbURL, "trigger", "BANK_ACCOUNT_LINKED", "--company", co)
+		want := []string{"LINK_TOKEN_CREATED", "LINK_SESSION_INITIALIZED", "LINK_SESSION_STATE_CHANGED", "LINK_SESSION_STATE_CHANGED",
+			"LINK_SESSION_STATE_CHANGED", "BANK_ACCOUNT_LINKED", "LINK_SESSION_COMPLETED"}
+		if got := names(res); !slices.Equal(got, want) || res["bank_account_xid"] == nil {
+			t.Fatalf("BANK_ACCOUNT_LINKED: %v\n%v", got, res)
+		}
+		linked := res["bank_account_xid"]
+		res = cliJSON(t, dbURL, "trigger", "bank_account_inactived", "--company", co)
+		if got := names(res); !slices.Contains(got, "BANK_ACCOUNT_INACTIVATED") || res["bank_account_xid"] != linked {
+			t.Fatalf("BANK_ACCOUNT_INACTIVATED: %v\n%v", got, res)
+		}
+		res = cliJSON(t, dbURL, "trigger", "LINK_SESSION_FAILED", "--company", co)
+		if got := names(res); !slices.Equal(got, []string{"LINK_TOKEN_CREATED", "LINK_SESSION_INITIALIZED", "LINK_SESSION_STATE_CHANGED", "LINK_SESSION_FAILED"}) {
+			t.Fatalf("LINK_SESSION_FAILED: %v", got)
+		}
+		if text, err := cli(t, dbURL, "trigger", "LINK_TOKEN_EXPIRED", "--company", co); err != nil || !strings.Contains(text, "sweep") {
+			t.Fatalf("LINK_TOKEN_EXPIRED: %v\n%s", err, text)
+		}
+		// All of it in the test mode.
+		if live := cliJSONList(t, dbURL, "hub", "company", "list", "--company", co); len(live) != 0 {
+			t.Fatalf("live hub companies: %v", live)
+		}
+		if test := cliJSONList(t, dbURL, "hub", "company", "list", "--company", co, "--test"); len(test) != 1 {
+			t.Fatalf("test hub companies: %v", test)
+		}
+		if live := cliJSONList(t, dbURL, "bank-account", "list", "--company", co); len(live) != 0 {
+			t.Fatalf("live bank accounts: %v", live)
 		}
 	})
 }

@@ -1,0 +1,70 @@
+package hub_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/hub"
+	"recon/sqlstore/dbtest"
+)
+
+// TestSimulate: each of the 13 events happens through the page's own path
+// (recon trigger's), with the events on the way, in the tenant only.
+func TestSimulate(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine)
+		h := &hub.Handler{Store: b.store, Location: hcm, BaseURL: "http://hub.test"}
+		timeline := func(sim *hub.Simulation) []string {
+			t.Helper()
+			var names []string
+			for _, xid := range sim.LinkTokens {
+				log, err := b.store.HubEventLog(t.Context(), b.company.ID, xid)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range log {
+					names = append(names, e.Event)
+				}
+			}
+			return names
+		}
+		for _, event := range recon.HubEvents {
+			sim, err := h.Simulate(t.Context(), b.company.ID, true, event)
+			if err != nil {
+				t.Fatalf("%s: %v", event, err)
+			}
+			if !sim.ExpiresAt.IsZero() {
+				// The time-driven ones: a running server's sweep ends the token.
+				if _, _, err := b.store.ExpireHubLinks(t.Context(), sim.ExpiresAt.Add(time.Second)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := timeline(sim); !slices.Contains(got, event) {
+				t.Errorf("%s: the timeline holds %v", event, got)
+			}
+			if sim.Customer.CompanyID != b.company.ID {
+				t.Errorf("%s: customer of company %d", event, sim.Customer.CompanyID)
+			}
+		}
+		// The linked account is an account of the tenant; the other has nothing.
+		if n, err := b.store.BankAccounts(t.Context(), b.company.ID); err != nil || len(n) == 0 {
+			t.Fatalf("accounts: %v %v", n, err)
+		}
+		if n, err := b.store.BankAccounts(t.Context(), b.other.ID); err != nil || len(n) != 0 {
+			t.Fatalf("the other tenant's accounts: %v %v", n, err)
+		}
+		// Live, on a production server: no bank to reach, said plainly.
+		prod := &hub.Handler{Store: b.store}
+		if _, err := prod.Simulate(t.Context(), b.other.ID, false, recon.EventBankAccountLinked); recon.ErrorCode(err) != recon.EUNAVAILABLE {
+			t.Fatalf("production without a connector: %v", err)
+		}
+		if list, _, err := b.store.HubCustomers(t.Context(), b.other.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10}); err != nil || len(list) != 0 {
+			t.Fatalf("the refused simulation made %v (%v)", list, err)
+		}
+		if _, err := h.Simulate(t.Context(), b.company.ID, true, "NOPE"); recon.ErrorCode(err) != recon.EINVALID {
+			t.Fatalf("unknown event: %v", err)
+		}
+	})
+}
