@@ -772,7 +772,6 @@ func formatAmount(n int64) string {
 // credentials against the other mode's ids and data. Then `recon test-data
 // wipe` from the command line: live data intact, test data gone, test
 // credentials still working.
-//
 func TestEveryRouteKeepsTheModesApart(t *testing.T) {
 	// The routes the server serves, from the same routes() serve uses.
 	db := dbtest.OpenStore(t, "sqlite")
