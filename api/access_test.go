@@ -39,6 +39,9 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 		"GET /api/v1/deliveries":                     "read",
 		"GET /api/v1/deliveries/{id}":                "read",
 		"POST /api/v1/deliveries/{id}/replay":        "admin",
+		"POST /api/v1/deliveries/replay":             "admin",
+		"GET /api/v1/deliveries/stats":               "read",
+		"POST /api/v1/deliveries/test":               "admin",
 		"POST /api/v1/sandbox/transfers":             "write",
 	}
 	type caller struct {

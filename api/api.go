@@ -68,6 +68,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/deliveries", h.listDeliveries, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries/{id}", h.showDelivery, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("POST /api/v1/deliveries/{id}/replay", h.replayDelivery, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
+	route("POST /api/v1/deliveries/replay", h.replayFailed, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
+	route("GET /api/v1/deliveries/stats", h.deliveryStats, recon.ScopeDeliveryRead, recon.ActionReadMoney)
+	route("POST /api/v1/deliveries/test", h.testNotification, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
 	route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 }
 

@@ -2,8 +2,11 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"recon"
 	"recon/sqlstore/dbtest"
@@ -84,4 +87,85 @@ func TestReconciliationAndDeliveries(t *testing.T) {
 			t.Fatalf("bad status filter: %d", status)
 		}
 	})
+}
+
+// TestDeliveryOperations: replay every failed notification since a time,
+// the per-kind figures, and a test notification, with their failure paths;
+// another company's deliveries are neither counted nor replayed.
+func TestDeliveryOperations(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine)
+		ctx := context.Background()
+		// No IPN target yet: nowhere to send a test to.
+		status, _, body := b.do(t, "POST", "/api/v1/deliveries/test", "deliveries", `{"kind":"ipn"}`)
+		if status != 400 || body["message"] != "there is no active ipn target to send a test notification to: set one first" {
+			t.Fatalf("test without a target: %d %v", status, body)
+		}
+		if err := b.store.SetIPN(ctx, b.company.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+			t.Fatal(err)
+		}
+		status, _, body = b.do(t, "POST", "/api/v1/deliveries/test", "deliveries", `{"kind":"ipn"}`)
+		d, _ := body["data"].(map[string]any)
+		if status != 201 || d["event"] != "TEST_NOTIFICATION" || d["status"] != "pending" {
+			t.Fatalf("test notification: %d %v", status, body)
+		}
+		id := int64(d["id"].(float64))
+		_, _, body = b.do(t, "GET", fmt.Sprint("/api/v1/deliveries/", id), "deliveries", "")
+		if p := body["data"].(map[string]any)["payload"].(map[string]any); p["notification_type"] != "TEST_NOTIFICATION" || p["message"] == nil {
+			t.Fatalf("test notification's payload: %v", body)
+		}
+		// It fails for good: dead. Another company has a dead one too.
+		theirs := &recon.Delivery{CompanyID: b.other.ID, Kind: recon.DeliveryIPN, Event: "ORDER_PAID", Payload: []byte(`{}`)}
+		if err := b.store.EnqueueDelivery(ctx, theirs); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		var outcomes []recon.AttemptOutcome
+		for _, d := range []int64{id, theirs.ID} {
+			outcomes = append(outcomes, recon.AttemptOutcome{Attempt: &recon.DeliveryAttempt{DeliveryID: d, At: now, URL: "https://shop.example.vn/ipn",
+				StatusCode: 500, Latency: 25 * time.Millisecond}, Status: recon.DeliveryDead})
+		}
+		if err := b.store.RecordAttempts(ctx, outcomes); err != nil {
+			t.Fatal(err)
+		}
+		status, _, body = b.do(t, "GET", "/api/v1/deliveries/stats", "deliveries", "")
+		want := `[{"attempts":1,"dead":1,"delivered":0,"failing":0,"kind":"ipn","latency_p50_ms":25,"latency_p95_ms":25,"pending":0,"succeeded":0,"success_rate":0}]`
+		if got := jsonText(body["data"]); status != 200 || got != want {
+			t.Fatalf("stats: %d %s\nwant %s", status, got, want)
+		}
+		status, _, body = b.do(t, "POST", "/api/v1/deliveries/replay", "deliveries", `{"since":"2000-01-01 00:00:00","kind":"ipn"}`)
+		if status != 200 || jsonText(body["data"]) != `{"replayed":1}` {
+			t.Fatalf("replay: %d %v", status, body)
+		}
+		if got, _ := b.store.Delivery(ctx, b.other.ID, theirs.ID); got.Status != recon.DeliveryDead {
+			t.Fatalf("another company's delivery was replayed: %+v", got)
+		}
+		for _, c := range []struct {
+			method, path, token, body string
+			status                    int
+			message                   string
+		}{
+			{"POST", "/api/v1/deliveries/replay", "deliveries", `{}`, 400, "since is required"},
+			{"POST", "/api/v1/deliveries/replay", "deliveries", `{"since":"yesterday"}`, 400, "since must be YYYY-MM-DD HH:MM:SS"},
+			{"POST", "/api/v1/deliveries/replay", "deliveries", `{"since":"2026-01-01 00:00:00","kind":"sms"}`, 400, "kind"},
+			{"POST", "/api/v1/deliveries/replay", "deliveries", `{"since":"2026-01-01 00:00:00","status":"dead"}`, 400, "unknown field"},
+			{"POST", "/api/v1/deliveries/replay", "deliveries", `{"since":5}`, 400, "since"},
+			{"GET", "/api/v1/deliveries/stats?since=x", "deliveries", "", 400, "since must be"},
+			{"GET", "/api/v1/deliveries/stats?from=2026-01-01", "deliveries", "", 400, "unknown query parameter"},
+			{"POST", "/api/v1/deliveries/test", "deliveries", `{}`, 400, "kind is required"},
+			{"POST", "/api/v1/deliveries/test", "deliveries", `{"kind":"sms"}`, 400, "kind"},
+			{"POST", "/api/v1/deliveries/test", "deliveries", `{"kind":"webhook"}`, 400, "no active webhook target"},
+			{"POST", "/api/v1/deliveries/test", "deliveries", `[`, 400, ""},
+		} {
+			status, _, body := b.do(t, c.method, c.path, c.token, c.body)
+			if status != c.status || !strings.Contains(fmt.Sprint(body["message"]), c.message) {
+				t.Errorf("%s %s %s: %d %v, want %d %q", c.method, c.path, c.body, status, body, c.status, c.message)
+			}
+		}
+	})
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -254,14 +255,37 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 	}
 	a.addJSONFlag(show)
 
-	var all bool
+	var (
+		all                     bool
+		failedSince, failedKind string
+	)
 	replay := &cobra.Command{
 		Use:     "replay [ID...]",
 		Short:   "Send deliveries again now (by id, or every dead one with --dead)",
-		Example: `  recon deliveries replay 42 43\n  recon deliveries replay --dead --company 1`,
+		Example: `  recon deliveries replay 42 43\n  recon deliveries replay --dead --company 1\n  recon deliveries replay --failed-since "2026-11-24 00:00:00" --company 1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && !all {
-				return fmt.Errorf("name delivery ids, or --dead for every dead one")
+			if len(args) == 0 && !all && failedSince == "" {
+				return fmt.Errorf("name delivery ids, or --dead for every dead one, or --failed-since TIME --company N")
+			}
+			if failedSince != "" {
+				since, err := a.parseLocalTime(failedSince)
+				if err != nil {
+					return fmt.Errorf("--failed-since: %w", err)
+				}
+				return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+					companyID, err := tenant.id(cmd.Context(), db)
+					if err != nil {
+						return err
+					}
+					if companyID == 0 {
+						return fmt.Errorf("--failed-since needs --company")
+					}
+					n, err := db.ReplayFailed(cmd.Context(), companyID, recon.FailedFilter{Kind: failedKind, Since: since}, a.clock.Now())
+					if err != nil {
+						return err
+					}
+					return a.print(map[string]any{"replayed": n}, "%d failed deliveries queued again", n)
+				})
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
 				var ids []int64
@@ -295,9 +319,81 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 		},
 	}
 	replay.Flags().BoolVar(&all, "dead", false, "replay every dead delivery (at most 500)")
-	tenant.add(replay, false, "with --dead: only this company's")
+	tenant.add(replay, false, "with --dead: only this company's; with --failed-since: required")
+	replay.Flags().StringVar(&failedSince, "failed-since", "", `replay every failed delivery (dead, or waiting for a retry) of --company created since this time ("YYYY-MM-DD HH:MM:SS", business time zone), in one statement`)
+	replay.Flags().StringVar(&failedKind, "kind", "", "with --failed-since: only this kind (ipn, webhook or hub_ipn)")
 	a.addJSONFlag(replay)
-	cmd.AddCommand(list, show, replay)
+
+	var (
+		statsSince  string
+		statsTenant tenantFlags
+	)
+	stats := &cobra.Command{
+		Use:     "stats",
+		Short:   "Per kind of notification: counts by state, attempts, success rate, latency p50/p95",
+		Example: `  recon deliveries stats --company 1 --since "2026-11-01 00:00:00"`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				companyID, err := statsTenant.id(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
+				since := a.clock.Now().Add(-7 * 24 * time.Hour)
+				if statsSince != "" {
+					if since, err = a.parseLocalTime(statsSince); err != nil {
+						return fmt.Errorf("--since: %w", err)
+					}
+				}
+				list, err := db.DeliveryTargetStats(cmd.Context(), companyID, since)
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.print(api.TargetStatsJSON(list), "")
+				}
+				w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(w, "KIND\tDELIVERED\tPENDING\tFAILING\tDEAD\tATTEMPTS\tSUCCESS\tP50\tP95")
+				for _, s := range list {
+					fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f%%\t%s\t%s\n", s.Kind, s.Delivered, s.Pending, s.Failing, s.Dead, s.Attempts,
+						100*s.SuccessRate(), s.LatencyP50.Round(time.Millisecond), s.LatencyP95.Round(time.Millisecond))
+				}
+				return w.Flush()
+			})
+		},
+	}
+	stats.Flags().StringVar(&statsSince, "since", "", `deliveries created since ("YYYY-MM-DD HH:MM:SS"; default: the last 7 days)`)
+	statsTenant.add(stats, true, "company id (required)")
+	a.addJSONFlag(stats)
+
+	var testKind string
+	var testTenant tenantFlags
+	test := &cobra.Command{
+		Use:   "test",
+		Short: "Send a test notification (TEST_NOTIFICATION) to the company's active target of a kind",
+		Long: `Enqueue a test notification to the company's active target of the kind, whatever its
+event filter, signed like every notification: a merchant checks its endpoint, secret
+and signature check with it. In test mode without a target it waits for recon listen.`,
+		Example: `  recon deliveries test --company 1 --kind ipn`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				companyID, err := testTenant.id(cmd.Context(), db)
+				if err != nil {
+					return err
+				}
+				d, err := db.SendTestNotification(cmd.Context(), companyID, testKind)
+				if err != nil {
+					return err
+				}
+				return a.print(api.DeliveriesJSON([]*recon.Delivery{d})[0], "test notification %d enqueued (%s)", d.ID, d.Kind)
+			})
+		},
+	}
+	testTenant.add(test, true, "company id (required)")
+	test.Flags().StringVar(&testKind, "kind", recon.DeliveryIPN, "ipn, webhook or hub_ipn")
+	a.addJSONFlag(test)
+	cmd.AddCommand(list, show, replay, stats, test)
 	return cmd
 }
 

@@ -245,3 +245,58 @@ func TestIPNLoop(t *testing.T) {
 		}
 	})
 }
+
+// TestDeliveriesCLIOperations: recon deliveries test, stats and replay
+// --failed-since against a real server and receiver: the test notification
+// reaches the receiver signed; one that failed is replayed and delivered.
+func TestDeliveriesCLIOperations(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		rc := newReceiver(t)
+		failing := true
+		rc.mu.Lock()
+		rc.status = func(int) int {
+			if failing {
+				return 503
+			}
+			return 200
+		}
+		rc.mu.Unlock()
+		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
+		if _, err := cli(t, dbURL, "deliveries", "test", "--company", co); err == nil || !strings.Contains(err.Error(), "no active ipn target") {
+			t.Fatalf("test without a target: %v", err)
+		}
+		signing := cliJSON(t, dbURL, "ipn", "set", "--company", co, "--url", rc.URL+"/ipn", "--sandbox", "--allow-private-targets")["signing_secret"].(string)
+		d := cliJSON(t, dbURL, "deliveries", "test", "--company", co)
+		if d["event"] != "TEST_NOTIFICATION" {
+			t.Fatalf("test: %v", d)
+		}
+		waitFor(t, "the failed attempt", 20*time.Second, func() bool {
+			rc.mu.Lock()
+			defer rc.mu.Unlock()
+			return len(rc.got) > 0
+		})
+		waitFor(t, "the attempt recorded", 20*time.Second, func() bool {
+			st := cliJSONList(t, dbURL, "deliveries", "stats", "--company", co)
+			return len(st) == 1 && st[0]["failing"] == 1.0
+		})
+		rc.mu.Lock()
+		failing = false
+		rc.mu.Unlock()
+		if res := cliJSON(t, dbURL, "deliveries", "replay", "--failed-since", "2000-01-01 00:00:00", "--company", co); res["replayed"] != 1.0 {
+			t.Fatalf("replay: %v", res)
+		}
+		waitFor(t, "the replay delivered", 20*time.Second, func() bool {
+			st := cliJSONList(t, dbURL, "deliveries", "stats", "--company", co)
+			return len(st) == 1 && st[0]["delivered"] == 1.0
+		})
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		last := rc.got[len(rc.got)-1]
+		if err := delivery.Verify(signing, last.header.Get("X-Recon-Timestamp"), last.header.Get("X-Recon-Signature"), last.body, time.Now(), time.Minute); err != nil ||
+			!strings.Contains(string(last.body), "TEST_NOTIFICATION") {
+			t.Fatalf("the test notification: %v %s", err, last.body)
+		}
+	})
+}

@@ -171,6 +171,19 @@ func (a *app) withStore(ctx context.Context, fn func(db *sqlstore.DB) error) err
 	return describe(fn(db))
 }
 
+// parseLocalTime reads "YYYY-MM-DD HH:MM:SS" in the business time zone.
+func (a *app) parseLocalTime(s string) (time.Time, error) {
+	loc, err := a.location()
+	if err != nil {
+		return time.Time{}, err
+	}
+	t, err := time.ParseInLocation(recon.DateTimeLayout, s, loc)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a time of the form YYYY-MM-DD HH:MM:SS", s)
+	}
+	return t, nil
+}
+
 // print writes v as indented JSON with --json, else the text line.
 func (a *app) print(v any, text string, args ...any) error {
 	if a.jsonOut {

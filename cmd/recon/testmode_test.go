@@ -536,6 +536,64 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 			}
 		})
 	},
+	"POST /api/v1/deliveries/replay": func(t *testing.T, md *modeData) {
+		// A dead delivery in each mode (the dispatcher leaves dead ones
+		// alone): replaying one mode's failed ones leaves the other's dead.
+		ctx := context.Background()
+		dead := map[*side]*recon.Delivery{}
+		for _, s := range []*side{md.live, md.test} {
+			d := &recon.Delivery{CompanyID: s.tenant, Kind: recon.DeliveryIPN, Event: recon.IPNOrderPaid, Payload: []byte(`{}`)}
+			if err := md.db.EnqueueDelivery(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+			if err := md.db.RecordAttempts(ctx, []recon.AttemptOutcome{{Attempt: &recon.DeliveryAttempt{DeliveryID: d.ID, At: time.Now(),
+				URL: "https://x.invalid", Error: "gave up"}, Status: recon.DeliveryDead}}); err != nil {
+				t.Fatal(err)
+			}
+			dead[s] = d
+		}
+		md.cross(func(me, other *side) {
+			since := dead[me].CreatedAt.Add(-time.Second).UTC().Format(time.RFC3339)
+			status, body := md.api(t, me, "POST", "/api/v1/deliveries/replay", `{"since":"`+since+`","kind":"ipn"}`)
+			if status != 200 || body["data"].(map[string]any)["replayed"].(float64) < 1 {
+				t.Errorf("%s replays its failed deliveries: %d %v", me.name, status, body)
+			}
+			if d, err := md.db.Delivery(ctx, me.tenant, dead[me].ID); err != nil || d.Status == recon.DeliveryDead {
+				t.Errorf("%s's dead delivery after its replay: %+v %v", me.name, d, err)
+			}
+			if me == md.live { // the first pass: the test mode's is still dead, and stays so
+				if d, err := md.db.Delivery(ctx, other.tenant, dead[other].ID); err != nil || d.Status != recon.DeliveryDead {
+					t.Errorf("%s's replay reached %s's dead delivery: %+v %v", me.name, other.name, d, err)
+				}
+			}
+		})
+	},
+	"GET /api/v1/deliveries/stats": func(t *testing.T, md *modeData) {
+		md.cross(func(me, _ *side) {
+			status, body := md.api(t, me, "GET", "/api/v1/deliveries/stats?since=2000-01-01%2000:00:00", "")
+			var total float64
+			for _, k := range body["data"].([]any) {
+				k := k.(map[string]any)
+				total += k["delivered"].(float64) + k["pending"].(float64) + k["dead"].(float64)
+			}
+			if n := len(md.deliveryIDs(t, me)); status != 200 || total != float64(n) {
+				t.Errorf("%s stats count %v deliveries, it has %d: %d %v", me.name, total, n, status, body)
+			}
+		})
+	},
+	"POST /api/v1/deliveries/test": func(t *testing.T, md *modeData) {
+		md.cross(func(me, other *side) {
+			theirs := md.deliveryIDs(t, other)
+			status, body := md.api(t, me, "POST", "/api/v1/deliveries/test", `{"kind":"ipn"}`)
+			if status != 201 || body["data"].(map[string]any)["livemode"] != me.live {
+				t.Fatalf("%s test notification: %d %v", me.name, status, body)
+			}
+			id := int64(body["data"].(map[string]any)["id"].(float64))
+			if !slices.Contains(md.deliveryIDs(t, me), id) || !slices.Equal(md.deliveryIDs(t, other), theirs) {
+				t.Errorf("%s's test notification %d is not in its own outbox only", me.name, id)
+			}
+		})
+	},
 	"POST /api/v1/sandbox/transfers": func(t *testing.T, md *modeData) {
 		// A production server: the test caller has simulated transfers, the live one does not.
 		body := func(account int64) string {

@@ -198,6 +198,106 @@ func testDelivery(t *testing.T, open Open) {
 		claim(later, e5)
 	})
 
+	// Replaying every failed delivery since a time, and the per-kind figures.
+	t.Run("ReplayFailedAndStats", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ds := deliveryStore(t, s)
+		ops, ok := s.(recon.DeliveryOpsStore)
+		if !ok {
+			t.Fatalf("%T does not implement recon.DeliveryOpsStore", s)
+		}
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		now := time.Now().Add(time.Second)
+		delivered, dead, failing, leased := enqueue(t, ds, c.ID, "A"), enqueue(t, ds, c.ID, "B"), enqueue(t, ds, c.ID, "C"), enqueue(t, ds, c.ID, "D")
+		fresh := enqueue(t, ds, c.ID, "E") // pending, never tried
+		hub := &recon.Delivery{CompanyID: c.ID, Kind: recon.DeliveryWebhook, Event: "LINK_TOKEN_CREATED", Payload: []byte(`{}`)}
+		if err := ds.EnqueueDelivery(t.Context(), hub); err != nil {
+			t.Fatal(err)
+		}
+		theirs := enqueue(t, ds, other.ID, "F")
+		if _, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 10, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		var outcomes []recon.AttemptOutcome
+		for _, o := range []struct {
+			d       *recon.Delivery
+			code    int
+			latency time.Duration
+			status  string
+		}{
+			{delivered, 200, 10 * time.Millisecond, recon.DeliveryDelivered},
+			{dead, 500, 30 * time.Millisecond, recon.DeliveryDead},
+			{failing, 0, 20 * time.Millisecond, recon.DeliveryPending},
+			{hub, 503, 40 * time.Millisecond, recon.DeliveryDead},
+			{theirs, 500, time.Millisecond, recon.DeliveryDead},
+		} {
+			outcomes = append(outcomes, recon.AttemptOutcome{Attempt: &recon.DeliveryAttempt{DeliveryID: o.d.ID, At: now, URL: "https://x.example.vn",
+				StatusCode: o.code, Latency: o.latency}, Status: o.status, Next: now.Add(time.Hour)})
+		}
+		if err := ds.RecordAttempts(t.Context(), outcomes); err != nil {
+			t.Fatal(err)
+		}
+		// D failed once, then was claimed again: its attempt is on its way.
+		if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: leased.ID, At: now, URL: "https://x.example.vn"}, recon.DeliveryPending, now); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 10, time.Minute); err != nil || len(got) != 1 || got[0].ID != leased.ID {
+			t.Fatalf("claim D: %v %v", ids(got), err)
+		}
+
+		stats, err := ops.DeliveryTargetStats(t.Context(), c.ID, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "stats", []recon.TargetStats{
+			{Kind: recon.DeliveryIPN, Delivered: 1, Pending: 3, Failing: 2, Dead: 1, Attempts: 4, Succeeded: 1, LatencyP50: 10 * time.Millisecond, LatencyP95: 20 * time.Millisecond},
+			{Kind: recon.DeliveryWebhook, Dead: 1, Attempts: 1, LatencyP50: 40 * time.Millisecond, LatencyP95: 40 * time.Millisecond},
+		}, stats)
+		if stats, err := ops.DeliveryTargetStats(t.Context(), c.ID, now.Add(time.Hour)); err != nil || len(stats) != 0 {
+			t.Fatalf("stats since later: %v %v", stats, err)
+		}
+
+		// Since after everything: nothing; then the IPNs only; then the rest.
+		if n, err := ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{Since: fresh.CreatedAt.Add(time.Hour)}, now); err != nil || n != 0 {
+			t.Fatalf("replay since later: %d %v", n, err)
+		}
+		if n, err := ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{Kind: recon.DeliveryIPN}, now); err != nil || n != 2 {
+			t.Fatalf("replay IPNs: %d %v, want B and C (D is in flight)", n, err)
+		}
+		if n, err := ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{}, now); err != nil || n != 3 {
+			t.Fatalf("replay all: %d %v, want B and C again and the webhook", n, err)
+		}
+		for _, d := range []*recon.Delivery{dead, failing, hub} {
+			got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+			if err != nil || got.Status != recon.DeliveryPending || !got.NextAttemptAt.Equal(micro(now)) || got.LeaseUntil != (time.Time{}) {
+				t.Fatalf("replayed %d: %+v %v", d.ID, got, err)
+			}
+		}
+		if got, _ := ds.Delivery(t.Context(), c.ID, leased.ID); got.LeaseUntil.IsZero() {
+			t.Fatalf("the delivery in flight lost its claim: %+v", got)
+		}
+		if got, _ := ds.Delivery(t.Context(), other.ID, theirs.ID); got.Status != recon.DeliveryDead {
+			t.Fatalf("another company's delivery was replayed: %+v", got)
+		}
+		_, err = ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{Kind: "sms"}, now)
+		wantCode(t, err, recon.EINVALID, "")
+
+		// A test notification goes to an active target only (live mode).
+		_, err = ops.SendTestNotification(t.Context(), c.ID, recon.DeliveryIPN)
+		wantCode(t, err, recon.EINVALID, "there is no active ipn target to send a test notification to: set one first")
+		if err := s.(recon.MerchantStore).SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+			t.Fatal(err)
+		}
+		d, err := ops.SendTestNotification(t.Context(), c.ID, recon.DeliveryIPN)
+		if err != nil || d.ID == 0 || d.Event != recon.TestNotificationEvent || d.Status != recon.DeliveryPending || !d.NextAttemptAt.Equal(d.CreatedAt) ||
+			!strings.Contains(string(d.Payload), `"notification_type":"TEST_NOTIFICATION"`) {
+			t.Fatalf("test notification: %+v %v", d, err)
+		}
+		_, err = ops.SendTestNotification(t.Context(), c.ID, "sms")
+		wantCode(t, err, recon.EINVALID, "")
+	})
+
 	t.Run("LapsedLeaseIsClaimedAgain", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
