@@ -29,6 +29,7 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 	matrix := map[string]string{
 		"GET /api/v1/company":                        "admin",
 		"PATCH /api/v1/company/configurations":       "admin",
+		"POST /api/v1/company/try-memo":              "admin",
 		"GET /api/v1/transactions":                   "read",
 		"POST /api/v1/transactions":                  "write",
 		"GET /api/v1/transactions/{id}":              "read",

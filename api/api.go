@@ -57,6 +57,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	}
 	route("GET /api/v1/company", h.getCompany, recon.ScopeCompany, recon.ActionManageCompany)
 	route("PATCH /api/v1/company/configurations", h.patchConfigurations, recon.ScopeCompany, recon.ActionManageCompany)
+	route("POST /api/v1/company/try-memo", h.tryMemo, recon.ScopeCompany, recon.ActionManageCompany)
 	route("GET /api/v1/transactions", h.listTransactions, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("POST /api/v1/transactions", h.pushTransactions, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 	route("GET /api/v1/transactions/{id}", h.showTransaction, recon.ScopeTransactionRead, recon.ActionReadMoney)

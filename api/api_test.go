@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -291,4 +292,52 @@ func TestMaxPrefixLenSetting(t *testing.T) {
 			t.Errorf("prefix %s with max 5: status %d %v", prefix, status, body)
 		}
 	}
+}
+
+// TestTryMemo: the memo tester explains with the company's formats, or with
+// formats given and checked as PATCH checks them; bad input is a 400 naming
+// the problem, and nothing is stored.
+func TestTryMemo(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine)
+		b.do(t, "PATCH", "/api/v1/company/configurations", "admin", `{"payment_code_formats":[{"prefix":"DH","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}`)
+		status, _, body := b.do(t, "POST", "/api/v1/company/try-memo", "admin", `{"memo":"Thanh toán đơn hàng dh1709 cảm ơn"}`)
+		d, _ := body["data"].(map[string]any)
+		if status != 200 || d["code"] != "DH1709" || d["normalized"] != "THANH TOAN DON HANG DH1709 CAM ON" ||
+			d["summary"] != "Found DH1709: prefix DH at a word start and 4 digits (format #1: 4 to 8)" || len(d["candidates"].([]any)) != 1 {
+			t.Fatalf("try-memo: %d %v", status, body)
+		}
+		// Formats given (not stored): the same memo under a TT format.
+		status, _, body = b.do(t, "POST", "/api/v1/company/try-memo", "admin",
+			`{"memo":"TT 55 chuyen tien TT12345","payment_code_formats":[{"prefix":"TT","suffix_from":5,"suffix_to":5,"character_type":"NumberOnly","is_active":1}]}`)
+		d, _ = body["data"].(map[string]any)
+		if status != 200 || d["code"] != "TT12345" {
+			t.Fatalf("try-memo with formats: %d %v", status, body)
+		}
+		_, _, co := b.do(t, "GET", "/api/v1/company", "admin", "")
+		if f := co["data"].(map[string]any)["configurations"].(map[string]any)["payment_code_formats"].([]any); len(f) != 1 || f[0].(map[string]any)["prefix"] != "DH" {
+			t.Fatalf("trying formats changed the stored ones: %v", f)
+		}
+		status, _, body = b.do(t, "POST", "/api/v1/company/try-memo", "admin", `{"memo":"khong co ma"}`)
+		if d := body["data"].(map[string]any); status != 200 || d["code"] != nil || d["summary"] != "No payment code: no active format's prefix appears in the memo" {
+			t.Fatalf("no code: %d %v", status, body)
+		}
+		for _, c := range []struct {
+			token, body string
+			status      int
+			message     string
+		}{
+			{"admin", `{}`, 400, "memo is required"},
+			{"admin", `{"memo":5}`, 400, "memo"},
+			{"admin", `{"memo":"` + strings.Repeat("a", 2001) + `"}`, 400, "at most 2000 bytes"},
+			{"admin", `{"memo":"x","extra":1}`, 400, "unknown field"},
+			{"admin", `{"memo":"x","payment_code_formats":[{"prefix":"D1","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}`, 400, "Format #1"},
+			{"member", `{"memo":"x"}`, 403, ""},
+		} {
+			status, _, body := b.do(t, "POST", "/api/v1/company/try-memo", c.token, c.body)
+			if status != c.status || !strings.Contains(fmt.Sprint(body), c.message) {
+				t.Errorf("%s %s: %d %v, want %d %q", c.token, c.body, status, body, c.status, c.message)
+			}
+		}
+	})
 }

@@ -80,23 +80,11 @@ func (h *Handler) patchConfigurations(w http.ResponseWriter, r *http.Request, c 
 	if body.PaymentCodeFormats == nil {
 		return recon.FieldError("payment_code_formats", "payment_code_formats is required: an array of payment code formats ([] clears the list)")
 	}
-	inputs := make([]recon.FormatInput, len(*body.PaymentCodeFormats))
-	for i, raw := range *body.PaymentCodeFormats {
-		in, err := decodeFormat(raw)
-		if err != nil {
-			return ruleFailure(w, recon.FormatRuleError(i+1, "%s", recon.ErrorMessage(err)))
-		}
-		inputs[i] = in
+	formats, ruleErr, err := h.formatsFrom(*body.PaymentCodeFormats)
+	if ruleErr != nil {
+		return ruleFailure(w, ruleErr)
 	}
-	maxLen := h.MaxPrefixLen
-	if maxLen == 0 {
-		maxLen = recon.DefaultPrefixMaxLen
-	}
-	formats, err := recon.ValidateFormats(inputs, maxLen)
 	if err != nil {
-		if re, ok := err.(*recon.Error); ok && re.Fields == nil {
-			return ruleFailure(w, re)
-		}
 		return err
 	}
 	cfg, err := h.Store.ReplacePaymentCodeFormats(r.Context(), c.CompanyID, formats)
@@ -104,6 +92,100 @@ func (h *Handler) patchConfigurations(w http.ResponseWriter, r *http.Request, c 
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, ok(ruleResult{Status: true, Data: toConfigurationJSON(cfg)}))
+	return nil
+}
+
+// formatsFrom decodes and validates a list of formats as PATCH
+// configurations stores them: a broken format rule comes back as ruleErr
+// (the body of ruleFailure), other problems as err.
+func (h *Handler) formatsFrom(raws []json.RawMessage) (formats []recon.PaymentCodeFormat, ruleErr *recon.Error, err error) {
+	inputs := make([]recon.FormatInput, len(raws))
+	for i, raw := range raws {
+		in, err := decodeFormat(raw)
+		if err != nil {
+			return nil, recon.FormatRuleError(i+1, "%s", recon.ErrorMessage(err)), nil
+		}
+		inputs[i] = in
+	}
+	maxLen := h.MaxPrefixLen
+	if maxLen == 0 {
+		maxLen = recon.DefaultPrefixMaxLen
+	}
+	formats, err = recon.ValidateFormats(inputs, maxLen)
+	if re, ok := err.(*recon.Error); ok && re.Fields == nil {
+		return nil, re, nil
+	}
+	return formats, nil, err
+}
+
+type codeCandidateJSON struct {
+	Position int    `json:"position"`
+	Format   int    `json:"format"`
+	Prefix   string `json:"prefix"`
+	Text     string `json:"text"`
+	Match    bool   `json:"match"`
+	Reason   string `json:"reason"`
+}
+
+type tryMemoJSON struct {
+	Memo       string              `json:"memo"`
+	Normalized string              `json:"normalized"`
+	Code       *string             `json:"code"`
+	Summary    string              `json:"summary"`
+	Candidates []codeCandidateJSON `json:"candidates"`
+	Ignored    []string            `json:"ignored"`
+}
+
+// TryMemoJSON renders an explanation, as the API and the CLI show it.
+func TryMemoJSON(memo string, e recon.CodeExplanation) tryMemoJSON {
+	out := tryMemoJSON{Memo: memo, Normalized: e.Normalized, Summary: e.Summary(), Candidates: []codeCandidateJSON{}, Ignored: e.Ignored}
+	if e.Code != "" {
+		out.Code = &e.Code
+	}
+	if out.Ignored == nil {
+		out.Ignored = []string{}
+	}
+	for _, c := range e.Candidates {
+		out.Candidates = append(out.Candidates, codeCandidateJSON(c))
+	}
+	return out
+}
+
+// tryMemo: POST /api/v1/company/try-memo {"memo", "payment_code_formats"?}
+// → which payment code the extractor finds in the memo and why, with the
+// company's formats, or with the formats given (to try a change before
+// saving it; they are checked as PATCH configurations checks them).
+func (h *Handler) tryMemo(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	var body struct {
+		Memo               *string            `json:"memo"`
+		PaymentCodeFormats *[]json.RawMessage `json:"payment_code_formats"`
+	}
+	if err := web.DecodeJSON(r, &body); err != nil {
+		return err
+	}
+	if body.Memo == nil {
+		return recon.FieldError("memo", "memo is required: the transfer memo to try")
+	}
+	if len(*body.Memo) > 2000 {
+		return recon.FieldError("memo", "memo must be at most 2000 bytes, as a transaction_content")
+	}
+	var formats []recon.PaymentCodeFormat
+	if body.PaymentCodeFormats != nil {
+		var ruleErr *recon.Error
+		var err error
+		if formats, ruleErr, err = h.formatsFrom(*body.PaymentCodeFormats); ruleErr != nil {
+			return ruleFailure(w, ruleErr)
+		} else if err != nil {
+			return err
+		}
+	} else {
+		co, err := h.Store.Company(r.Context(), c.CompanyID)
+		if err != nil {
+			return err
+		}
+		formats = co.Config.PaymentCodeFormats
+	}
+	web.WriteJSON(w, http.StatusOK, ok(TryMemoJSON(*body.Memo, recon.ExplainCode(*body.Memo, formats))))
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"recon"
+	"recon/api"
 	"recon/sqlstore"
 	"recon/web"
 )
@@ -174,7 +175,43 @@ func addCompanyCommands(a *app, cmd *cobra.Command) {
 	}
 	a.addJSONFlag(show)
 
-	cmd.AddCommand(list, show, newCompanyUpdateCmd(a))
+	try := &cobra.Command{
+		Use:   "try-memo ID MEMO",
+		Short: "Which payment code the company's formats find in a memo, and why",
+		Long: `Run the payment-code extractor of the company's formats on a transfer memo and
+explain the outcome: the memo as the rules read it (diacritics stripped, upper
+case), each place a format's prefix appears with what the rules made of it, and
+the code found (as POST /api/v1/company/try-memo and the dashboard's tester).`,
+		Example: `  recon company try-memo 1 "Thanh toan don hang DH1709 cam on"`,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCompanyID(args[0])
+			if err != nil {
+				return err
+			}
+			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				c, err := db.Company(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				e := recon.ExplainCode(args[1], c.Config.PaymentCodeFormats)
+				if a.jsonOut {
+					return a.print(api.TryMemoJSON(args[1], e), "")
+				}
+				fmt.Fprintf(a.stdout, "memo as read: %s\n%s\n", e.Normalized, e.Summary())
+				for _, c := range e.Candidates {
+					fmt.Fprintf(a.stdout, "  at %d: %s\n", c.Position, c.Reason)
+				}
+				for _, s := range e.Ignored {
+					fmt.Fprintf(a.stdout, "  (%s)\n", s)
+				}
+				return nil
+			})
+		},
+	}
+	a.addJSONFlag(try)
+
+	cmd.AddCommand(list, show, try, newCompanyUpdateCmd(a))
 }
 
 // companyPatch is the fields `company update` may change; nil ones stay.

@@ -226,3 +226,22 @@ func TestServeAppliesRetention(t *testing.T) {
 		}
 	})
 }
+
+// TestCompanyTryMemo: the memo tester from the command line.
+func TestCompanyTryMemo(t *testing.T) {
+	dbURL := dbtest.NewURL(t, "sqlite")
+	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
+	id, _ := strconv.ParseInt(co, 10, 64)
+	if _, err := dbtest.OpenURL(t, dbURL).ReplacePaymentCodeFormats(t.Context(), id, []recon.PaymentCodeFormat{
+		{Prefix: "DH", SuffixFrom: 4, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
+		t.Fatal(err)
+	}
+	out := cliJSON(t, dbURL, "company", "try-memo", co, "chuyển tiền ĐH 12 rồi dh99887766")
+	if out["code"] != "DH99887766" || out["normalized"] != "CHUYEN TIEN DH 12 ROI DH99887766" {
+		t.Fatalf("try-memo: %v", out)
+	}
+	text, err := cli(t, dbURL, "company", "try-memo", co, "DH123")
+	if err != nil || !strings.Contains(text, "No payment code: DH123 has 3 digits after DH; format #1 needs 4 to 8") {
+		t.Fatalf("try-memo text: %v\n%s", err, text)
+	}
+}

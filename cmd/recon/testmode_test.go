@@ -365,6 +365,15 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 			}
 		})
 	},
+	"POST /api/v1/company/try-memo": func(t *testing.T, md *modeData) {
+		// The formats are the company's: both modes try memos with them.
+		md.cross(func(me, _ *side) {
+			status, body := md.api(t, me, "POST", "/api/v1/company/try-memo", `{"memo":"chuyen tien `+sharedCode1+`"}`)
+			if status != 200 || body["data"].(map[string]any)["code"] != sharedCode1 {
+				t.Errorf("%s try-memo: %d %v", me.name, status, body)
+			}
+		})
+	},
 	"GET /api/v1/transactions": func(t *testing.T, md *modeData) {
 		md.cross(func(me, other *side) {
 			for _, q := range []string{"?limit=100", "?limit=100&account_number=0071000123456", "?limit=100&reference_number=ST-1",
