@@ -67,10 +67,11 @@ type pageMsg struct {
 }
 
 // hubTab is a tab of the shop and the hosted page it shows: page runs in
-// the iframe's own target, or in the tab the shop opened.
+// the iframe's own target, or in the tab the shop opened; view is what a
+// screenshot shows (the shop's tab with the frame in it, or the page's tab).
 type hubTab struct {
-	t          *testing.T
-	shop, page context.Context
+	t                *testing.T
+	shop, page, view context.Context
 }
 
 // step bounds one browser step: a page that never comes fails the test.
@@ -101,7 +102,7 @@ func (h *hubTab) text(sel string) string {
 // when it is a tab of its own.
 func (h *hubTab) shot(name string) {
 	h.t.Helper()
-	browsertest.Screenshot(h.t, h.shop, name)
+	browsertest.Screenshot(h.t, h.view, name)
 }
 
 // messages waits until the shop has n messages and returns them.
@@ -122,7 +123,7 @@ func (h *hubTab) poll(expr string) {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(h.shop, step)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(step))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(step), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
 		h.t.Fatalf("waiting for %s: %v", expr, err)
 	}
 }
@@ -132,11 +133,13 @@ func (h *hubTab) poll(expr string) {
 // session lives as long as the context of that run.
 func attach(t *testing.T, parent context.Context, id target.ID) context.Context {
 	t.Helper()
-	var opts []chromedp.ContextOption
+	// A new tab gets a browser context of its own: closing it closes its
+	// connections, so the server's graceful stop does not wait for them.
+	opt := chromedp.WithNewBrowserContext()
 	if id != "" {
-		opts = append(opts, chromedp.WithTargetID(id))
+		opt = chromedp.WithTargetID(id)
 	}
-	tab, cancel := chromedp.NewContext(parent, opts...)
+	tab, cancel := chromedp.NewContext(parent, opt)
 	t.Cleanup(cancel)
 	if err := chromedp.Do(tab); err != nil {
 		t.Fatalf("browser tab: %v", err)
@@ -148,6 +151,7 @@ func attach(t *testing.T, parent context.Context, id target.ID) context.Context 
 func framed(t *testing.T, browser context.Context, shop, u string) *hubTab {
 	t.Helper()
 	h := &hubTab{t: t, shop: attach(t, browser, "")}
+	h.view = h.shop
 	h.do(h.shop, chromedp.Navigate(shop+"/frame?u="+url.QueryEscape(u)))
 	// The iframe is a target of its own (another site): attach to it.
 	ctx, cancel := context.WithTimeout(h.shop, step)
@@ -166,11 +170,18 @@ func framed(t *testing.T, browser context.Context, shop, u string) *hubTab {
 	return h
 }
 
+// phone is the viewport of browsertest.Options{Mobile: true}, for the
+// tabs the test opens itself.
+var phone = chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch)
+
 // inNewTab opens the shop's page whose button opens the hosted page at u in
-// a new tab (window.open), and clicks it.
-func inNewTab(t *testing.T, browser context.Context, shop, u string) *hubTab {
+// a new tab (window.open), and clicks it; on a phone-sized screen when mobile.
+func inNewTab(t *testing.T, browser context.Context, shop, u string, mobile bool) *hubTab {
 	t.Helper()
 	h := &hubTab{t: t, shop: attach(t, browser, "")}
+	if mobile {
+		h.do(h.shop, phone)
+	}
 	h.do(h.shop, chromedp.Navigate(shop+"/tab?u="+url.QueryEscape(u)))
 	opened := chromedp.WaitNewTarget(h.shop, func(info *target.Info) bool { return info.URL == u })
 	h.do(h.shop, chromedp.Click(chromedp.ID("open")))
@@ -180,6 +191,10 @@ func inNewTab(t *testing.T, browser context.Context, shop, u string) *hubTab {
 			t.Fatal("the shop's tab is gone")
 		}
 		h.page = attach(t, h.shop, id)
+		h.view = h.page
+		if mobile {
+			h.do(h.page, phone)
+		}
 	case <-time.After(step):
 		t.Fatal("the hosted page did not open in a new tab")
 	}
@@ -347,13 +362,143 @@ func TestHubLinkBrowserFramed(t *testing.T) {
 
 		// Unlink at the bank, in a new tab: the page posts to window.opener.
 		_, u = e.token(t, "UNLINK_BANK_ACCOUNT", "en", `,"bank_account_xid":"`+accountXID+`"`)
-		h = inNewTab(t, browser, e.shop, u)
+		h = inNewTab(t, browser, e.shop, u, false)
 		h.do(h.page, chromedp.WaitVisible(chromedp.ID("account")), chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("otp")))
 		h.otp("12345678", "#unlink-bank")
 		h.do(h.page, chromedp.Click(chromedp.ID("unlink-bank")), chromedp.WaitVisible(chromedp.ID("done")))
 		wantMsg(t, h.messages(1)[0], e.origin, "FINISHED_BANK_ACCOUNT_UNLINK", mbPerson[0], "individual", since)
 		if a := e.account(t, mbPerson[0]); a["link_state"] != "unlinked" {
 			t.Fatalf("account after 'at the bank': %v", a)
+		}
+	})
+}
+
+// TestHubLinkBrowserEnds: framed, the page's Back button returns to the
+// bank list; the close button (×) posts BANKHUB_CLOSE_LINK and goes to
+// completion_redirect_uri; a token revoked, or expired, while the page is
+// open ends the session at the next step with BANKHUB_TOKEN_EXPIRED; a
+// plain form of the shop posting to the page is refused and moves nothing.
+func TestHubLinkBrowserEnds(t *testing.T) {
+	browser := browsertest.New(t, browsertest.Options{})
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		e := newHubEnv(t, engine)
+		since := time.Now().Add(-time.Second)
+
+		// Back, from the details to the bank list, which keeps the choice.
+		_, u := e.token(t, "LINK_BANK_ACCOUNT", "en", "")
+		h := framed(t, browser, e.shop, u)
+		h.pick("VCB", "enterprise")
+		h.do(h.page, chromedp.Click(chromedp.CSS(`button[value=back]`)), chromedp.WaitVisible(chromedp.CSS(`input[name=bank]`)))
+		checked, err := chromedp.Run(h.page, chromedp.Evaluate[string](
+			`document.querySelector("input[name=bank]:checked").value + " " + document.querySelector("input[name=account_type]:checked").value`))
+		if err != nil || checked != "VCB enterprise" {
+			t.Fatalf("back: the bank list shows %q checked (%v), want VCB enterprise", checked, err)
+		}
+		h.pick("MB", "individual")
+		if got := h.text("h1"); got != "MBBank: Account details" {
+			t.Fatalf("after picking again: %q", got)
+		}
+
+		// Close (×), in Vietnamese, on the details step.
+		_, u = e.token(t, "LINK_BANK_ACCOUNT", "vi", `,"completion_redirect_uri":"`+e.shop+`/done"`)
+		h = framed(t, browser, e.shop, u)
+		h.pick("MB", "individual")
+		h.do(h.page, chromedp.Click(chromedp.CSS("button.close")), chromedp.WaitVisible(chromedp.ID("ended")))
+		if got := h.text("#ended"); got != "Đã đóng" {
+			t.Fatalf("closed page: %q", got)
+		}
+		e.shot(h, "hub-frame-closed-vi.png")
+		wantMsg(t, h.messages(1)[0], e.origin, "BANKHUB_CLOSE_LINK", "", "individual", since)
+		h.poll(`(function(){try{return frames[0].location.pathname==="/done"}catch(e){return false}})()`)
+
+		// The shop's own form, posting to the page: refused (403), nothing moves.
+		ltxid, u := e.token(t, "LINK_BANK_ACCOUNT", "en", "")
+		h = framed(t, browser, e.shop, u)
+		forged := &hubTab{t: t, shop: attach(t, browser, "")}
+		forged.do(forged.shop, chromedp.Navigate(e.shop+"/forge?u="+url.QueryEscape(u)))
+		if resp, err := chromedp.RunResponse(forged.shop, chromedp.Click(chromedp.ID("forge"))); err != nil || resp.Status != http.StatusForbidden {
+			t.Fatalf("the shop's form: %v %v", resp, err)
+		}
+		_, body := e.m.call(t, "POST", "/v1/link-token/get", `{"link_token_xid":"`+ltxid+`"}`)
+		if ss := body["data"].(map[string]any)["sessions"].([]any); len(ss) != 1 || ss[0].(map[string]any)["state"] != "INITIALIZED" {
+			t.Fatalf("after the forged post: %v", body)
+		}
+
+		// Revoked while open: the next step ends the session on the page.
+		h.pick("MB", "individual")
+		if status, body := e.m.call(t, "POST", "/v1/link-token/revoke", `{"link_token_xid":"`+ltxid+`"}`); status != 200 {
+			t.Fatalf("revoke: %d %v", status, body)
+		}
+		h.do(h.page, chromedp.SendKeys(chromedp.ID("account_number"), mbPerson[0]), chromedp.SendKeys(chromedp.ID("national_id"), mbPerson[1]),
+			chromedp.SendKeys(chromedp.ID("phone"), mbPerson[2]), chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("ended")))
+		if got := h.text("#ended"); got != "This link has expired" {
+			t.Fatalf("revoked: %q", got)
+		}
+		wantMsg(t, h.messages(1)[0], e.origin, "BANKHUB_TOKEN_EXPIRED", "", "", since)
+
+		// Expired while open (the sweep of a later time ends it).
+		_, u = e.token(t, "LINK_BANK_ACCOUNT", "en", "")
+		h = framed(t, browser, e.shop, u)
+		db, err := sqlstore.Open(t.Context(), e.dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		// (It also ends this test's earlier tokens that are still active.)
+		if n, _, err := db.ExpireHubLinks(t.Context(), time.Now().Add(31*time.Minute)); err != nil || n == 0 {
+			t.Fatalf("expire: %d %v", n, err)
+		}
+		h.do(h.page, chromedp.Click(chromedp.CSS(`input[name=bank][value=MB]`)), chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("ended")))
+		e.shot(h, "hub-frame-expired-en.png")
+		wantMsg(t, h.messages(1)[0], e.origin, "BANKHUB_TOKEN_EXPIRED", "", "", since)
+	})
+}
+
+// TestHubLinkBrowserPhone: on a phone-sized screen, in Vietnamese, the shop
+// opens the page in a new tab and the customer links a Vietcombank account
+// (the page posts to window.opener); in English, the page opened on its own
+// (a mobile web view: nobody to post to) links a Techcombank business account.
+func TestHubLinkBrowserPhone(t *testing.T) {
+	browser := browsertest.New(t, browsertest.Options{Mobile: true})
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		e := newHubEnv(t, engine)
+		since := time.Now().Add(-time.Second)
+		_, u := e.token(t, "LINK_BANK_ACCOUNT", "vi", "")
+		h := inNewTab(t, browser, e.shop, u, true)
+		h.do(h.page, chromedp.WaitVisible(chromedp.CSS(`input[name=bank][value=VCB]`)))
+		if got := h.text("h1"); got != "Chọn ngân hàng" {
+			t.Fatalf("title %q", got)
+		}
+		e.shot(h, "hub-phone-pick-vi.png")
+		h.pick("VCB", "individual")
+		e.shot(h, "hub-phone-details-vi.png")
+		h.details(vcbPerson)
+		if holder := h.text("#holder"); holder != "TRAN THI BINH" {
+			t.Fatalf("holder %q", holder)
+		}
+		e.shot(h, "hub-phone-otp-vi.png")
+		h.otp("123456", "#done")
+		e.shot(h, "hub-phone-done-vi.png")
+		wantMsg(t, h.messages(1)[0], e.origin, "FINISHED_BANK_ACCOUNT_LINK", vcbPerson[0], "individual", since)
+		if a := e.account(t, vcbPerson[0]); a["link_state"] != "linked" || a["brand_name"] != "Vietcombank" {
+			t.Fatalf("account: %v", a)
+		}
+
+		tcb := [3]string{"1903098765", "0601234567", "0225345678"}
+		_, u = e.token(t, "LINK_BANK_ACCOUNT", "en", "")
+		h = &hubTab{t: t, shop: attach(t, browser, "")}
+		h.page, h.view = h.shop, h.shop
+		h.do(h.page, phone, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS(`input[name=bank][value=TCB]`)))
+		e.shot(h, "hub-phone-pick-en.png")
+		h.pick("TCB", "enterprise")
+		h.details(tcb)
+		h.otp("654321", "#done")
+		e.shot(h, "hub-phone-done-en.png")
+		if got := h.text(".info"); got != "The account is linked." {
+			t.Fatalf("done: %q", got)
+		}
+		if a := e.account(t, tcb[0]); a["link_state"] != "linked" || a["account_type"] != "enterprise" {
+			t.Fatalf("account: %v", a)
 		}
 	})
 }
