@@ -30,7 +30,7 @@ var shopPages = template.Must(template.New("").Parse(`
 {{define "head"}}<!doctype html><html lang="vi"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Cửa hàng Hoa Sen</title>
 <style>body{margin:0;font-family:system-ui,sans-serif;background:#e3e8ee}.bar{background:#0b3d2e;color:#fff;padding:14px 24px;font-weight:600}
-iframe{display:block;margin:24px auto;width:480px;max-width:100%;height:780px;border:0;border-radius:12px}p{margin:24px}</style>
+iframe{display:block;margin:24px auto;width:480px;max-width:100%;height:620px;border:0;border-radius:12px}p{margin:24px}</style>
 <script>window.msgs=[];addEventListener("message",function(e){var hub=document.getElementById("hub");
 msgs.push({origin:e.origin,fromHub:e.source===(window.popup||(hub&&hub.contentWindow)),data:e.data})});</script>
 </head><body><div class="bar">Cửa hàng Hoa Sen</div>{{end}}
@@ -98,10 +98,15 @@ func (h *hubTab) text(sel string) string {
 	return s
 }
 
-// shot screenshots the shop's tab (the frame shows inside it), or the page
-// when it is a tab of its own.
+// shot screenshots the shop's tab with the frame in it (what the window
+// shows: a whole-page capture leaves the cross-site frame blank), or the
+// page when it is a tab of its own.
 func (h *hubTab) shot(name string) {
 	h.t.Helper()
+	if h.view == h.shop && h.page != h.shop {
+		browsertest.ViewportScreenshot(h.t, h.view, name)
+		return
+	}
 	browsertest.Screenshot(h.t, h.view, name)
 }
 
@@ -470,6 +475,15 @@ func TestHubLinkBrowserPhone(t *testing.T) {
 			t.Fatalf("title %q", got)
 		}
 		e.shot(h, "hub-phone-pick-vi.png")
+		// Each bank's name sits on one line, beside its radio button.
+		bad, err := chromedp.Run(h.page, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll(".banks label")).filter(function (l) {
+			var r = document.createRange(); r.selectNodeContents(l.lastChild);
+			var text = r.getClientRects(), radio = l.querySelector("input").getBoundingClientRect();
+			return text.length !== 1 || text[0].top >= radio.bottom || text[0].bottom <= radio.top;
+		}).map(function (l) { return l.textContent; })`))
+		if err != nil || len(bad) != 0 {
+			t.Fatalf("bank names broken over lines on a phone: %q %v", bad, err)
+		}
 		h.pick("VCB", "individual")
 		e.shot(h, "hub-phone-details-vi.png")
 		h.details(vcbPerson)
