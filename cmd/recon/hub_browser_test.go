@@ -220,10 +220,13 @@ func (h *hubTab) pick(bank, accountType string) {
 		chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("national_id")))
 }
 
-func (h *hubTab) details(id [3]string) {
+func (h *hubTab) details(id [3]string) { h.t.Helper(); h.send(id, "#otp") }
+
+// send fills the details form with id and sends it; wait is what the next page shows.
+func (h *hubTab) send(id [3]string, wait string) {
 	h.t.Helper()
 	h.do(h.page, chromedp.SendKeys(chromedp.ID("account_number"), id[0]), chromedp.SendKeys(chromedp.ID("national_id"), id[1]),
-		chromedp.SendKeys(chromedp.ID("phone"), id[2]), chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("otp")))
+		chromedp.SendKeys(chromedp.ID("phone"), id[2]), chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.CSS(wait)))
 }
 
 // otp enters an OTP and clicks confirm; wait is what the next page shows.
@@ -434,28 +437,40 @@ func TestHubLinkBrowserEnds(t *testing.T) {
 		if status, body := e.m.call(t, "POST", "/v1/link-token/revoke", `{"link_token_xid":"`+ltxid+`"}`); status != 200 {
 			t.Fatalf("revoke: %d %v", status, body)
 		}
-		h.do(h.page, chromedp.SendKeys(chromedp.ID("account_number"), mbPerson[0]), chromedp.SendKeys(chromedp.ID("national_id"), mbPerson[1]),
-			chromedp.SendKeys(chromedp.ID("phone"), mbPerson[2]), chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("ended")))
+		h.send(mbPerson, "#ended")
 		if got := h.text("#ended"); got != "This link has expired" {
 			t.Fatalf("revoked: %q", got)
 		}
 		wantMsg(t, h.messages(1)[0], e.origin, "BANKHUB_TOKEN_EXPIRED", "", "", since)
 
-		// Expired while open (the sweep of a later time ends it).
-		_, u = e.token(t, "LINK_BANK_ACCOUNT", "en", "")
-		h = framed(t, browser, e.shop, u)
+		// No step for 15 minutes (a sweep of a later time ends the session):
+		// the next step says so, and "Try again" starts a new session.
 		db, err := sqlstore.Open(t.Context(), e.dbURL)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer db.Close()
+		_, u = e.token(t, "LINK_BANK_ACCOUNT", "en", "")
+		h = framed(t, browser, e.shop, u)
+		if _, n, err := db.ExpireHubLinks(t.Context(), time.Now().Add(16*time.Minute)); err != nil || n == 0 {
+			t.Fatalf("abandon: %d %v", n, err)
+		}
+		h.do(h.page, chromedp.Click(chromedp.CSS(`input[name=bank][value=MB]`)), chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("retry")))
+		if got := h.text("#ended"); got != "Session expired" {
+			t.Fatalf("idle: %q", got)
+		}
+		wantMsg(t, h.messages(1)[0], e.origin, "BANKHUB_SESSION_EXPIRED", "", "", since)
+		h.do(h.page, chromedp.Click(chromedp.ID("retry")), chromedp.WaitVisible(chromedp.CSS(`input[name=bank][value=MB]`)))
+		h.pick("MB", "individual")
+
+		// Expired while open (the sweep of a later time ends it).
 		// (It also ends this test's earlier tokens that are still active.)
 		if n, _, err := db.ExpireHubLinks(t.Context(), time.Now().Add(31*time.Minute)); err != nil || n == 0 {
 			t.Fatalf("expire: %d %v", n, err)
 		}
-		h.do(h.page, chromedp.Click(chromedp.CSS(`input[name=bank][value=MB]`)), chromedp.Click(chromedp.ID("next")), chromedp.WaitVisible(chromedp.ID("ended")))
+		h.send(mbPerson, "#ended")
 		e.shot(h, "hub-frame-expired-en.png")
-		wantMsg(t, h.messages(1)[0], e.origin, "BANKHUB_TOKEN_EXPIRED", "", "", since)
+		wantMsg(t, h.messages(2)[1], e.origin, "BANKHUB_TOKEN_EXPIRED", "", "", since)
 	})
 }
 
