@@ -68,11 +68,11 @@ type pageMsg struct {
 }
 
 // hubTab is a tab of the shop and the hosted page it shows: page runs in
-// the iframe's own target, or in the tab the shop opened; view is what a
-// screenshot shows (the shop's tab with the frame in it, or the page's tab).
+// the iframe's own target (framed), or in a tab of its own.
 type hubTab struct {
-	t                *testing.T
-	shop, page, view context.Context
+	t          *testing.T
+	shop, page context.Context
+	framed     bool
 }
 
 // step bounds one browser step: a page that never comes fails the test.
@@ -104,19 +104,19 @@ func (h *hubTab) text(sel string) string {
 // page when it is a tab of its own.
 func (h *hubTab) shot(name string) {
 	h.t.Helper()
-	if h.view == h.shop && h.page != h.shop {
-		browsertest.ViewportScreenshot(h.t, h.view, name)
+	if h.framed {
+		browsertest.ViewportScreenshot(h.t, h.shop, name)
 		return
 	}
-	browsertest.Screenshot(h.t, h.view, name)
+	browsertest.Screenshot(h.t, h.page, name)
 }
 
 // messages waits until the shop has n messages and returns them.
 func (h *hubTab) messages(n int) []pageMsg {
 	h.t.Helper()
+	h.poll(h.shop, "window.msgs.length >= "+strconv.Itoa(n))
 	ctx, cancel := context.WithTimeout(h.shop, step)
 	defer cancel()
-	h.poll(h.shop, "window.msgs.length >= " + strconv.Itoa(n))
 	msgs, err := chromedp.Run(ctx, chromedp.Evaluate[[]pageMsg]("window.msgs"))
 	if err != nil {
 		h.t.Fatal(err)
@@ -156,8 +156,7 @@ func attach(t *testing.T, parent context.Context, id target.ID) context.Context 
 // framed opens the shop's page that frames the hosted page at u.
 func framed(t *testing.T, browser context.Context, shop, u string) *hubTab {
 	t.Helper()
-	h := &hubTab{t: t, shop: attach(t, browser, "")}
-	h.view = h.shop
+	h := &hubTab{t: t, shop: attach(t, browser, ""), framed: true}
 	h.do(h.shop, chromedp.Navigate(shop+"/frame?u="+url.QueryEscape(u)))
 	// The iframe is a target of its own (another site): attach to it.
 	ctx, cancel := context.WithTimeout(h.shop, step)
@@ -171,6 +170,9 @@ func framed(t *testing.T, browser context.Context, shop, u string) *hubTab {
 			if info.Type == "iframe" && info.URL == u {
 				h.page = attach(t, h.shop, info.TargetID)
 			}
+		}
+		if h.page == nil {
+			time.Sleep(20 * time.Millisecond) // the frame's target is listed soon after its load
 		}
 	}
 	return h
@@ -197,7 +199,6 @@ func inNewTab(t *testing.T, browser context.Context, shop, u string, mobile bool
 			t.Fatal("the shop's tab is gone")
 		}
 		h.page = attach(t, h.shop, id)
-		h.view = h.page
 		h.poll(h.page, `document.readyState === "complete" && location.href !== "about:blank"`)
 		if mobile {
 			h.do(h.page, phone)
@@ -210,8 +211,9 @@ func inNewTab(t *testing.T, browser context.Context, shop, u string, mobile bool
 
 // Sandbox identities (docs/hub.md).
 var (
-	mbPerson  = [3]string{"0123456789", "001099012345", "0901234567"}
-	vcbPerson = [3]string{"1012345678", "001199023456", "0912345678"}
+	mbPerson   = [3]string{"0123456789", "001099012345", "0901234567"}
+	vcbPerson  = [3]string{"1012345678", "001199023456", "0912345678"}
+	tcbCompany = [3]string{"1903098765", "0601234567", "0225345678"}
 )
 
 // submit clicks the button (or link) at sel and waits for the page it
@@ -224,15 +226,13 @@ func submit(sel string) chromedp.Action[chromedp.Void] {
 	}
 }
 
-// pick chooses the bank and account type; details sends the identity.
+// pick chooses the bank and account type.
 func (h *hubTab) pick(bank, accountType string) {
 	h.t.Helper()
 	h.do(h.page, chromedp.Click(chromedp.CSS(`input[name=bank][value=`+bank+`]`)),
 		chromedp.Click(chromedp.CSS(`input[name=account_type][value=`+accountType+`]`)),
 		submit("#next"), chromedp.WaitVisible(chromedp.ID("national_id")))
 }
-
-func (h *hubTab) details(id [3]string) { h.t.Helper(); h.send(id, "#otp") }
 
 // send fills the details form with id and sends it; wait is what the next page shows.
 func (h *hubTab) send(id [3]string, wait string) {
@@ -337,7 +337,7 @@ func TestHubLinkBrowserFramed(t *testing.T) {
 		e.shot(h, "hub-frame-pick-en.png")
 		h.pick("MB", "individual")
 		e.shot(h, "hub-frame-details-en.png")
-		h.details(mbPerson)
+		h.send(mbPerson, "#otp")
 		if holder := h.text("#holder"); holder != "NGUYEN VAN AN" {
 			t.Fatalf("holder %q", holder)
 		}
@@ -518,7 +518,7 @@ func TestHubLinkBrowserPhone(t *testing.T) {
 		}
 		h.pick("VCB", "individual")
 		e.shot(h, "hub-phone-details-vi.png")
-		h.details(vcbPerson)
+		h.send(vcbPerson, "#otp")
 		if holder := h.text("#holder"); holder != "TRAN THI BINH" {
 			t.Fatalf("holder %q", holder)
 		}
@@ -530,20 +530,19 @@ func TestHubLinkBrowserPhone(t *testing.T) {
 			t.Fatalf("account: %v", a)
 		}
 
-		tcb := [3]string{"1903098765", "0601234567", "0225345678"}
 		_, u = e.token(t, "LINK_BANK_ACCOUNT", "en", "")
 		h = &hubTab{t: t, shop: attach(t, browser, "")}
-		h.page, h.view = h.shop, h.shop
+		h.page = h.shop
 		h.do(h.page, phone, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS(`input[name=bank][value=TCB]`)))
 		e.shot(h, "hub-phone-pick-en.png")
 		h.pick("TCB", "enterprise")
-		h.details(tcb)
+		h.send(tcbCompany, "#otp")
 		h.otp("654321", "#done")
 		e.shot(h, "hub-phone-done-en.png")
 		if got := h.text(".info"); got != "The account is linked." {
 			t.Fatalf("done: %q", got)
 		}
-		if a := e.account(t, tcb[0]); a["link_state"] != "linked" || a["account_type"] != "enterprise" {
+		if a := e.account(t, tcbCompany[0]); a["link_state"] != "linked" || a["account_type"] != "enterprise" {
 			t.Fatalf("account: %v", a)
 		}
 	})
