@@ -75,6 +75,7 @@ type pageData struct {
 	DoneText              string
 	EndTitle, EndText     string
 	Retry                 bool
+	Back                  bool // the details step's Back: show the bank list again
 	RedirectURI           template.URL
 	AutoRedirect          template.URL
 	Message               *browserMessage
@@ -146,6 +147,7 @@ func (h *Handler) linkPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if step.Kind == "back" {
+		d.Back = true
 		h.renderSession(ctx, w, d, token, t, s, http.StatusOK)
 		return
 	}
@@ -348,7 +350,7 @@ func (h *Handler) renderSession(ctx context.Context, w http.ResponseWriter, d *p
 	}
 	purpose := t.Purpose
 	switch {
-	case purpose == recon.LinkPurposeLink && s.State == recon.LinkStateInitialized:
+	case purpose == recon.LinkPurposeLink && (s.State == recon.LinkStateInitialized || s.State == recon.LinkStateRequestLink && d.Back):
 		d.View, d.Steps = "pick", []bool{true, false, false, false}
 	case purpose == recon.LinkPurposeLink && s.State == recon.LinkStateRequestLink:
 		d.View, d.Steps = "details", []bool{true, true, false, false}

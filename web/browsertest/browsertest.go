@@ -108,11 +108,24 @@ func New(t testing.TB, opt Options) context.Context {
 // RECON_SCREENSHOTS, and does nothing when that is unset.
 func Screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
+	write(t, ctx, name, chromedp.FullScreenshot(100))
+}
+
+// ViewportScreenshot is Screenshot of what the window shows. Use it for a
+// page that frames another site: Chromium's whole-page capture leaves such
+// an iframe (it runs in a process of its own) blank.
+func ViewportScreenshot(t testing.TB, ctx context.Context, name string) {
+	t.Helper()
+	write(t, ctx, name, chromedp.CaptureScreenshot())
+}
+
+func write(t testing.TB, ctx context.Context, name string, capture chromedp.Action[[]byte]) {
+	t.Helper()
 	dir := os.Getenv(EnvScreenshots)
 	if dir == "" {
 		return
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	png, err := chromedp.Run(ctx, capture)
 	if err != nil {
 		t.Fatalf("browsertest: screenshot %s: %v", name, err)
 	}
