@@ -58,6 +58,14 @@ func errAlreadyLinked(brand, number string) error {
 // StepLinkSession implements recon.LinkPageStore.
 func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkStep) (*recon.LinkToken, *recon.LinkSession, error) {
 	now := db.now()
+	// A token past its lifetime ends here, exactly once (the sweep's
+	// conditional update), before the step: the page never works on with
+	// it while the sweep has not come by.
+	if t, _, err := db.linkTokenByHash(ctx, db.db, hash); err == nil && t.Status == recon.LinkTokenActive && !now.Before(t.ExpiresAt) {
+		if _, err := db.expireLinkToken(ctx, t.CompanyID, t.XID, now); err != nil {
+			return nil, nil, err
+		}
+	}
 	var ev *hubEvents
 	var outT *recon.LinkToken
 	var outS *recon.LinkSession
