@@ -68,6 +68,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/deliveries", h.listDeliveries, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries/{id}", h.showDelivery, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("POST /api/v1/deliveries/{id}/replay", h.replayDelivery, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
+	route("GET /api/v1/exceptions", h.listExceptions, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("GET /api/v1/exceptions/{id}", h.showException, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("POST /api/v1/exceptions/{id}/resolve", h.resolveException, recon.ScopeExceptionWrite, recon.ActionResolveExceptions)
 	route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 }
 

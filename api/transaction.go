@@ -446,29 +446,38 @@ func (h *Handler) showTransaction(w http.ResponseWriter, r *http.Request, c *rec
 	if err != nil {
 		return err
 	}
-	type decisionJSON struct {
-		OrderID     *int64 `json:"order_id"`
-		Outcome     string `json:"outcome"`
-		Rule        string `json:"rule"`
-		Code        string `json:"code"`
-		Amount      int64  `json:"amount"`
-		OrderAmount int64  `json:"order_amount"`
-		PaidTotal   int64  `json:"paid_total"`
-		Reason      string `json:"reason"`
-		At          string `json:"at"`
-	}
-	decisions := make([]decisionJSON, len(ds))
-	for i, d := range ds {
-		var order *int64
-		if d.OrderID != 0 {
-			order = &d.OrderID
-		}
-		decisions[i] = decisionJSON{order, d.Outcome, d.Rule, d.Code, d.Amount, d.OrderAmount, d.PaidTotal, d.Reason,
-			d.CreatedAt.In(h.location()).Format(recon.DateTimeLayout)}
-	}
 	web.WriteJSON(w, http.StatusOK, ok(struct {
 		transactionJSON
 		MatchDecisions []decisionJSON `json:"match_decisions"`
-	}{toTransactionJSON(t, c.Livemode), decisions}))
+	}{toTransactionJSON(t, c.Livemode), h.decisionsJSON(ds)}))
 	return nil
+}
+
+type decisionJSON struct {
+	OrderID     *int64 `json:"order_id"`
+	Outcome     string `json:"outcome"`
+	Rule        string `json:"rule"`
+	Code        string `json:"code"`
+	Amount      int64  `json:"amount"`
+	OrderAmount int64  `json:"order_amount"`
+	PaidTotal   int64  `json:"paid_total"`
+	Reason      string `json:"reason"`
+	At          string `json:"at"`
+}
+
+func (h *Handler) decisionJSON(d *recon.MatchDecision) decisionJSON {
+	var order *int64
+	if d.OrderID != 0 {
+		order = &d.OrderID
+	}
+	return decisionJSON{order, d.Outcome, d.Rule, d.Code, d.Amount, d.OrderAmount, d.PaidTotal, d.Reason,
+		d.CreatedAt.In(h.location()).Format(recon.DateTimeLayout)}
+}
+
+func (h *Handler) decisionsJSON(ds []*recon.MatchDecision) []decisionJSON {
+	out := make([]decisionJSON, len(ds))
+	for i, d := range ds {
+		out[i] = h.decisionJSON(d)
+	}
+	return out
 }
