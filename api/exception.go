@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -77,35 +78,39 @@ func optionalID(id int64) *int64 {
 	return &id
 }
 
-func (h *Handler) resolutionJSON(r *recon.ExceptionResolution, livemode bool) *resolutionJSON {
+// ResolutionJSON renders a resolution, as the API and the CLI show it; loc
+// is the business time zone.
+func ResolutionJSON(r *recon.ExceptionResolution, loc *time.Location, livemode bool) *resolutionJSON {
 	if r == nil {
 		return nil
 	}
 	j := &resolutionJSON{ID: r.ID, TransactionID: r.TransactionID, Action: r.Action, OrderID: optionalID(r.OrderID), Note: r.Note,
-		ResolvedBy: resolverJSON{r.UserID, r.UserEmail}, ResolvedAt: r.CreatedAt.In(h.location()).Format(recon.DateTimeLayout),
+		ResolvedBy: resolverJSON{r.UserID, r.UserEmail}, ResolvedAt: r.CreatedAt.In(loc).Format(recon.DateTimeLayout),
 		PreviousState: previousJSON{Status: "open", Kind: r.PreviousKind, Reason: r.PreviousReason}, Livemode: livemode}
 	if r.OrderStatusBefore != "" {
 		paid := recon.MoneyText(r.OrderPaidBefore)
 		j.PreviousState.OrderStatus, j.PreviousState.OrderPaidAmount = &r.OrderStatusBefore, &paid
 	}
 	if r.Decision != nil {
-		d := h.decisionJSON(r.Decision)
+		d := toDecisionJSON(r.Decision, loc)
 		j.Decision = &d
 	}
 	return j
 }
 
-func (h *Handler) exceptionJSON(e *recon.Exception, suggestions []*recon.Suggestion, livemode bool) exceptionJSON {
+// ExceptionJSON renders an exception with its suggestions, as the API and
+// the CLI show it; loc is the business time zone.
+func ExceptionJSON(e *recon.Exception, suggestions []*recon.Suggestion, loc *time.Location, livemode bool) exceptionJSON {
 	j := exceptionJSON{TransactionID: e.Transaction.ID, Kind: e.Kind, Reason: e.Reason, OrderID: optionalID(e.OrderID), Status: "open",
 		Transaction: toTransactionJSON(e.Transaction, livemode), Suggestions: make([]suggestionJSON, len(suggestions)),
-		Resolution: h.resolutionJSON(e.Resolution, livemode), Livemode: livemode}
+		Resolution: ResolutionJSON(e.Resolution, loc, livemode), Livemode: livemode}
 	if e.Resolution != nil {
 		j.Status = "resolved"
 	}
 	for i, s := range suggestions {
 		o := s.Order
 		j.Suggestions[i] = suggestionJSON{o.ID, o.InvoiceNumber, recon.MoneyText(o.Amount), recon.MoneyText(o.PaidAmount), o.PaymentCode,
-			o.CustomerID, o.CreatedAt.In(h.location()).Format(recon.DateTimeLayout), s.Reasons}
+			o.CustomerID, o.CreatedAt.In(loc).Format(recon.DateTimeLayout), s.Reasons}
 	}
 	return j
 }
@@ -174,15 +179,22 @@ func parseExceptionFilter(q url.Values) (recon.ExceptionFilter, error) {
 	return f, nil
 }
 
-// prefixes returns the payment-code prefixes of the tenant's company.
-func (h *Handler) prefixes(r *http.Request, companyID int64) ([]string, error) {
-	co, err := h.Store.Company(r.Context(), companyID)
+// Suggest returns the suggested orders of each exception (the tenant's
+// payment-code prefixes read once), as the API and the CLI show them.
+func Suggest(ctx context.Context, s recon.Store, companyID int64, list []*recon.Exception) ([][]*recon.Suggestion, error) {
+	co, err := s.Company(ctx, companyID)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var prefixes []string
 	for _, f := range co.Config.PaymentCodeFormats {
-		out = append(out, f.Prefix)
+		prefixes = append(prefixes, f.Prefix)
+	}
+	out := make([][]*recon.Suggestion, len(list))
+	for i, e := range list {
+		if out[i], err = s.ExceptionSuggestions(ctx, companyID, e, prefixes); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -199,17 +211,13 @@ func (h *Handler) listExceptions(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	prefixes, err := h.prefixes(r, c.CompanyID)
+	suggestions, err := Suggest(r.Context(), h.Store, c.CompanyID, list)
 	if err != nil {
 		return err
 	}
 	data := make([]exceptionJSON, len(list))
 	for i, e := range list {
-		s, err := h.Store.ExceptionSuggestions(r.Context(), c.CompanyID, e, prefixes)
-		if err != nil {
-			return err
-		}
-		data[i] = h.exceptionJSON(e, s, c.Livemode)
+		data[i] = ExceptionJSON(e, suggestions[i], h.location(), c.Livemode)
 	}
 	var next *int64
 	if more {
@@ -234,11 +242,7 @@ func (h *Handler) showException(w http.ResponseWriter, r *http.Request, c *recon
 	if err != nil {
 		return err
 	}
-	prefixes, err := h.prefixes(r, c.CompanyID)
-	if err != nil {
-		return err
-	}
-	s, err := h.Store.ExceptionSuggestions(r.Context(), c.CompanyID, e, prefixes)
+	s, err := Suggest(r.Context(), h.Store, c.CompanyID, []*recon.Exception{e})
 	if err != nil {
 		return err
 	}
@@ -246,8 +250,8 @@ func (h *Handler) showException(w http.ResponseWriter, r *http.Request, c *recon
 	if err != nil {
 		return err
 	}
-	j := h.exceptionJSON(e, s, c.Livemode)
-	j.MatchDecisions = h.decisionsJSON(ds)
+	j := ExceptionJSON(e, s[0], h.location(), c.Livemode)
+	j.MatchDecisions = decisionsJSON(ds, h.location())
 	web.WriteJSON(w, http.StatusOK, ok(j))
 	return nil
 }
@@ -290,6 +294,6 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, ok(h.resolutionJSON(res, c.Livemode)))
+	web.WriteJSON(w, http.StatusOK, ok(ResolutionJSON(res, h.location(), c.Livemode)))
 	return nil
 }

@@ -449,7 +449,7 @@ func (h *Handler) showTransaction(w http.ResponseWriter, r *http.Request, c *rec
 	web.WriteJSON(w, http.StatusOK, ok(struct {
 		transactionJSON
 		MatchDecisions []decisionJSON `json:"match_decisions"`
-	}{toTransactionJSON(t, c.Livemode), h.decisionsJSON(ds)}))
+	}{toTransactionJSON(t, c.Livemode), decisionsJSON(ds, h.location())}))
 	return nil
 }
 
@@ -465,19 +465,19 @@ type decisionJSON struct {
 	At          string `json:"at"`
 }
 
-func (h *Handler) decisionJSON(d *recon.MatchDecision) decisionJSON {
+func toDecisionJSON(d *recon.MatchDecision, loc *time.Location) decisionJSON {
 	var order *int64
 	if d.OrderID != 0 {
 		order = &d.OrderID
 	}
 	return decisionJSON{order, d.Outcome, d.Rule, d.Code, d.Amount, d.OrderAmount, d.PaidTotal, d.Reason,
-		d.CreatedAt.In(h.location()).Format(recon.DateTimeLayout)}
+		d.CreatedAt.In(loc).Format(recon.DateTimeLayout)}
 }
 
-func (h *Handler) decisionsJSON(ds []*recon.MatchDecision) []decisionJSON {
+func decisionsJSON(ds []*recon.MatchDecision, loc *time.Location) []decisionJSON {
 	out := make([]decisionJSON, len(ds))
 	for i, d := range ds {
-		out[i] = h.decisionJSON(d)
+		out[i] = toDecisionJSON(d, loc)
 	}
 	return out
 }
