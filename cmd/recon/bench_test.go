@@ -106,17 +106,27 @@ func BenchmarkIngestHTTP(b *testing.B) {
 	type variant struct {
 		name, engine string
 		flags        []string
+		// exceptions: the company has an order (no memo names it), so every
+		// row is an unmatched exception, queued in the ingestion's transaction.
+		exceptions bool
 	}
 	var variants []variant
 	for _, engine := range dbtest.Engines() {
-		variants = append(variants, variant{engine, engine, nil})
+		variants = append(variants, variant{engine, engine, nil, false})
 		if engine == "sqlite" {
-			variants = append(variants, variant{"sqlite-sync-normal", engine, []string{"--sqlite-synchronous", "normal"}})
+			variants = append(variants, variant{"sqlite-sync-normal", engine, []string{"--sqlite-synchronous", "normal"}, false})
 		}
+		variants = append(variants, variant{engine + "-all-exceptions", engine, nil, true})
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
 			env := benchServer(b, v.engine, v.flags...)
+			if v.exceptions {
+				o := &recon.Order{CompanyID: env.companyID, InvoiceNumber: "BENCH", PaymentCode: "DH99999999", Amount: 1, BankAccountID: env.account}
+				if err := env.db.CreateOrder(context.Background(), o); err != nil {
+					b.Fatal(err)
+				}
+			}
 			// The bodies are made before the clock starts (the clients' work
 			// is not the server's), each with new references.
 			bodies := make([][][]byte, len(env.accounts))
@@ -154,6 +164,10 @@ func BenchmarkIngestHTTP(b *testing.B) {
 			var stored int
 			if err := env.db.SQL().QueryRow(`SELECT COUNT(*) FROM transactions`).Scan(&stored); err != nil || stored != b.N*1000 {
 				b.Fatalf("%d transactions stored (%v), want %d", stored, err, b.N*1000)
+			}
+			var queued int
+			if err := env.db.SQL().QueryRow(`SELECT COUNT(*) FROM exceptions`).Scan(&queued); err != nil || (queued == stored) != v.exceptions {
+				b.Fatalf("%d exceptions queued for %d transactions (%v)", queued, stored, err)
 			}
 			b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "tx/s")
 		})
