@@ -122,13 +122,8 @@ var exceptionParams = []string{"kind", "bank_account_id", "from_date", "to_date"
 // form, is EINVALID naming it.
 func parseExceptionFilter(q url.Values) (recon.ExceptionFilter, error) {
 	f := recon.ExceptionFilter{Limit: defaultLimit}
-	for name, vals := range q {
-		if !slices.Contains(exceptionParams, name) {
-			return f, recon.FieldError(name, "unknown query parameter %q (known: %s)", name, strings.Join(exceptionParams, ", "))
-		}
-		if len(vals) > 1 {
-			return f, recon.FieldError(name, "query parameter %s is given %d times", name, len(vals))
-		}
+	if err := checkParams(q, exceptionParams); err != nil {
+		return f, err
 	}
 	for _, p := range []struct {
 		name string
@@ -160,23 +155,7 @@ func parseExceptionFilter(q url.Values) (recon.ExceptionFilter, error) {
 		}
 		f.Resolved = true
 	}
-	for _, p := range []struct {
-		name string
-		dst  *string
-	}{{"from_date", &f.FromDate}, {"to_date", &f.ToDate}} {
-		if !q.Has(p.name) {
-			continue
-		}
-		v := q.Get(p.name)
-		if _, err := time.Parse(recon.DateLayout, v); err != nil || len(v) != 10 {
-			return f, recon.FieldError(p.name, "%s must be a date in the form YYYY-MM-DD", p.name)
-		}
-		*p.dst = v
-	}
-	if f.FromDate != "" && f.ToDate != "" && f.FromDate > f.ToDate {
-		return f, recon.FieldError("from_date", "from_date must not be after to_date")
-	}
-	return f, nil
+	return f, parseDateRange(q, &f.FromDate, &f.ToDate)
 }
 
 // Suggest returns the suggested orders of each exception (the tenant's
