@@ -49,8 +49,7 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 				out = append(out, exc{i, d.Outcome, d.OrderID, d.Reason})
 			}
 		case r.code != "" || r.SubAccount != "":
-			u := recon.UnmatchedDecision(companyID, 0, r.code, r.SubAccount, r.AmountIn, time.Time{})
-			unmatched = append(unmatched, exc{i, recon.ExceptionUnmatched, 0, u.Reason})
+			unmatched = append(unmatched, exc{row: i, kind: recon.ExceptionUnmatched}) // reason below, if queued
 		default:
 			noCode = append(noCode, exc{i, recon.ExceptionUnmatched, 0, recon.NoCodeReason})
 		}
@@ -61,7 +60,11 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 		}
 	}
 	if hasOrders {
-		out = append(out, unmatched...)
+		for _, e := range unmatched {
+			r := &rows[e.row]
+			e.reason = recon.UnmatchedDecision(companyID, 0, r.code, r.SubAccount, r.AmountIn, time.Time{}).Reason
+			out = append(out, e)
+		}
 	}
 	paidInto := map[int64]bool{}
 	for _, e := range noCode {
