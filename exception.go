@@ -173,53 +173,78 @@ type Suggestion struct {
 // Why an order is suggested.
 const (
 	SuggestSameAmount   = "same_amount"   // its outstanding amount is the transfer's
-	SuggestSimilarCode  = "similar_code"  // its code is one edit from the transfer's, or the same digits under another prefix
+	SuggestSimilarCode  = "similar_code"  // its code is one edit from the transfer's, or the same suffix under another prefix (SimilarCodes)
 	SuggestSameCustomer = "same_customer" // its customer is the customer of the order the transfer named
 )
 
 // MaxSuggestions bounds the suggestions of one exception.
 const MaxSuggestions = 10
 
-// SimilarCodes returns the codes similar to code: one edit away (a
-// character replaced, removed, inserted, or two neighbours swapped; over the
-// alphabet of codes, 0-9 and A-Z) and the same suffix under each other of
-// prefixes. code itself is not among them. Codes are upper-case.
-func SimilarCodes(code string, prefixes []string) []string {
+// SimilarCodes returns the codes similar to code under the company's
+// formats: with the format whose prefix code starts with, its suffix one
+// edit away (a character replaced, removed, inserted, or two neighbours
+// swapped, over the format's characters, 0-9 or 0-9A-Z, at a length the
+// format allows), and the same suffix under each other format's prefix that
+// allows it. code itself is not among them. Codes are upper-case.
+func SimilarCodes(code string, formats []PaymentCodeFormat) []string {
 	code = strings.ToUpper(code)
-	if code == "" {
-		return nil
-	}
-	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	seen := map[string]bool{code: true}
 	var out []string
 	add := func(c string) {
-		if c != "" && !seen[c] {
+		if !seen[c] {
 			seen[c] = true
 			out = append(out, c)
 		}
 	}
-	for i := 0; i <= len(code); i++ {
-		for j := 0; j < len(alphabet); j++ {
-			add(code[:i] + alphabet[j:j+1] + code[i:]) // insert
-			if i < len(code) {
-				add(code[:i] + alphabet[j:j+1] + code[i+1:]) // replace
+	fits := func(f PaymentCodeFormat, suffix string) bool {
+		if len(suffix) < f.SuffixFrom || len(suffix) > f.SuffixTo {
+			return false
+		}
+		return f.CharacterType == NumberAndLetter && strings.Trim(suffix, codeLetters+codeDigits) == "" ||
+			strings.Trim(suffix, codeDigits) == ""
+	}
+	for _, f := range formats {
+		prefix := strings.ToUpper(f.Prefix)
+		suffix, ok := strings.CutPrefix(code, prefix)
+		if !ok || prefix == "" || !fits(f, suffix) {
+			continue
+		}
+		alphabet := codeDigits
+		if f.CharacterType == NumberAndLetter {
+			alphabet += codeLetters
+		}
+		edit := func(s string) {
+			if fits(f, s) {
+				add(prefix + s)
 			}
 		}
-		if i < len(code) {
-			add(code[:i] + code[i+1:]) // remove
+		for i := 0; i <= len(suffix); i++ {
+			for j := 0; j < len(alphabet); j++ {
+				edit(suffix[:i] + alphabet[j:j+1] + suffix[i:]) // insert
+				if i < len(suffix) {
+					edit(suffix[:i] + alphabet[j:j+1] + suffix[i+1:]) // replace
+				}
+			}
+			if i < len(suffix) {
+				edit(suffix[:i] + suffix[i+1:]) // remove
+			}
+			if i+1 < len(suffix) {
+				edit(suffix[:i] + suffix[i+1:i+2] + suffix[i:i+1] + suffix[i+2:]) // swap
+			}
 		}
-		if i+1 < len(code) {
-			add(code[:i] + code[i+1:i+2] + code[i:i+1] + code[i+2:]) // swap
-		}
-	}
-	digits := strings.TrimLeft(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-	if digits != "" {
-		for _, p := range prefixes {
-			add(strings.ToUpper(p) + digits)
+		for _, g := range formats {
+			if fits(g, suffix) && g.Prefix != "" {
+				add(strings.ToUpper(g.Prefix) + suffix)
+			}
 		}
 	}
 	return out
 }
+
+const (
+	codeDigits  = "0123456789"
+	codeLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
 
 // RankSuggestions orders suggestions by how many reasons they have, then
 // newest order first, and keeps at most MaxSuggestions.
@@ -253,8 +278,8 @@ type ExceptionStore interface {
 	Exception(ctx context.Context, companyID, transactionID int64) (*Exception, error)
 	// ExceptionSuggestions returns the open orders that may be the one the
 	// exception's transfer was meant for (see Suggestion), ranked by
-	// RankSuggestions; prefixes are the company's format prefixes.
-	ExceptionSuggestions(ctx context.Context, companyID int64, e *Exception, prefixes []string) ([]*Suggestion, error)
+	// RankSuggestions; formats are the company's payment-code formats.
+	ExceptionSuggestions(ctx context.Context, companyID int64, e *Exception, formats []PaymentCodeFormat) ([]*Suggestion, error)
 	// ResolveException records by's resolution of the exception in one
 	// database transaction, after CheckResolution under lock: a match
 	// applies the transfer to the order as matching does (decision, order

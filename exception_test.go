@@ -8,22 +8,36 @@ import (
 )
 
 func TestSimilarCodes(t *testing.T) {
-	got := SimilarCodes("dh12", []string{"DH", "HD", "Xy"})
+	formats := []PaymentCodeFormat{
+		{Prefix: "dh", SuffixFrom: 2, SuffixTo: 3, CharacterType: NumberOnly},
+		{Prefix: "HD", SuffixFrom: 2, SuffixTo: 6, CharacterType: NumberOnly},
+		{Prefix: "XY", SuffixFrom: 3, SuffixTo: 6, CharacterType: NumberAndLetter},
+	}
+	got := SimilarCodes("dh12", formats)
 	for _, want := range []string{
 		"DH13", "DH02", // replaced
-		"DH1", "D12", // removed
-		"DH123", "0DH12", // inserted
-		"DH21", "HD12", // neighbours swapped (the second is also the other prefix)
-		"XY12", // the same digits under another prefix
+		"DH123", "DH012", // inserted (DH allows 3 digits)
+		"DH21", // neighbours swapped
+		"HD12", // the same suffix under another prefix
 	} {
 		if !slices.Contains(got, want) {
-			t.Errorf("SimilarCodes(dh12) lacks %s", want)
+			t.Errorf("SimilarCodes(dh12) lacks %s: %v", want, got)
 		}
 	}
-	for _, not := range []string{"DH12", "DH1234", "HD21"} {
+	for _, not := range []string{
+		"DH12",   // itself
+		"DH1",    // too short for DH
+		"DH1A",   // DH is NumberOnly
+		"DH1234", // two edits
+		"XY12",   // too short for XY
+		"HD21",   // two changes
+	} {
 		if slices.Contains(got, not) {
 			t.Errorf("SimilarCodes(dh12) holds %s", not)
 		}
+	}
+	if g := SimilarCodes("XY1A2", formats); !slices.Contains(g, "XY1B2") || !slices.Contains(g, "XY12A") || slices.Contains(g, "XY1A") {
+		t.Errorf("SimilarCodes(XY1A2) = %v, want letters in the suffix, 3 to 6 of them", g)
 	}
 	seen := map[string]bool{}
 	for _, c := range got {
@@ -32,8 +46,8 @@ func TestSimilarCodes(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	if SimilarCodes("", []string{"DH"}) != nil {
-		t.Error("an empty code has similar codes")
+	if SimilarCodes("", formats) != nil || SimilarCodes("ZZ12", formats) != nil {
+		t.Error("a code of no format has similar codes")
 	}
 }
 

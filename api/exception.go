@@ -159,19 +159,15 @@ func parseExceptionFilter(q url.Values) (recon.ExceptionFilter, error) {
 }
 
 // Suggest returns the suggested orders of each exception (the tenant's
-// payment-code prefixes read once), as the API and the CLI show them.
+// payment-code formats read once), as the API and the CLI show them.
 func Suggest(ctx context.Context, s recon.Store, companyID int64, list []*recon.Exception) ([][]*recon.Suggestion, error) {
 	co, err := s.Company(ctx, companyID)
 	if err != nil {
 		return nil, err
 	}
-	var prefixes []string
-	for _, f := range co.Config.PaymentCodeFormats {
-		prefixes = append(prefixes, f.Prefix)
-	}
 	out := make([][]*recon.Suggestion, len(list))
 	for i, e := range list {
-		if out[i], err = s.ExceptionSuggestions(ctx, companyID, e, prefixes); err != nil {
+		if out[i], err = s.ExceptionSuggestions(ctx, companyID, e, co.Config.PaymentCodeFormats); err != nil {
 			return nil, err
 		}
 	}

@@ -231,7 +231,7 @@ func exceptionOf(ctx context.Context, q querier, companyID, transactionID int64)
 // suggestions. Each reason is one indexed query: amount through
 // orders_open_amount, codes through the unique (company_id, payment_code)
 // index, the customer through orders_customer.
-func (db *DB) ExceptionSuggestions(ctx context.Context, companyID int64, e *recon.Exception, prefixes []string) ([]*recon.Suggestion, error) {
+func (db *DB) ExceptionSuggestions(ctx context.Context, companyID int64, e *recon.Exception, formats []recon.PaymentCodeFormat) ([]*recon.Suggestion, error) {
 	if e.Resolution != nil || (e.Kind != recon.ExceptionUnmatched && e.Kind != recon.ExceptionDuplicate) {
 		return []*recon.Suggestion{}, nil
 	}
@@ -261,7 +261,7 @@ func (db *DB) ExceptionSuggestions(ctx context.Context, companyID int64, e *reco
 	if err := add(recon.SuggestSameAmount, `amount = $3 AND paid_amount = 0`, t.AmountIn); err != nil {
 		return nil, err
 	}
-	codes := recon.SimilarCodes(t.Code, prefixes)
+	codes := recon.SimilarCodes(t.Code, formats)
 	for start := 0; start < len(codes); start += insertChunk {
 		chunk := codes[start:min(start+insertChunk, len(codes))]
 		args := make([]any, len(chunk))

@@ -220,7 +220,7 @@ func testExceptions(t *testing.T, open Open) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			list, err := s.ExceptionSuggestions(t.Context(), c.ID, e, []string{"DH", "HD"})
+			list, err := s.ExceptionSuggestions(t.Context(), c.ID, e, c.Config.PaymentCodeFormats)
 			if err != nil {
 				t.Fatal(err)
 			}
