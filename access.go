@@ -22,6 +22,11 @@ const (
 	// ActionManageNotifications replays deliveries and changes IPN and
 	// webhook settings and merchant credentials.
 	ActionManageNotifications Action = "manage notifications"
+	// ActionResolveExceptions resolves an exception of the queue by hand
+	// (match to an order, refunded outside Recon, ignore): Admin,
+	// SuperAdmin and the Accountant role (issue 11), never a Member, and
+	// only a token issued to a user, who the decision records.
+	ActionResolveExceptions Action = "resolve exceptions"
 	// ActionNone needs no role: the profile and offline_access scopes.
 	ActionNone Action = ""
 )
@@ -43,6 +48,9 @@ func (a Action) Permission() string {
 func (u *User) May(a Action) bool {
 	if a == ActionNone || u.Role == RoleAdmin || u.Role == RoleSuperAdmin {
 		return true
+	}
+	if a == ActionResolveExceptions {
+		return u.Role == RoleAccountant
 	}
 	p := a.Permission()
 	return p != "" && u.Can(p)
@@ -71,6 +79,9 @@ func (c *Caller) Authorize(a Action) error {
 	if c.User == nil {
 		return Errorf(EFORBIDDEN, "only a token issued to a user may %s; this token has no user", a)
 	}
+	if a == ActionResolveExceptions {
+		return Errorf(EFORBIDDEN, "to %s you need role Admin, SuperAdmin or Accountant; your role is %s", a, c.User.Role)
+	}
 	if p := a.Permission(); p != "" {
 		return Errorf(EFORBIDDEN, "to %s you need role Admin or SuperAdmin or the %s permission; your role is %s", a, p, c.User.Role)
 	}
@@ -90,6 +101,8 @@ func ScopeAction(scope string) Action {
 		return ActionManageNotifications
 	case ScopeHub:
 		return ActionHub
+	case ScopeExceptionWrite:
+		return ActionResolveExceptions
 	}
 	return ActionNone
 }

@@ -20,13 +20,16 @@ const (
 	ScopeDeliveryRead     = "delivery:read"
 	ScopeDeliveryWrite    = "delivery:write"
 	ScopeOfflineAccess    = "offline_access"
+	// ScopeExceptionWrite resolves exceptions of the queue by hand (reading
+	// the queue is transaction:read).
+	ScopeExceptionWrite = "exception:write"
 )
 
 // Scopes lists every scope a client may be allowed.
 var Scopes = []string{
 	ScopeCompany, ScopeTransactionRead, ScopeTransactionWrite, ScopeBankAccountRead,
 	ScopeWebhookRead, ScopeWebhookWrite, ScopeProfile, ScopeOfflineAccess,
-	ScopeDeliveryRead, ScopeDeliveryWrite, ScopeHub,
+	ScopeDeliveryRead, ScopeDeliveryWrite, ScopeHub, ScopeExceptionWrite,
 }
 
 // Client is an OAuth2 client registered for one company.

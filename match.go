@@ -20,6 +20,7 @@ const (
 const (
 	MatchByCode       = "code"        // the payment code extracted from its memo
 	MatchBySubAccount = "sub_account" // the order's virtual account, which it was sent to
+	MatchByHand       = "manual"      // a person matched it, resolving an exception (ResolveMatch)
 )
 
 // MatchDecision records what matching decided for one incoming transaction, and why.
@@ -29,7 +30,8 @@ type MatchDecision struct {
 	TransactionID int64
 	OrderID       int64 // 0 when unmatched
 	Outcome       string
-	// Rule is how the order was found: MatchByCode, MatchBySubAccount or "" (none).
+	// Rule is how the order was found: MatchByCode, MatchBySubAccount,
+	// MatchByHand or "" (none).
 	Rule        string
 	Code        string
 	Amount      int64 // the transfer's amount_in
@@ -42,7 +44,7 @@ type MatchDecision struct {
 // Payment is an incoming transfer that names an order, as matching sees it.
 type Payment struct {
 	Amount int64  // the transfer's amount_in, above zero
-	Rule   string // how it names the order: MatchByCode or MatchBySubAccount
+	Rule   string // how it names the order: MatchByCode, MatchBySubAccount or MatchByHand
 }
 
 // PaymentMatch is what matching decided about one Payment.
@@ -89,6 +91,8 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 			named = "payment code " + o.PaymentCode
 		case MatchBySubAccount:
 			named = "virtual account " + o.VirtualAccount
+		case MatchByHand:
+			named = "a match by hand"
 		default:
 			return nil, Errorf(EINVALID, "a transfer names order %s by an unknown rule %q", o.InvoiceNumber, p.Rule)
 		}

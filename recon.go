@@ -31,6 +31,7 @@ type Store interface {
 	BankAccountStore
 	TransactionStore
 	OrderStore
+	ExceptionStore
 	MerchantStore
 	DeliveryStore
 	HubStore

@@ -25,7 +25,9 @@ import (
 func TestEveryRouteChecksTheRole(t *testing.T) {
 	// Who may use each route: "admin" (Admin, SuperAdmin), "read" (also
 	// view_transactions), "write" (also create_transactions, and tokens
-	// with no user: the company's bank feeds).
+	// with no user: the company's bank feeds), "resolve" (Admin,
+	// SuperAdmin and Accountant, whatever their permissions; never a Member
+	// nor a token with no user).
 	matrix := map[string]string{
 		"GET /api/v1/company":                        "admin",
 		"PATCH /api/v1/company/configurations":       "admin",
@@ -44,6 +46,9 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 		"GET /api/v1/deliveries/stats":               "read",
 		"POST /api/v1/deliveries/test":               "admin",
 		"POST /api/v1/sandbox/transfers":             "write",
+		"GET /api/v1/exceptions":                     "read",
+		"GET /api/v1/exceptions/{id}":                "read",
+		"POST /api/v1/exceptions/{id}/resolve":       "resolve",
 	}
 	type caller struct {
 		name string
@@ -63,6 +68,9 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 		}
 		if u.Role == recon.RoleAdmin || u.Role == recon.RoleSuperAdmin {
 			return true
+		}
+		if rule == "resolve" {
+			return u.Role == recon.RoleAccountant
 		}
 		return (rule == "read" && slices.Contains(u.Permissions, recon.PermViewTransactions)) ||
 			(rule == "write" && slices.Contains(u.Permissions, recon.PermCreateTransactions))

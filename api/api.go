@@ -72,6 +72,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("POST /api/v1/deliveries/replay", h.replayFailed, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
 	route("GET /api/v1/deliveries/stats", h.deliveryStats, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("POST /api/v1/deliveries/test", h.testNotification, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
+	route("GET /api/v1/exceptions", h.listExceptions, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("GET /api/v1/exceptions/{id}", h.showException, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("POST /api/v1/exceptions/{id}/resolve", h.resolveException, recon.ScopeExceptionWrite, recon.ActionResolveExceptions)
 	route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 }
 

@@ -61,13 +61,8 @@ var listParams = []string{"bank_account_id", "account_number", "reference_number
 // parameter, a repeated one or a value of the wrong form is EINVALID naming it.
 func parseTransactionFilter(q url.Values) (recon.TransactionFilter, error) {
 	f := recon.TransactionFilter{Page: 1, Limit: defaultLimit}
-	for name, vals := range q {
-		if !slices.Contains(listParams, name) {
-			return f, recon.FieldError(name, "unknown query parameter %q (known: %s)", name, strings.Join(listParams, ", "))
-		}
-		if len(vals) > 1 {
-			return f, recon.FieldError(name, "query parameter %s is given %d times", name, len(vals))
-		}
+	if err := checkParams(q, listParams); err != nil {
+		return f, err
 	}
 	intParam := func(name string, lo, hi int64) (int64, bool, error) {
 		v := q.Get(name)
@@ -109,21 +104,8 @@ func parseTransactionFilter(q url.Values) (recon.TransactionFilter, error) {
 		}
 		*p.dst = &a
 	}
-	for _, p := range []struct {
-		name string
-		dst  *string
-	}{{"from_date", &f.FromDate}, {"to_date", &f.ToDate}} {
-		if !q.Has(p.name) {
-			continue
-		}
-		v := q.Get(p.name)
-		if _, err := time.Parse(recon.DateLayout, v); err != nil || len(v) != 10 {
-			return f, recon.FieldError(p.name, "%s must be a date in the form YYYY-MM-DD", p.name)
-		}
-		*p.dst = v
-	}
-	if f.FromDate != "" && f.ToDate != "" && f.FromDate > f.ToDate {
-		return f, recon.FieldError("from_date", "from_date must not be after to_date")
+	if err := parseDateRange(q, &f.FromDate, &f.ToDate); err != nil {
+		return f, err
 	}
 	for _, p := range []struct {
 		name string
@@ -140,6 +122,41 @@ func parseTransactionFilter(q url.Values) (recon.TransactionFilter, error) {
 		*p.dst = v
 	}
 	return f, nil
+}
+
+// checkParams refuses a query parameter not in known, or given twice.
+func checkParams(q url.Values, known []string) error {
+	for name, vals := range q {
+		if !slices.Contains(known, name) {
+			return recon.FieldError(name, "unknown query parameter %q (known: %s)", name, strings.Join(known, ", "))
+		}
+		if len(vals) > 1 {
+			return recon.FieldError(name, "query parameter %s is given %d times", name, len(vals))
+		}
+	}
+	return nil
+}
+
+// parseDateRange reads from_date and to_date, whole days as YYYY-MM-DD,
+// from_date not after to_date.
+func parseDateRange(q url.Values, from, to *string) error {
+	for _, p := range []struct {
+		name string
+		dst  *string
+	}{{"from_date", from}, {"to_date", to}} {
+		if !q.Has(p.name) {
+			continue
+		}
+		v := q.Get(p.name)
+		if _, err := time.Parse(recon.DateLayout, v); err != nil || len(v) != 10 {
+			return recon.FieldError(p.name, "%s must be a date in the form YYYY-MM-DD", p.name)
+		}
+		*p.dst = v
+	}
+	if *from != "" && *to != "" && *from > *to {
+		return recon.FieldError("from_date", "from_date must not be after to_date")
+	}
+	return nil
 }
 
 // parseAmount reads a whole VND amount: digits, optionally with a zero
@@ -446,29 +463,38 @@ func (h *Handler) showTransaction(w http.ResponseWriter, r *http.Request, c *rec
 	if err != nil {
 		return err
 	}
-	type decisionJSON struct {
-		OrderID     *int64 `json:"order_id"`
-		Outcome     string `json:"outcome"`
-		Rule        string `json:"rule"`
-		Code        string `json:"code"`
-		Amount      int64  `json:"amount"`
-		OrderAmount int64  `json:"order_amount"`
-		PaidTotal   int64  `json:"paid_total"`
-		Reason      string `json:"reason"`
-		At          string `json:"at"`
-	}
-	decisions := make([]decisionJSON, len(ds))
-	for i, d := range ds {
-		var order *int64
-		if d.OrderID != 0 {
-			order = &d.OrderID
-		}
-		decisions[i] = decisionJSON{order, d.Outcome, d.Rule, d.Code, d.Amount, d.OrderAmount, d.PaidTotal, d.Reason,
-			d.CreatedAt.In(h.location()).Format(recon.DateTimeLayout)}
-	}
 	web.WriteJSON(w, http.StatusOK, ok(struct {
 		transactionJSON
 		MatchDecisions []decisionJSON `json:"match_decisions"`
-	}{toTransactionJSON(t, c.Livemode), decisions}))
+	}{toTransactionJSON(t, c.Livemode), decisionsJSON(ds, h.location())}))
 	return nil
+}
+
+type decisionJSON struct {
+	OrderID     *int64 `json:"order_id"`
+	Outcome     string `json:"outcome"`
+	Rule        string `json:"rule"`
+	Code        string `json:"code"`
+	Amount      int64  `json:"amount"`
+	OrderAmount int64  `json:"order_amount"`
+	PaidTotal   int64  `json:"paid_total"`
+	Reason      string `json:"reason"`
+	At          string `json:"at"`
+}
+
+func toDecisionJSON(d *recon.MatchDecision, loc *time.Location) decisionJSON {
+	var order *int64
+	if d.OrderID != 0 {
+		order = &d.OrderID
+	}
+	return decisionJSON{order, d.Outcome, d.Rule, d.Code, d.Amount, d.OrderAmount, d.PaidTotal, d.Reason,
+		d.CreatedAt.In(loc).Format(recon.DateTimeLayout)}
+}
+
+func decisionsJSON(ds []*recon.MatchDecision, loc *time.Location) []decisionJSON {
+	out := make([]decisionJSON, len(ds))
+	for i, d := range ds {
+		out[i] = toDecisionJSON(d, loc)
+	}
+	return out
 }

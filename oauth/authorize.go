@@ -81,6 +81,8 @@ func scopeDescription(scope string) string {
 		return "See your webhook settings"
 	case recon.ScopeWebhookWrite:
 		return "Change your webhook settings"
+	case recon.ScopeExceptionWrite:
+		return "Resolve unmatched and other exception transfers by hand, in your name"
 	case recon.ScopeProfile:
 		return "See your e-mail address and role"
 	case recon.ScopeOfflineAccess:

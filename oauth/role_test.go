@@ -73,7 +73,9 @@ func TestConsentGrantsOnlyWhatTheRoleAllows(t *testing.T) {
 			"member asks for profile":               {"member", "profile", []string{recon.ScopeProfile}},
 			"member viewer asks for everything":     {"member viewer", all, append(slices.Clone(money), recon.ScopeProfile, recon.ScopeOfflineAccess)},
 			"accountant asks for company":           {"accountant", "company", nil},
-			"accountant writer asks for everything": {"accountant writer", all, []string{recon.ScopeTransactionWrite, recon.ScopeProfile, recon.ScopeOfflineAccess}},
+			"accountant writer asks for everything": {"accountant writer", all, []string{recon.ScopeTransactionWrite, recon.ScopeProfile, recon.ScopeOfflineAccess, recon.ScopeExceptionWrite}},
+			"accountant asks for exception:write":   {"accountant", "exception:write", []string{recon.ScopeExceptionWrite}},
+			"member asks for exception:write":       {"member", "exception:write", nil},
 			"admin asks for everything":             {"admin", all, recon.Scopes},
 			"superadmin asks for everything":        {"superadmin", all, recon.Scopes},
 		} {

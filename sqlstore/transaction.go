@@ -149,8 +149,11 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err := db.addDayCounts(ctx, tx, companyID, p.rows); err != nil {
 		return nil, 0, err
 	}
-	enqueued, err := db.match(ctx, tx, companyID, p.rows, ids, now)
+	enqueued, decided, err := db.match(ctx, tx, companyID, p.rows, ids, now)
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := db.recordExceptions(ctx, tx, companyID, p.rows, ids, decided); err != nil {
 		return nil, 0, err
 	}
 	notified, err := db.notifyLinkedBalances(ctx, tx, companyID, p.rows, ids, accounts, now)

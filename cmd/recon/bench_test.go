@@ -106,17 +106,27 @@ func BenchmarkIngestHTTP(b *testing.B) {
 	type variant struct {
 		name, engine string
 		flags        []string
+		// exceptions: the company has an order (no memo names it), so every
+		// row is an unmatched exception, queued in the ingestion's transaction.
+		exceptions bool
 	}
 	var variants []variant
 	for _, engine := range dbtest.Engines() {
-		variants = append(variants, variant{engine, engine, nil})
+		variants = append(variants, variant{engine, engine, nil, false})
 		if engine == "sqlite" {
-			variants = append(variants, variant{"sqlite-sync-normal", engine, []string{"--sqlite-synchronous", "normal"}})
+			variants = append(variants, variant{"sqlite-sync-normal", engine, []string{"--sqlite-synchronous", "normal"}, false})
 		}
+		variants = append(variants, variant{engine + "-all-exceptions", engine, nil, true})
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
 			env := benchServer(b, v.engine, v.flags...)
+			if v.exceptions {
+				o := &recon.Order{CompanyID: env.companyID, InvoiceNumber: "BENCH", PaymentCode: "DH99999999", Amount: 1, BankAccountID: env.account}
+				if err := env.db.CreateOrder(context.Background(), o); err != nil {
+					b.Fatal(err)
+				}
+			}
 			// The bodies are made before the clock starts (the clients' work
 			// is not the server's), each with new references.
 			bodies := make([][][]byte, len(env.accounts))
@@ -154,6 +164,10 @@ func BenchmarkIngestHTTP(b *testing.B) {
 			var stored int
 			if err := env.db.SQL().QueryRow(`SELECT COUNT(*) FROM transactions`).Scan(&stored); err != nil || stored != b.N*1000 {
 				b.Fatalf("%d transactions stored (%v), want %d", stored, err, b.N*1000)
+			}
+			var queued int
+			if err := env.db.SQL().QueryRow(`SELECT COUNT(*) FROM exceptions`).Scan(&queued); err != nil || (queued == stored) != v.exceptions {
+				b.Fatalf("%d exceptions queued for %d transactions (%v)", queued, stored, err)
 			}
 			b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "tx/s")
 		})
@@ -489,4 +503,86 @@ func ipnLatency(b *testing.B, engine string, rate, seconds, batch int) {
 	b.ReportMetric(ms(0.50), "p50_ms")
 	b.ReportMetric(ms(0.99), "p99_ms")
 	b.ReportMetric(ms(1), "max_ms")
+}
+
+// BenchmarkListExceptions loads 1,000,000 incoming transfers into one
+// company that has orders (through the ingestion pipeline, 1000 per batch),
+// so that every transfer whose code names no order is queued: the worst case
+// of a queue nobody works, 1,000,000 open exceptions (990,000 unmatched,
+// 10,000 underpaid). It then measures GET /api/v1/exceptions, each page with
+// its suggestions, under 8 concurrent clients, reporting p50 and p99 latency.
+func BenchmarkListExceptions(b *testing.B) {
+	queries := []struct{ name, query string }{
+		{"page1", "limit=20"},
+		{"page1-underpaid", "limit=20&kind=underpaid"},
+		{"page1-account", "limit=20&bank_account_id=%d"},
+		{"page1-dates", "limit=20&from_date=2026-02-01&to_date=2026-02-07"},
+		{"deep-after", "limit=20&after=%a"},
+		{"page1-resolved", "limit=20&status=resolved"},
+	}
+	envs := map[string]*benchEnv{}
+	for _, engine := range dbtest.Engines() {
+		b.Run(engine, func(b *testing.B) {
+			env := envs[engine]
+			if env == nil {
+				env = loadExceptions(b, engine)
+				envs[engine] = env
+			}
+			var deep int64 // an exception in the middle of the queue
+			if err := env.db.SQL().QueryRow(`SELECT MIN(transaction_id) + 500000 FROM exceptions`).Scan(&deep); err != nil {
+				b.Fatal(err)
+			}
+			for _, q := range queries {
+				query := strings.ReplaceAll(q.query, "%a", fmt.Sprint(deep))
+				if strings.Contains(query, "%d") {
+					query = fmt.Sprintf(query, env.account)
+				}
+				b.Run(q.name, func(b *testing.B) { measureGets(b, env, "/api/v1/exceptions?"+query) })
+			}
+		})
+	}
+}
+
+func loadExceptions(b *testing.B, engine string) *benchEnv {
+	env := benchServer(b, engine)
+	ctx := context.Background()
+	for k := range 100 { // open orders: one in 100 transfers pays part of one
+		o := &recon.Order{CompanyID: env.companyID, InvoiceNumber: fmt.Sprintf("INV-%d", k), PaymentCode: fmt.Sprintf("DH9%07d", k),
+			Amount: 1_000_000_000, BankAccountID: env.account}
+		if err := env.db.CreateOrder(ctx, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	start := time.Now()
+	day0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for batch := 0; batch < listingRows/1000; batch++ {
+		in := make([]recon.TransactionInput, 1000)
+		for i := range in {
+			n := batch*1000 + i
+			code := fmt.Sprintf("DH%06d", n%1_000_000)
+			if n%100 == 0 {
+				code = fmt.Sprintf("DH9%07d", (n/100)%100)
+			}
+			in[i] = recon.TransactionInput{
+				BankAccountID:   env.accounts[n%2],
+				TransactionDate: day0.Add(time.Duration(n) * 15 * time.Second),
+				AmountIn:        int64(1+n%500) * 1000,
+				Content:         "NGUYEN VAN A chuyen tien " + code,
+				ReferenceNumber: fmt.Sprintf("E-%d-%d", batch, i),
+			}
+		}
+		if _, err := recon.Ingest(ctx, env.db, env.companyID, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("%s: loaded %d transactions in %s", engine, listingRows, time.Since(start).Round(time.Second))
+	if err := env.db.Optimize(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if engine == "postgres" {
+		if _, err := env.db.SQL().Exec(`VACUUM (ANALYZE) exceptions`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return env
 }

@@ -27,7 +27,7 @@ import (
 // mode's credentials against the other mode's ids and data.
 
 // allScopes are the scopes the cross-mode test's clients hold.
-const allScopes = "company transaction:read transaction:write bank-account:read delivery:read delivery:write"
+const allScopes = "company transaction:read transaction:write bank-account:read delivery:read delivery:write exception:write"
 
 // The orders each mode has. INV-1 and INV-2 exist in both modes with the
 // same payment code (checkout draws codes at random, so these are written
@@ -129,6 +129,24 @@ func (md *modeData) order(t testing.TB, s *side, invoice string) map[string]any 
 		t.Fatalf("%s order %s: %d %v", s.name, invoice, status, body)
 	}
 	return body["data"].(map[string]any)
+}
+
+// pushUnmatched pushes, in each mode, a transfer whose code names no order
+// (an exception), and returns each mode's transaction id.
+func (md *modeData) pushUnmatched(t *testing.T, ref string) map[*side]int64 {
+	t.Helper()
+	ids := map[*side]int64{}
+	for _, s := range []*side{md.live, md.test} {
+		status, body := call(t, "POST", md.base+"/api/v1/transactions", s.feed, fmt.Sprintf(`{"transactions":[
+			{"bank_account_id":%d,"transaction_date":"%s 11:00:00","amount_in":7000,"transaction_content":"chuyen tien DH99999999","reference_number":%q}]}`,
+			s.account, md.day.Format(recon.DateLayout), ref))
+		if status != 200 {
+			t.Fatalf("%s push: %d %v", s.name, status, body)
+		}
+		ids[s] = int64(body["data"].([]any)[0].(map[string]any)["id"].(float64))
+		s.transactions++
+	}
+	return ids
 }
 
 // listTotal returns the pagination total of GET /api/v1/transactions for s.
@@ -512,6 +530,69 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 				if slices.Contains(got, id) {
 					t.Errorf("%s lists %s's delivery %d", me.name, other.name, id)
 				}
+			}
+		})
+	},
+	"GET /api/v1/exceptions": func(t *testing.T, md *modeData) {
+		ids := md.pushUnmatched(t, "EXC-LIST")
+		md.cross(func(me, other *side) {
+			status, body := md.api(t, me, "GET", "/api/v1/exceptions?limit=100", "")
+			if status != 200 {
+				t.Fatalf("%s exceptions: %d %v", me.name, status, body)
+			}
+			var got []int64
+			for _, e := range body["data"].([]any) {
+				e := e.(map[string]any)
+				got = append(got, int64(e["transaction_id"].(float64)))
+				if e["livemode"] != me.live || e["transaction"].(map[string]any)["livemode"] != me.live {
+					t.Errorf("%s exception %v", me.name, e)
+				}
+			}
+			if !slices.Contains(got, ids[me]) || slices.Contains(got, ids[other]) {
+				t.Errorf("%s lists %v (its own %d, %s's %d)", me.name, got, ids[me], other.name, ids[other])
+			}
+			if status, body := md.api(t, me, "GET", fmt.Sprintf("/api/v1/exceptions?after=%d", ids[other]), ""); status != 400 {
+				t.Errorf("%s pages from %s's exception: %d %v, want 400", me.name, other.name, status, body)
+			}
+		})
+	},
+	"GET /api/v1/exceptions/{id}": func(t *testing.T, md *modeData) {
+		ids := md.pushUnmatched(t, "EXC-SHOW")
+		md.cross(func(me, other *side) {
+			if status, body := md.api(t, me, "GET", fmt.Sprintf("/api/v1/exceptions/%d", ids[me]), ""); status != 200 || body["data"].(map[string]any)["livemode"] != me.live {
+				t.Errorf("%s reads its exception: %d %v", me.name, status, body)
+			}
+			if status, body := md.api(t, me, "GET", fmt.Sprintf("/api/v1/exceptions/%d", ids[other]), ""); status != 404 {
+				t.Errorf("%s reads %s's exception: %d %v, want 404", me.name, other.name, status, body)
+			}
+		})
+	},
+	"POST /api/v1/exceptions/{id}/resolve": func(t *testing.T, md *modeData) {
+		ids := md.pushUnmatched(t, "EXC-RESOLVE")
+		md.cross(func(me, other *side) {
+			path := func(id int64) string { return fmt.Sprintf("/api/v1/exceptions/%d/resolve", id) }
+			before, err := md.db.Exception(t.Context(), other.tenant, ids[other])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if status, body := md.api(t, me, "POST", path(ids[other]), `{"action":"ignore","note":"not mine"}`); status != 404 {
+				t.Errorf("%s resolves %s's exception: %d %v, want 404", me.name, other.name, status, body)
+			}
+			if e, err := md.db.Exception(t.Context(), other.tenant, ids[other]); err != nil || fmt.Sprint(e.Resolution) != fmt.Sprint(before.Resolution) {
+				t.Errorf("%s's exception after %s's attempt: %+v %v", other.name, me.name, e, err)
+			}
+			theirs, err := md.db.Order(t.Context(), other.tenant, other.only)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if status, body := md.api(t, me, "POST", path(ids[me]), fmt.Sprintf(`{"action":"match","order_id":%d,"note":"wrong mode"}`, theirs.ID)); status != 404 {
+				t.Errorf("%s matches to %s's order %d: %d %v, want 404", me.name, other.name, theirs.ID, status, body)
+			}
+			if now, _ := md.db.Order(t.Context(), other.tenant, other.only); now.Status != theirs.Status || now.PaidAmount != theirs.PaidAmount {
+				t.Errorf("%s's %s changed: %+v", other.name, other.only, now)
+			}
+			if status, body := md.api(t, me, "POST", path(ids[me]), `{"action":"ignore","note":"mine"}`); status != 200 || body["data"].(map[string]any)["livemode"] != me.live {
+				t.Errorf("%s resolves its exception: %d %v", me.name, status, body)
 			}
 		})
 	},

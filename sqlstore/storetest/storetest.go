@@ -36,6 +36,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Delivery", func(t *testing.T) { testDelivery(t, open) })
 	t.Run("Orders", func(t *testing.T) { testOrders(t, open) })
 	t.Run("Matching", func(t *testing.T) { testMatching(t, open) })
+	t.Run("Exceptions", func(t *testing.T) { testExceptions(t, open) })
 	t.Run("Money", func(t *testing.T) { testMoney(t, open) })
 	t.Run("IngestAtomically", func(t *testing.T) { testIngestAtomically(t, open) })
 	t.Run("TestMode", func(t *testing.T) { testTestMode(t, open) })

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"recon"
+	"recon/api"
+	"recon/sqlstore"
+)
+
+func newExceptionsCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "exceptions", Short: "The exceptions queue: transfers matching could not settle"}
+	var (
+		tenant tenantFlags
+		f      recon.ExceptionFilter
+	)
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List a company's open (or resolved) exceptions with suggested orders",
+		Long: `List the incoming transfers matching could not settle: unmatched (a code or
+virtual account naming no order, or no code on an account that receives order
+payments), underpaid, overpaid and duplicate; newest first, each with the open
+orders it may have been meant for. --after continues from the last id of the
+previous page.`,
+		Example: `  recon exceptions list --company 1 --kind unmatched --from 2026-03-01 --json
+  recon exceptions list --company 1 --test --resolved`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			loc, err := a.location()
+			if err != nil {
+				return err
+			}
+			return a.withStore(ctx, func(db *sqlstore.DB) error {
+				companyID, err := tenant.id(ctx, db)
+				if err != nil {
+					return err
+				}
+				list, more, err := db.Exceptions(ctx, companyID, f)
+				if err != nil {
+					return err
+				}
+				suggestions, err := api.Suggest(ctx, db, companyID, list)
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					out := make([]any, len(list))
+					for i, e := range list {
+						out[i] = api.ExceptionJSON(e, suggestions[i], loc, !tenant.test)
+					}
+					return a.print(map[string]any{"exceptions": out, "has_more": more}, "")
+				}
+				for i, e := range list {
+					t := e.Transaction
+					var sug []string
+					for _, s := range suggestions[i] {
+						sug = append(sug, fmt.Sprintf("order %d %s (%s)", s.Order.ID, s.Order.InvoiceNumber, strings.Join(s.Reasons, ", ")))
+					}
+					line := fmt.Sprintf("%d\t%s\t%s\t%d VND\t%s\t%s", t.ID, t.TransactionDate.Format(recon.DateTimeLayout), e.Kind, t.AmountIn, t.Code, e.Reason)
+					if r := e.Resolution; r != nil {
+						line += fmt.Sprintf("\tresolved: %s by %s at %s: %s", r.Action, r.UserEmail, r.CreatedAt.In(loc).Format(recon.DateTimeLayout), r.Note)
+					} else if len(sug) > 0 {
+						line += "\tsuggested: " + strings.Join(sug, "; ")
+					}
+					fmt.Fprintln(a.stdout, line)
+				}
+				if more {
+					fmt.Fprintf(a.stdout, "more: --after %d\n", list[len(list)-1].Transaction.ID)
+				}
+				return nil
+			})
+		},
+	}
+	tenant.add(list, true, "company id (required)")
+	lf := list.Flags()
+	lf.StringVar(&f.Kind, "kind", "", "only this kind: unmatched, underpaid, overpaid or duplicate")
+	lf.Int64Var(&f.BankAccountID, "account", 0, "only transfers to this bank account id")
+	lf.StringVar(&f.FromDate, "from", "", "first transaction day, YYYY-MM-DD")
+	lf.StringVar(&f.ToDate, "to", "", "last transaction day, YYYY-MM-DD (inclusive)")
+	lf.BoolVar(&f.Resolved, "resolved", false, "list resolved exceptions instead of open ones")
+	lf.IntVar(&f.Limit, "limit", 20, "exceptions per page, 1 to 100")
+	lf.Int64Var(&f.After, "after", 0, "the last transaction id of the previous page")
+	list.PreRunE = func(*cobra.Command, []string) error {
+		if f.Limit < 1 || f.Limit > 100 {
+			return errors.New("--limit must be from 1 to 100")
+		}
+		return nil
+	}
+	a.addJSONFlag(list)
+
+	var (
+		rtenant        tenantFlags
+		order          int64
+		refund, ignore bool
+		note, email    string
+	)
+	resolve := &cobra.Command{
+		Use:   "resolve <transaction-id>",
+		Short: "Resolve an exception by hand, as a user of the company",
+		Long: `Resolve an exception: --match applies the transfer to an open order as an
+automatic match would (the order is paid and its ORDER_PAID notification is
+queued), --refund records that the money went back outside Recon, --ignore
+closes it. --note says why; --user names the user of the company who decides
+(role Admin, SuperAdmin or Accountant), recorded with the time and the
+exception's state before.`,
+		Example: `  recon exceptions resolve 1234 --company 1 --match 56 --note "DH10010 is a typo of DH10001" --user ketoan@abc.vn
+  recon exceptions resolve 1235 --company 1 --ignore --note "bank interest" --user ketoan@abc.vn --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			txID, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || txID <= 0 {
+				return fmt.Errorf("the transaction id must be a positive integer, not %q", args[0])
+			}
+			in := recon.ResolveInput{Note: note}
+			switch {
+			case cmd.Flags().Changed("match") && !refund && !ignore:
+				in.Action, in.OrderID = recon.ResolveMatch, order
+			case refund && !ignore && !cmd.Flags().Changed("match"):
+				in.Action = recon.ResolveRefund
+			case ignore && !refund && !cmd.Flags().Changed("match"):
+				in.Action = recon.ResolveIgnore
+			default:
+				return errors.New("give exactly one of --match ORDER_ID, --refund and --ignore")
+			}
+			if err := in.Validate(); err != nil {
+				return describe(err)
+			}
+			loc, err := a.location()
+			if err != nil {
+				return err
+			}
+			return a.withStore(ctx, func(db *sqlstore.DB) error {
+				companyID, err := rtenant.id(ctx, db)
+				if err != nil {
+					return err
+				}
+				// Users belong to the company itself, also for its test data.
+				u, err := db.UserByEmail(ctx, rtenant.company, email)
+				if recon.ErrorCode(err) == recon.ENOTFOUND {
+					return fmt.Errorf("no user %s in company %d", email, rtenant.company)
+				} else if err != nil {
+					return err
+				}
+				if !u.May(recon.ActionResolveExceptions) {
+					return fmt.Errorf("user %s (role %s) may not resolve exceptions: it takes role Admin, SuperAdmin or Accountant", u.Email, u.Role)
+				}
+				r, err := db.ResolveException(ctx, companyID, txID, in, u, a.clock.Now())
+				if err != nil {
+					return err
+				}
+				text := fmt.Sprintf("transaction %d resolved: %s by %s at %s", txID, r.Action, r.UserEmail, r.CreatedAt.In(loc).Format(time.DateTime))
+				if r.Decision != nil {
+					text += fmt.Sprintf("; %s (%s)", r.Decision.Outcome, r.Decision.Reason)
+				}
+				return a.print(api.ResolutionJSON(r, loc, !rtenant.test), "%s", text)
+			})
+		},
+	}
+	rtenant.add(resolve, true, "company id (required)")
+	rf := resolve.Flags()
+	rf.Int64Var(&order, "match", 0, "apply the transfer to this open order (its id)")
+	rf.BoolVar(&refund, "refund", false, "the money was sent back to the payer outside Recon")
+	rf.BoolVar(&ignore, "ignore", false, "close the exception with the note alone")
+	rf.StringVar(&note, "note", "", fmt.Sprintf("why (required, at most %d bytes)", recon.MaxResolutionNote))
+	rf.StringVar(&email, "user", "", "e-mail of the user of the company who decides (required)")
+	for _, n := range []string{"note", "user"} {
+		_ = resolve.MarkFlagRequired(n)
+	}
+	a.addJSONFlag(resolve)
+	cmd.AddCommand(list, resolve)
+	return cmd
+}

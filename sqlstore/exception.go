@@ -1,0 +1,405 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"recon"
+)
+
+// recordExceptions queues the batch's exceptions in the ingestion's database
+// transaction (see recon.ExceptionKinds): every incoming row whose decision
+// is underpaid, overpaid or duplicate; every incoming row whose code or
+// virtual account names no order, when the tenant has orders at all (a
+// tenant that takes codes but no gateway orders has nothing to match them
+// to, and would pay a row per transfer); and every incoming row with neither
+// code nor virtual account to a bank account that some order names, the
+// account the checkout page asks payers to pay into. decided is match's
+// decision per row (nil when it made none).
+//
+// The cost, when no row is an exception, is one indexed EXISTS per batch
+// that has an unmatched row, and one per account with rows without a code.
+func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, decided []*recon.MatchDecision) error {
+	type exc struct {
+		row     int
+		kind    string
+		orderID int64
+		reason  string
+	}
+	var out, unmatched, noCode []exc
+	hasOrders := false
+	for i := range rows {
+		r := &rows[i]
+		if r.AmountIn <= 0 {
+			continue
+		}
+		var d *recon.MatchDecision
+		if decided != nil {
+			d = decided[i]
+		}
+		switch {
+		case d != nil:
+			hasOrders = true
+			if recon.IsException(d.Outcome) {
+				out = append(out, exc{i, d.Outcome, d.OrderID, d.Reason})
+			}
+		case r.code != "" || r.SubAccount != "":
+			unmatched = append(unmatched, exc{row: i, kind: recon.ExceptionUnmatched}) // reason below, if queued
+		default:
+			noCode = append(noCode, exc{i, recon.ExceptionUnmatched, 0, recon.NoCodeReason})
+		}
+	}
+	if len(unmatched) > 0 && !hasOrders {
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE company_id = $1)`, companyID).Scan(&hasOrders); err != nil {
+			return internal(err, "find orders")
+		}
+	}
+	if hasOrders {
+		for _, e := range unmatched {
+			r := &rows[e.row]
+			e.reason = recon.UnmatchedDecision(companyID, 0, r.code, r.SubAccount, r.AmountIn, time.Time{}).Reason
+			out = append(out, e)
+		}
+	}
+	paidInto := map[int64]bool{}
+	for _, e := range noCode {
+		account := rows[e.row].BankAccountID
+		receives, asked := paidInto[account]
+		if !asked {
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE company_id = $1 AND bank_account_id = $2)`,
+				companyID, account).Scan(&receives); err != nil {
+				return internal(err, "find orders of a bank account")
+			}
+			paidInto[account] = receives
+		}
+		if receives {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b exc) int { return a.row - b.row })
+	for start := 0; start < len(out); start += insertChunk {
+		chunk := out[start:min(start+insertChunk, len(out))]
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO exceptions (transaction_id, company_id, bank_account_id, transaction_date, kind, order_id, reason) VALUES `)
+		args := make([]any, 0, 7*len(chunk))
+		for n, e := range chunk {
+			if n > 0 {
+				sb.WriteByte(',')
+			}
+			r := &rows[e.row]
+			sb.WriteString("(" + db.params(len(args)+1, 7) + ")")
+			args = append(args, ids[r.key()], companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), e.kind, idArg(e.orderID), e.reason)
+		}
+		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return internal(err, "queue exceptions")
+		}
+	}
+	return nil
+}
+
+// exceptionColumns are what scanException reads: exceptions e joined with
+// its transaction (transactionColumns) and, when resolved, its resolution r.
+const exceptionColumns = `e.kind, e.order_id, e.reason, ` + transactionColumns + `,
+	r.id, r.action, r.order_id, r.note, r.user_id, r.user_email, r.previous_kind, r.previous_reason,
+	r.order_status_before, r.order_paid_before, r.created_at`
+
+const exceptionFrom = ` JOIN transactions t ON t.id = e.transaction_id
+	JOIN bank_accounts b ON b.id = t.bank_account_id
+	LEFT JOIN exception_resolutions r ON r.transaction_id = e.transaction_id AND r.company_id = e.company_id`
+
+func scanException(s scanner) (*recon.Exception, error) {
+	var e recon.Exception
+	var order sql.NullInt64
+	var t recon.Transaction
+	var code, sub sql.NullString
+	var rid, rOrder, rUser, rPaid sql.NullInt64
+	var action, note, email, prevKind, prevReason, statusBefore sql.NullString
+	var at sql.NullTime
+	if err := s.Scan(&e.Kind, &order, &e.Reason,
+		&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
+		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt,
+		&rid, &action, &rOrder, &note, &rUser, &email, &prevKind, &prevReason, &statusBefore, &rPaid, &at); err != nil {
+		return nil, err
+	}
+	t.Code, t.SubAccount = code.String, sub.String
+	t.TransactionDate, t.CreatedAt = recon.WallClock(t.TransactionDate.UTC()), t.CreatedAt.UTC()
+	e.Transaction, e.OrderID = &t, order.Int64
+	if rid.Valid {
+		e.Resolution = &recon.ExceptionResolution{ID: rid.Int64, CompanyID: t.CompanyID, TransactionID: t.ID, Action: action.String,
+			OrderID: rOrder.Int64, Note: note.String, UserID: rUser.Int64, UserEmail: email.String, CreatedAt: at.Time.UTC(),
+			PreviousKind: prevKind.String, PreviousReason: prevReason.String, OrderStatusBefore: statusBefore.String, OrderPaidBefore: rPaid.Int64}
+	}
+	return &e, nil
+}
+
+// Exceptions implements recon.ExceptionStore. Each kind is one range of
+// exceptions_list (tenant, open or resolved, kind, newest first), read up to
+// a page past the cursor; the kinds' pages are merged here. The bank-account
+// filter is checked on the index's rows (a tenant has few accounts).
+func (db *DB) Exceptions(ctx context.Context, companyID int64, f recon.ExceptionFilter) ([]*recon.Exception, bool, error) {
+	if f.Limit <= 0 {
+		return nil, false, recon.FieldError("limit", "limit must be positive")
+	}
+	kinds := recon.ExceptionKinds
+	if f.Kind != "" {
+		if !slices.Contains(kinds, f.Kind) {
+			return nil, false, recon.FieldError("kind", "kind must be one of %s", strings.Join(recon.ExceptionKinds, ", "))
+		}
+		kinds = []string{f.Kind}
+	}
+	where := []string{"e.company_id = $1", "e.resolved = $2", "e.kind = $3"}
+	args := queryArgs{companyID, f.Resolved, ""}
+	arg := args.add
+	for _, d := range []struct {
+		field, v string
+		op       string
+		days     int
+	}{{"from_date", f.FromDate, ">=", 0}, {"to_date", f.ToDate, "<", 1}} {
+		if d.v == "" {
+			continue
+		}
+		day, err := time.Parse(recon.DateLayout, d.v)
+		if err != nil {
+			return nil, false, recon.FieldError(d.field, "%s must be a date in the form YYYY-MM-DD", d.field)
+		}
+		where = append(where, "e.transaction_date "+d.op+" "+arg(day.AddDate(0, 0, d.days)))
+	}
+	if f.BankAccountID != 0 {
+		where = append(where, "e.bank_account_id = "+arg(f.BankAccountID))
+	}
+	if f.After != 0 {
+		var date anyTime
+		err := db.db.QueryRowContext(ctx, `SELECT transaction_date FROM exceptions WHERE transaction_id = $1 AND company_id = $2`,
+			f.After, companyID).Scan(&date)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, false, recon.FieldError("after", "after must be the transaction id of an exception of a previous page; %d is none", f.After)
+		}
+		if err != nil {
+			return nil, false, internal(err, "read the cursor")
+		}
+		d, id := arg(storedTime(date.t)), arg(f.After)
+		where = append(where, "e.transaction_date <= "+d, "(e.transaction_date < "+d+" OR e.transaction_id < "+id+")")
+	}
+	q := `SELECT ` + exceptionColumns + ` FROM exceptions e` + db.d.indexedBy("exceptions_list") + exceptionFrom +
+		` WHERE ` + strings.Join(where, " AND ") + ` ORDER BY e.transaction_date DESC, e.transaction_id DESC LIMIT ` + arg(f.Limit+1)
+	var all []*recon.Exception
+	for _, k := range kinds {
+		args[2] = k
+		rows, err := db.db.QueryContext(ctx, q, args...)
+		list, err := collect(rows, err, "list exceptions", scanException)
+		if err != nil {
+			return nil, false, err
+		}
+		all = append(all, list...)
+	}
+	slices.SortFunc(all, func(a, b *recon.Exception) int {
+		if c := b.Transaction.TransactionDate.Compare(a.Transaction.TransactionDate); c != 0 {
+			return c
+		}
+		return int(b.Transaction.ID - a.Transaction.ID)
+	})
+	if len(all) > f.Limit {
+		return all[:f.Limit], true, nil
+	}
+	return all, false, nil
+}
+
+// Exception implements recon.ExceptionStore.
+func (db *DB) Exception(ctx context.Context, companyID, transactionID int64) (*recon.Exception, error) {
+	return exceptionOf(ctx, db.db, companyID, transactionID)
+}
+
+func exceptionOf(ctx context.Context, q querier, companyID, transactionID int64) (*recon.Exception, error) {
+	e, err := scanException(q.QueryRowContext(ctx, `SELECT `+exceptionColumns+` FROM exceptions e`+exceptionFrom+`
+		WHERE e.transaction_id = $1 AND e.company_id = $2`, transactionID, companyID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(err, "transaction %d is not an exception", transactionID)
+	}
+	if err != nil {
+		return nil, internal(err, "read exception")
+	}
+	return e, nil
+}
+
+// ExceptionSuggestions implements recon.ExceptionStore. Only an open
+// exception that a match can resolve (unmatched or duplicate) gets
+// suggestions. Each reason is one indexed query: amount through
+// orders_open_amount, codes through the unique (company_id, payment_code)
+// index, the customer through orders_customer.
+func (db *DB) ExceptionSuggestions(ctx context.Context, companyID int64, e *recon.Exception, formats []recon.PaymentCodeFormat) ([]*recon.Suggestion, error) {
+	if e.Resolution != nil || (e.Kind != recon.ExceptionUnmatched && e.Kind != recon.ExceptionDuplicate) {
+		return []*recon.Suggestion{}, nil
+	}
+	byID := map[int64]*recon.Suggestion{}
+	var out []*recon.Suggestion
+	add := func(reason, where string, args ...any) error {
+		rows, err := db.db.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE company_id = $1 AND status = $2 AND `+where+
+			` ORDER BY id DESC LIMIT `+strconv.Itoa(recon.MaxSuggestions), append([]any{companyID, recon.OrderAwaitingPayment}, args...)...)
+		orders, err := collect(rows, err, "suggest orders", scanOrder)
+		if err != nil {
+			return err
+		}
+		for _, o := range orders {
+			s := byID[o.ID]
+			if s == nil {
+				s = &recon.Suggestion{Order: o}
+				byID[o.ID] = s
+				out = append(out, s)
+			}
+			if !slices.Contains(s.Reasons, reason) {
+				s.Reasons = append(s.Reasons, reason)
+			}
+		}
+		return nil
+	}
+	t := e.Transaction
+	if err := add(recon.SuggestSameAmount, `amount = $3 AND paid_amount = 0`, t.AmountIn); err != nil {
+		return nil, err
+	}
+	codes := recon.SimilarCodes(t.Code, formats)
+	for start := 0; start < len(codes); start += insertChunk {
+		chunk := codes[start:min(start+insertChunk, len(codes))]
+		args := make([]any, len(chunk))
+		for i, c := range chunk {
+			args[i] = c
+		}
+		if err := add(recon.SuggestSimilarCode, `payment_code IN (`+db.params(3, len(chunk))+`)`, args...); err != nil {
+			return nil, err
+		}
+	}
+	if e.OrderID != 0 {
+		var customer string
+		err := db.db.QueryRowContext(ctx, `SELECT customer_id FROM orders WHERE company_id = $1 AND id = $2`, companyID, e.OrderID).Scan(&customer)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, internal(err, "read the named order")
+		}
+		if customer != "" {
+			if err := add(recon.SuggestSameCustomer, `customer_id = $3 AND id <> $4`, customer, e.OrderID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return recon.RankSuggestions(out), nil
+}
+
+// ResolveException implements recon.ExceptionStore. In one database
+// transaction it locks the transaction's bank account (the order every
+// ingestion of the account takes its locks in: account, then orders), the
+// exception's row and the order, checks recon.CheckResolution, marks the
+// exception resolved (only if still open: the guard against a concurrent
+// resolution, with the unique key of exception_resolutions behind it), and
+// records the resolution. A match goes the way of an automatic one:
+// recon.MatchPayments, a match decision (rule manual), the order's new state
+// and, when it captures, the ORDER_PAID IPN in the outbox.
+func (db *DB) ResolveException(ctx context.Context, companyID, transactionID int64, in recon.ResolveInput, by *recon.User, now time.Time) (*recon.ExceptionResolution, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	if by == nil || by.ID == 0 || by.Email == "" {
+		return nil, recon.Errorf(recon.EINVALID, "a resolution needs the user who decides it")
+	}
+	now = storedTime(now)
+	var res *recon.ExceptionResolution
+	enqueued := 0
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var account int64
+		err := tx.QueryRowContext(ctx, `SELECT bank_account_id FROM exceptions WHERE transaction_id = $1 AND company_id = $2`,
+			transactionID, companyID).Scan(&account)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound(err, "transaction %d is not an exception", transactionID)
+		}
+		if err != nil {
+			return internal(err, "read exception")
+		}
+		if _, err := tx.ExecContext(ctx, `SELECT id FROM bank_accounts WHERE id = $1 AND company_id = $2`+db.d.forUpdate(), account, companyID); err != nil {
+			return internal(err, "lock bank account")
+		}
+		if _, err := tx.ExecContext(ctx, `SELECT resolved FROM exceptions WHERE transaction_id = $1 AND company_id = $2`+db.d.forUpdate(), transactionID, companyID); err != nil {
+			return internal(err, "lock exception")
+		}
+		e, err := exceptionOf(ctx, tx, companyID, transactionID)
+		if err != nil {
+			return err
+		}
+		var o *recon.Order
+		if in.Action == recon.ResolveMatch && e.Resolution == nil {
+			o, err = orderBy(ctx, tx, `company_id = $1 AND id = $2`, db.d.forUpdate(), companyID, in.OrderID)
+			if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
+				return err
+			}
+		}
+		if err := recon.CheckResolution(e, &in, o); err != nil {
+			return err
+		}
+		r, err := tx.ExecContext(ctx, `UPDATE exceptions SET resolved = $1 WHERE transaction_id = $2 AND company_id = $3 AND resolved = $4`,
+			true, transactionID, companyID, false)
+		if err != nil {
+			return internal(err, "resolve exception")
+		}
+		if n, err := r.RowsAffected(); err != nil || n != 1 {
+			return conflict(err, "transaction %d was resolved meanwhile", transactionID)
+		}
+		t := e.Transaction
+		res = &recon.ExceptionResolution{CompanyID: companyID, TransactionID: transactionID, Action: in.Action, OrderID: in.OrderID,
+			Note: in.Note, UserID: by.ID, UserEmail: by.Email, CreatedAt: now, PreviousKind: e.Kind, PreviousReason: e.Reason}
+		if o != nil {
+			res.OrderStatusBefore, res.OrderPaidBefore = o.Status, o.PaidAmount
+			if enqueued, res.Decision, err = db.applyByHand(ctx, tx, o, t, now); err != nil {
+				return err
+			}
+		}
+		err = tx.QueryRowContext(ctx, `
+			INSERT INTO exception_resolutions (company_id, transaction_id, action, order_id, note, user_id, user_email,
+				previous_kind, previous_reason, order_status_before, order_paid_before, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+			companyID, transactionID, res.Action, idArg(res.OrderID), res.Note, res.UserID, res.UserEmail,
+			res.PreviousKind, res.PreviousReason, res.OrderStatusBefore, res.OrderPaidBefore, now).Scan(&res.ID)
+		if db.d.violation(err) == uniqueViolation {
+			return conflict(err, "transaction %d was resolved meanwhile", transactionID)
+		}
+		if err != nil {
+			return internal(err, "record resolution")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	db.enqueued(enqueued)
+	return res, nil
+}
+
+// applyByHand applies transfer t to the open order o as match does for a
+// transfer that names it: recon.MatchPayments, the decision, the order's new
+// state and the IPN when it captures. It returns the deliveries enqueued.
+func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *recon.Transaction, now time.Time) (int, *recon.MatchDecision, error) {
+	ms, err := recon.MatchPayments(o, []recon.Payment{{Amount: t.AmountIn, Rule: recon.MatchByHand}})
+	if err != nil {
+		return 0, nil, err
+	}
+	m := ms[0]
+	d := &recon.MatchDecision{CompanyID: o.CompanyID, TransactionID: t.ID, OrderID: o.ID, Outcome: m.Outcome, Rule: recon.MatchByHand,
+		Code: t.Code, Amount: t.AmountIn, OrderAmount: o.Amount, PaidTotal: m.PaidTotal, Reason: m.Reason, CreatedAt: now}
+	if err := db.insertDecisions(ctx, tx, []*recon.MatchDecision{d}); err != nil {
+		return 0, nil, err
+	}
+	o.PaidAmount, o.UpdatedAt = m.PaidTotal, now
+	if m.Captured {
+		o.Status, o.PaidAt, o.PaidTransactionID = recon.OrderCaptured, now, t.ID
+	}
+	if err := writeOrderPayment(ctx, tx, o); err != nil {
+		return 0, nil, err
+	}
+	if !m.Captured {
+		return 0, d, nil
+	}
+	paid := *o
+	paid.PaidAt = t.TransactionDate // the IPN's transaction_date, as match sends it
+	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{&paid}, now)
+	return n, d, err
+}
