@@ -96,7 +96,7 @@ func newChart(days []recon.DayFlow, l lang) *chart {
 		}
 		c.Bars = append(c.Bars, bar{X: x + 1, W: step/2 - 1, InY: c.Bottom - in, InH: in, OutY: c.Bottom - out, OutH: out,
 			Title: fmt.Sprintf("%s: %s %s, %s %s, %s %s", d.Day, l.T("money_in"), l.Money(d.In), l.T("money_out"), l.Money(d.Out), l.T("match_rate"), rate(d))})
-		if i%7 == 0 || i == len(days)-1 {
+		if i%7 == 0 || i == len(days)-1 && i%7 >= 4 {
 			c.Ticks = append(c.Ticks, tick{X: x, Label: d.Day[5:]})
 		}
 	}

@@ -85,6 +85,15 @@ func groupDigits(n int64, sep string) string {
 	return b.String()
 }
 
+// Plural is n and the noun of key in the number n takes: the messages
+// key+"_1" and key+"_n".
+func (l lang) Plural(n int64, key string) string {
+	if n == 1 {
+		return l.Count(n) + " " + l.T(key+"_1")
+	}
+	return l.Count(n) + " " + l.T(key+"_n")
+}
+
 // Time formats a time in the business time zone.
 func (h *Handler) timeText(t time.Time) string {
 	if t.IsZero() {
@@ -126,7 +135,10 @@ var messages = map[lang]map[string]string{
 		"money_out":                    "Money out",
 		"matched":                      "Matched",
 		"unmatched":                    "Unmatched",
-		"transfers":                    "transfers",
+		"transfers_1":                  "transfer",
+		"transfers_n":                  "transfers",
+		"orders_1":                     "order",
+		"orders_n":                     "orders",
 		"underpaid":                    "Underpaid orders",
 		"short":                        "still owed",
 		"failing":                      "Failing notifications",
@@ -225,7 +237,10 @@ var messages = map[lang]map[string]string{
 		"money_out":                    "Tiền ra",
 		"matched":                      "Đã khớp",
 		"unmatched":                    "Chưa khớp",
-		"transfers":                    "giao dịch",
+		"transfers_1":                  "giao dịch",
+		"transfers_n":                  "giao dịch",
+		"orders_1":                     "đơn hàng",
+		"orders_n":                     "đơn hàng",
 		"underpaid":                    "Đơn thanh toán thiếu",
 		"short":                        "còn thiếu",
 		"failing":                      "Thông báo đang lỗi",

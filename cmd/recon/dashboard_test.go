@@ -483,7 +483,7 @@ func TestDashboardTenantsAndModes(t *testing.T) {
 		}
 		status, body = b.get("/dashboard/transactions")
 		if status != 200 || !strings.Contains(body, "TEST MODE") || !strings.Contains(body, "TEST-ONLY MEMO") ||
-			strings.Contains(body, "memo") && strings.Contains(body, "&lt;script&gt;") || !strings.Contains(body, `id="total">1 transfers`) {
+			strings.Contains(body, "memo") && strings.Contains(body, "&lt;script&gt;") || !strings.Contains(body, `id="total">1 transfer`) {
 			t.Fatalf("test list: %d %s", status, body)
 		}
 		for _, p := range []string{"/dashboard/transactions/" + e.paidTx, "/dashboard/order?invoice=INV-PAID"} {
@@ -534,7 +534,7 @@ func TestDashboardScreens(t *testing.T) {
 			t.Errorf("live total: %s", body)
 		}
 		// The API's filters, by the API's rules.
-		if _, body := b.get("/dashboard/transactions?amount_in=12345&account_number=&from_date="); !strings.Contains(body, `id="total">1 transfers`) {
+		if _, body := b.get("/dashboard/transactions?amount_in=12345&account_number=&from_date="); !strings.Contains(body, `id="total">1 transfer`) {
 			t.Errorf("amount filter: %s", body)
 		}
 		if status, body := b.get("/dashboard/transactions?from_date=2026-13-01"); status != http.StatusBadRequest || !strings.Contains(body, "from_date must be a date") {
