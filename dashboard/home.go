@@ -61,10 +61,10 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, q *request) error
 // match rate (a line), in a fixed viewBox that scales to the screen.
 type chart struct {
 	Width, Height, Top, Bottom, Left int
-	Bars                               []bar
-	RatePoints                         string // polyline points
-	MaxLabel                           string
-	Ticks                              []tick
+	Bars                             []bar
+	RatePoints                       string // polyline points
+	MaxLabel                         string
+	Ticks                            []tick
 }
 
 type bar struct {

@@ -14,10 +14,12 @@ import (
 var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order"}
 
 var funcs = template.FuncMap{"rate": rate,
-	"pagerOf": func(l lang, p pager) any { return struct {
-		Lang lang
-		P    pager
-	}{l, p} },
+	"pagerOf": func(l lang, p pager) any {
+		return struct {
+			Lang lang
+			P    pager
+		}{l, p}
+	},
 	"slice2": func(a, b recon.DayFlow) []recon.DayFlow { return []recon.DayFlow{a, b} }}
 
 func parsePages() map[string]*template.Template {

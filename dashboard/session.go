@@ -90,28 +90,14 @@ func (h *Handler) public(fn func(w http.ResponseWriter, r *http.Request)) http.H
 
 // page wraps a signed-in GET page that needs the action: without a session
 // the browser is sent to sign in; a user who may not is answered 403.
-func (h *Handler) page(a recon.Action, fn handlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		setSecurityHeaders(w)
-		q, err := h.load(r)
-		if err != nil {
-			h.noSession(w, r, err)
-			return
-		}
-		if err := q.caller.Authorize(a); err != nil {
-			h.writeError(w, r, q, err)
-			return
-		}
-		if err := fn(w, r, q); err != nil {
-			h.writeError(w, r, q, err)
-		}
-	})
-}
+func (h *Handler) page(a recon.Action, fn handlerFunc) http.Handler { return h.signedIn(a, false, fn) }
 
 // form wraps a signed-in POST: the request must come from the dashboard's
 // own pages (Sec-Fetch-Site and Origin, http.CrossOriginProtection) and
 // carry the session's CSRF token, and the user must be allowed the action.
-func (h *Handler) form(a recon.Action, fn handlerFunc) http.Handler {
+func (h *Handler) form(a recon.Action, fn handlerFunc) http.Handler { return h.signedIn(a, true, fn) }
+
+func (h *Handler) signedIn(a recon.Action, isForm bool, fn handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setSecurityHeaders(w)
 		q, err := h.load(r)
@@ -119,15 +105,16 @@ func (h *Handler) form(a recon.Action, fn handlerFunc) http.Handler {
 			h.noSession(w, r, err)
 			return
 		}
-		if err := h.checkForm(r, csrfToken(q.token)); err != nil {
-			h.writeError(w, r, q, err)
-			return
+		if isForm {
+			err = h.checkForm(r, csrfToken(q.token))
 		}
-		if err := q.caller.Authorize(a); err != nil {
-			h.writeError(w, r, q, err)
-			return
+		if err == nil {
+			err = q.caller.Authorize(a)
 		}
-		if err := fn(w, r, q); err != nil {
+		if err == nil {
+			err = fn(w, r, q)
+		}
+		if err != nil {
 			h.writeError(w, r, q, err)
 		}
 	})
