@@ -591,8 +591,8 @@ func dashScreens(t *testing.T, e *dashEnv) {
 		t.Errorf("formula not defused: %q", recs[1][7])
 	}
 	resp, raw = b.do("GET", "/dashboard/transactions.csv?amount_in=12345", nil, nil)
-	if recs, _ := csv.NewReader(strings.NewReader(raw)).ReadAll(); len(recs) != 2 || recs[1][7] != htmlMemo {
-		t.Errorf("filtered csv: %v", recs)
+	if recs, _ := csv.NewReader(strings.NewReader(raw)).ReadAll(); resp.StatusCode != 200 || len(recs) != 2 || recs[1][7] != htmlMemo {
+		t.Errorf("filtered csv: %d %v", resp.StatusCode, recs)
 	}
 
 	// Orders: filter, HTML in a description, the timeline.
