@@ -35,6 +35,7 @@ type Store interface {
 	MerchantStore
 	DeliveryStore
 	HubStore
+	DashboardStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

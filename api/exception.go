@@ -121,8 +121,8 @@ var exceptionParams = []string{"kind", "bank_account_id", "from_date", "to_date"
 // §4.3's are read: an unknown or repeated parameter, or a value of the wrong
 // form, is EINVALID naming it.
 func parseExceptionFilter(q url.Values) (recon.ExceptionFilter, error) {
-	f := recon.ExceptionFilter{Limit: defaultLimit}
-	if err := checkParams(q, exceptionParams); err != nil {
+	f := recon.ExceptionFilter{Limit: recon.DefaultTransactionLimit}
+	if err := recon.CheckParams(q, exceptionParams); err != nil {
 		return f, err
 	}
 	for _, p := range []struct {
@@ -130,7 +130,7 @@ func parseExceptionFilter(q url.Values) (recon.ExceptionFilter, error) {
 		max  int64
 		dst  func(int64)
 	}{
-		{"limit", maxLimit, func(n int64) { f.Limit = int(n) }},
+		{"limit", recon.MaxTransactionLimit, func(n int64) { f.Limit = int(n) }},
 		{"bank_account_id", math.MaxInt64, func(n int64) { f.BankAccountID = n }},
 		{"after", math.MaxInt64, func(n int64) { f.After = n }},
 	} {
@@ -155,7 +155,7 @@ func parseExceptionFilter(q url.Values) (recon.ExceptionFilter, error) {
 		}
 		f.Resolved = true
 	}
-	return f, parseDateRange(q, &f.FromDate, &f.ToDate)
+	return f, recon.ParseDateRange(q, &f.FromDate, &f.ToDate)
 }
 
 // Suggest returns the suggested orders of each exception (the tenant's

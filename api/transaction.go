@@ -3,23 +3,13 @@ package api
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
-	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"recon"
 	"recon/web"
-)
-
-// Transaction listing limits (decisions.md §4).
-const (
-	defaultLimit = 20
-	maxLimit     = 100
-	maxPage      = 1_000_000
 )
 
 type transactionJSON struct {
@@ -55,129 +45,8 @@ func toTransactionJSON(t *recon.Transaction, livemode bool) transactionJSON {
 	}
 }
 
-var listParams = []string{"bank_account_id", "account_number", "reference_number", "from_date", "to_date", "amount_out", "amount_in", "page", "limit"}
-
-// parseTransactionFilter reads §4.3's query parameters, strictly: an unknown
-// parameter, a repeated one or a value of the wrong form is EINVALID naming it.
-func parseTransactionFilter(q url.Values) (recon.TransactionFilter, error) {
-	f := recon.TransactionFilter{Page: 1, Limit: defaultLimit}
-	if err := checkParams(q, listParams); err != nil {
-		return f, err
-	}
-	intParam := func(name string, lo, hi int64) (int64, bool, error) {
-		v := q.Get(name)
-		if !q.Has(name) {
-			return 0, false, nil
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < lo || n > hi {
-			return 0, false, recon.FieldError(name, "%s must be an integer from %d to %d", name, lo, hi)
-		}
-		return n, true, nil
-	}
-	var err error
-	var n int64
-	var ok bool
-	if n, ok, err = intParam("page", 1, maxPage); err != nil {
-		return f, err
-	} else if ok {
-		f.Page = int(n)
-	}
-	if n, ok, err = intParam("limit", 1, maxLimit); err != nil {
-		return f, err
-	} else if ok {
-		f.Limit = int(n)
-	}
-	if f.BankAccountID, _, err = intParam("bank_account_id", 1, math.MaxInt64); err != nil {
-		return f, err
-	}
-	for _, p := range []struct {
-		name string
-		dst  **int64
-	}{{"amount_in", &f.AmountIn}, {"amount_out", &f.AmountOut}} {
-		if !q.Has(p.name) {
-			continue
-		}
-		a, err := parseAmount(q.Get(p.name))
-		if err != nil {
-			return f, recon.FieldError(p.name, "%s must be a non-negative whole number of VND: %s", p.name, err)
-		}
-		*p.dst = &a
-	}
-	if err := parseDateRange(q, &f.FromDate, &f.ToDate); err != nil {
-		return f, err
-	}
-	for _, p := range []struct {
-		name string
-		dst  *string
-		max  int
-	}{{"account_number", &f.AccountNumber, 34}, {"reference_number", &f.ReferenceNumber, 128}} {
-		if !q.Has(p.name) {
-			continue
-		}
-		v := q.Get(p.name)
-		if v == "" || len(v) > p.max {
-			return f, recon.FieldError(p.name, "%s must be 1 to %d characters", p.name, p.max)
-		}
-		*p.dst = v
-	}
-	return f, nil
-}
-
-// checkParams refuses a query parameter not in known, or given twice.
-func checkParams(q url.Values, known []string) error {
-	for name, vals := range q {
-		if !slices.Contains(known, name) {
-			return recon.FieldError(name, "unknown query parameter %q (known: %s)", name, strings.Join(known, ", "))
-		}
-		if len(vals) > 1 {
-			return recon.FieldError(name, "query parameter %s is given %d times", name, len(vals))
-		}
-	}
-	return nil
-}
-
-// parseDateRange reads from_date and to_date, whole days as YYYY-MM-DD,
-// from_date not after to_date.
-func parseDateRange(q url.Values, from, to *string) error {
-	for _, p := range []struct {
-		name string
-		dst  *string
-	}{{"from_date", from}, {"to_date", to}} {
-		if !q.Has(p.name) {
-			continue
-		}
-		v := q.Get(p.name)
-		if _, err := time.Parse(recon.DateLayout, v); err != nil || len(v) != 10 {
-			return recon.FieldError(p.name, "%s must be a date in the form YYYY-MM-DD", p.name)
-		}
-		*p.dst = v
-	}
-	if *from != "" && *to != "" && *from > *to {
-		return recon.FieldError("from_date", "from_date must not be after to_date")
-	}
-	return nil
-}
-
-// parseAmount reads a whole VND amount: digits, optionally with a zero
-// fraction ("150000.00"). VND has no minor unit.
-func parseAmount(s string) (int64, error) {
-	whole, frac, hasFrac := strings.Cut(s, ".")
-	if hasFrac && (frac == "" || strings.Trim(frac, "0") != "") {
-		return 0, fmt.Errorf("VND has no minor unit")
-	}
-	if whole == "" || strings.TrimLeft(whole, "0123456789") != "" {
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	n, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil || n > recon.MaxAmount {
-		return 0, fmt.Errorf("at most %d", int64(recon.MaxAmount))
-	}
-	return n, nil
-}
-
 func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	f, err := parseTransactionFilter(r.URL.Query())
+	f, err := recon.ParseTransactionFilter(r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -250,13 +119,13 @@ func (it *pushItem) toInput(field string, loc *time.Location) (recon.Transaction
 		if a.v == "" {
 			continue // absent means 0
 		}
-		if *a.dst, err = parseAmount(a.v.String()); err != nil {
+		if *a.dst, err = recon.ParseAmount(a.v.String()); err != nil {
 			return in, bad(a.name, "must be a non-negative whole number of VND: %s", err)
 		}
 	}
 	if it.Accumulated != nil {
 		s := it.Accumulated.String()
-		n, err := parseAmount(strings.TrimPrefix(s, "-"))
+		n, err := recon.ParseAmount(strings.TrimPrefix(s, "-"))
 		if err != nil {
 			return in, bad("accumulated", "must be a whole number of VND: %s", err)
 		}

@@ -41,6 +41,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("IngestAtomically", func(t *testing.T) { testIngestAtomically(t, open) })
 	t.Run("TestMode", func(t *testing.T) { testTestMode(t, open) })
 	t.Run("Hub", func(t *testing.T) { testHub(t, open) })
+	t.Run("Dashboard", func(t *testing.T) { testDashboard(t, open) })
 }
 
 func testStore(t *testing.T, open Open) {

@@ -1,0 +1,108 @@
+// Package dashboard is the merchant dashboard served at /dashboard: a
+// server-rendered web UI (html/template, one embedded CSS file, no script)
+// on the same stores and the same access rules (recon.Caller.May) as the
+// APIs. People sign in with the accounts of the OAuth login page, through a
+// recon.PasswordVerifier (the same password check and throttle); the
+// session is a random token in a cookie whose hash is stored
+// (recon.DashboardStore). See docs/dashboard.md.
+package dashboard
+
+import (
+	"embed"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"recon"
+	"recon/web"
+)
+
+// Default session lifetimes.
+const (
+	DefaultIdleTimeout = 30 * time.Minute
+	DefaultMaxAge      = 12 * time.Hour
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static/style.css
+var styleCSS []byte
+
+// Handler serves the dashboard. Fill the fields, then call Register.
+type Handler struct {
+	Store     recon.Store
+	Passwords recon.PasswordVerifier
+	// Sandbox drops the Secure attribute (and the __Host- prefix) of the
+	// cookies, so that the dashboard works on plain http in development.
+	Sandbox  bool
+	Location *time.Location // business time zone (default UTC)
+	Clock    recon.Clock
+	Logger   *slog.Logger
+	// IdleTimeout ends a session without requests; MaxAge ends any session.
+	IdleTimeout, MaxAge time.Duration
+
+	pages map[string]*template.Template
+	csrf  *http.CrossOriginProtection
+}
+
+// Register adds the dashboard's routes to mux.
+func (h *Handler) Register(mux *web.Mux) {
+	if h.Location == nil {
+		h.Location = time.UTC
+	}
+	if h.Clock == nil {
+		h.Clock = recon.SystemClock{}
+	}
+	if h.Logger == nil {
+		h.Logger = slog.Default()
+	}
+	if h.IdleTimeout <= 0 {
+		h.IdleTimeout = DefaultIdleTimeout
+	}
+	if h.MaxAge <= 0 {
+		h.MaxAge = DefaultMaxAge
+	}
+	h.pages = parsePages()
+	h.csrf = http.NewCrossOriginProtection()
+	mux.Family("/dashboard", h.writeFamilyError)
+
+	mux.Handle("GET /dashboard/static/style.css", h.public(serveCSS))
+	mux.Handle("GET /dashboard/signin", h.public(h.signinPage))
+	mux.HandleLimited("POST /dashboard/signin", h.public(h.signin), formLimit)
+	mux.Handle("GET /dashboard/lang/{lang}", h.public(h.setLang))
+
+	mux.HandleLimited("POST /dashboard/signout", h.form(recon.ActionNone, h.signout), formLimit)
+	mux.HandleLimited("POST /dashboard/mode", h.form(recon.ActionNone, h.switchMode), formLimit)
+	mux.Handle("GET /dashboard/{$}", h.page(recon.ActionNone, h.home))
+	mux.Handle("GET /dashboard/transactions", h.page(recon.ActionReadMoney, h.transactions))
+	mux.Handle("GET /dashboard/transactions.csv", h.page(recon.ActionReadMoney, h.exportTransactions))
+	mux.Handle("GET /dashboard/transactions/{id}", h.page(recon.ActionReadMoney, h.transaction))
+	mux.Handle("GET /dashboard/orders", h.page(recon.ActionReadMoney, h.orders))
+	mux.Handle("GET /dashboard/order", h.page(recon.ActionReadMoney, h.order))
+	mux.HandleLimited("POST /dashboard/order/void", h.form(recon.ActionManageNotifications, h.voidOrder), formLimit)
+	mux.HandleLimited("POST /dashboard/order/cancel", h.form(recon.ActionManageNotifications, h.cancelOrder), formLimit)
+}
+
+// formLimit bounds every form body: the largest is the sign-in form.
+const formLimit = 16 << 10
+
+func serveCSS(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	_, _ = w.Write(styleCSS)
+}
+
+// setSecurityHeaders is set on every dashboard answer: no script may run,
+// nothing may frame the pages, forms post only to the dashboard.
+func setSecurityHeaders(w http.ResponseWriter) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Referrer-Policy", "same-origin")
+	hd.Set("Cache-Control", "no-store")
+}
+
+func (h *Handler) now() time.Time { return h.Clock.Now() }

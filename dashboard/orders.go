@@ -1,0 +1,171 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"recon"
+)
+
+// orderPerPage is the orders screen's page size.
+const orderPerPage = 20
+
+// orderFilter reads the orders screen's query: the gateway's list filters
+// (q, order_status, customer_id, from_created_at, end_created_at, sort)
+// with the same bounds.
+func (h *Handler) orderFilter(r *http.Request) (recon.OrderFilter, url.Values, error) {
+	q := url.Values{}
+	for _, k := range []string{"q", "order_status", "customer_id", "from_created_at", "end_created_at", "sort", "page"} {
+		if v := strings.TrimSpace(r.URL.Query().Get(k)); v != "" {
+			q.Set(k, v)
+		}
+	}
+	f := recon.OrderFilter{Query: q.Get("q"), Status: q.Get("order_status"), CustomerID: q.Get("customer_id"),
+		From: q.Get("from_created_at"), To: q.Get("end_created_at"), Ascending: q.Get("sort") == "created_at:asc",
+		Page: 1, PerPage: orderPerPage, Location: h.Location}
+	if len(f.Query) > 255 || len(f.CustomerID) > 255 {
+		return f, q, recon.FieldError("q", "search terms must be at most 255 characters")
+	}
+	if f.Status != "" && !slices.Contains(recon.OrderStatuses, f.Status) {
+		return f, q, recon.FieldError("order_status", "order_status must be one of %s", strings.Join(recon.OrderStatuses, ", "))
+	}
+	for _, d := range []string{f.From, f.To} {
+		if _, err := time.Parse(recon.DateLayout, d); d != "" && err != nil {
+			return f, q, recon.FieldError("from_created_at", "dates must be in the form YYYY-MM-DD")
+		}
+	}
+	if p := q.Get("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > recon.MaxTransactionPage {
+			return f, q, recon.FieldError("page", "page must be an integer from 1 to %d", recon.MaxTransactionPage)
+		}
+		f.Page = n
+	}
+	return f, q, nil
+}
+
+type ordersView struct {
+	Query    url.Values
+	Statuses []string
+	Error    string
+	Rows     []*recon.Order
+	Pager    pager
+}
+
+// orders serves GET /dashboard/orders.
+func (h *Handler) orders(w http.ResponseWriter, r *http.Request, q *request) error {
+	f, query, err := h.orderFilter(r)
+	v := &ordersView{Query: query, Statuses: recon.OrderStatuses}
+	status := http.StatusOK
+	if err != nil {
+		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
+	} else {
+		var total int64
+		if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.CompanyID, f); err != nil {
+			return err
+		}
+		v.Pager = newPager(r.URL.Path, query, "page", f.Page, f.PerPage, total)
+	}
+	h.render(w, r, status, "orders", h.data(r, q, "orders", v))
+	return nil
+}
+
+// event is one step of an order's timeline.
+type event struct {
+	At       string
+	Key      string // message key, or "" for a match decision
+	Decision *recon.MatchDecision
+}
+
+type orderView struct {
+	O             *recon.Order
+	Timeline      []event
+	Notifications []*recon.Delivery
+	NotifTimes    []string
+	CanVoid       bool
+	CanCancel     bool
+	Error         string
+}
+
+// maxOrderNotifications bounds the notifications an order's page shows.
+const maxOrderNotifications = 20
+
+// order serves GET /dashboard/order?invoice=...: the order, its timeline
+// and its notifications. Another tenant's invoice is 404.
+func (h *Handler) order(w http.ResponseWriter, r *http.Request, q *request) error {
+	return h.renderOrder(w, r, q, r.URL.Query().Get("invoice"), http.StatusOK, "")
+}
+
+func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, q *request, invoice string, status int, msg string) error {
+	ctx := r.Context()
+	o, err := h.Store.Order(ctx, q.caller.CompanyID, invoice)
+	if err != nil {
+		return err
+	}
+	ds, err := h.Store.MatchDecisions(ctx, q.caller.CompanyID, o.ID, 0)
+	if err != nil {
+		return err
+	}
+	notes, err := h.Store.OrderDeliveries(ctx, q.caller.CompanyID, o, maxOrderNotifications)
+	if err != nil {
+		return err
+	}
+	v := &orderView{O: o, Notifications: notes, Error: msg}
+	for _, d := range notes {
+		v.NotifTimes = append(v.NotifTimes, h.timeText(d.CreatedAt))
+	}
+	v.Timeline = append(v.Timeline, event{At: h.timeText(o.CreatedAt), Key: "ev_created"})
+	for _, d := range ds {
+		v.Timeline = append(v.Timeline, event{At: h.timeText(d.CreatedAt), Decision: d})
+	}
+	for _, e := range []struct {
+		at  time.Time
+		key string
+	}{{o.PaidAt, "ev_captured"}, {o.CancelledAt, "ev_cancelled"}, {o.VoidedAt, "ev_voided"}} {
+		if !e.at.IsZero() {
+			v.Timeline = append(v.Timeline, event{At: h.timeText(e.at), Key: e.key})
+		}
+	}
+	slices.SortStableFunc(v.Timeline, func(a, b event) int { return strings.Compare(a.At, b.At) })
+	manage := q.caller.May(recon.ActionManageNotifications)
+	v.CanVoid = manage && o.Status == recon.OrderCaptured
+	v.CanCancel = manage && o.Status == recon.OrderAwaitingPayment
+	h.render(w, r, status, "order", h.data(r, q, "order", v))
+	return nil
+}
+
+// voidOrder serves POST /dashboard/order/void: the gateway's void (the same
+// store call and IPN), for users who may manage notifications and merchant
+// credentials (the gateway's own callers hold those).
+func (h *Handler) voidOrder(w http.ResponseWriter, r *http.Request, q *request) error {
+	invoice, now := r.PostForm.Get("invoice"), h.now()
+	notify := func(o *recon.Order) (*recon.Delivery, error) {
+		return recon.IPNDelivery(o, recon.IPNTransactionVoid, now.In(h.Location))
+	}
+	_, err := h.Store.VoidOrder(r.Context(), q.caller.CompanyID, invoice, now, notify)
+	return h.afterOrderAction(w, r, q, invoice, err)
+}
+
+// cancelOrder serves POST /dashboard/order/cancel: the gateway's cancel.
+func (h *Handler) cancelOrder(w http.ResponseWriter, r *http.Request, q *request) error {
+	invoice := r.PostForm.Get("invoice")
+	_, err := h.Store.CancelOrder(r.Context(), q.caller.CompanyID, invoice, h.now())
+	return h.afterOrderAction(w, r, q, invoice, err)
+}
+
+// afterOrderAction shows the order again: after a change by a redirect (a
+// reload does not repeat it), after a refused change with the reason.
+func (h *Handler) afterOrderAction(w http.ResponseWriter, r *http.Request, q *request, invoice string, err error) error {
+	if recon.ErrorCode(err) == recon.ECONFLICT {
+		return h.renderOrder(w, r, q, invoice, http.StatusConflict, recon.ErrorMessage(err))
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/order?"+url.Values{"invoice": {invoice}}.Encode(), http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,100 @@
+package dashboard
+
+import (
+	"bytes"
+	"html/template"
+	"net/http"
+
+	"recon"
+	"recon/web"
+)
+
+// pageNames are the templates/*.html files that are pages (each with the
+// layout); layout.html holds the frame.
+var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order"}
+
+var funcs = template.FuncMap{"rate": rate,
+	"pagerOf": func(l lang, p pager) any {
+		return struct {
+			Lang lang
+			P    pager
+		}{l, p}
+	},
+	"slice2": func(a, b recon.DayFlow) []recon.DayFlow { return []recon.DayFlow{a, b} }}
+
+func parsePages() map[string]*template.Template {
+	pages := make(map[string]*template.Template, len(pageNames))
+	for _, name := range pageNames {
+		pages[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	}
+	return pages
+}
+
+// pageData is what the layout reads; Data is the page's own view.
+type pageData struct {
+	Lang  lang
+	Title string // message key
+	Path  string // the page's path, for the language and mode switches
+	// Signed-in pages only (User is nil on the sign-in and some error pages).
+	User      *recon.User
+	Company   string
+	Live      bool
+	CSRF      string
+	MayMoney  bool
+	MayManage bool
+	Data      any
+}
+
+func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageData {
+	return &pageData{Lang: q.lang, Title: title, Path: r.URL.Path, User: q.caller.User, Company: q.company.ShortName,
+		Live: q.caller.Livemode, CSRF: csrfToken(q.token), MayMoney: q.caller.May(recon.ActionReadMoney),
+		MayManage: q.caller.May(recon.ActionManageNotifications), Data: v}
+}
+
+// render writes the page whole, or a 500 when it fails to execute (never
+// half a page).
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, d *pageData) {
+	var buf bytes.Buffer
+	if err := h.pages[name].ExecuteTemplate(&buf, "layout", d); err != nil {
+		h.Logger.ErrorContext(r.Context(), "dashboard: render", "page", name, "err", err, "request_id", web.RequestID(r.Context()))
+		http.Error(w, "An internal error occurred.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+func errNotFound() error { return recon.Errorf(recon.ENOTFOUND, "no such page") }
+
+// writeError answers err with an error page in the user's language; the
+// message of an internal error is logged, not shown.
+func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, q *request, err error) {
+	status, _ := web.ErrorStatus(err)
+	if status >= 500 {
+		h.Logger.ErrorContext(r.Context(), "dashboard: internal error", "err", err, "path", r.URL.Path, "request_id", web.RequestID(r.Context()))
+	}
+	h.writeErrorPage(w, r, q, status, recon.ErrorMessage(err))
+}
+
+func (h *Handler) writeErrorPage(w http.ResponseWriter, r *http.Request, q *request, status int, msg string) {
+	d := &pageData{Lang: h.langOf(r), Title: "error", Path: r.URL.Path}
+	if q != nil {
+		d = h.data(r, q, "error", nil)
+	}
+	d.Data = struct {
+		Status  int
+		Message string
+	}{status, msg}
+	h.render(w, r, status, "error", d)
+}
+
+// writeFamilyError answers requests under /dashboard that fail before a
+// handler (no route, wrong method, refused input) with the error page.
+func (h *Handler) writeFamilyError(w http.ResponseWriter, r *http.Request, status int, _, message string) {
+	setSecurityHeaders(w)
+	if status == http.StatusNotFound {
+		message = "no such page"
+	}
+	h.writeErrorPage(w, r, nil, status, message)
+}

@@ -1,0 +1,303 @@
+package dashboard
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"recon"
+)
+
+// Cookie names. Outside sandbox mode the cookies are Secure and carry the
+// __Host- prefix, which browsers accept only from https, for the whole host
+// (Path=/, no Domain): no sibling subdomain can set or shadow them.
+const (
+	sessionCookie = "recon_session"
+	signinCookie  = "recon_signin" // the sign-in form's CSRF token, before any session
+	langCookie    = "recon_lang"
+)
+
+func (h *Handler) cookieName(name string) string {
+	if h.Sandbox {
+		return name
+	}
+	return "__Host-" + name
+}
+
+func (h *Handler) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: h.cookieName(name), Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, Secure: !h.Sandbox, SameSite: http.SameSiteLaxMode})
+}
+
+func (h *Handler) cookie(r *http.Request, name string) string {
+	c, err := r.Cookie(h.cookieName(name))
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// newToken returns 32 random bytes, base64url: session and sign-in tokens.
+func newToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// tokenHash is what the store keeps of a session token.
+func tokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+// csrfToken is the session's CSRF token, derived from the session token
+// (which only the cookie holds) so that nothing more is stored; forms carry
+// it in the field "csrf".
+func csrfToken(sessionToken string) string {
+	h := sha256.Sum256([]byte("recon dashboard csrf\x00" + sessionToken))
+	return base64.RawURLEncoding.EncodeToString(h[:])
+}
+
+func sameToken(a, b string) bool {
+	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// request is what every signed-in page knows: who, in which tenant.
+type request struct {
+	token   string
+	session *recon.DashboardSession
+	caller  *recon.Caller
+	company *recon.Company
+	lang    lang
+}
+
+// handlerFunc is a signed-in page or action.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, q *request) error
+
+// public wraps a page that needs no session.
+func (h *Handler) public(fn func(w http.ResponseWriter, r *http.Request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w)
+		fn(w, r)
+	})
+}
+
+// page wraps a signed-in GET page that needs the action: without a session
+// the browser is sent to sign in; a user who may not is answered 403.
+func (h *Handler) page(a recon.Action, fn handlerFunc) http.Handler { return h.signedIn(a, false, fn) }
+
+// form wraps a signed-in POST: the request must come from the dashboard's
+// own pages (Sec-Fetch-Site and Origin, http.CrossOriginProtection) and
+// carry the session's CSRF token, and the user must be allowed the action.
+func (h *Handler) form(a recon.Action, fn handlerFunc) http.Handler { return h.signedIn(a, true, fn) }
+
+func (h *Handler) signedIn(a recon.Action, isForm bool, fn handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w)
+		q, err := h.load(r)
+		if err != nil {
+			h.noSession(w, r, err)
+			return
+		}
+		if isForm {
+			err = h.checkForm(r, csrfToken(q.token))
+		}
+		if err == nil {
+			err = q.caller.Authorize(a)
+		}
+		if err == nil {
+			err = fn(w, r, q)
+		}
+		if err != nil {
+			h.writeError(w, r, q, err)
+		}
+	})
+}
+
+// checkForm refuses a cross-origin POST and one without the right token.
+func (h *Handler) checkForm(r *http.Request, want string) error {
+	if err := h.csrf.Check(r); err != nil {
+		return recon.Errorf(recon.EFORBIDDEN, "the form was sent from another site")
+	}
+	if err := r.ParseForm(); err != nil {
+		return recon.Errorf(recon.EINVALID, "the form could not be read")
+	}
+	if !sameToken(r.PostForm.Get("csrf"), want) {
+		return recon.Errorf(recon.EFORBIDDEN, "the form's security token is missing or wrong; reload the page and try again")
+	}
+	return nil
+}
+
+// load finds the request's session and loads its user and tenant fresh, so
+// that a role change or a deactivated company applies at the next request.
+func (h *Handler) load(r *http.Request) (*request, error) {
+	ctx := r.Context()
+	token := h.cookie(r, sessionCookie)
+	if token == "" {
+		return nil, recon.Errorf(recon.EUNAUTHORIZED, "sign in first")
+	}
+	s, err := h.Store.DashboardSession(ctx, tokenHash(token), h.now(), h.IdleTimeout)
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.Store.User(ctx, s.UserID)
+	if recon.ErrorCode(err) == recon.ENOTFOUND || err == nil && u.CompanyID != s.CompanyID {
+		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the user no longer exists")
+	} else if err != nil {
+		return nil, err
+	}
+	t, err := h.Store.TenantOf(ctx, s.CompanyID, s.Live)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.CheckActive(); err != nil {
+		return nil, err
+	}
+	c, err := h.Store.Company(ctx, s.CompanyID)
+	if err != nil {
+		return nil, err
+	}
+	return &request{token: token, session: s, company: c, lang: h.langOf(r),
+		caller: &recon.Caller{CompanyID: t.ID, Livemode: t.Live, ClientID: "dashboard", User: u}}, nil
+}
+
+// noSession answers a request without a usable session: a GET goes to the
+// sign-in page (which says why), a POST is refused.
+func (h *Handler) noSession(w http.ResponseWriter, r *http.Request, err error) {
+	code := recon.ErrorCode(err)
+	if code == recon.EINTERNAL {
+		h.writeError(w, r, nil, err)
+		return
+	}
+	if code == recon.EFORBIDDEN { // an inactive company
+		h.setCookie(w, sessionCookie, "", -1)
+		h.writeError(w, r, nil, err)
+		return
+	}
+	if r.Method != http.MethodGet {
+		h.writeError(w, r, nil, recon.Errorf(recon.EUNAUTHORIZED, "the session has ended; sign in again"))
+		return
+	}
+	target := "/dashboard/signin"
+	if h.cookie(r, sessionCookie) != "" {
+		target += "?ended=1"
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+type signinView struct {
+	CSRF, Company, Email, Error string
+	Ended                       bool
+}
+
+func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
+	h.renderSignin(w, r, http.StatusOK, signinView{Ended: r.URL.Query().Get("ended") == "1"})
+}
+
+func (h *Handler) renderSignin(w http.ResponseWriter, r *http.Request, status int, v signinView) {
+	v.CSRF = newToken()
+	h.setCookie(w, signinCookie, v.CSRF, 3600)
+	h.render(w, r, status, "signin", &pageData{Lang: h.langOf(r), Path: r.URL.Path, Title: "signin", Data: v})
+}
+
+// signin checks the password through the PasswordVerifier (the OAuth login
+// page's check and throttle) and starts a live session.
+func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
+	if err := h.checkForm(r, h.cookie(r, signinCookie)); err != nil {
+		h.writeError(w, r, nil, err)
+		return
+	}
+	f := r.PostForm
+	v := signinView{Company: f.Get("company"), Email: f.Get("email")}
+	l := h.langOf(r)
+	companyID, err := strconv.ParseInt(strings.TrimSpace(v.Company), 10, 64)
+	if err != nil || companyID <= 0 {
+		v.Error = l.T("err_company_id")
+		h.renderSignin(w, r, http.StatusBadRequest, v)
+		return
+	}
+	u, err := h.Passwords.VerifyPassword(r.Context(), companyID, v.Email, f.Get("password"), clientAddress(r))
+	switch recon.ErrorCode(err) {
+	case "":
+	case recon.EUNAUTHORIZED:
+		v.Error = l.T("err_password")
+		h.renderSignin(w, r, http.StatusUnauthorized, v)
+		return
+	case recon.ERATELIMITED:
+		v.Error = l.T("err_throttled") + " (" + recon.ErrorMessage(err) + ")"
+		h.renderSignin(w, r, http.StatusTooManyRequests, v)
+		return
+	default:
+		h.writeError(w, r, nil, err)
+		return
+	}
+	t, err := h.Store.TenantOf(r.Context(), u.CompanyID, true)
+	if err == nil {
+		err = t.CheckActive()
+	}
+	if err != nil {
+		h.writeError(w, r, nil, err)
+		return
+	}
+	token, now := newToken(), h.now()
+	s := &recon.DashboardSession{UserID: u.ID, CompanyID: u.CompanyID, Live: true, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(h.MaxAge)}
+	if err := h.Store.CreateDashboardSession(r.Context(), s, tokenHash(token)); err != nil {
+		h.writeError(w, r, nil, err)
+		return
+	}
+	h.setCookie(w, signinCookie, "", -1)
+	h.setCookie(w, sessionCookie, token, int(h.MaxAge/time.Second))
+	http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
+}
+
+func (h *Handler) signout(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := h.Store.DeleteDashboardSession(r.Context(), tokenHash(q.token)); err != nil {
+		return err
+	}
+	h.setCookie(w, sessionCookie, "", -1)
+	http.Redirect(w, r, "/dashboard/signin", http.StatusSeeOther)
+	return nil
+}
+
+// switchMode moves the session to the company's live or test data (making
+// the test tenant on first use) and goes back to the page it came from.
+func (h *Handler) switchMode(w http.ResponseWriter, r *http.Request, q *request) error {
+	live := r.PostForm.Get("mode") != "test"
+	if !live {
+		if _, err := h.Store.TestTenant(r.Context(), q.session.CompanyID); err != nil {
+			return err
+		}
+	}
+	if err := h.Store.SetDashboardSessionMode(r.Context(), tokenHash(q.token), live); err != nil {
+		return err
+	}
+	http.Redirect(w, r, localPath(r.PostForm.Get("back")), http.StatusSeeOther)
+	return nil
+}
+
+// localPath is back when it is one of the dashboard's lists, else the home
+// page: a redirect never leaves the dashboard, and a detail page of one mode
+// has no counterpart in the other.
+func localPath(back string) string {
+	switch back {
+	case "/dashboard/transactions", "/dashboard/orders":
+		return back
+	}
+	return "/dashboard/"
+}
+
+// clientAddress is the peer address without its port (as the OAuth login
+// page counts it).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,195 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"recon"
+)
+
+// seenGranularity is how stale a session's last_seen_at may be before a
+// request moves it: one write a minute per active session, not one per page.
+const seenGranularity = time.Minute
+
+// CreateDashboardSession implements recon.DashboardStore. It also deletes
+// the sessions past their absolute end (an index range), so that abandoned
+// sessions do not pile up.
+func (db *DB) CreateDashboardSession(ctx context.Context, s *recon.DashboardSession, tokenHash []byte) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dashboard_sessions WHERE expires_at < $1`, s.CreatedAt); err != nil {
+			return internal(err, "sweep dashboard sessions")
+		}
+		err := tx.QueryRowContext(ctx, `
+			INSERT INTO dashboard_sessions (token_hash, company_id, user_id, live, created_at, last_seen_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+			tokenHash, s.CompanyID, s.UserID, s.Live, s.CreatedAt, s.LastSeenAt, s.ExpiresAt).Scan(&s.ID)
+		if db.d.violation(err) == foreignKeyViolation {
+			return notFound(err, "user %d of company %d not found", s.UserID, s.CompanyID)
+		}
+		if err != nil {
+			return internal(err, "create dashboard session")
+		}
+		return nil
+	})
+}
+
+func errNoSession(err error) error {
+	return &recon.Error{Code: recon.EUNAUTHORIZED, Message: "the session has ended; sign in again", Err: err}
+}
+
+// DashboardSession implements recon.DashboardStore.
+func (db *DB) DashboardSession(ctx context.Context, tokenHash []byte, now time.Time, idle time.Duration) (*recon.DashboardSession, error) {
+	var s recon.DashboardSession
+	err := db.db.QueryRowContext(ctx, `
+		SELECT id, company_id, user_id, live, created_at, last_seen_at, expires_at
+		FROM dashboard_sessions WHERE token_hash = $1`, tokenHash).
+		Scan(&s.ID, &s.CompanyID, &s.UserID, &s.Live, &s.CreatedAt, &s.LastSeenAt, &s.ExpiresAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoSession(err)
+	}
+	if err != nil {
+		return nil, internal(err, "read dashboard session")
+	}
+	s.CreatedAt, s.LastSeenAt, s.ExpiresAt = s.CreatedAt.UTC(), s.LastSeenAt.UTC(), s.ExpiresAt.UTC()
+	if !now.Before(s.ExpiresAt) || !now.Before(s.LastSeenAt.Add(idle)) {
+		if err := db.DeleteDashboardSession(ctx, tokenHash); err != nil {
+			return nil, err
+		}
+		return nil, errNoSession(nil)
+	}
+	if now.Sub(s.LastSeenAt) >= seenGranularity {
+		err := db.inTx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `UPDATE dashboard_sessions SET last_seen_at = $1 WHERE id = $2`, now, s.ID)
+			return err
+		})
+		if err != nil {
+			return nil, internal(err, "touch dashboard session")
+		}
+		s.LastSeenAt = now
+	}
+	return &s, nil
+}
+
+// SetDashboardSessionMode implements recon.DashboardStore.
+func (db *DB) SetDashboardSessionMode(ctx context.Context, tokenHash []byte, live bool) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE dashboard_sessions SET live = $1 WHERE token_hash = $2`, live, tokenHash)
+		if err != nil {
+			return internal(err, "switch dashboard session mode")
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errNoSession(nil)
+		}
+		return nil
+	})
+}
+
+// DeleteDashboardSession implements recon.DashboardStore.
+func (db *DB) DeleteDashboardSession(ctx context.Context, tokenHash []byte) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dashboard_sessions WHERE token_hash = $1`, tokenHash); err != nil {
+			return internal(err, "delete dashboard session")
+		}
+		return nil
+	})
+}
+
+// maxFlowDays bounds DayFlows: the home screen asks for 31 days at most.
+const maxFlowDays = 62
+
+// DayFlows implements recon.DashboardStore: one aggregate per day over the
+// day's range of transactions_company_date, so each query reads that day's
+// rows only (see docs/benchmarks.md for what it costs at 1M transactions).
+func (db *DB) DayFlows(ctx context.Context, companyID int64, from, to string) ([]recon.DayFlow, error) {
+	first, err1 := time.Parse(recon.DateLayout, from)
+	last, err2 := time.Parse(recon.DateLayout, to)
+	switch {
+	case err1 != nil:
+		return nil, recon.FieldError("from", "from must be a date in the form YYYY-MM-DD")
+	case err2 != nil:
+		return nil, recon.FieldError("to", "to must be a date in the form YYYY-MM-DD")
+	case last.Before(first) || last.Sub(first) >= maxFlowDays*24*time.Hour:
+		return nil, recon.FieldError("to", "to must be from from to %d days after it", maxFlowDays-1)
+	}
+	var out []recon.DayFlow
+	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		f := recon.DayFlow{Day: d.Format(recon.DateLayout)}
+		err := db.db.QueryRowContext(ctx, `
+			SELECT COALESCE(SUM(amount_in), 0), COALESCE(SUM(amount_out), 0),
+			       COALESCE(SUM(CASE WHEN amount_in > 0 THEN 1 ELSE 0 END), 0),
+			       COALESCE(SUM(CASE WHEN amount_out > 0 THEN 1 ELSE 0 END), 0),
+			       COALESCE(SUM(CASE WHEN paid THEN amount_in ELSE 0 END), 0),
+			       COALESCE(SUM(CASE WHEN paid THEN 1 ELSE 0 END), 0)
+			FROM (SELECT t.amount_in, t.amount_out, EXISTS (SELECT 1 FROM match_decisions m
+			              WHERE m.transaction_id = t.id AND m.outcome IN ($4, $5, $6)) AS paid
+			      FROM transactions t`+db.d.indexedBy("transactions_company_date")+`
+			      WHERE t.company_id = $1 AND t.transaction_date >= $2 AND t.transaction_date < $3) day`,
+			companyID, d, d.AddDate(0, 0, 1), recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid).
+			Scan(&f.In, &f.Out, &f.InCount, &f.OutCount, &f.Matched, &f.MatchedCount)
+		if err != nil {
+			return nil, internal(err, "sum a day's transactions")
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Attention implements recon.DashboardStore. The delivery counts read the
+// partial indexes of pending and dead rows, which hold few rows.
+func (db *DB) Attention(ctx context.Context, companyID int64) (*recon.Attention, error) {
+	var a recon.Attention
+	err := db.db.QueryRowContext(ctx, `
+		SELECT COUNT(*), COALESCE(SUM(amount - paid_amount), 0) FROM orders
+		WHERE company_id = $1 AND status = $2 AND paid_amount > 0`, companyID, recon.OrderAwaitingPayment).
+		Scan(&a.UnderpaidOrders, &a.UnderpaidShortfall)
+	if err != nil {
+		return nil, internal(err, "count underpaid orders")
+	}
+	err = db.db.QueryRowContext(ctx, `
+		SELECT COALESCE(SUM(CASE WHEN status = $2 THEN 1 ELSE 0 END), 0),
+		       COALESCE(SUM(CASE WHEN status = $3 THEN 1 ELSE 0 END), 0)
+		FROM deliveries WHERE company_id = $1 AND (status = $3 OR status = $2 AND attempts > 0)`,
+		companyID, recon.DeliveryPending, recon.DeliveryDead).Scan(&a.FailingDeliveries, &a.DeadDeliveries)
+	if err != nil {
+		return nil, internal(err, "count failing deliveries")
+	}
+	return &a, nil
+}
+
+// orderDeliveriesScan bounds how many of the tenant's IPNs made since the
+// order was created OrderDeliveries reads to find the order's.
+const orderDeliveriesScan = 2000
+
+// OrderDeliveries implements recon.DashboardStore. Deliveries name their
+// order only in the payload, so it reads the tenant's IPNs made since the
+// order was (deliveries_company_created), at most orderDeliveriesScan of
+// them, and keeps those whose payload names the invoice.
+func (db *DB) OrderDeliveries(ctx context.Context, companyID int64, o *recon.Order, limit int) ([]*recon.Delivery, error) {
+	name, _ := json.Marshal(o.InvoiceNumber)
+	needle := append([]byte(`"order_invoice_number":`), name...)
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT id, company_id, kind, event, payload, status, attempts, next_attempt_at, last_error, created_at
+		FROM deliveries WHERE company_id = $1 AND kind = $2 AND created_at >= $3
+		ORDER BY created_at, id LIMIT $4`, companyID, recon.DeliveryIPN, o.CreatedAt, orderDeliveriesScan)
+	if err != nil {
+		return nil, internal(err, "list order deliveries")
+	}
+	defer rows.Close()
+	out := []*recon.Delivery{}
+	for rows.Next() {
+		var d recon.Delivery
+		if err := rows.Scan(&d.ID, &d.CompanyID, &d.Kind, &d.Event, &d.Payload, &d.Status, &d.Attempts,
+			&d.NextAttemptAt, &d.LastError, &d.CreatedAt); err != nil {
+			return nil, internal(err, "list order deliveries")
+		}
+		if bytes.Contains(d.Payload, needle) && len(out) < limit {
+			d.NextAttemptAt, d.CreatedAt = d.NextAttemptAt.UTC(), d.CreatedAt.UTC()
+			out = append(out, &d)
+		}
+	}
+	return out, rows.Err()
+}
