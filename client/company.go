@@ -88,3 +88,36 @@ func (c *Client) SetPaymentCodeFormats(ctx context.Context, formats []PaymentCod
 	}
 	return &out.Data.Data, nil
 }
+
+// MemoExplanation says which payment code a memo holds and why (POST
+// /api/v1/company/try-memo).
+type MemoExplanation struct {
+	Memo       string  `json:"memo"`
+	Normalized string  `json:"normalized"` // what the rules read: no diacritics, upper case
+	Code       *string `json:"code"`       // nil when the memo holds none
+	Summary    string  `json:"summary"`
+	Candidates []struct {
+		Position int    `json:"position"` // in characters of Normalized
+		Format   int    `json:"format"`   // 1-based number of the format
+		Prefix   string `json:"prefix"`
+		Text     string `json:"text"`
+		Match    bool   `json:"match"`
+		Reason   string `json:"reason"`
+	} `json:"candidates"`
+	Ignored []string `json:"ignored"` // inactive or unusable formats
+}
+
+// TryMemo explains which payment code the company's formats find in memo,
+// or, with formats not nil, those formats (checked as SetPaymentCodeFormats
+// checks them, nothing stored): POST /api/v1/company/try-memo.
+func (c *Client) TryMemo(ctx context.Context, memo string, formats []PaymentCodeFormat) (*MemoExplanation, error) {
+	body := map[string]any{"memo": memo}
+	if formats != nil {
+		body["payment_code_formats"] = formats
+	}
+	var out envelope[MemoExplanation]
+	if _, err := c.do(ctx, &request{method: "POST", path: "/api/v1/company/try-memo", auth: authBearer, json: body, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out.Data, nil
+}

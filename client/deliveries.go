@@ -112,3 +112,61 @@ func (c *Client) ReplayDelivery(ctx context.Context, id int64) (*Delivery, error
 	}
 	return &out.Data, nil
 }
+
+// ReplayFailed sends again every failed notification (dead, or waiting for
+// a retry) created since since, of one kind or any (""): POST
+// /api/v1/deliveries/replay (scope delivery:write, Admin). since is
+// "YYYY-MM-DD HH:MM:SS" in the server's business time zone, or RFC 3339. It
+// returns how many were made due.
+func (c *Client) ReplayFailed(ctx context.Context, since, kind string) (int64, error) {
+	body := map[string]string{"since": since}
+	if kind != "" {
+		body["kind"] = kind
+	}
+	var out envelope[struct {
+		Replayed int64 `json:"replayed"`
+	}]
+	if _, err := c.do(ctx, &request{method: "POST", path: "/api/v1/deliveries/replay", auth: authBearer, json: body}, &out); err != nil {
+		return 0, err
+	}
+	return out.Data.Replayed, nil
+}
+
+// DeliveryStats are the figures of one kind of notification.
+type DeliveryStats struct {
+	Kind         string  `json:"kind"`
+	Delivered    int64   `json:"delivered"`
+	Pending      int64   `json:"pending"`
+	Failing      int64   `json:"failing"` // pending after a failed attempt
+	Dead         int64   `json:"dead"`
+	Attempts     int64   `json:"attempts"`
+	Succeeded    int64   `json:"succeeded"`
+	SuccessRate  float64 `json:"success_rate"`
+	LatencyP50MS float64 `json:"latency_p50_ms"`
+	LatencyP95MS float64 `json:"latency_p95_ms"`
+}
+
+// GetDeliveryStats returns the figures of each kind of notification created
+// since since ("" for the last 7 days): GET /api/v1/deliveries/stats.
+func (c *Client) GetDeliveryStats(ctx context.Context, since string) ([]DeliveryStats, error) {
+	q := url.Values{}
+	if since != "" {
+		q.Set("since", since)
+	}
+	var out envelope[[]DeliveryStats]
+	if _, err := c.do(ctx, &request{method: "GET", path: "/api/v1/deliveries/stats", query: q, auth: authBearer, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return out.Data, nil
+}
+
+// SendTestNotification sends a signed TEST_NOTIFICATION to the company's
+// active target of the kind (ipn, webhook or hub_ipn): POST
+// /api/v1/deliveries/test (scope delivery:write, Admin).
+func (c *Client) SendTestNotification(ctx context.Context, kind string) (*Delivery, error) {
+	var out envelope[Delivery]
+	if _, err := c.do(ctx, &request{method: "POST", path: "/api/v1/deliveries/test", auth: authBearer, json: map[string]string{"kind": kind}}, &out); err != nil {
+		return nil, err
+	}
+	return &out.Data, nil
+}

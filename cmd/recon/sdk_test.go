@@ -302,6 +302,26 @@ func TestSDKEndToEnd(t *testing.T) {
 		if ns := rc.notifications("ORDER_PAID"); ns[1].DeliveryID != ns[0].DeliveryID {
 			t.Fatalf("replay came with delivery id %s, first %s", ns[1].DeliveryID, ns[0].DeliveryID)
 		}
+		// The log's figures, a test notification, the memo tester.
+		stats, err := api.GetDeliveryStats(ctx, "2000-01-01 00:00:00")
+		if err != nil || len(stats) != 1 || stats[0].Kind != "ipn" || stats[0].Delivered < 1 || stats[0].SuccessRate <= 0 {
+			t.Fatalf("stats: %+v %v", stats, err)
+		}
+		test, err := api.SendTestNotification(ctx, "ipn")
+		if err != nil || test.Event != "TEST_NOTIFICATION" {
+			t.Fatalf("test notification: %+v %v", test, err)
+		}
+		waitFor(t, "the test notification", 10*time.Second, func() bool { return len(rc.notifications("TEST_NOTIFICATION")) == 1 })
+		if n, err := api.ReplayFailed(ctx, "2000-01-01 00:00:00", "ipn"); err != nil || n != 0 {
+			t.Fatalf("replay failed: %d %v (nothing failed)", n, err)
+		}
+		if _, err := api.ReplayFailed(ctx, "yesterday", ""); !errors.As(err, &e) || e.StatusCode != 400 {
+			t.Fatalf("replay failed since yesterday: %v", err)
+		}
+		ex, err := api.TryMemo(ctx, "chuyen tien DH12345 nhe", []client.PaymentCodeFormat{{Prefix: "DH", SuffixFrom: 4, SuffixTo: 6, CharacterType: "NumberOnly", IsActive: true}})
+		if err != nil || ex.Code == nil || *ex.Code != "DH12345" || len(ex.Candidates) != 1 || !ex.Candidates[0].Match {
+			t.Fatalf("try memo: %+v %v", ex, err)
+		}
 		rc.mu.Lock()
 		refused := rc.refused
 		rc.mu.Unlock()
