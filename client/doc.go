@@ -7,10 +7,12 @@
 //   - /oauth: OAuth2 tokens. ClientCredentials (a bank feed, no user) and
 //     RefreshTokenSource (a user's tokens, rotated on each refresh) are
 //     token sources that renew the access token before it expires.
-//   - /api/v1 (bearer token): Company, SetPaymentCodeFormats,
+//   - /api/v1 (bearer token): Company, SetPaymentCodeFormats, TryMemo,
 //     ListTransactions and the iterator Transactions, GetTransaction,
 //     PushTransactions, BankAccounts, UploadStatement, Reconciliation,
-//     deliveries (ListDeliveries, Deliveries, GetDelivery, ReplayDelivery).
+//     deliveries (ListDeliveries, Deliveries, GetDelivery, ReplayDelivery,
+//     ReplayFailed, GetDeliveryStats, SendTestNotification). The exceptions
+//     queue has no SDK call yet (its API is in docs/api.md).
 //   - the payment gateway /v1 (Basic merchant_id:secret_key, WithMerchant):
 //     ListOrders and Orders, GetOrder, CancelOrder, VoidOrder, IPN settings;
 //     SignCheckout and NewCheckoutForm sign the checkout form the payer's
