@@ -159,6 +159,10 @@ func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx
 // ANALYZE only speeds that up after a bulk load.
 func (postgresDialect) optimizeStatements() []string { return []string{`ANALYZE`} }
 
+func (postgresDialect) analyzeIngested() string {
+	return `ANALYZE transactions, transaction_day_counts`
+}
+
 // migrationLockID is the advisory lock key of migrations ("recon" in ASCII).
 // Advisory locks are per database, so databases on one server do not wait
 // for each other.
