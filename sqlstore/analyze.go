@@ -17,9 +17,11 @@ const analyzeMinRows = 5000
 // 14–30 req/s for the minute or two before autovacuum analysed the table).
 // So once this process has ingested as many rows as the table had at the
 // last refresh it made (at least analyzeMinRows), it runs the dialect's
-// ANALYZE in the background, one at a time: a table that grows from nothing
-// to N rows is analysed about log2(N/5000) times, each a fixed-size sample
-// (tens of milliseconds), and no listing after a load waits for autovacuum.
+// refresh (VACUUM (ANALYZE) on PostgreSQL) in the background, one at a time:
+// a table that grows from nothing to N rows is refreshed about
+// log2(N/5000) times, each ANALYZE a fixed-size sample (tens of
+// milliseconds) and each VACUUM reading the pages added since the last, and
+// no listing after a load waits for autovacuum.
 // The count is this process's own, kept in memory: cheap, and each node of
 // several analyses for what it wrote.
 type freshStats struct {

@@ -39,7 +39,7 @@ func TestIngestionRefreshesStatistics(t *testing.T) {
 		}
 		if batch == 3 {
 			// 4000 rows: below the threshold, nothing analysed the table.
-			if err := db.SQL().QueryRow(`SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'transactions'`).Scan(&analysed); err != nil {
+			if err := db.SQL().QueryRow(`SELECT last_analyze IS NOT NULL AND last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'transactions'`).Scan(&analysed); err != nil {
 				t.Fatal(err)
 			}
 			if analysed {
@@ -53,7 +53,7 @@ func TestIngestionRefreshesStatistics(t *testing.T) {
 			t.Fatal("6000 rows ingested, and no ANALYZE of transactions within a minute")
 		}
 		time.Sleep(20 * time.Millisecond)
-		if err := db.SQL().QueryRow(`SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'transactions'`).Scan(&analysed); err != nil {
+		if err := db.SQL().QueryRow(`SELECT last_analyze IS NOT NULL AND last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'transactions'`).Scan(&analysed); err != nil {
 			t.Fatal(err)
 		}
 	}
