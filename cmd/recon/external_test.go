@@ -19,12 +19,13 @@ import (
 // build`), and this test process is the load generator (loadgen_test.go),
 // reaching it only over HTTP with real OAuth2 tokens. Flags go after -args.
 var (
-	extRows    = flag.Int("rows", 200_000, "transactions to ingest before the listing (a multiple of 1000)")
-	extTargets = flag.String("targets", "sqlite,postgres,postgres-durable", "servers to measure: sqlite, postgres (the test harness's cluster: fsync=off), postgres-durable (a cluster on the disk: fsync=on, synchronous_commit=on)")
-	extQuiet   = flag.Duration("quiet", time.Minute, "pause between the listing right after the load and the listing later")
-	extListFor = flag.Duration("list-for", 3*time.Second, "how long each listing query runs")
-	extIPNFor  = flag.Duration("ipn-for", 6*time.Second, "how long the single-transfer pushes last")
-	extPhases  = flag.String("phases", "ingest,list,ipn", "phases to run (list needs ingest)")
+	extRows     = flag.Int("rows", 200_000, "transactions to ingest before the listing (a multiple of 1000)")
+	extAccounts = flag.Int("accounts", 2, "bank accounts the batches mix, two at a time (batch n: accounts n and n+1)")
+	extTargets  = flag.String("targets", "sqlite,postgres,postgres-durable", "servers to measure: sqlite, postgres (the test harness's cluster: fsync=off), postgres-durable (a cluster on the disk: fsync=on, synchronous_commit=on)")
+	extQuiet    = flag.Duration("quiet", time.Minute, "pause between the listing right after the load and the listing later")
+	extListFor  = flag.Duration("list-for", 3*time.Second, "how long each listing query runs")
+	extIPNFor   = flag.Duration("ipn-for", 6*time.Second, "how long the single-transfer pushes last")
+	extPhases   = flag.String("phases", "ingest,list,ipn", "phases to run (list needs ingest)")
 )
 
 // TestExternal measures each target in turn: ingestion of mixed-account
@@ -36,10 +37,10 @@ func TestExternal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := loadConfig{rows: *extRows, inFlight: 4, listFor: *extListFor, clients: 8, ipnRate: 500, ipnFor: *extIPNFor}
+	cfg := loadConfig{rows: *extRows, accounts: *extAccounts, inFlight: 4, listFor: *extListFor, clients: 8, ipnRate: 500, ipnFor: *extIPNFor}
 	var table strings.Builder
-	fmt.Fprintf(&table, "rows=%d, 1000-row batches mixing 2 accounts 60/40, %d in flight; listing: %d closed-loop clients, %s per query; IPN: %d single-transfer pushes/s for %s; %d CPUs\n",
-		cfg.rows, cfg.inFlight, cfg.clients, cfg.listFor, cfg.ipnRate, cfg.ipnFor, runtime.NumCPU())
+	fmt.Fprintf(&table, "rows=%d, 1000-row batches mixing 2 of %d accounts 60/40, %d in flight; listing: %d closed-loop clients, %s per query; IPN: %d single-transfer pushes/s for %s; %d CPUs\n",
+		cfg.rows, cfg.accounts, cfg.inFlight, cfg.clients, cfg.listFor, cfg.ipnRate, cfg.ipnFor, runtime.NumCPU())
 	fmt.Fprintf(&table, "%-17s %-30s %12s %10s %10s %s\n", "target", "measure", "rate", "p50 ms", "p99 ms", "load average (before)")
 	row := func(target, measure, rate string, p50, p99 time.Duration, load string) {
 		p := func(d time.Duration) string {
@@ -48,7 +49,9 @@ func TestExternal(t *testing.T) {
 			}
 			return ms(d)
 		}
-		fmt.Fprintf(&table, "%-17s %-30s %12s %10s %10s %s\n", target, measure, rate, p(p50), p(p99), load)
+		line := fmt.Sprintf("%-17s %-30s %12s %10s %10s %s\n", target, measure, rate, p(p50), p(p99), load)
+		fmt.Print(line) // as it comes, and again in the table at the end
+		table.WriteString(line)
 	}
 	phase := func(name string) bool { return strings.Contains(*extPhases, name) }
 	for _, target := range strings.Split(*extTargets, ",") {
@@ -68,7 +71,7 @@ func TestExternal(t *testing.T) {
 			startProcess(t, bin, addr, dbURL, append([]string{"--sandbox", "--allow-private-targets"}, benchRateLimit...)...)
 			base := "http://" + addr
 			if phase("ingest") {
-				tg := setupLoad(t, base, dbURL)
+				tg := setupLoad(t, base, dbURL, cfg.accounts)
 				load := loadAverage()
 				rate := ingest(t, tg, cfg)
 				row(target, "ingest", fmt.Sprintf("%.0f tx/s", rate), 0, 0, load)

@@ -26,6 +26,7 @@ import (
 // loadConfig sizes one run of the generator.
 type loadConfig struct {
 	rows     int           // transactions ingested in 1000-row batches
+	accounts int           // bank accounts the batches mix, two at a time
 	inFlight int           // batches in flight
 	listFor  time.Duration // how long each listing query runs
 	clients  int           // closed-loop listing clients
@@ -33,26 +34,28 @@ type loadConfig struct {
 	ipnFor   time.Duration // how long the pushes last
 }
 
-// loadTarget is a company ready for the generator: two bank accounts, the
+// loadTarget is a company ready for the generator: its bank accounts, the
 // DH format, and a token that may push and read.
 type loadTarget struct {
 	base, token string
-	accounts    [2]int64
-	numbers     [2]string
+	accounts    []int64
+	numbers     []string
 }
 
 // setupLoad makes the generator's company on a running server at base,
 // through the admin CLI on its database (an operator's setup, not measured).
-func setupLoad(t testing.TB, base, dbURL string) *loadTarget {
+func setupLoad(t testing.TB, base, dbURL string, accounts int) *loadTarget {
 	t.Helper()
 	id := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Bình Minh", "--short-name", "BINHMINH")["id"])
 	cliJSON(t, dbURL, "user", "create", "--company", id, "--email", "feed@binhminh.vn", "--role", "Admin", "--permission", "view_transactions")
 	scopes := "company transaction:read transaction:write"
 	client := cliJSON(t, dbURL, "client", "create", "--company", id, "--name", "feed", "--scopes", scopes)["client_id"].(string)
-	tg := &loadTarget{base: base, numbers: [2]string{"0071000123456", "19036688001234"}}
+	tg := &loadTarget{base: base}
 	tg.token = cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "feed@binhminh.vn", "--scopes", scopes, "--ttl", "24h")["access_token"].(string)
-	for i, number := range tg.numbers {
-		tg.accounts[i] = int64(cliJSON(t, dbURL, "bank-account", "create", "--company", id, "--bank", "Vietcombank", "--number", number)["id"].(float64))
+	for i := range max(2, accounts) {
+		number := fmt.Sprintf("00710001%05d", i)
+		tg.numbers = append(tg.numbers, number)
+		tg.accounts = append(tg.accounts, int64(cliJSON(t, dbURL, "bank-account", "create", "--company", id, "--bank", "Vietcombank", "--number", number)["id"].(float64)))
 	}
 	if status, body := call(t, "PATCH", base+"/api/v1/company/configurations", tg.token,
 		`{"payment_code_formats":[{"prefix":"DH","suffix_from":6,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}`); status != 200 {
@@ -94,8 +97,9 @@ func loadRow(buf *bytes.Buffer, account int64, seq int) {
 		account, loadDate(seq).Format(recon.DateTimeLayout), in, out, memo, seq)
 }
 
-// loadBatch renders the n-th push of 1000 rows, mixing the two accounts
-// 60/40 (rows 3 and 4 of every 5 go to the second).
+// loadBatch renders the n-th push of 1000 rows, mixing two accounts 60/40
+// (rows 3 and 4 of every 5 go to the second): accounts n and n+1 modulo
+// their number, so with two accounts every batch writes both.
 func loadBatch(tg *loadTarget, n int) []byte {
 	var buf bytes.Buffer
 	buf.WriteString(`{"transactions":[`)
@@ -103,7 +107,7 @@ func loadBatch(tg *loadTarget, n int) []byte {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		loadRow(&buf, tg.accounts[min(1, i%5/3)], n*1000+i)
+		loadRow(&buf, tg.accounts[(n+min(1, i%5/3))%len(tg.accounts)], n*1000+i)
 	}
 	buf.WriteString(`]}`)
 	return buf.Bytes()
@@ -315,7 +319,7 @@ func setupIPN(t testing.TB, base, dbURL string, n int) *ipnTarget {
 		}
 	})
 	m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
-	it.feed = &loadTarget{base: base, token: m.feedToken}
+	it.feed = &loadTarget{base: base, token: m.feedToken, accounts: make([]int64, 2)}
 	fmt.Sscan(m.account, &it.feed.accounts[0])
 	it.feed.accounts[1] = int64(cliJSON(t, dbURL, "bank-account", "create", "--company", m.company, "--bank", "MBBank", "--number", "19036688001234")["id"].(float64))
 	db := dbtest.OpenURL(t, dbURL)
@@ -390,14 +394,14 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseco
 func TestLoadGeneratorSmoke(t *testing.T) {
 	dbURL := dbtest.NewURL(t, "sqlite")
 	base, _, _ := startServer(t, dbURL, append([]string{"--sandbox", "--allow-private-targets"}, benchRateLimit...)...)
-	cfg := loadConfig{rows: 3000, inFlight: 2, listFor: 50 * time.Millisecond, clients: 2, ipnRate: 200, ipnFor: 100 * time.Millisecond}
-	tg := setupLoad(t, base, dbURL)
+	cfg := loadConfig{rows: 3000, accounts: 2, inFlight: 2, listFor: 50 * time.Millisecond, clients: 2, ipnRate: 200, ipnFor: 100 * time.Millisecond}
+	tg := setupLoad(t, base, dbURL, cfg.accounts)
 	if rate := ingest(t, tg, cfg); rate <= 0 {
 		t.Fatalf("ingestion rate %f", rate)
 	}
 	c := loadClient()
-	if a, b := tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[0])), tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[1])); a != 1800 || b != 1200 {
-		t.Fatalf("the batches put %d and %d rows on the two accounts, want 1800 and 1200 (60/40)", a, b)
+	if a, b := tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[0])), tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[1])); a != 1600 || b != 1400 {
+		t.Fatalf("the batches put %d and %d rows on the two accounts, want 1600 and 1400 (60/40, 40/60, 60/40)", a, b)
 	}
 	for _, q := range listQueries(tg, cfg.rows) {
 		if total := tg.total(t, c, strings.TrimPrefix(q.query, "limit=20")); total == 0 {
