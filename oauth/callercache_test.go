@@ -57,17 +57,18 @@ func TestCallerCacheOnTwoNodes(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			authB := func(token string) (*recon.Caller, error, int64) {
+			// authB authenticates on node B and counts its lookups.
+			authB := func(token string) (*recon.Caller, int64, error) {
 				before := storeB.lookups.Load()
 				c, err := nodeB.Authenticate(ctx, token)
-				return c, err, storeB.lookups.Load() - before
+				return c, storeB.lookups.Load() - before, err
 			}
 
 			access, _ := a.tokens(t, "company")
-			if c, err, n := authB(access); err != nil || c.User == nil || c.User.ID != a.user.ID || n != 3 {
+			if c, n, err := authB(access); err != nil || c.User == nil || c.User.ID != a.user.ID || n != 3 {
 				t.Fatalf("node B, first call: %+v, %v after %d lookups; want the user after 3", c, err, n)
 			}
-			c, err, n := authB(access)
+			c, n, err := authB(access)
 			if err != nil || n != 0 {
 				t.Fatalf("node B, second call: %v after %d lookups; want the cached caller after none", err, n)
 			}
@@ -80,28 +81,28 @@ func TestCallerCacheOnTwoNodes(t *testing.T) {
 				if err := a.db.SetUserRole(ctx, a.company.ID, a.user.ID, recon.RoleAccountant, nil); err != nil {
 					t.Fatal(err)
 				}
-				if c, err, n := authB(access); err != nil || c.User.Role != recon.RoleAccountant || n != 3 {
+				if c, n, err := authB(access); err != nil || c.User.Role != recon.RoleAccountant || n != 3 {
 					t.Fatalf("node B after the role change: %+v, %v after %d lookups; want role Accountant, looked up", c, err, n)
 				}
 			})
 			t.Run("company deactivated on node A", func(t *testing.T) {
 				a.setStatus(t, a.company.ID, recon.CompanyInactive)
-				if _, err, _ := authB(access); recon.ErrorCode(err) != recon.EFORBIDDEN {
+				if _, _, err := authB(access); recon.ErrorCode(err) != recon.EFORBIDDEN {
 					t.Fatalf("node B after deactivation: %v; want EFORBIDDEN", err)
 				}
 				a.setStatus(t, a.company.ID, recon.CompanyActive)
-				if _, err, _ := authB(access); err != nil {
+				if _, _, err := authB(access); err != nil {
 					t.Fatalf("node B after reactivation: %v", err)
 				}
 			})
 			t.Run("token revoked on node A", func(t *testing.T) {
-				if _, err, n := authB(access); err != nil || n != 0 {
+				if _, n, err := authB(access); err != nil || n != 0 {
 					t.Fatalf("node B before the revocation: %v after %d lookups; want cached", err, n)
 				}
 				if r := a.post(t, "/oauth/revoke", url.Values{"token": {access}}, a.conf.ID, a.confSecret); r.status != http.StatusOK {
 					t.Fatalf("revoke on node A: %d %v", r.status, r.json)
 				}
-				if c, err, _ := authB(access); c != nil || recon.ErrorCode(err) != recon.EUNAUTHORIZED {
+				if c, _, err := authB(access); c != nil || recon.ErrorCode(err) != recon.EUNAUTHORIZED {
 					t.Fatalf("node B after the revocation on node A: %+v, %v; want EUNAUTHORIZED", c, err)
 				}
 			})

@@ -99,6 +99,8 @@ func TestExternal(t *testing.T) {
 	fmt.Fprint(os.Stdout, "\n"+table.String())
 }
 
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+
 // loadAverage is the machine's 1-minute load average, the load conditions
 // beside each figure.
 func loadAverage() string {

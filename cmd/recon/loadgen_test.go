@@ -387,8 +387,6 @@ func (it *ipnTarget) latency(t testing.TB, cfg loadConfig) []time.Duration {
 	return lat
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
-
 // TestLoadGeneratorSmoke runs the generator at a tiny size against a server
 // on SQLite: every push stored, every filter answered, every IPN received.
 func TestLoadGeneratorSmoke(t *testing.T) {
