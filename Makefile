@@ -2,7 +2,7 @@
 GO ?= go
 PKGS ?= ./...
 
-.PHONY: help run demo build test test-short lint bench crash-test screenshots cover clean
+.PHONY: help run demo build test test-short lint bench bench-external crash-test screenshots cover clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -34,6 +34,10 @@ bench: ## run the benchmarks of docs/benchmarks.md (about 8 minutes) and print t
 	$(GO) test -run='^$$' -bench='ImportMemory/ParseFunc' -benchtime=1x ./cmd/recon   # one sub-benchmark per process: peak RSS is per process
 	$(GO) test -run='^$$' -bench='ImportMemory/Import/sqlite' -benchtime=1x ./cmd/recon
 	$(GO) test -run='^$$' -bench='ImportMemory/Import/postgres' -benchtime=1x ./cmd/recon
+
+ROWS ?= 200000
+bench-external: ## the server as its own process, a load generator as another: ingestion, listing, IPN latency on SQLite and PostgreSQL (ROWS=1000000 for 1M)
+	RECON_TEST_REQUIRE_POSTGRES=1 $(GO) test -tags external -run '^TestExternal$$' -count=1 -v -timeout 180m ./cmd/recon -args -rows=$(ROWS) $(ARGS)
 
 screenshots: ## run the browser tests and write their screenshots into docs/img (needs chromium)
 	RECON_SCREENSHOTS=$(CURDIR)/docs/img RECON_TEST_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -run 'Browser' ./...

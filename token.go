@@ -57,4 +57,11 @@ type TokenStore interface {
 	// DeleteExpiredTokenSessions removes sessions that expired before t and
 	// reports how many it removed.
 	DeleteExpiredTokenSessions(ctx context.Context, t time.Time) (int64, error)
+	// AuthEpoch returns a counter that every change able to refuse an
+	// access token accepted before moves, committed with the change: a
+	// token session updated or deleted, an OAuth2 client, user or company
+	// updated or deleted, by any writer. While it reads the same, a caller
+	// authenticated before is still the same caller (except for its
+	// token's expiry).
+	AuthEpoch(ctx context.Context) (int64, error)
 }

@@ -26,7 +26,9 @@ func errInvalidToken() error {
 // company is EFORBIDDEN (recon.ErrCompanyInactive), checked on every call
 // so that deactivation applies at once; a database failure is EINTERNAL.
 // The user is loaded fresh, so role and permission changes apply at once;
-// its PasswordHash is cleared.
+// its PasswordHash is cleared. What the lookups found is kept while the
+// store's authentication epoch stays put (callerCache): every change that
+// could refuse the token moves it, on any node.
 func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.Caller, error) {
 	// Refuse what is not an access token of this server (wrong prefix, bad
 	// HMAC) before asking the database.
@@ -34,8 +36,17 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 		s.strategy.Enigma.Validate(ctx, strings.TrimPrefix(bearerToken, prefixAccess)) != nil {
 		return nil, errInvalidToken()
 	}
-	sess := new(session)
 	sig := s.strategy.AccessTokenSignature(ctx, bearerToken)
+	// The epoch is read before the lookups, so that a caller kept under it
+	// is never older than the epoch says (see callerCache).
+	epoch, err := s.store.AuthEpoch(ctx)
+	if err != nil {
+		return nil, &recon.Error{Code: recon.EINTERNAL, Message: "could not check the access token", Err: err}
+	}
+	if c, ok := s.callers.get(sig, epoch, s.cfg.Clock.Now()); ok {
+		return c, nil
+	}
+	sess := new(session)
 	req, err := s.storage.GetAccessTokenSession(ctx, sig, sess)
 	if errors.Is(err, fosite.ErrNotFound) || errors.Is(err, fosite.ErrInactiveToken) {
 		return nil, errInvalidToken()
@@ -72,6 +83,7 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 		u.PasswordHash = ""
 		caller.User = u
 	}
+	s.callers.put(sig, epoch, caller, sess.GetExpiresAt(fosite.AccessToken))
 	return caller, nil
 }
 

@@ -85,6 +85,7 @@ type Server struct {
 	csrf     *http.CrossOriginProtection
 	pages    *pages
 	throttle *throttle
+	callers  callerCache
 }
 
 // New returns a Server on store.

@@ -78,7 +78,13 @@ func forEachEngine(t *testing.T, fn func(t *testing.T, b *bundle)) {
 
 func setup(t *testing.T, engine string) *bundle {
 	t.Helper()
-	b := &bundle{db: dbtest.OpenStore(t, engine), clock: new(testClock)}
+	return setupOn(t, dbtest.OpenStore(t, engine))
+}
+
+// setupOn makes the bundle on db.
+func setupOn(t *testing.T, db *sqlstore.DB) *bundle {
+	t.Helper()
+	b := &bundle{db: db, clock: new(testClock)}
 
 	mux := http.NewServeMux()
 	b.srv = httptest.NewServer(mux)

@@ -54,6 +54,9 @@ type dialect interface {
 	// optimizeStatements refresh the planner's statistics (see DB.Optimize),
 	// run in order on one connection.
 	optimizeStatements() []string
+	// analyzeIngested refreshes the statistics of the tables ingestion
+	// grows, or is "" where no plan depends on them (see freshStats).
+	analyzeIngested() string
 	// lockMigrations waits until no other process or goroutine migrates the
 	// database and keeps them out until unlock is called (see
 	// DB.lockMigrations).

@@ -236,6 +236,10 @@ func sqliteInsertTransactions(n int) string {
 	return sb.String()
 }
 
+// analyzeIngested: the listing names its index (indexedBy), and a
+// connection plans with the statistics it loaded when it opened anyway.
+func (sqliteDialect) analyzeIngested() string { return "" }
+
 // optimizeStatements: SQLite gathers no statistics by itself; a bounded
 // ANALYZE (analysis_limit) takes milliseconds even on millions of rows.
 func (sqliteDialect) optimizeStatements() []string {

@@ -3,8 +3,6 @@ package sqlstore
 import (
 	"context"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"recon"
@@ -13,68 +11,78 @@ import (
 // groupMaxRows bounds the rows one grouped database transaction takes.
 const groupMaxRows = 2 * recon.MaxIngestBatch
 
-// ingestGroup coalesces concurrent IngestTransactions calls for the same
-// bank accounts into one database transaction (group commit). A feed that
-// pushes each transfer as it comes makes many small concurrent calls; each
-// would take the account's lock and pay a dozen round trips and a commit on
-// its own, queueing behind the others. Instead, calls that arrive while a
-// batch for their accounts is being stored wait, and the next database
+// ingestGroup coalesces concurrent IngestTransactions calls whose bank
+// accounts overlap into one database transaction (group commit). A feed that
+// pushes each transfer as it comes makes many small concurrent calls, and a
+// feed that mixes accounts in each batch makes calls that share accounts;
+// each would take its accounts' locks and pay a dozen round trips and a
+// commit on its own, queueing behind the others on the shared locks.
+// Instead, calls that arrive while a batch sharing any of their accounts is
+// being stored wait in that batch's lane, and the lane's next database
 // transaction stores all of them, in arrival order, as if one after the
 // other: a reference repeated across calls is a duplicate of the first,
-// balances run in that order. Calls for other accounts are grouped apart, so
-// that (on PostgreSQL) they still run in parallel.
+// balances run in that order. Every writer still holds the lock of every
+// account it writes (the transaction locks the union of its calls'
+// accounts), so idempotency and running balances do not depend on the
+// grouping. Calls sharing no account with a lane go to lanes of their own,
+// so that (on PostgreSQL) they still run in parallel; a call that overlaps
+// several lanes merges them.
 //
 // Should a grouped transaction fail (a call naming another company's bank
 // account, say), each of its calls is stored again on its own, so that one
 // call's error is never another's.
 type ingestGroup struct {
-	mu      sync.Mutex
-	pending map[groupKey][]*ingestCall
+	mu    sync.Mutex
+	lanes map[int64][]*lane // by company
 }
 
-// groupKey is what calls must share to be stored together: the company and
-// the set of bank accounts they write.
-type groupKey struct {
-	company  int64
-	accounts string
+// lane is the calls of one company waiting for, or being stored by, one
+// drainer, and the bank accounts they write.
+type lane struct {
+	accounts map[int64]bool // of the calls queued and being stored
+	queue    []*ingestCall
+	merged   bool // into another lane: its drainer stops
 }
 
-func keyOf(companyID int64, in []recon.TransactionInput) groupKey {
+func (l *lane) overlaps(ids []int64) bool {
+	for _, id := range ids {
+		if l.accounts[id] {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *lane) add(ids []int64) {
+	for _, id := range ids {
+		l.accounts[id] = true
+	}
+}
+
+// accountsOf returns the distinct bank accounts of in.
+func accountsOf(in []recon.TransactionInput) []int64 {
 	ids := make([]int64, len(in))
 	for i := range in {
 		ids[i] = in[i].BankAccountID
 	}
 	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	var b strings.Builder
-	for _, id := range ids {
-		b.WriteString(strconv.FormatInt(id, 10))
-		b.WriteByte(',')
-	}
-	return groupKey{companyID, b.String()}
+	return slices.Compact(ids)
 }
 
 type ingestCall struct {
-	in    []recon.TransactionInput
-	codes []string
-	res   []recon.IngestResult
-	err   error
-	done  chan struct{}
+	in       []recon.TransactionInput
+	codes    []string
+	accounts []int64
+	res      []recon.IngestResult
+	err      error
+	done     chan struct{}
 }
 
 func (g *ingestGroup) ingest(ctx context.Context, db *DB, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
-	call := &ingestCall{in: in, codes: codes, done: make(chan struct{})}
-	key := keyOf(companyID, in)
-	g.mu.Lock()
-	if g.pending == nil {
-		g.pending = map[groupKey][]*ingestCall{}
-	}
-	_, running := g.pending[key]
-	g.pending[key] = append(g.pending[key], call)
-	g.mu.Unlock()
-	if !running {
+	call := &ingestCall{in: in, codes: codes, accounts: accountsOf(in), done: make(chan struct{})}
+	if l := g.enqueue(companyID, call); l != nil {
 		// A drainer stores this call first, then whatever queued behind it.
-		go g.drain(context.WithoutCancel(ctx), db, key)
+		go g.drain(context.WithoutCancel(ctx), db, companyID, l)
 	}
 	select {
 	case <-call.done:
@@ -85,25 +93,79 @@ func (g *ingestGroup) ingest(ctx context.Context, db *DB, companyID int64, in []
 	}
 }
 
-// drain stores the key's pending calls, a group at a time, until none is left.
-func (g *ingestGroup) drain(ctx context.Context, db *DB, key groupKey) {
+// enqueue puts call in the company's lane that shares an account with it,
+// merging every such lane into the first, or in a new lane, which it
+// returns for the caller to start its drainer.
+func (g *ingestGroup) enqueue(companyID int64, call *ingestCall) *lane {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.lanes == nil {
+		g.lanes = map[int64][]*lane{}
+	}
+	var into *lane
+	kept := g.lanes[companyID][:0]
+	for _, l := range g.lanes[companyID] {
+		switch {
+		case !l.overlaps(call.accounts):
+			kept = append(kept, l)
+		case into == nil:
+			into = l
+			kept = append(kept, l)
+		default:
+			// l's running transaction, if any, finishes on its own (the
+			// database locks order it against into's); its queue moves.
+			into.queue = append(into.queue, l.queue...)
+			for id := range l.accounts {
+				into.accounts[id] = true
+			}
+			l.queue, l.merged = nil, true
+		}
+	}
+	g.lanes[companyID] = kept
+	if into != nil {
+		into.queue = append(into.queue, call)
+		into.add(call.accounts)
+		return nil
+	}
+	l := &lane{accounts: map[int64]bool{}, queue: []*ingestCall{call}}
+	l.add(call.accounts)
+	g.lanes[companyID] = append(g.lanes[companyID], l)
+	return l
+}
+
+// drain stores the lane's calls, a group at a time, until none is left or
+// the lane was merged into another.
+func (g *ingestGroup) drain(ctx context.Context, db *DB, companyID int64, l *lane) {
 	for {
 		g.mu.Lock()
-		queue := g.pending[key]
-		if len(queue) == 0 {
-			delete(g.pending, key)
+		if l.merged || len(l.queue) == 0 {
+			if !l.merged {
+				g.lanes[companyID] = slices.DeleteFunc(g.lanes[companyID], func(o *lane) bool { return o == l })
+				if len(g.lanes[companyID]) == 0 {
+					delete(g.lanes, companyID)
+				}
+			}
 			g.mu.Unlock()
 			return
 		}
 		n, rows := 0, 0
-		for n < len(queue) && (n == 0 || rows+len(queue[n].in) <= groupMaxRows) {
-			rows += len(queue[n].in)
+		for n < len(l.queue) && (n == 0 || rows+len(l.queue[n].in) <= groupMaxRows) {
+			rows += len(l.queue[n].in)
 			n++
 		}
-		calls := queue[:n:n]
-		g.pending[key] = queue[n:]
+		calls := l.queue[:n:n]
+		l.queue = l.queue[n:]
+		// The lane now writes the accounts of this group and of the calls
+		// still queued, no longer those of groups already stored.
+		l.accounts = map[int64]bool{}
+		for _, c := range calls {
+			l.add(c.accounts)
+		}
+		for _, c := range l.queue {
+			l.add(c.accounts)
+		}
 		g.mu.Unlock()
-		g.store(ctx, db, key.company, calls)
+		g.store(ctx, db, companyID, calls)
 	}
 }
 

@@ -53,6 +53,7 @@ type DB struct {
 	// onEnqueue is called after a commit that enqueued deliveries (may be nil).
 	onEnqueue func()
 	group     ingestGroup
+	stats     freshStats
 	// writer, on SQLite, admits one write transaction of this process at a
 	// time; nil on PostgreSQL (see inTx).
 	writer chan struct{}

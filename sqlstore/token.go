@@ -119,3 +119,13 @@ func (db *DB) DeleteExpiredTokenSessions(ctx context.Context, t time.Time) (int6
 	}
 	return n, nil
 }
+
+// AuthEpoch implements recon.TokenStore: triggers move the counter
+// (migration 00012), so that no writer can forget it.
+func (db *DB) AuthEpoch(ctx context.Context) (int64, error) {
+	var n int64
+	if err := db.db.QueryRowContext(ctx, `SELECT n FROM auth_epoch WHERE id = 1`).Scan(&n); err != nil {
+		return 0, internal(err, "read the authentication epoch")
+	}
+	return n, nil
+}

@@ -69,6 +69,7 @@ func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.Transa
 		return nil, err
 	}
 	db.enqueued(enqueued)
+	db.analyzeIfDue()
 	return results, nil
 }
 
@@ -98,6 +99,7 @@ func (db *DB) IngestAtomically(ctx context.Context, companyID int64, fill func(i
 		return err
 	}
 	db.enqueued(enqueued)
+	db.analyzeIfDue()
 	return nil
 }
 
@@ -143,6 +145,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		return nil, 0, internal(err, "release savepoint")
 	}
 	results := p.results(ids)
+	db.noteIngested(len(p.rows))
 	if err := updateBalances(ctx, tx, p.accounts); err != nil {
 		return nil, 0, err
 	}

@@ -68,6 +68,9 @@ func Main(m *testing.M) {
 	if msg := server.shutdown(); msg != "" {
 		fmt.Fprintln(os.Stderr, msg)
 	}
+	if msg := durableServer.shutdown(); msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
+	}
 	os.Exit(code)
 }
 
@@ -92,10 +95,22 @@ func NewURL(t testing.TB, engine string) string {
 	case sqlstore.EngineSQLite:
 		return "sqlite:" + filepath.Join(t.TempDir(), "recon.db")
 	case sqlstore.EnginePostgres:
-		return newPostgresDatabase(t, "")
+		return server.newDatabase(t, "")
 	}
 	t.Fatalf("dbtest: unknown engine %q (want %q or %q)", engine, sqlstore.EngineSQLite, sqlstore.EnginePostgres)
 	return ""
+}
+
+// durableServer is the durable cluster of NewDurableURL, started on first use.
+var durableServer = postgresServer{durable: true}
+
+// NewDurableURL returns the URL of a fresh, empty PostgreSQL database on a
+// second throwaway cluster, on the disk (os.TempDir) with fsync,
+// synchronous_commit and full_page_writes on: what a production server runs
+// with, for benchmarks that compare the two. It ignores EnvPostgresURL.
+func NewDurableURL(t testing.TB) string {
+	t.Helper()
+	return durableServer.newDatabase(t, "")
 }
 
 // OpenStore opens a fresh, migrated database of the engine, closed when the test ends.
@@ -110,7 +125,7 @@ func OpenStore(t testing.TB, engine string) *sqlstore.DB {
 	if err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
-	return OpenURL(t, newPostgresDatabase(t, template))
+	return OpenURL(t, server.newDatabase(t, template))
 }
 
 // TestSecretKey is the sealing key of test databases on PostgreSQL (as
@@ -148,11 +163,11 @@ var (
 	databasePrefix = "recon_test_" + randomHex(4) + "_"
 )
 
-// newPostgresDatabase creates a database on the server and returns its URL.
+// newDatabase creates a database on the server and returns its URL.
 // The new database is a copy of template, or empty when template is "".
-func newPostgresDatabase(t testing.TB, template string) string {
+func (s *postgresServer) newDatabase(t testing.TB, template string) string {
 	t.Helper()
-	admin, adminURL := serverFor(t)
+	admin, adminURL := s.serverFor(t)
 	name := databasePrefix + fmt.Sprint(databaseSeq.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -183,9 +198,9 @@ func databaseURL(adminURL *url.URL, name string) string {
 // serverFor returns the admin connection and URL of the PostgreSQL
 // server, starting the throwaway cluster on first use. Without a server it
 // skips t, or fails it when EnvRequirePostgres=1.
-func serverFor(t testing.TB) (*sql.DB, *url.URL) {
+func (s *postgresServer) serverFor(t testing.TB) (*sql.DB, *url.URL) {
 	t.Helper()
-	admin, adminURL, err := server.get()
+	admin, adminURL, err := s.get()
 	if err == nil {
 		return admin, adminURL
 	}

@@ -42,6 +42,7 @@ func clusterParents() []string { return []string{"/dev/shm", os.TempDir()} }
 var server postgresServer
 
 type postgresServer struct {
+	durable  bool // a cluster on the disk with fsync and synchronous_commit on
 	once     sync.Once
 	admin    *sql.DB
 	adminURL *url.URL
@@ -60,7 +61,7 @@ func (s *postgresServer) get() (*sql.DB, *url.URL, error) {
 }
 
 func (s *postgresServer) start() error {
-	if raw := os.Getenv(EnvPostgresURL); raw != "" {
+	if raw := os.Getenv(EnvPostgresURL); raw != "" && !s.durable {
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 			return fmt.Errorf("%s is not a postgres:// URL", EnvPostgresURL)
@@ -73,7 +74,7 @@ func (s *postgresServer) start() error {
 		return err
 	}
 	reapOrphans(bin)
-	c, err := startCluster(bin)
+	c, err := startCluster(bin, s.durable)
 	if err != nil {
 		return fmt.Errorf("cannot start a throwaway PostgreSQL cluster: %w", err)
 	}
@@ -112,7 +113,7 @@ func (s *postgresServer) connect() error {
 // version, creating it on first use. t must have a server (see serverFor).
 func (s *postgresServer) migratedTemplate(t testing.TB) (string, error) {
 	t.Helper()
-	admin, adminURL := serverFor(t)
+	admin, adminURL := s.serverFor(t)
 	s.templateOnce.Do(func() {
 		name := databasePrefix + "template"
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -227,10 +228,16 @@ func (c *cluster) run(name string, args ...string) error {
 	return nil
 }
 
-// startCluster creates and starts a cluster. On failure nothing is left behind.
-func startCluster(bin string) (_ *cluster, err error) {
+// startCluster creates and starts a cluster: in memory without syncs, or,
+// durable, on the disk with PostgreSQL's durable defaults. On failure nothing
+// is left behind.
+func startCluster(bin string, durable bool) (_ *cluster, err error) {
 	var dir string
-	for _, parent := range clusterParents() {
+	parents, settings := clusterParents(), "fsync = off\nsynchronous_commit = off\nfull_page_writes = off"
+	if durable {
+		parents, settings = []string{os.TempDir()}, "fsync = on\nsynchronous_commit = on\nfull_page_writes = on"
+	}
+	for _, parent := range parents {
 		if dir, err = os.MkdirTemp(parent, clusterDirPattern); err == nil {
 			break
 		}
@@ -263,14 +270,12 @@ func startCluster(bin string) (_ *cluster, err error) {
 		socketDir = ""
 	}
 	conf := fmt.Sprintf(`
-# dbtest: a throwaway cluster for tests; durability is not wanted.
+# dbtest: a throwaway cluster for tests.
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '%s'
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+%s
 max_connections = 300
-`, socketDir)
+`, socketDir, settings)
 	f, err := os.OpenFile(filepath.Join(c.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("User", func(t *testing.T) { testUser(t, open) })
 	t.Run("Client", func(t *testing.T) { testClient(t, open) })
 	t.Run("TokenSession", func(t *testing.T) { testTokenSession(t, open) })
+	t.Run("AuthEpoch", func(t *testing.T) { testAuthEpoch(t, open) })
 	t.Run("BankAccount", func(t *testing.T) { testBankAccount(t, open) })
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
 	t.Run("Delivery", func(t *testing.T) { testDelivery(t, open) })

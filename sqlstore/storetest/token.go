@@ -255,3 +255,48 @@ func testTokenSession(t *testing.T, open Open) {
 		wantCode(t, f.s.CreateTokenSession(t.Context(), s), recon.EINVALID, "")
 	})
 }
+
+// testAuthEpoch: every change that may refuse an accepted token moves the
+// counter; issuing a token does not (callers are kept while it stays put).
+func testAuthEpoch(t *testing.T, open Open) {
+	t.Parallel()
+	f := newTokenFixture(t, open)
+	ctx := t.Context()
+	epoch := func() int64 {
+		t.Helper()
+		n, err := f.s.AuthEpoch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	last := epoch()
+	f.create(t, f.session("sig-1", "req-1"), f.session("sig-2", "req-2"))
+	if n := epoch(); n != last {
+		t.Fatalf("issuing tokens moved the epoch from %d to %d", last, n)
+	}
+	changes := []struct {
+		name   string
+		change func() error
+	}{
+		{"a token revoked", func() error { return f.s.DeactivateTokenFamily(ctx, recon.TokenAccess, "req-1") }},
+		{"a token deleted", func() error { return f.s.DeleteTokenSession(ctx, recon.TokenAccess, "sig-2") }},
+		{"a role changed", func() error {
+			return f.s.SetUserRole(ctx, f.company.ID, f.user.ID, recon.RoleMember, nil)
+		}},
+		{"a company deactivated", func() error {
+			_, err := f.s.UpdateCompany(ctx, f.company.ID, func(c *recon.Company) error { c.Status = recon.CompanyInactive; return nil })
+			return err
+		}},
+	}
+	for _, c := range changes {
+		if err := c.change(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		n := epoch()
+		if n <= last {
+			t.Errorf("%s: the epoch stayed at %d (was %d)", c.name, n, last)
+		}
+		last = n
+	}
+}

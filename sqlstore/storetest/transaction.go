@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -254,6 +256,77 @@ func testTransactions(t *testing.T, open Open) {
 			list, total, err := s.Transactions(t.Context(), c.ID, f)
 			if err != nil || total != 0 || len(list) != 0 {
 				t.Fatalf("filter %+v: %d rows, total %d, %v", f, len(list), total, err)
+			}
+		}
+	})
+	t.Run("ConcurrentMixedAccounts", func(t *testing.T) {
+		// Concurrent batches each mixing two of four accounts 60/40, every
+		// batch pushed twice at once: group commit may store overlapping
+		// calls together or apart, and still every reference is stored once,
+		// both pushes of a batch get the same ids, and each account's running
+		// balance follows its rows in the order they were stored.
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		var accounts []int64
+		for _, n := range []string{"111", "222", "333", "444"} {
+			accounts = append(accounts, newAccount(t, s, c.ID, n).ID)
+		}
+		const batches, rows = 12, 20
+		in := make([][]recon.TransactionInput, batches)
+		for b := range in {
+			for i := range rows {
+				acct := accounts[b%4]
+				if i%5 >= 3 {
+					acct = accounts[(b+1)%4]
+				}
+				in[b] = append(in[b], tx(acct, fmt.Sprintf("M%d-%d", b, i), "2026-03-01 08:00:00", int64(1+b*rows+i), 0))
+			}
+		}
+		res := make([][]recon.IngestResult, 2*batches)
+		errs := make([]error, 2*batches)
+		var wg sync.WaitGroup
+		for w := range 2 * batches {
+			b := w % batches
+			wg.Go(func() { res[w], errs[w] = s.IngestTransactions(t.Context(), c.ID, in[b], codesFor(in[b])) })
+		}
+		wg.Wait()
+		for w, err := range errs {
+			if err != nil {
+				t.Fatalf("push %d: %v", w, err)
+			}
+		}
+		for b := range batches {
+			for i := range rows {
+				first, second := res[b][i], res[b+batches][i]
+				if first.ID != second.ID || first.Duplicate == second.Duplicate {
+					t.Fatalf("batch %d row %d: the two pushes got %+v and %+v; want one id, one of them a duplicate", b, i, first, second)
+				}
+			}
+		}
+		for _, acct := range accounts {
+			var got []*recon.Transaction
+			for page := 1; ; page++ {
+				list, total, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{BankAccountID: acct, Page: page, Limit: 20})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, list...)
+				if int64(len(got)) >= total || len(list) == 0 {
+					break
+				}
+			}
+			// 3 batches put 12 rows on the account, 3 others 8.
+			if len(got) != 3*12+3*8 {
+				t.Fatalf("account %d: %d rows stored, want %d", acct, len(got), 3*12+3*8)
+			}
+			slices.SortFunc(got, func(a, b *recon.Transaction) int { return cmp.Compare(a.ID, b.ID) })
+			var balance int64
+			for _, r := range got {
+				balance += r.AmountIn - r.AmountOut
+				if r.Accumulated != balance {
+					t.Fatalf("account %d, transaction %d (%s): balance %d, want %d after the rows stored before it", acct, r.ID, r.ReferenceNumber, r.Accumulated, balance)
+				}
 			}
 		}
 	})

@@ -1,0 +1,417 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/sqlstore/dbtest"
+)
+
+// The load generator of `make bench-external` (external_test.go): it drives
+// a server over HTTP only, the way a bank feed and an ERP meet it, and knows
+// nothing of the server's process. TestLoadGeneratorSmoke runs it at a tiny
+// size in the suite, so that it keeps working.
+
+// loadConfig sizes one run of the generator.
+type loadConfig struct {
+	rows     int           // transactions ingested in 1000-row batches
+	accounts int           // bank accounts the batches mix, two at a time
+	inFlight int           // batches in flight
+	listFor  time.Duration // how long each listing query runs
+	clients  int           // closed-loop listing clients
+	ipnRate  int           // single-transfer pushes a second
+	ipnFor   time.Duration // how long the pushes last
+}
+
+// loadTarget is a company ready for the generator: its bank accounts, the
+// DH format, and a token that may push and read.
+type loadTarget struct {
+	base, token string
+	accounts    []int64
+	numbers     []string
+}
+
+// setupLoad makes the generator's company on a running server at base,
+// through the admin CLI on its database (an operator's setup, not measured).
+func setupLoad(t testing.TB, base, dbURL string, accounts int) *loadTarget {
+	t.Helper()
+	id := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Bình Minh", "--short-name", "BINHMINH")["id"])
+	cliJSON(t, dbURL, "user", "create", "--company", id, "--email", "feed@binhminh.vn", "--role", "Admin", "--permission", "view_transactions")
+	scopes := "company transaction:read transaction:write"
+	client := cliJSON(t, dbURL, "client", "create", "--company", id, "--name", "feed", "--scopes", scopes)["client_id"].(string)
+	tg := &loadTarget{base: base}
+	tg.token = cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "feed@binhminh.vn", "--scopes", scopes, "--ttl", "24h")["access_token"].(string)
+	for i := range max(2, accounts) {
+		number := fmt.Sprintf("00710001%05d", i)
+		tg.numbers = append(tg.numbers, number)
+		tg.accounts = append(tg.accounts, int64(cliJSON(t, dbURL, "bank-account", "create", "--company", id, "--bank", "Vietcombank", "--number", number)["id"].(float64)))
+	}
+	if status, body := call(t, "PATCH", base+"/api/v1/company/configurations", tg.token,
+		`{"payment_code_formats":[{"prefix":"DH","suffix_from":6,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}`); status != 200 {
+		t.Fatalf("formats: %d %v", status, body)
+	}
+	return tg
+}
+
+// loadDay0 is the date of the feed's first transaction; the seq-th follows
+// 15 s later (200,000 rows span 35 days, 1,000,000 span 174).
+var loadDay0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func loadDate(seq int) time.Time { return loadDay0.Add(time.Duration(seq) * 15 * time.Second) }
+
+// loadMemos are memos as Vietnamese bank feeds write them: with and without
+// diacritics, upper and lower case, in the banks' own wrappers; %[1]d is the
+// order number, %[2]d the sequence. One in eight holds no code.
+var loadMemos = []string{
+	"NGUYEN VAN AN chuyen tien DH%06[1]d",
+	"Thanh toán đơn hàng DH%06[1]d - Nguyễn Thị Bích Ngọc",
+	"MBVCB.%[2]d.%06[1]d.TRAN VAN BINH chuyen khoan DH%06[1]d.CT tu 0011004455667 TRAN VAN BINH toi 0071000123456 CONG TY TNHH BINH MINH",
+	"IBFT LE THI HOA thanh toan hoa don dh%06[1]d",
+	"Chuyển tiền mua hàng, mã DH%06[1]d, cảm ơn shop",
+	"PHAM QUOC HUY CK TIEN HANG DH %06[1]d",
+	"Hoàn tiền phí dịch vụ tháng 10 (%[2]d)",
+	"REM Tfr Ac: 0011004455667 O@L DH%06[1]d VO THI MAI",
+}
+
+// loadRow renders the seq-th transaction of the feed on account: every
+// tenth goes out, amounts cycle over 500 values (a filter on one selects
+// 1/500 of the account's rows), references are unique per feed.
+func loadRow(buf *bytes.Buffer, account int64, seq int) {
+	in, out := int64(1+seq%500)*1000, int64(0)
+	if seq%10 == 9 {
+		in, out = 0, int64(1+seq%50)*1000
+	}
+	memo, _ := json.Marshal(fmt.Sprintf(loadMemos[seq%len(loadMemos)], seq%1_000_000, seq))
+	fmt.Fprintf(buf, `{"bank_account_id":%d,"transaction_date":"%s","amount_in":%d,"amount_out":%d,"transaction_content":%s,"reference_number":"FT26%09d"}`,
+		account, loadDate(seq).Format(recon.DateTimeLayout), in, out, memo, seq)
+}
+
+// loadBatch renders the n-th push of 1000 rows, mixing two accounts 60/40
+// (rows 3 and 4 of every 5 go to the second): accounts n and n+1 modulo
+// their number, so with two accounts every batch writes both.
+func loadBatch(tg *loadTarget, n int) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"transactions":[`)
+	for i := range 1000 {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		loadRow(&buf, tg.accounts[(n+min(1, i%5/3))%len(tg.accounts)], n*1000+i)
+	}
+	buf.WriteString(`]}`)
+	return buf.Bytes()
+}
+
+// loadClient is the generator's HTTP client: keep-alive, enough idle
+// connections for every worker.
+func loadClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 2 * time.Minute}
+}
+
+// do sends one request with the token and reads the answer whole.
+func (tg *loadTarget) do(c *http.Client, method, path string, body []byte) (int, []byte, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, tg.base+path, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+tg.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw, err
+}
+
+// ingest pushes cfg.rows transactions in 1000-row mixed batches, cfg.inFlight
+// at a time, checks the listing's total counts them all, and returns tx/s.
+// The bodies are rendered before the clock starts.
+func ingest(t testing.TB, tg *loadTarget, cfg loadConfig) float64 {
+	t.Helper()
+	batches := make([][]byte, cfg.rows/1000)
+	for n := range batches {
+		batches[n] = loadBatch(tg, n)
+	}
+	c := loadClient()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, cfg.inFlight)
+	start := time.Now()
+	for range cfg.inFlight {
+		wg.Go(func() {
+			for n := int(next.Add(1) - 1); n < len(batches); n = int(next.Add(1) - 1) {
+				status, raw, err := tg.do(c, "POST", "/api/v1/transactions", batches[n])
+				if err == nil && status != 200 {
+					err = fmt.Errorf("push %d: %d %.300s", n, status, raw)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if total := tg.total(t, c, ""); total != len(batches)*1000 {
+		t.Fatalf("the listing counts %d transactions after pushing %d", total, len(batches)*1000)
+	}
+	return float64(len(batches)*1000) / elapsed.Seconds()
+}
+
+// total returns meta.pagination.total of the listing with the query.
+func (tg *loadTarget) total(t testing.TB, c *http.Client, query string) int {
+	t.Helper()
+	status, raw, err := tg.do(c, "GET", "/api/v1/transactions?limit=1"+query, nil)
+	if err != nil || status != 200 {
+		t.Fatalf("listing: %d %v %.300s", status, err, raw)
+	}
+	var page struct {
+		Meta struct {
+			Pagination struct {
+				Total int `json:"total"`
+			} `json:"pagination"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil {
+		t.Fatal(err)
+	}
+	return page.Meta.Pagination.Total
+}
+
+// listQuery is one listing the generator measures: page 1, each filter of
+// §4.3 on page 1, and deep pages.
+type listQuery struct{ name, query string }
+
+func listQueries(tg *loadTarget, rows int) []listQuery {
+	mid := loadDate(rows / 2)
+	return []listQuery{
+		{"page1", "limit=20"},
+		{"page500", "limit=20&page=500"},
+		{"bank_account_id", fmt.Sprintf("limit=20&bank_account_id=%d", tg.accounts[1])},
+		{"account_number", "limit=20&account_number=" + tg.numbers[0]},
+		{"reference_number", fmt.Sprintf("limit=20&reference_number=FT26%09d", rows/3)},
+		{"from_date..to_date", "limit=20&from_date=" + mid.Format(time.DateOnly) + "&to_date=" + mid.AddDate(0, 0, 6).Format(time.DateOnly)},
+		{"from_date", "limit=20&from_date=" + mid.Format(time.DateOnly)},
+		{"amount_in", "limit=20&amount_in=151000"},
+		{"amount_out", "limit=20&amount_out=20000"},
+		{"page500+dates", "limit=20&page=500&from_date=" + loadDay0.Format(time.DateOnly) + "&to_date=" + mid.Format(time.DateOnly)},
+	}
+}
+
+// listResult is what one listing query measured.
+type listResult struct {
+	name     string
+	p50, p99 time.Duration
+	rps      float64
+}
+
+// list runs each query for cfg.listFor from cfg.clients closed-loop clients.
+func list(t testing.TB, tg *loadTarget, cfg loadConfig) []listResult {
+	t.Helper()
+	var out []listResult
+	for _, q := range listQueries(tg, cfg.rows) {
+		out = append(out, listOne(t, tg, cfg, q))
+	}
+	return out
+}
+
+func listOne(t testing.TB, tg *loadTarget, cfg loadConfig, q listQuery) listResult {
+	t.Helper()
+	c := loadClient()
+	path := "/api/v1/transactions?" + q.query
+	var mu sync.Mutex
+	var lat []time.Duration
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(cfg.listFor)
+	for range cfg.clients {
+		wg.Go(func() {
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				t0 := time.Now()
+				status, raw, err := tg.do(c, "GET", path, nil)
+				if err == nil && status != 200 {
+					err = fmt.Errorf("GET %s: %d %.300s", path, status, raw)
+				}
+				if err != nil {
+					failed.CompareAndSwap(nil, err)
+					break
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err, _ := failed.Load().(error); err != nil {
+		t.Fatal(err)
+	}
+	if len(lat) == 0 {
+		t.Fatalf("%s: no request finished in %s", q.name, cfg.listFor)
+	}
+	return listResult{q.name, percentile(lat, 0.50), percentile(lat, 0.99), float64(len(lat)) / elapsed.Seconds()}
+}
+
+// percentile sorts lat and returns its p-th quantile.
+func percentile(lat []time.Duration, p float64) time.Duration {
+	slices.Sort(lat)
+	return lat[min(len(lat)-1, int(p*float64(len(lat))))]
+}
+
+// ipnTarget is a second company, a merchant with orders and an IPN target
+// at a loopback receiver, for the ingest-to-IPN latency.
+type ipnTarget struct {
+	feed     *loadTarget
+	mu       sync.Mutex
+	arrived  map[string]time.Time // invoice → IPN received
+	received chan struct{}        // one per IPN
+}
+
+// setupIPN makes the merchant and n orders DH0000000..; the orders are
+// written straight into the database (setup, not measured).
+func setupIPN(t testing.TB, base, dbURL string, n int) *ipnTarget {
+	t.Helper()
+	it := &ipnTarget{arrived: map[string]time.Time{}, received: make(chan struct{}, n)}
+	rc := newReceiver(t)
+	rc.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ipn struct {
+			Order struct {
+				Invoice string `json:"order_invoice_number"`
+			} `json:"order"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&ipn)
+		it.mu.Lock()
+		_, again := it.arrived[ipn.Order.Invoice]
+		if !again {
+			it.arrived[ipn.Order.Invoice] = time.Now()
+		}
+		it.mu.Unlock()
+		if !again {
+			it.received <- struct{}{}
+		}
+	})
+	m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
+	it.feed = &loadTarget{base: base, token: m.feedToken, accounts: make([]int64, 2)}
+	fmt.Sscan(m.account, &it.feed.accounts[0])
+	it.feed.accounts[1] = int64(cliJSON(t, dbURL, "bank-account", "create", "--company", m.company, "--bank", "MBBank", "--number", "19036688001234")["id"].(float64))
+	db := dbtest.OpenURL(t, dbURL)
+	var companyID int64
+	fmt.Sscan(m.company, &companyID)
+	for i := range n {
+		code := fmt.Sprintf("DH%07d", i)
+		if err := db.CreateOrder(context.Background(), &recon.Order{CompanyID: companyID, InvoiceNumber: code,
+			PaymentCode: code, Amount: 10000, BankAccountID: it.feed.accounts[0]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	return it
+}
+
+// ipnLatency pushes one transfer per request at cfg.ipnRate for cfg.ipnFor,
+// alternating the two accounts, each paying an order, and returns the
+// latencies from push sent to ORDER_PAID received, sorted.
+func (it *ipnTarget) latency(t testing.TB, cfg loadConfig) []time.Duration {
+	t.Helper()
+	n := int(float64(cfg.ipnRate) * cfg.ipnFor.Seconds())
+	c := loadClient()
+	sent := make([]time.Time, n)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	tick := time.NewTicker(time.Second / time.Duration(cfg.ipnRate))
+	for i := range n {
+		<-tick.C
+		wg.Go(func() {
+			body := fmt.Appendf(nil, `{"transactions":[{"bank_account_id":%d,"transaction_date":"2026-03-01 10:00:00","amount_in":10000,"transaction_content":"NGUYEN THI LAN chuyen tien DH%07d","reference_number":"IPN-%d"}]}`,
+				it.feed.accounts[i%2], i, i)
+			sent[i] = time.Now()
+			status, raw, err := it.feed.do(c, "POST", "/api/v1/transactions", body)
+			if err == nil && status != 200 {
+				err = fmt.Errorf("push %d: %d %.300s", i, status, raw)
+			}
+			if err != nil {
+				failed.CompareAndSwap(nil, err)
+			}
+		})
+	}
+	tick.Stop()
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(2 * time.Minute)
+	for range n {
+		select {
+		case <-it.received:
+		case <-timeout:
+			it.mu.Lock()
+			defer it.mu.Unlock()
+			t.Fatalf("%d of %d IPNs arrived within 2 minutes of the last push", len(it.arrived), n)
+		}
+	}
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	lat := make([]time.Duration, n)
+	for i := range n {
+		lat[i] = it.arrived[fmt.Sprintf("DH%07d", i)].Sub(sent[i])
+	}
+	slices.Sort(lat)
+	return lat
+}
+
+// TestLoadGeneratorSmoke runs the generator at a tiny size against a server
+// on SQLite: every push stored, every filter answered, every IPN received.
+func TestLoadGeneratorSmoke(t *testing.T) {
+	dbURL := dbtest.NewURL(t, "sqlite")
+	base, _, _ := startServer(t, dbURL, append([]string{"--sandbox", "--allow-private-targets"}, benchRateLimit...)...)
+	cfg := loadConfig{rows: 3000, accounts: 2, inFlight: 2, listFor: 50 * time.Millisecond, clients: 2, ipnRate: 200, ipnFor: 100 * time.Millisecond}
+	tg := setupLoad(t, base, dbURL, cfg.accounts)
+	if rate := ingest(t, tg, cfg); rate <= 0 {
+		t.Fatalf("ingestion rate %f", rate)
+	}
+	c := loadClient()
+	if a, b := tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[0])), tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[1])); a != 1600 || b != 1400 {
+		t.Fatalf("the batches put %d and %d rows on the two accounts, want 1600 and 1400 (60/40, 40/60, 60/40)", a, b)
+	}
+	for _, q := range listQueries(tg, cfg.rows) {
+		if total := tg.total(t, c, strings.TrimPrefix(q.query, "limit=20")); total == 0 {
+			t.Errorf("%s (%s) selects nothing: the generator's filters must find rows", q.name, q.query)
+		}
+	}
+	if got := list(t, tg, cfg); len(got) != len(listQueries(tg, cfg.rows)) {
+		t.Fatalf("%d listing results", len(got))
+	}
+	it := setupIPN(t, base, dbURL, 20)
+	lat := it.latency(t, cfg)
+	if len(lat) != 20 || lat[0] <= 0 {
+		t.Fatalf("latencies %v", lat)
+	}
+}

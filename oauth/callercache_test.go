@@ -1,0 +1,123 @@
+package oauth
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"testing"
+
+	"recon"
+	"recon/sqlstore/dbtest"
+)
+
+// countingStore is a real store that counts the lookups Authenticate makes
+// without the cache: the token session, the tenant and the user.
+type countingStore struct {
+	recon.Store
+	lookups atomic.Int64
+}
+
+func (s *countingStore) TokenSession(ctx context.Context, kind recon.TokenKind, signature string) (*recon.TokenSession, error) {
+	s.lookups.Add(1)
+	return s.Store.TokenSession(ctx, kind, signature)
+}
+
+func (s *countingStore) TenantOf(ctx context.Context, companyID int64, live bool) (*recon.Tenant, error) {
+	s.lookups.Add(1)
+	return s.Store.TenantOf(ctx, companyID, live)
+}
+
+func (s *countingStore) User(ctx context.Context, id int64) (*recon.User, error) {
+	s.lookups.Add(1)
+	return s.Store.User(ctx, id)
+}
+
+// TestCallerCacheOnTwoNodes: two authorization servers (nodes) on one
+// database, each with its own connections. Node B answers a token it has
+// seen from its cache, without the lookups; a token revoked through node A's
+// revocation endpoint, a role changed and a company deactivated by node A's
+// store are refused (or seen changed) by node B's very next call, with no
+// waiting: the change moved the authentication epoch in its own transaction.
+func TestCallerCacheOnTwoNodes(t *testing.T) {
+	for _, engine := range dbtest.Engines() {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			dbURL := dbtest.NewURL(t, engine)
+			a := setupOn(t, dbtest.OpenURL(t, dbURL))
+			storeB := &countingStore{Store: dbtest.OpenURL(t, dbURL)}
+			nodeB, err := New(Config{
+				Issuer: a.srv.URL,
+				Secret: []byte("0123456789abcdef0123456789abcdef"),
+				Clock:  a.clock,
+				Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+			}, storeB)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			// authB authenticates on node B and counts its lookups.
+			authB := func(token string) (*recon.Caller, int64, error) {
+				before := storeB.lookups.Load()
+				c, err := nodeB.Authenticate(ctx, token)
+				return c, storeB.lookups.Load() - before, err
+			}
+
+			access, _ := a.tokens(t, "company")
+			if c, n, err := authB(access); err != nil || c.User == nil || c.User.ID != a.user.ID || n != 3 {
+				t.Fatalf("node B, first call: %+v, %v after %d lookups; want the user after 3", c, err, n)
+			}
+			c, n, err := authB(access)
+			if err != nil || n != 0 {
+				t.Fatalf("node B, second call: %v after %d lookups; want the cached caller after none", err, n)
+			}
+			c.User.Role, c.Scopes[0] = recon.RoleAdmin, "mutated" // a handler's change stays its own
+			if c, _, _ := authB(access); c.Scopes[0] != "company" || c.User.Role != a.user.Role {
+				t.Fatalf("the cache handed out shared state: %+v", c)
+			}
+
+			t.Run("role changed on node A", func(t *testing.T) {
+				if err := a.db.SetUserRole(ctx, a.company.ID, a.user.ID, recon.RoleAccountant, nil); err != nil {
+					t.Fatal(err)
+				}
+				if c, n, err := authB(access); err != nil || c.User.Role != recon.RoleAccountant || n != 3 {
+					t.Fatalf("node B after the role change: %+v, %v after %d lookups; want role Accountant, looked up", c, err, n)
+				}
+			})
+			t.Run("company deactivated on node A", func(t *testing.T) {
+				a.setStatus(t, a.company.ID, recon.CompanyInactive)
+				if _, _, err := authB(access); recon.ErrorCode(err) != recon.EFORBIDDEN {
+					t.Fatalf("node B after deactivation: %v; want EFORBIDDEN", err)
+				}
+				a.setStatus(t, a.company.ID, recon.CompanyActive)
+				if _, _, err := authB(access); err != nil {
+					t.Fatalf("node B after reactivation: %v", err)
+				}
+			})
+			t.Run("token revoked on node A", func(t *testing.T) {
+				if _, n, err := authB(access); err != nil || n != 0 {
+					t.Fatalf("node B before the revocation: %v after %d lookups; want cached", err, n)
+				}
+				if r := a.post(t, "/oauth/revoke", url.Values{"token": {access}}, a.conf.ID, a.confSecret); r.status != http.StatusOK {
+					t.Fatalf("revoke on node A: %d %v", r.status, r.json)
+				}
+				if c, _, err := authB(access); c != nil || recon.ErrorCode(err) != recon.EUNAUTHORIZED {
+					t.Fatalf("node B after the revocation on node A: %+v, %v; want EUNAUTHORIZED", c, err)
+				}
+			})
+		})
+	}
+}
+
+// TestCallerCacheExpiry: a cached caller is not answered past its token's expiry.
+func TestCallerCacheExpiry(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, b *bundle) {
+		access, _ := b.tokens(t, "company")
+		if _, err := b.server.Authenticate(context.Background(), access); err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Advance(DefaultAccessTTL + 1)
+		b.wantUnauthorized(t, access)
+	})
+}
