@@ -101,9 +101,9 @@ func (db *DB) DeleteDashboardSession(ctx context.Context, tokenHash []byte) erro
 // maxFlowDays bounds DayFlows: the home screen asks for 31 days at most.
 const maxFlowDays = 62
 
-// DayFlows implements recon.DashboardStore: one aggregate per day over the
-// day's range of transactions_company_date, so each query reads that day's
-// rows only (see docs/benchmarks.md for what it costs at 1M transactions).
+// DayFlows implements recon.DashboardStore from the per-day sums that
+// ingestion, matching and retention keep in transaction_day_counts: one row
+// per account and day, whatever the number of transactions (migration 00014).
 func (db *DB) DayFlows(ctx context.Context, companyID int64, from, to string) ([]recon.DayFlow, error) {
 	first, err1 := time.Parse(recon.DateLayout, from)
 	last, err2 := time.Parse(recon.DateLayout, to)
@@ -115,24 +115,30 @@ func (db *DB) DayFlows(ctx context.Context, companyID int64, from, to string) ([
 	case last.Before(first) || last.Sub(first) >= maxFlowDays*24*time.Hour:
 		return nil, recon.FieldError("to", "to must be from from to %d days after it", maxFlowDays-1)
 	}
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT day, SUM(in_sum), SUM(out_sum), SUM(in_n), SUM(out_n), SUM(matched_sum), SUM(matched_n)
+		FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3 GROUP BY day`,
+		companyID, dayNumber(first), dayNumber(last))
+	if err != nil {
+		return nil, internal(err, "sum days")
+	}
+	defer rows.Close()
+	byDay := map[int64]recon.DayFlow{}
+	for rows.Next() {
+		var day int64
+		var f recon.DayFlow
+		if err := rows.Scan(&day, &f.In, &f.Out, &f.InCount, &f.OutCount, &f.Matched, &f.MatchedCount); err != nil {
+			return nil, internal(err, "sum days")
+		}
+		byDay[day] = f
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal(err, "sum days")
+	}
 	var out []recon.DayFlow
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
-		f := recon.DayFlow{Day: d.Format(recon.DateLayout)}
-		err := db.db.QueryRowContext(ctx, `
-			SELECT COALESCE(SUM(amount_in), 0), COALESCE(SUM(amount_out), 0),
-			       COALESCE(SUM(CASE WHEN amount_in > 0 THEN 1 ELSE 0 END), 0),
-			       COALESCE(SUM(CASE WHEN amount_out > 0 THEN 1 ELSE 0 END), 0),
-			       COALESCE(SUM(CASE WHEN paid THEN amount_in ELSE 0 END), 0),
-			       COALESCE(SUM(CASE WHEN paid THEN 1 ELSE 0 END), 0)
-			FROM (SELECT t.amount_in, t.amount_out, EXISTS (SELECT 1 FROM match_decisions m
-			              WHERE m.transaction_id = t.id AND m.outcome IN ($4, $5, $6)) AS paid
-			      FROM transactions t`+db.d.indexedBy("transactions_company_date")+`
-			      WHERE t.company_id = $1 AND t.transaction_date >= $2 AND t.transaction_date < $3) day`,
-			companyID, d, d.AddDate(0, 0, 1), recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid).
-			Scan(&f.In, &f.Out, &f.InCount, &f.OutCount, &f.Matched, &f.MatchedCount)
-		if err != nil {
-			return nil, internal(err, "sum a day's transactions")
-		}
+		f := byDay[dayNumber(d)]
+		f.Day = d.Format(recon.DateLayout)
 		out = append(out, f)
 	}
 	return out, nil

@@ -388,6 +388,13 @@ func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *re
 	if err := db.insertDecisions(ctx, tx, []*recon.MatchDecision{d}); err != nil {
 		return 0, nil, err
 	}
+	// Only unmatched and duplicate transfers are matched by hand: none had
+	// paid an order before.
+	if paidOutcome(d.Outcome) {
+		if err := addMatchedDays(ctx, tx, o.CompanyID, []paidTransfer{{t.BankAccountID, t.TransactionDate, t.AmountIn}}); err != nil {
+			return 0, nil, err
+		}
+	}
 	o.PaidAmount, o.UpdatedAt = m.PaidTotal, now
 	if m.Captured {
 		o.Status, o.PaidAt, o.PaidTransactionID = recon.OrderCaptured, now, t.ID

@@ -125,6 +125,15 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	if err := db.insertDecisions(ctx, tx, decisions); err != nil {
 		return 0, nil, err
 	}
+	var paid []paidTransfer
+	for i, d := range decided {
+		if d != nil && paidOutcome(d.Outcome) {
+			paid = append(paid, paidTransfer{rows[i].BankAccountID, rows[i].TransactionDate, rows[i].AmountIn})
+		}
+	}
+	if err := addMatchedDays(ctx, tx, companyID, paid); err != nil {
+		return 0, nil, err
+	}
 	var captured []*recon.Order
 	for i, o := range capturedBy {
 		if o != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 	"time"
 
 	"recon"
@@ -111,49 +110,71 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 		if err != nil {
 			return internal(err, "lock bank account for retention")
 		}
+		// The chunk, with what the day rows keep of each; then deleted.
 		rows, err := tx.QueryContext(ctx, `
-			DELETE FROM transactions WHERE id IN (
-				SELECT id FROM transactions
-				WHERE company_id = $1 AND bank_account_id = $2 AND transaction_date < $3
-				LIMIT $4)
-			RETURNING transaction_date`,
-			companyID, account, recon.WallClock(before), retentionChunk)
+			SELECT t.id, t.transaction_date, t.amount_in, t.amount_out,
+				EXISTS (SELECT 1 FROM match_decisions m WHERE m.transaction_id = t.id AND m.outcome IN ($5, $6, $7))
+			FROM transactions t
+			WHERE t.company_id = $1 AND t.bank_account_id = $2 AND t.transaction_date < $3
+			LIMIT $4`,
+			companyID, account, recon.WallClock(before), retentionChunk, recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid)
 		if err != nil {
 			return internal(err, "delete old transactions")
 		}
-		perDay := map[int64]int64{}
+		type lost struct{ daySums; matched, matchedN int64 }
+		perDay := map[dayKey]lost{}
+		var ids []any
 		for rows.Next() {
+			var id, in, out int64
 			var date anyTime
-			if err := rows.Scan(&date); err != nil {
+			var paid bool
+			if err := rows.Scan(&id, &date, &in, &out, &paid); err != nil {
 				rows.Close()
 				return internal(err, "delete old transactions")
 			}
-			perDay[dayNumber(date.t)]++
-			deleted++
+			k := dayKey{account, dayNumber(date.t)}
+			l := perDay[k]
+			l.n++
+			l.in += in
+			l.out += out
+			if in > 0 {
+				l.inN++
+			}
+			if out > 0 {
+				l.outN++
+			}
+			if paid {
+				l.matched += in
+				l.matchedN++
+			}
+			perDay[k] = l
+			ids = append(ids, id)
 		}
 		if err := rows.Close(); err != nil {
 			return internal(err, "delete old transactions")
 		}
-		if deleted == 0 {
+		if len(ids) == 0 {
 			return nil
 		}
-		days := make([]int64, 0, len(perDay))
-		for d := range perDay {
-			days = append(days, d)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM transactions WHERE id IN (`+db.params(1, len(ids))+`)`, ids...); err != nil {
+			return internal(err, "delete old transactions")
 		}
-		slices.Sort(days) // the order ingestion locks them in
-		for _, d := range days {
+		deleted = int64(len(ids))
+		days := sortedDays(perDay) // the order ingestion locks them in
+		for _, k := range days {
+			l := perDay[k]
 			if _, err := tx.ExecContext(ctx, `
-				UPDATE transaction_day_counts SET n = n - $1
-				WHERE company_id = $2 AND bank_account_id = $3 AND day = $4`,
-				perDay[d], companyID, account, d); err != nil {
+				UPDATE transaction_day_counts SET n = n - $1, in_sum = in_sum - $2, out_sum = out_sum - $3, in_n = in_n - $4,
+					out_n = out_n - $5, matched_sum = matched_sum - $6, matched_n = matched_n - $7
+				WHERE company_id = $8 AND bank_account_id = $9 AND day = $10`,
+				l.n, l.in, l.out, l.inN, l.outN, l.matched, l.matchedN, companyID, account, k.day); err != nil {
 				return internal(err, "count transactions per day")
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `
 			DELETE FROM transaction_day_counts
 			WHERE company_id = $1 AND bank_account_id = $2 AND day >= $3 AND day <= $4 AND n <= 0`,
-			companyID, account, days[0], days[len(days)-1]); err != nil {
+			companyID, account, days[0].day, days[len(days)-1].day); err != nil {
 			return internal(err, "count transactions per day")
 		}
 		return nil

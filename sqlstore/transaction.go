@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -382,41 +383,96 @@ func updateBalances(ctx context.Context, tx *sql.Tx, accounts map[int64]*account
 // dayNumber is the day of a wall-clock time, as counted in transaction_day_counts.
 func dayNumber(t time.Time) int64 { return recon.WallClock(t).Unix() / 86400 }
 
-func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow) error {
-	type key struct{ account, day int64 }
-	counts := map[key]int64{}
-	for _, r := range rows {
-		counts[key{r.BankAccountID, dayNumber(r.TransactionDate)}]++
-	}
-	if len(counts) == 0 {
-		return nil
-	}
-	keys := make([]key, 0, len(counts))
-	for k := range counts {
+// daySums are what transaction_day_counts keeps per account and day beside
+// the count: the money in and out and how many transfers each, and the money
+// in that paid an order and how many (matched later in the same transaction,
+// or by hand: addMatchedDays).
+type daySums struct{ n, in, out, inN, outN int64 }
+
+type dayKey struct{ account, day int64 }
+
+// sortedDays returns the keys in a stable order, so that concurrent
+// writers lock the day rows alike.
+func sortedDays[V any](m map[dayKey]V) []dayKey {
+	keys := make([]dayKey, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
-	// A stable order, so that concurrent batches lock the rows alike.
-	slices.SortFunc(keys, func(a, b key) int {
+	slices.SortFunc(keys, func(a, b dayKey) int {
 		if a.account != b.account {
-			return int(a.account - b.account)
+			return cmp.Compare(a.account, b.account)
 		}
-		return int(a.day - b.day)
+		return cmp.Compare(a.day, b.day)
 	})
+	return keys
+}
+
+func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow) error {
+	sums := map[dayKey]daySums{}
+	for _, r := range rows {
+		k := dayKey{r.BankAccountID, dayNumber(r.TransactionDate)}
+		s := sums[k]
+		s.n++
+		s.in += r.AmountIn
+		s.out += r.AmountOut
+		if r.AmountIn > 0 {
+			s.inN++
+		}
+		if r.AmountOut > 0 {
+			s.outN++
+		}
+		sums[k] = s
+	}
+	keys := sortedDays(sums)
 	for start := 0; start < len(keys); start += insertChunk {
 		chunk := keys[start:min(start+insertChunk, len(keys))]
 		var sb strings.Builder
-		sb.WriteString(`INSERT INTO transaction_day_counts (company_id, bank_account_id, day, n) VALUES `)
-		args := make([]any, 0, 4*len(chunk))
+		sb.WriteString(`INSERT INTO transaction_day_counts (company_id, bank_account_id, day, n, in_sum, out_sum, in_n, out_n) VALUES `)
+		args := make([]any, 0, 8*len(chunk))
 		for n, k := range chunk {
 			if n > 0 {
 				sb.WriteByte(',')
 			}
-			sb.WriteString("(" + db.params(len(args)+1, 4) + ")")
-			args = append(args, companyID, k.account, k.day, counts[k])
+			sb.WriteString("(" + db.params(len(args)+1, 8) + ")")
+			s := sums[k]
+			args = append(args, companyID, k.account, k.day, s.n, s.in, s.out, s.inN, s.outN)
 		}
-		sb.WriteString(` ON CONFLICT (company_id, bank_account_id, day) DO UPDATE SET n = transaction_day_counts.n + excluded.n`)
+		sb.WriteString(` ON CONFLICT (company_id, bank_account_id, day) DO UPDATE SET n = transaction_day_counts.n + excluded.n,
+			in_sum = transaction_day_counts.in_sum + excluded.in_sum, out_sum = transaction_day_counts.out_sum + excluded.out_sum,
+			in_n = transaction_day_counts.in_n + excluded.in_n, out_n = transaction_day_counts.out_n + excluded.out_n`)
 		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return internal(err, "count transactions per day")
+		}
+	}
+	return nil
+}
+
+// paidOutcome reports whether a decision's transfer paid its order: the
+// transfers the home counts as matched.
+func paidOutcome(outcome string) bool {
+	return outcome == recon.MatchCaptured || outcome == recon.MatchUnderpaid || outcome == recon.MatchOverpaid
+}
+
+// paidTransfer is a transfer whose first paying decision was just made.
+type paidTransfer struct {
+	account int64
+	date    time.Time
+	amount  int64
+}
+
+// addMatchedDays adds transfers that now pay an order to their days'
+// matched sums (the day rows exist: ingestion made them).
+func addMatchedDays(ctx context.Context, tx *sql.Tx, companyID int64, paid []paidTransfer) error {
+	sums := map[dayKey][2]int64{}
+	for _, p := range paid {
+		k := dayKey{p.account, dayNumber(p.date)}
+		s := sums[k]
+		sums[k] = [2]int64{s[0] + p.amount, s[1] + 1}
+	}
+	for _, k := range sortedDays(sums) {
+		if _, err := tx.ExecContext(ctx, `UPDATE transaction_day_counts SET matched_sum = matched_sum + $1, matched_n = matched_n + $2
+			WHERE company_id = $3 AND bank_account_id = $4 AND day = $5`, sums[k][0], sums[k][1], companyID, k.account, k.day); err != nil {
+			return internal(err, "sum matched transfers per day")
 		}
 	}
 	return nil

@@ -180,5 +180,36 @@ func testDashboard(t *testing.T, open Open) {
 		if got2, err = s.OrderDeliveries(t.Context(), tt.ID, o, 10); err != nil || len(got2) != 0 {
 			t.Fatalf("A's deliveries seen from the test tenant: %v, %v", got2, err)
 		}
+
+		// R5, A's duplicate, matched to B by hand: the 3rd's money in now paid an order.
+		r5, _, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{ReferenceNumber: "R5", Page: 1, Limit: 1})
+		if err != nil || len(r5) != 1 {
+			t.Fatalf("R5: %v %v", r5, err)
+		}
+		admin := &recon.User{CompanyID: c.ID, Email: "ketoan@saomai.vn", Role: recon.RoleAdmin}
+		if err := s.CreateUser(t.Context(), admin); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ResolveException(t.Context(), c.ID, r5[0].ID, recon.ResolveInput{Action: recon.ResolveMatch, OrderID: b.ID, Note: "khách chuyển nhầm mã"}, admin, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		got, err = s.DayFlows(t.Context(), c.ID, "2026-03-03", "2026-03-03")
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "flows after the match by hand", []recon.DayFlow{{Day: "2026-03-03", In: 5_000, InCount: 1, Matched: 5_000, MatchedCount: 1}}, got)
+		// Retention deletes the 1st's rows: its sums go with them.
+		if _, err := s.UpdateCompany(t.Context(), c.ID, func(co *recon.Company) error { co.Config.DataStorageDays = 1; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.(recon.RetentionStore).ApplyRetention(t.Context(), time.Date(2026, 3, 3, 12, 0, 0, 0, time.UTC)); err != nil {
+			t.Fatal(err)
+		}
+		got, err = s.DayFlows(t.Context(), c.ID, "2026-03-01", "2026-03-03")
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "flows after retention", []recon.DayFlow{{Day: "2026-03-01"}, {Day: "2026-03-02"},
+			{Day: "2026-03-03", In: 5_000, InCount: 1, Matched: 5_000, MatchedCount: 1}}, got)
 	})
 }
