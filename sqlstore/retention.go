@@ -121,7 +121,10 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 		if err != nil {
 			return internal(err, "delete old transactions")
 		}
-		type lost struct{ daySums; matched, matchedN int64 }
+		type lost struct {
+			daySums
+			matched, matchedN int64
+		}
 		perDay := map[dayKey]lost{}
 		var ids []any
 		for rows.Next() {
