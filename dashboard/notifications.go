@@ -186,8 +186,8 @@ func (h *Handler) delivery(w http.ResponseWriter, r *http.Request, q *request) e
 
 // Placeholders of the cURL command for what it must not show.
 const (
-	signaturePlaceholder = "v1=<SIGNATURE: computed with the target's signing secret; only an Admin's page shows it>"
-	secretPlaceholder    = "<SECRET_KEY: the target's secret>"
+	signaturePlaceholder = "v1=<SIGNATURE>"
+	secretPlaceholder    = "<SECRET_KEY>"
 )
 
 // curlCommand is the command that sends d's exact payload to t with the

@@ -24,7 +24,7 @@ var funcs = template.FuncMap{"rate": rate,
 	},
 	"slice2":  func(a, b recon.DayFlow) []recon.DayFlow { return []recon.DayFlow{a, b} },
 	"percent": func(f float64) string { return fmt.Sprintf("%.1f%%", f*100) },
-	"ms":      func(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }}
+	"ms":      func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }}
 
 func parsePages() map[string]*template.Template {
 	pages := make(map[string]*template.Template, len(pageNames))
