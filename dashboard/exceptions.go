@@ -15,15 +15,15 @@ import (
 // (recon.ParseExceptionFilter, recon.ExceptionStore, recon.Suggest).
 
 type exceptionsView struct {
-	Accounts  []*recon.BankAccount
-	Kinds     []string
-	Query     url.Values
-	Error     string
-	Rows      []*recon.Exception
-	Resolved  bool
-	Next      string // the next page's link (keyset: after the last id)
-	First     string // the first page's link, on a later page
-	RowTimes  []string
+	Accounts []*recon.BankAccount
+	Kinds    []string
+	Query    url.Values
+	Error    string
+	Rows     []*recon.Exception
+	Resolved bool
+	Next     string // the next page's link (keyset: after the last id)
+	First    string // the first page's link, on a later page
+	RowTimes []string
 }
 
 // exceptions serves GET /dashboard/exceptions: open (or, with
@@ -50,27 +50,31 @@ func (h *Handler) exceptions(w http.ResponseWriter, r *http.Request, q *request)
 		for _, e := range v.Rows {
 			v.RowTimes = append(v.RowTimes, e.Transaction.TransactionDate.Format("2006-01-02 15:04"))
 		}
-		page := func(after int64) string {
-			p := url.Values{}
-			for k, vs := range query {
-				if k != "after" {
-					p[k] = vs
-				}
-			}
-			if after > 0 {
-				p.Set("after", strconv.FormatInt(after, 10))
-			}
-			return r.URL.Path + "?" + p.Encode()
-		}
 		if more {
-			v.Next = page(v.Rows[len(v.Rows)-1].Transaction.ID)
+			v.Next = keysetLink(r.URL.Path, query, "after", v.Rows[len(v.Rows)-1].Transaction.ID)
 		}
 		if f.After > 0 {
-			v.First = page(0)
+			v.First = keysetLink(r.URL.Path, query, "after", 0)
 		}
 	}
 	h.render(w, r, status, "exceptions", h.data(r, q, "exceptions", v))
 	return nil
+}
+
+// keysetLink is the link to a page of a keyset-paged list: the filter's
+// query with param (the last id of the previous page) set to id, or left
+// out for the first page (id 0).
+func keysetLink(path string, query url.Values, param string, id int64) string {
+	q := url.Values{}
+	for k, vs := range query {
+		if k != param {
+			q[k] = vs
+		}
+	}
+	if id > 0 {
+		q.Set(param, strconv.FormatInt(id, 10))
+	}
+	return path + "?" + q.Encode()
 }
 
 type exceptionView struct {

@@ -93,24 +93,12 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 		if v.Rows, err = h.Store.Deliveries(ctx, q.caller.CompanyID, f); err != nil {
 			return err
 		}
-		page := func(before int64) string {
-			p := url.Values{}
-			for k, vs := range query {
-				if k != "before_id" {
-					p[k] = vs
-				}
-			}
-			if before > 0 {
-				p.Set("before_id", strconv.FormatInt(before, 10))
-			}
-			return r.URL.Path + "?" + p.Encode()
-		}
 		if len(v.Rows) > deliveryPerPage {
 			v.Rows = v.Rows[:deliveryPerPage]
-			v.Next = page(v.Rows[deliveryPerPage-1].ID)
+			v.Next = keysetLink(r.URL.Path, query, "before_id", v.Rows[deliveryPerPage-1].ID)
 		}
 		if f.BeforeID > 0 {
-			v.First = page(0)
+			v.First = keysetLink(r.URL.Path, query, "before_id", 0)
 		}
 		for _, d := range v.Rows {
 			v.RowTimes = append(v.RowTimes, h.timeText(d.CreatedAt))
@@ -211,7 +199,7 @@ func curlCommand(t *recon.Target, d *recon.Delivery, now time.Time, signed bool)
 	return b.String()
 }
 
-// shellQuote quotes s for a POSIX shell: in single quotes, each ' written '\''.
+// shellQuote quotes s for a POSIX shell: in single quotes, each ' written '\”.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // replayDelivery serves POST /dashboard/notifications/{id}/replay: the

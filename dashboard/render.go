@@ -22,7 +22,13 @@ var funcs = template.FuncMap{"rate": rate,
 			P    pager
 		}{l, p}
 	},
-	"slice2":  func(a, b recon.DayFlow) []recon.DayFlow { return []recon.DayFlow{a, b} },
+	"slice2": func(a, b recon.DayFlow) []recon.DayFlow { return []recon.DayFlow{a, b} },
+	"keysetOf": func(l lang, first, next string) any {
+		return struct {
+			Lang        lang
+			First, Next string
+		}{l, first, next}
+	},
 	"percent": func(f float64) string { return fmt.Sprintf("%.1f%%", f*100) },
 	"ms":      func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }}
 
