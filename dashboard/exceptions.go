@@ -92,8 +92,8 @@ type exceptionView struct {
 	ResultNotes []*recon.Delivery
 }
 
-// exceptionID reads {id}: a positive transaction id, else 404.
-func exceptionID(r *http.Request) (int64, error) {
+// pathID reads {id}: a positive id, else 404.
+func pathID(r *http.Request) (int64, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		return 0, errNotFound()
@@ -106,7 +106,7 @@ func exceptionID(r *http.Request) (int64, error) {
 // resolution (who, when, why) or the form to resolve it. Another tenant's
 // (or mode's) transaction is 404.
 func (h *Handler) exception(w http.ResponseWriter, r *http.Request, q *request) error {
-	id, err := exceptionID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *req
 // store's ResolveException as the API does: a match captures the order and
 // sends its IPN. A refused resolution shows the form again with the reason.
 func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, q *request) error {
-	id, err := exceptionID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}

@@ -129,13 +129,12 @@ type deliveryView struct {
 	Replayed  bool
 }
 
-func deliveryID(r *http.Request) (int64, error) { return exceptionID(r) }
 
 // delivery serves GET /dashboard/notifications/{id}: the delivery, its
 // payload, every attempt and the cURL that sends it again. Another
 // tenant's (or mode's) delivery is 404.
 func (h *Handler) delivery(w http.ResponseWriter, r *http.Request, q *request) error {
-	id, err := deliveryID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
@@ -205,7 +204,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // replayDelivery serves POST /dashboard/notifications/{id}/replay: the
 // delivery is pending and due at once (recon.DeliveryStore.ReplayDelivery).
 func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, q *request) error {
-	id, err := deliveryID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
