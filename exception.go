@@ -2,7 +2,10 @@ package recon
 
 import (
 	"context"
+	"math"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -287,4 +290,66 @@ type ExceptionStore interface {
 	// an exception twice, even concurrently, gives one resolution: the
 	// other call is ECONFLICT.
 	ResolveException(ctx context.Context, companyID, transactionID int64, in ResolveInput, by *User, now time.Time) (*ExceptionResolution, error)
+}
+
+// exceptionParams are the query parameters of the exceptions listing.
+var exceptionParams = []string{"kind", "bank_account_id", "from_date", "to_date", "status", "limit", "after"}
+
+// ParseExceptionFilter reads the exceptions listing's query parameters
+// strictly, as §4.3's are read (for the API, the CLI's flags aside, and the
+// dashboard): an unknown or repeated parameter, or a value of the wrong
+// form, is EINVALID naming it.
+func ParseExceptionFilter(q url.Values) (ExceptionFilter, error) {
+	f := ExceptionFilter{Limit: DefaultTransactionLimit}
+	if err := CheckParams(q, exceptionParams); err != nil {
+		return f, err
+	}
+	for _, p := range []struct {
+		name string
+		max  int64
+		dst  func(int64)
+	}{
+		{"limit", MaxTransactionLimit, func(n int64) { f.Limit = int(n) }},
+		{"bank_account_id", math.MaxInt64, func(n int64) { f.BankAccountID = n }},
+		{"after", math.MaxInt64, func(n int64) { f.After = n }},
+	} {
+		if !q.Has(p.name) {
+			continue
+		}
+		n, err := strconv.ParseInt(q.Get(p.name), 10, 64)
+		if err != nil || n < 1 || n > p.max {
+			return f, FieldError(p.name, "%s must be an integer from 1 to %d", p.name, p.max)
+		}
+		p.dst(n)
+	}
+	if q.Has("kind") {
+		f.Kind = q.Get("kind")
+		if !slices.Contains(ExceptionKinds, f.Kind) {
+			return f, FieldError("kind", "kind must be one of %s", strings.Join(ExceptionKinds, ", "))
+		}
+	}
+	if v := q.Get("status"); q.Has("status") && v != "open" {
+		if v != "resolved" {
+			return f, FieldError("status", "status must be open or resolved")
+		}
+		f.Resolved = true
+	}
+	return f, ParseDateRange(q, &f.FromDate, &f.ToDate)
+}
+
+// Suggest returns the suggested orders of each exception (the tenant's
+// payment-code formats read once), as the API, the CLI and the dashboard
+// show them.
+func Suggest(ctx context.Context, s Store, companyID int64, list []*Exception) ([][]*Suggestion, error) {
+	co, err := s.Company(ctx, companyID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]*Suggestion, len(list))
+	for i, e := range list {
+		if out[i], err = s.ExceptionSuggestions(ctx, companyID, e, co.Config.PaymentCodeFormats); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -1,14 +1,9 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
-	"math"
 	"net/http"
-	"net/url"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"recon"
@@ -115,70 +110,11 @@ func ExceptionJSON(e *recon.Exception, suggestions []*recon.Suggestion, loc *tim
 	return j
 }
 
-var exceptionParams = []string{"kind", "bank_account_id", "from_date", "to_date", "status", "limit", "after"}
-
-// parseExceptionFilter reads the listing's query parameters strictly, as
-// §4.3's are read: an unknown or repeated parameter, or a value of the wrong
-// form, is EINVALID naming it.
-func parseExceptionFilter(q url.Values) (recon.ExceptionFilter, error) {
-	f := recon.ExceptionFilter{Limit: recon.DefaultTransactionLimit}
-	if err := recon.CheckParams(q, exceptionParams); err != nil {
-		return f, err
-	}
-	for _, p := range []struct {
-		name string
-		max  int64
-		dst  func(int64)
-	}{
-		{"limit", recon.MaxTransactionLimit, func(n int64) { f.Limit = int(n) }},
-		{"bank_account_id", math.MaxInt64, func(n int64) { f.BankAccountID = n }},
-		{"after", math.MaxInt64, func(n int64) { f.After = n }},
-	} {
-		if !q.Has(p.name) {
-			continue
-		}
-		n, err := strconv.ParseInt(q.Get(p.name), 10, 64)
-		if err != nil || n < 1 || n > p.max {
-			return f, recon.FieldError(p.name, "%s must be an integer from 1 to %d", p.name, p.max)
-		}
-		p.dst(n)
-	}
-	if q.Has("kind") {
-		f.Kind = q.Get("kind")
-		if !slices.Contains(recon.ExceptionKinds, f.Kind) {
-			return f, recon.FieldError("kind", "kind must be one of %s", strings.Join(recon.ExceptionKinds, ", "))
-		}
-	}
-	if v := q.Get("status"); q.Has("status") && v != "open" {
-		if v != "resolved" {
-			return f, recon.FieldError("status", "status must be open or resolved")
-		}
-		f.Resolved = true
-	}
-	return f, recon.ParseDateRange(q, &f.FromDate, &f.ToDate)
-}
-
-// Suggest returns the suggested orders of each exception (the tenant's
-// payment-code formats read once), as the API and the CLI show them.
-func Suggest(ctx context.Context, s recon.Store, companyID int64, list []*recon.Exception) ([][]*recon.Suggestion, error) {
-	co, err := s.Company(ctx, companyID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]*recon.Suggestion, len(list))
-	for i, e := range list {
-		if out[i], err = s.ExceptionSuggestions(ctx, companyID, e, co.Config.PaymentCodeFormats); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // listExceptions: GET /api/v1/exceptions, newest first, keyset-paginated
 // (after = the last transaction_id of the previous page), each exception
 // with its suggested orders.
 func (h *Handler) listExceptions(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	f, err := parseExceptionFilter(r.URL.Query())
+	f, err := recon.ParseExceptionFilter(r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -186,7 +122,7 @@ func (h *Handler) listExceptions(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	suggestions, err := Suggest(r.Context(), h.Store, c.CompanyID, list)
+	suggestions, err := recon.Suggest(r.Context(), h.Store, c.CompanyID, list)
 	if err != nil {
 		return err
 	}
@@ -217,7 +153,7 @@ func (h *Handler) showException(w http.ResponseWriter, r *http.Request, c *recon
 	if err != nil {
 		return err
 	}
-	s, err := Suggest(r.Context(), h.Store, c.CompanyID, []*recon.Exception{e})
+	s, err := recon.Suggest(r.Context(), h.Store, c.CompanyID, []*recon.Exception{e})
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,8 @@ type Handler struct {
 	Location *time.Location // business time zone (default UTC)
 	Clock    recon.Clock
 	Logger   *slog.Logger
+	// Kick, when set, wakes the delivery dispatcher after a replay.
+	Kick func()
 	// IdleTimeout ends a session without requests; MaxAge ends any session.
 	IdleTimeout, MaxAge time.Duration
 
@@ -83,6 +85,13 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("GET /dashboard/order", h.page(recon.ActionReadMoney, h.order))
 	mux.HandleLimited("POST /dashboard/order/void", h.form(recon.ActionManageNotifications, h.voidOrder), formLimit)
 	mux.HandleLimited("POST /dashboard/order/cancel", h.form(recon.ActionManageNotifications, h.cancelOrder), formLimit)
+	mux.Handle("GET /dashboard/exceptions", h.page(recon.ActionReadMoney, h.exceptions))
+	mux.Handle("GET /dashboard/exceptions/{id}", h.page(recon.ActionReadMoney, h.exception))
+	mux.HandleLimited("POST /dashboard/exceptions/{id}/resolve", h.form(recon.ActionResolveExceptions, h.resolveException), formLimit)
+	mux.Handle("GET /dashboard/notifications", h.page(recon.ActionReadMoney, h.notifications))
+	mux.Handle("GET /dashboard/notifications/{id}", h.page(recon.ActionReadMoney, h.delivery))
+	mux.HandleLimited("POST /dashboard/notifications/{id}/replay", h.form(recon.ActionManageNotifications, h.replayDelivery), formLimit)
+	mux.HandleLimited("POST /dashboard/notifications/replay", h.form(recon.ActionManageNotifications, h.replayFailed), formLimit)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

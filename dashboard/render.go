@@ -2,8 +2,10 @@ package dashboard
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"net/http"
+	"time"
 
 	"recon"
 	"recon/web"
@@ -11,7 +13,7 @@ import (
 
 // pageNames are the templates/*.html files that are pages (each with the
 // layout); layout.html holds the frame.
-var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order"}
+var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery"}
 
 var funcs = template.FuncMap{"rate": rate,
 	"pagerOf": func(l lang, p pager) any {
@@ -20,7 +22,15 @@ var funcs = template.FuncMap{"rate": rate,
 			P    pager
 		}{l, p}
 	},
-	"slice2": func(a, b recon.DayFlow) []recon.DayFlow { return []recon.DayFlow{a, b} }}
+	"slice2": func(a, b recon.DayFlow) []recon.DayFlow { return []recon.DayFlow{a, b} },
+	"keysetOf": func(l lang, first, next string) any {
+		return struct {
+			Lang        lang
+			First, Next string
+		}{l, first, next}
+	},
+	"percent": func(f float64) string { return fmt.Sprintf("%.1f%%", f*100) },
+	"ms":      func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }}
 
 func parsePages() map[string]*template.Template {
 	pages := make(map[string]*template.Template, len(pageNames))

@@ -286,7 +286,7 @@ func (h *Handler) switchMode(w http.ResponseWriter, r *http.Request, q *request)
 // has no counterpart in the other.
 func localPath(back string) string {
 	switch back {
-	case "/dashboard/transactions", "/dashboard/orders":
+	case "/dashboard/transactions", "/dashboard/orders", "/dashboard/exceptions", "/dashboard/notifications":
 		return back
 	}
 	return "/dashboard/"

@@ -14,6 +14,14 @@ import (
 // of GET /api/v1/transactions (§4.3), read by the same function, with the
 // empty fields of the filter form left out.
 func transactionFilter(r *http.Request) (recon.TransactionFilter, url.Values, error) {
+	q := formQuery(r)
+	f, err := recon.ParseTransactionFilter(q)
+	return f, q, err
+}
+
+// formQuery is the request's query without the empty fields a filter form
+// sends, values trimmed.
+func formQuery(r *http.Request) url.Values {
 	q := url.Values{}
 	for k, vs := range r.URL.Query() {
 		for _, v := range vs {
@@ -22,8 +30,7 @@ func transactionFilter(r *http.Request) (recon.TransactionFilter, url.Values, er
 			}
 		}
 	}
-	f, err := recon.ParseTransactionFilter(q)
-	return f, q, err
+	return q
 }
 
 type transactionsView struct {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -165,16 +164,9 @@ func (c *Client) Send(ctx context.Context, t *recon.Target, d *recon.Delivery, n
 // under t's signing secret, with X-Secret-Key for a SECRET_KEY target. `recon
 // listen` forwards the same.
 func Headers(t *recon.Target, d *recon.Delivery, now time.Time) http.Header {
-	ts := now.Unix()
 	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", UserAgent)
-	h.Set(HeaderDelivery, strconv.FormatInt(d.ID, 10))
-	h.Set(HeaderEvent, d.Event)
-	h.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
-	h.Set(HeaderSignature, Sign(t.SigningSecret, ts, d.Payload))
-	if t.AuthType == recon.AuthSecretKey {
-		h.Set(HeaderSecretKey, t.Secret)
+	for _, f := range recon.DeliveryHeaders(t, d, now) {
+		h.Set(f.Name, f.Value)
 	}
 	return h
 }

@@ -35,6 +35,9 @@ func BenchmarkDashboard(b *testing.B) {
 		{"transactions-page500", "/dashboard/transactions?page=500"},
 		{"transactions-dates", "/dashboard/transactions?from_date=2026-02-01&to_date=2026-02-07"},
 		{"transactions-amount", "/dashboard/transactions?amount_in=150000"},
+		{"exceptions", "/dashboard/exceptions"},
+		{"exceptions-resolved", "/dashboard/exceptions?status=resolved&from_date=2026-02-01"},
+		{"notifications", "/dashboard/notifications"},
 	}
 	for _, engine := range dbtest.Engines() {
 		b.Run(engine, func(b *testing.B) {

@@ -46,7 +46,7 @@ previous page.`,
 				if err != nil {
 					return err
 				}
-				suggestions, err := api.Suggest(ctx, db, companyID, list)
+				suggestions, err := recon.Suggest(ctx, db, companyID, list)
 				if err != nil {
 					return err
 				}

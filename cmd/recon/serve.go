@@ -310,7 +310,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }, Blocked: delivery.IsBlocked,
 		BaseURL: cfg.baseURL, LinkTTL: cfg.linkTokenTTL,
 	}).Register(mux)
-	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log}).Register(mux)
+	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Kick: cfg.kick}).Register(mux)
 	return mux
 }
 

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"recon/sqlstore/dbtest"
+	"recon/web/browsertest"
+)
+
+// TestDashboardOpsBrowser resolves an exception in headless Chromium by
+// matching it to its suggested order, follows the result to the ORDER_PAID
+// notification in the log, and replays it; both engines, screenshots of the
+// four screens under make screenshots.
+func TestDashboardOpsBrowser(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		e := newOpsEnv(t, engine)
+		ctx := browsertest.New(t, browsertest.Options{})
+		shot := func(name string) {
+			if engine == "sqlite" {
+				browsertest.Screenshot(t, ctx, name)
+			}
+		}
+		do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+			t.Helper()
+			if err := chromedp.Do(ctx, actions...); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+		}
+		click := func(sel string) {
+			t.Helper()
+			if _, err := chromedp.RunResponse(ctx, chromedp.Click(sel)); err != nil {
+				t.Fatalf("click %s: %v", sel, err)
+			}
+		}
+		text := func(sel string) string {
+			t.Helper()
+			s, err := chromedp.Run(ctx, chromedp.Text(sel))
+			if err != nil {
+				t.Fatalf("text of %s: %v", sel, err)
+			}
+			return s
+		}
+		do("sign in", chromedp.Navigate(e.base+"/dashboard/"), chromedp.WaitVisible("#company"),
+			chromedp.SendKeys("#company", e.dashEnv.live.company), chromedp.SendKeys("#email", "boss@saomai.vn"),
+			chromedp.SendKeys("#password", dashPassword))
+		click("#signin")
+
+		// The queue, from the navigation: the HTML memo as text.
+		click(`nav a[href="/dashboard/exceptions"]`)
+		if got := text("#exceptions tbody"); !strings.Contains(got, `<script>alert("memo")</script>`) || !strings.Contains(got, "160,000 VND") {
+			t.Fatalf("queue: %q", got)
+		}
+		shot("dashboard-exceptions.png")
+
+		// X1: suggested INV-EXC; match it.
+		click(`a[href="` + e.excPath("X1") + `"]`)
+		if got := text("#suggestions"); !strings.Contains(got, "INV-EXC") || !strings.Contains(got, "outstanding amount") {
+			t.Fatalf("suggestions: %q", got)
+		}
+		do("fill the form", chromedp.Click(`input[value="match:INV-EXC"]`), chromedp.SendKeys("#note", "Khách gõ nhầm hai chữ số"))
+		shot("dashboard-exception.png")
+		click("#resolve")
+		if got := text("#result"); !strings.Contains(got, "INV-EXC") || !strings.Contains(got, "Captured") {
+			t.Fatalf("result: %q", got)
+		}
+		if got := text("#res-note"); got != "Khách gõ nhầm hai chữ số" {
+			t.Errorf("note %q", got)
+		}
+		paid := e.deliveryOf(t, e.live, "ORDER_PAID", "INV-EXC")
+		waitFor(t, "ORDER_PAID sent", 10*time.Second, func() bool {
+			e.rc.mu.Lock()
+			defer e.rc.mu.Unlock()
+			return e.rc.seen[fmt.Sprint(paid.ID)] == 1
+		})
+
+		// The log: the ORDER_PAID is the newest; open and replay it.
+		click(`nav a[href="/dashboard/notifications"]`)
+		if got := text("#deliveries tbody tr:first-child"); !strings.Contains(got, "ORDER_PAID") {
+			t.Fatalf("newest delivery: %q", got)
+		}
+		shot("dashboard-notifications.png")
+		click("#deliveries tbody tr:first-child a")
+		if got := text("#event"); got != "ORDER_PAID" {
+			t.Fatalf("event %q", got)
+		}
+		if got := text("#payload"); !strings.Contains(got, `"order_invoice_number": "INV-EXC"`) {
+			t.Errorf("payload: %q", got)
+		}
+		curl, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#curl").value`))
+		if err != nil || !strings.HasPrefix(curl, "curl -X POST '"+e.rc.URL+"/ipn'") || !strings.Contains(curl, "X-Recon-Signature: v1=") {
+			t.Errorf("cURL: %q %v", curl, err)
+		}
+		shot("dashboard-delivery.png")
+		click("#replay")
+		if got := text("#replayed"); !strings.Contains(got, "queued") {
+			t.Errorf("replay notice: %q", got)
+		}
+		waitFor(t, "ORDER_PAID replayed", 10*time.Second, func() bool {
+			e.rc.mu.Lock()
+			defer e.rc.mu.Unlock()
+			return e.rc.seen[fmt.Sprint(paid.ID)] == 2
+		})
+	})
+}
