@@ -2,6 +2,7 @@ package recon
 
 import (
 	"context"
+	"math"
 	"time"
 )
 
@@ -50,8 +51,18 @@ func (d DayFlow) UnmatchedCount() int64 { return d.InCount - d.MatchedCount }
 
 // Add returns the sum of two days (its Day is d's).
 func (d DayFlow) Add(o DayFlow) DayFlow {
-	return DayFlow{Day: d.Day, In: d.In + o.In, Out: d.Out + o.Out, InCount: d.InCount + o.InCount,
-		OutCount: d.OutCount + o.OutCount, Matched: d.Matched + o.Matched, MatchedCount: d.MatchedCount + o.MatchedCount}
+	return DayFlow{Day: d.Day, In: SaturatingAdd(d.In, o.In), Out: SaturatingAdd(d.Out, o.Out), InCount: d.InCount + o.InCount,
+		OutCount: d.OutCount + o.OutCount, Matched: SaturatingAdd(d.Matched, o.Matched), MatchedCount: d.MatchedCount + o.MatchedCount}
+}
+
+// SaturatingAdd adds two non-negative amounts, stopping at math.MaxInt64
+// (which then means "at least that much"): the dashboard's sums of money,
+// which must never wrap and never fail the ingestion they are kept by.
+func SaturatingAdd(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Attention counts what a tenant should look at: orders partly paid, and

@@ -115,9 +115,11 @@ func (db *DB) DayFlows(ctx context.Context, companyID int64, from, to string) ([
 	case last.Before(first) || last.Sub(first) >= maxFlowDays*24*time.Hour:
 		return nil, recon.FieldError("to", "to must be from from to %d days after it", maxFlowDays-1)
 	}
+	// Summed here, saturating (recon.SaturatingAdd): SQL's SUM of the
+	// accounts' rows could overflow.
 	rows, err := db.db.QueryContext(ctx, `
-		SELECT day, SUM(in_sum), SUM(out_sum), SUM(in_n), SUM(out_n), SUM(matched_sum), SUM(matched_n)
-		FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3 GROUP BY day`,
+		SELECT day, in_sum, out_sum, in_n, out_n, matched_sum, matched_n
+		FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3`,
 		companyID, dayNumber(first), dayNumber(last))
 	if err != nil {
 		return nil, internal(err, "sum days")
@@ -130,7 +132,7 @@ func (db *DB) DayFlows(ctx context.Context, companyID int64, from, to string) ([
 		if err := rows.Scan(&day, &f.In, &f.Out, &f.InCount, &f.OutCount, &f.Matched, &f.MatchedCount); err != nil {
 			return nil, internal(err, "sum days")
 		}
-		byDay[day] = f
+		byDay[day] = byDay[day].Add(f)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, internal(err, "sum days")

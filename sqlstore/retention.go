@@ -138,8 +138,8 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 			k := dayKey{account, dayNumber(date.t)}
 			l := perDay[k]
 			l.n++
-			l.in += in
-			l.out += out
+			l.in = recon.SaturatingAdd(l.in, in)
+			l.out = recon.SaturatingAdd(l.out, out)
 			if in > 0 {
 				l.inN++
 			}
@@ -147,7 +147,7 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 				l.outN++
 			}
 			if paid {
-				l.matched += in
+				l.matched = recon.SaturatingAdd(l.matched, in)
 				l.matchedN++
 			}
 			perDay[k] = l
@@ -167,8 +167,9 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 		for _, k := range days {
 			l := perDay[k]
 			if _, err := tx.ExecContext(ctx, `
-				UPDATE transaction_day_counts SET n = n - $1, in_sum = in_sum - $2, out_sum = out_sum - $3, in_n = in_n - $4,
-					out_n = out_n - $5, matched_sum = matched_sum - $6, matched_n = matched_n - $7
+				UPDATE transaction_day_counts SET n = n - $1, in_sum = `+saturatingSub("in_sum", "$2")+`,
+					out_sum = `+saturatingSub("out_sum", "$3")+`, in_n = in_n - $4, out_n = out_n - $5,
+					matched_sum = `+saturatingSub("matched_sum", "$6")+`, matched_n = matched_n - $7
 				WHERE company_id = $8 AND bank_account_id = $9 AND day = $10`,
 				l.n, l.in, l.out, l.inN, l.outN, l.matched, l.matchedN, companyID, account, k.day); err != nil {
 				return internal(err, "count transactions per day")

@@ -413,8 +413,8 @@ func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, row
 		k := dayKey{r.BankAccountID, dayNumber(r.TransactionDate)}
 		s := sums[k]
 		s.n++
-		s.in += r.AmountIn
-		s.out += r.AmountOut
+		s.in = recon.SaturatingAdd(s.in, r.AmountIn)
+		s.out = recon.SaturatingAdd(s.out, r.AmountOut)
 		if r.AmountIn > 0 {
 			s.inN++
 		}
@@ -438,13 +438,28 @@ func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, row
 			args = append(args, companyID, k.account, k.day, s.n, s.in, s.out, s.inN, s.outN)
 		}
 		sb.WriteString(` ON CONFLICT (company_id, bank_account_id, day) DO UPDATE SET n = transaction_day_counts.n + excluded.n,
-			in_sum = transaction_day_counts.in_sum + excluded.in_sum, out_sum = transaction_day_counts.out_sum + excluded.out_sum,
+			in_sum = ` + saturatingAdd("transaction_day_counts.in_sum", "excluded.in_sum") + `,
+			out_sum = ` + saturatingAdd("transaction_day_counts.out_sum", "excluded.out_sum") + `,
 			in_n = transaction_day_counts.in_n + excluded.in_n, out_n = transaction_day_counts.out_n + excluded.out_n`)
 		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return internal(err, "count transactions per day")
 		}
 	}
 	return nil
+}
+
+// saturatingAdd is SQL for recon.SaturatingAdd of two non-negative
+// amounts: the day sums stop at the largest int64, meaning "at least that
+// much", instead of failing the ingestion (PostgreSQL) or turning into a
+// float (SQLite). A sum that reached it stays there (saturatingSub).
+func saturatingAdd(col, add string) string {
+	return `CASE WHEN ` + add + ` > 9223372036854775807 - ` + col + ` THEN 9223372036854775807 ELSE ` + col + ` + ` + add + ` END`
+}
+
+// saturatingSub lowers a day sum, unless it saturated: what it held is
+// then unknown, and it stays "at least the largest int64".
+func saturatingSub(col, sub string) string {
+	return `CASE WHEN ` + col + ` = 9223372036854775807 THEN ` + col + ` ELSE ` + col + ` - ` + sub + ` END`
 }
 
 // paidOutcome reports whether a decision's transfer paid its order: the
@@ -467,10 +482,10 @@ func addMatchedDays(ctx context.Context, tx *sql.Tx, companyID int64, paid []pai
 	for _, p := range paid {
 		k := dayKey{p.account, dayNumber(p.date)}
 		s := sums[k]
-		sums[k] = [2]int64{s[0] + p.amount, s[1] + 1}
+		sums[k] = [2]int64{recon.SaturatingAdd(s[0], p.amount), s[1] + 1}
 	}
 	for _, k := range sortedDays(sums) {
-		if _, err := tx.ExecContext(ctx, `UPDATE transaction_day_counts SET matched_sum = matched_sum + $1, matched_n = matched_n + $2
+		if _, err := tx.ExecContext(ctx, `UPDATE transaction_day_counts SET matched_sum = `+saturatingAdd("matched_sum", "$1")+`, matched_n = matched_n + $2
 			WHERE company_id = $3 AND bank_account_id = $4 AND day = $5`, sums[k][0], sums[k][1], companyID, k.account, k.day); err != nil {
 			return internal(err, "sum matched transfers per day")
 		}
