@@ -37,6 +37,7 @@ type dashEnv struct {
 	testTx      string // id of a test-mode transfer
 	otherTx     string // id of the other company's transfer
 	userIDs     map[string]string
+	rc          *receiver // the IPN receiver of both companies
 }
 
 // htmlMemo is what a payer may write in a memo; the dashboard must show it as text.
@@ -46,6 +47,7 @@ func newDashEnv(t *testing.T, engine string) *dashEnv {
 	t.Helper()
 	e := &dashEnv{dbURL: dbtest.NewURL(t, engine), userIDs: map[string]string{}}
 	rc := newReceiver(t)
+	e.rc = rc
 	e.base, _, _ = startServer(t, e.dbURL, "--sandbox", "--allow-private-targets")
 	e.live = setupMerchant(t, e.base, e.dbURL, rc.URL+"/ipn")
 	for _, u := range []struct {
