@@ -85,7 +85,11 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		} else if err != nil {
 			return err
 		}
-		v.Targets = append(v.Targets, targetView{kind, t, maskSecret(t.Secret)})
+		masked := ""
+		if t.Secret != "" {
+			masked = recon.MaskSecret(t.Secret)
+		}
+		v.Targets = append(v.Targets, targetView{kind, t, masked})
 	}
 	m, err := h.Store.MerchantOf(ctx, q.caller.CompanyID)
 	if err == nil {
@@ -119,17 +123,6 @@ func pageParam(q url.Values, name string) (int, error) {
 		return 1, recon.FieldError(name, "%s must be an integer from 1 to %d", name, recon.MaxTransactionPage)
 	}
 	return n, nil
-}
-
-// maskSecret shows a secret's last four characters only.
-func maskSecret(s string) string {
-	if s == "" {
-		return ""
-	}
-	if n := utf8.RuneCountInString(s); n > 8 {
-		return "••••" + string([]rune(s)[n-4:])
-	}
-	return "••••"
 }
 
 // formatsForm reads the formats form: rows f0_prefix, f0_suffix_from, ...
