@@ -251,7 +251,10 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 	if err != nil {
 		return err
 	}
-	t.AuthType, t.Secret = recon.AuthSecretKey, recon.NewSecret()
+	if t.AuthType != recon.AuthSecretKey {
+		return recon.Errorf(recon.ECONFLICT, "the IPN target uses auth_type %s: it has no secret to rotate", t.AuthType)
+	}
+	t.Secret = recon.NewSecret()
 	saved, err := h.SaveIPN(r.Context(), q.caller.CompanyID, *t)
 	if err != nil {
 		return err
@@ -400,7 +403,8 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/settings/users", h.form(recon.ActionManageCompany, h.createUser), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/user-role", h.form(recon.ActionManageCompany, h.setRole), formLimit)
 	mux.Handle("GET /dashboard/bank-accounts", h.page(recon.ActionReadMoney, h.bankAccounts))
-	mux.HandleFile("POST /dashboard/bank-accounts/statement", h.form(recon.ActionWriteTransactions, h.uploadStatement), MaxStatementBytes)
+	// A form (checked for NUL like the others) whose multipart file is read by the handler.
+	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.form(recon.ActionWriteTransactions, h.uploadStatement), MaxStatementBytes)
 	mux.HandleLimited("POST /dashboard/bank-accounts/link", h.form(recon.ActionHub, h.linkBank), formLimit)
 	mux.Handle("GET /dashboard/sandbox", h.page(recon.ActionWriteTransactions, h.sandbox))
 	mux.HandleLimited("POST /dashboard/sandbox/transfer", h.form(recon.ActionWriteTransactions, h.sandboxTransfer), formLimit)
