@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Delivery kinds: who the notification goes to.
@@ -226,4 +227,15 @@ type MerchantStore interface {
 	// secret or gets a new one. The decision is taken under the row's lock,
 	// so concurrent saves agree; t is set to what was stored.
 	SetIPN(ctx context.Context, companyID int64, t *Target) error
+}
+
+// MaskSecret shows a secret as three asterisks and its last 4 characters
+// (spec §4.5); a secret of 8 characters or fewer shows only the asterisks,
+// since 4 would half reveal it.
+func MaskSecret(s string) string {
+	if utf8.RuneCountInString(s) <= 8 {
+		return "***"
+	}
+	r := []rune(s)
+	return "***" + string(r[len(r)-4:])
 }

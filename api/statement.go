@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -108,22 +107,8 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 		return recon.Errorf(recon.EUNAVAILABLE, "too many statement uploads are being imported at once: retry in %s seconds", uploadRetryAfter)
 	}
 	defer release()
-	br := bufio.NewReaderSize(spool, 64<<10)
-	head, _ := br.Peek(4096)
 	f := statement.Format(q.Get("format"))
-	switch f {
-	case "", "auto":
-		if len(head) == 0 {
-			return recon.Errorf(recon.EINVALID, "the statement file is empty")
-		}
-		if f, err = statement.DetectFormat(name, head); err != nil {
-			return err
-		}
-	case statement.CSV, statement.CAMT053, statement.MT940:
-	default:
-		return recon.FieldError("format", "format must be one of auto, csv, camt053, mt940")
-	}
-	rep, err := statement.Import(r.Context(), h.Store, c.CompanyID, id, br, f, statement.Options{Location: h.location()}, skip)
+	rep, err := statement.ImportFile(r.Context(), h.Store, c.CompanyID, id, name, spool, f, statement.Options{Location: h.location()}, skip)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,10 @@
 package dashboard
 
 import (
+	"context"
 	"embed"
 	"html/template"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -40,10 +42,29 @@ type Handler struct {
 	Location *time.Location // business time zone (default UTC)
 	Clock    recon.Clock
 	Logger   *slog.Logger
-	// Kick, when set, wakes the delivery dispatcher after a replay.
+	// Kick, when set, wakes the delivery dispatcher after a replay or a
+	// test notification.
 	Kick func()
 	// IdleTimeout ends a session without requests; MaxAge ends any session.
 	IdleTimeout, MaxAge time.Duration
+
+	// Settings, bank accounts and sandbox (settings.go, bank.go,
+	// sandbox.go): what they need from other adapters, wired by
+	// cmd/recon. A nil one hides its feature.
+	//
+	// MaxPrefixLen is the server's longest payment-code prefix (default
+	// recon.DefaultPrefixMaxLen).
+	MaxPrefixLen int
+	// HashPassword hashes a new user's password (oauth.HashPassword).
+	HashPassword func(password string) (string, error)
+	// SaveIPN saves the tenant's IPN target by the gateway's rules
+	// (gateway.Handler.SaveIPN) and returns what is stored.
+	SaveIPN func(ctx context.Context, tenant int64, t recon.Target) (*recon.Target, error)
+	// ImportStatement imports a statement file into a bank account as
+	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
+	ImportStatement func(ctx context.Context, tenant, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
+	// Hub is the bank-linking hub (hub.Handler), nil without one.
+	Hub Hub
 
 	pages map[string]*template.Template
 	csrf  *http.CrossOriginProtection
@@ -92,6 +113,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("GET /dashboard/notifications/{id}", h.page(recon.ActionReadMoney, h.delivery))
 	mux.HandleLimited("POST /dashboard/notifications/{id}/replay", h.form(recon.ActionManageNotifications, h.replayDelivery), formLimit)
 	mux.HandleLimited("POST /dashboard/notifications/replay", h.form(recon.ActionManageNotifications, h.replayFailed), formLimit)
+	h.registerSettings(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

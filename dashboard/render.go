@@ -13,9 +13,11 @@ import (
 
 // pageNames are the templates/*.html files that are pages (each with the
 // layout); layout.html holds the frame.
-var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery"}
+var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery",
+	"settings", "bankaccounts", "sandbox"}
 
-var funcs = template.FuncMap{"rate": rate,
+var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 1 },
+	"gapOf": func(d *recon.BalanceDiscontinuity) int64 { return d.Reported - d.Expected },
 	"pagerOf": func(l lang, p pager) any {
 		return struct {
 			Lang lang
@@ -52,13 +54,17 @@ type pageData struct {
 	CSRF      string
 	MayMoney  bool
 	MayManage bool
-	Data      any
+	// MayCompany opens the settings; SandboxPanel shows the sandbox link.
+	MayCompany, MayWrite, SandboxPanel bool
+	Data                               any
 }
 
 func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageData {
 	return &pageData{Lang: q.lang, Title: title, Path: r.URL.Path, User: q.caller.User, Company: q.company.ShortName,
 		Live: q.caller.Livemode, CSRF: csrfToken(q.token), MayMoney: q.caller.May(recon.ActionReadMoney),
-		MayManage: q.caller.May(recon.ActionManageNotifications), Data: v}
+		MayManage: q.caller.May(recon.ActionManageNotifications), MayCompany: q.caller.May(recon.ActionManageCompany),
+		MayWrite:     q.caller.May(recon.ActionWriteTransactions),
+		SandboxPanel: h.sandboxOpen(q) == nil && q.caller.May(recon.ActionWriteTransactions), Data: v}
 }
 
 // render writes the page whole, or a 500 when it fails to execute (never

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -125,7 +126,11 @@ func (h *Handler) checkForm(r *http.Request, want string) error {
 	if err := h.csrf.Check(r); err != nil {
 		return recon.Errorf(recon.EFORBIDDEN, "the form was sent from another site")
 	}
-	if err := r.ParseForm(); err != nil {
+	parse := r.ParseForm
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		parse = func() error { return r.ParseMultipartForm(1 << 20) } // files over 1 MiB go to disk
+	}
+	if err := parse(); err != nil {
 		return recon.Errorf(recon.EINVALID, "the form could not be read")
 	}
 	if !sameToken(r.PostForm.Get("csrf"), want) {

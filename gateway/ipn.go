@@ -31,24 +31,14 @@ func IPNJSON(t *recon.Target, showSecret, showSigning bool) any {
 	if t.AuthType == recon.AuthSecretKey {
 		s := t.Secret
 		if !showSecret {
-			s = maskSecret(s)
+			s = recon.MaskSecret(s)
 		}
 		out.SecretKey = &s
 	}
 	if !showSigning {
-		out.SigningSecret = maskSecret(out.SigningSecret)
+		out.SigningSecret = recon.MaskSecret(out.SigningSecret)
 	}
 	return out
-}
-
-// maskSecret shows three asterisks and the last 4 characters (only the
-// asterisks for a secret of 8 characters or fewer, which 4 would half reveal).
-func maskSecret(s string) string {
-	if utf8.RuneCountInString(s) <= 8 {
-		return "***"
-	}
-	r := []rune(s)
-	return "***" + string(r[len(r)-4:])
 }
 
 // getIPN serves GET /v1/ipn: the IPN settings with the secrets masked, or

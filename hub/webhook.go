@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"unicode/utf8"
 
 	"recon"
 	"recon/web"
@@ -31,20 +30,9 @@ func toWebhookJSON(w *recon.HubWebhook, showSecret bool) webhookJSON {
 		out.Active = 1
 	}
 	if !showSecret {
-		out.SecretKey = maskSecret(w.Secret)
+		out.SecretKey = recon.MaskSecret(w.Secret)
 	}
 	return out
-}
-
-// maskSecret shows three asterisks and the last 4 characters (spec §4.5);
-// a secret of 8 characters or fewer shows only the asterisks, since 4 would
-// half reveal it.
-func maskSecret(s string) string {
-	if utf8.RuneCountInString(s) <= 8 {
-		return "***"
-	}
-	r := []rune(s)
-	return "***" + string(r[len(r)-4:])
 }
 
 // getWebhook serves GET /v1/webhook: the configuration with the secret

@@ -70,7 +70,7 @@ func (db *DB) UserByEmail(ctx context.Context, companyID int64, email string) (*
 
 const selectUser = `SELECT id, company_id, email, role, permissions, password_hash, created_at FROM users`
 
-func scanUser(row *sql.Row) (*recon.User, error) {
+func scanUser(row interface{ Scan(...any) error }) (*recon.User, error) {
 	var (
 		u     recon.User
 		perms string
@@ -103,4 +103,29 @@ func (db *DB) SetUserRole(ctx context.Context, companyID, userID int64, role rec
 		return recon.Errorf(recon.ENOTFOUND, "company %d has no user %d", companyID, userID)
 	}
 	return nil
+}
+
+// Users implements recon.UserStore.
+func (db *DB) Users(ctx context.Context, companyID int64, offset, limit int) ([]*recon.User, int64, error) {
+	var total int64
+	if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE company_id = $1`, companyID).Scan(&total); err != nil {
+		return nil, 0, internal(err, "count users")
+	}
+	rows, err := db.db.QueryContext(ctx, selectUser+` WHERE company_id = $1 ORDER BY id LIMIT $2 OFFSET $3`, companyID, limit, offset)
+	if err != nil {
+		return nil, 0, internal(err, "list users")
+	}
+	defer rows.Close()
+	var out []*recon.User
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, 0, internal(err, "list users")
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, internal(err, "list users")
+	}
+	return out, total, nil
 }

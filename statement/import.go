@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -127,4 +128,57 @@ func rowOf(err error, rows []int) error {
 		return &RowError{Row: rows[n], Err: &recon.Error{Code: recon.EINVALID, Message: msg, Fields: map[string][]string{"row": {msg}}, Err: re.Err}}
 	}
 	return err
+}
+
+// ImportFile is Import of an uploaded file named name (the API's and the
+// dashboard's uploads): f "" or "auto" detects the format from the name and
+// the first bytes, as DetectFormat. Give it a file, not a reader that waits
+// on a slow client. When the import fails on a row (without skipInvalid,
+// nothing stored), the report that comes with the error lists every bad row
+// of the file in Skipped (read again, storing nothing), so that the uploader
+// can fix them all at once.
+func ImportFile(ctx context.Context, s interface {
+	recon.AtomicIngestStore
+	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
+}, companyID, accountID int64, name string, file io.ReadSeeker, f Format, opts Options, skipInvalid bool) (*Report, error) {
+	br := bufio.NewReaderSize(file, 64<<10)
+	switch f {
+	case "", "auto":
+		head, _ := br.Peek(4096)
+		if len(head) == 0 {
+			return nil, recon.Errorf(recon.EINVALID, "the statement file is empty")
+		}
+		var err error
+		if f, err = DetectFormat(name, head); err != nil {
+			return nil, err
+		}
+	case CSV, CAMT053, MT940:
+	default:
+		return nil, recon.FieldError("format", "format must be one of auto, csv, camt053, mt940")
+	}
+	rep, err := Import(ctx, s, companyID, accountID, br, f, opts, skipInvalid)
+	var rowErr *RowError
+	if err == nil || !errors.As(err, &rowErr) {
+		return rep, err
+	}
+	rep = &Report{Format: f}
+	if _, serr := file.Seek(0, io.SeekStart); serr != nil {
+		return nil, err
+	}
+	bad := func(e RowError) {
+		rep.SkippedCount++
+		if len(rep.Skipped) < MaxSkippedListed {
+			rep.Skipped = append(rep.Skipped, e)
+		}
+	}
+	perr := ParseFunc(file, f, opts, true, func(l Line) error {
+		if verr := l.Tx.Validate(""); verr != nil {
+			bad(RowError{Row: l.Row, Err: verr})
+		}
+		return nil
+	}, bad)
+	if perr != nil || rep.SkippedCount == 0 { // a file-level problem, or a row bad only in storage
+		rep.Skipped, rep.SkippedCount = []RowError{*rowErr}, 1
+	}
+	return rep, err
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -301,16 +302,31 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	limiter := web.NewRateLimiter(cfg.rateLimit, cfg.rateBurst) // one bucket per client or merchant
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: clock,
 		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Logger: log}).Register(mux)
-	(&gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
+	gw := &gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
 		Blocked:  delivery.IsBlocked, Metrics: gateway.NewMetrics(metrics.Registry),
 		Listeners: cfg.listeners, Headers: delivery.Headers,
-	}).Register(mux)
-	(&hub.Handler{Store: db, Auth: auth, Tokens: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
+	}
+	gw.Register(mux)
+	hb := &hub.Handler{Store: db, Auth: auth, Tokens: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }, Blocked: delivery.IsBlocked,
 		BaseURL: cfg.baseURL, LinkTTL: cfg.linkTokenTTL,
+	}
+	hb.Register(mux)
+	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
+		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword,
+		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target) (*recon.Target, error) {
+			saved, err := gw.SaveIPN(ctx, tenant, gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, SecretKey: &t.Secret, Active: t.Active})
+			if err != nil {
+				return nil, err
+			}
+			return saved.Target, nil
+		},
+		ImportStatement: func(ctx context.Context, tenant, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
+			return importStatement(ctx, db, tenant, account, name, f, cfg.location)
+		},
+		Hub: dashboardHub{hb},
 	}).Register(mux)
-	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Kick: cfg.kick}).Register(mux)
 	return mux
 }
 

@@ -65,6 +65,28 @@ func testUser(t *testing.T, open Open) {
 			t.Fatalf("role changed by a refused call: %s", got.Role)
 		}
 	})
+	t.Run("Users", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+		var made []*recon.User
+		for i := range 3 {
+			made = append(made, newUser(t, s, c.ID, fmt.Sprintf("u%d@example.com", i)))
+		}
+		newUser(t, s, other.ID, "elsewhere@example.com")
+		all, total, err := s.Users(t.Context(), c.ID, 0, 10)
+		if err != nil || total != 3 {
+			t.Fatalf("Users: total %d, %v; want 3 (not another company's)", total, err)
+		}
+		diff(t, "users", made, all)
+		page, total, err := s.Users(t.Context(), c.ID, 1, 1)
+		if err != nil || total != 3 || len(page) != 1 || page[0].ID != made[1].ID {
+			t.Fatalf("Users(offset 1, limit 1) = %v, %d, %v; want the second user", page, total, err)
+		}
+		if none, total, err := s.Users(t.Context(), c.ID+1000, 0, 10); err != nil || total != 0 || len(none) != 0 {
+			t.Fatalf("Users of a missing company = %v, %d, %v", none, total, err)
+		}
+	})
 	t.Run("EmailNormalized", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

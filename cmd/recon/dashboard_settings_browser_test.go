@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"recon"
+	"recon/sqlstore/dbtest"
+	"recon/web/browsertest"
+)
+
+// TestDashboardSettingsBrowser walks the settings, bank accounts and
+// sandbox screens in headless Chromium: the memo tester, a test
+// notification that reaches a loopback receiver, a sandbox transfer that
+// pays an order; screenshots under make screenshots.
+func TestDashboardSettingsBrowser(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		e := newDashEnv(t, engine)
+		ctx := browsertest.New(t, browsertest.Options{})
+		do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+			t.Helper()
+			if err := chromedp.Do(ctx, actions...); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+		}
+		click := func(sel string) {
+			t.Helper()
+			if _, err := chromedp.RunResponse(ctx, chromedp.Click(sel)); err != nil {
+				t.Fatalf("click %s: %v", sel, err)
+			}
+		}
+		text := func(sel string) string {
+			t.Helper()
+			s, err := chromedp.Run(ctx, chromedp.Text(sel))
+			if err != nil {
+				t.Fatalf("text of %s: %v", sel, err)
+			}
+			return s
+		}
+		shot := func(name string) {
+			if engine == "sqlite" {
+				browsertest.Screenshot(t, ctx, name)
+			}
+		}
+		do("sign in", chromedp.Navigate(e.base+"/dashboard/lang/en?back=/dashboard/signin"), chromedp.WaitVisible("#company"),
+			chromedp.SendKeys("#company", e.live.company), chromedp.SendKeys("#email", "boss@saomai.vn"), chromedp.SendKeys("#password", dashPassword))
+		click("#signin")
+
+		// Settings: the memo tester with the company's formats.
+		click("#nav-settings")
+		do("memo", chromedp.SendKeys("#memo", "Nguyen Van A chuyen khoan dh 123456 / DH7654321"))
+		click("#try")
+		if got := text("#found-code"); got != "DH7654321" {
+			t.Errorf("tester found %q", got)
+		}
+		if got := text("#summary"); got == "" {
+			t.Error("no summary sentence")
+		}
+		// A test notification to the loopback receiver: it arrives.
+		e.rc.mu.Lock()
+		before := len(e.rc.got)
+		e.rc.mu.Unlock()
+		click("#test-ipn")
+		if got := text("#test-sent"); !strings.Contains(got, "on its way") {
+			t.Errorf("test notification: %q", got)
+		}
+		waitFor(t, "the test notification", 30*time.Second, func() bool {
+			e.rc.mu.Lock()
+			defer e.rc.mu.Unlock()
+			for _, r := range e.rc.got[before:] {
+				if bytes.Contains(r.body, []byte(recon.TestNotificationEvent)) {
+					return true
+				}
+			}
+			return false
+		})
+		do("back to the tester", chromedp.SendKeys("#memo", "thanh toan DH2024001"))
+		click("#try")
+		shot("dashboard-settings.png")
+
+		// Bank accounts.
+		do("bank accounts", chromedp.Navigate(e.base+"/dashboard/bank-accounts"), chromedp.WaitVisible("#accounts"))
+		if got := text("#account-" + e.live.account); !strings.Contains(got, "0071000123456") {
+			t.Errorf("account row: %q", got)
+		}
+		shot("dashboard-bank-accounts.png")
+
+		// Sandbox, in test mode: pay an order, which is then captured.
+		e.checkoutWith(t, e.test, "INV-SB-1", 250000, "Đơn thử nghiệm")
+		click("#switch-mode")
+		click("#nav-sandbox")
+		do("invoice", chromedp.SendKeys("#pay-invoice", "INV-SB-1"))
+		click("#pay-send")
+		if got := text("#sandbox-done"); !strings.Contains(got, "arrived") {
+			t.Fatalf("sandbox payment: %q", got)
+		}
+		shot("dashboard-sandbox.png")
+		click("#sandbox-order")
+		if got := text("#status"); got != "Captured" {
+			t.Errorf("order after the sandbox payment: %q", got)
+		}
+	})
+}

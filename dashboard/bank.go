@@ -1,0 +1,191 @@
+package dashboard
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"recon"
+)
+
+// The bank accounts screen: each account with its balance and newest
+// transaction, its hub link, the balance discontinuities, a statement
+// upload and (with the hub) a "link a bank" button.
+
+// MaxStatementBytes bounds an uploaded statement, as the API's
+// (api.MaxStatementBytes).
+const MaxStatementBytes = 64 << 20
+
+// StatementResult is what a statement upload did (ImportStatement). When
+// the file fails on a row, nothing is stored and RowErrors lists every bad
+// row ("row N: field: problem"), BadRows counts them.
+type StatementResult struct {
+	Format               string
+	Imported, Duplicates int
+	RowErrors            []string
+	BadRows              int
+}
+
+// Hub is what the dashboard uses of the bank-linking hub (hub.Handler).
+type Hub interface {
+	// CreateLinkToken makes a link token (hub.Handler.CreateLinkToken) and
+	// returns the hosted link page's address.
+	CreateLinkToken(ctx context.Context, t *recon.LinkToken) (string, error)
+	// Simulate makes a hub event happen in the tenant (`recon trigger`).
+	Simulate(ctx context.Context, tenant int64, sandbox bool, event string) error
+	// Identities are the sandbox banks' fixed test identities.
+	Identities() []HubIdentity
+}
+
+// HubIdentity is a sandbox bank identity (hub.SandboxIdentity).
+type HubIdentity struct {
+	Bank, AccountType, Holder, Account, NationalID, Phone, OTP, Fails string
+}
+
+type accountRow struct {
+	A        *recon.BankAccount
+	Last     *recon.Transaction
+	Link     *recon.LinkedAccount
+	Customer string
+}
+
+type gapRow struct {
+	D       *recon.BalanceDiscontinuity
+	Account string
+	At      string
+}
+
+type bankView struct {
+	Accounts  []accountRow
+	Gaps      []gapRow
+	GapPager  pager
+	Customers []*recon.HubCustomer
+	HasHub    bool
+	Result    *StatementResult
+	UploadErr string
+	LinkErr   string
+	Account   int64 // the account of the upload just made
+}
+
+// LastAtOf is a transaction's date as the page writes it.
+func (v *bankView) LastAtOf(t *recon.Transaction) string { return t.TransactionDate.Format(timeLayout) }
+
+const gapPerPage = 20
+
+// bankAccounts serves GET /dashboard/bank-accounts.
+func (h *Handler) bankAccounts(w http.ResponseWriter, r *http.Request, q *request) error {
+	return h.renderBank(w, r, q, http.StatusOK, &bankView{})
+}
+
+func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request, status int, v *bankView) error {
+	ctx, tenant := r.Context(), q.caller.CompanyID
+	accounts, err := h.Store.BankAccounts(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	links := map[int64]*recon.LinkedAccount{}
+	v.HasHub = h.Hub != nil
+	if v.HasHub {
+		linked, _, err := h.Store.HubBankAccounts(ctx, tenant, recon.HubAccountFilter{Page: 1, PerPage: 100})
+		if err != nil {
+			return err
+		}
+		for _, l := range linked {
+			links[l.ID] = l
+		}
+		if q.caller.May(recon.ActionHub) {
+			if v.Customers, _, err = h.Store.HubCustomers(ctx, tenant, recon.HubCustomerFilter{Page: 1, PerPage: 100}); err != nil {
+				return err
+			}
+		}
+	}
+	number := map[int64]string{}
+	for _, a := range accounts {
+		row := accountRow{A: a, Link: links[a.ID]}
+		number[a.ID] = a.BankName + " " + a.AccountNumber
+		last, _, err := h.Store.Transactions(ctx, tenant, recon.TransactionFilter{BankAccountID: a.ID, Page: 1, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(last) == 1 {
+			row.Last = last[0]
+		}
+		if row.Link != nil {
+			row.Customer = row.Link.CustomerXID
+		}
+		v.Accounts = append(v.Accounts, row)
+	}
+	gaps, err := h.Store.BalanceDiscontinuities(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	page, _ := pageParam(r.URL.Query(), "gaps_page")
+	from := min((page-1)*gapPerPage, len(gaps))
+	for _, d := range gaps[from:min(from+gapPerPage, len(gaps))] {
+		v.Gaps = append(v.Gaps, gapRow{D: d, Account: number[d.BankAccountID], At: h.timeText(d.CreatedAt)})
+	}
+	v.GapPager = newPager("/dashboard/bank-accounts", nil, "gaps_page", page, gapPerPage, int64(len(gaps)))
+	h.render(w, r, status, "bankaccounts", h.data(r, q, "bank_accounts", v))
+	return nil
+}
+
+// uploadStatement serves POST /dashboard/bank-accounts/statement (a
+// multipart form): the file goes through the API's import, all rows or
+// none; a refused file shows every bad row.
+func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.ImportStatement == nil {
+		return errNotFound()
+	}
+	id, err := strconv.ParseInt(r.PostForm.Get("account"), 10, 64)
+	if err != nil {
+		return errNotFound()
+	}
+	if _, err := h.Store.BankAccount(r.Context(), q.caller.CompanyID, id); err != nil {
+		return err // another tenant's account: 404
+	}
+	v := &bankView{Account: id}
+	var res *StatementResult
+	if r.MultipartForm == nil || len(r.MultipartForm.File["file"]) == 0 {
+		err = recon.FieldError("file", "choose a statement file to upload")
+	} else {
+		fh := r.MultipartForm.File["file"][0]
+		f, ferr := fh.Open()
+		if ferr != nil {
+			return ferr
+		}
+		defer f.Close()
+		res, err = h.ImportStatement(r.Context(), q.caller.CompanyID, id, fh.Filename, f)
+	}
+	v.Result = res
+	status := http.StatusOK
+	if err != nil {
+		if recon.ErrorCode(err) != recon.EINVALID {
+			return err
+		}
+		v.UploadErr, status = recon.ErrorMessage(err), http.StatusBadRequest
+	}
+	return h.renderBank(w, r, q, status, v)
+}
+
+// linkBank serves POST /dashboard/bank-accounts/link: a link token for the
+// chosen hub company (as POST /v1/link-token/create), then the browser goes
+// to the hosted link page.
+func (h *Handler) linkBank(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.Hub == nil {
+		return errNotFound()
+	}
+	cu, err := h.Store.HubCustomer(r.Context(), q.caller.CompanyID, r.PostForm.Get("customer"))
+	if err != nil {
+		return err
+	}
+	t := &recon.LinkToken{CompanyID: q.caller.CompanyID, CustomerID: cu.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink,
+		Language: string(q.lang), Sandbox: !q.caller.Livemode || h.Sandbox}
+	u, err := h.Hub.CreateLinkToken(r.Context(), t)
+	if recon.ErrorCode(err) == recon.EUNAVAILABLE {
+		return h.renderBank(w, r, q, http.StatusServiceUnavailable, &bankView{LinkErr: "no_connector"})
+	} else if err != nil {
+		return err
+	}
+	http.Redirect(w, r, u, http.StatusSeeOther)
+	return nil
+}

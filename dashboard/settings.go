@@ -1,0 +1,412 @@
+package dashboard
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"recon"
+	"recon/web"
+)
+
+// The settings screen (Admin and SuperAdmin, as GET /api/v1/company):
+// payment-code formats with the memo tester, the notification targets with
+// a test notification and the IPN secret's rotation, the merchant
+// credentials, users and roles. Every change is a form of its own; a new
+// secret is shown once, in the answer to the form that made it.
+
+// formatRow is one row of the formats form, as typed.
+type formatRow struct {
+	Prefix, SuffixFrom, SuffixTo, CharacterType string
+	Active                                      bool
+}
+
+type targetView struct {
+	Kind   string
+	Target *recon.Target
+	Masked string
+}
+
+type settingsView struct {
+	Formats      []formatRow
+	FormatsErr   string
+	Saved        bool // formats saved
+	CanEdit      bool // formats editable: live mode
+	CanRotateIPN bool
+	Memo         string
+	Explanation  *recon.CodeExplanation
+	MemoErr      string
+	Targets      []targetView
+	TestSent     string // kind of the test notification just enqueued
+	TargetErr    string
+	MerchantID   string
+	NewSecret    string // a secret just made: shown this once
+	SecretWhat   string // message key of what NewSecret is
+	Users        []*recon.User
+	UsersPager   pager
+	UserErr      string
+	Roles        []recon.Role
+	Permissions  []string
+	CharTypes    []string
+}
+
+// settings serves GET /dashboard/settings.
+func (h *Handler) settings(w http.ResponseWriter, r *http.Request, q *request) error {
+	v := &settingsView{Saved: r.URL.Query().Get("saved") == "formats"}
+	if k := r.URL.Query().Get("sent"); slices.Contains(recon.DeliveryKinds, k) {
+		v.TestSent = k
+	}
+	return h.renderSettings(w, r, q, http.StatusOK, v)
+}
+
+// renderSettings fills what v does not hold yet from the store and renders
+// the page.
+func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *request, status int, v *settingsView) error {
+	ctx := r.Context()
+	v.CanEdit, v.CanRotateIPN = q.caller.Livemode, h.SaveIPN != nil
+	v.Roles, v.Permissions = grantableRoles(q.caller.User), recon.Permissions
+	v.CharTypes = []string{string(recon.NumberOnly), string(recon.NumberAndLetter)}
+	if v.Formats == nil {
+		for _, f := range q.company.Config.PaymentCodeFormats {
+			v.Formats = append(v.Formats, formatRow{f.Prefix, strconv.Itoa(f.SuffixFrom), strconv.Itoa(f.SuffixTo), string(f.CharacterType), f.IsActive})
+		}
+	}
+	if v.CanEdit && len(v.Formats) < recon.MaxPaymentCodeFormats {
+		v.Formats = append(v.Formats, formatRow{CharacterType: string(recon.NumberOnly), Active: true}) // a blank row adds one
+	}
+	for _, kind := range []string{recon.DeliveryIPN, recon.DeliveryWebhook, recon.DeliveryHubIPN} {
+		t, err := h.Store.DeliveryTarget(ctx, q.caller.CompanyID, kind)
+		if recon.ErrorCode(err) == recon.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return err
+		}
+		masked := ""
+		if t.Secret != "" {
+			masked = recon.MaskSecret(t.Secret)
+		}
+		v.Targets = append(v.Targets, targetView{kind, t, masked})
+	}
+	m, err := h.Store.MerchantOf(ctx, q.caller.CompanyID)
+	if err == nil {
+		v.MerchantID = m.MerchantID
+	} else if recon.ErrorCode(err) != recon.ENOTFOUND {
+		return err
+	}
+	page, err := pageParam(r.URL.Query(), "users_page")
+	if err != nil {
+		page = 1
+	}
+	var total int64
+	if v.Users, total, err = h.Store.Users(ctx, q.session.CompanyID, (page-1)*userPerPage, userPerPage); err != nil {
+		return err
+	}
+	v.UsersPager = newPager("/dashboard/settings", url.Values{}, "users_page", page, userPerPage, total)
+	h.render(w, r, status, "settings", h.data(r, q, "settings", v))
+	return nil
+}
+
+const userPerPage = 20
+
+// pageParam reads a page number (1 when absent).
+func pageParam(q url.Values, name string) (int, error) {
+	p := q.Get(name)
+	if p == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > recon.MaxTransactionPage {
+		return 1, recon.FieldError(name, "%s must be an integer from 1 to %d", name, recon.MaxTransactionPage)
+	}
+	return n, nil
+}
+
+// formatsForm reads the formats form: rows f0_prefix, f0_suffix_from, ...
+// A row left blank is dropped (that is how a format is removed). The rows
+// come back as typed, for the page, and as the rules' input.
+func formatsForm(form url.Values) ([]formatRow, []recon.FormatInput) {
+	var rows []formatRow
+	var in []recon.FormatInput
+	for i := range recon.MaxPaymentCodeFormats + 1 {
+		p := "f" + strconv.Itoa(i) + "_"
+		row := formatRow{strings.TrimSpace(form.Get(p + "prefix")), strings.TrimSpace(form.Get(p + "suffix_from")),
+			strings.TrimSpace(form.Get(p + "suffix_to")), form.Get(p + "character_type"), form.Get(p+"active") == "1"}
+		if row.Prefix == "" && row.SuffixFrom == "" && row.SuffixTo == "" {
+			continue
+		}
+		f := recon.FormatInput{Prefix: row.Prefix, CharacterType: row.CharacterType, Bad: map[string]string{}}
+		for name, dst := range map[string]*int64{"suffix_from": &f.SuffixFrom, "suffix_to": &f.SuffixTo} {
+			raw := map[string]string{"suffix_from": row.SuffixFrom, "suffix_to": row.SuffixTo}[name]
+			n, err := strconv.ParseInt(raw, 10, 64)
+			if raw == "" {
+				f.Bad[name] = "missing"
+			} else if err != nil {
+				f.Bad[name] = "type"
+			}
+			*dst = n
+		}
+		if row.Active {
+			f.IsActive = 1
+		}
+		rows, in = append(rows, row), append(in, f)
+	}
+	return rows, in
+}
+
+func (h *Handler) maxPrefixLen() int {
+	if h.MaxPrefixLen > 0 {
+		return h.MaxPrefixLen
+	}
+	return recon.DefaultPrefixMaxLen
+}
+
+// saveFormats serves POST /dashboard/settings/formats: the rules and the
+// store call of PATCH /api/v1/company/configurations, which test mode may
+// not make (the formats are the company's, shared by both modes).
+func (h *Handler) saveFormats(w http.ResponseWriter, r *http.Request, q *request) error {
+	if !q.caller.Livemode {
+		return recon.Errorf(recon.EFORBIDDEN, "payment code formats are settings of the company, shared by its live and test modes: switch to live data to change them")
+	}
+	rows, in := formatsForm(r.PostForm)
+	v := &settingsView{Formats: rows}
+	formats, err := recon.ValidateFormats(in, h.maxPrefixLen())
+	if err == nil {
+		_, err = h.Store.ReplacePaymentCodeFormats(r.Context(), q.caller.CompanyID, formats)
+		if err == nil {
+			http.Redirect(w, r, "/dashboard/settings?saved=formats#formats", http.StatusSeeOther)
+			return nil
+		}
+	}
+	if recon.ErrorCode(err) != recon.EINVALID {
+		return err
+	}
+	v.FormatsErr = recon.ErrorMessage(err)
+	return h.renderSettings(w, r, q, http.StatusBadRequest, v)
+}
+
+// tryMemo serves POST /dashboard/settings/try-memo: recon.ExplainCode on
+// the memo, with the formats of the form (being edited) when it has any,
+// else the company's, as POST /api/v1/company/try-memo.
+func (h *Handler) tryMemo(w http.ResponseWriter, r *http.Request, q *request) error {
+	v := &settingsView{Memo: r.PostForm.Get("memo")}
+	rows, in := formatsForm(r.PostForm)
+	formats := q.company.Config.PaymentCodeFormats
+	var err error
+	if len(rows) > 0 {
+		v.Formats = rows
+		formats, err = recon.ValidateFormats(in, h.maxPrefixLen())
+	}
+	switch {
+	case len(v.Memo) > 2000:
+		v.MemoErr = "memo must be at most 2000 bytes, as a transaction_content"
+	case err != nil:
+		v.MemoErr = recon.ErrorMessage(err)
+	default:
+		e := recon.ExplainCode(v.Memo, formats)
+		v.Explanation = &e
+	}
+	status := http.StatusOK
+	if v.MemoErr != "" {
+		status = http.StatusBadRequest
+	}
+	return h.renderSettings(w, r, q, status, v)
+}
+
+// sendTest serves POST /dashboard/settings/test-notification: a test
+// notification to the active target of the kind (recon.DeliveryOpsStore,
+// as POST /api/v1/deliveries/test).
+func (h *Handler) sendTest(w http.ResponseWriter, r *http.Request, q *request) error {
+	ops, ok := h.Store.(recon.DeliveryOpsStore)
+	if !ok {
+		return recon.Errorf(recon.EUNAVAILABLE, "delivery operations are not available on this store")
+	}
+	kind := r.PostForm.Get("kind")
+	v := &settingsView{}
+	if _, err := ops.SendTestNotification(r.Context(), q.caller.CompanyID, kind); err != nil {
+		if c := recon.ErrorCode(err); c != recon.EINVALID && c != recon.ENOTFOUND && c != recon.ECONFLICT {
+			return err
+		}
+		v.TargetErr = recon.ErrorMessage(err)
+		return h.renderSettings(w, r, q, http.StatusBadRequest, v)
+	}
+	if h.Kick != nil {
+		h.Kick()
+	}
+	http.Redirect(w, r, "/dashboard/settings?sent="+url.QueryEscape(kind)+"#targets", http.StatusSeeOther)
+	return nil
+}
+
+// rotateIPNSecret serves POST /dashboard/settings/ipn-secret: a new
+// X-Secret-Key for the IPN target, saved through the gateway's SaveIPN (the
+// one implementation of the IPN rules) and shown this once.
+func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.SaveIPN == nil {
+		return errNotFound()
+	}
+	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.CompanyID, recon.DeliveryIPN)
+	if err != nil {
+		return err
+	}
+	if t.AuthType != recon.AuthSecretKey {
+		return recon.Errorf(recon.ECONFLICT, "the IPN target uses auth_type %s: it has no secret to rotate", t.AuthType)
+	}
+	t.Secret = recon.NewSecret()
+	saved, err := h.SaveIPN(r.Context(), q.caller.CompanyID, *t)
+	if err != nil {
+		return err
+	}
+	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: saved.Secret, SecretWhat: "ipn_secret"})
+}
+
+// rotateMerchantSecret serves POST /dashboard/settings/merchant-secret: a
+// new secret key of the tenant's merchant credentials (as `recon merchant
+// credentials --rotate`), shown this once.
+func (h *Handler) rotateMerchantSecret(w http.ResponseWriter, r *http.Request, q *request) error {
+	m, err := h.Store.MerchantOf(r.Context(), q.caller.CompanyID)
+	if err != nil {
+		return err
+	}
+	m.SecretKey = recon.NewSecret()
+	if !q.caller.Livemode {
+		m.SecretKey = recon.TestClientPrefix + m.SecretKey
+	}
+	if err := h.Store.SetMerchant(r.Context(), m); err != nil {
+		return err
+	}
+	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: m.SecretKey, SecretWhat: "merchant_secret"})
+}
+
+// grantableRoles are the roles u may give: none above u's own.
+func grantableRoles(u *recon.User) []recon.Role {
+	i := slices.Index(recon.Roles, u.Role)
+	if i < 0 {
+		return nil
+	}
+	return recon.Roles[i:]
+}
+
+// roleForm reads a role and permissions, refusing a role above the user's own.
+func roleForm(q *request, form url.Values) (recon.Role, []string, error) {
+	role, err := recon.ParseRole(form.Get("role"))
+	if err != nil {
+		return "", nil, err
+	}
+	if !slices.Contains(grantableRoles(q.caller.User), role) {
+		return "", nil, recon.Errorf(recon.EFORBIDDEN, "a %s may not give the role %s", q.caller.User.Role, role)
+	}
+	var perms []string
+	for _, p := range form["permission"] {
+		if !slices.Contains(recon.Permissions, p) {
+			return "", nil, recon.FieldError("permission", "unknown permission %q (known: %s)", p, strings.Join(recon.Permissions, ", "))
+		}
+		perms = append(perms, p)
+	}
+	return role, perms, nil
+}
+
+// createUser serves POST /dashboard/settings/users: a user of the company
+// (the rules of `recon user create`: a valid address, a known role, a
+// password of at least 8 characters).
+func (h *Handler) createUser(w http.ResponseWriter, r *http.Request, q *request) error {
+	role, perms, err := roleForm(q, r.PostForm)
+	u := &recon.User{CompanyID: q.session.CompanyID, Email: r.PostForm.Get("email"), Role: role, Permissions: perms}
+	pw := r.PostForm.Get("password")
+	if err == nil {
+		err = u.Validate()
+	}
+	if err == nil && (utf8.RuneCountInString(pw) < 8 || len(pw) > 72) {
+		err = recon.FieldError("password", "the password must have 8 to 72 bytes, at least 8 characters")
+	}
+	if err == nil {
+		u.PasswordHash, err = h.HashPassword(pw)
+	}
+	if err == nil {
+		err = h.Store.CreateUser(r.Context(), u)
+	}
+	return h.afterUserChange(w, r, q, err)
+}
+
+// setRole serves POST /dashboard/settings/user-role: the user's role and
+// permissions. The company keeps at least one Admin or SuperAdmin: the last
+// one cannot be demoted (nor demote themselves).
+func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) error {
+	id, err := strconv.ParseInt(r.PostForm.Get("user"), 10, 64)
+	if err != nil {
+		return errNotFound()
+	}
+	target, err := h.Store.User(r.Context(), id)
+	if err != nil || target.CompanyID != q.session.CompanyID {
+		return errNotFound()
+	}
+	role, perms, err := roleForm(q, r.PostForm)
+	if err == nil && target.Role == recon.RoleSuperAdmin && q.caller.User.Role != recon.RoleSuperAdmin {
+		err = recon.Errorf(recon.EFORBIDDEN, "only a SuperAdmin may change a SuperAdmin")
+	}
+	if err == nil && isAdmin(target.Role) && !isAdmin(role) {
+		err = h.keepAnAdmin(r.Context(), q.session.CompanyID, target.ID)
+	}
+	if err == nil {
+		err = h.Store.SetUserRole(r.Context(), q.session.CompanyID, target.ID, role, perms)
+	}
+	return h.afterUserChange(w, r, q, err)
+}
+
+func isAdmin(r recon.Role) bool { return r == recon.RoleAdmin || r == recon.RoleSuperAdmin }
+
+// keepAnAdmin refuses to demote the user when no other Admin or SuperAdmin
+// would be left in the company.
+func (h *Handler) keepAnAdmin(ctx context.Context, companyID, userID int64) error {
+	for offset := 0; ; offset += 500 {
+		users, total, err := h.Store.Users(ctx, companyID, offset, 500)
+		if err != nil {
+			return err
+		}
+		for _, u := range users {
+			if u.ID != userID && isAdmin(u.Role) {
+				return nil
+			}
+		}
+		if int64(offset+500) >= total {
+			return recon.Errorf(recon.ECONFLICT, "this is the company's last Admin: make another user Admin first, so that someone can still manage the company")
+		}
+	}
+}
+
+func (h *Handler) afterUserChange(w http.ResponseWriter, r *http.Request, q *request, err error) error {
+	switch recon.ErrorCode(err) {
+	case "":
+		http.Redirect(w, r, "/dashboard/settings#users", http.StatusSeeOther)
+		return nil
+	case recon.EINVALID, recon.ECONFLICT:
+		status := http.StatusBadRequest
+		if recon.ErrorCode(err) == recon.ECONFLICT {
+			status = http.StatusConflict
+		}
+		return h.renderSettings(w, r, q, status, &settingsView{UserErr: recon.ErrorMessage(err)})
+	}
+	return err
+}
+
+// registerSettings adds the routes of the settings, bank accounts and
+// sandbox screens.
+func (h *Handler) registerSettings(mux *web.Mux) {
+	mux.Handle("GET /dashboard/settings", h.page(recon.ActionManageCompany, h.settings))
+	mux.HandleLimited("POST /dashboard/settings/formats", h.form(recon.ActionManageCompany, h.saveFormats), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/try-memo", h.form(recon.ActionManageCompany, h.tryMemo), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/test-notification", h.form(recon.ActionManageNotifications, h.sendTest), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/ipn-secret", h.form(recon.ActionManageNotifications, h.rotateIPNSecret), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/merchant-secret", h.form(recon.ActionManageNotifications, h.rotateMerchantSecret), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/users", h.form(recon.ActionManageCompany, h.createUser), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/user-role", h.form(recon.ActionManageCompany, h.setRole), formLimit)
+	mux.Handle("GET /dashboard/bank-accounts", h.page(recon.ActionReadMoney, h.bankAccounts))
+	// A form (checked for NUL like the others) whose multipart file is read by the handler.
+	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.form(recon.ActionWriteTransactions, h.uploadStatement), MaxStatementBytes)
+	mux.HandleLimited("POST /dashboard/bank-accounts/link", h.form(recon.ActionHub, h.linkBank), formLimit)
+	mux.Handle("GET /dashboard/sandbox", h.page(recon.ActionWriteTransactions, h.sandbox))
+	mux.HandleLimited("POST /dashboard/sandbox/transfer", h.form(recon.ActionWriteTransactions, h.sandboxTransfer), formLimit)
+	mux.HandleLimited("POST /dashboard/sandbox/hub-event", h.form(recon.ActionHub, h.sandboxHubEvent), formLimit)
+}
