@@ -129,7 +129,6 @@ type deliveryView struct {
 	Replayed  bool
 }
 
-
 // delivery serves GET /dashboard/notifications/{id}: the delivery, its
 // payload, every attempt and the cURL that sends it again. Another
 // tenant's (or mode's) delivery is 404.
