@@ -190,3 +190,30 @@ func TestDashboardBrowser(t *testing.T) {
 		shot(acct, "dashboard-home-phone.png")
 	})
 }
+
+// browserSteps returns the steps of a browser test on the tab ctx, each
+// failing t when the browser cannot do it: run actions, click (and wait for
+// the page the click loads), read an element's text.
+func browserSteps(t *testing.T, ctx context.Context) (do func(what string, actions ...chromedp.Action[chromedp.Void]), click func(sel string), text func(sel string) string) {
+	do = func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	click = func(sel string) {
+		t.Helper()
+		if _, err := chromedp.RunResponse(ctx, chromedp.Click(sel)); err != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+	}
+	text = func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(sel))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return s
+	}
+	return do, click, text
+}

@@ -25,26 +25,7 @@ func TestDashboardOpsBrowser(t *testing.T) {
 				browsertest.Screenshot(t, ctx, name)
 			}
 		}
-		do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-			t.Helper()
-			if err := chromedp.Do(ctx, actions...); err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
-		}
-		click := func(sel string) {
-			t.Helper()
-			if _, err := chromedp.RunResponse(ctx, chromedp.Click(sel)); err != nil {
-				t.Fatalf("click %s: %v", sel, err)
-			}
-		}
-		text := func(sel string) string {
-			t.Helper()
-			s, err := chromedp.Run(ctx, chromedp.Text(sel))
-			if err != nil {
-				t.Fatalf("text of %s: %v", sel, err)
-			}
-			return s
-		}
+		do, click, text := browserSteps(t, ctx)
 		do("sign in", chromedp.Navigate(e.base+"/dashboard/"), chromedp.WaitVisible("#company"),
 			chromedp.SendKeys("#company", e.dashEnv.live.company), chromedp.SendKeys("#email", "boss@saomai.vn"),
 			chromedp.SendKeys("#password", dashPassword))

@@ -21,26 +21,7 @@ func TestDashboardSettingsBrowser(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})
-		do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-			t.Helper()
-			if err := chromedp.Do(ctx, actions...); err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
-		}
-		click := func(sel string) {
-			t.Helper()
-			if _, err := chromedp.RunResponse(ctx, chromedp.Click(sel)); err != nil {
-				t.Fatalf("click %s: %v", sel, err)
-			}
-		}
-		text := func(sel string) string {
-			t.Helper()
-			s, err := chromedp.Run(ctx, chromedp.Text(sel))
-			if err != nil {
-				t.Fatalf("text of %s: %v", sel, err)
-			}
-			return s
-		}
+		do, click, text := browserSteps(t, ctx)
 		shot := func(name string) {
 			if engine == "sqlite" {
 				browsertest.Screenshot(t, ctx, name)
