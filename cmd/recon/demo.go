@@ -79,7 +79,7 @@ func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL 
 		"Base": baseURL, "ClientID": client.ID, "Secret": secret,
 		"Shown":      map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
 		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
-		"AdminEmail": demoAdminEmail, "AdminPassword": demoAdminPassword,
+		"AdminEmail": demoAdminEmail, "AdminPassword": demoAdminPassword, "Company": strconv.FormatInt(client.CompanyID, 10),
 		"AdminToken": adminToken.Token, "MemberToken": memberToken.Token, "FeedToken": feedToken.Token,
 		"MerchantID": merchant.MerchantID, "MerchantSecret": merchant.SecretKey,
 		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
@@ -205,6 +205,7 @@ Company "Công ty TNHH Thương mại Sao Mai" with users {{.AdminEmail}} (Admin
 ketoan@saomai.vn (Accountant) and nhanvien@saomai.vn (Member).
 OAuth2 client:  {{.ClientID}}   secret: {{.Shown}}
 Admin login for the consent page: {{.AdminEmail}} / {{.AdminPassword}}
+Dashboard: {{.Base}}/dashboard/  (company {{.Company}}, {{.AdminEmail}} / {{.AdminPassword}})
 
 Tokens below are valid for one hour (new ones: restart with --demo, or
 recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company).

@@ -301,6 +301,9 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo banner lacks a token:\n%s", text)
 	}
 	token := strings.Fields(text[i+len("export TOKEN="):])[0]
+	if !strings.Contains(text, "Dashboard: "+base+"/dashboard/  (company 1, "+demoAdminEmail+" / "+demoAdminPassword+")") {
+		t.Fatalf("demo banner lacks the dashboard's sign-in:\n%s", text)
+	}
 	status, body := call(t, "GET", base+"/api/v1/company", token, "")
 	if status != 200 || body["data"].(map[string]any)["short_name"] != "SAOMAI" {
 		t.Fatalf("demo token: %d %v", status, body)
