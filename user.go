@@ -87,6 +87,12 @@ type UserStore interface {
 	// (ENOTFOUND for a user of another company). Tokens already issued to
 	// the user follow at their next request: the user is loaded fresh.
 	SetUserRole(ctx context.Context, companyID, userID int64, role Role, permissions []string) error
+	// ChangeUserRole is SetUserRole for the company's own Admins (the
+	// dashboard): it refuses (ECONFLICT) a change that would leave the
+	// company without an Admin or SuperAdmin, checked under a lock of the
+	// company's Admins, so that two Admins demoting each other at the same
+	// moment cannot both succeed.
+	ChangeUserRole(ctx context.Context, companyID, userID int64, role Role, permissions []string) error
 	// Users lists the company's users in the order they were made, limit
 	// from offset, with how many there are in all.
 	Users(ctx context.Context, companyID int64, offset, limit int) ([]*User, int64, error)

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -346,34 +345,10 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) er
 	if err == nil && target.Role == recon.RoleSuperAdmin && q.caller.User.Role != recon.RoleSuperAdmin {
 		err = recon.Errorf(recon.EFORBIDDEN, "only a SuperAdmin may change a SuperAdmin")
 	}
-	if err == nil && isAdmin(target.Role) && !isAdmin(role) {
-		err = h.keepAnAdmin(r.Context(), q.session.CompanyID, target.ID)
-	}
 	if err == nil {
-		err = h.Store.SetUserRole(r.Context(), q.session.CompanyID, target.ID, role, perms)
+		err = h.Store.ChangeUserRole(r.Context(), q.session.CompanyID, target.ID, role, perms) // keeps an Admin
 	}
 	return h.afterUserChange(w, r, q, err)
-}
-
-func isAdmin(r recon.Role) bool { return r == recon.RoleAdmin || r == recon.RoleSuperAdmin }
-
-// keepAnAdmin refuses to demote the user when no other Admin or SuperAdmin
-// would be left in the company.
-func (h *Handler) keepAnAdmin(ctx context.Context, companyID, userID int64) error {
-	for offset := 0; ; offset += 500 {
-		users, total, err := h.Store.Users(ctx, companyID, offset, 500)
-		if err != nil {
-			return err
-		}
-		for _, u := range users {
-			if u.ID != userID && isAdmin(u.Role) {
-				return nil
-			}
-		}
-		if int64(offset+500) >= total {
-			return recon.Errorf(recon.ECONFLICT, "this is the company's last Admin: make another user Admin first, so that someone can still manage the company")
-		}
-	}
 }
 
 func (h *Handler) afterUserChange(w http.ResponseWriter, r *http.Request, q *request, err error) error {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"recon"
@@ -64,6 +65,55 @@ func testUser(t *testing.T, open Open) {
 		if got, _ := s.User(t.Context(), u.ID); got.Role != recon.RoleMember {
 			t.Fatalf("role changed by a refused call: %s", got.Role)
 		}
+	})
+	// The company keeps an Admin: two Admins demoting each other at the
+	// same moment cannot both succeed.
+	t.Run("ChangeUserRoleKeepsAnAdmin", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		admin := func(email string) *recon.User {
+			u := &recon.User{CompanyID: c.ID, Email: email, Role: recon.RoleAdmin}
+			if err := s.CreateUser(t.Context(), u); err != nil {
+				t.Fatal(err)
+			}
+			return u
+		}
+		a, b := admin("a@example.com"), admin("b@example.com")
+		for round := range 5 {
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for i, u := range []*recon.User{a, b} {
+				wg.Go(func() { errs[i] = s.ChangeUserRole(t.Context(), c.ID, u.ID, recon.RoleAccountant, nil) })
+			}
+			wg.Wait()
+			ok := 0
+			for _, err := range errs {
+				if err == nil {
+					ok++
+				} else {
+					wantCode(t, err, recon.ECONFLICT, "this is the company's last Admin: make another user Admin first, so that someone can still manage the company")
+				}
+			}
+			if ok != 1 {
+				t.Fatalf("round %d: %d demotions succeeded (%v), want 1", round, ok, errs)
+			}
+			// Promote both back for the next round.
+			for _, u := range []*recon.User{a, b} {
+				if err := s.ChangeUserRole(t.Context(), c.ID, u.ID, recon.RoleAdmin, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		// A SuperAdmin counts; a promotion or a non-Admin's change is never refused.
+		if err := s.ChangeUserRole(t.Context(), c.ID, a.ID, recon.RoleSuperAdmin, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ChangeUserRole(t.Context(), c.ID, b.ID, recon.RoleMember, nil); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, s.ChangeUserRole(t.Context(), c.ID, a.ID, recon.RoleMember, nil), recon.ECONFLICT, "")
+		wantCode(t, s.ChangeUserRole(t.Context(), c.ID+1000, a.ID, recon.RoleAdmin, nil), recon.ENOTFOUND, "")
 	})
 	t.Run("Users", func(t *testing.T) {
 		t.Parallel()
