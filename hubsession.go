@@ -117,6 +117,14 @@ func NextLinkSession(t *LinkToken, s *LinkSession, st LinkStep, now time.Time) (
 	wrongState := func() (*LinkOutcome, error) {
 		return nil, Errorf(EINVALID, "this step does not follow %s", s.State)
 	}
+	// A wrong OTP (link or unlink) costs one of MaxOTPAttempts tries.
+	wrongOTP := func() (*LinkOutcome, error) {
+		n.OTPAttempts++
+		if n.OTPAttempts >= MaxOTPAttempts {
+			fail("three wrong OTPs")
+		}
+		return out, nil
+	}
 	link := t.Purpose == LinkPurposeLink
 	switch st.Kind {
 	case StepClose:
@@ -152,11 +160,7 @@ func NextLinkSession(t *LinkToken, s *LinkSession, st LinkStep, now time.Time) (
 			return wrongState()
 		}
 		if !st.OTPOK {
-			n.OTPAttempts++
-			if n.OTPAttempts >= MaxOTPAttempts {
-				fail("three wrong OTPs")
-			}
-			return out, nil
+			return wrongOTP()
 		}
 		n.State, n.Status, n.EndedAt, n.BankAccountXID = LinkStateFinishedLink, LinkSessionCompleted, now, st.AccountXID
 		out.stateChanged(t, &n, st.BrandName)
@@ -184,11 +188,7 @@ func NextLinkSession(t *LinkToken, s *LinkSession, st LinkStep, now time.Time) (
 			return wrongState()
 		}
 		if !st.OTPOK {
-			n.OTPAttempts++
-			if n.OTPAttempts >= MaxOTPAttempts {
-				fail("three wrong OTPs")
-			}
-			return out, nil
+			return wrongOTP()
 		}
 		n.State = LinkStateChooseUnlink
 	case StepUnlinkChoice:

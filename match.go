@@ -3,6 +3,7 @@ package recon
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -126,6 +127,14 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 	}
 	return out, nil
 }
+
+// PayingOutcomes are the outcomes of a decision whose transfer paid an
+// order (captured it, or paid part or more of it): what the order's detail
+// lists as its payments, and what the dashboard counts as matched money.
+var PayingOutcomes = []string{MatchCaptured, MatchUnderpaid, MatchOverpaid}
+
+// PaysOrder reports whether a decision's outcome is one of PayingOutcomes.
+func PaysOrder(outcome string) bool { return slices.Contains(PayingOutcomes, outcome) }
 
 // UnmatchedDecision is the decision matching makes for an incoming
 // transaction whose code or sub-account names no order (the store derives it

@@ -249,8 +249,7 @@ func (h *Handler) orderDetail(w http.ResponseWriter, r *http.Request, m *recon.M
 			OrderAmount: recon.MoneyText(md.OrderAmount), PaidTotal: recon.MoneyText(md.PaidTotal),
 			Reason: md.Reason, At: h.localTime(md.CreatedAt),
 		}
-		switch md.Outcome {
-		case recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid:
+		if recon.PaysOrder(md.Outcome) {
 			d.Transactions = append(d.Transactions, transactionJSON{
 				ID: strconv.FormatInt(md.TransactionID, 10), PaymentMethod: "BANK_TRANSFER", TransactionType: "PAYMENT",
 				TransactionAmount: recon.MoneyText(md.Amount), TransactionCurrency: o.Currency,

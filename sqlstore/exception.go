@@ -390,7 +390,7 @@ func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *re
 	}
 	// Only unmatched and duplicate transfers are matched by hand: none had
 	// paid an order before.
-	if paidOutcome(d.Outcome) {
+	if recon.PaysOrder(d.Outcome) {
 		if err := addMatchedDays(ctx, tx, o.CompanyID, []paidTransfer{{t.BankAccountID, t.TransactionDate, t.AmountIn}}); err != nil {
 			return 0, nil, err
 		}

@@ -127,7 +127,7 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	}
 	var paid []paidTransfer
 	for i, d := range decided {
-		if d != nil && paidOutcome(d.Outcome) {
+		if d != nil && recon.PaysOrder(d.Outcome) {
 			paid = append(paid, paidTransfer{rows[i].BankAccountID, rows[i].TransactionDate, rows[i].AmountIn})
 		}
 	}

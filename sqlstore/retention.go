@@ -111,13 +111,16 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 			return internal(err, "lock bank account for retention")
 		}
 		// The chunk, with what the day rows keep of each; then deleted.
+		args := []any{companyID, account, recon.WallClock(before), retentionChunk}
+		for _, o := range recon.PayingOutcomes { // $5, $6, $7
+			args = append(args, o)
+		}
 		rows, err := tx.QueryContext(ctx, `
 			SELECT t.id, t.transaction_date, t.amount_in, t.amount_out,
 				EXISTS (SELECT 1 FROM match_decisions m WHERE m.transaction_id = t.id AND m.outcome IN ($5, $6, $7))
 			FROM transactions t
 			WHERE t.company_id = $1 AND t.bank_account_id = $2 AND t.transaction_date < $3
-			LIMIT $4`,
-			companyID, account, recon.WallClock(before), retentionChunk, recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid)
+			LIMIT $4`, args...)
 		if err != nil {
 			return internal(err, "delete old transactions")
 		}

@@ -462,12 +462,6 @@ func saturatingSub(col, sub string) string {
 	return `CASE WHEN ` + col + ` = 9223372036854775807 THEN ` + col + ` ELSE ` + col + ` - ` + sub + ` END`
 }
 
-// paidOutcome reports whether a decision's transfer paid its order: the
-// transfers the home counts as matched.
-func paidOutcome(outcome string) bool {
-	return outcome == recon.MatchCaptured || outcome == recon.MatchUnderpaid || outcome == recon.MatchOverpaid
-}
-
 // paidTransfer is a transfer whose first paying decision was just made.
 type paidTransfer struct {
 	account int64

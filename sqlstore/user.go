@@ -88,11 +88,16 @@ func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSp
 
 // SetUserRole implements recon.UserStore.
 func (db *DB) SetUserRole(ctx context.Context, companyID, userID int64, role recon.Role, permissions []string) error {
+	return setUserRole(ctx, db.db, companyID, userID, role, permissions)
+}
+
+// setUserRole is the one statement of SetUserRole and ChangeUserRole.
+func setUserRole(ctx context.Context, q querier, companyID, userID int64, role recon.Role, permissions []string) error {
 	perms, err := joinList("permissions", permissions)
 	if err != nil {
 		return err
 	}
-	res, err := db.db.ExecContext(ctx, `UPDATE users SET role = $1, permissions = $2 WHERE id = $3 AND company_id = $4`,
+	res, err := q.ExecContext(ctx, `UPDATE users SET role = $1, permissions = $2 WHERE id = $3 AND company_id = $4`,
 		string(role), perms, userID, companyID)
 	if err != nil {
 		return internal(err, "set user role")
@@ -113,43 +118,21 @@ var errLastAdmin = recon.Errorf(recon.ECONFLICT, "this is the company's last Adm
 // demotion then sees the committed one; SQLite's write transaction is the
 // database's only writer), then counted without the user.
 func (db *DB) ChangeUserRole(ctx context.Context, companyID, userID int64, role recon.Role, permissions []string) error {
-	perms, err := joinList("permissions", permissions)
-	if err != nil {
-		return err
-	}
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM users WHERE company_id = $1 AND role IN ($2, $3) ORDER BY id`+db.d.forUpdate(),
 			companyID, string(recon.RoleAdmin), string(recon.RoleSuperAdmin))
-		if err != nil {
-			return internal(err, "lock the company's admins")
-		}
-		var admins []int64
-		for rows.Next() {
+		admins, err := collect(rows, err, "lock the company's admins", func(s scanner) (*int64, error) {
 			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return internal(err, "lock the company's admins")
-			}
-			admins = append(admins, id)
-		}
-		if err := rows.Close(); err != nil {
-			return internal(err, "lock the company's admins")
+			return &id, s.Scan(&id)
+		})
+		if err != nil {
+			return err
 		}
 		demoted := role != recon.RoleAdmin && role != recon.RoleSuperAdmin
-		if demoted && len(admins) == 1 && admins[0] == userID {
+		if demoted && len(admins) == 1 && *admins[0] == userID {
 			return errLastAdmin
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE users SET role = $1, permissions = $2 WHERE id = $3 AND company_id = $4`,
-			string(role), perms, userID, companyID)
-		if err != nil {
-			return internal(err, "set user role")
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return internal(err, "set user role")
-		} else if n == 0 {
-			return recon.Errorf(recon.ENOTFOUND, "company %d has no user %d", companyID, userID)
-		}
-		return nil
+		return setUserRole(ctx, tx, companyID, userID, role, permissions)
 	})
 }
 

@@ -300,3 +300,32 @@ func TestDeliveriesCLIOperations(t *testing.T) {
 		}
 	})
 }
+
+// TestOperatorCommandsRefuseBadInput: the commands this session added say
+// what is wrong, and change nothing, on bad input.
+func TestOperatorCommandsRefuseBadInput(t *testing.T) {
+	dbURL := dbtest.NewURL(t, "sqlite")
+	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"deliveries", "replay", "--failed-since", "yesterday", "--company", co}, "is not a time of the form YYYY-MM-DD HH:MM:SS"},
+		{[]string{"deliveries", "replay", "--failed-since", "2026-11-24 00:00:00"}, "--failed-since needs --company"},
+		{[]string{"deliveries", "replay", "--failed-since", "2026-11-24 00:00:00", "--company", co, "--kind", "sms"}, "kind"},
+		{[]string{"deliveries", "stats", "--company", co, "--since", "x"}, "--since"},
+		{[]string{"deliveries", "stats", "--company", "999"}, "999"},
+		{[]string{"deliveries", "test", "--company", co, "--kind", "sms"}, "kind"},
+		{[]string{"company", "try-memo", "999", "DH1234"}, "999"},
+		{[]string{"hub", "events", "00000000-0000-4000-8000-000000000000", "--company", co}, "not found"},
+		{[]string{"hub", "link-token", "create", "--company", co, "--test", "--customer", "nope"}, "not found"},
+		{[]string{"hub", "company", "create", "--company", co, "--full-name", " "}, "full_name"},
+	} {
+		if out, err := cli(t, dbURL, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("recon %s: %v (output %q), want an error naming %q", strings.Join(c.args, " "), err, out, c.want)
+		}
+	}
+	if list := cliJSONList(t, dbURL, "hub", "company", "list", "--company", co); len(list) != 0 {
+		t.Fatalf("a refused command made hub companies: %v", list)
+	}
+}
