@@ -97,6 +97,10 @@ func TestLinkedAccounts(t *testing.T) {
 		if jsonText(body["data"]) != `{"bank_account":1,"dates":[{"date":"2026-11-20","transaction":1,"transaction_in":1,"transaction_out":0},{"date":"2026-11-21","transaction":1,"transaction_in":0,"transaction_out":1}],"total":{"transaction":2,"transaction_in":1,"transaction_out":1}}` {
 			t.Fatalf("counter: %s", jsonText(body))
 		}
+		_, _, body = b.do(t, "GET", "/v1/company/counter/"+cxid+"?date=2026-11-21", "merchant", "")
+		if jsonText(body["data"]) != `{"bank_account":1,"dates":[{"date":"2026-11-21","transaction":1,"transaction_in":0,"transaction_out":1}],"total":{"transaction":1,"transaction_in":0,"transaction_out":1}}` {
+			t.Fatalf("counter of a day: %s", jsonText(body))
+		}
 	})
 }
 

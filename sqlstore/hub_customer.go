@@ -138,8 +138,10 @@ func (db *DB) UpdateHubCustomer(ctx context.Context, companyID int64, xid string
 }
 
 // HubCustomerCounter implements recon.HubStore: it counts the transactions
-// of the customer's linked accounts by business day (transaction_date is
-// stored as wall-clock time, so its UTC day is the business day).
+// of the customer's linked accounts by business day from the per-day counts
+// ingestion keeps (transaction_day_counts), one row per account and day
+// instead of every transaction. A transfer with no money in counts as out,
+// as the hub's counter always did.
 func (db *DB) HubCustomerCounter(ctx context.Context, companyID int64, xid, date string) (*recon.HubCounter, error) {
 	c, err := db.HubCustomer(ctx, companyID, xid)
 	if err != nil {
@@ -151,42 +153,32 @@ func (db *DB) HubCustomerCounter(ctx context.Context, companyID int64, xid, date
 		return nil, internal(err, "count hub bank accounts")
 	}
 	var args queryArgs
-	where := `t.company_id = ` + args.add(companyID) + ` AND b.hub_customer_id = ` + args.add(c.ID)
+	where := `d.company_id = ` + args.add(companyID) + ` AND b.hub_customer_id = ` + args.add(c.ID)
 	if date != "" {
 		day, err := time.Parse(recon.DateLayout, date)
 		if err != nil {
 			return nil, recon.FieldError("date", "date must be a date in the form YYYY-MM-DD")
 		}
-		where += ` AND t.transaction_date >= ` + args.add(day) + ` AND t.transaction_date < ` + args.add(day.AddDate(0, 0, 1))
+		where += ` AND d.day = ` + args.add(dayNumber(day))
 	}
 	rows, err := db.db.QueryContext(ctx, `
-		SELECT t.transaction_date, t.amount_in FROM transactions t
-		JOIN bank_accounts b ON b.company_id = t.company_id AND b.id = t.bank_account_id
-		WHERE `+where+` ORDER BY t.transaction_date`, args...)
+		SELECT d.day, SUM(d.n), SUM(d.in_n) FROM transaction_day_counts d
+		JOIN bank_accounts b ON b.company_id = d.company_id AND b.id = d.bank_account_id
+		WHERE `+where+` GROUP BY d.day HAVING SUM(d.n) > 0 ORDER BY d.day`, args...)
 	if err != nil {
 		return nil, internal(err, "count hub transactions")
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var at anyTime
-		var in int64
-		if err := rows.Scan(&at, &in); err != nil {
+		var day, n, in int64
+		if err := rows.Scan(&day, &n, &in); err != nil {
 			return nil, internal(err, "count hub transactions")
 		}
-		d := at.t.Format(recon.DateLayout)
-		if n := len(out.Days); n == 0 || out.Days[n-1].Date != d {
-			out.Days = append(out.Days, recon.HubCounterDay{Date: d})
-		}
-		day := &out.Days[len(out.Days)-1]
-		day.Transactions++
-		out.Total.Transactions++
-		if in > 0 {
-			day.In++
-			out.Total.In++
-		} else {
-			day.Out++
-			out.Total.Out++
-		}
+		d := recon.HubCounterDay{Date: time.Unix(day*86400, 0).UTC().Format(recon.DateLayout), Transactions: n, In: in, Out: n - in}
+		out.Days = append(out.Days, d)
+		out.Total.Transactions += n
+		out.Total.In += in
+		out.Total.Out += n - in
 	}
 	if err := rows.Err(); err != nil {
 		return nil, internal(err, "count hub transactions")
