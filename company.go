@@ -134,6 +134,7 @@ func (c *Company) String() string { return fmt.Sprintf("company %d (%s)", c.ID, 
 type RetentionResult struct {
 	Transactions int64
 	Deliveries   int64
+	HubEvents    int64 // lines of link tokens' timelines (recon hub events)
 }
 
 // RetentionStore enforces each company's data_storage_time.
@@ -142,7 +143,9 @@ type RetentionStore interface {
 	// RetentionCutoffs; now is in the business time zone), its transactions
 	// dated before the cutoff with their match decisions, balance
 	// discontinuities and per-day counts, and its finished (delivered or
-	// dead) deliveries with their attempts; pending deliveries are kept
+	// dead) deliveries with their attempts, and the lines of its link
+	// tokens' timelines (hub events) older than the deliveries' cutoff;
+	// pending deliveries are kept
 	// however old. It deletes in small transactions so that ingestion is
 	// never held up for long, and may be run by several nodes at once.
 	ApplyRetention(ctx context.Context, now time.Time) (RetentionResult, error)

@@ -68,6 +68,11 @@ func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.Retentio
 		if err != nil {
 			return res, err
 		}
+		n, err = db.deleteOldHubEvents(ctx, p.company, deliveriesBefore)
+		res.HubEvents += n
+		if err != nil {
+			return res, err
+		}
 	}
 	return res, nil
 }
@@ -226,6 +231,33 @@ func (db *DB) deleteOldDeliveries(ctx context.Context, companyID int64, before t
 		}
 		if n < retentionChunk {
 			return total, nil
+		}
+	}
+}
+
+// deleteOldHubEvents deletes the lines of the company's link-token timelines
+// (hub_events) written before before, a chunk a transaction: the timeline
+// is a log like the deliveries', kept as long.
+func (db *DB) deleteOldHubEvents(ctx context.Context, companyID int64, before time.Time) (int64, error) {
+	var total int64
+	for {
+		var n int64
+		err := db.inTx(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, `
+				DELETE FROM hub_events WHERE id IN (
+					SELECT id FROM hub_events WHERE company_id = $1 AND at < $2 LIMIT $3)`,
+				companyID, storedTime(before), retentionChunk)
+			if err != nil {
+				return internal(err, "delete old hub events")
+			}
+			if n, err = res.RowsAffected(); err != nil {
+				return internal(err, "delete old hub events")
+			}
+			return nil
+		})
+		total += n
+		if err != nil || n < retentionChunk {
+			return total, err
 		}
 	}
 }

@@ -267,9 +267,9 @@ func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, clo
 			log.Info("deleted old delivered notifications", "count", n)
 		}
 		if res, err := db.ApplyRetention(ctx, clock.Now().In(loc)); err != nil && ctx.Err() == nil {
-			log.Warn("applying the companies' data retention", "err", err, "transactions", res.Transactions, "deliveries", res.Deliveries)
-		} else if res.Transactions > 0 || res.Deliveries > 0 {
-			log.Info("deleted data older than the companies' retention", "transactions", res.Transactions, "deliveries", res.Deliveries)
+			log.Warn("applying the companies' data retention", "err", err, "transactions", res.Transactions, "deliveries", res.Deliveries, "hub_events", res.HubEvents)
+		} else if res != (recon.RetentionResult{}) {
+			log.Info("deleted data older than the companies' retention", "transactions", res.Transactions, "deliveries", res.Deliveries, "hub_events", res.HubEvents)
 		}
 		if err := db.Optimize(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("refreshing planner statistics", "err", err)

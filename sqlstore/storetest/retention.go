@@ -291,4 +291,47 @@ func testRetention(t *testing.T, open Open) {
 			t.Fatalf("other company's delivery: %v", err)
 		}
 	})
+
+	// The link tokens' timelines are a log like the deliveries': lines
+	// older than the deliveries' cutoff go, of the retained company only.
+	t.Run("HubEvents", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		rs := retentionStore(t, s)
+		c := retainedCompany(t, s, 1, 30, recon.CompanyActive)
+		forever := retainedCompany(t, s, 2, 0, recon.CompanyActive)
+		var tokens []*recon.LinkToken
+		for _, co := range []*recon.Company{c, forever} {
+			tokens = append(tokens, newLinkToken(t, s, co.ID, newHubCustomer(t, s, co.ID, "Khách A").XID, time.Minute))
+		}
+		timeline := func(co *recon.Company, lt *recon.LinkToken) []*recon.HubEventRecord {
+			t.Helper()
+			log, err := s.HubEventLog(t.Context(), co.ID, lt.XID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return log
+		}
+		log := timeline(c, tokens[0])
+		if len(log) != 1 {
+			t.Fatalf("timeline before retention: %+v", log)
+		}
+		at := log[0].At
+		for _, tc := range []struct {
+			now  time.Time
+			want int64
+		}{{at.Add(30*24*time.Hour - time.Second), 0}, {at.Add(30*24*time.Hour + time.Second), 1}} {
+			res, err := rs.ApplyRetention(t.Context(), tc.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff(t, "retention result at "+tc.now.String(), recon.RetentionResult{HubEvents: tc.want}, res)
+		}
+		if log := timeline(c, tokens[0]); len(log) != 0 {
+			t.Fatalf("timeline after retention: %+v", log)
+		}
+		if log := timeline(forever, tokens[1]); len(log) != 1 {
+			t.Fatalf("the company without retention lost its timeline: %+v", log)
+		}
+	})
 }
