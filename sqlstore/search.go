@@ -117,17 +117,19 @@ func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.T
 	if s.Code != "" {
 		code = "t.code"
 	}
-	var outcomes []string
-	for _, o := range recon.PayingOutcomes {
-		outcomes = append(outcomes, arg(o))
+	paying := func() string {
+		var outcomes []string
+		for _, o := range recon.PayingOutcomes {
+			outcomes = append(outcomes, arg(o))
+		}
+		return "EXISTS (SELECT 1 FROM match_decisions m WHERE m.transaction_id = t.id AND m.company_id = t.company_id AND m.outcome IN (" +
+			strings.Join(outcomes, ",") + "))"
 	}
-	paying := "EXISTS (SELECT 1 FROM match_decisions m WHERE m.transaction_id = t.id AND m.company_id = t.company_id AND m.outcome IN (" +
-		strings.Join(outcomes, ",") + "))"
 	switch s.Matched {
 	case recon.StateMatched:
-		state = "CASE WHEN " + paying + " THEN 1 ELSE 0 END"
+		state = "CASE WHEN " + paying() + " THEN 1 ELSE 0 END"
 	case recon.StateUnmatched:
-		state = "CASE WHEN t.amount_in > 0 AND NOT " + paying + " THEN 1 ELSE 0 END"
+		state = "CASE WHEN t.amount_in > 0 AND NOT " + paying() + " THEN 1 ELSE 0 END"
 	case recon.StateException:
 		state = "CASE WHEN EXISTS (SELECT 1 FROM exceptions e WHERE e.transaction_id = t.id AND e.company_id = t.company_id AND NOT e.resolved) THEN 1 ELSE 0 END"
 	}
