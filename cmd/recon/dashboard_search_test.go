@@ -15,7 +15,7 @@ import (
 // order, one naming no order, one with an accented memo.
 type searchEnv struct {
 	*dashEnv
-	code                   string // the paid order's payment code
+	code                    string // the paid order's payment code
 	paidTx, noOrderTx, vnTx string
 }
 
