@@ -614,9 +614,10 @@ var messages = map[lang]map[string]string{
 var searchMessages = map[lang]map[string]string{
 	"en": {
 		"matched_state":    "Matched state",
-		"state_matched":    "Matched (paid an order)",
-		"state_unmatched":  "Unmatched (incoming, paid nothing)",
+		"state_matched":    "Matched",
+		"state_unmatched":  "Unmatched",
 		"state_exception":  "Open exception",
+		"state_help":       "Matched: paid an order. Unmatched: money in that paid none.",
 		"memo_search":      "Memo contains",
 		"memo_search_help": "Accents and case are ignored.",
 		"search_found":     "found on this page (no total: the code, memo and matched filters are checked on the transfers read, newest first)",
@@ -627,9 +628,10 @@ var searchMessages = map[lang]map[string]string{
 	},
 	"vi": {
 		"matched_state":    "Trạng thái đối soát",
-		"state_matched":    "Đã khớp (đã thanh toán đơn hàng)",
-		"state_unmatched":  "Chưa khớp (tiền vào, không thanh toán đơn nào)",
+		"state_matched":    "Đã khớp",
+		"state_unmatched":  "Chưa khớp",
 		"state_exception":  "Ngoại lệ đang mở",
+		"state_help":       "Đã khớp: đã thanh toán một đơn hàng. Chưa khớp: tiền vào không thanh toán đơn nào.",
 		"memo_search":      "Nội dung chứa",
 		"memo_search_help": "Không phân biệt dấu và chữ hoa.",
 		"search_found":     "tìm thấy ở trang này (không có tổng: mã, nội dung và trạng thái được kiểm tra trên các giao dịch đã đọc, mới nhất trước)",
