@@ -13,7 +13,7 @@ import (
 // searchWindow is how many rows of the §4.3 filter a search reads at most
 // per request (docs/benchmarks.md, "Transactions screen: code, matched
 // state, memo"): the code, matched state and memo have no index (an index
-// on the code cost SQLite's ingestion about a quarter of its speed), so a
+// on the code cost SQLite's ingestion up to a third of its rate), so a
 // search reads the rows newest first, a window at a time, and says how far
 // back it read.
 const searchWindow = 5000
@@ -22,8 +22,8 @@ const searchWindow = 5000
 // searchWindow rows that the §4.3 filter selects, from the same indexes as
 // Transactions, newest first after s.Before, and keeps those that pass the
 // code, matched-state and memo filters, up to s.Limit. The total is exact
-// when it comes from the day counts: a matched state with no other search
-// filter and only account and date filters.
+// when it comes from the day counts (on every page): a matched or unmatched
+// state with no other search filter and only account and date filters.
 func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.TransactionSearch) (*recon.TransactionSearchPage, error) {
 	page := &recon.TransactionSearchPage{Rows: []*recon.Transaction{}}
 	where := []string{"t.company_id = $1"}
@@ -152,7 +152,7 @@ func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.T
 			return nil, internal(err, "search transactions")
 		}
 		if len(ids) == f.Limit {
-			// A further match: the next page starts after the last shown.
+			// A row beyond a full page: the next page starts after the last shown.
 			page.Next = ids[len(ids)-1]
 			break
 		}
@@ -174,7 +174,7 @@ func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.T
 	if page.Rows, err = db.transactionsByID(ctx, companyID, ids); err != nil {
 		return nil, err
 	}
-	if s.Code == "" && s.Memo == "" && s.Before == 0 && f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil &&
+	if s.Code == "" && s.Memo == "" && f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil &&
 		(s.Matched == recon.StateMatched || s.Matched == recon.StateUnmatched) {
 		if page.Total, err = db.countStateByDays(ctx, companyID, accountIDs, fromDay, toDay, s.Matched); err != nil {
 			return nil, internal(err, "count transactions")
@@ -187,9 +187,8 @@ func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.T
 // transactionsByID reads the tenant's transactions with the ids, in the
 // listing's order.
 func (db *DB) transactionsByID(ctx context.Context, companyID int64, ids []int64) ([]*recon.Transaction, error) {
-	out := make([]*recon.Transaction, 0, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return []*recon.Transaction{}, nil
 	}
 	args := []any{companyID}
 	for _, id := range ids {
@@ -199,18 +198,7 @@ func (db *DB) transactionsByID(ctx context.Context, companyID int64, ids []int64
 		FROM transactions t JOIN bank_accounts b ON b.id = t.bank_account_id
 		WHERE t.company_id = $1 AND t.id IN (`+db.params(2, len(ids))+`)
 		ORDER BY t.transaction_date DESC, t.id DESC`, args...)
-	if err != nil {
-		return nil, internal(err, "search transactions")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		t, err := scanTransaction(rows)
-		if err != nil {
-			return nil, internal(err, "search transactions")
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return collect(rows, err, "search transactions", scanTransaction)
 }
 
 // countStateByDays counts the matched or unmatched incoming transfers from

@@ -111,6 +111,9 @@ func testSearch(t *testing.T, open Open) {
 		for range 10 {
 			p := search(c.ID, q)
 			got = append(got, refs(p)...)
+			if !p.Counted || p.Total != 3 {
+				t.Errorf("page after %d: counted %v total %d, want the exact 3 on every page", q.Before, p.Counted, p.Total)
+			}
 			if p.Next == 0 {
 				break
 			}
