@@ -99,4 +99,9 @@ type DashboardStore interface {
 	// OrderDeliveries returns up to limit of the tenant's IPNs about the
 	// order, oldest first.
 	OrderDeliveries(ctx context.Context, companyID int64, o *Order, limit int) ([]*Delivery, error)
+	// SearchTransactions returns a page of the tenant's transactions that
+	// pass s, reading a bounded window of the rows its §4.3 filter selects
+	// (TransactionSearchPage says how far back). A Before that is not the
+	// tenant's transaction is EINVALID.
+	SearchTransactions(ctx context.Context, companyID int64, s TransactionSearch) (*TransactionSearchPage, error)
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -606,4 +607,43 @@ var messages = map[lang]map[string]string{
 		"phone":            "Điện thoại",
 		"fails_with":       "Lỗi cố ý",
 	},
+}
+
+// searchMessages are the transactions screen's search (code, matched state,
+// memo), both languages in one place; init adds them to messages.
+var searchMessages = map[lang]map[string]string{
+	"en": {
+		"matched_state":    "Matched state",
+		"state_matched":    "Matched",
+		"state_unmatched":  "Unmatched",
+		"state_exception":  "Open exception",
+		"state_help":       "Matched: paid an order. Unmatched: money in that paid none.",
+		"memo_search":      "Memo contains",
+		"memo_search_help": "Accents and case are ignored.",
+		"search_found":     "found on this page (no total: the code, memo and matched filters are checked on the transfers read, newest first)",
+		"search_read":      "Searched %s",
+		"search_read_to":   "back to %s.",
+		"search_more":      "Older transfers are not searched yet: Next continues with them.",
+		"search_all":       "Nothing older is left to search.",
+	},
+	"vi": {
+		"matched_state":    "Trạng thái đối soát",
+		"state_matched":    "Đã khớp",
+		"state_unmatched":  "Chưa khớp",
+		"state_exception":  "Ngoại lệ đang mở",
+		"state_help":       "Đã khớp: đã thanh toán một đơn hàng. Chưa khớp: tiền vào không thanh toán đơn nào.",
+		"memo_search":      "Nội dung chứa",
+		"memo_search_help": "Không phân biệt dấu và chữ hoa.",
+		"search_found":     "tìm thấy ở trang này (không có tổng: mã, nội dung và trạng thái được kiểm tra trên các giao dịch đã đọc, mới nhất trước)",
+		"search_read":      "Đã tìm trong %s",
+		"search_read_to":   "đến %s.",
+		"search_more":      "Các giao dịch cũ hơn chưa được tìm: bấm Sau để tìm tiếp.",
+		"search_all":       "Không còn giao dịch cũ hơn để tìm.",
+	},
+}
+
+func init() {
+	for l, m := range searchMessages {
+		maps.Copy(messages[l], m)
+	}
 }

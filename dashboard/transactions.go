@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,12 +12,13 @@ import (
 )
 
 // transactionFilter reads the transactions screen's query: the parameters
-// of GET /api/v1/transactions (§4.3), read by the same function, with the
-// empty fields of the filter form left out.
-func transactionFilter(r *http.Request) (recon.TransactionFilter, url.Values, error) {
+// of GET /api/v1/transactions (§4.3), read by the same function, and the
+// dashboard's search (code, matched state, memo; recon.TransactionSearch),
+// with the empty fields of the filter form left out.
+func transactionFilter(r *http.Request) (recon.TransactionSearch, url.Values, error) {
 	q := formQuery(r)
-	f, err := recon.ParseTransactionFilter(q)
-	return f, q, err
+	s, err := recon.ParseTransactionSearch(q)
+	return s, q, err
 }
 
 // formQuery is the request's query without the empty fields a filter form
@@ -40,6 +42,12 @@ type transactionsView struct {
 	Rows     []*recon.Transaction
 	Pager    pager
 	Export   string // the CSV link of the filter
+	// A search (code, matched state or memo): keyset pages, and how far
+	// back the page read instead of a total when none is exact.
+	Search         *recon.TransactionSearchPage
+	Found, Scanned int64
+	First, Next    string
+	States         []string // the matched states, for the form
 }
 
 // pager is a list's page links, built from the filter's query.
@@ -75,22 +83,35 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *reques
 	if err != nil {
 		return err
 	}
-	f, query, err := transactionFilter(r)
-	v := &transactionsView{Accounts: accounts, Query: query}
+	s, query, err := transactionFilter(r)
+	v := &transactionsView{Accounts: accounts, Query: query, States: []string{recon.StateMatched, recon.StateUnmatched, recon.StateException}}
+	if err == nil && s.Searching() {
+		delete(query, "page") // a search pages by keyset (before)
+		v.Search, err = h.Store.SearchTransactions(ctx, q.caller.CompanyID, s)
+		if err == nil {
+			v.Rows, v.Found, v.Scanned = v.Search.Rows, int64(len(v.Search.Rows)), int64(v.Search.Scanned)
+			if v.Search.Next != 0 {
+				v.Next = keysetLink(r.URL.Path, query, "before", v.Search.Next)
+			}
+			if s.Before != 0 {
+				v.First = keysetLink(r.URL.Path, query, "before", 0)
+			}
+		}
+	} else if err == nil {
+		var total int64
+		if v.Rows, total, err = h.Store.Transactions(ctx, q.caller.CompanyID, s.TransactionFilter); err == nil {
+			v.Pager = newPager(r.URL.Path, query, "page", s.Page, s.Limit, total)
+		}
+	}
 	status := http.StatusOK
 	if recon.ErrorCode(err) == recon.EINVALID {
 		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
 	} else if err != nil {
 		return err
 	} else {
-		var total int64
-		if v.Rows, total, err = h.Store.Transactions(ctx, q.caller.CompanyID, f); err != nil {
-			return err
-		}
-		v.Pager = newPager(r.URL.Path, query, "page", f.Page, f.Limit, total)
 		export := url.Values{}
 		for k, vs := range query {
-			if k != "page" && k != "limit" {
+			if k != "page" && k != "limit" && k != "before" {
 				export[k] = vs
 			}
 		}
@@ -127,22 +148,55 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request, q *request
 }
 
 // maxExportRows bounds a CSV export: a larger filter is refused, naming
-// the count, so that the export is one bounded pass.
-const maxExportRows = 10_000
+// the count, so that the export is one bounded pass. maxExportSearch bounds
+// the rows a search's export reads (the §4.3 filter's count, checked first).
+const (
+	maxExportRows   = 10_000
+	maxExportSearch = 100_000
+)
 
 // exportTransactions serves GET /dashboard/transactions.csv: the filtered
 // list, newest first, streamed a page of 100 at a time.
 func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *request) error {
-	f, _, err := transactionFilter(r)
+	s, _, err := transactionFilter(r)
 	if err != nil {
 		return err
 	}
-	f.Page, f.Limit = 1, recon.MaxTransactionLimit
-	rows, total, err := h.Store.Transactions(r.Context(), q.caller.CompanyID, f)
+	s.Page, s.Limit, s.Before = 1, recon.MaxTransactionLimit, 0
+	ctx := r.Context()
+	rows, total, err := h.Store.Transactions(ctx, q.caller.CompanyID, s.TransactionFilter)
 	if err != nil {
 		return err
 	}
-	if total > maxExportRows {
+	// next is the page after rows: the §4.3 filter's by number, or the
+	// search's by keyset; nil when there is none.
+	next := func() ([]*recon.Transaction, error) {
+		if int64(s.Page*s.Limit) >= total || len(rows) == 0 {
+			return nil, nil
+		}
+		s.Page++
+		rows, _, err := h.Store.Transactions(ctx, q.caller.CompanyID, s.TransactionFilter)
+		return rows, err
+	}
+	switch {
+	case s.Searching() && total > maxExportSearch:
+		return recon.Errorf(recon.EINVALID, "the search would read %d transactions; an export reads at most %d: narrow the dates or accounts", total, maxExportSearch)
+	case s.Searching():
+		page, err := h.Store.SearchTransactions(ctx, q.caller.CompanyID, s)
+		if err != nil {
+			return err
+		}
+		rows = page.Rows
+		next = func() ([]*recon.Transaction, error) {
+			for page.Next != 0 {
+				s.Before = page.Next
+				if page, err = h.Store.SearchTransactions(ctx, q.caller.CompanyID, s); err != nil || len(page.Rows) > 0 {
+					return page.Rows, err
+				}
+			}
+			return nil, nil
+		}
+	case total > maxExportRows:
 		return recon.Errorf(recon.EINVALID, "the filter selects %d transactions; an export holds at most %d: narrow the dates or accounts", total, maxExportRows)
 	}
 	mode := "live"
@@ -154,19 +208,23 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"id", "transaction_date", "bank_brand_name", "account_number", "amount_in", "amount_out",
 		"accumulated", "transaction_content", "reference_number", "code", "sub_account"})
-	for {
+	written := 0
+	for len(rows) > 0 {
 		for _, t := range rows {
+			if written == maxExportRows {
+				// Only a search gets here (its count is not known first).
+				_ = cw.Write([]string{fmt.Sprintf("export stopped at %d rows: narrow the filter", maxExportRows)})
+				cw.Flush()
+				return nil
+			}
+			written++
 			_ = cw.Write([]string{strconv.FormatInt(t.ID, 10), t.TransactionDate.Format(recon.DateTimeLayout),
 				cell(t.BankName), t.AccountNumber, strconv.FormatInt(t.AmountIn, 10), strconv.FormatInt(t.AmountOut, 10),
 				strconv.FormatInt(t.Accumulated, 10), cell(t.Content), cell(t.ReferenceNumber), cell(t.Code), cell(t.SubAccount)})
 		}
-		if int64(f.Page*f.Limit) >= total || len(rows) == 0 {
-			break
-		}
-		f.Page++
-		if rows, _, err = h.Store.Transactions(r.Context(), q.caller.CompanyID, f); err != nil {
+		if rows, err = next(); err != nil {
 			// The header is sent: the truncated file ends with the reason.
-			h.Logger.ErrorContext(r.Context(), "dashboard: export", "err", err)
+			h.Logger.ErrorContext(ctx, "dashboard: export", "err", err)
 			_ = cw.Write([]string{"export failed: " + recon.ErrorMessage(err)})
 			break
 		}

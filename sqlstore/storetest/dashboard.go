@@ -212,4 +212,6 @@ func testDashboard(t *testing.T, open Open) {
 		diff(t, "flows after retention", []recon.DayFlow{{Day: "2026-03-01"}, {Day: "2026-03-02"},
 			{Day: "2026-03-03", In: 5_000, InCount: 1, Matched: 5_000, MatchedCount: 1}}, got)
 	})
+
+	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 }

@@ -1,0 +1,222 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"recon"
+)
+
+// searchWindow is how many rows of the §4.3 filter a search reads at most
+// per request (docs/benchmarks.md, "Transactions screen: code, matched
+// state, memo"): the code, matched state and memo have no index (an index
+// on the code cost SQLite's ingestion up to a third of its rate), so a
+// search reads the rows newest first, a window at a time, and says how far
+// back it read.
+const searchWindow = 5000
+
+// SearchTransactions implements recon.DashboardStore. It reads at most
+// searchWindow rows that the §4.3 filter selects, from the same indexes as
+// Transactions, newest first after s.Before, and keeps those that pass the
+// code, matched-state and memo filters, up to s.Limit. The total is exact
+// when it comes from the day counts (on every page): a matched or unmatched
+// state with no other search filter and only account and date filters.
+func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.TransactionSearch) (*recon.TransactionSearchPage, error) {
+	page := &recon.TransactionSearchPage{Rows: []*recon.Transaction{}}
+	where := []string{"t.company_id = $1"}
+	args := queryArgs{companyID}
+	arg := args.add
+	f := s.TransactionFilter
+	var accountIDs []int64
+	if f.AccountNumber != "" || f.ReferenceNumber != "" {
+		// The reference is served, like Transactions, by the unique
+		// (bank_account_id, reference_number) index, per account.
+		ids, err := db.accountIDsByNumber(ctx, companyID, f.AccountNumber)
+		if err != nil || len(ids) == 0 {
+			return page, err
+		}
+		accountIDs = ids
+	}
+	if f.BankAccountID != 0 {
+		if f.AccountNumber != "" && !containsID(accountIDs, f.BankAccountID) {
+			return page, nil
+		}
+		accountIDs = []int64{f.BankAccountID}
+	}
+	if len(accountIDs) > 0 {
+		var ph []string
+		for _, id := range accountIDs {
+			ph = append(ph, arg(id))
+		}
+		where = append(where, "t.bank_account_id IN ("+strings.Join(ph, ",")+")")
+	}
+	var fromDay, toDay int64 = -1 << 30, 1 << 30
+	for _, d := range []struct {
+		name, value, op string
+		day             *int64
+		next            int
+	}{{"from_date", f.FromDate, ">=", &fromDay, 0}, {"to_date", f.ToDate, "<", &toDay, 1}} {
+		if d.value == "" {
+			continue
+		}
+		day, err := time.Parse(recon.DateLayout, d.value)
+		if err != nil {
+			return nil, recon.FieldError(d.name, "%s must be a date in the form YYYY-MM-DD", d.name)
+		}
+		where = append(where, "t.transaction_date "+d.op+" "+arg(day.AddDate(0, 0, d.next)))
+		*d.day = dayNumber(day)
+	}
+	if f.ReferenceNumber != "" {
+		where = append(where, "t.reference_number = "+arg(f.ReferenceNumber))
+	}
+	// As in Transactions: a positive amount implies the other is 0, which
+	// lets transactions_company_amounts serve the filter in date order.
+	if f.AmountIn != nil {
+		where = append(where, "t.amount_in = "+arg(*f.AmountIn))
+		if *f.AmountIn > 0 && f.AmountOut == nil {
+			where = append(where, "t.amount_out = 0")
+		}
+	}
+	if f.AmountOut != nil {
+		if *f.AmountOut > 0 && f.AmountIn == nil {
+			where = append(where, "t.amount_in = 0")
+		}
+		where = append(where, "t.amount_out = "+arg(*f.AmountOut))
+	}
+	index := "transactions_company_date"
+	switch {
+	case f.ReferenceNumber != "":
+		index = "sqlite_autoindex_transactions_1"
+	case f.AmountIn != nil || f.AmountOut != nil:
+		index = "transactions_company_amounts"
+	case accountIDs != nil:
+		index = "transactions_account_date"
+	}
+	if s.Before != 0 {
+		var date time.Time
+		err := db.db.QueryRowContext(ctx, `SELECT transaction_date FROM transactions WHERE company_id = $1 AND id = $2`, companyID, s.Before).Scan(&date)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, recon.FieldError("before", "transaction %d is not among yours (deleted since?): start the search again", s.Before)
+		}
+		if err != nil {
+			return nil, internal(err, "search transactions")
+		}
+		d, id := arg(date), arg(s.Before)
+		where = append(where, "(t.transaction_date < "+d+" OR t.transaction_date = "+d+" AND t.id < "+id+")")
+	}
+
+	// What the window's rows are tested on: the memo and code are read from
+	// the table only when asked for (the rest is in the index).
+	content, code, state := "''", "''", "1"
+	if s.Memo != "" {
+		content = "t.content"
+	}
+	if s.Code != "" {
+		code = "t.code"
+	}
+	paying := func() string {
+		var outcomes []string
+		for _, o := range recon.PayingOutcomes {
+			outcomes = append(outcomes, arg(o))
+		}
+		return "EXISTS (SELECT 1 FROM match_decisions m WHERE m.transaction_id = t.id AND m.company_id = t.company_id AND m.outcome IN (" +
+			strings.Join(outcomes, ",") + "))"
+	}
+	switch s.Matched {
+	case recon.StateMatched:
+		state = "CASE WHEN " + paying() + " THEN 1 ELSE 0 END"
+	case recon.StateUnmatched:
+		state = "CASE WHEN t.amount_in > 0 AND NOT " + paying() + " THEN 1 ELSE 0 END"
+	case recon.StateException:
+		state = "CASE WHEN EXISTS (SELECT 1 FROM exceptions e WHERE e.transaction_id = t.id AND e.company_id = t.company_id AND NOT e.resolved) THEN 1 ELSE 0 END"
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT t.id, t.transaction_date, `+content+`, `+code+`, `+state+`
+		FROM transactions t`+db.d.indexedBy(index)+` WHERE `+strings.Join(where, " AND ")+`
+		ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+arg(searchWindow), args...)
+	if err != nil {
+		return nil, internal(err, "search transactions")
+	}
+	memo := recon.NormalizeMemo(s.Memo)
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var date time.Time
+		var text string
+		var c sql.NullString
+		var hit int
+		if err := rows.Scan(&id, &date, &text, &c, &hit); err != nil {
+			rows.Close()
+			return nil, internal(err, "search transactions")
+		}
+		if len(ids) == f.Limit {
+			// A row beyond a full page: the next page starts after the last shown.
+			page.Next = ids[len(ids)-1]
+			break
+		}
+		page.Scanned++
+		page.ReadTo = recon.WallClock(date.UTC())
+		if hit == 1 && c.String == s.Code && (memo == "" || strings.Contains(recon.NormalizeMemo(text), memo)) {
+			ids = append(ids, id)
+		}
+		if page.Scanned == searchWindow {
+			page.Next = id
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return nil, internal(err, "search transactions")
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal(err, "search transactions")
+	}
+	if page.Rows, err = db.transactionsByID(ctx, companyID, ids); err != nil {
+		return nil, err
+	}
+	if s.Code == "" && s.Memo == "" && f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil &&
+		(s.Matched == recon.StateMatched || s.Matched == recon.StateUnmatched) {
+		if page.Total, err = db.countStateByDays(ctx, companyID, accountIDs, fromDay, toDay, s.Matched); err != nil {
+			return nil, internal(err, "count transactions")
+		}
+		page.Counted = true
+	}
+	return page, nil
+}
+
+// transactionsByID reads the tenant's transactions with the ids, in the
+// listing's order.
+func (db *DB) transactionsByID(ctx context.Context, companyID int64, ids []int64) ([]*recon.Transaction, error) {
+	if len(ids) == 0 {
+		return []*recon.Transaction{}, nil
+	}
+	args := []any{companyID}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT `+transactionColumns+`
+		FROM transactions t JOIN bank_accounts b ON b.id = t.bank_account_id
+		WHERE t.company_id = $1 AND t.id IN (`+db.params(2, len(ids))+`)
+		ORDER BY t.transaction_date DESC, t.id DESC`, args...)
+	return collect(rows, err, "search transactions", scanTransaction)
+}
+
+// countStateByDays counts the matched or unmatched incoming transfers from
+// the day counts: matched_n transfers paid an order, the rest of in_n did not.
+func (db *DB) countStateByDays(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay int64, state string) (int64, error) {
+	n := "matched_n"
+	if state == recon.StateUnmatched {
+		n = "in_n - matched_n"
+	}
+	q := `SELECT COALESCE(SUM(` + n + `), 0) FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3`
+	args := []any{companyID, fromDay, toDay}
+	if len(accountIDs) > 0 {
+		q += ` AND bank_account_id IN (` + db.params(4, len(accountIDs)) + `)`
+		for _, id := range accountIDs {
+			args = append(args, id)
+		}
+	}
+	var total int64
+	err := db.db.QueryRowContext(ctx, q, args...).Scan(&total)
+	return total, err
+}
