@@ -35,6 +35,10 @@ type Hub interface {
 	Simulate(ctx context.Context, tenant int64, sandbox bool, event string) error
 	// Identities are the sandbox banks' fixed test identities.
 	Identities() []HubIdentity
+	// SaveWebhook changes the tenant's webhook by the rules of POST
+	// /v1/webhook (hub.Handler.SaveWebhook) and returns what is stored,
+	// and whether it was made now.
+	SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error)
 }
 
 // HubIdentity is a sandbox bank identity (hub.SandboxIdentity).

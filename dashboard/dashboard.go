@@ -65,6 +65,10 @@ type Handler struct {
 	ImportStatement func(ctx context.Context, tenant, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
 	// Hub is the bank-linking hub (hub.Handler), nil without one.
 	Hub Hub
+	// RegisterClient registers an OAuth2 client as `recon client create`
+	// does (oauth.RegisterClient) and returns its secret ("" for a public
+	// client).
+	RegisterClient func(ctx context.Context, c *recon.Client, public bool) (string, error)
 
 	pages map[string]*template.Template
 	csrf  *http.CrossOriginProtection

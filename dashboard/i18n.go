@@ -607,3 +607,42 @@ var messages = map[lang]map[string]string{
 		"fails_with":       "Lỗi cố ý",
 	},
 }
+
+// The texts of the settings' OAuth clients and hub webhook and of the
+// statement upload's size and progress, both languages side by side (kept
+// together to ease merging); added to messages when the package loads.
+var settingsMessages = []struct{ key, en, vi string }{
+	{"oauth_clients", "OAuth clients", "Ứng dụng OAuth"},
+	{"name", "Name", "Tên"},
+	{"scopes", "Scopes", "Phạm vi (scope)"},
+	{"client_kind", "Kind", "Loại"},
+	{"confidential_client", "confidential (secret)", "bảo mật (có khóa bí mật)"},
+	{"public_client", "public: PKCE, no secret", "công khai: PKCE, không có khóa"},
+	{"revoke", "Revoke", "Thu hồi"},
+	{"revoke_help", "Revoking deletes the client and every token issued to it: they stop working at once.", "Thu hồi sẽ xóa ứng dụng và mọi token đã cấp cho nó: các token hết hiệu lực ngay."},
+	{"no_clients", "No OAuth client in this mode yet.", "Chưa có ứng dụng OAuth nào ở chế độ này."},
+	{"client_revoked", "The client is revoked: its tokens no longer work.", "Đã thu hồi ứng dụng: các token của nó không còn dùng được."},
+	{"new_client", "New OAuth client", "Ứng dụng OAuth mới"},
+	{"redirect_uris", "Redirect URIs (one a line)", "Redirect URI (mỗi dòng một địa chỉ)"},
+	{"public_help", "Public client (browser or mobile app: no secret, authorization code with PKCE only)", "Ứng dụng công khai (trình duyệt hoặc ứng dụng di động: không có khóa, chỉ authorization code với PKCE)"},
+	{"create_client", "Create the client", "Tạo ứng dụng"},
+	{"client_secret", "New client secret", "Khóa bí mật mới của ứng dụng"},
+	{"client_created", "Client created", "Đã tạo ứng dụng"},
+	{"hub_webhook", "Hub webhook (bank linking)", "Webhook của hub (liên kết ngân hàng)"},
+	{"no_webhook", "No hub webhook yet: saving the form makes one, with a new secret shown once.", "Chưa có webhook của hub: lưu biểu mẫu sẽ tạo webhook với khóa mới, chỉ hiện một lần."},
+	{"webhook_saved", "The webhook is saved: it applies to the next events.", "Đã lưu webhook: áp dụng cho các sự kiện tiếp theo."},
+	{"webhook_secret", "New webhook secret", "Khóa bí mật mới của webhook"},
+	{"all_events", "all events (*)", "mọi sự kiện (*)"},
+	{"events_help", "No event checked: the webhook receives none. The URL follows the rules of POST /v1/webhook (HTTPS, no internal address).", "Không chọn sự kiện nào: webhook không nhận sự kiện nào. URL theo quy tắc của POST /v1/webhook (HTTPS, không dùng địa chỉ nội bộ)."},
+	{"upload_limit", "Largest file:", "Tệp lớn nhất:"},
+	{"too_large", "The statement file is larger than the limit of", "Tệp sao kê lớn hơn giới hạn"},
+	{"uploading", "Uploading…", "Đang tải lên…"},
+	{"upload_progress", "Upload progress", "Tiến độ tải lên"},
+	{"importing", "Uploaded: importing…", "Đã tải lên: đang nhập…"},
+}
+
+func init() {
+	for _, m := range settingsMessages {
+		messages["en"][m.key], messages["vi"][m.key] = m.en, m.vi
+	}
+}
