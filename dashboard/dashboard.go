@@ -129,11 +129,12 @@ func serveCSS(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(styleCSS)
 }
 
-// setSecurityHeaders is set on every dashboard answer: no script may run,
+// setSecurityHeaders is set on every dashboard answer: only the dashboard's
+// own script files may run (no inline script) and reach only the dashboard,
 // nothing may frame the pages, forms post only to the dashboard.
 func setSecurityHeaders(w http.ResponseWriter) {
 	hd := w.Header()
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "same-origin")

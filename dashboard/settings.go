@@ -408,7 +408,8 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/settings/hub-webhook-secret", h.form(recon.ActionManageNotifications, h.rotateWebhookSecret), formLimit)
 	mux.Handle("GET /dashboard/bank-accounts", h.page(recon.ActionReadMoney, h.bankAccounts))
 	// A form (checked for NUL like the others) whose multipart file is read by the handler.
-	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.form(recon.ActionWriteTransactions, h.uploadStatement), MaxStatementBytes)
+	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.refuseLargeStatement(h.form(recon.ActionWriteTransactions, h.uploadStatement)), statementBodyLimit)
+	mux.Handle("GET /dashboard/static/upload.js", h.public(serveUploadJS))
 	mux.HandleLimited("POST /dashboard/bank-accounts/link", h.form(recon.ActionHub, h.linkBank), formLimit)
 	mux.Handle("GET /dashboard/sandbox", h.page(recon.ActionWriteTransactions, h.sandbox))
 	mux.HandleLimited("POST /dashboard/sandbox/transfer", h.form(recon.ActionWriteTransactions, h.sandboxTransfer), formLimit)
