@@ -639,6 +639,7 @@ var settingsMessages = []struct{ key, en, vi string }{
 	{"uploading", "Uploading…", "Đang tải lên…"},
 	{"upload_progress", "Upload progress", "Tiến độ tải lên"},
 	{"importing", "Uploaded: importing…", "Đã tải lên: đang nhập…"},
+	{"upload_network", "The upload was interrupted: nothing was imported. Try again.", "Tải lên bị gián đoạn: không có dòng nào được nhập. Hãy thử lại."},
 }
 
 func init() {
