@@ -1,5 +1,6 @@
 // Package dashboard is the merchant dashboard served at /dashboard: a
-// server-rendered web UI (html/template, one embedded CSS file, no script)
+// server-rendered web UI (html/template, one embedded CSS file, and one
+// small script, the statement upload's progress, which no page needs)
 // on the same stores and the same access rules (recon.Caller.May) as the
 // APIs. People sign in with the accounts of the OAuth login page, through a
 // recon.PasswordVerifier (the same password check and throttle); the
