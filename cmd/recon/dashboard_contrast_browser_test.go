@@ -102,8 +102,7 @@ func TestDashboardContrastBrowser(t *testing.T) {
 		}
 		do("language", chromedp.Navigate(e.base+"/dashboard/lang/en?back=/dashboard/signin"), chromedp.WaitVisible("#company"))
 		check("/dashboard/signin")
-		do("sign in", chromedp.SendKeys("#company", e.live.company), chromedp.SendKeys("#email", "boss@saomai.vn"), chromedp.SendKeys("#password", dashPassword))
-		click("#signin")
+		signInAdmin(t, e, do, click)
 		for _, mode := range []string{"live", "test"} {
 			if mode == "test" {
 				do("settings", chromedp.Navigate(e.base+"/dashboard/settings"), chromedp.WaitVisible("#switch-mode"))
