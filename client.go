@@ -79,4 +79,12 @@ type ClientStore interface {
 	CreateClient(ctx context.Context, c *Client) error
 	// Client returns the client with the given id, or ENOTFOUND.
 	Client(ctx context.Context, id string) (*Client, error)
+	// Clients lists the company's clients of one mode (test or live),
+	// oldest first, from offset, at most limit, with the count of them all.
+	Clients(ctx context.Context, companyID int64, test bool, offset, limit int) ([]*Client, int64, error)
+	// DeleteClient deletes the company's client of the mode and, with it,
+	// every token issued to it (which stop working at once: the deletion
+	// moves the authentication epoch). Another company's client, or the
+	// other mode's, is ENOTFOUND.
+	DeleteClient(ctx context.Context, companyID int64, test bool, id string) error
 }

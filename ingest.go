@@ -53,6 +53,11 @@ type AtomicIngestStore interface {
 	IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []TransactionInput, codes []string) ([]IngestResult, error)) error) error
 }
 
+// MaxStatementBytes is the largest statement file an upload accepts, the
+// same through the API (POST /api/v1/bank-accounts/{id}/statements) and the
+// dashboard.
+const MaxStatementBytes = 64 << 20
+
 // IngestAll is Ingest for input too large for one batch (a statement file):
 // fill calls add with batches of at most MaxIngestBatch transactions, each
 // validated and coded as Ingest does, and everything is stored in one

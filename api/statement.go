@@ -14,8 +14,9 @@ import (
 	"recon/web"
 )
 
-// MaxStatementBytes is the largest statement file the upload accepts.
-const MaxStatementBytes = 64 << 20
+// MaxStatementBytes is the largest statement file the upload accepts (the
+// dashboard's too).
+const MaxStatementBytes = recon.MaxStatementBytes
 
 // DefaultMaxUploads is how many statement uploads are served at once unless
 // Handler.MaxUploads says otherwise.

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	_ "embed"
 	"net/http"
 	"strconv"
 
@@ -12,9 +13,42 @@ import (
 // transaction, its hub link, the balance discontinuities, a statement
 // upload and (with the hub) a "link a bank" button.
 
-// MaxStatementBytes bounds an uploaded statement, as the API's
-// (api.MaxStatementBytes).
-const MaxStatementBytes = 64 << 20
+// statementBodyLimit bounds the upload form's body: the file's limit
+// (recon.MaxStatementBytes, the API's) and room for the other fields and the
+// multipart framing.
+const statementBodyLimit = recon.MaxStatementBytes + 64<<10
+
+//go:embed static/upload.js
+var uploadJS []byte
+
+// serveUploadJS serves the upload form's progress script: progressive
+// enhancement (the form works without it), allowed by the pages' CSP
+// (script-src 'self', connect-src 'self').
+func serveUploadJS(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	_, _ = w.Write(uploadJS)
+}
+
+// errStatementTooLarge is the refusal of a file over the limit, in the
+// API's words, naming the form's field.
+func errStatementTooLarge() error {
+	return recon.FieldError("file", "the statement file is larger than the limit of %d bytes (%d MiB)", recon.MaxStatementBytes, recon.MaxStatementBytes>>20)
+}
+
+// refuseLargeStatement answers an upload whose body is announced larger
+// than the form may be before anything is read (nothing is written either
+// way; a body without a length is cut at the limit by the Mux).
+func (h *Handler) refuseLargeStatement(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > statementBodyLimit {
+			setSecurityHeaders(w)
+			h.writeErrorPage(w, r, nil, http.StatusBadRequest, recon.ErrorMessage(errStatementTooLarge()))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // StatementResult is what a statement upload did (ImportStatement). When
 // the file fails on a row, nothing is stored and RowErrors lists every bad
@@ -35,6 +69,10 @@ type Hub interface {
 	Simulate(ctx context.Context, tenant int64, sandbox bool, event string) error
 	// Identities are the sandbox banks' fixed test identities.
 	Identities() []HubIdentity
+	// SaveWebhook changes the tenant's webhook by the rules of POST
+	// /v1/webhook (hub.Handler.SaveWebhook) and returns what is stored,
+	// and whether it was made now.
+	SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error)
 }
 
 // HubIdentity is a sandbox bank identity (hub.SandboxIdentity).
@@ -66,6 +104,12 @@ type bankView struct {
 	LinkErr   string
 	Account   int64 // the account of the upload just made
 }
+
+// MaxBytes is the largest statement file (recon.MaxStatementBytes).
+func (*bankView) MaxBytes() int64 { return recon.MaxStatementBytes }
+
+// MaxMiB is MaxBytes in MiB, as the form shows it.
+func (*bankView) MaxMiB() int64 { return recon.MaxStatementBytes >> 20 }
 
 // LastAtOf is a transaction's date as the page writes it.
 func (v *bankView) LastAtOf(t *recon.Transaction) string { return t.TransactionDate.Format(timeLayout) }
@@ -149,6 +193,10 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 		err = recon.FieldError("file", "choose a statement file to upload")
 	} else {
 		fh := r.MultipartForm.File["file"][0]
+		if fh.Size > recon.MaxStatementBytes {
+			v.UploadErr = recon.ErrorMessage(errStatementTooLarge())
+			return h.renderBank(w, r, q, http.StatusBadRequest, v)
+		}
 		f, ferr := fh.Open()
 		if ferr != nil {
 			return ferr

@@ -1,5 +1,6 @@
 // Package dashboard is the merchant dashboard served at /dashboard: a
-// server-rendered web UI (html/template, one embedded CSS file, no script)
+// server-rendered web UI (html/template, one embedded CSS file, and one
+// small script, the statement upload's progress, which no page needs)
 // on the same stores and the same access rules (recon.Caller.May) as the
 // APIs. People sign in with the accounts of the OAuth login page, through a
 // recon.PasswordVerifier (the same password check and throttle); the
@@ -65,6 +66,10 @@ type Handler struct {
 	ImportStatement func(ctx context.Context, tenant, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
 	// Hub is the bank-linking hub (hub.Handler), nil without one.
 	Hub Hub
+	// RegisterClient registers an OAuth2 client as `recon client create`
+	// does (oauth.RegisterClient) and returns its secret ("" for a public
+	// client).
+	RegisterClient func(ctx context.Context, c *recon.Client, public bool) (string, error)
 
 	pages map[string]*template.Template
 	csrf  *http.CrossOriginProtection
@@ -125,11 +130,12 @@ func serveCSS(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(styleCSS)
 }
 
-// setSecurityHeaders is set on every dashboard answer: no script may run,
+// setSecurityHeaders is set on every dashboard answer: only the dashboard's
+// own script files may run (no inline script) and reach only the dashboard,
 // nothing may frame the pages, forms post only to the dashboard.
 func setSecurityHeaders(w http.ResponseWriter) {
 	hd := w.Header()
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "same-origin")

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -609,41 +608,55 @@ var messages = map[lang]map[string]string{
 	},
 }
 
-// searchMessages are the transactions screen's search (code, matched state,
-// memo), both languages in one place; init adds them to messages.
-var searchMessages = map[lang]map[string]string{
-	"en": {
-		"matched_state":    "Matched state",
-		"state_matched":    "Matched",
-		"state_unmatched":  "Unmatched",
-		"state_exception":  "Open exception",
-		"state_help":       "Matched: paid an order. Unmatched: money in that paid none.",
-		"memo_search":      "Memo contains",
-		"memo_search_help": "Accents and case are ignored.",
-		"search_found":     "found on this page (no total: the code, memo and matched filters are checked on the transfers read, newest first)",
-		"search_read":      "Searched %s",
-		"search_read_to":   "back to %s.",
-		"search_more":      "Older transfers are not searched yet: Next continues with them.",
-		"search_all":       "Nothing older is left to search.",
-	},
-	"vi": {
-		"matched_state":    "Trạng thái đối soát",
-		"state_matched":    "Đã khớp",
-		"state_unmatched":  "Chưa khớp",
-		"state_exception":  "Ngoại lệ đang mở",
-		"state_help":       "Đã khớp: đã thanh toán một đơn hàng. Chưa khớp: tiền vào không thanh toán đơn nào.",
-		"memo_search":      "Nội dung chứa",
-		"memo_search_help": "Không phân biệt dấu và chữ hoa.",
-		"search_found":     "tìm thấy ở trang này (không có tổng: mã, nội dung và trạng thái được kiểm tra trên các giao dịch đã đọc, mới nhất trước)",
-		"search_read":      "Đã tìm trong %s",
-		"search_read_to":   "đến %s.",
-		"search_more":      "Các giao dịch cũ hơn chưa được tìm: bấm Sau để tìm tiếp.",
-		"search_all":       "Không còn giao dịch cũ hơn để tìm.",
-	},
+// Texts added by part, both languages side by side (kept together to ease
+// merging); added to messages when the package loads: the transactions
+// screen's search (code, matched state, memo), the settings' OAuth clients
+// and hub webhook, the statement upload's size and progress.
+var partMessages = []struct{ key, en, vi string }{
+	{"matched_state", "Matched state", "Trạng thái đối soát"},
+	{"state_matched", "Matched", "Đã khớp"},
+	{"state_unmatched", "Unmatched", "Chưa khớp"},
+	{"state_exception", "Open exception", "Ngoại lệ đang mở"},
+	{"state_help", "Matched: paid an order. Unmatched: money in that paid none.", "Đã khớp: đã thanh toán một đơn hàng. Chưa khớp: tiền vào không thanh toán đơn nào."},
+	{"memo_search", "Memo contains", "Nội dung chứa"},
+	{"memo_search_help", "Accents and case are ignored.", "Không phân biệt dấu và chữ hoa."},
+	{"search_found", "found on this page (no total: the code, memo and matched filters are checked on the transfers read, newest first)", "tìm thấy ở trang này (không có tổng: mã, nội dung và trạng thái được kiểm tra trên các giao dịch đã đọc, mới nhất trước)"},
+	{"search_read", "Searched %s", "Đã tìm trong %s"},
+	{"search_read_to", "back to %s.", "đến %s."},
+	{"search_more", "Older transfers are not searched yet: Next continues with them.", "Các giao dịch cũ hơn chưa được tìm: bấm Sau để tìm tiếp."},
+	{"search_all", "Nothing older is left to search.", "Không còn giao dịch cũ hơn để tìm."},
+	{"oauth_clients", "OAuth clients", "Ứng dụng OAuth"},
+	{"name", "Name", "Tên"},
+	{"scopes", "Scopes", "Phạm vi (scope)"},
+	{"client_kind", "Kind", "Loại"},
+	{"confidential_client", "confidential (secret)", "bảo mật (có khóa bí mật)"},
+	{"public_client", "public: PKCE, no secret", "công khai: PKCE, không có khóa"},
+	{"revoke", "Revoke", "Thu hồi"},
+	{"revoke_help", "Revoking deletes the client and every token issued to it: they stop working at once.", "Thu hồi sẽ xóa ứng dụng và mọi token đã cấp cho nó: các token hết hiệu lực ngay."},
+	{"no_clients", "No OAuth client in this mode yet.", "Chưa có ứng dụng OAuth nào ở chế độ này."},
+	{"client_revoked", "The client is revoked: its tokens no longer work.", "Đã thu hồi ứng dụng: các token của nó không còn dùng được."},
+	{"new_client", "New OAuth client", "Ứng dụng OAuth mới"},
+	{"redirect_uris", "Redirect URIs (one a line)", "Redirect URI (mỗi dòng một địa chỉ)"},
+	{"public_help", "Public client (browser or mobile app: no secret, authorization code with PKCE only)", "Ứng dụng công khai (trình duyệt hoặc ứng dụng di động: không có khóa, chỉ authorization code với PKCE)"},
+	{"create_client", "Create the client", "Tạo ứng dụng"},
+	{"client_secret", "New client secret", "Khóa bí mật mới của ứng dụng"},
+	{"client_created", "Client created", "Đã tạo ứng dụng"},
+	{"hub_webhook", "Hub webhook (bank linking)", "Webhook của hub (liên kết ngân hàng)"},
+	{"no_webhook", "No hub webhook yet: saving the form makes one, with a new secret shown once.", "Chưa có webhook của hub: lưu biểu mẫu sẽ tạo webhook với khóa mới, chỉ hiện một lần."},
+	{"webhook_saved", "The webhook is saved: it applies to the next events.", "Đã lưu webhook: áp dụng cho các sự kiện tiếp theo."},
+	{"webhook_secret", "New webhook secret", "Khóa bí mật mới của webhook"},
+	{"all_events", "all events (*)", "mọi sự kiện (*)"},
+	{"events_help", "No event checked: the webhook receives none. The URL follows the rules of POST /v1/webhook (HTTPS, no internal address).", "Không chọn sự kiện nào: webhook không nhận sự kiện nào. URL theo quy tắc của POST /v1/webhook (HTTPS, không dùng địa chỉ nội bộ)."},
+	{"upload_limit", "Largest file:", "Tệp lớn nhất:"},
+	{"too_large", "The statement file is larger than the limit of", "Tệp sao kê lớn hơn giới hạn"},
+	{"uploading", "Uploading…", "Đang tải lên…"},
+	{"upload_progress", "Upload progress", "Tiến độ tải lên"},
+	{"importing", "Uploaded: importing…", "Đã tải lên: đang nhập…"},
+	{"upload_network", "The upload was interrupted: nothing was imported. Try again.", "Tải lên bị gián đoạn: không có dòng nào được nhập. Hãy thử lại."},
 }
 
 func init() {
-	for l, m := range searchMessages {
-		maps.Copy(messages[l], m)
+	for _, m := range partMessages {
+		messages["en"][m.key], messages["vi"][m.key] = m.en, m.vi
 	}
 }

@@ -51,12 +51,31 @@ type settingsView struct {
 	Roles        []recon.Role
 	Permissions  []string
 	CharTypes    []string
+
+	// OAuth clients (client.go): shown when the server can register them.
+	HasClients   bool
+	Clients      []*recon.Client
+	ClientsPager pager
+	ClientForm   clientForm
+	ClientErr    string
+	NewClientID  string // the client just made (its secret is NewSecret)
+	Revoked      bool
+	Scopes       []string
+	// The hub webhook (webhook.go): shown with the hub.
+	HasHub        bool
+	Webhook       *recon.HubWebhook
+	WebhookMasked string
+	WebhookForm   *webhookForm
+	WebhookErr    string
+	WebhookSaved  bool
+	HubEvents     []string
 }
 
 // settings serves GET /dashboard/settings.
 func (h *Handler) settings(w http.ResponseWriter, r *http.Request, q *request) error {
-	v := &settingsView{Saved: r.URL.Query().Get("saved") == "formats"}
-	if k := r.URL.Query().Get("sent"); slices.Contains(recon.DeliveryKinds, k) {
+	query := r.URL.Query()
+	v := &settingsView{Saved: query.Get("saved") == "formats", WebhookSaved: query.Get("saved") == "webhook", Revoked: query.Get("revoked") == "1"}
+	if k := query.Get("sent"); slices.Contains(recon.DeliveryKinds, k) {
 		v.TestSent = k
 	}
 	return h.renderSettings(w, r, q, http.StatusOK, v)
@@ -105,6 +124,12 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		return err
 	}
 	v.UsersPager = newPager("/dashboard/settings", url.Values{}, "users_page", page, userPerPage, total)
+	if err := h.listClients(r, q, v); err != nil {
+		return err
+	}
+	if err := h.showWebhook(r, q, v); err != nil {
+		return err
+	}
 	h.render(w, r, status, "settings", h.data(r, q, "settings", v))
 	return nil
 }
@@ -377,9 +402,14 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/settings/merchant-secret", h.form(recon.ActionManageNotifications, h.rotateMerchantSecret), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/users", h.form(recon.ActionManageCompany, h.createUser), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/user-role", h.form(recon.ActionManageCompany, h.setRole), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/clients", h.form(recon.ActionManageCompany, h.createClient), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/clients/revoke", h.form(recon.ActionManageCompany, h.revokeClient), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/hub-webhook", h.form(recon.ActionManageNotifications, h.saveWebhook), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/hub-webhook-secret", h.form(recon.ActionManageNotifications, h.rotateWebhookSecret), formLimit)
 	mux.Handle("GET /dashboard/bank-accounts", h.page(recon.ActionReadMoney, h.bankAccounts))
 	// A form (checked for NUL like the others) whose multipart file is read by the handler.
-	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.form(recon.ActionWriteTransactions, h.uploadStatement), MaxStatementBytes)
+	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.refuseLargeStatement(h.form(recon.ActionWriteTransactions, h.uploadStatement)), statementBodyLimit)
+	mux.Handle("GET /dashboard/static/upload.js", h.public(serveUploadJS))
 	mux.HandleLimited("POST /dashboard/bank-accounts/link", h.form(recon.ActionHub, h.linkBank), formLimit)
 	mux.Handle("GET /dashboard/sandbox", h.page(recon.ActionWriteTransactions, h.sandbox))
 	mux.HandleLimited("POST /dashboard/sandbox/transfer", h.form(recon.ActionWriteTransactions, h.sandboxTransfer), formLimit)

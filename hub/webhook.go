@@ -2,6 +2,7 @@ package hub
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -119,24 +120,8 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 				return recon.FieldError("allow_events", "allow_events must be an array of event names, [\"*\"], [] or null")
 			}
 		}
-		if _, err := recon.NormalizeAllowEvents(ch.AllowEvents); err != nil {
-			var bad *recon.ErrInvalidEvent
-			if errors.As(err, &bad) {
-				return &recon.ReasonError{Err: recon.FieldError("allow_events", "%s", err.Error()), Reason: "INVALID_EVENT"}
-			}
-			return err
-		}
 	}
-	if ch.URL != nil {
-		// The rules of every target URL (recon.CheckTargetURL), and not empty.
-		if *ch.URL == "" {
-			return &recon.ReasonError{Err: recon.FieldError("webhook_url", "webhook_url must not be empty"), Reason: "INVALID_URL"}
-		}
-		if err := recon.CheckTargetURL("webhook_url", *ch.URL, h.CheckURL, h.Blocked); err != nil {
-			return err
-		}
-	}
-	wh, created, err := h.Store.ChangeHubWebhook(r.Context(), c.CompanyID, ch)
+	wh, created, err := h.SaveWebhook(r.Context(), c.CompanyID, ch)
 	if err != nil {
 		return err
 	}
@@ -146,4 +131,31 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 	}
 	writeEnvelope(w, http.StatusOK, "", []string{msg}, nil, toWebhookJSON(wh, true))
 	return nil
+}
+
+// SaveWebhook applies a partial change to the tenant's webhook by the rules
+// of POST /v1/webhook (the event names, the URL's rules of every target:
+// recon.CheckTargetURL with the server's SSRF check) and stores it; created
+// tells a new webhook. The hub API and the dashboard's settings both save
+// through it. Nothing is stored unless every field is valid.
+func (h *Handler) SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
+	if ch.AllowEventsSet {
+		if _, err := recon.NormalizeAllowEvents(ch.AllowEvents); err != nil {
+			var bad *recon.ErrInvalidEvent
+			if errors.As(err, &bad) {
+				return nil, false, &recon.ReasonError{Err: recon.FieldError("allow_events", "%s", err.Error()), Reason: "INVALID_EVENT"}
+			}
+			return nil, false, err
+		}
+	}
+	if ch.URL != nil {
+		// The rules of every target URL (recon.CheckTargetURL), and not empty.
+		if *ch.URL == "" {
+			return nil, false, &recon.ReasonError{Err: recon.FieldError("webhook_url", "webhook_url must not be empty"), Reason: "INVALID_URL"}
+		}
+		if err := recon.CheckTargetURL("webhook_url", *ch.URL, h.CheckURL, h.Blocked); err != nil {
+			return nil, false, err
+		}
+	}
+	return h.Store.ChangeHubWebhook(ctx, tenant, ch)
 }

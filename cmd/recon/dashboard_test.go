@@ -245,7 +245,7 @@ func dashSignIn(t *testing.T, e *dashEnv) {
 	}
 	resp, body := b.do("GET", "/dashboard/signin", nil, nil)
 	for k, want := range map[string]string{
-		"Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+		"Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 		"X-Content-Type-Options":  "nosniff", "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY", "Cache-Control": "no-store",
 	} {
 		if got := resp.Header.Get(k); got != want {

@@ -41,6 +41,10 @@ func (d dashboardHub) Simulate(ctx context.Context, tenant int64, sandbox bool, 
 	return err
 }
 
+func (d dashboardHub) SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
+	return d.h.SaveWebhook(ctx, tenant, ch)
+}
+
 func (d dashboardHub) Identities() []dashboard.HubIdentity {
 	var out []dashboard.HubIdentity
 	for _, i := range hub.SandboxIdentities() {

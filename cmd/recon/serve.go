@@ -326,6 +326,9 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 			return importStatement(ctx, db, tenant, account, name, f, cfg.location)
 		},
 		Hub: dashboardHub{hb},
+		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
+			return oauth.RegisterClient(ctx, db, c, public)
+		},
 	}).Register(mux)
 	return mux
 }

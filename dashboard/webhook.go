@@ -1,0 +1,89 @@
+package dashboard
+
+import (
+	"net/http"
+	"slices"
+
+	"recon"
+)
+
+// The hub webhook of the settings screen (manage notifications: Admin and
+// SuperAdmin): URL, active, the events it takes, and the secret's rotation.
+// Every change goes through the hub's own rules and store
+// (Hub.SaveWebhook, hub.Handler.SaveWebhook: POST /v1/webhook's), so the
+// form and the API give the same result for the same input.
+
+// webhookForm is the webhook form as typed, shown again when refused.
+type webhookForm struct {
+	URL    string
+	Active bool
+	Events []string
+}
+
+// Has reports whether the form checks the event ("*": all of them).
+func (f webhookForm) Has(event string) bool { return slices.Contains(f.Events, event) }
+
+// showWebhook fills the webhook part of the settings view.
+func (h *Handler) showWebhook(r *http.Request, q *request, v *settingsView) error {
+	if h.Hub == nil {
+		return nil
+	}
+	v.HasHub, v.HubEvents = true, recon.HubEvents
+	wh, err := h.Store.HubWebhook(r.Context(), q.caller.CompanyID)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		if v.WebhookForm == nil {
+			v.WebhookForm = &webhookForm{Active: true, Events: []string{"*"}}
+		}
+		return nil
+	} else if err != nil {
+		return err
+	}
+	v.Webhook, v.WebhookMasked = wh, recon.MaskSecret(wh.Secret)
+	if v.WebhookForm == nil {
+		v.WebhookForm = &webhookForm{URL: wh.URL, Active: wh.Active, Events: wh.AllowEvents}
+	}
+	return nil
+}
+
+// saveWebhook serves POST /dashboard/settings/hub-webhook: the form is the
+// body {"webhook_url", "active", "allow_events"} of POST /v1/webhook (every
+// event unchecked: none, as []), saved by the hub's SaveWebhook.
+func (h *Handler) saveWebhook(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.Hub == nil {
+		return errNotFound()
+	}
+	f := &webhookForm{URL: r.PostForm.Get("webhook_url"), Active: r.PostForm.Get("active") == "1", Events: r.PostForm["event"]}
+	ch := recon.HubWebhookChange{URL: &f.URL, Active: &f.Active, AllowEvents: f.Events, AllowEventsSet: true}
+	if ch.AllowEvents == nil {
+		ch.AllowEvents = []string{}
+	}
+	wh, created, err := h.Hub.SaveWebhook(r.Context(), q.caller.CompanyID, ch)
+	if recon.ErrorCode(err) == recon.EINVALID {
+		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{WebhookForm: f, WebhookErr: recon.ErrorMessage(err)})
+	} else if err != nil {
+		return err
+	}
+	if created { // a new webhook's secret was made now: this answer shows it once
+		return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: wh.Secret, SecretWhat: "webhook_secret"})
+	}
+	http.Redirect(w, r, "/dashboard/settings?saved=webhook#hub-webhook", http.StatusSeeOther)
+	return nil
+}
+
+// rotateWebhookSecret serves POST /dashboard/settings/hub-webhook-secret: a
+// new secret_key (recon.NewSecret, as the hub makes one), saved by the
+// hub's SaveWebhook and shown this once.
+func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.Hub == nil {
+		return errNotFound()
+	}
+	if _, err := h.Store.HubWebhook(r.Context(), q.caller.CompanyID); err != nil {
+		return err // none yet: 404 (the form makes one, with a new secret)
+	}
+	secret := recon.NewSecret()
+	wh, _, err := h.Hub.SaveWebhook(r.Context(), q.caller.CompanyID, recon.HubWebhookChange{Secret: &secret})
+	if err != nil {
+		return err
+	}
+	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: wh.Secret, SecretWhat: "webhook_secret"})
+}
