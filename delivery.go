@@ -61,7 +61,7 @@ type Delivery struct {
 	// OrderID is the order an IPN is about (0 for other notifications),
 	// so that an order's notifications are found by index.
 	OrderID int64
-	Event     string // ORDER_PAID, TRANSACTION_VOID, LINK_TOKEN_CREATED, ...
+	Event   string // ORDER_PAID, TRANSACTION_VOID, LINK_TOKEN_CREATED, ...
 	// Payload is the exact JSON body to send.
 	Payload       []byte
 	Status        string
@@ -161,7 +161,7 @@ type DeliveryFilter struct {
 	// Status "" or DeliveryPending).
 	Failing bool
 	Kind    string
-	Limit  int
+	Limit   int
 	// BeforeID pages backwards: deliveries with a smaller id (0 for the newest).
 	BeforeID int64
 }
