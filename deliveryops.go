@@ -78,11 +78,17 @@ func (s TargetStats) SuccessRate() float64 {
 	return float64(s.Succeeded) / float64(s.Attempts)
 }
 
+// MaxCountedFailed bounds the count of a replay's confirmation page.
+const MaxCountedFailed = 10_000
+
 // DeliveryOpsStore replays and measures a tenant's notifications.
 type DeliveryOpsStore interface {
 	// ReplayFailed makes the tenant's failed deliveries the filter selects
 	// pending and due at now, in one statement, and reports how many.
 	ReplayFailed(ctx context.Context, companyID int64, f FailedFilter, now time.Time) (int64, error)
+	// CountFailed counts, up to max, the deliveries ReplayFailed with the
+	// same filter would replay at now (the confirmation step's figure).
+	CountFailed(ctx context.Context, companyID int64, f FailedFilter, now time.Time, max int) (int64, error)
 	// DeliveryTargetStats returns the figures of each kind the tenant has
 	// deliveries of, created at or after since, in the order of DeliveryKinds.
 	DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time) ([]TargetStats, error)

@@ -9,24 +9,33 @@ import (
 
 var _ recon.DeliveryOpsStore = (*DB)(nil)
 
-// ReplayFailed implements recon.DeliveryOpsStore. A pending delivery whose
-// claim is live is left alone: an attempt may be on its way, and replaying
-// it would send it twice.
-func (db *DB) ReplayFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time) (int64, error) {
+// failedWhere selects the tenant's deliveries that ReplayFailed replays at
+// now: dead, or pending after a failed attempt, unless its claim is live
+// (an attempt may be on its way, and replaying it would send it twice).
+func failedWhere(args *queryArgs, companyID int64, f recon.FailedFilter, now time.Time) (string, error) {
 	if f.Kind != "" {
 		if err := recon.CheckDeliveryKind("kind", f.Kind); err != nil {
-			return 0, err
+			return "", err
 		}
 	}
-	now = storedTime(now)
-	var args queryArgs
-	query := `UPDATE deliveries SET status = 'pending', next_attempt_at = ` + args.add(now) + `, lease_until = NULL, claimed_by = NULL
-		WHERE company_id = ` + args.add(companyID) + ` AND created_at >= ` + args.add(storedTime(f.Since)) + `
+	where := `company_id = ` + args.add(companyID) + ` AND created_at >= ` + args.add(storedTime(f.Since)) + `
 			AND (status = 'dead' OR status = 'pending' AND attempts > 0 AND (lease_until IS NULL OR lease_until <= ` + args.add(now) + `))`
 	if f.Kind != "" {
-		query += ` AND kind = ` + args.add(f.Kind)
+		where += ` AND kind = ` + args.add(f.Kind)
 	}
-	res, err := db.db.ExecContext(ctx, query, args...)
+	return where, nil
+}
+
+// ReplayFailed implements recon.DeliveryOpsStore.
+func (db *DB) ReplayFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time) (int64, error) {
+	now = storedTime(now)
+	var args queryArgs
+	set := `UPDATE deliveries SET status = 'pending', next_attempt_at = ` + args.add(now) + `, lease_until = NULL, claimed_by = NULL WHERE `
+	where, err := failedWhere(&args, companyID, f, now)
+	if err != nil {
+		return 0, err
+	}
+	res, err := db.db.ExecContext(ctx, set+where, args...)
 	if err != nil {
 		return 0, internal(err, "replay failed deliveries")
 	}
@@ -36,6 +45,21 @@ func (db *DB) ReplayFailed(ctx context.Context, companyID int64, f recon.FailedF
 	}
 	if n > 0 {
 		db.enqueued(int(n))
+	}
+	return n, nil
+}
+
+// CountFailed implements recon.DeliveryOpsStore: at most max rows are read.
+func (db *DB) CountFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time, max int) (int64, error) {
+	var args queryArgs
+	where, err := failedWhere(&args, companyID, f, storedTime(now))
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE `+where+` LIMIT `+args.add(max)+`) failed`, args...).Scan(&n)
+	if err != nil {
+		return 0, internal(err, "count failed deliveries")
 	}
 	return n, nil
 }
