@@ -69,6 +69,7 @@ func orderItems(l lang, o *recon.Order) []confirmItem {
 		{"paid", l.Money(o.PaidAmount), "c-paid"},
 		{"status", l.T("st_" + o.Status), "c-status"},
 		{"customer", o.CustomerID, ""},
+		{"description", o.Description, "c-description"},
 	}
 }
 
