@@ -271,7 +271,6 @@ var messages = withPairs(map[lang]map[string]string{
 		"n_curl_signed":                "Signed now with the target's signing secret: receivers accept it for a few minutes. The X-Secret-Key value is not shown: put the target's secret there.",
 		"n_curl_unsigned":              "The signature and secrets are placeholders: only an Admin's page shows a signed command.",
 		"n_no_target":                  "No target is set for this kind of notification.",
-		"x_attention":                  "Exceptions to resolve",
 		// Settings, bank accounts, sandbox.
 		"settings":         "Settings",
 		"bank_accounts":    "Bank accounts",
@@ -521,7 +520,6 @@ var messages = withPairs(map[lang]map[string]string{
 		"n_curl_signed":                "Đã ký lúc mở trang bằng khóa ký của đích nhận: bên nhận chấp nhận trong vài phút. Giá trị X-Secret-Key không được hiển thị: hãy điền khóa bí mật của đích nhận.",
 		"n_curl_unsigned":              "Chữ ký và các khóa bí mật chỉ là chỗ trống: chỉ trang của Admin mới có lệnh đã ký.",
 		"n_no_target":                  "Chưa cài đặt đích nhận cho loại thông báo này.",
-		"x_attention":                  "Ngoại lệ cần xử lý",
 		// Settings, bank accounts, sandbox.
 		"settings":         "Cài đặt",
 		"bank_accounts":    "Tài khoản ngân hàng",
