@@ -78,6 +78,9 @@ func (s TargetStats) SuccessRate() float64 {
 	return float64(s.Succeeded) / float64(s.Attempts)
 }
 
+// MaxStatsDeliveries bounds the deliveries the dashboard's figures read.
+const MaxStatsDeliveries = 5_000
+
 // MaxCountedFailed bounds the count of a replay's confirmation page.
 const MaxCountedFailed = 10_000
 
@@ -92,6 +95,9 @@ type DeliveryOpsStore interface {
 	// DeliveryTargetStats returns the figures of each kind the tenant has
 	// deliveries of, created at or after since, in the order of DeliveryKinds.
 	DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time) ([]TargetStats, error)
+	// RecentTargetStats is DeliveryTargetStats over at most the newest max
+	// of those deliveries (and their attempts): bounded work, for a page.
+	RecentTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]TargetStats, error)
 	// SendTestNotification enqueues the test notification of the kind
 	// (TestNotification) to the tenant's active target of the kind, or, in
 	// test mode without one, for recon listen, as every notification;

@@ -642,4 +642,5 @@ var opsMessages = map[string][2]string{
 	"ds_failing":            {"failing", "đang lỗi"},
 	"h_open_exceptions":     {"Open exceptions", "Ngoại lệ đang mở"},
 	"x_suggested":           {"Suggested orders", "Đơn hàng gợi ý"},
+	"n_newest_only":         {"the newest 5,000 notifications only", "chỉ 5.000 thông báo mới nhất"},
 }

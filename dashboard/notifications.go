@@ -33,6 +33,7 @@ type notificationsView struct {
 	Next, First     string
 	Stats           []recon.TargetStats
 	StatsSince      string
+	StatsBounded    bool   // the figures are of the newest recon.MaxStatsDeliveries only
 	Replayed        string // the count of the last "replay failed", after its redirect
 	Since           string // the replay form's default: the figures' window
 }
@@ -91,9 +92,14 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 		v.Replayed = q.lang.Count(int64(n))
 	}
 	query.Del("replayed")
-	if v.Stats, err = ops.DeliveryTargetStats(ctx, q.caller.CompanyID, since); err != nil {
+	if v.Stats, err = ops.RecentTargetStats(ctx, q.caller.CompanyID, since, recon.MaxStatsDeliveries); err != nil {
 		return err
 	}
+	var read int64
+	for _, s := range v.Stats {
+		read += s.Delivered + s.Pending + s.Dead
+	}
+	v.StatsBounded = read >= recon.MaxStatsDeliveries
 	status := http.StatusOK
 	f, err := deliveryFilter(query)
 	if err != nil {

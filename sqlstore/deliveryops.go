@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"slices"
 	"time"
 
 	"recon"
@@ -64,73 +66,88 @@ func (db *DB) CountFailed(ctx context.Context, companyID int64, f recon.FailedFi
 	return n, nil
 }
 
-// DeliveryTargetStats implements recon.DeliveryOpsStore: the deliveries by
-// kind and state, then the attempts by kind, then per kind the two latency
-// ranks (the company's deliveries since a time are found through the index
-// deliveries_company_created).
+// DeliveryTargetStats implements recon.DeliveryOpsStore.
 func (db *DB) DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time) ([]recon.TargetStats, error) {
-	since = storedTime(since)
-	byKind := map[string]*recon.TargetStats{}
-	get := func(kind string) *recon.TargetStats {
-		if byKind[kind] == nil {
-			byKind[kind] = &recon.TargetStats{Kind: kind}
-		}
-		return byKind[kind]
+	return db.targetStats(ctx, companyID, since, 0)
+}
+
+// RecentTargetStats implements recon.DeliveryOpsStore.
+func (db *DB) RecentTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]recon.TargetStats, error) {
+	if max <= 0 {
+		return nil, recon.FieldError("max", "max must be positive")
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT kind, status, attempts > 0, count(*) FROM deliveries
-		WHERE company_id = $1 AND created_at >= $2 GROUP BY kind, status, attempts > 0`, companyID, since)
+	return db.targetStats(ctx, companyID, since, max)
+}
+
+// targetStats reads the company's deliveries created since a time (the
+// newest max of them when max > 0, through deliveries_company_created) with
+// their attempts in one statement, and sums them here: the states per kind,
+// the attempts and their successes, and the latency ranks (p50, p95: the
+// attempt at rank q*(n-1) in latency order).
+func (db *DB) targetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]recon.TargetStats, error) {
+	var args queryArgs
+	picked := `SELECT id, kind, status, attempts FROM deliveries WHERE company_id = ` + args.add(companyID) +
+		` AND created_at >= ` + args.add(storedTime(since))
+	if max > 0 {
+		picked += ` ORDER BY created_at DESC LIMIT ` + args.add(max)
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT d.id, d.kind, d.status, d.attempts, a.status_code, a.latency_us
+		FROM (`+picked+`) d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id ORDER BY d.id`, args...)
 	if err != nil {
 		return nil, internal(err, "delivery stats")
 	}
+	defer rows.Close()
+	byKind := map[string]*recon.TargetStats{}
+	latencies := map[string][]int64{}
+	var last int64
 	for rows.Next() {
+		var id int64
 		var kind, status string
-		var tried bool
-		var n int64
-		if err := rows.Scan(&kind, &status, &tried, &n); err != nil {
-			rows.Close()
+		var tries int
+		var code, us sql.NullInt64
+		if err := rows.Scan(&id, &kind, &status, &tries, &code, &us); err != nil {
 			return nil, internal(err, "delivery stats")
 		}
-		s := get(kind)
-		switch {
-		case status == recon.DeliveryDelivered:
-			s.Delivered += n
-		case status == recon.DeliveryDead:
-			s.Dead += n
-		case tried:
-			s.Failing += n
-			s.Pending += n
-		default:
-			s.Pending += n
+		s := byKind[kind]
+		if s == nil {
+			s = &recon.TargetStats{Kind: kind}
+			byKind[kind] = s
+		}
+		if id != last { // a delivery's first row (rows come by delivery)
+			last = id
+			switch {
+			case status == recon.DeliveryDelivered:
+				s.Delivered++
+			case status == recon.DeliveryDead:
+				s.Dead++
+			case tries > 0:
+				s.Failing++
+				s.Pending++
+			default:
+				s.Pending++
+			}
+		}
+		if code.Valid {
+			s.Attempts++
+			if code.Int64 >= 200 && code.Int64 <= 299 {
+				s.Succeeded++
+			}
+			latencies[kind] = append(latencies[kind], us.Int64)
 		}
 	}
-	if err := rows.Close(); err != nil {
+	if err := rows.Err(); err != nil {
 		return nil, internal(err, "delivery stats")
 	}
-	const attempts = ` FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-		WHERE d.company_id = $1 AND d.created_at >= $2 AND d.kind = $3`
 	var out []recon.TargetStats
 	for _, kind := range recon.DeliveryKinds {
 		s := byKind[kind]
 		if s == nil {
 			continue
 		}
-		if err := db.db.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(CASE WHEN a.status_code BETWEEN 200 AND 299 THEN 1 ELSE 0 END), 0)`+attempts,
-			companyID, since, kind).Scan(&s.Attempts, &s.Succeeded); err != nil {
-			return nil, internal(err, "delivery stats")
-		}
-		for _, p := range []struct {
-			q   float64
-			dst *time.Duration
-		}{{0.50, &s.LatencyP50}, {0.95, &s.LatencyP95}} {
-			if s.Attempts == 0 {
-				break
-			}
-			var us int64
-			if err := db.db.QueryRowContext(ctx, `SELECT a.latency_us`+attempts+` ORDER BY a.latency_us LIMIT 1 OFFSET $4`,
-				companyID, since, kind, int64(p.q*float64(s.Attempts-1))).Scan(&us); err != nil {
-				return nil, internal(err, "delivery stats")
-			}
-			*p.dst = time.Duration(us) * time.Microsecond
+		if l := latencies[kind]; len(l) > 0 {
+			slices.Sort(l)
+			s.LatencyP50 = time.Duration(l[int(0.50*float64(len(l)-1))]) * time.Microsecond
+			s.LatencyP95 = time.Duration(l[int(0.95*float64(len(l)-1))]) * time.Microsecond
 		}
 		out = append(out, *s)
 	}

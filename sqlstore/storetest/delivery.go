@@ -257,6 +257,26 @@ func testDelivery(t *testing.T, open Open) {
 		if stats, err := ops.DeliveryTargetStats(t.Context(), c.ID, now.Add(time.Hour)); err != nil || len(stats) != 0 {
 			t.Fatalf("stats since later: %v %v", stats, err)
 		}
+		// The bounded figures: all of them under a large bound; under a
+		// bound of 2, two deliveries with their attempts.
+		recent, err := ops.RecentTargetStats(t.Context(), c.ID, time.Time{}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "recent stats", stats, recent)
+		if recent, err = ops.RecentTargetStats(t.Context(), c.ID, time.Time{}, 2); err != nil {
+			t.Fatal(err)
+		}
+		var read, tried int64
+		for _, s := range recent {
+			read += s.Delivered + s.Pending + s.Dead
+			tried += s.Attempts
+		}
+		if read != 2 || tried > 2 {
+			t.Errorf("stats of 2 deliveries: %+v", recent)
+		}
+		_, err = ops.RecentTargetStats(t.Context(), c.ID, time.Time{}, 0)
+		wantCode(t, err, recon.EINVALID, "max must be positive")
 
 		// Since after everything: nothing; then the IPNs only; then the rest.
 		if n, err := ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{Since: fresh.CreatedAt.Add(time.Hour)}, now); err != nil || n != 0 {
