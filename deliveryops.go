@@ -79,7 +79,7 @@ func (s TargetStats) SuccessRate() float64 {
 }
 
 // MaxStatsDeliveries bounds the deliveries the dashboard's figures read.
-const MaxStatsDeliveries = 5_000
+const MaxStatsDeliveries = 2_000
 
 // MaxCountedFailed bounds the count of a replay's confirmation page.
 const MaxCountedFailed = 10_000

@@ -633,7 +633,7 @@ var opsMessages = map[string][2]string{
 	"c_paid_after":          {"Paid afterwards", "Đã trả sau đó"},
 	"c_notification":        {"Notification sent", "Thông báo được gửi"},
 	"c_none_sent":           {"none", "không có"},
-	"c_no_target":           {"none: no active IPN URL is set", "không có: chưa đặt URL IPN đang hoạt động"},
+	"c_no_target":           {"none: no active target URL of this kind is set", "không có: chưa đặt URL nhận loại thông báo này"},
 	"c_listen":              {"held for recon listen (test mode, no active target)", "giữ cho recon listen (chế độ thử nghiệm, không có đích đang hoạt động)"},
 	"c_count":               {"Notifications now", "Số thông báo hiện tại"},
 	"c_not_captured":        {"Only a paid order can be voided.", "Chỉ đơn hàng đã thanh toán mới có thể hủy giao dịch."},
@@ -642,5 +642,5 @@ var opsMessages = map[string][2]string{
 	"ds_failing":            {"failing", "đang lỗi"},
 	"h_open_exceptions":     {"Open exceptions", "Ngoại lệ đang mở"},
 	"x_suggested":           {"Suggested orders", "Đơn hàng gợi ý"},
-	"n_newest_only":         {"the newest 5,000 notifications only", "chỉ 5.000 thông báo mới nhất"},
+	"n_newest_only":         {"the newest 2,000 notifications only", "chỉ 2.000 thông báo mới nhất"},
 }

@@ -11,33 +11,38 @@ import (
 
 var _ recon.DeliveryOpsStore = (*DB)(nil)
 
-// failedWhere selects the tenant's deliveries that ReplayFailed replays at
-// now: dead, or pending after a failed attempt, unless its claim is live
-// (an attempt may be on its way, and replaying it would send it twice).
-func failedWhere(args *queryArgs, companyID int64, f recon.FailedFilter, now time.Time) (string, error) {
+// failedParts are the two selections of the tenant's deliveries that
+// ReplayFailed replays at now, each an index range: dead ones
+// (deliveries_company_status), and pending ones after a failed attempt
+// (deliveries_failing) unless their claim is live (an attempt may be on its
+// way, and replaying it would send it twice). Both filter by creation time
+// and kind on the range's rows.
+func failedParts(args *queryArgs, companyID int64, f recon.FailedFilter, now time.Time) ([2]string, error) {
 	if f.Kind != "" {
 		if err := recon.CheckDeliveryKind("kind", f.Kind); err != nil {
-			return "", err
+			return [2]string{}, err
 		}
 	}
-	where := `company_id = ` + args.add(companyID) + ` AND created_at >= ` + args.add(storedTime(f.Since)) + `
-			AND (status = 'dead' OR status = 'pending' AND attempts > 0 AND (lease_until IS NULL OR lease_until <= ` + args.add(now) + `))`
+	common := `company_id = ` + args.add(companyID) + ` AND created_at >= ` + args.add(storedTime(f.Since))
 	if f.Kind != "" {
-		where += ` AND kind = ` + args.add(f.Kind)
+		common += ` AND kind = ` + args.add(f.Kind)
 	}
-	return where, nil
+	return [2]string{
+		`SELECT id FROM deliveries WHERE ` + common + ` AND status = 'dead'`,
+		`SELECT id FROM deliveries WHERE ` + common + ` AND status = 'pending' AND attempts > 0 AND (lease_until IS NULL OR lease_until <= ` + args.add(now) + `)`,
+	}, nil
 }
 
 // ReplayFailed implements recon.DeliveryOpsStore.
 func (db *DB) ReplayFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time) (int64, error) {
 	now = storedTime(now)
 	var args queryArgs
-	set := `UPDATE deliveries SET status = 'pending', next_attempt_at = ` + args.add(now) + `, lease_until = NULL, claimed_by = NULL WHERE `
-	where, err := failedWhere(&args, companyID, f, now)
+	set := `UPDATE deliveries SET status = 'pending', next_attempt_at = ` + args.add(now) + `, lease_until = NULL, claimed_by = NULL WHERE id IN (`
+	parts, err := failedParts(&args, companyID, f, now)
 	if err != nil {
 		return 0, err
 	}
-	res, err := db.db.ExecContext(ctx, set+where, args...)
+	res, err := db.db.ExecContext(ctx, set+parts[0]+` UNION ALL `+parts[1]+`)`, args...)
 	if err != nil {
 		return 0, internal(err, "replay failed deliveries")
 	}
@@ -51,19 +56,22 @@ func (db *DB) ReplayFailed(ctx context.Context, companyID int64, f recon.FailedF
 	return n, nil
 }
 
-// CountFailed implements recon.DeliveryOpsStore: at most max rows are read.
+// CountFailed implements recon.DeliveryOpsStore: at most max rows of each
+// part are read.
 func (db *DB) CountFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time, max int) (int64, error) {
 	var args queryArgs
-	where, err := failedWhere(&args, companyID, f, storedTime(now))
+	parts, err := failedParts(&args, companyID, f, storedTime(now))
 	if err != nil {
 		return 0, err
 	}
+	limit := args.add(max)
 	var n int64
-	err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE `+where+` LIMIT `+args.add(max)+`) failed`, args...).Scan(&n)
+	err = db.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM (`+parts[0]+` LIMIT `+limit+`) dead)
+		+ (SELECT COUNT(*) FROM (`+parts[1]+` LIMIT `+limit+`) failing)`, args...).Scan(&n)
 	if err != nil {
 		return 0, internal(err, "count failed deliveries")
 	}
-	return n, nil
+	return min(n, int64(max)), nil
 }
 
 // DeliveryTargetStats implements recon.DeliveryOpsStore.

@@ -217,20 +217,7 @@ func TestDashboardConfirm(t *testing.T) {
 
 		// Replay every failed one: an IPN failing (503) is counted on the
 		// confirmation, listed by the failing filter, then sent again.
-		e.rc.mu.Lock()
-		e.rc.status = func(int) int { return http.StatusServiceUnavailable }
-		e.rc.mu.Unlock()
-		e.dashEnv.live.checkout(t, "INV-FAIL", 3000)
-		code := e.dashEnv.live.gateway(t, "GET", "/v1/order/detail/INV-FAIL", "")["data"].(map[string]any)["payment"].(map[string]any)["code"].(string)
-		e.dashEnv.live.pay(t, code, 3000)
-		failing := e.deliveryOf(t, e.live, "ORDER_PAID", "INV-FAIL")
-		waitFor(t, "a failed attempt", 10*time.Second, func() bool {
-			d, err := e.db.Delivery(ctx, e.live, failing.ID)
-			return err == nil && d.Attempts > 0
-		})
-		e.rc.mu.Lock()
-		e.rc.status = nil
-		e.rc.mu.Unlock()
+		failing := e.failingIPN(t, "INV-FAIL")
 		_, body = boss.get("/dashboard/notifications?status=failing")
 		contains("the failing filter", body, fmt.Sprintf(`href="/dashboard/notifications/%d"`, failing.ID), `<option value="failing" selected>`)
 		if strings.Contains(body, fmt.Sprintf(`href="/dashboard/notifications/%d"`, paid.ID)) {

@@ -125,6 +125,27 @@ func TestDashboardOps(t *testing.T) {
 	})
 }
 
+// failingIPN pays a new order while the receiver answers 503, waits for
+// the failed attempt of its ORDER_PAID, and brings the receiver back.
+func (e *opsEnv) failingIPN(t *testing.T, invoice string) *recon.Delivery {
+	t.Helper()
+	e.rc.mu.Lock()
+	e.rc.status = func(int) int { return http.StatusServiceUnavailable }
+	e.rc.mu.Unlock()
+	e.dashEnv.live.checkout(t, invoice, 3000)
+	code := e.dashEnv.live.gateway(t, "GET", "/v1/order/detail/"+invoice, "")["data"].(map[string]any)["payment"].(map[string]any)["code"].(string)
+	e.dashEnv.live.pay(t, code, 3000)
+	failing := e.deliveryOf(t, e.live, "ORDER_PAID", invoice)
+	waitFor(t, "a failed attempt", 10*time.Second, func() bool {
+		d, err := e.db.Delivery(context.Background(), e.live, failing.ID)
+		return err == nil && d.Attempts > 0
+	})
+	e.rc.mu.Lock()
+	e.rc.status = nil
+	e.rc.mu.Unlock()
+	return failing
+}
+
 func (e *opsEnv) excPath(name string) string {
 	return fmt.Sprint("/dashboard/exceptions/", e.exc[name])
 }
@@ -424,20 +445,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 
 	// Replay all failed since a time: an IPN fails once, then the receiver
 	// is back; the failed one is sent at once instead of in a minute.
-	e.rc.mu.Lock()
-	e.rc.status = func(int) int { return http.StatusServiceUnavailable }
-	e.rc.mu.Unlock()
-	e.dashEnv.live.checkout(t, "INV-FAIL", 3000)
-	code := e.dashEnv.live.gateway(t, "GET", "/v1/order/detail/INV-FAIL", "")["data"].(map[string]any)["payment"].(map[string]any)["code"].(string)
-	e.dashEnv.live.pay(t, code, 3000)
-	failing := e.deliveryOf(t, e.live, "ORDER_PAID", "INV-FAIL")
-	waitFor(t, "a failed attempt", 10*time.Second, func() bool {
-		d, err := e.db.Delivery(ctx, e.live, failing.ID)
-		return err == nil && d.Attempts > 0
-	})
-	e.rc.mu.Lock()
-	e.rc.status = nil
-	e.rc.mu.Unlock()
+	failing := e.failingIPN(t, "INV-FAIL")
 	if _, body := boss.get("/dashboard/"); !strings.Contains(body, `href="/dashboard/notifications?status=failing"`) || !strings.Contains(body, `id="failing">1<`) {
 		t.Errorf("home's failing link: %s", body)
 	}

@@ -1,8 +1,9 @@
 -- The dashboard's operations screens (docs/dashboard.md): an IPN names its
 -- order in a column, so an order's notifications are an index range instead
--- of a scan of the tenant's payloads; the notifications log's status filters
--- and its "failing" filter (pending after a failed attempt) read an index
--- range of the tenant's rows in that state. Keep equivalent to
+-- of a scan of the tenant's payloads; the notifications log's status and
+-- kind filters and its "failing" filter (pending after a failed attempt), and
+-- the count and replay of failed ones, read an index range of the tenant's
+-- rows in that state or of that kind. Keep equivalent to
 -- ../postgres/00018_delivery_order.sql.
 
 -- +goose Up
@@ -16,10 +17,12 @@ UPDATE deliveries SET order_id = (
 WHERE kind = 'ipn' AND event IN ('ORDER_PAID', 'TRANSACTION_VOID') AND json_valid(CAST(payload AS TEXT));
 CREATE INDEX deliveries_order ON deliveries (company_id, order_id, id) WHERE order_id IS NOT NULL;
 CREATE INDEX deliveries_company_status ON deliveries (company_id, status, id DESC);
+CREATE INDEX deliveries_company_kind ON deliveries (company_id, kind, id DESC);
 CREATE INDEX deliveries_failing ON deliveries (company_id, id DESC) WHERE status = 'pending' AND attempts > 0;
 
 -- +goose Down
 DROP INDEX deliveries_failing;
+DROP INDEX deliveries_company_kind;
 DROP INDEX deliveries_company_status;
 DROP INDEX deliveries_order;
 ALTER TABLE deliveries DROP COLUMN order_id;
