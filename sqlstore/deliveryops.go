@@ -16,8 +16,10 @@ var _ recon.DeliveryOpsStore = (*DB)(nil)
 // (deliveries_company_status), and pending ones after a failed attempt
 // (deliveries_failing) unless their claim is live (an attempt may be on its
 // way, and replaying it would send it twice). Both filter by creation time
-// and kind on the range's rows.
-func failedParts(args *queryArgs, companyID int64, f recon.FailedFilter, now time.Time) ([2]string, error) {
+// and kind on the range's rows. SQLite is told the indexes (indexedBy): it
+// read the tenant's creation-time range instead, every notification since
+// the time (142 ms at 333,333, docs/benchmarks.md).
+func (db *DB) failedParts(args *queryArgs, companyID int64, f recon.FailedFilter, now time.Time) ([2]string, error) {
 	if f.Kind != "" {
 		if err := recon.CheckDeliveryKind("kind", f.Kind); err != nil {
 			return [2]string{}, err
@@ -28,8 +30,9 @@ func failedParts(args *queryArgs, companyID int64, f recon.FailedFilter, now tim
 		common += ` AND kind = ` + args.add(f.Kind)
 	}
 	return [2]string{
-		`SELECT id FROM deliveries WHERE ` + common + ` AND status = 'dead'`,
-		`SELECT id FROM deliveries WHERE ` + common + ` AND status = 'pending' AND attempts > 0 AND (lease_until IS NULL OR lease_until <= ` + args.add(now) + `)`,
+		`SELECT id FROM deliveries` + db.d.indexedBy("deliveries_company_status") + ` WHERE ` + common + ` AND status = 'dead'`,
+		`SELECT id FROM deliveries` + db.d.indexedBy("deliveries_failing") + ` WHERE ` + common +
+			` AND status = 'pending' AND attempts > 0 AND (lease_until IS NULL OR lease_until <= ` + args.add(now) + `)`,
 	}, nil
 }
 
@@ -38,7 +41,7 @@ func (db *DB) ReplayFailed(ctx context.Context, companyID int64, f recon.FailedF
 	now = storedTime(now)
 	var args queryArgs
 	set := `UPDATE deliveries SET status = 'pending', next_attempt_at = ` + args.add(now) + `, lease_until = NULL, claimed_by = NULL WHERE id IN (`
-	parts, err := failedParts(&args, companyID, f, now)
+	parts, err := db.failedParts(&args, companyID, f, now)
 	if err != nil {
 		return 0, err
 	}
@@ -60,7 +63,7 @@ func (db *DB) ReplayFailed(ctx context.Context, companyID int64, f recon.FailedF
 // part are read.
 func (db *DB) CountFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time, max int) (int64, error) {
 	var args queryArgs
-	parts, err := failedParts(&args, companyID, f, storedTime(now))
+	parts, err := db.failedParts(&args, companyID, f, storedTime(now))
 	if err != nil {
 		return 0, err
 	}
