@@ -43,7 +43,6 @@ func (b *browser) confirm(path string) (int, string, string) {
 // withQuery is path?fields.
 func withQuery(path string, fields url.Values) string { return path + "?" + fields.Encode() }
 
-
 // TestDashboardConfirm: every action that changes something for good goes
 // through its confirmation page, on a real server, both engines: the page
 // says what will happen (order, amounts, status after, the IPN and where it
