@@ -72,7 +72,14 @@ type Attention struct {
 	UnderpaidShortfall int64 // what those orders still lack
 	FailingDeliveries  int64
 	DeadDeliveries     int64
+	// OpenExceptions counts the open exceptions, up to MaxCountedExceptions
+	// (a count that reaches it means "at least").
+	OpenExceptions int64
 }
+
+// MaxCountedExceptions bounds the count of open exceptions on the home: it
+// reads at most this many index entries.
+const MaxCountedExceptions = 10_000
 
 // DashboardStore is what the dashboard needs beyond the other stores.
 type DashboardStore interface {
@@ -93,11 +100,11 @@ type DashboardStore interface {
 	// day to (YYYY-MM-DD, business time, at most 62 days), one entry per
 	// day in order, days without transactions included.
 	DayFlows(ctx context.Context, companyID int64, from, to string) ([]DayFlow, error)
-	// Attention counts the tenant's underpaid orders and failing and dead
-	// notifications.
+	// Attention counts the tenant's underpaid orders, failing and dead
+	// notifications and open exceptions.
 	Attention(ctx context.Context, companyID int64) (*Attention, error)
 	// OrderDeliveries returns up to limit of the tenant's IPNs about the
-	// order, oldest first.
+	// order (Delivery.OrderID), oldest first.
 	OrderDeliveries(ctx context.Context, companyID int64, o *Order, limit int) ([]*Delivery, error)
 	// SearchTransactions returns a page of the tenant's transactions that
 	// pass s, reading a bounded window of the rows its §4.3 filter selects

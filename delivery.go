@@ -58,7 +58,10 @@ type Delivery struct {
 	ID        int64
 	CompanyID int64
 	Kind      string // DeliveryIPN or DeliveryWebhook
-	Event     string // ORDER_PAID, TRANSACTION_VOID, LINK_TOKEN_CREATED, ...
+	// OrderID is the order an IPN is about (0 for other notifications),
+	// so that an order's notifications are found by index.
+	OrderID int64
+	Event   string // ORDER_PAID, TRANSACTION_VOID, LINK_TOKEN_CREATED, ...
 	// Payload is the exact JSON body to send.
 	Payload       []byte
 	Status        string
@@ -154,8 +157,11 @@ type NodeBeat struct {
 // DeliveryFilter selects deliveries.
 type DeliveryFilter struct {
 	Status string // "" for any
-	Kind   string
-	Limit  int
+	// Failing keeps the pending deliveries with a failed attempt (with
+	// Status "" or DeliveryPending).
+	Failing bool
+	Kind    string
+	Limit   int
 	// BeforeID pages backwards: deliveries with a smaller id (0 for the newest).
 	BeforeID int64
 }

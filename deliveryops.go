@@ -78,14 +78,26 @@ func (s TargetStats) SuccessRate() float64 {
 	return float64(s.Succeeded) / float64(s.Attempts)
 }
 
+// MaxStatsDeliveries bounds the deliveries the dashboard's figures read.
+const MaxStatsDeliveries = 2_000
+
+// MaxCountedFailed bounds the count of a replay's confirmation page.
+const MaxCountedFailed = 10_000
+
 // DeliveryOpsStore replays and measures a tenant's notifications.
 type DeliveryOpsStore interface {
 	// ReplayFailed makes the tenant's failed deliveries the filter selects
 	// pending and due at now, in one statement, and reports how many.
 	ReplayFailed(ctx context.Context, companyID int64, f FailedFilter, now time.Time) (int64, error)
+	// CountFailed counts, up to max, the deliveries ReplayFailed with the
+	// same filter would replay at now (the confirmation step's figure).
+	CountFailed(ctx context.Context, companyID int64, f FailedFilter, now time.Time, max int) (int64, error)
 	// DeliveryTargetStats returns the figures of each kind the tenant has
 	// deliveries of, created at or after since, in the order of DeliveryKinds.
 	DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time) ([]TargetStats, error)
+	// RecentTargetStats is DeliveryTargetStats over at most the newest max
+	// of those deliveries (and their attempts): bounded work, for a page.
+	RecentTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]TargetStats, error)
 	// SendTestNotification enqueues the test notification of the kind
 	// (TestNotification) to the tenant's active target of the kind, or, in
 	// test mode without one, for recon listen, as every notification;

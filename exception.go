@@ -279,10 +279,12 @@ type ExceptionStore interface {
 	// resolution; ENOTFOUND when the transaction is not (or not the
 	// tenant's) an exception.
 	Exception(ctx context.Context, companyID, transactionID int64) (*Exception, error)
-	// ExceptionSuggestions returns the open orders that may be the one the
-	// exception's transfer was meant for (see Suggestion), ranked by
-	// RankSuggestions; formats are the company's payment-code formats.
-	ExceptionSuggestions(ctx context.Context, companyID int64, e *Exception, formats []PaymentCodeFormat) ([]*Suggestion, error)
+	// ExceptionSuggestions returns, for each exception of the list (a page),
+	// the open orders that may be the one its transfer was meant for (see
+	// Suggestion), ranked by RankSuggestions; formats are the company's
+	// payment-code formats. The work per reason does not grow with the
+	// list's length in round trips (one statement per reason).
+	ExceptionSuggestions(ctx context.Context, companyID int64, list []*Exception, formats []PaymentCodeFormat) ([][]*Suggestion, error)
 	// ResolveException records by's resolution of the exception in one
 	// database transaction, after CheckResolution under lock: a match
 	// applies the transfer to the order as matching does (decision, order
@@ -345,11 +347,5 @@ func Suggest(ctx context.Context, s Store, companyID int64, list []*Exception) (
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]*Suggestion, len(list))
-	for i, e := range list {
-		if out[i], err = s.ExceptionSuggestions(ctx, companyID, e, co.Config.PaymentCodeFormats); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return s.ExceptionSuggestions(ctx, companyID, list, co.Config.PaymentCodeFormats)
 }

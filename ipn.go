@@ -106,5 +106,5 @@ func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Delivery{CompanyID: o.CompanyID, Kind: DeliveryIPN, Event: event, Payload: payload}, nil
+	return &Delivery{CompanyID: o.CompanyID, Kind: DeliveryIPN, OrderID: o.ID, Event: event, Payload: payload}, nil
 }

@@ -24,6 +24,9 @@ type exceptionsView struct {
 	Next     string // the next page's link (keyset: after the last id)
 	First    string // the first page's link, on a later page
 	RowTimes []string
+	// Suggestions are each open row's suggested orders (recon.Suggest for
+	// the whole page: one statement per reason).
+	Suggestions [][]*recon.Suggestion
 }
 
 // exceptions serves GET /dashboard/exceptions: open (or, with
@@ -49,6 +52,9 @@ func (h *Handler) exceptions(w http.ResponseWriter, r *http.Request, q *request)
 		}
 		for _, e := range v.Rows {
 			v.RowTimes = append(v.RowTimes, e.Transaction.TransactionDate.Format("2006-01-02 15:04"))
+		}
+		if v.Suggestions, err = recon.Suggest(ctx, h.Store, q.caller.CompanyID, v.Rows); err != nil {
+			return err
 		}
 		if more {
 			v.Next = keysetLink(r.URL.Path, query, "after", v.Rows[len(v.Rows)-1].Transaction.ID)
@@ -148,17 +154,36 @@ func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *req
 	return nil
 }
 
+// confirmResolveException serves GET /dashboard/exceptions/{id}/resolve:
+// the resolution form's fields checked, then its confirmation page.
+func (h *Handler) confirmResolveException(w http.ResponseWriter, r *http.Request, q *request) error {
+	return h.resolveStep(w, r, q, r.URL.Query(), false)
+}
+
 // resolveException serves POST /dashboard/exceptions/{id}/resolve: the
 // field resolve is "match:INVOICE" (a suggested order), "match" (the order
-// typed in invoice), "refund" or "ignore"; note says why. It calls the
-// store's ResolveException as the API does: a match captures the order and
-// sends its IPN. A refused resolution shows the form again with the reason.
+// typed in invoice), "refund" or "ignore"; note says why. Once confirmed it
+// calls the store's ResolveException as the API does: a match captures the
+// order and sends its IPN. Without the confirmation field it shows the
+// confirmation page.
 func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, q *request) error {
+	return h.resolveStep(w, r, q, r.PostForm, confirmed(r))
+}
+
+// resolveStep checks a resolution (the fields, then recon.CheckResolution
+// on the exception and order as they are now) and either resolves it
+// (confirmed) or shows what it will do. A refused resolution shows the
+// exception's page again with the reason and what was typed.
+func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request, f url.Values, confirmed bool) error {
 	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
-	f := r.PostForm
+	ctx := r.Context()
+	e, err := h.Store.Exception(ctx, q.caller.CompanyID, id)
+	if err != nil {
+		return err
+	}
 	v := &exceptionView{Choice: f.Get("resolve"), Invoice: strings.TrimSpace(f.Get("invoice")), Note: f.Get("note")}
 	in := recon.ResolveInput{Action: v.Choice, Note: v.Note}
 	invoice, picked := strings.CutPrefix(v.Choice, recon.ResolveMatch+":")
@@ -170,7 +195,7 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, q *re
 		in.Action = recon.ResolveMatch
 		if invoice == "" {
 			err = recon.FieldError("invoice", "type the invoice number of the order to match, or choose a suggested order")
-		} else if o, err = h.Store.Order(r.Context(), q.caller.CompanyID, invoice); recon.ErrorCode(err) == recon.ENOTFOUND {
+		} else if o, err = h.Store.Order(ctx, q.caller.CompanyID, invoice); recon.ErrorCode(err) == recon.ENOTFOUND {
 			err = recon.FieldError("invoice", "there is no order with invoice number %q", invoice)
 		} else if err == nil {
 			in.OrderID = o.ID
@@ -180,7 +205,13 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, q *re
 		err = in.Validate()
 	}
 	if err == nil {
-		_, err = h.Store.ResolveException(r.Context(), q.caller.CompanyID, id, in, q.caller.User, h.now())
+		err = recon.CheckResolution(e, &in, o)
+	}
+	if err == nil && !confirmed {
+		return h.confirmResolve(w, r, q, e, v, in, o)
+	}
+	if err == nil {
+		_, err = h.Store.ResolveException(ctx, q.caller.CompanyID, id, in, q.caller.User, h.now())
 	}
 	switch recon.ErrorCode(err) {
 	case "":

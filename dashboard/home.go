@@ -14,8 +14,10 @@ const chartDays = 30
 type homeView struct {
 	Today, Month recon.DayFlow
 	Attention    *recon.Attention
-	Chart        *chart
-	Days         []recon.DayFlow // the chart's figures, newest first
+	// ManyExceptions: the open exceptions reach the counted bound.
+	ManyExceptions bool
+	Chart          *chart
+	Days           []recon.DayFlow // the chart's figures, newest first
 }
 
 // home serves GET /dashboard/: the money of today and this month, what needs
@@ -40,7 +42,7 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, q *request) error
 	if err != nil {
 		return err
 	}
-	v := &homeView{Attention: att, Today: flows[len(flows)-1]}
+	v := &homeView{Attention: att, Today: flows[len(flows)-1], ManyExceptions: att.OpenExceptions >= recon.MaxCountedExceptions}
 	v.Month.Day = monthStart.Format(recon.DateLayout)
 	for _, f := range flows {
 		if f.Day >= v.Month.Day {

@@ -105,7 +105,7 @@ func (h *Handler) timeText(t time.Time) string {
 const timeLayout = "2006-01-02 15:04:05"
 
 // messages holds every text of the pages, per language.
-var messages = map[lang]map[string]string{
+var messages = withPairs(map[lang]map[string]string{
 	"en": {
 		"app":                          "Recon dashboard",
 		"skip":                         "Skip to content",
@@ -271,7 +271,6 @@ var messages = map[lang]map[string]string{
 		"n_curl_signed":                "Signed now with the target's signing secret: receivers accept it for a few minutes. The X-Secret-Key value is not shown: put the target's secret there.",
 		"n_curl_unsigned":              "The signature and secrets are placeholders: only an Admin's page shows a signed command.",
 		"n_no_target":                  "No target is set for this kind of notification.",
-		"x_attention":                  "Exceptions to resolve",
 		// Settings, bank accounts, sandbox.
 		"settings":         "Settings",
 		"bank_accounts":    "Bank accounts",
@@ -521,7 +520,6 @@ var messages = map[lang]map[string]string{
 		"n_curl_signed":                "Đã ký lúc mở trang bằng khóa ký của đích nhận: bên nhận chấp nhận trong vài phút. Giá trị X-Secret-Key không được hiển thị: hãy điền khóa bí mật của đích nhận.",
 		"n_curl_unsigned":              "Chữ ký và các khóa bí mật chỉ là chỗ trống: chỉ trang của Admin mới có lệnh đã ký.",
 		"n_no_target":                  "Chưa cài đặt đích nhận cho loại thông báo này.",
-		"x_attention":                  "Ngoại lệ cần xử lý",
 		// Settings, bank accounts, sandbox.
 		"settings":         "Cài đặt",
 		"bank_accounts":    "Tài khoản ngân hàng",
@@ -606,6 +604,45 @@ var messages = map[lang]map[string]string{
 		"phone":            "Điện thoại",
 		"fails_with":       "Lỗi cố ý",
 	},
+}, opsMessages)
+
+// withPairs adds messages written side by side, English then Vietnamese.
+func withPairs(m map[lang]map[string]string, pairs map[string][2]string) map[lang]map[string]string {
+	for k, p := range pairs {
+		m["en"][k], m["vi"][k] = p[0], p[1]
+	}
+	return m
+}
+
+// opsMessages are the operations screens' (orders, exceptions,
+// notifications, home) later messages: the confirmation steps, the open
+// exceptions count, the failing filter and the list's suggestions.
+var opsMessages = map[string][2]string{
+	"c_back":                {"Go back: do nothing", "Quay lại: không làm gì"},
+	"c_void":                {"Void the payment?", "Hủy giao dịch thanh toán?"},
+	"c_void_intro":          {"The order's payment will be voided for good and the merchant notified.", "Thanh toán của đơn hàng sẽ bị hủy vĩnh viễn và người bán được thông báo."},
+	"c_cancel":              {"Cancel the order?", "Hủy đơn hàng?"},
+	"c_cancel_intro":        {"The order will be cancelled for good: a later transfer for it will not pay it.", "Đơn hàng sẽ bị hủy vĩnh viễn: chuyển khoản sau đó sẽ không thanh toán được đơn."},
+	"c_resolve":             {"Resolve this exception?", "Xử lý ngoại lệ này?"},
+	"c_resolve_intro":       {"This resolution is final and recorded with your name.", "Cách xử lý này là cuối cùng và được ghi lại kèm tên của bạn."},
+	"c_replay":              {"Send this notification again?", "Gửi lại thông báo này?"},
+	"c_replay_intro":        {"The notification will be sent again at once, with the same delivery id.", "Thông báo sẽ được gửi lại ngay, với cùng mã gửi."},
+	"c_replay_failed":       {"Send the failed notifications again?", "Gửi lại các thông báo lỗi?"},
+	"c_replay_failed_intro": {"Every failed notification (dead, or waiting for a retry) created since the time will be sent again at once.", "Mọi thông báo lỗi (đã ngừng, hoặc đang chờ thử lại) tạo từ thời điểm này sẽ được gửi lại ngay."},
+	"c_status_after":        {"Status afterwards", "Trạng thái sau đó"},
+	"c_paid_after":          {"Paid afterwards", "Đã trả sau đó"},
+	"c_notification":        {"Notification sent", "Thông báo được gửi"},
+	"c_none_sent":           {"none", "không có"},
+	"c_no_target":           {"none: no active target URL of this kind is set", "không có: chưa đặt URL nhận loại thông báo này"},
+	"c_listen":              {"held for recon listen (test mode, no active target)", "giữ cho recon listen (chế độ thử nghiệm, không có đích đang hoạt động)"},
+	"c_count":               {"Notifications now", "Số thông báo hiện tại"},
+	"c_not_captured":        {"Only a paid order can be voided.", "Chỉ đơn hàng đã thanh toán mới có thể hủy giao dịch."},
+	"c_not_open":            {"Only an order awaiting payment can be cancelled.", "Chỉ đơn hàng đang chờ thanh toán mới có thể hủy."},
+	"n_delivery":            {"Notification", "Thông báo"},
+	"ds_failing":            {"failing", "đang lỗi"},
+	"h_open_exceptions":     {"Open exceptions", "Ngoại lệ đang mở"},
+	"x_suggested":           {"Suggested orders", "Đơn hàng gợi ý"},
+	"n_newest_only":         {"the newest 2,000 notifications only", "chỉ 2.000 thông báo mới nhất"},
 }
 
 // Texts added by part, both languages side by side (kept together to ease

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ type notificationsView struct {
 	Next, First     string
 	Stats           []recon.TargetStats
 	StatsSince      string
+	StatsBounded    bool   // the figures are of the newest recon.MaxStatsDeliveries only
 	Replayed        string // the count of the last "replay failed", after its redirect
 	Since           string // the replay form's default: the figures' window
 }
@@ -45,10 +47,18 @@ func (h *Handler) opsStore() (recon.DeliveryOpsStore, error) {
 	return ops, nil
 }
 
-// deliveryFilter reads the log's query: status, kind (as the API's) and
-// before_id, the keyset of the next page.
+// statusFailing is the log's status filter of pending deliveries with a
+// failed attempt (recon.DeliveryFilter.Failing), beside the stored statuses.
+const statusFailing = "failing"
+
+// deliveryFilter reads the log's query: status (as the API's, or
+// "failing"), kind (as the API's) and before_id, the keyset of the next
+// page.
 func deliveryFilter(q url.Values) (recon.DeliveryFilter, error) {
 	f := recon.DeliveryFilter{Status: q.Get("status"), Kind: q.Get("kind"), Limit: deliveryPerPage + 1}
+	if f.Status == statusFailing {
+		f.Status, f.Failing = "", true
+	}
 	if err := recon.CheckDeliveryStatus("status", f.Status); err != nil {
 		return f, err
 	}
@@ -76,15 +86,20 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 	now := h.now()
 	since := now.Add(-statsDays * 24 * time.Hour)
 	query := formQuery(r)
-	v := &notificationsView{Kinds: recon.DeliveryKinds, Statuses: recon.DeliveryStatuses, Query: query,
+	v := &notificationsView{Kinds: recon.DeliveryKinds, Statuses: append(slices.Clone(recon.DeliveryStatuses), statusFailing), Query: query,
 		StatsSince: h.timeText(since), Since: since.In(h.Location).Format(datetimeLocal)}
 	if n, err := strconv.Atoi(query.Get("replayed")); err == nil && n >= 0 {
 		v.Replayed = q.lang.Count(int64(n))
 	}
 	query.Del("replayed")
-	if v.Stats, err = ops.DeliveryTargetStats(ctx, q.caller.CompanyID, since); err != nil {
+	if v.Stats, err = ops.RecentTargetStats(ctx, q.caller.CompanyID, since, recon.MaxStatsDeliveries); err != nil {
 		return err
 	}
+	var read int64
+	for _, s := range v.Stats {
+		read += s.Delivered + s.Pending + s.Dead
+	}
+	v.StatsBounded = read >= recon.MaxStatsDeliveries
 	status := http.StatusOK
 	f, err := deliveryFilter(query)
 	if err != nil {
@@ -200,9 +215,13 @@ func curlCommand(t *recon.Target, d *recon.Delivery, now time.Time, signed bool)
 // shellQuote quotes s for a POSIX shell: in single quotes, each ' written '\”.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// replayDelivery serves POST /dashboard/notifications/{id}/replay: the
-// delivery is pending and due at once (recon.DeliveryStore.ReplayDelivery).
+// replayDelivery serves POST /dashboard/notifications/{id}/replay, once
+// confirmed: the delivery is pending and due at once
+// (recon.DeliveryStore.ReplayDelivery).
 func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, q *request) error {
+	if !confirmed(r) {
+		return h.confirmReplay(w, r, q)
+	}
 	id, err := pathID(r)
 	if err != nil {
 		return err
@@ -215,29 +234,40 @@ func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, q *requ
 	return nil
 }
 
-// replayFailed serves POST /dashboard/notifications/replay: every failed
-// delivery (dead, or waiting for a retry) created since the time, of the
-// kind or any, is made due now (recon.DeliveryOpsStore.ReplayFailed).
+// failedFilter reads the replay's fields: since (a local date and time,
+// required) and kind ("" for any).
+func (h *Handler) failedFilter(form url.Values) (recon.FailedFilter, error) {
+	f := recon.FailedFilter{Kind: form.Get("kind")}
+	if err := recon.CheckDeliveryKind("kind", f.Kind); err != nil {
+		return f, err
+	}
+	since := strings.TrimSpace(form.Get("since"))
+	if since == "" {
+		return f, recon.FieldError("since", "since is required: replay the failed notifications created since then")
+	}
+	var err error
+	for _, layout := range []string{datetimeLocal, datetimeLocal + ":05", recon.DateTimeLayout} {
+		if f.Since, err = time.ParseInLocation(layout, since, h.Location); err == nil {
+			return f, nil
+		}
+	}
+	return f, recon.FieldError("since", "since must be a date and time, YYYY-MM-DDTHH:MM")
+}
+
+// replayFailed serves POST /dashboard/notifications/replay, once confirmed:
+// every failed delivery (dead, or waiting for a retry) created since the
+// time, of the kind or any, is made due now (recon.DeliveryOpsStore.ReplayFailed).
 func (h *Handler) replayFailed(w http.ResponseWriter, r *http.Request, q *request) error {
+	if !confirmed(r) {
+		return h.replayFailedStep(w, r, q, r.PostForm)
+	}
 	ops, err := h.opsStore()
 	if err != nil {
 		return err
 	}
-	f := recon.FailedFilter{Kind: r.PostForm.Get("kind")}
-	if err := recon.CheckDeliveryKind("kind", f.Kind); err != nil {
-		return err
-	}
-	since := strings.TrimSpace(r.PostForm.Get("since"))
-	if since == "" {
-		return recon.FieldError("since", "since is required: replay the failed notifications created since then")
-	}
-	for _, layout := range []string{datetimeLocal, datetimeLocal + ":05", recon.DateTimeLayout} {
-		if f.Since, err = time.ParseInLocation(layout, since, h.Location); err == nil {
-			break
-		}
-	}
+	f, err := h.failedFilter(r.PostForm)
 	if err != nil {
-		return recon.FieldError("since", "since must be a date and time, YYYY-MM-DDTHH:MM")
+		return err
 	}
 	n, err := ops.ReplayFailed(r.Context(), q.caller.CompanyID, f, h.now())
 	if err != nil {

@@ -140,9 +140,13 @@ func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, q *request
 
 // voidOrder serves POST /dashboard/order/void: the gateway's void (the same
 // store call and IPN), for users who may manage notifications and merchant
-// credentials (the gateway's own callers hold those).
+// credentials (the gateway's own callers hold those). Without the
+// confirmation field it shows the confirmation page instead.
 func (h *Handler) voidOrder(w http.ResponseWriter, r *http.Request, q *request) error {
 	invoice, now := r.PostForm.Get("invoice"), h.now()
+	if !confirmed(r) {
+		return h.confirmOrderAction(w, r, q, "void", invoice)
+	}
 	notify := func(o *recon.Order) (*recon.Delivery, error) {
 		return recon.IPNDelivery(o, recon.IPNTransactionVoid, now.In(h.Location))
 	}
@@ -150,9 +154,13 @@ func (h *Handler) voidOrder(w http.ResponseWriter, r *http.Request, q *request) 
 	return h.afterOrderAction(w, r, q, invoice, err)
 }
 
-// cancelOrder serves POST /dashboard/order/cancel: the gateway's cancel.
+// cancelOrder serves POST /dashboard/order/cancel: the gateway's cancel,
+// once confirmed.
 func (h *Handler) cancelOrder(w http.ResponseWriter, r *http.Request, q *request) error {
 	invoice := r.PostForm.Get("invoice")
+	if !confirmed(r) {
+		return h.confirmOrderAction(w, r, q, "cancel", invoice)
+	}
 	_, err := h.Store.CancelOrder(r.Context(), q.caller.CompanyID, invoice, h.now())
 	return h.afterOrderAction(w, r, q, invoice, err)
 }

@@ -1,10 +1,8 @@
 package sqlstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -147,7 +145,9 @@ func (db *DB) DayFlows(ctx context.Context, companyID int64, from, to string) ([
 }
 
 // Attention implements recon.DashboardStore. The delivery counts read the
-// partial indexes of pending and dead rows, which hold few rows.
+// partial indexes of failing and dead rows, which hold few rows; the open
+// exceptions are counted on exceptions_list, at most
+// recon.MaxCountedExceptions of them.
 func (db *DB) Attention(ctx context.Context, companyID int64) (*recon.Attention, error) {
 	var a recon.Attention
 	err := db.db.QueryRowContext(ctx, `
@@ -158,46 +158,35 @@ func (db *DB) Attention(ctx context.Context, companyID int64) (*recon.Attention,
 		return nil, internal(err, "count underpaid orders")
 	}
 	err = db.db.QueryRowContext(ctx, `
-		SELECT COALESCE(SUM(CASE WHEN status = $2 THEN 1 ELSE 0 END), 0),
-		       COALESCE(SUM(CASE WHEN status = $3 THEN 1 ELSE 0 END), 0)
-		FROM deliveries WHERE company_id = $1 AND (status = $3 OR status = $2 AND attempts > 0)`,
+		SELECT (SELECT COUNT(*) FROM deliveries WHERE company_id = $1 AND status = $2 AND attempts > 0),
+		       (SELECT COUNT(*) FROM deliveries WHERE company_id = $1 AND status = $3)`,
 		companyID, recon.DeliveryPending, recon.DeliveryDead).Scan(&a.FailingDeliveries, &a.DeadDeliveries)
 	if err != nil {
 		return nil, internal(err, "count failing deliveries")
 	}
+	err = db.db.QueryRowContext(ctx, `
+		SELECT COUNT(*) FROM (SELECT 1 FROM exceptions WHERE company_id = $1 AND resolved = $2 LIMIT $3) open`,
+		companyID, false, recon.MaxCountedExceptions).Scan(&a.OpenExceptions)
+	if err != nil {
+		return nil, internal(err, "count open exceptions")
+	}
 	return &a, nil
 }
 
-// orderDeliveriesScan bounds how many of the tenant's IPNs made since the
-// order was created OrderDeliveries reads to find the order's.
-const orderDeliveriesScan = 2000
-
-// OrderDeliveries implements recon.DashboardStore. Deliveries name their
-// order only in the payload, so it reads the tenant's IPNs made since the
-// order was (deliveries_company_created), at most orderDeliveriesScan of
-// them, and keeps those whose payload names the invoice.
+// OrderDeliveries implements recon.DashboardStore: an index range of
+// deliveries_order (the order_id the outbox writes with each IPN).
 func (db *DB) OrderDeliveries(ctx context.Context, companyID int64, o *recon.Order, limit int) ([]*recon.Delivery, error) {
-	name, _ := json.Marshal(o.InvoiceNumber)
-	needle := append([]byte(`"order_invoice_number":`), name...)
-	rows, err := db.db.QueryContext(ctx, `
-		SELECT id, company_id, kind, event, payload, status, attempts, next_attempt_at, last_error, created_at
-		FROM deliveries WHERE company_id = $1 AND kind = $2 AND created_at >= $3
-		ORDER BY created_at, id LIMIT $4`, companyID, recon.DeliveryIPN, o.CreatedAt, orderDeliveriesScan)
+	rows, err := db.db.QueryContext(ctx, selectDelivery+` WHERE company_id = $1 AND order_id = $2 ORDER BY id LIMIT $3`,
+		companyID, o.ID, limit)
 	if err != nil {
 		return nil, internal(err, "list order deliveries")
 	}
-	defer rows.Close()
-	out := []*recon.Delivery{}
-	for rows.Next() {
-		var d recon.Delivery
-		if err := rows.Scan(&d.ID, &d.CompanyID, &d.Kind, &d.Event, &d.Payload, &d.Status, &d.Attempts,
-			&d.NextAttemptAt, &d.LastError, &d.CreatedAt); err != nil {
-			return nil, internal(err, "list order deliveries")
-		}
-		if bytes.Contains(d.Payload, needle) && len(out) < limit {
-			d.NextAttemptAt, d.CreatedAt = d.NextAttemptAt.UTC(), d.CreatedAt.UTC()
-			out = append(out, &d)
-		}
+	list, err := scanDeliveries(rows)
+	if err != nil {
+		return nil, internal(err, "list order deliveries")
 	}
-	return out, rows.Err()
+	if list == nil {
+		list = []*recon.Delivery{}
+	}
+	return list, nil
 }

@@ -26,7 +26,7 @@ const (
 	deliveriesMaxLimit     = 500
 )
 
-const deliveryColumns = `id, company_id, kind, event, payload, status, attempts, next_attempt_at, lease_until, claimed_by, last_error, created_at, delivered_at`
+const deliveryColumns = `id, company_id, kind, event, payload, status, attempts, next_attempt_at, lease_until, claimed_by, last_error, created_at, delivered_at, order_id`
 
 const selectDelivery = `SELECT ` + deliveryColumns + ` FROM deliveries`
 
@@ -289,7 +289,12 @@ func (db *DB) Deliveries(ctx context.Context, companyID int64, f recon.DeliveryF
 	if companyID != 0 {
 		where = append(where, "company_id = "+args.add(companyID))
 	}
-	if f.Status != "" {
+	switch {
+	case f.Failing && f.Status != "" && f.Status != recon.DeliveryPending:
+		return nil, recon.FieldError("status", "failing deliveries are pending; status %s cannot be failing too", f.Status)
+	case f.Failing: // the partial index deliveries_failing
+		where = append(where, "status = "+args.add(recon.DeliveryPending), "attempts > 0")
+	case f.Status != "":
 		where = append(where, "status = "+args.add(f.Status))
 	}
 	if f.Kind != "" {
@@ -461,10 +466,12 @@ func scanDeliveries(rows *sql.Rows) ([]*recon.Delivery, error) {
 		var d recon.Delivery
 		var next, lease, created, delivered anyTime
 		var claimedBy sql.NullString
+		var order sql.NullInt64
 		if err := rows.Scan(&d.ID, &d.CompanyID, &d.Kind, &d.Event, &d.Payload, &d.Status, &d.Attempts,
-			&next, &lease, &claimedBy, &d.LastError, &created, &delivered); err != nil {
+			&next, &lease, &claimedBy, &d.LastError, &created, &delivered, &order); err != nil {
 			return nil, err
 		}
+		d.OrderID = order.Int64
 		d.NextAttemptAt, d.LeaseUntil, d.CreatedAt, d.DeliveredAt = next.t, lease.t, created.t, delivered.t
 		d.ClaimedBy = claimedBy.String
 		out = append(out, &d)

@@ -226,65 +226,172 @@ func exceptionOf(ctx context.Context, q querier, companyID, transactionID int64)
 	return e, nil
 }
 
-// ExceptionSuggestions implements recon.ExceptionStore. Only an open
-// exception that a match can resolve (unmatched or duplicate) gets
-// suggestions. Each reason is one indexed query: amount through
-// orders_open_amount, codes through the unique (company_id, payment_code)
-// index, the customer through orders_customer.
-func (db *DB) ExceptionSuggestions(ctx context.Context, companyID int64, e *recon.Exception, formats []recon.PaymentCodeFormat) ([]*recon.Suggestion, error) {
-	if e.Resolution != nil || (e.Kind != recon.ExceptionUnmatched && e.Kind != recon.ExceptionDuplicate) {
-		return []*recon.Suggestion{}, nil
+// ExceptionSuggestions implements recon.ExceptionStore for a whole page of
+// exceptions: one statement per reason, whatever the number of exceptions,
+// each bounded. Only an open exception that a match can resolve (unmatched
+// or duplicate) gets suggestions. Same amount: a UNION ALL of one branch per
+// distinct amount, each the newest recon.MaxSuggestions open unpaid orders
+// of that amount (orders_open_amount); similar codes: every exception's
+// candidates in one IN list on the unique (company_id, payment_code) index
+// (chunked by the engines' parameter limits), each code naming at most one
+// order; same customer: the named orders' customers in one query, then one
+// branch per customer (orders_customer), the named order left out here.
+func (db *DB) ExceptionSuggestions(ctx context.Context, companyID int64, list []*recon.Exception, formats []recon.PaymentCodeFormat) ([][]*recon.Suggestion, error) {
+	out := make([][]*recon.Suggestion, len(list))
+	var open []int // the exceptions that get suggestions
+	for i, e := range list {
+		out[i] = []*recon.Suggestion{}
+		if e.Resolution == nil && (e.Kind == recon.ExceptionUnmatched || e.Kind == recon.ExceptionDuplicate) {
+			open = append(open, i)
+		}
 	}
-	byID := map[int64]*recon.Suggestion{}
-	var out []*recon.Suggestion
-	add := func(reason, where string, args ...any) error {
-		rows, err := db.db.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE company_id = $1 AND status = $2 AND `+where+
-			` ORDER BY id DESC LIMIT `+strconv.Itoa(recon.MaxSuggestions), append([]any{companyID, recon.OrderAwaitingPayment}, args...)...)
+	if len(open) == 0 {
+		return out, nil
+	}
+	byID := make([]map[int64]*recon.Suggestion, len(list))
+	add := func(i int, reason string, o *recon.Order) {
+		if byID[i] == nil {
+			byID[i] = map[int64]*recon.Suggestion{}
+		}
+		s := byID[i][o.ID]
+		if s == nil {
+			c := *o
+			s = &recon.Suggestion{Order: &c}
+			byID[i][o.ID] = s
+			out[i] = append(out[i], s)
+		}
+		if !slices.Contains(s.Reasons, reason) {
+			s.Reasons = append(s.Reasons, reason)
+		}
+	}
+	limit := strconv.Itoa(recon.MaxSuggestions + 1) // one more: the customer's branch may hold the named order
+	// branches reads, in one statement, the newest open orders per value of
+	// column (each branch bounded), keyed by the value.
+	branches := func(column, extra string, values []any) (map[any][]*recon.Order, error) {
+		var sb strings.Builder
+		for n := range values {
+			if n > 0 {
+				sb.WriteString(" UNION ALL ")
+			}
+			sb.WriteString(`SELECT * FROM (SELECT ` + orderColumns + ` FROM orders WHERE company_id = $1 AND status = $2 AND ` +
+				column + ` = ` + db.d.param(3+n) + extra + ` ORDER BY id DESC LIMIT ` + limit + `) b` + strconv.Itoa(n))
+		}
+		rows, err := db.db.QueryContext(ctx, sb.String(), append([]any{companyID, recon.OrderAwaitingPayment}, values...)...)
 		orders, err := collect(rows, err, "suggest orders", scanOrder)
 		if err != nil {
-			return err
-		}
-		for _, o := range orders {
-			s := byID[o.ID]
-			if s == nil {
-				s = &recon.Suggestion{Order: o}
-				byID[o.ID] = s
-				out = append(out, s)
-			}
-			if !slices.Contains(s.Reasons, reason) {
-				s.Reasons = append(s.Reasons, reason)
-			}
-		}
-		return nil
-	}
-	t := e.Transaction
-	if err := add(recon.SuggestSameAmount, `amount = $3 AND paid_amount = 0`, t.AmountIn); err != nil {
-		return nil, err
-	}
-	codes := recon.SimilarCodes(t.Code, formats)
-	for start := 0; start < len(codes); start += insertChunk {
-		chunk := codes[start:min(start+insertChunk, len(codes))]
-		args := make([]any, len(chunk))
-		for i, c := range chunk {
-			args[i] = c
-		}
-		if err := add(recon.SuggestSimilarCode, `payment_code IN (`+db.params(3, len(chunk))+`)`, args...); err != nil {
 			return nil, err
 		}
-	}
-	if e.OrderID != 0 {
-		var customer string
-		err := db.db.QueryRowContext(ctx, `SELECT customer_id FROM orders WHERE company_id = $1 AND id = $2`, companyID, e.OrderID).Scan(&customer)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, internal(err, "read the named order")
+		got := map[any][]*recon.Order{}
+		for _, o := range orders {
+			key := any(o.Amount)
+			if column == "customer_id" {
+				key = o.CustomerID
+			}
+			got[key] = append(got[key], o)
 		}
-		if customer != "" {
-			if err := add(recon.SuggestSameCustomer, `customer_id = $3 AND id <> $4`, customer, e.OrderID); err != nil {
-				return nil, err
+		return got, nil
+	}
+
+	amounts := map[int64]bool{}
+	var amountArgs []any
+	for _, i := range open {
+		if a := list[i].Transaction.AmountIn; !amounts[a] {
+			amounts[a] = true
+			amountArgs = append(amountArgs, a)
+		}
+	}
+	for start := 0; start < len(amountArgs); start += insertChunk {
+		got, err := branches("amount", ` AND paid_amount = 0`, amountArgs[start:min(start+insertChunk, len(amountArgs))])
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range open {
+			for _, o := range got[list[i].Transaction.AmountIn][:min(len(got[list[i].Transaction.AmountIn]), recon.MaxSuggestions)] {
+				add(i, recon.SuggestSameAmount, o)
 			}
 		}
 	}
-	return recon.RankSuggestions(out), nil
+
+	wanted := map[string][]int{} // code → the exceptions it is similar to
+	var codes []any
+	for _, i := range open {
+		for _, c := range recon.SimilarCodes(list[i].Transaction.Code, formats) {
+			if _, seen := wanted[c]; !seen {
+				codes = append(codes, c)
+			}
+			wanted[c] = append(wanted[c], i)
+		}
+	}
+	for start := 0; start < len(codes); start += insertChunk {
+		chunk := codes[start:min(start+insertChunk, len(codes))]
+		rows, err := db.db.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE company_id = $1 AND status = $2 AND payment_code IN (`+
+			db.params(3, len(chunk))+`) ORDER BY id DESC`, append([]any{companyID, recon.OrderAwaitingPayment}, chunk...)...)
+		orders, err := collect(rows, err, "suggest orders", scanOrder)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range orders {
+			for _, i := range wanted[o.PaymentCode] {
+				add(i, recon.SuggestSimilarCode, o)
+			}
+		}
+	}
+
+	var named []any
+	for _, i := range open {
+		if id := list[i].OrderID; id != 0 {
+			named = append(named, id)
+		}
+	}
+	for start := 0; start < len(named); start += insertChunk {
+		chunk := named[start:min(start+insertChunk, len(named))]
+		rows, err := db.db.QueryContext(ctx, `SELECT id, customer_id FROM orders WHERE company_id = $1 AND id IN (`+db.params(2, len(chunk))+`)`,
+			append([]any{companyID}, chunk...)...)
+		type named struct {
+			id       int64
+			customer string
+		}
+		found, err := collect(rows, err, "read the named orders", func(s scanner) (*named, error) {
+			var n named
+			return &n, s.Scan(&n.id, &n.customer)
+		})
+		if err != nil {
+			return nil, err
+		}
+		customerOf := map[int64]string{}
+		var customers []any
+		for _, n := range found {
+			if n.customer != "" && !slices.Contains(customers, any(n.customer)) {
+				customers = append(customers, n.customer)
+			}
+			customerOf[n.id] = n.customer
+		}
+		if len(customers) == 0 {
+			continue
+		}
+		got, err := branches("customer_id", "", customers)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range open {
+			e := list[i]
+			c, ok := customerOf[e.OrderID]
+			if !ok || c == "" {
+				continue
+			}
+			kept := 0
+			for _, o := range got[c] {
+				if o.ID != e.OrderID && kept < recon.MaxSuggestions {
+					add(i, recon.SuggestSameCustomer, o)
+					kept++
+				}
+			}
+		}
+	}
+	for _, i := range open {
+		out[i] = recon.RankSuggestions(out[i])
+	}
+	return out, nil
 }
 
 // ResolveException implements recon.ExceptionStore. In one database

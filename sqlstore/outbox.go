@@ -16,9 +16,9 @@ import (
 func (db *DB) enqueue(ctx context.Context, q querier, d *recon.Delivery, now, due time.Time) error {
 	now, due = storedTime(now), storedTime(due)
 	err := q.QueryRowContext(ctx, `
-		INSERT INTO deliveries (company_id, kind, event, payload, status, attempts, next_attempt_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, 0, $6, $7) RETURNING id`,
-		d.CompanyID, d.Kind, d.Event, d.Payload, recon.DeliveryPending, due, now).Scan(&d.ID)
+		INSERT INTO deliveries (company_id, kind, event, payload, status, attempts, next_attempt_at, created_at, order_id)
+		VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8) RETURNING id`,
+		d.CompanyID, d.Kind, d.Event, d.Payload, recon.DeliveryPending, due, now, idArg(d.OrderID)).Scan(&d.ID)
 	if err != nil {
 		return internal(err, "enqueue delivery")
 	}

@@ -140,6 +140,11 @@ func TestDashboardBrowser(t *testing.T) {
 		}
 		shot(ctx, "dashboard-order.png")
 		click(ctx, "#void")
+		if got := text(ctx, "#c-notification"); !strings.Contains(got, "TRANSACTION_VOID") {
+			t.Fatalf("void's confirmation: %q", got)
+		}
+		shot(ctx, "dashboard-confirm-void.png")
+		click(ctx, "#confirm-button")
 		if got := text(ctx, "#status"); got != "Cancelled" {
 			t.Fatalf("after void: %q", got)
 		}

@@ -13,9 +13,11 @@ import (
 )
 
 // TestDashboardOpsBrowser resolves an exception in headless Chromium by
-// matching it to its suggested order, follows the result to the ORDER_PAID
-// notification in the log, and replays it; both engines, screenshots of the
-// four screens under make screenshots.
+// matching it to its suggested order through the confirmation page (the
+// ORDER_PAID and where it goes, said before; received at the loopback
+// receiver after), follows the result to the notification in the log, and
+// replays it through its confirmation; both engines, screenshots under make
+// screenshots.
 func TestDashboardOpsBrowser(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newOpsEnv(t, engine)
@@ -33,7 +35,8 @@ func TestDashboardOpsBrowser(t *testing.T) {
 
 		// The queue, from the navigation: the HTML memo as text.
 		click(`nav a[href="/dashboard/exceptions"]`)
-		if got := text("#exceptions tbody"); !strings.Contains(got, `<script>alert("memo")</script>`) || !strings.Contains(got, "160,000 VND") {
+		if got := text("#exceptions tbody"); !strings.Contains(got, `<script>alert("memo")</script>`) || !strings.Contains(got, "160,000 VND") ||
+			!strings.Contains(got, "INV-EXC (its outstanding amount is this transfer") {
 			t.Fatalf("queue: %q", got)
 		}
 		shot("dashboard-exceptions.png")
@@ -46,6 +49,14 @@ func TestDashboardOpsBrowser(t *testing.T) {
 		do("fill the form", chromedp.Click(`input[value="match:INV-EXC"]`), chromedp.SendKeys("#note", "Khách gõ nhầm hai chữ số"))
 		shot("dashboard-exception.png")
 		click("#resolve")
+		// The confirmation: the order, what it will have paid, the IPN and its URL.
+		if got := text("#confirm-what"); !strings.Contains(got, "INV-EXC") || !strings.Contains(got, "160,000 VND") ||
+			!strings.Contains(got, "ORDER_PAID → "+e.rc.URL+"/ipn") || !strings.Contains(got, "Khách gõ nhầm hai chữ số") {
+			t.Fatalf("confirmation: %q", got)
+		}
+		e.stillOpen(t, "X1")
+		shot("dashboard-confirm-match.png")
+		click("#confirm-button")
 		if got := text("#result"); !strings.Contains(got, "INV-EXC") || !strings.Contains(got, "Captured") {
 			t.Fatalf("result: %q", got)
 		}
@@ -78,6 +89,10 @@ func TestDashboardOpsBrowser(t *testing.T) {
 		}
 		shot("dashboard-delivery.png")
 		click("#replay")
+		if got := text("#c-notification"); got != "ORDER_PAID → "+e.rc.URL+"/ipn" {
+			t.Errorf("replay's confirmation: %q", got)
+		}
+		click("#confirm-button")
 		if got := text("#replayed"); !strings.Contains(got, "queued") {
 			t.Errorf("replay notice: %q", got)
 		}

@@ -125,6 +125,27 @@ func TestDashboardOps(t *testing.T) {
 	})
 }
 
+// failingIPN pays a new order while the receiver answers 503, waits for
+// the failed attempt of its ORDER_PAID, and brings the receiver back.
+func (e *opsEnv) failingIPN(t *testing.T, invoice string) *recon.Delivery {
+	t.Helper()
+	e.rc.mu.Lock()
+	e.rc.status = func(int) int { return http.StatusServiceUnavailable }
+	e.rc.mu.Unlock()
+	e.dashEnv.live.checkout(t, invoice, 3000)
+	code := e.dashEnv.live.gateway(t, "GET", "/v1/order/detail/"+invoice, "")["data"].(map[string]any)["payment"].(map[string]any)["code"].(string)
+	e.dashEnv.live.pay(t, code, 3000)
+	failing := e.deliveryOf(t, e.live, "ORDER_PAID", invoice)
+	waitFor(t, "a failed attempt", 10*time.Second, func() bool {
+		d, err := e.db.Delivery(context.Background(), e.live, failing.ID)
+		return err == nil && d.Attempts > 0
+	})
+	e.rc.mu.Lock()
+	e.rc.status = nil
+	e.rc.mu.Unlock()
+	return failing
+}
+
 func (e *opsEnv) excPath(name string) string {
 	return fmt.Sprint("/dashboard/exceptions/", e.exc[name])
 }
@@ -271,7 +292,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	}
 
 	// Match to the suggested order: the normal capture and IPN path.
-	status, loc, _ := boss.postFrom(x1, x1+"/resolve", url.Values{"resolve": {"match:INV-EXC"}, "note": {"the payer swapped two digits"}})
+	status, loc, _ := boss.confirm(withQuery(x1+"/resolve", url.Values{"resolve": {"match:INV-EXC"}, "note": {"the payer swapped two digits"}}))
 	if status != http.StatusSeeOther || loc != x1+"?order=INV-EXC" {
 		t.Fatalf("match: %d %s", status, loc)
 	}
@@ -294,7 +315,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 		t.Error("a resolved exception still has the form")
 	}
 	// Twice: the store's 409, shown.
-	status, _, body = boss.postFrom(x1, x1+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"again"}})
+	status, _, body = boss.postFrom(x1, x1+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"again"}, "confirm": {"yes"}})
 	if status != http.StatusConflict || !strings.Contains(body, "already resolved") {
 		t.Errorf("second resolution: %d %s", status, body)
 	}
@@ -306,12 +327,12 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	// HTML in the note, a refund.
 	acct := e.signedIn(t, "ketoan@saomai.vn")
 	x2 := e.excPath("X2")
-	if status, loc, body := acct.postFrom(x2, x2+"/resolve", url.Values{"resolve": {"match"}, "invoice": {" INV-TYPED "}, "note": {"typed by hand"}}); status != http.StatusSeeOther || loc != x2+"?order=INV-TYPED" {
+	if status, loc, body := acct.confirm(withQuery(x2+"/resolve", url.Values{"resolve": {"match"}, "invoice": {" INV-TYPED "}, "note": {"typed by hand"}})); status != http.StatusSeeOther || loc != x2+"?order=INV-TYPED" {
 		t.Fatalf("match by invoice: %d %s %s", status, loc, body)
 	}
 	x3 := e.excPath("X3")
 	htmlNote := `<img src=x onerror=alert("note")>`
-	if status, _, body := acct.postFrom(x3, x3+"/resolve", url.Values{"resolve": {"ignore"}, "note": {htmlNote}}); status != http.StatusSeeOther {
+	if status, _, body := acct.confirm(withQuery(x3+"/resolve", url.Values{"resolve": {"ignore"}, "note": {htmlNote}})); status != http.StatusSeeOther {
 		t.Fatalf("ignore: %d %s", status, body)
 	}
 	_, body = acct.get(x3)
@@ -319,7 +340,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 		t.Errorf("X3's note: %s", body)
 	}
 	x4 := e.excPath("X4")
-	if status, _, _ := acct.postFrom(x4, x4+"/resolve", url.Values{"resolve": {"refund"}, "note": {"sent back by the bank"}}); status != http.StatusSeeOther {
+	if status, _, _ := acct.confirm(withQuery(x4+"/resolve", url.Values{"resolve": {"refund"}, "note": {"sent back by the bank"}})); status != http.StatusSeeOther {
 		t.Fatalf("refund: %d", status)
 	}
 	// The resolved list shows them with who did what; the open list is empty.
@@ -401,7 +422,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 	if status, _, _ := boss.post(dpath+"/replay", url.Values{}); status != http.StatusForbidden {
 		t.Errorf("replay without a token: %d", status)
 	}
-	status, loc, _ := boss.postFrom(dpath, dpath+"/replay", url.Values{})
+	status, loc, _ := boss.confirm(dpath + "/replay")
 	if status != http.StatusSeeOther || loc != dpath+"?replayed=1" {
 		t.Fatalf("replay: %d %s", status, loc)
 	}
@@ -424,21 +445,8 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 
 	// Replay all failed since a time: an IPN fails once, then the receiver
 	// is back; the failed one is sent at once instead of in a minute.
-	e.rc.mu.Lock()
-	e.rc.status = func(int) int { return http.StatusServiceUnavailable }
-	e.rc.mu.Unlock()
-	e.dashEnv.live.checkout(t, "INV-FAIL", 3000)
-	code := e.dashEnv.live.gateway(t, "GET", "/v1/order/detail/INV-FAIL", "")["data"].(map[string]any)["payment"].(map[string]any)["code"].(string)
-	e.dashEnv.live.pay(t, code, 3000)
-	failing := e.deliveryOf(t, e.live, "ORDER_PAID", "INV-FAIL")
-	waitFor(t, "a failed attempt", 10*time.Second, func() bool {
-		d, err := e.db.Delivery(ctx, e.live, failing.ID)
-		return err == nil && d.Attempts > 0
-	})
-	e.rc.mu.Lock()
-	e.rc.status = nil
-	e.rc.mu.Unlock()
-	if _, body := boss.get("/dashboard/"); !strings.Contains(body, `href="/dashboard/notifications?status=pending"`) || !strings.Contains(body, `id="failing">1<`) {
+	failing := e.failingIPN(t, "INV-FAIL")
+	if _, body := boss.get("/dashboard/"); !strings.Contains(body, `href="/dashboard/notifications?status=failing"`) || !strings.Contains(body, `id="failing">1<`) {
 		t.Errorf("home's failing link: %s", body)
 	}
 	for _, since := range []string{"", "yesterday"} {
@@ -447,7 +455,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 		}
 	}
 	since := time.Now().Add(-time.Hour).Format("2006-01-02T15:04")
-	status, loc, _ = boss.postFrom("/dashboard/notifications", "/dashboard/notifications/replay", url.Values{"since": {since}, "kind": {"ipn"}})
+	status, loc, _ = boss.confirm(withQuery("/dashboard/notifications/replay", url.Values{"since": {since}, "kind": {"ipn"}}))
 	if status != http.StatusSeeOther || loc != "/dashboard/notifications?replayed=1" {
 		t.Fatalf("replay failed: %d %s", status, loc)
 	}

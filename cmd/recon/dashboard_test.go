@@ -616,7 +616,7 @@ func dashScreens(t *testing.T, e *dashEnv) {
 		}
 	}
 	// Void from the UI: the gateway's void, with its IPN.
-	status, loc, _ := b.postFrom("/dashboard/order?invoice=INV-PAID", "/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}})
+	status, loc, _ := b.confirm("/dashboard/order/void?invoice=INV-PAID")
 	if status != http.StatusSeeOther || loc != "/dashboard/order?invoice=INV-PAID" {
 		t.Fatalf("void: %d %s", status, loc)
 	}
@@ -630,7 +630,7 @@ func dashScreens(t *testing.T, e *dashEnv) {
 		t.Errorf("second void: %d %s", status, body)
 	}
 	// Cancel an unpaid order.
-	if status, _, _ := b.postFrom("/dashboard/order?invoice=INV-OPEN", "/dashboard/order/cancel", url.Values{"invoice": {"INV-OPEN"}}); status != http.StatusSeeOther {
+	if status, _, _ := b.confirm("/dashboard/order/cancel?invoice=INV-OPEN"); status != http.StatusSeeOther {
 		t.Fatalf("cancel: %d", status)
 	}
 	if o := e.live.gateway(t, "GET", "/v1/order/detail/INV-OPEN", "")["data"].(map[string]any); o["order_status"] != recon.OrderCancelled {

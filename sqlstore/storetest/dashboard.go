@@ -137,7 +137,8 @@ func testDashboard(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		diff(t, "live attention", &recon.Attention{UnderpaidOrders: 1, UnderpaidShortfall: 30_000}, att)
+		// R2 underpaid, R3 without a code into the orders' account, R5 a duplicate.
+		diff(t, "live attention", &recon.Attention{UnderpaidOrders: 1, UnderpaidShortfall: 30_000, OpenExceptions: 3}, att)
 		// A's IPN: failing after one attempt, then dead.
 		ds := deliveryStore(t, s)
 		list, err := ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 10})
@@ -151,6 +152,16 @@ func testDashboard(t *testing.T, open Open) {
 		if att, err = s.Attention(t.Context(), c.ID); err != nil || att.FailingDeliveries != 1 || att.DeadDeliveries != 0 {
 			t.Fatalf("after a failed attempt: %+v, %v", att, err)
 		}
+		// The log's "failing" filter finds it; a failing one cannot be dead.
+		failing, err := ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Failing: true, Limit: 10})
+		if err != nil || len(failing) != 1 || failing[0].ID != list[0].ID {
+			t.Fatalf("failing: %v, %v", failing, err)
+		}
+		if failing, err = ds.Deliveries(t.Context(), tt.ID, recon.DeliveryFilter{Failing: true, Limit: 10}); err != nil || len(failing) != 0 {
+			t.Fatalf("failing in the test tenant: %v, %v", failing, err)
+		}
+		_, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Failing: true, Status: recon.DeliveryDead, Limit: 10})
+		wantCode(t, err, recon.EINVALID, "failing deliveries are pending; status dead cannot be failing too")
 		if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: list[0].ID, At: next, URL: "https://shop.example.vn/ipn", Error: "refused"}, recon.DeliveryDead, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
@@ -181,6 +192,21 @@ func testDashboard(t *testing.T, open Open) {
 			t.Fatalf("A's deliveries seen from the test tenant: %v, %v", got2, err)
 		}
 
+		// A's void: its TRANSACTION_VOID is A's too, found by the order's id.
+		voided, err := s.VoidOrder(t.Context(), c.ID, "A", time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), func(o *recon.Order) (*recon.Delivery, error) {
+			return recon.IPNDelivery(o, recon.IPNTransactionVoid, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got2, err = s.OrderDeliveries(t.Context(), c.ID, voided, 10); err != nil || len(got2) != 2 ||
+			got2[0].Event != recon.IPNOrderPaid || got2[1].Event != recon.IPNTransactionVoid || got2[1].OrderID != o.ID {
+			t.Fatalf("A's deliveries after the void: %v, %v", got2, err)
+		}
+		if got2, err = s.OrderDeliveries(t.Context(), c.ID, voided, 1); err != nil || len(got2) != 1 || got2[0].Event != recon.IPNOrderPaid {
+			t.Fatalf("A's first delivery: %v, %v", got2, err)
+		}
+
 		// R5, A's duplicate, matched to B by hand: the 3rd's money in now paid an order.
 		r5, _, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{ReferenceNumber: "R5", Page: 1, Limit: 1})
 		if err != nil || len(r5) != 1 {
@@ -192,6 +218,9 @@ func testDashboard(t *testing.T, open Open) {
 		}
 		if _, err := s.ResolveException(t.Context(), c.ID, r5[0].ID, recon.ResolveInput{Action: recon.ResolveMatch, OrderID: b.ID, Note: "khách chuyển nhầm mã"}, admin, time.Now()); err != nil {
 			t.Fatal(err)
+		}
+		if att, err = s.Attention(t.Context(), c.ID); err != nil || att.OpenExceptions != 2 {
+			t.Fatalf("open exceptions after a resolution: %+v, %v", att, err)
 		}
 		got, err = s.DayFlows(t.Context(), c.ID, "2026-03-03", "2026-03-03")
 		if err != nil {

@@ -257,17 +257,44 @@ func testDelivery(t *testing.T, open Open) {
 		if stats, err := ops.DeliveryTargetStats(t.Context(), c.ID, now.Add(time.Hour)); err != nil || len(stats) != 0 {
 			t.Fatalf("stats since later: %v %v", stats, err)
 		}
+		// The bounded figures: all of them under a large bound; under a
+		// bound of 2, two deliveries with their attempts.
+		recent, err := ops.RecentTargetStats(t.Context(), c.ID, time.Time{}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "recent stats", stats, recent)
+		if recent, err = ops.RecentTargetStats(t.Context(), c.ID, time.Time{}, 2); err != nil {
+			t.Fatal(err)
+		}
+		var read, tried int64
+		for _, s := range recent {
+			read += s.Delivered + s.Pending + s.Dead
+			tried += s.Attempts
+		}
+		if read != 2 || tried > 2 {
+			t.Errorf("stats of 2 deliveries: %+v", recent)
+		}
+		_, err = ops.RecentTargetStats(t.Context(), c.ID, time.Time{}, 0)
+		wantCode(t, err, recon.EINVALID, "max must be positive")
 
 		// Since after everything: nothing; then the IPNs only; then the rest.
-		if n, err := ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{Since: fresh.CreatedAt.Add(time.Hour)}, now); err != nil || n != 0 {
-			t.Fatalf("replay since later: %d %v", n, err)
+		// Each time CountFailed counts first what ReplayFailed then replays.
+		replay := func(f recon.FailedFilter, want int64, why string) {
+			t.Helper()
+			if n, err := ops.CountFailed(t.Context(), c.ID, f, now, 100); err != nil || n != want {
+				t.Fatalf("count %s: %d %v, want %d", why, n, err, want)
+			}
+			if n, err := ops.ReplayFailed(t.Context(), c.ID, f, now); err != nil || n != want {
+				t.Fatalf("replay %s: %d %v, want %d", why, n, err, want)
+			}
 		}
-		if n, err := ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{Kind: recon.DeliveryIPN}, now); err != nil || n != 2 {
-			t.Fatalf("replay IPNs: %d %v, want B and C (D is in flight)", n, err)
+		replay(recon.FailedFilter{Since: fresh.CreatedAt.Add(time.Hour)}, 0, "since later")
+		replay(recon.FailedFilter{Kind: recon.DeliveryIPN}, 2, "IPNs: B and C (D is in flight)")
+		if n, err := ops.CountFailed(t.Context(), c.ID, recon.FailedFilter{}, now, 1); err != nil || n != 1 {
+			t.Fatalf("count up to 1: %d %v", n, err)
 		}
-		if n, err := ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{}, now); err != nil || n != 3 {
-			t.Fatalf("replay all: %d %v, want B and C again and the webhook", n, err)
-		}
+		replay(recon.FailedFilter{}, 3, "all: B and C again and the webhook")
 		for _, d := range []*recon.Delivery{dead, failing, hub} {
 			got, err := ds.Delivery(t.Context(), c.ID, d.ID)
 			if err != nil || got.Status != recon.DeliveryPending || !got.NextAttemptAt.Equal(micro(now)) || got.LeaseUntil != (time.Time{}) {
@@ -281,6 +308,8 @@ func testDelivery(t *testing.T, open Open) {
 			t.Fatalf("another company's delivery was replayed: %+v", got)
 		}
 		_, err = ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{Kind: "sms"}, now)
+		wantCode(t, err, recon.EINVALID, "")
+		_, err = ops.CountFailed(t.Context(), c.ID, recon.FailedFilter{Kind: "sms"}, now, 100)
 		wantCode(t, err, recon.EINVALID, "")
 
 		// A test notification goes to an active target only (live mode).

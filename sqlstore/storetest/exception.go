@@ -214,21 +214,49 @@ func testExceptions(t *testing.T, open Open) {
 		t.Parallel()
 		f := newExceptionFixture(t, open)
 		s, c := f.s, f.c
-		suggest := func(txID int64) string {
-			t.Helper()
-			e, err := s.Exception(t.Context(), c.ID, txID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			list, err := s.ExceptionSuggestions(t.Context(), c.ID, e, c.Config.PaymentCodeFormats)
-			if err != nil {
-				t.Fatal(err)
-			}
+		text := func(list []*recon.Suggestion) string {
 			var out []string
 			for _, g := range list {
 				out = append(out, g.Order.InvoiceNumber+"="+strings.Join(g.Reasons, "+"))
 			}
 			return strings.Join(out, " ")
+		}
+		read := func(txID int64) *recon.Exception {
+			t.Helper()
+			e, err := s.Exception(t.Context(), c.ID, txID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		}
+		suggest := func(txID int64) string {
+			t.Helper()
+			got, err := s.ExceptionSuggestions(t.Context(), c.ID, []*recon.Exception{read(txID)}, c.Config.PaymentCodeFormats)
+			if err != nil || len(got) != 1 {
+				t.Fatalf("suggestions: %v, %v", got, err)
+			}
+			return text(got[0])
+		}
+		// A page at once gives each exception what it gets alone (the
+		// statements are per reason, not per exception).
+		ids := []int64{f.tUnmatched, f.tNoCode, f.tOtherPrefix, f.tDup, f.tUnder, f.tUnmatched}
+		var page []*recon.Exception
+		for _, id := range ids {
+			page = append(page, read(id))
+		}
+		all, err := s.ExceptionSuggestions(t.Context(), c.ID, page, c.Config.PaymentCodeFormats)
+		if err != nil || len(all) != len(ids) {
+			t.Fatalf("a page's suggestions: %v, %v", all, err)
+		}
+		for i, id := range ids {
+			if got, alone := text(all[i]), suggest(id); got != alone {
+				t.Errorf("exception %d in a page: %q, alone: %q", id, got, alone)
+			}
+		}
+		// Another tenant's page finds none of this one's orders.
+		other := newCompany(t, s, 99, c.Config.PaymentCodeFormats...)
+		if got, err := s.ExceptionSuggestions(t.Context(), other.ID, page, c.Config.PaymentCodeFormats); err != nil || text(got[0])+text(got[3]) != "" {
+			t.Errorf("another tenant: %v, %v", got, err)
 		}
 		// DH10010 is DH10001 with two digits swapped; 150,000 is the amount
 		// of OPEN and of GONE, which is cancelled.

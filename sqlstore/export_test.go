@@ -1,0 +1,37 @@
+package sqlstore
+
+import (
+	"context"
+	"io/fs"
+
+	"github.com/pressly/goose/v3"
+)
+
+// MigrateTo moves the schema to version, down or up (tests of a migration's
+// own work, such as a backfill).
+func (db *DB) MigrateTo(ctx context.Context, version int64) error {
+	fsys, err := fs.Sub(migrations, "migrations/"+db.d.name())
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(db.d.goose(), db.db, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return err
+	}
+	current, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if version < current {
+		_, err = p.DownTo(ctx, version)
+	} else {
+		_, err = p.UpTo(ctx, version)
+	}
+	return err
+}
+
+// Exec runs a statement on the database (tests only).
+func (db *DB) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := db.db.ExecContext(ctx, query, args...)
+	return err
+}

@@ -1,0 +1,29 @@
+-- The dashboard's operations screens (docs/dashboard.md): an IPN names its
+-- order in a column, so an order's notifications are an index range instead
+-- of a scan of the tenant's payloads; the notifications log's status and
+-- kind filters and its "failing" filter (pending after a failed attempt), and
+-- the count and replay of failed ones, read an index range of the tenant's
+-- rows in that state or of that kind. Keep equivalent to
+-- ../sqlite/00018_delivery_order.sql.
+
+-- +goose Up
+ALTER TABLE deliveries ADD COLUMN order_id bigint;
+-- The IPNs written before this column name their order in the payload
+-- ("order": {"id": "N"}); only an order of the same tenant is taken. The
+-- payloads are the JSON recon.IPNDelivery wrote.
+UPDATE deliveries d SET order_id = o.id
+FROM orders o
+WHERE d.kind = 'ipn' AND d.event IN ('ORDER_PAID', 'TRANSACTION_VOID')
+  AND o.company_id = d.company_id
+  AND o.id::text = convert_from(d.payload, 'UTF8')::jsonb -> 'order' ->> 'id';
+CREATE INDEX deliveries_order ON deliveries (company_id, order_id, id) WHERE order_id IS NOT NULL;
+CREATE INDEX deliveries_company_status ON deliveries (company_id, status, id DESC);
+CREATE INDEX deliveries_company_kind ON deliveries (company_id, kind, id DESC);
+CREATE INDEX deliveries_failing ON deliveries (company_id, id DESC) WHERE status = 'pending' AND attempts > 0;
+
+-- +goose Down
+DROP INDEX deliveries_failing;
+DROP INDEX deliveries_company_kind;
+DROP INDEX deliveries_company_status;
+DROP INDEX deliveries_order;
+ALTER TABLE deliveries DROP COLUMN order_id;
