@@ -63,6 +63,11 @@ func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.Retentio
 		if err != nil {
 			return res, err
 		}
+		if n > 0 {
+			if err := db.dropZeroAmountCounts(ctx, p.company); err != nil {
+				return res, err
+			}
+		}
 		n, err = db.deleteOldDeliveries(ctx, p.company, deliveriesBefore)
 		res.Deliveries += n
 		if err != nil {
@@ -129,6 +134,7 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 			matched, matchedN int64
 		}
 		perDay := map[dayKey]lost{}
+		perAmount := map[amountKey]int64{}
 		var ids []any
 		for rows.Next() {
 			var id, in, out int64
@@ -154,6 +160,7 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 				l.matchedN++
 			}
 			perDay[k] = l
+			perAmount[amountKey{account, in, out}]--
 			ids = append(ids, id)
 		}
 		if err := rows.Close(); err != nil {
@@ -166,6 +173,9 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 			return internal(err, "delete old transactions")
 		}
 		deleted = int64(len(ids))
+		if err := db.addAmountCounts(ctx, tx, companyID, perAmount); err != nil {
+			return err
+		}
 		days := sortedDays(perDay) // the order ingestion locks them in
 		for _, k := range days {
 			l := perDay[k]
@@ -190,6 +200,19 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 		return 0, err
 	}
 	return deleted, nil
+}
+
+// dropZeroAmountCounts deletes the company's amount counts that retention
+// brought to zero, once a pass rather than per chunk: a row at zero counts
+// nothing meanwhile. It needs no account lock: on PostgreSQL the DELETE
+// rechecks n on a row an ingestion raised meanwhile and keeps it.
+func (db *DB) dropZeroAmountCounts(ctx context.Context, companyID int64) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM transaction_amount_counts WHERE company_id = $1 AND n <= 0`, companyID); err != nil {
+			return internal(err, "count transactions per amount")
+		}
+		return nil
+	})
 }
 
 // deleteOldDeliveries deletes the company's finished (delivered or dead)

@@ -153,6 +153,9 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err := db.addDayCounts(ctx, tx, companyID, p.rows); err != nil {
 		return nil, 0, err
 	}
+	if err := db.addAmountCounts(ctx, tx, companyID, countAmounts(p.rows)); err != nil {
+		return nil, 0, err
+	}
 	enqueued, decided, err := db.match(ctx, tx, companyID, p.rows, ids, now)
 	if err != nil {
 		return nil, 0, err
@@ -443,6 +446,59 @@ func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, row
 			in_n = transaction_day_counts.in_n + excluded.in_n, out_n = transaction_day_counts.out_n + excluded.out_n`)
 		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return internal(err, "count transactions per day")
+		}
+	}
+	return nil
+}
+
+// amountKey is a row of transaction_amount_counts: an account and a pair of
+// amounts (migration 00017).
+type amountKey struct{ account, in, out int64 }
+
+// sortedAmounts returns the keys in a stable order.
+func sortedAmounts(m map[amountKey]int64) []amountKey {
+	keys := make([]amountKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b amountKey) int {
+		return cmp.Or(cmp.Compare(a.account, b.account), cmp.Compare(a.in, b.in), cmp.Compare(a.out, b.out))
+	})
+	return keys
+}
+
+// countAmounts counts the rows per account and pair of amounts.
+func countAmounts(rows []insertRow) map[amountKey]int64 {
+	counts := make(map[amountKey]int64, len(rows))
+	for _, r := range rows {
+		counts[amountKey{r.BankAccountID, r.AmountIn, r.AmountOut}]++
+	}
+	return counts
+}
+
+// addAmountCounts adds counts (negative when rows were deleted) to
+// transaction_amount_counts: one multi-row upsert per insertChunk keys, not
+// one statement per key, since a feed's incoming amounts are many. Every
+// caller holds the locks of the accounts it counts, so no other writer waits
+// on these rows. A count that reaches zero stays until retention's
+// dropZeroAmountCounts.
+func (db *DB) addAmountCounts(ctx context.Context, tx *sql.Tx, companyID int64, counts map[amountKey]int64) error {
+	keys := sortedAmounts(counts)
+	for start := 0; start < len(keys); start += insertChunk {
+		chunk := keys[start:min(start+insertChunk, len(keys))]
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO transaction_amount_counts (company_id, amount_in, amount_out, bank_account_id, n) VALUES `)
+		args := make([]any, 0, 5*len(chunk))
+		for n, k := range chunk {
+			if n > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString("(" + db.params(len(args)+1, 5) + ")")
+			args = append(args, companyID, k.in, k.out, k.account, counts[k])
+		}
+		sb.WriteString(` ON CONFLICT (company_id, amount_in, amount_out, bank_account_id) DO UPDATE SET n = transaction_amount_counts.n + excluded.n`)
+		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return internal(err, "count transactions per amount")
 		}
 	}
 	return nil
