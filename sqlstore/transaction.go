@@ -477,29 +477,17 @@ func countAmounts(rows []insertRow) map[amountKey]int64 {
 }
 
 // addAmountCounts adds counts (negative when rows were deleted) to
-// transaction_amount_counts: one multi-row upsert per insertChunk keys, not
-// one statement per key, since a feed's incoming amounts are many. Every
-// caller holds the locks of the accounts it counts, so no other writer waits
-// on these rows. A count that reaches zero stays until retention's
-// dropZeroAmountCounts.
+// transaction_amount_counts in one statement per engine's bulk form
+// (dialect.upsertAmountCounts), not one per key: a feed's incoming amounts
+// are many. Every caller holds the locks of the accounts it counts, so no
+// other writer waits on these rows. A count that reaches zero stays until
+// retention's dropZeroAmountCounts.
 func (db *DB) addAmountCounts(ctx context.Context, tx *sql.Tx, companyID int64, counts map[amountKey]int64) error {
-	keys := sortedAmounts(counts)
-	for start := 0; start < len(keys); start += insertChunk {
-		chunk := keys[start:min(start+insertChunk, len(keys))]
-		var sb strings.Builder
-		sb.WriteString(`INSERT INTO transaction_amount_counts (company_id, amount_in, amount_out, bank_account_id, n) VALUES `)
-		args := make([]any, 0, 5*len(chunk))
-		for n, k := range chunk {
-			if n > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString("(" + db.params(len(args)+1, 5) + ")")
-			args = append(args, companyID, k.in, k.out, k.account, counts[k])
-		}
-		sb.WriteString(` ON CONFLICT (company_id, amount_in, amount_out, bank_account_id) DO UPDATE SET n = transaction_amount_counts.n + excluded.n`)
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
-			return internal(err, "count transactions per amount")
-		}
+	if len(counts) == 0 {
+		return nil
+	}
+	if err := db.d.upsertAmountCounts(ctx, db, tx, companyID, sortedAmounts(counts), counts); err != nil {
+		return internal(err, "count transactions per amount")
 	}
 	return nil
 }
