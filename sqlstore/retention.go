@@ -25,9 +25,10 @@ const retentionChunk = 1000
 // Transactions are deleted one bank account and one chunk at a time. Each
 // chunk is one database transaction that first locks the bank account's row,
 // as every ingestion of the account does, so the chunk and an ingestion of
-// the same account run one after the other and the per-day counts stay exact:
-// the chunk lowers the counts of the days of exactly the rows its DELETE
-// returned (a row another node deleted first is not returned twice). Match
+// the same account run one after the other and the per-day and per-amount
+// counts stay exact: the chunk lowers the counts of the days and amounts of
+// exactly the rows its DELETE returned (a row another node deleted first is
+// not returned twice). Match
 // decisions and balance discontinuities go with their transaction (ON DELETE
 // CASCADE). Running balances live on the bank account, not in old rows, so
 // deleting rows moves no balance and new discontinuities are still found.
@@ -101,8 +102,8 @@ func (db *DB) deleteOldTransactions(ctx context.Context, companyID int64, before
 }
 
 // deleteTransactionChunk deletes up to retentionChunk of the account's
-// transactions dated before before, and lowers the day counts by what it
-// deleted, in one database transaction holding the account's lock.
+// transactions dated before before, and lowers the day and amount counts by
+// what it deleted, in one database transaction holding the account's lock.
 func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int64, before time.Time) (int64, error) {
 	var deleted int64
 	err := db.inTx(ctx, func(tx *sql.Tx) error {

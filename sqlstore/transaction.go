@@ -455,14 +455,15 @@ func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, row
 // amounts (migration 00017).
 type amountKey struct{ account, in, out int64 }
 
-// sortedAmounts returns the keys in a stable order.
+// sortedAmounts returns the keys in the order of the table's primary key,
+// so that an upsert walks its B-tree's pages in order.
 func sortedAmounts(m map[amountKey]int64) []amountKey {
 	keys := make([]amountKey, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b amountKey) int {
-		return cmp.Or(cmp.Compare(a.account, b.account), cmp.Compare(a.in, b.in), cmp.Compare(a.out, b.out))
+		return cmp.Or(cmp.Compare(a.in, b.in), cmp.Compare(a.out, b.out), cmp.Compare(a.account, b.account))
 	})
 	return keys
 }
