@@ -93,13 +93,7 @@ func testAmountTotals(t *testing.T, open Open) {
 				}
 			})
 		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		waitOK(t, &wg, errs)
 		// A statement import: two batches in one database transaction, the
 		// second repeating the first's references; and one rolled back.
 		err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
@@ -160,13 +154,7 @@ func testAmountTotals(t *testing.T, open Open) {
 				errs <- err
 			}
 		})
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		waitOK(t, &wg, errs)
 		checkAmountTotals(t, s, c.ID, accounts)
 		if _, err := rs.ApplyRetention(t.Context(), now); err != nil {
 			t.Fatal(err)
@@ -216,6 +204,18 @@ func testAmountTotals(t *testing.T, open Open) {
 			t.Fatalf("the live company: %d rows with amount_out 20000, want 5", n)
 		}
 	})
+}
+
+// waitOK waits for wg, then fails t on the first error its goroutines sent.
+func waitOK(t *testing.T, wg *sync.WaitGroup, errs chan error) {
+	t.Helper()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // describe names a filter's fields, amounts included (not their pointers).
