@@ -28,10 +28,10 @@ const retentionChunk = 1000
 // the same account run one after the other and the per-day and per-amount
 // counts stay exact: the chunk lowers the counts of the days and amounts of
 // exactly the rows its DELETE returned (a row another node deleted first is
-// not returned twice). Match
-// decisions and balance discontinuities go with their transaction (ON DELETE
-// CASCADE). Running balances live on the bank account, not in old rows, so
-// deleting rows moves no balance and new discontinuities are still found.
+// not returned twice). Match decisions and balance discontinuities go with
+// their transaction (ON DELETE CASCADE). Running balances live on the bank
+// account, not in old rows, so deleting rows moves no balance and new
+// discontinuities are still found.
 // Orders keep their paid_transaction_id (no foreign key): an order outlives
 // the transfer that paid it.
 func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.RetentionResult, error) {
