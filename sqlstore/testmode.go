@@ -118,9 +118,9 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 		}
 		// The tenant's accounts are locked first, as every ingestion and
 		// retention of an account locks it, so that the counts deleted
-		// below are those of the transactions deleted (an ingestion
-		// committing between the two DELETEs would otherwise leave its
-		// counts behind on PostgreSQL).
+		// below are those of the transactions deleted, and so that the
+		// wipe never holds count rows an ingestion upserts while waiting
+		// for the account that ingestion holds (a deadlock on PostgreSQL).
 		if _, err := tx.ExecContext(ctx, `SELECT id FROM bank_accounts WHERE company_id = $1 ORDER BY id`+db.d.forUpdate(), tenant); err != nil {
 			return err
 		}
