@@ -51,6 +51,9 @@ type dialect interface {
 	// reference is already stored, and returns the ids of those it
 	// inserted (see DB.insertTransactions).
 	insertTransactions(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error)
+	// upsertAmountCounts adds counts[k] to the transaction_amount_counts
+	// row of each key, inserting the missing (see DB.addAmountCounts).
+	upsertAmountCounts(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, keys []amountKey, counts map[amountKey]int64) error
 	// optimizeStatements refresh the planner's statistics (see DB.Optimize),
 	// run in order on one connection.
 	optimizeStatements() []string

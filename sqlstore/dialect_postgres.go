@@ -155,6 +155,21 @@ func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx
 	return ids, nil
 }
 
+// upsertAmountCounts: one INSERT ... SELECT FROM unnest(arrays), whatever
+// the number of keys, so its text and prepared statement never change. The
+// keys are distinct, as ON CONFLICT DO UPDATE requires.
+func (postgresDialect) upsertAmountCounts(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, keys []amountKey, counts map[amountKey]int64) error {
+	ins, outs, accounts, ns := make([]int64, len(keys)), make([]int64, len(keys)), make([]int64, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		ins[i], outs[i], accounts[i], ns[i] = k.in, k.out, k.account, counts[k]
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO transaction_amount_counts (company_id, amount_in, amount_out, bank_account_id, n)
+		SELECT $1, i, o, a, n FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS u(i, o, a, n)
+		ON CONFLICT (company_id, amount_in, amount_out, bank_account_id) DO UPDATE SET n = transaction_amount_counts.n + excluded.n`,
+		companyID, ins, outs, accounts, ns)
+	return err
+}
+
 // optimizeStatements: autovacuum keeps the statistics current; an explicit
 // ANALYZE only speeds that up after a bulk load.
 func (postgresDialect) optimizeStatements() []string { return []string{`ANALYZE`} }

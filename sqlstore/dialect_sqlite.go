@@ -236,6 +236,49 @@ func sqliteInsertTransactions(n int) string {
 	return sb.String()
 }
 
+// upsertAmountCounts: multi-row VALUES, insertChunk keys a statement; the
+// full-size statement is prepared once per connection and kept (DB.stmt), as
+// parsing it costs as much as running it.
+func (sqliteDialect) upsertAmountCounts(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, keys []amountKey, counts map[amountKey]int64) error {
+	for start := 0; start < len(keys); start += insertChunk {
+		chunk := keys[start:min(start+insertChunk, len(keys))]
+		args := make([]any, 0, 5*len(chunk))
+		for _, k := range chunk {
+			args = append(args, companyID, k.in, k.out, k.account, counts[k])
+		}
+		var err error
+		if len(chunk) == insertChunk {
+			var stmt *sql.Stmt
+			if stmt, err = db.stmt(ctx, tx, sqliteUpsertAmountsFullChunk); err == nil {
+				_, err = stmt.ExecContext(ctx, args...)
+			}
+		} else {
+			_, err = tx.ExecContext(ctx, sqliteUpsertAmounts(len(chunk)), args...)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sqliteUpsertAmountsFullChunk upserts insertChunk keys: the statement kept prepared.
+var sqliteUpsertAmountsFullChunk = sqliteUpsertAmounts(insertChunk)
+
+// sqliteUpsertAmounts is the statement upserting n keys.
+func sqliteUpsertAmounts(n int) string {
+	var sb strings.Builder
+	sb.WriteString(`INSERT INTO transaction_amount_counts (company_id, amount_in, amount_out, bank_account_id, n) VALUES `)
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString("(?,?,?,?,?)")
+	}
+	sb.WriteString(` ON CONFLICT (company_id, amount_in, amount_out, bank_account_id) DO UPDATE SET n = transaction_amount_counts.n + excluded.n`)
+	return sb.String()
+}
+
 // analyzeIngested: the listing names its index (indexedBy), and a
 // connection plans with the statistics it loaded when it opened anyway.
 func (sqliteDialect) analyzeIngested() string { return "" }

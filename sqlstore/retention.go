@@ -25,12 +25,13 @@ const retentionChunk = 1000
 // Transactions are deleted one bank account and one chunk at a time. Each
 // chunk is one database transaction that first locks the bank account's row,
 // as every ingestion of the account does, so the chunk and an ingestion of
-// the same account run one after the other and the per-day counts stay exact:
-// the chunk lowers the counts of the days of exactly the rows its DELETE
-// returned (a row another node deleted first is not returned twice). Match
-// decisions and balance discontinuities go with their transaction (ON DELETE
-// CASCADE). Running balances live on the bank account, not in old rows, so
-// deleting rows moves no balance and new discontinuities are still found.
+// the same account run one after the other and the per-day and per-amount
+// counts stay exact: the chunk lowers the counts of the days and amounts of
+// exactly the rows its DELETE returned (a row another node deleted first is
+// not returned twice). Match decisions and balance discontinuities go with
+// their transaction (ON DELETE CASCADE). Running balances live on the bank
+// account, not in old rows, so deleting rows moves no balance and new
+// discontinuities are still found.
 // Orders keep their paid_transaction_id (no foreign key): an order outlives
 // the transfer that paid it.
 func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.RetentionResult, error) {
@@ -62,6 +63,11 @@ func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.Retentio
 		res.Transactions += n
 		if err != nil {
 			return res, err
+		}
+		if n > 0 {
+			if err := db.dropZeroAmountCounts(ctx, p.company); err != nil {
+				return res, err
+			}
 		}
 		n, err = db.deleteOldDeliveries(ctx, p.company, deliveriesBefore)
 		res.Deliveries += n
@@ -101,8 +107,8 @@ func (db *DB) deleteOldTransactions(ctx context.Context, companyID int64, before
 }
 
 // deleteTransactionChunk deletes up to retentionChunk of the account's
-// transactions dated before before, and lowers the day counts by what it
-// deleted, in one database transaction holding the account's lock.
+// transactions dated before before, and lowers the day and amount counts by
+// what it deleted, in one database transaction holding the account's lock.
 func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int64, before time.Time) (int64, error) {
 	var deleted int64
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -134,6 +140,7 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 			matched, matchedN int64
 		}
 		perDay := map[dayKey]lost{}
+		perAmount := map[amountKey]int64{}
 		var ids []any
 		for rows.Next() {
 			var id, in, out int64
@@ -159,6 +166,7 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 				l.matchedN++
 			}
 			perDay[k] = l
+			perAmount[amountKey{account, in, out}]--
 			ids = append(ids, id)
 		}
 		if err := rows.Close(); err != nil {
@@ -171,6 +179,9 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 			return internal(err, "delete old transactions")
 		}
 		deleted = int64(len(ids))
+		if err := db.addAmountCounts(ctx, tx, companyID, perAmount); err != nil {
+			return err
+		}
 		days := sortedDays(perDay) // the order ingestion locks them in
 		for _, k := range days {
 			l := perDay[k]
@@ -195,6 +206,19 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 		return 0, err
 	}
 	return deleted, nil
+}
+
+// dropZeroAmountCounts deletes the company's amount counts that retention
+// brought to zero, once a pass rather than per chunk: a row at zero counts
+// nothing meanwhile. It needs no account lock: on PostgreSQL the DELETE
+// rechecks n on a row an ingestion raised meanwhile and keeps it.
+func (db *DB) dropZeroAmountCounts(ctx context.Context, companyID int64) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM transaction_amount_counts WHERE company_id = $1 AND n <= 0`, companyID); err != nil {
+			return internal(err, "count transactions per amount")
+		}
+		return nil
+	})
 }
 
 // deleteOldDeliveries deletes the company's finished (delivered or dead)

@@ -116,9 +116,18 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 		if err != nil || tenant == 0 {
 			return err
 		}
+		// The tenant's accounts are locked first, as every ingestion and
+		// retention of an account locks it, so that the counts deleted
+		// below are those of the transactions deleted, and so that the
+		// wipe never holds count rows an ingestion upserts while waiting
+		// for the account that ingestion holds (a deadlock on PostgreSQL).
+		if _, err := tx.ExecContext(ctx, `SELECT id FROM bank_accounts WHERE company_id = $1 ORDER BY id`+db.d.forUpdate(), tenant); err != nil {
+			return err
+		}
 		// Children first, each counted where it is counted. Attempts,
 		// match decisions and discontinuities go with their parents (ON
-		// DELETE CASCADE); the per-day counts have no foreign key.
+		// DELETE CASCADE); the per-day and per-amount counts have no
+		// foreign key.
 		steps := []struct {
 			table string
 			n     *int64
@@ -126,6 +135,7 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 			{"deliveries", &res.Deliveries},
 			{"orders", &res.Orders},
 			{"transaction_day_counts", nil},
+			{"transaction_amount_counts", nil},
 			{"transactions", &res.Transactions},
 			{"bank_accounts", &res.BankAccounts},
 			{"hub_events", nil},

@@ -153,6 +153,9 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err := db.addDayCounts(ctx, tx, companyID, p.rows); err != nil {
 		return nil, 0, err
 	}
+	if err := db.addAmountCounts(ctx, tx, companyID, countAmounts(p.rows)); err != nil {
+		return nil, 0, err
+	}
 	enqueued, decided, err := db.match(ctx, tx, companyID, p.rows, ids, now)
 	if err != nil {
 		return nil, 0, err
@@ -444,6 +447,48 @@ func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, row
 		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return internal(err, "count transactions per day")
 		}
+	}
+	return nil
+}
+
+// amountKey is a row of transaction_amount_counts: an account and a pair of
+// amounts (migration 00017).
+type amountKey struct{ account, in, out int64 }
+
+// sortedAmounts returns the keys in the order of the table's primary key,
+// so that an upsert walks its B-tree's pages in order.
+func sortedAmounts(m map[amountKey]int64) []amountKey {
+	keys := make([]amountKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b amountKey) int {
+		return cmp.Or(cmp.Compare(a.in, b.in), cmp.Compare(a.out, b.out), cmp.Compare(a.account, b.account))
+	})
+	return keys
+}
+
+// countAmounts counts the rows per account and pair of amounts.
+func countAmounts(rows []insertRow) map[amountKey]int64 {
+	counts := make(map[amountKey]int64, len(rows))
+	for _, r := range rows {
+		counts[amountKey{r.BankAccountID, r.AmountIn, r.AmountOut}]++
+	}
+	return counts
+}
+
+// addAmountCounts adds counts (negative when rows were deleted) to
+// transaction_amount_counts in one statement per engine's bulk form
+// (dialect.upsertAmountCounts), not one per key: a feed's incoming amounts
+// are many. Every caller holds the locks of the accounts it counts, so no
+// other writer waits on these rows. A count that reaches zero stays until
+// retention's dropZeroAmountCounts.
+func (db *DB) addAmountCounts(ctx context.Context, tx *sql.Tx, companyID int64, counts map[amountKey]int64) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	if err := db.d.upsertAmountCounts(ctx, db, tx, companyID, sortedAmounts(counts), counts); err != nil {
+		return internal(err, "count transactions per amount")
 	}
 	return nil
 }

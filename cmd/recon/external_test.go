@@ -26,6 +26,7 @@ var (
 	extListFor  = flag.Duration("list-for", 3*time.Second, "how long each listing query runs")
 	extIPNFor   = flag.Duration("ipn-for", 6*time.Second, "how long the single-transfer pushes last")
 	extPhases   = flag.String("phases", "ingest,list,ipn", "phases to run (list needs ingest)")
+	extQueries  = flag.String("queries", "", "listing queries to run, by the names the table prints (page1,amount_out,...); empty: all")
 )
 
 // TestExternal measures each target in turn: ingestion of mixed-account
@@ -38,6 +39,9 @@ func TestExternal(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := loadConfig{rows: *extRows, accounts: *extAccounts, inFlight: 4, listFor: *extListFor, clients: 8, ipnRate: 500, ipnFor: *extIPNFor}
+	if *extQueries != "" {
+		cfg.queries = strings.Split(*extQueries, ",")
+	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "rows=%d, 1000-row batches mixing 2 of %d accounts 60/40, %d in flight; listing: %d closed-loop clients, %s per query; IPN: %d single-transfer pushes/s for %s; %d CPUs\n",
 		cfg.rows, cfg.accounts, cfg.inFlight, cfg.clients, cfg.listFor, cfg.ipnRate, cfg.ipnFor, runtime.NumCPU())

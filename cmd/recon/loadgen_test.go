@@ -32,6 +32,7 @@ type loadConfig struct {
 	clients  int           // closed-loop listing clients
 	ipnRate  int           // single-transfer pushes a second
 	ipnFor   time.Duration // how long the pushes last
+	queries  []string      // names of the listing queries to run (listQueries); none: all
 }
 
 // loadTarget is a company ready for the generator: its bank accounts, the
@@ -234,6 +235,9 @@ func list(t testing.TB, tg *loadTarget, cfg loadConfig) []listResult {
 	t.Helper()
 	var out []listResult
 	for _, q := range listQueries(tg, cfg.rows) {
+		if len(cfg.queries) > 0 && !slices.Contains(cfg.queries, q.name) {
+			continue
+		}
 		out = append(out, listOne(t, tg, cfg, q))
 	}
 	return out

@@ -55,8 +55,10 @@ func oldRows(account int64, prefix string, n int) []recon.TransactionInput {
 }
 
 // totals returns the company's transaction total as the listing computes it
-// from the per-day counts (no filter) and by counting rows (an amount
-// filter: every row of these tests has amount_in 1000 unless said).
+// from the per-day counts (no amount filter) and by counting rows (an amount
+// filter with a date: every row of these tests has amount_in 1000 unless
+// said, and every date is after 2000); it fails t unless the total of the
+// amount filter alone, from the per-amount counts, equals the rows counted.
 func totals(t *testing.T, s recon.Store, companyID int64, f recon.TransactionFilter) (byDays, byRows int64) {
 	t.Helper()
 	f.Page, f.Limit = 1, 1
@@ -65,11 +67,31 @@ func totals(t *testing.T, s recon.Store, companyID int64, f recon.TransactionFil
 		t.Fatalf("Transactions: %v", err)
 	}
 	f.AmountIn = ptr(1000)
-	_, byRows, err = s.Transactions(t.Context(), companyID, f)
+	byAmounts, byRows := amountTotals(t, s, companyID, f)
+	if byAmounts != byRows {
+		t.Errorf("filter %s: total %d by amounts, %d by rows", describe(f), byAmounts, byRows)
+	}
+	return byDays, byRows
+}
+
+// amountTotals returns the listing's total of an amount filter as the
+// per-amount counts give it (the filter as it is) and as COUNT(*) over the
+// rows gives it (the same filter from 2000-01-01, unless f names dates: an
+// amount with a date is counted row by row).
+func amountTotals(t *testing.T, s recon.Store, companyID int64, f recon.TransactionFilter) (byAmounts, byRows int64) {
+	t.Helper()
+	f.Page, f.Limit = 1, 1
+	_, byAmounts, err := s.Transactions(t.Context(), companyID, f)
 	if err != nil {
 		t.Fatalf("Transactions: %v", err)
 	}
-	return byDays, byRows
+	if f.FromDate == "" && f.ToDate == "" {
+		f.FromDate = "2000-01-01"
+	}
+	if _, byRows, err = s.Transactions(t.Context(), companyID, f); err != nil {
+		t.Fatalf("Transactions: %v", err)
+	}
+	return byAmounts, byRows
 }
 
 func testRetention(t *testing.T, open Open) {
