@@ -39,18 +39,22 @@ func loadOpsData(b *testing.B, env *benchEnv) *opsIDs {
 		b.Fatal(err)
 	}
 	future := "created_at + interval '1000 days'"
+	newline := "chr(10)"
 	if env.db.Engine() == "sqlite" {
 		future = "created_at + 86400000000000" // TIMESTAMP columns hold microseconds on SQLite
+		newline = "char(10)"
 	}
 	steps := []struct {
 		what, sql string
 		args      []any
 	}{
 		{"orders", `INSERT INTO orders (company_id, invoice_number, customer_id, status, amount, currency, description, payment_code,
-				bank_account_id, paid_amount, created_at, updated_at)
+				bank_account_id, paid_amount, created_at, updated_at, search_text)
 			SELECT company_id, 'BO-' || CAST(id AS TEXT), 'C' || CAST(id % 5000 AS TEXT), CASE WHEN id % 3 = 0 THEN $2 ELSE $3 END,
 				amount_in, 'VND', 'bench order', 'DH' || CAST(id + 1000000 AS TEXT), bank_account_id,
-				CASE WHEN id % 3 = 0 THEN 0 ELSE amount_in END, created_at, created_at
+				CASE WHEN id % 3 = 0 THEN 0 ELSE amount_in END, created_at, created_at,
+				-- as sqlstore.orderSearchText writes it: invoice, order id, description, customer
+				'bo-' || CAST(id AS TEXT) || `+newline+` || `+newline+` || 'bench order' || `+newline+` || 'c' || CAST(id % 5000 AS TEXT)
 			FROM transactions WHERE company_id = $1 AND id % 10 = 0`,
 			[]any{env.companyID, recon.OrderAwaitingPayment, recon.OrderCaptured}},
 		{"exceptions", `INSERT INTO exceptions (transaction_id, company_id, bank_account_id, transaction_date, kind, order_id, reason, resolved)

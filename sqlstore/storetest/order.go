@@ -216,6 +216,14 @@ func testOrders(t *testing.T, open Open) {
 		if len(list) != 1 || list[0].InvoiceNumber != "INV-3" {
 			t.Fatalf("q: %v", list)
 		}
+		// q searches invoice, description and customer, case folded by
+		// Unicode's rules (Đ is đ) on both engines.
+		for q, want := range map[string]string{"ĐƠN HÀNG INV-2": "INV-2", "cust-inv-1": "INV-1", "Đơn hàng INV-0": "INV-0"} {
+			list, total, err = s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10, Query: q})
+			if err != nil || total != 1 || len(list) != 1 || list[0].InvoiceNumber != want {
+				t.Fatalf("q %q: total %d, %v, %v", q, total, list, err)
+			}
+		}
 		list, _, _ = s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10, Query: "%"})
 		if len(list) != 0 {
 			t.Fatalf("q %% matched %d orders: LIKE wildcards must be literal", len(list))
