@@ -26,75 +26,13 @@ const searchWindow = 5000
 // state with no other search filter and only account and date filters.
 func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.TransactionSearch) (*recon.TransactionSearchPage, error) {
 	page := &recon.TransactionSearchPage{Rows: []*recon.Transaction{}}
-	where := []string{"t.company_id = $1"}
-	args := queryArgs{companyID}
-	arg := args.add
 	f := s.TransactionFilter
-	var accountIDs []int64
-	if f.AccountNumber != "" || f.ReferenceNumber != "" {
-		// The reference is served, like Transactions, by the unique
-		// (bank_account_id, reference_number) index, per account.
-		ids, err := db.accountIDsByNumber(ctx, companyID, f.AccountNumber)
-		if err != nil || len(ids) == 0 {
-			return page, err
-		}
-		accountIDs = ids
+	fq, err := db.filterQuery(ctx, companyID, f)
+	if err != nil || fq == nil {
+		return page, err
 	}
-	if f.BankAccountID != 0 {
-		if f.AccountNumber != "" && !containsID(accountIDs, f.BankAccountID) {
-			return page, nil
-		}
-		accountIDs = []int64{f.BankAccountID}
-	}
-	if len(accountIDs) > 0 {
-		var ph []string
-		for _, id := range accountIDs {
-			ph = append(ph, arg(id))
-		}
-		where = append(where, "t.bank_account_id IN ("+strings.Join(ph, ",")+")")
-	}
-	var fromDay, toDay int64 = -1 << 30, 1 << 30
-	for _, d := range []struct {
-		name, value, op string
-		day             *int64
-		next            int
-	}{{"from_date", f.FromDate, ">=", &fromDay, 0}, {"to_date", f.ToDate, "<", &toDay, 1}} {
-		if d.value == "" {
-			continue
-		}
-		day, err := time.Parse(recon.DateLayout, d.value)
-		if err != nil {
-			return nil, recon.FieldError(d.name, "%s must be a date in the form YYYY-MM-DD", d.name)
-		}
-		where = append(where, "t.transaction_date "+d.op+" "+arg(day.AddDate(0, 0, d.next)))
-		*d.day = dayNumber(day)
-	}
-	if f.ReferenceNumber != "" {
-		where = append(where, "t.reference_number = "+arg(f.ReferenceNumber))
-	}
-	// As in Transactions: a positive amount implies the other is 0, which
-	// lets transactions_company_amounts serve the filter in date order.
-	if f.AmountIn != nil {
-		where = append(where, "t.amount_in = "+arg(*f.AmountIn))
-		if *f.AmountIn > 0 && f.AmountOut == nil {
-			where = append(where, "t.amount_out = 0")
-		}
-	}
-	if f.AmountOut != nil {
-		if *f.AmountOut > 0 && f.AmountIn == nil {
-			where = append(where, "t.amount_in = 0")
-		}
-		where = append(where, "t.amount_out = "+arg(*f.AmountOut))
-	}
-	index := "transactions_company_date"
-	switch {
-	case f.ReferenceNumber != "":
-		index = "sqlite_autoindex_transactions_1"
-	case f.AmountIn != nil || f.AmountOut != nil:
-		index = "transactions_company_amounts"
-	case accountIDs != nil:
-		index = "transactions_account_date"
-	}
+	where, args := fq.where, fq.args
+	arg := args.add
 	if s.Before != 0 {
 		var date time.Time
 		err := db.db.QueryRowContext(ctx, `SELECT transaction_date FROM transactions WHERE company_id = $1 AND id = $2`, companyID, s.Before).Scan(&date)
@@ -134,7 +72,7 @@ func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.T
 		state = "CASE WHEN EXISTS (SELECT 1 FROM exceptions e WHERE e.transaction_id = t.id AND e.company_id = t.company_id AND NOT e.resolved) THEN 1 ELSE 0 END"
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT t.id, t.transaction_date, `+content+`, `+code+`, `+state+`
-		FROM transactions t`+db.d.indexedBy(index)+` WHERE `+strings.Join(where, " AND ")+`
+		FROM transactions t`+db.d.indexedBy(fq.index)+` WHERE `+strings.Join(where, " AND ")+`
 		ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+arg(searchWindow), args...)
 	if err != nil {
 		return nil, internal(err, "search transactions")
@@ -176,7 +114,11 @@ func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.T
 	}
 	if s.Code == "" && s.Memo == "" && f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil &&
 		(s.Matched == recon.StateMatched || s.Matched == recon.StateUnmatched) {
-		if page.Total, err = db.countStateByDays(ctx, companyID, accountIDs, fromDay, toDay, s.Matched); err != nil {
+		n := "matched_n" // matched_n transfers paid an order, the rest of in_n did not
+		if s.Matched == recon.StateUnmatched {
+			n = "in_n - matched_n"
+		}
+		if page.Total, err = db.sumDays(ctx, companyID, fq.accountIDs, fq.fromDay, fq.toDay, n); err != nil {
 			return nil, internal(err, "count transactions")
 		}
 		page.Counted = true
@@ -199,24 +141,4 @@ func (db *DB) transactionsByID(ctx context.Context, companyID int64, ids []int64
 		WHERE t.company_id = $1 AND t.id IN (`+db.params(2, len(ids))+`)
 		ORDER BY t.transaction_date DESC, t.id DESC`, args...)
 	return collect(rows, err, "search transactions", scanTransaction)
-}
-
-// countStateByDays counts the matched or unmatched incoming transfers from
-// the day counts: matched_n transfers paid an order, the rest of in_n did not.
-func (db *DB) countStateByDays(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay int64, state string) (int64, error) {
-	n := "matched_n"
-	if state == recon.StateUnmatched {
-		n = "in_n - matched_n"
-	}
-	q := `SELECT COALESCE(SUM(` + n + `), 0) FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3`
-	args := []any{companyID, fromDay, toDay}
-	if len(accountIDs) > 0 {
-		q += ` AND bank_account_id IN (` + db.params(4, len(accountIDs)) + `)`
-		for _, id := range accountIDs {
-			args = append(args, id)
-		}
-	}
-	var total int64
-	err := db.db.QueryRowContext(ctx, q, args...).Scan(&total)
-	return total, err
 }

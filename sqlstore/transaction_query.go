@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,103 +21,20 @@ import (
 // over the same index otherwise, where the reference filter is selective or
 // an amount is combined with dates.
 func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.TransactionFilter) ([]*recon.Transaction, int64, error) {
-	where := []string{"t.company_id = $1"}
-	args := queryArgs{companyID}
+	fq, err := db.filterQuery(ctx, companyID, f)
+	if err != nil || fq == nil {
+		return []*recon.Transaction{}, 0, err
+	}
+	args := fq.args
 	arg := args.add
-	var accountIDs []int64
-	if f.AccountNumber != "" {
-		ids, err := db.accountIDsByNumber(ctx, companyID, f.AccountNumber)
-		if err != nil {
-			return nil, 0, err
-		}
-		if len(ids) == 0 {
-			return []*recon.Transaction{}, 0, nil
-		}
-		accountIDs = ids
-	}
-	if f.BankAccountID != 0 {
-		if accountIDs != nil && !containsID(accountIDs, f.BankAccountID) {
-			return []*recon.Transaction{}, 0, nil
-		}
-		accountIDs = []int64{f.BankAccountID}
-	}
-	if f.ReferenceNumber != "" && accountIDs == nil {
-		// The unique (bank_account_id, reference_number) index serves the
-		// reference filter, one seek per account of the company.
-		ids, err := db.accountIDsByNumber(ctx, companyID, "")
-		if err != nil {
-			return nil, 0, err
-		}
-		if len(ids) == 0 {
-			return []*recon.Transaction{}, 0, nil
-		}
-		accountIDs = ids
-	}
-	if len(accountIDs) == 1 {
-		where = append(where, "t.bank_account_id = "+arg(accountIDs[0]))
-	} else if len(accountIDs) > 1 {
-		var ph []string
-		for _, id := range accountIDs {
-			ph = append(ph, arg(id))
-		}
-		where = append(where, "t.bank_account_id IN ("+strings.Join(ph, ",")+")")
-	}
-	var fromDay, toDay int64 = -1 << 30, 1 << 30 // no bound (day numbers fit PostgreSQL integer)
-	if f.FromDate != "" {
-		d, err := time.Parse(recon.DateLayout, f.FromDate)
-		if err != nil {
-			return nil, 0, recon.FieldError("from_date", "from_date must be a date in the form YYYY-MM-DD")
-		}
-		where = append(where, "t.transaction_date >= "+arg(d))
-		fromDay = dayNumber(d)
-	}
-	if f.ToDate != "" {
-		d, err := time.Parse(recon.DateLayout, f.ToDate)
-		if err != nil {
-			return nil, 0, recon.FieldError("to_date", "to_date must be a date in the form YYYY-MM-DD")
-		}
-		where = append(where, "t.transaction_date < "+arg(d.AddDate(0, 0, 1)))
-		toDay = dayNumber(d)
-	}
+	cond, accountIDs := strings.Join(fq.where, " AND "), fq.accountIDs
 	countable := f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil
-	if f.ReferenceNumber != "" {
-		where = append(where, "t.reference_number = "+arg(f.ReferenceNumber))
-	}
-	// Exactly one of a transaction's amounts is positive, so a positive
-	// amount_in implies amount_out = 0 and the reverse: saying so lets
-	// transactions_company_amounts serve the filter with rows already in
-	// date order. (A filter on 0 implies nothing and gets no such term.)
-	if f.AmountIn != nil {
-		where = append(where, "t.amount_in = "+arg(*f.AmountIn))
-		if *f.AmountIn > 0 && f.AmountOut == nil {
-			where = append(where, "t.amount_out = 0")
-		}
-	}
-	if f.AmountOut != nil {
-		if *f.AmountOut > 0 && f.AmountIn == nil {
-			where = append(where, "t.amount_in = 0")
-		}
-		where = append(where, "t.amount_out = "+arg(*f.AmountOut))
-	}
-	cond := strings.Join(where, " AND ")
-	// The index that serves the filters (see the migration), named to the
-	// engines that take a name (see dialect.indexedBy).
-	index := "transactions_company_date"
-	switch {
-	case f.ReferenceNumber != "":
-		index = "sqlite_autoindex_transactions_1" // UNIQUE (bank_account_id, reference_number)
-	case f.AmountIn != nil || f.AmountOut != nil:
-		index = "transactions_company_amounts"
-	case accountIDs != nil:
-		index = "transactions_account_date"
-	}
-	from := "transactions t" + db.d.indexedBy(index)
+	from := "transactions t" + db.d.indexedBy(fq.index)
 
 	var total int64
-	var err error
 	switch {
 	case countable:
-		total, err = db.countByDays(ctx, companyID, accountIDs, fromDay, toDay)
+		total, err = db.sumDays(ctx, companyID, accountIDs, fq.fromDay, fq.toDay, "n")
 	case f.ReferenceNumber == "" && f.FromDate == "" && f.ToDate == "":
 		total, err = db.countByAmounts(ctx, companyID, accountIDs, f.AmountIn, f.AmountOut)
 	default:
@@ -188,13 +106,92 @@ func (db *DB) Transaction(ctx context.Context, companyID, id int64) (*recon.Tran
 	return t, nil
 }
 
-func containsID(ids []int64, id int64) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
+// filterQuery is the WHERE of a §4.3 filter over transactions t, for the
+// listing and the dashboard's search: its terms and their arguments, the
+// accounts it reads, its date bounds as day numbers (for the per-day
+// counts) and the index that serves it.
+type filterQuery struct {
+	where          []string
+	args           queryArgs
+	accountIDs     []int64
+	fromDay, toDay int64
+	index          string
+}
+
+// filterQuery builds f's WHERE; nil when f selects nothing (an account
+// number none of the company's accounts has).
+func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.TransactionFilter) (*filterQuery, error) {
+	fq := &filterQuery{where: []string{"t.company_id = $1"}, args: queryArgs{companyID},
+		fromDay: -1 << 30, toDay: 1 << 30} // no bound (day numbers fit PostgreSQL integer)
+	arg := fq.args.add
+	if f.AccountNumber != "" || f.ReferenceNumber != "" {
+		// The unique (bank_account_id, reference_number) index serves the
+		// reference filter, one seek per account of the company.
+		ids, err := db.accountIDsByNumber(ctx, companyID, f.AccountNumber)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		fq.accountIDs = ids
+	}
+	if f.BankAccountID != 0 {
+		if f.AccountNumber != "" && !slices.Contains(fq.accountIDs, f.BankAccountID) {
+			return nil, nil
+		}
+		fq.accountIDs = []int64{f.BankAccountID}
+	}
+	if len(fq.accountIDs) > 0 {
+		var ph []string
+		for _, id := range fq.accountIDs {
+			ph = append(ph, arg(id))
+		}
+		fq.where = append(fq.where, "t.bank_account_id IN ("+strings.Join(ph, ",")+")")
+	}
+	for _, d := range []struct {
+		name, value, op string
+		day             *int64
+		next            int
+	}{{"from_date", f.FromDate, ">=", &fq.fromDay, 0}, {"to_date", f.ToDate, "<", &fq.toDay, 1}} {
+		if d.value == "" {
+			continue
+		}
+		day, err := time.Parse(recon.DateLayout, d.value)
+		if err != nil {
+			return nil, recon.FieldError(d.name, "%s must be a date in the form YYYY-MM-DD", d.name)
+		}
+		fq.where = append(fq.where, "t.transaction_date "+d.op+" "+arg(day.AddDate(0, 0, d.next)))
+		*d.day = dayNumber(day)
+	}
+	if f.ReferenceNumber != "" {
+		fq.where = append(fq.where, "t.reference_number = "+arg(f.ReferenceNumber))
+	}
+	// Exactly one of a transaction's amounts is positive, so a positive
+	// amount_in implies amount_out = 0 and the reverse: saying so lets
+	// transactions_company_amounts serve the filter with rows already in
+	// date order. (A filter on 0 implies nothing and gets no such term.)
+	if f.AmountIn != nil {
+		fq.where = append(fq.where, "t.amount_in = "+arg(*f.AmountIn))
+		if *f.AmountIn > 0 && f.AmountOut == nil {
+			fq.where = append(fq.where, "t.amount_out = 0")
 		}
 	}
-	return false
+	if f.AmountOut != nil {
+		if *f.AmountOut > 0 && f.AmountIn == nil {
+			fq.where = append(fq.where, "t.amount_in = 0")
+		}
+		fq.where = append(fq.where, "t.amount_out = "+arg(*f.AmountOut))
+	}
+	// The index that serves the filters (see the migration), named to the
+	// engines that take a name (see dialect.indexedBy).
+	fq.index = "transactions_company_date"
+	switch {
+	case f.ReferenceNumber != "":
+		fq.index = "sqlite_autoindex_transactions_1" // UNIQUE (bank_account_id, reference_number)
+	case f.AmountIn != nil || f.AmountOut != nil:
+		fq.index = "transactions_company_amounts"
+	case fq.accountIDs != nil:
+		fq.index = "transactions_account_date"
+	}
+	return fq, nil
 }
 
 // accountIDsByNumber returns the ids of the company's accounts with the
@@ -246,8 +243,11 @@ func (db *DB) countByAmounts(ctx context.Context, companyID int64, accountIDs []
 	return n, err
 }
 
-func (db *DB) countByDays(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay int64) (int64, error) {
-	q := `SELECT COALESCE(SUM(n), 0) FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3`
+// sumDays sums a column expression of transaction_day_counts (n, or the
+// matched and unmatched counts of the dashboard's search) over the
+// company's days fromDay to toDay, of the accounts when there are any.
+func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay int64, expr string) (int64, error) {
+	q := `SELECT COALESCE(SUM(` + expr + `), 0) FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3`
 	args := []any{companyID, fromDay, toDay}
 	if len(accountIDs) > 0 {
 		q += ` AND bank_account_id IN (` + db.params(4, len(accountIDs)) + `)`
@@ -255,9 +255,9 @@ func (db *DB) countByDays(ctx context.Context, companyID int64, accountIDs []int
 			args = append(args, id)
 		}
 	}
-	var n int64
-	err := db.db.QueryRowContext(ctx, q, args...).Scan(&n)
-	return n, err
+	var total int64
+	err := db.db.QueryRowContext(ctx, q, args...).Scan(&total)
+	return total, err
 }
 
 // BalanceDiscontinuities lists the company's discontinuities, newest first.
