@@ -54,7 +54,7 @@ func loadOpsData(b *testing.B, env *benchEnv) *opsIDs {
 				amount_in, 'VND', 'bench order', 'DH' || CAST(id + 1000000 AS TEXT), bank_account_id,
 				CASE WHEN id % 3 = 0 THEN 0 ELSE amount_in END, created_at, created_at,
 				-- as sqlstore.orderSearchText writes it: invoice, order id, description, customer
-				'bo-' || CAST(id AS TEXT) || `+newline+` || `+newline+` || 'bench order' || `+newline+` || 'c' || CAST(id % 5000 AS TEXT)
+				'bo-' || CAST(id AS TEXT) || ` + newline + ` || ` + newline + ` || 'bench order' || ` + newline + ` || 'c' || CAST(id % 5000 AS TEXT)
 			FROM transactions WHERE company_id = $1 AND id % 10 = 0`,
 			[]any{env.companyID, recon.OrderAwaitingPayment, recon.OrderCaptured}},
 		{"exceptions", `INSERT INTO exceptions (transaction_id, company_id, bank_account_id, transaction_date, kind, order_id, reason, resolved)
