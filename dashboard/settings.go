@@ -42,6 +42,9 @@ type settingsView struct {
 	Targets      []targetView
 	TestSent     string // kind of the test notification just enqueued
 	TargetErr    string
+	IPNForm      *ipnForm // the IPN target's form, as stored or as typed when refused
+	IPNErr       string
+	IPNSaved     bool
 	MerchantID   string
 	NewSecret    string // a secret just made: shown this once
 	SecretWhat   string // message key of what NewSecret is
@@ -108,7 +111,14 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 			masked = recon.MaskSecret(t.Secret)
 		}
 		v.Targets = append(v.Targets, targetView{kind, t, masked})
+		if kind == recon.DeliveryIPN && v.IPNForm == nil {
+			v.IPNForm = &ipnForm{URL: t.URL, AuthType: t.AuthType, Active: t.Active}
+		}
 	}
+	if v.IPNForm == nil {
+		v.IPNForm = &ipnForm{AuthType: recon.AuthSecretKey, Active: true}
+	}
+	v.IPNSaved = r.URL.Query().Get("saved") == "ipn"
 	m, err := h.Store.MerchantOf(ctx, q.caller.CompanyID)
 	if err == nil {
 		v.MerchantID = m.MerchantID
@@ -264,6 +274,39 @@ func (h *Handler) sendTest(w http.ResponseWriter, r *http.Request, q *request) e
 	return nil
 }
 
+// ipnForm is the IPN target's form: the fields of PUT /v1/ipn but the
+// secret, which is kept, or made when SECRET_KEY has none yet.
+type ipnForm struct {
+	URL, AuthType string
+	Active        bool
+}
+
+// saveIPN serves POST /dashboard/settings/ipn: the IPN target's URL, auth
+// type and state, saved through the gateway's SaveIPN (the rules of PUT
+// /v1/ipn: the URL's SSRF check, the auth types). A secret this save made
+// (SECRET_KEY chosen where there was none) is shown this once.
+func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.SaveIPN == nil {
+		return errNotFound()
+	}
+	f := &ipnForm{URL: strings.TrimSpace(r.PostForm.Get("ipn_url")), AuthType: r.PostForm.Get("auth_type"), Active: r.PostForm.Get("active") == "1"}
+	old, err := h.Store.DeliveryTarget(r.Context(), q.caller.CompanyID, recon.DeliveryIPN)
+	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
+		return err
+	}
+	saved, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active})
+	if recon.ErrorCode(err) == recon.EINVALID {
+		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
+	} else if err != nil {
+		return err
+	}
+	if saved.Secret != "" && (old == nil || old.Secret != saved.Secret) {
+		return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: saved.Secret, SecretWhat: "ipn_secret"})
+	}
+	http.Redirect(w, r, "/dashboard/settings?saved=ipn#targets", http.StatusSeeOther)
+	return nil
+}
+
 // rotateIPNSecret serves POST /dashboard/settings/ipn-secret: a new
 // X-Secret-Key for the IPN target, saved through the gateway's SaveIPN (the
 // one implementation of the IPN rules) and shown this once.
@@ -398,6 +441,7 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/settings/formats", h.form(recon.ActionManageCompany, h.saveFormats), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/try-memo", h.form(recon.ActionManageCompany, h.tryMemo), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/test-notification", h.form(recon.ActionManageNotifications, h.sendTest), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/ipn", h.form(recon.ActionManageNotifications, h.saveIPN), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/ipn-secret", h.form(recon.ActionManageNotifications, h.rotateIPNSecret), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/merchant-secret", h.form(recon.ActionManageNotifications, h.rotateMerchantSecret), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/users", h.form(recon.ActionManageCompany, h.createUser), formLimit)

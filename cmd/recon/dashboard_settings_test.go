@@ -25,7 +25,7 @@ func TestDashboardSettings(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			fn   func(*testing.T, *dashEnv)
-		}{{"Settings", dashSettings}, {"Users", dashUsers}, {"BankAccounts", dashBankAccounts}, {"Sandbox", dashSandbox},
+		}{{"Settings", dashSettings}, {"IPNTarget", dashIPNTarget}, {"Users", dashUsers}, {"BankAccounts", dashBankAccounts}, {"Sandbox", dashSandbox},
 			{"Refused", dashSettingsRefused}} {
 			if !t.Run(c.name, func(t *testing.T) { c.fn(t, e) }) {
 				return
@@ -329,10 +329,66 @@ func dashSandbox(t *testing.T, e *dashEnv) {
 }
 
 // dashSettingsRefused: CSRF, roles, tenants.
+// dashIPNTarget: the IPN target's form saves by the rules of PUT /v1/ipn;
+// a refused form changes nothing; a secret this save made is shown once.
+func dashIPNTarget(t *testing.T, e *dashEnv) {
+	b := e.signedIn(t, "boss@saomai.vn")
+	db := dbtest.OpenURL(t, e.dbURL)
+	id, _ := parseID(e.live.company)
+	stored := func() *recon.Target {
+		t.Helper()
+		target, err := db.DeliveryTarget(context.Background(), id, recon.DeliveryIPN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return target
+	}
+	before := stored()
+	if _, body := b.get("/dashboard/settings"); !strings.Contains(body, `id="ipn-url"`) || !strings.Contains(body, `value="`+before.URL+`"`) {
+		t.Fatalf("the IPN form does not show the stored URL %s: %s", before.URL, body)
+	}
+	for _, tc := range []struct {
+		form url.Values
+		want string
+	}{
+		{url.Values{"ipn_url": {"javascript:alert(1)"}, "auth_type": {"NONE"}, "active": {"1"}}, "ipn_url"},
+		{url.Values{"ipn_url": {""}, "auth_type": {"NONE"}}, "ipn_url is required"},
+		{url.Values{"ipn_url": {before.URL}, "auth_type": {"<b>BASIC</b>"}}, "auth_type must be SECRET_KEY or NONE"},
+	} {
+		status, _, body := b.postFrom("/dashboard/settings", "/dashboard/settings/ipn", tc.form)
+		if status != 400 || !strings.Contains(body, `id="ipn-error"`) || !strings.Contains(body, tc.want) || strings.Contains(body, "<b>BASIC") {
+			t.Fatalf("refused IPN form %v: %d %s", tc.form, status, body)
+		}
+		if after := stored(); *after != *before {
+			t.Fatalf("a refused form changed the target: %+v, was %+v", after, before)
+		}
+	}
+	status, loc, _ := b.postFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {before.URL + "?v=2"}, "auth_type": {"NONE"}})
+	if got := stored(); status != http.StatusSeeOther || loc != "/dashboard/settings?saved=ipn#targets" ||
+		got.URL != before.URL+"?v=2" || got.AuthType != recon.AuthNone || got.Active || got.Secret != "" {
+		t.Fatalf("save NONE, inactive: %d %s %+v", status, loc, got)
+	}
+	// Back to SECRET_KEY: there is no secret, so one is made and shown once.
+	_, _, body := b.postFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {before.URL}, "auth_type": {"SECRET_KEY"}, "active": {"1"}})
+	m := newSecretField.FindStringSubmatch(body)
+	got := stored()
+	if m == nil || got.Secret != m[1] || got.AuthType != recon.AuthSecretKey || !got.Active || got.URL != before.URL {
+		t.Fatalf("save SECRET_KEY: stored %+v, page %s", got, body)
+	}
+	// Saved again: the secret is kept and not shown.
+	status, loc, body = b.postFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {before.URL}, "auth_type": {"SECRET_KEY"}, "active": {"1"}})
+	if again := stored(); status != http.StatusSeeOther || again.Secret != got.Secret || strings.Contains(body, got.Secret) {
+		t.Fatalf("save again: %d %s %+v", status, loc, again)
+	}
+	if _, body = b.get(loc); !strings.Contains(body, `id="ipn-saved"`) || strings.Contains(body, got.Secret) {
+		t.Fatalf("after saving: %s", body)
+	}
+}
+
 func dashSettingsRefused(t *testing.T, e *dashEnv) {
 	boss := e.signedIn(t, "boss@saomai.vn")
 	for _, p := range []string{"/dashboard/settings/formats", "/dashboard/settings/try-memo", "/dashboard/settings/users",
-		"/dashboard/settings/ipn-secret", "/dashboard/sandbox/transfer", "/dashboard/settings/test-notification"} {
+		"/dashboard/settings/ipn-secret", "/dashboard/settings/ipn", "/dashboard/sandbox/transfer", "/dashboard/settings/test-notification"} {
 		if status, _, _ := boss.post(p, url.Values{"memo": {"x"}, "kind": {"ipn"}}); status != 403 {
 			t.Errorf("POST %s without CSRF token: %d", p, status)
 		}
@@ -343,7 +399,7 @@ func dashSettingsRefused(t *testing.T, e *dashEnv) {
 		t.Errorf("Accountant GET settings: %d", status)
 	}
 	for _, p := range []string{"/dashboard/settings/formats", "/dashboard/settings/try-memo", "/dashboard/settings/users", "/dashboard/settings/user-role",
-		"/dashboard/settings/ipn-secret", "/dashboard/settings/merchant-secret", "/dashboard/settings/test-notification", "/dashboard/sandbox/transfer"} {
+		"/dashboard/settings/ipn-secret", "/dashboard/settings/ipn", "/dashboard/settings/merchant-secret", "/dashboard/settings/test-notification", "/dashboard/sandbox/transfer"} {
 		if status, _, _ := acc.post(p, url.Values{"csrf": {token}, "user": {e.userIDs["ketoan@saomai.vn"]}, "role": {"Admin"}, "kind": {"ipn"}}); status != 403 {
 			t.Errorf("Accountant POST %s: %d", p, status)
 		}

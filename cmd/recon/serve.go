@@ -316,7 +316,11 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
 		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword,
 		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target) (*recon.Target, error) {
-			saved, err := gw.SaveIPN(ctx, tenant, gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, SecretKey: &t.Secret, Active: t.Active})
+			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active}
+			if t.Secret != "" { // none: the stored one is kept, or one made
+				c.SecretKey = &t.Secret
+			}
+			saved, err := gw.SaveIPN(ctx, tenant, c)
 			if err != nil {
 				return nil, err
 			}
