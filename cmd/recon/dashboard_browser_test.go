@@ -198,6 +198,17 @@ func TestDashboardBrowser(t *testing.T) {
 
 // browserSteps returns the steps of a browser test on the tab ctx, each
 // failing t when the browser cannot do it: run actions, click (and wait for
+// screenshotOnce takes a browser test's screenshots on one engine only (the
+// pages are the same on both): browsertest.Screenshot, which writes only
+// under make screenshots.
+func screenshotOnce(t *testing.T, ctx context.Context, engine string) func(name string) {
+	return func(name string) {
+		if engine == "sqlite" {
+			browsertest.Screenshot(t, ctx, name)
+		}
+	}
+}
+
 // the page the click loads), read an element's text.
 func browserSteps(t *testing.T, ctx context.Context) (do func(what string, actions ...chromedp.Action[chromedp.Void]), click func(sel string), text func(sel string) string) {
 	do = func(what string, actions ...chromedp.Action[chromedp.Void]) {

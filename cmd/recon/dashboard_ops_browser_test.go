@@ -22,11 +22,7 @@ func TestDashboardOpsBrowser(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newOpsEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})
-		shot := func(name string) {
-			if engine == "sqlite" {
-				browsertest.Screenshot(t, ctx, name)
-			}
-		}
+		shot := screenshotOnce(t, ctx, engine)
 		do, click, text := browserSteps(t, ctx)
 		do("sign in", chromedp.Navigate(e.base+"/dashboard/"), chromedp.WaitVisible("#company"),
 			chromedp.SendKeys("#company", e.dashEnv.live.company), chromedp.SendKeys("#email", "boss@saomai.vn"),

@@ -24,11 +24,7 @@ func TestDashboardClientsWebhookBrowser(t *testing.T) {
 		e := newDashEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})
 		do, click, text := browserSteps(t, ctx)
-		shot := func(name string) {
-			if engine == "sqlite" {
-				browsertest.Screenshot(t, ctx, name)
-			}
-		}
+		shot := screenshotOnce(t, ctx, engine)
 		signInAdmin(t, e, do, click)
 		click("#nav-settings")
 

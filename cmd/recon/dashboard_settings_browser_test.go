@@ -22,11 +22,7 @@ func TestDashboardSettingsBrowser(t *testing.T) {
 		e := newDashEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})
 		do, click, text := browserSteps(t, ctx)
-		shot := func(name string) {
-			if engine == "sqlite" {
-				browsertest.Screenshot(t, ctx, name)
-			}
-		}
+		shot := screenshotOnce(t, ctx, engine)
 		do("sign in", chromedp.Navigate(e.base+"/dashboard/lang/en?back=/dashboard/signin"), chromedp.WaitVisible("#company"),
 			chromedp.SendKeys("#company", e.live.company), chromedp.SendKeys("#email", "boss@saomai.vn"), chromedp.SendKeys("#password", dashPassword))
 		click("#signin")
