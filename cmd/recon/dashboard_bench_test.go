@@ -51,6 +51,8 @@ func BenchmarkDashboard(b *testing.B) {
 		{"exceptions", "/dashboard/exceptions"},
 		{"exceptions-resolved", "/dashboard/exceptions?status=resolved&from_date=2026-02-01"},
 		{"notifications", "/dashboard/notifications"},
+		{"bank-accounts", "/dashboard/bank-accounts"},
+		{"settings", "/dashboard/settings"},
 	}
 	for _, engine := range dbtest.Engines() {
 		b.Run(engine, func(b *testing.B) {
