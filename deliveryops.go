@@ -78,7 +78,8 @@ func (s TargetStats) SuccessRate() float64 {
 	return float64(s.Succeeded) / float64(s.Attempts)
 }
 
-// MaxStatsDeliveries bounds the deliveries the dashboard's figures read.
+// MaxStatsDeliveries bounds the deliveries the figures of a request read
+// (the API, the CLI, the dashboard): the newest of the window.
 const MaxStatsDeliveries = 2_000
 
 // MaxCountedFailed bounds the count of a replay's confirmation page.
@@ -93,11 +94,10 @@ type DeliveryOpsStore interface {
 	// same filter would replay at now (the confirmation step's figure).
 	CountFailed(ctx context.Context, companyID int64, f FailedFilter, now time.Time, max int) (int64, error)
 	// DeliveryTargetStats returns the figures of each kind the tenant has
-	// deliveries of, created at or after since, in the order of DeliveryKinds.
-	DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time) ([]TargetStats, error)
-	// RecentTargetStats is DeliveryTargetStats over at most the newest max
-	// of those deliveries (and their attempts): bounded work, for a page.
-	RecentTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]TargetStats, error)
+	// deliveries of, created at or after since, in the order of
+	// DeliveryKinds, over at most the newest max of those deliveries (and
+	// their attempts): bounded work whatever the volume of the window.
+	DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]TargetStats, error)
 	// SendTestNotification enqueues the test notification of the kind
 	// (TestNotification) to the tenant's active target of the kind, or, in
 	// test mode without one, for recon listen, as every notification;

@@ -89,7 +89,7 @@ func (h *Handler) deliveryStats(w http.ResponseWriter, r *http.Request, c *recon
 			return recon.FieldError(name, "since %v", err)
 		}
 	}
-	stats, err := ops.DeliveryTargetStats(r.Context(), c.CompanyID, since)
+	stats, err := ops.DeliveryTargetStats(r.Context(), c.CompanyID, since, recon.MaxStatsDeliveries)
 	if err != nil {
 		return err
 	}

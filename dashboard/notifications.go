@@ -92,7 +92,7 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 		v.Replayed = q.lang.Count(int64(n))
 	}
 	query.Del("replayed")
-	if v.Stats, err = ops.RecentTargetStats(ctx, q.caller.CompanyID, since, recon.MaxStatsDeliveries); err != nil {
+	if v.Stats, err = ops.DeliveryTargetStats(ctx, q.caller.CompanyID, since, recon.MaxStatsDeliveries); err != nil {
 		return err
 	}
 	var read int64

@@ -290,17 +290,13 @@ func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) er
 		return errNotFound()
 	}
 	f := &ipnForm{URL: strings.TrimSpace(r.PostForm.Get("ipn_url")), AuthType: r.PostForm.Get("auth_type"), Active: r.PostForm.Get("active") == "1"}
-	old, err := h.Store.DeliveryTarget(r.Context(), q.caller.CompanyID, recon.DeliveryIPN)
-	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
-		return err
-	}
-	saved, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active})
+	saved, newSecret, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active})
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
 	} else if err != nil {
 		return err
 	}
-	if saved.Secret != "" && (old == nil || old.Secret != saved.Secret) {
+	if newSecret {
 		return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: saved.Secret, SecretWhat: "ipn_secret"})
 	}
 	http.Redirect(w, r, "/dashboard/settings?saved=ipn#targets", http.StatusSeeOther)
@@ -322,7 +318,7 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 		return recon.Errorf(recon.ECONFLICT, "the IPN target uses auth_type %s: it has no secret to rotate", t.AuthType)
 	}
 	t.Secret = recon.NewSecret()
-	saved, err := h.SaveIPN(r.Context(), q.caller.CompanyID, *t)
+	saved, _, err := h.SaveIPN(r.Context(), q.caller.CompanyID, *t)
 	if err != nil {
 		return err
 	}

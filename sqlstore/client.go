@@ -69,20 +69,9 @@ func (db *DB) Clients(ctx context.Context, companyID int64, test bool, offset, l
 	}
 	rows, err := db.db.QueryContext(ctx, selectClient+` WHERE company_id = $1 AND test = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4`,
 		companyID, test, limit, offset)
+	out, err := collect(rows, err, "list clients", scanClient)
 	if err != nil {
-		return nil, 0, internal(err, "list clients")
-	}
-	defer rows.Close()
-	var out []*recon.Client
-	for rows.Next() {
-		c, err := scanClient(rows)
-		if err != nil {
-			return nil, 0, internal(err, "list clients")
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, internal(err, "list clients")
+		return nil, 0, err
 	}
 	return out, total, nil
 }
@@ -104,7 +93,7 @@ func (db *DB) DeleteClient(ctx context.Context, companyID int64, test bool, id s
 	return nil
 }
 
-func scanClient(row interface{ Scan(...any) error }) (*recon.Client, error) {
+func scanClient(row scanner) (*recon.Client, error) {
 	var (
 		c            recon.Client
 		scopes, uris string

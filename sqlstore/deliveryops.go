@@ -77,31 +77,19 @@ func (db *DB) CountFailed(ctx context.Context, companyID int64, f recon.FailedFi
 	return min(n, int64(max)), nil
 }
 
-// DeliveryTargetStats implements recon.DeliveryOpsStore.
-func (db *DB) DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time) ([]recon.TargetStats, error) {
-	return db.targetStats(ctx, companyID, since, 0)
-}
-
-// RecentTargetStats implements recon.DeliveryOpsStore.
-func (db *DB) RecentTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]recon.TargetStats, error) {
+// DeliveryTargetStats implements recon.DeliveryOpsStore. It reads the
+// newest max of the company's deliveries created since a time (through
+// deliveries_company_created) with their attempts in one statement, and
+// sums them here: the states per kind, the attempts and their successes,
+// and the latency ranks (p50, p95: the attempt at rank q*(n-1) in latency
+// order).
+func (db *DB) DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]recon.TargetStats, error) {
 	if max <= 0 {
 		return nil, recon.FieldError("max", "max must be positive")
 	}
-	return db.targetStats(ctx, companyID, since, max)
-}
-
-// targetStats reads the company's deliveries created since a time (the
-// newest max of them when max > 0, through deliveries_company_created) with
-// their attempts in one statement, and sums them here: the states per kind,
-// the attempts and their successes, and the latency ranks (p50, p95: the
-// attempt at rank q*(n-1) in latency order).
-func (db *DB) targetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]recon.TargetStats, error) {
 	var args queryArgs
 	picked := `SELECT id, kind, status, attempts FROM deliveries WHERE company_id = ` + args.add(companyID) +
-		` AND created_at >= ` + args.add(storedTime(since))
-	if max > 0 {
-		picked += ` ORDER BY created_at DESC LIMIT ` + args.add(max)
-	}
+		` AND created_at >= ` + args.add(storedTime(since)) + ` ORDER BY created_at DESC LIMIT ` + args.add(max)
 	rows, err := db.db.QueryContext(ctx, `SELECT d.id, d.kind, d.status, d.attempts, a.status_code, a.latency_us
 		FROM (`+picked+`) d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id ORDER BY d.id`, args...)
 	if err != nil {

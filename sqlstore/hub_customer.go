@@ -174,7 +174,7 @@ func (db *DB) HubCustomerCounter(ctx context.Context, companyID int64, xid, date
 		if err := rows.Scan(&day, &n, &in); err != nil {
 			return nil, internal(err, "count hub transactions")
 		}
-		d := recon.HubCounterDay{Date: time.Unix(day*86400, 0).UTC().Format(recon.DateLayout), Transactions: n, In: in, Out: n - in}
+		d := recon.HubCounterDay{Date: dayDate(day), Transactions: n, In: in, Out: n - in}
 		out.Days = append(out.Days, d)
 		out.Total.Transactions += n
 		out.Total.In += in

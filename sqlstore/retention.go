@@ -40,22 +40,14 @@ func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.Retentio
 		company int64
 		days    int
 	}
-	var policies []policy
 	rows, err := db.db.QueryContext(ctx,
 		`SELECT c.id, p.data_storage_days FROM `+tenantCompany+` WHERE p.data_storage_days > 0 AND p.status = $1 ORDER BY c.id`, recon.CompanyActive)
-	if err != nil {
-		return res, internal(err, "read retention policies")
-	}
-	for rows.Next() {
+	policies, err := collect(rows, err, "read retention policies", func(s scanner) (*policy, error) {
 		var p policy
-		if err := rows.Scan(&p.company, &p.days); err != nil {
-			rows.Close()
-			return res, internal(err, "read retention policies")
-		}
-		policies = append(policies, p)
-	}
-	if err := rows.Close(); err != nil {
-		return res, internal(err, "read retention policies")
+		return &p, s.Scan(&p.company, &p.days)
+	})
+	if err != nil {
+		return res, err
 	}
 	for _, p := range policies {
 		txBefore, deliveriesBefore := recon.RetentionCutoffs(now, p.days)
@@ -228,54 +220,40 @@ func (db *DB) dropZeroAmountCounts(ctx context.Context, companyID int64) error {
 // the outer condition on a row changed meanwhile, and a delivery replayed
 // meanwhile is pending and must be kept.
 func (db *DB) deleteOldDeliveries(ctx context.Context, companyID int64, before time.Time) (int64, error) {
-	var total int64
-	for {
-		var n int64
-		// In inTx: on SQLite it queues behind this process's other writers.
-		err := db.inTx(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, `
-				DELETE FROM deliveries WHERE id IN (
-					SELECT id FROM deliveries
-					WHERE company_id = $1 AND created_at < $2 AND status <> $3
-						AND (delivered_at IS NULL OR delivered_at < $2)
-					LIMIT $4)
-				AND status <> $3`,
-				companyID, storedTime(before), recon.DeliveryPending, retentionChunk)
-			if err != nil {
-				return internal(err, "delete old deliveries")
-			}
-			if n, err = res.RowsAffected(); err != nil {
-				return internal(err, "delete old deliveries")
-			}
-			return nil
-		})
-		total += n
-		if err != nil {
-			return total, err
-		}
-		if n < retentionChunk {
-			return total, nil
-		}
-	}
+	return db.deleteInChunks(ctx, "delete old deliveries", `
+		DELETE FROM deliveries WHERE id IN (
+			SELECT id FROM deliveries
+			WHERE company_id = $1 AND created_at < $2 AND status <> $3
+				AND (delivered_at IS NULL OR delivered_at < $2)
+			LIMIT $4)
+		AND status <> $3`,
+		companyID, storedTime(before), recon.DeliveryPending, retentionChunk)
 }
 
 // deleteOldHubEvents deletes the lines of the company's link-token timelines
 // (hub_events) written before before, a chunk a transaction: the timeline
 // is a log like the deliveries', kept as long.
 func (db *DB) deleteOldHubEvents(ctx context.Context, companyID int64, before time.Time) (int64, error) {
+	return db.deleteInChunks(ctx, "delete old hub events", `
+		DELETE FROM hub_events WHERE id IN (
+			SELECT id FROM hub_events WHERE company_id = $1 AND at < $2 LIMIT $3)`,
+		companyID, storedTime(before), retentionChunk)
+}
+
+// deleteInChunks runs a DELETE of at most retentionChunk rows, each in its
+// own transaction (on SQLite it queues behind this process's other
+// writers), until one deletes fewer, and returns how many went.
+func (db *DB) deleteInChunks(ctx context.Context, what, stmt string, args ...any) (int64, error) {
 	var total int64
 	for {
 		var n int64
 		err := db.inTx(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, `
-				DELETE FROM hub_events WHERE id IN (
-					SELECT id FROM hub_events WHERE company_id = $1 AND at < $2 LIMIT $3)`,
-				companyID, storedTime(before), retentionChunk)
-			if err != nil {
-				return internal(err, "delete old hub events")
+			res, err := tx.ExecContext(ctx, stmt, args...)
+			if err == nil {
+				n, err = res.RowsAffected()
 			}
-			if n, err = res.RowsAffected(); err != nil {
-				return internal(err, "delete old hub events")
+			if err != nil {
+				return internal(err, what)
 			}
 			return nil
 		})

@@ -124,9 +124,10 @@ func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.Transact
 	fq := &filterQuery{where: []string{"t.company_id = $1"}, args: queryArgs{companyID},
 		fromDay: -1 << 30, toDay: 1 << 30} // no bound (day numbers fit PostgreSQL integer)
 	arg := fq.args.add
-	if f.AccountNumber != "" || f.ReferenceNumber != "" {
+	if f.AccountNumber != "" || f.ReferenceNumber != "" && f.BankAccountID == 0 {
 		// The unique (bank_account_id, reference_number) index serves the
-		// reference filter, one seek per account of the company.
+		// reference filter, one seek per account of the company (of the
+		// one account when bank_account_id names it).
 		ids, err := db.accountIDsByNumber(ctx, companyID, f.AccountNumber)
 		if err != nil || len(ids) == 0 {
 			return nil, err

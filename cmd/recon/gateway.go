@@ -345,7 +345,7 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 						return fmt.Errorf("--since: %w", err)
 					}
 				}
-				list, err := db.DeliveryTargetStats(cmd.Context(), companyID, since)
+				list, err := db.DeliveryTargetStats(cmd.Context(), companyID, since, recon.MaxStatsDeliveries)
 				if err != nil {
 					return err
 				}

@@ -315,16 +315,16 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	hb.Register(mux)
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
 		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword,
-		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target) (*recon.Target, error) {
+		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target) (*recon.Target, bool, error) {
 			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active}
 			if t.Secret != "" { // none: the stored one is kept, or one made
 				c.SecretKey = &t.Secret
 			}
 			saved, err := gw.SaveIPN(ctx, tenant, c)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
-			return saved.Target, nil
+			return saved.Target, saved.NewSecret, nil
 		},
 		ImportStatement: func(ctx context.Context, tenant, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
 			return importStatement(ctx, db, tenant, account, name, f, cfg.location)
