@@ -13,11 +13,15 @@ run: ## run the server on the embedded SQLite default with demo data (same as th
 build: ## build the recon binary into ./bin/recon
 	$(GO) build -o bin/recon ./cmd/recon
 
+# TEST_TIMEOUT bounds each package's test binary (go test's default is 10 minutes, which
+# cmd/recon came near on a busy 2-core machine before its tests ran in parallel).
+TEST_TIMEOUT ?= 15m
+
 test: ## run every test, with the race detector, on SQLite and PostgreSQL (the README's test command)
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout=$(TEST_TIMEOUT) $(PKGS)
 
 test-short: ## run the tests without the race detector
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout=$(TEST_TIMEOUT) $(PKGS)
 
 lint: ## go vet, gofmt and staticcheck (when installed)
 	$(GO) vet $(PKGS)

@@ -16,6 +16,7 @@ import (
 // refuse a token carrying more than its user's role, e.g. after a
 // demotion, is api's TestEveryRouteChecksTheRole.)
 func TestMemberCannotForgePayments(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		rc := newReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
@@ -67,6 +68,7 @@ func TestMemberCannotForgePayments(t *testing.T) {
 // while the server runs; the Admin's token, issued before, is refused at its
 // next request (the user is loaded fresh), and promoting back restores it.
 func TestDemotionAppliesAtOnce(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL)

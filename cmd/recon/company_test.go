@@ -31,6 +31,7 @@ func cliJSONList(t testing.TB, databaseURL string, args ...string) []map[string]
 }
 
 func TestCompanyCommands(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
 	a := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty A", "--short-name", "A",
 		"--begin-date", "2026-01-01", "--end-date", "2026-12-31", "--data-storage-time", "30")["id"])
@@ -125,6 +126,7 @@ func TestCompanyCommands(t *testing.T) {
 // another company's is sent), nothing of its data goes; activated again, the
 // IPN is sent and the API answers.
 func TestInactiveCompanyEndToEnd(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		rc, rcOther := newReceiver(t), newReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
@@ -190,6 +192,7 @@ func TestInactiveCompanyEndToEnd(t *testing.T) {
 // then hourly) deletes a company's transactions older than its
 // data_storage_time, and keeps those of a company that keeps everything.
 func TestServeAppliesRetention(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		csv := filepath.Join(t.TempDir(), "old.csv")
@@ -229,6 +232,7 @@ func TestServeAppliesRetention(t *testing.T) {
 
 // TestCompanyTryMemo: the memo tester from the command line.
 func TestCompanyTryMemo(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
 	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
 	id, _ := strconv.ParseInt(co, 10, 64)

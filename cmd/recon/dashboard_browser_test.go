@@ -50,6 +50,7 @@ func (e *dashEnv) history(t *testing.T) {
 // role, each screen with its data, a void from the order page, the live/test
 // switch, and a phone-sized window; screenshots under make screenshots.
 func TestDashboardBrowser(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		e.history(t)

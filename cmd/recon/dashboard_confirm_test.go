@@ -51,6 +51,7 @@ func withQuery(path string, fields url.Values) string { return path + "?" + fiel
 // the lists the confirmations start from (suggestions on the queue, the
 // failing filter, the home's open exceptions).
 func TestDashboardConfirm(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newOpsEnv(t, engine)
 		ctx := context.Background()

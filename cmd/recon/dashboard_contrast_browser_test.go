@@ -73,6 +73,7 @@ type contrastResult struct {
 // each list, a refused filter and the error page), and fails on any text
 // under the WCAG 2 AA contrast ratio.
 func TestDashboardContrastBrowser(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})

@@ -19,6 +19,7 @@ import (
 // replays it through its confirmation; both engines, screenshots under make
 // screenshots.
 func TestDashboardOpsBrowser(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newOpsEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})

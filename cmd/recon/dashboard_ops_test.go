@@ -112,6 +112,7 @@ func newOpsEnv(t *testing.T, engine string) *opsEnv {
 // TestDashboardOps runs the exceptions and notifications checks on one
 // server per engine, in order.
 func TestDashboardOps(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newOpsEnv(t, engine)
 		for _, c := range []struct {

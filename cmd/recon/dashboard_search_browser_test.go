@@ -16,6 +16,7 @@ import (
 // time (Next, Newest) and the export link carrying the filters; screenshot
 // dashboard-transactions-search.png under make screenshots.
 func TestDashboardSearchBrowser(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		e.history(t)

@@ -24,6 +24,7 @@ type searchEnv struct {
 // with §4.3's, keyset pages, the CSV export, escaping, the refused values
 // (400 with the reason on the page), tenants and modes.
 func TestDashboardSearch(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := &searchEnv{dashEnv: newDashEnv(t, engine)}
 		e.code = e.live.checkout(t, "INV-SEARCH", 42000)

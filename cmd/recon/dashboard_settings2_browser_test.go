@@ -20,6 +20,7 @@ import (
 // refused before it is sent, a good file uploaded with progress events and
 // the page replaced in place; screenshots under make screenshots.
 func TestDashboardClientsWebhookBrowser(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})

@@ -21,6 +21,7 @@ import (
 // The settings' OAuth clients and hub webhook and the statement upload's
 // size limit (docs/dashboard.md) on a real server, both engines.
 func TestDashboardClientsWebhookUpload(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		for _, c := range []struct {

@@ -18,6 +18,7 @@ import (
 // notification that reaches a loopback receiver, a sandbox transfer that
 // pays an order; screenshots under make screenshots.
 func TestDashboardSettingsBrowser(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})

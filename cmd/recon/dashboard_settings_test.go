@@ -20,6 +20,7 @@ import (
 // real server, both engines: what each shows, the changes an Admin makes,
 // what other roles and other tenants are refused, CSRF, escaping.
 func TestDashboardSettings(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		for _, c := range []struct {

@@ -222,6 +222,7 @@ func (b *browser) postFrom(page, action string, fields url.Values) (int, string,
 // in an order where each leaves what the next needs (the roles check, which
 // demotes the admin and deactivates the company, last).
 func TestDashboard(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		for _, c := range []struct {
@@ -348,6 +349,7 @@ func mustURL(t *testing.T, s string) *url.URL {
 // account, sharing the OAuth login page's throttle; while locked, even the
 // right password is refused without being checked.
 func TestDashboardThrottle(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		// A light setup: the throttle needs a company and two users.
 		e := &dashEnv{dbURL: dbtest.NewURL(t, engine), live: &merchantSetup{}}

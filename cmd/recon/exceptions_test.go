@@ -28,6 +28,7 @@ func typo(code string) string {
 // exception leaves the open list and its history says who, when and why. The
 // CLI lists and resolves too.
 func TestExceptionsEndToEnd(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		rc := newReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)

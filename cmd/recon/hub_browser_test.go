@@ -324,6 +324,7 @@ func (e *hubEnv) shot(h *hubTab, name string) {
 // the API. Then, in Vietnamese, "stop receiving here only", and in a new
 // tab (window.opener) "unlink at the bank".
 func TestHubLinkBrowserFramed(t *testing.T) {
+	t.Parallel()
 	browser := browsertest.New(t, browsertest.Options{})
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newHubEnv(t, engine)
@@ -405,6 +406,7 @@ func TestHubLinkBrowserFramed(t *testing.T) {
 // BANKHUB_SESSION_EXPIRED and "Try again" starts anew; then the token
 // expires while open (BANKHUB_TOKEN_EXPIRED).
 func TestHubLinkBrowserEnds(t *testing.T) {
+	t.Parallel()
 	browser := browsertest.New(t, browsertest.Options{})
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newHubEnv(t, engine)
@@ -496,6 +498,7 @@ func TestHubLinkBrowserEnds(t *testing.T) {
 // (the page posts to window.opener); in English, the page opened on its own
 // (a mobile web view: nobody to post to) links a Techcombank business account.
 func TestHubLinkBrowserPhone(t *testing.T) {
+	t.Parallel()
 	browser := browsertest.New(t, browsertest.Options{Mobile: true})
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newHubEnv(t, engine)

@@ -38,6 +38,7 @@ func hubToken(t *testing.T, base, id, secret string) (int, string) {
 // nowhere it should not; wrong secrets, clients without the scope, revoked
 // tokens and another merchant's xids are refused.
 func TestHubAccess(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox")
@@ -153,6 +154,7 @@ func (rc *receiver) hubEvents(t testing.TB) []map[string]any {
 // TestHubEventsDelivered: hub events go out through the dispatcher to the
 // webhook, with X-Secret-Key and the §7 signature under the webhook's secret.
 func TestHubEventsDelivered(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
@@ -200,6 +202,7 @@ func TestHubEventsDelivered(t *testing.T) {
 }
 
 func TestHubSandboxBanksCLI(t *testing.T) {
+	t.Parallel()
 	out := cliJSON(t, "", "hub", "sandbox-banks")
 	banks := out["banks"].([]any)
 	ids := out["identities"].([]any)
@@ -254,6 +257,7 @@ func pageStep(t *testing.T, u string, session, csrf *string, form url.Values) (i
 // linked account (recon simulate transfer: the one pipeline) sends the
 // balance-change notification to the hub IPN URL, signed.
 func TestHubLinkEndToEnd(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
@@ -331,6 +335,7 @@ func TestHubLinkEndToEnd(t *testing.T) {
 
 // TestLinkTokenTTLFlag: the link token lifetime is a server setting.
 func TestLinkTokenTTLFlag(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
 	if _, err := cli(t, dbURL, "serve", "--link-token-ttl", "10s"); err == nil || !strings.Contains(err.Error(), "--link-token-ttl") {
 		t.Fatalf("serve --link-token-ttl 10s: %v", err)
@@ -354,6 +359,7 @@ func TestLinkTokenTTLFlag(t *testing.T) {
 // §8; the dispatcher sends a tenant's hub events one at a time), only those
 // its allow_events names at that moment, and none while it is inactive.
 func TestHubEventSequencesAtTheReceiver(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
@@ -503,6 +509,7 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 // with --test are the test tenant's; the printed page URL opens the page;
 // the timeline lists every event, also those no webhook wanted.
 func TestHubCLI(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL) // production: no sandbox banks for live tokens

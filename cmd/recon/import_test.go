@@ -30,6 +30,7 @@ func goldenLines(t *testing.T, sample string) int {
 // TestImport imports camt.053, MT940 and CSV samples through the CLI on both
 // engines: everything once, nothing twice, a bad file all or nothing.
 func TestImport(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		url := dbtest.NewURL(t, engine)
 		id := fmt.Sprint(cliJSON(t, url, "company", "create", "--full-name", "A", "--short-name", "A")["id"])

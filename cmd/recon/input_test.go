@@ -28,6 +28,7 @@ import (
 // must be a 400 naming the character, never a 500, also before
 // authentication.
 func TestNULInputEveryRoute(t *testing.T) {
+	t.Parallel()
 	db := dbtest.OpenStore(t, "sqlite")
 	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
 	if err != nil {

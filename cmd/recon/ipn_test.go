@@ -190,6 +190,7 @@ func (m *merchantSetup) pay(t testing.TB, code string, amount int) {
 // checkout, a transfer with the order's code, ORDER_PAID at the merchant's
 // endpoint with every field and header; then a void and TRANSACTION_VOID.
 func TestIPNLoop(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		rc := newReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
@@ -250,6 +251,7 @@ func TestIPNLoop(t *testing.T) {
 // --failed-since against a real server and receiver: the test notification
 // reaches the receiver signed; one that failed is replayed and delivered.
 func TestDeliveriesCLIOperations(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
@@ -304,6 +306,7 @@ func TestDeliveriesCLIOperations(t *testing.T) {
 // TestOperatorCommandsRefuseBadInput: the commands this session added say
 // what is wrong, and change nothing, on bad input.
 func TestOperatorCommandsRefuseBadInput(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
 	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
 	for _, c := range []struct {

@@ -38,6 +38,7 @@ func runJSON(t *testing.T, env map[string]string, args ...string) map[string]any
 // makes it beside the database; PostgreSQL refuses to start without one;
 // recon keys rotate re-seals and the CLI and server keep working.
 func TestSecretKeyCommands(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
 		dbURL := dbtest.NewURL(t, engine)

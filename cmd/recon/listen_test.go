@@ -70,6 +70,7 @@ func startListener(t *testing.T, m *merchantSetup, forwardTo string, extra ...st
 // never do; a listener that stops and comes back misses nothing; two
 // listeners each get every notification; a live credential is refused.
 func TestListen(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		liveRC, local, local2 := newReceiver(t), newReceiver(t), newReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
@@ -197,6 +198,7 @@ func basicCall(t testing.TB, m *merchantSetup, method, path, body string) (int, 
 // stays pending (and comes again to the next listener); wrong credentials
 // stop the listener at once with the server's answer.
 func TestListenFailures(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")

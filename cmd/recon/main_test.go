@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,8 +91,25 @@ func (b *syncBuffer) String() string {
 
 // startServer runs `recon serve` in-process on a free loopback port, waits
 // for /healthz and stops it gracefully at cleanup, or when stop is called;
-// stop returns what run returned.
+// stop returns what run returned. Tests run in parallel, so the port
+// freeAddr found may be taken by another test before the server binds it:
+// then it tries another port (the server exits at once with EADDRINUSE).
 func startServer(t testing.TB, databaseURL string, extra ...string) (base string, stdout *bytes.Buffer, stop func() error) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		base, stdout, stop, err := tryServer(t, databaseURL, extra...)
+		if err == nil {
+			return base, stdout, stop
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || attempt == 5 {
+			t.Fatalf("server exited early: %v", err)
+		}
+	}
+}
+
+// tryServer is one attempt of startServer: an error when run exited before
+// the server became healthy.
+func tryServer(t testing.TB, databaseURL string, extra ...string) (base string, stdout *bytes.Buffer, stop func() error, exited error) {
 	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -118,7 +137,10 @@ func startServer(t testing.TB, databaseURL string, extra ...string) (base string
 		select {
 		case err := <-done:
 			cancel()
-			t.Fatalf("server exited early: %v", err)
+			if err == nil {
+				err = errors.New("run returned nil")
+			}
+			return "", nil, nil, err
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -138,7 +160,7 @@ func startServer(t testing.TB, databaseURL string, extra ...string) (base string
 			t.Errorf("server stopped with: %v", err)
 		}
 	})
-	return base, stdout, stop
+	return base, stdout, stop, nil
 }
 
 func call(t testing.TB, method, u, token, body string) (int, map[string]any) {
@@ -165,6 +187,7 @@ func call(t testing.TB, method, u, token, body string) (int, map[string]any) {
 // the README's tour does: create a company, users and a client, issue
 // tokens, use the Company API, and use the OAuth2 endpoints.
 func TestEndToEnd(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL)
@@ -252,6 +275,7 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestCLIErrors(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
 	for _, tt := range []struct {
 		args []string
@@ -293,6 +317,7 @@ func TestCLIErrors(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
 	base, out, _ := startServer(t, dbURL, "--demo")
 	text := out.String()
@@ -347,6 +372,7 @@ func TestDemo(t *testing.T) {
 // TestEveryRouteDocumented checks each route the server registers against
 // the OpenAPI document served at /openapi.json.
 func TestEveryRouteDocumented(t *testing.T) {
+	t.Parallel()
 	db := dbtest.OpenStore(t, "sqlite")
 	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
 	if err != nil {
@@ -394,6 +420,7 @@ func TestEveryRouteDocumented(t *testing.T) {
 // SIGINT and SIGTERM) lets a request in flight finish: a PATCH whose body is
 // still arriving when the stop begins is answered in full.
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
 	base, _, stop := startServer(t, dbURL)
 	id := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "A", "--short-name", "A")["id"])
@@ -455,6 +482,7 @@ func metricsText(t testing.TB, base string) string {
 // the gateway's error body under /v1/ and the /api/v1 one elsewhere; so
 // does one whose input is refused before any handler.
 func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
+	t.Parallel()
 	db := dbtest.OpenStore(t, "sqlite")
 	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
 	if err != nil {
@@ -479,6 +507,7 @@ func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
 // TestReadyzWithADeadDatabase: /healthz says the process is up, /readyz
 // says the database is gone (503), with no detail.
 func TestReadyzWithADeadDatabase(t *testing.T) {
+	t.Parallel()
 	db := dbtest.OpenStore(t, "sqlite")
 	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
 	if err != nil {
@@ -501,6 +530,7 @@ func TestReadyzWithADeadDatabase(t *testing.T) {
 // token bucket; past the burst, 429 in the family's envelope with
 // Retry-After and the X-RateLimit-* headers.
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
 	base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets", "--rate-limit", "0.01", "--rate-burst", "3")
 	m := setupMerchant(t, base, dbURL, "http://127.0.0.1:9/ipn") // its PATCH is the shop client's first request

@@ -88,6 +88,7 @@ func (rc *sdkReceiver) notifications(event string) []*client.Notification {
 // user token, the gateway with a checkout form the SDK signs, and the
 // real ORDER_PAID IPN verified by the SDK's WebhookHandler.
 func TestSDKEndToEnd(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		rc := newSDKReceiver(t)
@@ -337,6 +338,7 @@ func TestSDKEndToEnd(t *testing.T) {
 // token for concurrent callers: one refresh, the rotated refresh token
 // handed to the application, the old one refused by the server.
 func TestSDKRefreshTokens(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		dbURL := dbtest.NewURL(t, engine)

@@ -921,6 +921,7 @@ func formatAmount(n int64) string {
 // wipe` from the command line: live data intact, test data gone, test
 // credentials still working.
 func TestEveryRouteKeepsTheModesApart(t *testing.T) {
+	t.Parallel()
 	// The routes the server serves, from the same routes() serve uses.
 	db := dbtest.OpenStore(t, "sqlite")
 	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
@@ -1019,6 +1020,7 @@ func TestEveryRouteKeepsTheModesApart(t *testing.T) {
 // and serve refuses that flag in production mode. The route-by-route
 // test above covers the production server.
 func TestNotificationsStayInTheirMode(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		liveRC, testRC := newReceiver(t), newReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
@@ -1127,6 +1129,7 @@ func bannerValue(t *testing.T, text, marker string) string {
 // before and prints test credentials that work and see only test data; a
 // second start on the same database prints fresh test tokens.
 func TestDemoPrintsTestCredentials(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
 	base, out, stop := startServer(t, dbURL, "--demo")
 	check := func(text string, first bool) {

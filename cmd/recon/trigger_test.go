@@ -20,6 +20,7 @@ import (
 // without a test IPN URL, sent to it with one), and nothing reaches live
 // data or the live IPN URL.
 func TestTrigger(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		liveRC, testRC := newReceiver(t), newReceiver(t)
@@ -192,6 +193,7 @@ func TestTrigger(t *testing.T) {
 // test mode through the hosted page's own path; they are enqueued (held for
 // recon listen without a test webhook); the live data is untouched.
 func TestTriggerHubEvents(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
