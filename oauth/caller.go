@@ -47,7 +47,7 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 		return c, nil
 	}
 	sess := new(session)
-	req, err := s.storage.GetAccessTokenSession(ctx, sig, sess)
+	req, err := s.storage.GetAccessTokenSession(withEpoch(ctx, epoch), sig, sess)
 	if errors.Is(err, fosite.ErrNotFound) || errors.Is(err, fosite.ErrInactiveToken) {
 		return nil, errInvalidToken()
 	} else if err != nil {

@@ -179,7 +179,12 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 	}
 	// fosite has checked clientID's secret.
 	caller, err := s.store.Client(ctx, clientID)
-	if err != nil {
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		// Revoked since fosite read it.
+		w.Header().Set("WWW-Authenticate", `Basic realm="recon"`)
+		writeOAuthError(w, fosite.ErrInvalidClient.WithHint("The client has been revoked."))
+		return
+	} else if err != nil {
 		s.logError(ctx, "oauth: introspect: load client", err)
 		writeOAuthError(w, fosite.ErrServerError)
 		return
