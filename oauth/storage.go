@@ -126,7 +126,7 @@ type storage struct {
 // it, recon.ClientStore.DeleteClient) moves the epoch in the transaction
 // that deletes it, so the next request on every node reads the client again
 // and finds it gone: the token endpoint answers invalid_client at once, not a
-// token insert that fails on the deleted client (docs/api.md, Security).
+// token insert that fails on the deleted client (docs/api.md, OAuth2).
 type clientCache struct {
 	mu      sync.Mutex
 	epoch   int64
@@ -266,9 +266,10 @@ func (s *storage) create(ctx context.Context, kind recon.TokenKind, signature st
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		// The client or the user was deleted since the request read them
 		// (a client revoked from the dashboard mid-request): an OAuth2
-		// refusal, not a server error.
+		// refusal, not a server error; for the client, the very answer an
+		// unknown client gets, which tells nothing about its secret.
 		if _, cerr := s.store.Client(ctx, ts.ClientID); recon.ErrorCode(cerr) == recon.ENOTFOUND {
-			return fosite.ErrInvalidClient.WithHint("The client has been revoked.").WithWrap(err)
+			return fosite.ErrInvalidClient.WithWrap(err)
 		}
 		return fosite.ErrInvalidGrant.WithHint("The user of this grant no longer exists.").WithWrap(err)
 	}

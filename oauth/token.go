@@ -180,9 +180,8 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 	// fosite has checked clientID's secret.
 	caller, err := s.store.Client(ctx, clientID)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
-		// Revoked since fosite read it.
-		w.Header().Set("WWW-Authenticate", `Basic realm="recon"`)
-		writeOAuthError(w, fosite.ErrInvalidClient.WithHint("The client has been revoked."))
+		// Revoked since fosite read it: the answer fosite gives an unknown client.
+		s.provider.WriteIntrospectionError(ctx, w, fosite.ErrRequestUnauthorized.WithHint("Unable to find OAuth 2.0 Client from HTTP basic authorization header."))
 		return
 	} else if err != nil {
 		s.logError(ctx, "oauth: introspect: load client", err)
