@@ -19,9 +19,15 @@ import (
 // TestEveryRouteChecksTheRole walks every /api/v1 route × every role ×
 // every permission set, and a token with no user, with tokens that hold
 // every scope: the endpoint alone must refuse what the role does not allow
-// (decisions.md §9), whatever a token carries. The expected matrix is
-// written here independently of recon.Caller.May, and a route missing from
-// it fails the test, so a new route cannot go unclassified.
+// (decisions.md §9), whatever a token carries. It also walks route × scope:
+// the same callers with a token holding every scope but the route's get 403
+// insufficient_scope naming it, whatever their role (docs/api.md, Scopes).
+// The expected matrix is written here independently of recon.Caller.May and
+// of Register, and a route missing from it fails the test, so a new route
+// cannot go unclassified. (The hub's routes are walked the same way by
+// package hub's TestEveryRouteChecksScopeAndRole; the gateway takes no
+// bearer tokens: its merchant API authenticates with Basic merchant
+// credentials, docs/api.md.)
 func TestEveryRouteChecksTheRole(t *testing.T) {
 	// Who may use each route: "admin" (Admin, SuperAdmin), "read" (also
 	// view_transactions), "write" (also create_transactions, and tokens
@@ -49,6 +55,29 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 		"GET /api/v1/exceptions":                     "read",
 		"GET /api/v1/exceptions/{id}":                "read",
 		"POST /api/v1/exceptions/{id}/resolve":       "resolve",
+	}
+	// The scope each route needs.
+	scopes := map[string]string{
+		"GET /api/v1/company":                        recon.ScopeCompany,
+		"PATCH /api/v1/company/configurations":       recon.ScopeCompany,
+		"POST /api/v1/company/try-memo":              recon.ScopeCompany,
+		"GET /api/v1/transactions":                   recon.ScopeTransactionRead,
+		"POST /api/v1/transactions":                  recon.ScopeTransactionWrite,
+		"GET /api/v1/transactions/{id}":              recon.ScopeTransactionRead,
+		"GET /api/v1/bank-accounts":                  recon.ScopeBankAccountRead,
+		"GET /api/v1/balance-discontinuities":        recon.ScopeBankAccountRead,
+		"POST /api/v1/bank-accounts/{id}/statements": recon.ScopeTransactionWrite,
+		"GET /api/v1/reconciliation":                 recon.ScopeTransactionRead,
+		"GET /api/v1/deliveries":                     recon.ScopeDeliveryRead,
+		"GET /api/v1/deliveries/{id}":                recon.ScopeDeliveryRead,
+		"POST /api/v1/deliveries/{id}/replay":        recon.ScopeDeliveryWrite,
+		"POST /api/v1/deliveries/replay":             recon.ScopeDeliveryWrite,
+		"GET /api/v1/deliveries/stats":               recon.ScopeDeliveryRead,
+		"POST /api/v1/deliveries/test":               recon.ScopeDeliveryWrite,
+		"POST /api/v1/sandbox/transfers":             recon.ScopeTransactionWrite,
+		"GET /api/v1/exceptions":                     recon.ScopeTransactionRead,
+		"GET /api/v1/exceptions/{id}":                recon.ScopeTransactionRead,
+		"POST /api/v1/exceptions/{id}/resolve":       recon.ScopeExceptionWrite,
 	}
 	type caller struct {
 		name string
@@ -101,6 +130,9 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 			if !slices.Contains(patterns, pattern) {
 				t.Errorf("the matrix names %q, which is not served", pattern)
 			}
+			if scopes[pattern] == "" {
+				t.Errorf("the matrix names %q, which has no scope in the test's table", pattern)
+			}
 		}
 		for _, pattern := range patterns {
 			rule, ok := matrix[pattern]
@@ -108,6 +140,7 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 				t.Errorf("route %q is not in the authorization matrix", pattern)
 				continue
 			}
+			scope := scopes[pattern]
 			method, path, _ := strings.Cut(pattern, " ")
 			path = strings.ReplaceAll(path, "{id}", "1")
 			for _, c := range callers {
@@ -120,6 +153,20 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 					}
 				} else if status != http.StatusForbidden || body["error"] != "forbidden" {
 					t.Errorf("%s as %s: %d %v, want 403 forbidden", pattern, c.name, status, body)
+				}
+			}
+			// Route × scope: every scope but the route's is refused,
+			// whoever the token was issued to.
+			allBut := slices.DeleteFunc(slices.Clone(recon.Scopes), func(s string) bool { return s == scope })
+			for _, c := range callers {
+				name := c.name + " without " + scope
+				auth[name] = &recon.Caller{CompanyID: co.ID, Livemode: true, ClientID: "c", Scopes: allBut, User: c.user}
+				status, h, body := b.do(t, method, path, name, "{not json")
+				if status != http.StatusForbidden || body["error"] != "forbidden" ||
+					!strings.Contains(fmt.Sprint(body["message"]), `scope "`+scope+`"`) ||
+					!strings.Contains(h.Get("WWW-Authenticate"), `error="insufficient_scope", scope="`+scope+`"`) {
+					t.Errorf("%s as %s: %d %v (WWW-Authenticate %q), want 403 insufficient_scope naming %s",
+						pattern, name, status, body, h.Get("WWW-Authenticate"), scope)
 				}
 			}
 		}

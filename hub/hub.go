@@ -87,33 +87,42 @@ func (h *Handler) Register(mux *web.Mux) {
 		writeEnvelope(w, status, strings.ToUpper(name), nil, []string{message}, nil)
 	})
 	mux.HandleLimited("POST /v1/token", http.HandlerFunc(h.token), 4096)
-	route := func(pattern string, fn handlerFunc) { mux.Handle(pattern, h.authed(fn, false)) }
-	route("POST /v1/company/create", h.createCompany)
-	route("GET /v1/company", h.listCompanies)
-	route("GET /v1/company/{xid}", h.getCompany)
-	route("POST /v1/company/edit/{xid}", h.editCompany)
-	route("GET /v1/company/counter/{xid}", h.companyCounter)
-	route("POST /v1/link-token/create", h.createLinkToken)
-	route("POST /v1/link-token/get", h.getLinkToken)
-	route("POST /v1/link-token/revoke", h.revokeLinkToken)
-	route("GET /v1/bank-account", h.listBankAccounts)
-	route("GET /v1/bank-account/{xid}", h.getBankAccount)
-	route("GET /v1/transaction", h.listTransactions)
-	route("GET /v1/transaction/{id}", h.getTransaction)
-	route("GET /v1/merchant-config", h.getMerchantConfig)
-	route("POST /v1/merchant-config", h.postMerchantConfig)
+	// Each bearer route names its scope and its action where it is
+	// registered, as /api/v1's do (docs/hub.md, Authentication): the token
+	// must hold the scope whoever it was issued to (a user's token granted
+	// only profile is refused), and its caller may the action
+	// (recon.Caller.May).
+	route := func(pattern string, fn handlerFunc, scope string, action recon.Action) {
+		envelope := strings.Contains(pattern, " /v1/webhook")
+		mux.Handle(pattern, h.authed(fn, scope, action, envelope))
+	}
+	route("POST /v1/company/create", h.createCompany, recon.ScopeHub, recon.ActionHub)
+	route("GET /v1/company", h.listCompanies, recon.ScopeHub, recon.ActionHub)
+	route("GET /v1/company/{xid}", h.getCompany, recon.ScopeHub, recon.ActionHub)
+	route("POST /v1/company/edit/{xid}", h.editCompany, recon.ScopeHub, recon.ActionHub)
+	route("GET /v1/company/counter/{xid}", h.companyCounter, recon.ScopeHub, recon.ActionHub)
+	route("POST /v1/link-token/create", h.createLinkToken, recon.ScopeHub, recon.ActionHub)
+	route("POST /v1/link-token/get", h.getLinkToken, recon.ScopeHub, recon.ActionHub)
+	route("POST /v1/link-token/revoke", h.revokeLinkToken, recon.ScopeHub, recon.ActionHub)
+	route("GET /v1/bank-account", h.listBankAccounts, recon.ScopeHub, recon.ActionHub)
+	route("GET /v1/bank-account/{xid}", h.getBankAccount, recon.ScopeHub, recon.ActionHub)
+	route("GET /v1/transaction", h.listTransactions, recon.ScopeHub, recon.ActionHub)
+	route("GET /v1/transaction/{id}", h.getTransaction, recon.ScopeHub, recon.ActionHub)
+	route("GET /v1/merchant-config", h.getMerchantConfig, recon.ScopeHub, recon.ActionHub)
+	route("POST /v1/merchant-config", h.postMerchantConfig, recon.ScopeHub, recon.ActionHub)
+	route("GET /v1/webhook", h.getWebhook, recon.ScopeHub, recon.ActionHub)
+	route("POST /v1/webhook", h.postWebhook, recon.ScopeHub, recon.ActionHub)
 	mux.Family("/link/", func(w http.ResponseWriter, _ *http.Request, status int, _, message string) {
 		writeHubError(w, status, message, nil)
 	})
 	mux.HandleFunc("GET /link/{token}", h.linkPage)
 	// Same-origin forms only (the page's own, also inside an iframe).
 	mux.HandleLimited("POST /link/{token}", http.NewCrossOriginProtection().Handler(http.HandlerFunc(h.linkPage)), maxPageForm)
-	mux.Handle("GET /v1/webhook", h.authed(h.getWebhook, true))
-	mux.Handle("POST /v1/webhook", h.authed(h.postWebhook, true))
 }
 
 // Routes are the patterns Register adds that need a bearer token with the
-// hub action (every route but POST /v1/token), for tests that walk them.
+// hub scope and the hub action (every route but POST /v1/token and the
+// link page), for tests that walk them.
 func Routes() []string {
 	return []string{
 		"POST /v1/company/create", "GET /v1/company", "GET /v1/company/{xid}", "POST /v1/company/edit/{xid}",
@@ -159,18 +168,22 @@ func (h *Handler) localTime(t time.Time) string {
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error
 
 // authed authenticates the bearer token (401 {"code":401,"message":
-// "Unauthenticated"} when missing, invalid, expired or revoked), applies the
-// client's rate limit, checks the hub action (recon.Caller.May: an Admin's
+// "Unauthenticated"} when missing, invalid, expired or revoked), checks
+// that it holds scope (403 otherwise, whoever it was issued to), applies the
+// client's rate limit, checks the action (recon.Caller.May: an Admin's
 // token, or a token with no user that holds the hub scope), then runs fn.
 // envelope selects the /v1/webhook error shape.
-func (h *Handler) authed(fn handlerFunc, envelope bool) http.Handler {
+func (h *Handler) authed(fn handlerFunc, scope string, action recon.Action, envelope bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := h.authenticate(r)
+		if err == nil && !c.HasScope(scope) {
+			err = recon.Errorf(recon.EFORBIDDEN, "the access token lacks the scope %q", scope)
+		}
 		if err == nil && !h.Limiter.Allow(w.Header(), "client:"+c.ClientID) {
 			err = recon.Errorf(recon.ERATELIMITED, "too many requests from client %s: retry after %s s", c.ClientID, w.Header().Get("Retry-After"))
 		}
 		if err == nil {
-			err = c.Authorize(recon.ActionHub)
+			err = c.Authorize(action)
 		}
 		if err == nil {
 			err = fn(w, r, c)

@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,43 +54,25 @@ func isPageField(name string) bool {
 }
 
 type consentView struct {
+	L          lang
 	ClientName string
+	Intro      string
 	Scopes     []scopeView
 	Hidden     []hiddenField
 	Email      string
 	Error      string
+	// OtherLang and OtherURL link to the page in the other language.
+	OtherLang lang
+	OtherURL  string
 }
 
 type scopeView struct{ Name, Description string }
 
 type hiddenField struct{ Name, Value string }
 
-type errorView struct{ Code, Description string }
-
-// scopeDescription says in plain words what a scope lets a client do.
-func scopeDescription(scope string) string {
-	switch scope {
-	case recon.ScopeCompany:
-		return "See and change your company's settings"
-	case recon.ScopeTransactionRead:
-		return "See your company's bank transactions"
-	case recon.ScopeTransactionWrite:
-		return "Add and change bank transactions"
-	case recon.ScopeBankAccountRead:
-		return "See your company's linked bank accounts"
-	case recon.ScopeWebhookRead:
-		return "See your webhook settings"
-	case recon.ScopeWebhookWrite:
-		return "Change your webhook settings"
-	case recon.ScopeExceptionWrite:
-		return "Resolve unmatched and other exception transfers by hand, in your name"
-	case recon.ScopeProfile:
-		return "See your e-mail address and role"
-	case recon.ScopeOfflineAccess:
-		return "Keep access when you are not using it"
-	default:
-		return scope
-	}
+type errorView struct {
+	L                      lang
+	Summary, Code, Details string
 }
 
 // setPageHeaders marks a page as private, not to be cached or framed.
@@ -118,10 +101,10 @@ func (s *Server) handleAuthorizeGet(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.writeAuthorizeError(ctx, w, ar, err)
+		s.writeAuthorizeError(ctx, w, langOf(r, r.Form), ar, err)
 		return
 	}
-	s.renderConsent(ctx, w, http.StatusOK, ar, "", "")
+	s.renderConsent(ctx, w, r, http.StatusOK, ar, "", "")
 }
 
 // handleAuthorizePost authenticates the user and records the decision:
@@ -131,9 +114,10 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	setPageHeaders(w)
 	if err := r.ParseForm(); err != nil {
-		s.renderError(ctx, w, http.StatusBadRequest, fosite.ErrInvalidRequest.WithHint("The form could not be read."))
+		s.renderError(ctx, w, langOf(r, nil), http.StatusBadRequest, fosite.ErrInvalidRequest.WithHint("The form could not be read."))
 		return
 	}
+	l := langOf(r, r.Form)
 	email := r.PostForm.Get(fieldEmail)
 	password := r.PostForm.Get(fieldPassword)
 	decision := r.PostForm.Get(fieldConsent)
@@ -153,7 +137,7 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.writeAuthorizeError(ctx, w, ar, err)
+		s.writeAuthorizeError(ctx, w, l, ar, err)
 		return
 	}
 	c := ar.GetClient().(client)
@@ -164,7 +148,7 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 		return
 	case "allow":
 	default:
-		s.renderConsent(ctx, w, http.StatusBadRequest, ar, email, "Choose Allow or Deny.")
+		s.renderConsent(ctx, w, r, http.StatusBadRequest, ar, email, l.T("choose"))
 		return
 	}
 
@@ -172,14 +156,13 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 	if wait, ok := err.(errThrottled); ok {
 		secs := int64((time.Duration(wait) + time.Second - 1) / time.Second)
 		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		s.renderConsent(ctx, w, http.StatusTooManyRequests, ar, email,
-			fmt.Sprintf("Too many failed sign-in attempts. Try again in %d seconds.", secs))
+		s.renderConsent(ctx, w, r, http.StatusTooManyRequests, ar, email, fmt.Sprintf(l.T("throttled"), secs))
 		return
 	} else if recon.ErrorCode(err) == recon.EUNAUTHORIZED {
-		s.renderConsent(ctx, w, http.StatusOK, ar, email, "The e-mail address or password is wrong.")
+		s.renderConsent(ctx, w, r, http.StatusOK, ar, email, l.T("wrong_login"))
 		return
 	} else if err != nil {
-		s.writeAuthorizeError(ctx, w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
+		s.writeAuthorizeError(ctx, w, l, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
 		return
 	}
 
@@ -204,7 +187,7 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, userSession(c.c, user.ID))
 	if err != nil {
-		s.writeAuthorizeError(ctx, w, ar, err)
+		s.writeAuthorizeError(ctx, w, l, ar, err)
 		return
 	}
 	s.provider.WriteAuthorizeResponse(ctx, w, ar, resp)
@@ -306,14 +289,16 @@ func (s *Server) login(ctx context.Context, companyID int64, email, password str
 	return u, nil
 }
 
-// renderConsent shows the login and consent page for ar.
-func (s *Server) renderConsent(ctx context.Context, w http.ResponseWriter, status int, ar fosite.AuthorizeRequester, email, msg string) {
+// renderConsent shows the login and consent page for ar, in the language
+// of the request (langOf).
+func (s *Server) renderConsent(ctx context.Context, w http.ResponseWriter, r *http.Request, status int, ar fosite.AuthorizeRequester, email, msg string) {
 	c := ar.GetClient().(client)
-	v := consentView{ClientName: c.c.Name, Email: email, Error: msg}
-	for _, scope := range ar.GetRequestedScopes() {
-		v.Scopes = append(v.Scopes, scopeView{Name: scope, Description: scopeDescription(scope)})
-	}
 	form := ar.GetRequestForm()
+	l := langOf(r, form)
+	v := consentView{L: l, ClientName: c.c.Name, Intro: fmt.Sprintf(l.T("intro"), c.c.Name), Email: email, Error: msg}
+	for _, scope := range ar.GetRequestedScopes() {
+		v.Scopes = append(v.Scopes, scopeView{Name: scope, Description: l.scopeDescription(scope)})
+	}
 	names := make([]string, 0, len(form))
 	for name := range form {
 		if !isPageField(name) {
@@ -321,18 +306,26 @@ func (s *Server) renderConsent(ctx context.Context, w http.ResponseWriter, statu
 		}
 	}
 	slices.Sort(names)
+	other := url.Values{}
 	for _, name := range names {
 		for _, value := range form[name] {
 			v.Hidden = append(v.Hidden, hiddenField{Name: name, Value: value})
+			other.Add(name, value)
 		}
 	}
+	v.OtherLang = "en"
+	if l == "en" {
+		v.OtherLang = "vi"
+	}
+	other.Set("ui_locales", string(v.OtherLang))
+	v.OtherURL = "authorize?" + other.Encode()
 	s.render(ctx, w, status, s.pages.authorize, v)
 }
 
 // writeAuthorizeError answers a failed authorization request: by redirect
 // to the client when its redirect URI is known to be good, otherwise with
 // an error page (never a redirect to an unchecked URI).
-func (s *Server) writeAuthorizeError(ctx context.Context, w http.ResponseWriter, ar fosite.AuthorizeRequester, err error) {
+func (s *Server) writeAuthorizeError(ctx context.Context, w http.ResponseWriter, l lang, ar fosite.AuthorizeRequester, err error) {
 	s.logServerError(ctx, "authorize", err)
 	if ar != nil && ar.IsRedirectURIValid() {
 		s.provider.WriteAuthorizeError(ctx, w, ar, err)
@@ -343,15 +336,17 @@ func (s *Server) writeAuthorizeError(ctx context.Context, w http.ResponseWriter,
 	if status == 0 {
 		status = http.StatusBadRequest
 	}
-	s.renderError(ctx, w, status, rfc)
+	s.renderError(ctx, w, l, status, rfc)
 }
 
-func (s *Server) renderError(ctx context.Context, w http.ResponseWriter, status int, rfc *fosite.RFC6749Error) {
-	desc := rfc.GetDescription()
+// renderError shows the error page in the language: what the error means,
+// and fosite's description as technical detail (none for a server error).
+func (s *Server) renderError(ctx context.Context, w http.ResponseWriter, l lang, status int, rfc *fosite.RFC6749Error) {
+	v := errorView{L: l, Summary: l.errorSummary(rfc), Code: rfc.ErrorField, Details: rfc.GetDescription()}
 	if rfc.CodeField >= 500 {
-		desc = "The server could not handle the request. Please try again later."
+		v.Summary, v.Details = l.T("server_error"), ""
 	}
-	s.render(ctx, w, status, s.pages.error, errorView{Code: rfc.ErrorField, Description: desc})
+	s.render(ctx, w, status, s.pages.error, v)
 }
 
 func (s *Server) render(ctx context.Context, w http.ResponseWriter, status int, t *template.Template, data any) {

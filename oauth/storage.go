@@ -120,43 +120,79 @@ type storage struct {
 	clients clientCache
 }
 
-// clientCache keeps clients for a minute: every authenticated request needs
-// its token's client, and clients do not change once registered (there is no
-// update or delete yet; with one, a change would show within clientTTL).
+// clientCache keeps the clients GetClient read for as long as the store's
+// authentication epoch (recon.TokenStore.AuthEpoch) stays where it was when
+// they were read, as callerCache keeps callers: revoking a client (deleting
+// it, recon.ClientStore.DeleteClient) moves the epoch in the transaction
+// that deletes it, so the next request on every node reads the client again
+// and finds it gone: the token endpoint answers invalid_client at once, not a
+// token insert that fails on the deleted client (docs/api.md, OAuth2).
 type clientCache struct {
 	mu      sync.Mutex
-	entries map[string]cachedClient
+	epoch   int64
+	entries map[string]*recon.Client
 }
 
-type cachedClient struct {
-	c   *recon.Client
-	exp time.Time
+const clientCacheLimit = 10_000
+
+// get returns the client of id when it was stored under epoch, or under
+// any epoch when anyEpoch is set.
+func (c *clientCache) get(id string, epoch int64, anyEpoch bool) (*recon.Client, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.epoch != epoch && !anyEpoch {
+		return nil, false
+	}
+	rc, ok := c.entries[id]
+	return rc, ok
 }
 
-const (
-	clientTTL        = time.Minute
-	clientCacheLimit = 10_000
-)
+// put keeps rc, read after epoch was read. A put under an older epoch than
+// the cache's is dropped; a newer one empties the cache first.
+func (c *clientCache) put(id string, epoch int64, rc *recon.Client) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if epoch < c.epoch {
+		return
+	}
+	if epoch > c.epoch || c.entries == nil || len(c.entries) >= clientCacheLimit {
+		c.epoch, c.entries = epoch, map[string]*recon.Client{}
+	}
+	c.entries[id] = rc
+}
 
-// GetClient implements fosite.ClientManager.
+// epochKey carries an authentication epoch already read for the request
+// (Authenticate reads it before its lookups), so that GetClient does not
+// read it again.
+type epochKey struct{}
+
+func withEpoch(ctx context.Context, epoch int64) context.Context {
+	return context.WithValue(ctx, epochKey{}, epoch)
+}
+
+// GetClient implements fosite.ClientManager: the client, from the cache when
+// the authentication epoch has not moved since it was read. When the epoch
+// cannot be read (the database is failing) a cached client is used all the
+// same, so that the authorization endpoint can still send server_error to
+// the client's redirect URI: nothing is issued without the database, and a
+// token insert for a client deleted meanwhile is refused (storage.create).
 func (s *storage) GetClient(ctx context.Context, id string) (fosite.Client, error) {
-	now := time.Now()
-	s.clients.mu.Lock()
-	e, ok := s.clients.entries[id]
-	s.clients.mu.Unlock()
-	if ok && now.Before(e.exp) {
-		return client{e.c}, nil
+	epoch, ok := ctx.Value(epochKey{}).(int64)
+	var epochErr error
+	if !ok {
+		epoch, epochErr = s.store.AuthEpoch(ctx)
+	}
+	if c, ok := s.clients.get(id, epoch, epochErr != nil); ok {
+		return client{c}, nil
+	}
+	if epochErr != nil {
+		return nil, epochErr
 	}
 	c, err := s.store.Client(ctx, id)
 	if err != nil {
 		return nil, storeError(err)
 	}
-	s.clients.mu.Lock()
-	if s.clients.entries == nil || len(s.clients.entries) >= clientCacheLimit {
-		s.clients.entries = map[string]cachedClient{}
-	}
-	s.clients.entries[id] = cachedClient{c, now.Add(clientTTL)}
-	s.clients.mu.Unlock()
+	s.clients.put(id, epoch, c)
 	return client{c}, nil
 }
 
@@ -226,7 +262,18 @@ func (s *storage) create(ctx context.Context, kind recon.TokenKind, signature st
 		ExpiresAt:     exp.UTC(),
 		Active:        true,
 	}
-	return s.store.CreateTokenSession(ctx, ts)
+	err = s.store.CreateTokenSession(ctx, ts)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		// The client or the user was deleted since the request read them
+		// (a client revoked from the dashboard mid-request): an OAuth2
+		// refusal, not a server error; for the client, the very answer an
+		// unknown client gets, which tells nothing about its secret.
+		if _, cerr := s.store.Client(ctx, ts.ClientID); recon.ErrorCode(cerr) == recon.ENOTFOUND {
+			return fosite.ErrInvalidClient.WithWrap(err)
+		}
+		return fosite.ErrInvalidGrant.WithHint("The user of this grant no longer exists.").WithWrap(err)
+	}
+	return err
 }
 
 func nonNil(s []string) []string {

@@ -48,6 +48,51 @@ const (
 	prefixCode    = "ory_ac_"
 )
 
+// The access and refresh tokens of a test client start with
+// recon.TestClientPrefix before fosite's prefix (test_ory_at_...,
+// test_ory_rt_...), as its id and secret do (docs/testmode.md): every
+// credential shows its mode. The mark is outside the HMAC, so the strategy
+// checks it against the grant's mode: a test token stripped of it, or a live
+// token given it, is refused.
+
+// markTest marks token when the request is a test client's.
+func markTest(token string, r fosite.Requester) string {
+	if token != "" && testGrant(r) {
+		return recon.TestClientPrefix + token
+	}
+	return token
+}
+
+// testGrant reports whether the request is a test client's grant.
+func testGrant(r fosite.Requester) bool {
+	sess, ok := r.GetSession().(*session)
+	return ok && sess != nil && sess.Test
+}
+
+// unmarkTest strips the test mark from token, and fails when the mark does
+// not match the grant's mode.
+func unmarkTest(token string, r fosite.Requester) (string, error) {
+	rest, marked := strings.CutPrefix(token, recon.TestClientPrefix)
+	if marked != testGrant(r) {
+		return "", errorsx.WithStack(fosite.ErrTokenSignatureMismatch.WithHint("The token's test-mode mark does not match its grant."))
+	}
+	return rest, nil
+}
+
+// GenerateAccessToken implements oauth2.AccessTokenStrategy: fosite's, marked
+// for a test client.
+func (s *strategy) GenerateAccessToken(ctx context.Context, r fosite.Requester) (string, string, error) {
+	token, sig, err := s.HMACSHAStrategy.GenerateAccessToken(ctx, r)
+	return markTest(token, r), sig, err
+}
+
+// GenerateRefreshToken implements oauth2.RefreshTokenStrategy: fosite's,
+// marked for a test client.
+func (s *strategy) GenerateRefreshToken(ctx context.Context, r fosite.Requester) (string, string, error) {
+	token, sig, err := s.HMACSHAStrategy.GenerateRefreshToken(ctx, r)
+	return markTest(token, r), sig, err
+}
+
 // live fails with fosite.ErrTokenExpired when the code or token of type tt
 // has expired by the clock. With no expiry in the session (fosite always
 // sets one) the lifetime counts from the request time.
@@ -70,12 +115,20 @@ func (s *strategy) ValidateAccessToken(ctx context.Context, r fosite.Requester, 
 	if err := s.live(r, fosite.AccessToken, s.accessTTL); err != nil {
 		return err
 	}
+	token, err := unmarkTest(token, r)
+	if err != nil {
+		return err
+	}
 	return s.Enigma.Validate(ctx, strings.TrimPrefix(token, prefixAccess))
 }
 
 // ValidateRefreshToken implements oauth2.RefreshTokenStrategy.
 func (s *strategy) ValidateRefreshToken(ctx context.Context, r fosite.Requester, token string) error {
 	if err := s.live(r, fosite.RefreshToken, s.refTTL); err != nil {
+		return err
+	}
+	token, err := unmarkTest(token, r)
+	if err != nil {
 		return err
 	}
 	return s.Enigma.Validate(ctx, strings.TrimPrefix(token, prefixRefresh))

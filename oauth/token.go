@@ -179,7 +179,11 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 	}
 	// fosite has checked clientID's secret.
 	caller, err := s.store.Client(ctx, clientID)
-	if err != nil {
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		// Revoked since fosite read it: the answer fosite gives an unknown client.
+		s.provider.WriteIntrospectionError(ctx, w, fosite.ErrRequestUnauthorized.WithHint("Unable to find OAuth 2.0 Client from HTTP basic authorization header."))
+		return
+	} else if err != nil {
 		s.logError(ctx, "oauth: introspect: load client", err)
 		writeOAuthError(w, fosite.ErrServerError)
 		return
