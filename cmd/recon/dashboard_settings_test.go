@@ -272,7 +272,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 		Content: "gap", ReferenceNumber: "GAP1", Accumulated: ptr(int64(1000))},
 		{BankAccountID: mustID(t, e.live.account), TransactionDate: mustTime(t, "2026-09-18 09:00:00"), AmountIn: 1000,
 			Content: "gap", ReferenceNumber: "GAP2", Accumulated: ptr(int64(50000))}}
-	if _, err := recon.Ingest(context.Background(), db, id, in); err != nil {
+	if _, err := recon.Ingest(context.Background(), db, id, in[1].TransactionDate, in); err != nil {
 		t.Fatal(err)
 	}
 	if _, body = b.get("/dashboard/bank-accounts"); !strings.Contains(body, "missing transactions between") || !strings.Contains(body, "gap 48,000 VND") {
