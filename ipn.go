@@ -89,8 +89,7 @@ func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
 		Order: ipnOrder{
 			ID: strconv.FormatInt(o.ID, 10), OrderID: o.OrderID, OrderStatus: o.Status, OrderCurrency: o.Currency,
 			OrderAmount: MoneyText(o.Amount), OrderInvoiceNumber: o.InvoiceNumber, CustomData: custom,
-			CustomDataSigned: o.CustomDataSigned,
-			UserAgent:        o.UserAgent, IPAddress: o.IPAddress, OrderDescription: o.Description,
+			CustomDataSigned: o.CustomDataSigned, UserAgent: o.UserAgent, IPAddress: o.IPAddress, OrderDescription: o.Description,
 		},
 		Transaction: ipnTransaction{
 			ID: strconv.FormatInt(o.PaidTransactionID, 10), PaymentMethod: "BANK_TRANSFER",
