@@ -119,7 +119,8 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	o := &recon.Order{
 		CompanyID: m.CompanyID, InvoiceNumber: form.invoice, OrderID: form.orderID, CustomerID: form.customerID,
 		Amount: form.amount, Currency: "VND", Description: form.description, BankAccountID: accounts[0].ID,
-		CustomData: form.customData, CustomDataSigned: customDataSigned, UserAgent: headerText(r.UserAgent(), maxUserAgentLen), IPAddress: clientIP(r),
+		CustomData: form.customData, CustomDataSigned: customDataSigned,
+		UserAgent: headerText(r.UserAgent(), maxUserAgentLen), IPAddress: clientIP(r),
 		SuccessURL: form.successURL, ErrorURL: form.errorURL, CancelURL: form.cancelURL, PaymentMethod: "BANK_TRANSFER",
 	}
 	// A payment code is unique per company and never reused (paycode.go):
