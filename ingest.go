@@ -3,6 +3,7 @@ package recon
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // IngestStore is what Ingest needs of storage.
@@ -16,12 +17,14 @@ type IngestStore interface {
 // payment code with the company's active formats (none when the company
 // has paycode off), and stores the batch, duplicates reported and not
 // stored twice. An invalid item is EINVALID naming it, and nothing is stored.
-func Ingest(ctx context.Context, s IngestStore, companyID int64, in []TransactionInput) ([]IngestResult, error) {
+// now is the business time (the injected Clock's): it bounds the dates
+// (TransactionInput.Validate).
+func Ingest(ctx context.Context, s IngestStore, companyID int64, now time.Time, in []TransactionInput) ([]IngestResult, error) {
 	if len(in) > MaxIngestBatch {
 		return nil, FieldError("transactions", "a batch holds at most %d transactions, not %d", MaxIngestBatch, len(in))
 	}
 	for i := range in {
-		if err := in[i].Validate(fmt.Sprintf("transactions[%d]", i)); err != nil {
+		if err := in[i].Validate(fmt.Sprintf("transactions[%d]", i), now); err != nil {
 			return nil, err
 		}
 	}
@@ -62,8 +65,9 @@ const MaxStatementBytes = 64 << 20
 // fill calls add with batches of at most MaxIngestBatch transactions, each
 // validated and coded as Ingest does, and everything is stored in one
 // database transaction: all of it when fill returns nil, none of it when
-// fill or add fails, whatever failed and wherever.
-func IngestAll(ctx context.Context, s AtomicIngestStore, companyID int64, fill func(add func(in []TransactionInput) ([]IngestResult, error)) error) error {
+// fill or add fails, whatever failed and wherever. now bounds the dates, as
+// in Ingest.
+func IngestAll(ctx context.Context, s AtomicIngestStore, companyID int64, now time.Time, fill func(add func(in []TransactionInput) ([]IngestResult, error)) error) error {
 	co, err := s.Company(ctx, companyID)
 	if err != nil {
 		return err
@@ -76,7 +80,7 @@ func IngestAll(ctx context.Context, s AtomicIngestStore, companyID int64, fill f
 			}
 			codes := make([]string, len(in))
 			for i := range in {
-				if err := in[i].Validate(fmt.Sprintf("transactions[%d]", i)); err != nil {
+				if err := in[i].Validate(fmt.Sprintf("transactions[%d]", i), now); err != nil {
 					return nil, err
 				}
 				codes[i] = ext.Extract(in[i].Content)

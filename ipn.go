@@ -32,6 +32,7 @@ type ipnOrder struct {
 	OrderAmount        string          `json:"order_amount"`
 	OrderInvoiceNumber string          `json:"order_invoice_number"`
 	CustomData         json.RawMessage `json:"custom_data"`
+	CustomDataSigned   bool            `json:"custom_data_signed"`
 	UserAgent          string          `json:"user_agent"`
 	IPAddress          string          `json:"ip_address"`
 	OrderDescription   string          `json:"order_description"`
@@ -88,7 +89,7 @@ func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
 		Order: ipnOrder{
 			ID: strconv.FormatInt(o.ID, 10), OrderID: o.OrderID, OrderStatus: o.Status, OrderCurrency: o.Currency,
 			OrderAmount: MoneyText(o.Amount), OrderInvoiceNumber: o.InvoiceNumber, CustomData: custom,
-			UserAgent: o.UserAgent, IPAddress: o.IPAddress, OrderDescription: o.Description,
+			CustomDataSigned: o.CustomDataSigned, UserAgent: o.UserAgent, IPAddress: o.IPAddress, OrderDescription: o.Description,
 		},
 		Transaction: ipnTransaction{
 			ID: strconv.FormatInt(o.PaidTransactionID, 10), PaymentMethod: "BANK_TRANSFER",

@@ -35,7 +35,11 @@ type Order struct {
 	BankAccountID int64
 	PaidAmount    int64 // cumulative amount_in of matched transfers
 	// CustomData is the merchant's custom_data as a JSON array (text).
-	CustomData            string
+	CustomData string
+	// CustomDataSigned is false when the checkout form carried custom_data
+	// its signature did not cover (docs/api.md, Payment gateway): the payer
+	// may have written it. The IPN says so (custom_data_signed).
+	CustomDataSigned      bool
 	UserAgent, IPAddress  string
 	SuccessURL, ErrorURL  string
 	CancelURL             string

@@ -110,9 +110,19 @@ func validAccountNumber(s string) bool {
 	return true
 }
 
-// Validate checks one incoming transaction. field prefixes the names in the
+// EarliestTransactionYear and MaxTransactionDateAhead bound a transaction's
+// date (docs/api.md, Transactions): from 2000-01-01 (in the business time
+// zone) to a day after now. A date far ahead would stay on top of every
+// list, newest first, and escape retention; one before 2000 is a typo.
+const (
+	EarliestTransactionYear = 2000
+	MaxTransactionDateAhead = 24 * time.Hour
+)
+
+// Validate checks one incoming transaction; now is the business time (the
+// injected Clock's), which bounds its date. field prefixes the names in the
 // error (e.g. "transactions[3]").
-func (t *TransactionInput) Validate(field string) error {
+func (t *TransactionInput) Validate(field string, now time.Time) error {
 	f := func(name string) string {
 		if field == "" {
 			return name
@@ -124,6 +134,12 @@ func (t *TransactionInput) Validate(field string) error {
 		return FieldError(f("bank_account_id"), "%s is required", f("bank_account_id"))
 	case t.TransactionDate.IsZero():
 		return FieldError(f("transaction_date"), "%s is required", f("transaction_date"))
+	case t.TransactionDate.Year() < EarliestTransactionYear:
+		return FieldError(f("transaction_date"), "%s %s is before %d-01-01: a transaction cannot be that old",
+			f("transaction_date"), t.TransactionDate.Format(DateTimeLayout), EarliestTransactionYear)
+	case t.TransactionDate.After(now.Add(MaxTransactionDateAhead)):
+		return FieldError(f("transaction_date"), "%s %s is more than a day in the future (now is %s)",
+			f("transaction_date"), t.TransactionDate.Format(DateTimeLayout), now.In(t.TransactionDate.Location()).Format(DateTimeLayout))
 	case t.AmountIn < 0 || t.AmountIn > MaxAmount:
 		return FieldError(f("amount_in"), "%s must be a whole number of VND from 0 to %d", f("amount_in"), int64(MaxAmount))
 	case t.AmountOut < 0 || t.AmountOut > MaxAmount:

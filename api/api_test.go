@@ -42,7 +42,7 @@ type bundle struct {
 	other   *recon.Company
 }
 
-func setup(t *testing.T, engine string) *bundle {
+func setup(t *testing.T, engine string, opts ...func(*api.Handler)) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	db := dbtest.OpenStore(t, engine)
@@ -82,7 +82,11 @@ func setup(t *testing.T, engine string) *bundle {
 		"other-deliveries": {CompanyID: b.other.ID, Livemode: true, ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.other.ID, recon.RoleAdmin)},
 	}
 	mux := web.NewMux()
-	(&api.Handler{Store: db, Auth: auth, Location: hcm, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
+	h := &api.Handler{Store: db, Auth: auth, Location: hcm, Logger: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(h)
+	}
+	h.Register(mux)
 	b.srv = httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
 	t.Cleanup(b.srv.Close)
 	return b

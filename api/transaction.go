@@ -93,7 +93,7 @@ func parseDateTime(s string, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("must be YYYY-MM-DD HH:MM:SS (business time zone) or RFC 3339")
 }
 
-func (it *pushItem) toInput(field string, loc *time.Location) (recon.TransactionInput, error) {
+func (it *pushItem) toInput(field string, loc *time.Location, now time.Time) (recon.TransactionInput, error) {
 	var in recon.TransactionInput
 	bad := func(name, format string, args ...any) error {
 		return recon.FieldError(field+"."+name, "%s.%s %s", field, name, fmt.Sprintf(format, args...))
@@ -141,7 +141,7 @@ func (it *pushItem) toInput(field string, loc *time.Location) (recon.Transaction
 		in.SubAccount = *it.SubAccount
 	}
 	in.ReferenceNumber = it.ReferenceNumber
-	return in, in.Validate(field)
+	return in, in.Validate(field, now)
 }
 
 func (h *Handler) pushTransactions(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
@@ -149,11 +149,12 @@ func (h *Handler) pushTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
-	in, err := h.decodePush(raw)
+	now := h.now()
+	in, err := h.decodePush(raw, now)
 	if err != nil {
 		return err
 	}
-	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, in)
+	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, now, in)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		// A bank account of another company, or none: the input is at fault.
 		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
@@ -176,7 +177,7 @@ func (h *Handler) pushTransactions(w http.ResponseWriter, r *http.Request, c *re
 // decodePush reads the body of POST /api/v1/transactions. The whole body is
 // decoded in one pass; only when that fails is it decoded again item by item,
 // so that the error names the item at fault.
-func (h *Handler) decodePush(raw []byte) ([]recon.TransactionInput, error) {
+func (h *Handler) decodePush(raw []byte, now time.Time) ([]recon.TransactionInput, error) {
 	var fast struct {
 		Transactions []pushItem `json:"transactions"`
 	}
@@ -210,7 +211,7 @@ func (h *Handler) decodePush(raw []byte) ([]recon.TransactionInput, error) {
 	in := make([]recon.TransactionInput, len(items))
 	for i := range items {
 		var err error
-		if in[i], err = items[i].toInput(fmt.Sprintf("transactions[%d]", i), h.location()); err != nil {
+		if in[i], err = items[i].toInput(fmt.Sprintf("transactions[%d]", i), h.location(), now); err != nil {
 			return nil, err
 		}
 	}
@@ -300,11 +301,12 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 	if body.ReferenceNumber != nil {
 		ref = *body.ReferenceNumber
 	}
+	now := h.now()
 	in := []recon.TransactionInput{{
-		BankAccountID: body.BankAccountID, TransactionDate: h.now().In(h.location()), AmountIn: body.Amount,
+		BankAccountID: body.BankAccountID, TransactionDate: now.In(h.location()), AmountIn: body.Amount,
 		Content: body.Content, ReferenceNumber: ref, SubAccount: body.SubAccount,
 	}}
-	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, in)
+	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, now, in)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
 	} else if err != nil {

@@ -64,7 +64,7 @@ func ExampleSignCheckout() {
 	sig, err := client.SignCheckout("merchant-secret", []client.Field{
 		{Name: "merchant", Value: "MC0001"}, {Name: "operation", Value: "PURCHASE"},
 		{Name: "order_invoice_number", Value: "INV-1001"}, {Name: "order_amount", Value: "150000"},
-		{Name: "currency", Value: "VND"}, {Name: "custom_data", Value: "not signed"},
+		{Name: "currency", Value: "VND"}, {Name: "branch_code", Value: "not signed"},
 	})
 	fmt.Println(sig, err)
 

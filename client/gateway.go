@@ -261,11 +261,14 @@ func (c *Client) SetIPNSettings(ctx context.Context, in IPNSettingsInput) (*IPNS
 // Field is one name=value pair of a checkout form, in posting order.
 type Field struct{ Name, Value string }
 
-// signedFields are the checkout fields the signature covers (decisions.md §6).
+// signedFields are the checkout fields the signature covers (decisions.md §6),
+// custom_data included: the server marks a custom_data the signature does
+// not cover as unsigned in the IPN (docs/api.md, Payment gateway).
 var signedFields = []string{
 	"merchant", "env", "operation", "payment_method", "order_amount", "currency", "order_invoice_number",
 	"order_description", "customer_id", "agreement_id", "agreement_name", "agreement_type",
 	"agreement_payment_frequency", "agreement_amount_per_payment", "success_url", "error_url", "cancel_url", "order_id",
+	"custom_data",
 }
 
 // ErrBoundary is the error of SignCheckout for a signed value holding ","
@@ -276,9 +279,12 @@ var ErrBoundary = errors.New("recon: a signed checkout value must not contain a 
 
 // SignCheckout returns the signature of a checkout form whose fields are
 // posted in this order: base64(HMAC-SHA256(secret, "k=v,k=v,...")) over
-// the signed fields present (merchant, operation, order_amount, ...;
-// others, such as custom_data and signature, are skipped), with their
-// values as posted, before URL encoding. It refuses what the server
+// the signed fields present (merchant, operation, order_amount, ...,
+// custom_data; others, such as signature, are skipped), with their values
+// as posted, before URL encoding. custom_data is signed so that the IPN
+// carries it as signed (custom_data_signed); the server still accepts a
+// form whose signature leaves custom_data out, as the public SDKs sign, and
+// marks its custom_data unsigned. It refuses what the server
 // refuses: a repeated or empty name, text that is not UTF-8, and a signed
 // value containing ",NAME=" for a signed field NAME (ErrBoundary).
 func SignCheckout(secret string, fields []Field) (string, error) {
@@ -324,7 +330,7 @@ type Checkout struct {
 	SuccessURL    string // where the browser goes after paying
 	ErrorURL      string
 	CancelURL     string
-	CustomData    string // unsigned; a JSON array is kept as it is
+	CustomData    string // signed; a JSON array is kept as it is
 	Env           string // "sandbox", "production" or empty
 }
 

@@ -94,7 +94,8 @@ type IPN struct {
 		OrderCurrency      string          `json:"order_currency"`
 		OrderAmount        string          `json:"order_amount"`
 		OrderInvoiceNumber string          `json:"order_invoice_number"`
-		CustomData         json.RawMessage `json:"custom_data"` // a JSON array
+		CustomData         json.RawMessage `json:"custom_data"`        // a JSON array
+		CustomDataSigned   bool            `json:"custom_data_signed"` // false: the checkout's signature did not cover custom_data, which the payer may have written
 		UserAgent          string          `json:"user_agent"`
 		IPAddress          string          `json:"ip_address"`
 		OrderDescription   string          `json:"order_description"`

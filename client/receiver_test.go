@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -197,11 +198,18 @@ func TestSignCheckout(t *testing.T) {
 	if err != nil || sig != "JzvDXTcAZHMbpphqrOTjQZq0YnMabvMBiaOIU8wDPQg=" {
 		t.Fatalf("signature %q, %v", sig, err)
 	}
-	// Unsigned fields (custom_data, signature, unknown) do not change it.
-	withUnsigned := append([]Field{{"custom_data", `["x"]`}}, base...)
+	// Unsigned fields (signature, unknown) do not change it.
+	withUnsigned := append([]Field{{"signature", "x"}}, base...)
 	withUnsigned = append(withUnsigned, Field{"branch_code", "1"})
 	if s2, err := SignCheckout("merchant-secret", withUnsigned); err != nil || s2 != sig {
 		t.Fatalf("with unsigned fields: %q %v", s2, err)
+	}
+	// custom_data is signed, in its place (docs/api.md, Payment gateway).
+	withCustom := append([]Field{{"custom_data", `["x"]`}}, base...)
+	// printf 'custom_data=["x"],merchant=MC0001,operation=PURCHASE,order_invoice_number=INV-1001,order_amount=150000,currency=VND' |
+	//   openssl dgst -sha256 -hmac merchant-secret -binary | base64
+	if s2, err := SignCheckout("merchant-secret", withCustom); err != nil || s2 != "1phB3hOIhQ8XS4182YipODtWsNAFY0eq5Oh6y6YNi1E=" {
+		t.Fatalf("with custom_data: %q %v", s2, err)
 	}
 	// The order matters.
 	swapped := append([]Field{base[1], base[0]}, base[2:]...)
@@ -215,6 +223,8 @@ func TestSignCheckout(t *testing.T) {
 	}{
 		{"boundary shift in a signed value", []Field{{"order_description", "note,order_amount=1,customer_id=y"}, {"order_amount", "500000"}}, true},
 		{"boundary shift naming any signed field", []Field{{"customer_id", "a,merchant=b"}}, true},
+		{"boundary shift in custom_data", []Field{{"custom_data", "x,order_amount=1"}}, true},
+		{"boundary shift naming custom_data", []Field{{"order_description", "x,custom_data=1"}}, true},
 		{"repeated field", []Field{{"merchant", "a"}, {"merchant", "b"}}, false},
 		{"empty name", []Field{{"", "a"}}, false},
 		{"invalid UTF-8", []Field{{"order_description", "\xff"}}, false},
@@ -227,7 +237,7 @@ func TestSignCheckout(t *testing.T) {
 	// Commas and = elsewhere are fine, and so is the pattern in an unsigned field.
 	for _, ok := range [][]Field{
 		{{"order_description", "a, b = c, order_amount 5"}},
-		{{"custom_data", "x,order_amount=1"}},
+		{{"branch_code", "x,order_amount=1"}},
 		{{"order_description", "x,unknown=1"}},
 	} {
 		if _, err := SignCheckout("s", ok); err != nil {
@@ -238,7 +248,7 @@ func TestSignCheckout(t *testing.T) {
 
 func TestCheckoutForm(t *testing.T) {
 	f, err := NewCheckoutForm("https://pay.example.vn/", "merchant-secret", Checkout{MerchantID: "MC0001", InvoiceNumber: "INV-1",
-		Amount: 150000, Description: `Đơn "1" <b>`, SuccessURL: "https://shop.vn/ok?a=1&b=2"})
+		Amount: 150000, Description: `Đơn "1" <b>`, SuccessURL: "https://shop.vn/ok?a=1&b=2", CustomData: `["gift"]`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +260,7 @@ func TestCheckoutForm(t *testing.T) {
 	for _, x := range f.Fields {
 		names = append(names, x.Name)
 	}
-	if got := strings.Join(names, " "); got != "currency merchant operation order_amount order_description order_invoice_number payment_method signature success_url" {
+	if got := strings.Join(names, " "); got != "currency custom_data merchant operation order_amount order_description order_invoice_number payment_method signature success_url" {
 		t.Fatalf("fields %s", got)
 	}
 	if f.Values().Encode() != f.Encode() {
@@ -259,6 +269,10 @@ func TestCheckoutForm(t *testing.T) {
 	sig, _ := SignCheckout("merchant-secret", f.Fields)
 	if f.Values().Get("signature") != sig {
 		t.Fatal("the form's signature is not SignCheckout's")
+	}
+	// custom_data is signed: the signature over the other fields differs.
+	if other, _ := SignCheckout("merchant-secret", slices.DeleteFunc(slices.Clone(f.Fields), func(x Field) bool { return x.Name == "custom_data" })); other == sig {
+		t.Fatal("the form's signature does not cover custom_data")
 	}
 	page, err := f.HTML()
 	if err != nil {

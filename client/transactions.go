@@ -170,7 +170,7 @@ func (c *Client) GetTransaction(ctx context.Context, id int64) (*Transaction, er
 // of AmountIn and AmountOut is positive.
 type TransactionInput struct {
 	BankAccountID   int64
-	TransactionDate time.Time // sent as RFC 3339; the server keeps the instant
+	TransactionDate time.Time // sent as RFC 3339; the server keeps the instant; from 2000 to a day after now
 	AmountIn        int64
 	AmountOut       int64
 	Content         string // the transfer memo

@@ -80,9 +80,10 @@ func (h *Handler) sandboxTransfer(w http.ResponseWriter, r *http.Request, q *req
 		v.Err = "amount must be a whole number of VND from 1 to " + strconv.FormatInt(recon.MaxAmount, 10)
 		return h.renderSandbox(w, r, q, http.StatusBadRequest, v)
 	}
-	in := []recon.TransactionInput{{BankAccountID: account, TransactionDate: h.now().In(h.Location), AmountIn: amount,
+	now := h.now()
+	in := []recon.TransactionInput{{BankAccountID: account, TransactionDate: now.In(h.Location), AmountIn: amount,
 		Content: memo, ReferenceNumber: recon.SimulatedReference()}}
-	res, err := recon.Ingest(r.Context(), h.Store, q.caller.CompanyID, in)
+	res, err := recon.Ingest(r.Context(), h.Store, q.caller.CompanyID, now, in)
 	if c := recon.ErrorCode(err); c == recon.EINVALID || c == recon.ENOTFOUND {
 		v.Err = recon.ErrorMessage(err)
 		return h.renderSandbox(w, r, q, http.StatusBadRequest, v)

@@ -46,9 +46,11 @@ type checkoutForm struct {
 // posted by the payer's browser. On success it creates the order and sends
 // the browser (303) to the hosted checkout page. Nothing is created when any
 // check fails. A signed value that could move the boundary between signed
-// fields (see checkBoundaries) is refused. Of the unsigned fields only
-// signature and custom_data are read; others (branch_code of the PHP SDK,
-// anything an SDK adds) are ignored, as they cannot change the order.
+// fields (see checkBoundaries) is refused. custom_data is signed when the
+// merchant signs it, else stored marked unsigned (verifyForm). Of the
+// unsigned fields only signature and custom_data are read; others
+// (branch_code of the PHP SDK, anything an SDK adds) are ignored, as they
+// cannot change the order.
 func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	fields, err := readForm(r)
 	if err != nil {
@@ -77,11 +79,9 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := checkBoundaries(fields); err != nil {
+	customDataSigned, err := verifyForm(m.SecretKey, fields, signature)
+	if err != nil {
 		return err
-	}
-	if !validSignature(m.SecretKey, fields, signature) {
-		return recon.FieldError("signature", "the signature does not match the form: sign the fields in the order they are posted with your secret key")
 	}
 	if err := h.companyActive(r.Context(), m.CompanyID); err != nil {
 		return err
@@ -119,7 +119,8 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	o := &recon.Order{
 		CompanyID: m.CompanyID, InvoiceNumber: form.invoice, OrderID: form.orderID, CustomerID: form.customerID,
 		Amount: form.amount, Currency: "VND", Description: form.description, BankAccountID: accounts[0].ID,
-		CustomData: form.customData, UserAgent: headerText(r.UserAgent(), maxUserAgentLen), IPAddress: clientIP(r),
+		CustomData: form.customData, CustomDataSigned: customDataSigned,
+		UserAgent: headerText(r.UserAgent(), maxUserAgentLen), IPAddress: clientIP(r),
 		SuccessURL: form.successURL, ErrorURL: form.errorURL, CancelURL: form.cancelURL, PaymentMethod: "BANK_TRANSFER",
 	}
 	// A payment code is unique per company and never reused (paycode.go):

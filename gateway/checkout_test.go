@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/png"
@@ -471,4 +472,89 @@ func TestCheckoutFormOverItsLimit(t *testing.T) {
 	if _, err := b.db.Order(t.Context(), b.a.company, "INV-BIG"); recon.ErrorCode(err) != recon.ENOTFOUND {
 		t.Fatalf("an order was made: %v", err)
 	}
+}
+
+// TestCheckoutCustomDataSigned: custom_data is signed when the merchant
+// signs it (a changed or dropped value is refused), and marked unsigned in
+// the order and its ORDER_PAID IPN when the signature leaves it out, as the
+// public SDKs sign (docs/api.md, Payment gateway).
+func TestCheckoutCustomDataSigned(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		b := setup(t, engine)
+		ctx := context.Background()
+		if r := b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn","secret_key":"whsec_abcdefghijkl"}`); r.status != 200 {
+			t.Fatalf("PUT /v1/ipn: %d %s", r.status, r.body)
+		}
+		mismatch := "the signature does not match the form: sign the fields in the order they are posted with your secret key"
+		refused := func(name, invoice string, form []pair, message string) {
+			t.Helper()
+			checkJSON(t, name, b.checkout(t, form), 400, map[string]any{
+				"error": map[string]any{"code": "validation_error", "message": message}, "message": message})
+			if _, err := b.db.Order(ctx, b.a.company, invoice); recon.ErrorCode(err) != recon.ENOTFOUND {
+				t.Fatalf("%s: an order was created (err %v)", name, err)
+			}
+		}
+
+		// Signed by the merchant: kept as signed.
+		form := append(checkoutForm(b.a, "INV-S", "150000"), pair{"custom_data", `["vip"]`})
+		sig := reconSign(b.a.secret, form)
+		if sig == sdkSign(b.a.secret, form) {
+			t.Fatal("custom_data does not change the signature: the test signs it not")
+		}
+		changed := append(checkoutForm(b.a, "INV-S", "150000"), pair{"custom_data", `["discount:100%"]`}, pair{"signature", sig})
+		refused("signed custom_data changed", "INV-S", changed, mismatch)
+		refused("signed custom_data dropped", "INV-S", append(checkoutForm(b.a, "INV-S", "150000"), pair{"signature", sig}), mismatch)
+		shift := append(checkoutForm(b.a, "INV-S", "150000"), pair{"custom_data", "x,order_amount=1"})
+		refused("signed custom_data moving a boundary", "INV-S", append(shift, pair{"signature", reconSign(b.a.secret, shift)}),
+			`custom_data must not contain ",order_amount=": the signature joins fields with commas, so a comma followed by a signed field's name and = would move the field boundaries`)
+		named := append(checkoutForm(b.a, "INV-S", "150000"), pair{"order_id", `a,custom_data=["vip"]`})
+		refused("a signed value naming custom_data", "INV-S", append(named, pair{"signature", reconSign(b.a.secret, named)}),
+			`order_id must not contain ",custom_data=": the signature joins fields with commas, so a comma followed by a signed field's name and = would move the field boundaries`)
+		if r := b.checkout(t, append(form, pair{"signature", sig})); r.status != http.StatusSeeOther {
+			t.Fatalf("signed custom_data: %d %s", r.status, r.body)
+		}
+
+		// Signed as the public SDKs sign (custom_data left out), or added by
+		// the payer: taken, marked unsigned. Unsigned, it moves no boundary.
+		unsigned := append(signed(b.a.secret, checkoutForm(b.a, "INV-U", "200000")), pair{"custom_data", "x,order_amount=1"})
+		if r := b.checkout(t, unsigned); r.status != http.StatusSeeOther {
+			t.Fatalf("unsigned custom_data: %d %s", r.status, r.body)
+		}
+		// No custom_data: nothing the payer wrote.
+		b.newOrder(t, b.a, "INV-E", "300000")
+
+		for invoice, want := range map[string]struct {
+			data   string
+			signed bool
+		}{"INV-S": {`["vip"]`, true}, "INV-U": {`["x,order_amount=1"]`, false}, "INV-E": {`[]`, true}} {
+			o := b.order(t, b.a, invoice)
+			if o.CustomData != want.data || o.CustomDataSigned != want.signed {
+				t.Fatalf("%s: custom_data %s signed %v, want %s %v", invoice, o.CustomData, o.CustomDataSigned, want.data, want.signed)
+			}
+			b.pay(t, b.a, o.PaymentCode, o.Amount, "FT-"+invoice)
+		}
+		ds, err := b.db.Deliveries(ctx, b.a.company, recon.DeliveryFilter{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, d := range ds {
+			var body struct {
+				Order struct {
+					Invoice          string          `json:"order_invoice_number"`
+					CustomData       json.RawMessage `json:"custom_data"`
+					CustomDataSigned *bool           `json:"custom_data_signed"`
+				} `json:"order"`
+			}
+			if err := json.Unmarshal(d.Payload, &body); err != nil || d.Event != recon.IPNOrderPaid || body.Order.CustomDataSigned == nil {
+				t.Fatalf("IPN %s %s: %v", d.Event, d.Payload, err)
+			}
+			got[body.Order.Invoice] = fmt.Sprintf("%s %v", body.Order.CustomData, *body.Order.CustomDataSigned)
+		}
+		want := map[string]string{"INV-S": `["vip"] true`, "INV-U": `["x,order_amount=1"] false`, "INV-E": `[] true`}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("ORDER_PAID custom_data: %v, want %v", got, want)
+		}
+	})
 }

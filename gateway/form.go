@@ -65,12 +65,20 @@ func printable(s string) string {
 }
 
 // signedFieldNames are the checkout fields the signature covers, as the
-// public payment-gateway SDKs sign them (decisions.md §6), in the spec's order.
+// public payment-gateway SDKs sign them (decisions.md §6), in the spec's
+// order, and custom_data (docs/api.md, Payment gateway): signed when the
+// merchant signs it, else taken as the payer's words and marked unsigned
+// (see verifyForm).
 var signedFieldNames = []string{
 	"merchant", "env", "operation", "payment_method", "order_amount", "currency", "order_invoice_number",
 	"order_description", "customer_id", "agreement_id", "agreement_name", "agreement_type",
 	"agreement_payment_frequency", "agreement_amount_per_payment", "success_url", "error_url", "cancel_url", "order_id",
+	customDataField,
 }
+
+// customDataField is the one signed field a form may carry unsigned: the
+// public SDKs post it without signing it.
+const customDataField = "custom_data"
 
 // signedFields is signedFieldNames as a set.
 var signedFields = func() map[string]bool {
@@ -132,4 +140,37 @@ func sign(secret string, fields []field) string {
 // constant time.
 func validSignature(secret string, fields []field, got string) bool {
 	return hmac.Equal([]byte(sign(secret, fields)), []byte(got))
+}
+
+// verifyForm checks the signature of a checkout form and says whether it
+// covers custom_data (docs/api.md, Payment gateway). A form whose signature
+// covers every signed field posted, custom_data included, has its
+// custom_data signed. A form signed as the public SDKs sign (custom_data
+// left out) is accepted too, its custom_data unsigned: the payer may have
+// written or changed it. A signed custom_data cannot be passed off as
+// unsigned: the signature without it is not the merchant's. The boundary
+// rule (checkBoundaries) applies to custom_data only when it is signed.
+func verifyForm(secret string, fields []field, signature string) (customDataSigned bool, err error) {
+	rest := make([]field, 0, len(fields))
+	posted := false
+	for _, f := range fields {
+		if f.name == customDataField {
+			posted = true
+			continue
+		}
+		rest = append(rest, f)
+	}
+	if err := checkBoundaries(rest); err != nil {
+		return false, err
+	}
+	switch {
+	case posted && validSignature(secret, fields, signature):
+		if err := checkBoundaries(fields); err != nil {
+			return false, err
+		}
+		return true, nil
+	case validSignature(secret, rest, signature):
+		return false, nil
+	}
+	return false, recon.FieldError("signature", "the signature does not match the form: sign the fields in the order they are posted with your secret key")
 }

@@ -55,7 +55,7 @@ func TestSigningString(t *testing.T) {
 		{"order_description", "Áo, quần=2"}, {"custom_data", "[1]"}, {"branch_code", "X"}, {"order_invoice_number", "INV_1"},
 		{"success_url", "https://a.vn/?a=1&b=2"}, {"signature", "zzz"}}
 	want := "merchant=M1,currency=VND,order_amount=100000,operation=PURCHASE,order_description=Áo, quần=2," +
-		"order_invoice_number=INV_1,success_url=https://a.vn/?a=1&b=2"
+		"custom_data=[1],order_invoice_number=INV_1,success_url=https://a.vn/?a=1&b=2"
 	if got := signingString(fields); got != want {
 		t.Fatalf("signing string\n got %s\nwant %s", got, want)
 	}

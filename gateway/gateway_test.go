@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -231,13 +232,19 @@ var sdkSignedFields = []string{"merchant", "env", "operation", "payment_method",
 
 // sdkSign signs fields as the SDK does: the signed fields present, in the
 // order of the form, as "k=v" joined by ",", HMAC-SHA256, base64.
-func sdkSign(secret string, fields []pair) string {
+func sdkSign(secret string, fields []pair) string { return signFields(secret, fields, sdkSignedFields) }
+
+// reconSign signs fields as Recon's SDK does: custom_data signed too
+// (docs/api.md, Payment gateway).
+func reconSign(secret string, fields []pair) string {
+	return signFields(secret, fields, append(slices.Clone(sdkSignedFields), "custom_data"))
+}
+
+func signFields(secret string, fields []pair, names []string) string {
 	var parts []string
 	for _, f := range fields {
-		for _, s := range sdkSignedFields {
-			if f.k == s {
-				parts = append(parts, f.k+"="+f.v)
-			}
+		if slices.Contains(names, f.k) {
+			parts = append(parts, f.k+"="+f.v)
 		}
 	}
 	mac := hmac.New(sha256.New, []byte(secret))

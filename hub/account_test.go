@@ -49,7 +49,7 @@ func TestLinkedAccounts(t *testing.T) {
 			{BankAccountID: linkedID, TransactionDate: day.AddDate(0, 0, 1), AmountOut: 20000, Content: "rut tien", ReferenceNumber: "FT2"},
 			{BankAccountID: plain.ID, TransactionDate: day, AmountIn: 1, Content: "x", ReferenceNumber: "FT3"},
 		}
-		res, err := recon.Ingest(t.Context(), b.store, b.company.ID, in)
+		res, err := recon.Ingest(t.Context(), b.store, b.company.ID, day.AddDate(0, 0, 1), in)
 		if err != nil {
 			t.Fatal(err)
 		}

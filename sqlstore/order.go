@@ -11,7 +11,7 @@ import (
 )
 
 const orderColumns = `id, company_id, invoice_number, order_ref, customer_id, status, amount, currency, description,
-	payment_code, virtual_account, bank_account_id, paid_amount, custom_data, user_agent, ip_address,
+	payment_code, virtual_account, bank_account_id, paid_amount, custom_data, custom_data_signed, user_agent, ip_address,
 	success_url, error_url, cancel_url, payment_method, created_at, updated_at, paid_at, paid_transaction_id,
 	cancelled_at, voided_at`
 
@@ -21,7 +21,7 @@ func scanOrder(s scanner) (*recon.Order, error) {
 	var bank, paidTx sql.NullInt64
 	var paidAt, cancelledAt, voidedAt sql.NullTime
 	if err := s.Scan(&o.ID, &o.CompanyID, &o.InvoiceNumber, &o.OrderID, &o.CustomerID, &o.Status, &o.Amount, &o.Currency,
-		&o.Description, &o.PaymentCode, &va, &bank, &o.PaidAmount, &o.CustomData, &o.UserAgent, &o.IPAddress,
+		&o.Description, &o.PaymentCode, &va, &bank, &o.PaidAmount, &o.CustomData, &o.CustomDataSigned, &o.UserAgent, &o.IPAddress,
 		&o.SuccessURL, &o.ErrorURL, &o.CancelURL, &o.PaymentMethod, &o.CreatedAt, &o.UpdatedAt, &paidAt, &paidTx,
 		&cancelledAt, &voidedAt); err != nil {
 		return nil, err
@@ -51,18 +51,21 @@ func (db *DB) CreateOrder(ctx context.Context, o *recon.Order) error {
 	if o.CustomData == "" {
 		o.CustomData = "[]"
 	}
+	if o.CustomData == "[]" {
+		o.CustomDataSigned = true // nothing the payer could have written
+	}
 	if o.PaymentMethod == "" {
 		o.PaymentMethod = "BANK_TRANSFER"
 	}
 	err := db.db.QueryRowContext(ctx, `
 		INSERT INTO orders (company_id, invoice_number, order_ref, customer_id, status, amount, currency, description,
 			payment_code, virtual_account, bank_account_id, custom_data, user_agent, ip_address, success_url, error_url,
-			cancel_url, payment_method, created_at, updated_at, search_text)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20)
+			cancel_url, payment_method, created_at, updated_at, search_text, custom_data_signed)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20, $21)
 		RETURNING id`,
 		o.CompanyID, o.InvoiceNumber, o.OrderID, o.CustomerID, o.Status, o.Amount, o.Currency, o.Description,
 		o.PaymentCode, nullString(o.VirtualAccount), idArg(o.BankAccountID), o.CustomData, o.UserAgent, o.IPAddress,
-		o.SuccessURL, o.ErrorURL, o.CancelURL, o.PaymentMethod, now, orderSearchText(o)).Scan(&o.ID)
+		o.SuccessURL, o.ErrorURL, o.CancelURL, o.PaymentMethod, now, orderSearchText(o), o.CustomDataSigned).Scan(&o.ID)
 	switch db.d.violation(err) {
 	case uniqueViolation:
 		msg := err.Error()

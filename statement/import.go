@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"recon"
 )
@@ -53,6 +54,7 @@ func Import(ctx context.Context, s interface {
 	if opts.AccountNumber == "" {
 		opts.AccountNumber = acct.AccountNumber
 	}
+	now := opts.now()
 	rep := &Report{Format: f}
 	skipped := func(e RowError) {
 		rep.SkippedCount++
@@ -60,7 +62,7 @@ func Import(ctx context.Context, s interface {
 			rep.Skipped = append(rep.Skipped, e)
 		}
 	}
-	err = recon.IngestAll(ctx, s, companyID, func(add func([]recon.TransactionInput) ([]recon.IngestResult, error)) error {
+	err = recon.IngestAll(ctx, s, companyID, now, func(add func([]recon.TransactionInput) ([]recon.IngestResult, error)) error {
 		batch := make([]recon.TransactionInput, 0, recon.MaxIngestBatch)
 		rows := make([]int, 0, recon.MaxIngestBatch)
 		flush := func() error {
@@ -83,7 +85,7 @@ func Import(ctx context.Context, s interface {
 		}
 		err := ParseFunc(r, f, opts, skipInvalid, func(l Line) error {
 			l.Tx.BankAccountID = acct.ID
-			if err := l.Tx.Validate(""); err != nil {
+			if err := l.Tx.Validate("", now); err != nil {
 				re := RowError{Row: l.Row, Err: err}
 				if !skipInvalid {
 					return &re
@@ -162,6 +164,7 @@ func ImportFile(ctx context.Context, s interface {
 		return rep, err
 	}
 	rep = &Report{Format: f}
+	now := opts.now()
 	if _, serr := file.Seek(0, io.SeekStart); serr != nil {
 		return nil, err
 	}
@@ -172,7 +175,7 @@ func ImportFile(ctx context.Context, s interface {
 		}
 	}
 	perr := ParseFunc(file, f, opts, true, func(l Line) error {
-		if verr := l.Tx.Validate(""); verr != nil {
+		if verr := l.Tx.Validate("", now); verr != nil {
 			bad(RowError{Row: l.Row, Err: verr})
 		}
 		return nil
@@ -181,4 +184,12 @@ func ImportFile(ctx context.Context, s interface {
 		rep.Skipped, rep.SkippedCount = []RowError{*rowErr}, 1
 	}
 	return rep, err
+}
+
+// now is the business time of an import: Options.Clock's, else the system's.
+func (o *Options) now() time.Time {
+	if o.Clock == nil {
+		return time.Now()
+	}
+	return o.Clock.Now()
 }

@@ -174,6 +174,9 @@ type Options struct {
 	// Progress, when set, is called with the number of bytes read so far every
 	// 256 KiB and once at the end, from the goroutine that called Parse.
 	Progress func(bytesRead int64)
+	// Clock tells Import the business time, which bounds the rows' dates
+	// (recon.TransactionInput.Validate); nil means the system clock.
+	Clock recon.Clock
 }
 
 // Line is one transaction read from a statement.

@@ -255,6 +255,20 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	if n := count(); n != before {
 		t.Fatalf("a refused statement stored %d transactions", n-before)
 	}
+	// Dates more than a day ahead or before 2000: refused, the row named, nothing stored.
+	for date, want := range map[string]string{
+		"9999-12-31 00:00:00": "row 3: transaction_date 9999-12-31 00:00:00 is more than a day in the future",
+		"1999-12-31 00:00:00": "row 3: transaction_date 1999-12-31 00:00:00 is before 2000-01-01",
+	} {
+		file := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n" +
+			"2026-09-17 08:00:00,150000,,ok row,STMT001\n" + date + ",1000,,far,STMT009\n"
+		if status, body = b.upload(e.live.account, "dates.csv", file); status != 400 || !strings.Contains(body, want) {
+			t.Fatalf("a statement dated %s: %d %s", date, status, body)
+		}
+		if n := count(); n != before {
+			t.Fatalf("a statement dated %s stored %d transactions", date, n-before)
+		}
+	}
 	good := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n2026-09-17 08:00:00,150000,,ok row,STMT001\n2026-09-17 09:00:00,,5000,fee,STMT002\n"
 	if status, body = b.upload(e.live.account, "good.csv", good); status != 200 || !strings.Contains(body, `id="upload-done">Imported: 2`) {
 		t.Fatalf("good statement: %d %s", status, body)
@@ -273,7 +287,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 		Content: "gap", ReferenceNumber: "GAP1", Accumulated: ptr(int64(1000))},
 		{BankAccountID: mustID(t, e.live.account), TransactionDate: mustTime(t, "2026-09-18 09:00:00"), AmountIn: 1000,
 			Content: "gap", ReferenceNumber: "GAP2", Accumulated: ptr(int64(50000))}}
-	if _, err := recon.Ingest(context.Background(), db, id, in); err != nil {
+	if _, err := recon.Ingest(context.Background(), db, id, in[1].TransactionDate, in); err != nil {
 		t.Fatal(err)
 	}
 	if _, body = b.get("/dashboard/bank-accounts"); !strings.Contains(body, "missing transactions between") || !strings.Contains(body, "gap 48,000 VND") {

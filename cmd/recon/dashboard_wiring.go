@@ -17,8 +17,8 @@ import (
 
 // importStatement is the dashboard's statement upload: statement.ImportFile,
 // the import of POST /api/v1/bank-accounts/{id}/statements.
-func importStatement(ctx context.Context, db *sqlstore.DB, tenant, account int64, name string, f io.ReadSeeker, loc *time.Location) (*dashboard.StatementResult, error) {
-	rep, err := statement.ImportFile(ctx, db, tenant, account, name, f, "auto", statement.Options{Location: loc}, false)
+func importStatement(ctx context.Context, db *sqlstore.DB, tenant, account int64, name string, f io.ReadSeeker, loc *time.Location, clock recon.Clock) (*dashboard.StatementResult, error) {
+	rep, err := statement.ImportFile(ctx, db, tenant, account, name, f, "auto", statement.Options{Location: loc, Clock: clock}, false)
 	if rep == nil {
 		return nil, err
 	}

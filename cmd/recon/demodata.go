@@ -114,7 +114,7 @@ func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64,
 	}
 	for len(batch) > 0 {
 		n := min(len(batch), recon.MaxIngestBatch)
-		if _, err := recon.Ingest(ctx, db, companyID, batch[:n]); err != nil {
+		if _, err := recon.Ingest(ctx, db, companyID, now, batch[:n]); err != nil {
 			return err
 		}
 		batch = batch[n:]

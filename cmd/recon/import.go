@@ -57,7 +57,7 @@ so importing a file twice is safe. A progress bar is drawn on a terminal.`,
 					return describe(err)
 				}
 			}
-			opts := statement.Options{Location: loc}
+			opts := statement.Options{Location: loc, Clock: a.clock}
 			if term, ok := a.stderr.(*os.File); ok && isTerminal(term) && info.Size() > 1<<20 {
 				opts.Progress = progressBar(a.stderr, info.Size())
 			}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"recon/sqlstore/dbtest"
 )
@@ -71,6 +73,40 @@ func TestImport(t *testing.T) {
 		other := fmt.Sprint(cliJSON(t, url, "company", "create", "--full-name", "B", "--short-name", "B")["id"])
 		if _, err := cli(t, url, "import", "--company", other, "--bank-account", acct, bad); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Fatalf("other company's account: %v", err)
+		}
+	})
+}
+
+// TestImportRefusesImplausibleDates: `recon import` refuses a statement
+// with a row dated more than a day ahead or before 2000, naming the row and
+// transaction_date, and stores nothing of it; a row dated within the day
+// ahead is taken (docs/statements.md).
+func TestImportRefusesImplausibleDates(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		url := dbtest.NewURL(t, engine)
+		id := fmt.Sprint(cliJSON(t, url, "company", "create", "--full-name", "A", "--short-name", "A")["id"])
+		acct := fmt.Sprint(cliJSON(t, url, "bank-account", "create", "--company", id, "--bank", "Bank", "--number", "123")["id"])
+		file := func(date string) string {
+			path := filepath.Join(t.TempDir(), "statement.csv")
+			body := "transaction_date,amount_in,transaction_content,reference_number\n" +
+				"2026-03-01 08:00:00,1000,chuyen tien,OK1\n" + date + ",2000,chuyen tien,R2\n"
+			if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}
+		for date, want := range map[string]string{
+			"9999-12-31 00:00:00": "row 3: transaction_date 9999-12-31 00:00:00 is more than a day in the future",
+			"1999-12-31 23:59:59": "row 3: transaction_date 1999-12-31 23:59:59 is before 2000-01-01: a transaction cannot be that old",
+		} {
+			if _, err := cli(t, url, "import", "--company", id, "--bank-account", acct, file(date)); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("%s: %v, want %q", date, err, want)
+			}
+		}
+		// Nothing of the refused files was stored: OK1 is new.
+		soon := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+		if rep := cliJSON(t, url, "import", "--company", id, "--bank-account", acct, file(soon)); rep["imported"] != 2.0 || rep["duplicates"] != 0.0 {
+			t.Fatalf("a file dated an hour ahead: %v, want 2 imported", rep)
 		}
 	})
 }

@@ -227,7 +227,7 @@ func TestSDKEndToEnd(t *testing.T) {
 		ipn, err := n.IPN()
 		if err != nil || ipn.NotificationType != client.IPNOrderPaid || ipn.Order.OrderInvoiceNumber != "SDK-1" ||
 			ipn.Order.OrderStatus != client.OrderCaptured || ipn.Transaction.TransactionAmount != "120000.00" ||
-			ipn.Customer.CustomerID != "KH-SDK" || string(ipn.Order.CustomData) != `["gift"]` || n.DeliveryID == "" {
+			ipn.Customer.CustomerID != "KH-SDK" || string(ipn.Order.CustomData) != `["gift"]` || !ipn.Order.CustomDataSigned || n.DeliveryID == "" {
 			t.Fatalf("IPN %+v %v (notification %+v)", ipn, err, n)
 		}
 		// The server's signer and the SDK's verifier agree; a wrong secret does not.

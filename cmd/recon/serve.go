@@ -327,7 +327,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 			return saved.Target, saved.NewSecret, nil
 		},
 		ImportStatement: func(ctx context.Context, tenant, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
-			return importStatement(ctx, db, tenant, account, name, f, cfg.location)
+			return importStatement(ctx, db, tenant, account, name, f, cfg.location, clock)
 		},
 		Hub: dashboardHub{hb},
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {

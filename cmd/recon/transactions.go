@@ -113,11 +113,12 @@ extraction, duplicate check, running balance). Meant for sandbox and test setups
 				if ref == "" {
 					ref = recon.SimulatedReference()
 				}
+				now := a.clock.Now()
 				in := []recon.TransactionInput{{
-					BankAccountID: acct.ID, TransactionDate: a.clock.Now().In(loc), AmountIn: amount,
+					BankAccountID: acct.ID, TransactionDate: now.In(loc), AmountIn: amount,
 					Content: content, ReferenceNumber: ref, SubAccount: sub,
 				}}
-				res, err := recon.Ingest(cmd.Context(), db, acct.CompanyID, in)
+				res, err := recon.Ingest(cmd.Context(), db, acct.CompanyID, now, in)
 				if err != nil {
 					return err
 				}

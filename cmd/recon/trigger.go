@@ -368,8 +368,9 @@ func (tr *triggerRun) pay(ctx context.Context) error {
 	o := tr.res.Order
 	ref := recon.SimulatedReference()
 	content := "NGUYEN VAN A chuyen tien " + o.PaymentCode
-	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID, []recon.TransactionInput{{
-		BankAccountID: tr.account.ID, TransactionDate: tr.clock.Now().In(tr.loc), AmountIn: o.Amount,
+	now := tr.clock.Now()
+	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID, now, []recon.TransactionInput{{
+		BankAccountID: tr.account.ID, TransactionDate: now.In(tr.loc), AmountIn: o.Amount,
 		Content: content, ReferenceNumber: ref,
 	}})
 	if err != nil {
