@@ -191,8 +191,11 @@ func NormalizeAllowEvents(in []string) ([]string, error) {
 }
 
 // HubWebhook is the merchant's one hub webhook (spec §2.6): a delivery
-// target of kind DeliveryWebhook and its event filter. Its Secret is also
-// its signing secret (X-Recon-Signature), so a receiver needs one secret.
+// target of kind DeliveryWebhook and its event filter. Like an IPN target
+// it has two secrets: Secret, sent as X-Secret-Key with SECRET_KEY, and
+// SigningSecret, the key of X-Recon-Signature, which is never sent (a
+// receiver, or anyone who sees a request, cannot forge a notification with
+// what the request carries). docs/hub.md, Webhook.
 type HubWebhook struct {
 	Target
 	ContentType string
@@ -216,6 +219,9 @@ type HubWebhookChange struct {
 	ContentType    *string
 	AllowEvents    []string
 	AllowEventsSet bool
+	// RotateSigningSecret replaces the signing secret (a new webhook gets
+	// one anyway).
+	RotateSigningSecret bool
 }
 
 // HubContentType is the one request_content_type the hub sends.
@@ -224,9 +230,11 @@ const HubContentType = "application/json"
 // Apply returns cur changed by c, or the new webhook when cur is nil: then
 // webhook_url is required, auth_type defaults to SECRET_KEY, active to 1,
 // allow_events to ["*"] and a missing secret is generated (NewSecret, 48
-// characters). It checks what it can without the network (auth type,
-// secret length, content type, event names); the URL's own rules are the
-// caller's (they need DNS). The result's SigningSecret is its Secret.
+// characters). A new webhook gets a signing secret of its own (NewSecret),
+// kept by every change but c.RotateSigningSecret, which makes a new one. It
+// checks what it can without the network (auth type, secret length,
+// content type, event names); the URL's own rules are the caller's (they
+// need DNS).
 func (c HubWebhookChange) Apply(cur *HubWebhook) (*HubWebhook, error) {
 	w := &HubWebhook{Target: Target{AuthType: AuthSecretKey, Active: true}, ContentType: HubContentType, AllowEvents: []string{"*"}}
 	if cur != nil {
@@ -253,7 +261,9 @@ func (c HubWebhookChange) Apply(cur *HubWebhook) (*HubWebhook, error) {
 	if w.Secret == "" {
 		w.Secret = NewSecret()
 	}
-	w.SigningSecret = w.Secret
+	if cur == nil || c.RotateSigningSecret || w.SigningSecret == "" {
+		w.SigningSecret = NewSecret()
+	}
 	if c.Active != nil {
 		w.Active = *c.Active
 	}

@@ -37,8 +37,10 @@ var ErrSignature = errors.New("recon: bad or expired notification signature")
 // server signs it: one of the comma-separated "v1=<hex>" values of
 // signature must be hex(HMAC-SHA256(signingSecret, timestamp + "." + body)),
 // compared in constant time, and the timestamp must be within tolerance of
-// now (tolerance <= 0 skips that check). signingSecret is the IPN target's
-// signing_secret, not its X-Secret-Key secret. Every failure is ErrSignature.
+// now (tolerance <= 0 skips that check). signingSecret is the signing_secret
+// of the IPN target or of the hub webhook (shown in full only by the answer
+// that made or rotated it), never the X-Secret-Key secret, which every
+// request carries. Every failure is ErrSignature.
 func VerifySignature(signingSecret, timestamp, signature string, body []byte, now time.Time, tolerance time.Duration) error {
 	if signingSecret == "" {
 		return fmt.Errorf("%w: no signing secret", ErrSignature)

@@ -60,9 +60,10 @@ type Handler struct {
 	HashPassword func(password string) (string, error)
 	// SaveIPN saves the tenant's IPN target by the gateway's rules
 	// (gateway.Handler.SaveIPN; an empty Secret keeps the stored one, or
-	// makes one for SECRET_KEY) and returns what is stored, and whether its
-	// secret is new (shown once).
-	SaveIPN func(ctx context.Context, tenant int64, t recon.Target) (saved *recon.Target, newSecret bool, err error)
+	// makes one for SECRET_KEY; rotateSigning replaces the signing secret)
+	// and returns what is stored, and whether its secret and its signing
+	// secret are new (each shown once).
+	SaveIPN func(ctx context.Context, tenant int64, t recon.Target, rotateSigning bool) (saved *recon.Target, newSecret, newSigning bool, err error)
 	// ImportStatement imports a statement file into a bank account as
 	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
 	ImportStatement func(ctx context.Context, tenant, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)

@@ -14,9 +14,12 @@ import (
 
 // The settings screen (Admin and SuperAdmin, as GET /api/v1/company):
 // payment-code formats with the memo tester, the notification targets with
-// a test notification and the IPN secret's rotation, the merchant
-// credentials, users and roles. Every change is a form of its own; a new
-// secret is shown once, in the answer to the form that made it.
+// a test notification and the rotation of the IPN's secret and signing
+// secret, the merchant credentials, users and roles. Every change is a form
+// of its own; a new secret is shown once, in the answer to the form that
+// made it: the X-Secret-Key secret and the signing secret (the key of
+// X-Recon-Signature, which the merchant's server needs to verify a
+// notification) alike.
 
 // formatRow is one row of the formats form, as typed.
 type formatRow struct {
@@ -25,9 +28,10 @@ type formatRow struct {
 }
 
 type targetView struct {
-	Kind   string
-	Target *recon.Target
-	Masked string
+	Kind          string
+	Target        *recon.Target
+	Masked        string
+	MaskedSigning string
 }
 
 type settingsView struct {
@@ -48,6 +52,8 @@ type settingsView struct {
 	MerchantID   string
 	NewSecret    string // a secret just made: shown this once
 	SecretWhat   string // message key of what NewSecret is
+	NewSigning   string // a signing secret just made or rotated: shown this once
+	SigningWhat  string // message key of what NewSigning is
 	Users        []*recon.User
 	UsersPager   pager
 	UserErr      string
@@ -68,10 +74,12 @@ type settingsView struct {
 	HasHub        bool
 	Webhook       *recon.HubWebhook
 	WebhookMasked string
-	WebhookForm   *webhookForm
-	WebhookErr    string
-	WebhookSaved  bool
-	HubEvents     []string
+	// WebhookSigningMasked is the webhook's signing secret, masked.
+	WebhookSigningMasked string
+	WebhookForm          *webhookForm
+	WebhookErr           string
+	WebhookSaved         bool
+	HubEvents            []string
 }
 
 // settings serves GET /dashboard/settings.
@@ -110,7 +118,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		if t.Secret != "" {
 			masked = recon.MaskSecret(t.Secret)
 		}
-		v.Targets = append(v.Targets, targetView{kind, t, masked})
+		v.Targets = append(v.Targets, targetView{kind, t, masked, recon.MaskSecret(t.SigningSecret)})
 		if kind == recon.DeliveryIPN && v.IPNForm == nil {
 			v.IPNForm = &ipnForm{URL: t.URL, AuthType: t.AuthType, Active: t.Active}
 		}
@@ -284,20 +292,28 @@ type ipnForm struct {
 // saveIPN serves POST /dashboard/settings/ipn: the IPN target's URL, auth
 // type and state, saved through the gateway's SaveIPN (the rules of PUT
 // /v1/ipn: the URL's SSRF check, the auth types). A secret this save made
-// (SECRET_KEY chosen where there was none) is shown this once.
+// (SECRET_KEY chosen where there was none) and the signing secret of a
+// target this save made are shown this once.
 func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) error {
 	if h.SaveIPN == nil {
 		return errNotFound()
 	}
 	f := &ipnForm{URL: strings.TrimSpace(r.PostForm.Get("ipn_url")), AuthType: r.PostForm.Get("auth_type"), Active: r.PostForm.Get("active") == "1"}
-	saved, newSecret, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active})
+	saved, newSecret, newSigning, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active}, false)
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
 	} else if err != nil {
 		return err
 	}
-	if newSecret {
-		return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: saved.Secret, SecretWhat: "ipn_secret"})
+	if newSecret || newSigning {
+		v := &settingsView{}
+		if newSecret {
+			v.NewSecret, v.SecretWhat = saved.Secret, "ipn_secret"
+		}
+		if newSigning {
+			v.NewSigning, v.SigningWhat = saved.SigningSecret, "ipn_signing"
+		}
+		return h.renderSettings(w, r, q, http.StatusOK, v)
 	}
 	http.Redirect(w, r, "/dashboard/settings?saved=ipn#targets", http.StatusSeeOther)
 	return nil
@@ -318,11 +334,43 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 		return recon.Errorf(recon.ECONFLICT, "the IPN target uses auth_type %s: it has no secret to rotate", t.AuthType)
 	}
 	t.Secret = recon.NewSecret()
-	saved, _, err := h.SaveIPN(r.Context(), q.caller.CompanyID, *t)
+	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: t.URL, AuthType: t.AuthType, Secret: t.Secret, Active: t.Active}, false)
 	if err != nil {
 		return err
 	}
 	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: saved.Secret, SecretWhat: "ipn_secret"})
+}
+
+// rotateIPNSigning serves POST /dashboard/settings/ipn-signing-secret: a
+// new signing secret (the key of X-Recon-Signature) for the IPN target,
+// through a confirmation page (the receiver must change its key at once),
+// saved through the gateway's SaveIPN (rotate_signing_secret of PUT
+// /v1/ipn) and shown this once.
+func (h *Handler) rotateIPNSigning(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.SaveIPN == nil {
+		return errNotFound()
+	}
+	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.CompanyID, recon.DeliveryIPN)
+	if err != nil {
+		return err
+	}
+	if !confirmed(r) {
+		return h.confirmSigningRotation(w, r, q, "/dashboard/settings/ipn-signing-secret", recon.DeliveryIPN, t.URL, recon.MaskSecret(t.SigningSecret), "#targets")
+	}
+	// The stored target as it is, its secret kept (Secret empty).
+	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: t.URL, AuthType: t.AuthType, Active: t.Active}, true)
+	if err != nil {
+		return err
+	}
+	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSigning: saved.SigningSecret, SigningWhat: "ipn_signing"})
+}
+
+// confirmSigningRotation is the confirmation page of a signing secret's
+// rotation: which target, and the current secret, masked.
+func (h *Handler) confirmSigningRotation(w http.ResponseWriter, r *http.Request, q *request, action, kind, url, masked, section string) error {
+	return h.renderConfirm(w, r, q, &confirmView{Title: "c_rotate_signing", Intro: "c_rotate_signing_intro",
+		Items:  []confirmItem{{"c_target", kind + " → " + url, "c-target"}, {"signing_secret", masked, "c-signing"}},
+		Action: action, Button: "rotate_signing", Back: "/dashboard/settings" + section})
 }
 
 // rotateMerchantSecret serves POST /dashboard/settings/merchant-secret: a
@@ -439,6 +487,7 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/settings/test-notification", h.form(recon.ActionManageNotifications, h.sendTest), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/ipn", h.form(recon.ActionManageNotifications, h.saveIPN), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/ipn-secret", h.form(recon.ActionManageNotifications, h.rotateIPNSecret), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/ipn-signing-secret", h.form(recon.ActionManageNotifications, h.rotateIPNSigning), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/merchant-secret", h.form(recon.ActionManageNotifications, h.rotateMerchantSecret), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/users", h.form(recon.ActionManageCompany, h.createUser), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/user-role", h.form(recon.ActionManageCompany, h.setRole), formLimit)
@@ -446,6 +495,7 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/settings/clients/revoke", h.form(recon.ActionManageCompany, h.revokeClient), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/hub-webhook", h.form(recon.ActionManageNotifications, h.saveWebhook), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/hub-webhook-secret", h.form(recon.ActionManageNotifications, h.rotateWebhookSecret), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/hub-webhook-signing-secret", h.form(recon.ActionManageNotifications, h.rotateWebhookSigning), formLimit)
 	mux.Handle("GET /dashboard/bank-accounts", h.page(recon.ActionReadMoney, h.bankAccounts))
 	// A form (checked for NUL like the others) whose multipart file is read by the handler.
 	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.refuseLargeStatement(h.form(recon.ActionWriteTransactions, h.uploadStatement)), statementBodyLimit)

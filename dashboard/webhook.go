@@ -38,7 +38,7 @@ func (h *Handler) showWebhook(r *http.Request, q *request, v *settingsView) erro
 	} else if err != nil {
 		return err
 	}
-	v.Webhook, v.WebhookMasked = wh, recon.MaskSecret(wh.Secret)
+	v.Webhook, v.WebhookMasked, v.WebhookSigningMasked = wh, recon.MaskSecret(wh.Secret), recon.MaskSecret(wh.SigningSecret)
 	if v.WebhookForm == nil {
 		v.WebhookForm = &webhookForm{URL: wh.URL, Active: wh.Active, Events: wh.AllowEvents}
 	}
@@ -63,8 +63,9 @@ func (h *Handler) saveWebhook(w http.ResponseWriter, r *http.Request, q *request
 	} else if err != nil {
 		return err
 	}
-	if created { // a new webhook's secret was made now: this answer shows it once
-		return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: wh.Secret, SecretWhat: "webhook_secret"})
+	if created { // a new webhook's secrets were made now: this answer shows them once
+		return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: wh.Secret, SecretWhat: "webhook_secret",
+			NewSigning: wh.SigningSecret, SigningWhat: "webhook_signing"})
 	}
 	http.Redirect(w, r, "/dashboard/settings?saved=webhook#hub-webhook", http.StatusSeeOther)
 	return nil
@@ -86,4 +87,25 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, q 
 		return err
 	}
 	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: wh.Secret, SecretWhat: "webhook_secret"})
+}
+
+// rotateWebhookSigning serves POST /dashboard/settings/hub-webhook-signing-secret:
+// a new signing secret for the webhook (rotate_signing_secret of POST
+// /v1/webhook), through a confirmation page, shown this once.
+func (h *Handler) rotateWebhookSigning(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.Hub == nil {
+		return errNotFound()
+	}
+	cur, err := h.Store.HubWebhook(r.Context(), q.caller.CompanyID)
+	if err != nil {
+		return err // none yet: 404 (the form makes one, with its signing secret)
+	}
+	if !confirmed(r) {
+		return h.confirmSigningRotation(w, r, q, "/dashboard/settings/hub-webhook-signing-secret", recon.DeliveryWebhook, cur.URL, recon.MaskSecret(cur.SigningSecret), "#hub-webhook")
+	}
+	wh, _, err := h.Hub.SaveWebhook(r.Context(), q.caller.CompanyID, recon.HubWebhookChange{RotateSigningSecret: true})
+	if err != nil {
+		return err
+	}
+	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSigning: wh.SigningSecret, SigningWhat: "webhook_signing"})
 }

@@ -11,18 +11,23 @@ import (
 	"recon/web"
 )
 
-// webhookJSON is the configuration of spec §2.6.
+// webhookJSON is the configuration of spec §2.6, and the signing secret of
+// X-Recon-Signature (Recon's own, like the IPN's signing_secret).
 type webhookJSON struct {
 	WebhookURL         string   `json:"webhook_url"`
 	AuthType           string   `json:"auth_type"`
 	SecretKey          string   `json:"secret_key"`
+	SigningSecret      string   `json:"signing_secret"`
 	RequestContentType string   `json:"request_content_type"`
 	Active             int      `json:"active"`
 	AllowEvents        []string `json:"allow_events"`
 }
 
-func toWebhookJSON(w *recon.HubWebhook, showSecret bool) webhookJSON {
-	out := webhookJSON{WebhookURL: w.URL, AuthType: w.AuthType, SecretKey: w.Secret,
+// toWebhookJSON renders the webhook with its secrets masked but those this
+// answer set (showSecret, showSigning): a secret is shown in full only in
+// the answer that made or rotated it (docs/hub.md, The webhook API).
+func toWebhookJSON(w *recon.HubWebhook, showSecret, showSigning bool) webhookJSON {
+	out := webhookJSON{WebhookURL: w.URL, AuthType: w.AuthType, SecretKey: w.Secret, SigningSecret: w.SigningSecret,
 		RequestContentType: w.ContentType, AllowEvents: w.AllowEvents}
 	if out.AllowEvents == nil {
 		out.AllowEvents = []string{}
@@ -32,6 +37,9 @@ func toWebhookJSON(w *recon.HubWebhook, showSecret bool) webhookJSON {
 	}
 	if !showSecret {
 		out.SecretKey = recon.MaskSecret(w.Secret)
+	}
+	if !showSigning {
+		out.SigningSecret = recon.MaskSecret(w.SigningSecret)
 	}
 	return out
 }
@@ -47,7 +55,7 @@ func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, c *recon.Ca
 	if err != nil {
 		return err
 	}
-	writeEnvelope(w, http.StatusOK, "", []string{"Webhook configuration"}, nil, toWebhookJSON(wh, false))
+	writeEnvelope(w, http.StatusOK, "", []string{"Webhook configuration"}, nil, toWebhookJSON(wh, false, false))
 	return nil
 }
 
@@ -60,6 +68,8 @@ type webhookInput struct {
 	RequestContentType json.RawMessage `json:"request_content_type"`
 	Active             json.RawMessage `json:"active"`
 	AllowEvents        json.RawMessage `json:"allow_events"`
+	// RotateSigningSecret true replaces the signing secret.
+	RotateSigningSecret json.RawMessage `json:"rotate_signing_secret"`
 }
 
 var jsonNull = []byte("null")
@@ -80,9 +90,12 @@ func optString(name string, raw json.RawMessage) (*string, error) {
 // partial upsert. A field absent (or null, except allow_events) keeps its
 // stored value; allow_events null or [] subscribes to nothing. On create,
 // webhook_url is required, auth_type defaults to SECRET_KEY, active to 1,
-// allow_events to ["*"], and a missing secret_key is generated (48
-// characters). The answer shows the whole configuration with the secret
-// unmasked. Nothing is stored unless every field is valid.
+// allow_events to ["*"], a missing secret_key is generated (48
+// characters), and so is the signing secret, which rotate_signing_secret:
+// true replaces. The answer shows the whole configuration, each secret in
+// full only when this request set it (given, made, rotated), masked
+// otherwise: a POST that changes the URL does not re-show the secrets.
+// Nothing is stored unless every field is valid.
 func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
 	var in webhookInput
 	if err := web.DecodeJSON(r, &in); err != nil {
@@ -121,6 +134,11 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 			}
 		}
 	}
+	if in.RotateSigningSecret != nil && !bytes.Equal(in.RotateSigningSecret, jsonNull) {
+		if err := json.Unmarshal(in.RotateSigningSecret, &ch.RotateSigningSecret); err != nil {
+			return recon.FieldError("rotate_signing_secret", "rotate_signing_secret must be true or false")
+		}
+	}
 	wh, created, err := h.SaveWebhook(r.Context(), c.CompanyID, ch)
 	if err != nil {
 		return err
@@ -129,7 +147,8 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 	if created {
 		msg = "Webhook created"
 	}
-	writeEnvelope(w, http.StatusOK, "", []string{msg}, nil, toWebhookJSON(wh, true))
+	writeEnvelope(w, http.StatusOK, "", []string{msg}, nil,
+		toWebhookJSON(wh, created || ch.Secret != nil, created || ch.RotateSigningSecret))
 	return nil
 }
 

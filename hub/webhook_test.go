@@ -22,18 +22,21 @@ func TestWebhookAPI(t *testing.T) {
 		status, _, body = b.do(t, "POST", "/v1/webhook", "merchant", `{"webhook_url":"https://hooks.example.vn/hub"}`)
 		data, _ := body["data"].(map[string]any)
 		secret, _ := data["secret_key"].(string)
-		if status != 200 || body["status"] != float64(200) || body["error"] != nil || len(secret) != 48 ||
+		signing, _ := data["signing_secret"].(string)
+		if status != 200 || body["status"] != float64(200) || body["error"] != nil || len(secret) != 48 || len(signing) != 48 || signing == secret ||
 			data["auth_type"] != "SECRET_KEY" || data["active"] != float64(1) || jsonText(data["allow_events"]) != `["*"]` ||
 			data["request_content_type"] != "application/json" || data["webhook_url"] != "https://hooks.example.vn/hub" {
 			t.Fatalf("create: %d %s", status, jsonText(body))
 		}
-		// GET masks the secret: *** and its last 4.
+		// GET masks the secrets: *** and their last 4.
 		status, _, body = b.do(t, "GET", "/v1/webhook", "merchant", "")
 		data = body["data"].(map[string]any)
-		if status != 200 || data["secret_key"] != "***"+secret[44:] || data["webhook_url"] != "https://hooks.example.vn/hub" {
+		if status != 200 || data["secret_key"] != "***"+secret[44:] || data["signing_secret"] != "***"+signing[44:] ||
+			data["webhook_url"] != "https://hooks.example.vn/hub" {
 			t.Fatalf("GET: %d %s", status, jsonText(body))
 		}
-		// Partial updates of one field keep the others.
+		// Partial updates of one field keep the others, and show neither
+		// secret again: only the answer that set a secret shows it.
 		for _, tc := range []struct{ body, field, want string }{
 			{`{"active":0}`, "active", "0"},
 			{`{"allow_events":["LINK_TOKEN_CREATED","BANK_ACCOUNT_INACTIVED"]}`, "allow_events", `["LINK_TOKEN_CREATED","BANK_ACCOUNT_INACTIVATED"]`},
@@ -45,13 +48,24 @@ func TestWebhookAPI(t *testing.T) {
 		} {
 			status, _, body := b.do(t, "POST", "/v1/webhook", "merchant", tc.body)
 			data := body["data"].(map[string]any)
-			if status != 200 || jsonText(data[tc.field]) != tc.want || data["secret_key"] != secret || data["webhook_url"] != "https://hooks.example.vn/hub" {
+			if status != 200 || jsonText(data[tc.field]) != tc.want || data["secret_key"] != "***"+secret[44:] ||
+				data["signing_secret"] != "***"+signing[44:] || data["webhook_url"] != "https://hooks.example.vn/hub" {
 				t.Fatalf("POST %s: %d %s", tc.body, status, jsonText(body))
 			}
 		}
 		status, _, body = b.do(t, "POST", "/v1/webhook", "merchant", `{"secret_key":"my-own-secret-1234"}`)
-		if status != 200 || body["data"].(map[string]any)["secret_key"] != "my-own-secret-1234" {
+		if data := body["data"].(map[string]any); status != 200 || data["secret_key"] != "my-own-secret-1234" || data["signing_secret"] != "***"+signing[44:] {
 			t.Fatalf("set secret: %d %v", status, body)
+		}
+		// Rotating the signing secret shows the new one, this once.
+		status, _, body = b.do(t, "POST", "/v1/webhook", "merchant", `{"rotate_signing_secret":true}`)
+		data = body["data"].(map[string]any)
+		rotated, _ := data["signing_secret"].(string)
+		if status != 200 || len(rotated) != 48 || rotated == signing || data["secret_key"] != "***1234" {
+			t.Fatalf("rotate the signing secret: %d %v", status, body)
+		}
+		if got := getWebhook(t, b, "merchant"); !strings.Contains(got, `"signing_secret":"***`+rotated[44:]+`"`) {
+			t.Fatalf("GET after the rotation: %s", got)
 		}
 		before := getWebhook(t, b, "merchant")
 		// Refusals: 400 with the envelope's code, naming the problem; nothing stored.
@@ -68,6 +82,7 @@ func TestWebhookAPI(t *testing.T) {
 			{`{"secret_key":""}`, "VALIDATION_ERROR", "secret_key"},
 			{`{"auth_type":"BASIC"}`, "VALIDATION_ERROR", "auth_type"},
 			{`{"active":2}`, "VALIDATION_ERROR", "active"},
+			{`{"rotate_signing_secret":"yes"}`, "VALIDATION_ERROR", "rotate_signing_secret"},
 			{`{"request_content_type":"text/xml"}`, "VALIDATION_ERROR", "application/json"},
 			{`{"webhook_url":5}`, "VALIDATION_ERROR", "webhook_url"},
 			{`{"colour":"red"}`, "VALIDATION_ERROR", "colour"},

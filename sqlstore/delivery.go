@@ -392,7 +392,7 @@ func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) 
 			return nil, internal(err, "read delivery target")
 		}
 		if len(sealed) > 0 {
-			if t.Secret, err = db.openSecret(ctx, sealed); err != nil {
+			if t.Secret, err = db.openSecret(ctx, targetBinding("secret", companyID, kind), sealed); err != nil {
 				return nil, err
 			}
 		}
@@ -406,7 +406,7 @@ func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) 
 			}
 			continue
 		}
-		if t.SigningSecret, err = db.openSecret(ctx, signing); err != nil {
+		if t.SigningSecret, err = db.openSecret(ctx, targetBinding("signing_secret", companyID, kind), signing); err != nil {
 			return nil, err
 		}
 		return &t, nil

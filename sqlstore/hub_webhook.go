@@ -13,7 +13,9 @@ import (
 
 // The hub webhook is the company's delivery target of kind
 // recon.DeliveryWebhook; its request_content_type and allow_events are the
-// row's settings (JSON). Its secret signs too (recon.HubWebhook).
+// row's settings (JSON). Its secret (X-Secret-Key) and its signing secret
+// (X-Recon-Signature) are two sealed values, each bound to its column
+// (sqlstore/secret.go).
 
 type hubWebhookSettings struct {
 	ContentType string   `json:"request_content_type"`
@@ -27,21 +29,28 @@ func (db *DB) HubWebhook(ctx context.Context, companyID int64) (*recon.HubWebhoo
 
 func (db *DB) hubWebhook(ctx context.Context, q querier, companyID int64, lock string) (*recon.HubWebhook, error) {
 	var w recon.HubWebhook
-	var sealed []byte
+	var sealed, signing []byte
 	var settings string
-	err := q.QueryRowContext(ctx, `SELECT url, auth_type, secret, active, settings FROM delivery_targets
+	err := q.QueryRowContext(ctx, `SELECT url, auth_type, secret, signing_secret, active, settings FROM delivery_targets
 		WHERE company_id = $1 AND kind = $2`+lock, companyID, recon.DeliveryWebhook).
-		Scan(&w.URL, &w.AuthType, &sealed, &w.Active, &settings)
+		Scan(&w.URL, &w.AuthType, &sealed, &signing, &w.Active, &settings)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(err, "no webhook is configured")
 	}
 	if err != nil {
 		return nil, internal(err, "read hub webhook")
 	}
-	if w.Secret, err = db.openSecret(ctx, sealed); err != nil {
+	if w.Secret, err = db.openSecret(ctx, targetBinding("secret", companyID, recon.DeliveryWebhook), sealed); err != nil {
 		return nil, err
 	}
-	w.SigningSecret = w.Secret
+	if len(signing) == 0 {
+		// Saved before migration 00005: signed under its secret until now
+		// (ensureSigningSecret carries it the same way); the next save
+		// stores it.
+		w.SigningSecret = w.Secret
+	} else if w.SigningSecret, err = db.openSecret(ctx, targetBinding("signing_secret", companyID, recon.DeliveryWebhook), signing); err != nil {
+		return nil, err
+	}
 	s, err := parseHubWebhookSettings(settings)
 	if err != nil {
 		return nil, err
@@ -79,17 +88,21 @@ func (db *DB) ChangeHubWebhook(ctx context.Context, companyID int64, c recon.Hub
 		if err != nil {
 			return internal(err, "write hub webhook settings")
 		}
-		sealed, err := db.sealSecret(ctx, tx, w.Secret)
+		sealed, err := db.sealSecret(ctx, tx, targetBinding("secret", companyID, recon.DeliveryWebhook), w.Secret)
+		if err != nil {
+			return err
+		}
+		sealedSigning, err := db.sealSecret(ctx, tx, targetBinding("signing_secret", companyID, recon.DeliveryWebhook), w.SigningSecret)
 		if err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `
 			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
 				secret = excluded.secret, signing_secret = excluded.signing_secret, active = excluded.active,
 				settings = excluded.settings, updated_at = excluded.updated_at`,
-			companyID, recon.DeliveryWebhook, w.URL, w.AuthType, sealed, w.Active, string(settings), db.now())
+			companyID, recon.DeliveryWebhook, w.URL, w.AuthType, sealed, sealedSigning, w.Active, string(settings), db.now())
 		if db.d.violation(err) == foreignKeyViolation {
 			return notFound(err, "company %d not found", companyID)
 		}

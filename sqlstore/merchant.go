@@ -12,7 +12,7 @@ import (
 // secret key is stored sealed.
 func (db *DB) SetMerchant(ctx context.Context, m *recon.Merchant) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		sealed, err := db.sealSecret(ctx, tx, m.SecretKey)
+		sealed, err := db.sealSecret(ctx, tx, merchantBinding(m.CompanyID), m.SecretKey)
 		if err != nil {
 			return err
 		}
@@ -55,7 +55,7 @@ func (db *DB) merchant(ctx context.Context, where string, arg any) (*recon.Merch
 	if err != nil {
 		return nil, internal(err, "read merchant")
 	}
-	if m.SecretKey, err = db.openSecret(ctx, sealed); err != nil {
+	if m.SecretKey, err = db.openSecret(ctx, merchantBinding(m.CompanyID), sealed); err != nil {
 		return nil, err
 	}
 	return &m, nil
@@ -82,11 +82,11 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 	}
 	var stored, storedSigning []byte
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		sealed, err := db.sealSecret(ctx, tx, secret)
+		sealed, err := db.sealSecret(ctx, tx, targetBinding("secret", companyID, kind), secret)
 		if err != nil {
 			return err
 		}
-		sealedSigning, err := db.sealSecret(ctx, tx, signing)
+		sealedSigning, err := db.sealSecret(ctx, tx, targetBinding("signing_secret", companyID, kind), signing)
 		if err != nil {
 			return err
 		}
@@ -113,10 +113,10 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 	if err != nil {
 		return err
 	}
-	if t.Secret, err = db.openSecret(ctx, stored); err != nil {
+	if t.Secret, err = db.openSecret(ctx, targetBinding("secret", companyID, kind), stored); err != nil {
 		return err
 	}
-	t.SigningSecret, err = db.openSecret(ctx, storedSigning)
+	t.SigningSecret, err = db.openSecret(ctx, targetBinding("signing_secret", companyID, kind), storedSigning)
 	return err
 }
 
@@ -131,7 +131,7 @@ func (db *DB) ensureSigningSecret(ctx context.Context, companyID int64, kind, ca
 		carry = recon.NewSecret()
 	}
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		sealed, err := db.sealSecret(ctx, tx, carry)
+		sealed, err := db.sealSecret(ctx, tx, targetBinding("signing_secret", companyID, kind), carry)
 		if err != nil {
 			return err
 		}

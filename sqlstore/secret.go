@@ -27,17 +27,68 @@ import (
 //
 // A sealed value is
 //
-//	0x01 | key id (4 bytes, big endian) | nonce (12 bytes) | ciphertext and tag
+//	0x02 | key id (4 bytes, big endian) | nonce (12 bytes) | ciphertext and tag
 //
-// with the first 5 bytes as additional data: the key id says which key of
-// the ring opens it, so that a rotation can re-seal under a new key while
-// the old one still opens what is not yet re-sealed.
+// The key id says which key of the ring opens it, so that a rotation can
+// re-seal under a new key while the old one still opens what is not yet
+// re-sealed. The additional data is the 5-byte header followed by the
+// value's binding (sealBinding): its table, column, row and tenant. A
+// sealed value copied into another row, another tenant's or another
+// column, by someone who can write the database but has no key, no longer
+// opens: the copy fails loudly instead of lending one tenant's secret to
+// another (ARCHITECTURE.md, Secrets bound to their rows).
+//
+// Values of version 0x01 (before migration 00020) had only the header as
+// additional data. UseSecretKey re-seals them bound, once, in one
+// transaction (bindSealed); after it, a version-1 value is refused.
 
 const (
-	sealVersion    = 1
+	sealUnbound    = 1 // before migration 00020: not bound to its row
+	sealBound      = 2 // bound to its row (sealBinding)
 	sealHeaderSize = 5
 	keySize        = 32
 )
+
+// sealBinding names the one cell a sealed value may be opened from: its
+// table, its column, and its row, which is also its tenant's: every sealed
+// value lives in a row whose primary key is natural and known before the
+// INSERT, merchants (company_id) and delivery_targets (company_id, kind),
+// so a value is sealed for its row before the row exists, in the same
+// statement that writes it, and no insert-then-update is needed. A new
+// table holding sealed values must keep that property (or bind to another
+// key it knows before writing) and be listed in sealedCells.
+type sealBinding struct {
+	table, column string
+	companyID     int64
+	kind          string // delivery_targets.kind; "" in merchants
+}
+
+func merchantBinding(companyID int64) sealBinding {
+	return sealBinding{table: "merchants", column: "secret_key", companyID: companyID}
+}
+
+func targetBinding(column string, companyID int64, kind string) sealBinding {
+	return sealBinding{table: "delivery_targets", column: column, companyID: companyID, kind: kind}
+}
+
+func (b sealBinding) String() string {
+	if b.kind == "" {
+		return fmt.Sprintf("%s.%s of company %d", b.table, b.column, b.companyID)
+	}
+	return fmt.Sprintf("%s.%s of company %d, kind %s", b.table, b.column, b.companyID, b.kind)
+}
+
+// additionalData is the AEAD's additional data of a bound value: the header,
+// then the binding's fields, each NUL-terminated (none holds a NUL: table
+// and column names are the store's constants, kinds recon.DeliveryKinds).
+func (b sealBinding) additionalData(header []byte) []byte {
+	ad := append([]byte(nil), header...)
+	ad = append(ad, "recon sealed secret\x00"...)
+	for _, f := range []string{b.table, b.column, strconv.FormatInt(b.companyID, 10), b.kind} {
+		ad = append(append(ad, f...), 0)
+	}
+	return ad
+}
 
 // keyRing holds the sealing keys by id. The database's secret_key_state
 // names the one new secrets are sealed under; the others only open.
@@ -215,50 +266,84 @@ func (db *DB) currentKeyID(ctx context.Context, q querier) (uint32, error) {
 	return uint32(id), nil
 }
 
-// sealSecret encrypts s under the current key, within the write transaction q.
-func (db *DB) sealSecret(ctx context.Context, q querier, s string) ([]byte, error) {
+// sealSecret encrypts s for the cell b under the current key, within the
+// write transaction q.
+func (db *DB) sealSecret(ctx context.Context, q querier, b sealBinding, s string) ([]byte, error) {
 	id, err := db.currentKeyID(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	return db.sealWith(id, s)
+	return db.sealWith(id, b, s)
 }
 
-func (db *DB) sealWith(id uint32, s string) ([]byte, error) {
+func (db *DB) sealWith(id uint32, b sealBinding, s string) ([]byte, error) {
 	aead, err := db.seal.aead(id)
 	if err != nil {
 		return nil, internal(err, "seal secret")
 	}
 	out := make([]byte, sealHeaderSize+aead.NonceSize(), sealHeaderSize+aead.NonceSize()+len(s)+aead.Overhead())
-	out[0] = sealVersion
+	out[0] = sealBound
 	binary.BigEndian.PutUint32(out[1:sealHeaderSize], id)
 	if _, err := io.ReadFull(db.rand, out[sealHeaderSize:]); err != nil {
 		return nil, internal(err, "seal secret")
 	}
-	return aead.Seal(out, out[sealHeaderSize:], []byte(s), out[:sealHeaderSize]), nil
+	return aead.Seal(out, out[sealHeaderSize:], []byte(s), b.additionalData(out[:sealHeaderSize])), nil
+}
+
+// sealedHeader returns the version and key id of a sealed value.
+func sealedHeader(b []byte) (version byte, id uint32, err error) {
+	if len(b) < sealHeaderSize || (b[0] != sealBound && b[0] != sealUnbound) {
+		return 0, 0, fmt.Errorf("sealed secret of %d bytes in an unknown format", len(b))
+	}
+	return b[0], binary.BigEndian.Uint32(b[1:sealHeaderSize]), nil
 }
 
 // sealedKeyID returns the id of the key that sealed b.
 func sealedKeyID(b []byte) (uint32, error) {
-	if len(b) < sealHeaderSize || b[0] != sealVersion {
-		return 0, fmt.Errorf("sealed secret of %d bytes in an unknown format", len(b))
-	}
-	return binary.BigEndian.Uint32(b[1:sealHeaderSize]), nil
+	_, id, err := sealedHeader(b)
+	return id, err
 }
 
-// openSecret decrypts what sealSecret stored.
-func (db *DB) openSecret(_ context.Context, b []byte) (string, error) {
-	id, err := sealedKeyID(b)
+// openSecret decrypts what sealSecret stored for the cell b. A value sealed
+// for another cell (copied from another row, tenant or column), altered, or
+// still in the unbound format of before migration 00020 is refused with an
+// error saying so, never opened.
+func (db *DB) openSecret(_ context.Context, b sealBinding, sealed []byte) (string, error) {
+	version, id, err := sealedHeader(sealed)
 	if err != nil {
-		return "", internal(err, "open secret")
+		return "", internal(err, "open the secret in "+b.String())
+	}
+	if version != sealBound {
+		return "", internal(fmt.Errorf("it is sealed in the format of before version 00020, not bound to its row, and the start-up re-seal is done: it was written after the upgrade by an older Recon, or copied in"), "open the secret in "+b.String())
 	}
 	aead, err := db.seal.aead(id)
 	if err != nil {
-		return "", internal(err, "open secret")
+		return "", internal(err, "open the secret in "+b.String())
 	}
-	plain, err := openNonced(aead, b[sealHeaderSize:], b[:sealHeaderSize])
+	plain, err := openNonced(aead, sealed[sealHeaderSize:], b.additionalData(sealed[:sealHeaderSize]))
 	if err != nil {
-		return "", internal(fmt.Errorf("key %d does not open it: %w", id, err), "open secret")
+		return "", internal(fmt.Errorf("key %d does not open it for this row: it was sealed for another row, tenant or column, or altered: %w", id, err), "open the secret in "+b.String())
+	}
+	return plain, nil
+}
+
+// openUnbound decrypts a value of the unbound format (version 1), for the
+// one re-seal that binds them (bindSealed).
+func (db *DB) openUnbound(sealed []byte) (string, error) {
+	version, id, err := sealedHeader(sealed)
+	if err != nil {
+		return "", err
+	}
+	if version != sealUnbound {
+		return "", fmt.Errorf("not an unbound value")
+	}
+	aead, err := db.seal.aead(id)
+	if err != nil {
+		return "", err
+	}
+	plain, err := openNonced(aead, sealed[sealHeaderSize:], sealed[:sealHeaderSize])
+	if err != nil {
+		return "", fmt.Errorf("key %d does not open it: %w", id, err)
 	}
 	return plain, nil
 }

@@ -142,8 +142,8 @@ func (db *DB) UseSecretKey(ctx context.Context, src KeySource) error {
 	if state == nil {
 		id := ring.newest()
 		if _, err := db.db.ExecContext(ctx,
-			`INSERT INTO secret_key_state (id, key_id, fingerprint, updated_at) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING`,
-			int64(id), fingerprint(ring.keys[id]), db.now()); err != nil {
+			`INSERT INTO secret_key_state (id, key_id, fingerprint, updated_at, seal_version) VALUES (1, $1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
+			int64(id), fingerprint(ring.keys[id]), db.now(), sealBound); err != nil {
 			return fail(internal(err, "record the secret key"))
 		}
 		if state, err = db.keyState(ctx); err != nil {
@@ -157,18 +157,57 @@ func (db *DB) UseSecretKey(ctx context.Context, src KeySource) error {
 	if fingerprint(key) != state.fingerprint {
 		return fail(recon.Errorf(recon.EINVALID, "%s is not this database's: its key %d differs from the one the secrets are sealed under (another node may have created the database with its own key: give every node the same key file)", what, state.keyID))
 	}
+	if state.sealVersion < sealBound {
+		return db.bindSealed(ctx)
+	}
 	return nil
+}
+
+// bindSealed re-seals, once, every value sealed before migration 00020
+// (version 1: its additional data only the header) bound to its cell
+// (sealBinding), under the current key, in one transaction that also
+// records secret_key_state.seal_version = 2. Whoever moves the version
+// does the work; a concurrent start finds it done. From then on openSecret
+// refuses a version-1 value: one copied in later (from a backup, say) is
+// never re-sealed for the row it was copied into. What stays possible for
+// someone who can write the database: putting back the whole state of
+// before the upgrade (seal_version 1 and version-1 values, from an old
+// copy), which a restart would then bind; `recon keys rotate` after the
+// upgrade closes that too, since it drops the old keys from the key file
+// (docs/api.md, Security).
+func (db *DB) bindSealed(ctx context.Context) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE secret_key_state SET seal_version = $1 WHERE id = 1 AND seal_version < $1`, sealBound)
+		if err != nil {
+			return internal(err, "bind sealed secrets to their rows")
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // another process did it
+		}
+		id, err := db.currentKeyID(ctx, tx)
+		if err != nil {
+			return err
+		}
+		_, err = db.reseal(ctx, tx, func(c sealedCell) (string, error) {
+			if v, _, err := sealedHeader(c.value); err == nil && v == sealBound {
+				return db.openSecret(ctx, c.bind, c.value)
+			}
+			return db.openUnbound(c.value)
+		}, id)
+		return err
+	})
 }
 
 type keyState struct {
 	keyID       uint32
 	fingerprint string
+	sealVersion int
 }
 
 func (db *DB) keyState(ctx context.Context) (*keyState, error) {
 	var s keyState
 	var id int64
-	err := db.db.QueryRowContext(ctx, `SELECT key_id, fingerprint FROM secret_key_state WHERE id = 1`).Scan(&id, &s.fingerprint)
+	err := db.db.QueryRowContext(ctx, `SELECT key_id, fingerprint, seal_version FROM secret_key_state WHERE id = 1`).Scan(&id, &s.fingerprint, &s.sealVersion)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -212,7 +251,7 @@ func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error
 	if err != nil {
 		return internal(err, "move the secret key")
 	}
-	openOld := func(b []byte) (string, error) { return openNonced(old, b, nil) }
+	openOld := func(c sealedCell) (string, error) { return openNonced(old, c.value, nil) }
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return internal(err, "move the secret key")
@@ -243,9 +282,10 @@ func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `
-		INSERT INTO secret_key_state (id, key_id, fingerprint, updated_at) VALUES (1, $1, $2, $3)
-		ON CONFLICT (id) DO UPDATE SET key_id = excluded.key_id, fingerprint = excluded.fingerprint, updated_at = excluded.updated_at`,
-		int64(id), fingerprint(legacy), db.now()); err != nil {
+		INSERT INTO secret_key_state (id, key_id, fingerprint, updated_at, seal_version) VALUES (1, $1, $2, $3, $4)
+		ON CONFLICT (id) DO UPDATE SET key_id = excluded.key_id, fingerprint = excluded.fingerprint, updated_at = excluded.updated_at,
+			seal_version = excluded.seal_version`,
+		int64(id), fingerprint(legacy), db.now(), sealBound); err != nil {
 		return internal(err, "record the secret key")
 	}
 	if err := tx.Commit(); err != nil {
@@ -263,6 +303,7 @@ func (db *DB) moveLegacyKey(ctx context.Context, legacy []byte, id uint32) error
 type sealedCell struct {
 	update string // UPDATE statement: $1 the new value, then args
 	args   []any
+	bind   sealBinding
 	value  []byte
 }
 
@@ -281,7 +322,7 @@ func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 			rows.Close()
 			return nil, internal(err, "read sealed secrets")
 		}
-		c.update, c.args = `UPDATE merchants SET secret_key = $1 WHERE company_id = $2`, []any{company}
+		c.update, c.args, c.bind = `UPDATE merchants SET secret_key = $1 WHERE company_id = $2`, []any{company}, merchantBinding(company)
 		cells = append(cells, c)
 	}
 	if err := rows.Close(); err != nil {
@@ -300,10 +341,12 @@ func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 			return nil, internal(err, "read sealed secrets")
 		}
 		if len(secret) > 0 {
-			cells = append(cells, sealedCell{`UPDATE delivery_targets SET secret = $1 WHERE company_id = $2 AND kind = $3`, []any{company, kind}, secret})
+			cells = append(cells, sealedCell{`UPDATE delivery_targets SET secret = $1 WHERE company_id = $2 AND kind = $3`,
+				[]any{company, kind}, targetBinding("secret", company, kind), secret})
 		}
 		if len(signing) > 0 {
-			cells = append(cells, sealedCell{`UPDATE delivery_targets SET signing_secret = $1 WHERE company_id = $2 AND kind = $3`, []any{company, kind}, signing})
+			cells = append(cells, sealedCell{`UPDATE delivery_targets SET signing_secret = $1 WHERE company_id = $2 AND kind = $3`,
+				[]any{company, kind}, targetBinding("signing_secret", company, kind), signing})
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -313,18 +356,18 @@ func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 }
 
 // reseal opens every sealed value with open and seals it again under key
-// id, within tx; it returns how many it re-sealed.
-func (db *DB) reseal(ctx context.Context, tx *sql.Tx, open func([]byte) (string, error), id uint32) (int, error) {
+// id, bound to its cell, within tx; it returns how many it re-sealed.
+func (db *DB) reseal(ctx context.Context, tx *sql.Tx, open func(sealedCell) (string, error), id uint32) (int, error) {
 	cells, err := sealedCells(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
 	for _, c := range cells {
-		plain, err := open(c.value)
+		plain, err := open(c)
 		if err != nil {
-			return 0, internal(err, "re-seal secrets: open")
+			return 0, internal(err, "re-seal secrets: open "+c.bind.String())
 		}
-		sealed, err := db.sealWith(id, plain)
+		sealed, err := db.sealWith(id, c.bind, plain)
 		if err != nil {
 			return 0, err
 		}
@@ -400,7 +443,7 @@ func (db *DB) RotateSecretKey(ctx context.Context, src KeySource) (*Rotation, er
 			int64(newID), fingerprint(key), db.now()); err != nil {
 			return internal(err, "rotate the secret key")
 		}
-		open := func(b []byte) (string, error) { return db.openSecret(ctx, b) }
+		open := func(c sealedCell) (string, error) { return db.openSecret(ctx, c.bind, c.value) }
 		n, err := db.reseal(ctx, tx, open, newID)
 		rot.Resealed = n
 		return err

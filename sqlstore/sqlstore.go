@@ -113,6 +113,7 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		db.d = sqliteDialect{}
 		db.path = target
 		db.writer = make(chan struct{}, 1)
+		createSQLiteFile(target) // mode 0600, before SQLite makes it with the umask's
 		db.db, err = sql.Open("sqlite", sqliteDSN(target, db.synchronous))
 	case EnginePostgres:
 		db.d = postgresDialect{}
@@ -134,6 +135,14 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 	if err := db.db.PingContext(ctx); err != nil {
 		db.db.Close()
 		return nil, &recon.Error{Code: recon.EUNAVAILABLE, Message: "cannot connect to the " + engine + " database", Err: err}
+	}
+	if db.path != "" {
+		// The files of a database from before, or whose -wal and -shm an
+		// older version made, are tightened too.
+		if err := secureSQLiteFiles(db.path); err != nil {
+			db.db.Close()
+			return nil, &recon.Error{Code: recon.EINVALID, Message: "the SQLite database's files must be readable by their owner only", Err: err}
+		}
 	}
 	return db, nil
 }

@@ -207,11 +207,11 @@ func (db *DB) ListenSecret(ctx context.Context, companyID int64) (string, error)
 	}
 	// DO NOTHING on a conflict: two first listeners agree on the one stored.
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		none, err := db.sealSecret(ctx, tx, "")
+		none, err := db.sealSecret(ctx, tx, targetBinding("secret", companyID, recon.ListenKind), "")
 		if err != nil {
 			return err
 		}
-		signing, err := db.sealSecret(ctx, tx, recon.NewSecret())
+		signing, err := db.sealSecret(ctx, tx, targetBinding("signing_secret", companyID, recon.ListenKind), recon.NewSecret())
 		if err != nil {
 			return err
 		}

@@ -191,14 +191,15 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 	if status != 200 || !strings.Contains(body, `id="no-webhook"`) || !strings.Contains(body, `id="wh-BANK_ACCOUNT_INACTIVATED"`) {
 		t.Fatalf("settings without a webhook: %d %s", status, body)
 	}
-	// Made by the form: its secret shown once.
+	// Made by the form: its secret and its own signing secret shown once.
 	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook", url.Values{"webhook_url": {e.rc.URL + "/hook"}, "active": {"1"}, "event": {"*"}})
-	secret := newSecretField.FindStringSubmatch(body)
-	if secret == nil || stored().Secret != secret[1] {
+	secret, signing := newSecretField.FindStringSubmatch(body), newSigningField.FindStringSubmatch(body)
+	if secret == nil || signing == nil || stored().Secret != secret[1] || stored().SigningSecret != signing[1] || signing[1] == secret[1] {
 		t.Fatalf("webhook made: %s", body)
 	}
-	if _, body = b.get("/dashboard/settings"); strings.Contains(body, secret[1]) || !strings.Contains(body, `id="webhook-masked">`+recon.MaskSecret(secret[1])) {
-		t.Fatalf("webhook secret shown again, or not masked: %s", body)
+	if _, body = b.get("/dashboard/settings"); strings.Contains(body, secret[1]) || strings.Contains(body, signing[1]) ||
+		!strings.Contains(body, `id="webhook-masked">`+recon.MaskSecret(secret[1])) || !strings.Contains(body, `id="webhook-signing-masked">`+recon.MaskSecret(signing[1])) {
+		t.Fatalf("webhook secrets shown again, or not masked: %s", body)
 	}
 
 	// The same input gives the same result through POST /v1/webhook and the form.
@@ -277,8 +278,18 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 	// Rotation: a new secret shown once and stored; another mode's webhook is its own.
 	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-secret", url.Values{})
 	rotated := newSecretField.FindStringSubmatch(body)
-	if rotated == nil || rotated[1] == secret[1] || stored().Secret != rotated[1] || !same(stored(), before) {
+	if rotated == nil || rotated[1] == secret[1] || stored().Secret != rotated[1] || !same(stored(), before) || stored().SigningSecret != signing[1] {
 		t.Fatalf("rotation: %s", body)
+	}
+	// The signing secret's rotation goes through a confirmation page.
+	if status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-signing-secret", url.Values{}); status != 200 ||
+		!strings.Contains(body, `id="confirm-button"`) || stored().SigningSecret != signing[1] {
+		t.Fatalf("signing rotation without the confirmation: %d %s", status, body)
+	}
+	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-signing-secret", url.Values{"confirm": {"yes"}})
+	newSigning := newSigningField.FindStringSubmatch(body)
+	if newSigning == nil || newSigning[1] == signing[1] || stored().SigningSecret != newSigning[1] || stored().Secret != rotated[1] {
+		t.Fatalf("signing rotation: %s", body)
 	}
 	b.postFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/settings"}})
 	if _, body = b.get("/dashboard/settings"); !strings.Contains(body, `id="no-webhook"`) || strings.Contains(body, "/hook3") {
@@ -294,7 +305,7 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 		t.Errorf("another company's webhook: %v", err)
 	}
 	acc := e.signedIn(t, "ketoan@saomai.vn")
-	for _, path := range []string{"/dashboard/settings/hub-webhook", "/dashboard/settings/hub-webhook-secret"} {
+	for _, path := range []string{"/dashboard/settings/hub-webhook", "/dashboard/settings/hub-webhook-secret", "/dashboard/settings/hub-webhook-signing-secret"} {
 		if status, _, _ := acc.postFrom("/dashboard/", path, url.Values{"webhook_url": {"https://x.example/"}}); status != 403 {
 			t.Errorf("Accountant %s: %d", path, status)
 		}

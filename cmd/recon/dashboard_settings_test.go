@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -398,7 +399,46 @@ func dashIPNTarget(t *testing.T, e *dashEnv) {
 	if _, body = b.get(loc); !strings.Contains(body, `id="ipn-saved"`) || strings.Contains(body, got.Secret) {
 		t.Fatalf("after saving: %s", body)
 	}
+
+	// The signing secret (the key of X-Recon-Signature): rotated through a
+	// confirmation page, shown once, then masked.
+	status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/ipn-signing-secret", url.Values{})
+	if again := stored(); status != 200 || !strings.Contains(body, `id="confirm-button"`) || !strings.Contains(body, recon.MaskSecret(got.SigningSecret)) ||
+		again.SigningSecret != got.SigningSecret {
+		t.Fatalf("rotation without the confirmation: %d %+v %s", status, again, body)
+	}
+	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/ipn-signing-secret", url.Values{"confirm": {"yes"}})
+	sm := newSigningField.FindStringSubmatch(body)
+	rotated := stored()
+	if sm == nil || rotated.SigningSecret != sm[1] || rotated.SigningSecret == got.SigningSecret || rotated.Secret != got.Secret ||
+		newSecretField.MatchString(body) {
+		t.Fatalf("signing secret rotation: stored %+v, page %s", rotated, body)
+	}
+	if _, body = b.get("/dashboard/settings"); strings.Contains(body, sm[1]) || !strings.Contains(body, `id="signing-ipn">`+recon.MaskSecret(sm[1])) {
+		t.Fatalf("signing secret shown again, or not masked: %s", body)
+	}
+
+	// A target made from the dashboard shows its signing secret once, with
+	// its secret: the shop needs it to verify X-Recon-Signature.
+	newco := fmt.Sprint(cliJSON(t, e.dbURL, "company", "create", "--full-name", "Công ty Mới", "--short-name", "MOI")["id"])
+	dashUser(t, e.dbURL, newco, "admin@moi.vn", recon.RoleAdmin)
+	nb := e.browser(t)
+	if status, body := nb.signin(newco, "admin@moi.vn", dashPassword); status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d %s", status, body)
+	}
+	_, _, body = nb.postFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {e.rc.URL + "/moi"}, "auth_type": {"SECRET_KEY"}, "active": {"1"}})
+	newID, _ := parseID(newco)
+	made, err := db.DeliveryTarget(context.Background(), newID, recon.DeliveryIPN)
+	m, sm = newSecretField.FindStringSubmatch(body), newSigningField.FindStringSubmatch(body)
+	if err != nil || m == nil || sm == nil || made.Secret != m[1] || made.SigningSecret != sm[1] || !strings.Contains(body, "X-Recon-Signature") {
+		t.Fatalf("IPN target made from the dashboard: %+v %v, page %s", made, err, body)
+	}
+	if _, body = nb.get("/dashboard/settings"); strings.Contains(body, sm[1]) || strings.Contains(body, m[1]) {
+		t.Fatalf("the new target's secrets shown again: %s", body)
+	}
 }
+
+var newSigningField = regexp.MustCompile(`<code id="new-signing-secret">([^<]+)</code>`)
 
 func dashSettingsRefused(t *testing.T, e *dashEnv) {
 	boss := e.signedIn(t, "boss@saomai.vn")
@@ -414,7 +454,7 @@ func dashSettingsRefused(t *testing.T, e *dashEnv) {
 		t.Errorf("Accountant GET settings: %d", status)
 	}
 	for _, p := range []string{"/dashboard/settings/formats", "/dashboard/settings/try-memo", "/dashboard/settings/users", "/dashboard/settings/user-role",
-		"/dashboard/settings/ipn-secret", "/dashboard/settings/ipn", "/dashboard/settings/merchant-secret", "/dashboard/settings/test-notification", "/dashboard/sandbox/transfer"} {
+		"/dashboard/settings/ipn-secret", "/dashboard/settings/ipn-signing-secret", "/dashboard/settings/ipn", "/dashboard/settings/merchant-secret", "/dashboard/settings/test-notification", "/dashboard/sandbox/transfer"} {
 		if status, _, _ := acc.post(p, url.Values{"csrf": {token}, "user": {e.userIDs["ketoan@saomai.vn"]}, "role": {"Admin"}, "kind": {"ipn"}}); status != 403 {
 			t.Errorf("Accountant POST %s: %d", p, status)
 		}

@@ -152,7 +152,9 @@ func (rc *receiver) hubEvents(t testing.TB) []map[string]any {
 }
 
 // TestHubEventsDelivered: hub events go out through the dispatcher to the
-// webhook, with X-Secret-Key and the §7 signature under the webhook's secret.
+// webhook, with X-Secret-Key and the §7 signature under the webhook's own
+// signing secret (shown in the answer that made it), not under secret_key,
+// which every request carries.
 func TestHubEventsDelivered(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
@@ -161,7 +163,8 @@ func TestHubEventsDelivered(t *testing.T) {
 		rc := newReceiver(t)
 		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
 		status, body := m.call(t, "POST", "/v1/webhook", `{"webhook_url":"`+rc.URL+`/hub","secret_key":"receiver-secret-0001","allow_events":["LINK_TOKEN_CREATED","LINK_TOKEN_REVOKED"]}`)
-		if status != 200 {
+		signing, _ := body["data"].(map[string]any)["signing_secret"].(string)
+		if status != 200 || len(signing) != recon.SecretLen {
 			t.Fatalf("webhook: %d %v", status, body)
 		}
 		_, body = m.call(t, "POST", "/v1/company/create", `{"full_name":"Khách A"}`)
@@ -188,8 +191,11 @@ func TestHubEventsDelivered(t *testing.T) {
 			if g.header.Get("X-Secret-Key") != "receiver-secret-0001" {
 				t.Errorf("X-Secret-Key = %q", g.header.Get("X-Secret-Key"))
 			}
-			if err := delivery.Verify("receiver-secret-0001", g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err != nil {
+			if err := delivery.Verify(signing, g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err != nil {
 				t.Errorf("signature: %v", err)
+			}
+			if err := delivery.Verify("receiver-secret-0001", g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err == nil {
+				t.Error("the signature verifies with secret_key, which every request carries")
 			}
 		}
 		rc.mu.Unlock()

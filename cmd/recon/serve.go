@@ -315,16 +315,16 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	hb.Register(mux)
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
 		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword,
-		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target) (*recon.Target, bool, error) {
-			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active}
+		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target, rotateSigning bool) (*recon.Target, bool, bool, error) {
+			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active, RotateSigningSecret: rotateSigning}
 			if t.Secret != "" { // none: the stored one is kept, or one made
 				c.SecretKey = &t.Secret
 			}
 			saved, err := gw.SaveIPN(ctx, tenant, c)
 			if err != nil {
-				return nil, false, err
+				return nil, false, false, err
 			}
-			return saved.Target, saved.NewSecret, nil
+			return saved.Target, saved.NewSecret, saved.NewSigningSecret, nil
 		},
 		ImportStatement: func(ctx context.Context, tenant, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
 			return importStatement(ctx, db, tenant, account, name, f, cfg.location, clock)

@@ -155,7 +155,8 @@ func testHubWebhook(t *testing.T, s recon.Store) {
 	if err != nil || !created {
 		t.Fatalf("create: %v %v", created, err)
 	}
-	if len(w.Secret) != recon.SecretLen || w.SigningSecret != w.Secret || w.AuthType != recon.AuthSecretKey || !w.Active ||
+	// Its own signing secret, not the secret every request carries.
+	if len(w.Secret) != recon.SecretLen || len(w.SigningSecret) != recon.SecretLen || w.SigningSecret == w.Secret || w.AuthType != recon.AuthSecretKey || !w.Active ||
 		w.ContentType != recon.HubContentType || len(w.AllowEvents) != 1 || w.AllowEvents[0] != "*" {
 		t.Fatalf("created webhook: %+v", w)
 	}
@@ -167,7 +168,7 @@ func testHubWebhook(t *testing.T, s recon.Store) {
 
 	// A partial change keeps every other field, the secret included.
 	w2, created, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{Active: sptr(false)})
-	if err != nil || created || w2.Active || w2.Secret != w.Secret || w2.URL != w.URL || w2.AllowEvents[0] != "*" {
+	if err != nil || created || w2.Active || w2.Secret != w.Secret || w2.SigningSecret != w.SigningSecret || w2.URL != w.URL || w2.AllowEvents[0] != "*" {
 		t.Fatalf("partial change: %+v %v %v", w2, created, err)
 	}
 	// null allow_events is none; the alias is stored under the spec's name.
@@ -181,9 +182,15 @@ func testHubWebhook(t *testing.T, s recon.Store) {
 		t.Fatal(err)
 	}
 	diff(t, "events", []string{recon.EventBankAccountInactivated, recon.EventLinkTokenCreated}, w4.AllowEvents)
-	if w4.Secret != "s3cret-of-mine" || w4.SigningSecret != "s3cret-of-mine" {
-		t.Fatalf("secret: %q", w4.Secret)
+	if w4.Secret != "s3cret-of-mine" || w4.SigningSecret != w.SigningSecret {
+		t.Fatalf("secret: %q, signing secret %q: want the new secret, the signing secret kept", w4.Secret, w4.SigningSecret)
 	}
+	// Rotating the signing secret keeps the secret.
+	w5, _, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{RotateSigningSecret: true})
+	if err != nil || w5.Secret != w4.Secret || len(w5.SigningSecret) != recon.SecretLen || w5.SigningSecret == w4.SigningSecret {
+		t.Fatalf("rotate the signing secret: %+v %v", w5, err)
+	}
+	w4 = w5
 	// A bad event name stores nothing.
 	_, _, err = s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{AllowEventsSet: true, AllowEvents: []string{"LINK_TOKEN_CREATED", "NOPE"}, Active: sptr(true)})
 	var bad *recon.ErrInvalidEvent
@@ -197,7 +204,7 @@ func testHubWebhook(t *testing.T, s recon.Store) {
 	diff(t, "after a refused change", w4, got)
 	// The delivery target is the webhook, for the dispatcher.
 	tg, err := s.DeliveryTarget(ctx, co.ID, recon.DeliveryWebhook)
-	if err != nil || tg.URL != w.URL || tg.Secret != "s3cret-of-mine" || tg.SigningSecret != "s3cret-of-mine" || tg.Active {
+	if err != nil || tg.URL != w.URL || tg.Secret != "s3cret-of-mine" || tg.SigningSecret != w5.SigningSecret || tg.Active {
 		t.Fatalf("delivery target: %+v %v", tg, err)
 	}
 	// Another merchant has none.
