@@ -1,0 +1,33 @@
+-- Running balances in the bank's order (issue 18, item 13): a transaction's
+-- accumulated is derived in (transaction_date, id) order, not in arrival
+-- order (ARCHITECTURE.md, How a transaction arrives; docs/api.md,
+-- Balances).
+--
+--   transactions.bank_balance      the balance the bank gave with the row
+--                                  (feed, camt.053, MT940, a CSV column), NULL
+--                                  when it gave none; such a row's accumulated
+--                                  is the bank's, and a row that arrives before
+--                                  it re-derives the rows up to it only.
+--   bank_accounts.last_date        the latest transaction_date of the account:
+--                                  a batch dated on or after it is appended
+--                                  without reading any row.
+--   bank_accounts.opening_balance  the balance before the account's earliest
+--   bank_accounts.opening_known    stored row: 0 and unknown until retention
+--                                  deletes older rows and keeps their balance.
+--
+-- Rows stored before this migration keep their accumulated; their bank
+-- balance is not known (NULL), so a re-derivation treats them as derived.
+-- Keep equivalent to ../postgres/00022_bank_order.sql.
+
+-- +goose Up
+ALTER TABLE transactions ADD COLUMN bank_balance INTEGER;
+ALTER TABLE bank_accounts ADD COLUMN last_date TIMESTAMP CHECK (last_date IS NULL OR typeof(last_date) = 'integer');
+ALTER TABLE bank_accounts ADD COLUMN opening_balance INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE bank_accounts ADD COLUMN opening_known BOOLEAN NOT NULL DEFAULT 0 CHECK (opening_known IN (0, 1));
+UPDATE bank_accounts SET last_date = (SELECT MAX(transaction_date) FROM transactions WHERE bank_account_id = bank_accounts.id);
+
+-- +goose Down
+ALTER TABLE bank_accounts DROP COLUMN opening_known;
+ALTER TABLE bank_accounts DROP COLUMN opening_balance;
+ALTER TABLE bank_accounts DROP COLUMN last_date;
+ALTER TABLE transactions DROP COLUMN bank_balance;
