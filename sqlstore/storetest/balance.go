@@ -92,6 +92,36 @@ func testBankOrder(t *testing.T, open Open) {
 			t.Fatalf("after the next transfer: %s, want N 1161", got)
 		}
 	})
+	t.Run("OpeningAfterRetention", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := retainedCompany(t, s, 1, 30, recon.CompanyActive) // on 2026-06-15: kept from 2026-05-16
+		a := newAccount(t, s, c.ID, "111")
+		rows := []recon.TransactionInput{
+			tx(a.ID, "O1", "2026-05-01 09:00:00", 1_000, 0),
+			tx(a.ID, "O2", "2026-05-10 09:00:00", 4_000, 0),
+			tx(a.ID, "K1", "2026-06-10 09:00:00", 100, 0),
+		}
+		rows[1].Accumulated = ptr(5_000)
+		if _, err := s.IngestTransactions(t.Context(), c.ID, rows, make([]string, len(rows))); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 6, 15, 3, 0, 0, 0, time.FixedZone("ICT", 7*3600))
+		if _, err := retentionStore(t, s).ApplyRetention(t.Context(), now); err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "balances after retention", []string{"K1 5100"}, balances(t, s, c.ID, a.ID))
+		// A row dated before every kept row starts from the balance before
+		// them, which retention kept: not from 0.
+		ingestOne(t, s, c.ID, tx(a.ID, "N1", "2026-06-01 09:00:00", 10, 0))
+		diff(t, "balances", []string{"K1 5110", "N1 5010"}, balances(t, s, c.ID, a.ID))
+		// That balance is known: a bank's balance that disagrees with it is a discontinuity.
+		n0 := tx(a.ID, "N0", "2026-05-20 09:00:00", 10, 0)
+		n0.Accumulated = ptr(7_000)
+		ingestOne(t, s, c.ID, n0)
+		diff(t, "balances", []string{"K1 7110", "N1 7010", "N0 7000"}, balances(t, s, c.ID, a.ID))
+		diff(t, "discontinuities", []string{"N0 expected 5010 reported 7000"}, discontinuities(t, s, c.ID))
+	})
 	t.Run("SameDateKeepsBatchOrder", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
