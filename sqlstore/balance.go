@@ -41,6 +41,8 @@ type accountHistory struct {
 	baseKnown bool
 	rows      []*storedRow
 	tail      bool
+	// limit is how many stored rows the batch may re-derive (maxRederive).
+	limit int
 }
 
 // storedRow is a stored transaction a batch may re-derive.
@@ -94,7 +96,7 @@ type tailShift struct {
 	after   time.Time
 	shift   int64
 	prev    int64
-	limit   int
+	limit   int // the rows the tail may hold before its first bank balance
 }
 
 // loadHistories reads the history of every account the batch reaches
@@ -117,7 +119,12 @@ func (db *DB) loadHistories(ctx context.Context, tx *sql.Tx, in []recon.Transact
 		}
 		h.from, h.to = minTime(h.from, d), maxTime(h.to, d)
 	}
+	limit := maxRederive
+	if db.rederiveLimit > 0 {
+		limit = db.rederiveLimit
+	}
 	for id, h := range hist {
+		h.limit = limit
 		// The batch's rows of this account dated on or after its last row
 		// count too: the history's span is the batch's.
 		for i := range in {
@@ -141,20 +148,20 @@ func (db *DB) loadHistories(ctx context.Context, tx *sql.Tx, in []recon.Transact
 			SELECT `+storedRowColumns+`
 			FROM transactions t LEFT JOIN balance_discontinuities d ON d.transaction_id = t.id
 			WHERE t.bank_account_id = $1 AND t.transaction_date > $2 AND t.transaction_date <= $3
-			ORDER BY t.transaction_date, t.id LIMIT $4`, id, h.from, h.to, maxRederive+1)
+			ORDER BY t.transaction_date, t.id LIMIT $4`, id, h.from, h.to, limit+1)
 		h.rows, err = collect(rows, err, "read the rows a batch re-derives", scanStoredRow)
 		if err != nil {
 			return nil, err
 		}
-		if len(h.rows) > maxRederive {
-			return nil, tooManyRederived(id)
+		if len(h.rows) > limit {
+			return nil, tooManyRederived(id, limit)
 		}
 	}
 	return hist, nil
 }
 
-func tooManyRederived(account int64) error {
-	return conflict(nil, "bank account %d: this batch is dated before more than %d stored transactions whose balances it would re-derive; nothing was stored (send older transactions before newer ones, or in batches covering fewer days)", account, maxRederive)
+func tooManyRederived(account int64, limit int) error {
+	return conflict(nil, "bank account %d: this batch is dated before more than %d stored transactions whose balances it would re-derive; nothing was stored (send older transactions before newer ones)", account, limit)
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -233,7 +240,7 @@ func (db *DB) shiftTail(ctx context.Context, tx *sql.Tx, companyID int64, a *acc
 		return internal(err, "read the rows a batch re-derives")
 	}
 	if anchor == nil && n > t.limit {
-		return tooManyRederived(t.account)
+		return tooManyRederived(t.account, t.limit)
 	}
 	if n > 0 && t.shift != 0 {
 		newLast, ok := recon.AddAmounts(last, t.shift)

@@ -371,7 +371,7 @@ func (p *ingestPlan) merge(rows []*insertRow, h *accountHistory) error {
 	}
 	a.changed, a.known = true, true
 	if h.tail {
-		p.tails = append(p.tails, tailShift{account: rows[0].BankAccountID, after: h.to, shift: run.balance - old, prev: run.balance, limit: maxRederive - len(h.rows)})
+		p.tails = append(p.tails, tailShift{account: rows[0].BankAccountID, after: h.to, shift: run.balance - old, prev: run.balance, limit: h.limit - len(h.rows)})
 	} else {
 		a.balance = run.balance
 		a.lastDate = maxTime(a.lastDate, rows[len(rows)-1].date)
