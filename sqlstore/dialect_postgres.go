@@ -115,6 +115,9 @@ func pgRecordSource(outcomes []recon.AttemptOutcome) (string, []any) {
 
 // insertTransactions: one INSERT ... SELECT FROM unnest(arrays) takes the
 // whole batch in twelve parameters, and RETURNING names the rows inserted.
+// The rows are inserted in the batch's order (ORDER BY its ordinality), so
+// their ids follow it: the bank's order of rows of the same date
+// (sqlstore/balance.go).
 func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
 	n := len(rows)
 	accounts, dates, ins, outs, accs := make([]int64, n), make([]time.Time, n), make([]int64, n), make([]int64, n), make([]int64, n)
@@ -135,7 +138,8 @@ func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx
 	res, err := tx.QueryContext(ctx, insertTransactionColumns+`
 			SELECT $1, a, d, i, o, acc, c, r, code, sub, $2, bank
 			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[])
-			     AS u(a, d, i, o, acc, c, r, code, sub, bank)
+			     WITH ORDINALITY AS u(a, d, i, o, acc, c, r, code, sub, bank, n)
+			ORDER BY n
 			ON CONFLICT (bank_account_id, reference_number) DO NOTHING
 			RETURNING id, bank_account_id, reference_number`,
 		companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs, banks)
