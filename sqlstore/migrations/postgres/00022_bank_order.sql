@@ -15,8 +15,10 @@
 --   bank_accounts.opening_known    stored row: 0 and unknown until retention
 --                                  deletes older rows and keeps their balance.
 --
--- Rows stored before this migration keep their accumulated; their bank
--- balance is not known (NULL), so a re-derivation treats them as derived.
+-- Rows stored before this migration keep their accumulated. Their bank
+-- balance is known only where a discontinuity recorded it (its reported,
+-- which is the row's accumulated); elsewhere it is NULL, and a
+-- re-derivation treats the row as derived.
 -- Keep equivalent to ../sqlite/00022_bank_order.sql.
 
 -- +goose Up
@@ -24,6 +26,7 @@ ALTER TABLE transactions ADD COLUMN bank_balance bigint;
 ALTER TABLE bank_accounts ADD COLUMN last_date timestamp;
 ALTER TABLE bank_accounts ADD COLUMN opening_balance bigint NOT NULL DEFAULT 0;
 ALTER TABLE bank_accounts ADD COLUMN opening_known boolean NOT NULL DEFAULT false;
+UPDATE transactions SET bank_balance = accumulated WHERE id IN (SELECT transaction_id FROM balance_discontinuities);
 UPDATE bank_accounts SET last_date = (SELECT MAX(transaction_date) FROM transactions WHERE bank_account_id = bank_accounts.id);
 
 -- +goose Down
