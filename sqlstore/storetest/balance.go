@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,23 +152,32 @@ func testBankOrder(t *testing.T, open Open) {
 		t.Logf("seed %d", seed)
 		rnd := rand.New(rand.NewPCG(uint64(seed), 0))
 		for iter := range 12 {
-			day := randomDay(rnd)
-			want := modelBalances(day)
-			// Sorted, in one batch: what the store must agree with.
+			// A day of two accounts.
+			days := [2][]dayRow{randomDay(rnd, "A"), randomDay(rnd, "B")}
+			// Sorted, each account in one batch: what the store must agree
+			// with, and agrees with the rule written out.
 			c := newCompany(t, s, 2*iter+1)
-			a := newAccount(t, s, c.ID, "111")
-			sorted := onAccount(day, a.ID)
-			if _, err := s.IngestTransactions(t.Context(), c.ID, sorted, make([]string, len(sorted))); err != nil {
-				t.Fatal(err)
+			var accounts [2]int64
+			var want, ref []string
+			for k, day := range days {
+				accounts[k] = newAccount(t, s, c.ID, fmt.Sprint(111*(k+1))).ID
+				sorted := onAccount(day, accounts[k])
+				if _, err := s.IngestTransactions(t.Context(), c.ID, sorted, make([]string, len(sorted))); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, modelBalances(day)...)
 			}
-			ingestOne(t, s, c.ID, tx(a.ID, "PROBE", "2026-03-02 00:00:00", 1, 0))
-			ref := outcome(t, s, c.ID, a.ID)
-			diff(t, fmt.Sprintf("iteration %d: sorted order against the model", iter), want, ref)
+			ref = outcome(t, s, c.ID, accounts)
+			diff(t, fmt.Sprintf("iteration %d: sorted order against the model", iter), sortedGaps(want), ref)
 
-			// Any permutation, in random batches, some resent.
+			// Any permutation of both, in random batches mixing the
+			// accounts, some through IngestAtomically, some resent.
 			c = newCompany(t, s, 2*iter+2)
-			a = newAccount(t, s, c.ID, "111")
-			perm := onAccount(day, a.ID)
+			var perm []recon.TransactionInput
+			for k, day := range days {
+				accounts[k] = newAccount(t, s, c.ID, fmt.Sprint(111*(k+1))).ID
+				perm = append(perm, onAccount(day, accounts[k])...)
+			}
 			rnd.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 			var sent []recon.TransactionInput
 			for len(perm) > 0 {
@@ -196,8 +206,7 @@ func testBankOrder(t *testing.T, open Open) {
 					t.Fatal(err)
 				}
 			}
-			ingestOne(t, s, c.ID, tx(a.ID, "PROBE", "2026-03-02 00:00:00", 1, 0))
-			diff(t, fmt.Sprintf("iteration %d (seed %d): a permutation against the sorted order", iter, seed), ref, outcome(t, s, c.ID, a.ID))
+			diff(t, fmt.Sprintf("iteration %d (seed %d): a permutation against the sorted order", iter, seed), ref, outcome(t, s, c.ID, accounts))
 		}
 	})
 }
@@ -252,13 +261,13 @@ type dayRow struct {
 
 // randomDay returns 2 to 24 rows at distinct minutes of a day, in order,
 // about half with the bank's balance, most of which follow.
-func randomDay(rnd *rand.Rand) []dayRow {
+func randomDay(rnd *rand.Rand, prefix string) []dayRow {
 	minutes := rnd.Perm(24 * 60)[:2+rnd.IntN(23)]
 	slices.Sort(minutes)
 	bal := int64(rnd.IntN(1_000_000))
 	var day []dayRow
 	for i, m := range minutes {
-		r := dayRow{ref: fmt.Sprintf("R%02d", i), minute: m, delta: int64(1 + rnd.IntN(100_000))}
+		r := dayRow{ref: fmt.Sprintf("%s%02d", prefix, i), minute: m, delta: int64(1 + rnd.IntN(100_000))}
 		if rnd.IntN(3) == 0 {
 			r.delta = -r.delta
 		}
@@ -287,8 +296,9 @@ func onAccount(day []dayRow, account int64) []recon.TransactionInput {
 	return out
 }
 
-// modelBalances is what outcome must find after the sorted day and a
-// probe of 1 the next day: the rule of docs/api.md, Balances, written out.
+// modelBalances is what the account of the sorted day must hold, newest
+// first, then its discontinuities and the next row's balance (a probe of 1
+// the next day): the rule of docs/api.md, Balances, written out.
 func modelBalances(day []dayRow) []string {
 	var rows, gaps []string
 	var bal int64
@@ -303,14 +313,35 @@ func modelBalances(day []dayRow) []string {
 		}
 		rows = append(rows, fmt.Sprintf("%s %d", r.ref, bal))
 	}
-	rows = append(rows, fmt.Sprintf("PROBE %d", bal+1))
 	slices.Reverse(rows)
+	return append(append(rows, gaps...), fmt.Sprintf("next %d", bal+1))
+}
+
+// sortedGaps orders the discontinuity lines ("... expected ...") of an
+// outcome after the rest, as outcome lists them.
+func sortedGaps(lines []string) []string {
+	var rows, gaps []string
+	for _, l := range lines {
+		if strings.Contains(l, " expected ") {
+			gaps = append(gaps, l)
+		} else {
+			rows = append(rows, l)
+		}
+	}
 	slices.Sort(gaps)
 	return append(rows, gaps...)
 }
 
-// outcome is the account's balances newest first, then the discontinuities.
-func outcome(t *testing.T, s recon.Store, companyID, account int64) []string {
+// outcome is each account's balances newest first and the balance its next
+// row gets (a probe of 1 the next day, which it stores), then the company's
+// discontinuities.
+func outcome(t *testing.T, s recon.Store, companyID int64, accounts [2]int64) []string {
 	t.Helper()
-	return append(balances(t, s, companyID, account), discontinuities(t, s, companyID)...)
+	var out []string
+	for _, a := range accounts {
+		out = append(out, balances(t, s, companyID, a)...)
+		ingestOne(t, s, companyID, tx(a, fmt.Sprintf("PROBE%d", a), "2026-03-02 00:00:00", 1, 0))
+		out = append(out, "next "+strings.Fields(balances(t, s, companyID, a)[0])[1])
+	}
+	return append(out, discontinuities(t, s, companyID)...)
 }
