@@ -26,6 +26,23 @@ import (
 // and so stops the change (rederive). Discontinuities of the re-derived
 // rows are recomputed: added, updated or dropped.
 
+// position is a row's place in bank order.
+type position struct {
+	date time.Time
+	id   int64
+}
+
+func (p position) before(q position) bool {
+	return p.date.Before(q.date) || (p.date.Equal(q.date) && p.id < q.id)
+}
+
+// knownAt says whether the balance after the stored row at pos is known:
+// the account's opening balance is, or a row at or before pos carried the
+// bank's balance.
+func (a *accountState) knownAt(pos position) bool {
+	return a.openingKnown || (a.knownFrom.id != 0 && !pos.before(a.knownFrom))
+}
+
 // maxRederive bounds the stored rows one batch may re-derive per account;
 // a batch that would re-derive more is ECONFLICT and stores nothing.
 const maxRederive = 100_000
@@ -90,13 +107,15 @@ type restatedRow struct {
 
 // tailShift moves the balances of an account's rows dated after after by
 // shift, up to the first carrying the bank's balance; prev is the balance
-// of the batch's last row (the one before the tail); limit bounds the rows.
+// of the batch's last row (the one before the tail), prevKnown whether it
+// is known; limit bounds the rows.
 type tailShift struct {
-	account int64
-	after   time.Time
-	shift   int64
-	prev    int64
-	limit   int // the rows the tail may hold before its first bank balance
+	account   int64
+	after     time.Time
+	shift     int64
+	prev      int64
+	prevKnown bool
+	limit     int // the rows the tail may hold before its first bank balance
 }
 
 // loadHistories reads the history of every account the batch reaches
@@ -134,15 +153,18 @@ func (db *DB) loadHistories(ctx context.Context, tx *sql.Tx, in []recon.Transact
 		}
 		a := accounts[id]
 		h.tail = a.lastDate.After(h.to)
-		err := tx.QueryRowContext(ctx, `SELECT accumulated FROM transactions WHERE bank_account_id = $1 AND transaction_date <= $2
-			ORDER BY transaction_date DESC, id DESC LIMIT 1`, id, h.from).Scan(&h.base)
+		var baseAt position
+		var baseDate anyTime
+		err := tx.QueryRowContext(ctx, `SELECT accumulated, transaction_date, id FROM transactions WHERE bank_account_id = $1 AND transaction_date <= $2
+			ORDER BY transaction_date DESC, id DESC LIMIT 1`, id, h.from).Scan(&h.base, &baseDate, &baseAt.id)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			h.base, h.baseKnown = a.opening, a.openingKnown
 		case err != nil:
 			return nil, internal(err, "read the balance before a batch")
 		default:
-			h.baseKnown = true
+			baseAt.date = baseDate.t
+			h.baseKnown = a.knownAt(baseAt)
 		}
 		rows, err := tx.QueryContext(ctx, `
 			SELECT `+storedRowColumns+`
@@ -267,7 +289,7 @@ func (db *DB) shiftTail(ctx context.Context, tx *sql.Tx, companyID int64, a *acc
 		a.balance = prev
 		return nil
 	}
-	run := running{prev, true}
+	run := running{prev, t.prevKnown}
 	_, expected, gap, ok := run.next(anchor.delta, anchor.bank)
 	if !ok {
 		return recon.FieldError("transactions", "re-deriving the later balances of bank account %d after this batch would leave the range of ±%d VND: nothing was stored", t.account, int64(recon.MaxAmount))

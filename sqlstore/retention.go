@@ -172,9 +172,12 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 		// The balance before the rows kept is the last deleted row's: a row
 		// that arrives dated before every row kept starts from it
 		// (docs/api.md, Balances).
-		if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET opening_known = $1, opening_balance = (
-				SELECT accumulated FROM transactions WHERE bank_account_id = $2 AND transaction_date < $3
-				ORDER BY transaction_date DESC, id DESC LIMIT 1) WHERE id = $2`, true, account, recon.WallClock(before)); err != nil {
+		// It is known when the first bank balance came before it.
+		if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET
+				opening_known = (opening_known OR (known_from_date IS NOT NULL AND known_from_date < $2)),
+				opening_balance = (SELECT accumulated FROM transactions WHERE bank_account_id = $1 AND transaction_date < $2
+					ORDER BY transaction_date DESC, id DESC LIMIT 1)
+			WHERE id = $1`, account, recon.WallClock(before)); err != nil {
 			return internal(err, "keep the opening balance")
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM transactions WHERE id IN (`+db.params(1, len(ids))+`)`, ids...); err != nil {

@@ -23,8 +23,8 @@ type accountKey struct {
 
 type accountState struct {
 	// balance is the balance after the account's latest row in bank order
-	// (transaction_date, then id: docs/api.md, Balances); known is false
-	// until the account has a row.
+	// (transaction_date, then id: docs/api.md, Balances); known says whether
+	// it is known: it follows from a bank's balance (or a known opening).
 	balance int64
 	known   bool
 	changed bool
@@ -34,6 +34,9 @@ type accountState struct {
 	lastDate     time.Time
 	opening      int64
 	openingKnown bool
+	// knownFrom is the first row in bank order that carried the bank's
+	// balance: the balances from it on are known (sqlstore/balance.go).
+	knownFrom position
 	// linked is the hub's link of the account, read with its lock: nil
 	// unless the account is linked (balance changes are then notified).
 	linked *linkedAccount
@@ -160,6 +163,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	}
 	results := p.results(ids)
 	db.noteIngested(len(p.rows))
+	p.noteKnownFrom(ids)
 	if err := db.rederive(ctx, tx, companyID, p, now); err != nil {
 		return nil, 0, err
 	}
@@ -276,7 +280,8 @@ func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]
 }
 
 // running is a running balance: the balance after the previous row, and
-// whether there is one (or a known opening balance).
+// whether it is known: it follows from a bank's balance, or from a known
+// opening balance. Only a known balance can disagree with the bank's.
 type running struct {
 	balance int64
 	known   bool
@@ -296,7 +301,7 @@ func (r *running) next(delta int64, bank *int64) (acc, expected int64, gap, ok b
 		acc = *bank
 		gap = r.known && *bank != expected
 	}
-	r.balance, r.known = acc, true
+	r.balance, r.known = acc, r.known || bank != nil
 	return acc, expected, gap, true
 }
 
@@ -330,7 +335,7 @@ func (p *ingestPlan) appendRows(rows []*insertRow) error {
 			return err
 		}
 	}
-	a.balance, a.known, a.changed = run.balance, true, true
+	a.balance, a.known, a.changed = run.balance, run.known, true
 	a.lastDate = maxTime(a.lastDate, rows[len(rows)-1].date)
 	return nil
 }
@@ -369,14 +374,34 @@ func (p *ingestPlan) merge(rows []*insertRow, h *accountHistory) error {
 			return err
 		}
 	}
-	a.changed, a.known = true, true
+	a.changed = true
 	if h.tail {
-		p.tails = append(p.tails, tailShift{account: rows[0].BankAccountID, after: h.to, shift: run.balance - old, prev: run.balance, limit: h.limit - len(h.rows)})
+		// The tail's balances are known when the batch's last is (a bank's
+		// balance came before them), and were when they were.
+		a.known = a.known || run.known
+		p.tails = append(p.tails, tailShift{account: rows[0].BankAccountID, after: h.to, shift: run.balance - old,
+			prev: run.balance, prevKnown: run.known, limit: h.limit - len(h.rows)})
 	} else {
-		a.balance = run.balance
+		a.balance, a.known = run.balance, run.known
 		a.lastDate = maxTime(a.lastDate, rows[len(rows)-1].date)
 	}
 	return nil
+}
+
+// noteKnownFrom moves each account's knownFrom to the batch's first row
+// carrying the bank's balance when that comes first in bank order (a new
+// row comes after the stored rows of its date: its id is larger).
+func (p *ingestPlan) noteKnownFrom(ids map[accountKey]int64) {
+	for i := range p.rows {
+		r := &p.rows[i]
+		if r.Accumulated == nil {
+			continue
+		}
+		a := p.accounts[r.BankAccountID]
+		if pos := (position{r.date, ids[r.key()]}); a.knownFrom.id == 0 || pos.before(a.knownFrom) {
+			a.knownFrom, a.changed = pos, true
+		}
+	}
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -441,7 +466,8 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	args := []any{companyID, recon.AccountLinked}
-	q := `SELECT id, balance, balance_known, last_date, opening_balance, opening_known, bank_name, account_number, CASE WHEN link_state = $2 THEN xid END
+	q := `SELECT id, balance, balance_known, last_date, opening_balance, opening_known, known_from_date, known_from_id,
+		bank_name, account_number, CASE WHEN link_state = $2 THEN xid END
 		FROM bank_accounts WHERE company_id = $1 AND id IN (` + db.params(3, len(ids)) + `) ORDER BY id` + db.d.forUpdate()
 	for _, id := range ids {
 		args = append(args, id)
@@ -457,11 +483,15 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 		var l linkedAccount
 		var xid sql.NullString
 		a := &accountState{}
-		var last anyTime
-		if err := rows.Scan(&id, &a.balance, &a.known, &last, &a.opening, &a.openingKnown, &l.brand, &l.number, &xid); err != nil {
+		var last, knownDate anyTime
+		var knownID sql.NullInt64
+		if err := rows.Scan(&id, &a.balance, &a.known, &last, &a.opening, &a.openingKnown, &knownDate, &knownID, &l.brand, &l.number, &xid); err != nil {
 			return nil, internal(err, "lock bank accounts")
 		}
 		a.lastDate = last.t
+		if knownID.Valid {
+			a.knownFrom = position{knownDate.t, knownID.Int64}
+		}
 		if xid.Valid {
 			l.xid = xid.String
 			a.linked = &l
@@ -529,11 +559,15 @@ func updateBalances(ctx context.Context, tx *sql.Tx, accounts map[int64]*account
 		if !a.changed {
 			continue
 		}
-		var last any // NULL while the account has no row
+		var last, knownDate, knownID any // NULL while there is none
 		if !a.lastDate.IsZero() {
 			last = a.lastDate
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET balance = $1, balance_known = $2, last_date = $3 WHERE id = $4`, a.balance, a.known, last, id); err != nil {
+		if a.knownFrom.id != 0 {
+			knownDate, knownID = a.knownFrom.date, a.knownFrom.id
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET balance = $1, balance_known = $2, last_date = $3, known_from_date = $4, known_from_id = $5
+			WHERE id = $6`, a.balance, a.known, last, knownDate, knownID, id); err != nil {
 			return internal(err, "update balance")
 		}
 	}

@@ -93,6 +93,30 @@ func testBankOrder(t *testing.T, open Open) {
 			t.Fatalf("after the next transfer: %s, want N 1161", got)
 		}
 	})
+	t.Run("FirstBankBalanceSetsTheBaseline", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		c := newCompany(t, s, 1)
+		a := newAccount(t, s, c.ID, "111")
+		// Sandbox transfers start from 0, an unknown balance: the bank's
+		// first balance after them sets the baseline, no discontinuity.
+		ingestOne(t, s, c.ID, tx(a.ID, "S1", "2026-03-01 10:00:00", 100, 0))
+		b := tx(a.ID, "B", "2026-03-01 12:00:00", 10, 0)
+		b.Accumulated = ptr(5_000)
+		ingestOne(t, s, c.ID, b)
+		ingestOne(t, s, c.ID, tx(a.ID, "S2", "2026-03-01 13:00:00", 1, 0))
+		diff(t, "balances", []string{"S2 5001", "B 5000", "S1 100"}, balances(t, s, c.ID, a.ID))
+		if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+			t.Fatalf("discontinuities %v, want none", ds)
+		}
+		// The bank's balance of the morning arrives: S1's balance is known
+		// now, and B's does not follow from it.
+		f := tx(a.ID, "F", "2026-03-01 08:00:00", 1_000, 0)
+		f.Accumulated = ptr(1_000)
+		ingestOne(t, s, c.ID, f)
+		diff(t, "balances", []string{"S2 5001", "B 5000", "S1 1100", "F 1000"}, balances(t, s, c.ID, a.ID))
+		diff(t, "discontinuities", []string{"B expected 1110 reported 5000"}, discontinuities(t, s, c.ID))
+	})
 	t.Run("OpeningAfterRetention", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
@@ -302,14 +326,15 @@ func onAccount(day []dayRow, account int64) []recon.TransactionInput {
 func modelBalances(day []dayRow) []string {
 	var rows, gaps []string
 	var bal int64
-	for i, r := range day {
+	known := false // whether bal follows from a bank's balance
+	for _, r := range day {
 		expected := bal + r.delta
 		bal = expected
 		if r.bank != nil {
-			if i > 0 && *r.bank != expected {
+			if known && *r.bank != expected {
 				gaps = append(gaps, fmt.Sprintf("%s expected %d reported %d", r.ref, expected, *r.bank))
 			}
-			bal = *r.bank
+			bal, known = *r.bank, true
 		}
 		rows = append(rows, fmt.Sprintf("%s %d", r.ref, bal))
 	}

@@ -14,11 +14,16 @@
 --   bank_accounts.opening_balance  the balance before the account's earliest
 --   bank_accounts.opening_known    stored row: 0 and unknown until retention
 --                                  deletes older rows and keeps their balance.
+--   bank_accounts.known_from_date  the first row in bank order that carried
+--   bank_accounts.known_from_id    the bank's balance: balances from it on
+--                                  are known, and only a known balance can
+--                                  disagree with the bank's (a discontinuity).
 --
 -- Rows stored before this migration keep their accumulated. Their bank
 -- balance is known only where a discontinuity recorded it (its reported,
 -- which is the row's accumulated); elsewhere it is NULL, and a
--- re-derivation treats the row as derived.
+-- re-derivation treats the row as derived. An account's balances were all
+-- known once it had a row: its first row is where they are known from.
 -- Keep equivalent to ../sqlite/00022_bank_order.sql.
 
 -- +goose Up
@@ -26,10 +31,17 @@ ALTER TABLE transactions ADD COLUMN bank_balance bigint;
 ALTER TABLE bank_accounts ADD COLUMN last_date timestamp;
 ALTER TABLE bank_accounts ADD COLUMN opening_balance bigint NOT NULL DEFAULT 0;
 ALTER TABLE bank_accounts ADD COLUMN opening_known boolean NOT NULL DEFAULT false;
+ALTER TABLE bank_accounts ADD COLUMN known_from_date timestamp;
+ALTER TABLE bank_accounts ADD COLUMN known_from_id bigint;
 UPDATE transactions SET bank_balance = accumulated WHERE id IN (SELECT transaction_id FROM balance_discontinuities);
 UPDATE bank_accounts SET last_date = (SELECT MAX(transaction_date) FROM transactions WHERE bank_account_id = bank_accounts.id);
+UPDATE bank_accounts SET
+    known_from_date = (SELECT transaction_date FROM transactions WHERE bank_account_id = bank_accounts.id ORDER BY transaction_date, id LIMIT 1),
+    known_from_id = (SELECT id FROM transactions WHERE bank_account_id = bank_accounts.id ORDER BY transaction_date, id LIMIT 1);
 
 -- +goose Down
+ALTER TABLE bank_accounts DROP COLUMN known_from_id;
+ALTER TABLE bank_accounts DROP COLUMN known_from_date;
 ALTER TABLE bank_accounts DROP COLUMN opening_known;
 ALTER TABLE bank_accounts DROP COLUMN opening_balance;
 ALTER TABLE bank_accounts DROP COLUMN last_date;
