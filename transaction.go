@@ -237,7 +237,8 @@ type TransactionStore interface {
 	// the order rows arrive in: a row dated before stored rows re-derives
 	// theirs (docs/api.md, Balances); a batch that would re-derive too many
 	// is ECONFLICT. A given balance that does not follow from the previous
-	// row's is recorded as a BalanceDiscontinuity. A bank account of another
+	// row's, when that is known (it follows from an earlier given balance),
+	// is recorded as a BalanceDiscontinuity. A bank account of another
 	// company is ENOTFOUND and nothing is stored.
 	IngestTransactions(ctx context.Context, companyID int64, in []TransactionInput, codes []string) ([]IngestResult, error)
 	// IngestAtomically stores every batch fill passes to ingest (each as

@@ -24,7 +24,10 @@ import (
 // stored rows dated after it move by the difference the batch made, up to
 // the first that carries the bank's balance, whose balance is the bank's
 // and so stops the change (rederive). Discontinuities of the re-derived
-// rows are recomputed: added, updated or dropped.
+// rows are recomputed: added, updated or dropped. A balance is known when
+// it follows from a bank's (from bank_accounts.known_from_* on, the first
+// row that carried one) or from a known opening balance; only a known
+// balance can disagree with the bank's.
 
 // position is a row's place in bank order.
 type position struct {
