@@ -212,8 +212,9 @@ type TransactionFilter struct {
 	Page, Limit      int
 }
 
-// BalanceDiscontinuity records a feed balance that does not follow from the
-// previous balance and the amounts: a sign of missed transactions.
+// BalanceDiscontinuity records a bank's balance that does not follow from
+// the previous row's balance (in bank order) and the amounts: a sign of
+// missed transactions. A late row that re-derives the balance updates it.
 type BalanceDiscontinuity struct {
 	ID            int64
 	CompanyID     int64
@@ -248,9 +249,13 @@ type TransactionStore interface {
 	// stored, or earlier in the batch, is reported Duplicate and not stored
 	// again, also under concurrent calls. Accumulated is taken from the input
 	// when given, else computed as the running balance of the account in
-	// arrival order; a given balance that does not follow is recorded as a
-	// BalanceDiscontinuity. A bank account of another company is ENOTFOUND
-	// and nothing is stored.
+	// bank order (transaction_date, then batch and arrival order), whatever
+	// the order rows arrive in: a row dated before stored rows re-derives
+	// theirs (docs/api.md, Balances); a batch that would re-derive too many
+	// is ECONFLICT. A given balance that does not follow from the previous
+	// row's, when that is known (it follows from an earlier given balance),
+	// is recorded as a BalanceDiscontinuity. A bank account of another
+	// company is ENOTFOUND and nothing is stored.
 	IngestTransactions(ctx context.Context, companyID int64, in []TransactionInput, codes []string) ([]IngestResult, error)
 	// IngestAtomically stores every batch fill passes to ingest (each as
 	// IngestTransactions would) in one database transaction: all of them

@@ -114,12 +114,17 @@ func pgRecordSource(outcomes []recon.AttemptOutcome) (string, []any) {
 }
 
 // insertTransactions: one INSERT ... SELECT FROM unnest(arrays) takes the
-// whole batch in eleven parameters, and RETURNING names the rows inserted.
+// whole batch in twelve parameters, and RETURNING names the rows inserted.
+// The rows are inserted in the batch's order (ORDER BY its ordinality), so
+// their ids follow it: the bank's order of rows of the same date
+// (sqlstore/balance.go).
 func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
 	n := len(rows)
 	accounts, dates, ins, outs, accs := make([]int64, n), make([]time.Time, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	contents, refs, codes, subs := make([]string, n), make([]string, n), make([]*string, n), make([]*string, n)
+	banks := make([]*int64, n) // the bank's balances, NULL when it gave none
 	for i, r := range rows {
+		banks[i] = r.Accumulated
 		accounts[i], dates[i], ins[i], outs[i], accs[i] = r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut, r.accumulated
 		contents[i], refs[i] = r.Content, r.ReferenceNumber
 		if r.code != "" {
@@ -131,12 +136,13 @@ func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx
 	}
 	ids := make(map[accountKey]int64, len(rows))
 	res, err := tx.QueryContext(ctx, insertTransactionColumns+`
-			SELECT $1, a, d, i, o, acc, c, r, code, sub, $2
-			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[])
-			     AS u(a, d, i, o, acc, c, r, code, sub)
+			SELECT $1, a, d, i, o, acc, c, r, code, sub, $2, bank
+			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[])
+			     WITH ORDINALITY AS u(a, d, i, o, acc, c, r, code, sub, bank, n)
+			ORDER BY n
 			ON CONFLICT (bank_account_id, reference_number) DO NOTHING
 			RETURNING id, bank_account_id, reference_number`,
-		companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs)
+		companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs, banks)
 	if err != nil {
 		return ids, internal(err, "insert transactions")
 	}

@@ -35,3 +35,7 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) error {
 	_, err := db.db.ExecContext(ctx, query, args...)
 	return err
 }
+
+// SetRederiveLimit bounds the stored rows one batch may re-derive (tests
+// of the bound; maxRederive otherwise).
+func (db *DB) SetRederiveLimit(n int) { db.rederiveLimit = n }

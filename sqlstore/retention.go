@@ -29,9 +29,11 @@ const retentionChunk = 1000
 // counts stay exact: the chunk lowers the counts of the days and amounts of
 // exactly the rows its DELETE returned (a row another node deleted first is
 // not returned twice). Match decisions and balance discontinuities go with
-// their transaction (ON DELETE CASCADE). Running balances live on the bank
-// account, not in old rows, so deleting rows moves no balance and new
-// discontinuities are still found.
+// their transaction (ON DELETE CASCADE). The account's balance lives on
+// the bank account and every kept row keeps its own, so deleting rows moves
+// no balance and new discontinuities are still found; the balance before
+// the kept rows is kept as the account's opening balance, from which a row
+// dated before all of them starts (sqlstore/balance.go).
 // Orders keep their paid_transaction_id (no foreign key): an order outlives
 // the transfer that paid it.
 func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.RetentionResult, error) {
@@ -166,6 +168,17 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 		}
 		if len(ids) == 0 {
 			return nil
+		}
+		// The balance before the rows kept is the last deleted row's: a row
+		// that arrives dated before every row kept starts from it
+		// (docs/api.md, Balances).
+		// It is known when the first bank balance came before it.
+		if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET
+				opening_known = (opening_known OR (known_from_date IS NOT NULL AND known_from_date < $2)),
+				opening_balance = (SELECT accumulated FROM transactions WHERE bank_account_id = $1 AND transaction_date < $2
+					ORDER BY transaction_date DESC, id DESC LIMIT 1)
+			WHERE id = $1`, account, recon.WallClock(before)); err != nil {
+			return internal(err, "keep the opening balance")
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM transactions WHERE id IN (`+db.params(1, len(ids))+`)`, ids...); err != nil {
 			return internal(err, "delete old transactions")

@@ -61,6 +61,8 @@ type DB struct {
 	stmts sync.Map // query → *sql.Stmt
 	// synchronous is SQLite's synchronous setting (see WithSQLiteSynchronous).
 	synchronous string
+	// rederiveLimit replaces maxRederive when positive (tests).
+	rederiveLimit int
 }
 
 var _ recon.Store = (*DB)(nil)

@@ -12,7 +12,7 @@ import (
 	"recon"
 )
 
-// insertChunk bounds the rows of one multi-row INSERT (10 parameters a row,
+// insertChunk bounds the rows of one multi-row INSERT (12 parameters a row,
 // under SQLite's 32766 and PostgreSQL's 65535 parameter limits).
 const insertChunk = 500
 
@@ -22,9 +22,21 @@ type accountKey struct {
 }
 
 type accountState struct {
+	// balance is the balance after the account's latest row in bank order
+	// (transaction_date, then id: docs/api.md, Balances); known says whether
+	// it is known: it follows from a bank's balance (or a known opening).
 	balance int64
 	known   bool
 	changed bool
+	// lastDate is the latest transaction_date of the account (zero without
+	// rows): a batch dated on or after it is appended. opening is the
+	// balance before the account's earliest stored row (retention keeps it).
+	lastDate     time.Time
+	opening      int64
+	openingKnown bool
+	// knownFrom is the first row in bank order that carried the bank's
+	// balance: the balances from it on are known (sqlstore/balance.go).
+	knownFrom position
 	// linked is the hub's link of the account, read with its lock: nil
 	// unless the account is linked (balance changes are then notified).
 	linked *linkedAccount
@@ -112,10 +124,14 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		return nil, 0, err
 	}
 	now := db.now()
+	hist, err := db.loadHistories(ctx, tx, in, accounts)
+	if err != nil {
+		return nil, 0, err
+	}
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT ingest`); err != nil {
 		return nil, 0, internal(err, "savepoint")
 	}
-	p, err := planIngest(in, codes, accounts, nil)
+	p, err := planIngest(in, codes, accounts, hist, nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -131,7 +147,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		if err != nil {
 			return nil, 0, err
 		}
-		if p, err = planIngest(in, codes, accounts, stored); err != nil {
+		if p, err = planIngest(in, codes, accounts, hist, stored); err != nil {
 			return nil, 0, err
 		}
 		if ids, err = db.insertTransactions(ctx, tx, companyID, p.rows, now); err != nil {
@@ -147,6 +163,10 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	}
 	results := p.results(ids)
 	db.noteIngested(len(p.rows))
+	p.noteKnownFrom(ids)
+	if err := db.rederive(ctx, tx, companyID, p, now); err != nil {
+		return nil, 0, err
+	}
 	if err := updateBalances(ctx, tx, p.accounts); err != nil {
 		return nil, 0, err
 	}
@@ -183,7 +203,9 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 }
 
 // ingestPlan is what a batch will store: the new rows with their balances,
-// and for every input either its new row or the stored row it duplicates.
+// and for every input either its new row or the stored row it duplicates;
+// and, when the batch is dated before stored rows of an account, what
+// changes of those rows (see rederive).
 type ingestPlan struct {
 	in       []recon.TransactionInput
 	codes    []string
@@ -191,14 +213,25 @@ type ingestPlan struct {
 	accounts map[int64]*accountState
 	// dupOf[i] is the stored row input i duplicates, or nil.
 	dupOf map[int]storedRef
+	// restated are stored rows whose balance or discontinuity changes;
+	// tails are the accounts whose rows dated after the batch move.
+	restated []restatedRow
+	tails    []tailShift
 }
 
-// planIngest computes the rows to insert, in batch order: a reference in
-// stored, or earlier in the batch, is a duplicate; every other row moves its
-// account's running balance. accounts is not changed: the plan works on a copy.
-// A running balance that would leave ±recon.MaxAmount (or overflow, were a
-// stored balance out of range) is EINVALID naming the row: nothing is stored.
-func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]*accountState, stored map[accountKey]storedRef) (*ingestPlan, error) {
+// planIngest computes the rows to insert: a reference in stored, or earlier
+// in the batch, is a duplicate; every other row takes its place in its
+// account's bank order (transaction_date, then batch order, after every
+// stored row of the same date: docs/api.md, Balances) and gets its running
+// balance there: the bank's balance when the input carries one, else the
+// previous row's plus its amounts. An account without a history (hist) is
+// appended to: the batch is dated on or after its last row. An account with
+// one also re-derives the stored rows the history holds and plans the shift
+// of its later rows (tails). accounts is not changed: the plan works on a
+// copy. A running balance that would leave ±recon.MaxAmount (or overflow,
+// were a stored balance out of range) is EINVALID naming the row: nothing
+// is stored.
+func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]*accountState, hist map[int64]*accountHistory, stored map[accountKey]storedRef) (*ingestPlan, error) {
 	p := &ingestPlan{in: in, codes: codes, accounts: make(map[int64]*accountState, len(accounts)), dupOf: map[int]storedRef{}}
 	for id, a := range accounts {
 		c := *a
@@ -216,26 +249,166 @@ func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]
 			continue // a duplicate of an earlier row of the batch
 		}
 		seen[k] = true
-		a := p.accounts[t.BankAccountID]
-		row := insertRow{TransactionInput: t, code: codes[i]}
-		expected, ok := recon.AddAmounts(a.balance, t.AmountIn-t.AmountOut)
-		if !ok || (t.Accumulated == nil && (expected > recon.MaxAmount || expected < -recon.MaxAmount)) {
-			field := fmt.Sprintf("transactions[%d]", i)
-			return nil, recon.FieldError(field, "%s: the running balance of bank account %d would leave the range of ±%d VND (balance %d, amount_in %d, amount_out %d): nothing was stored",
-				field, t.BankAccountID, int64(recon.MaxAmount), a.balance, t.AmountIn, t.AmountOut)
+		p.rows = append(p.rows, insertRow{TransactionInput: t, code: codes[i], index: i, date: recon.WallClock(t.TransactionDate)})
+	}
+	// The rows in bank order, account by account; p.rows stays in batch
+	// order, which the ids follow.
+	order := make([]*insertRow, len(p.rows))
+	for i := range p.rows {
+		order[i] = &p.rows[i]
+	}
+	slices.SortStableFunc(order, func(a, b *insertRow) int {
+		return cmp.Or(cmp.Compare(a.BankAccountID, b.BankAccountID), a.date.Compare(b.date))
+	})
+	for start := 0; start < len(order); {
+		end := start + 1
+		for end < len(order) && order[end].BankAccountID == order[start].BankAccountID {
+			end++
 		}
-		row.expected = expected
-		row.accumulated = row.expected
-		if t.Accumulated != nil {
-			row.accumulated = *t.Accumulated
-			if a.known && *t.Accumulated != row.expected {
-				row.reported = t.Accumulated
-			}
+		var err error
+		if h := hist[order[start].BankAccountID]; h != nil {
+			err = p.merge(order[start:end], h)
+		} else {
+			err = p.appendRows(order[start:end])
 		}
-		a.balance, a.known, a.changed = row.accumulated, true, true
-		p.rows = append(p.rows, row)
+		if err != nil {
+			return nil, err
+		}
+		start = end
 	}
 	return p, nil
+}
+
+// running is a running balance: the balance after the previous row, and
+// whether it is known: it follows from a bank's balance, or from a known
+// opening balance. Only a known balance can disagree with the bank's.
+type running struct {
+	balance int64
+	known   bool
+}
+
+// next sets r's balance after a row of delta carrying the bank's balance
+// bank (nil when none) and returns what the row gets: its balance, the
+// expected one (the previous plus delta), and whether the bank's disagrees
+// (a discontinuity). ok is false when the balance leaves the range.
+func (r *running) next(delta int64, bank *int64) (acc, expected int64, gap, ok bool) {
+	expected, ok = recon.AddAmounts(r.balance, delta)
+	if !ok || (bank == nil && (expected > recon.MaxAmount || expected < -recon.MaxAmount)) {
+		return 0, 0, false, false
+	}
+	acc = expected
+	if bank != nil {
+		acc = *bank
+		gap = r.known && *bank != expected
+	}
+	r.balance, r.known = acc, r.known || bank != nil
+	return acc, expected, gap, true
+}
+
+func (r *insertRow) rangeError(balance int64) error {
+	field := fmt.Sprintf("transactions[%d]", r.index)
+	return recon.FieldError(field, "%s: the running balance of bank account %d would leave the range of ±%d VND (balance %d, amount_in %d, amount_out %d): nothing was stored",
+		field, r.BankAccountID, int64(recon.MaxAmount), balance, r.AmountIn, r.AmountOut)
+}
+
+// set gives the new row its balance from run.
+func (r *insertRow) set(run *running) error {
+	prev := run.balance
+	acc, expected, gap, ok := run.next(r.AmountIn-r.AmountOut, r.Accumulated)
+	if !ok {
+		return r.rangeError(prev)
+	}
+	r.accumulated, r.expected = acc, expected
+	if gap {
+		r.reported = r.Accumulated
+	}
+	return nil
+}
+
+// appendRows gives an account's rows, in bank order and dated on or after
+// its last row, their balances after the account's.
+func (p *ingestPlan) appendRows(rows []*insertRow) error {
+	a := p.accounts[rows[0].BankAccountID]
+	run := running{a.balance, a.known}
+	for _, r := range rows {
+		if err := r.set(&run); err != nil {
+			return err
+		}
+	}
+	a.balance, a.known, a.changed = run.balance, run.known, true
+	a.lastDate = maxTime(a.lastDate, rows[len(rows)-1].date)
+	return nil
+}
+
+// merge places an account's new rows, in bank order, among the stored rows
+// of its history and re-derives every balance from the history's base on:
+// the new rows', and the stored rows' that change (restated). Stored rows
+// dated after the history (after the batch's last row) are shifted by the
+// difference the batch made, up to the first that carries the bank's
+// balance (tails; rederive does it).
+func (p *ingestPlan) merge(rows []*insertRow, h *accountHistory) error {
+	a := p.accounts[rows[0].BankAccountID]
+	run := running{h.base, h.baseKnown}
+	old := h.base // the previous stored row's balance as stored
+	j := 0
+	for _, s := range h.rows {
+		// A stored row comes before the new rows of its date (its id is smaller).
+		for ; j < len(rows) && rows[j].date.Before(s.date); j++ {
+			if err := rows[j].set(&run); err != nil {
+				return err
+			}
+		}
+		prev := run.balance
+		acc, expected, gap, ok := run.next(s.delta, s.bank)
+		if !ok {
+			return recon.FieldError("transactions", "re-deriving the balance of transaction %d of bank account %d after this batch would leave the range of ±%d VND (balance %d): nothing was stored",
+				s.id, rows[0].BankAccountID, int64(recon.MaxAmount), prev)
+		}
+		old = s.acc
+		if acc != s.acc || gap != (s.disc != nil) || (gap && s.disc.expected != expected) {
+			p.restated = append(p.restated, restatedRow{storedRow: *s, account: rows[0].BankAccountID, newAcc: acc, expected: expected, gap: gap})
+		}
+	}
+	for ; j < len(rows); j++ {
+		if err := rows[j].set(&run); err != nil {
+			return err
+		}
+	}
+	a.changed = true
+	if h.tail {
+		// The tail's balances are known when the batch's last is (a bank's
+		// balance came before them), and were when they were.
+		a.known = a.known || run.known
+		p.tails = append(p.tails, tailShift{account: rows[0].BankAccountID, after: h.to, shift: run.balance - old,
+			prev: run.balance, prevKnown: run.known, limit: h.limit - len(h.rows)})
+	} else {
+		a.balance, a.known = run.balance, run.known
+		a.lastDate = maxTime(a.lastDate, rows[len(rows)-1].date)
+	}
+	return nil
+}
+
+// noteKnownFrom moves each account's knownFrom to the batch's first row
+// carrying the bank's balance when that comes first in bank order (a new
+// row comes after the stored rows of its date: its id is larger).
+func (p *ingestPlan) noteKnownFrom(ids map[accountKey]int64) {
+	for i := range p.rows {
+		r := &p.rows[i]
+		if r.Accumulated == nil {
+			continue
+		}
+		a := p.accounts[r.BankAccountID]
+		if pos := (position{r.date, ids[r.key()]}); a.knownFrom.id == 0 || pos.before(a.knownFrom) {
+			a.knownFrom, a.changed = pos, true
+		}
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // results reports each input: a new row, a stored duplicate, or a duplicate
@@ -260,7 +433,10 @@ func (p *ingestPlan) results(ids map[accountKey]int64) []recon.IngestResult {
 // insertRow is a transaction to insert, with its code and balance.
 type insertRow struct {
 	*recon.TransactionInput
-	code        string
+	code string
+	// index is the row's place in the batch; date its wall-clock date.
+	index       int
+	date        time.Time
 	accumulated int64
 	// expected is the previous balance plus the amounts; reported is the
 	// feed's balance when it differs from expected (a discontinuity).
@@ -270,12 +446,12 @@ type insertRow struct {
 
 func (r *insertRow) key() accountKey { return accountKey{r.BankAccountID, r.ReferenceNumber} }
 
-const insertTransactionColumns = `INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at) `
+const insertTransactionColumns = `INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at, bank_balance) `
 
 // insertTransactions inserts the rows, skipping any whose reference is
 // already stored, and returns the ids of those it inserted. Each engine has
 // its fastest way (dialect.insertTransactions): on PostgreSQL one INSERT ...
-// SELECT FROM unnest(arrays) takes the whole batch in eleven parameters;
+// SELECT FROM unnest(arrays) takes the whole batch in twelve parameters;
 // SQLite takes multi-row VALUES, and when a reference conflicts it returns
 // the ids collected so far, so the caller sees that rows are missing.
 func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
@@ -290,7 +466,8 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	args := []any{companyID, recon.AccountLinked}
-	q := `SELECT id, balance, balance_known, bank_name, account_number, CASE WHEN link_state = $2 THEN xid END
+	q := `SELECT id, balance, balance_known, last_date, opening_balance, opening_known, known_from_date, known_from_id,
+		bank_name, account_number, CASE WHEN link_state = $2 THEN xid END
 		FROM bank_accounts WHERE company_id = $1 AND id IN (` + db.params(3, len(ids)) + `) ORDER BY id` + db.d.forUpdate()
 	for _, id := range ids {
 		args = append(args, id)
@@ -306,8 +483,14 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 		var l linkedAccount
 		var xid sql.NullString
 		a := &accountState{}
-		if err := rows.Scan(&id, &a.balance, &a.known, &l.brand, &l.number, &xid); err != nil {
+		var last, knownDate anyTime
+		var knownID sql.NullInt64
+		if err := rows.Scan(&id, &a.balance, &a.known, &last, &a.opening, &a.openingKnown, &knownDate, &knownID, &l.brand, &l.number, &xid); err != nil {
 			return nil, internal(err, "lock bank accounts")
+		}
+		a.lastDate = last.t
+		if knownID.Valid {
+			a.knownFrom = position{knownDate.t, knownID.Int64}
 		}
 		if xid.Valid {
 			l.xid = xid.String
@@ -376,7 +559,15 @@ func updateBalances(ctx context.Context, tx *sql.Tx, accounts map[int64]*account
 		if !a.changed {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET balance = $1, balance_known = $2 WHERE id = $3`, a.balance, a.known, id); err != nil {
+		var last, knownDate, knownID any // NULL while there is none
+		if !a.lastDate.IsZero() {
+			last = a.lastDate
+		}
+		if a.knownFrom.id != 0 {
+			knownDate, knownID = a.knownFrom.date, a.knownFrom.id
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET balance = $1, balance_known = $2, last_date = $3, known_from_date = $4, known_from_id = $5
+			WHERE id = $6`, a.balance, a.known, last, knownDate, knownID, id); err != nil {
 			return internal(err, "update balance")
 		}
 	}

@@ -34,6 +34,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("AuthEpoch", func(t *testing.T) { testAuthEpoch(t, open) })
 	t.Run("BankAccount", func(t *testing.T) { testBankAccount(t, open) })
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
+	t.Run("BankOrder", func(t *testing.T) { testBankOrder(t, open) })
 	t.Run("AmountTotals", func(t *testing.T) { testAmountTotals(t, open) })
 	t.Run("Delivery", func(t *testing.T) { testDelivery(t, open) })
 	t.Run("Orders", func(t *testing.T) { testOrders(t, open) })

@@ -126,7 +126,7 @@ func testTransactions(t *testing.T, open Open) {
 			Content: "chuyen tien R3", ReferenceNumber: "R3", Code: "DH1003", SubAccount: "VA111", CreatedAt: got.CreatedAt}
 		recent(t, "CreatedAt", got.CreatedAt)
 		diff(t, "newest transaction", want, got)
-		// Running balance in arrival order: 100000, 70000, 2570000.
+		// Running balance in bank order: 100000, 70000, 2570000.
 		if list[1].Accumulated != 70_000 || list[2].Accumulated != 100_000 || list[1].Code != "" {
 			t.Fatalf("balances %d %d, code %q", list[1].Accumulated, list[2].Accumulated, list[1].Code)
 		}
