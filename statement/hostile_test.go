@@ -1,0 +1,125 @@
+package statement
+
+import (
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"recon"
+)
+
+// hostileSize is the size of each hostile file: nearly the largest upload
+// (recon.MaxStatementBytes), made on the fly and never held in memory.
+const hostileSize = 60 << 20
+
+// hostileReader serves prefix, then chunk repeated up to n bytes in all,
+// then suffix; every sampleEvery bytes served it reads the heap, so the
+// peak is measured while the parser holds what it has read (the parser
+// pulls, so samples are ordered by its reads, not by a timer).
+type hostileReader struct {
+	parts      []string // prefix, chunk, suffix
+	n, served  int64
+	nextSample int64
+	peak       uint64
+	stats      runtime.MemStats
+}
+
+const sampleEvery = 1 << 20
+
+func newHostile(prefix, chunk, suffix string) *hostileReader {
+	return &hostileReader{parts: []string{prefix, chunk, suffix}, n: hostileSize, nextSample: sampleEvery}
+}
+
+func (h *hostileReader) sample() {
+	runtime.ReadMemStats(&h.stats)
+	h.peak = max(h.peak, h.stats.HeapAlloc)
+}
+
+func (h *hostileReader) Read(b []byte) (int, error) {
+	if h.served >= h.nextSample {
+		h.sample()
+		h.nextSample = h.served + sampleEvery
+	}
+	prefix, chunk, suffix := h.parts[0], h.parts[1], h.parts[2]
+	total := h.n + int64(len(suffix))
+	if h.served >= total {
+		return 0, io.EOF
+	}
+	i := 0
+	for i < len(b) && h.served < total {
+		var src string
+		var off int64
+		switch {
+		case h.served < int64(len(prefix)):
+			src, off = prefix, h.served
+		case h.served < h.n:
+			src, off = chunk, (h.served-int64(len(prefix)))%int64(len(chunk))
+			if rest := h.n - h.served; int64(len(src))-off > rest {
+				src = src[:off+rest]
+			}
+		default:
+			src, off = suffix, h.served-h.n
+		}
+		c := copy(b[i:], src[off:])
+		i += c
+		h.served += int64(c)
+	}
+	return i, nil
+}
+
+// TestHostileFilesBoundedMemory: every parser reads a hostile file of 60 MB
+// (one endless field, line, text node or attribute, endless continuation
+// lines, deep nesting, an endless quoted CSV cell, an entry of endless
+// subelements) in memory that does not grow with the file, and refuses it
+// naming the problem (docs/statements.md, Limits).
+func TestHostileFilesBoundedMemory(t *testing.T) {
+	const csvHead = "transaction_date,amount_in,transaction_content,reference_number\n"
+	const mtHead = ":20:STMT1\n:25:101234567890\n:28C:1/1\n:60F:C261124VND0,\n:61:2611241124C1000,NTRFREF1\n"
+	const camtHead = `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><Stmt><Id>S1</Id>
+<Acct><Id><Othr><Id>101234567890</Id></Othr></Id></Acct>
+`
+	const ntry = `<Ntry><Amt Ccy="VND">1000</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-24</Dt></BookgDt>`
+	for _, tc := range []struct {
+		name                  string
+		f                     Format
+		prefix, chunk, suffix string
+		want                  string // in the error message
+	}{
+		{"csv endless line", CSV, csvHead + "2026-11-24 10:00:00,1000,", "AAAAAAAAAAAAAAAA", ",R1\n", "longer than 65536 bytes"},
+		{"csv endless quoted cell", CSV, csvHead + "2026-11-24 10:00:00,1000,\"", "memo\n", "\",R1\n", "longer than 65536 bytes"},
+		{"csv endless header", CSV, "transaction_date", ",x", "\n", "longer than 65536 bytes"},
+		{"mt940 :86: continuation lines", MT940, mtHead + ":86:DH1234\n", "more text of the field\n", ":62F:C261124VND1000,\n", "line 362: field :86: (from line 6) is longer than 8192 bytes"},
+		{"mt940 endless line", MT940, mtHead + ":86:", "AAAAAAAAAAAAAAAA", "\n", "line 6: field :86: is longer than 8192 bytes"},
+		{"mt940 :61: continuation lines", MT940, mtHead, "supplementary\n", ":62F:C261124VND1000,\n", "field :61: (from line 5) is longer than 8192 bytes"},
+		{"mt940 endless header block", MT940, "{1:F01", "AAAAAAAAAAAAAAAA", "}\n", "longer than 65536 bytes"},
+		{"camt endless text node", CAMT053, camtHead + ntry + "<NtryDtls><TxDtls><RmtInf><Ustrd>", "DH1234 memo text ", "</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>", "text longer than"},
+		{"camt endless text before Document", CAMT053, `<?xml version="1.0"?><Envelope>`, "words and words ", "</Envelope>", "text longer than"},
+		{"camt endless attribute", CAMT053, camtHead + `<Ntry><Amt Ccy="`, "VNDVNDVNDVNDVND ", `">1000</Amt></Ntry></Stmt></BkToCstmrStmt></Document>`, "tag longer than"},
+		{"camt attribute with '>'", CAMT053, camtHead + `<Bal x="`, "a>b>c>d>e>f>g>h>", `"/></Stmt></BkToCstmrStmt></Document>`, "tag longer than"},
+		{"camt endless comment", CAMT053, camtHead + "<!--", "a comment <b> - ", "--></Stmt></BkToCstmrStmt></Document>", "comment longer than"},
+		{"camt endless CDATA", CAMT053, camtHead + ntry + "<AddtlNtryInf><![CDATA[", "<x>data</x> ] > ", "]]></AddtlNtryInf></Ntry></Stmt></BkToCstmrStmt></Document>", "CDATA section longer than"},
+		{"camt deep nesting", CAMT053, `<?xml version="1.0"?>`, "<a>", "", "nested deeper than"},
+		{"camt deep nesting in a statement", CAMT053, camtHead + "<Unknown>", "<a>", "", "nested deeper than"},
+		{"camt entry of endless subelements", CAMT053, camtHead + ntry + "<NtryDtls><TxDtls><RmtInf>", "<Ustrd>DH1234 memo</Ustrd>", "</RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>", "Ntry element longer than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runtime.GC()
+			h := newHostile(tc.prefix, tc.chunk, tc.suffix)
+			h.sample()
+			base := h.peak
+			err := ParseFunc(h, tc.f, Options{}, false, func(Line) error { return nil }, nil)
+			h.sample()
+			if recon.ErrorCode(err) != recon.EINVALID || !strings.Contains(recon.ErrorMessage(err), tc.want) {
+				t.Errorf("err = %.300v; want EINVALID containing %q", err, tc.want)
+			}
+			// The bound is far below the file's 60 MB: a parser holding the
+			// field, line or element whole would pass it several times over.
+			const bound = 16 << 20
+			if grew := int64(h.peak) - int64(base); grew > bound {
+				t.Errorf("the heap grew by %d MiB reading %d MiB (served %d MiB); want at most %d MiB", grew>>20, hostileSize>>20, h.served>>20, bound>>20)
+			}
+		})
+	}
+}
