@@ -488,7 +488,7 @@ func (l *xmlLimiter) Read(b []byte) (int, error) {
 	n, err := l.r.Read(b)
 	if l.budget > 0 {
 		if l.spent += int64(n); l.spent > l.budget {
-			return 0, fileErr("line %d: the %s element longer than %d bytes: this is not a camt.053 statement", l.budgetLine, l.budgetName, l.budget)
+			return 0, fileErr("line %d: the %s element is longer than %d bytes: this is not a camt.053 statement", l.budgetLine, l.budgetName, l.budget)
 		}
 	}
 	for _, c := range b[:n] {
@@ -578,7 +578,7 @@ func (l *xmlLimiter) step(c byte) error {
 		}
 	}
 	if l.size > MaxXMLTokenBytes {
-		return fileErr("line %d: an XML %s longer than %d bytes: this is not a camt.053 statement", l.line, xmlUnit[l.state], MaxXMLTokenBytes)
+		return fileErr("line %d: an XML %s is longer than %d bytes: this is not a camt.053 statement", l.line, xmlUnit[l.state], MaxXMLTokenBytes)
 	}
 	return nil
 }
