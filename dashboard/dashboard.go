@@ -66,6 +66,9 @@ type Handler struct {
 	// ImportStatement imports a statement file into a bank account as
 	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
 	ImportStatement func(ctx context.Context, tenant, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
+	// Uploads are the server's statement import slots, shared with the
+	// API's upload (nil: web.NewSlots(0, 0) of the dashboard's own).
+	Uploads *web.Slots
 	// Hub is the bank-linking hub (hub.Handler), nil without one.
 	Hub Hub
 	// RegisterClient registers an OAuth2 client as `recon client create`
@@ -93,6 +96,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	}
 	if h.MaxAge <= 0 {
 		h.MaxAge = DefaultMaxAge
+	}
+	if h.Uploads == nil {
+		h.Uploads = web.NewSlots(0, 0)
 	}
 	h.pages = parsePages()
 	h.csrf = http.NewCrossOriginProtection()

@@ -300,8 +300,9 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	auth.Register(mux)
 	sandbox := mode == "sandbox"
 	limiter := web.NewRateLimiter(cfg.rateLimit, cfg.rateBurst) // one bucket per client or merchant
+	uploads := web.NewSlots(web.DefaultSlots, 0)                // every statement upload, API and dashboard (docs/statements.md, Limits)
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: clock,
-		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Logger: log}).Register(mux)
+		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
 	gw := &gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
 		Blocked:  delivery.IsBlocked, Metrics: gateway.NewMetrics(metrics.Registry),
@@ -314,7 +315,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	}
 	hb.Register(mux)
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
-		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword,
+		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword, Uploads: uploads,
 		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target) (*recon.Target, bool, error) {
 			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active}
 			if t.Secret != "" { // none: the stored one is kept, or one made
