@@ -25,7 +25,7 @@ type searchEnv struct {
 // (400 with the reason on the page), tenants and modes.
 func TestDashboardSearch(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		e := &searchEnv{dashEnv: newDashEnv(t, engine)}
+		e := &searchEnv{dashEnv: newDashEnv(t, engine, noDashboardLimit...)}
 		e.code = e.live.checkout(t, "INV-SEARCH", 42000)
 		e.paidTx = e.transfer(t, e.live, 42000, "Thanh toán "+e.code, false)
 		e.noOrderTx = e.transfer(t, e.live, 31000, "chuyen tien DH99999999", false)

@@ -48,6 +48,8 @@ type serveConfig struct {
 	retention       time.Duration
 	rateLimit       float64
 	rateBurst       int
+	dashRateLimit   float64 // per dashboard session; per address dashAddressFactor times more
+	dashRateBurst   int
 	nodeID          string
 	heartbeat       time.Duration
 	nodeTimeout     time.Duration
@@ -92,6 +94,8 @@ flight.`,
 	f.DurationVar(&cfg.retryMaxAge, "retry-max-age", delivery.DefaultMaxAge, "how long a failed notification is retried before it is dead")
 	f.Float64Var(&cfg.rateLimit, "rate-limit", 100, "requests a second each OAuth2 client (and each gateway merchant) may make, after a burst of --rate-burst; 0 turns the limit off")
 	f.IntVar(&cfg.rateBurst, "rate-burst", 200, "requests a client may make at once before --rate-limit applies")
+	f.Float64Var(&cfg.dashRateLimit, "dashboard-rate-limit", 10, fmt.Sprintf("requests a second each dashboard session may make after a burst of --dashboard-rate-burst (each remote address %d times both; a search costs %d); 0 turns the dashboard's limits off", dashAddressFactor, dashboard.SearchCost))
+	f.IntVar(&cfg.dashRateBurst, "dashboard-rate-burst", 100, "requests a dashboard session may make at once before --dashboard-rate-limit applies")
 	f.DurationVar(&cfg.linkTokenTTL, "link-token-ttl", recon.DefaultLinkTokenTTL, "how long a bank-linking hub link token lives (1m to 24h)")
 	f.DurationVar(&cfg.retention, "delivery-retention", 30*24*time.Hour, "how long delivered notifications and their attempts are kept (pending and dead ones are kept until replayed or deleted)")
 	return cmd
@@ -122,6 +126,9 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	if cfg.rateLimit < 0 || cfg.rateLimit > 0 && cfg.rateBurst < 1 {
 		return fmt.Errorf("--rate-limit must not be negative, and --rate-burst must be at least 1")
+	}
+	if cfg.dashRateLimit < 0 || cfg.dashRateLimit > 0 && cfg.dashRateBurst < dashboard.SearchCost {
+		return fmt.Errorf("--dashboard-rate-limit must not be negative, and --dashboard-rate-burst must be at least %d (a search's cost)", dashboard.SearchCost)
 	}
 	if cfg.maxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
@@ -282,6 +289,10 @@ func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, clo
 	}
 }
 
+// dashAddressFactor is how many sessions' worth of dashboard requests one
+// remote address may make: an office behind one address has several users.
+const dashAddressFactor = 5
+
 // routes lists every endpoint of the server on one mux: the whole API at a glance.
 func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serveConfig, mode string, log *slog.Logger) *web.Mux {
 	mux := web.NewMux()
@@ -316,6 +327,8 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	hb.Register(mux)
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
 		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword, Uploads: uploads,
+		SessionLimiter: web.NewRateLimiter(cfg.dashRateLimit, cfg.dashRateBurst),
+		AddressLimiter: web.NewRateLimiter(cfg.dashRateLimit*dashAddressFactor, cfg.dashRateBurst*dashAddressFactor),
 		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target) (*recon.Target, bool, error) {
 			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active}
 			if t.Secret != "" { // none: the stored one is kept, or one made
