@@ -103,6 +103,7 @@ func TestHostileFilesBoundedMemory(t *testing.T) {
 		{"mt940 :86: continuation lines", MT940, mtHead + ":86:DH1234\n", "more text of the field\n", ":62F:C261124VND1000,\n", "line 362: field :86: (from line 6) is longer than 8192 bytes"},
 		{"mt940 endless line", MT940, mtHead + ":86:", "AAAAAAAAAAAAAAAA", "\n", "line 6: field :86: is longer than 8192 bytes"},
 		{"mt940 :61: continuation lines", MT940, mtHead, "supplementary\n", ":62F:C261124VND1000,\n", "field :61: (from line 5) is longer than 8192 bytes"},
+		{"mt940 continuation lines starting with '-'", MT940, mtHead + ":86:DH1234\n", "-more text-\n", ":62F:C261124VND1000,\n", "field :86: (from line 6) is longer than 8192 bytes"},
 		{"mt940 endless header block", MT940, "{1:F01", "AAAAAAAAAAAAAAAA", "}\n", "longer than 65536 bytes"},
 		{"camt endless text node", CAMT053, camtHead + ntry + "<NtryDtls><TxDtls><RmtInf><Ustrd>", "DH1234 memo text ", "</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>", "text is longer than 65536 bytes"},
 		{"camt endless text before Document", CAMT053, `<?xml version="1.0"?><Envelope>`, "words and words ", "</Envelope>", "text is longer than 65536 bytes"},

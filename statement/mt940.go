@@ -110,9 +110,11 @@ func mtFields(br *bufio.Reader, fn func(*mtField) error) error {
 		// The line's cap: a field's line may take what the field has left,
 		// another line MaxLineBytes.
 		limit, tag := MaxLineBytes, ""
-		if head, _ := br.Peek(5); len(head) >= 4 && head[0] == ':' && mtTag(string(head[1:])) > 0 {
+		switch head, _ := br.Peek(5); {
+		case len(head) >= 4 && head[0] == ':' && mtTag(string(head[1:])) > 0:
 			limit, tag = MaxMT940FieldBytes, string(head[1:1+mtTag(string(head[1:]))])
-		} else if last != nil {
+		case len(head) > 0 && (head[0] == '{' || head[0] == '-'): // SWIFT blocks, the message's end
+		case last != nil:
 			limit, tag = MaxMT940FieldBytes-last.size, last.tag
 		}
 		line, tooLong, err := readLine(br, limit)
@@ -159,7 +161,9 @@ func mtFields(br *bufio.Reader, fn func(*mtField) error) error {
 			return fileErr("line %d: not MT940: expected :20: first", row)
 		default:
 			last.text = append(last.text, line)
-			last.size += size
+			if last.size += size; last.size > MaxMT940FieldBytes { // a line starting with '-'
+				return fileErr("line %d: field :%s: (from line %d) is longer than %d bytes: this is not an MT940 statement", row, last.tag, last.row, MaxMT940FieldBytes)
+			}
 		}
 		if err == io.EOF {
 			return flush()
