@@ -529,7 +529,7 @@ func (l *xmlLimiter) step(c byte) error {
 		case '>':
 			switch {
 			case l.end:
-				l.depth--
+				l.depth = max(0, l.depth-1) // never below the start: end tags cannot buy depth
 			case !l.slash:
 				if l.depth++; l.depth > MaxXMLDepth {
 					return fileErr("line %d: XML elements nested deeper than %d: this is not a camt.053 statement", l.line, MaxXMLDepth)
@@ -553,7 +553,10 @@ func (l *xmlLimiter) step(c byte) error {
 		case c == '>':
 			l.state, l.size = xText, 0
 		default:
-			l.state, l.nest = xDecl, 0
+			l.state, l.nest, l.quote = xDecl, 0, 0
+			if c == '"' || c == '\'' {
+				l.quote = c
+			}
 		}
 	case xComment:
 		if c == '>' && prev == [2]byte{'-', '-'} {
@@ -567,8 +570,14 @@ func (l *xmlLimiter) step(c byte) error {
 		if c == '>' && prev[1] == '?' {
 			l.state, l.size = xText, 0
 		}
-	case xDecl:
+	case xDecl: // as encoding/xml reads a directive: quoted brackets do not count
 		switch {
+		case l.quote != 0:
+			if c == l.quote {
+				l.quote = 0
+			}
+		case c == '"', c == '\'':
+			l.quote = c
 		case c == '<':
 			l.nest++
 		case c == '>' && l.nest > 0:

@@ -111,6 +111,7 @@ func TestHostileFilesBoundedMemory(t *testing.T) {
 		{"camt attribute with '>'", CAMT053, camtHead + `<Bal x="`, "a>b>c>d>e>f>g>h>", `"/></Stmt></BkToCstmrStmt></Document>`, "tag is longer than 65536 bytes"},
 		{"camt endless comment", CAMT053, camtHead + "<!--", "a comment <b> - ", "--></Stmt></BkToCstmrStmt></Document>", "comment is longer than"},
 		{"camt endless CDATA", CAMT053, camtHead + ntry + "<AddtlNtryInf><![CDATA[", "<x>data</x> ] > ", "]]></AddtlNtryInf></Ntry></Stmt></BkToCstmrStmt></Document>", "CDATA section is longer than"},
+		{"camt endless DOCTYPE string", CAMT053, `<?xml version="1.0"?><!DOCTYPE Document SYSTEM "`, "x></a>x></a>", `"><Document/>`, "declaration is longer than"},
 		{"camt deep nesting", CAMT053, `<?xml version="1.0"?>`, "<a>", "", "nested deeper than 100"},
 		{"camt deep nesting in a statement", CAMT053, camtHead + "<Unknown>", "<a>", "", "nested deeper than 100"},
 		{"camt entry of endless subelements", CAMT053, camtHead + ntry + "<NtryDtls><TxDtls><RmtInf>", "<Ustrd>DH1234 memo</Ustrd>", "</RmtInf></TxDtls></NtryDtls></Ntry></Stmt></BkToCstmrStmt></Document>", "the Ntry element is longer than 4194304 bytes"},
