@@ -267,6 +267,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"serve", "--max-prefix-length", "9"}, "--max-prefix-length must be from 3 to 5"},
 		{[]string{"serve", "--rate-limit", "-1"}, "--rate-limit must not be negative"},
 		{[]string{"serve", "--rate-burst", "0"}, "--rate-burst must be at least 1"},
+		{[]string{"serve", "--statement-imports", "0"}, "--statement-imports must be at least 1"},
 		{[]string{"serve", "--dashboard-rate-limit", "-1"}, "--dashboard-rate-limit must not be negative"},
 		{[]string{"serve", "--dashboard-rate-burst", "4"}, "--dashboard-rate-burst must be at least 5 (a search's cost)"},
 		{[]string{"serve", "--sqlite-synchronous", "off"}, "--sqlite-synchronous must be full or normal"},

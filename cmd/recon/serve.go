@@ -49,6 +49,7 @@ type serveConfig struct {
 	rateLimit       float64
 	rateBurst       int
 	dashRateLimit   float64 // per dashboard session; per address dashAddressFactor times more
+	imports         int     // statement imports at once (web.Slots)
 	dashRateBurst   int
 	nodeID          string
 	heartbeat       time.Duration
@@ -94,6 +95,7 @@ flight.`,
 	f.DurationVar(&cfg.retryMaxAge, "retry-max-age", delivery.DefaultMaxAge, "how long a failed notification is retried before it is dead")
 	f.Float64Var(&cfg.rateLimit, "rate-limit", 100, "requests a second each OAuth2 client (and each gateway merchant) may make, after a burst of --rate-burst; 0 turns the limit off")
 	f.IntVar(&cfg.rateBurst, "rate-burst", 200, "requests a client may make at once before --rate-limit applies")
+	f.IntVar(&cfg.imports, "statement-imports", web.DefaultSlots, "statement files this server process imports at once, the API's and the dashboard's uploads together; one company may take half of them (at least 1); another upload gets 503 with Retry-After")
 	f.Float64Var(&cfg.dashRateLimit, "dashboard-rate-limit", 10, fmt.Sprintf("requests a second each dashboard session may make after a burst of --dashboard-rate-burst (each remote address %d times both; a search costs %d); 0 turns the dashboard's limits off", dashAddressFactor, dashboard.SearchCost))
 	f.IntVar(&cfg.dashRateBurst, "dashboard-rate-burst", 100, "requests a dashboard session may make at once before --dashboard-rate-limit applies")
 	f.DurationVar(&cfg.linkTokenTTL, "link-token-ttl", recon.DefaultLinkTokenTTL, "how long a bank-linking hub link token lives (1m to 24h)")
@@ -129,6 +131,9 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	if cfg.dashRateLimit < 0 || cfg.dashRateLimit > 0 && cfg.dashRateBurst < dashboard.SearchCost {
 		return fmt.Errorf("--dashboard-rate-limit must not be negative, and --dashboard-rate-burst must be at least %d (a search's cost)", dashboard.SearchCost)
+	}
+	if cfg.imports < 1 {
+		return fmt.Errorf("--statement-imports must be at least 1")
 	}
 	if cfg.maxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
@@ -311,7 +316,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	auth.Register(mux)
 	sandbox := mode == "sandbox"
 	limiter := web.NewRateLimiter(cfg.rateLimit, cfg.rateBurst) // one bucket per client or merchant
-	uploads := web.NewSlots(web.DefaultSlots, 0)                // every statement upload, API and dashboard (docs/statements.md, Limits)
+	uploads := web.NewSlots(cfg.imports, 0)                     // every statement upload, API and dashboard (docs/statements.md, Limits)
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: clock,
 		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
 	gw := &gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
