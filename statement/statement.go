@@ -322,9 +322,10 @@ type parser struct {
 	stmtAccount, stmtAccountRaw string
 	// seen counts hashed entries, for the ordinal of identical ones, by
 	// the first 8 bytes of their hash (a million rows without a reference
-	// kept 95 MiB of full hashes live, now about 36). Two different entries sharing 8 bytes (about one chance in
-	// 10^7 in the largest file) only number the second "#2": still the same
-	// on every import of the file.
+	// kept 95 MiB of full hashes live, now about 36). Two different
+	// entries sharing 8 bytes (about one chance in 10^7 in the largest
+	// file) only number the second "#2": still the same on every import of
+	// the file.
 	seen map[uint64]uint32
 	// xml bounds a camt.053 file as it is read.
 	xml *xmlLimiter
