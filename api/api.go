@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"recon"
@@ -35,18 +34,19 @@ type Handler struct {
 	// (default recon.SystemClock{}).
 	Clock  recon.Clock
 	Logger *slog.Logger
-	// MaxUploads bounds the statement uploads served at once (default
-	// DefaultMaxUploads); one more is refused with 503 and Retry-After.
-	MaxUploads int
+	// Uploads are the server's statement import slots, shared with the
+	// dashboard's upload (nil: web.NewSlots(0, 0) of the API's own); an
+	// upload finding none free is refused with 503 and Retry-After.
+	Uploads *web.Slots
 	// TempDir is where uploads are spooled ("" is the system's).
 	TempDir string
-
-	uploadsOnce sync.Once
-	uploads     chan struct{}
 }
 
 // Register adds the API routes to mux.
 func (h *Handler) Register(mux *web.Mux) {
+	if h.Uploads == nil {
+		h.Uploads = web.NewSlots(0, 0)
+	}
 	mux.Family("/api/", func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
 		web.WriteJSON(w, status, errorBody{Status: "error", Error: name, Message: message})
 	})

@@ -18,32 +18,6 @@ import (
 // dashboard's too).
 const MaxStatementBytes = recon.MaxStatementBytes
 
-// DefaultMaxUploads is how many statement uploads are served at once unless
-// Handler.MaxUploads says otherwise.
-const DefaultMaxUploads = 2
-
-// uploadRetryAfter is the Retry-After, in seconds, of an upload refused
-// because others are being imported.
-const uploadRetryAfter = "10"
-
-// acquireUpload takes one of the upload slots, or reports false when all
-// are taken.
-func (h *Handler) acquireUpload() (release func(), ok bool) {
-	h.uploadsOnce.Do(func() {
-		n := h.MaxUploads
-		if n <= 0 {
-			n = DefaultMaxUploads
-		}
-		h.uploads = make(chan struct{}, n)
-	})
-	select {
-	case h.uploads <- struct{}{}:
-		return func() { <-h.uploads }, true
-	default:
-		return nil, false
-	}
-}
-
 // uploadStatement imports a statement file into one of the company's bank
 // accounts: POST /api/v1/bank-accounts/{id}/statements with the file as the
 // raw body, or as the "file" part of a multipart/form-data body. Query:
@@ -52,8 +26,9 @@ func (h *Handler) acquireUpload() (release func(), ok bool) {
 // The file is first spooled to a temporary file (so that a slow client
 // never holds the import's database transaction open, nor an import slot),
 // then parsed, checked and stored in one streaming pass and one database
-// transaction: all rows or none. At most MaxUploads imports run at once;
-// another gets 503 with Retry-After.
+// transaction: all rows or none. The imports take the server's upload
+// slots (Handler.Uploads, shared with the dashboard); an upload finding
+// none free, or its company's share taken, gets 503 with Retry-After.
 func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
@@ -102,10 +77,14 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 	}
 	// The slots bound the imports (database work), taken once the file is
 	// in: a client sending slowly holds no slot.
-	release, acquired := h.acquireUpload()
-	if !acquired {
-		w.Header().Set("Retry-After", uploadRetryAfter)
-		return recon.Errorf(recon.EUNAVAILABLE, "too many statement uploads are being imported at once: retry in %s seconds", uploadRetryAfter)
+	company, err := h.companyOf(r, c)
+	if err != nil {
+		return err
+	}
+	release, err := h.Uploads.Acquire(company)
+	if err != nil {
+		w.Header().Set("Retry-After", strconv.Itoa(web.SlotsRetryAfter))
+		return err
 	}
 	defer release()
 	f := statement.Format(q.Get("format"))
@@ -125,6 +104,22 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 		"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": skipped, "skipped_count": rep.SkippedCount,
 	}))
 	return nil
+}
+
+// companyOf is the live id of the caller's company: a test tenant's uploads
+// count against its company's share of the slots.
+func (h *Handler) companyOf(r *http.Request, c *recon.Caller) (int64, error) {
+	if c.Livemode {
+		return c.CompanyID, nil
+	}
+	co, err := h.Store.Company(r.Context(), c.CompanyID)
+	if err != nil {
+		return 0, err
+	}
+	if co.TestOf != 0 {
+		return co.TestOf, nil
+	}
+	return co.ID, nil
 }
 
 // multipartFile returns the part named "file" of a multipart body.

@@ -125,7 +125,7 @@ func TestUploadStatementConcurrencyLimit(t *testing.T) {
 	auth := tokens{"feeder": {CompanyID: co.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}}
 	mux := web.NewMux()
 	blocking := &blockingStore{Store: db}
-	(&api.Handler{Store: blocking, Auth: auth, Logger: slog.New(slog.DiscardHandler), MaxUploads: 1}).Register(mux)
+	(&api.Handler{Store: blocking, Auth: auth, Logger: slog.New(slog.DiscardHandler), Uploads: web.NewSlots(1, 1)}).Register(mux)
 	srv := httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
 	t.Cleanup(srv.Close)
 	path := fmt.Sprintf("%s/api/v1/bank-accounts/%d/statements?format=csv", srv.URL, ba.ID)

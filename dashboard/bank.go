@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"recon"
+	"recon/web"
 )
 
 // The bank accounts screen: each account with its balance and newest
@@ -101,6 +102,7 @@ type bankView struct {
 	HasHub    bool
 	Result    *StatementResult
 	UploadErr string
+	Busy      bool // the upload found no import slot free (503)
 	LinkErr   string
 	Account   int64 // the account of the upload just made
 }
@@ -202,6 +204,16 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 			return ferr
 		}
 		defer f.Close()
+		// The file is in (the form is read before the handler): the import
+		// takes one of the server's slots, the API's too (docs/statements.md,
+		// Limits), counted against the company (live and test together).
+		release, serr := h.Uploads.Acquire(q.session.CompanyID)
+		if serr != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(web.SlotsRetryAfter))
+			v.Busy = true
+			return h.renderBank(w, r, q, http.StatusServiceUnavailable, v)
+		}
+		defer release()
 		res, err = h.ImportStatement(r.Context(), q.caller.CompanyID, id, fh.Filename, f)
 	}
 	v.Result = res

@@ -11,10 +11,12 @@ package dashboard
 import (
 	"context"
 	"embed"
+	"encoding/base64"
 	"html/template"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"recon"
@@ -67,6 +69,14 @@ type Handler struct {
 	// ImportStatement imports a statement file into a bank account as
 	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
 	ImportStatement func(ctx context.Context, tenant, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
+	// Uploads are the server's statement import slots, shared with the
+	// API's upload (nil: web.NewSlots(0, 0) of the dashboard's own).
+	Uploads *web.Slots
+	// SessionLimiter limits each signed-in session's requests and
+	// AddressLimiter each remote address's, signed in or not (nil: no
+	// limit); an expensive search costs SearchCost requests. See
+	// docs/dashboard.md, Rate limits.
+	SessionLimiter, AddressLimiter *web.RateLimiter
 	// Hub is the bank-linking hub (hub.Handler), nil without one.
 	Hub Hub
 	// RegisterClient registers an OAuth2 client as `recon client create`
@@ -94,6 +104,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	}
 	if h.MaxAge <= 0 {
 		h.MaxAge = DefaultMaxAge
+	}
+	if h.Uploads == nil {
+		h.Uploads = web.NewSlots(0, 0)
 	}
 	h.pages = parsePages()
 	h.csrf = http.NewCrossOriginProtection()
@@ -151,3 +164,52 @@ func setSecurityHeaders(w http.ResponseWriter) {
 }
 
 func (h *Handler) now() time.Time { return h.Clock.Now() }
+
+// SearchCost is what a search costs of a rate limit's requests: the
+// transactions search (a bounded scan of the filter's rows), its export, and
+// the orders' text search.
+const SearchCost = 5
+
+// requestCost is the number of requests r counts for.
+func requestCost(r *http.Request) int {
+	switch r.URL.Path {
+	case "/dashboard/transactions":
+		if s, err := recon.ParseTransactionSearch(r.URL.Query()); err == nil && s.Searching() {
+			return SearchCost
+		}
+	case "/dashboard/transactions.csv":
+		return SearchCost
+	case "/dashboard/orders":
+		if strings.TrimSpace(r.URL.Query().Get("q")) != "" {
+			return SearchCost
+		}
+	}
+	return 1
+}
+
+// allowAddress takes r's cost from its remote address's bucket, or answers
+// 429 with Retry-After and reports false.
+func (h *Handler) allowAddress(w http.ResponseWriter, r *http.Request) bool {
+	if h.AddressLimiter.AllowN(w.Header(), "address:"+clientAddress(r), requestCost(r)) {
+		return true
+	}
+	h.tooManyRequests(w, r, nil)
+	return false
+}
+
+// allowSession takes r's cost from its session's bucket (keyed by the
+// token's hash, never the token), or answers 429 and reports false.
+func (h *Handler) allowSession(w http.ResponseWriter, r *http.Request, q *request) bool {
+	if h.SessionLimiter.AllowN(w.Header(), "session:"+base64.RawURLEncoding.EncodeToString(tokenHash(q.token)), requestCost(r)) {
+		return true
+	}
+	h.tooManyRequests(w, r, q)
+	return false
+}
+
+// tooManyRequests is the 429 page, in the user's language, saying how long
+// to wait (Retry-After, set by the limiter).
+func (h *Handler) tooManyRequests(w http.ResponseWriter, r *http.Request, q *request) {
+	l := h.langOf(r)
+	h.writeErrorPage(w, r, q, http.StatusTooManyRequests, l.T("rate_limited")+" "+l.T("retry_after")+" "+w.Header().Get("Retry-After")+".")
+}

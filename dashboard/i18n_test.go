@@ -31,7 +31,7 @@ func TestMessagesComplete(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"err_company_id", "err_password", "err_throttled", "money_in", "money_out", "match_rate"} {
+	for _, k := range []string{"err_company_id", "err_password", "err_throttled", "money_in", "money_out", "match_rate", "rate_limited", "retry_after", "upload_busy"} {
 		if _, ok := messages["en"][k]; !ok {
 			t.Errorf("the code uses the message %q, which does not exist", k)
 		}

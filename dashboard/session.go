@@ -81,11 +81,13 @@ type request struct {
 // handlerFunc is a signed-in page or action.
 type handlerFunc func(w http.ResponseWriter, r *http.Request, q *request) error
 
-// public wraps a page that needs no session.
+// public wraps a page that needs no session (limited per address).
 func (h *Handler) public(fn func(w http.ResponseWriter, r *http.Request)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setSecurityHeaders(w)
-		fn(w, r)
+		if h.allowAddress(w, r) {
+			fn(w, r)
+		}
 	})
 }
 
@@ -101,9 +103,15 @@ func (h *Handler) form(a recon.Action, fn handlerFunc) http.Handler { return h.s
 func (h *Handler) signedIn(a recon.Action, isForm bool, fn handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setSecurityHeaders(w)
+		if !h.allowAddress(w, r) { // before the session is read: a flood costs no query
+			return
+		}
 		q, err := h.load(r)
 		if err != nil {
 			h.noSession(w, r, err)
+			return
+		}
+		if !h.allowSession(w, r, q) {
 			return
 		}
 		if isForm {

@@ -163,7 +163,7 @@ func checkCurrency(ccy string) error {
 	if ccy == "" {
 		return errors.New("currency is missing: only VND is supported")
 	}
-	return fmt.Errorf("currency %s is not supported: only VND", ccy)
+	return fmt.Errorf("currency %s is not supported: only VND", trunc(ccy))
 }
 
 // parseISODateTime parses an ISO 8601 date or date-time as camt.053 writes

@@ -81,7 +81,8 @@ type camtEntry struct {
 }
 
 func (p *parser) parseCAMT(r io.Reader) error {
-	d := xml.NewDecoder(newBufReader(r))
+	p.xml = newXMLLimiter(r)
+	d := xml.NewDecoder(newBufReader(p.xml))
 	d.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
 		if strings.EqualFold(label, "US-ASCII") || strings.EqualFold(label, "ASCII") {
 			return in, nil // a subset of UTF-8
@@ -228,13 +229,13 @@ func (p *parser) camtStmt(d *xml.Decoder) error {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "Id":
-				if err := d.DecodeElement(&id, &t); err != nil {
+				if err := p.decodeWhole(d, &id, &t); err != nil {
 					return xmlErr(err)
 				}
 				id = strings.TrimSpace(id)
 			case "Acct":
 				var a camtAcct
-				if err := d.DecodeElement(&a, &t); err != nil {
+				if err := p.decodeWhole(d, &a, &t); err != nil {
 					return xmlErr(err)
 				}
 				acct := a.IBAN
@@ -251,7 +252,7 @@ func (p *parser) camtStmt(d *xml.Decoder) error {
 				}
 			case "Bal":
 				var b camtBal
-				if err := d.DecodeElement(&b, &t); err != nil {
+				if err := p.decodeWhole(d, &b, &t); err != nil {
 					return xmlErr(err)
 				}
 				code := strings.TrimSpace(b.Code)
@@ -276,7 +277,7 @@ func (p *parser) camtStmt(d *xml.Decoder) error {
 				}
 				row, _ := d.InputPos()
 				var e camtEntry
-				if err := d.DecodeElement(&e, &t); err != nil {
+				if err := p.decodeWhole(d, &e, &t); err != nil {
 					return xmlErr(err)
 				}
 				if err := p.camtEntry(row, &e, &led); err != nil {
@@ -289,6 +290,15 @@ func (p *parser) camtStmt(d *xml.Decoder) error {
 			}
 		}
 	}
+}
+
+// decodeWhole decodes the element start into v, reading at most
+// MaxCAMTElementBytes of it.
+func (p *parser) decodeWhole(d *xml.Decoder, v any, start *xml.StartElement) error {
+	line, _ := d.InputPos()
+	p.xml.startElement(start.Name.Local, line)
+	defer p.xml.endElement()
+	return d.DecodeElement(v, start)
 }
 
 // camtBalance returns a balance's signed amount.
@@ -407,4 +417,177 @@ func camtReference(e *camtEntry) string {
 		}
 	}
 	return ""
+}
+
+// Bounds of a camt.053 file, checked while it is read (docs/statements.md,
+// Limits): encoding/xml holds a text node, a tag with its attributes, a
+// comment, a CDATA section or a processing instruction whole, and keeps a
+// frame per open element, so without them one endless node or an endless
+// nesting would be held in memory whatever the cap on the file's size.
+const (
+	// MaxXMLTokenBytes is the largest text node, tag, comment, CDATA
+	// section, processing instruction or declaration.
+	MaxXMLTokenBytes = 64 << 10
+	// MaxXMLDepth is the deepest nesting of elements (a camt.053 statement
+	// needs about 12, an envelope a few more).
+	MaxXMLDepth = 100
+	// MaxCAMTElementBytes is the largest element read whole: an Ntry (with
+	// all its TxDtls), an Acct, a Bal or a Stmt's Id.
+	MaxCAMTElementBytes = 4 << 20
+)
+
+// xmlState is where an xmlLimiter stands in the XML text.
+type xmlState uint8
+
+const (
+	xText    xmlState = iota
+	xOpen             // after '<'
+	xTag              // in a start or end tag
+	xQuote            // in a quoted attribute value
+	xBang             // after "<!": a comment, a CDATA section or a declaration
+	xComment          // <!-- ... -->
+	xCDATA            // <![CDATA[ ... ]]>
+	xPI               // <? ... ?>
+	xDecl             // <!DOCTYPE ...>, nested brackets counted
+)
+
+var xmlUnit = [...]string{xText: "text", xOpen: "tag", xTag: "tag", xQuote: "tag", xBang: "declaration",
+	xComment: "comment", xCDATA: "CDATA section", xPI: "processing instruction", xDecl: "declaration"}
+
+// xmlLimiter follows the XML's lexical structure as it is read and fails the
+// read at the first byte past MaxXMLTokenBytes of one token, past
+// MaxXMLDepth of nesting, or past the budget of the element being decoded
+// whole (startElement), naming the line. It only counts: malformed XML is
+// left to the decoder to refuse.
+type xmlLimiter struct {
+	r                 io.Reader
+	state             xmlState
+	size, depth, line int
+	end, slash        bool // the tag is an end tag; its last byte was '/'
+	quote             byte
+	bang              []byte // what follows "<!" until it is told apart
+	tail              [2]byte
+	nest              int // '<' open in a declaration
+	budget, spent     int64
+	budgetName        string
+	budgetLine        int
+}
+
+func newXMLLimiter(r io.Reader) *xmlLimiter { return &xmlLimiter{r: r, line: 1} }
+
+// startElement bounds the bytes read from now until endElement to
+// MaxCAMTElementBytes (the decoder reads ahead by at most its buffer, so the
+// bound is that much approximate).
+func (l *xmlLimiter) startElement(name string, line int) {
+	l.budget, l.spent, l.budgetName, l.budgetLine = MaxCAMTElementBytes, 0, name, line
+}
+
+func (l *xmlLimiter) endElement() { l.budget = 0 }
+
+func (l *xmlLimiter) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	if l.budget > 0 {
+		if l.spent += int64(n); l.spent > l.budget {
+			return 0, fileErr("line %d: the %s element is longer than %d bytes: this is not a camt.053 statement", l.budgetLine, l.budgetName, l.budget)
+		}
+	}
+	for _, c := range b[:n] {
+		if c == '\n' {
+			l.line++
+		}
+		if err := l.step(c); err != nil {
+			return 0, err
+		}
+	}
+	return n, err
+}
+
+func (l *xmlLimiter) step(c byte) error {
+	prev := l.tail
+	l.tail = [2]byte{prev[1], c}
+	l.size++
+	switch l.state {
+	case xText:
+		if c == '<' {
+			l.state, l.size = xOpen, 1
+		}
+	case xOpen:
+		switch c {
+		case '/':
+			l.state, l.end, l.slash = xTag, true, false
+		case '?':
+			l.state = xPI
+		case '!':
+			l.state, l.bang = xBang, l.bang[:0]
+		default:
+			l.state, l.end, l.slash = xTag, false, false
+		}
+	case xTag:
+		switch c {
+		case '"', '\'':
+			l.state, l.quote = xQuote, c
+		case '>':
+			switch {
+			case l.end:
+				l.depth = max(0, l.depth-1) // never below the start: end tags cannot buy depth
+			case !l.slash:
+				if l.depth++; l.depth > MaxXMLDepth {
+					return fileErr("line %d: XML elements nested deeper than %d: this is not a camt.053 statement", l.line, MaxXMLDepth)
+				}
+			}
+			l.state, l.size = xText, 0
+		}
+		l.slash = c == '/'
+	case xQuote:
+		if c == l.quote {
+			l.state = xTag
+		}
+	case xBang:
+		l.bang = append(l.bang, c)
+		switch b := string(l.bang); {
+		case b == "--":
+			l.state = xComment
+		case b == "[CDATA[":
+			l.state = xCDATA
+		case strings.HasPrefix("--", b), strings.HasPrefix("[CDATA[", b):
+		case c == '>':
+			l.state, l.size = xText, 0
+		default:
+			l.state, l.nest, l.quote = xDecl, 0, 0
+			if c == '"' || c == '\'' {
+				l.quote = c
+			}
+		}
+	case xComment:
+		if c == '>' && prev == [2]byte{'-', '-'} {
+			l.state, l.size = xText, 0
+		}
+	case xCDATA:
+		if c == '>' && prev == [2]byte{']', ']'} {
+			l.state, l.size = xText, 0
+		}
+	case xPI:
+		if c == '>' && prev[1] == '?' {
+			l.state, l.size = xText, 0
+		}
+	case xDecl: // as encoding/xml reads a directive: quoted brackets do not count
+		switch {
+		case l.quote != 0:
+			if c == l.quote {
+				l.quote = 0
+			}
+		case c == '"', c == '\'':
+			l.quote = c
+		case c == '<':
+			l.nest++
+		case c == '>' && l.nest > 0:
+			l.nest--
+		case c == '>':
+			l.state, l.size = xText, 0
+		}
+	}
+	if l.size > MaxXMLTokenBytes {
+		return fileErr("line %d: an XML %s is longer than %d bytes: this is not a camt.053 statement", l.line, xmlUnit[l.state], MaxXMLTokenBytes)
+	}
+	return nil
 }

@@ -50,8 +50,9 @@ func (p *parser) parseCSV(r io.Reader) error {
 	if hasPrefix(head, "\xff\xfe") || hasPrefix(head, "\xfe\xff") {
 		return fileErr("the file is UTF-16 text: save it as CSV UTF-8")
 	}
-	cr := csv.NewReader(&lineLimiter{r: br, max: MaxLineBytes})
-	cr.Comma = csvSeparator(head)
+	comma := csvSeparator(head)
+	cr := csv.NewReader(newCSVLimiter(br, MaxLineBytes, comma))
+	cr.Comma = comma
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {

@@ -10,12 +10,20 @@ import (
 	"recon"
 )
 
+// MaxMT940FieldBytes is the largest MT940 field, its lines and line breaks
+// together: twenty times the standard's largest (:86:, 6 lines of 65
+// characters), for banks that write longer ones. Reading stops within the
+// first buffer past it, so a field of endless continuation lines is refused
+// before it is held (docs/statements.md, Limits).
+const MaxMT940FieldBytes = 8 << 10
+
 // mtField is one MT940 field: its tag ("61"), its first line's text after the
 // tag, and its continuation lines.
 type mtField struct {
 	tag  string
 	row  int
 	text []string // the first line's text, then each continuation line
+	size int      // bytes read of the field, line breaks included
 }
 
 // mtMessage is the state of the MT940 message being read.
@@ -31,7 +39,7 @@ func (m *mtMessage) where() string { return "statement :20:" + m.ref }
 
 func (p *parser) parseMT940(r io.Reader) error {
 	var msg *mtMessage
-	err := mtFields(newBufReader(&lineLimiter{r: r, max: MaxLineBytes}), func(f *mtField) error {
+	err := mtFields(newBufReader(r), func(f *mtField) error {
 		if msg == nil && f.tag != "20" {
 			return fileErr("line %d: an MT940 message starts with :20:, not :%s:", f.row, f.tag)
 		}
@@ -99,10 +107,34 @@ func mtFields(br *bufio.Reader, fn func(*mtField) error) error {
 		return fn(f)
 	}
 	for row := 1; ; row++ {
-		line, err := br.ReadString('\n')
+		// The line's cap: a field's line may take what the field has left,
+		// another line MaxLineBytes.
+		limit, tag := MaxLineBytes, ""
+		switch head, _ := br.Peek(5); {
+		case len(head) >= 4 && head[0] == ':' && mtTag(string(head[1:])) > 0:
+			limit, tag = MaxMT940FieldBytes, string(head[1:1+mtTag(string(head[1:]))])
+		case len(head) > 0 && (head[0] == '{' || head[0] == '-'): // SWIFT blocks, the message's end
+		case last != nil:
+			limit, tag = MaxMT940FieldBytes-last.size, last.tag
+		}
+		line, tooLong, err := readLine(br, limit)
 		if err != nil && err != io.EOF {
 			return err
 		}
+		if tooLong {
+			if tag == "" {
+				return fileErr("line %d is longer than %d bytes: this is not a statement file", row, MaxLineBytes)
+			}
+			start := row
+			if last != nil && last.tag == tag && limit < MaxMT940FieldBytes {
+				start = last.row
+			}
+			if start != row {
+				return fileErr("line %d: field :%s: (from line %d) is longer than %d bytes: this is not an MT940 statement", row, tag, start, MaxMT940FieldBytes)
+			}
+			return fileErr("line %d: field :%s: is longer than %d bytes: this is not an MT940 statement", row, tag, MaxMT940FieldBytes)
+		}
+		size := len(line)
 		if line == "" && err == io.EOF {
 			return flush()
 		}
@@ -123,15 +155,34 @@ func mtFields(br *bufio.Reader, fn func(*mtField) error) error {
 				return err
 			}
 			n := mtTag(line[1:])
-			last, started = &mtField{tag: line[1 : 1+n], row: row, text: []string{line[2+n:]}}, true
+			last, started = &mtField{tag: line[1 : 1+n], row: row, text: []string{line[2+n:]}, size: size}, true
 		case trimmed == "":
 		case !started:
 			return fileErr("line %d: not MT940: expected :20: first", row)
 		default:
 			last.text = append(last.text, line)
+			if last.size += size; last.size > MaxMT940FieldBytes { // a line starting with '-'
+				return fileErr("line %d: field :%s: (from line %d) is longer than %d bytes: this is not an MT940 statement", row, last.tag, last.row, MaxMT940FieldBytes)
+			}
 		}
 		if err == io.EOF {
 			return flush()
+		}
+	}
+}
+
+// readLine reads a line, its '\n' included, or reports tooLong as soon as
+// it holds more than limit bytes (having read at most one buffer more).
+func readLine(br *bufio.Reader, limit int) (line string, tooLong bool, err error) {
+	var buf []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(buf)+len(frag) > limit {
+			return "", true, nil
+		}
+		buf = append(buf, frag...)
+		if err != bufio.ErrBufferFull {
+			return string(buf), false, err
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"recon"
 )
 
 // RateLimiter is a token bucket per key (decisions.md §9: per OAuth2 client,
@@ -36,6 +38,15 @@ func NewRateLimiter(perSecond float64, burst int) *RateLimiter {
 	return &RateLimiter{rate: rate.Limit(perSecond), burst: max(1, burst), now: time.Now, buckets: map[string]*rate.Limiter{}}
 }
 
+// WithClock makes the limiter read the time from c (a test's clock; the
+// default is time.Now) and returns it.
+func (l *RateLimiter) WithClock(c recon.Clock) *RateLimiter {
+	if l != nil && c != nil {
+		l.now = c.Now
+	}
+	return l
+}
+
 // sweepEvery is how often idle buckets are dropped: a full bucket is the
 // same as none, so memory follows the clients active in the last minute.
 const sweepEvery = time.Minute
@@ -45,10 +56,15 @@ const sweepEvery = time.Minute
 // left now) and X-RateLimit-Reset (seconds until the bucket is full again)
 // headers on h, and Retry-After (seconds until the next request is allowed)
 // when it refuses.
-func (l *RateLimiter) Allow(h http.Header, key string) bool {
+func (l *RateLimiter) Allow(h http.Header, key string) bool { return l.AllowN(h, key, 1) }
+
+// AllowN is Allow for a request that costs n requests (an expensive search;
+// at most the burst).
+func (l *RateLimiter) AllowN(h http.Header, key string, n int) bool {
 	if l == nil {
 		return true
 	}
+	n = min(max(n, 1), l.burst)
 	now := l.now()
 	l.mu.Lock()
 	if now.Sub(l.lastSweep) >= sweepEvery {
@@ -64,7 +80,7 @@ func (l *RateLimiter) Allow(h http.Header, key string) bool {
 		b = rate.NewLimiter(l.rate, l.burst)
 		l.buckets[key] = b
 	}
-	ok := b.AllowN(now, 1)
+	ok := b.AllowN(now, n)
 	tokens := b.TokensAt(now)
 	l.mu.Unlock()
 
@@ -75,7 +91,7 @@ func (l *RateLimiter) Allow(h http.Header, key string) bool {
 	h.Set("X-RateLimit-Remaining", strconv.FormatInt(max(0, int64(math.Floor(tokens))), 10))
 	h.Set("X-RateLimit-Reset", seconds(float64(l.burst)-tokens))
 	if !ok {
-		h.Set("Retry-After", seconds(max(1-tokens, 1e-9)))
+		h.Set("Retry-After", seconds(max(float64(n)-tokens, 1e-9)))
 	}
 	return ok
 }

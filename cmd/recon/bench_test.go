@@ -26,9 +26,15 @@ import (
 // loopback port) over HTTP, on both engines. Run them with `make bench`;
 // docs/benchmarks.md records the figures.
 
-// benchRateLimit lifts the per-client rate limit far above what one
-// benchmark client sends, keeping the limiter's work in the measurement.
-var benchRateLimit = []string{"--rate-limit", "1000000", "--rate-burst", "1000000"}
+// benchRateLimit lifts the per-client rate limit (and the dashboard's per
+// session and address) far above what one benchmark client sends, keeping
+// the limiter's work in the measurement.
+var benchRateLimit = []string{"--rate-limit", "1000000", "--rate-burst", "1000000", "--dashboard-rate-limit", "1000000", "--dashboard-rate-burst", "1000000"}
+
+// noDashboardLimit turns the dashboard's rate limits off, for tests making
+// searches in bursts no person makes (the limits have their own test,
+// TestDashboardRateLimit).
+var noDashboardLimit = []string{"--dashboard-rate-limit", "0"}
 
 type benchEnv struct {
 	base, token string

@@ -18,7 +18,7 @@ import (
 func TestDashboardSearchBrowser(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		e := newDashEnv(t, engine)
+		e := newDashEnv(t, engine, noDashboardLimit...)
 		e.history(t)
 		code := e.live.checkout(t, "INV-SEARCH", 42000)
 		e.transfer(t, e.live, 42000, "Thanh toán "+code, false)

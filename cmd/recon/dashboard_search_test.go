@@ -26,7 +26,7 @@ type searchEnv struct {
 func TestDashboardSearch(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		e := &searchEnv{dashEnv: newDashEnv(t, engine)}
+		e := &searchEnv{dashEnv: newDashEnv(t, engine, noDashboardLimit...)}
 		e.code = e.live.checkout(t, "INV-SEARCH", 42000)
 		e.paidTx = e.transfer(t, e.live, 42000, "Thanh toán "+e.code, false)
 		e.noOrderTx = e.transfer(t, e.live, 31000, "chuyen tien DH99999999", false)

@@ -43,12 +43,12 @@ type dashEnv struct {
 // htmlMemo is what a payer may write in a memo; the dashboard must show it as text.
 const htmlMemo = `<script>alert("memo")</script><img src=x onerror=alert(1)>`
 
-func newDashEnv(t *testing.T, engine string) *dashEnv {
+func newDashEnv(t *testing.T, engine string, flags ...string) *dashEnv {
 	t.Helper()
 	e := &dashEnv{dbURL: dbtest.NewURL(t, engine), userIDs: map[string]string{}}
 	rc := newReceiver(t)
 	e.rc = rc
-	e.base, _, _ = startServer(t, e.dbURL, "--sandbox", "--allow-private-targets")
+	e.base, _, _ = startServer(t, e.dbURL, append([]string{"--sandbox", "--allow-private-targets"}, flags...)...)
 	e.live = setupMerchant(t, e.base, e.dbURL, rc.URL+"/ipn")
 	for _, u := range []struct {
 		email string

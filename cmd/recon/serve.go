@@ -48,6 +48,9 @@ type serveConfig struct {
 	retention       time.Duration
 	rateLimit       float64
 	rateBurst       int
+	dashRateLimit   float64 // per dashboard session; per address dashAddressFactor times more
+	imports         int     // statement imports at once (web.Slots)
+	dashRateBurst   int
 	nodeID          string
 	heartbeat       time.Duration
 	nodeTimeout     time.Duration
@@ -92,6 +95,9 @@ flight.`,
 	f.DurationVar(&cfg.retryMaxAge, "retry-max-age", delivery.DefaultMaxAge, "how long a failed notification is retried before it is dead")
 	f.Float64Var(&cfg.rateLimit, "rate-limit", 100, "requests a second each OAuth2 client (and each gateway merchant) may make, after a burst of --rate-burst; 0 turns the limit off")
 	f.IntVar(&cfg.rateBurst, "rate-burst", 200, "requests a client may make at once before --rate-limit applies")
+	f.IntVar(&cfg.imports, "statement-imports", web.DefaultSlots, "statement files this server process imports at once, the API's and the dashboard's uploads together; one company may take half of them (at least 1); another upload gets 503 with Retry-After")
+	f.Float64Var(&cfg.dashRateLimit, "dashboard-rate-limit", 10, fmt.Sprintf("requests a second each dashboard session may make after a burst of --dashboard-rate-burst (each remote address %d times both; a search costs %d); 0 turns the dashboard's limits off", dashAddressFactor, dashboard.SearchCost))
+	f.IntVar(&cfg.dashRateBurst, "dashboard-rate-burst", 100, "requests a dashboard session may make at once before --dashboard-rate-limit applies")
 	f.DurationVar(&cfg.linkTokenTTL, "link-token-ttl", recon.DefaultLinkTokenTTL, "how long a bank-linking hub link token lives (1m to 24h)")
 	f.DurationVar(&cfg.retention, "delivery-retention", 30*24*time.Hour, "how long delivered notifications and their attempts are kept (pending and dead ones are kept until replayed or deleted)")
 	return cmd
@@ -122,6 +128,12 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	if cfg.rateLimit < 0 || cfg.rateLimit > 0 && cfg.rateBurst < 1 {
 		return fmt.Errorf("--rate-limit must not be negative, and --rate-burst must be at least 1")
+	}
+	if cfg.dashRateLimit < 0 || cfg.dashRateLimit > 0 && cfg.dashRateBurst < dashboard.SearchCost {
+		return fmt.Errorf("--dashboard-rate-limit must not be negative, and --dashboard-rate-burst must be at least %d (a search's cost)", dashboard.SearchCost)
+	}
+	if cfg.imports < 1 {
+		return fmt.Errorf("--statement-imports must be at least 1")
 	}
 	if cfg.maxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
@@ -282,6 +294,10 @@ func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, clo
 	}
 }
 
+// dashAddressFactor is how many sessions' worth of dashboard requests one
+// remote address may make: an office behind one address has several users.
+const dashAddressFactor = 5
+
 // routes lists every endpoint of the server on one mux: the whole API at a glance.
 func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serveConfig, mode string, log *slog.Logger) *web.Mux {
 	mux := web.NewMux()
@@ -300,8 +316,9 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	auth.Register(mux)
 	sandbox := mode == "sandbox"
 	limiter := web.NewRateLimiter(cfg.rateLimit, cfg.rateBurst) // one bucket per client or merchant
+	uploads := web.NewSlots(cfg.imports, 0)                     // every statement upload, API and dashboard (docs/statements.md, Limits)
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: clock,
-		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Logger: log}).Register(mux)
+		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
 	gw := &gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
 		Blocked:  delivery.IsBlocked, Metrics: gateway.NewMetrics(metrics.Registry),
@@ -314,7 +331,9 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	}
 	hb.Register(mux)
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
-		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword,
+		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword, Uploads: uploads,
+		SessionLimiter: web.NewRateLimiter(cfg.dashRateLimit, cfg.dashRateBurst),
+		AddressLimiter: web.NewRateLimiter(cfg.dashRateLimit*dashAddressFactor, cfg.dashRateBurst*dashAddressFactor),
 		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target, rotateSigning bool) (*recon.Target, bool, bool, error) {
 			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active, RotateSigningSecret: rotateSigning}
 			if t.Secret != "" { // none: the stored one is kept, or one made

@@ -59,7 +59,7 @@
       }
       document.title = doc.title;
       document.body.replaceWith(document.adoptNode(doc.body));
-      var result = document.getElementById('upload-error') || document.getElementById('upload-done');
+      var result = document.getElementById('upload-error') || document.getElementById('upload-busy') || document.getElementById('upload-done');
       if (result) {
         result.setAttribute('tabindex', '-1');
         result.focus();
