@@ -29,6 +29,7 @@ import (
 type serveConfig struct {
 	clock           recon.Clock // business time (nil: the system clock)
 	addr            string
+	metricsAddr     string // where /metrics is served ("" or "off": nowhere)
 	baseURL         string
 	demo            bool
 	sandbox         bool
@@ -73,6 +74,7 @@ flight.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	f.StringVar(&cfg.metricsAddr, "metrics-addr", "127.0.0.1:9464", `address of the separate listener serving GET /metrics (Prometheus); "off" or "" serves none. Keep it private: the metrics name companies and routes`)
 	f.StringVar(&cfg.baseURL, "base-url", "", "external base URL, the OAuth2 issuer (default http://ADDR)")
 	f.BoolVar(&cfg.demo, "demo", false, "seed demo data into an empty database and print ready-to-paste curl commands (implies --sandbox)")
 	f.BoolVar(&cfg.sandbox, "sandbox", false, "sandbox mode: simulated transfers and plain-http webhook URLs")
@@ -208,8 +210,20 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	srv.RegisterOnShutdown(cfg.listeners.Stop) // end the recon listen streams
-	errc := make(chan error, 1)
+	msrv, mln, err := metricsServer(cfg.metricsAddr, metrics, log)
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if msrv != nil {
+		defer msrv.Close()
+		go func() {
+			if err := msrv.Serve(mln); !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("metrics listener: %w", err)
+			}
+		}()
+	}
 	go maintain(ctx, db, cfg.retention, a.clock, cfg.location, log)
 	go sweepHub(ctx, db, a.clock, log)
 	var dispatched chan error // nil when this node does not dispatch: never ready
@@ -232,6 +246,9 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}
+	if msrv != nil {
+		_ = msrv.Shutdown(sctx)
+	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -243,6 +260,31 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// metricsServer listens on addr for GET /metrics alone (nil, nil when addr is
+// "" or "off"). The metrics name routes, companies and delivery counts, so
+// they are not served on the public listener (docs/api.md, Security); a
+// non-loopback address is accepted, since it was given explicitly, with a
+// warning.
+func metricsServer(addr string, metrics *web.Metrics, log *slog.Logger) (*http.Server, net.Listener, error) {
+	if addr == "" || addr == "off" {
+		return nil, nil, nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--metrics-addr %q must be HOST:PORT, or off: %w", addr, err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		log.Warn("metrics served beyond this machine: restrict who may reach --metrics-addr", "addr", ln.Addr().String())
+	}
+	mux := http.NewServeMux()
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}, ln, nil
 }
 
 // maintain runs, at start and every hour until ctx ends, the database's
@@ -290,8 +332,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	if clock == nil {
 		clock = recon.SystemClock{}
 	}
-	web.RegisterHealth(mux, db)
-	mux.Handle("GET /metrics", metrics.Handler())
+	web.RegisterHealth(mux, db) // /metrics is on its own listener: metricsServer
 	mux.HandleFunc("GET /openapi.json", api.ServeOpenAPI)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		web.WriteJSON(w, http.StatusOK, map[string]any{"name": "recon", "mode": mode, "openapi": "/openapi.json",
