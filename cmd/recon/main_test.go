@@ -247,8 +247,12 @@ func TestEndToEnd(t *testing.T) {
 		if status, body = call(t, "GET", base+"/metrics", "", ""); status != 404 {
 			t.Fatalf("public /metrics: %d %v, want 404", status, body)
 		}
-		if m := metricsText(t, "http://"+metricsAddr); !strings.Contains(m, `recon_http_requests_total{code="200",method="GET",route="GET /api/v1/company"}`) {
+		m := metricsText(t, "http://"+metricsAddr)
+		if !strings.Contains(m, `recon_http_requests_total{code="200",method="GET",route="GET /api/v1/company"}`) {
 			t.Fatalf("metrics lack the company route:\n%.2000s", m)
+		}
+		if !strings.Contains(m, `recon_login_lockouts_total{key="pair"} 0`) {
+			t.Fatalf("metrics lack the login lockouts:\n%.2000s", m)
 		}
 	})
 }

@@ -165,7 +165,8 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		log.Warn("database durability: a power cut may undo acknowledged writes (and their notifications may already be sent)",
 			"engine", db.Engine(), "setting", setting)
 	}
-	auth, err := newOAuthServer(ctx, db, cfg.baseURL, a.clock, log)
+	metrics := web.NewMetrics()
+	auth, err := newOAuthServer(ctx, db, cfg.baseURL, a.clock, log, func(c *oauth.Config) { c.Metrics = oauth.NewMetrics(metrics.Registry) })
 	if err != nil {
 		return err
 	}
@@ -183,7 +184,6 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		return fmt.Errorf("--allow-private-targets is refused in production mode: add --sandbox (or --demo)")
 	}
 
-	metrics := web.NewMetrics()
 	dispatcher := &delivery.Dispatcher{
 		Store:    db,
 		Client:   delivery.NewClient(delivery.ClientOptions{AllowPrivate: cfg.allowPrivate, Timeout: cfg.sendTimeout}),
@@ -283,6 +283,7 @@ func metricsServer(addr string, metrics *web.Metrics, log *slog.Logger) (*http.S
 		log.Warn("metrics served beyond this machine: restrict who may reach --metrics-addr", "addr", ln.Addr().String())
 	}
 	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics.Handler())
 	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}, ln, nil
 }
@@ -381,7 +382,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 // newOAuthServer builds the authorization server on the database's token
 // signing key, which the first start generates: the server and the CLI on the
 // same database (and every node sharing it) check each other's tokens.
-func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, clock recon.Clock, log *slog.Logger) (*oauth.Server, error) {
+func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, clock recon.Clock, log *slog.Logger, configure ...func(*oauth.Config)) (*oauth.Server, error) {
 	key, err := db.ServerKey(ctx, "oauth_hmac", 32)
 	if err != nil {
 		return nil, fmt.Errorf("loading the token signing key: %w", err)
@@ -389,5 +390,9 @@ func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, clock r
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return oauth.New(oauth.Config{Issuer: issuer, Secret: key, Clock: clock, Logger: log}, db)
+	cfg := oauth.Config{Issuer: issuer, Secret: key, Clock: clock, Logger: log}
+	for _, c := range configure {
+		c(&cfg)
+	}
+	return oauth.New(cfg, db)
 }
