@@ -276,6 +276,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"serve", "--sqlite-synchronous", "off"}, "--sqlite-synchronous must be full or normal"},
 		{[]string{"serve", "--heartbeat", "2s", "--node-timeout", "5s"}, "--heartbeat, --node-timeout: delivery: the node timeout (5s) must be at least three heartbeats (2s)"},
 		{[]string{"serve", "--heartbeat", "0s"}, "--heartbeat, --node-timeout"},
+		{[]string{"serve", "--metrics-addr", "9464"}, `--metrics-addr "9464" must be HOST:PORT, or off`},
 	} {
 		_, err := cli(t, dbURL, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -128,6 +128,11 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if cfg.maxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
 	}
+	if cfg.metricsAddr != "" && cfg.metricsAddr != "off" {
+		if _, _, err := net.SplitHostPort(cfg.metricsAddr); err != nil {
+			return fmt.Errorf("--metrics-addr %q must be HOST:PORT, or off: %w", cfg.metricsAddr, err)
+		}
+	}
 	log, err := a.logger()
 	if err != nil {
 		return err
@@ -271,10 +276,7 @@ func metricsServer(addr string, metrics *web.Metrics, log *slog.Logger) (*http.S
 	if addr == "" || addr == "off" {
 		return nil, nil, nil
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--metrics-addr %q must be HOST:PORT, or off: %w", addr, err)
-	}
+	host, _, _ := net.SplitHostPort(addr) // checked with the other flags
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--metrics-addr: %w", err)
