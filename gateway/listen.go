@@ -246,9 +246,12 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	// will not help).
 	tick, stopTick := h.listenTicker()
 	defer stopTick()
+	recheck := cmp.Or(h.ListenRecheck, DefaultListenRecheck)
+	var lastCheck time.Time // wall clock: only to measure how long since
 	authorized := func() bool {
 		err := h.stillAuthorized(ctx, m)
 		if err == nil {
+			lastCheck = time.Now()
 			return true
 		}
 		if ctx.Err() != nil {
@@ -288,7 +291,9 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 			if cur.sent[d.ID] || (events != nil && !slices.Contains(events, d.Event)) {
 				continue
 			}
-			if !checked {
+			// Before the look's first notification, and again within a
+			// long batch (a slow reader) once recheck has passed.
+			if !checked || time.Since(lastCheck) >= recheck {
 				if !authorized() {
 					return nil
 				}
