@@ -269,7 +269,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 
 // metricsServer listens on addr for GET /metrics alone (nil, nil when addr is
 // "" or "off"). The metrics name routes, companies and delivery counts, so
-// they are not served on the public listener (docs/api.md, Security); a
+// they are not served on the public listener (README, Operations); a
 // non-loopback address is accepted, since it was given explicitly, with a
 // warning.
 func metricsServer(addr string, metrics *web.Metrics, log *slog.Logger) (*http.Server, net.Listener, error) {
