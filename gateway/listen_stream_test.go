@@ -196,5 +196,20 @@ func TestListenStreamIsReauthorised(t *testing.T) {
 				}
 			}
 		}
+
+		// A check that cannot be made (the database is gone) ends the
+		// stream too, telling the client to reconnect.
+		if err := b.db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// One tick each: a stream that ends takes no more.
+		ticks <- time.Time{}
+		ticks <- time.Time{}
+		for i, s := range open {
+			ev, data := s.next(t)
+			if ev != "bye" || data["code"] != "internal_error" || data["retry"] != true {
+				t.Fatalf("stream %d with the database gone: %s %v, want bye internal_error, retry true", i+1, ev, data)
+			}
+		}
 	})
 }
