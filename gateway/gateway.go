@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"recon"
@@ -51,6 +52,17 @@ type Handler struct {
 	// dispatcher sends them (delivery.Headers).
 	Listeners *Listeners
 	Headers   func(t *recon.Target, d *recon.Delivery, now time.Time) http.Header
+	// ListenRecheck is how often an open listen stream checks its merchant
+	// credential and company again (default DefaultListenRecheck);
+	// ListenTick, when set, makes those ticks instead (tests): it returns
+	// the channel and what stops it.
+	ListenRecheck time.Duration
+	ListenTick    func() (<-chan time.Time, func())
+	// MaxListenStreams caps the listen streams open at once per merchant
+	// credential on this node (default DefaultMaxListenStreams).
+	MaxListenStreams int
+	listenMu         sync.Mutex
+	listenOpen       map[string]int // merchant id → streams open on this node
 	// Location is the business time zone of created_at and the date filters (default UTC).
 	Location *time.Location
 	Clock    recon.Clock

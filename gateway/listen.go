@@ -1,13 +1,16 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,7 +40,60 @@ const (
 	listenHorizon   = 10 * time.Second // see listenCursor
 	listenBatch     = 500
 	maxExcerpt      = 1024
+
+	// DefaultListenRecheck is how often an open stream checks its
+	// credential and company again (docs/api.md, Test mode and recon listen).
+	DefaultListenRecheck = 3 * time.Second
+	// DefaultMaxListenStreams is how many streams one merchant credential
+	// may hold open at once on one node.
+	DefaultMaxListenStreams = 5
 )
+
+// openListen counts a stream of the merchant open on this node, unless it
+// has max open already; release uncounts it.
+func (h *Handler) openListen(merchantID string) (release func(), ok bool) {
+	limit := cmp.Or(h.MaxListenStreams, DefaultMaxListenStreams)
+	h.listenMu.Lock()
+	defer h.listenMu.Unlock()
+	if h.listenOpen[merchantID] >= limit {
+		return nil, false
+	}
+	if h.listenOpen == nil {
+		h.listenOpen = map[string]int{}
+	}
+	h.listenOpen[merchantID]++
+	return func() {
+		h.listenMu.Lock()
+		defer h.listenMu.Unlock()
+		if h.listenOpen[merchantID]--; h.listenOpen[merchantID] <= 0 {
+			delete(h.listenOpen, merchantID)
+		}
+	}, true
+}
+
+// listenTicker returns the channel of the stream's re-checks and what stops it.
+func (h *Handler) listenTicker() (<-chan time.Time, func()) {
+	if h.ListenTick != nil {
+		return h.ListenTick()
+	}
+	t := time.NewTicker(cmp.Or(h.ListenRecheck, DefaultListenRecheck))
+	return t.C, t.Stop
+}
+
+// stillAuthorized checks again what authenticated the stream: the merchant
+// credential (rotated or removed: EUNAUTHORIZED) and the company's status
+// (inactive: EFORBIDDEN). m is what the stream was opened with.
+func (h *Handler) stillAuthorized(ctx context.Context, m *recon.Merchant) error {
+	fresh, err := h.Store.MerchantByID(ctx, m.MerchantID)
+	if recon.ErrorCode(err) == recon.ENOTFOUND ||
+		err == nil && (fresh.CompanyID != m.CompanyID || !hmac.Equal([]byte(fresh.SecretKey), []byte(m.SecretKey))) {
+		return recon.Errorf(recon.EUNAUTHORIZED, "the merchant credentials of this stream were changed or removed: start recon listen again with the current test-mode credentials")
+	}
+	if err != nil {
+		return err
+	}
+	return h.companyActive(ctx, m.CompanyID)
+}
 
 // Listeners wakes the listen streams of this node when notifications are
 // enqueued (streams of other nodes find them at their next poll), and ends
@@ -134,6 +190,13 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 			events = append(events, e)
 		}
 	}
+	release, ok := h.openListen(m.MerchantID)
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(listenHeartbeat/time.Second)))
+		return recon.Errorf(recon.ERATELIMITED, "merchant %s has %d recon listen streams open on this server already: close one, or retry after %d s",
+			m.MerchantID, cmp.Or(h.MaxListenStreams, DefaultMaxListenStreams), int(listenHeartbeat/time.Second))
+	}
+	defer release()
 	ctx := r.Context()
 	tenant, err := h.Store.Tenant(ctx, m.CompanyID)
 	if err != nil {
@@ -176,6 +239,36 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	h.logger().Info("listen: attached", "listener", listener, "company", tenant.CompanyID)
 	defer h.logger().Info("listen: detached", "listener", listener, "company", tenant.CompanyID)
 
+	// The stream goes on only while what authenticated it holds: checked
+	// again before each look's notifications are written and at every tick,
+	// so a rotated credential or an inactive company ends it with a final
+	// `bye` naming why (retry false: reconnecting with the same credential
+	// will not help).
+	tick, stopTick := h.listenTicker()
+	defer stopTick()
+	recheck := cmp.Or(h.ListenRecheck, DefaultListenRecheck)
+	var lastCheck time.Time // wall clock: only to measure how long since
+	authorized := func() bool {
+		err := h.stillAuthorized(ctx, m)
+		if err == nil {
+			lastCheck = time.Now()
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		status, name := web.ErrorStatus(err)
+		bye := map[string]any{"code": name, "reason": recon.ErrorMessage(err), "retry": false}
+		if status == http.StatusInternalServerError {
+			h.logger().Error("listen: check the credential again", "listener", listener, "err", err)
+			bye["reason"], bye["retry"] = "the server could not check the credentials again: reconnect", true
+		} else {
+			h.logger().Info("listen: closed", "listener", listener, "company", tenant.CompanyID, "reason", bye["reason"])
+		}
+		_ = send("bye", 0, bye)
+		return false
+	}
+
 	// Every notification pending now or made from now on, whoever answers it.
 	since := h.now()
 	cur := listenCursor{sent: map[int64]bool{}}
@@ -192,10 +285,19 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 		now := h.now()
 		var highest int64
 		targets := map[string]*recon.Target{} // read at each look: a changed X-Secret-Key applies at once
+		checked := false
 		for _, d := range list {
 			highest = d.ID
 			if cur.sent[d.ID] || (events != nil && !slices.Contains(events, d.Event)) {
 				continue
+			}
+			// Before the look's first notification, and again within a
+			// long batch (a slow reader) once recheck has passed.
+			if !checked || time.Since(lastCheck) >= recheck {
+				if !authorized() {
+					return nil
+				}
+				checked = true
 			}
 			t := targets[d.Kind]
 			if t == nil {
@@ -228,8 +330,12 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 		case <-ctx.Done():
 			return nil
 		case <-h.Listeners.stop:
-			_ = send("bye", 0, map[string]string{"reason": "the server is stopping: reconnect"})
+			_ = send("bye", 0, map[string]any{"code": "server_stopping", "reason": "the server is stopping: reconnect", "retry": true})
 			return nil
+		case <-tick:
+			if !authorized() {
+				return nil
+			}
 		case <-wake:
 		case <-time.After(listenPoll):
 		}

@@ -232,13 +232,17 @@ func clientAddress(r *http.Request) string {
 	return host
 }
 
-// throttledLogin is login behind the throttle of decisions.md §9: failures
-// per account (whether or not it exists, so the answer reveals nothing)
-// and per address make further attempts wait, growing, then lock for a
-// while. Every attempt is logged with its outcome, never the password.
+// throttledLogin is login behind the throttle of docs/api.md (Login
+// throttling): failures per pair of account and address lock the pair after
+// a growing wait; per account (whether or not it exists, so the answer
+// reveals nothing) they only make attempts from anywhere wait a few
+// seconds, so that nobody can lock a user out from elsewhere; per address
+// they lock the address. Every attempt is logged with its outcome, never
+// the password; every lock is logged and counted (recon_login_lockouts_total).
 func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, password, addr string) (*recon.User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	account := fmt.Sprintf("account:%d:%s", c.CompanyID, email)
+	pair := fmt.Sprintf("pair:%d:%s|%s", c.CompanyID, email, addr)
 	address := "address:" + addr
 	now := s.cfg.Clock.Now()
 	log := func(outcome string, extra ...any) {
@@ -248,7 +252,10 @@ func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, pas
 	// The attempt is charged as a failure before the password is checked
 	// (a bcrypt comparison takes a while), so that attempts sent at once
 	// cannot all pass the check before any is counted; a success refunds it.
-	wait, refund := s.throttle.attempt(account, s.cfg.AccountThrottle, address, s.cfg.AddressThrottle, now)
+	wait, refund, locks := s.throttle.attempt(now,
+		throttleKey{"pair", pair, s.cfg.PairThrottle},
+		throttleKey{"account", account, s.cfg.AccountThrottle},
+		throttleKey{"address", address, s.cfg.AddressThrottle})
 	if wait > 0 {
 		log("throttled", "retry_after", wait.String())
 		return nil, errThrottled(wait)
@@ -257,12 +264,21 @@ func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, pas
 	switch {
 	case recon.ErrorCode(err) == recon.EUNAUTHORIZED:
 		log("failed")
+		for _, kind := range locks {
+			lock := s.cfg.PairThrottle.Lock
+			if kind == "address" {
+				lock = s.cfg.AddressThrottle.Lock
+			}
+			s.cfg.Logger.WarnContext(ctx, "oauth: login locked", "key", kind, "company_id", c.CompanyID,
+				"email", email, "address", addr, "for", lock.String())
+			s.cfg.Metrics.locked(kind)
+		}
 	case err != nil:
 		refund()
 		log("error")
 	default:
 		refund()
-		s.throttle.forget(account)
+		s.throttle.forget(pair)
 		log("success", "user_id", u.ID)
 	}
 	return u, err

@@ -68,10 +68,14 @@ type Config struct {
 	Clock recon.Clock
 	// Logger receives internal errors and every login attempt (default slog.Default()).
 	Logger *slog.Logger
-	// AccountThrottle and AddressThrottle slow down failed logins per account
-	// and per client address (default DefaultAccountThrottle and
-	// DefaultAddressThrottle).
-	AccountThrottle, AddressThrottle ThrottlePolicy
+	// PairThrottle, AccountThrottle and AddressThrottle slow down failed
+	// logins per account and client address together, per account and per
+	// client address (default DefaultPairThrottle, DefaultAccountThrottle and
+	// DefaultAddressThrottle). AccountThrottle should never lock
+	// (LockAfter 0): see DefaultAccountThrottle.
+	PairThrottle, AccountThrottle, AddressThrottle ThrottlePolicy
+	// Metrics, when set, counts login lockouts.
+	Metrics *Metrics
 }
 
 // Server is the authorization server. It is safe for concurrent use.
@@ -118,6 +122,9 @@ func New(cfg Config, store recon.Store) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.PairThrottle == (ThrottlePolicy{}) {
+		cfg.PairThrottle = DefaultPairThrottle
 	}
 	if cfg.AccountThrottle == (ThrottlePolicy{}) {
 		cfg.AccountThrottle = DefaultAccountThrottle

@@ -3,14 +3,41 @@ package oauth
 import (
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
+// Metrics counts what the login throttle does. Build it with NewMetrics on
+// the server's registry.
+type Metrics struct {
+	lockouts *prometheus.CounterVec
+}
+
+// NewMetrics registers the login metrics on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{lockouts: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "recon_login_lockouts_total",
+		Help: "Login keys locked after too many failed passwords, by key: pair (an account from one address) or address.",
+	}, []string{"key"})}
+	for _, k := range []string{"pair", "address"} {
+		m.lockouts.WithLabelValues(k)
+	}
+	reg.MustRegister(m.lockouts)
+	return m
+}
+
+func (m *Metrics) locked(kind string) {
+	if m != nil {
+		m.lockouts.WithLabelValues(kind).Inc()
+	}
+}
+
 // ThrottlePolicy says how failed logins slow down further attempts on one
-// key (an account, or a client address): the first Free failures cost
-// nothing; each further one makes the key wait Delay, doubled per failure
-// up to MaxDelay; at LockAfter failures the key is locked for Lock. A key's
-// failures are forgotten after Lock without a failure, or when the account
-// logs in.
+// key: the first Free failures cost nothing; each further one makes the key
+// wait Delay, doubled per failure up to MaxDelay; at LockAfter failures the
+// key is locked for Lock (LockAfter 0: never locked, a soft throttle). A
+// key's failures are forgotten Lock after the last one, or when a login
+// clears them.
 type ThrottlePolicy struct {
 	Free      int
 	Delay     time.Duration
@@ -19,21 +46,26 @@ type ThrottlePolicy struct {
 	Lock      time.Duration
 }
 
-// Default throttle policies (decisions.md §9). An address gets more room
-// than an account, since many people may sit behind one NAT.
+// Default throttle policies (docs/api.md, Login throttling). Only the
+// address and the pair of an account and an address are ever locked, so
+// that failures from elsewhere never lock a user out: the account across
+// addresses is a soft throttle, a wait of at most a few seconds (OWASP's
+// authentication guidance). An address gets more room than a pair, since
+// many people may sit behind one NAT.
 var (
-	DefaultAccountThrottle = ThrottlePolicy{Free: 3, Delay: time.Second, MaxDelay: time.Minute, LockAfter: 10, Lock: 15 * time.Minute}
+	DefaultPairThrottle    = ThrottlePolicy{Free: 3, Delay: time.Second, MaxDelay: time.Minute, LockAfter: 10, Lock: 15 * time.Minute}
+	DefaultAccountThrottle = ThrottlePolicy{Free: 10, Delay: time.Second, MaxDelay: 4 * time.Second, Lock: 15 * time.Minute}
 	DefaultAddressThrottle = ThrottlePolicy{Free: 20, Delay: time.Second, MaxDelay: time.Minute, LockAfter: 100, Lock: 15 * time.Minute}
 )
 
 // maxThrottleKeys bounds the throttle's memory: past it, keys whose
 // failures are forgotten are swept, and if none is, the new key is not
-// tracked (its address is still counted).
+// tracked (its other keys are still counted).
 const maxThrottleKeys = 100_000
 
 // throttle counts failed logins per key in memory, per process. Several
 // nodes each keep their own counts, so an attacker spreading attempts over
-// N nodes gets N times the room; the lock still bounds it.
+// N nodes gets N times the room; the locks still bound it.
 type throttle struct {
 	mu   sync.Mutex
 	keys map[string]*failures
@@ -45,26 +77,44 @@ type failures struct {
 	until time.Time // no attempt before this
 }
 
+// throttleKey is one key an attempt is charged to, its policy and its kind
+// (pair, account, address: what a lock is logged and counted as).
+type throttleKey struct {
+	kind, key string
+	policy    ThrottlePolicy
+}
+
 func newThrottle() *throttle { return &throttle{keys: make(map[string]*failures)} }
 
-// attempt decides, in one step, whether a login attempt on the account
-// from the address may go ahead at now: if either key must still wait, it
-// reports how long and counts nothing; otherwise it counts the attempt as a
-// failure of both keys at once, and refund takes that back (the password
-// was right, or the check failed for another reason).
-func (t *throttle) attempt(account string, ap ThrottlePolicy, address string, dp ThrottlePolicy, now time.Time) (wait time.Duration, refund func()) {
+// attempt decides, in one step, whether a login attempt charged to the keys
+// may go ahead at now: if any key must still wait, it reports the longest
+// wait and counts nothing; otherwise it counts the attempt as a failure of
+// every key at once, and refund takes that back (the password was right, or
+// the check failed for another reason). locks names the kinds of the keys
+// this failure locks, once it stands (not refunded).
+func (t *throttle) attempt(now time.Time, keys ...throttleKey) (wait time.Duration, refund func(), locks []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if wait = max(t.waitLocked(account, ap, now), t.waitLocked(address, dp, now)); wait > 0 {
-		return wait, nil
+	for _, k := range keys {
+		wait = max(wait, t.waitLocked(k.key, k.policy, now))
 	}
-	undoA, undoD := t.failLocked(account, ap, now), t.failLocked(address, dp, now)
+	if wait > 0 {
+		return wait, nil, nil
+	}
+	undo := make([]func(), len(keys))
+	for i, k := range keys {
+		var locked bool
+		if undo[i], locked = t.failLocked(k.key, k.policy, now); locked {
+			locks = append(locks, k.kind)
+		}
+	}
 	return 0, func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		undoA()
-		undoD()
-	}
+		for _, u := range undo {
+			u()
+		}
+	}, locks
 }
 
 // wait reports how long the key must still wait at now (0: it may try).
@@ -86,13 +136,14 @@ func (t *throttle) waitLocked(key string, p ThrottlePolicy, now time.Time) time.
 func (t *throttle) fail(key string, p ThrottlePolicy, now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.failLocked(key, p, now)
+	_, _ = t.failLocked(key, p, now)
 }
 
 // failLocked records a failure and returns what takes it back (with t.mu
 // held): one failure less, and no wait while the rest are free ones. Other
-// failures counted meanwhile stay counted.
-func (t *throttle) failLocked(key string, p ThrottlePolicy, now time.Time) (undo func()) {
+// failures counted meanwhile stay counted. locked reports that this failure
+// locks the key.
+func (t *throttle) failLocked(key string, p ThrottlePolicy, now time.Time) (undo func(), locked bool) {
 	undo = func() {
 		f := t.keys[key]
 		if f == nil {
@@ -109,7 +160,7 @@ func (t *throttle) failLocked(key string, p ThrottlePolicy, now time.Time) (undo
 		if f == nil && len(t.keys) >= maxThrottleKeys {
 			t.sweep(now, p.Lock)
 			if len(t.keys) >= maxThrottleKeys {
-				return func() {}
+				return func() {}, false
 			}
 		}
 		f = &failures{}
@@ -118,8 +169,9 @@ func (t *throttle) failLocked(key string, p ThrottlePolicy, now time.Time) (undo
 	f.n++
 	f.last = now
 	switch {
-	case f.n >= p.LockAfter:
+	case p.LockAfter > 0 && f.n >= p.LockAfter:
 		f.until = now.Add(p.Lock)
+		locked = f.n == p.LockAfter
 	case f.n > p.Free:
 		d := p.Delay << min(f.n-p.Free-1, 30)
 		if d > p.MaxDelay || d <= 0 {
@@ -127,10 +179,10 @@ func (t *throttle) failLocked(key string, p ThrottlePolicy, now time.Time) (undo
 		}
 		f.until = now.Add(d)
 	}
-	return undo
+	return undo, locked
 }
 
-// forget clears the key's failures (a successful login of the account).
+// forget clears the key's failures (a successful login from the pair's address).
 func (t *throttle) forget(key string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -2,6 +2,8 @@ package oauth
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -10,6 +12,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"recon"
 )
 
 func TestThrottlePolicy(t *testing.T) {
@@ -88,8 +94,8 @@ func (l *lockedBuffer) String() string {
 }
 
 // TestLoginThrottle is issue 8's finding: 25 wrong passwords in a row were
-// all tried, then the right one worked. Now failures make the account wait,
-// growing, then lock it; an unknown account is answered exactly alike; the
+// all tried, then the right one worked. Now failures make the account wait
+// from that address, growing, then lock it there; an unknown account is answered exactly alike; the
 // client address is throttled across accounts; every attempt is logged
 // without the password. The clock stands still unless the test moves it,
 // so the machine's own pace cannot change the outcome.
@@ -100,7 +106,8 @@ func TestLoginThrottle(t *testing.T) {
 		s, err := New(Config{
 			Issuer: b.srv.URL, Secret: []byte("0123456789abcdef0123456789abcdef"), Clock: clock,
 			Logger:          slog.New(slog.NewTextHandler(logs, nil)),
-			AccountThrottle: ThrottlePolicy{Free: 1, Delay: time.Hour, MaxDelay: 4 * time.Hour, LockAfter: 10, Lock: 24 * time.Hour},
+			PairThrottle:    ThrottlePolicy{Free: 1, Delay: time.Hour, MaxDelay: 4 * time.Hour, LockAfter: 10, Lock: 24 * time.Hour},
+			AccountThrottle: ThrottlePolicy{Free: 1000, Delay: time.Second, MaxDelay: time.Second, Lock: 24 * time.Hour},
 			AddressThrottle: ThrottlePolicy{Free: 30, Delay: time.Hour, MaxDelay: 4 * time.Hour, LockAfter: 100, Lock: 24 * time.Hour},
 		}, b.db)
 		if err != nil {
@@ -199,7 +206,7 @@ func TestThrottleCountsAttemptsSentAtOnce(t *testing.T) {
 	var refunds []func()
 	waited := 0
 	for range 10 {
-		wait, refund := th.attempt("acct", p, "addr", free, t0)
+		wait, refund, _ := th.attempt(t0, throttleKey{"pair", "acct", p}, throttleKey{"address", "addr", free})
 		if wait > 0 {
 			waited++
 			continue
@@ -215,7 +222,7 @@ func TestThrottleCountsAttemptsSentAtOnce(t *testing.T) {
 	if w := th.wait("acct", p, t0); w != 0 {
 		t.Errorf("after one refund of three charges (two free): wait %v, want 0", w)
 	}
-	if wait, _ := th.attempt("acct", p, "addr", free, t0); wait != 0 {
+	if wait, _, _ := th.attempt(t0, throttleKey{"pair", "acct", p}, throttleKey{"address", "addr", free}); wait != 0 {
 		t.Errorf("a fourth attempt after the refund waits %v", wait)
 	}
 	if w := th.wait("acct", p, t0); w != time.Hour {
@@ -247,4 +254,93 @@ func TestLoginWithADeadDatabase(t *testing.T) {
 	if w := b.server.throttle.wait(fmt.Sprintf("account:%d:%s", b.company.ID, testEmail), b.server.cfg.AccountThrottle, time.Now()); w != 0 {
 		t.Errorf("a failed check charged the throttle: wait %v", w)
 	}
+}
+
+// TestLockoutCannotBeUsedAgainstAUser is issue 18's finding: ten wrong
+// passwords from anywhere locked a user out for 15 minutes. Now, with the
+// default policies, an attacker hammering an account from five addresses
+// (50 failures, each as soon as it is allowed) locks only those addresses'
+// pairs with the account; the user, from an address that has not failed,
+// waits at most the account's soft delay (a few seconds) and signs in.
+// Each lock is logged and counted. The throttle is in each node's memory;
+// the user is read from the database of each engine.
+func TestLockoutCannotBeUsedAgainstAUser(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, b *bundle) {
+		logs := new(lockedBuffer)
+		clock := &frozenClock{t: time.Now()}
+		reg := prometheus.NewRegistry()
+		s, err := New(Config{Issuer: b.srv.URL, Secret: []byte("0123456789abcdef0123456789abcdef"), Clock: clock,
+			Logger: slog.New(slog.NewTextHandler(logs, nil)), Metrics: NewMetrics(reg)}, b.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		c := &recon.Client{CompanyID: b.company.ID, ID: "dashboard"}
+		const wrongPassword = "Wr0ng-Pa55-9f3k"
+		login := func(password, addr string) (time.Duration, error) {
+			t.Helper()
+			_, err := s.throttledLogin(ctx, c, testEmail, password, addr)
+			var wait errThrottled
+			if errors.As(err, &wait) {
+				return time.Duration(wait), nil
+			}
+			return 0, err
+		}
+		attackers := []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4", "203.0.113.5"}
+		for _, addr := range attackers {
+			for failed := 0; failed < DefaultPairThrottle.LockAfter; {
+				wait, err := login(wrongPassword, addr)
+				if wait > 0 {
+					clock.Advance(wait) // the attacker tries again as soon as it may
+					continue
+				}
+				if recon.ErrorCode(err) != recon.EUNAUTHORIZED {
+					t.Fatalf("attacker at %s: %v", addr, err)
+				}
+				failed++
+			}
+		}
+		// Each attacking address is locked out of the account, even with
+		// the right password.
+		for _, addr := range attackers {
+			if wait, _ := login(testPassword, addr); wait <= DefaultAccountThrottle.MaxDelay {
+				t.Errorf("%s after its 10 failures: wait %v, want a lock", addr, wait)
+			}
+		}
+		// The user, from an address that has not failed: at most the soft
+		// delay, then in.
+		const user = "198.51.100.7"
+		wait, err := login(testPassword, user)
+		if err != nil || wait > DefaultAccountThrottle.MaxDelay {
+			t.Fatalf("the user from a fresh address: wait %v, %v; want at most %v", wait, err, DefaultAccountThrottle.MaxDelay)
+		}
+		clock.Advance(wait)
+		if wait, err := login(testPassword, user); wait != 0 || err != nil {
+			t.Fatalf("the user after the soft delay: wait %v, %v; want signed in", wait, err)
+		}
+
+		// Five locks, logged without the password and counted.
+		l := logs.String()
+		if n := strings.Count(l, `msg="oauth: login locked" key=pair`); n != len(attackers) {
+			t.Errorf("%d pair locks logged, want %d:\n%s", n, len(attackers), l)
+		}
+		if strings.Contains(l, wrongPassword) || strings.Contains(l, testPassword) {
+			t.Error("the log holds a password")
+		}
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := map[string]float64{}
+		for _, f := range families {
+			if f.GetName() == "recon_login_lockouts_total" {
+				for _, m := range f.GetMetric() {
+					counts[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+		if counts["pair"] != float64(len(attackers)) || counts["address"] != 0 {
+			t.Errorf("recon_login_lockouts_total %v, want pair %d and address 0", counts, len(attackers))
+		}
+	})
 }

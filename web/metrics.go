@@ -35,7 +35,7 @@ func NewMetrics() *Metrics {
 		}, []string{"route"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "recon_http_requests_in_flight",
-			Help: "HTTP requests being served now (this scrape included).",
+			Help: "HTTP requests being served now by the API listener.",
 		}),
 	}
 	reg.MustRegister(m.requests, m.duration, m.inFlight,

@@ -65,7 +65,7 @@ var buildRecon = sync.OnceValues(func() (string, error) {
 // startProcess runs `recon serve` as a separate process and waits for it to be healthy.
 func startProcess(t testing.TB, bin, addr, dbURL string, extra ...string) *exec.Cmd {
 	t.Helper()
-	args := append([]string{"serve", "--addr", addr, "--database-url", dbURL, "--log-level", "warn"}, extra...)
+	args := append([]string{"serve", "--addr", addr, "--metrics-addr", "off", "--database-url", dbURL, "--log-level", "warn"}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "RECON_LOG_FORMAT=json")
 	if v := testEnv(dbURL, envSecretKey); v != "" {

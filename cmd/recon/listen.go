@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,8 +40,12 @@ leaves it pending. No public URL and no open port are needed here.
 
 The connection is made again after a drop; notifications wait in the outbox
 until answered, so none is lost meanwhile. Several listeners may attach: each
-gets every notification. The signing secret to verify X-Recon-Signature with
-is printed when the connection is made. Stop with Ctrl-C.`,
+gets every notification (at most 5 connections per credential on each server
+node). The signing secret to verify X-Recon-Signature with is printed when the
+connection is made. The server checks the credentials and the company again
+every few seconds and before it sends notifications: when they were rotated
+or the company was made inactive it closes the stream, and recon listen
+prints why and exits with an error. Stop with Ctrl-C.`,
 		Example: `  recon listen --server http://localhost:8080 --merchant-id TEST-MC1_ab12 --merchant-secret test_... --forward-to http://localhost:3000/ipn
   recon listen --server https://recon.example.vn --merchant-id TEST-MC1_ab12 --merchant-secret test_... --forward-to http://localhost:3000/ipn --events ORDER_PAID`,
 		Args: cobra.NoArgs,
@@ -87,6 +92,10 @@ func (l *listener) run(ctx context.Context) error {
 		if errors.As(err, &refused) {
 			return refused // bad credentials or a live credential: retrying will not help
 		}
+		var closed *closedStream
+		if errors.As(err, &closed) {
+			return closed // the credential was rotated or the company made inactive
+		}
 		fmt.Fprintf(l.errOut, "connection lost (%v); connecting again in %s\n", err, wait)
 		select {
 		case <-ctx.Done():
@@ -105,6 +114,15 @@ type refusal struct {
 
 func (r *refusal) Error() string {
 	return fmt.Sprintf("the server refused the listener (%d): %s", r.status, r.msg)
+}
+
+// closedStream is the server's final `bye` on a stream that reconnecting
+// will not bring back: the credential was rotated or removed, or the
+// company made inactive (docs/api.md, Test mode and recon listen).
+type closedStream struct{ code, reason string }
+
+func (c *closedStream) Error() string {
+	return fmt.Sprintf("the server closed the stream (%s): %s", c.code, c.reason)
 }
 
 // stream runs one connection: it reads server-sent events until the stream
@@ -193,7 +211,16 @@ func (l *listener) handle(ctx context.Context, event string, data []byte) error 
 		}
 		l.forward(ctx, &d)
 	case "bye":
-		return errors.New("the server is stopping")
+		var b struct {
+			Code   string `json:"code"`
+			Reason string `json:"reason"`
+			Retry  *bool  `json:"retry"`
+		}
+		_ = json.Unmarshal(data, &b)
+		if b.Retry != nil && !*b.Retry {
+			return &closedStream{code: b.Code, reason: b.Reason}
+		}
+		return fmt.Errorf("the server ended the stream: %s", cmp.Or(b.Reason, "the server is stopping"))
 	}
 	return nil
 }

@@ -248,3 +248,40 @@ func TestListenFailures(t *testing.T) {
 		waitFor(t, "the pending notification at the next listener", 20*time.Second, func() bool { return len(ok.ipnOf(t, "ORDER_PAID")) == 1 })
 	})
 }
+
+// TestListenEndsWhenCredentialsRotate: `recon listen` whose test-mode
+// credentials are rotated while it runs is closed by the server at the next
+// notification (which it does not get), prints why and exits with an error
+// instead of reconnecting (issue 18).
+func TestListenEndsWhenCredentialsRotate(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		test := testModeOf(t, setupMerchant(t, base, dbURL, newReceiver(t).URL+"/ipn"))
+		local := newReceiver(t)
+
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		out := &syncBuffer{}
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"listen", "--server", base, "--merchant-id", test.merchantID, "--merchant-secret", test.secret,
+				"--forward-to", local.URL + "/hook"}, func(k string) string { return testEnv(dbURL, k) }, strings.NewReader(""), out, out)
+		}()
+		waitFor(t, "the listener to be ready", 20*time.Second, func() bool { return strings.Contains(out.String(), "Signing secret:") })
+
+		creds := cliJSON(t, dbURL, "merchant", "credentials", "--company", test.company, "--test", "--rotate")
+		rotated := *test
+		rotated.merchantID, rotated.secret = creds["merchant_id"].(string), creds["secret_key"].(string)
+		rotated.pay(t, rotated.checkout(t, "T-1", 100000), 100000)
+
+		err := <-done
+		if err == nil || !strings.Contains(err.Error(), "the server closed the stream (unauthorized)") ||
+			!strings.Contains(err.Error(), "credentials of this stream were changed or removed") {
+			t.Fatalf("recon listen after the rotation: %v, want the server's reason", err)
+		}
+		if n := len(local.ipnOf(t, "ORDER_PAID")); n != 0 {
+			t.Fatalf("the listener forwarded %d notifications made after its credentials were rotated", n)
+		}
+	})
+}

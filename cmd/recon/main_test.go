@@ -117,7 +117,9 @@ func tryServer(t testing.TB, databaseURL string, extra ...string) (base string, 
 	stdout = &bytes.Buffer{}
 	done := make(chan error, 1)
 	getenv := func(k string) string { return testEnv(databaseURL, k) }
-	args := append([]string{"serve", "--addr", addr, "--log-format", "json", "--log-level", "warn"}, extra...)
+	// No metrics listener unless the test asks for one (--metrics-addr in
+	// extra, which comes later and wins): servers run in parallel.
+	args := append([]string{"serve", "--addr", addr, "--metrics-addr", "off", "--log-format", "json", "--log-level", "warn"}, extra...)
 	logs := &syncBuffer{}
 	go func() { done <- run(ctx, args, getenv, strings.NewReader(""), stdout, logs) }()
 	t.Cleanup(func() {
@@ -191,7 +193,8 @@ func TestEndToEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL)
+		metricsAddr := freeAddr(t)
+		base, _, _ := startServer(t, dbURL, "--metrics-addr", metricsAddr)
 
 		// The CLI writes while the server runs on the same database.
 		co := cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Cổ phần Hoa Sen", "--short-name", "HOASEN")
@@ -263,14 +266,17 @@ func TestEndToEnd(t *testing.T) {
 		if status, body = call(t, "GET", base+"/readyz", "", ""); status != 200 || body["database"] != "ok" {
 			t.Fatalf("readyz: %d %v", status, body)
 		}
-		resp, err = http.Get(base + "/metrics")
-		if err != nil {
-			t.Fatal(err)
+		// /metrics is served on its own listener only (--metrics-addr), not
+		// to whoever reaches the API.
+		if status, body = call(t, "GET", base+"/metrics", "", ""); status != 404 {
+			t.Fatalf("public /metrics: %d %v, want 404", status, body)
 		}
-		m, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if !strings.Contains(string(m), `recon_http_requests_total{code="200",method="GET",route="GET /api/v1/company"}`) {
+		m := metricsText(t, "http://"+metricsAddr)
+		if !strings.Contains(m, `recon_http_requests_total{code="200",method="GET",route="GET /api/v1/company"}`) {
 			t.Fatalf("metrics lack the company route:\n%.2000s", m)
+		}
+		if !strings.Contains(m, `recon_login_lockouts_total{key="pair"} 0`) {
+			t.Fatalf("metrics lack the login lockouts:\n%.2000s", m)
 		}
 	})
 }
@@ -298,6 +304,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"serve", "--sqlite-synchronous", "off"}, "--sqlite-synchronous must be full or normal"},
 		{[]string{"serve", "--heartbeat", "2s", "--node-timeout", "5s"}, "--heartbeat, --node-timeout: delivery: the node timeout (5s) must be at least three heartbeats (2s)"},
 		{[]string{"serve", "--heartbeat", "0s"}, "--heartbeat, --node-timeout"},
+		{[]string{"serve", "--metrics-addr", "9464"}, `--metrics-addr "9464" must be HOST:PORT, or off`},
 	} {
 		_, err := cli(t, dbURL, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -426,7 +433,8 @@ func TestEveryRouteDocumented(t *testing.T) {
 func TestGracefulShutdown(t *testing.T) {
 	t.Parallel()
 	dbURL := dbtest.NewURL(t, "sqlite")
-	base, _, stop := startServer(t, dbURL)
+	metricsAddr := freeAddr(t)
+	base, _, stop := startServer(t, dbURL, "--metrics-addr", metricsAddr)
 	id := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "A", "--short-name", "A")["id"])
 	cliJSON(t, dbURL, "user", "create", "--company", id, "--email", "a@a.vn", "--role", "Admin")
 	client := cliJSON(t, dbURL, "client", "create", "--company", id, "--name", "c", "--scopes", "company")["client_id"].(string)
@@ -440,9 +448,9 @@ func TestGracefulShutdown(t *testing.T) {
 	body := `{"payment_code_formats":[]}`
 	fmt.Fprintf(conn, "PATCH /api/v1/company/configurations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", token, len(body), body[:10])
 	// Wait until the server serves the request (it waits for the rest of
-	// the body): two requests in flight, the PATCH and the scrape itself.
+	// the body): one request in flight, the PATCH (the scrape is on the metrics listener).
 	waitFor(t, "the PATCH in flight", 20*time.Second, func() bool {
-		return strings.Contains(metricsText(t, base), "\nrecon_http_requests_in_flight 2\n")
+		return strings.Contains(metricsText(t, "http://"+metricsAddr), "\nrecon_http_requests_in_flight 1\n")
 	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
@@ -467,7 +475,7 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
-// metricsText returns what /metrics serves.
+// metricsText returns what /metrics serves at base (the metrics listener).
 func metricsText(t testing.TB, base string) string {
 	t.Helper()
 	resp, err := http.Get(base + "/metrics")

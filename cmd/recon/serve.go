@@ -29,6 +29,7 @@ import (
 type serveConfig struct {
 	clock           recon.Clock // business time (nil: the system clock)
 	addr            string
+	metricsAddr     string // where /metrics is served ("" or "off": nowhere)
 	baseURL         string
 	demo            bool
 	sandbox         bool
@@ -76,6 +77,7 @@ flight.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	f.StringVar(&cfg.metricsAddr, "metrics-addr", "127.0.0.1:9464", `address of the separate listener serving GET /metrics (Prometheus); "off" or "" serves none. Keep it private: the metrics name companies and routes`)
 	f.StringVar(&cfg.baseURL, "base-url", "", "external base URL, the OAuth2 issuer (default http://ADDR)")
 	f.BoolVar(&cfg.demo, "demo", false, "seed demo data into an empty database and print ready-to-paste curl commands (implies --sandbox)")
 	f.BoolVar(&cfg.sandbox, "sandbox", false, "sandbox mode: simulated transfers and plain-http webhook URLs")
@@ -138,6 +140,11 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if cfg.maxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
 	}
+	if cfg.metricsAddr != "" && cfg.metricsAddr != "off" {
+		if _, _, err := net.SplitHostPort(cfg.metricsAddr); err != nil {
+			return fmt.Errorf("--metrics-addr %q must be HOST:PORT, or off: %w", cfg.metricsAddr, err)
+		}
+	}
 	log, err := a.logger()
 	if err != nil {
 		return err
@@ -175,7 +182,8 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		log.Warn("database durability: a power cut may undo acknowledged writes (and their notifications may already be sent)",
 			"engine", db.Engine(), "setting", setting)
 	}
-	auth, err := newOAuthServer(ctx, db, cfg.baseURL, a.clock, log)
+	metrics := web.NewMetrics()
+	auth, err := newOAuthServer(ctx, db, cfg.baseURL, a.clock, log, func(c *oauth.Config) { c.Metrics = oauth.NewMetrics(metrics.Registry) })
 	if err != nil {
 		return err
 	}
@@ -193,7 +201,6 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		return fmt.Errorf("--allow-private-targets is refused in production mode: add --sandbox (or --demo)")
 	}
 
-	metrics := web.NewMetrics()
 	dispatcher := &delivery.Dispatcher{
 		Store:    db,
 		Client:   delivery.NewClient(delivery.ClientOptions{AllowPrivate: cfg.allowPrivate, Timeout: cfg.sendTimeout}),
@@ -220,8 +227,20 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	srv.RegisterOnShutdown(cfg.listeners.Stop) // end the recon listen streams
-	errc := make(chan error, 1)
+	msrv, mln, err := metricsServer(cfg.metricsAddr, metrics, log)
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if msrv != nil {
+		defer msrv.Close()
+		go func() {
+			if err := msrv.Serve(mln); !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("metrics listener: %w", err)
+			}
+		}()
+	}
 	go maintain(ctx, db, cfg.retention, a.clock, cfg.location, log)
 	go sweepHub(ctx, db, a.clock, log)
 	var dispatched chan error // nil when this node does not dispatch: never ready
@@ -244,6 +263,9 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}
+	if msrv != nil {
+		_ = msrv.Shutdown(sctx)
+	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -255,6 +277,29 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// metricsServer listens on addr for GET /metrics alone (nil, nil when addr is
+// "" or "off"). The metrics name routes, companies and delivery counts, so
+// they are not served on the public listener (README, Operations); a
+// non-loopback address is accepted, since it was given explicitly, with a
+// warning.
+func metricsServer(addr string, metrics *web.Metrics, log *slog.Logger) (*http.Server, net.Listener, error) {
+	if addr == "" || addr == "off" {
+		return nil, nil, nil
+	}
+	host, _, _ := net.SplitHostPort(addr) // checked with the other flags
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		log.Warn("metrics served beyond this machine: restrict who may reach --metrics-addr", "addr", ln.Addr().String())
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics.Handler())
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}, ln, nil
 }
 
 // maintain runs, at start and every hour until ctx ends, the database's
@@ -306,8 +351,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	if clock == nil {
 		clock = recon.SystemClock{}
 	}
-	web.RegisterHealth(mux, db)
-	mux.Handle("GET /metrics", metrics.Handler())
+	web.RegisterHealth(mux, db) // /metrics is on its own listener: metricsServer
 	mux.HandleFunc("GET /openapi.json", api.ServeOpenAPI)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		web.WriteJSON(w, http.StatusOK, map[string]any{"name": "recon", "mode": mode, "openapi": "/openapi.json",
@@ -359,7 +403,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 // newOAuthServer builds the authorization server on the database's token
 // signing key, which the first start generates: the server and the CLI on the
 // same database (and every node sharing it) check each other's tokens.
-func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, clock recon.Clock, log *slog.Logger) (*oauth.Server, error) {
+func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, clock recon.Clock, log *slog.Logger, configure ...func(*oauth.Config)) (*oauth.Server, error) {
 	key, err := db.ServerKey(ctx, "oauth_hmac", 32)
 	if err != nil {
 		return nil, fmt.Errorf("loading the token signing key: %w", err)
@@ -367,5 +411,9 @@ func newOAuthServer(ctx context.Context, db *sqlstore.DB, issuer string, clock r
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return oauth.New(oauth.Config{Issuer: issuer, Secret: key, Clock: clock, Logger: log}, db)
+	cfg := oauth.Config{Issuer: issuer, Secret: key, Clock: clock, Logger: log}
+	for _, c := range configure {
+		c(&cfg)
+	}
+	return oauth.New(cfg, db)
 }
