@@ -19,7 +19,7 @@ import (
 // TestEveryRouteChecksTheRole walks every /api/v1 route × every role ×
 // every permission set, and a token with no user, with tokens that hold
 // every scope: the endpoint alone must refuse what the role does not allow
-// (decisions.md §9), whatever a token carries. It also walks route × scope:
+// (docs/api.md, Who may do what), whatever a token carries. It also walks route × scope:
 // the same callers with a token holding every scope but the route's get 403
 // insufficient_scope naming it, whatever their role (docs/api.md, Scopes).
 // The expected matrix is written here independently of recon.Caller.May and

@@ -261,7 +261,7 @@ func (c *Client) SetIPNSettings(ctx context.Context, in IPNSettingsInput) (*IPNS
 // Field is one name=value pair of a checkout form, in posting order.
 type Field struct{ Name, Value string }
 
-// signedFields are the checkout fields the signature covers (decisions.md §6),
+// signedFields are the checkout fields the signature covers (docs/api.md, Payment gateway),
 // custom_data included: the server marks a custom_data the signature does
 // not cover as unsigned in the IPN (docs/api.md, Payment gateway).
 var signedFields = []string{

@@ -65,7 +65,7 @@ func printable(s string) string {
 }
 
 // signedFieldNames are the checkout fields the signature covers, as the
-// public payment-gateway SDKs sign them (decisions.md §6), in the spec's
+// public payment-gateway SDKs sign them (docs/api.md, Payment gateway), in the spec's
 // order, and custom_data (docs/api.md, Payment gateway): signed when the
 // merchant signs it, else taken as the payer's words and marked unsigned
 // (see verifyForm).
