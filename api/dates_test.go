@@ -11,6 +11,7 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestImplausibleDatesRefused(t *testing.T) {
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, hcm)
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		b := setup(t, engine, func(h *api.Handler) { h.Clock = fixedClock{now} })
+		b := setup(t, engine, func(h *api.Handler) { h.Clock = testkit.NewClock(now) })
 		acct := b.account(t, b.company.ID, "101234567890")
 		stored := func() int64 {
 			t.Helper()

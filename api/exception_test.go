@@ -13,13 +13,10 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web"
 )
-
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
 
 // exceptionBundle is a tenant with a paid order, an open one and two
 // exceptions: U1 (a code naming no order, a typo of OPEN's) and DUP (a
@@ -92,7 +89,7 @@ func exceptionSetup(t *testing.T, engine string) *exceptionBundle {
 		"other":      {CompanyID: b.other.ID, Livemode: true, ClientID: "d", Scopes: both, User: user(5, b.other.ID, recon.RoleAdmin)},
 	}
 	mux := web.NewMux()
-	clock := fixedClock{time.Date(2026, 3, 10, 1, 30, 0, 0, time.UTC)} // 08:30 in Ho Chi Minh City
+	clock := testkit.NewClock(time.Date(2026, 3, 10, 1, 30, 0, 0, time.UTC)) // 08:30 in Ho Chi Minh City
 	(&api.Handler{Store: db, Auth: auth, Location: hcm, Clock: clock, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
 	b.srv = httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
 	t.Cleanup(b.srv.Close)

@@ -11,28 +11,15 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"recon"
 	"recon/dashboard"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web"
 )
-
-// clock is a test's clock, moved by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // anyPassword signs in any user it knows, whatever the password.
 type anyPassword map[string]*recon.User
@@ -121,7 +108,7 @@ func TestDashboardRateLimit(t *testing.T) {
 			}
 			users[email] = u
 		}
-		clk := &clock{t: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}
+		clk := testkit.NewClock(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC))
 		server := func(session, address *web.RateLimiter) string {
 			mux := web.NewMux()
 			(&dashboard.Handler{Store: db, Passwords: users, Sandbox: true, Clock: clk, Logger: slog.New(slog.DiscardHandler),
@@ -151,7 +138,7 @@ func TestDashboardRateLimit(t *testing.T) {
 				!strings.Contains(got.body, "Too many requests from this session or address.") {
 				t.Fatalf("another browser's sign-in: %d %s", got.status, got.body)
 			}
-			clk.add(time.Second)
+			clk.Advance(time.Second)
 			if got := c.do("GET", "/dashboard/signin", nil); got.status != 200 {
 				t.Fatalf("a second later: %d", got.status)
 			}
@@ -183,7 +170,7 @@ func TestDashboardRateLimit(t *testing.T) {
 
 			// A search costs SearchCost (5): two spend the full bucket, a
 			// third waits 5 s, though a plain page (1) may go a second later.
-			clk.add(time.Minute)
+			clk.Advance(time.Minute)
 			search := "/dashboard/transactions?memo=DH1234"
 			for i := range 2 {
 				if got := boss.do("GET", search, nil); got.status != 200 {
@@ -193,14 +180,14 @@ func TestDashboardRateLimit(t *testing.T) {
 			if got := boss.do("GET", search, nil); got.status != http.StatusTooManyRequests || got.header.Get("Retry-After") != "5" {
 				t.Fatalf("third search: %d %v", got.status, got.header)
 			}
-			clk.add(time.Second)
+			clk.Advance(time.Second)
 			if got := boss.do("GET", "/dashboard/transactions", nil); got.status != 200 {
 				t.Fatalf("the list, not a search, a second later: %d", got.status)
 			}
 			if got := boss.do("GET", search, nil); got.status != http.StatusTooManyRequests {
 				t.Fatalf("a search a second later: %d", got.status)
 			}
-			clk.add(5 * time.Second)
+			clk.Advance(5 * time.Second)
 			if got := boss.do("GET", search, nil); got.status != 200 {
 				t.Fatalf("a search once 5 tokens are back: %d", got.status)
 			}

@@ -1,7 +1,6 @@
 package delivery_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"recon"
 	"recon/delivery"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
@@ -133,14 +133,14 @@ func TestDispatcherGivesUp(t *testing.T) {
 		c := newCompany(t, db, 1)
 		setIPN(t, db, c, rc.URL, "k")
 		d := enqueue(t, db, c, 1)[0]
-		clock := &fakeClock{now: time.Now()}
+		clock := testkit.NewClock(time.Now())
 		store := &claimCounter{DB: db}
 		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond,
 			Schedule: delivery.Schedule{Waits: []time.Duration{time.Minute}, MaxAge: 150 * time.Second}})
 		// Attempts at 0, 1 and 2 minutes, then at 2.5 (the 150 s deadline): dead.
 		for i := 1; i <= 3; i++ {
 			waitFor(t, "an attempt", func() bool { return rc.total.Load() == int64(i) && status(t, db, d.ID).Attempts == i })
-			clock.Add(time.Minute)
+			clock.Advance(time.Minute)
 		}
 		waitFor(t, "the delivery to be dead", func() bool { return status(t, db, d.ID).Status == recon.DeliveryDead })
 		got := status(t, db, d.ID)
@@ -247,7 +247,7 @@ func TestDispatchersShareTheOutbox(t *testing.T) {
 // crashedNode joins as a dispatcher node, claims every due delivery at
 // clock's time, and never records an attempt or beats again: a node
 // killed with its claims in flight.
-func crashedNode(t *testing.T, db *sqlstore.DB, clock *fakeClock, want int) {
+func crashedNode(t *testing.T, db *sqlstore.DB, clock *testkit.Clock, want int) {
 	t.Helper()
 	if _, err := db.BeatDeliveryNode(t.Context(), "crashed", clock.Now(), clock.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
@@ -270,7 +270,7 @@ func TestDispatcherTakesUpADeadNodesClaims(t *testing.T) {
 		c := newCompany(t, db, 1)
 		setIPN(t, db, c, rc.URL, "k")
 		list := enqueue(t, db, c, 50)
-		clock := &fakeClock{now: time.Now()}
+		clock := testkit.NewClock(time.Now())
 		crashedNode(t, db, clock, len(list))
 		store := &claimCounter{DB: db}
 		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond,
@@ -279,7 +279,7 @@ func TestDispatcherTakesUpADeadNodesClaims(t *testing.T) {
 		if n := rc.total.Load(); n != 0 {
 			t.Fatalf("%d deliveries sent while the crashed node's heartbeat is fresh", n)
 		}
-		clock.Add(5*time.Second + time.Microsecond) // a minute and more before the lease lapses
+		clock.Advance(5*time.Second + time.Microsecond) // a minute and more before the lease lapses
 		waitFor(t, "every delivery", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
 		for id, n := range rc.counts() {
 			if n != 1 {
@@ -301,20 +301,20 @@ func TestDispatcherRecoversALapsedLease(t *testing.T) {
 		c := newCompany(t, db, 1)
 		setIPN(t, db, c, rc.URL, "k")
 		list := enqueue(t, db, c, 20)
-		clock := &fakeClock{now: time.Now()}
+		clock := testkit.NewClock(time.Now())
 		crashedNode(t, db, clock, len(list))
 		store := &claimCounter{DB: db}
 		// A node timeout longer than the lease: only the lease can free them.
 		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond,
 			Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Hour})
 		waitFor(t, "a few claims", func() bool { return store.claims.Load() >= 5 })
-		clock.Add(delivery.DefaultLease - time.Second)
+		clock.Advance(delivery.DefaultLease - time.Second)
 		before := store.claims.Load()
 		waitFor(t, "a few more claims", func() bool { return store.claims.Load() >= before+5 })
 		if n := rc.total.Load(); n != 0 {
 			t.Fatalf("%d deliveries sent while the crashed claim's lease runs", n)
 		}
-		clock.Add(time.Second)
+		clock.Advance(time.Second)
 		waitFor(t, "every delivery", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
 	})
 }
@@ -339,8 +339,8 @@ func TestDispatcherDeclaredDeadStartsNothingItHeld(t *testing.T) {
 		c := newCompany(t, db, 1)
 		setIPN(t, db, c, rc.URL, "k")
 		list := enqueue(t, db, c, 2)
-		clock := &fakeClock{now: time.Now()}
-		var logs syncBuffer
+		clock := testkit.NewClock(time.Now())
+		var logs testkit.Buffer
 		// One worker: the second delivery waits in the queue while the first
 		// is sent. No poll after the first claim (nothing kicks it): the
 		// slow node does not claim back what the other node's beat releases.
@@ -486,42 +486,24 @@ func TestDispatcherDoesNotStartAttemptsPastTheLease(t *testing.T) {
 	c := newCompany(t, db, 1)
 	setIPN(t, db, c, rc.URL, "k")
 	list := enqueue(t, db, c, 2)
-	clock := &fakeClock{now: time.Now()}
-	var logs syncBuffer
+	clock := testkit.NewClock(time.Now())
+	var logs testkit.Buffer
 	// One worker: the second delivery waits in the queue while the first is sent.
 	start(t, &delivery.Dispatcher{Store: db, Client: loopback(), Clock: clock, Workers: 1, Poll: time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	<-arrived
-	clock.Add(100 * time.Second) // past the 2 min lease less the 30 s timeout and the 5 s to record
+	clock.Advance(100 * time.Second) // past the 2 min lease less the 30 s timeout and the 5 s to record
 	close(release)
 	waitFor(t, "the second delivery to be skipped", func() bool { return strings.Contains(logs.String(), "lease too short") })
 	if got := status(t, db, list[1].ID); got.Attempts != 0 || rc.total.Load() != 1 {
 		t.Fatalf("second delivery %+v after %d requests", got, rc.total.Load())
 	}
 	waitFor(t, "the first delivery to be recorded", func() bool { return status(t, db, list[0].ID).Status == recon.DeliveryDelivered })
-	clock.Add(30 * time.Second) // the second's lease lapses: claimed again
+	clock.Advance(30 * time.Second) // the second's lease lapses: claimed again
 	waitFor(t, "both deliveries", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == 2 })
 	if counts := rc.counts(); counts[list[0].ID] != 1 || counts[list[1].ID] != 1 {
 		t.Fatalf("requests per delivery: %v", counts)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestDispatcherBeatsUntilItsAttemptsEnd: a node stopped gracefully while an
@@ -580,7 +562,7 @@ func TestDispatcherWithADeadDatabase(t *testing.T) {
 	rc := newReceiver(t, nil)
 	c := newCompany(t, db, 1)
 	setIPN(t, db, c, rc.URL, "k")
-	var logs syncBuffer
+	var logs testkit.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

@@ -87,24 +87,6 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // newCompany stores a company.
 func newCompany(t testing.TB, db *sqlstore.DB, n int) int64 {
 	t.Helper()

@@ -18,6 +18,7 @@ import (
 
 	"recon"
 	"recon/gateway"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -325,7 +326,7 @@ func TestCheckoutNeedsMatchableCodes(t *testing.T) {
 func TestCheckoutPaymentCodesRunOut(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
-		logs := &lockedBuffer{}
+		logs := &testkit.Buffer{}
 		reg := prometheus.NewRegistry()
 		b := setup(t, engine, func(h *gateway.Handler) {
 			h.Logger = slog.New(slog.NewTextHandler(logs, nil))
@@ -375,24 +376,6 @@ func TestCheckoutPaymentCodesRunOut(t *testing.T) {
 		// Merchant B's own codes are apart: it still checks out.
 		b.newOrder(t, b.b, "INV-10", "10000")
 	})
-}
-
-// lockedBuffer is a bytes.Buffer safe for a server's concurrent log writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // TestCheckoutBoundaryShift is the finding "field boundaries can move": the

@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 
 	"recon"
 	"recon/gateway"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/web"
@@ -33,24 +33,6 @@ import (
 func TestMain(m *testing.M) { dbtest.Main(m) }
 
 var hcm = time.FixedZone("ICT", 7*3600)
-
-// clock is a settable recon.Clock shared by the store and the handler.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
 
 var errBlocked = errors.New("the address is internal")
 
@@ -76,7 +58,7 @@ type merchant struct {
 type bundle struct {
 	srv    *httptest.Server
 	db     *sqlstore.DB
-	clock  *clock
+	clock  *testkit.Clock
 	a, b   merchant // companies with a bank account each
 	noBank merchant // a company without bank accounts
 }
@@ -87,7 +69,7 @@ type bundle struct {
 func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, hcm)}
+	clk := testkit.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, hcm))
 	db, err := sqlstore.Open(ctx, dbtest.NewURL(t, engine), sqlstore.WithClock(clk))
 	if err != nil {
 		t.Fatal(err)

@@ -14,13 +14,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
@@ -34,14 +33,6 @@ const (
 	redirectURI  = "http://127.0.0.1:9/callback"
 )
 
-// testClock is the wall clock moved by an adjustable offset: fosite stamps
-// issue and expiry times with the wall clock, the server judges expiry by
-// this clock.
-type testClock struct{ offset atomic.Int64 }
-
-func (c *testClock) Now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
-func (c *testClock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
-
 // bundle is one authorization server on a real database and a loopback
 // HTTP server, with two companies, their users and clients.
 type bundle struct {
@@ -49,7 +40,10 @@ type bundle struct {
 	server *Server
 	srv    *httptest.Server
 	http   *http.Client
-	clock  *testClock
+	// clock is the wall clock moved by Advance: fosite stamps issue and
+	// expiry times with the wall clock, the server judges expiry by this
+	// clock.
+	clock *testkit.Clock
 
 	company, otherCompany *recon.Company
 	// user has testEmail and testPassword in company; otherUser has
@@ -84,7 +78,7 @@ func setup(t *testing.T, engine string) *bundle {
 // setupOn makes the bundle on db.
 func setupOn(t *testing.T, db *sqlstore.DB) *bundle {
 	t.Helper()
-	b := &bundle{db: db, clock: new(testClock)}
+	b := &bundle{db: db, clock: testkit.WallClock()}
 
 	mux := http.NewServeMux()
 	b.srv = httptest.NewServer(mux)

@@ -1,7 +1,6 @@
 package oauth
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,13 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"recon"
+	"recon/internal/testkit"
 )
 
 func TestThrottlePolicy(t *testing.T) {
@@ -57,42 +56,6 @@ func TestThrottlePolicy(t *testing.T) {
 	}
 }
 
-// frozenClock is a clock that moves only when told.
-type frozenClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *frozenClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *frozenClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// lockedBuffer is a log destination safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestLoginThrottle is issue 8's finding: 25 wrong passwords in a row were
 // all tried, then the right one worked. Now failures make the account wait
 // from that address, growing, then lock it there; an unknown account is answered exactly alike; the
@@ -101,8 +64,8 @@ func (l *lockedBuffer) String() string {
 // so the machine's own pace cannot change the outcome.
 func TestLoginThrottle(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, b *bundle) {
-		logs := new(lockedBuffer)
-		clock := &frozenClock{t: time.Now()}
+		logs := new(testkit.Buffer)
+		clock := testkit.NewClock(time.Now())
 		s, err := New(Config{
 			Issuer: b.srv.URL, Secret: []byte("0123456789abcdef0123456789abcdef"), Clock: clock,
 			Logger:          slog.New(slog.NewTextHandler(logs, nil)),
@@ -266,8 +229,8 @@ func TestLoginWithADeadDatabase(t *testing.T) {
 // the user is read from the database of each engine.
 func TestLockoutCannotBeUsedAgainstAUser(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, b *bundle) {
-		logs := new(lockedBuffer)
-		clock := &frozenClock{t: time.Now()}
+		logs := new(testkit.Buffer)
+		clock := testkit.NewClock(time.Now())
 		reg := prometheus.NewRegistry()
 		s, err := New(Config{Issuer: b.srv.URL, Secret: []byte("0123456789abcdef0123456789abcdef"), Clock: clock,
 			Logger: slog.New(slog.NewTextHandler(logs, nil)), Metrics: NewMetrics(reg)}, b.db)

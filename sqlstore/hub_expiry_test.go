@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
@@ -17,7 +18,7 @@ func TestLinkTokenExpiresAtTheNextStep(t *testing.T) {
 		url := dbtest.NewURL(t, engine)
 		start := time.Now()
 		open := func(at time.Time) *sqlstore.DB {
-			db, err := sqlstore.Open(t.Context(), url, sqlstore.WithClock(fixedClock{at}))
+			db, err := sqlstore.Open(t.Context(), url, sqlstore.WithClock(testkit.NewClock(at)))
 			if err != nil {
 				t.Fatal(err)
 			}

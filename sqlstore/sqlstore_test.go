@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/sqlstore/storetest"
@@ -167,16 +168,12 @@ func TestMigrateConcurrently(t *testing.T) {
 	})
 }
 
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
-
 func TestWithClock(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
 		now := time.Date(2025, 1, 2, 10, 4, 5, 123456789, time.FixedZone("ICT", 7*60*60))
-		db, err := sqlstore.Open(t.Context(), dbtest.NewURL(t, engine), sqlstore.WithClock(fixedClock{now}))
+		db, err := sqlstore.Open(t.Context(), dbtest.NewURL(t, engine), sqlstore.WithClock(testkit.NewClock(now)))
 		if err != nil {
 			t.Fatal(err)
 		}

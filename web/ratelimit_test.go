@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"recon/internal/testkit"
 )
 
 func TestRateLimiter(t *testing.T) {
@@ -69,7 +71,7 @@ func TestRateLimiter(t *testing.T) {
 // TestRateLimiterCost: a request costing n takes n tokens, waits for n, and
 // costs at most the burst (else it could never pass); WithClock sets the time.
 func TestRateLimiterCost(t *testing.T) {
-	clk := &stepClock{t: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC))
 	l := NewRateLimiter(1, 10).WithClock(clk)
 	h := http.Header{}
 	if !l.AllowN(h, "a", 5) || !l.AllowN(h, "a", 5) {
@@ -79,16 +81,12 @@ func TestRateLimiterCost(t *testing.T) {
 	if l.AllowN(h, "a", 5) || h.Get("Retry-After") != "5" {
 		t.Fatalf("a third: allowed, or Retry-After %q; want refused, 5", h.Get("Retry-After"))
 	}
-	clk.t = clk.t.Add(4 * time.Second)
+	clk.Advance(4 * time.Second)
 	if !l.Allow(http.Header{}, "a") || l.AllowN(http.Header{}, "a", 5) {
 		t.Fatal("after 4 s: one request must pass, then 5 more must not")
 	}
-	clk.t = clk.t.Add(time.Minute)
+	clk.Advance(time.Minute)
 	if !l.AllowN(http.Header{}, "a", 50) || l.Allow(http.Header{}, "a") {
 		t.Fatal("a cost over the burst must take the whole burst")
 	}
 }
-
-type stepClock struct{ t time.Time }
-
-func (c *stepClock) Now() time.Time { return c.t }

@@ -13,14 +13,10 @@ import (
 
 	"recon"
 	"recon/dashboard"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web"
 )
-
-// fixedClock is a clock stopped at one time.
-type fixedClock time.Time
-
-func (c fixedClock) Now() time.Time { return time.Time(c) }
 
 // BenchmarkDashboard measures the server time of the dashboard's home and
 // transactions screens on the 1,000,000 transactions of
@@ -69,7 +65,7 @@ func BenchmarkDashboard(b *testing.B) {
 			addMatched(b, env)
 			now := time.Date(2026, 6, 20, 15, 0, 0, 0, time.UTC)
 			mux := web.NewMux()
-			(&dashboard.Handler{Store: env.db, Sandbox: true, Clock: fixedClock(now), Logger: slog.New(slog.DiscardHandler)}).Register(mux)
+			(&dashboard.Handler{Store: env.db, Sandbox: true, Clock: testkit.NewClock(now), Logger: slog.New(slog.DiscardHandler)}).Register(mux)
 			srv := httptest.NewServer(mux)
 			defer srv.Close()
 			u, err := env.db.UserByEmail(ctx, env.companyID, "bench@b.vn")

@@ -1,0 +1,85 @@
+package testkit_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/internal/testkit"
+)
+
+var _ recon.Clock = (*testkit.Clock)(nil)
+
+func TestClock(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	c := testkit.NewClock(t0)
+	if got := c.Now(); !got.Equal(t0) {
+		t.Fatalf("Now = %v, want %v", got, t0)
+	}
+	c.Advance(time.Minute)
+	if got := c.Now(); !got.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("after Advance: %v", got)
+	}
+	c.Set(t0.Add(time.Hour))
+	if got := c.Now(); !got.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("after Set: %v", got)
+	}
+	w := testkit.WallClock()
+	w.Advance(time.Hour)
+	if d := w.Now().Sub(time.Now()); d < 59*time.Minute || d > 61*time.Minute {
+		t.Fatalf("the wall clock advanced by an hour is %v ahead", d)
+	}
+	// Concurrent use (go test -race).
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { c.Advance(time.Second); _ = c.Now() })
+	}
+	wg.Wait()
+	if got := c.Now(); !got.Equal(t0.Add(time.Hour + 4*time.Second)) {
+		t.Fatalf("after concurrent Advance: %v", got)
+	}
+}
+
+func TestBuffer(t *testing.T) {
+	var b testkit.Buffer
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() { fmt.Fprintf(&b, "%d", i) })
+	}
+	wg.Wait()
+	if len(b.String()) != 4 {
+		t.Fatalf("%q", b.String())
+	}
+}
+
+func TestDoAndCall(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/moved":
+			http.Redirect(w, r, "/json", http.StatusFound)
+		case "/json":
+			fmt.Fprintf(w, `{"auth":%q,"type":%q}`, r.Header.Get("Authorization"), r.Header.Get("Content-Type"))
+		default:
+			w.WriteHeader(http.StatusTeapot)
+			fmt.Fprint(w, "plain")
+		}
+	}))
+	defer srv.Close()
+	if status, raw := testkit.Do(t, "GET", srv.URL+"/moved", nil, "", ""); status != http.StatusFound {
+		t.Fatalf("a redirect is followed: %d %s", status, raw)
+	}
+	if status, raw := testkit.Do(t, "POST", srv.URL+"/x", func(r *http.Request) { r.SetBasicAuth("a", "b") }, "", "body"); status != http.StatusTeapot || string(raw) != "plain" {
+		t.Fatalf("Do: %d %q", status, raw)
+	}
+	status, v := testkit.Call(t, "POST", srv.URL+"/json", "tok", "{}")
+	if status != 200 || v["auth"] != "Bearer tok" || v["type"] != "application/json" {
+		t.Fatalf("Call: %d %v", status, v)
+	}
+	if _, v := testkit.Call(t, "GET", srv.URL+"/json", "", ""); v["auth"] != "" {
+		t.Fatalf("Call without a token sent %v", v["auth"])
+	}
+}
