@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -42,7 +43,7 @@ func TestMemberCannotForgePayments(t *testing.T) {
 			{"/api/v1/sandbox/transfers", transfer},
 			{"/api/v1/bank-accounts/" + m.account + "/statements?format=csv", "transaction_date,amount_in,transaction_content,reference_number\n2026-11-24 10:00:00,500000,chuyen tien " + code + ",FORGE2\n"},
 		} {
-			if status, body := call(t, "POST", base+try.path, member, try.body); status != 403 {
+			if status, body := testkit.Call(t, "POST", base+try.path, member, try.body); status != 403 {
 				t.Errorf("Member POST %s: %d %v, want 403", try.path, status, body)
 			}
 		}
@@ -55,7 +56,7 @@ func TestMemberCannotForgePayments(t *testing.T) {
 		if clerk["scope"] != "transaction:write" {
 			t.Fatalf("clerk token scope %v", clerk["scope"])
 		}
-		if status, body := call(t, "POST", base+"/api/v1/transactions", clerk["access_token"].(string), push); status != 200 {
+		if status, body := testkit.Call(t, "POST", base+"/api/v1/transactions", clerk["access_token"].(string), push); status != 200 {
 			t.Fatalf("clerk push: %d %v", status, body)
 		}
 		if st := m.gateway(t, "GET", "/v1/order/detail/INV-FORGE", "")["data"].(map[string]any)["order_status"]; st != "CAPTURED" {
@@ -77,13 +78,13 @@ func TestDemotionAppliesAtOnce(t *testing.T) {
 		client := cliJSON(t, dbURL, "client", "create", "--company", co, "--name", "erp", "--scopes", "company transaction:read")["client_id"].(string)
 		token := cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "boss@saomai.vn", "--scopes", "company transaction:read")["access_token"].(string)
 		for _, path := range []string{"/api/v1/company", "/api/v1/transactions"} {
-			if status, body := call(t, "GET", base+path, token, ""); status != 200 {
+			if status, body := testkit.Call(t, "GET", base+path, token, ""); status != 200 {
 				t.Fatalf("Admin GET %s: %d %v", path, status, body)
 			}
 		}
 		cliJSON(t, dbURL, "user", "update", user, "--company", co, "--role", "Member")
 		for _, path := range []string{"/api/v1/company", "/api/v1/transactions"} {
-			if status, body := call(t, "GET", base+path, token, ""); status != 403 {
+			if status, body := testkit.Call(t, "GET", base+path, token, ""); status != 403 {
 				t.Fatalf("demoted GET %s: %d %v, want 403", path, status, body)
 			}
 		}
@@ -93,10 +94,10 @@ func TestDemotionAppliesAtOnce(t *testing.T) {
 			t.Fatalf("user update through another company: %s", out)
 		}
 		cliJSON(t, dbURL, "user", "update", user, "--company", co, "--role", "Member", "--permission", "view_transactions")
-		if status, _ := call(t, "GET", base+"/api/v1/transactions", token, ""); status != 200 {
+		if status, _ := testkit.Call(t, "GET", base+"/api/v1/transactions", token, ""); status != 200 {
 			t.Fatalf("Member with view_transactions: %d, want 200", status)
 		}
-		if status, _ := call(t, "GET", base+"/api/v1/company", token, ""); status != 403 {
+		if status, _ := testkit.Call(t, "GET", base+"/api/v1/company", token, ""); status != 403 {
 			t.Fatalf("Member with view_transactions on the company API: %d, want 403", status)
 		}
 	})

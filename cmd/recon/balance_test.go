@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -26,7 +27,7 @@ func TestStatementAfterSandboxTransfer(t *testing.T) {
 		reader := cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "boss@saomai.vn", "--scopes", "transaction:read bank-account:read")["access_token"].(string)
 		account := fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", co, "--bank", "Vietcombank", "--number", "0071000123456", "--holder", "SAO MAI")["id"])
 
-		if status, body := call(t, "POST", base+"/api/v1/sandbox/transfers", feed,
+		if status, body := testkit.Call(t, "POST", base+"/api/v1/sandbox/transfers", feed,
 			fmt.Sprintf(`{"bank_account_id":%s,"amount":2090000,"transaction_content":"chuyen tien","reference_number":"SIM1"}`, account)); status != 200 {
 			t.Fatalf("sandbox transfer: %d %v", status, body)
 		}
@@ -37,10 +38,10 @@ func TestStatementAfterSandboxTransfer(t *testing.T) {
 			day + " 08:10:00,1000000,0,tien hang,FT1,93000000\n" +
 			day + " 09:30:00,0,357000,phi,FT2,92643000\n" +
 			day + " 10:20:00,3000000,0,tien hang,FT3,95643000\n"
-		if status, raw := do(t, "POST", fmt.Sprintf("%s/api/v1/bank-accounts/%s/statements?format=csv", base, account), bearer(feed), "text/csv", csv); status != 200 {
+		if status, raw := testkit.Do(t, "POST", fmt.Sprintf("%s/api/v1/bank-accounts/%s/statements?format=csv", base, account), testkit.Bearer(feed), "text/csv", csv); status != 200 {
 			t.Fatalf("statement: %d %s", status, raw)
 		}
-		status, body := call(t, "GET", base+"/api/v1/transactions?bank_account_id="+account, reader, "")
+		status, body := testkit.Call(t, "GET", base+"/api/v1/transactions?bank_account_id="+account, reader, "")
 		if status != 200 {
 			t.Fatalf("transactions: %d %v", status, body)
 		}
@@ -53,7 +54,7 @@ func TestStatementAfterSandboxTransfer(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("balances newest first: %v, want %v", got, want)
 		}
-		status, body = call(t, "GET", base+"/api/v1/balance-discontinuities", reader, "")
+		status, body = testkit.Call(t, "GET", base+"/api/v1/balance-discontinuities", reader, "")
 		if status != 200 || len(body["data"].([]any)) != 0 {
 			t.Fatalf("discontinuities: %d %v, want none", status, body)
 		}

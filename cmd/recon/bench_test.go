@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
@@ -59,7 +60,7 @@ func benchServer(b *testing.B, engine string, flags ...string) *benchEnv {
 	for _, number := range []string{"0071000123456", "190366886868", "19036688001234", "1012345678"} {
 		accounts = append(accounts, int64(cliJSON(b, url, "bank-account", "create", "--company", id, "--bank", "Vietcombank", "--number", number)["id"].(float64)))
 	}
-	status, body := call(b, "PATCH", base+"/api/v1/company/configurations", token,
+	status, body := testkit.Call(b, "PATCH", base+"/api/v1/company/configurations", token,
 		`{"payment_code_formats":[{"prefix":"DH","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}`)
 	if status != 200 {
 		b.Fatalf("formats: %d %v", status, body)

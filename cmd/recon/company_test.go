@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
@@ -144,7 +145,7 @@ func TestInactiveCompanyEndToEnd(t *testing.T) {
 			{"POST", "/api/v1/transactions", `{"transactions":[]}`},
 			{"POST", "/api/v1/sandbox/transfers", fmt.Sprintf(`{"bank_account_id":%s,"amount":1000,"transaction_content":"x"}`, m.account)},
 		} {
-			status, body := call(t, c.method, base+c.path, m.feedToken, c.body)
+			status, body := testkit.Call(t, c.method, base+c.path, m.feedToken, c.body)
 			if status != 403 || fmt.Sprint(body) != fmt.Sprint(forbidden) {
 				t.Errorf("%s %s while inactive: %d %v", c.method, c.path, status, body)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web/browsertest"
 )
@@ -41,7 +42,7 @@ func (e *dashEnv) history(t *testing.T) {
 		}
 	}
 	body, _ := json.Marshal(map[string]any{"transactions": items})
-	if status, resp := call(t, "POST", e.base+"/api/v1/transactions", e.live.feedToken, string(body)); status != 200 {
+	if status, resp := testkit.Call(t, "POST", e.base+"/api/v1/transactions", e.live.feedToken, string(body)); status != 200 {
 		t.Fatalf("history: %d %v", status, resp)
 	}
 }

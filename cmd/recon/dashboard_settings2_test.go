@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/oauth"
 	"recon/sqlstore/dbtest"
 )
@@ -96,7 +97,7 @@ func dashClients(t *testing.T, e *dashEnv) {
 	if status != 201 || unmarshal(raw, &tok) != nil {
 		t.Fatalf("token of the new client: %d %s", status, raw)
 	}
-	if status, got := call(t, "GET", e.base+"/v1/webhook", tok.AccessToken, ""); status != 200 {
+	if status, got := testkit.Call(t, "GET", e.base+"/v1/webhook", tok.AccessToken, ""); status != 200 {
 		t.Fatalf("the new client's token: %d %v", status, got)
 	}
 
@@ -148,7 +149,7 @@ func dashClients(t *testing.T, e *dashEnv) {
 	if status != http.StatusSeeOther || loc != "/dashboard/settings?revoked=1#clients" {
 		t.Fatalf("revoke: %d %s", status, loc)
 	}
-	if status, got := call(t, "GET", e.base+"/v1/webhook", tok.AccessToken, ""); status != 401 {
+	if status, got := testkit.Call(t, "GET", e.base+"/v1/webhook", tok.AccessToken, ""); status != 401 {
 		t.Errorf("a revoked client's token: %d %v", status, got)
 	}
 	if status, raw := hubToken(t, e.base, id[1], secret[1]); status != 401 {
@@ -212,7 +213,7 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 		t.Helper()
 		if viaAPI {
 			body := fmt.Sprintf(`{"webhook_url":%q,"active":%d,"allow_events":%s}`, in.url, map[bool]int{true: 1}[in.active], mustJSON(t, in.events))
-			status, got := call(t, "POST", e.base+"/v1/webhook", token, body)
+			status, got := testkit.Call(t, "POST", e.base+"/v1/webhook", token, body)
 			msg := ""
 			if errs, _ := got["messages"].(map[string]any)["error"].([]any); len(errs) > 0 {
 				msg = fmt.Sprint(errs[0])

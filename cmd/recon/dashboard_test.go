@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -122,7 +123,7 @@ func (e *dashEnv) transfer(t *testing.T, m *merchantSetup, amount int, memo stri
 		o := m.gateway(t, "GET", "/v1/order/detail/INV-PAID", "")
 		return o["data"].(map[string]any)["transactions"].([]any)[0].(map[string]any)["id"].(string)
 	}
-	status, body := call(t, "POST", m.base+"/api/v1/sandbox/transfers", m.feedToken,
+	status, body := testkit.Call(t, "POST", m.base+"/api/v1/sandbox/transfers", m.feedToken,
 		fmt.Sprintf(`{"bank_account_id":%s,"amount":%d,"transaction_content":%q}`, m.account, amount, memo))
 	if status != 200 {
 		t.Fatalf("transfer: %d %v", status, body)

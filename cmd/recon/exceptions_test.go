@@ -8,6 +8,7 @@ import (
 
 	"recon"
 	"recon/delivery"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -49,7 +50,7 @@ func TestExceptionsEndToEnd(t *testing.T) {
 
 		wrong := typo(code)
 		m.pay(t, wrong, 150000)
-		status, body := call(t, "GET", base+"/api/v1/exceptions", token, "")
+		status, body := testkit.Call(t, "GET", base+"/api/v1/exceptions", token, "")
 		if status != 200 || len(body["data"].([]any)) != 1 {
 			t.Fatalf("the queue: %d %v", status, body)
 		}
@@ -69,7 +70,7 @@ func TestExceptionsEndToEnd(t *testing.T) {
 			t.Fatalf("recon exceptions list: %v", list)
 		}
 
-		status, body = call(t, "POST", fmt.Sprintf("%s/api/v1/exceptions/%d/resolve", base, txID), token,
+		status, body = testkit.Call(t, "POST", fmt.Sprintf("%s/api/v1/exceptions/%d/resolve", base, txID), token,
 			fmt.Sprintf(`{"action":"match","order_id":%v,"note":"the payer swapped two digits of %s"}`, orderID, code))
 		if status != 200 {
 			t.Fatalf("resolve: %d %v", status, body)
@@ -91,10 +92,10 @@ func TestExceptionsEndToEnd(t *testing.T) {
 		}
 
 		// Gone from the open list; its history says who, when and why.
-		if _, body := call(t, "GET", base+"/api/v1/exceptions", token, ""); len(body["data"].([]any)) != 0 {
+		if _, body := testkit.Call(t, "GET", base+"/api/v1/exceptions", token, ""); len(body["data"].([]any)) != 0 {
 			t.Fatalf("open after the match: %v", body)
 		}
-		status, body = call(t, "GET", fmt.Sprintf("%s/api/v1/exceptions/%d", base, txID), token, "")
+		status, body = testkit.Call(t, "GET", fmt.Sprintf("%s/api/v1/exceptions/%d", base, txID), token, "")
 		d := body["data"].(map[string]any)
 		r := d["resolution"].(map[string]any)
 		if status != 200 || d["status"] != "resolved" || r["action"] != "match" || r["note"] != "the payer swapped two digits of "+code ||

@@ -15,6 +15,7 @@ import (
 
 	"recon"
 	"recon/delivery"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -73,19 +74,19 @@ func TestHubAccess(t *testing.T) {
 		}
 		_ = unmarshal(rawB, &tokB)
 
-		status, body := call(t, "POST", base+"/v1/company/create", tok.AccessToken, `{"full_name":"Khách hàng Một"}`)
+		status, body := testkit.Call(t, "POST", base+"/v1/company/create", tok.AccessToken, `{"full_name":"Khách hàng Một"}`)
 		if status != 201 {
 			t.Fatalf("create company: %d %v", status, body)
 		}
 		xid := body["data"].(map[string]any)["xid"].(string)
-		if status, body = call(t, "GET", base+"/v1/company/"+xid, tokB.AccessToken, ""); status != 404 {
+		if status, body = testkit.Call(t, "GET", base+"/v1/company/"+xid, tokB.AccessToken, ""); status != 404 {
 			t.Errorf("another merchant's xid: %d %v", status, body)
 		}
-		if status, body = call(t, "GET", base+"/v1/company/"+xid, tok.AccessToken, ""); status != 200 {
+		if status, body = testkit.Call(t, "GET", base+"/v1/company/"+xid, tok.AccessToken, ""); status != 200 {
 			t.Errorf("own xid: %d %v", status, body)
 		}
 		// The hub token carries only the hub scope: the company API refuses it.
-		if status, body = call(t, "GET", base+"/api/v1/company", tok.AccessToken, ""); status != 403 {
+		if status, body = testkit.Call(t, "GET", base+"/api/v1/company", tok.AccessToken, ""); status != 403 {
 			t.Errorf("hub token on /api/v1/company: %d %v", status, body)
 		}
 		// Revoked (RFC 7009): 401 at once.
@@ -97,7 +98,7 @@ func TestHubAccess(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if status, body = call(t, "GET", base+"/v1/company", tok.AccessToken, ""); status != 401 || body["message"] != "Unauthenticated" {
+		if status, body = testkit.Call(t, "GET", base+"/v1/company", tok.AccessToken, ""); status != 401 || body["message"] != "Unauthenticated" {
 			t.Errorf("revoked token: %d %v", status, body)
 		}
 		// An inactive merchant gets no token.
@@ -134,7 +135,7 @@ func newHubMerchant(t *testing.T, base, dbURL, name string) *hubMerchant {
 
 func (m *hubMerchant) call(t *testing.T, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	return call(t, method, m.base+path, m.token, body)
+	return testkit.Call(t, method, m.base+path, m.token, body)
 }
 
 // hubEvents returns the hub events the receiver got (2xx answered), in order.
@@ -545,7 +546,7 @@ func TestHubCLI(t *testing.T) {
 			t.Fatalf("live list shows test companies: %v", list)
 		}
 		// The API with the test token sees it.
-		if status, body := call(t, "GET", base+"/v1/company/"+cxid, tok.AccessToken, ""); status != 200 {
+		if status, body := testkit.Call(t, "GET", base+"/v1/company/"+cxid, tok.AccessToken, ""); status != 200 {
 			t.Fatalf("GET company: %d %v", status, body)
 		}
 

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"testing"
 
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -40,24 +41,24 @@ func TestHubNeedsTheHubScope(t *testing.T) {
 			"every scope of a client without hub":   issue(noHub["client_id"].(string), "profile company transaction:read"),
 		} {
 			for _, r := range hubRoutes {
-				if status, body := call(t, r.method, base+r.path, token, r.body); status != 403 {
+				if status, body := testkit.Call(t, r.method, base+r.path, token, r.body); status != 403 {
 					t.Errorf("%s: %s %s: %d %v, want 403", name, r.method, r.path, status, body)
 				}
 			}
 		}
-		if status, body := call(t, "GET", base+"/v1/webhook", "", ""); status != 401 {
+		if status, body := testkit.Call(t, "GET", base+"/v1/webhook", "", ""); status != 401 {
 			t.Errorf("no token: %d %v", status, body)
 		}
 		// The Admin's token granted hub may use the hub.
 		granted := issue(withHub["client_id"].(string), "hub")
-		if status, body := call(t, "GET", base+"/v1/transaction", granted, ""); status != 200 {
+		if status, body := testkit.Call(t, "GET", base+"/v1/transaction", granted, ""); status != 200 {
 			t.Errorf("Admin's hub token: GET /v1/transaction: %d %v", status, body)
 		}
 		// The refused requests wrote nothing.
-		if status, body := call(t, "GET", base+"/v1/webhook", granted, ""); status != 200 || body["data"] != nil {
+		if status, body := testkit.Call(t, "GET", base+"/v1/webhook", granted, ""); status != 200 || body["data"] != nil {
 			t.Errorf("a refused request made a webhook: %d %v", status, body)
 		}
-		if status, body := call(t, "GET", base+"/v1/merchant-config", granted, ""); status != 200 || fmt.Sprint(body["data"]) == "" ||
+		if status, body := testkit.Call(t, "GET", base+"/v1/merchant-config", granted, ""); status != 200 || fmt.Sprint(body["data"]) == "" ||
 			fmt.Sprint(body["data"].(map[string]any)["display_name"]) == "Not yours" {
 			t.Errorf("a refused request rebranded the link page: %d %v", status, body)
 		}
@@ -65,7 +66,7 @@ func TestHubNeedsTheHubScope(t *testing.T) {
 		// The client without hub obtains no hub token: not from
 		// /oauth/token, not from /v1/token, not from the operator.
 		form := url.Values{"grant_type": {"client_credentials"}, "scope": {"hub"}}
-		status, raw := do(t, "POST", base+"/oauth/token", func(r *http.Request) {
+		status, raw := testkit.Do(t, "POST", base+"/oauth/token", func(r *http.Request) {
 			r.SetBasicAuth(noHub["client_id"].(string), noHub["client_secret"].(string))
 		}, "application/x-www-form-urlencoded", form.Encode())
 		var tr map[string]any

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web"
 )
@@ -152,7 +153,7 @@ func TestNULInputEveryRoute(t *testing.T) {
 		}
 		cliJSON(t, dbURL, "user", "create", "--company", m.company, "--email", "reader@saomai.vn", "--role", "Admin", "--permission", "view_transactions")
 		reader := cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "reader@saomai.vn", "--scopes", "transaction:read")["access_token"].(string)
-		if status, body := call(t, "GET", base+"/api/v1/transactions", reader, ""); status != 200 || len(body["data"].([]any)) != 0 {
+		if status, body := testkit.Call(t, "GET", base+"/api/v1/transactions", reader, ""); status != 200 || len(body["data"].([]any)) != 0 {
 			t.Fatalf("after refused input: %d %v, want no transactions", status, body)
 		}
 	})

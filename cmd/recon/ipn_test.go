@@ -17,6 +17,7 @@ import (
 
 	"recon"
 	"recon/delivery"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -119,7 +120,7 @@ func setupMerchant(t testing.TB, base, dbURL, ipnURL string) *merchantSetup {
 	admin := cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "admin@saomai.vn", "--scopes", "company")["access_token"].(string)
 	m.feedToken = cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "", "--scopes", "transaction:write", "--ttl", "24h")["access_token"].(string)
 	m.account = fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", m.company, "--bank", "Vietcombank", "--number", "0071000123456", "--holder", "CONG TY TNHH SAO MAI")["id"])
-	if status, body := call(t, "PATCH", base+"/api/v1/company/configurations", admin,
+	if status, body := testkit.Call(t, "PATCH", base+"/api/v1/company/configurations", admin,
 		`{"payment_code_formats":[{"prefix":"DH","suffix_from":6,"suffix_to":10,"character_type":"NumberOnly","is_active":1}]}`); status != 200 {
 		t.Fatalf("formats: %d %v", status, body)
 	}
@@ -179,7 +180,7 @@ func (m *merchantSetup) gateway(t testing.TB, method, path, body string) map[str
 // pay plays the payer: a sandbox transfer with the code in the memo.
 func (m *merchantSetup) pay(t testing.TB, code string, amount int) {
 	t.Helper()
-	status, body := call(t, "POST", m.base+"/api/v1/sandbox/transfers", m.feedToken,
+	status, body := testkit.Call(t, "POST", m.base+"/api/v1/sandbox/transfers", m.feedToken,
 		fmt.Sprintf(`{"bank_account_id":%s,"amount":%d,"transaction_content":"NGUYEN VAN A chuyen tien %s"}`, m.account, amount, code))
 	if status != 200 {
 		t.Fatalf("transfer: %d %v", status, body)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"recon/delivery"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -38,10 +39,10 @@ func testModeOf(t testing.TB, live *merchantSetup) *merchantSetup {
 
 // startListener runs `recon listen` in process until the test ends or stop
 // is called, and returns its output and the signing secret it printed.
-func startListener(t *testing.T, m *merchantSetup, forwardTo string, extra ...string) (out *syncBuffer, secret string, stop func()) {
+func startListener(t *testing.T, m *merchantSetup, forwardTo string, extra ...string) (out *testkit.Buffer, secret string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out = &syncBuffer{}
+	out = &testkit.Buffer{}
 	done := make(chan error, 1)
 	getenv := func(k string) string { return testEnv(m.dbURL, k) }
 	go func() {
@@ -180,17 +181,10 @@ func TestListen(t *testing.T) {
 // status and the decoded body, whatever the status.
 func basicCall(t testing.TB, m *merchantSetup, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest(method, m.base+path, strings.NewReader(body))
-	req.SetBasicAuth(m.merchantID, m.secret)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	status, raw := testkit.Do(t, method, m.base+path, func(r *http.Request) { r.SetBasicAuth(m.merchantID, m.secret) }, "application/json", body)
 	var v map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&v)
-	return resp.StatusCode, v
+	_ = json.Unmarshal(raw, &v)
+	return status, v
 }
 
 // TestListenFailures: a local URL that never answers within
@@ -262,7 +256,7 @@ func TestListenEndsWhenCredentialsRotate(t *testing.T) {
 
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
-		out := &syncBuffer{}
+		out := &testkit.Buffer{}
 		done := make(chan error, 1)
 		go func() {
 			done <- run(ctx, []string{"listen", "--server", base, "--merchant-id", test.merchantID, "--merchant-secret", test.secret,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -58,7 +59,7 @@ func setupLoad(t testing.TB, base, dbURL string, accounts int) *loadTarget {
 		tg.numbers = append(tg.numbers, number)
 		tg.accounts = append(tg.accounts, int64(cliJSON(t, dbURL, "bank-account", "create", "--company", id, "--bank", "Vietcombank", "--number", number)["id"].(float64)))
 	}
-	if status, body := call(t, "PATCH", base+"/api/v1/company/configurations", tg.token,
+	if status, body := testkit.Call(t, "PATCH", base+"/api/v1/company/configurations", tg.token,
 		`{"payment_code_formats":[{"prefix":"DH","suffix_from":6,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}`); status != 200 {
 		t.Fatalf("formats: %d %v", status, body)
 	}

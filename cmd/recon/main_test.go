@@ -22,6 +22,7 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web"
 )
@@ -72,24 +73,6 @@ func freeAddr(t testing.TB) string {
 	return ln.Addr().String()
 }
 
-// syncBuffer is a bytes.Buffer safe for the server's concurrent log writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // startServer runs `recon serve` in-process on a free loopback port, waits
 // for /healthz and stops it gracefully at cleanup, or when stop is called;
 // stop returns what run returned. Tests run in parallel, so the port
@@ -120,7 +103,7 @@ func tryServer(t testing.TB, databaseURL string, extra ...string) (base string, 
 	// No metrics listener unless the test asks for one (--metrics-addr in
 	// extra, which comes later and wins): servers run in parallel.
 	args := append([]string{"serve", "--addr", addr, "--metrics-addr", "off", "--log-format", "json", "--log-level", "warn"}, extra...)
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	go func() { done <- run(ctx, args, getenv, strings.NewReader(""), stdout, logs) }()
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -166,26 +149,6 @@ func tryServer(t testing.TB, databaseURL string, extra ...string) (base string, 
 	return base, stdout, stop, nil
 }
 
-func call(t testing.TB, method, u, token, body string) (int, map[string]any) {
-	t.Helper()
-	req, _ := http.NewRequest(method, u, strings.NewReader(body))
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var v map[string]any
-	raw, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("%s %s: not JSON: %q", method, u, raw)
-	}
-	return resp.StatusCode, v
-}
-
 // TestEndToEnd drives the admin CLI and a real server on both engines, as
 // the README's tour does: create a company, users and a client, issue
 // tokens, use the Company API, and use the OAuth2 endpoints.
@@ -219,16 +182,16 @@ func TestEndToEnd(t *testing.T) {
 		}
 		member := mt["access_token"].(string)
 
-		status, body := call(t, "GET", base+"/api/v1/company", admin, "")
+		status, body := testkit.Call(t, "GET", base+"/api/v1/company", admin, "")
 		if status != 200 || body["data"].(map[string]any)["short_name"] != "HOASEN" || body["data"].(map[string]any)["role"] != "Admin" {
 			t.Fatalf("GET company: %d %v", status, body)
 		}
-		status, body = call(t, "PATCH", base+"/api/v1/company/configurations", admin,
+		status, body = testkit.Call(t, "PATCH", base+"/api/v1/company/configurations", admin,
 			`{"payment_code_formats":[{"prefix":"hs","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}`)
 		if status != 200 || !strings.Contains(fmt.Sprint(body), "prefix:HS") {
 			t.Fatalf("PATCH: %d %v", status, body)
 		}
-		if status, body = call(t, "GET", base+"/api/v1/company", member, ""); status != 403 {
+		if status, body = testkit.Call(t, "GET", base+"/api/v1/company", member, ""); status != 403 {
 			t.Fatalf("member: %d %v", status, body)
 		}
 
@@ -258,17 +221,17 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("revoke: %v %v", resp, err)
 		}
 		resp.Body.Close()
-		if status, _ = call(t, "GET", base+"/api/v1/company", admin, ""); status != 401 {
+		if status, _ = testkit.Call(t, "GET", base+"/api/v1/company", admin, ""); status != 401 {
 			t.Fatalf("revoked token: %d", status)
 		}
 
 		// Operational endpoints.
-		if status, body = call(t, "GET", base+"/readyz", "", ""); status != 200 || body["database"] != "ok" {
+		if status, body = testkit.Call(t, "GET", base+"/readyz", "", ""); status != 200 || body["database"] != "ok" {
 			t.Fatalf("readyz: %d %v", status, body)
 		}
 		// /metrics is served on its own listener only (--metrics-addr), not
 		// to whoever reaches the API.
-		if status, body = call(t, "GET", base+"/metrics", "", ""); status != 404 {
+		if status, body = testkit.Call(t, "GET", base+"/metrics", "", ""); status != 404 {
 			t.Fatalf("public /metrics: %d %v, want 404", status, body)
 		}
 		m := metricsText(t, "http://"+metricsAddr)
@@ -340,14 +303,14 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(text, "Dashboard: "+base+"/dashboard/  (company 1, "+demoAdminEmail+" / "+demoAdminPassword+")") {
 		t.Fatalf("demo banner lacks the dashboard's sign-in:\n%s", text)
 	}
-	status, body := call(t, "GET", base+"/api/v1/company", token, "")
+	status, body := testkit.Call(t, "GET", base+"/api/v1/company", token, "")
 	if status != 200 || body["data"].(map[string]any)["short_name"] != "SAOMAI" {
 		t.Fatalf("demo token: %d %v", status, body)
 	}
 	if len(body["data"].(map[string]any)["configurations"].(map[string]any)["payment_code_formats"].([]any)) != 2 {
 		t.Fatalf("demo formats: %v", body)
 	}
-	status, body = call(t, "GET", base+"/api/v1/transactions?limit=100", token, "")
+	status, body = testkit.Call(t, "GET", base+"/api/v1/transactions?limit=100", token, "")
 	if status != 200 || body["meta"].(map[string]any)["pagination"].(map[string]any)["total"] != 300.0 {
 		t.Fatalf("demo transactions: %d %v", status, body["meta"])
 	}
@@ -374,7 +337,7 @@ func TestDemo(t *testing.T) {
 	}
 	k := strings.Index(text[j:], "Bearer ")
 	feed := strings.TrimSuffix(strings.Fields(text[j+k+len("Bearer "):])[0], `"`)
-	status, body = call(t, "POST", base+"/api/v1/sandbox/transfers", feed, `{"bank_account_id":1,"amount":150000,"transaction_content":"NGUYEN VAN A chuyen tien DH1709"}`)
+	status, body = testkit.Call(t, "POST", base+"/api/v1/sandbox/transfers", feed, `{"bank_account_id":1,"amount":150000,"transaction_content":"NGUYEN VAN A chuyen tien DH1709"}`)
 	if status != 200 || body["data"].(map[string]any)["code"] != "DH1709" {
 		t.Fatalf("sandbox transfer: %d %v", status, body)
 	}
@@ -582,7 +545,7 @@ func TestRateLimit(t *testing.T) {
 	if resp, _ := do(bearer("not-a-token")); resp.StatusCode != 401 {
 		t.Fatalf("bad token: %d", resp.StatusCode)
 	}
-	if status, body := call(t, "GET", base+"/api/v1/company", otherToken, ""); status != 200 {
+	if status, body := testkit.Call(t, "GET", base+"/api/v1/company", otherToken, ""); status != 200 {
 		t.Fatalf("another client: %d %v", status, body)
 	}
 

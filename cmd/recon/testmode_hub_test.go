@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"recon/internal/testkit"
 )
 
 // The hub's routes in the cross-mode test (TestEveryRouteKeepsTheModesApart,
@@ -28,7 +30,7 @@ type hubSide struct {
 // hubCall calls a hub route with the side's hub token.
 func (md *modeData) hubCall(t testing.TB, s *side, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	return call(t, method, md.base+path, s.hub.token, body)
+	return testkit.Call(t, method, md.base+path, s.hub.token, body)
 }
 
 // hubSetup makes both modes' hub data once.
@@ -52,21 +54,21 @@ func (md *modeData) hubSetup(t testing.TB) {
 		}
 		h := &hubSide{token: tok.AccessToken, webhookURL: "https://" + s.name + ".hooks.invalid/hub"}
 		s.hub = h
-		status, body := call(t, "POST", md.base+"/v1/company/create", h.token, `{"full_name":"Khách chung"}`)
+		status, body := testkit.Call(t, "POST", md.base+"/v1/company/create", h.token, `{"full_name":"Khách chung"}`)
 		if status != 201 {
 			t.Fatalf("%s hub company: %d %v", s.name, status, body)
 		}
 		h.company = body["data"].(map[string]any)["xid"].(string)
-		if status, body := call(t, "POST", md.base+"/v1/webhook", h.token, `{"webhook_url":"`+h.webhookURL+`","allow_events":["*"]}`); status != 200 {
+		if status, body := testkit.Call(t, "POST", md.base+"/v1/webhook", h.token, `{"webhook_url":"`+h.webhookURL+`","allow_events":["*"]}`); status != 200 {
 			t.Fatalf("%s webhook: %d %v", s.name, status, body)
 		}
-		if status, body := call(t, "POST", md.base+"/v1/merchant-config", h.token, `{"display_name":"Cửa hàng `+s.name+`"}`); status != 200 {
+		if status, body := testkit.Call(t, "POST", md.base+"/v1/merchant-config", h.token, `{"display_name":"Cửa hàng `+s.name+`"}`); status != 200 {
 			t.Fatalf("%s merchant-config: %d %v", s.name, status, body)
 		}
 	}
 	// Test mode links an MBBank account on the page and receives a transfer.
 	h := md.test.hub
-	status, body := call(t, "POST", md.base+"/v1/link-token/create", h.token, `{"company_xid":"`+h.company+`","purpose":"LINK_BANK_ACCOUNT","language":"en"}`)
+	status, body := testkit.Call(t, "POST", md.base+"/v1/link-token/create", h.token, `{"company_xid":"`+h.company+`","purpose":"LINK_BANK_ACCOUNT","language":"en"}`)
 	if status != 201 {
 		t.Fatalf("test link token: %d %v", status, body)
 	}
@@ -82,12 +84,12 @@ func (md *modeData) hubSetup(t testing.TB) {
 			t.Fatalf("page step %v: %d\n%s", f, status, html)
 		}
 	}
-	status, body = call(t, "GET", md.base+"/v1/bank-account", h.token, "")
+	status, body = testkit.Call(t, "GET", md.base+"/v1/bank-account", h.token, "")
 	if status != 200 || len(body["data"].([]any)) != 1 {
 		t.Fatalf("test linked accounts: %d %v", status, body)
 	}
 	h.account = body["data"].([]any)[0].(map[string]any)["xid"].(string)
-	_, body = call(t, "POST", md.base+"/v1/link-token/create", h.token, `{"company_xid":"`+h.company+`","purpose":"LINK_BANK_ACCOUNT"}`)
+	_, body = testkit.Call(t, "POST", md.base+"/v1/link-token/create", h.token, `{"company_xid":"`+h.company+`","purpose":"LINK_BANK_ACCOUNT"}`)
 	h.open = body["xid"].(string)
 	accounts, err := md.db.BankAccounts(t.Context(), md.test.tenant)
 	if err != nil {
@@ -99,12 +101,12 @@ func (md *modeData) hubSetup(t testing.TB) {
 			id = a.ID
 		}
 	}
-	if status, body := call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.test.feed,
+	if status, body := testkit.Call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.test.feed,
 		fmt.Sprintf(`{"bank_account_id":%d,"amount":75000,"transaction_content":"chuyen tien hub"}`, id)); status != 200 {
 		t.Fatalf("transfer to the linked account: %d %v", status, body)
 	}
 	md.test.transactions++
-	status, body = call(t, "GET", md.base+"/v1/transaction", h.token, "")
+	status, body = testkit.Call(t, "GET", md.base+"/v1/transaction", h.token, "")
 	if status != 200 || len(body["data"].([]any)) != 1 {
 		t.Fatalf("test hub transactions: %d %v", status, body)
 	}

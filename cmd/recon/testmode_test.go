@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 
 	"recon"
 	"recon/delivery"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/web"
@@ -75,45 +75,18 @@ func (md *modeData) cross(fn func(me, other *side)) {
 	fn(md.test, md.live)
 }
 
-// do sends a request and returns the status and raw body.
-func do(t testing.TB, method, u string, auth func(*http.Request), contentType, body string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, u, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if auth != nil {
-		auth(req)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
-}
-
-func bearer(token string) func(*http.Request) {
-	return func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }
-}
-
 func (s *side) basic(r *http.Request) { r.SetBasicAuth(s.merchantID, s.merchantKey) }
 
 // api calls /api/v1 with the side's Admin token.
 func (md *modeData) api(t testing.TB, s *side, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	return call(t, method, md.base+path, s.admin, body)
+	return testkit.Call(t, method, md.base+path, s.admin, body)
 }
 
 // gw calls a gateway route with the side's merchant credentials.
 func (md *modeData) gw(t testing.TB, s *side, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	status, raw := do(t, method, md.base+path, s.basic, "application/json", body)
+	status, raw := testkit.Do(t, method, md.base+path, s.basic, "application/json", body)
 	var v map[string]any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("%s %s as %s: %d, not JSON: %q", method, path, s.name, status, raw)
@@ -137,7 +110,7 @@ func (md *modeData) pushUnmatched(t *testing.T, ref string) map[*side]int64 {
 	t.Helper()
 	ids := map[*side]int64{}
 	for _, s := range []*side{md.live, md.test} {
-		status, body := call(t, "POST", md.base+"/api/v1/transactions", s.feed, fmt.Sprintf(`{"transactions":[
+		status, body := testkit.Call(t, "POST", md.base+"/api/v1/transactions", s.feed, fmt.Sprintf(`{"transactions":[
 			{"bank_account_id":%d,"transaction_date":"%s 11:00:00","amount_in":7000,"transaction_content":"chuyen tien DH99999999","reference_number":%q}]}`,
 			s.account, md.day.Format(recon.DateLayout), ref))
 		if status != 200 {
@@ -219,7 +192,7 @@ func setupModes(t *testing.T, base, dbURL string, ipn bool) *modeData {
 		s.admin = cliJSON(t, dbURL, "token", "issue", "--client", s.clientID, "--user", "admin@haichedo.vn", "--scopes", allScopes)["access_token"].(string)
 		// Client credentials at the token endpoint, as a bank feed gets them.
 		form := url.Values{"grant_type": {"client_credentials"}, "scope": {"transaction:write"}}
-		status, raw := do(t, "POST", base+"/oauth/token", func(r *http.Request) { r.SetBasicAuth(s.clientID, s.clientSecret) },
+		status, raw := testkit.Do(t, "POST", base+"/oauth/token", func(r *http.Request) { r.SetBasicAuth(s.clientID, s.clientSecret) },
 			"application/x-www-form-urlencoded", form.Encode())
 		var tr map[string]any
 		if json.Unmarshal(raw, &tr); status != 200 || tr["access_token"] == nil {
@@ -282,7 +255,7 @@ func (md *modeData) addTransactions(t *testing.T) {
 			{"bank_account_id":%[1]d,"transaction_date":"%[2]s 09:00:00","amount_in":100000,"transaction_content":"tien hang","reference_number":"FT-A","accumulated":100000},
 			{"bank_account_id":%[1]d,"transaction_date":"%[2]s 09:05:00","amount_in":50000,"transaction_content":"tien hang","reference_number":"FT-B","accumulated":999999}]}`,
 			s.account, day)
-		if status, body := call(t, "POST", md.base+"/api/v1/transactions", s.feed, push); status != 200 {
+		if status, body := testkit.Call(t, "POST", md.base+"/api/v1/transactions", s.feed, push); status != 200 {
 			t.Fatalf("%s push: %d %v", s.name, status, body)
 		}
 		s.transactions += 2
@@ -293,14 +266,14 @@ func (md *modeData) addTransactions(t *testing.T) {
 			csv += day + ",40000,phi dich vu,ST-3\n"
 			rows++
 		}
-		status, raw := do(t, "POST", fmt.Sprintf("%s/api/v1/bank-accounts/%d/statements?format=csv", md.base, s.account), bearer(s.feed), "text/csv", csv)
+		status, raw := testkit.Do(t, "POST", fmt.Sprintf("%s/api/v1/bank-accounts/%d/statements?format=csv", md.base, s.account), testkit.Bearer(s.feed), "text/csv", csv)
 		if status != 200 {
 			t.Fatalf("%s statement: %d %s", s.name, status, raw)
 		}
 		s.transactions += rows
 	}
 	// The test transfer pays the test INV-1 only.
-	status, body := call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.test.feed,
+	status, body := testkit.Call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.test.feed,
 		fmt.Sprintf(`{"bank_account_id":%d,"amount":%d,"transaction_content":"NGUYEN VAN A chuyen tien %s"}`, md.test.account, md.test.amount1, sharedCode1))
 	if status != 200 || body["data"].(map[string]any)["livemode"] != false {
 		t.Fatalf("test transfer: %d %v", status, body)
@@ -313,7 +286,7 @@ func (md *modeData) addTransactions(t *testing.T) {
 		t.Fatalf("a test transfer touched the live INV-1: %v", o)
 	}
 	// The live transfer (a bank feed: no sandbox in production) pays the live INV-1 only.
-	if status, body := call(t, "POST", md.base+"/api/v1/transactions", md.live.feed, fmt.Sprintf(`{"transactions":[
+	if status, body := testkit.Call(t, "POST", md.base+"/api/v1/transactions", md.live.feed, fmt.Sprintf(`{"transactions":[
 		{"bank_account_id":%d,"transaction_date":"%s 10:00:00","amount_in":%d,"transaction_content":"TRAN THI B chuyen tien %s","reference_number":"FT-PAY"}]}`,
 		md.live.account, day, md.live.amount1, sharedCode1)); status != 200 {
 		t.Fatalf("live transfer: %d %v", status, body)
@@ -431,7 +404,7 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 	"POST /api/v1/transactions": func(t *testing.T, md *modeData) {
 		md.cross(func(me, other *side) {
 			before := md.transactionTotal(t, other)
-			status, body := call(t, "POST", md.base+"/api/v1/transactions", me.feed, fmt.Sprintf(`{"transactions":[
+			status, body := testkit.Call(t, "POST", md.base+"/api/v1/transactions", me.feed, fmt.Sprintf(`{"transactions":[
 				{"bank_account_id":%d,"transaction_date":"%s 11:00:00","amount_in":1000,"transaction_content":"x","reference_number":"FT-CROSS"}]}`,
 				other.account, md.day.Format(recon.DateLayout)))
 			if status/100 != 4 {
@@ -476,7 +449,7 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 	"POST /api/v1/bank-accounts/{id}/statements": func(t *testing.T, md *modeData) {
 		md.cross(func(me, other *side) {
 			csv := "transaction_date,amount_in,transaction_content,reference_number\n" + md.day.Format(recon.DateLayout) + ",5000,x,ST-CROSS\n"
-			status, raw := do(t, "POST", fmt.Sprintf("%s/api/v1/bank-accounts/%d/statements", md.base, other.account), bearer(me.feed), "text/csv", csv)
+			status, raw := testkit.Do(t, "POST", fmt.Sprintf("%s/api/v1/bank-accounts/%d/statements", md.base, other.account), testkit.Bearer(me.feed), "text/csv", csv)
 			if status != 404 {
 				t.Errorf("%s uploads into %s's account: %d %s, want 404", me.name, other.name, status, raw)
 			}
@@ -689,13 +662,13 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		body := func(account int64) string {
 			return fmt.Sprintf(`{"bank_account_id":%d,"amount":5000,"transaction_content":"chuyen tien %s"}`, account, sharedCode2)
 		}
-		if status, b := call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.live.feed, body(md.live.account)); status != 404 || b["error"] != "not_found" {
+		if status, b := testkit.Call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.live.feed, body(md.live.account)); status != 404 || b["error"] != "not_found" {
 			t.Errorf("live sandbox transfer on a production server: %d %v, want 404", status, b)
 		}
-		if status, b := call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.test.feed, body(md.live.account)); status != 400 || !strings.Contains(fmt.Sprint(b), "bank_account_id") {
+		if status, b := testkit.Call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.test.feed, body(md.live.account)); status != 400 || !strings.Contains(fmt.Sprint(b), "bank_account_id") {
 			t.Errorf("test sandbox transfer to the live account: %d %v, want 400 naming bank_account_id", status, b)
 		}
-		status, b := call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.test.feed, body(md.test.account))
+		status, b := testkit.Call(t, "POST", md.base+"/api/v1/sandbox/transfers", md.test.feed, body(md.test.account))
 		if status != 200 || b["data"].(map[string]any)["livemode"] != false || b["data"].(map[string]any)["code"] != sharedCode2 {
 			t.Errorf("test sandbox transfer: %d %v", status, b)
 		}
@@ -848,11 +821,11 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		md.cross(func(me, other *side) {
 			invoice := "CO-" + me.name
 			// My merchant id signed with the other mode's key: refused, nothing made.
-			status, raw := do(t, "POST", md.base+"/v1/checkout/init", nil, "application/x-www-form-urlencoded", checkoutBody(me.merchantID, other.merchantKey, invoice, 70000))
+			status, raw := testkit.Do(t, "POST", md.base+"/v1/checkout/init", nil, "application/x-www-form-urlencoded", checkoutBody(me.merchantID, other.merchantKey, invoice, 70000))
 			if status != 400 || !strings.Contains(string(raw), "signature") {
 				t.Errorf("%s checkout signed with %s's key: %d %s", me.name, other.name, status, raw)
 			}
-			status, raw = do(t, "POST", md.base+"/v1/checkout/init", nil, "application/x-www-form-urlencoded", checkoutBody(me.merchantID, me.merchantKey, invoice, 70000))
+			status, raw = testkit.Do(t, "POST", md.base+"/v1/checkout/init", nil, "application/x-www-form-urlencoded", checkoutBody(me.merchantID, me.merchantKey, invoice, 70000))
 			if status != http.StatusSeeOther {
 				t.Fatalf("%s checkout: %d %s", me.name, status, raw)
 			}
@@ -868,18 +841,18 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 	"GET /v1/checkout/{merchant}/{invoice}": func(t *testing.T, md *modeData) {
 		md.cross(func(me, other *side) {
 			page := md.order(t, me, me.only)["payment"].(map[string]any)["checkout_url"].(string)
-			status, raw := do(t, "GET", md.base+page, nil, "", "")
+			status, raw := testkit.Do(t, "GET", md.base+page, nil, "", "")
 			if status != 200 || !strings.Contains(string(raw), me.only) || strings.Contains(string(raw), `id="sandbox"`) == me.live {
 				t.Errorf("%s's checkout page: %d (sandbox banner shown: %v)", me.name, status, strings.Contains(string(raw), `id="sandbox"`))
 			}
 			// The other mode's merchant in the path, my page token: no page.
 			cross := strings.Replace(page, "/"+me.merchantID+"/", "/"+other.merchantID+"/", 1)
-			if status, raw := do(t, "GET", md.base+cross, nil, "", ""); status != 404 || strings.Contains(string(raw), me.only) {
+			if status, raw := testkit.Do(t, "GET", md.base+cross, nil, "", ""); status != 404 || strings.Contains(string(raw), me.only) {
 				t.Errorf("%s's page under %s's merchant: %d", me.name, other.name, status)
 			}
 			// The shared invoice INV-1 under my page token shows my order, never the other's amount.
 			inv1 := md.order(t, me, "INV-1")["payment"].(map[string]any)["checkout_url"].(string)
-			_, raw = do(t, "GET", md.base+inv1, nil, "", "")
+			_, raw = testkit.Do(t, "GET", md.base+inv1, nil, "", "")
 			if !strings.Contains(string(raw), formatAmount(me.amount1)) || strings.Contains(string(raw), formatAmount(other.amount1)) {
 				t.Errorf("%s's INV-1 page does not show its own amount %s", me.name, formatAmount(me.amount1))
 			}
@@ -889,11 +862,11 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		md.cross(func(me, other *side) {
 			page := md.order(t, me, me.only)["payment"].(map[string]any)["checkout_url"].(string)
 			path, query, _ := strings.Cut(page, "?")
-			if status, raw := do(t, "GET", md.base+path+"/qr.png?"+query, nil, "", ""); status != 200 || !strings.HasPrefix(string(raw), "\x89PNG") {
+			if status, raw := testkit.Do(t, "GET", md.base+path+"/qr.png?"+query, nil, "", ""); status != 200 || !strings.HasPrefix(string(raw), "\x89PNG") {
 				t.Errorf("%s's QR: %d", me.name, status)
 			}
 			cross := strings.Replace(path, "/"+me.merchantID+"/", "/"+other.merchantID+"/", 1)
-			if status, _ := do(t, "GET", md.base+cross+"/qr.png?"+query, nil, "", ""); status != 404 {
+			if status, _ := testkit.Do(t, "GET", md.base+cross+"/qr.png?"+query, nil, "", ""); status != 404 {
 				t.Errorf("%s's QR under %s's merchant: %d, want 404", me.name, other.name, status)
 			}
 		})
@@ -1001,12 +974,12 @@ func TestEveryRouteKeepsTheModesApart(t *testing.T) {
 		if status, body := md.gw(t, md.test, "GET", "/v1/ipn", ""); status != 200 || body["data"] == nil {
 			t.Errorf("test IPN settings after the wipe: %d %v", status, body)
 		}
-		if status, body := call(t, "POST", base+"/api/v1/sandbox/transfers", md.test.feed, fmt.Sprintf(`{"bank_account_id":%d,"amount":1000}`, md.test.account)); status != 400 {
+		if status, body := testkit.Call(t, "POST", base+"/api/v1/sandbox/transfers", md.test.feed, fmt.Sprintf(`{"bank_account_id":%d,"amount":1000}`, md.test.account)); status != 400 {
 			t.Errorf("test feed token after the wipe: %d %v, want 400 (its account is gone)", status, body)
 		}
 		// A new test account works at once with the same credentials.
 		ba := cliJSON(t, dbURL, "bank-account", "create", "--company", fmt.Sprint(md.company), "--test", "--bank", "MBBank", "--number", "190366886868")
-		if status, body := call(t, "POST", base+"/api/v1/sandbox/transfers", md.test.feed, fmt.Sprintf(`{"bank_account_id":%v,"amount":1000}`, ba["id"])); status != 200 {
+		if status, body := testkit.Call(t, "POST", base+"/api/v1/sandbox/transfers", md.test.feed, fmt.Sprintf(`{"bank_account_id":%v,"amount":1000}`, ba["id"])); status != 200 {
 			t.Errorf("test transfer after the wipe: %d %v", status, body)
 		}
 	})
@@ -1038,7 +1011,7 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 		setIPN(md.live, liveRC)
 		pay := func(s *side, amount int64, code string) {
 			t.Helper()
-			status, body := call(t, "POST", base+"/api/v1/sandbox/transfers", s.feed,
+			status, body := testkit.Call(t, "POST", base+"/api/v1/sandbox/transfers", s.feed,
 				fmt.Sprintf(`{"bank_account_id":%d,"amount":%d,"transaction_content":"chuyen tien %s"}`, s.account, amount, code))
 			if status != 200 || body["data"].(map[string]any)["livemode"] != s.live {
 				t.Fatalf("%s transfer: %d %v", s.name, status, body)
@@ -1136,11 +1109,11 @@ func TestDemoPrintsTestCredentials(t *testing.T) {
 		t.Helper()
 		test := text[strings.Index(text, "==== Test mode ===="):]
 		token := bannerValue(t, test, "export TEST_TOKEN=")
-		status, body := call(t, "GET", base+"/api/v1/company", token, "")
+		status, body := testkit.Call(t, "GET", base+"/api/v1/company", token, "")
 		if status != 200 || body["data"].(map[string]any)["livemode"] != false || body["data"].(map[string]any)["short_name"] != "SAOMAI" {
 			t.Fatalf("test token: %d %v", status, body)
 		}
-		status, body = call(t, "GET", base+"/api/v1/bank-accounts", token, "")
+		status, body = testkit.Call(t, "GET", base+"/api/v1/bank-accounts", token, "")
 		if data := body["data"].([]any); status != 200 || len(data) != 1 || data[0].(map[string]any)["livemode"] != false ||
 			fmt.Sprint(data[0].(map[string]any)["id"]) != bannerValue(t, test, "Test bank account:  ") {
 			t.Fatalf("test bank accounts: %d %v", status, body)
@@ -1150,7 +1123,7 @@ func TestDemoPrintsTestCredentials(t *testing.T) {
 		feed := bannerValue(t, test[j:], "Bearer ")
 		data := test[j:][strings.Index(test[j:], "-d '")+len("-d '"):]
 		data = data[:strings.Index(data, "'")]
-		status, body = call(t, "POST", base+"/api/v1/sandbox/transfers", feed, data)
+		status, body = testkit.Call(t, "POST", base+"/api/v1/sandbox/transfers", feed, data)
 		if status != 200 || body["data"].(map[string]any)["livemode"] != false {
 			t.Fatalf("test transfer as printed: %d %v", status, body)
 		}
@@ -1159,7 +1132,7 @@ func TestDemoPrintsTestCredentials(t *testing.T) {
 		if !strings.HasPrefix(merchant, "TEST-") || !strings.HasPrefix(key, "test_") {
 			t.Fatalf("test merchant %s %s", merchant, key)
 		}
-		status, raw := do(t, "GET", base+"/v1/order", func(r *http.Request) { r.SetBasicAuth(merchant, key) }, "", "")
+		status, raw := testkit.Do(t, "GET", base+"/v1/order", func(r *http.Request) { r.SetBasicAuth(merchant, key) }, "", "")
 		if status != 200 || !strings.Contains(string(raw), `"total":0`) {
 			t.Fatalf("test orders: %d %s", status, raw)
 		}
@@ -1169,7 +1142,7 @@ func TestDemoPrintsTestCredentials(t *testing.T) {
 		}
 		// The live data is the demo's, untouched by the test transfer.
 		live := bannerValue(t, text, "export TOKEN=")
-		status, body = call(t, "GET", base+"/api/v1/transactions?limit=1", live, "")
+		status, body = testkit.Call(t, "GET", base+"/api/v1/transactions?limit=1", live, "")
 		if status != 200 || body["meta"].(map[string]any)["pagination"].(map[string]any)["total"] != 300.0 {
 			t.Fatalf("live transactions: %d %v", status, body["meta"])
 		}
