@@ -3,13 +3,10 @@ package dashboard_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -37,52 +34,25 @@ type answer struct {
 	body   string
 }
 
-// client is a browser of the test server: a cookie jar, a language.
-type client struct {
-	t    *testing.T
-	base string
-	c    *http.Client
-	lang string
+// newClient is a browser of the test server in lang.
+func newClient(t *testing.T, base, lang string) *testkit.Browser {
+	b := testkit.NewBrowser(t, base)
+	b.Lang = lang
+	return b
 }
 
-func newClient(t *testing.T, base, lang string) *client {
-	jar, _ := cookiejar.New(nil)
-	return &client{t: t, base: base, lang: lang,
-		c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+// do sends a request from the server's own pages and returns the answer.
+func do(c *testkit.Browser, method, path string, form url.Values) answer {
+	c.T.Helper()
+	resp, body := c.Do(method, path, form, map[string]string{"Sec-Fetch-Site": "same-origin"})
+	return answer{resp.StatusCode, resp.Header, body}
 }
 
-func (c *client) do(method, path string, form url.Values) answer {
-	c.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, _ := http.NewRequest(method, c.base+path, body)
-	req.Header.Set("Accept-Language", c.lang)
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	resp, err := c.c.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return answer{resp.StatusCode, resp.Header, string(raw)}
-}
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-
-func (c *client) signIn(company int64, email string) {
-	c.t.Helper()
-	m := csrfField.FindStringSubmatch(c.do("GET", "/dashboard/signin", nil).body)
-	if m == nil {
-		c.t.Fatal("no sign-in form")
-	}
-	got := c.do("POST", "/dashboard/signin", url.Values{"csrf": {m[1]}, "company": {fmt.Sprint(company)}, "email": {email}, "password": {"x"}})
-	if got.status != http.StatusSeeOther {
-		c.t.Fatalf("sign in: %d %s", got.status, got.body)
+// signIn signs in as email (any password does, anyPassword).
+func signIn(c *testkit.Browser, company int64, email string) {
+	c.T.Helper()
+	if status, body := c.SignIn(fmt.Sprint(company), email, "x"); status != http.StatusSeeOther {
+		c.T.Fatalf("sign in: %d %s", status, body)
 	}
 }
 
@@ -122,24 +92,24 @@ func TestDashboardRateLimit(t *testing.T) {
 			base := server(nil, web.NewRateLimiter(1, 5))
 			c := newClient(t, base, "vi")
 			for i := range 5 {
-				if got := c.do("GET", "/dashboard/signin", nil); got.status != 200 {
+				if got := do(c, "GET", "/dashboard/signin", nil); got.status != 200 {
 					t.Fatalf("request %d: %d", i, got.status)
 				}
 			}
 			// Before any sign-in: the address is refused, in Vietnamese.
-			got := c.do("GET", "/dashboard/signin", nil)
+			got := do(c, "GET", "/dashboard/signin", nil)
 			if got.status != http.StatusTooManyRequests || got.header.Get("Retry-After") != "1" ||
 				!strings.Contains(got.body, "Phiên đăng nhập hoặc địa chỉ này gửi quá nhiều yêu cầu. Số giây cần chờ trước khi thử lại: 1.") {
 				t.Fatalf("sixth request: %d %v %s", got.status, got.header, got.body)
 			}
 			// Another browser from the same address: the same bucket, even
 			// for a sign-in.
-			if got := newClient(t, base, "en").do("POST", "/dashboard/signin", url.Values{}); got.status != http.StatusTooManyRequests ||
+			if got := do(newClient(t, base, "en"), "POST", "/dashboard/signin", url.Values{}); got.status != http.StatusTooManyRequests ||
 				!strings.Contains(got.body, "Too many requests from this session or address.") {
 				t.Fatalf("another browser's sign-in: %d %s", got.status, got.body)
 			}
 			clk.Advance(time.Second)
-			if got := c.do("GET", "/dashboard/signin", nil); got.status != 200 {
+			if got := do(c, "GET", "/dashboard/signin", nil); got.status != 200 {
 				t.Fatalf("a second later: %d", got.status)
 			}
 		})
@@ -147,24 +117,24 @@ func TestDashboardRateLimit(t *testing.T) {
 		t.Run("PerSession", func(t *testing.T) {
 			base := server(web.NewRateLimiter(1, 10), nil)
 			boss, ketoan := newClient(t, base, "en"), newClient(t, base, "en")
-			boss.signIn(co.ID, "boss@saomai.vn")
-			ketoan.signIn(co.ID, "ketoan@saomai.vn")
+			signIn(boss, co.ID, "boss@saomai.vn")
+			signIn(ketoan, co.ID, "ketoan@saomai.vn")
 			for i := range 10 {
-				if got := boss.do("GET", "/dashboard/", nil); got.status != 200 {
+				if got := do(boss, "GET", "/dashboard/", nil); got.status != 200 {
 					t.Fatalf("request %d: %d %s", i, got.status, got.body)
 				}
 			}
-			got := boss.do("GET", "/dashboard/", nil)
+			got := do(boss, "GET", "/dashboard/", nil)
 			if got.status != http.StatusTooManyRequests || got.header.Get("Retry-After") != "1" ||
 				!strings.Contains(got.body, "Seconds to wait before trying again: 1.") || !strings.Contains(got.body, `id="who"`) {
 				t.Fatalf("eleventh request: %d %v %s", got.status, got.header, got.body)
 			}
 			// A form too.
-			if got := boss.do("POST", "/dashboard/signout", url.Values{}); got.status != http.StatusTooManyRequests {
+			if got := do(boss, "POST", "/dashboard/signout", url.Values{}); got.status != http.StatusTooManyRequests {
 				t.Fatalf("a form of the spent session: %d", got.status)
 			}
 			// Another session (same address) has its own bucket.
-			if got := ketoan.do("GET", "/dashboard/", nil); got.status != 200 {
+			if got := do(ketoan, "GET", "/dashboard/", nil); got.status != 200 {
 				t.Fatalf("another session: %d", got.status)
 			}
 
@@ -173,22 +143,22 @@ func TestDashboardRateLimit(t *testing.T) {
 			clk.Advance(time.Minute)
 			search := "/dashboard/transactions?memo=DH1234"
 			for i := range 2 {
-				if got := boss.do("GET", search, nil); got.status != 200 {
+				if got := do(boss, "GET", search, nil); got.status != 200 {
 					t.Fatalf("search %d: %d %s", i, got.status, got.body)
 				}
 			}
-			if got := boss.do("GET", search, nil); got.status != http.StatusTooManyRequests || got.header.Get("Retry-After") != "5" {
+			if got := do(boss, "GET", search, nil); got.status != http.StatusTooManyRequests || got.header.Get("Retry-After") != "5" {
 				t.Fatalf("third search: %d %v", got.status, got.header)
 			}
 			clk.Advance(time.Second)
-			if got := boss.do("GET", "/dashboard/transactions", nil); got.status != 200 {
+			if got := do(boss, "GET", "/dashboard/transactions", nil); got.status != 200 {
 				t.Fatalf("the list, not a search, a second later: %d", got.status)
 			}
-			if got := boss.do("GET", search, nil); got.status != http.StatusTooManyRequests {
+			if got := do(boss, "GET", search, nil); got.status != http.StatusTooManyRequests {
 				t.Fatalf("a search a second later: %d", got.status)
 			}
 			clk.Advance(5 * time.Second)
-			if got := boss.do("GET", search, nil); got.status != 200 {
+			if got := do(boss, "GET", search, nil); got.status != 200 {
 				t.Fatalf("a search once 5 tokens are back: %d", got.status)
 			}
 		})

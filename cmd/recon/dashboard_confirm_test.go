@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"html"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,31 +12,6 @@ import (
 	"recon"
 	"recon/sqlstore/dbtest"
 )
-
-var (
-	confirmForm   = regexp.MustCompile(`<form method="post" action="([^"]+)" class="actions">`)
-	confirmHidden = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
-)
-
-// confirm opens the confirmation page at path (GET, as the action's button
-// does), checks it is one, and sends its form as the browser would: what
-// the page says is what is posted.
-func (b *browser) confirm(path string) (int, string, string) {
-	b.t.Helper()
-	status, page := b.get(path)
-	form := confirmForm.FindStringSubmatch(page)
-	if status != http.StatusOK || form == nil {
-		b.t.Fatalf("GET %s: %d, no confirmation form in %s", path, status, page)
-	}
-	fields := url.Values{}
-	for _, m := range confirmHidden.FindAllStringSubmatch(page[confirmForm.FindStringIndex(page)[0]:], -1) {
-		fields.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
-	}
-	if fields.Get("confirm") != "yes" || fields.Get("csrf") == "" {
-		b.t.Fatalf("the confirmation form of %s lacks its fields: %v", path, fields)
-	}
-	return b.post(html.UnescapeString(form[1]), fields)
-}
 
 // withQuery is path?fields.
 func withQuery(path string, fields url.Values) string { return path + "?" + fields.Encode() }
@@ -70,10 +43,10 @@ func TestDashboardConfirm(t *testing.T) {
 		}
 
 		// The order page's buttons lead to the confirmation (GET), not a POST.
-		_, body := boss.get("/dashboard/order?invoice=INV-PAID")
+		_, body := boss.Get("/dashboard/order?invoice=INV-PAID")
 		contains("the paid order's page", body, `<form method="get" action="/dashboard/order/void">`)
 		// Void: what happens, shown before it happens.
-		status, body := boss.get("/dashboard/order/void?invoice=INV-PAID")
+		status, body := boss.Get("/dashboard/order/void?invoice=INV-PAID")
 		if status != http.StatusOK {
 			t.Fatalf("void's confirmation: %d", status)
 		}
@@ -81,29 +54,29 @@ func TestDashboardConfirm(t *testing.T) {
 			`id="c-notification" class="memo">TRANSACTION_VOID → `+ipnURL+`<`, `name="confirm" value="yes"`)
 		// A POST without the confirmation shows the same page and voids nothing;
 		// without the CSRF token it is refused.
-		if status, _, body := boss.postFrom("/dashboard/order?invoice=INV-PAID", "/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}}); status != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
+		if status, _, body := boss.PostFrom("/dashboard/order?invoice=INV-PAID", "/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}}); status != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
 			t.Errorf("void without the confirmation: %d %s", status, body)
 		}
-		if status, _, _ := boss.post("/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}, "confirm": {"yes"}}); status != http.StatusForbidden {
+		if status, _, _ := boss.Post("/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}, "confirm": {"yes"}}); status != http.StatusForbidden {
 			t.Errorf("void without a CSRF token: %d", status)
 		}
 		// An Accountant may not void: no button, 403 on the page and the POST.
-		_, body = acct.get("/dashboard/order?invoice=INV-PAID")
+		_, body = acct.Get("/dashboard/order?invoice=INV-PAID")
 		if strings.Contains(body, `id="void"`) {
 			t.Error("the Accountant sees the void button")
 		}
-		if status, _ := acct.get("/dashboard/order/void?invoice=INV-PAID"); status != http.StatusForbidden {
+		if status, _ := acct.Get("/dashboard/order/void?invoice=INV-PAID"); status != http.StatusForbidden {
 			t.Errorf("Accountant's void confirmation: %d", status)
 		}
-		if status, _, _ := acct.postFrom("/dashboard/", "/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}, "confirm": {"yes"}}); status != http.StatusForbidden {
+		if status, _, _ := acct.PostFrom("/dashboard/", "/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}, "confirm": {"yes"}}); status != http.StatusForbidden {
 			t.Errorf("Accountant's confirmed void: %d", status)
 		}
 		// Another company's order, and an unknown one: 404 on the page and the POST.
 		for _, inv := range []string{"INV-OTHER", "NO-SUCH"} {
-			if status, _ := boss.get("/dashboard/order/void?invoice=" + inv); status != http.StatusNotFound {
+			if status, _ := boss.Get("/dashboard/order/void?invoice=" + inv); status != http.StatusNotFound {
 				t.Errorf("void confirmation of %s: %d", inv, status)
 			}
-			if status, _, _ := boss.postFrom("/dashboard/", "/dashboard/order/void", url.Values{"invoice": {inv}, "confirm": {"yes"}}); status != http.StatusNotFound {
+			if status, _, _ := boss.PostFrom("/dashboard/", "/dashboard/order/void", url.Values{"invoice": {inv}, "confirm": {"yes"}}); status != http.StatusNotFound {
 				t.Errorf("confirmed void of %s: %d", inv, status)
 			}
 		}
@@ -111,7 +84,7 @@ func TestDashboardConfirm(t *testing.T) {
 			t.Fatalf("INV-PAID before the confirmed void: %s", got)
 		}
 		// Cancel: no IPN; an order that is not open cannot be cancelled (409).
-		status, body = boss.get("/dashboard/order/cancel?invoice=INV-OPEN")
+		status, body = boss.Get("/dashboard/order/cancel?invoice=INV-OPEN")
 		if status != http.StatusOK {
 			t.Fatalf("cancel's confirmation: %d", status)
 		}
@@ -120,16 +93,16 @@ func TestDashboardConfirm(t *testing.T) {
 		if strings.Contains(body, "<b onmouseover") {
 			t.Error("unescaped HTML on the cancel's confirmation")
 		}
-		if status, body := boss.get("/dashboard/order/cancel?invoice=INV-PAID"); status != http.StatusConflict || !strings.Contains(body, "Only an order awaiting payment can be cancelled.") {
+		if status, body := boss.Get("/dashboard/order/cancel?invoice=INV-PAID"); status != http.StatusConflict || !strings.Contains(body, "Only an order awaiting payment can be cancelled.") {
 			t.Errorf("cancel confirmation of a paid order: %d %s", status, body)
 		}
 
 		// Resolve: the form leads to the confirmation, with the match's effect.
 		x1 := e.excPath("X1")
-		_, body = boss.get(x1)
+		_, body = boss.Get(x1)
 		contains("X1", body, `<form method="get" action="`+x1+`/resolve"`)
 		match := url.Values{"resolve": {"match:INV-EXC"}, "note": {`<i>swapped</i> digits`}}
-		status, body = boss.get(withQuery(x1+"/resolve", match))
+		status, body = boss.Get(withQuery(x1+"/resolve", match))
 		if status != http.StatusOK {
 			t.Fatalf("resolve's confirmation: %d %s", status, body)
 		}
@@ -140,32 +113,32 @@ func TestDashboardConfirm(t *testing.T) {
 		// nothing written), and so is a POST without the confirmation field.
 		for _, bad := range []url.Values{{"resolve": {"match"}, "note": {"x"}}, {"resolve": {"ignore"}, "note": {""}},
 			{"resolve": {"match"}, "invoice": {"INV-OTHER"}, "note": {"x"}}, {"resolve": {"erase"}, "note": {"x"}}} {
-			if status, body := boss.get(withQuery(x1+"/resolve", bad)); status != http.StatusBadRequest || !strings.Contains(body, `id="resolve-error"`) {
+			if status, body := boss.Get(withQuery(x1+"/resolve", bad)); status != http.StatusBadRequest || !strings.Contains(body, `id="resolve-error"`) {
 				t.Errorf("confirmation of %v: %d", bad, status)
 			}
 		}
-		if status, _, body := boss.postFrom(x1, x1+"/resolve", match); status != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
+		if status, _, body := boss.PostFrom(x1, x1+"/resolve", match); status != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
 			t.Errorf("resolve without the confirmation: %d", status)
 		}
 		e.stillOpen(t, "X1")
 		// A Member: 403 on the confirmation; the other tenant's and mode's: 404.
-		if status, _ := member.get(withQuery(x1+"/resolve", match)); status != http.StatusForbidden {
+		if status, _ := member.Get(withQuery(x1+"/resolve", match)); status != http.StatusForbidden {
 			t.Errorf("Member's resolve confirmation: %d", status)
 		}
 		for _, id := range []int64{e.otherExc, e.testExc} {
-			if status, _ := boss.get(withQuery(fmt.Sprint("/dashboard/exceptions/", id, "/resolve"), url.Values{"resolve": {"ignore"}, "note": {"x"}})); status != http.StatusNotFound {
+			if status, _ := boss.Get(withQuery(fmt.Sprint("/dashboard/exceptions/", id, "/resolve"), url.Values{"resolve": {"ignore"}, "note": {"x"}})); status != http.StatusNotFound {
 				t.Errorf("resolve confirmation of exception %d: %d", id, status)
 			}
 		}
 		// The queue shows each row's suggestions (X1's typo: INV-EXC).
-		_, body = boss.get("/dashboard/exceptions")
+		_, body = boss.Get("/dashboard/exceptions")
 		contains("the queue", body, `<th scope="col">Suggested orders</th>`, `<a href="/dashboard/order?invoice=INV-EXC">INV-EXC</a> <small>(`)
 		// The home counts the open exceptions (X1 to X4 and the transfer with
 		// HTML in its memo) and links the queue.
-		_, body = boss.get("/dashboard/")
+		_, body = boss.Get("/dashboard/")
 		contains("home", body, `id="open-exceptions">5<`, `href="/dashboard/exceptions" id="attention-exceptions"`)
 		// Confirmed: matched, and its ORDER_PAID reaches the receiver.
-		if status, loc, _ := boss.confirm(withQuery(x1+"/resolve", match)); status != http.StatusSeeOther || loc != x1+"?order=INV-EXC" {
+		if status, loc, _ := boss.Confirm(withQuery(x1+"/resolve", match)); status != http.StatusSeeOther || loc != x1+"?order=INV-EXC" {
 			t.Fatalf("confirmed match: %d %s", status, loc)
 		}
 		waitFor(t, "ORDER_PAID of INV-EXC", 10*time.Second, func() bool {
@@ -177,10 +150,10 @@ func TestDashboardConfirm(t *testing.T) {
 			return false
 		})
 		// The order's page lists its IPN (found by the order's id).
-		_, body = boss.get("/dashboard/order?invoice=INV-EXC")
+		_, body = boss.Get("/dashboard/order?invoice=INV-EXC")
 		contains("INV-EXC's page", body, `<td>ORDER_PAID</td>`)
 		// The void, confirmed, with its TRANSACTION_VOID.
-		if status, loc, _ := boss.confirm("/dashboard/order/void?invoice=INV-PAID"); status != http.StatusSeeOther || loc != "/dashboard/order?invoice=INV-PAID" {
+		if status, loc, _ := boss.Confirm("/dashboard/order/void?invoice=INV-PAID"); status != http.StatusSeeOther || loc != "/dashboard/order?invoice=INV-PAID" {
 			t.Fatalf("confirmed void: %d %s", status, loc)
 		}
 		if got := orderStatus("INV-PAID"); got != recon.OrderCancelled {
@@ -195,22 +168,22 @@ func TestDashboardConfirm(t *testing.T) {
 		// Replay one: the confirmation names the delivery and its target.
 		paid := e.deliveryOf(t, e.live, "ORDER_PAID", "INV-EXC")
 		dpath := fmt.Sprint("/dashboard/notifications/", paid.ID)
-		status, body = boss.get(dpath + "/replay")
+		status, body = boss.Get(dpath + "/replay")
 		if status != http.StatusOK {
 			t.Fatalf("replay's confirmation: %d", status)
 		}
 		contains("replay's confirmation", body, fmt.Sprintf(`id="c-delivery" class="memo">%d<`, paid.ID), `id="c-notification" class="memo">ORDER_PAID → `+ipnURL+`<`)
-		if status, _, body := boss.postFrom(dpath, dpath+"/replay", url.Values{}); status != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
+		if status, _, body := boss.PostFrom(dpath, dpath+"/replay", url.Values{}); status != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
 			t.Errorf("replay without the confirmation: %d", status)
 		}
 		if d, err := e.db.Delivery(ctx, e.live, paid.ID); err != nil || d.Status != recon.DeliveryDelivered {
 			t.Errorf("the delivery after an unconfirmed replay: %+v %v", d, err)
 		}
-		if status, _ := acct.get(dpath + "/replay"); status != http.StatusForbidden {
+		if status, _ := acct.Get(dpath + "/replay"); status != http.StatusForbidden {
 			t.Errorf("Accountant's replay confirmation: %d", status)
 		}
 		for _, id := range []int64{e.otherDelivery, e.testDelivery} {
-			if status, _ := boss.get(fmt.Sprint("/dashboard/notifications/", id, "/replay")); status != http.StatusNotFound {
+			if status, _ := boss.Get(fmt.Sprint("/dashboard/notifications/", id, "/replay")); status != http.StatusNotFound {
 				t.Errorf("replay confirmation of delivery %d: %d", id, status)
 			}
 		}
@@ -218,28 +191,28 @@ func TestDashboardConfirm(t *testing.T) {
 		// Replay every failed one: an IPN failing (503) is counted on the
 		// confirmation, listed by the failing filter, then sent again.
 		failing := e.failingIPN(t, "INV-FAIL")
-		_, body = boss.get("/dashboard/notifications?status=failing")
+		_, body = boss.Get("/dashboard/notifications?status=failing")
 		contains("the failing filter", body, fmt.Sprintf(`href="/dashboard/notifications/%d"`, failing.ID), `<option value="failing" selected>`)
 		if strings.Contains(body, fmt.Sprintf(`href="/dashboard/notifications/%d"`, paid.ID)) {
 			t.Error("the failing filter lists a delivered notification")
 		}
 		since := time.Now().Add(-time.Hour).Format("2006-01-02T15:04")
 		replay := url.Values{"since": {since}, "kind": {"ipn"}}
-		status, body = boss.get(withQuery("/dashboard/notifications/replay", replay))
+		status, body = boss.Get(withQuery("/dashboard/notifications/replay", replay))
 		if status != http.StatusOK {
 			t.Fatalf("replay failed's confirmation: %d %s", status, body)
 		}
 		contains("replay failed's confirmation", body, `id="c-count" class="memo">1<`, `id="c-kind" class="memo">Payment IPN<`)
-		if status, body := boss.get(withQuery("/dashboard/notifications/replay", url.Values{"since": {"yesterday"}})); status != http.StatusBadRequest || !strings.Contains(body, "since must be a date and time") {
+		if status, body := boss.Get(withQuery("/dashboard/notifications/replay", url.Values{"since": {"yesterday"}})); status != http.StatusBadRequest || !strings.Contains(body, "since must be a date and time") {
 			t.Errorf("replay failed's confirmation, bad since: %d %s", status, body)
 		}
-		if status, _, body := boss.postFrom("/dashboard/notifications", "/dashboard/notifications/replay", replay); status != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
+		if status, _, body := boss.PostFrom("/dashboard/notifications", "/dashboard/notifications/replay", replay); status != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
 			t.Errorf("replay failed without the confirmation: %d", status)
 		}
-		if status, _ := acct.get(withQuery("/dashboard/notifications/replay", replay)); status != http.StatusForbidden {
+		if status, _ := acct.Get(withQuery("/dashboard/notifications/replay", replay)); status != http.StatusForbidden {
 			t.Errorf("Accountant's replay failed confirmation: %d", status)
 		}
-		if status, loc, _ := boss.confirm(withQuery("/dashboard/notifications/replay", replay)); status != http.StatusSeeOther || loc != "/dashboard/notifications?replayed=1" {
+		if status, loc, _ := boss.Confirm(withQuery("/dashboard/notifications/replay", replay)); status != http.StatusSeeOther || loc != "/dashboard/notifications?replayed=1" {
 			t.Fatalf("confirmed replay failed: %d %s", status, loc)
 		}
 		waitFor(t, "the failed ORDER_PAID sent again", 10*time.Second, func() bool {

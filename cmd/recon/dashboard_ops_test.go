@@ -167,15 +167,15 @@ func opsExceptionsRefused(t *testing.T, e *opsEnv) {
 	note := url.Values{"resolve": {"match:INV-EXC"}, "note": {"typo"}}
 
 	// No CSRF token, a wrong one, another site.
-	if status, _, _ := boss.post(x1+"/resolve", note); status != http.StatusForbidden {
+	if status, _, _ := boss.Post(x1+"/resolve", note); status != http.StatusForbidden {
 		t.Errorf("no token: %d", status)
 	}
 	bad := url.Values{"csrf": {"forged"}, "resolve": {"ignore"}, "note": {"x"}}
-	if status, _, _ := boss.post(x1+"/resolve", bad); status != http.StatusForbidden {
+	if status, _, _ := boss.Post(x1+"/resolve", bad); status != http.StatusForbidden {
 		t.Errorf("forged token: %d", status)
 	}
-	good := url.Values{"csrf": {boss.csrf(x1)}, "resolve": {"ignore"}, "note": {"x"}}
-	if resp, _ := boss.do("POST", x1+"/resolve", good, map[string]string{"Sec-Fetch-Site": "cross-site"}); resp.StatusCode != http.StatusForbidden {
+	good := url.Values{"csrf": {boss.CSRF(x1)}, "resolve": {"ignore"}, "note": {"x"}}
+	if resp, _ := boss.Do("POST", x1+"/resolve", good, map[string]string{"Sec-Fetch-Site": "cross-site"}); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-site: %d", resp.StatusCode)
 	}
 
@@ -192,18 +192,18 @@ func opsExceptionsRefused(t *testing.T, e *opsEnv) {
 		{url.Values{"resolve": {"burn"}, "note": {"x"}}, "action must be one of match, refund, ignore"},
 		{url.Values{"note": {"x"}}, "action must be one of"},
 	} {
-		status, _, body := boss.postFrom(x1, x1+"/resolve", c.form)
+		status, _, body := boss.PostFrom(x1, x1+"/resolve", c.form)
 		if status != http.StatusBadRequest || !strings.Contains(body, `id="resolve-error"`) || !strings.Contains(body, c.want) {
 			t.Errorf("%v: %d, want 400 with %q in %s", c.form, status, c.want, body)
 		}
 	}
 	// The typed note comes back in the form, escaped.
-	_, _, body := boss.postFrom(x1, x1+"/resolve", url.Values{"resolve": {"match"}, "note": {"<b>kept</b>"}})
+	_, _, body := boss.PostFrom(x1, x1+"/resolve", url.Values{"resolve": {"match"}, "note": {"<b>kept</b>"}})
 	if !strings.Contains(body, "&lt;b&gt;kept&lt;/b&gt;</textarea>") {
 		t.Errorf("the note is not kept, escaped: %s", body)
 	}
 	// Matching an underpaid/overpaid or an order already paid: the store's 409.
-	status, _, body := boss.postFrom(x1, x1+"/resolve", url.Values{"resolve": {"match"}, "invoice": {"INV-PAID"}, "note": {"x"}})
+	status, _, body := boss.PostFrom(x1, x1+"/resolve", url.Values{"resolve": {"match"}, "invoice": {"INV-PAID"}, "note": {"x"}})
 	if status != http.StatusConflict || !strings.Contains(body, "is already paid") {
 		t.Errorf("match to a paid order: %d %s", status, body)
 	}
@@ -211,14 +211,14 @@ func opsExceptionsRefused(t *testing.T, e *opsEnv) {
 	// Another company's and the test mode's exceptions: 404, to read and to resolve.
 	for _, id := range []int64{e.otherExc, e.testExc, 99999999} {
 		p := fmt.Sprint("/dashboard/exceptions/", id)
-		if status, _ := boss.get(p); status != http.StatusNotFound {
+		if status, _ := boss.Get(p); status != http.StatusNotFound {
 			t.Errorf("GET %s: %d", p, status)
 		}
-		if status, _, _ := boss.postFrom(x1, p+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"x"}}); status != http.StatusNotFound {
+		if status, _, _ := boss.PostFrom(x1, p+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"x"}}); status != http.StatusNotFound {
 			t.Errorf("POST %s: %d", p, status)
 		}
 	}
-	_, body = boss.get("/dashboard/exceptions")
+	_, body = boss.Get("/dashboard/exceptions")
 	if strings.Contains(body, "INV-OX") || strings.Contains(body, fmt.Sprint(`/dashboard/exceptions/`, e.testExc, `"`)) ||
 		strings.Contains(body, fmt.Sprint(`/dashboard/exceptions/`, e.otherExc, `"`)) {
 		t.Errorf("the live list shows another tenant's exception: %s", body)
@@ -226,15 +226,15 @@ func opsExceptionsRefused(t *testing.T, e *opsEnv) {
 
 	// A Member sees nothing of it: no link, 403 to read and to resolve.
 	member := e.signedIn(t, "nhanvien@saomai.vn")
-	if _, body := member.get("/dashboard/"); strings.Contains(body, "/dashboard/exceptions") || strings.Contains(body, "/dashboard/notifications") {
+	if _, body := member.Get("/dashboard/"); strings.Contains(body, "/dashboard/exceptions") || strings.Contains(body, "/dashboard/notifications") {
 		t.Errorf("the member's home links exceptions or notifications: %s", body)
 	}
 	for _, p := range []string{"/dashboard/exceptions", x1, "/dashboard/notifications", fmt.Sprint("/dashboard/notifications/", e.otherDelivery)} {
-		if status, _ := member.get(p); status != http.StatusForbidden {
+		if status, _ := member.Get(p); status != http.StatusForbidden {
 			t.Errorf("member GET %s: %d", p, status)
 		}
 	}
-	if status, _, _ := member.postFrom("/dashboard/", x1+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"member"}}); status != http.StatusForbidden {
+	if status, _, _ := member.PostFrom("/dashboard/", x1+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"member"}}); status != http.StatusForbidden {
 		t.Errorf("member's resolve: %d", status)
 	}
 	for _, name := range []string{"X1", "X2", "X3", "X4"} {
@@ -245,7 +245,7 @@ func opsExceptionsRefused(t *testing.T, e *opsEnv) {
 // opsExceptions: the queue, its filters and pages, and each resolution.
 func opsExceptions(t *testing.T, e *opsEnv) {
 	boss := e.signedIn(t, "boss@saomai.vn")
-	status, body := boss.get("/dashboard/exceptions")
+	status, body := boss.Get("/dashboard/exceptions")
 	if status != 200 || strings.Contains(body, "<script>alert") || !strings.Contains(body, "&lt;script&gt;alert(&#34;memo&#34;)&lt;/script&gt;") {
 		t.Fatalf("queue: %d %s", status, body)
 	}
@@ -255,19 +255,19 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 		}
 	}
 	// Filters by the API's parser; pages by keyset.
-	if status, body := boss.get("/dashboard/exceptions?kind=overpaid"); status != 200 || strings.Contains(body, `href="/dashboard/exceptions/`) {
+	if status, body := boss.Get("/dashboard/exceptions?kind=overpaid"); status != 200 || strings.Contains(body, `href="/dashboard/exceptions/`) {
 		t.Errorf("kind filter: %d", status)
 	}
 	for q, want := range map[string]string{"kind=nope": "kind must be one of", "bank_account_id=abc": "bank_account_id must be an integer",
 		"from_date=2026-02-30": "from_date must be a date", "color=red": "unknown query parameter"} {
-		if status, body := boss.get("/dashboard/exceptions?" + q); status != http.StatusBadRequest || !strings.Contains(body, want) {
+		if status, body := boss.Get("/dashboard/exceptions?" + q); status != http.StatusBadRequest || !strings.Contains(body, want) {
 			t.Errorf("%s: %d, want %q", q, status, want)
 		}
 	}
 	seen := map[string]bool{}
 	page := "/dashboard/exceptions?limit=1&kind=unmatched&from_date="
 	for i := 0; page != "" && i < 10; i++ {
-		_, body := boss.get(page)
+		_, body := boss.Get(page)
 		links := regexp.MustCompile(`href="/dashboard/exceptions/(\d+)"`).FindAllStringSubmatch(body, -1)
 		if len(links) != 1 || seen[links[0][1]] {
 			t.Fatalf("page %d: %v", i, links)
@@ -284,7 +284,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 
 	// The detail: transfer, decision sentence, suggestions and why.
 	x1 := e.excPath("X1")
-	_, body = boss.get(x1)
+	_, body = boss.Get(x1)
 	for _, want := range []string{"no order with payment code " + typo(e.codeX1), `id="suggestions"`, "INV-EXC",
 		"its outstanding amount is this transfer&#39;s", "its payment code is close to the memo&#39;s", `id="resolve"`, `value="match:INV-EXC"`} {
 		if !strings.Contains(body, want) {
@@ -293,7 +293,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	}
 
 	// Match to the suggested order: the normal capture and IPN path.
-	status, loc, _ := boss.confirm(withQuery(x1+"/resolve", url.Values{"resolve": {"match:INV-EXC"}, "note": {"the payer swapped two digits"}}))
+	status, loc, _ := boss.Confirm(withQuery(x1+"/resolve", url.Values{"resolve": {"match:INV-EXC"}, "note": {"the payer swapped two digits"}}))
 	if status != http.StatusSeeOther || loc != x1+"?order=INV-EXC" {
 		t.Fatalf("match: %d %s", status, loc)
 	}
@@ -305,7 +305,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 		}
 		return false
 	})
-	_, body = boss.get(loc)
+	_, body = boss.Get(loc)
 	for _, want := range []string{`id="resolution"`, "Matched to an order", "boss@saomai.vn", "the payer swapped two digits", `id="result"`,
 		"Captured", "ORDER_PAID", "manual"} {
 		if !strings.Contains(body, want) {
@@ -316,7 +316,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 		t.Error("a resolved exception still has the form")
 	}
 	// Twice: the store's 409, shown.
-	status, _, body = boss.postFrom(x1, x1+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"again"}, "confirm": {"yes"}})
+	status, _, body = boss.PostFrom(x1, x1+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"again"}, "confirm": {"yes"}})
 	if status != http.StatusConflict || !strings.Contains(body, "already resolved") {
 		t.Errorf("second resolution: %d %s", status, body)
 	}
@@ -328,41 +328,41 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	// HTML in the note, a refund.
 	acct := e.signedIn(t, "ketoan@saomai.vn")
 	x2 := e.excPath("X2")
-	if status, loc, body := acct.confirm(withQuery(x2+"/resolve", url.Values{"resolve": {"match"}, "invoice": {" INV-TYPED "}, "note": {"typed by hand"}})); status != http.StatusSeeOther || loc != x2+"?order=INV-TYPED" {
+	if status, loc, body := acct.Confirm(withQuery(x2+"/resolve", url.Values{"resolve": {"match"}, "invoice": {" INV-TYPED "}, "note": {"typed by hand"}})); status != http.StatusSeeOther || loc != x2+"?order=INV-TYPED" {
 		t.Fatalf("match by invoice: %d %s %s", status, loc, body)
 	}
 	x3 := e.excPath("X3")
 	htmlNote := `<img src=x onerror=alert("note")>`
-	if status, _, body := acct.confirm(withQuery(x3+"/resolve", url.Values{"resolve": {"ignore"}, "note": {htmlNote}})); status != http.StatusSeeOther {
+	if status, _, body := acct.Confirm(withQuery(x3+"/resolve", url.Values{"resolve": {"ignore"}, "note": {htmlNote}})); status != http.StatusSeeOther {
 		t.Fatalf("ignore: %d %s", status, body)
 	}
-	_, body = acct.get(x3)
+	_, body = acct.Get(x3)
 	if strings.Contains(body, "<img src=x") || !strings.Contains(body, "&lt;img src=x onerror=alert(&#34;note&#34;)&gt;") || !strings.Contains(body, "ketoan@saomai.vn") {
 		t.Errorf("X3's note: %s", body)
 	}
 	x4 := e.excPath("X4")
-	if status, _, _ := acct.confirm(withQuery(x4+"/resolve", url.Values{"resolve": {"refund"}, "note": {"sent back by the bank"}})); status != http.StatusSeeOther {
+	if status, _, _ := acct.Confirm(withQuery(x4+"/resolve", url.Values{"resolve": {"refund"}, "note": {"sent back by the bank"}})); status != http.StatusSeeOther {
 		t.Fatalf("refund: %d", status)
 	}
 	// The resolved list shows them with who did what; the open list is empty.
-	_, body = boss.get("/dashboard/exceptions?status=resolved")
+	_, body = boss.Get("/dashboard/exceptions?status=resolved")
 	for _, want := range []string{"Refunded outside Recon", "Ignored", "Matched to an order", "ketoan@saomai.vn"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("resolved list lacks %q", want)
 		}
 	}
-	_, body = boss.get("/dashboard/exceptions")
+	_, body = boss.Get("/dashboard/exceptions")
 	for _, name := range []string{"X1", "X2", "X3", "X4"} {
 		if strings.Contains(body, `href="`+e.excPath(name)+`"`) {
 			t.Errorf("the open list still has %s", name)
 		}
 	}
 	// Vietnamese.
-	boss.do("GET", "/dashboard/lang/vi?back=/dashboard/exceptions", nil, nil)
-	if _, body := boss.get(x4); !strings.Contains(body, "Đã hoàn tiền ngoài Recon") || !strings.Contains(body, `lang="vi"`) {
+	boss.Do("GET", "/dashboard/lang/vi?back=/dashboard/exceptions", nil, nil)
+	if _, body := boss.Get(x4); !strings.Contains(body, "Đã hoàn tiền ngoài Recon") || !strings.Contains(body, `lang="vi"`) {
 		t.Errorf("Vietnamese exception: %s", body)
 	}
-	boss.do("GET", "/dashboard/lang/en?back=/dashboard/exceptions", nil, nil)
+	boss.Do("GET", "/dashboard/lang/en?back=/dashboard/exceptions", nil, nil)
 }
 
 var curlSig = regexp.MustCompile(`X-Recon-Timestamp: (\d+)&#39; \\\n  -H &#39;X-Recon-Signature: (v1=[0-9a-f]{64})&#39;`)
@@ -376,7 +376,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 		d, err := e.db.Delivery(ctx, e.live, paid.ID)
 		return err == nil && d.Status == recon.DeliveryDelivered
 	})
-	status, body := boss.get("/dashboard/notifications")
+	status, body := boss.Get("/dashboard/notifications")
 	dpath := fmt.Sprint("/dashboard/notifications/", paid.ID)
 	for _, want := range []string{`id="stats"`, "Payment IPN", `href="` + dpath + `"`, "ORDER_PAID"} {
 		if !strings.Contains(body, want) {
@@ -388,17 +388,17 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 		t.Fatalf("log: %d, or another tenant's delivery: %s", status, body)
 	}
 	for q, want := range map[string]string{"status=lost": "status must be one of", "kind=sms": "kind must be one of", "before_id=-1": "before_id must be"} {
-		if status, body := boss.get("/dashboard/notifications?" + q); status != http.StatusBadRequest || !strings.Contains(body, want) {
+		if status, body := boss.Get("/dashboard/notifications?" + q); status != http.StatusBadRequest || !strings.Contains(body, want) {
 			t.Errorf("%s: %d, want %q", q, status, want)
 		}
 	}
-	if _, body := boss.get("/dashboard/notifications?status=dead"); strings.Contains(body, `href="`+dpath+`"`) {
+	if _, body := boss.Get("/dashboard/notifications?status=dead"); strings.Contains(body, `href="`+dpath+`"`) {
 		t.Error("status filter")
 	}
 
 	// The delivery: payload indented, the attempt, a signed cURL that a
 	// receiver accepts, no secret.
-	_, body = boss.get(dpath)
+	_, body = boss.Get(dpath)
 	for _, want := range []string{"\n  &#34;notification_type&#34;: &#34;ORDER_PAID&#34;", e.rc.URL + "/ipn", `id="replay"`, "curl -X POST &#39;" + e.rc.URL + "/ipn&#39;",
 		"X-Secret-Key: &lt;SECRET_KEY", "X-Recon-Delivery: " + fmt.Sprint(paid.ID)} {
 		if !strings.Contains(body, want) {
@@ -420,10 +420,10 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 	}
 
 	// Replay one: sent again, same delivery id.
-	if status, _, _ := boss.post(dpath+"/replay", url.Values{}); status != http.StatusForbidden {
+	if status, _, _ := boss.Post(dpath+"/replay", url.Values{}); status != http.StatusForbidden {
 		t.Errorf("replay without a token: %d", status)
 	}
-	status, loc, _ := boss.confirm(dpath + "/replay")
+	status, loc, _ := boss.Confirm(dpath + "/replay")
 	if status != http.StatusSeeOther || loc != dpath+"?replayed=1" {
 		t.Fatalf("replay: %d %s", status, loc)
 	}
@@ -436,10 +436,10 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 	// Another tenant's and the other mode's deliveries: 404.
 	for _, id := range []int64{e.otherDelivery, e.testDelivery} {
 		p := fmt.Sprint("/dashboard/notifications/", id)
-		if status, _ := boss.get(p); status != http.StatusNotFound {
+		if status, _ := boss.Get(p); status != http.StatusNotFound {
 			t.Errorf("GET %s: %d", p, status)
 		}
-		if status, _, _ := boss.postFrom(dpath, p+"/replay", url.Values{}); status != http.StatusNotFound {
+		if status, _, _ := boss.PostFrom(dpath, p+"/replay", url.Values{}); status != http.StatusNotFound {
 			t.Errorf("POST %s: %d", p, status)
 		}
 	}
@@ -447,16 +447,16 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 	// Replay all failed since a time: an IPN fails once, then the receiver
 	// is back; the failed one is sent at once instead of in a minute.
 	failing := e.failingIPN(t, "INV-FAIL")
-	if _, body := boss.get("/dashboard/"); !strings.Contains(body, `href="/dashboard/notifications?status=failing"`) || !strings.Contains(body, `id="failing">1<`) {
+	if _, body := boss.Get("/dashboard/"); !strings.Contains(body, `href="/dashboard/notifications?status=failing"`) || !strings.Contains(body, `id="failing">1<`) {
 		t.Errorf("home's failing link: %s", body)
 	}
 	for _, since := range []string{"", "yesterday"} {
-		if status, _, body := boss.postFrom("/dashboard/notifications", "/dashboard/notifications/replay", url.Values{"since": {since}}); status != http.StatusBadRequest || !strings.Contains(body, "since") {
+		if status, _, body := boss.PostFrom("/dashboard/notifications", "/dashboard/notifications/replay", url.Values{"since": {since}}); status != http.StatusBadRequest || !strings.Contains(body, "since") {
 			t.Errorf("since %q: %d", since, status)
 		}
 	}
 	since := time.Now().Add(-time.Hour).Format("2006-01-02T15:04")
-	status, loc, _ = boss.confirm(withQuery("/dashboard/notifications/replay", url.Values{"since": {since}, "kind": {"ipn"}}))
+	status, loc, _ = boss.Confirm(withQuery("/dashboard/notifications/replay", url.Values{"since": {since}, "kind": {"ipn"}}))
 	if status != http.StatusSeeOther || loc != "/dashboard/notifications?replayed=1" {
 		t.Fatalf("replay failed: %d %s", status, loc)
 	}
@@ -465,28 +465,28 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 		defer e.rc.mu.Unlock()
 		return e.rc.seen[fmt.Sprint(failing.ID)] == 1
 	})
-	if _, body := boss.get(loc); !strings.Contains(body, `id="replayed"`) {
+	if _, body := boss.Get(loc); !strings.Contains(body, `id="replayed"`) {
 		t.Error("no replay notice")
 	}
 	// The failed attempt is on the delivery's page with its status code.
-	if _, body := boss.get(fmt.Sprint("/dashboard/notifications/", failing.ID)); !strings.Contains(body, ">503<") || !strings.Contains(body, "HTTP 503") {
+	if _, body := boss.Get(fmt.Sprint("/dashboard/notifications/", failing.ID)); !strings.Contains(body, ">503<") || !strings.Contains(body, "HTTP 503") {
 		t.Errorf("failed attempt: %s", body)
 	}
 
 	// An Accountant reads, with a placeholder signature, and may not replay.
 	acct := e.signedIn(t, "ketoan@saomai.vn")
-	_, body = acct.get(dpath)
+	_, body = acct.Get(dpath)
 	if strings.Contains(body, `id="replay"`) || !strings.Contains(body, "X-Recon-Signature: v1=&lt;SIGNATURE") || curlSig.MatchString(body) ||
 		strings.Contains(body, "ipn-secret-0123456789") {
 		t.Errorf("accountant's delivery page: %s", body)
 	}
-	if _, body := acct.get("/dashboard/notifications"); strings.Contains(body, `id="replay-failed"`) {
+	if _, body := acct.Get("/dashboard/notifications"); strings.Contains(body, `id="replay-failed"`) {
 		t.Error("the accountant is shown replay-failed")
 	}
-	if status, _, _ := acct.postFrom(dpath, dpath+"/replay", url.Values{}); status != http.StatusForbidden {
+	if status, _, _ := acct.PostFrom(dpath, dpath+"/replay", url.Values{}); status != http.StatusForbidden {
 		t.Errorf("accountant's replay: %d", status)
 	}
-	if status, _, _ := acct.postFrom(dpath, "/dashboard/notifications/replay", url.Values{"since": {since}}); status != http.StatusForbidden {
+	if status, _, _ := acct.PostFrom(dpath, "/dashboard/notifications/replay", url.Values{"since": {since}}); status != http.StatusForbidden {
 		t.Errorf("accountant's replay failed: %d", status)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -50,7 +51,7 @@ func rowsOf(body string) []string {
 	return ids
 }
 
-func searchFilters(t *testing.T, e *searchEnv, b *browser) {
+func searchFilters(t *testing.T, e *searchEnv, b *testkit.Browser) {
 	for _, c := range []struct {
 		name, query string
 		want        []string // ids present
@@ -68,7 +69,7 @@ func searchFilters(t *testing.T, e *searchEnv, b *browser) {
 		{"memo and amount", "memo=chuyen&amount_in=8000", []string{e.vnTx}, []string{e.noOrderTx}, ""},
 		{"memo and a later day", "memo=chuyen&from_date=2099-01-01", nil, []string{e.vnTx, e.noOrderTx}, ""},
 	} {
-		status, body := b.get("/dashboard/transactions?" + c.query)
+		status, body := b.Get("/dashboard/transactions?" + c.query)
 		got := rowsOf(body)
 		if status != 200 {
 			t.Fatalf("%s: %d %s", c.name, status, body)
@@ -93,14 +94,14 @@ func searchFilters(t *testing.T, e *searchEnv, b *browser) {
 		}
 	}
 	// The form keeps the filters.
-	_, body := b.get("/dashboard/transactions?matched=exception&code=dh99999999&memo=chuyen")
+	_, body := b.Get("/dashboard/transactions?matched=exception&code=dh99999999&memo=chuyen")
 	for _, s := range []string{`<option value="exception" selected>`, `name="code" value="dh99999999"`, `name="memo" maxlength="100" value="chuyen"`} {
 		if !strings.Contains(body, s) {
 			t.Errorf("form: no %q", s)
 		}
 	}
 	// HTML in the search and in the memos found is text.
-	_, body = b.get("/dashboard/transactions?memo=" + url.QueryEscape(`<script>alert("memo")</script>`))
+	_, body = b.Get("/dashboard/transactions?memo=" + url.QueryEscape(`<script>alert("memo")</script>`))
 	if strings.Contains(body, `<script>alert`) || !strings.Contains(body, `value="&lt;script&gt;alert(&#34;memo&#34;)&lt;/script&gt;"`) ||
 		!strings.Contains(body, "&lt;script&gt;alert(&#34;memo&#34;)") || len(rowsOf(body)) != 1 {
 		t.Errorf("HTML search: %s", body)
@@ -110,7 +111,7 @@ func searchFilters(t *testing.T, e *searchEnv, b *browser) {
 	seen := map[string]bool{}
 	path := "/dashboard/transactions?matched=unmatched&limit=1"
 	for range 10 {
-		status, body := b.get(path)
+		status, body := b.Get(path)
 		ids := rowsOf(body)
 		if status != 200 || len(ids) > 1 {
 			t.Fatalf("GET %s: %d %v", path, status, ids)
@@ -138,13 +139,13 @@ func searchFilters(t *testing.T, e *searchEnv, b *browser) {
 	}
 
 	// Vietnamese.
-	resp, body := b.do("GET", "/dashboard/transactions?matched=exception", nil, map[string]string{"Accept-Language": "vi"})
+	resp, body := b.Do("GET", "/dashboard/transactions?matched=exception", nil, map[string]string{"Accept-Language": "vi"})
 	if resp.StatusCode != 200 || !strings.Contains(body, "Ngoại lệ đang mở") || !strings.Contains(body, "Không còn giao dịch cũ hơn để tìm.") {
 		t.Errorf("vi: %d %s", resp.StatusCode, body)
 	}
 }
 
-func searchRefused(t *testing.T, e *searchEnv, b *browser) {
+func searchRefused(t *testing.T, e *searchEnv, b *testkit.Browser) {
 	for _, c := range []struct{ query, msg string }{
 		{"code=DH-12", "code must be a payment code of 1 to 64 letters and digits"},
 		{"code=" + strings.Repeat("9", 65), "code must be a payment code"},
@@ -157,7 +158,7 @@ func searchRefused(t *testing.T, e *searchEnv, b *browser) {
 		{"memo=a&memo=b", "query parameter memo is given 2 times"},
 		{"code=" + url.QueryEscape("<b>x</b>"), "code must be a payment code"},
 	} {
-		status, body := b.get("/dashboard/transactions?" + c.query)
+		status, body := b.Get("/dashboard/transactions?" + c.query)
 		if status != http.StatusBadRequest || !strings.Contains(body, `id="filter-error">`) || !strings.Contains(body, c.msg) || strings.Contains(body, "<b>x</b>") {
 			t.Errorf("%s: %d, want 400 with %q: %s", c.query, status, c.msg, body)
 		}
@@ -166,14 +167,14 @@ func searchRefused(t *testing.T, e *searchEnv, b *browser) {
 		if strings.Contains(c.query, "before=") && !strings.Contains(c.query, "before=abc") {
 			continue
 		}
-		resp, raw := b.do("GET", "/dashboard/transactions.csv?"+c.query, nil, nil)
+		resp, raw := b.Do("GET", "/dashboard/transactions.csv?"+c.query, nil, nil)
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(raw, c.msg) {
 			t.Errorf("csv %s: %d %s", c.query, resp.StatusCode, raw)
 		}
 	}
 }
 
-func searchExport(t *testing.T, e *searchEnv, b *browser) {
+func searchExport(t *testing.T, e *searchEnv, b *testkit.Browser) {
 	for _, c := range []struct {
 		query string
 		want  []string
@@ -183,12 +184,12 @@ func searchExport(t *testing.T, e *searchEnv, b *browser) {
 		{"matched=matched&limit=1&before=" + e.vnTx, []string{e.paidTx, e.dashEnv.paidTx}}, // an export starts at the newest, whole
 		{"memo=nothing+like+this", nil},
 	} {
-		_, page := b.get("/dashboard/transactions?" + c.query)
+		_, page := b.Get("/dashboard/transactions?" + c.query)
 		link := regexp.MustCompile(`href="([^"]+)" id="export"`).FindStringSubmatch(page)
 		if link == nil {
 			t.Fatalf("%s: no export link", c.query)
 		}
-		resp, raw := b.do("GET", strings.ReplaceAll(link[1], "&amp;", "&"), nil, nil)
+		resp, raw := b.Do("GET", strings.ReplaceAll(link[1], "&amp;", "&"), nil, nil)
 		recs, err := csv.NewReader(strings.NewReader(raw)).ReadAll()
 		if resp.StatusCode != 200 || err != nil || len(recs) == 0 || recs[0][0] != "id" {
 			t.Fatalf("%s: %d %v %s", c.query, resp.StatusCode, err, raw)
@@ -203,26 +204,26 @@ func searchExport(t *testing.T, e *searchEnv, b *browser) {
 	}
 }
 
-func searchTenants(t *testing.T, e *searchEnv, b *browser) {
+func searchTenants(t *testing.T, e *searchEnv, b *testkit.Browser) {
 	// Another company's and the test mode's memos never show in live.
 	for _, q := range []string{"memo=OTHER+COMPANY", "memo=test-only", "memo=TEST-ONLY&matched=unmatched"} {
-		if status, body := b.get("/dashboard/transactions?" + q); status != 200 || len(rowsOf(body)) != 0 || strings.Contains(body, `<td class="memo">OTHER COMPANY`) {
+		if status, body := b.Get("/dashboard/transactions?" + q); status != 200 || len(rowsOf(body)) != 0 || strings.Contains(body, `<td class="memo">OTHER COMPANY`) {
 			t.Errorf("live %s: %d %v", q, status, rowsOf(body))
 		}
 	}
 	// In test mode: the test transfer, and none of live's.
 	b2 := e.signedIn(t, "boss@saomai.vn")
-	if status, _, _ := b2.postFrom("/dashboard/transactions", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/transactions"}}); status != http.StatusSeeOther {
+	if status, _, _ := b2.PostFrom("/dashboard/transactions", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/transactions"}}); status != http.StatusSeeOther {
 		t.Fatalf("switch: %d", status)
 	}
-	status, body := b2.get("/dashboard/transactions?memo=test-only&matched=unmatched")
+	status, body := b2.Get("/dashboard/transactions?memo=test-only&matched=unmatched")
 	if ids := rowsOf(body); status != 200 || len(ids) != 1 || ids[0] != e.testTx || !strings.Contains(body, "TEST MODE") {
 		t.Errorf("test mode: %d %v", status, ids)
 	}
-	if _, body := b2.get("/dashboard/transactions?code=" + e.code); len(rowsOf(body)) != 0 {
+	if _, body := b2.Get("/dashboard/transactions?code=" + e.code); len(rowsOf(body)) != 0 {
 		t.Errorf("test mode sees live's code: %v", rowsOf(body))
 	}
-	if _, body := b2.get("/dashboard/transactions?matched=unmatched"); !strings.Contains(body, `id="total">1 transfer<`) {
+	if _, body := b2.Get("/dashboard/transactions?matched=unmatched"); !strings.Contains(body, `id="total">1 transfer<`) {
 		t.Errorf("test mode's unmatched total: %s", body)
 	}
 }

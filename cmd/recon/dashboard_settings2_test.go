@@ -52,7 +52,7 @@ func dashClients(t *testing.T, e *dashEnv) {
 		return cs
 	}
 	before := clients(false)
-	status, body := b.get("/dashboard/settings")
+	status, body := b.Get("/dashboard/settings")
 	if status != 200 || !strings.Contains(body, `id="clients"`) || !strings.Contains(body, `id="revoke-`+before[0].ID+`"`) || strings.Contains(body, before[0].SecretHash) {
 		t.Fatalf("clients listed: %d %s", status, body)
 	}
@@ -67,7 +67,7 @@ func dashClients(t *testing.T, e *dashEnv) {
 		{url.Values{"name": {"<b>ERP</b>"}}, "at least one scope is required"},
 		{url.Values{"name": {"x"}, "scope": {"company"}, "redirect_uris": {"https://ok.example/cb\njavascript:alert(1)"}}, "redirect_uri &#34;javascript:alert(1)&#34; must be"},
 	} {
-		status, _, body := b.postFrom("/dashboard/settings", "/dashboard/settings/clients", c.form)
+		status, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/clients", c.form)
 		if status != 400 || !strings.Contains(body, `id="client-error"`) || !strings.Contains(body, c.want) || strings.Contains(body, "<b>ERP") {
 			t.Errorf("client %v: %d %s", c.form, status, body)
 		}
@@ -77,7 +77,7 @@ func dashClients(t *testing.T, e *dashEnv) {
 	}
 
 	// Created: the id and secret shown once; the secret is stored as its hash only and gets a hub token.
-	status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/clients", url.Values{"name": {"<b>ERP</b> sync"}, "scope": {"hub", "company"}})
+	status, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/clients", url.Values{"name": {"<b>ERP</b> sync"}, "scope": {"hub", "company"}})
 	id, secret := newClientIDField.FindStringSubmatch(body), newSecretField.FindStringSubmatch(body)
 	if status != 200 || id == nil || secret == nil || strings.Contains(body, "<b>ERP") || !strings.Contains(body, "&lt;b&gt;ERP&lt;/b&gt; sync") {
 		t.Fatalf("create client: %d %s", status, body)
@@ -87,7 +87,7 @@ func dashClients(t *testing.T, e *dashEnv) {
 		strings.HasPrefix(id[1], recon.TestClientPrefix) {
 		t.Fatalf("stored client %+v %v", stored, err)
 	}
-	if _, body = b.get("/dashboard/settings"); strings.Contains(body, secret[1]) || !strings.Contains(body, id[1]) {
+	if _, body = b.Get("/dashboard/settings"); strings.Contains(body, secret[1]) || !strings.Contains(body, id[1]) {
 		t.Fatal("the client's secret is shown again, or the client is not listed")
 	}
 	status, raw := hubToken(t, e.base, id[1], secret[1])
@@ -102,15 +102,15 @@ func dashClients(t *testing.T, e *dashEnv) {
 	}
 
 	// Test mode: its own clients, made as test clients; a live client cannot be revoked from it.
-	b.postFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/settings"}})
+	b.PostFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/settings"}})
 	testBefore := clients(true)
-	if _, body = b.get("/dashboard/settings"); strings.Contains(body, id[1]) || strings.Contains(body, before[0].ID) || !strings.Contains(body, testBefore[0].ID) {
+	if _, body = b.Get("/dashboard/settings"); strings.Contains(body, id[1]) || strings.Contains(body, before[0].ID) || !strings.Contains(body, testBefore[0].ID) {
 		t.Fatalf("test mode lists live clients, or not its own: %s", body)
 	}
-	if status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/clients/revoke", url.Values{"client": {id[1]}}); status != 404 {
+	if status, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/clients/revoke", url.Values{"client": {id[1]}}); status != 404 {
 		t.Fatalf("live client revoked from test mode: %d %s", status, body)
 	}
-	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/clients", url.Values{"name": {"test sync"}, "scope": {"transaction:read"},
+	_, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/clients", url.Values{"name": {"test sync"}, "scope": {"transaction:read"},
 		"public": {"1"}, "redirect_uris": {"http://127.0.0.1:9/cb"}})
 	testID := newClientIDField.FindStringSubmatch(body)
 	if testID == nil || !strings.HasPrefix(testID[1], recon.TestClientPrefix) || newSecretField.MatchString(body) {
@@ -119,7 +119,7 @@ func dashClients(t *testing.T, e *dashEnv) {
 	if tc := clients(true); len(tc) != len(testBefore)+1 || tc[len(tc)-1].ID != testID[1] || !tc[len(tc)-1].Test || tc[len(tc)-1].SecretHash != "" {
 		t.Fatalf("test clients %+v", tc)
 	}
-	b.postFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"/dashboard/settings"}})
+	b.PostFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"/dashboard/settings"}})
 
 	// Another company's client: 404, and it stays. An Accountant and a missing CSRF token: 403.
 	otherCompany, _ := parseID(e.other.company)
@@ -127,7 +127,7 @@ func dashClients(t *testing.T, e *dashEnv) {
 	if err != nil || len(other) != 1 {
 		t.Fatalf("other company's clients: %v %v", other, err)
 	}
-	if status, _, _ = b.postFrom("/dashboard/settings", "/dashboard/settings/clients/revoke", url.Values{"client": {other[0].ID}}); status != 404 {
+	if status, _, _ = b.PostFrom("/dashboard/settings", "/dashboard/settings/clients/revoke", url.Values{"client": {other[0].ID}}); status != 404 {
 		t.Errorf("another company's client revoked: %d", status)
 	}
 	if _, err := db.Client(ctx, other[0].ID); err != nil {
@@ -135,17 +135,17 @@ func dashClients(t *testing.T, e *dashEnv) {
 	}
 	acc := e.signedIn(t, "ketoan@saomai.vn")
 	for _, path := range []string{"/dashboard/settings/clients", "/dashboard/settings/clients/revoke"} {
-		if status, _, _ := acc.postFrom("/dashboard/", path, url.Values{"client": {id[1]}, "name": {"x"}, "scope": {"company"}}); status != 403 {
+		if status, _, _ := acc.PostFrom("/dashboard/", path, url.Values{"client": {id[1]}, "name": {"x"}, "scope": {"company"}}); status != 403 {
 			t.Errorf("Accountant %s: %d", path, status)
 		}
-		resp, _ := b.do("POST", path, url.Values{"client": {id[1]}, "name": {"x"}, "scope": {"company"}}, map[string]string{"Origin": e.base})
+		resp, _ := b.Do("POST", path, url.Values{"client": {id[1]}, "name": {"x"}, "scope": {"company"}}, map[string]string{"Origin": e.base})
 		if resp.StatusCode != 403 {
 			t.Errorf("%s without CSRF token: %d", path, resp.StatusCode)
 		}
 	}
 
 	// Revoked: the client and its token stop working at once.
-	status, loc, _ := b.postFrom("/dashboard/settings", "/dashboard/settings/clients/revoke", url.Values{"client": {id[1]}})
+	status, loc, _ := b.PostFrom("/dashboard/settings", "/dashboard/settings/clients/revoke", url.Values{"client": {id[1]}})
 	if status != http.StatusSeeOther || loc != "/dashboard/settings?revoked=1#clients" {
 		t.Fatalf("revoke: %d %s", status, loc)
 	}
@@ -155,7 +155,7 @@ func dashClients(t *testing.T, e *dashEnv) {
 	if status, raw := hubToken(t, e.base, id[1], secret[1]); status != 401 {
 		t.Errorf("a revoked client's secret: %d %s", status, raw)
 	}
-	if _, body = b.get("/dashboard/settings?revoked=1"); strings.Contains(body, id[1]) || !strings.Contains(body, `id="client-revoked"`) {
+	if _, body = b.Get("/dashboard/settings?revoked=1"); strings.Contains(body, id[1]) || !strings.Contains(body, `id="client-revoked"`) {
 		t.Errorf("revoked client still listed: %s", body)
 	}
 }
@@ -188,17 +188,17 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 		}
 		return wh
 	}
-	status, body := b.get("/dashboard/settings")
+	status, body := b.Get("/dashboard/settings")
 	if status != 200 || !strings.Contains(body, `id="no-webhook"`) || !strings.Contains(body, `id="wh-BANK_ACCOUNT_INACTIVATED"`) {
 		t.Fatalf("settings without a webhook: %d %s", status, body)
 	}
 	// Made by the form: its secret and its own signing secret shown once.
-	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook", url.Values{"webhook_url": {e.rc.URL + "/hook"}, "active": {"1"}, "event": {"*"}})
+	_, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/hub-webhook", url.Values{"webhook_url": {e.rc.URL + "/hook"}, "active": {"1"}, "event": {"*"}})
 	secret, signing := newSecretField.FindStringSubmatch(body), newSigningField.FindStringSubmatch(body)
 	if secret == nil || signing == nil || stored().Secret != secret[1] || stored().SigningSecret != signing[1] || signing[1] == secret[1] {
 		t.Fatalf("webhook made: %s", body)
 	}
-	if _, body = b.get("/dashboard/settings"); strings.Contains(body, secret[1]) || strings.Contains(body, signing[1]) ||
+	if _, body = b.Get("/dashboard/settings"); strings.Contains(body, secret[1]) || strings.Contains(body, signing[1]) ||
 		!strings.Contains(body, `id="webhook-masked">`+recon.MaskSecret(secret[1])) || !strings.Contains(body, `id="webhook-signing-masked">`+recon.MaskSecret(signing[1])) {
 		t.Fatalf("webhook secrets shown again, or not masked: %s", body)
 	}
@@ -224,7 +224,7 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 		if in.active {
 			form.Set("active", "1")
 		}
-		status, loc, body := b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook", form)
+		status, loc, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/hub-webhook", form)
 		if status == http.StatusSeeOther {
 			return 200, loc
 		}
@@ -255,7 +255,7 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 			t.Errorf("input %v: API stored %+v, the form %+v", in, viaAPI, viaForm)
 		}
 	}
-	if _, body = b.get("/dashboard/settings?saved=webhook"); !strings.Contains(body, `id="webhook-saved"`) || strings.Contains(body, "<b>&c") {
+	if _, body = b.Get("/dashboard/settings?saved=webhook"); !strings.Contains(body, `id="webhook-saved"`) || strings.Contains(body, "<b>&c") {
 		t.Fatalf("saved webhook page: %s", body)
 	}
 	// Refused inputs: the same status and message both ways, nothing changed.
@@ -277,29 +277,29 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 	}
 
 	// Rotation: a new secret shown once and stored; another mode's webhook is its own.
-	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-secret", url.Values{})
+	_, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-secret", url.Values{})
 	rotated := newSecretField.FindStringSubmatch(body)
 	if rotated == nil || rotated[1] == secret[1] || stored().Secret != rotated[1] || !same(stored(), before) || stored().SigningSecret != signing[1] {
 		t.Fatalf("rotation: %s", body)
 	}
 	// The signing secret's rotation goes through a confirmation page.
-	if status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-signing-secret", url.Values{}); status != 200 ||
+	if status, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-signing-secret", url.Values{}); status != 200 ||
 		!strings.Contains(body, `id="confirm-button"`) || stored().SigningSecret != signing[1] {
 		t.Fatalf("signing rotation without the confirmation: %d %s", status, body)
 	}
-	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-signing-secret", url.Values{"confirm": {"yes"}})
+	_, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-signing-secret", url.Values{"confirm": {"yes"}})
 	newSigning := newSigningField.FindStringSubmatch(body)
 	if newSigning == nil || newSigning[1] == signing[1] || stored().SigningSecret != newSigning[1] || stored().Secret != rotated[1] {
 		t.Fatalf("signing rotation: %s", body)
 	}
-	b.postFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/settings"}})
-	if _, body = b.get("/dashboard/settings"); !strings.Contains(body, `id="no-webhook"`) || strings.Contains(body, "/hook3") {
+	b.PostFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/settings"}})
+	if _, body = b.Get("/dashboard/settings"); !strings.Contains(body, `id="no-webhook"`) || strings.Contains(body, "/hook3") {
 		t.Fatalf("test mode shows the live webhook: %s", body)
 	}
-	if status, _, _ = b.postFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-secret", url.Values{}); status != 404 {
+	if status, _, _ = b.PostFrom("/dashboard/settings", "/dashboard/settings/hub-webhook-secret", url.Values{}); status != 404 {
 		t.Errorf("rotating a webhook the test mode does not have: %d", status)
 	}
-	b.postFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"/dashboard/settings"}})
+	b.PostFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"/dashboard/settings"}})
 	// Another company's webhook is untouched by all of this; an Accountant is refused.
 	otherCompany, _ := parseID(e.other.company)
 	if _, err := db.HubWebhook(ctx, otherCompany); recon.ErrorCode(err) != recon.ENOTFOUND {
@@ -307,7 +307,7 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 	}
 	acc := e.signedIn(t, "ketoan@saomai.vn")
 	for _, path := range []string{"/dashboard/settings/hub-webhook", "/dashboard/settings/hub-webhook-secret", "/dashboard/settings/hub-webhook-signing-secret"} {
-		if status, _, _ := acc.postFrom("/dashboard/", path, url.Values{"webhook_url": {"https://x.example/"}}); status != 403 {
+		if status, _, _ := acc.PostFrom("/dashboard/", path, url.Values{"webhook_url": {"https://x.example/"}}); status != 403 {
 			t.Errorf("Accountant %s: %d", path, status)
 		}
 	}
@@ -327,12 +327,12 @@ func dashUploadLimit(t *testing.T, e *dashEnv) {
 		}
 		return n
 	}
-	_, body := b.get("/dashboard/bank-accounts")
+	_, body := b.Get("/dashboard/bank-accounts")
 	if !strings.Contains(body, `<span id="upload-limit">Largest file: 64 MiB.</span>`) || !strings.Contains(body, fmt.Sprintf(`data-max-bytes="%d"`, recon.MaxStatementBytes)) ||
 		!strings.Contains(body, `<script src="/dashboard/static/upload.js" defer></script>`) {
 		t.Fatalf("upload form: %s", body)
 	}
-	resp, js := b.do("GET", "/dashboard/static/upload.js", nil, nil)
+	resp, js := b.Do("GET", "/dashboard/static/upload.js", nil, nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/javascript") || !strings.Contains(js, "xhr.upload.addEventListener('progress'") {
 		t.Fatalf("upload.js: %d %s", resp.StatusCode, resp.Header)
 	}
@@ -341,7 +341,7 @@ func dashUploadLimit(t *testing.T, e *dashEnv) {
 	row := "2026-10-01 08:00:00,1000,,big,BIG1\n"
 	big := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n" + row
 	big += strings.Repeat(" ", recon.MaxStatementBytes+1-len(big))
-	status, body := b.upload(e.live.account, "big.csv", big)
+	status, body := upload(b, e.live.account, "big.csv", big)
 	if status != 400 || !strings.Contains(body, `id="upload-error"`) || !strings.Contains(body, "the statement file is larger than the limit of 67108864 bytes (64 MiB)") {
 		t.Fatalf("a file over the limit: %d %s", status, body)
 	}
@@ -353,7 +353,7 @@ func dashUploadLimit(t *testing.T, e *dashEnv) {
 	defer conn.Close()
 	u, _ := url.Parse(e.base + "/dashboard/")
 	var cookies []string
-	for _, c := range b.c.Jar.Cookies(u) {
+	for _, c := range b.Client.Jar.Cookies(u) {
 		cookies = append(cookies, c.Name+"="+c.Value)
 	}
 	fmt.Fprintf(conn, "POST /dashboard/bank-accounts/statement HTTP/1.1\r\nHost: %s\r\nOrigin: %s\r\nCookie: %s\r\nAccept-Language: en\r\n"+

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -40,7 +41,7 @@ var newSecretField = regexp.MustCompile(`<code id="new-secret">([^<]+)</code>`)
 
 func dashSettings(t *testing.T, e *dashEnv) {
 	b := e.signedIn(t, "boss@saomai.vn")
-	status, body := b.get("/dashboard/settings")
+	status, body := b.Get("/dashboard/settings")
 	if status != 200 || !strings.Contains(body, `id="nav-settings"`) || !strings.Contains(body, `value="DH"`) ||
 		!strings.Contains(body, "/ipn</td>") || !strings.Contains(body, "***6789") || strings.Contains(body, "ipn-secret-0123456789") ||
 		!strings.Contains(body, e.live.merchantID) || strings.Contains(body, e.live.secret) {
@@ -48,29 +49,29 @@ func dashSettings(t *testing.T, e *dashEnv) {
 	}
 
 	// The memo tester: the company's formats, then the formats of the form.
-	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {"thanh toan dh123456 cam on"}})
+	_, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {"thanh toan dh123456 cam on"}})
 	if !strings.Contains(body, `id="found-code">DH123456</dd>`) || !strings.Contains(body, `id="summary"`) || !strings.Contains(body, `id="candidates"`) {
 		t.Fatalf("try memo: %s", body)
 	}
-	status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {"ck HD98765 " + htmlMemo},
+	status, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {"ck HD98765 " + htmlMemo},
 		"f0_prefix": {"HD"}, "f0_suffix_from": {"3"}, "f0_suffix_to": {"8"}, "f0_character_type": {"NumberOnly"}, "f0_active": {"1"}})
 	if status != 200 || !strings.Contains(body, `id="found-code">HD98765</dd>`) || strings.Contains(body, "<script>alert") ||
 		!strings.Contains(body, "&lt;script&gt;") {
 		t.Fatalf("try memo with edited formats, HTML in the memo: %d %s", status, body)
 	}
-	status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {"x"},
+	status, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {"x"},
 		"f0_prefix": {"H"}, "f0_suffix_from": {"3"}, "f0_suffix_to": {"8"}, "f0_character_type": {"NumberOnly"}})
 	if status != 400 || !strings.Contains(body, `id="memo-error"`) {
 		t.Fatalf("try memo with a broken format: %d %s", status, body)
 	}
 
 	// Saving formats: a broken one is refused and nothing changes; a good list is stored.
-	status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/formats", url.Values{
+	status, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/formats", url.Values{
 		"f0_prefix": {"DH"}, "f0_suffix_from": {"6"}, "f0_suffix_to": {"x"}, "f0_character_type": {"NumberOnly"}, "f0_active": {"1"}})
 	if status != 400 || !strings.Contains(body, `id="formats-error"`) {
 		t.Fatalf("broken format saved: %d %s", status, body)
 	}
-	status, loc, _ := b.postFrom("/dashboard/settings", "/dashboard/settings/formats", url.Values{
+	status, loc, _ := b.PostFrom("/dashboard/settings", "/dashboard/settings/formats", url.Values{
 		"f0_prefix": {"DH"}, "f0_suffix_from": {"6"}, "f0_suffix_to": {"10"}, "f0_character_type": {"NumberOnly"}, "f0_active": {"1"},
 		"f1_prefix": {"hd"}, "f1_suffix_from": {"3"}, "f1_suffix_to": {"8"}, "f1_character_type": {"NumberAndLetter"}})
 	if status != http.StatusSeeOther || !strings.HasPrefix(loc, "/dashboard/settings?saved=formats") {
@@ -84,16 +85,16 @@ func dashSettings(t *testing.T, e *dashEnv) {
 	}
 
 	// Test notification: to the IPN target; a kind without a target is explained.
-	status, loc, _ = b.postFrom("/dashboard/settings", "/dashboard/settings/test-notification", url.Values{"kind": {"ipn"}})
+	status, loc, _ = b.PostFrom("/dashboard/settings", "/dashboard/settings/test-notification", url.Values{"kind": {"ipn"}})
 	if status != http.StatusSeeOther || loc != "/dashboard/settings?sent=ipn#targets" {
 		t.Fatalf("test notification: %d %s", status, loc)
 	}
-	if status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/test-notification", url.Values{"kind": {"hub_ipn"}}); status != 400 || !strings.Contains(body, "no active hub_ipn target") {
+	if status, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/test-notification", url.Values{"kind": {"hub_ipn"}}); status != 400 || !strings.Contains(body, "no active hub_ipn target") {
 		t.Fatalf("test notification without a target: %d %s", status, body)
 	}
 
 	// Rotations: the new secret is shown once, is what is stored, and is not shown again.
-	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/ipn-secret", url.Values{})
+	_, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/ipn-secret", url.Values{})
 	m := newSecretField.FindStringSubmatch(body)
 	if m == nil {
 		t.Fatalf("IPN rotation shows no secret: %s", body)
@@ -102,30 +103,30 @@ func dashSettings(t *testing.T, e *dashEnv) {
 	if err != nil || target.Secret != m[1] || target.Secret == "ipn-secret-0123456789" || !strings.HasSuffix(target.URL, "/ipn") {
 		t.Fatalf("stored IPN target %+v %v, shown %s", target, err, m[1])
 	}
-	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/merchant-secret", url.Values{})
+	_, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/merchant-secret", url.Values{})
 	m = newSecretField.FindStringSubmatch(body)
 	merchant, err := db.MerchantOf(context.Background(), id)
 	if m == nil || err != nil || merchant.SecretKey != m[1] || merchant.SecretKey == e.live.secret {
 		t.Fatalf("merchant rotation: %v %v %s", merchant, err, body)
 	}
 	e.live.secret = merchant.SecretKey
-	if _, body = b.get("/dashboard/settings"); strings.Contains(body, m[1]) || strings.Contains(body, target.Secret) {
+	if _, body = b.Get("/dashboard/settings"); strings.Contains(body, m[1]) || strings.Contains(body, target.Secret) {
 		t.Fatal("a rotated secret is shown again")
 	}
 
 	// Test mode: the formats are read-only and their POST is refused; the tester works.
-	b.postFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/settings"}})
-	_, body = b.get("/dashboard/settings")
+	b.PostFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/settings"}})
+	_, body = b.Get("/dashboard/settings")
 	if !strings.Contains(body, `id="formats-readonly"`) || strings.Contains(body, `id="save-formats"`) || !strings.Contains(body, "test-banner") {
 		t.Fatalf("test-mode settings: %s", body)
 	}
-	if status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/formats", url.Values{"f0_prefix": {"ZZ"}, "f0_suffix_from": {"1"}, "f0_suffix_to": {"3"}, "f0_character_type": {"NumberOnly"}}); status != 403 {
+	if status, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/formats", url.Values{"f0_prefix": {"ZZ"}, "f0_suffix_from": {"1"}, "f0_suffix_to": {"3"}, "f0_character_type": {"NumberOnly"}}); status != 403 {
 		t.Fatalf("test-mode format edit: %d %s", status, body)
 	}
-	if _, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {"DH123456"}}); !strings.Contains(body, `id="found-code">DH123456`) {
+	if _, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {"DH123456"}}); !strings.Contains(body, `id="found-code">DH123456`) {
 		t.Fatalf("test-mode tester: %s", body)
 	}
-	b.postFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"/dashboard/settings"}})
+	b.PostFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"/dashboard/settings"}})
 }
 
 func dashUsers(t *testing.T, e *dashEnv) {
@@ -143,7 +144,7 @@ func dashUsers(t *testing.T, e *dashEnv) {
 		{url.Values{"email": {"new@saomai.vn"}, "password": {"long enough pw"}, "role": {"Member"}}, 409},
 		{url.Values{"email": {"boss2@saomai.vn"}, "password": {"long enough pw"}, "role": {"SuperAdmin"}}, 403},
 	} {
-		if status, _, body := b.postFrom("/dashboard/settings", "/dashboard/settings/users", c.form); status != c.status {
+		if status, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/users", c.form); status != c.status {
 			t.Fatalf("create user %v: %d, want %d: %s", c.form, status, c.status, body)
 		}
 	}
@@ -154,10 +155,10 @@ func dashUsers(t *testing.T, e *dashEnv) {
 	// Demote the other Admin (made by setupMerchant): allowed; then boss is
 	// the last Admin and cannot be demoted, by themselves or anyone.
 	other, _ := db.UserByEmail(context.Background(), id, "admin@saomai.vn")
-	if status, _, body := b.postFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {itoa(other.ID)}, "role": {"Accountant"}}); status != http.StatusSeeOther {
+	if status, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {itoa(other.ID)}, "role": {"Accountant"}}); status != http.StatusSeeOther {
 		t.Fatalf("demote the other admin: %d %s", status, body)
 	}
-	status, _, body := b.postFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {e.userIDs["boss@saomai.vn"]}, "role": {"Member"}})
+	status, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {e.userIDs["boss@saomai.vn"]}, "role": {"Member"}})
 	if status != http.StatusConflict || !strings.Contains(body, "last Admin") {
 		t.Fatalf("demote the last admin: %d %s", status, body)
 	}
@@ -167,14 +168,14 @@ func dashUsers(t *testing.T, e *dashEnv) {
 	// Another company's user is 404.
 	otherID, _ := parseID(e.other.company)
 	stranger, _ := db.UserByEmail(context.Background(), otherID, "admin@saomai.vn")
-	if status, _, _ := b.postFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {itoa(stranger.ID)}, "role": {"Member"}}); status != 404 {
+	if status, _, _ := b.PostFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {itoa(stranger.ID)}, "role": {"Member"}}); status != 404 {
 		t.Fatalf("other company's user: %d", status)
 	}
 	if s, _ := db.User(context.Background(), stranger.ID); s.Role != recon.RoleAdmin {
 		t.Fatal("another company's user changed")
 	}
 	// Give it back its role for the next checks.
-	if status, _, _ := b.postFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {itoa(other.ID)}, "role": {"Admin"}}); status != http.StatusSeeOther {
+	if status, _, _ := b.PostFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {itoa(other.ID)}, "role": {"Admin"}}); status != http.StatusSeeOther {
 		t.Fatal("promote")
 	}
 }
@@ -202,22 +203,22 @@ func mustTime(t *testing.T, s string) time.Time {
 func ptr[T any](v T) *T { return &v }
 
 // upload posts a statement file with the page's CSRF token.
-func (b *browser) upload(account, name, content string) (int, string) {
-	b.t.Helper()
+func upload(b *testkit.Browser, account, name, content string) (int, string) {
+	b.T.Helper()
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
-	_ = w.WriteField("csrf", b.csrf("/dashboard/bank-accounts"))
+	_ = w.WriteField("csrf", b.CSRF("/dashboard/bank-accounts"))
 	_ = w.WriteField("account", account)
 	f, _ := w.CreateFormFile("file", name)
 	_, _ = f.Write([]byte(content))
 	_ = w.Close()
-	req, _ := http.NewRequest("POST", b.base+"/dashboard/bank-accounts/statement", &buf)
+	req, _ := http.NewRequest("POST", b.Base+"/dashboard/bank-accounts/statement", &buf)
 	req.Header.Set("Content-Type", w.FormDataContentType())
-	req.Header.Set("Origin", b.base)
+	req.Header.Set("Origin", b.Base)
 	req.Header.Set("Accept-Language", "en")
-	resp, err := b.c.Do(req)
+	resp, err := b.Client.Do(req)
 	if err != nil {
-		b.t.Fatal(err)
+		b.T.Fatal(err)
 	}
 	defer resp.Body.Close()
 	var out bytes.Buffer
@@ -227,12 +228,12 @@ func (b *browser) upload(account, name, content string) (int, string) {
 
 func dashBankAccounts(t *testing.T, e *dashEnv) {
 	b := e.signedIn(t, "ketoan@saomai.vn") // Accountant with view_transactions: reads, does not upload
-	status, body := b.get("/dashboard/bank-accounts")
+	status, body := b.Get("/dashboard/bank-accounts")
 	if status != 200 || !strings.Contains(body, "Vietcombank 0071000123456") || strings.Contains(body, `id="upload-button"`) || strings.Contains(body, "nav-settings") {
 		t.Fatalf("bank accounts as Accountant: %d %s", status, body)
 	}
 	b = e.signedIn(t, "boss@saomai.vn")
-	status, body = b.get("/dashboard/bank-accounts")
+	status, body = b.Get("/dashboard/bank-accounts")
 	if status != 200 || !strings.Contains(body, `id="upload-button"`) || !strings.Contains(body, `id="account-`+e.live.account) {
 		t.Fatalf("bank accounts: %d %s", status, body)
 	}
@@ -248,7 +249,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	before := count()
 	bad := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n" +
 		"2026-09-17 08:00:00,150000,,ok row,STMT001\n2026-09-17 08:01:00,abc,,bad amount,STMT002\n2026-13-45 08:03:00,1000,,<i>bad date</i>,STMT003\n"
-	status, body = b.upload(e.live.account, "bad.csv", bad)
+	status, body = upload(b, e.live.account, "bad.csv", bad)
 	if status != 400 || !strings.Contains(body, `id="row-errors"`) || !strings.Contains(body, "row 3:") || !strings.Contains(body, "row 4:") ||
 		strings.Contains(body, "<i>bad") {
 		t.Fatalf("bad statement: %d %s", status, body)
@@ -263,7 +264,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	} {
 		file := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n" +
 			"2026-09-17 08:00:00,150000,,ok row,STMT001\n" + date + ",1000,,far,STMT009\n"
-		if status, body = b.upload(e.live.account, "dates.csv", file); status != 400 || !strings.Contains(body, want) {
+		if status, body = upload(b, e.live.account, "dates.csv", file); status != 400 || !strings.Contains(body, want) {
 			t.Fatalf("a statement dated %s: %d %s", date, status, body)
 		}
 		if n := count(); n != before {
@@ -271,7 +272,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 		}
 	}
 	good := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n2026-09-17 08:00:00,150000,,ok row,STMT001\n2026-09-17 09:00:00,,5000,fee,STMT002\n"
-	if status, body = b.upload(e.live.account, "good.csv", good); status != 200 || !strings.Contains(body, `id="upload-done">Imported: 2`) {
+	if status, body = upload(b, e.live.account, "good.csv", good); status != 200 || !strings.Contains(body, `id="upload-done">Imported: 2`) {
 		t.Fatalf("good statement: %d %s", status, body)
 	}
 	if n := count(); n != before+2 {
@@ -279,7 +280,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	}
 	// Another company's account, and the test account from live mode: 404, nothing stored.
 	for _, acct := range []string{e.other.account, e.test.account, "abc"} {
-		if status, _ := b.upload(acct, "good.csv", good); status != 404 {
+		if status, _ := upload(b, acct, "good.csv", good); status != 404 {
 			t.Errorf("upload to account %s: %d", acct, status)
 		}
 	}
@@ -291,57 +292,57 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	if _, err := recon.Ingest(context.Background(), db, id, in[1].TransactionDate, in); err != nil {
 		t.Fatal(err)
 	}
-	if _, body = b.get("/dashboard/bank-accounts"); !strings.Contains(body, "missing transactions between") || !strings.Contains(body, "gap 48,000 VND") {
+	if _, body = b.Get("/dashboard/bank-accounts"); !strings.Contains(body, "missing transactions between") || !strings.Contains(body, "gap 48,000 VND") {
 		t.Fatalf("discontinuity: %s", body)
 	}
 }
 
 func dashSandbox(t *testing.T, e *dashEnv) {
 	b := e.signedIn(t, "boss@saomai.vn")
-	b.postFrom("/dashboard/", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/"}})
+	b.PostFrom("/dashboard/", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/"}})
 	e.checkoutWith(t, e.test, "INV-SANDBOX", 64000, "sandbox order")
-	status, body := b.get("/dashboard/sandbox")
+	status, body := b.Get("/dashboard/sandbox")
 	if status != 200 || !strings.Contains(body, `id="nav-sandbox"`) || !strings.Contains(body, "NGUYEN VAN AN") || !strings.Contains(body, "BANK_ACCOUNT_LINKED") {
 		t.Fatalf("sandbox panel: %d %s", status, body)
 	}
 	// Pay the order: it is captured.
-	status, _, body = b.postFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {e.test.account}, "invoice": {"INV-SANDBOX"}})
+	status, _, body = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {e.test.account}, "invoice": {"INV-SANDBOX"}})
 	if status != 200 || !strings.Contains(body, `id="sandbox-done"`) {
 		t.Fatalf("pay an order: %d %s", status, body)
 	}
-	if _, body = b.get("/dashboard/order?invoice=INV-SANDBOX"); !strings.Contains(body, `id="status">Captured`) {
+	if _, body = b.Get("/dashboard/order?invoice=INV-SANDBOX"); !strings.Contains(body, `id="status">Captured`) {
 		t.Fatalf("order after the sandbox payment: %s", body)
 	}
 	// A plain transfer with HTML in its memo; bad amounts and others' ids.
-	if status, _, body = b.postFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {e.test.account}, "amount": {"1000"}, "memo": {htmlMemo}}); status != 200 {
+	if status, _, body = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {e.test.account}, "amount": {"1000"}, "memo": {htmlMemo}}); status != 200 {
 		t.Fatalf("transfer: %d %s", status, body)
 	}
 	for _, f := range []url.Values{{"account": {e.test.account}, "amount": {"-5"}}, {"account": {e.live.account}, "amount": {"1000"}}} {
-		if status, _, body = b.postFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", f); status != 400 {
+		if status, _, body = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", f); status != 400 {
 			t.Errorf("transfer %v: %d %s", f, status, body)
 		}
 	}
-	if status, _, _ = b.postFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {e.test.account}, "invoice": {"INV-OPEN"}}); status != 404 {
+	if status, _, _ = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {e.test.account}, "invoice": {"INV-OPEN"}}); status != 404 {
 		t.Errorf("pay a live order from test mode: %d", status)
 	}
 	// A hub event.
-	if status, loc, body := b.postFrom("/dashboard/sandbox", "/dashboard/sandbox/hub-event", url.Values{"event": {"LINK_TOKEN_CREATED"}}); status != http.StatusSeeOther || loc != "/dashboard/sandbox?done=event" {
+	if status, loc, body := b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/hub-event", url.Values{"event": {"LINK_TOKEN_CREATED"}}); status != http.StatusSeeOther || loc != "/dashboard/sandbox?done=event" {
 		t.Fatalf("hub event: %d %s %s", status, loc, body)
 	}
-	if status, _, _ := b.postFrom("/dashboard/sandbox", "/dashboard/sandbox/hub-event", url.Values{"event": {"NOPE"}}); status != 400 {
+	if status, _, _ := b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/hub-event", url.Values{"event": {"NOPE"}}); status != 400 {
 		t.Fatalf("unknown hub event: %d", status)
 	}
 	// Link a bank: a hub company exists now (the event made one); the browser goes to the hosted page.
-	_, body = b.get("/dashboard/bank-accounts")
+	_, body = b.Get("/dashboard/bank-accounts")
 	xid := regexp.MustCompile(`<option value="([^"]+)">Recon trigger`).FindStringSubmatch(body)
 	if xid == nil {
 		t.Fatalf("no hub company to link for: %s", body)
 	}
-	status, loc, _ := b.postFrom("/dashboard/bank-accounts", "/dashboard/bank-accounts/link", url.Values{"customer": {xid[1]}})
+	status, loc, _ := b.PostFrom("/dashboard/bank-accounts", "/dashboard/bank-accounts/link", url.Values{"customer": {xid[1]}})
 	if status != http.StatusSeeOther || !strings.Contains(loc, "/link/") {
 		t.Fatalf("link a bank: %d %s", status, loc)
 	}
-	b.postFrom("/dashboard/", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"/dashboard/"}})
+	b.PostFrom("/dashboard/", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"/dashboard/"}})
 }
 
 // dashSettingsRefused: CSRF, roles, tenants.
@@ -360,7 +361,7 @@ func dashIPNTarget(t *testing.T, e *dashEnv) {
 		return target
 	}
 	before := stored()
-	if _, body := b.get("/dashboard/settings"); !strings.Contains(body, `id="ipn-url"`) || !strings.Contains(body, `value="`+before.URL+`"`) {
+	if _, body := b.Get("/dashboard/settings"); !strings.Contains(body, `id="ipn-url"`) || !strings.Contains(body, `value="`+before.URL+`"`) {
 		t.Fatalf("the IPN form does not show the stored URL %s: %s", before.URL, body)
 	}
 	for _, tc := range []struct {
@@ -371,7 +372,7 @@ func dashIPNTarget(t *testing.T, e *dashEnv) {
 		{url.Values{"ipn_url": {""}, "auth_type": {"NONE"}}, "ipn_url is required"},
 		{url.Values{"ipn_url": {before.URL}, "auth_type": {"<b>BASIC</b>"}}, "auth_type must be SECRET_KEY or NONE"},
 	} {
-		status, _, body := b.postFrom("/dashboard/settings", "/dashboard/settings/ipn", tc.form)
+		status, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/ipn", tc.form)
 		if status != 400 || !strings.Contains(body, `id="ipn-error"`) || !strings.Contains(body, tc.want) || strings.Contains(body, "<b>BASIC") {
 			t.Fatalf("refused IPN form %v: %d %s", tc.form, status, body)
 		}
@@ -379,42 +380,42 @@ func dashIPNTarget(t *testing.T, e *dashEnv) {
 			t.Fatalf("a refused form changed the target: %+v, was %+v", after, before)
 		}
 	}
-	status, loc, _ := b.postFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {before.URL + "?v=2"}, "auth_type": {"NONE"}})
+	status, loc, _ := b.PostFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {before.URL + "?v=2"}, "auth_type": {"NONE"}})
 	if got := stored(); status != http.StatusSeeOther || loc != "/dashboard/settings?saved=ipn#targets" ||
 		got.URL != before.URL+"?v=2" || got.AuthType != recon.AuthNone || got.Active || got.Secret != "" {
 		t.Fatalf("save NONE, inactive: %d %s %+v", status, loc, got)
 	}
 	// Back to SECRET_KEY: there is no secret, so one is made and shown once.
-	_, _, body := b.postFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {before.URL}, "auth_type": {"SECRET_KEY"}, "active": {"1"}})
+	_, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {before.URL}, "auth_type": {"SECRET_KEY"}, "active": {"1"}})
 	m := newSecretField.FindStringSubmatch(body)
 	got := stored()
 	if m == nil || got.Secret != m[1] || got.AuthType != recon.AuthSecretKey || !got.Active || got.URL != before.URL {
 		t.Fatalf("save SECRET_KEY: stored %+v, page %s", got, body)
 	}
 	// Saved again: the secret is kept and not shown.
-	status, loc, body = b.postFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {before.URL}, "auth_type": {"SECRET_KEY"}, "active": {"1"}})
+	status, loc, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {before.URL}, "auth_type": {"SECRET_KEY"}, "active": {"1"}})
 	if again := stored(); status != http.StatusSeeOther || again.Secret != got.Secret || strings.Contains(body, got.Secret) {
 		t.Fatalf("save again: %d %s %+v", status, loc, again)
 	}
-	if _, body = b.get(loc); !strings.Contains(body, `id="ipn-saved"`) || strings.Contains(body, got.Secret) {
+	if _, body = b.Get(loc); !strings.Contains(body, `id="ipn-saved"`) || strings.Contains(body, got.Secret) {
 		t.Fatalf("after saving: %s", body)
 	}
 
 	// The signing secret (the key of X-Recon-Signature): rotated through a
 	// confirmation page, shown once, then masked.
-	status, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/ipn-signing-secret", url.Values{})
+	status, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/ipn-signing-secret", url.Values{})
 	if again := stored(); status != 200 || !strings.Contains(body, `id="confirm-button"`) || !strings.Contains(body, recon.MaskSecret(got.SigningSecret)) ||
 		again.SigningSecret != got.SigningSecret {
 		t.Fatalf("rotation without the confirmation: %d %+v %s", status, again, body)
 	}
-	_, _, body = b.postFrom("/dashboard/settings", "/dashboard/settings/ipn-signing-secret", url.Values{"confirm": {"yes"}})
+	_, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/ipn-signing-secret", url.Values{"confirm": {"yes"}})
 	sm := newSigningField.FindStringSubmatch(body)
 	rotated := stored()
 	if sm == nil || rotated.SigningSecret != sm[1] || rotated.SigningSecret == got.SigningSecret || rotated.Secret != got.Secret ||
 		newSecretField.MatchString(body) {
 		t.Fatalf("signing secret rotation: stored %+v, page %s", rotated, body)
 	}
-	if _, body = b.get("/dashboard/settings"); strings.Contains(body, sm[1]) || !strings.Contains(body, `id="signing-ipn">`+recon.MaskSecret(sm[1])) {
+	if _, body = b.Get("/dashboard/settings"); strings.Contains(body, sm[1]) || !strings.Contains(body, `id="signing-ipn">`+recon.MaskSecret(sm[1])) {
 		t.Fatalf("signing secret shown again, or not masked: %s", body)
 	}
 
@@ -423,17 +424,17 @@ func dashIPNTarget(t *testing.T, e *dashEnv) {
 	newco := fmt.Sprint(cliJSON(t, e.dbURL, "company", "create", "--full-name", "Công ty Mới", "--short-name", "MOI")["id"])
 	dashUser(t, e.dbURL, newco, "admin@moi.vn", recon.RoleAdmin)
 	nb := e.browser(t)
-	if status, body := nb.signin(newco, "admin@moi.vn", dashPassword); status != http.StatusSeeOther {
+	if status, body := nb.SignIn(newco, "admin@moi.vn", dashPassword); status != http.StatusSeeOther {
 		t.Fatalf("sign in: %d %s", status, body)
 	}
-	_, _, body = nb.postFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {e.rc.URL + "/moi"}, "auth_type": {"SECRET_KEY"}, "active": {"1"}})
+	_, _, body = nb.PostFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {e.rc.URL + "/moi"}, "auth_type": {"SECRET_KEY"}, "active": {"1"}})
 	newID, _ := parseID(newco)
 	made, err := db.DeliveryTarget(context.Background(), newID, recon.DeliveryIPN)
 	m, sm = newSecretField.FindStringSubmatch(body), newSigningField.FindStringSubmatch(body)
 	if err != nil || m == nil || sm == nil || made.Secret != m[1] || made.SigningSecret != sm[1] || !strings.Contains(body, "X-Recon-Signature") {
 		t.Fatalf("IPN target made from the dashboard: %+v %v, page %s", made, err, body)
 	}
-	if _, body = nb.get("/dashboard/settings"); strings.Contains(body, sm[1]) || strings.Contains(body, m[1]) {
+	if _, body = nb.Get("/dashboard/settings"); strings.Contains(body, sm[1]) || strings.Contains(body, m[1]) {
 		t.Fatalf("the new target's secrets shown again: %s", body)
 	}
 }
@@ -444,28 +445,28 @@ func dashSettingsRefused(t *testing.T, e *dashEnv) {
 	boss := e.signedIn(t, "boss@saomai.vn")
 	for _, p := range []string{"/dashboard/settings/formats", "/dashboard/settings/try-memo", "/dashboard/settings/users",
 		"/dashboard/settings/ipn-secret", "/dashboard/settings/ipn", "/dashboard/sandbox/transfer", "/dashboard/settings/test-notification"} {
-		if status, _, _ := boss.post(p, url.Values{"memo": {"x"}, "kind": {"ipn"}}); status != 403 {
+		if status, _, _ := boss.Post(p, url.Values{"memo": {"x"}, "kind": {"ipn"}}); status != 403 {
 			t.Errorf("POST %s without CSRF token: %d", p, status)
 		}
 	}
 	acc := e.signedIn(t, "ketoan@saomai.vn")
-	token := acc.csrf("/dashboard/")
-	if status, _ := acc.get("/dashboard/settings"); status != 403 {
+	token := acc.CSRF("/dashboard/")
+	if status, _ := acc.Get("/dashboard/settings"); status != 403 {
 		t.Errorf("Accountant GET settings: %d", status)
 	}
 	for _, p := range []string{"/dashboard/settings/formats", "/dashboard/settings/try-memo", "/dashboard/settings/users", "/dashboard/settings/user-role",
 		"/dashboard/settings/ipn-secret", "/dashboard/settings/ipn-signing-secret", "/dashboard/settings/ipn", "/dashboard/settings/merchant-secret", "/dashboard/settings/test-notification", "/dashboard/sandbox/transfer"} {
-		if status, _, _ := acc.post(p, url.Values{"csrf": {token}, "user": {e.userIDs["ketoan@saomai.vn"]}, "role": {"Admin"}, "kind": {"ipn"}}); status != 403 {
+		if status, _, _ := acc.Post(p, url.Values{"csrf": {token}, "user": {e.userIDs["ketoan@saomai.vn"]}, "role": {"Admin"}, "kind": {"ipn"}}); status != 403 {
 			t.Errorf("Accountant POST %s: %d", p, status)
 		}
 	}
 	member := e.signedIn(t, "nhanvien@saomai.vn")
 	for _, p := range []string{"/dashboard/bank-accounts", "/dashboard/settings", "/dashboard/sandbox"} {
-		if status, _ := member.get(p); status != 403 {
+		if status, _ := member.Get(p); status != 403 {
 			t.Errorf("Member GET %s: %d", p, status)
 		}
 	}
-	if _, body := member.get("/dashboard/"); strings.Contains(body, "/dashboard/bank-accounts") || strings.Contains(body, "nav-settings") {
+	if _, body := member.Get("/dashboard/"); strings.Contains(body, "/dashboard/bank-accounts") || strings.Contains(body, "nav-settings") {
 		t.Errorf("Member sees links to bank accounts or settings")
 	}
 }

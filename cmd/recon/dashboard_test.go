@@ -5,11 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/csv"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,92 +128,16 @@ func (e *dashEnv) transfer(t *testing.T, m *merchantSetup, amount int, memo stri
 	return fmt.Sprint(body["data"].(map[string]any)["id"])
 }
 
-// browser is an HTTP client with a cookie jar that follows no redirect.
-type browser struct {
-	t    *testing.T
-	base string
-	c    *http.Client
-}
+// browser is a browser of the server, with no session.
+func (e *dashEnv) browser(t *testing.T) *testkit.Browser { return testkit.NewBrowser(t, e.base) }
 
-func (e *dashEnv) browser(t *testing.T) *browser {
-	jar, _ := cookiejar.New(nil)
-	return &browser{t: t, base: e.base, c: &http.Client{Jar: jar,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-}
-
-func (b *browser) do(method, path string, form url.Values, header map[string]string) (*http.Response, string) {
-	b.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, b.base+path, body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	req.Header.Set("Accept-Language", "en")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, string(raw)
-}
-
-func (b *browser) get(path string) (int, string) {
-	b.t.Helper()
-	resp, body := b.do("GET", path, nil, nil)
-	return resp.StatusCode, body
-}
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-
-// csrf reads the CSRF token of a form on the page at path.
-func (b *browser) csrf(path string) string {
-	b.t.Helper()
-	status, body := b.get(path)
-	m := csrfField.FindStringSubmatch(body)
-	if status != 200 || m == nil {
-		b.t.Fatalf("GET %s: %d, no CSRF token in %q", path, status, body)
-	}
-	return m[1]
-}
-
-// post sends a form with the page's CSRF token, as the browser would.
-func (b *browser) post(path string, form url.Values) (int, string, string) {
-	b.t.Helper()
-	resp, body := b.do("POST", path, form, map[string]string{"Origin": b.base, "Sec-Fetch-Site": "same-origin"})
-	return resp.StatusCode, resp.Header.Get("Location"), body
-}
-
-func (b *browser) signin(company, email, password string) (int, string) {
-	b.t.Helper()
-	token := b.csrf("/dashboard/signin")
-	status, _, body := b.post("/dashboard/signin", url.Values{"csrf": {token}, "company": {company}, "email": {email}, "password": {password}})
-	return status, body
-}
-
-func (e *dashEnv) signedIn(t *testing.T, email string) *browser {
+func (e *dashEnv) signedIn(t *testing.T, email string) *testkit.Browser {
 	t.Helper()
 	b := e.browser(t)
-	if status, body := b.signin(e.live.company, email, dashPassword); status != http.StatusSeeOther {
+	if status, body := b.SignIn(e.live.company, email, dashPassword); status != http.StatusSeeOther {
 		t.Fatalf("sign in as %s: %d %s", email, status, body)
 	}
 	return b
-}
-
-// formFor posts the form at page's action with its token and the fields.
-func (b *browser) postFrom(page, action string, fields url.Values) (int, string, string) {
-	b.t.Helper()
-	fields.Set("csrf", b.csrf(page))
-	return b.post(action, fields)
 }
 
 // TestDashboard runs the dashboard's HTTP checks on one server per engine,
@@ -241,11 +162,11 @@ func TestDashboard(t *testing.T) {
 func dashSignIn(t *testing.T, e *dashEnv) {
 	b := e.browser(t)
 	// No session: to the sign-in page.
-	resp, _ := b.do("GET", "/dashboard/", nil, nil)
+	resp, _ := b.Do("GET", "/dashboard/", nil, nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboard/signin" {
 		t.Fatalf("home without a session: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	resp, body := b.do("GET", "/dashboard/signin", nil, nil)
+	resp, body := b.Do("GET", "/dashboard/signin", nil, nil)
 	for k, want := range map[string]string{
 		"Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 		"X-Content-Type-Options":  "nosniff", "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY", "Cache-Control": "no-store",
@@ -264,15 +185,15 @@ func dashSignIn(t *testing.T, e *dashEnv) {
 		{e.other.company, "boss@saomai.vn", dashPassword}, // the user is not the other company's
 		{e.live.company, "nobody@saomai.vn", dashPassword},
 	} {
-		if status, body := b.signin(c.company, c.email, c.password); status != http.StatusUnauthorized || !strings.Contains(body, "The company, e-mail address or password is wrong.") {
+		if status, body := b.SignIn(c.company, c.email, c.password); status != http.StatusUnauthorized || !strings.Contains(body, "The company, e-mail address or password is wrong.") {
 			t.Errorf("sign in %v: %d %s", c, status, body)
 		}
 	}
-	if status, body := b.signin("abc", "boss@saomai.vn", dashPassword); status != http.StatusBadRequest || !strings.Contains(body, "must be a number") {
+	if status, body := b.SignIn("abc", "boss@saomai.vn", dashPassword); status != http.StatusBadRequest || !strings.Contains(body, "must be a number") {
 		t.Errorf("company abc: %d %s", status, body)
 	}
 	// The sign-in form without its token, with another token, from another site.
-	token := b.csrf("/dashboard/signin")
+	token := b.CSRF("/dashboard/signin")
 	good := url.Values{"csrf": {token}, "company": {e.live.company}, "email": {"boss@saomai.vn"}, "password": {dashPassword}}
 	for name, c := range map[string]struct {
 		form   url.Values
@@ -283,7 +204,7 @@ func dashSignIn(t *testing.T, e *dashEnv) {
 		"cross-site":   {good, map[string]string{"Sec-Fetch-Site": "cross-site"}},
 		"other origin": {good, map[string]string{"Origin": "https://evil.example"}},
 	} {
-		resp, body := b.do("POST", "/dashboard/signin", c.form, c.header)
+		resp, body := b.Do("POST", "/dashboard/signin", c.form, c.header)
 		if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Set-Cookie") != "" && strings.Contains(resp.Header.Get("Set-Cookie"), "recon_session=") {
 			t.Errorf("%s: %d %s", name, resp.StatusCode, body)
 		}
@@ -291,7 +212,7 @@ func dashSignIn(t *testing.T, e *dashEnv) {
 
 	// The right password: a session cookie, HttpOnly, SameSite (not
 	// Secure: the server runs with --sandbox on http).
-	resp, _ = b.do("POST", "/dashboard/signin", good, map[string]string{"Origin": e.base})
+	resp, _ = b.Do("POST", "/dashboard/signin", good, map[string]string{"Origin": e.base})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboard/" {
 		t.Fatalf("sign in: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -304,7 +225,7 @@ func dashSignIn(t *testing.T, e *dashEnv) {
 	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Path != "/" || len(session.Value) < 40 {
 		t.Fatalf("session cookie %+v", session)
 	}
-	status, body := b.get("/dashboard/")
+	status, body := b.Get("/dashboard/")
 	if status != 200 || !strings.Contains(body, "boss@saomai.vn") {
 		t.Fatalf("home: %d %s", status, body)
 	}
@@ -317,23 +238,23 @@ func dashSignIn(t *testing.T, e *dashEnv) {
 
 	// Sign-out needs the token too, then deletes the session: the old
 	// cookie no longer works.
-	if status, _, _ := b.post("/dashboard/signout", url.Values{}); status != http.StatusForbidden {
+	if status, _, _ := b.Post("/dashboard/signout", url.Values{}); status != http.StatusForbidden {
 		t.Fatalf("sign-out without a token: %d", status)
 	}
-	if status, loc, _ := b.postFrom("/dashboard/", "/dashboard/signout", url.Values{}); status != http.StatusSeeOther || loc != "/dashboard/signin" {
+	if status, loc, _ := b.PostFrom("/dashboard/", "/dashboard/signout", url.Values{}); status != http.StatusSeeOther || loc != "/dashboard/signin" {
 		t.Fatalf("sign-out: %d %s", status, loc)
 	}
 	stale := e.browser(t)
-	stale.c.Jar.SetCookies(mustURL(t, e.base), []*http.Cookie{{Name: "recon_session", Value: session.Value, Path: "/"}})
-	resp, _ = stale.do("GET", "/dashboard/transactions", nil, nil)
+	stale.Client.Jar.SetCookies(mustURL(t, e.base), []*http.Cookie{{Name: "recon_session", Value: session.Value, Path: "/"}})
+	resp, _ = stale.Do("GET", "/dashboard/transactions", nil, nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboard/signin?ended=1" {
 		t.Fatalf("after sign-out: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	if status, body := stale.get("/dashboard/signin?ended=1"); status != 200 || !strings.Contains(body, "Your session has ended") {
+	if status, body := stale.Get("/dashboard/signin?ended=1"); status != 200 || !strings.Contains(body, "Your session has ended") {
 		t.Fatalf("ended page: %d", status)
 	}
 	// A POST with an ended session is refused, not redirected.
-	if resp, _ := stale.do("POST", "/dashboard/mode", url.Values{"mode": {"test"}}, map[string]string{"Origin": e.base}); resp.StatusCode != http.StatusUnauthorized {
+	if resp, _ := stale.Do("POST", "/dashboard/mode", url.Values{"mode": {"test"}}, map[string]string{"Origin": e.base}); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("POST after sign-out: %d", resp.StatusCode)
 	}
 }
@@ -365,7 +286,7 @@ func TestDashboardThrottle(t *testing.T) {
 		wrongUntilThrottled := func() {
 			t.Helper()
 			for i := 0; i < 8; i++ {
-				status, body := b.signin(e.live.company, "ketoan@saomai.vn", "wrong password")
+				status, body := b.SignIn(e.live.company, "ketoan@saomai.vn", "wrong password")
 				switch status {
 				case http.StatusUnauthorized:
 				case http.StatusTooManyRequests:
@@ -386,7 +307,7 @@ func TestDashboardThrottle(t *testing.T) {
 		refused := false
 		for round := 0; round < 2 && !refused; round++ {
 			wrongUntilThrottled()
-			status, _ := b.signin(e.live.company, "ketoan@saomai.vn", dashPassword)
+			status, _ := b.SignIn(e.live.company, "ketoan@saomai.vn", dashPassword)
 			refused = status == http.StatusTooManyRequests
 			if !refused && status != http.StatusSeeOther {
 				t.Fatalf("right password: %d", status)
@@ -396,7 +317,7 @@ func TestDashboardThrottle(t *testing.T) {
 			t.Fatal("the right password was let through right after a throttled attempt, twice")
 		}
 		// Another account from the same address is not locked.
-		if status, body := b.signin(e.live.company, "boss@saomai.vn", dashPassword); status != http.StatusSeeOther {
+		if status, body := b.SignIn(e.live.company, "boss@saomai.vn", dashPassword); status != http.StatusSeeOther {
 			t.Fatalf("another account: %d %s", status, body)
 		}
 	})
@@ -419,8 +340,8 @@ func dashSessionExpiry(t *testing.T, e *dashEnv) {
 			t.Fatal(err)
 		}
 		b := e.browser(t)
-		b.c.Jar.SetCookies(mustURL(t, e.base), []*http.Cookie{{Name: "recon_session", Value: token, Path: "/"}})
-		resp, _ := b.do("GET", "/dashboard/", nil, nil)
+		b.Client.Jar.SetCookies(mustURL(t, e.base), []*http.Cookie{{Name: "recon_session", Value: token, Path: "/"}})
+		resp, _ := b.Do("GET", "/dashboard/", nil, nil)
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboard/signin?ended=1" {
 			t.Errorf("%s session: %d %s", name, resp.StatusCode, resp.Header.Get("Location"))
 		}
@@ -437,13 +358,13 @@ func dashRoles(t *testing.T, e *dashEnv) {
 		"/dashboard/orders", "/dashboard/order?invoice=INV-PAID"}
 
 	member := e.signedIn(t, "nhanvien@saomai.vn")
-	status, body := member.get("/dashboard/")
+	status, body := member.Get("/dashboard/")
 	if status != 200 || !strings.Contains(body, "Your role does not show money data") || strings.Contains(body, "VND") ||
 		strings.Contains(body, `href="/dashboard/transactions"`) {
 		t.Fatalf("member's home: %d %s", status, body)
 	}
 	for _, p := range money {
-		if status, body := member.get(p); status != http.StatusForbidden || !strings.Contains(body, "view_transactions") {
+		if status, body := member.Get(p); status != http.StatusForbidden || !strings.Contains(body, "view_transactions") {
 			t.Errorf("member GET %s: %d", p, status)
 		}
 	}
@@ -451,18 +372,18 @@ func dashRoles(t *testing.T, e *dashEnv) {
 	e.live.checkout(t, "INV-ROLES", 1000)
 	acct := e.signedIn(t, "ketoan@saomai.vn")
 	for _, p := range money {
-		if status, _ := acct.get(p); status != 200 {
+		if status, _ := acct.Get(p); status != 200 {
 			t.Errorf("accountant GET %s: %d", p, status)
 		}
 	}
-	if _, body := acct.get("/dashboard/order?invoice=INV-PAID"); strings.Contains(body, `id="void"`) {
+	if _, body := acct.Get("/dashboard/order?invoice=INV-PAID"); strings.Contains(body, `id="void"`) {
 		t.Error("the accountant is shown the void button")
 	}
-	status, _, body = acct.postFrom("/dashboard/", "/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}})
+	status, _, body = acct.PostFrom("/dashboard/", "/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}})
 	if status != http.StatusForbidden || !strings.Contains(body, "Admin or SuperAdmin") {
 		t.Fatalf("accountant's void: %d %s", status, body)
 	}
-	status, _, _ = acct.postFrom("/dashboard/", "/dashboard/order/cancel", url.Values{"invoice": {"INV-ROLES"}})
+	status, _, _ = acct.PostFrom("/dashboard/", "/dashboard/order/cancel", url.Values{"invoice": {"INV-ROLES"}})
 	if status != http.StatusForbidden {
 		t.Fatalf("accountant's cancel: %d", status)
 	}
@@ -473,24 +394,24 @@ func dashRoles(t *testing.T, e *dashEnv) {
 
 	// The admin sees the buttons; a demotion applies at the next request.
 	boss := e.signedIn(t, "boss@saomai.vn")
-	if _, body := boss.get("/dashboard/order?invoice=INV-ROLES"); !strings.Contains(body, `id="cancel"`) {
+	if _, body := boss.Get("/dashboard/order?invoice=INV-ROLES"); !strings.Contains(body, `id="cancel"`) {
 		t.Fatal("the admin is not shown the cancel button")
 	}
-	token := boss.csrf("/dashboard/order?invoice=INV-ROLES")
+	token := boss.CSRF("/dashboard/order?invoice=INV-ROLES")
 	cliJSON(t, e.dbURL, "user", "update", e.userIDs["boss@saomai.vn"], "--company", e.live.company, "--role", "Member")
-	if status, _ := boss.get("/dashboard/transactions"); status != http.StatusForbidden {
+	if status, _ := boss.Get("/dashboard/transactions"); status != http.StatusForbidden {
 		t.Fatalf("demoted admin: %d", status)
 	}
-	if status, _, _ := boss.post("/dashboard/order/cancel", url.Values{"csrf": {token}, "invoice": {"INV-ROLES"}}); status != http.StatusForbidden {
+	if status, _, _ := boss.Post("/dashboard/order/cancel", url.Values{"csrf": {token}, "invoice": {"INV-ROLES"}}); status != http.StatusForbidden {
 		t.Fatalf("demoted admin's cancel: %d", status)
 	}
 
 	// A deactivated company: every page is refused.
 	cliJSON(t, e.dbURL, "company", "update", e.live.company, "--status", "inactive")
-	if status, body := acct.get("/dashboard/"); status != http.StatusForbidden || !strings.Contains(body, "inactive") {
+	if status, body := acct.Get("/dashboard/"); status != http.StatusForbidden || !strings.Contains(body, "inactive") {
 		t.Fatalf("inactive company: %d %s", status, body)
 	}
-	if status, _ := e.browser(t).signin(e.live.company, "ketoan@saomai.vn", dashPassword); status != http.StatusForbidden {
+	if status, _ := e.browser(t).SignIn(e.live.company, "ketoan@saomai.vn", dashPassword); status != http.StatusForbidden {
 		t.Fatalf("sign in to an inactive company: %d", status)
 	}
 }
@@ -501,47 +422,47 @@ func dashTenantsAndModes(t *testing.T, e *dashEnv) {
 	b := e.signedIn(t, "boss@saomai.vn")
 	for _, p := range []string{"/dashboard/transactions/" + e.otherTx, "/dashboard/order?invoice=INV-OTHER",
 		"/dashboard/transactions/" + e.testTx, "/dashboard/transactions/99999999", "/dashboard/transactions/abc", "/dashboard/nothing"} {
-		if status, body := b.get(p); status != http.StatusNotFound {
+		if status, body := b.Get(p); status != http.StatusNotFound {
 			t.Errorf("live GET %s: %d %s", p, status, body)
 		}
 	}
-	_, body := b.get("/dashboard/transactions")
+	_, body := b.Get("/dashboard/transactions")
 	if strings.Contains(body, "TEST-ONLY MEMO") || strings.Contains(body, "OTHER COMPANY") || strings.Contains(body, "test-banner") {
 		t.Fatalf("live list shows test or other data: %s", body)
 	}
-	if status, _, _ := b.postFrom("/dashboard/", "/dashboard/order/void", url.Values{"invoice": {"INV-OTHER"}}); status != http.StatusNotFound {
+	if status, _, _ := b.PostFrom("/dashboard/", "/dashboard/order/void", url.Values{"invoice": {"INV-OTHER"}}); status != http.StatusNotFound {
 		t.Fatalf("void of another company's order: %d", status)
 	}
 
 	// Switch to test mode, from the transactions list: back to it.
-	status, loc, _ := b.postFrom("/dashboard/transactions", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/transactions"}})
+	status, loc, _ := b.PostFrom("/dashboard/transactions", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/transactions"}})
 	if status != http.StatusSeeOther || loc != "/dashboard/transactions" {
 		t.Fatalf("switch: %d %s", status, loc)
 	}
-	status, body = b.get("/dashboard/transactions")
+	status, body = b.Get("/dashboard/transactions")
 	if status != 200 || !strings.Contains(body, "TEST MODE") || !strings.Contains(body, "TEST-ONLY MEMO") ||
 		strings.Contains(body, "memo") && strings.Contains(body, "&lt;script&gt;") || !strings.Contains(body, `id="total">1 transfer`) {
 		t.Fatalf("test list: %d %s", status, body)
 	}
 	for _, p := range []string{"/dashboard/transactions/" + e.paidTx, "/dashboard/order?invoice=INV-PAID"} {
-		if status, _ := b.get(p); status != http.StatusNotFound {
+		if status, _ := b.Get(p); status != http.StatusNotFound {
 			t.Errorf("test GET %s (live): %d", p, status)
 		}
 	}
-	if status, _ := b.get("/dashboard/transactions/" + e.testTx); status != 200 {
+	if status, _ := b.Get("/dashboard/transactions/" + e.testTx); status != 200 {
 		t.Errorf("test transaction in test mode: %d", status)
 	}
 	// Every page of test mode has the banner; the home shows only test money.
-	_, body = b.get("/dashboard/")
+	_, body = b.Get("/dashboard/")
 	if !strings.Contains(body, `id="test-banner"`) || !strings.Contains(body, "777 VND") || strings.Contains(body, "150,000 VND") {
 		t.Fatalf("test home: %s", body)
 	}
 	// A back outside the dashboard is not followed.
-	_, loc, _ = b.postFrom("/dashboard/", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"https://evil.example/"}})
+	_, loc, _ = b.PostFrom("/dashboard/", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"https://evil.example/"}})
 	if loc != "/dashboard/" {
 		t.Fatalf("back to %s", loc)
 	}
-	_, body = b.get("/dashboard/")
+	_, body = b.Get("/dashboard/")
 	if strings.Contains(body, "test-banner") || !strings.Contains(body, "150,000 VND") {
 		t.Fatalf("live home after switching back: %s", body)
 	}
@@ -552,14 +473,14 @@ func dashTenantsAndModes(t *testing.T, e *dashEnv) {
 func dashScreens(t *testing.T, e *dashEnv) {
 	b := e.signedIn(t, "boss@saomai.vn")
 
-	_, home := b.get("/dashboard/")
+	_, home := b.Get("/dashboard/")
 	for _, want := range []string{`id="today"`, "162,345 VND", "150,000 VND", "<svg", `id="failing"`} {
 		if !strings.Contains(home, want) {
 			t.Errorf("home lacks %q", want)
 		}
 	}
 	// Transactions: HTML in a memo is text.
-	status, body := b.get("/dashboard/transactions")
+	status, body := b.Get("/dashboard/transactions")
 	if status != 200 || strings.Contains(body, "<script>alert") || strings.Contains(body, "<img src=x") ||
 		!strings.Contains(body, "&lt;script&gt;alert(&#34;memo&#34;)&lt;/script&gt;") {
 		t.Fatalf("transactions: %d %s", status, body)
@@ -568,23 +489,23 @@ func dashScreens(t *testing.T, e *dashEnv) {
 		t.Errorf("live total: %s", body)
 	}
 	// The API's filters, by the API's rules.
-	if _, body := b.get("/dashboard/transactions?amount_in=12345&account_number=&from_date="); !strings.Contains(body, `id="total">1 transfer`) {
+	if _, body := b.Get("/dashboard/transactions?amount_in=12345&account_number=&from_date="); !strings.Contains(body, `id="total">1 transfer`) {
 		t.Errorf("amount filter: %s", body)
 	}
-	if status, body := b.get("/dashboard/transactions?from_date=2026-13-01"); status != http.StatusBadRequest || !strings.Contains(body, "from_date must be a date") {
+	if status, body := b.Get("/dashboard/transactions?from_date=2026-13-01"); status != http.StatusBadRequest || !strings.Contains(body, "from_date must be a date") {
 		t.Errorf("bad date: %d", status)
 	}
-	if status, body := b.get("/dashboard/transactions?limit=1"); status != 200 || !strings.Contains(body, `rel="next"`) || !strings.Contains(body, "Page 1 / 2") {
+	if status, body := b.Get("/dashboard/transactions?limit=1"); status != 200 || !strings.Contains(body, `rel="next"`) || !strings.Contains(body, "Page 1 / 2") {
 		t.Errorf("pages: %d %s", status, body)
 	}
 	// The transaction's decision and its sentence.
-	_, body = b.get("/dashboard/transactions/" + e.paidTx)
+	_, body = b.Get("/dashboard/transactions/" + e.paidTx)
 	if !strings.Contains(body, "names order INV-PAID: 150000 of 150000 VND paid") {
 		t.Errorf("transaction detail: %s", body)
 	}
 	// CSV: the filtered list, a formula defused.
 	e.transfer(t, e.live, 1, `=HYPERLINK("http://evil")`, false)
-	resp, raw := b.do("GET", "/dashboard/transactions.csv", nil, nil)
+	resp, raw := b.Do("GET", "/dashboard/transactions.csv", nil, nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" {
 		t.Fatalf("csv: %d %s", resp.StatusCode, raw)
 	}
@@ -595,55 +516,55 @@ func dashScreens(t *testing.T, e *dashEnv) {
 	if recs[1][7] != `'=HYPERLINK("http://evil")` {
 		t.Errorf("formula not defused: %q", recs[1][7])
 	}
-	resp, raw = b.do("GET", "/dashboard/transactions.csv?amount_in=12345", nil, nil)
+	resp, raw = b.Do("GET", "/dashboard/transactions.csv?amount_in=12345", nil, nil)
 	if recs, _ := csv.NewReader(strings.NewReader(raw)).ReadAll(); resp.StatusCode != 200 || len(recs) != 2 || recs[1][7] != htmlMemo {
 		t.Errorf("filtered csv: %d %v", resp.StatusCode, recs)
 	}
 
 	// Orders: filter, HTML in a description, the timeline.
-	_, body = b.get("/dashboard/orders?order_status=CAPTURED")
+	_, body = b.Get("/dashboard/orders?order_status=CAPTURED")
 	if !strings.Contains(body, "INV-PAID") || strings.Contains(body, "INV-OPEN") {
 		t.Errorf("status filter: %s", body)
 	}
-	_, body = b.get("/dashboard/orders")
+	_, body = b.Get("/dashboard/orders")
 	if strings.Contains(body, `<b onmouseover`) || !strings.Contains(body, "&lt;b onmouseover=&#34;x()&#34;&gt;") {
 		t.Errorf("description not escaped: %s", body)
 	}
-	if status, body := b.get("/dashboard/orders?order_status=NOPE"); status != http.StatusBadRequest || !strings.Contains(body, "order_status must be one of") {
+	if status, body := b.Get("/dashboard/orders?order_status=NOPE"); status != http.StatusBadRequest || !strings.Contains(body, "order_status must be one of") {
 		t.Errorf("bad status: %d", status)
 	}
-	_, body = b.get("/dashboard/order?invoice=INV-PAID")
+	_, body = b.Get("/dashboard/order?invoice=INV-PAID")
 	for _, want := range []string{"Order created", "Captured", "ORDER_PAID", "names order INV-PAID"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("order page lacks %q", want)
 		}
 	}
 	// Void from the UI: the gateway's void, with its IPN.
-	status, loc, _ := b.confirm("/dashboard/order/void?invoice=INV-PAID")
+	status, loc, _ := b.Confirm("/dashboard/order/void?invoice=INV-PAID")
 	if status != http.StatusSeeOther || loc != "/dashboard/order?invoice=INV-PAID" {
 		t.Fatalf("void: %d %s", status, loc)
 	}
-	_, body = b.get(loc)
+	_, body = b.Get(loc)
 	if !strings.Contains(body, "Voided") || !strings.Contains(body, "TRANSACTION_VOID") || strings.Contains(body, `id="void"`) {
 		t.Errorf("after void: %s", body)
 	}
 	// Void again: the gateway's 409, shown on the order.
-	status, _, body = b.postFrom("/dashboard/order?invoice=INV-PAID", "/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}})
+	status, _, body = b.PostFrom("/dashboard/order?invoice=INV-PAID", "/dashboard/order/void", url.Values{"invoice": {"INV-PAID"}})
 	if status != http.StatusConflict || !strings.Contains(body, `id="action-error"`) {
 		t.Errorf("second void: %d %s", status, body)
 	}
 	// Cancel an unpaid order.
-	if status, _, _ := b.confirm("/dashboard/order/cancel?invoice=INV-OPEN"); status != http.StatusSeeOther {
+	if status, _, _ := b.Confirm("/dashboard/order/cancel?invoice=INV-OPEN"); status != http.StatusSeeOther {
 		t.Fatalf("cancel: %d", status)
 	}
 	if o := e.live.gateway(t, "GET", "/v1/order/detail/INV-OPEN", "")["data"].(map[string]any); o["order_status"] != recon.OrderCancelled {
 		t.Fatalf("cancelled order: %v", o["order_status"])
 	}
 	// Vietnamese.
-	if resp, _ := b.do("GET", "/dashboard/lang/vi?back=/dashboard/orders", nil, nil); resp.Header.Get("Location") != "/dashboard/orders" {
+	if resp, _ := b.Do("GET", "/dashboard/lang/vi?back=/dashboard/orders", nil, nil); resp.Header.Get("Location") != "/dashboard/orders" {
 		t.Fatalf("language switch: %s", resp.Header.Get("Location"))
 	}
-	if _, body := b.get("/dashboard/orders"); !strings.Contains(body, `lang="vi"`) || !strings.Contains(body, "Đơn hàng") || !strings.Contains(body, "150.000 ₫") {
+	if _, body := b.Get("/dashboard/orders"); !strings.Contains(body, `lang="vi"`) || !strings.Contains(body, "Đơn hàng") || !strings.Contains(body, "150.000 ₫") {
 		t.Errorf("Vietnamese orders page: %s", body)
 	}
 }
