@@ -35,7 +35,7 @@ func TestDispatcherDelivers(t *testing.T) {
 		reg := prometheus.NewRegistry()
 		start(t, &delivery.Dispatcher{Store: db, Client: loopback(), Metrics: delivery.NewMetrics(reg), Poll: 10 * time.Millisecond})
 
-		waitFor(t, "the delivery to be delivered", func() bool { return status(t, db, d.ID).Status == recon.DeliveryDelivered })
+		testkit.WaitFor(t, "the delivery to be delivered", 30*time.Second, func() bool { return status(t, db, d.ID).Status == recon.DeliveryDelivered })
 		got := status(t, db, d.ID)
 		if got.Attempts != 1 || got.LastError != "" || !got.LeaseUntil.IsZero() || got.DeliveredAt.IsZero() {
 			t.Fatalf("delivered %+v", got)
@@ -57,7 +57,7 @@ func TestDispatcherDelivers(t *testing.T) {
 			delivery.Verify(signingSecret(t, db, d.CompanyID), h.Get(delivery.HeaderTimestamp), h.Get(delivery.HeaderSignature), calls[0].body, time.Now(), time.Minute) != nil {
 			t.Fatalf("headers %v", h)
 		}
-		waitFor(t, "the attempt to be counted", func() bool {
+		testkit.WaitFor(t, "the attempt to be counted", 30*time.Second, func() bool {
 			return counter(t, reg, "recon_delivery_attempts_total", "delivered") == 1
 		})
 	})
@@ -99,7 +99,7 @@ func TestDispatcherRetriesThenDelivers(t *testing.T) {
 		start(t, &delivery.Dispatcher{Store: db, Client: loopback(), Poll: 5 * time.Millisecond,
 			Schedule: delivery.Schedule{Waits: []time.Duration{20 * time.Millisecond, 40 * time.Millisecond}, MaxAge: time.Hour}})
 
-		waitFor(t, "the delivery to be delivered", func() bool { return status(t, db, d.ID).Status == recon.DeliveryDelivered })
+		testkit.WaitFor(t, "the delivery to be delivered", 30*time.Second, func() bool { return status(t, db, d.ID).Status == recon.DeliveryDelivered })
 		attempts, err := db.DeliveryAttempts(t.Context(), d.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -139,10 +139,10 @@ func TestDispatcherGivesUp(t *testing.T) {
 			Schedule: delivery.Schedule{Waits: []time.Duration{time.Minute}, MaxAge: 150 * time.Second}})
 		// Attempts at 0, 1 and 2 minutes, then at 2.5 (the 150 s deadline): dead.
 		for i := 1; i <= 3; i++ {
-			waitFor(t, "an attempt", func() bool { return rc.total.Load() == int64(i) && status(t, db, d.ID).Attempts == i })
+			testkit.WaitFor(t, "an attempt", 30*time.Second, func() bool { return rc.total.Load() == int64(i) && status(t, db, d.ID).Attempts == i })
 			clock.Advance(time.Minute)
 		}
-		waitFor(t, "the delivery to be dead", func() bool { return status(t, db, d.ID).Status == recon.DeliveryDead })
+		testkit.WaitFor(t, "the delivery to be dead", 30*time.Second, func() bool { return status(t, db, d.ID).Status == recon.DeliveryDead })
 		got := status(t, db, d.ID)
 		if got.Attempts != 4 || got.LastError != "HTTP 302: redirects are not followed" || rc.total.Load() != 4 {
 			t.Fatalf("dead delivery %+v after %d requests", got, rc.total.Load())
@@ -163,7 +163,7 @@ func TestDispatcherWithoutActiveTarget(t *testing.T) {
 		list := append(enqueue(t, db, none, 1), enqueue(t, db, inactive, 1)...)
 		start(t, &delivery.Dispatcher{Store: db, Client: loopback(), Poll: 5 * time.Millisecond})
 		for _, d := range list {
-			waitFor(t, "the delivery to be dead", func() bool { return status(t, db, d.ID).Status == recon.DeliveryDead })
+			testkit.WaitFor(t, "the delivery to be dead", 30*time.Second, func() bool { return status(t, db, d.ID).Status == recon.DeliveryDead })
 			if got := status(t, db, d.ID); got.LastError != "no active IPN target" || got.Attempts != 1 {
 				t.Fatalf("delivery %+v", got)
 			}
@@ -184,7 +184,7 @@ func TestDispatcherRefusesInternalTargets(t *testing.T) {
 	setIPN(t, db, c, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1), "k")
 	d := enqueue(t, db, c, 1)[0]
 	start(t, &delivery.Dispatcher{Store: db, Client: delivery.NewClient(delivery.ClientOptions{}), Poll: 5 * time.Millisecond})
-	waitFor(t, "an attempt", func() bool { return status(t, db, d.ID).Attempts == 1 })
+	testkit.WaitFor(t, "an attempt", 30*time.Second, func() bool { return status(t, db, d.ID).Attempts == 1 })
 	if got := status(t, db, d.ID); got.Status != recon.DeliveryPending || got.LastError != "refused to connect to an internal address" {
 		t.Fatalf("delivery %+v", got)
 	}
@@ -204,12 +204,12 @@ func TestDispatcherKick(t *testing.T) {
 		store := &claimCounter{DB: db}
 		d := &delivery.Dispatcher{Store: store, Client: loopback(), Poll: time.Hour}
 		start(t, d)
-		waitFor(t, "the first claim", func() bool { return store.claims.Load() >= 1 })
+		testkit.WaitFor(t, "the first claim", 30*time.Second, func() bool { return store.claims.Load() >= 1 })
 		// The dispatcher now waits an hour, unless kicked.
 		dl := enqueue(t, db, c, 1)[0]
 		d.Kick()
 		d.Kick() // kicks merge; none blocks
-		waitFor(t, "the kicked delivery", func() bool { return status(t, db, dl.ID).Status == recon.DeliveryDelivered })
+		testkit.WaitFor(t, "the kicked delivery", 30*time.Second, func() bool { return status(t, db, dl.ID).Status == recon.DeliveryDelivered })
 	})
 }
 
@@ -228,7 +228,7 @@ func TestDispatchersShareTheOutbox(t *testing.T) {
 		one, two := &claimCounter{DB: db}, &claimCounter{DB: other}
 		start(t, &delivery.Dispatcher{Store: one, Client: loopback(), Workers: 4, Batch: 8, Poll: 5 * time.Millisecond})
 		start(t, &delivery.Dispatcher{Store: two, Client: loopback(), Workers: 4, Batch: 8, Poll: 5 * time.Millisecond})
-		waitFor(t, "every delivery", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
+		testkit.WaitFor(t, "every delivery", 30*time.Second, func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
 		counts := rc.counts()
 		for _, d := range list {
 			if counts[d.ID] != 1 {
@@ -275,12 +275,12 @@ func TestDispatcherTakesUpADeadNodesClaims(t *testing.T) {
 		store := &claimCounter{DB: db}
 		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond,
 			Heartbeat: 10 * time.Millisecond, NodeTimeout: 5 * time.Second})
-		waitFor(t, "a few claims", func() bool { return store.claims.Load() >= 5 })
+		testkit.WaitFor(t, "a few claims", 30*time.Second, func() bool { return store.claims.Load() >= 5 })
 		if n := rc.total.Load(); n != 0 {
 			t.Fatalf("%d deliveries sent while the crashed node's heartbeat is fresh", n)
 		}
 		clock.Advance(5*time.Second + time.Microsecond) // a minute and more before the lease lapses
-		waitFor(t, "every delivery", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
+		testkit.WaitFor(t, "every delivery", 30*time.Second, func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
 		for id, n := range rc.counts() {
 			if n != 1 {
 				t.Fatalf("delivery %d received %d times", id, n)
@@ -307,15 +307,15 @@ func TestDispatcherRecoversALapsedLease(t *testing.T) {
 		// A node timeout longer than the lease: only the lease can free them.
 		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), Clock: clock, Poll: time.Millisecond,
 			Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Hour})
-		waitFor(t, "a few claims", func() bool { return store.claims.Load() >= 5 })
+		testkit.WaitFor(t, "a few claims", 30*time.Second, func() bool { return store.claims.Load() >= 5 })
 		clock.Advance(delivery.DefaultLease - time.Second)
 		before := store.claims.Load()
-		waitFor(t, "a few more claims", func() bool { return store.claims.Load() >= before+5 })
+		testkit.WaitFor(t, "a few more claims", 30*time.Second, func() bool { return store.claims.Load() >= before+5 })
 		if n := rc.total.Load(); n != 0 {
 			t.Fatalf("%d deliveries sent while the crashed claim's lease runs", n)
 		}
 		clock.Advance(time.Second)
-		waitFor(t, "every delivery", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
+		testkit.WaitFor(t, "every delivery", 30*time.Second, func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
 	})
 }
 
@@ -360,10 +360,10 @@ func TestDispatcherDeclaredDeadStartsNothingItHeld(t *testing.T) {
 		if got, err := db.ClaimDeliveries(t.Context(), "other", later, 10, time.Hour); err != nil || len(got) != 2 {
 			t.Fatalf("the other node's claim: %v, %v", len(got), err)
 		}
-		waitFor(t, "the slow node to learn it was declared dead", func() bool { return strings.Contains(logs.String(), "declared dead") })
+		testkit.WaitFor(t, "the slow node to learn it was declared dead", 30*time.Second, func() bool { return strings.Contains(logs.String(), "declared dead") })
 		unblock()
-		waitFor(t, "the queued delivery to be dropped", func() bool { return strings.Contains(logs.String(), "attempt not started") })
-		waitFor(t, "the first delivery to be recorded", func() bool { return status(t, db, list[0].ID).Attempts == 1 })
+		testkit.WaitFor(t, "the queued delivery to be dropped", 30*time.Second, func() bool { return strings.Contains(logs.String(), "attempt not started") })
+		testkit.WaitFor(t, "the first delivery to be recorded", 30*time.Second, func() bool { return status(t, db, list[0].ID).Attempts == 1 })
 		if got := status(t, db, list[1].ID); got.Attempts != 0 || got.ClaimedBy != "other" || rc.total.Load() != 1 {
 			t.Fatalf("second delivery %+v after %d requests", got, rc.total.Load())
 		}
@@ -494,13 +494,13 @@ func TestDispatcherDoesNotStartAttemptsPastTheLease(t *testing.T) {
 	<-arrived
 	clock.Advance(100 * time.Second) // past the 2 min lease less the 30 s timeout and the 5 s to record
 	close(release)
-	waitFor(t, "the second delivery to be skipped", func() bool { return strings.Contains(logs.String(), "lease too short") })
+	testkit.WaitFor(t, "the second delivery to be skipped", 30*time.Second, func() bool { return strings.Contains(logs.String(), "lease too short") })
 	if got := status(t, db, list[1].ID); got.Attempts != 0 || rc.total.Load() != 1 {
 		t.Fatalf("second delivery %+v after %d requests", got, rc.total.Load())
 	}
-	waitFor(t, "the first delivery to be recorded", func() bool { return status(t, db, list[0].ID).Status == recon.DeliveryDelivered })
+	testkit.WaitFor(t, "the first delivery to be recorded", 30*time.Second, func() bool { return status(t, db, list[0].ID).Status == recon.DeliveryDelivered })
 	clock.Advance(30 * time.Second) // the second's lease lapses: claimed again
-	waitFor(t, "both deliveries", func() bool { return countStatus(t, db, recon.DeliveryDelivered) == 2 })
+	testkit.WaitFor(t, "both deliveries", 30*time.Second, func() bool { return countStatus(t, db, recon.DeliveryDelivered) == 2 })
 	if counts := rc.counts(); counts[list[0].ID] != 1 || counts[list[1].ID] != 1 {
 		t.Fatalf("requests per delivery: %v", counts)
 	}
@@ -543,7 +543,7 @@ func TestDispatcherBeatsUntilItsAttemptsEnd(t *testing.T) {
 		}
 		cancel() // the stop begins with the attempt in progress
 		stoppedAt := beat()
-		waitFor(t, "a heartbeat after the stop began", func() bool { return beat().After(stoppedAt) })
+		testkit.WaitFor(t, "a heartbeat after the stop began", 30*time.Second, func() bool { return beat().After(stoppedAt) })
 		unblock()
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -569,11 +569,11 @@ func TestDispatcherWithADeadDatabase(t *testing.T) {
 		done <- (&delivery.Dispatcher{Store: db, Client: loopback(), Poll: 5 * time.Millisecond,
 			Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(&logs, nil))}).Run(ctx)
 	}()
-	waitFor(t, "the node to join", func() bool { return countNodes(t, db) == 1 })
+	testkit.WaitFor(t, "the node to join", 30*time.Second, func() bool { return countNodes(t, db) == 1 })
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a logged heartbeat failure", func() bool { return strings.Contains(logs.String(), "delivery: node heartbeat") })
+	testkit.WaitFor(t, "a logged heartbeat failure", 30*time.Second, func() bool { return strings.Contains(logs.String(), "delivery: node heartbeat") })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("Run after the database went away: %v", err)

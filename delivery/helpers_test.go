@@ -74,19 +74,6 @@ func (rc *receiver) counts() map[int64]int {
 	return out
 }
 
-// waitFor polls cond until it holds, failing t after a deadline: tests wait
-// for conditions, never for fixed durations.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // newCompany stores a company.
 func newCompany(t testing.TB, db *sqlstore.DB, n int) int64 {
 	t.Helper()

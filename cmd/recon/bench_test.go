@@ -492,7 +492,7 @@ func ipnLatency(b *testing.B, engine string, rate, seconds, batch int) {
 		}
 		tick.Stop()
 		wg.Wait()
-		waitFor(b, "every IPN", 120*time.Second, func() bool {
+		testkit.WaitFor(b, "every IPN", 120*time.Second, func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(arrived) == n

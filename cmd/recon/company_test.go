@@ -174,14 +174,14 @@ func TestInactiveCompanyEndToEnd(t *testing.T) {
 		// company's been claimable, the dispatcher, which claims in due
 		// order, would have claimed it no later.
 		cliJSON(t, dbURL, "simulate", "transfer", "--bank-account", other.account, "--amount", "100000", "--content", "chuyen tien "+otherCode)
-		waitFor(t, "the active company's ORDER_PAID", 15*time.Second, func() bool { return len(rcOther.ipnOf(t, "ORDER_PAID")) == 1 })
+		testkit.WaitFor(t, "the active company's ORDER_PAID", 15*time.Second, func() bool { return len(rcOther.ipnOf(t, "ORDER_PAID")) == 1 })
 		waiting := cliJSONList(t, dbURL, "deliveries", "list", "--company", m.company)
 		if len(waiting) != 1 || waiting[0]["status"] != "pending" || waiting[0]["attempts"] != float64(0) || len(rc.ipnOf(t, "ORDER_PAID")) != 0 {
 			t.Fatalf("inactive company's deliveries: %v (received %d)", waiting, len(rc.ipnOf(t, "ORDER_PAID")))
 		}
 
 		cliJSON(t, dbURL, "company", "update", m.company, "--from-json", `{"status":"active"}`)
-		waitFor(t, "ORDER_PAID after activation", 15*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) == 1 })
+		testkit.WaitFor(t, "ORDER_PAID after activation", 15*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) == 1 })
 		m.pay(t, "no code", 5000) // the API takes the feed's transfers again
 		if detail := m.gateway(t, "GET", "/v1/order/detail/INV-1", "")["data"].(map[string]any); detail["order_status"] != "CAPTURED" {
 			t.Fatalf("order after activation: %v", detail)
@@ -224,7 +224,7 @@ func TestServeAppliesRetention(t *testing.T) {
 			return n
 		}
 		startServer(t, dbURL)
-		waitFor(t, "the retention pass", 15*time.Second, func() bool { return total(ids[0]) == 0 })
+		testkit.WaitFor(t, "the retention pass", 15*time.Second, func() bool { return total(ids[0]) == 0 })
 		if n := total(ids[1]); n != 2 {
 			t.Fatalf("the company that keeps everything has %d transactions, want 2", n)
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -82,7 +83,7 @@ func startProcess(t testing.TB, bin, addr, dbURL string, extra ...string) *exec.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	waitFor(t, "the server to be healthy", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the server to be healthy", 30*time.Second, func() bool {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
 			resp.Body.Close()
@@ -255,7 +256,7 @@ func TestCrashRecovery(t *testing.T) {
 			enqueueIPNs(t, m, fmt.Sprintf("7%02d", start/recon.MaxIngestBatch), min(recon.MaxIngestBatch, n-start))
 		}
 		ids := allIDs(t, dbURL)
-		waitFor(t, "attempts in flight", 30*time.Second, func() bool { return rc.count(func(s *sink) int { return s.waiting }) >= 16 })
+		testkit.WaitFor(t, "attempts in flight", 30*time.Second, func() bool { return rc.count(func(s *sink) int { return s.waiting }) >= 16 })
 		if err := proc.Process.Kill(); err != nil { // kill -9, deliveries in flight
 			t.Fatal(err)
 		}
@@ -268,9 +269,9 @@ func TestCrashRecovery(t *testing.T) {
 		rc.open()
 		startProcess(t, bin, addr, dbURL, append(flags, "--node-id", "second")...)
 		restarted := time.Now()
-		waitFor(t, "the dead server's claimed IPNs", recoveryBound, func() bool { ok, _ := rc.all(claimed); return ok })
+		testkit.WaitFor(t, "the dead server's claimed IPNs", recoveryBound, func() bool { ok, _ := rc.all(claimed); return ok })
 		_, last := rc.all(claimed)
-		waitFor(t, "every IPN", 10*time.Minute, func() bool { ok, _ := rc.all(ids); return ok })
+		testkit.WaitFor(t, "every IPN", 10*time.Minute, func() bool { ok, _ := rc.all(ids); return ok })
 		t.Logf("%s: SIGKILL with %d of %d IPNs claimed; restarted in %.1fs; all the claimed ones arrived %.1fs after the restart (%.1fs after the kill); %d requests in all",
 			engine, len(claimed), n, restarted.Sub(killed).Seconds(), last.Sub(restarted).Seconds(), last.Sub(killed).Seconds(),
 			rc.count(func(s *sink) int { return s.requests }))
@@ -298,7 +299,7 @@ func TestCrashOfOneNode(t *testing.T) {
 	}
 	ids := allIDs(t, dbURL)
 	// Both nodes' workers are busy, held at the gate: each holds claims.
-	waitFor(t, "both nodes' attempts in flight", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "both nodes' attempts in flight", 30*time.Second, func() bool {
 		return rc.count(func(s *sink) int { return s.waiting }) >= 16
 	})
 	if err := a.Process.Kill(); err != nil {
@@ -311,9 +312,9 @@ func TestCrashOfOneNode(t *testing.T) {
 		t.Fatal("the killed node held no claims: the test crashed nothing")
 	}
 	rc.open()
-	waitFor(t, "the dead node's claimed IPNs", recoveryBound, func() bool { ok, _ := rc.all(claimed); return ok })
+	testkit.WaitFor(t, "the dead node's claimed IPNs", recoveryBound, func() bool { ok, _ := rc.all(claimed); return ok })
 	_, last := rc.all(claimed)
-	waitFor(t, "every IPN", 10*time.Minute, func() bool { ok, _ := rc.all(ids); return ok })
+	testkit.WaitFor(t, "every IPN", 10*time.Minute, func() bool { ok, _ := rc.all(ids); return ok })
 	t.Logf("node a killed holding %d of %d IPNs; node b sent them all %.1fs after the kill", len(claimed), n, last.Sub(killed).Seconds())
 }
 
@@ -339,10 +340,10 @@ func TestReceiverDownThenUp(t *testing.T) {
 	if len(ids) != n {
 		t.Fatalf("%d deliveries, want %d", len(ids), n)
 	}
-	waitFor(t, "every IPN once the receiver is up", 60*time.Second, func() bool { ok, _ := rc.all(ids); return ok })
+	testkit.WaitFor(t, "every IPN once the receiver is up", 60*time.Second, func() bool { ok, _ := rc.all(ids); return ok })
 	// Attempts are recorded after the answer: wait until every one is.
 	db := dbtest.OpenURL(t, dbURL)
-	waitFor(t, "every delivery recorded delivered", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "every delivery recorded delivered", 30*time.Second, func() bool {
 		ds, err := db.Deliveries(context.Background(), 0, recon.DeliveryFilter{Status: recon.DeliveryDelivered, Limit: 500})
 		return err == nil && len(ds) == n
 	})
@@ -374,7 +375,7 @@ func TestTwoNodes(t *testing.T) {
 	const n = 300
 	enqueueIPNs(t, m, "9", n)
 	ids := allIDs(t, dbURL)
-	waitFor(t, "every IPN", 60*time.Second, func() bool { ok, _ := rc.all(ids); return ok })
+	testkit.WaitFor(t, "every IPN", 60*time.Second, func() bool { ok, _ := rc.all(ids); return ok })
 	// A stopped server has finished every attempt it started: a duplicate,
 	// if any, has arrived by then.
 	for _, stop := range []func() error{stopA, stopB} {

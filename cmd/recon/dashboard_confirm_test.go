@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -141,7 +142,7 @@ func TestDashboardConfirm(t *testing.T) {
 		if status, loc, _ := boss.Confirm(withQuery(x1+"/resolve", match)); status != http.StatusSeeOther || loc != x1+"?order=INV-EXC" {
 			t.Fatalf("confirmed match: %d %s", status, loc)
 		}
-		waitFor(t, "ORDER_PAID of INV-EXC", 10*time.Second, func() bool {
+		testkit.WaitFor(t, "ORDER_PAID of INV-EXC", 10*time.Second, func() bool {
 			for _, p := range e.rc.ipnOf(t, "ORDER_PAID") {
 				if p["order"].(map[string]any)["order_invoice_number"] == "INV-EXC" {
 					return true
@@ -160,7 +161,7 @@ func TestDashboardConfirm(t *testing.T) {
 			t.Fatalf("INV-PAID after the confirmed void: %s", got)
 		}
 		voided := e.deliveryOf(t, e.live, "TRANSACTION_VOID", "INV-PAID")
-		waitFor(t, "the TRANSACTION_VOID delivered", 10*time.Second, func() bool {
+		testkit.WaitFor(t, "the TRANSACTION_VOID delivered", 10*time.Second, func() bool {
 			d, err := e.db.Delivery(ctx, e.live, voided.ID)
 			return err == nil && d.Status == recon.DeliveryDelivered
 		})
@@ -215,7 +216,7 @@ func TestDashboardConfirm(t *testing.T) {
 		if status, loc, _ := boss.Confirm(withQuery("/dashboard/notifications/replay", replay)); status != http.StatusSeeOther || loc != "/dashboard/notifications?replayed=1" {
 			t.Fatalf("confirmed replay failed: %d %s", status, loc)
 		}
-		waitFor(t, "the failed ORDER_PAID sent again", 10*time.Second, func() bool {
+		testkit.WaitFor(t, "the failed ORDER_PAID sent again", 10*time.Second, func() bool {
 			d, err := e.db.Delivery(ctx, e.live, failing.ID)
 			return err == nil && d.Status == recon.DeliveryDelivered
 		})

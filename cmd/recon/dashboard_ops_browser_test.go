@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web/browsertest"
 )
@@ -61,7 +62,7 @@ func TestDashboardOpsBrowser(t *testing.T) {
 			t.Errorf("note %q", got)
 		}
 		paid := e.deliveryOf(t, e.live, "ORDER_PAID", "INV-EXC")
-		waitFor(t, "ORDER_PAID sent", 10*time.Second, func() bool {
+		testkit.WaitFor(t, "ORDER_PAID sent", 10*time.Second, func() bool {
 			e.rc.mu.Lock()
 			defer e.rc.mu.Unlock()
 			return e.rc.seen[fmt.Sprint(paid.ID)] == 1
@@ -93,7 +94,7 @@ func TestDashboardOpsBrowser(t *testing.T) {
 		if got := text("#replayed"); !strings.Contains(got, "queued") {
 			t.Errorf("replay notice: %q", got)
 		}
-		waitFor(t, "ORDER_PAID replayed", 10*time.Second, func() bool {
+		testkit.WaitFor(t, "ORDER_PAID replayed", 10*time.Second, func() bool {
 			e.rc.mu.Lock()
 			defer e.rc.mu.Unlock()
 			return e.rc.seen[fmt.Sprint(paid.ID)] == 2

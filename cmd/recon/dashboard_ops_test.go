@@ -13,6 +13,7 @@ import (
 
 	"recon"
 	"recon/delivery"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
@@ -137,7 +138,7 @@ func (e *opsEnv) failingIPN(t *testing.T, invoice string) *recon.Delivery {
 	code := e.dashEnv.live.gateway(t, "GET", "/v1/order/detail/"+invoice, "")["data"].(map[string]any)["payment"].(map[string]any)["code"].(string)
 	e.dashEnv.live.pay(t, code, 3000)
 	failing := e.deliveryOf(t, e.live, "ORDER_PAID", invoice)
-	waitFor(t, "a failed attempt", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "a failed attempt", 10*time.Second, func() bool {
 		d, err := e.db.Delivery(context.Background(), e.live, failing.ID)
 		return err == nil && d.Attempts > 0
 	})
@@ -297,7 +298,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	if status != http.StatusSeeOther || loc != x1+"?order=INV-EXC" {
 		t.Fatalf("match: %d %s", status, loc)
 	}
-	waitFor(t, "ORDER_PAID of INV-EXC", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "ORDER_PAID of INV-EXC", 10*time.Second, func() bool {
 		for _, p := range e.rc.ipnOf(t, "ORDER_PAID") {
 			if p["order"].(map[string]any)["order_invoice_number"] == "INV-EXC" {
 				return true
@@ -372,7 +373,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 	ctx := context.Background()
 	boss := e.signedIn(t, "boss@saomai.vn")
 	paid := e.deliveryOf(t, e.live, "ORDER_PAID", "INV-EXC")
-	waitFor(t, "INV-EXC's ORDER_PAID delivered", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "INV-EXC's ORDER_PAID delivered", 10*time.Second, func() bool {
 		d, err := e.db.Delivery(ctx, e.live, paid.ID)
 		return err == nil && d.Status == recon.DeliveryDelivered
 	})
@@ -427,7 +428,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 	if status != http.StatusSeeOther || loc != dpath+"?replayed=1" {
 		t.Fatalf("replay: %d %s", status, loc)
 	}
-	waitFor(t, "the replayed ORDER_PAID", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the replayed ORDER_PAID", 10*time.Second, func() bool {
 		e.rc.mu.Lock()
 		defer e.rc.mu.Unlock()
 		return e.rc.seen[fmt.Sprint(paid.ID)] == 2
@@ -460,7 +461,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 	if status != http.StatusSeeOther || loc != "/dashboard/notifications?replayed=1" {
 		t.Fatalf("replay failed: %d %s", status, loc)
 	}
-	waitFor(t, "the failed ORDER_PAID sent again", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the failed ORDER_PAID sent again", 10*time.Second, func() bool {
 		e.rc.mu.Lock()
 		defer e.rc.mu.Unlock()
 		return e.rc.seen[fmt.Sprint(failing.ID)] == 1

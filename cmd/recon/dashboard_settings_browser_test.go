@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web/browsertest"
 )
@@ -46,7 +47,7 @@ func TestDashboardSettingsBrowser(t *testing.T) {
 		if got := text("#test-sent"); !strings.Contains(got, "on its way") {
 			t.Errorf("test notification: %q", got)
 		}
-		waitFor(t, "the test notification", 30*time.Second, func() bool {
+		testkit.WaitFor(t, "the test notification", 30*time.Second, func() bool {
 			e.rc.mu.Lock()
 			defer e.rc.mu.Unlock()
 			for _, r := range e.rc.got[before:] {

@@ -75,7 +75,7 @@ func TestExceptionsEndToEnd(t *testing.T) {
 		if status != 200 {
 			t.Fatalf("resolve: %d %v", status, body)
 		}
-		waitFor(t, "ORDER_PAID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) > 0 })
+		testkit.WaitFor(t, "ORDER_PAID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) > 0 })
 		paid := rc.ipnOf(t, "ORDER_PAID")
 		if len(paid) != 1 || paid[0]["order"].(map[string]any)["order_invoice_number"] != "INV-0001" ||
 			paid[0]["transaction"].(map[string]any)["transaction_amount"] != "150000.00" {

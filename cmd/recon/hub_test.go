@@ -176,7 +176,7 @@ func TestHubEventsDelivered(t *testing.T) {
 		}
 		xid := body["xid"].(string)
 		m.call(t, "POST", "/v1/link-token/revoke", `{"link_token_xid":"`+xid+`"}`)
-		waitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
+		testkit.WaitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
 		// A tenant's hub events arrive in the order they happened.
 		events := rc.hubEvents(t)
 		created, revoked := events[0], events[1]
@@ -298,7 +298,7 @@ func TestHubLinkEndToEnd(t *testing.T) {
 				t.Fatalf("step %v: %d\n%s", step.form, status, html)
 			}
 		}
-		waitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
+		testkit.WaitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
 		var names []string
 		var accountXID string
 		for _, e := range rc.hubEvents(t) {
@@ -314,7 +314,7 @@ func TestHubLinkEndToEnd(t *testing.T) {
 		}
 		cliJSON(t, dbURL, "simulate", "transfer", "--bank-account", fmt.Sprint(accounts[0]["id"]), "--amount", "150000", "--content", "chuyen tien")
 		var change map[string]any
-		waitFor(t, "the balance change", 20*time.Second, func() bool {
+		testkit.WaitFor(t, "the balance change", 20*time.Second, func() bool {
 			rc.mu.Lock()
 			defer rc.mu.Unlock()
 			for _, g := range rc.got {
@@ -434,7 +434,7 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 		expect := func(events ...string) {
 			t.Helper()
 			want = append(want, events...)
-			waitFor(t, fmt.Sprint(len(want), " hub events"), 20*time.Second, func() bool { return len(rc.hubEvents(t)) >= len(want) })
+			testkit.WaitFor(t, fmt.Sprint(len(want), " hub events"), 20*time.Second, func() bool { return len(rc.hubEvents(t)) >= len(want) })
 			if got := seen(); !slices.Equal(got, want) {
 				t.Fatalf("the receiver got\n%v\nwant\n%v", got, want)
 			}

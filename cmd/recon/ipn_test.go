@@ -59,18 +59,6 @@ func newReceiver(t testing.TB) *receiver {
 	return rc
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // ipnOf returns the received IPN bodies of the event type.
 func (rc *receiver) ipnOf(t testing.TB, typ string) []map[string]any {
 	rc.mu.Lock()
@@ -203,7 +191,7 @@ func TestIPNLoop(t *testing.T) {
 		}
 		m.pay(t, code, 100000) // short: no IPN yet
 		m.pay(t, code, 50000)  // completes the payment
-		waitFor(t, "ORDER_PAID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) > 0 })
+		testkit.WaitFor(t, "ORDER_PAID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) > 0 })
 		paid := rc.ipnOf(t, "ORDER_PAID")
 		if len(paid) != 1 {
 			t.Fatalf("%d ORDER_PAID IPNs, want 1", len(paid))
@@ -240,7 +228,7 @@ func TestIPNLoop(t *testing.T) {
 		}
 		// Void: CANCELLED and TRANSACTION_VOID with VOIDED.
 		m.gateway(t, "POST", "/v1/order/voidTransaction", `{"order_invoice_number":"INV-0001"}`)
-		waitFor(t, "TRANSACTION_VOID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "TRANSACTION_VOID")) > 0 })
+		testkit.WaitFor(t, "TRANSACTION_VOID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "TRANSACTION_VOID")) > 0 })
 		void := rc.ipnOf(t, "TRANSACTION_VOID")[0]
 		if void["order"].(map[string]any)["order_status"] != "CANCELLED" || void["transaction"].(map[string]any)["transaction_status"] != "VOIDED" {
 			t.Fatalf("void IPN: %v", void)
@@ -275,12 +263,12 @@ func TestDeliveriesCLIOperations(t *testing.T) {
 		if d["event"] != "TEST_NOTIFICATION" {
 			t.Fatalf("test: %v", d)
 		}
-		waitFor(t, "the failed attempt", 20*time.Second, func() bool {
+		testkit.WaitFor(t, "the failed attempt", 20*time.Second, func() bool {
 			rc.mu.Lock()
 			defer rc.mu.Unlock()
 			return len(rc.got) > 0
 		})
-		waitFor(t, "the attempt recorded", 20*time.Second, func() bool {
+		testkit.WaitFor(t, "the attempt recorded", 20*time.Second, func() bool {
 			st := cliJSONList(t, dbURL, "deliveries", "stats", "--company", co)
 			return len(st) == 1 && st[0]["failing"] == 1.0
 		})
@@ -290,7 +278,7 @@ func TestDeliveriesCLIOperations(t *testing.T) {
 		if res := cliJSON(t, dbURL, "deliveries", "replay", "--failed-since", "2000-01-01 00:00:00", "--company", co); res["replayed"] != 1.0 {
 			t.Fatalf("replay: %v", res)
 		}
-		waitFor(t, "the replay delivered", 20*time.Second, func() bool {
+		testkit.WaitFor(t, "the replay delivered", 20*time.Second, func() bool {
 			st := cliJSONList(t, dbURL, "deliveries", "stats", "--company", co)
 			return len(st) == 1 && st[0]["delivered"] == 1.0
 		})

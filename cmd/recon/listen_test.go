@@ -61,7 +61,7 @@ func startListener(t *testing.T, m *merchantSetup, forwardTo string, extra ...st
 	}
 	t.Cleanup(stop)
 	re := regexp.MustCompile(`Signing secret: (\S+)`)
-	waitFor(t, "the listener to be ready", 20*time.Second, func() bool { return re.MatchString(out.String()) })
+	testkit.WaitFor(t, "the listener to be ready", 20*time.Second, func() bool { return re.MatchString(out.String()) })
 	return out, re.FindStringSubmatch(out.String())[1], stop
 }
 
@@ -95,8 +95,8 @@ func TestListen(t *testing.T) {
 		}
 		test.pay(t, test.checkout(t, "T-1", 100000), 100000)
 		live.pay(t, live.checkout(t, "INV-1", 200000), 200000)
-		waitFor(t, "T-1 at the listener", 20*time.Second, func() bool { return paid(local)["T-1"] == 1 })
-		waitFor(t, "INV-1 at the live URL", 20*time.Second, func() bool { return paid(liveRC)["INV-1"] == 1 })
+		testkit.WaitFor(t, "T-1 at the listener", 20*time.Second, func() bool { return paid(local)["T-1"] == 1 })
+		testkit.WaitFor(t, "INV-1 at the live URL", 20*time.Second, func() bool { return paid(liveRC)["INV-1"] == 1 })
 
 		// What the listener forwarded carries a target's headers, signed
 		// under the secret it printed.
@@ -115,7 +115,7 @@ func TestListen(t *testing.T) {
 		}
 		// Recorded as an attempt: delivered, with the listener's answer.
 		var shown map[string]any
-		waitFor(t, "the answer to be recorded", 20*time.Second, func() bool {
+		testkit.WaitFor(t, "the answer to be recorded", 20*time.Second, func() bool {
 			shown = cliJSON(t, dbURL, "deliveries", "show", id)
 			return shown["status"] == "delivered"
 		})
@@ -129,12 +129,12 @@ func TestListen(t *testing.T) {
 		stop()
 		test.pay(t, test.checkout(t, "T-2", 50000), 50000)
 		_, _, _ = startListener(t, test, local.URL+"/hook")
-		waitFor(t, "T-2 after the restart", 20*time.Second, func() bool { return paid(local)["T-2"] == 1 })
+		testkit.WaitFor(t, "T-2 after the restart", 20*time.Second, func() bool { return paid(local)["T-2"] == 1 })
 
 		// A second listener: both get every notification.
 		startListener(t, test, local2.URL+"/hook")
 		test.pay(t, test.checkout(t, "T-3", 70000), 70000)
-		waitFor(t, "T-3 at both listeners", 20*time.Second, func() bool { return paid(local)["T-3"] == 1 && paid(local2)["T-3"] == 1 })
+		testkit.WaitFor(t, "T-3 at both listeners", 20*time.Second, func() bool { return paid(local)["T-3"] == 1 && paid(local2)["T-3"] == 1 })
 
 		// Exactly once each at a listener; nothing of test mode at the live
 		// URL, nothing of live mode at the listeners.
@@ -215,7 +215,7 @@ func TestListenFailures(t *testing.T) {
 		lout, _, stop := startListener(t, test, silent.URL+"/hook", "--forward-timeout", "100ms")
 		test.pay(t, test.checkout(t, "T-1", 100000), 100000)
 		var shown map[string]any
-		waitFor(t, "the timed-out attempt to be recorded", 20*time.Second, func() bool {
+		testkit.WaitFor(t, "the timed-out attempt to be recorded", 20*time.Second, func() bool {
 			list, err := cli(t, dbURL, "deliveries", "list", "--company", test.company, "--test", "--json")
 			if err != nil || !strings.Contains(list, `"id"`) {
 				return false
@@ -239,7 +239,7 @@ func TestListenFailures(t *testing.T) {
 		stop()
 		ok := newReceiver(t)
 		startListener(t, test, ok.URL+"/hook")
-		waitFor(t, "the pending notification at the next listener", 20*time.Second, func() bool { return len(ok.ipnOf(t, "ORDER_PAID")) == 1 })
+		testkit.WaitFor(t, "the pending notification at the next listener", 20*time.Second, func() bool { return len(ok.ipnOf(t, "ORDER_PAID")) == 1 })
 	})
 }
 
@@ -262,7 +262,7 @@ func TestListenEndsWhenCredentialsRotate(t *testing.T) {
 			done <- run(ctx, []string{"listen", "--server", base, "--merchant-id", test.merchantID, "--merchant-secret", test.secret,
 				"--forward-to", local.URL + "/hook"}, func(k string) string { return testEnv(dbURL, k) }, strings.NewReader(""), out, out)
 		}()
-		waitFor(t, "the listener to be ready", 20*time.Second, func() bool { return strings.Contains(out.String(), "Signing secret:") })
+		testkit.WaitFor(t, "the listener to be ready", 20*time.Second, func() bool { return strings.Contains(out.String(), "Signing secret:") })
 
 		creds := cliJSON(t, dbURL, "merchant", "credentials", "--company", test.company, "--test", "--rotate")
 		rotated := *test

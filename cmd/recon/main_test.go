@@ -412,13 +412,13 @@ func TestGracefulShutdown(t *testing.T) {
 	fmt.Fprintf(conn, "PATCH /api/v1/company/configurations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", token, len(body), body[:10])
 	// Wait until the server serves the request (it waits for the rest of
 	// the body): one request in flight, the PATCH (the scrape is on the metrics listener).
-	waitFor(t, "the PATCH in flight", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "the PATCH in flight", 20*time.Second, func() bool {
 		return strings.Contains(metricsText(t, "http://"+metricsAddr), "\nrecon_http_requests_in_flight 1\n")
 	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
 	// Wait until the stop has begun: the listener refuses new connections.
-	waitFor(t, "the listener to close", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "the listener to close", 20*time.Second, func() bool {
 		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 		if err == nil {
 			c.Close()

@@ -16,6 +16,7 @@ import (
 
 	"recon/client"
 	"recon/delivery"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -222,7 +223,7 @@ func TestSDKEndToEnd(t *testing.T) {
 			Content: "thanh toan " + order.Payment.Code}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "a verified ORDER_PAID", 10*time.Second, func() bool { return len(rc.notifications("ORDER_PAID")) > 0 })
+		testkit.WaitFor(t, "a verified ORDER_PAID", 10*time.Second, func() bool { return len(rc.notifications("ORDER_PAID")) > 0 })
 		n := rc.notifications("ORDER_PAID")[0]
 		ipn, err := n.IPN()
 		if err != nil || ipn.NotificationType != client.IPNOrderPaid || ipn.Order.OrderInvoiceNumber != "SDK-1" ||
@@ -264,7 +265,7 @@ func TestSDKEndToEnd(t *testing.T) {
 		if _, err := api.GetOrder(ctx, "NOPE"); !errors.As(err, &e) || e.StatusCode != 404 || e.Code != client.CodeNotFound {
 			t.Fatalf("unknown order: %v", err)
 		}
-		waitFor(t, "a verified TRANSACTION_VOID", 10*time.Second, func() bool { return len(rc.notifications("TRANSACTION_VOID")) > 0 })
+		testkit.WaitFor(t, "a verified TRANSACTION_VOID", 10*time.Second, func() bool { return len(rc.notifications("TRANSACTION_VOID")) > 0 })
 
 		// Reconciliation: the order's transfer is matched.
 		rep, err := api.Reconciliation(ctx, "", "")
@@ -288,7 +289,7 @@ func TestSDKEndToEnd(t *testing.T) {
 		if count != 2 || paid == nil {
 			t.Fatalf("%d deliveries, ORDER_PAID %v", count, paid)
 		}
-		waitFor(t, "ORDER_PAID delivered", 10*time.Second, func() bool {
+		testkit.WaitFor(t, "ORDER_PAID delivered", 10*time.Second, func() bool {
 			d, err := api.GetDelivery(ctx, paid.ID)
 			return err == nil && d.Status == "delivered"
 		})
@@ -299,7 +300,7 @@ func TestSDKEndToEnd(t *testing.T) {
 		if d, err = api.ReplayDelivery(ctx, paid.ID); err != nil || d.ID != paid.ID {
 			t.Fatalf("replay: %+v %v", d, err)
 		}
-		waitFor(t, "the replayed ORDER_PAID", 10*time.Second, func() bool { return len(rc.notifications("ORDER_PAID")) == 2 })
+		testkit.WaitFor(t, "the replayed ORDER_PAID", 10*time.Second, func() bool { return len(rc.notifications("ORDER_PAID")) == 2 })
 		if ns := rc.notifications("ORDER_PAID"); ns[1].DeliveryID != ns[0].DeliveryID {
 			t.Fatalf("replay came with delivery id %s, first %s", ns[1].DeliveryID, ns[0].DeliveryID)
 		}
@@ -312,7 +313,7 @@ func TestSDKEndToEnd(t *testing.T) {
 		if err != nil || test.Event != "TEST_NOTIFICATION" {
 			t.Fatalf("test notification: %+v %v", test, err)
 		}
-		waitFor(t, "the test notification", 10*time.Second, func() bool { return len(rc.notifications("TEST_NOTIFICATION")) == 1 })
+		testkit.WaitFor(t, "the test notification", 10*time.Second, func() bool { return len(rc.notifications("TEST_NOTIFICATION")) == 1 })
 		if n, err := api.ReplayFailed(ctx, "2000-01-01 00:00:00", "ipn"); err != nil || n != 0 {
 			t.Fatalf("replay failed: %d %v (nothing failed)", n, err)
 		}

@@ -1034,7 +1034,7 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 		}
 		// Wait until every notification due is delivered: then what the
 		// receivers hold is all they will ever get.
-		waitFor(t, "the notifications", 20*time.Second, func() bool {
+		testkit.WaitFor(t, "the notifications", 20*time.Second, func() bool {
 			for _, s := range []*side{md.live, md.test} {
 				ds, err := md.db.Deliveries(context.Background(), s.tenant, recon.DeliveryFilter{Status: recon.DeliveryDelivered})
 				if err != nil || len(ds) != 3-map[bool]int{true: 0, false: 1}[s.live] {

@@ -11,6 +11,7 @@ import (
 
 	"recon"
 	"recon/delivery"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
@@ -125,7 +126,7 @@ func TestTrigger(t *testing.T) {
 			len(paid.Deliveries) != 1 || paid.Deliveries[0].Event != recon.IPNOrderPaid || paid.Deliveries[0].Held {
 			t.Fatalf("second trigger: %+v", paid)
 		}
-		waitFor(t, "ORDER_PAID at the test URL", 20*time.Second, func() bool { return len(testRC.ipnOf(t, recon.IPNOrderPaid)) == 1 })
+		testkit.WaitFor(t, "ORDER_PAID at the test URL", 20*time.Second, func() bool { return len(testRC.ipnOf(t, recon.IPNOrderPaid)) == 1 })
 		got := testRC.ipnOf(t, recon.IPNOrderPaid)[0]
 		if o := got["order"].(map[string]any); o["order_invoice_number"] != paid.Order.InvoiceNumber || o["order_amount"] != "99000.00" {
 			t.Errorf("test URL got %v", got)
@@ -136,7 +137,7 @@ func TestTrigger(t *testing.T) {
 		if err := delivery.Verify(ipn["signing_secret"].(string), h.Get("X-Recon-Timestamp"), h.Get("X-Recon-Signature"), body, time.Now(), time.Minute); err != nil {
 			t.Errorf("signature: %v", err)
 		}
-		waitFor(t, "the delivery recorded", 20*time.Second, func() bool {
+		testkit.WaitFor(t, "the delivery recorded", 20*time.Second, func() bool {
 			d, err := db.Delivery(ctx, tenant.ID, paid.Deliveries[0].ID)
 			return err == nil && d.Status == recon.DeliveryDelivered
 		})

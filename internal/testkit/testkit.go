@@ -127,3 +127,16 @@ func Call(t testing.TB, method, url, token, body string) (int, map[string]any) {
 	}
 	return status, v
 }
+
+// WaitFor polls cond until it holds, and fails the test when it still does
+// not after timeout.
+func WaitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
