@@ -77,7 +77,7 @@ func TestDashboardContrastBrowser(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})
-		do, click, text := browserSteps(t, ctx)
+		do, click, text := browsertest.Steps(t, ctx)
 		check := func(path string) {
 			t.Helper()
 			do(path, chromedp.Navigate(e.base+path), chromedp.WaitReady("body"))

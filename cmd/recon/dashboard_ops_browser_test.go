@@ -24,8 +24,8 @@ func TestDashboardOpsBrowser(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newOpsEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})
-		shot := screenshotOnce(t, ctx, engine)
-		do, click, text := browserSteps(t, ctx)
+		shot := browsertest.ScreenshotOnce(t, ctx, engine)
+		do, click, text := browsertest.Steps(t, ctx)
 		do("sign in", chromedp.Navigate(e.base+"/dashboard/"), chromedp.WaitVisible("#company"),
 			chromedp.SendKeys("#company", e.dashEnv.live.company), chromedp.SendKeys("#email", "boss@saomai.vn"),
 			chromedp.SendKeys("#password", dashPassword))

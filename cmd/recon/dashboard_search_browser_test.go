@@ -24,7 +24,7 @@ func TestDashboardSearchBrowser(t *testing.T) {
 		e.transfer(t, e.live, 42000, "Thanh toán "+code, false)
 		e.transfer(t, e.live, 8000, "Nguyễn Văn Bình chuyển khoản tiền nhà", false)
 		ctx := browsertest.New(t, browsertest.Options{})
-		do, click, text := browserSteps(t, ctx)
+		do, click, text := browsertest.Steps(t, ctx)
 		do("sign in", chromedp.Navigate(e.base+"/dashboard/"), chromedp.WaitVisible("#company"),
 			chromedp.SendKeys("#company", e.live.company), chromedp.SendKeys("#email", "boss@saomai.vn"),
 			chromedp.SendKeys("#password", dashPassword))

@@ -24,8 +24,8 @@ func TestDashboardClientsWebhookBrowser(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})
-		do, click, text := browserSteps(t, ctx)
-		shot := screenshotOnce(t, ctx, engine)
+		do, click, text := browsertest.Steps(t, ctx)
+		shot := browsertest.ScreenshotOnce(t, ctx, engine)
 		signInAdmin(t, e, do, click)
 		click("#nav-settings")
 

@@ -23,8 +23,8 @@ func TestDashboardSettingsBrowser(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
 		ctx := browsertest.New(t, browsertest.Options{})
-		do, click, text := browserSteps(t, ctx)
-		shot := screenshotOnce(t, ctx, engine)
+		do, click, text := browsertest.Steps(t, ctx)
+		shot := browsertest.ScreenshotOnce(t, ctx, engine)
 		do("sign in", chromedp.Navigate(e.base+"/dashboard/lang/en?back=/dashboard/signin"), chromedp.WaitVisible("#company"),
 			chromedp.SendKeys("#company", e.live.company), chromedp.SendKeys("#email", "boss@saomai.vn"), chromedp.SendKeys("#password", dashPassword))
 		click("#signin")

@@ -111,6 +111,45 @@ func Screenshot(t testing.TB, ctx context.Context, name string) {
 	write(t, ctx, name, chromedp.FullScreenshot(100))
 }
 
+// ScreenshotOnce takes a test's screenshots on one engine only, SQLite's
+// (the pages are the same on both): Screenshot, which writes only when
+// RECON_SCREENSHOTS is set.
+func ScreenshotOnce(t testing.TB, ctx context.Context, engine string) func(name string) {
+	return func(name string) {
+		t.Helper()
+		if engine == "sqlite" {
+			Screenshot(t, ctx, name)
+		}
+	}
+}
+
+// Steps returns the steps of a test on the tab ctx, each failing t when the
+// browser cannot take it: run actions, click (and wait for the page the
+// click loads), read an element's text.
+func Steps(t testing.TB, ctx context.Context) (do func(what string, actions ...chromedp.Action[chromedp.Void]), click func(sel string), text func(sel string) string) {
+	do = func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	click = func(sel string) {
+		t.Helper()
+		if _, err := chromedp.RunResponse(ctx, chromedp.Click(sel)); err != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+	}
+	text = func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(sel))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return s
+	}
+	return do, click, text
+}
+
 // ViewportScreenshot is Screenshot of what the window shows. Use it for a
 // page that frames another site: Chromium's whole-page capture leaves such
 // an iframe (it runs in a process of its own) blank.
