@@ -144,7 +144,7 @@ func TestDashboardThrottle(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		// A light setup: the throttle needs a company and two users.
 		e := newServer(t, engine)
-		e.live = e.newCompany(t)
+		e.live = e.newCompany(t, "https://shop.example.vn/ipn")
 		for _, email := range []string{"ketoan@saomai.vn", "boss@saomai.vn"} {
 			e.dashUser(t, e.live, email, recon.RoleAccountant)
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 
 	"recon"
 	"recon/dashboard"
+	"recon/delivery"
 	"recon/internal/testkit"
 	"recon/oauth"
 	"recon/sqlstore"
@@ -23,11 +25,13 @@ import (
 	"recon/web"
 )
 
-// The dashboard's tests run it as `recon serve` does (cmd/recon/serve.go),
-// less what they do not reach: a dashboard.Handler on a real database of
-// each engine, signing in through the authorization server's password check
-// (oauth.Server: the login page's check and throttle), behind the server's
-// middleware, on a loopback port; their data is written through the store.
+// The dashboard's tests run it as `recon serve --sandbox
+// --allow-private-targets` does (cmd/recon/serve.go), less what they do not
+// reach: a dashboard.Handler on a real database of each engine, signing in
+// through the authorization server's password check (oauth.Server: the
+// login page's check and throttle), behind the server's middleware, on a
+// loopback port, with a delivery dispatcher sending the notifications to
+// loopback receivers; their data is written through the store.
 
 const dashPassword = "correct horse battery"
 
@@ -48,15 +52,17 @@ type dashEnv struct {
 	testTx  string // id of a test-mode transfer
 	otherTx string // id of the other company's transfer
 	userIDs map[string]string
-	codes   int // payment codes given so far
+	rc      *testkit.Receiver // the IPN endpoint of both companies
+	codes   *rand.Rand        // of payment codes, spread as the gateway's random ones
 }
 
 // tenant is a company's live or test data: the company's id as the
 // sign-in form takes it, the tenant's own id and its bank account.
 type tenant struct {
-	company string
-	id      int64
-	account int64
+	company       string
+	id            int64
+	account       int64
+	signingSecret string // of the company's IPN target
 }
 
 // newServer starts the dashboard on a fresh database of the engine.
@@ -66,8 +72,19 @@ func newServer(t *testing.T, engine string) *dashEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &dashEnv{db: dbtest.OpenStore(t, engine), loc: loc, userIDs: map[string]string{}}
+	e := &dashEnv{db: dbtest.OpenStore(t, engine), loc: loc, userIDs: map[string]string{}, codes: rand.New(rand.NewPCG(1, 2))}
 	log := slog.New(slog.DiscardHandler)
+	dispatcher := &delivery.Dispatcher{Store: e.db, Client: delivery.NewClient(delivery.ClientOptions{AllowPrivate: true}), Logger: log}
+	e.db.OnEnqueue(dispatcher.Kick)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- dispatcher.Run(ctx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("dispatcher: %v", err)
+		}
+	})
 	mux := web.NewMux()
 	srv := httptest.NewServer((&web.Middleware{Logger: log}).Wrap(mux))
 	t.Cleanup(srv.Close)
@@ -78,19 +95,19 @@ func newServer(t *testing.T, engine string) *dashEnv {
 	}
 	// Sandbox, as `recon serve --sandbox`: cookies without Secure on http.
 	(&dashboard.Handler{Store: e.db, Passwords: auth, Sandbox: true, Location: loc, Clock: recon.SystemClock{}, Logger: log,
-		HashPassword: oauth.HashPassword}).Register(mux)
+		HashPassword: oauth.HashPassword, Kick: dispatcher.Kick}).Register(mux)
 	return e
 }
 
 // newDashEnv is newServer with its data: in the live company a paid order,
 // an open order whose description holds HTML, a transfer whose memo holds
 // HTML; a transfer of its test mode; another company with a transfer and an
-// order. Both companies have an IPN target, so that captures and voids
-// enqueue notifications (none is sent: no dispatcher runs).
+// order. Both companies' IPNs go to one receiver.
 func newDashEnv(t *testing.T, engine string) *dashEnv {
 	t.Helper()
 	e := newServer(t, engine)
-	e.live = e.newCompany(t)
+	e.rc = testkit.NewReceiver(t)
+	e.live = e.newCompany(t, e.rc.URL+"/ipn")
 	for _, u := range []struct {
 		email string
 		role  recon.Role
@@ -101,20 +118,21 @@ func newDashEnv(t *testing.T, engine string) *dashEnv {
 		e.userIDs[u.email] = fmt.Sprint(e.dashUser(t, e.live, u.email, u.role, u.perms...))
 	}
 	code := e.checkout(t, e.live, "INV-PAID", 150000, "Thanh toán đơn hàng INV-PAID")
-	e.paidTx = e.transfer(t, e.live, 150000, "NGUYEN VAN A chuyen tien "+code)
+	e.paidTx = e.pay(t, e.live, code, 150000)
 	e.checkout(t, e.live, "INV-OPEN", 90000, `<b onmouseover="x()">Đơn "mở" & </b>`)
 	e.transfer(t, e.live, 12345, htmlMemo)
 	e.test = e.testModeOf(t, e.live)
 	e.testTx = e.transfer(t, e.test, 777, "TEST-ONLY MEMO")
-	e.other = e.newCompany(t)
+	e.other = e.newCompany(t, e.rc.URL+"/ipn2")
 	e.checkout(t, e.other, "INV-OTHER", 5000, "Thanh toán đơn hàng INV-OTHER")
 	e.otherTx = e.transfer(t, e.other, 5000, "OTHER COMPANY")
 	return e
 }
 
 // newCompany stores an active company taking payment codes DH + 6 to 10
-// digits, with a bank account and an IPN target, and returns its live tenant.
-func (e *dashEnv) newCompany(t *testing.T) *tenant {
+// digits, with a bank account and an IPN target at ipnURL (SECRET_KEY), and
+// returns its live tenant.
+func (e *dashEnv) newCompany(t *testing.T, ipnURL string) *tenant {
 	t.Helper()
 	ctx := context.Background()
 	co := &recon.Company{FullName: "Công ty TNHH Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive, Config: recon.CompanyConfig{Paycode: true}}
@@ -125,10 +143,11 @@ func (e *dashEnv) newCompany(t *testing.T) *tenant {
 		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 10, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.db.SetIPN(ctx, co.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthSecretKey, Active: true}); err != nil {
+	ipn := &recon.Target{URL: ipnURL, AuthType: recon.AuthSecretKey, Secret: "ipn-secret-0123456789", Active: true}
+	if err := e.db.SetIPN(ctx, co.ID, ipn); err != nil {
 		t.Fatal(err)
 	}
-	m := &tenant{company: fmt.Sprint(co.ID), id: co.ID}
+	m := &tenant{company: fmt.Sprint(co.ID), id: co.ID, signingSecret: ipn.SigningSecret}
 	m.account = e.bankAccount(t, co.ID)
 	return m
 }
@@ -172,9 +191,8 @@ func (e *dashEnv) dashUser(t *testing.T, m *tenant, email string, role recon.Rol
 // the gateway's checkout does, and returns its payment code.
 func (e *dashEnv) checkout(t *testing.T, m *tenant, invoice string, amount int64, description string) string {
 	t.Helper()
-	e.codes++
 	o := &recon.Order{CompanyID: m.id, InvoiceNumber: invoice, CustomerID: "KH001", Amount: amount, Currency: "VND",
-		Description: description, PaymentCode: fmt.Sprintf("DH%08d", 20261100+e.codes), BankAccountID: m.account,
+		Description: description, PaymentCode: fmt.Sprintf("DH%08d", e.codes.IntN(100_000_000)), BankAccountID: m.account,
 		SuccessURL: "https://shop.example.vn/ok", ErrorURL: "https://shop.example.vn/err", CancelURL: "https://shop.example.vn/cancel"}
 	if err := e.db.CreateOrder(context.Background(), o); err != nil {
 		t.Fatal(err)
@@ -193,6 +211,13 @@ func (e *dashEnv) transfer(t *testing.T, m *tenant, amount int64, memo string) s
 		t.Fatal(err)
 	}
 	return fmt.Sprint(res[0].ID)
+}
+
+// pay plays the payer: a transfer with the code in the memo. It returns the
+// transfer's id.
+func (e *dashEnv) pay(t *testing.T, m *tenant, code string, amount int64) string {
+	t.Helper()
+	return e.transfer(t, m, amount, "NGUYEN VAN A chuyen tien "+code)
 }
 
 // orderStatus returns the status of the tenant's order.

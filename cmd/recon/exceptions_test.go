@@ -12,16 +12,6 @@ import (
 	"recon/sqlstore/dbtest"
 )
 
-// typo returns code with its last two characters swapped, or its last digit
-// changed when they are the same: one edit away, as a payer's slip would be.
-func typo(code string) string {
-	n := len(code)
-	if code[n-1] != code[n-2] {
-		return code[:n-2] + code[n-1:] + code[n-2:n-1]
-	}
-	return code[:n-1] + string('0'+(code[n-1]-'0'+1)%10)
-}
-
 // TestExceptionsEndToEnd closes the exceptions loop on a real server, on both
 // engines: a transfer with a mistyped code → in the queue with the order as
 // suggestion → an Accountant matches it by hand → the order is paid and the
@@ -48,7 +38,7 @@ func TestExceptionsEndToEnd(t *testing.T) {
 		}
 		token := issued["access_token"].(string)
 
-		wrong := typo(code)
+		wrong := testkit.Typo(code)
 		m.pay(t, wrong, 150000)
 		status, body := testkit.Call(t, "GET", base+"/api/v1/exceptions", token, "")
 		if status != 200 || len(body["data"].([]any)) != 1 {

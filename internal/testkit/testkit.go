@@ -140,3 +140,13 @@ func WaitFor(t testing.TB, what string, timeout time.Duration, cond func() bool)
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Typo returns code with its last two characters swapped, or its last digit
+// changed when they are the same: one edit away, as a payer's slip would be.
+func Typo(code string) string {
+	n := len(code)
+	if code[n-1] != code[n-2] {
+		return code[:n-2] + code[n-1:] + code[n-2:n-1]
+	}
+	return code[:n-1] + string('0'+(code[n-1]-'0'+1)%10)
+}

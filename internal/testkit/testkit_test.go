@@ -83,3 +83,31 @@ func TestDoAndCall(t *testing.T) {
 		t.Fatalf("Call without a token sent %v", v["auth"])
 	}
 }
+
+func TestTypo(t *testing.T) {
+	for code, want := range map[string]string{"DH123456": "DH123465", "DH123455": "DH123456", "DH123499": "DH123490"} {
+		if got := testkit.Typo(code); got != want {
+			t.Errorf("Typo(%s) = %s, want %s", code, got, want)
+		}
+	}
+}
+
+func TestReceiver(t *testing.T) {
+	rc := testkit.NewReceiver(t)
+	send := func(id, body string) int {
+		status, _ := testkit.Do(t, "POST", rc.URL+"/ipn", func(r *http.Request) { r.Header.Set("X-Recon-Delivery", id) }, "application/json", body)
+		return status
+	}
+	if s := send("1", `{"notification_type":"ORDER_PAID"}`); s != 200 {
+		t.Fatalf("first: %d", s)
+	}
+	rc.Answer(func(n int) int { return 503 })
+	if s := send("1", `{"notification_type":"ORDER_PAID"}`); s != 503 {
+		t.Fatalf("second: %d", s)
+	}
+	rc.Answer(nil)
+	send("2", `{"notification_type":"TRANSACTION_VOID"}`)
+	if rc.Seen("1") != 1 || rc.Seen("2") != 1 || len(rc.Got()) != 3 || len(rc.IPNs("ORDER_PAID")) != 2 || len(rc.IPNs("TRANSACTION_VOID")) != 1 {
+		t.Fatalf("seen %d %d, got %d, IPNs %v", rc.Seen("1"), rc.Seen("2"), len(rc.Got()), rc.IPNs("ORDER_PAID"))
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package dashboard_test
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func TestDashboardConfirm(t *testing.T) {
 		boss, acct, member := e.signedIn(t, "boss@saomai.vn"), e.signedIn(t, "ketoan@saomai.vn"), e.signedIn(t, "nhanvien@saomai.vn")
 		ipnURL := e.rc.URL + "/ipn"
 		orderStatus := func(invoice string) string {
-			return e.dashEnv.live.gateway(t, "GET", "/v1/order/detail/"+invoice, "")["data"].(map[string]any)["order_status"].(string)
+			return e.orderStatus(t, e.dashEnv.live, invoice)
 		}
 		contains := func(what, body string, wants ...string) {
 			t.Helper()
@@ -143,7 +143,7 @@ func TestDashboardConfirm(t *testing.T) {
 			t.Fatalf("confirmed match: %d %s", status, loc)
 		}
 		testkit.WaitFor(t, "ORDER_PAID of INV-EXC", 10*time.Second, func() bool {
-			for _, p := range e.rc.ipnOf(t, "ORDER_PAID") {
+			for _, p := range e.rc.IPNs("ORDER_PAID") {
 				if p["order"].(map[string]any)["order_invoice_number"] == "INV-EXC" {
 					return true
 				}

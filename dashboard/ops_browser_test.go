@@ -1,4 +1,4 @@
-package main
+package dashboard_test
 
 import (
 	"fmt"
@@ -63,9 +63,7 @@ func TestDashboardOpsBrowser(t *testing.T) {
 		}
 		paid := e.deliveryOf(t, e.live, "ORDER_PAID", "INV-EXC")
 		testkit.WaitFor(t, "ORDER_PAID sent", 10*time.Second, func() bool {
-			e.rc.mu.Lock()
-			defer e.rc.mu.Unlock()
-			return e.rc.seen[fmt.Sprint(paid.ID)] == 1
+			return e.rc.Seen(fmt.Sprint(paid.ID)) == 1
 		})
 
 		// The log: the ORDER_PAID is the newest; open and replay it.
@@ -95,9 +93,7 @@ func TestDashboardOpsBrowser(t *testing.T) {
 			t.Errorf("replay notice: %q", got)
 		}
 		testkit.WaitFor(t, "ORDER_PAID replayed", 10*time.Second, func() bool {
-			e.rc.mu.Lock()
-			defer e.rc.mu.Unlock()
-			return e.rc.seen[fmt.Sprint(paid.ID)] == 2
+			return e.rc.Seen(fmt.Sprint(paid.ID)) == 2
 		})
 	})
 }

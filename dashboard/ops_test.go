@@ -1,4 +1,4 @@
-package main
+package dashboard_test
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"recon"
 	"recon/delivery"
 	"recon/internal/testkit"
-	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
 
@@ -27,7 +26,6 @@ import (
 // opsEnv is a dashEnv with exceptions in every tenant.
 type opsEnv struct {
 	*dashEnv
-	db                          *sqlstore.DB
 	live, test, other           int64            // tenant ids
 	exc                         map[string]int64 // name → transaction id of a live exception
 	testExc, otherExc           int64
@@ -71,7 +69,6 @@ func newOpsEnv(t *testing.T, engine string) *opsEnv {
 	t.Helper()
 	ctx := context.Background()
 	e := &opsEnv{dashEnv: newDashEnv(t, engine), exc: map[string]int64{}}
-	e.db = dbtest.OpenURL(t, e.dbURL)
 	for _, c := range []struct {
 		company string
 		live    bool
@@ -86,25 +83,25 @@ func newOpsEnv(t *testing.T, engine string) *opsEnv {
 	}
 	// Live exceptions: X1 (a typo of INV-EXC's code: suggested), X2 (a typo
 	// for INV-TYPED, matched by its invoice), X3 (HTML in the memo), X4.
-	e.codeX1 = e.dashEnv.live.checkout(t, "INV-EXC", 160000)
-	e.dashEnv.live.pay(t, typo(e.codeX1), 160000)
-	typed := e.dashEnv.live.checkout(t, "INV-TYPED", 50000)
-	e.dashEnv.live.pay(t, typo(typed), 50000)
-	e.transfer(t, e.dashEnv.live, 4242, "DH99999999 "+htmlMemo, false)
-	e.dashEnv.live.pay(t, "DH88888888", 999)
+	e.codeX1 = e.checkout(t, e.dashEnv.live, "INV-EXC", 160000, "Thanh toán đơn hàng "+"INV-EXC")
+	e.pay(t, e.dashEnv.live, testkit.Typo(e.codeX1), 160000)
+	typed := e.checkout(t, e.dashEnv.live, "INV-TYPED", 50000, "Thanh toán đơn hàng "+"INV-TYPED")
+	e.pay(t, e.dashEnv.live, testkit.Typo(typed), 50000)
+	e.transfer(t, e.dashEnv.live, 4242, "DH99999999 "+htmlMemo)
+	e.pay(t, e.dashEnv.live, "DH88888888", 999)
 	for name, amount := range map[string]int64{"X1": 160000, "X2": 50000, "X3": 4242, "X4": 999} {
 		e.exc[name] = e.exceptionOf(t, e.live, amount)
 	}
 	// Another company's exception and a test-mode one.
-	oc := e.dashEnv.other.checkout(t, "INV-OX", 7000)
-	e.dashEnv.other.pay(t, typo(oc), 7000)
+	oc := e.checkout(t, e.dashEnv.other, "INV-OX", 7000, "Thanh toán đơn hàng "+"INV-OX")
+	e.pay(t, e.dashEnv.other, testkit.Typo(oc), 7000)
 	e.otherExc = e.exceptionOf(t, e.other, 7000)
-	tc := e.dashEnv.test.checkout(t, "INV-TX", 7100)
-	e.dashEnv.test.pay(t, typo(tc), 7100)
+	tc := e.checkout(t, e.dashEnv.test, "INV-TX", 7100, "Thanh toán đơn hàng "+"INV-TX")
+	e.pay(t, e.dashEnv.test, testkit.Typo(tc), 7100)
 	e.testExc = e.exceptionOf(t, e.test, 7100)
 	// Deliveries of the other company and of test mode (their ORDER_PAID).
-	e.dashEnv.other.pay(t, oc, 7000)
-	e.dashEnv.test.pay(t, tc, 7100)
+	e.pay(t, e.dashEnv.other, oc, 7000)
+	e.pay(t, e.dashEnv.test, tc, 7100)
 	e.otherDelivery = e.deliveryOf(t, e.other, "ORDER_PAID", "INV-OX").ID
 	e.testDelivery = e.deliveryOf(t, e.test, "ORDER_PAID", "INV-TX").ID
 	return e
@@ -131,20 +128,15 @@ func TestDashboardOps(t *testing.T) {
 // the failed attempt of its ORDER_PAID, and brings the receiver back.
 func (e *opsEnv) failingIPN(t *testing.T, invoice string) *recon.Delivery {
 	t.Helper()
-	e.rc.mu.Lock()
-	e.rc.status = func(int) int { return http.StatusServiceUnavailable }
-	e.rc.mu.Unlock()
-	e.dashEnv.live.checkout(t, invoice, 3000)
-	code := e.dashEnv.live.gateway(t, "GET", "/v1/order/detail/"+invoice, "")["data"].(map[string]any)["payment"].(map[string]any)["code"].(string)
-	e.dashEnv.live.pay(t, code, 3000)
+	e.rc.Answer(func(int) int { return http.StatusServiceUnavailable })
+	code := e.checkout(t, e.dashEnv.live, invoice, 3000, "Thanh toán đơn hàng "+invoice)
+	e.pay(t, e.dashEnv.live, code, 3000)
 	failing := e.deliveryOf(t, e.live, "ORDER_PAID", invoice)
 	testkit.WaitFor(t, "a failed attempt", 10*time.Second, func() bool {
 		d, err := e.db.Delivery(context.Background(), e.live, failing.ID)
 		return err == nil && d.Attempts > 0
 	})
-	e.rc.mu.Lock()
-	e.rc.status = nil
-	e.rc.mu.Unlock()
+	e.rc.Answer(nil)
 	return failing
 }
 
@@ -286,7 +278,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	// The detail: transfer, decision sentence, suggestions and why.
 	x1 := e.excPath("X1")
 	_, body = boss.Get(x1)
-	for _, want := range []string{"no order with payment code " + typo(e.codeX1), `id="suggestions"`, "INV-EXC",
+	for _, want := range []string{"no order with payment code " + testkit.Typo(e.codeX1), `id="suggestions"`, "INV-EXC",
 		"its outstanding amount is this transfer&#39;s", "its payment code is close to the memo&#39;s", `id="resolve"`, `value="match:INV-EXC"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("X1's page lacks %q", want)
@@ -299,7 +291,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 		t.Fatalf("match: %d %s", status, loc)
 	}
 	testkit.WaitFor(t, "ORDER_PAID of INV-EXC", 10*time.Second, func() bool {
-		for _, p := range e.rc.ipnOf(t, "ORDER_PAID") {
+		for _, p := range e.rc.IPNs("ORDER_PAID") {
 			if p["order"].(map[string]any)["order_invoice_number"] == "INV-EXC" {
 				return true
 			}
@@ -321,8 +313,8 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	if status != http.StatusConflict || !strings.Contains(body, "already resolved") {
 		t.Errorf("second resolution: %d %s", status, body)
 	}
-	if o := e.dashEnv.live.gateway(t, "GET", "/v1/order/detail/INV-EXC", "")["data"].(map[string]any); o["order_status"] != recon.OrderCaptured {
-		t.Errorf("INV-EXC: %v", o["order_status"])
+	if o := e.orderStatus(t, e.dashEnv.live, "INV-EXC"); o != recon.OrderCaptured {
+		t.Errorf("INV-EXC: %v", o)
 	}
 
 	// An Accountant resolves too: an order typed by invoice, an ignore with
@@ -429,9 +421,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 		t.Fatalf("replay: %d %s", status, loc)
 	}
 	testkit.WaitFor(t, "the replayed ORDER_PAID", 10*time.Second, func() bool {
-		e.rc.mu.Lock()
-		defer e.rc.mu.Unlock()
-		return e.rc.seen[fmt.Sprint(paid.ID)] == 2
+		return e.rc.Seen(fmt.Sprint(paid.ID)) == 2
 	})
 
 	// Another tenant's and the other mode's deliveries: 404.
@@ -462,9 +452,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 		t.Fatalf("replay failed: %d %s", status, loc)
 	}
 	testkit.WaitFor(t, "the failed ORDER_PAID sent again", 10*time.Second, func() bool {
-		e.rc.mu.Lock()
-		defer e.rc.mu.Unlock()
-		return e.rc.seen[fmt.Sprint(failing.ID)] == 1
+		return e.rc.Seen(fmt.Sprint(failing.ID)) == 1
 	})
 	if _, body := boss.Get(loc); !strings.Contains(body, `id="replayed"`) {
 		t.Error("no replay notice")
