@@ -83,9 +83,9 @@ func newOpsEnv(t *testing.T, engine string) *opsEnv {
 	}
 	// Live exceptions: X1 (a typo of INV-EXC's code: suggested), X2 (a typo
 	// for INV-TYPED, matched by its invoice), X3 (HTML in the memo), X4.
-	e.codeX1 = e.checkout(t, e.dashEnv.live, "INV-EXC", 160000, "Thanh toán đơn hàng "+"INV-EXC")
+	e.codeX1 = e.checkout(t, e.dashEnv.live, "INV-EXC", 160000, "Thanh toán đơn hàng INV-EXC")
 	e.pay(t, e.dashEnv.live, testkit.Typo(e.codeX1), 160000)
-	typed := e.checkout(t, e.dashEnv.live, "INV-TYPED", 50000, "Thanh toán đơn hàng "+"INV-TYPED")
+	typed := e.checkout(t, e.dashEnv.live, "INV-TYPED", 50000, "Thanh toán đơn hàng INV-TYPED")
 	e.pay(t, e.dashEnv.live, testkit.Typo(typed), 50000)
 	e.transfer(t, e.dashEnv.live, 4242, "DH99999999 "+htmlMemo)
 	e.pay(t, e.dashEnv.live, "DH88888888", 999)
@@ -93,10 +93,10 @@ func newOpsEnv(t *testing.T, engine string) *opsEnv {
 		e.exc[name] = e.exceptionOf(t, e.live, amount)
 	}
 	// Another company's exception and a test-mode one.
-	oc := e.checkout(t, e.dashEnv.other, "INV-OX", 7000, "Thanh toán đơn hàng "+"INV-OX")
+	oc := e.checkout(t, e.dashEnv.other, "INV-OX", 7000, "Thanh toán đơn hàng INV-OX")
 	e.pay(t, e.dashEnv.other, testkit.Typo(oc), 7000)
 	e.otherExc = e.exceptionOf(t, e.other, 7000)
-	tc := e.checkout(t, e.dashEnv.test, "INV-TX", 7100, "Thanh toán đơn hàng "+"INV-TX")
+	tc := e.checkout(t, e.dashEnv.test, "INV-TX", 7100, "Thanh toán đơn hàng INV-TX")
 	e.pay(t, e.dashEnv.test, testkit.Typo(tc), 7100)
 	e.testExc = e.exceptionOf(t, e.test, 7100)
 	// Deliveries of the other company and of test mode (their ORDER_PAID).

@@ -1,4 +1,4 @@
-package main
+package dashboard_test
 
 import (
 	"strings"
@@ -18,11 +18,11 @@ import (
 func TestDashboardSearchBrowser(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		e := newDashEnv(t, engine, noDashboardLimit...)
+		e := newDashEnv(t, engine)
 		e.history(t)
-		code := e.live.checkout(t, "INV-SEARCH", 42000)
-		e.transfer(t, e.live, 42000, "Thanh toán "+code, false)
-		e.transfer(t, e.live, 8000, "Nguyễn Văn Bình chuyển khoản tiền nhà", false)
+		code := e.checkout(t, e.live, "INV-SEARCH", 42000, "Thanh toán đơn hàng INV-SEARCH")
+		e.transfer(t, e.live, 42000, "Thanh toán "+code)
+		e.transfer(t, e.live, 8000, "Nguyễn Văn Bình chuyển khoản tiền nhà")
 		ctx := browsertest.New(t, browsertest.Options{})
 		do, click, text := browsertest.Steps(t, ctx)
 		do("sign in", chromedp.Navigate(e.base+"/dashboard/"), chromedp.WaitVisible("#company"),

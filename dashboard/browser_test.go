@@ -1,8 +1,7 @@
-package main
+package dashboard_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,40 +9,40 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"recon/internal/testkit"
+	"recon"
 	"recon/sqlstore/dbtest"
 	"recon/web/browsertest"
 )
 
-// history pushes 30 days of transfers through the bank-feed API, a third
-// of them paying orders made by checkout, so the home chart has a month.
+// history stores 30 days of transfers as the bank feed pushes them (POST
+// /api/v1/transactions), a third of them paying orders made by checkout, so
+// the home chart has a month.
 func (e *dashEnv) history(t *testing.T) {
 	t.Helper()
-	ict := time.FixedZone("ICT", 7*3600)
-	now := time.Now().In(ict)
-	var items []map[string]any
+	now := time.Now().In(e.loc)
+	at := func(day time.Time, hour, minute int) time.Time {
+		return time.Date(day.Year(), day.Month(), day.Day(), hour, minute, 0, 0, e.loc)
+	}
+	var items []recon.TransactionInput
 	for d := 1; d < 30; d++ {
 		day := now.AddDate(0, 0, -d)
 		for k := 0; k < 1+(d*7)%4; k++ {
-			amount := 100000 + ((d*37+k*91)%40)*25000
+			amount := int64(100000 + ((d*37+k*91)%40)*25000)
 			memo := fmt.Sprintf("KH%03d chuyen khoan", d*10+k)
 			if (d+k)%3 == 0 {
 				invoice := fmt.Sprintf("INV-H%02d%d", d, k)
-				memo = "THANH TOAN " + e.live.checkout(t, invoice, amount)
+				memo = "THANH TOAN " + e.checkout(t, e.live, invoice, amount, "Thanh toán đơn hàng "+invoice)
 			}
-			items = append(items, map[string]any{"bank_account_id": json.Number(e.live.account),
-				"transaction_date": day.Format("2006-01-02") + fmt.Sprintf(" %02d:15:00", 8+k), "amount_in": amount, "amount_out": 0,
-				"transaction_content": memo, "reference_number": fmt.Sprintf("HIST%02d%d", d, k)})
+			items = append(items, recon.TransactionInput{BankAccountID: e.live.account, TransactionDate: at(day, 8+k, 15), AmountIn: amount,
+				Content: memo, ReferenceNumber: fmt.Sprintf("HIST%02d%d", d, k)})
 			if k == 0 && d%2 == 0 {
-				items = append(items, map[string]any{"bank_account_id": json.Number(e.live.account),
-					"transaction_date": day.Format("2006-01-02") + " 17:30:00", "amount_in": 0, "amount_out": 60000 + d*15000,
-					"transaction_content": "Chi phi van chuyen", "reference_number": fmt.Sprintf("OUT%02d", d)})
+				items = append(items, recon.TransactionInput{BankAccountID: e.live.account, TransactionDate: at(day, 17, 30), AmountOut: int64(60000 + d*15000),
+					Content: "Chi phi van chuyen", ReferenceNumber: fmt.Sprintf("OUT%02d", d)})
 			}
 		}
 	}
-	body, _ := json.Marshal(map[string]any{"transactions": items})
-	if status, resp := testkit.Call(t, "POST", e.base+"/api/v1/transactions", e.live.feedToken, string(body)); status != 200 {
-		t.Fatalf("history: %d %v", status, resp)
+	if _, err := recon.Ingest(context.Background(), e.db, e.live.id, time.Now(), items); err != nil {
+		t.Fatalf("history: %v", err)
 	}
 }
 
