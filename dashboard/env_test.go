@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
@@ -236,11 +235,7 @@ func (e *dashEnv) browser(t *testing.T) *testkit.Browser { return testkit.NewBro
 // signedIn is a browser signed in to the live company as email.
 func (e *dashEnv) signedIn(t *testing.T, email string) *testkit.Browser {
 	t.Helper()
-	b := e.browser(t)
-	if status, body := b.SignIn(e.live.company, email, dashPassword); status != http.StatusSeeOther {
-		t.Fatalf("sign in as %s: %d %s", email, status, body)
-	}
-	return b
+	return e.browser(t).SignedIn(e.live.company, email, dashPassword)
 }
 
 func mustURL(t *testing.T, s string) *url.URL {

@@ -19,7 +19,7 @@ import (
 func TestMemberCannotForgePayments(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		rc := newReceiver(t)
+		rc := testkit.NewReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")

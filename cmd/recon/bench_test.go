@@ -418,7 +418,7 @@ func BenchmarkIPNLatency(b *testing.B) {
 }
 
 func ipnLatency(b *testing.B, engine string, rate, seconds, batch int) {
-	rc := newReceiver(b)
+	rc := testkit.NewReceiver(b)
 	var mu sync.Mutex
 	arrived := map[string]time.Time{}
 	rc.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -129,7 +129,7 @@ func TestCompanyCommands(t *testing.T) {
 func TestInactiveCompanyEndToEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		rc, rcOther := newReceiver(t), newReceiver(t)
+		rc, rcOther := testkit.NewReceiver(t), testkit.NewReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
@@ -174,14 +174,14 @@ func TestInactiveCompanyEndToEnd(t *testing.T) {
 		// company's been claimable, the dispatcher, which claims in due
 		// order, would have claimed it no later.
 		cliJSON(t, dbURL, "simulate", "transfer", "--bank-account", other.account, "--amount", "100000", "--content", "chuyen tien "+otherCode)
-		testkit.WaitFor(t, "the active company's ORDER_PAID", 15*time.Second, func() bool { return len(rcOther.ipnOf(t, "ORDER_PAID")) == 1 })
+		testkit.WaitFor(t, "the active company's ORDER_PAID", 15*time.Second, func() bool { return len(rcOther.IPNs("ORDER_PAID")) == 1 })
 		waiting := cliJSONList(t, dbURL, "deliveries", "list", "--company", m.company)
-		if len(waiting) != 1 || waiting[0]["status"] != "pending" || waiting[0]["attempts"] != float64(0) || len(rc.ipnOf(t, "ORDER_PAID")) != 0 {
-			t.Fatalf("inactive company's deliveries: %v (received %d)", waiting, len(rc.ipnOf(t, "ORDER_PAID")))
+		if len(waiting) != 1 || waiting[0]["status"] != "pending" || waiting[0]["attempts"] != float64(0) || len(rc.IPNs("ORDER_PAID")) != 0 {
+			t.Fatalf("inactive company's deliveries: %v (received %d)", waiting, len(rc.IPNs("ORDER_PAID")))
 		}
 
 		cliJSON(t, dbURL, "company", "update", m.company, "--from-json", `{"status":"active"}`)
-		testkit.WaitFor(t, "ORDER_PAID after activation", 15*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) == 1 })
+		testkit.WaitFor(t, "ORDER_PAID after activation", 15*time.Second, func() bool { return len(rc.IPNs("ORDER_PAID")) == 1 })
 		m.pay(t, "no code", 5000) // the API takes the feed's transfers again
 		if detail := m.gateway(t, "GET", "/v1/order/detail/INV-1", "")["data"].(map[string]any); detail["order_status"] != "CAPTURED" {
 			t.Fatalf("order after activation: %v", detail)

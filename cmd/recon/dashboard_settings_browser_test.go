@@ -40,18 +40,14 @@ func TestDashboardSettingsBrowser(t *testing.T) {
 			t.Error("no summary sentence")
 		}
 		// A test notification to the loopback receiver: it arrives.
-		e.rc.mu.Lock()
-		before := len(e.rc.got)
-		e.rc.mu.Unlock()
+		before := len(e.rc.Got())
 		click("#test-ipn")
 		if got := text("#test-sent"); !strings.Contains(got, "on its way") {
 			t.Errorf("test notification: %q", got)
 		}
 		testkit.WaitFor(t, "the test notification", 30*time.Second, func() bool {
-			e.rc.mu.Lock()
-			defer e.rc.mu.Unlock()
-			for _, r := range e.rc.got[before:] {
-				if bytes.Contains(r.body, []byte(recon.TestNotificationEvent)) {
+			for _, r := range e.rc.Got()[before:] {
+				if bytes.Contains(r.Body, []byte(recon.TestNotificationEvent)) {
 					return true
 				}
 			}

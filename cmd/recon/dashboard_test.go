@@ -33,7 +33,7 @@ type dashEnv struct {
 	testTx      string // id of a test-mode transfer
 	otherTx     string // id of the other company's transfer
 	userIDs     map[string]string
-	rc          *receiver // the IPN endpoint of both companies
+	rc          *testkit.Receiver // the IPN endpoint of both companies
 }
 
 // htmlMemo is what a payer may write in a memo; the dashboard must show it as text.
@@ -42,7 +42,7 @@ const htmlMemo = `<script>alert("memo")</script><img src=x onerror=alert(1)>`
 func newDashEnv(t *testing.T, engine string, flags ...string) *dashEnv {
 	t.Helper()
 	e := &dashEnv{dbURL: dbtest.NewURL(t, engine), userIDs: map[string]string{}}
-	rc := newReceiver(t)
+	rc := testkit.NewReceiver(t)
 	e.rc = rc
 	e.base, _, _ = startServer(t, e.dbURL, append([]string{"--sandbox", "--allow-private-targets"}, flags...)...)
 	e.live = setupMerchant(t, e.base, e.dbURL, rc.URL+"/ipn")
@@ -129,13 +129,10 @@ func (e *dashEnv) transfer(t *testing.T, m *merchantSetup, amount int, memo stri
 // browser is a browser of the server, with no session.
 func (e *dashEnv) browser(t *testing.T) *testkit.Browser { return testkit.NewBrowser(t, e.base) }
 
+// signedIn is a browser signed in to the live company as email.
 func (e *dashEnv) signedIn(t *testing.T, email string) *testkit.Browser {
 	t.Helper()
-	b := e.browser(t)
-	if status, body := b.SignIn(e.live.company, email, dashPassword); status != http.StatusSeeOther {
-		t.Fatalf("sign in as %s: %d %s", email, status, body)
-	}
-	return b
+	return e.browser(t).SignedIn(e.live.company, email, dashPassword)
 }
 
 func parseID(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }

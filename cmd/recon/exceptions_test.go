@@ -21,7 +21,7 @@ import (
 func TestExceptionsEndToEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		rc := newReceiver(t)
+		rc := testkit.NewReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
@@ -65,15 +65,13 @@ func TestExceptionsEndToEnd(t *testing.T) {
 		if status != 200 {
 			t.Fatalf("resolve: %d %v", status, body)
 		}
-		testkit.WaitFor(t, "ORDER_PAID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) > 0 })
-		paid := rc.ipnOf(t, "ORDER_PAID")
+		testkit.WaitFor(t, "ORDER_PAID", 10*time.Second, func() bool { return len(rc.IPNs("ORDER_PAID")) > 0 })
+		paid := rc.IPNs("ORDER_PAID")
 		if len(paid) != 1 || paid[0]["order"].(map[string]any)["order_invoice_number"] != "INV-0001" ||
 			paid[0]["transaction"].(map[string]any)["transaction_amount"] != "150000.00" {
 			t.Fatalf("ORDER_PAID: %v", paid)
 		}
-		rc.mu.Lock()
-		h, raw := rc.got[0].header, rc.got[0].body
-		rc.mu.Unlock()
+		h, raw := rc.Got()[0].Header, rc.Got()[0].Body
 		if err := delivery.Verify(m.signingSecret, h.Get("X-Recon-Timestamp"), h.Get("X-Recon-Signature"), raw, time.Now(), time.Minute); err != nil {
 			t.Errorf("signature: %v", err)
 		}
@@ -124,8 +122,8 @@ func TestExceptionsEndToEnd(t *testing.T) {
 		if test := cliJSON(t, dbURL, "exceptions", "list", "--company", m.company, "--test"); len(test["exceptions"].([]any)) != 0 {
 			t.Fatalf("test mode's queue: %v", test)
 		}
-		if len(rc.ipnOf(t, "ORDER_PAID")) != 1 {
-			t.Fatalf("ORDER_PAID IPNs: %d, want 1", len(rc.ipnOf(t, "ORDER_PAID")))
+		if len(rc.IPNs("ORDER_PAID")) != 1 {
+			t.Fatalf("ORDER_PAID IPNs: %d, want 1", len(rc.IPNs("ORDER_PAID")))
 		}
 	})
 }

@@ -139,13 +139,11 @@ func (m *hubMerchant) call(t *testing.T, method, path, body string) (int, map[st
 }
 
 // hubEvents returns the hub events the receiver got (2xx answered), in order.
-func (rc *receiver) hubEvents(t testing.TB) []map[string]any {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
+func hubEvents(rc *testkit.Receiver) []map[string]any {
 	var out []map[string]any
-	for _, g := range rc.got {
+	for _, g := range rc.Got() {
 		var m map[string]any
-		if json.Unmarshal(g.body, &m) == nil && m["version"] == "1.0" {
+		if json.Unmarshal(g.Body, &m) == nil && m["version"] == "1.0" {
 			out = append(out, m)
 		}
 	}
@@ -161,7 +159,7 @@ func TestHubEventsDelivered(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		rc := newReceiver(t)
+		rc := testkit.NewReceiver(t)
 		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
 		status, body := m.call(t, "POST", "/v1/webhook", `{"webhook_url":"`+rc.URL+`/hub","secret_key":"receiver-secret-0001","allow_events":["LINK_TOKEN_CREATED","LINK_TOKEN_REVOKED"]}`)
 		signing, _ := body["data"].(map[string]any)["signing_secret"].(string)
@@ -176,9 +174,9 @@ func TestHubEventsDelivered(t *testing.T) {
 		}
 		xid := body["xid"].(string)
 		m.call(t, "POST", "/v1/link-token/revoke", `{"link_token_xid":"`+xid+`"}`)
-		testkit.WaitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
+		testkit.WaitFor(t, "two hub events", 20*time.Second, func() bool { return len(hubEvents(rc)) == 2 })
 		// A tenant's hub events arrive in the order they happened.
-		events := rc.hubEvents(t)
+		events := hubEvents(rc)
 		created, revoked := events[0], events[1]
 		if created["event"] != "LINK_TOKEN_CREATED" || revoked["event"] != "LINK_TOKEN_REVOKED" {
 			t.Fatalf("events: %v", events)
@@ -187,19 +185,17 @@ func TestHubEventsDelivered(t *testing.T) {
 		if md["link_token_xid"] != xid || md["purpose"] != "LINK_BANK_ACCOUNT" || md["link_session_xid"] != nil || created["xid"] == revoked["xid"] {
 			t.Fatalf("created: %v", created)
 		}
-		rc.mu.Lock()
-		for _, g := range rc.got {
-			if g.header.Get("X-Secret-Key") != "receiver-secret-0001" {
-				t.Errorf("X-Secret-Key = %q", g.header.Get("X-Secret-Key"))
+		for _, g := range rc.Got() {
+			if g.Header.Get("X-Secret-Key") != "receiver-secret-0001" {
+				t.Errorf("X-Secret-Key = %q", g.Header.Get("X-Secret-Key"))
 			}
-			if err := delivery.Verify(signing, g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err != nil {
+			if err := delivery.Verify(signing, g.Header.Get("X-Recon-Timestamp"), g.Header.Get("X-Recon-Signature"), g.Body, time.Now(), time.Minute); err != nil {
 				t.Errorf("signature: %v", err)
 			}
-			if err := delivery.Verify("receiver-secret-0001", g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err == nil {
+			if err := delivery.Verify("receiver-secret-0001", g.Header.Get("X-Recon-Timestamp"), g.Header.Get("X-Recon-Signature"), g.Body, time.Now(), time.Minute); err == nil {
 				t.Error("the signature verifies with secret_key, which every request carries")
 			}
 		}
-		rc.mu.Unlock()
 		// The deliveries CLI lists them like IPNs.
 		out, err := cli(t, dbURL, "deliveries", "list", "--kind", "webhook", "--company", m.id)
 		if err != nil || !strings.Contains(out, "LINK_TOKEN_REVOKED") {
@@ -268,7 +264,7 @@ func TestHubLinkEndToEnd(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		rc := newReceiver(t)
+		rc := testkit.NewReceiver(t)
 		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
 		if status, body := m.call(t, "POST", "/v1/webhook", `{"webhook_url":"`+rc.URL+`/hub","secret_key":"receiver-secret-0001",
 			"allow_events":["BANK_ACCOUNT_LINKED","LINK_SESSION_COMPLETED"]}`); status != 200 {
@@ -298,10 +294,10 @@ func TestHubLinkEndToEnd(t *testing.T) {
 				t.Fatalf("step %v: %d\n%s", step.form, status, html)
 			}
 		}
-		testkit.WaitFor(t, "two hub events", 20*time.Second, func() bool { return len(rc.hubEvents(t)) == 2 })
+		testkit.WaitFor(t, "two hub events", 20*time.Second, func() bool { return len(hubEvents(rc)) == 2 })
 		var names []string
 		var accountXID string
-		for _, e := range rc.hubEvents(t) {
+		for _, e := range hubEvents(rc) {
 			names = append(names, e["event"].(string))
 			accountXID = e["metadata"].(map[string]any)["bank_account_xid"].(string)
 		}
@@ -315,12 +311,10 @@ func TestHubLinkEndToEnd(t *testing.T) {
 		cliJSON(t, dbURL, "simulate", "transfer", "--bank-account", fmt.Sprint(accounts[0]["id"]), "--amount", "150000", "--content", "chuyen tien")
 		var change map[string]any
 		testkit.WaitFor(t, "the balance change", 20*time.Second, func() bool {
-			rc.mu.Lock()
-			defer rc.mu.Unlock()
-			for _, g := range rc.got {
+			for _, g := range rc.Got() {
 				var v map[string]any
-				if json.Unmarshal(g.body, &v) == nil && v["transfer_type"] != nil {
-					if err := delivery.Verify(signing, g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err != nil {
+				if json.Unmarshal(g.Body, &v) == nil && v["transfer_type"] != nil {
+					if err := delivery.Verify(signing, g.Header.Get("X-Recon-Timestamp"), g.Header.Get("X-Recon-Signature"), g.Body, time.Now(), time.Minute); err != nil {
 						t.Errorf("signature: %v", err)
 					}
 					change = v
@@ -370,7 +364,7 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		rc := newReceiver(t)
+		rc := testkit.NewReceiver(t)
 		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
 		webhook := func(body string) {
 			t.Helper()
@@ -422,7 +416,7 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 		// seen names the receiver's events, a state change by its state.
 		seen := func() []string {
 			var out []string
-			for _, e := range rc.hubEvents(t) {
+			for _, e := range hubEvents(rc) {
 				name := e["event"].(string)
 				if name == "LINK_SESSION_STATE_CHANGED" {
 					name = "STATE:" + e["metadata"].(map[string]any)["state"].(string)
@@ -434,7 +428,7 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 		expect := func(events ...string) {
 			t.Helper()
 			want = append(want, events...)
-			testkit.WaitFor(t, fmt.Sprint(len(want), " hub events"), 20*time.Second, func() bool { return len(rc.hubEvents(t)) >= len(want) })
+			testkit.WaitFor(t, fmt.Sprint(len(want), " hub events"), 20*time.Second, func() bool { return len(hubEvents(rc)) >= len(want) })
 			if got := seen(); !slices.Equal(got, want) {
 				t.Fatalf("the receiver got\n%v\nwant\n%v", got, want)
 			}
@@ -444,7 +438,7 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 		_, page := open("LINK_BANK_ACCOUNT", "")
 		drive(page, opened, pickMB, mb, otp("00000000", "The OTP is wrong"), otp("12345678", "FINISHED_BANK_ACCOUNT_LINK"))
 		expect(created, initialized, request, confirm, finished, linked, completed)
-		accountXID := rc.hubEvents(t)[5]["metadata"].(map[string]any)["bank_account_xid"].(string)
+		accountXID := hubEvents(rc)[5]["metadata"].(map[string]any)["bank_account_xid"].(string)
 		// Three wrong OTPs.
 		_, page = open("LINK_BANK_ACCOUNT", "")
 		drive(page, opened, pickMB, details("0000000003", "001099000003", "0900000003", "NGUYEN VAN SAI"),
@@ -483,7 +477,7 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 		if err != nil || len(ds) != len(want) {
 			t.Fatalf("outbox: %d deliveries, %v; the receiver got %d", len(ds), err, len(want))
 		}
-		for i, e := range rc.hubEvents(t) {
+		for i, e := range hubEvents(rc) {
 			var stored struct{ XID string }
 			if d := ds[len(ds)-1-i]; json.Unmarshal(d.Payload, &stored) != nil || e["xid"] != stored.XID {
 				t.Fatalf("event %d: xid %v, the outbox's %d-th %s", i, e["xid"], i, d.Payload)

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,58 +18,6 @@ import (
 	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
-
-// receiver is a merchant's IPN endpoint on loopback that records what it gets.
-type receiver struct {
-	*httptest.Server
-	mu   sync.Mutex
-	got  []received
-	seen map[string]int // X-Recon-Delivery → times received
-	// status answers the n-th request (1-based); nil answers 200.
-	status func(n int) int
-	delay  time.Duration
-}
-
-type received struct {
-	header http.Header
-	body   []byte
-}
-
-func newReceiver(t testing.TB) *receiver {
-	rc := &receiver{seen: map[string]int{}}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		time.Sleep(rc.delay)
-		rc.mu.Lock()
-		rc.got = append(rc.got, received{r.Header.Clone(), body})
-		n := len(rc.got)
-		status := 200
-		if rc.status != nil {
-			status = rc.status(n)
-		}
-		if status/100 == 2 {
-			rc.seen[r.Header.Get("X-Recon-Delivery")]++
-		}
-		rc.mu.Unlock()
-		w.WriteHeader(status)
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-// ipnOf returns the received IPN bodies of the event type.
-func (rc *receiver) ipnOf(t testing.TB, typ string) []map[string]any {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	var out []map[string]any
-	for _, g := range rc.got {
-		var m map[string]any
-		if json.Unmarshal(g.body, &m) == nil && m["notification_type"] == typ {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 // checkoutForm signs fields (in this order) the way the public gateway SDKs do.
 func checkoutForm(secret string, fields [][2]string) string {
@@ -181,7 +127,7 @@ func (m *merchantSetup) pay(t testing.TB, code string, amount int) {
 func TestIPNLoop(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		rc := newReceiver(t)
+		rc := testkit.NewReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
@@ -191,8 +137,8 @@ func TestIPNLoop(t *testing.T) {
 		}
 		m.pay(t, code, 100000) // short: no IPN yet
 		m.pay(t, code, 50000)  // completes the payment
-		testkit.WaitFor(t, "ORDER_PAID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "ORDER_PAID")) > 0 })
-		paid := rc.ipnOf(t, "ORDER_PAID")
+		testkit.WaitFor(t, "ORDER_PAID", 10*time.Second, func() bool { return len(rc.IPNs("ORDER_PAID")) > 0 })
+		paid := rc.IPNs("ORDER_PAID")
 		if len(paid) != 1 {
 			t.Fatalf("%d ORDER_PAID IPNs, want 1", len(paid))
 		}
@@ -212,9 +158,7 @@ func TestIPNLoop(t *testing.T) {
 		if cust["customer_id"] != "KH001" || ipn["timestamp"].(float64) < 1e9 {
 			t.Errorf("customer %v timestamp %v", cust, ipn["timestamp"])
 		}
-		rc.mu.Lock()
-		h, body := rc.got[0].header, rc.got[0].body
-		rc.mu.Unlock()
+		h, body := rc.Got()[0].Header, rc.Got()[0].Body
 		if h.Get("X-Secret-Key") != "ipn-secret-0123456789" || h.Get("Content-Type") != "application/json" {
 			t.Errorf("headers: %v", h)
 		}
@@ -228,8 +172,8 @@ func TestIPNLoop(t *testing.T) {
 		}
 		// Void: CANCELLED and TRANSACTION_VOID with VOIDED.
 		m.gateway(t, "POST", "/v1/order/voidTransaction", `{"order_invoice_number":"INV-0001"}`)
-		testkit.WaitFor(t, "TRANSACTION_VOID", 10*time.Second, func() bool { return len(rc.ipnOf(t, "TRANSACTION_VOID")) > 0 })
-		void := rc.ipnOf(t, "TRANSACTION_VOID")[0]
+		testkit.WaitFor(t, "TRANSACTION_VOID", 10*time.Second, func() bool { return len(rc.IPNs("TRANSACTION_VOID")) > 0 })
+		void := rc.IPNs("TRANSACTION_VOID")[0]
 		if void["order"].(map[string]any)["order_status"] != "CANCELLED" || void["transaction"].(map[string]any)["transaction_status"] != "VOIDED" {
 			t.Fatalf("void IPN: %v", void)
 		}
@@ -244,16 +188,8 @@ func TestDeliveriesCLIOperations(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		rc := newReceiver(t)
-		failing := true
-		rc.mu.Lock()
-		rc.status = func(int) int {
-			if failing {
-				return 503
-			}
-			return 200
-		}
-		rc.mu.Unlock()
+		rc := testkit.NewReceiver(t)
+		rc.Answer(func(int) int { return 503 })
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
 		if _, err := cli(t, dbURL, "deliveries", "test", "--company", co); err == nil || !strings.Contains(err.Error(), "no active ipn target") {
 			t.Fatalf("test without a target: %v", err)
@@ -264,17 +200,13 @@ func TestDeliveriesCLIOperations(t *testing.T) {
 			t.Fatalf("test: %v", d)
 		}
 		testkit.WaitFor(t, "the failed attempt", 20*time.Second, func() bool {
-			rc.mu.Lock()
-			defer rc.mu.Unlock()
-			return len(rc.got) > 0
+			return len(rc.Got()) > 0
 		})
 		testkit.WaitFor(t, "the attempt recorded", 20*time.Second, func() bool {
 			st := cliJSONList(t, dbURL, "deliveries", "stats", "--company", co)
 			return len(st) == 1 && st[0]["failing"] == 1.0
 		})
-		rc.mu.Lock()
-		failing = false
-		rc.mu.Unlock()
+		rc.Answer(nil)
 		if res := cliJSON(t, dbURL, "deliveries", "replay", "--failed-since", "2000-01-01 00:00:00", "--company", co); res["replayed"] != 1.0 {
 			t.Fatalf("replay: %v", res)
 		}
@@ -282,12 +214,10 @@ func TestDeliveriesCLIOperations(t *testing.T) {
 			st := cliJSONList(t, dbURL, "deliveries", "stats", "--company", co)
 			return len(st) == 1 && st[0]["delivered"] == 1.0
 		})
-		rc.mu.Lock()
-		defer rc.mu.Unlock()
-		last := rc.got[len(rc.got)-1]
-		if err := delivery.Verify(signing, last.header.Get("X-Recon-Timestamp"), last.header.Get("X-Recon-Signature"), last.body, time.Now(), time.Minute); err != nil ||
-			!strings.Contains(string(last.body), "TEST_NOTIFICATION") {
-			t.Fatalf("the test notification: %v %s", err, last.body)
+		last := rc.Got()[len(rc.Got())-1]
+		if err := delivery.Verify(signing, last.Header.Get("X-Recon-Timestamp"), last.Header.Get("X-Recon-Signature"), last.Body, time.Now(), time.Minute); err != nil ||
+			!strings.Contains(string(last.Body), "TEST_NOTIFICATION") {
+			t.Fatalf("the test notification: %v %s", err, last.Body)
 		}
 	})
 }

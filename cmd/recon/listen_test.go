@@ -73,7 +73,7 @@ func startListener(t *testing.T, m *merchantSetup, forwardTo string, extra ...st
 func TestListen(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		liveRC, local, local2 := newReceiver(t), newReceiver(t), newReceiver(t)
+		liveRC, local, local2 := testkit.NewReceiver(t), testkit.NewReceiver(t), testkit.NewReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		live := setupMerchant(t, base, dbURL, liveRC.URL+"/ipn")
@@ -86,9 +86,9 @@ func TestListen(t *testing.T) {
 		}
 
 		lout, secret, stop := startListener(t, test, local.URL+"/hook")
-		paid := func(rc *receiver) map[string]int { // invoice → ORDER_PAID received
+		paid := func(rc *testkit.Receiver) map[string]int { // invoice → ORDER_PAID received
 			got := map[string]int{}
-			for _, n := range rc.ipnOf(t, "ORDER_PAID") {
+			for _, n := range rc.IPNs("ORDER_PAID") {
 				got[n["order"].(map[string]any)["order_invoice_number"].(string)]++
 			}
 			return got
@@ -100,16 +100,14 @@ func TestListen(t *testing.T) {
 
 		// What the listener forwarded carries a target's headers, signed
 		// under the secret it printed.
-		local.mu.Lock()
-		g := local.got[0]
-		local.mu.Unlock()
-		if err := delivery.Verify(secret, g.header.Get(delivery.HeaderTimestamp), g.header.Get(delivery.HeaderSignature), g.body, time.Now(), 5*time.Minute); err != nil {
-			t.Fatalf("forwarded signature: %v (headers %v)", err, g.header)
+		g := local.Got()[0]
+		if err := delivery.Verify(secret, g.Header.Get(delivery.HeaderTimestamp), g.Header.Get(delivery.HeaderSignature), g.Body, time.Now(), 5*time.Minute); err != nil {
+			t.Fatalf("forwarded signature: %v (headers %v)", err, g.Header)
 		}
-		if g.header.Get(delivery.HeaderEvent) != "ORDER_PAID" || g.header.Get("Content-Type") != "application/json" {
-			t.Fatalf("forwarded headers %v", g.header)
+		if g.Header.Get(delivery.HeaderEvent) != "ORDER_PAID" || g.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("forwarded headers %v", g.Header)
 		}
-		id := g.header.Get(delivery.HeaderDelivery)
+		id := g.Header.Get(delivery.HeaderDelivery)
 		if !strings.Contains(lout.String(), "ORDER_PAID") || !strings.Contains(lout.String(), "delivery "+id) {
 			t.Fatalf("listener output %q names no delivery %s", lout.String(), id)
 		}
@@ -144,13 +142,11 @@ func TestListen(t *testing.T) {
 		if got := paid(liveRC); len(got) != 1 || got["INV-1"] != 1 {
 			t.Fatalf("live URL got %v; want INV-1 only", got)
 		}
-		local.mu.Lock()
-		for d, n := range local.seen {
+		for d, n := range local.Deliveries() {
 			if n != 1 {
 				t.Errorf("delivery %s reached the listener %d times", d, n)
 			}
 		}
-		local.mu.Unlock()
 
 		// The listen secret is no IPN target: the test mode still has none.
 		if status, body := basicCall(t, test, "GET", "/v1/ipn", ""); status != 200 || body["data"] != nil {
@@ -167,9 +163,7 @@ func TestListen(t *testing.T) {
 			t.Fatalf("unknown event: %d %v", status, body)
 		}
 		// A live delivery cannot be answered in test mode.
-		liveRC.mu.Lock()
-		liveID := liveRC.got[0].header.Get(delivery.HeaderDelivery)
-		liveRC.mu.Unlock()
+		liveID := liveRC.Got()[0].Header.Get(delivery.HeaderDelivery)
 		status, body = basicCall(t, test, "POST", "/v1/listen/answers", `{"delivery_id":`+liveID+`,"listener_id":"x","status_code":200}`)
 		if status != 404 {
 			t.Fatalf("answer to live delivery %s: %d %v", liveID, status, body)
@@ -196,7 +190,7 @@ func TestListenFailures(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		test := testModeOf(t, setupMerchant(t, base, dbURL, newReceiver(t).URL+"/ipn"))
+		test := testModeOf(t, setupMerchant(t, base, dbURL, testkit.NewReceiver(t).URL+"/ipn"))
 
 		out, err := cli(t, dbURL, "listen", "--server", base, "--merchant-id", test.merchantID, "--merchant-secret", "wrong", "--forward-to", "http://127.0.0.1:1/")
 		if err == nil || !strings.Contains(err.Error(), "401") {
@@ -237,9 +231,9 @@ func TestListenFailures(t *testing.T) {
 		}
 		// Still pending: the next listener gets it.
 		stop()
-		ok := newReceiver(t)
+		ok := testkit.NewReceiver(t)
 		startListener(t, test, ok.URL+"/hook")
-		testkit.WaitFor(t, "the pending notification at the next listener", 20*time.Second, func() bool { return len(ok.ipnOf(t, "ORDER_PAID")) == 1 })
+		testkit.WaitFor(t, "the pending notification at the next listener", 20*time.Second, func() bool { return len(ok.IPNs("ORDER_PAID")) == 1 })
 	})
 }
 
@@ -251,8 +245,8 @@ func TestListenEndsWhenCredentialsRotate(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		test := testModeOf(t, setupMerchant(t, base, dbURL, newReceiver(t).URL+"/ipn"))
-		local := newReceiver(t)
+		test := testModeOf(t, setupMerchant(t, base, dbURL, testkit.NewReceiver(t).URL+"/ipn"))
+		local := testkit.NewReceiver(t)
 
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
@@ -274,7 +268,7 @@ func TestListenEndsWhenCredentialsRotate(t *testing.T) {
 			!strings.Contains(err.Error(), "credentials of this stream were changed or removed") {
 			t.Fatalf("recon listen after the rotation: %v, want the server's reason", err)
 		}
-		if n := len(local.ipnOf(t, "ORDER_PAID")); n != 0 {
+		if n := len(local.IPNs("ORDER_PAID")); n != 0 {
 			t.Fatalf("the listener forwarded %d notifications made after its credentials were rotated", n)
 		}
 	})

@@ -305,7 +305,7 @@ type ipnTarget struct {
 func setupIPN(t testing.TB, base, dbURL string, n int) *ipnTarget {
 	t.Helper()
 	it := &ipnTarget{arrived: map[string]time.Time{}, received: make(chan struct{}, n)}
-	rc := newReceiver(t)
+	rc := testkit.NewReceiver(t)
 	rc.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var ipn struct {
 			Order struct {

@@ -995,12 +995,12 @@ func TestEveryRouteKeepsTheModesApart(t *testing.T) {
 func TestNotificationsStayInTheirMode(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		liveRC, testRC := newReceiver(t), newReceiver(t)
+		liveRC, testRC := testkit.NewReceiver(t), testkit.NewReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		md := setupModes(t, base, dbURL, false)
 		company := fmt.Sprint(md.company)
-		setIPN := func(s *side, rc *receiver) {
+		setIPN := func(s *side, rc *testkit.Receiver) {
 			args := []string{"ipn", "set", "--company", company, "--url", rc.URL + "/ipn-" + s.name, "--auth-type", "SECRET_KEY",
 				"--secret", "secret-of-" + s.name, "--sandbox", "--allow-private-targets"}
 			if !s.live {
@@ -1045,11 +1045,9 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 		})
 		for _, c := range []struct {
 			s  *side
-			rc *receiver
+			rc *testkit.Receiver
 		}{{md.live, liveRC}, {md.test, testRC}} {
-			c.rc.mu.Lock()
-			got := slices.Clone(c.rc.got)
-			c.rc.mu.Unlock()
+			got := c.rc.Got()
 			want := map[string]bool{}
 			for _, id := range md.deliveryIDs(t, c.s) {
 				want[fmt.Sprint(id)] = true
@@ -1057,18 +1055,18 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 			var events []string
 			for _, g := range got {
 				var body map[string]any
-				if err := json.Unmarshal(g.body, &body); err != nil {
-					t.Fatalf("%s receiver got %q", c.s.name, g.body)
+				if err := json.Unmarshal(g.Body, &body); err != nil {
+					t.Fatalf("%s receiver got %q", c.s.name, g.Body)
 				}
 				order := body["order"].(map[string]any)
 				events = append(events, fmt.Sprintf("%s %s %s", body["notification_type"], order["order_invoice_number"], order["order_amount"]))
-				if !want[g.header.Get("X-Recon-Delivery")] {
-					t.Errorf("the %s URL got delivery %s, which is not the %s mode's", c.s.name, g.header.Get("X-Recon-Delivery"), c.s.name)
+				if !want[g.Header.Get("X-Recon-Delivery")] {
+					t.Errorf("the %s URL got delivery %s, which is not the %s mode's", c.s.name, g.Header.Get("X-Recon-Delivery"), c.s.name)
 				}
-				if g.header.Get("X-Secret-Key") != "secret-of-"+c.s.name {
-					t.Errorf("the %s URL got X-Secret-Key %q", c.s.name, g.header.Get("X-Secret-Key"))
+				if g.Header.Get("X-Secret-Key") != "secret-of-"+c.s.name {
+					t.Errorf("the %s URL got X-Secret-Key %q", c.s.name, g.Header.Get("X-Secret-Key"))
 				}
-				if err := delivery.Verify(c.s.signing, g.header.Get("X-Recon-Timestamp"), g.header.Get("X-Recon-Signature"), g.body, time.Now(), time.Minute); err != nil {
+				if err := delivery.Verify(c.s.signing, g.Header.Get("X-Recon-Timestamp"), g.Header.Get("X-Recon-Signature"), g.Body, time.Now(), time.Minute); err != nil {
 					t.Errorf("the %s URL got a body not signed with the %s signing secret: %v", c.s.name, c.s.name, err)
 				}
 			}

@@ -24,7 +24,7 @@ func TestTrigger(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
-		liveRC, testRC := newReceiver(t), newReceiver(t)
+		liveRC, testRC := testkit.NewReceiver(t), testkit.NewReceiver(t)
 		dbURL := dbtest.NewURL(t, engine)
 		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		db := dbtest.OpenURL(t, dbURL)
@@ -126,14 +126,12 @@ func TestTrigger(t *testing.T) {
 			len(paid.Deliveries) != 1 || paid.Deliveries[0].Event != recon.IPNOrderPaid || paid.Deliveries[0].Held {
 			t.Fatalf("second trigger: %+v", paid)
 		}
-		testkit.WaitFor(t, "ORDER_PAID at the test URL", 20*time.Second, func() bool { return len(testRC.ipnOf(t, recon.IPNOrderPaid)) == 1 })
-		got := testRC.ipnOf(t, recon.IPNOrderPaid)[0]
+		testkit.WaitFor(t, "ORDER_PAID at the test URL", 20*time.Second, func() bool { return len(testRC.IPNs(recon.IPNOrderPaid)) == 1 })
+		got := testRC.IPNs(recon.IPNOrderPaid)[0]
 		if o := got["order"].(map[string]any); o["order_invoice_number"] != paid.Order.InvoiceNumber || o["order_amount"] != "99000.00" {
 			t.Errorf("test URL got %v", got)
 		}
-		testRC.mu.Lock()
-		h, body := testRC.got[0].header, testRC.got[0].body
-		testRC.mu.Unlock()
+		h, body := testRC.Got()[0].Header, testRC.Got()[0].Body
 		if err := delivery.Verify(ipn["signing_secret"].(string), h.Get("X-Recon-Timestamp"), h.Get("X-Recon-Signature"), body, time.Now(), time.Minute); err != nil {
 			t.Errorf("signature: %v", err)
 		}
@@ -141,11 +139,9 @@ func TestTrigger(t *testing.T) {
 			d, err := db.Delivery(ctx, tenant.ID, paid.Deliveries[0].ID)
 			return err == nil && d.Status == recon.DeliveryDelivered
 		})
-		liveRC.mu.Lock()
-		if len(liveRC.got) != 0 {
-			t.Errorf("the live URL got %d notifications", len(liveRC.got))
+		if len(liveRC.Got()) != 0 {
+			t.Errorf("the live URL got %d notifications", len(liveRC.Got()))
 		}
-		liveRC.mu.Unlock()
 		liveUntouched()
 
 		// The text output names what was made.

@@ -102,6 +102,16 @@ func (b *Browser) SignIn(company, email, password string) (int, string) {
 	return status, body
 }
 
+// SignedIn signs in (SignIn) and fails the test unless the dashboard
+// answers with its redirect to the home; it returns b.
+func (b *Browser) SignedIn(company, email, password string) *Browser {
+	b.T.Helper()
+	if status, body := b.SignIn(company, email, password); status != http.StatusSeeOther {
+		b.T.Fatalf("sign in as %s: %d %s", email, status, body)
+	}
+	return b
+}
+
 var (
 	confirmForm   = regexp.MustCompile(`<form method="post" action="([^"]+)" class="actions">`)
 	confirmHidden = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)

@@ -3,6 +3,7 @@ package testkit
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -80,4 +81,12 @@ func (rc *Receiver) IPNs(typ string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// Deliveries returns how many times each delivery (its X-Recon-Delivery)
+// was answered with a 2xx.
+func (rc *Receiver) Deliveries() map[string]int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return maps.Clone(rc.seen)
 }
