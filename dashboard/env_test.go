@@ -64,7 +64,9 @@ type tenant struct {
 	signingSecret string // of the company's IPN target
 }
 
-// newServer starts the dashboard on a fresh database of the engine.
+// newServer starts the dashboard on a fresh database of the engine. It has
+// no rate limits: the tests make searches in bursts no person makes (the
+// limits have their own test, TestDashboardRateLimit).
 func newServer(t *testing.T, engine string) *dashEnv {
 	t.Helper()
 	loc, err := time.LoadLocation("Asia/Ho_Chi_Minh") // recon serve's default --timezone

@@ -32,11 +32,6 @@ import (
 // the limiter's work in the measurement.
 var benchRateLimit = []string{"--rate-limit", "1000000", "--rate-burst", "1000000", "--dashboard-rate-limit", "1000000", "--dashboard-rate-burst", "1000000"}
 
-// noDashboardLimit turns the dashboard's rate limits off, for tests making
-// searches in bursts no person makes (the limits have their own test,
-// TestDashboardRateLimit).
-var noDashboardLimit = []string{"--dashboard-rate-limit", "0"}
-
 type benchEnv struct {
 	base, token string
 	account     int64
