@@ -9,10 +9,7 @@ import (
 	"log/slog"
 	"mime/multipart"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
-	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +17,7 @@ import (
 	"recon"
 	"recon/api"
 	"recon/dashboard"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/statement"
 	"recon/web"
@@ -146,16 +144,24 @@ func TestUploadSlotsSharedByAPIAndDashboard(t *testing.T) {
 		}
 		// A signed-in dashboard browser of the company's admin.
 		signIn := func(tn *tenant, lang string) func(ref string) answer {
-			jar, _ := cookiejar.New(nil)
-			c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-			do := func(method, path, ctype string, body io.Reader) answer {
-				req, _ := http.NewRequest(method, srv.URL+path, body)
+			br := testkit.NewBrowser(t, srv.URL)
+			br.Lang = lang
+			br.SignedIn(fmt.Sprint(tn.co.ID), "boss@"+tn.co.ShortName+".vn", "x")
+			token := br.CSRF("/dashboard/bank-accounts")
+			// The upload runs in the background: it reports with t.Error.
+			return func(ref string) answer {
+				var buf bytes.Buffer
+				mw := multipart.NewWriter(&buf)
+				_ = mw.WriteField("csrf", token)
+				_ = mw.WriteField("account", fmt.Sprint(tn.account))
+				fw, _ := mw.CreateFormFile("file", "statement.csv")
+				fmt.Fprintf(fw, "transaction_date,amount_in,transaction_content,reference_number\n2026-03-01 08:00:00,1000,memo,%s\n", ref)
+				mw.Close()
+				req, _ := http.NewRequest("POST", srv.URL+"/dashboard/bank-accounts/statement", &buf)
 				req.Header.Set("Accept-Language", lang)
 				req.Header.Set("Sec-Fetch-Site", "same-origin")
-				if ctype != "" {
-					req.Header.Set("Content-Type", ctype)
-				}
-				resp, err := c.Do(req)
+				req.Header.Set("Content-Type", mw.FormDataContentType())
+				resp, err := br.Client.Do(req)
 				if err != nil {
 					t.Error(err)
 					return answer{}
@@ -163,26 +169,6 @@ func TestUploadSlotsSharedByAPIAndDashboard(t *testing.T) {
 				defer resp.Body.Close()
 				raw, _ := io.ReadAll(resp.Body)
 				return answer{resp.StatusCode, resp.Header, string(raw)}
-			}
-			csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-			token := csrf.FindStringSubmatch(do("GET", "/dashboard/signin", "", nil).body)[1]
-			form := url.Values{"csrf": {token}, "company": {fmt.Sprint(tn.co.ID)}, "email": {"boss@" + tn.co.ShortName + ".vn"}, "password": {"x"}}
-			if got := do("POST", "/dashboard/signin", "application/x-www-form-urlencoded", strings.NewReader(form.Encode())); got.status != http.StatusSeeOther {
-				t.Fatalf("sign in: %d %s", got.status, got.body)
-			}
-			m := csrf.FindStringSubmatch(do("GET", "/dashboard/bank-accounts", "", nil).body)
-			if m == nil {
-				t.Fatal("no upload form")
-			}
-			return func(ref string) answer {
-				var buf bytes.Buffer
-				mw := multipart.NewWriter(&buf)
-				_ = mw.WriteField("csrf", m[1])
-				_ = mw.WriteField("account", fmt.Sprint(tn.account))
-				fw, _ := mw.CreateFormFile("file", "statement.csv")
-				fmt.Fprintf(fw, "transaction_date,amount_in,transaction_content,reference_number\n2026-03-01 08:00:00,1000,memo,%s\n", ref)
-				mw.Close()
-				return do("POST", "/dashboard/bank-accounts/statement", mw.FormDataContentType(), &buf)
 			}
 		}
 		dashA, dashB := signIn(a, "vi"), signIn(b, "en")
