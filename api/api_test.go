@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web"
 )
@@ -92,27 +92,10 @@ func setup(t *testing.T, engine string, opts ...func(*api.Handler)) *bundle {
 	return b
 }
 
+// do calls path with the bearer token and a JSON body (testkit.CallWithHeader).
 func (b *bundle) do(t *testing.T, method, path, token, body string) (int, http.Header, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, b.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("%s %s: body is not JSON: %q", method, path, raw)
-	}
-	return resp.StatusCode, resp.Header, out
+	return testkit.CallWithHeader(t, method, b.srv.URL+path, token, body)
 }
 
 func TestAuthChecks(t *testing.T) {

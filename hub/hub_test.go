@@ -15,6 +15,7 @@ import (
 
 	"recon"
 	"recon/hub"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/web"
@@ -100,27 +101,10 @@ func setupMode(t *testing.T, engine string, sandbox bool) *bundle {
 // themselves are delivery.CheckURL's, tested there and end to end.
 var errBlocked = recon.Errorf(recon.EINVALID, "the address 127.0.0.1 is internal")
 
+// do calls path with the bearer token and a JSON body (testkit.CallWithHeader).
 func (b *bundle) do(t *testing.T, method, path, token, body string) (int, http.Header, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, b.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("%s %s: body is not JSON: %q", method, path, raw)
-	}
-	return resp.StatusCode, resp.Header, out
+	return testkit.CallWithHeader(t, method, b.srv.URL+path, token, body)
 }
 
 func jsonText(v any) string {

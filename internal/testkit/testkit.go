@@ -82,6 +82,12 @@ func (b *Buffer) String() string {
 // (*http.Request).SetBasicAuth); contentType, when set, is the body's.
 func Do(t testing.TB, method, url string, auth func(*http.Request), contentType, body string) (int, []byte) {
 	t.Helper()
+	status, _, raw := send(t, method, url, auth, contentType, body)
+	return status, raw
+}
+
+func send(t testing.TB, method, url string, auth func(*http.Request), contentType, body string) (int, http.Header, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +108,7 @@ func Do(t testing.TB, method, url string, auth func(*http.Request), contentType,
 	if err != nil {
 		t.Fatalf("%s %s: reading the body: %v", method, url, err)
 	}
-	return resp.StatusCode, raw
+	return resp.StatusCode, resp.Header, raw
 }
 
 // Bearer sets the Authorization header to the bearer token, none when
@@ -120,12 +126,19 @@ func Bearer(token string) func(*http.Request) {
 // test.
 func Call(t testing.TB, method, url, token, body string) (int, map[string]any) {
 	t.Helper()
-	status, raw := Do(t, method, url, Bearer(token), "application/json", body)
+	status, _, v := CallWithHeader(t, method, url, token, body)
+	return status, v
+}
+
+// CallWithHeader is Call that also returns the answer's headers.
+func CallWithHeader(t testing.TB, method, url, token, body string) (int, http.Header, map[string]any) {
+	t.Helper()
+	status, header, raw := send(t, method, url, Bearer(token), "application/json", body)
 	var v map[string]any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("%s %s: %d, not JSON: %q", method, url, status, raw)
 	}
-	return status, v
+	return status, header, v
 }
 
 // WaitFor polls cond until it holds, and fails the test when it still does
