@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -152,26 +151,15 @@ func (r response) json(t *testing.T) map[string]any {
 	return out
 }
 
-// request sends a request; headers are name, value pairs.
+// request sends a request (testkit.Send); headers are name, value pairs.
 func (b *bundle) request(t *testing.T, method, path, body string, headers ...string) response {
 	t.Helper()
-	req, err := http.NewRequest(method, b.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return response{resp.StatusCode, resp.Header, raw}
+	status, header, raw := testkit.Send(t, method, b.srv.URL+path, func(req *http.Request) {
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+	}, "", body)
+	return response{status, header, raw}
 }
 
 // api sends an API request with the merchant's Basic credentials and a JSON body.

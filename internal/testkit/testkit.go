@@ -79,14 +79,16 @@ func (b *Buffer) String() string {
 
 // Do sends a request and returns the status and the raw body; it follows
 // no redirect. auth, when set, adds the credentials (Bearer, or
-// (*http.Request).SetBasicAuth); contentType, when set, is the body's.
+// (*http.Request).SetBasicAuth) or other headers; contentType, when set,
+// is the body's.
 func Do(t testing.TB, method, url string, auth func(*http.Request), contentType, body string) (int, []byte) {
 	t.Helper()
-	status, _, raw := send(t, method, url, auth, contentType, body)
+	status, _, raw := Send(t, method, url, auth, contentType, body)
 	return status, raw
 }
 
-func send(t testing.TB, method, url string, auth func(*http.Request), contentType, body string) (int, http.Header, []byte) {
+// Send is Do that also returns the answer's headers.
+func Send(t testing.TB, method, url string, auth func(*http.Request), contentType, body string) (int, http.Header, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -133,7 +135,7 @@ func Call(t testing.TB, method, url, token, body string) (int, map[string]any) {
 // CallWithHeader is Call that also returns the answer's headers.
 func CallWithHeader(t testing.TB, method, url, token, body string) (int, http.Header, map[string]any) {
 	t.Helper()
-	status, header, raw := send(t, method, url, Bearer(token), "application/json", body)
+	status, header, raw := Send(t, method, url, Bearer(token), "application/json", body)
 	var v map[string]any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("%s %s: %d, not JSON: %q", method, url, status, raw)
