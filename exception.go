@@ -152,6 +152,15 @@ func CheckResolution(e *Exception, in *ResolveInput, o *Order) error {
 	return nil
 }
 
+// GetsSuggestions reports whether the exception is offered orders to be
+// matched to (ExceptionStore.ExceptionSuggestions): an open exception whose
+// transfer no order counts yet, unmatched or duplicate. An underpaid or
+// overpaid transfer already counts in its order (CheckResolution refuses to
+// match it), and a resolved exception is closed.
+func (e *Exception) GetsSuggestions() bool {
+	return e.Resolution == nil && (e.Kind == ExceptionUnmatched || e.Kind == ExceptionDuplicate)
+}
+
 // ExceptionFilter selects exceptions. Zero values mean "no filter".
 type ExceptionFilter struct {
 	Kind          string
