@@ -46,7 +46,7 @@ func (a Action) Permission() string {
 // May reports whether the user may do the action: Admin and SuperAdmin may
 // do everything; other roles only what a permission they hold allows.
 func (u *User) May(a Action) bool {
-	if a == ActionNone || u.Role == RoleAdmin || u.Role == RoleSuperAdmin {
+	if a == ActionNone || u.Role.Administers() {
 		return true
 	}
 	if a == ActionResolveExceptions {

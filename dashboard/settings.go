@@ -97,7 +97,7 @@ func (h *Handler) settings(w http.ResponseWriter, r *http.Request, q *request) e
 func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *request, status int, v *settingsView) error {
 	ctx := r.Context()
 	v.CanEdit, v.CanRotateIPN = q.caller.Livemode, h.SaveIPN != nil
-	v.Roles, v.Permissions = grantableRoles(q.caller.User), recon.Permissions
+	v.Roles, v.Permissions = recon.GrantableRoles(q.caller.User), recon.Permissions
 	v.CharTypes = []string{string(recon.NumberOnly), string(recon.NumberAndLetter)}
 	if v.Formats == nil {
 		for _, f := range q.company.Config.PaymentCodeFormats {
@@ -391,23 +391,14 @@ func (h *Handler) rotateMerchantSecret(w http.ResponseWriter, r *http.Request, q
 	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: m.SecretKey, SecretWhat: "merchant_secret"})
 }
 
-// grantableRoles are the roles u may give: none above u's own.
-func grantableRoles(u *recon.User) []recon.Role {
-	i := slices.Index(recon.Roles, u.Role)
-	if i < 0 {
-		return nil
-	}
-	return recon.Roles[i:]
-}
-
 // roleForm reads a role and permissions, refusing a role above the user's own.
 func roleForm(q *request, form url.Values) (recon.Role, []string, error) {
 	role, err := recon.ParseRole(form.Get("role"))
 	if err != nil {
 		return "", nil, err
 	}
-	if !slices.Contains(grantableRoles(q.caller.User), role) {
-		return "", nil, recon.Errorf(recon.EFORBIDDEN, "a %s may not give the role %s", q.caller.User.Role, role)
+	if err := recon.CheckGrant(q.caller.User, nil, role); err != nil {
+		return "", nil, err
 	}
 	var perms []string
 	for _, p := range form["permission"] {
@@ -454,8 +445,8 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) er
 		return errNotFound()
 	}
 	role, perms, err := roleForm(q, r.PostForm)
-	if err == nil && target.Role == recon.RoleSuperAdmin && q.caller.User.Role != recon.RoleSuperAdmin {
-		err = recon.Errorf(recon.EFORBIDDEN, "only a SuperAdmin may change a SuperAdmin")
+	if err == nil {
+		err = recon.CheckGrant(q.caller.User, target, role) // the role was checked: this is who may change target
 	}
 	if err == nil {
 		err = h.Store.ChangeUserRole(r.Context(), q.session.CompanyID, target.ID, role, perms) // keeps an Admin
