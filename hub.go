@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -97,9 +98,14 @@ type HubCounterDay struct {
 
 // NewXID returns a random (version 4) UUID in its canonical text form, the
 // identity of every hub object on the wire.
-func NewXID() string {
+func NewXID() string { return NewXIDFrom(rand.Reader) }
+
+// NewXIDFrom is NewXID reading its randomness from random (the store's
+// injected source; tests pass a fixed one). random must not fail:
+// crypto/rand.Reader never does.
+func NewXIDFrom(random io.Reader) string {
 	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if _, err := io.ReadFull(random, b[:]); err != nil {
 		panic(err) // crypto/rand.Read never returns an error (Go 1.24)
 	}
 	b[6] = b[6]&0x0f | 0x40
@@ -321,12 +327,13 @@ type HubEventRecord struct {
 	DeliveryID int64
 }
 
-// HubEventDelivery builds the outbox row of a hub event made at at.
-func HubEventDelivery(companyID int64, event string, meta HubEventMeta, at time.Time) (*Delivery, error) {
+// HubEventDelivery builds the outbox row of a hub event made at at, whose
+// body carries xid (NewXID, chosen by the store).
+func HubEventDelivery(companyID int64, event string, meta HubEventMeta, at time.Time, xid string) (*Delivery, error) {
 	if !slices.Contains(HubEvents, event) {
 		return nil, fmt.Errorf("recon: unknown hub event %q", event)
 	}
-	payload, err := json.Marshal(HubEventBody{Timestamp: at.Unix(), XID: NewXID(), Version: "1.0", Event: event, Metadata: meta})
+	payload, err := json.Marshal(HubEventBody{Timestamp: at.Unix(), XID: xid, Version: "1.0", Event: event, Metadata: meta})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package recon
 
 import (
+	"cmp"
 	"context"
 	"time"
 )
@@ -50,6 +51,10 @@ type LinkStep struct {
 	// AccountXID is the xid the linked account gets (or has: a re-link),
 	// chosen by the store before a StepLinkOTP.
 	AccountXID string
+	// NewSessionXID is the xid of the session a StepOpen opens when the
+	// token has none, chosen by the store (NewXIDFrom its randomness); a
+	// random one (NewXID) when empty.
+	NewSessionXID string
 }
 
 // HubEventSpec is an event a step produces.
@@ -88,7 +93,7 @@ func NextLinkSession(t *LinkToken, s *LinkSession, st LinkStep, now time.Time) (
 	out := &LinkOutcome{}
 	if st.Kind == StepOpen {
 		if s == nil {
-			s = &LinkSession{CompanyID: t.CompanyID, LinkTokenID: t.ID, XID: NewXID(), Status: LinkSessionOpen,
+			s = &LinkSession{CompanyID: t.CompanyID, LinkTokenID: t.ID, XID: cmp.Or(st.NewSessionXID, NewXID()), Status: LinkSessionOpen,
 				State: LinkStateInitialized, CreatedAt: now, LastStepAt: now}
 			if t.Purpose == LinkPurposeUnlink {
 				s.BankAccountID, s.BankAccountXID = t.BankAccountID, t.BankAccountXID

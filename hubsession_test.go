@@ -149,3 +149,18 @@ func join(s []string) string {
 	}
 	return out
 }
+
+// TestNextLinkSessionTakesTheStoresXID: the session a StepOpen opens gets
+// the xid the store chose, so the machine decides nothing at random.
+func TestNextLinkSessionTakesTheStoresXID(t *testing.T) {
+	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	tok := &recon.LinkToken{ID: 1, CompanyID: 7, XID: "tok-xid", Purpose: recon.LinkPurposeLink, Status: recon.LinkTokenActive}
+	out, err := recon.NextLinkSession(tok, nil, recon.LinkStep{Kind: recon.StepOpen, NewSessionXID: "sess-xid"}, now)
+	if err != nil || !out.NewSession || out.Session.XID != "sess-xid" || *out.Events[0].Meta.LinkSessionXID != "sess-xid" {
+		t.Fatalf("open: %+v, %v", out, err)
+	}
+	again, err := recon.NextLinkSession(tok, out.Session, recon.LinkStep{Kind: recon.StepOpen, NewSessionXID: "other"}, now.Add(time.Minute))
+	if err != nil || again.NewSession || again.Session.XID != "sess-xid" {
+		t.Fatalf("reopen: %+v, %v", again, err)
+	}
+}

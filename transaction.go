@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -283,8 +284,15 @@ func WallClock(t time.Time) time.Time {
 
 // SimulatedReference returns a new random bank reference for a sandbox
 // transfer: "SIM" and 16 hex digits.
-func SimulatedReference() string {
+func SimulatedReference() string { return SimulatedReferenceFrom(rand.Reader) }
+
+// SimulatedReferenceFrom is SimulatedReference reading its randomness from
+// random (tests pass a fixed one). random must not fail: crypto/rand.Reader
+// never does.
+func SimulatedReferenceFrom(random io.Reader) string {
 	var b [8]byte
-	_, _ = rand.Read(b[:])
+	if _, err := io.ReadFull(random, b[:]); err != nil {
+		panic(err) // crypto/rand.Read never returns an error (Go 1.24)
+	}
 	return "SIM" + strings.ToUpper(hex.EncodeToString(b[:]))
 }

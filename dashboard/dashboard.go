@@ -10,6 +10,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
 	"encoding/base64"
 	"html/template"
@@ -44,7 +45,10 @@ type Handler struct {
 	Sandbox  bool
 	Location *time.Location // business time zone (default UTC)
 	Clock    recon.Clock
-	Logger   *slog.Logger
+	// Rand is the randomness of the merchant secrets the settings make and
+	// of the sandbox transfers' references (default crypto/rand).
+	Rand   io.Reader
+	Logger *slog.Logger
 	// Kick, when set, wakes the delivery dispatcher after a replay or a
 	// test notification.
 	Kick func()
@@ -95,6 +99,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	}
 	if h.Clock == nil {
 		h.Clock = recon.SystemClock{}
+	}
+	if h.Rand == nil {
+		h.Rand = rand.Reader
 	}
 	if h.Logger == nil {
 		h.Logger = slog.Default()

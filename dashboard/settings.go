@@ -381,10 +381,7 @@ func (h *Handler) rotateMerchantSecret(w http.ResponseWriter, r *http.Request, q
 	if err != nil {
 		return err
 	}
-	m.SecretKey = recon.NewSecret()
-	if !q.caller.Livemode {
-		m.SecretKey = recon.TestClientPrefix + m.SecretKey
-	}
+	m.SecretKey = recon.NewMerchantSecret(h.Rand, !q.caller.Livemode)
 	if err := h.Store.SetMerchant(r.Context(), m); err != nil {
 		return err
 	}

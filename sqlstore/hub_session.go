@@ -100,8 +100,11 @@ func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkSte
 			}
 			st.AccountXID = xid
 			if st.AccountXID == "" {
-				st.AccountXID = recon.NewXID()
+				st.AccountXID = recon.NewXIDFrom(db.rand)
 			}
+		}
+		if st.Kind == recon.StepOpen && s == nil {
+			st.NewSessionXID = recon.NewXIDFrom(db.rand)
 		}
 		out, err := recon.NextLinkSession(t, s, st, now)
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"strconv"
@@ -113,7 +114,7 @@ func demoTestMode(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, comp
 		if secret, err = oauth.RegisterClient(ctx, db, client, false); err != nil {
 			return nil, err
 		}
-		m := &recon.Merchant{CompanyID: tenant.ID, MerchantID: demoTestMerchant, SecretKey: newMerchantSecret(true)}
+		m := &recon.Merchant{CompanyID: tenant.ID, MerchantID: demoTestMerchant, SecretKey: recon.NewMerchantSecret(rand.Reader, true)}
 		if err := db.SetMerchant(ctx, m); err != nil {
 			return nil, err
 		}
