@@ -10,8 +10,10 @@ package gateway
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/subtle"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -67,6 +69,9 @@ type Handler struct {
 	Location *time.Location
 	Clock    recon.Clock
 	Logger   *slog.Logger
+	// Rand is the randomness of payment codes and listener ids (default
+	// crypto/rand).
+	Rand io.Reader
 	// Limiter limits each merchant's requests to the Basic-authenticated
 	// endpoints (nil: no limit).
 	Limiter *web.RateLimiter
@@ -108,6 +113,13 @@ func (h *Handler) location() *time.Location {
 		return time.UTC
 	}
 	return h.Location
+}
+
+func (h *Handler) random() io.Reader {
+	if h.Rand == nil {
+		return rand.Reader
+	}
+	return h.Rand
 }
 
 func (h *Handler) logger() *slog.Logger {

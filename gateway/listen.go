@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -207,7 +207,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 		return err
 	}
 	var id [8]byte
-	_, _ = rand.Read(id[:])
+	_, _ = io.ReadFull(h.random(), id[:])
 	listener := "l_" + hex.EncodeToString(id[:])
 
 	rc := http.NewResponseController(w)
