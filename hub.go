@@ -235,13 +235,14 @@ const HubContentType = "application/json"
 
 // Apply returns cur changed by c, or the new webhook when cur is nil: then
 // webhook_url is required, auth_type defaults to SECRET_KEY, active to 1,
-// allow_events to ["*"] and a missing secret is generated (NewSecret, 48
-// characters). A new webhook gets a signing secret of its own (NewSecret),
-// kept by every change but c.RotateSigningSecret, which makes a new one. It
+// allow_events to ["*"] and a missing secret is generated (NewSecretFrom
+// random, 48 characters). A new webhook gets a signing secret of its own
+// (NewSecretFrom random), kept by every change but c.RotateSigningSecret,
+// which makes a new one. It
 // checks what it can without the network (auth type, secret length,
 // content type, event names); the URL's own rules are the caller's (they
 // need DNS).
-func (c HubWebhookChange) Apply(cur *HubWebhook) (*HubWebhook, error) {
+func (c HubWebhookChange) Apply(cur *HubWebhook, random io.Reader) (*HubWebhook, error) {
 	w := &HubWebhook{Target: Target{AuthType: AuthSecretKey, Active: true}, ContentType: HubContentType, AllowEvents: []string{"*"}}
 	if cur != nil {
 		w = &HubWebhook{Target: cur.Target, ContentType: cur.ContentType, AllowEvents: slices.Clone(cur.AllowEvents)}
@@ -265,10 +266,10 @@ func (c HubWebhookChange) Apply(cur *HubWebhook) (*HubWebhook, error) {
 		w.Secret = *c.Secret
 	}
 	if w.Secret == "" {
-		w.Secret = NewSecret()
+		w.Secret = NewSecretFrom(random)
 	}
 	if cur == nil || c.RotateSigningSecret || w.SigningSecret == "" {
-		w.SigningSecret = NewSecret()
+		w.SigningSecret = NewSecretFrom(random)
 	}
 	if c.Active != nil {
 		w.Active = *c.Active

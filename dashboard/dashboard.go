@@ -45,8 +45,9 @@ type Handler struct {
 	Sandbox  bool
 	Location *time.Location // business time zone (default UTC)
 	Clock    recon.Clock
-	// Rand is the randomness of the merchant secrets the settings make and
-	// of the sandbox transfers' references (default crypto/rand).
+	// Rand is the randomness of the secrets the settings make (merchant,
+	// IPN and webhook) and of the sandbox transfers' references (default
+	// crypto/rand).
 	Rand   io.Reader
 	Logger *slog.Logger
 	// Kick, when set, wakes the delivery dispatcher after a replay or a

@@ -333,7 +333,7 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 	if t.AuthType != recon.AuthSecretKey {
 		return recon.Errorf(recon.ECONFLICT, "the IPN target uses auth_type %s: it has no secret to rotate", t.AuthType)
 	}
-	t.Secret = recon.NewSecret()
+	t.Secret = recon.NewSecretFrom(h.Rand)
 	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: t.URL, AuthType: t.AuthType, Secret: t.Secret, Active: t.Active}, false)
 	if err != nil {
 		return err

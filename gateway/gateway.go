@@ -69,8 +69,8 @@ type Handler struct {
 	Location *time.Location
 	Clock    recon.Clock
 	Logger   *slog.Logger
-	// Rand is the randomness of payment codes and listener ids (default
-	// crypto/rand).
+	// Rand is the randomness of payment codes, listener ids and rotated
+	// signing secrets (default crypto/rand).
 	Rand io.Reader
 	// Limiter limits each merchant's requests to the Basic-authenticated
 	// endpoints (nil: no limit).

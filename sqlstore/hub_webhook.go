@@ -80,7 +80,7 @@ func (db *DB) ChangeHubWebhook(ctx context.Context, companyID int64, c recon.Hub
 			return err
 		}
 		created = cur == nil
-		w, err := c.Apply(cur)
+		w, err := c.Apply(cur, db.rand)
 		if err != nil {
 			return err
 		}
