@@ -99,6 +99,14 @@ type LinkToken struct {
 	EndedAt   time.Time
 }
 
+// ExpiredAt reports whether the token is due to expire at now: still
+// ACTIVE, its lifetime over (now at or past ExpiresAt). The store ends such
+// a token (EXPIRED) before a step of its page, and its sweep ends every such
+// token with the same condition in SQL, so that one node ends it once.
+func (t *LinkToken) ExpiredAt(now time.Time) bool {
+	return t.Status == LinkTokenActive && !now.Before(t.ExpiresAt)
+}
+
 // LinkSession is one visit of the hosted page with a link token: its step,
 // what the user entered and the bank returned, and how it ended.
 type LinkSession struct {

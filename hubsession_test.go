@@ -164,3 +164,25 @@ func TestNextLinkSessionTakesTheStoresXID(t *testing.T) {
 		t.Fatalf("reopen: %+v, %v", again, err)
 	}
 }
+
+// TestLinkTokenExpiredAt: an active token expires at its ExpiresAt, not a
+// moment before; a token already ended does not expire again.
+func TestLinkTokenExpiredAt(t *testing.T) {
+	at := time.Date(2026, 11, 26, 10, 30, 0, 0, time.UTC)
+	for _, c := range []struct {
+		status string
+		now    time.Time
+		want   bool
+	}{
+		{recon.LinkTokenActive, at.Add(-time.Nanosecond), false},
+		{recon.LinkTokenActive, at, true},
+		{recon.LinkTokenActive, at.Add(time.Hour), true},
+		{recon.LinkTokenExpired, at.Add(time.Hour), false},
+		{recon.LinkTokenUsed, at.Add(time.Hour), false},
+	} {
+		tok := &recon.LinkToken{Status: c.status, ExpiresAt: at}
+		if got := tok.ExpiredAt(c.now); got != c.want {
+			t.Errorf("%s token at %s: ExpiredAt = %v, want %v", c.status, c.now.Sub(at), got, c.want)
+		}
+	}
+}
