@@ -482,8 +482,8 @@ func (db *DB) ResolveException(ctx context.Context, companyID, transactionID int
 }
 
 // applyByHand applies transfer t to the open order o as match does for a
-// transfer that names it: recon.MatchPayments, the decision, the order's new
-// state and the IPN when it captures. It returns the deliveries enqueued.
+// transfer that names it: recon.SettlePayments (the decision and the order's
+// new state) and the IPN when it captures. It returns the deliveries enqueued.
 func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *recon.Transaction, now time.Time) (int, *recon.MatchDecision, error) {
 	st, err := recon.SettlePayments(o, []recon.Payment{{Amount: t.AmountIn, Rule: recon.MatchByHand, TransactionID: t.ID, Code: t.Code}}, now)
 	if err != nil {

@@ -14,8 +14,10 @@ import (
 // ingestion's database transaction: each row naming an order, by sub-account
 // (the order's virtual account) or else by payment code, is matched against
 // it. The rules (captured, underpaid, overpaid, duplicate, the reason
-// sentence, the checked sum of paid amounts) are recon.MatchPayments'; match
-// locks the named orders, hands each its transfers in batch order, records
+// sentence, the checked sum of paid amounts) are recon.MatchPayments', which
+// recon.SettlePayments applies (the decisions and the order's new state), and
+// recon.OrderRoutes says which order a row names; match locks the named
+// orders, hands each its transfers in batch order, records
 // every decision, writes the orders' new state, and enqueues an ORDER_PAID IPN
 // for each capture when the company has an active IPN target. It reports how
 // many deliveries it enqueued. A transfer that would overflow an order's paid
