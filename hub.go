@@ -238,10 +238,9 @@ const HubContentType = "application/json"
 // allow_events to ["*"] and a missing secret is generated (NewSecretFrom
 // random, 48 characters). A new webhook gets a signing secret of its own
 // (NewSecretFrom random), kept by every change but c.RotateSigningSecret,
-// which makes a new one. It
-// checks what it can without the network (auth type, secret length,
-// content type, event names); the URL's own rules are the caller's (they
-// need DNS).
+// which makes a new one. It checks what it can without the network (auth
+// type, secret length, content type, event names); the URL's own rules are
+// the caller's (they need DNS).
 func (c HubWebhookChange) Apply(cur *HubWebhook, random io.Reader) (*HubWebhook, error) {
 	w := &HubWebhook{Target: Target{AuthType: AuthSecretKey, Active: true}, ContentType: HubContentType, AllowEvents: []string{"*"}}
 	if cur != nil {

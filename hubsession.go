@@ -1,7 +1,6 @@
 package recon
 
 import (
-	"cmp"
 	"context"
 	"time"
 )
@@ -93,7 +92,11 @@ func NextLinkSession(t *LinkToken, s *LinkSession, st LinkStep, now time.Time) (
 	out := &LinkOutcome{}
 	if st.Kind == StepOpen {
 		if s == nil {
-			s = &LinkSession{CompanyID: t.CompanyID, LinkTokenID: t.ID, XID: cmp.Or(st.NewSessionXID, NewXID()), Status: LinkSessionOpen,
+			xid := st.NewSessionXID
+			if xid == "" {
+				xid = NewXID()
+			}
+			s = &LinkSession{CompanyID: t.CompanyID, LinkTokenID: t.ID, XID: xid, Status: LinkSessionOpen,
 				State: LinkStateInitialized, CreatedAt: now, LastStepAt: now}
 			if t.Purpose == LinkPurposeUnlink {
 				s.BankAccountID, s.BankAccountXID = t.BankAccountID, t.BankAccountXID
