@@ -306,15 +306,6 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 func TestCompanies(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		b := setup(t, engine)
