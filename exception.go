@@ -12,7 +12,7 @@ import (
 
 // Exception kinds: the incoming transfers that matching could not settle and
 // a person must look at (issue 11, exceptions queue). The kinds are the match
-// outcomes of the transfer's decision (decisions.md §5).
+// outcomes of the transfer's decision (docs/design.md, D5).
 const (
 	// ExceptionUnmatched: a code or virtual account naming no order, or a
 	// credit with neither to an account that receives order payments.

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// The bank-linking hub (decisions.md §8). Its merchant is a Recon company
+// The bank-linking hub (docs/design.md, D8). Its merchant is a Recon company
 // (the tenant, Caller.CompanyID); the merchant's own customers, which the hub
 // API calls "companies", are HubCustomers here, so that they are never
 // confused with the tenant. Every hub row is keyed by the tenant's company
@@ -131,7 +131,7 @@ func ValidXID(s string) bool {
 	return true
 }
 
-// Hub events (spec §6.1, decisions.md §8).
+// Hub events (spec §6.1, docs/design.md, D8).
 const (
 	EventLinkTokenCreated          = "LINK_TOKEN_CREATED"
 	EventLinkTokenRevoked          = "LINK_TOKEN_REVOKED"
@@ -283,7 +283,7 @@ func (c HubWebhookChange) Apply(cur *HubWebhook) (*HubWebhook, error) {
 	return w, nil
 }
 
-// HubEventBody is the JSON body of a hub event (decisions.md §7, §8).
+// HubEventBody is the JSON body of a hub event (docs/design.md, D7, D8).
 type HubEventBody struct {
 	Timestamp int64        `json:"timestamp"`
 	XID       string       `json:"xid"`
@@ -292,7 +292,7 @@ type HubEventBody struct {
 	Metadata  HubEventMeta `json:"metadata"`
 }
 
-// HubEventMeta is an event's metadata: the keys of decisions.md §8, each
+// HubEventMeta is an event's metadata: the keys of docs/design.md, D8, each
 // present only where the event carries it, except link_session_xid, which
 // is null on events with no session (LINK_TOKEN_CREATED, as SePay shows).
 type HubEventMeta struct {
@@ -465,8 +465,8 @@ type HubAccountStore interface {
 // BalanceChangeEvent is the Delivery.Event of the hub's balance-change notification.
 const BalanceChangeEvent = "BALANCE_CHANGE"
 
-// BalanceChange is the body of the balance-change notification (decisions.md
-// §8) a transaction stored on a linked account sends to the merchant's hub
+// BalanceChange is the body of the balance-change notification (docs/design.md,
+// D8) a transaction stored on a linked account sends to the merchant's hub
 // IPN URL.
 type BalanceChange struct {
 	Gateway         string  `json:"gateway"`

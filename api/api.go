@@ -1,6 +1,6 @@
 // Package api serves the OAuth2-protected REST API under /api/v1 (company,
 // and later transactions and bank accounts) with the envelopes of
-// decisions.md §1: {"status":"success",...} on success and
+// docs/design.md, D1: {"status":"success",...} on success and
 // {"status":"error","error":CODE,"message":TEXT[,"errors":{...}]} on failure.
 package api
 
@@ -50,7 +50,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Family("/api/", func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
 		web.WriteJSON(w, status, errorBody{Status: "error", Error: name, Message: message})
 	})
-	// Each route names its scope and the action of decisions.md §9 that the
+	// Each route names its scope and the action of docs/design.md, D9 that the
 	// caller's role or permissions must allow (recon.Caller.May).
 	route := func(pattern string, fn handlerFunc, scope string, action recon.Action) {
 		mux.Handle(pattern, h.authed(fn, scope, action))
@@ -88,7 +88,7 @@ func (h *Handler) now() time.Time {
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error
 
 // authed authenticates the bearer token and checks the scope, then the role
-// or permission, in the order of decisions.md §1: no or bad token → 401,
+// or permission, in the order of docs/design.md, D1: no or bad token → 401,
 // missing scope → 403, role or permission missing → 403; the handler
 // validates input next.
 func (h *Handler) authed(fn handlerFunc, scope string, action recon.Action) http.Handler {
@@ -139,7 +139,7 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
-// writeError writes the error body of decisions.md §1 and, for 401 and 403,
+// writeError writes the error body of docs/design.md, D1 and, for 401 and 403,
 // the RFC 6750 WWW-Authenticate header. Internal errors are logged with the
 // request id and never shown.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, scope string) {
@@ -169,7 +169,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 	web.WriteJSON(w, status, body)
 }
 
-// success and errorBody are the envelopes of decisions.md §1, as structs so
+// success and errorBody are the envelopes of docs/design.md, D1, as structs so
 // that "status" comes first, as in the spec's examples.
 type success struct {
 	Status string `json:"status"`

@@ -1,9 +1,9 @@
-// Package gateway serves the payment gateway surface of decisions.md §6 under
+// Package gateway serves the payment gateway surface of docs/design.md, D6 under
 // {pg_url}/v1: the signed checkout form (POST /v1/checkout/init), the hosted
 // checkout page with its VietQR, the order API the public payment-gateway
 // SDKs call (list, detail, cancel, void; Basic merchant_id:secret_key) and
-// the merchant's IPN settings. Errors have the gateway shape of decisions.md
-// §1: {"error":{"code":CODE,"message":TEXT}}, or an HTML page for a browser
+// the merchant's IPN settings. Errors have the gateway shape of docs/design.md,
+// D1: {"error":{"code":CODE,"message":TEXT}}, or an HTML page for a browser
 // on the checkout routes.
 package gateway
 
@@ -180,7 +180,7 @@ func (h *Handler) companyActive(ctx context.Context, companyID int64) error {
 	return t.CheckActive()
 }
 
-// errorBody is the gateway error shape of decisions.md §1.
+// errorBody is the gateway error shape of docs/design.md, D1.
 type errorBody struct {
 	Error errorDetail `json:"error"`
 	// Message repeats error.message at the top level, where the public PHP

@@ -12,7 +12,7 @@ import (
 	"recon/web"
 )
 
-// Order listing limits (decisions.md §6).
+// Order listing limits (docs/design.md, D6).
 const (
 	defaultPerPage = 20
 	maxPerPage     = 100

@@ -1,10 +1,10 @@
-// Package hub serves the bank-linking hub of decisions.md §8 under
+// Package hub serves the bank-linking hub of docs/design.md, D8 under
 // {bankhub_url}/v1: POST /v1/token, the merchant's companies (hub
 // customers), link tokens, linked bank accounts and their transactions, the
 // merchant's branding, the webhook API of spec §4.4/§4.5, and the hosted
 // link page with its sandbox banks.
 //
-// Errors have the hub's shapes (decisions.md §1, §8): {"code":HTTP,
+// Errors have the hub's shapes (docs/design.md, D1, D8): {"code":HTTP,
 // "message":TEXT[,"errors":{field:TEXT}]} everywhere except /v1/webhook,
 // which keeps the spec's envelope {"status","error","messages","data"}.
 // The handlers talk to storage only through recon.HubStore; every row they
@@ -203,7 +203,7 @@ func (h *Handler) authenticate(r *http.Request) (*recon.Caller, error) {
 	return h.Auth.Authenticate(r.Context(), token)
 }
 
-// hubCodes are the upper-case codes of the webhook envelope (decisions.md §1).
+// hubCodes are the upper-case codes of the webhook envelope (docs/design.md, D1).
 var hubCodes = map[string]string{
 	recon.EINVALID: "VALIDATION_ERROR", recon.EUNAUTHORIZED: "UNAUTHORIZED", recon.EFORBIDDEN: "FORBIDDEN",
 	recon.ENOTFOUND: "NOT_FOUND", recon.ECONFLICT: "CONFLICT", recon.ERATELIMITED: "RATE_LIMITED",

@@ -86,7 +86,7 @@ func optString(name string, raw json.RawMessage) (*string, error) {
 	return &s, nil
 }
 
-// postWebhook serves POST /v1/webhook (spec §4.4, decisions.md §8): a
+// postWebhook serves POST /v1/webhook (spec §4.4, docs/design.md, D8): a
 // partial upsert. A field absent (or null, except allow_events) keeps its
 // stored value; allow_events null or [] subscribes to nothing. On create,
 // webhook_url is required, auth_type defaults to SECRET_KEY, active to 1,

@@ -48,7 +48,7 @@ const (
 	pathMetadata   = "/.well-known/oauth-authorization-server"
 )
 
-// maxBodyBytes limits every request body (decisions.md §1).
+// maxBodyBytes limits every request body (docs/design.md, D1).
 const maxBodyBytes = 1 << 20
 
 // Config configures a Server.

@@ -50,7 +50,7 @@ type session struct {
 	UserID   int64  `json:"user_id"`
 	ClientID string `json:"client_id"`
 	// Test is true for a grant of a test-mode client: its tokens reach the
-	// company's test tenant (decisions.md §10).
+	// company's test tenant (docs/design.md, D10).
 	Test bool `json:"test,omitempty"`
 }
 

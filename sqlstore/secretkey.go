@@ -15,7 +15,7 @@ import (
 	"recon"
 )
 
-// KeySource says where the keys that seal secrets are (decisions.md §9).
+// KeySource says where the keys that seal secrets are (docs/design.md, D9).
 // Exactly one of File and Keys is set.
 type KeySource struct {
 	// File is the key file: created with a new key (mode 0600) when it does

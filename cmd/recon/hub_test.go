@@ -361,8 +361,8 @@ func TestLinkTokenTTLFlag(t *testing.T) {
 }
 
 // TestHubEventSequencesAtTheReceiver: the receiver gets the events of every
-// path of the hosted page in the exact order they happened (decisions.md
-// §8; the dispatcher sends a tenant's hub events one at a time), only those
+// path of the hosted page in the exact order they happened (docs/design.md,
+// D8; the dispatcher sends a tenant's hub events one at a time), only those
 // its allow_events names at that moment, and none while it is inactive.
 func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 	t.Parallel()

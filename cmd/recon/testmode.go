@@ -11,7 +11,7 @@ import (
 )
 
 // tenantFlags are --company and --test: which of a company's two tenants a
-// command acts on, its live data or its test-mode data (decisions.md §10).
+// command acts on, its live data or its test-mode data (docs/design.md, D10).
 type tenantFlags struct {
 	company int64
 	test    bool
