@@ -152,7 +152,7 @@ func (rc *receiver) hubEvents(t testing.TB) []map[string]any {
 }
 
 // TestHubEventsDelivered: hub events go out through the dispatcher to the
-// webhook, with X-Secret-Key and the §7 signature under the webhook's own
+// webhook, with X-Secret-Key and the signature of docs/design.md, D7 under the webhook's own
 // signing secret (shown in the answer that made it), not under secret_key,
 // which every request carries.
 func TestHubEventsDelivered(t *testing.T) {
