@@ -18,7 +18,9 @@ import (
 //     docs/api.md, sqlstore/match.go or cmd/recon; it is checked when its first
 //     segment is a directory at the repository's root (from the root) or
 //     beside the file that names it (from there, as Markdown links are);
-//   - rootDoc: a document at the root in capitals, such as ARCHITECTURE.md;
+//   - docName: a Markdown document named without a directory, such as
+//     ARCHITECTURE.md, or a doc of docs/ that another links by its name alone:
+//     at the root or beside the file;
 //   - migrationRef: "migration 00022" (or "migrations 00012"), a file of
 //     sqlstore/migrations/sqlite and of sqlstore/migrations/postgres.
 //
@@ -27,7 +29,7 @@ import (
 // a pattern (*, {, …) is not checked.
 var (
 	repoPath     = regexp.MustCompile("(?:^|[\\s(\\[`\"'])((?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.*{},…-]*[A-Za-z0-9_*}])")
-	rootDoc      = regexp.MustCompile("(?:^|[\\s(\\[`\"'])([A-Z][A-Z_]+\\.md)\\b")
+	docName      = regexp.MustCompile("(?:^|[\\s(\\[`\"'])([A-Za-z][A-Za-z0-9_-]*\\.md)\\b")
 	migrationRef = regexp.MustCompile(`\bmigrations? (\d{5})\b`)
 )
 
@@ -121,8 +123,8 @@ func fileLines(path string) ([]numberedLine, error) {
 	return out, sc.Err()
 }
 
-// pathsIn returns the paths a line names: repository paths, root documents
-// and migrations (as "migration:NNNNN").
+// pathsIn returns the paths a line names: repository paths, documents and
+// migrations (as "migration:NNNNN").
 func pathsIn(line string) []string {
 	var out []string
 	for _, m := range repoPath.FindAllStringSubmatch(line, -1) {
@@ -135,7 +137,7 @@ func pathsIn(line string) []string {
 		}
 		out = append(out, p)
 	}
-	for _, m := range rootDoc.FindAllStringSubmatch(line, -1) {
+	for _, m := range docName.FindAllStringSubmatch(line, -1) {
 		out = append(out, m[1])
 	}
 	for _, m := range migrationRef.FindAllStringSubmatch(line, -1) {
@@ -159,7 +161,7 @@ func pathExists(root, dir, p string) bool {
 		return true
 	}
 	if !strings.Contains(p, "/") {
-		return exists(filepath.Join(root, p))
+		return exists(filepath.Join(root, p)) || exists(filepath.Join(dir, p))
 	}
 	first, _, _ := strings.Cut(p, "/")
 	for _, base := range []string{root, dir} {
@@ -180,7 +182,7 @@ func TestPathsIn(t *testing.T) {
 		"see docs/api.md, Errors":                                       "[docs/api.md]",
 		"(sqlstore/match.go) and `cmd/recon/keys.go`.":                  "[sqlstore/match.go cmd/recon/keys.go]",
 		"[docs/hub.md](docs/hub.md)":                                    "[docs/hub.md docs/hub.md]",
-		"ARCHITECTURE.md, \"Test mode\"":                                "[ARCHITECTURE.md]",
+		"ARCHITECTURE.md, \"Test mode\"; [hub](hub.md)":                 "[ARCHITECTURE.md hub.md]",
 		"migration 00022 and migrations 00012":                          "[migration:00022 migration:00012]",
 		"go run ./cmd/recon serve on ./recon.db":                        "[./cmd/recon]",
 		"GET /api/v1/company at http://127.0.0.1:8080/x":                "[]",
