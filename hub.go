@@ -131,7 +131,7 @@ func ValidXID(s string) bool {
 	return true
 }
 
-// Hub events (spec §6.1, docs/design.md, D8).
+// Hub events (spec §6.1; docs/hub.md, Events; docs/design.md, D8).
 const (
 	EventLinkTokenCreated          = "LINK_TOKEN_CREATED"
 	EventLinkTokenRevoked          = "LINK_TOKEN_REVOKED"
@@ -149,7 +149,8 @@ const (
 	eventBankAccountInactivedAlias = "BANK_ACCOUNT_INACTIVED"
 )
 
-// HubEvents lists the 13 events in the order of spec §6.1.
+// HubEvents lists the 13 events in the order of spec §6.1 (docs/hub.md,
+// Events).
 var HubEvents = []string{
 	EventLinkTokenCreated, EventLinkTokenRevoked, EventLinkTokenExpired,
 	EventLinkSessionInitialized, EventLinkSessionReinitialized, EventLinkSessionStateChanged,
@@ -190,12 +191,12 @@ func NormalizeAllowEvents(in []string) ([]string, error) {
 	return out, nil
 }
 
-// HubWebhook is the merchant's one hub webhook (spec §2.6): a delivery
-// target of kind DeliveryWebhook and its event filter. Like an IPN target
-// it has two secrets: Secret, sent as X-Secret-Key with SECRET_KEY, and
-// SigningSecret, the key of X-Recon-Signature, which is never sent (a
-// receiver, or anyone who sees a request, cannot forge a notification with
-// what the request carries). docs/hub.md, Webhook.
+// HubWebhook is the merchant's one hub webhook (spec §2.6; docs/hub.md, The
+// webhook API): a delivery target of kind DeliveryWebhook and its event filter.
+// Like an IPN target it has two secrets: Secret, sent as X-Secret-Key with
+// SECRET_KEY, and SigningSecret, the key of X-Recon-Signature, which is never
+// sent (a receiver, or anyone who sees a request, cannot forge a notification
+// with what the request carries).
 type HubWebhook struct {
 	Target
 	ContentType string

@@ -11,7 +11,8 @@ const (
 	NumberAndLetter CharacterType = "NumberAndLetter"
 )
 
-// Limits of a payment-code format (spec §2.3, docs/design.md, D2).
+// Limits of a payment-code format (spec §2.3; docs/api.md, Company API;
+// docs/design.md, D2).
 const (
 	PrefixMinLen        = 2
 	DefaultPrefixMaxLen = 3

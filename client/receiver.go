@@ -77,15 +77,15 @@ func VerifySignature(signingSecret, timestamp, signature string, body []byte, no
 	return fmt.Errorf("%w: no v1 signature matches", ErrSignature)
 }
 
-// IPN types (spec §2.8).
+// IPN types (spec §2.8; docs/api.md, Payment gateway).
 const (
 	IPNOrderPaid       = "ORDER_PAID"
 	IPNTransactionVoid = "TRANSACTION_VOID"
 )
 
-// IPN is the body of a gateway notification (spec §2.8). Amounts are
-// decimal text ("150000.00"); TransactionDate is YYYY-MM-DD HH:MM:SS in the
-// server's business time zone.
+// IPN is the body of a gateway notification (spec §2.8; docs/api.md, Payment
+// gateway). Amounts are decimal text ("150000.00"); TransactionDate is
+// YYYY-MM-DD HH:MM:SS in the server's business time zone.
 type IPN struct {
 	Timestamp        int64  `json:"timestamp"`         // when the notification was made, Unix seconds
 	NotificationType string `json:"notification_type"` // IPNOrderPaid or IPNTransactionVoid

@@ -31,10 +31,10 @@ const (
 )
 
 // NoTargetError is the error of the attempt recorded for a delivery whose
-// company has no active target of its kind. Such a delivery is dead at once:
-// an inactive target suppresses events (spec §6.1 rule 3), and retrying for
-// days a notification nobody configured would only pile up rows. An operator
-// or the merchant may replay it after configuring the target.
+// company has no active target of its kind. Such a delivery is dead at once: an
+// inactive target suppresses events (spec §6.1 rule 3; docs/hub.md, Events),
+// and retrying for days a notification nobody configured would only pile up
+// rows. An operator or the merchant may replay it after configuring the target.
 func NoTargetError(kind string) string {
 	if kind == recon.DeliveryIPN {
 		return "no active IPN target"

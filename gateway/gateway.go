@@ -224,7 +224,8 @@ func wantsHTML(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/html")
 }
 
-// orderJSON is an order as the order list shows it (spec §2.7).
+// orderJSON is an order as the order list shows it (spec §2.7; docs/api.md,
+// Payment gateway).
 type orderJSON struct {
 	ID                   string  `json:"id"`
 	CustomerID           string  `json:"customer_id"`

@@ -1,8 +1,8 @@
 // Package hub serves the bank-linking hub of docs/design.md, D8 under
-// {bankhub_url}/v1: POST /v1/token, the merchant's companies (hub
-// customers), link tokens, linked bank accounts and their transactions, the
-// merchant's branding, the webhook API of spec §4.4/§4.5, and the hosted
-// link page with its sandbox banks.
+// {bankhub_url}/v1: POST /v1/token, the merchant's companies (hub customers),
+// link tokens, linked bank accounts and their transactions, the merchant's
+// branding, the webhook API of spec §4.4/§4.5 (docs/hub.md, The webhook API),
+// and the hosted link page with its sandbox banks.
 //
 // Errors have the hub's shapes (docs/design.md, D1, D8): {"code":HTTP,
 // "message":TEXT[,"errors":{field:TEXT}]} everywhere except /v1/webhook,
@@ -263,7 +263,7 @@ func writeHubError(w http.ResponseWriter, status int, msg string, fields map[str
 	web.WriteJSON(w, status, body)
 }
 
-// envelope is the webhook API's body (spec §2.6).
+// envelope is the webhook API's body (spec §2.6; docs/hub.md, The webhook API).
 type envelope struct {
 	Status   int      `json:"status"`
 	Error    *string  `json:"error"`
