@@ -37,12 +37,126 @@ var (
 // Markdown document names that does not exist in the repository, naming the
 // file and line that names it.
 func TestDocumentedPathsExist(t *testing.T) {
+	root := repoRoot(t)
+	var checked int
+	walkDocLines(t, root, func(rel, dir string, l numberedLine) {
+		for _, p := range pathsIn(l.text) {
+			checked++
+			if !pathExists(root, dir, p) {
+				t.Errorf("%s:%d names %s, which does not exist", rel, l.n, p)
+			}
+		}
+	})
+	if checked < 100 { // the pattern must still find the paths the docs name
+		t.Fatalf("only %d paths found in comments and docs", checked)
+	}
+}
+
+// sectionRef is a Markdown document followed by the section it points at:
+// `docs/api.md, "Who may do what"` (quoted: exactly a section's name or its
+// first words) or `docs/api.md, Payment gateway` (not quoted: the text
+// starts with a section's name, or is the start of one that a line break
+// cut).
+var sectionRef = regexp.MustCompile(`((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-]+\.md),? (?:"([^"]+)"|([A-Z][^\n]*))`)
+
+// TestDocumentedSectionsExist fails for every reference to a section of a
+// Markdown document that has no such section: a heading (without its
+// parenthesised tail, and "D7" for "D7. Notifications...") or a paragraph's
+// bold lead ("**Order.**").
+func TestDocumentedSectionsExist(t *testing.T) {
+	root := repoRoot(t)
+	sections := map[string][]string{}
+	var checked int
+	walkDocLines(t, root, func(rel, dir string, l numberedLine) {
+		for _, m := range sectionRef.FindAllStringSubmatch(l.text, -1) {
+			doc, quoted, text := m[1], m[2], strings.ReplaceAll(m[3], "`", "")
+			path := filepath.Join(root, filepath.FromSlash(doc))
+			if !exists(path) {
+				if path = filepath.Join(dir, filepath.FromSlash(doc)); !exists(path) {
+					continue // TestDocumentedPathsExist reports it
+				}
+			}
+			quoted = strings.ReplaceAll(quoted, "`", "")
+			if quoted == "" && strings.ContainsAny(strings.TrimRight(strings.Fields(text)[0], ".,;:)"), "/.") {
+				continue // another path, not a section: "README.md, ARCHITECTURE.md"
+			}
+			if sections[path] == nil {
+				sections[path] = docSections(t, path)
+			}
+			checked++
+			if !hasSection(sections[path], quoted, strings.TrimRight(text, " .,;:)")) {
+				t.Errorf("%s:%d names a section of %s that it does not have: %s", rel, l.n, doc, m[0])
+			}
+		}
+	})
+	if checked < 50 {
+		t.Fatalf("only %d section references found in comments and docs", checked)
+	}
+}
+
+var (
+	heading  = regexp.MustCompile(`^#+\s+(.*?)\s*$`)
+	boldLead = regexp.MustCompile(`^\*\*([^*]+?)\.?\*\*`)
+	numbered = regexp.MustCompile(`^(D\d+)\. `)
+	tail     = regexp.MustCompile(`\s*\([^()]*\)$`)
+)
+
+// docSections lists the names a reference may give a section of the
+// document at path.
+func docSections(t *testing.T, path string) []string {
+	lines, err := fileLines(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range lines {
+		var name string
+		if m := heading.FindStringSubmatch(l.text); m != nil {
+			name = m[1]
+		} else if m := boldLead.FindStringSubmatch(l.text); m != nil {
+			name = m[1]
+		} else {
+			continue
+		}
+		name = strings.ReplaceAll(name, "`", "")
+		out = append(out, name, tail.ReplaceAllString(name, ""))
+		if m := numbered.FindStringSubmatch(name); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+func hasSection(sections []string, quoted, text string) bool {
+	for _, s := range sections {
+		switch {
+		case quoted != "":
+			if s == quoted || strings.HasPrefix(s, quoted+" ") {
+				return true
+			}
+		case text == s || strings.HasPrefix(s, text+" "):
+			return true // the whole name, or its start before a line break
+		case strings.HasPrefix(text, s):
+			if r := text[len(s)]; !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func repoRoot(t *testing.T) string {
 	root, err := os.Getwd() // the root package's directory: the repository's root
 	if err != nil {
 		t.Fatal(err)
 	}
-	var checked int
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	return root
+}
+
+// walkDocLines calls fn with every line of a Go comment and of a Markdown
+// document under root, with the file's path from root and its directory.
+func walkDocLines(t *testing.T, root string, fn func(rel, dir string, l numberedLine)) {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -67,20 +181,12 @@ func TestDocumentedPathsExist(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		for _, l := range lines {
-			for _, p := range pathsIn(l.text) {
-				checked++
-				if !pathExists(root, filepath.Dir(path), p) {
-					t.Errorf("%s:%d names %s, which does not exist", rel, l.n, p)
-				}
-			}
+			fn(rel, filepath.Dir(path), l)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if checked < 100 { // the pattern must still find the paths the docs name
-		t.Fatalf("only %d paths found in comments and docs", checked)
 	}
 }
 
@@ -190,6 +296,29 @@ func TestPathsIn(t *testing.T) {
 	} {
 		if got := fmt.Sprint(pathsIn(line)); got != want {
 			t.Errorf("pathsIn(%q) = %s, want %s", line, got, want)
+		}
+	}
+}
+
+// TestHasSection holds the section match to what it must and must not take.
+func TestHasSection(t *testing.T) {
+	sections := []string{"Payment gateway (§4.6)", "Payment gateway", "Order", "D7. Notifications", "D7"}
+	for _, c := range []struct {
+		quoted, text string
+		want         bool
+	}{
+		{"", "Payment gateway), in the", true},
+		{"", "Payment", true}, // cut by a line break
+		{"", "Payment gateways", false},
+		{"", "Payments", false},
+		{"Order", "", true},
+		{"Orders", "", false},
+		{"", "D7, D10", true},
+		{"", "D1", false},
+		{"", "Security", false},
+	} {
+		if got := hasSection(sections, c.quoted, c.text); got != c.want {
+			t.Errorf("hasSection(%q, %q) = %v, want %v", c.quoted, c.text, got, c.want)
 		}
 	}
 }

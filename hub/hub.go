@@ -88,7 +88,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	})
 	mux.HandleLimited("POST /v1/token", http.HandlerFunc(h.token), 4096)
 	// Each bearer route names its scope and its action where it is
-	// registered, as /api/v1's do (docs/hub.md, Authentication): the token
+	// registered, as /api/v1's do (docs/hub.md, Access): the token
 	// must hold the scope whoever it was issued to (a user's token granted
 	// only profile is refused), and its caller may the action
 	// (recon.Caller.May).
