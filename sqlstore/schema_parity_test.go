@@ -50,7 +50,7 @@ var parityAllowed = map[string]string{}
 
 // TestSchemaParity migrates a fresh database of each engine to the latest
 // version and compares what their catalogs say: tables, columns (type
-// through sqlTypes, nullability), primary keys, unique constraints, indexes
+// through sqlTypes, nullability, default through normDefault), primary keys, unique constraints, indexes
 // (columns, uniqueness, partial or not) and foreign keys (columns, target,
 // ON DELETE).
 func TestSchemaParity(t *testing.T) {
@@ -172,6 +172,24 @@ func mapType(engine, declared string) string {
 	return engine + ":" + declared
 }
 
+// pgCast is the cast PostgreSQL adds to a default it reports ('x'::text).
+var pgCast = regexp.MustCompile(`::[a-z ]+$`)
+
+// normDefault writes a column's default the same way on both engines:
+// without PostgreSQL's cast, booleans as SQLite's 0 and 1, none as "none".
+func normDefault(d string) string {
+	d = pgCast.ReplaceAllString(d, "")
+	switch d {
+	case "":
+		return "none"
+	case "false":
+		return "0"
+	case "true":
+		return "1"
+	}
+	return d
+}
+
 func nullability(notNull bool) string {
 	if notNull {
 		return "not null"
@@ -227,7 +245,7 @@ func sqliteSchema(ctx context.Context, db *sql.DB) ([]string, error) {
 			// A primary key's columns are not null on PostgreSQL; SQLite
 			// allows NULL in a non-INTEGER one but the schema never stores it.
 			notNull := c[3] == "1" || c[5] != "0"
-			lines = append(lines, fmt.Sprintf("column %s.%s %s %s", table, c[1], mapType("sqlite", c[2]), nullability(notNull)))
+			lines = append(lines, fmt.Sprintf("column %s.%s %s %s default %s", table, c[1], mapType("sqlite", c[2]), nullability(notNull), normDefault(c[4])))
 			if c[5] != "0" {
 				pk = append(pk, c[5]+" "+c[1])
 			}
@@ -330,14 +348,14 @@ func postgresSchema(ctx context.Context, db *sql.DB) ([]string, error) {
 			lines = append(lines, "table "+tr[0])
 		}
 	}
-	cols, err := queryRows(ctx, db, 4, `SELECT table_name, column_name, data_type, is_nullable
+	cols, err := queryRows(ctx, db, 5, `SELECT table_name, column_name, data_type, is_nullable, column_default
 		FROM information_schema.columns WHERE table_schema = 'public'`)
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range cols {
 		if !ignoredTable(c[0]) {
-			lines = append(lines, fmt.Sprintf("column %s.%s %s %s", c[0], c[1], mapType("postgres", c[2]), nullability(c[3] == "NO")))
+			lines = append(lines, fmt.Sprintf("column %s.%s %s %s default %s", c[0], c[1], mapType("postgres", c[2]), nullability(c[3] == "NO"), normDefault(c[4])))
 		}
 	}
 	// Constraints: primary keys, unique constraints, foreign keys, their
