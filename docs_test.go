@@ -33,8 +33,8 @@ var (
 	migrationRef = regexp.MustCompile(`\bmigrations? (\d{5})\b`)
 )
 
-// TestDocumentedPathsExist fails for every file path a Go comment or a
-// Markdown document names that does not exist in the repository, naming the
+// TestDocumentedPathsExist fails for every file path a Go comment, a
+// Markdown document or a migration's comment names that does not exist in the repository, naming the
 // file and line that names it.
 func TestDocumentedPathsExist(t *testing.T) {
 	root := repoRoot(t)
@@ -153,8 +153,8 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// walkDocLines calls fn with every line of a Go comment and of a Markdown
-// document under root, with the file's path from root and its directory.
+// walkDocLines calls fn with every line of a Go comment, of a Markdown
+// document and of a migration's comment under root, with the file's path from root and its directory.
 func walkDocLines(t *testing.T, root string, fn func(rel, dir string, l numberedLine)) {
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -173,6 +173,8 @@ func walkDocLines(t *testing.T, root string, fn func(rel, dir string, l numbered
 			lines, err = goCommentLines(path)
 		case strings.HasSuffix(name, ".md"):
 			lines, err = fileLines(path)
+		case strings.HasSuffix(name, ".sql"):
+			lines, err = sqlCommentLines(path)
 		default:
 			return nil
 		}
@@ -212,6 +214,18 @@ func goCommentLines(path string) ([]numberedLine, error) {
 		}
 	}
 	return out, nil
+}
+
+// sqlCommentLines returns the comments of a migration: what follows "--".
+func sqlCommentLines(path string) ([]numberedLine, error) {
+	lines, err := fileLines(path)
+	var out []numberedLine
+	for _, l := range lines {
+		if _, c, ok := strings.Cut(l.text, "--"); ok && !strings.HasPrefix(c, " +goose") {
+			out = append(out, numberedLine{l.n, c})
+		}
+	}
+	return out, err
 }
 
 func fileLines(path string) ([]numberedLine, error) {
@@ -270,7 +284,11 @@ func pathExists(root, dir, p string) bool {
 		return exists(filepath.Join(root, p)) || exists(filepath.Join(dir, p))
 	}
 	first, _, _ := strings.Cut(p, "/")
-	for _, base := range []string{root, dir} {
+	bases := []string{root, dir}
+	if first == ".." {
+		bases = []string{dir}
+	}
+	for _, base := range bases {
 		if isDir(filepath.Join(base, first)) {
 			return exists(filepath.Join(base, filepath.FromSlash(p)))
 		}
