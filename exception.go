@@ -339,10 +339,16 @@ func ParseExceptionFilter(q url.Values) (ExceptionFilter, error) {
 	return f, ParseDateRange(q, &f.FromDate, &f.ToDate)
 }
 
+// SuggestStore is what Suggest needs of storage.
+type SuggestStore interface {
+	Company(ctx context.Context, id int64) (*Company, error)
+	ExceptionSuggestions(ctx context.Context, companyID int64, list []*Exception, formats []PaymentCodeFormat) ([][]*Suggestion, error)
+}
+
 // Suggest returns the suggested orders of each exception (the tenant's
 // payment-code formats read once), as the API, the CLI and the dashboard
 // show them.
-func Suggest(ctx context.Context, s Store, companyID int64, list []*Exception) ([][]*Suggestion, error) {
+func Suggest(ctx context.Context, s SuggestStore, companyID int64, list []*Exception) ([][]*Suggestion, error) {
 	co, err := s.Company(ctx, companyID)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -15,9 +16,38 @@ import (
 	"recon/web"
 )
 
+// Store is the storage the API needs.
+type Store interface {
+	recon.ExceptionStore
+	// recon.CompanyStore's:
+	Company(ctx context.Context, id int64) (*recon.Company, error)
+	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
+	// recon.BankAccountStore's:
+	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
+	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
+	// recon.TransactionStore's:
+	IngestTransactions(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
+	IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error
+	Transactions(ctx context.Context, companyID int64, f recon.TransactionFilter) ([]*recon.Transaction, int64, error)
+	Transaction(ctx context.Context, companyID, id int64) (*recon.Transaction, error)
+	BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*recon.BalanceDiscontinuity, error)
+	// recon.OrderStore's:
+	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	Reconciliation(ctx context.Context, companyID int64, from, to string) (*recon.ReconciliationReport, error)
+	// recon.DeliveryStore's:
+	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
+	Deliveries(ctx context.Context, companyID int64, f recon.DeliveryFilter) ([]*recon.Delivery, error)
+	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.DeliveryAttempt, error)
+	ReplayDelivery(ctx context.Context, companyID, id int64, now time.Time) error
+	// recon.DeliveryOpsStore's:
+	ReplayFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time) (int64, error)
+	DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]recon.TargetStats, error)
+	SendTestNotification(ctx context.Context, companyID int64, kind string) (*recon.Delivery, error)
+}
+
 // Handler serves /api/v1.
 type Handler struct {
-	Store recon.Store
+	Store Store
 	Auth  recon.Authenticator
 	// MaxPrefixLen is the longest payment-code prefix accepted (default 3, at most 5).
 	MaxPrefixLen int

@@ -25,16 +25,29 @@ import (
 
 // Store is the storage the gateway needs.
 type Store interface {
-	recon.OrderStore
-	recon.MerchantStore
-	recon.CompanyStore
-	recon.TenantStore
-	recon.BankAccountStore
 	recon.ListenStore
-	// DeliveryTarget, Delivery and RecordAttempts are recon.DeliveryStore's.
-	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
-	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
+	// recon.CompanyStore's:
+	Company(ctx context.Context, id int64) (*recon.Company, error)
+	// recon.TenantStore's:
+	Tenant(ctx context.Context, id int64) (*recon.Tenant, error)
+	// recon.BankAccountStore's:
+	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
+	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
+	// recon.OrderStore's:
+	CreateOrder(ctx context.Context, o *recon.Order) error
+	PaymentCodesInUse(ctx context.Context, companyID int64, prefix string, n, list int) (int64, []string, error)
+	Order(ctx context.Context, companyID int64, invoiceNumber string) (*recon.Order, error)
+	Orders(ctx context.Context, companyID int64, f recon.OrderFilter) ([]*recon.Order, int64, error)
+	CancelOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time) (*recon.Order, error)
+	VoidOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
+	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	// recon.MerchantStore's:
+	MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error)
+	SetIPN(ctx context.Context, companyID int64, t *recon.Target) error
+	// recon.DeliveryStore's:
 	RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error
+	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
+	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
 }
 
 // Handler serves the payment gateway routes.

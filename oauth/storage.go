@@ -110,12 +110,12 @@ type storedRequest struct {
 	Session           *session   `json:"session"`
 }
 
-// storage implements the fosite storage interfaces on recon.Store.
+// storage implements the fosite storage interfaces on the Store.
 //
 // recon.TokenStore has no transactions, so fosite runs its multi-step
 // writes (code exchange, refresh rotation) without one.
 type storage struct {
-	store   recon.Store
+	store   Store
 	codeTTL time.Duration
 	clients clientCache
 }
