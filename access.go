@@ -3,12 +3,12 @@ package recon
 import "slices"
 
 // Action is something a caller may do through the APIs. Which roles,
-// permissions and callers may do each is the matrix of decisions.md §9,
+// permissions and callers may do each is the matrix of docs/design.md, D9,
 // written once here; every endpoint names the action it performs, and the
 // authorization server grants only the scopes whose action the user may do.
 type Action string
 
-// Actions of decisions.md §9.
+// Actions of docs/design.md, D9.
 const (
 	// ActionManageCompany reads and changes the company and its payment-code formats.
 	ActionManageCompany Action = "manage the company"

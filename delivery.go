@@ -270,9 +270,9 @@ type MerchantStore interface {
 	SetIPN(ctx context.Context, companyID int64, t *Target) error
 }
 
-// MaskSecret shows a secret as three asterisks and its last 4 characters
-// (spec §4.5); a secret of 8 characters or fewer shows only the asterisks,
-// since 4 would half reveal it.
+// MaskSecret shows a secret as three asterisks and its last 4 characters (spec
+// §4.5; docs/hub.md, The webhook API); a secret of 8 characters or fewer shows
+// only the asterisks, since 4 would half reveal it.
 func MaskSecret(s string) string {
 	if utf8.RuneCountInString(s) <= 8 {
 		return "***"

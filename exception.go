@@ -12,7 +12,7 @@ import (
 
 // Exception kinds: the incoming transfers that matching could not settle and
 // a person must look at (issue 11, exceptions queue). The kinds are the match
-// outcomes of the transfer's decision (decisions.md §5).
+// outcomes of the transfer's decision (docs/design.md, D5).
 const (
 	// ExceptionUnmatched: a code or virtual account naming no order, or a
 	// credit with neither to an account that receives order payments.
@@ -348,10 +348,16 @@ func ParseExceptionFilter(q url.Values) (ExceptionFilter, error) {
 	return f, ParseDateRange(q, &f.FromDate, &f.ToDate)
 }
 
+// SuggestStore is what Suggest needs of storage.
+type SuggestStore interface {
+	Company(ctx context.Context, id int64) (*Company, error)
+	ExceptionSuggestions(ctx context.Context, companyID int64, list []*Exception, formats []PaymentCodeFormat) ([][]*Suggestion, error)
+}
+
 // Suggest returns the suggested orders of each exception (the tenant's
 // payment-code formats read once), as the API, the CLI and the dashboard
 // show them.
-func Suggest(ctx context.Context, s Store, companyID int64, list []*Exception) ([][]*Suggestion, error) {
+func Suggest(ctx context.Context, s SuggestStore, companyID int64, list []*Exception) ([][]*Suggestion, error) {
 	co, err := s.Company(ctx, companyID)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// The bank-linking hub (decisions.md §8). Its merchant is a Recon company
+// The bank-linking hub (docs/design.md, D8). Its merchant is a Recon company
 // (the tenant, Caller.CompanyID); the merchant's own customers, which the hub
 // API calls "companies", are HubCustomers here, so that they are never
 // confused with the tenant. Every hub row is keyed by the tenant's company
@@ -137,7 +137,7 @@ func ValidXID(s string) bool {
 	return true
 }
 
-// Hub events (spec §6.1, decisions.md §8).
+// Hub events (spec §6.1; docs/hub.md, Events; docs/design.md, D8).
 const (
 	EventLinkTokenCreated          = "LINK_TOKEN_CREATED"
 	EventLinkTokenRevoked          = "LINK_TOKEN_REVOKED"
@@ -155,7 +155,8 @@ const (
 	eventBankAccountInactivedAlias = "BANK_ACCOUNT_INACTIVED"
 )
 
-// HubEvents lists the 13 events in the order of spec §6.1.
+// HubEvents lists the 13 events in the order of spec §6.1 (docs/hub.md,
+// Events).
 var HubEvents = []string{
 	EventLinkTokenCreated, EventLinkTokenRevoked, EventLinkTokenExpired,
 	EventLinkSessionInitialized, EventLinkSessionReinitialized, EventLinkSessionStateChanged,
@@ -196,12 +197,12 @@ func NormalizeAllowEvents(in []string) ([]string, error) {
 	return out, nil
 }
 
-// HubWebhook is the merchant's one hub webhook (spec §2.6): a delivery
-// target of kind DeliveryWebhook and its event filter. Like an IPN target
-// it has two secrets: Secret, sent as X-Secret-Key with SECRET_KEY, and
-// SigningSecret, the key of X-Recon-Signature, which is never sent (a
-// receiver, or anyone who sees a request, cannot forge a notification with
-// what the request carries). docs/hub.md, Webhook.
+// HubWebhook is the merchant's one hub webhook (spec §2.6; docs/hub.md, The
+// webhook API): a delivery target of kind DeliveryWebhook and its event filter.
+// Like an IPN target it has two secrets: Secret, sent as X-Secret-Key with
+// SECRET_KEY, and SigningSecret, the key of X-Recon-Signature, which is never
+// sent (a receiver, or anyone who sees a request, cannot forge a notification
+// with what the request carries).
 type HubWebhook struct {
 	Target
 	ContentType string
@@ -289,7 +290,7 @@ func (c HubWebhookChange) Apply(cur *HubWebhook, random io.Reader) (*HubWebhook,
 	return w, nil
 }
 
-// HubEventBody is the JSON body of a hub event (decisions.md §7, §8).
+// HubEventBody is the JSON body of a hub event (docs/design.md, D7, D8).
 type HubEventBody struct {
 	Timestamp int64        `json:"timestamp"`
 	XID       string       `json:"xid"`
@@ -298,7 +299,7 @@ type HubEventBody struct {
 	Metadata  HubEventMeta `json:"metadata"`
 }
 
-// HubEventMeta is an event's metadata: the keys of decisions.md §8, each
+// HubEventMeta is an event's metadata: the keys of docs/design.md, D8, each
 // present only where the event carries it, except link_session_xid, which
 // is null on events with no session (LINK_TOKEN_CREATED, as SePay shows).
 type HubEventMeta struct {
@@ -472,8 +473,8 @@ type HubAccountStore interface {
 // BalanceChangeEvent is the Delivery.Event of the hub's balance-change notification.
 const BalanceChangeEvent = "BALANCE_CHANGE"
 
-// BalanceChange is the body of the balance-change notification (decisions.md
-// §8) a transaction stored on a linked account sends to the merchant's hub
+// BalanceChange is the body of the balance-change notification (docs/design.md,
+// D8) a transaction stored on a linked account sends to the merchant's hub
 // IPN URL.
 type BalanceChange struct {
 	Gateway         string  `json:"gateway"`

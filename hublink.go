@@ -35,7 +35,7 @@ const (
 )
 
 // Link session states: the step the page shows (the LINK_SESSION_STATE_CHANGED
-// states of decisions.md §8, plus the first and the unlink's OTP step).
+// states of docs/design.md, D8, plus the first and the unlink's OTP step).
 const (
 	LinkStateInitialized    = "INITIALIZED"
 	LinkStateRequestLink    = "REQUEST_BANK_ACCOUNT_LINK"

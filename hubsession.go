@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// The link session as a pure state machine (STYLE.md: "state machines are
-// domain rules"): NextLinkSession takes the token, its open session and
+// The link session as a pure state machine (docs/design.md, D11: state
+// machines are domain rules): NextLinkSession takes the token, its open session and
 // one step of the page, with what the bank answered, and returns the
 // session's new state, the events to enqueue in order and the change to the
 // linked account. The store locks, reads, calls it, writes the result and

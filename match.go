@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Match outcomes (decisions.md §5).
+// Match outcomes (docs/design.md, D5).
 const (
 	MatchCaptured  = "matched"   // the transfer completed the order's payment
 	MatchUnderpaid = "underpaid" // matched an open order, cumulative amount still short
@@ -108,7 +108,7 @@ type PaymentMatch struct {
 	Captured bool
 }
 
-// MatchPayments applies decisions.md §5 to an order and the incoming
+// MatchPayments applies docs/design.md, D5 to an order and the incoming
 // transfers that name it, in the order they arrived: while the order awaits
 // payment each transfer adds to its paid amount, and the one that brings the
 // total to the order's amount captures it (MatchCaptured, or MatchOverpaid

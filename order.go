@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Order statuses (spec §3, decisions.md §6).
+// Order statuses (spec §3; docs/api.md, Payment gateway; docs/design.md, D6).
 const (
 	OrderAwaitingPayment = "AUTHENTICATION_NOT_NEEDED"
 	OrderCaptured        = "CAPTURED"
@@ -103,7 +103,8 @@ type Order struct {
 	CancelledAt, VoidedAt time.Time
 }
 
-// OrderFilter selects a company's orders (spec §4.6, decisions.md §6).
+// OrderFilter selects a company's orders (spec §4.6; docs/api.md, Payment
+// gateway; docs/design.md, D6).
 type OrderFilter struct {
 	Query         string // q: case-insensitive substring of invoice number, order id, description, customer id
 	Status        string

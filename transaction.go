@@ -40,7 +40,8 @@ type TransactionInput struct {
 	SubAccount      string
 }
 
-// Transaction is a stored bank transaction (spec §2.4).
+// Transaction is a stored bank transaction (spec §2.4; docs/api.md,
+// Transactions).
 type Transaction struct {
 	ID              int64
 	CompanyID       int64
@@ -200,8 +201,8 @@ type IngestResult struct {
 	Duplicate bool
 }
 
-// TransactionFilter selects a company's transactions (spec §4.3). Zero
-// values mean "no filter".
+// TransactionFilter selects a company's transactions (spec §4.3; docs/api.md,
+// Transactions). Zero values mean "no filter".
 type TransactionFilter struct {
 	BankAccountID   int64
 	AccountNumber   string

@@ -279,7 +279,7 @@ func (h *Handler) listDiscontinuities(w http.ResponseWriter, r *http.Request, c 
 // simulateTransfer plays a payer: an incoming transfer to one of the
 // tenant's bank accounts, through the same pipeline as a bank feed. It
 // exists in test mode on any server, in live mode only on a sandbox server
-// (decisions.md §10).
+// (docs/design.md, D10).
 func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
 	if c.Livemode && !h.Sandbox {
 		return recon.Errorf(recon.ENOTFOUND, "simulated transfers exist in test mode (use a test-mode credential), and in live mode only on a server started with --sandbox")

@@ -262,13 +262,9 @@ func (h *Handler) tryMemo(w http.ResponseWriter, r *http.Request, q *request) er
 // notification to the active target of the kind (recon.DeliveryOpsStore,
 // as POST /api/v1/deliveries/test).
 func (h *Handler) sendTest(w http.ResponseWriter, r *http.Request, q *request) error {
-	ops, ok := h.Store.(recon.DeliveryOpsStore)
-	if !ok {
-		return recon.Errorf(recon.EUNAVAILABLE, "delivery operations are not available on this store")
-	}
 	kind := r.PostForm.Get("kind")
 	v := &settingsView{}
-	if _, err := ops.SendTestNotification(r.Context(), q.caller.CompanyID, kind); err != nil {
+	if _, err := h.Store.SendTestNotification(r.Context(), q.caller.CompanyID, kind); err != nil {
 		if c := recon.ErrorCode(err); c != recon.EINVALID && c != recon.ENOTFOUND && c != recon.ECONFLICT {
 			return err
 		}

@@ -10,7 +10,7 @@ import (
 	"recon"
 )
 
-// match applies decisions.md §5 to a batch's new incoming rows, inside the
+// match applies docs/design.md, D5 to a batch's new incoming rows, inside the
 // ingestion's database transaction: each row naming an order, by sub-account
 // (the order's virtual account) or else by payment code, is matched against
 // it. The rules (captured, underpaid, overpaid, duplicate, the reason

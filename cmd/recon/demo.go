@@ -17,7 +17,7 @@ import (
 
 // The demo client has a fixed id so that a later `serve --demo` on the same
 // database finds the demo company again and prints fresh tokens; so has its
-// test-mode twin (decisions.md §10).
+// test-mode twin (docs/design.md, D10).
 const (
 	demoClientID     = "demo-erp"
 	demoTestClientID = recon.TestClientPrefix + "demo-erp"
