@@ -6,7 +6,9 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -64,6 +66,9 @@ type Handler struct {
 	// (default recon.SystemClock{}).
 	Clock  recon.Clock
 	Logger *slog.Logger
+	// Rand is the randomness of sandbox transfers' references (default
+	// crypto/rand).
+	Rand io.Reader
 	// Uploads are the server's statement import slots, shared with the
 	// dashboard's upload (nil: web.NewSlots(0, 0) of the API's own); an
 	// upload finding none free is refused with 503 and Retry-After.
@@ -106,6 +111,13 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/exceptions/{id}", h.showException, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("POST /api/v1/exceptions/{id}/resolve", h.resolveException, recon.ScopeExceptionWrite, recon.ActionResolveExceptions)
 	route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
+}
+
+func (h *Handler) random() io.Reader {
+	if h.Rand == nil {
+		return rand.Reader
+	}
+	return h.Rand
 }
 
 func (h *Handler) now() time.Time {

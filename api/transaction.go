@@ -297,9 +297,11 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 	if body.Amount <= 0 || body.Amount > recon.MaxAmount {
 		return recon.FieldError("amount", "amount must be a whole number of VND from 1 to %d", int64(recon.MaxAmount))
 	}
-	ref := recon.SimulatedReference()
+	var ref string
 	if body.ReferenceNumber != nil {
 		ref = *body.ReferenceNumber
+	} else {
+		ref = recon.SimulatedReferenceFrom(h.random())
 	}
 	now := h.now()
 	in := []recon.TransactionInput{{
