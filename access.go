@@ -3,12 +3,12 @@ package recon
 import "slices"
 
 // Action is something a caller may do through the APIs. Which roles,
-// permissions and callers may do each is the matrix of decisions.md §9,
+// permissions and callers may do each is the matrix of docs/design.md, D9,
 // written once here; every endpoint names the action it performs, and the
 // authorization server grants only the scopes whose action the user may do.
 type Action string
 
-// Actions of decisions.md §9.
+// Actions of docs/design.md, D9.
 const (
 	// ActionManageCompany reads and changes the company and its payment-code formats.
 	ActionManageCompany Action = "manage the company"
@@ -46,7 +46,7 @@ func (a Action) Permission() string {
 // May reports whether the user may do the action: Admin and SuperAdmin may
 // do everything; other roles only what a permission they hold allows.
 func (u *User) May(a Action) bool {
-	if a == ActionNone || u.Role == RoleAdmin || u.Role == RoleSuperAdmin {
+	if a == ActionNone || u.Role.Administers() {
 		return true
 	}
 	if a == ActionResolveExceptions {

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// OAuth2 scopes (decisions.md §9).
+// OAuth2 scopes (docs/design.md, D9).
 const (
 	ScopeCompany          = "company"
 	ScopeTransactionRead  = "transaction:read"
@@ -43,7 +43,7 @@ type Client struct {
 	SecretHash   string
 	Scopes       []string
 	RedirectURIs []string
-	// Test marks a test-mode client (decisions.md §10): its id and secret
+	// Test marks a test-mode client (docs/design.md, D10): its id and secret
 	// start with TestClientPrefix, and its tokens reach only the company's
 	// test tenant. The client itself belongs to the company, whose users
 	// sign in through it.

@@ -35,7 +35,8 @@ type Company struct {
 	CreatedAt time.Time
 }
 
-// CompanyConfig is the company's configuration (spec §2.2).
+// CompanyConfig is the company's configuration (spec §2.2; docs/api.md, Company
+// API).
 type CompanyConfig struct {
 	BankSubAccount bool
 	Paycode        bool

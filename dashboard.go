@@ -10,7 +10,7 @@ import (
 // OAuth login page and keeps them signed in with a session of its own.
 
 // PasswordVerifier checks a user's e-mail and password behind the login
-// throttle of decisions.md §9 (failures per account and per address make
+// throttle of docs/design.md, D9 (failures per account and per address make
 // further attempts wait, then lock): the one check every sign-in page makes.
 // oauth.Server implements it. Unknown addresses and wrong passwords are both
 // EUNAUTHORIZED; a throttled attempt is ERATELIMITED and checks nothing.

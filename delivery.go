@@ -3,7 +3,10 @@ package recon
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
+	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -114,12 +117,16 @@ const (
 // NewSecret returns SecretLen random letters and digits from crypto/rand
 // (about 285 bits): merchant secret keys, IPN secrets and signing secrets
 // are all made here.
-func NewSecret() string {
+func NewSecret() string { return NewSecretFrom(rand.Reader) }
+
+// NewSecretFrom is NewSecret reading its randomness from random (tests pass
+// a fixed one). random must not fail: crypto/rand.Reader never does.
+func NewSecretFrom(random io.Reader) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	b := make([]byte, SecretLen)
 	buf := make([]byte, 64)
 	for i := 0; i < len(b); {
-		if _, err := rand.Read(buf); err != nil {
+		if _, err := io.ReadFull(random, buf); err != nil {
 			panic(err) // crypto/rand.Read never returns an error (Go 1.24)
 		}
 		for _, c := range buf {
@@ -131,6 +138,34 @@ func NewSecret() string {
 		}
 	}
 	return string(b)
+}
+
+// NewMerchant returns new merchant credentials, secret key included, of
+// tenant (the company's own id, or its test twin's) for company, from
+// random: merchant_id MC<company>_<12 hex digits>, TEST- first in test mode
+// (TestMerchantPrefix), and a NewMerchantSecret. `recon merchant
+// credentials` and `recon trigger` make them here.
+func NewMerchant(random io.Reader, tenant, company int64, test bool) *Merchant {
+	var b [6]byte
+	if _, err := io.ReadFull(random, b[:]); err != nil {
+		panic(err) // crypto/rand.Read never returns an error (Go 1.24)
+	}
+	m := &Merchant{CompanyID: tenant, MerchantID: "MC" + strconv.FormatInt(company, 10) + "_" + hex.EncodeToString(b[:])}
+	if test {
+		m.MerchantID = TestMerchantPrefix + m.MerchantID
+	}
+	m.SecretKey = NewMerchantSecret(random, test)
+	return m
+}
+
+// NewMerchantSecret returns a new merchant secret key from random
+// (NewSecretFrom), test_ first in test mode (TestClientPrefix): the CLI's
+// credentials and rotation, and the dashboard's rotation, make it here.
+func NewMerchantSecret(random io.Reader, test bool) string {
+	if test {
+		return TestClientPrefix + NewSecretFrom(random)
+	}
+	return NewSecretFrom(random)
 }
 
 // AttemptOutcome is one attempt and the state it leaves its delivery in.
@@ -235,9 +270,9 @@ type MerchantStore interface {
 	SetIPN(ctx context.Context, companyID int64, t *Target) error
 }
 
-// MaskSecret shows a secret as three asterisks and its last 4 characters
-// (spec §4.5); a secret of 8 characters or fewer shows only the asterisks,
-// since 4 would half reveal it.
+// MaskSecret shows a secret as three asterisks and its last 4 characters (spec
+// §4.5; docs/hub.md, The webhook API); a secret of 8 characters or fewer shows
+// only the asterisks, since 4 would half reveal it.
 func MaskSecret(s string) string {
 	if utf8.RuneCountInString(s) <= 8 {
 		return "***"

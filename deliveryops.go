@@ -18,8 +18,9 @@ const TestNotificationEvent = "TEST_NOTIFICATION"
 
 // TestNotification builds the test notification of a kind, in the body
 // shape of that kind: an IPN's top-level keys, a hub event's envelope, a
-// balance change's event key.
-func TestNotification(companyID int64, kind string, at time.Time) (*Delivery, error) {
+// balance change's event key. xid is the hub event's id (NewXID, chosen by
+// the store), unused by the other kinds.
+func TestNotification(companyID int64, kind string, at time.Time, xid string) (*Delivery, error) {
 	if err := CheckDeliveryKind("kind", kind); err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func TestNotification(companyID int64, kind string, at time.Time) (*Delivery, er
 		body = struct {
 			HubEventBody
 			Message string `json:"message"`
-		}{HubEventBody{Timestamp: at.Unix(), XID: NewXID(), Version: "1.0", Event: TestNotificationEvent}, message}
+		}{HubEventBody{Timestamp: at.Unix(), XID: xid, Version: "1.0", Event: TestNotificationEvent}, message}
 	default:
 		body = struct {
 			Timestamp int64  `json:"timestamp"`

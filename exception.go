@@ -12,7 +12,7 @@ import (
 
 // Exception kinds: the incoming transfers that matching could not settle and
 // a person must look at (issue 11, exceptions queue). The kinds are the match
-// outcomes of the transfer's decision (decisions.md §5).
+// outcomes of the transfer's decision (docs/design.md, D5).
 const (
 	// ExceptionUnmatched: a code or virtual account naming no order, or a
 	// credit with neither to an account that receives order payments.
@@ -150,6 +150,15 @@ func CheckResolution(e *Exception, in *ResolveInput, o *Order) error {
 		return Errorf(ECONFLICT, "order %d (%s) is %s, not awaiting payment", o.ID, o.InvoiceNumber, o.Status)
 	}
 	return nil
+}
+
+// GetsSuggestions reports whether the exception is offered orders to be
+// matched to (ExceptionStore.ExceptionSuggestions): an open exception whose
+// transfer no order counts yet, unmatched or duplicate. An underpaid or
+// overpaid transfer already counts in its order (CheckResolution refuses to
+// match it), and a resolved exception is closed.
+func (e *Exception) GetsSuggestions() bool {
+	return e.Resolution == nil && (e.Kind == ExceptionUnmatched || e.Kind == ExceptionDuplicate)
 }
 
 // ExceptionFilter selects exceptions. Zero values mean "no filter".
@@ -339,10 +348,16 @@ func ParseExceptionFilter(q url.Values) (ExceptionFilter, error) {
 	return f, ParseDateRange(q, &f.FromDate, &f.ToDate)
 }
 
+// SuggestStore is what Suggest needs of storage.
+type SuggestStore interface {
+	Company(ctx context.Context, id int64) (*Company, error)
+	ExceptionSuggestions(ctx context.Context, companyID int64, list []*Exception, formats []PaymentCodeFormat) ([][]*Suggestion, error)
+}
+
 // Suggest returns the suggested orders of each exception (the tenant's
 // payment-code formats read once), as the API, the CLI and the dashboard
 // show them.
-func Suggest(ctx context.Context, s Store, companyID int64, list []*Exception) ([][]*Suggestion, error) {
+func Suggest(ctx context.Context, s SuggestStore, companyID int64, list []*Exception) ([][]*Suggestion, error) {
 	co, err := s.Company(ctx, companyID)
 	if err != nil {
 		return nil, err

@@ -151,3 +151,28 @@ func TestWhoMayResolveExceptions(t *testing.T) {
 		}
 	}
 }
+
+// TestGetsSuggestions: which exceptions are offered orders, by kind and
+// whether resolved.
+func TestGetsSuggestions(t *testing.T) {
+	for _, c := range []struct {
+		kind     string
+		resolved bool
+		want     bool
+	}{
+		{ExceptionUnmatched, false, true},
+		{ExceptionDuplicate, false, true},
+		{ExceptionUnderpaid, false, false},
+		{ExceptionOverpaid, false, false},
+		{ExceptionUnmatched, true, false},
+		{ExceptionDuplicate, true, false},
+	} {
+		e := &Exception{Kind: c.kind, Transaction: &Transaction{ID: 1}}
+		if c.resolved {
+			e.Resolution = &ExceptionResolution{Action: ResolveIgnore}
+		}
+		if got := e.GetsSuggestions(); got != c.want {
+			t.Errorf("%s (resolved %v): GetsSuggestions = %v, want %v", c.kind, c.resolved, got, c.want)
+		}
+	}
+}

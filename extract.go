@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Payment-code extraction (decisions.md §3).
+// Payment-code extraction (docs/design.md, D3).
 //
 // The rules are defined on the normalised memo (NormalizeMemo):
 //

@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 )
 
-// The bank-linking hub (decisions.md §8). Its merchant is a Recon company
+// The bank-linking hub (docs/design.md, D8). Its merchant is a Recon company
 // (the tenant, Caller.CompanyID); the merchant's own customers, which the hub
 // API calls "companies", are HubCustomers here, so that they are never
 // confused with the tenant. Every hub row is keyed by the tenant's company
@@ -97,9 +98,14 @@ type HubCounterDay struct {
 
 // NewXID returns a random (version 4) UUID in its canonical text form, the
 // identity of every hub object on the wire.
-func NewXID() string {
+func NewXID() string { return NewXIDFrom(rand.Reader) }
+
+// NewXIDFrom is NewXID reading its randomness from random (the store's
+// injected source; tests pass a fixed one). random must not fail:
+// crypto/rand.Reader never does.
+func NewXIDFrom(random io.Reader) string {
 	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if _, err := io.ReadFull(random, b[:]); err != nil {
 		panic(err) // crypto/rand.Read never returns an error (Go 1.24)
 	}
 	b[6] = b[6]&0x0f | 0x40
@@ -131,7 +137,7 @@ func ValidXID(s string) bool {
 	return true
 }
 
-// Hub events (spec §6.1, decisions.md §8).
+// Hub events (spec §6.1; docs/hub.md, Events; docs/design.md, D8).
 const (
 	EventLinkTokenCreated          = "LINK_TOKEN_CREATED"
 	EventLinkTokenRevoked          = "LINK_TOKEN_REVOKED"
@@ -149,7 +155,8 @@ const (
 	eventBankAccountInactivedAlias = "BANK_ACCOUNT_INACTIVED"
 )
 
-// HubEvents lists the 13 events in the order of spec §6.1.
+// HubEvents lists the 13 events in the order of spec §6.1 (docs/hub.md,
+// Events).
 var HubEvents = []string{
 	EventLinkTokenCreated, EventLinkTokenRevoked, EventLinkTokenExpired,
 	EventLinkSessionInitialized, EventLinkSessionReinitialized, EventLinkSessionStateChanged,
@@ -190,12 +197,12 @@ func NormalizeAllowEvents(in []string) ([]string, error) {
 	return out, nil
 }
 
-// HubWebhook is the merchant's one hub webhook (spec §2.6): a delivery
-// target of kind DeliveryWebhook and its event filter. Like an IPN target
-// it has two secrets: Secret, sent as X-Secret-Key with SECRET_KEY, and
-// SigningSecret, the key of X-Recon-Signature, which is never sent (a
-// receiver, or anyone who sees a request, cannot forge a notification with
-// what the request carries). docs/hub.md, Webhook.
+// HubWebhook is the merchant's one hub webhook (spec §2.6; docs/hub.md, The
+// webhook API): a delivery target of kind DeliveryWebhook and its event filter.
+// Like an IPN target it has two secrets: Secret, sent as X-Secret-Key with
+// SECRET_KEY, and SigningSecret, the key of X-Recon-Signature, which is never
+// sent (a receiver, or anyone who sees a request, cannot forge a notification
+// with what the request carries).
 type HubWebhook struct {
 	Target
 	ContentType string
@@ -229,13 +236,13 @@ const HubContentType = "application/json"
 
 // Apply returns cur changed by c, or the new webhook when cur is nil: then
 // webhook_url is required, auth_type defaults to SECRET_KEY, active to 1,
-// allow_events to ["*"] and a missing secret is generated (NewSecret, 48
-// characters). A new webhook gets a signing secret of its own (NewSecret),
-// kept by every change but c.RotateSigningSecret, which makes a new one. It
-// checks what it can without the network (auth type, secret length,
-// content type, event names); the URL's own rules are the caller's (they
-// need DNS).
-func (c HubWebhookChange) Apply(cur *HubWebhook) (*HubWebhook, error) {
+// allow_events to ["*"] and a missing secret is generated (NewSecretFrom
+// random, 48 characters). A new webhook gets a signing secret of its own
+// (NewSecretFrom random), kept by every change but c.RotateSigningSecret,
+// which makes a new one. It checks what it can without the network (auth
+// type, secret length, content type, event names); the URL's own rules are
+// the caller's (they need DNS).
+func (c HubWebhookChange) Apply(cur *HubWebhook, random io.Reader) (*HubWebhook, error) {
 	w := &HubWebhook{Target: Target{AuthType: AuthSecretKey, Active: true}, ContentType: HubContentType, AllowEvents: []string{"*"}}
 	if cur != nil {
 		w = &HubWebhook{Target: cur.Target, ContentType: cur.ContentType, AllowEvents: slices.Clone(cur.AllowEvents)}
@@ -259,10 +266,10 @@ func (c HubWebhookChange) Apply(cur *HubWebhook) (*HubWebhook, error) {
 		w.Secret = *c.Secret
 	}
 	if w.Secret == "" {
-		w.Secret = NewSecret()
+		w.Secret = NewSecretFrom(random)
 	}
 	if cur == nil || c.RotateSigningSecret || w.SigningSecret == "" {
-		w.SigningSecret = NewSecret()
+		w.SigningSecret = NewSecretFrom(random)
 	}
 	if c.Active != nil {
 		w.Active = *c.Active
@@ -283,7 +290,7 @@ func (c HubWebhookChange) Apply(cur *HubWebhook) (*HubWebhook, error) {
 	return w, nil
 }
 
-// HubEventBody is the JSON body of a hub event (decisions.md §7, §8).
+// HubEventBody is the JSON body of a hub event (docs/design.md, D7, D8).
 type HubEventBody struct {
 	Timestamp int64        `json:"timestamp"`
 	XID       string       `json:"xid"`
@@ -292,7 +299,7 @@ type HubEventBody struct {
 	Metadata  HubEventMeta `json:"metadata"`
 }
 
-// HubEventMeta is an event's metadata: the keys of decisions.md §8, each
+// HubEventMeta is an event's metadata: the keys of docs/design.md, D8, each
 // present only where the event carries it, except link_session_xid, which
 // is null on events with no session (LINK_TOKEN_CREATED, as SePay shows).
 type HubEventMeta struct {
@@ -321,12 +328,13 @@ type HubEventRecord struct {
 	DeliveryID int64
 }
 
-// HubEventDelivery builds the outbox row of a hub event made at at.
-func HubEventDelivery(companyID int64, event string, meta HubEventMeta, at time.Time) (*Delivery, error) {
+// HubEventDelivery builds the outbox row of a hub event made at at, whose
+// body carries xid (NewXID, chosen by the store).
+func HubEventDelivery(companyID int64, event string, meta HubEventMeta, at time.Time, xid string) (*Delivery, error) {
 	if !slices.Contains(HubEvents, event) {
 		return nil, fmt.Errorf("recon: unknown hub event %q", event)
 	}
-	payload, err := json.Marshal(HubEventBody{Timestamp: at.Unix(), XID: NewXID(), Version: "1.0", Event: event, Metadata: meta})
+	payload, err := json.Marshal(HubEventBody{Timestamp: at.Unix(), XID: xid, Version: "1.0", Event: event, Metadata: meta})
 	if err != nil {
 		return nil, err
 	}
@@ -465,8 +473,8 @@ type HubAccountStore interface {
 // BalanceChangeEvent is the Delivery.Event of the hub's balance-change notification.
 const BalanceChangeEvent = "BALANCE_CHANGE"
 
-// BalanceChange is the body of the balance-change notification (decisions.md
-// §8) a transaction stored on a linked account sends to the merchant's hub
+// BalanceChange is the body of the balance-change notification (docs/design.md,
+// D8) a transaction stored on a linked account sends to the merchant's hub
 // IPN URL.
 type BalanceChange struct {
 	Gateway         string  `json:"gateway"`

@@ -35,7 +35,7 @@ const (
 )
 
 // Link session states: the step the page shows (the LINK_SESSION_STATE_CHANGED
-// states of decisions.md §8, plus the first and the unlink's OTP step).
+// states of docs/design.md, D8, plus the first and the unlink's OTP step).
 const (
 	LinkStateInitialized    = "INITIALIZED"
 	LinkStateRequestLink    = "REQUEST_BANK_ACCOUNT_LINK"
@@ -97,6 +97,14 @@ type LinkToken struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	EndedAt   time.Time
+}
+
+// ExpiredAt reports whether the token is due to expire at now: still
+// ACTIVE, its lifetime over (now at or past ExpiresAt). The store ends such
+// a token (EXPIRED) before a step of its page, and its sweep ends every such
+// token with the same condition in SQL, so that one node ends it once.
+func (t *LinkToken) ExpiredAt(now time.Time) bool {
+	return t.Status == LinkTokenActive && !now.Before(t.ExpiresAt)
 }
 
 // LinkSession is one visit of the hosted page with a link token: its step,

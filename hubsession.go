@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// The link session as a pure state machine (STYLE.md: "state machines are
-// domain rules"): NextLinkSession takes the token, its open session and
+// The link session as a pure state machine (docs/design.md, D11: state
+// machines are domain rules): NextLinkSession takes the token, its open session and
 // one step of the page, with what the bank answered, and returns the
 // session's new state, the events to enqueue in order and the change to the
 // linked account. The store locks, reads, calls it, writes the result and
@@ -50,6 +50,10 @@ type LinkStep struct {
 	// AccountXID is the xid the linked account gets (or has: a re-link),
 	// chosen by the store before a StepLinkOTP.
 	AccountXID string
+	// NewSessionXID is the xid of the session a StepOpen opens when the
+	// token has none, chosen by the store (NewXIDFrom its randomness); a
+	// random one (NewXID) when empty.
+	NewSessionXID string
 }
 
 // HubEventSpec is an event a step produces.
@@ -88,7 +92,11 @@ func NextLinkSession(t *LinkToken, s *LinkSession, st LinkStep, now time.Time) (
 	out := &LinkOutcome{}
 	if st.Kind == StepOpen {
 		if s == nil {
-			s = &LinkSession{CompanyID: t.CompanyID, LinkTokenID: t.ID, XID: NewXID(), Status: LinkSessionOpen,
+			xid := st.NewSessionXID
+			if xid == "" {
+				xid = NewXID()
+			}
+			s = &LinkSession{CompanyID: t.CompanyID, LinkTokenID: t.ID, XID: xid, Status: LinkSessionOpen,
 				State: LinkStateInitialized, CreatedAt: now, LastStepAt: now}
 			if t.Purpose == LinkPurposeUnlink {
 				s.BankAccountID, s.BankAccountXID = t.BankAccountID, t.BankAccountXID

@@ -149,3 +149,40 @@ func join(s []string) string {
 	}
 	return out
 }
+
+// TestNextLinkSessionTakesTheStoresXID: the session a StepOpen opens gets
+// the xid the store chose, so the machine decides nothing at random.
+func TestNextLinkSessionTakesTheStoresXID(t *testing.T) {
+	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	tok := &recon.LinkToken{ID: 1, CompanyID: 7, XID: "tok-xid", Purpose: recon.LinkPurposeLink, Status: recon.LinkTokenActive}
+	out, err := recon.NextLinkSession(tok, nil, recon.LinkStep{Kind: recon.StepOpen, NewSessionXID: "sess-xid"}, now)
+	if err != nil || !out.NewSession || out.Session.XID != "sess-xid" || *out.Events[0].Meta.LinkSessionXID != "sess-xid" {
+		t.Fatalf("open: %+v, %v", out, err)
+	}
+	again, err := recon.NextLinkSession(tok, out.Session, recon.LinkStep{Kind: recon.StepOpen, NewSessionXID: "other"}, now.Add(time.Minute))
+	if err != nil || again.NewSession || again.Session.XID != "sess-xid" {
+		t.Fatalf("reopen: %+v, %v", again, err)
+	}
+}
+
+// TestLinkTokenExpiredAt: an active token expires at its ExpiresAt, not a
+// moment before; a token already ended does not expire again.
+func TestLinkTokenExpiredAt(t *testing.T) {
+	at := time.Date(2026, 11, 26, 10, 30, 0, 0, time.UTC)
+	for _, c := range []struct {
+		status string
+		now    time.Time
+		want   bool
+	}{
+		{recon.LinkTokenActive, at.Add(-time.Nanosecond), false},
+		{recon.LinkTokenActive, at, true},
+		{recon.LinkTokenActive, at.Add(time.Hour), true},
+		{recon.LinkTokenExpired, at.Add(time.Hour), false},
+		{recon.LinkTokenUsed, at.Add(time.Hour), false},
+	} {
+		tok := &recon.LinkToken{Status: c.status, ExpiresAt: at}
+		if got := tok.ExpiredAt(c.now); got != c.want {
+			t.Errorf("%s token at %s: ExpiredAt = %v, want %v", c.status, c.now.Sub(at), got, c.want)
+		}
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// IPN notification types (spec §2.8, §6.2).
+// IPN notification types (spec §2.8, §6.2; docs/api.md, Payment gateway).
 const (
 	IPNOrderPaid       = "ORDER_PAID"
 	IPNTransactionVoid = "TRANSACTION_VOID"
@@ -60,12 +60,12 @@ type ipnCustomer struct {
 	CustomerID string `json:"customer_id"`
 }
 
-// IPNDelivery builds the outbox row of an IPN about o (spec §2.8): event
-// IPNOrderPaid (transaction APPROVED: the transfer that completed the
-// payment, dated o.PaidAt, a wall-clock time) or IPNTransactionVoid
-// (transaction VOIDED, dated at). at is when the notification is made, in the
-// business time zone. Bank transfers carry no card, so the card fields are
-// empty strings.
+// IPNDelivery builds the outbox row of an IPN about o (spec §2.8; docs/api.md,
+// Payment gateway): event IPNOrderPaid (transaction APPROVED: the transfer that
+// completed the payment, dated o.PaidAt, a wall-clock time) or
+// IPNTransactionVoid (transaction VOIDED, dated at). at is when the
+// notification is made, in the business time zone. Bank transfers carry no
+// card, so the card fields are empty strings.
 func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
 	status := "APPROVED"
 	switch event {

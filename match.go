@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Match outcomes (decisions.md §5).
+// Match outcomes (docs/design.md, D5).
 const (
 	MatchCaptured  = "matched"   // the transfer completed the order's payment
 	MatchUnderpaid = "underpaid" // matched an open order, cumulative amount still short
@@ -46,6 +46,51 @@ type MatchDecision struct {
 type Payment struct {
 	Amount int64  // the transfer's amount_in, above zero
 	Rule   string // how it names the order: MatchByCode, MatchBySubAccount or MatchByHand
+	// TransactionID and Code are the transfer's id and payment code, which
+	// SettlePayments records in its decisions (MatchPayments reads neither).
+	TransactionID int64
+	Code          string
+}
+
+// NamesOrder reports whether an incoming transfer names an order at all: it
+// brings money in (amountIn above zero) and carries a payment code or was
+// sent to a virtual account. Only such a transfer is routed (OrderRoutes) and
+// decided about; one that names nothing gets no decision.
+func NamesOrder(amountIn int64, code, subAccount string) bool {
+	return amountIn > 0 && (code != "" || subAccount != "")
+}
+
+// OrderRoutes finds the order a transfer names among the orders the store
+// read for a batch (those whose payment code or virtual account a transfer
+// of the batch carries).
+type OrderRoutes struct {
+	byCode, byVA map[string]*Order
+}
+
+// NewOrderRoutes indexes orders by payment code and virtual account.
+func NewOrderRoutes(orders []*Order) OrderRoutes {
+	r := OrderRoutes{byCode: map[string]*Order{}, byVA: map[string]*Order{}}
+	for _, o := range orders {
+		r.byCode[o.PaymentCode] = o
+		if o.VirtualAccount != "" {
+			r.byVA[o.VirtualAccount] = o
+		}
+	}
+	return r
+}
+
+// Route returns the order a transfer names and the rule that found it: the
+// order of the virtual account it was sent to (MatchBySubAccount), else the
+// order of the payment code of its memo (MatchByCode); nil and "" when
+// neither names one of the orders.
+func (r OrderRoutes) Route(subAccount, code string) (*Order, string) {
+	if o := r.byVA[subAccount]; subAccount != "" && o != nil {
+		return o, MatchBySubAccount
+	}
+	if o := r.byCode[code]; code != "" && o != nil {
+		return o, MatchByCode
+	}
+	return nil, ""
 }
 
 // PaymentMatch is what matching decided about one Payment.
@@ -63,7 +108,7 @@ type PaymentMatch struct {
 	Captured bool
 }
 
-// MatchPayments applies decisions.md §5 to an order and the incoming
+// MatchPayments applies docs/design.md, D5 to an order and the incoming
 // transfers that name it, in the order they arrived: while the order awaits
 // payment each transfer adds to its paid amount, and the one that brings the
 // total to the order's amount captures it (MatchCaptured, or MatchOverpaid
@@ -128,6 +173,51 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 	return out, nil
 }
 
+// Settlement is what SettlePayments decided about an order's payments.
+type Settlement struct {
+	// Order is the order after the payments (a copy of the order given).
+	Order *Order
+	// Decisions holds one decision per payment, in order, dated now.
+	Decisions []*MatchDecision
+	// Captured is the index of the payment that captured the order (an
+	// ORDER_PAID notification is due), -1 when none did.
+	Captured int
+	// Changed reports that the order was awaiting payment, so its paid
+	// amount (and on capture its status, paid time and paying transfer)
+	// moved: the store writes Order. An order already captured or cancelled
+	// only gets duplicate decisions and is not written.
+	Changed bool
+}
+
+// SettlePayments is MatchPayments and the capture step: the decision of each
+// payment and the order's new state, as every way of matching records them
+// (a batch's transfers, a match by hand). While o awaits payment its paid
+// amount becomes the last payment's total, updated at now; the payment that
+// captures it makes it CAPTURED, paid at now by that payment's transaction.
+// o is not changed; MatchPayments' errors are returned as they are.
+func SettlePayments(o *Order, payments []Payment, now time.Time) (*Settlement, error) {
+	ms, err := MatchPayments(o, payments)
+	if err != nil {
+		return nil, err
+	}
+	n := *o
+	s := &Settlement{Order: &n, Decisions: make([]*MatchDecision, len(ms)), Captured: -1,
+		Changed: o.Status == OrderAwaitingPayment && len(ms) > 0}
+	for k, m := range ms {
+		p := payments[k]
+		s.Decisions[k] = &MatchDecision{CompanyID: o.CompanyID, TransactionID: p.TransactionID, OrderID: o.ID, Outcome: m.Outcome,
+			Rule: p.Rule, Code: p.Code, Amount: p.Amount, OrderAmount: o.Amount, PaidTotal: m.PaidTotal, Reason: m.Reason, CreatedAt: now}
+		if m.Captured {
+			s.Captured = k
+			n.Status, n.PaidAt, n.PaidTransactionID = OrderCaptured, now, p.TransactionID
+		}
+	}
+	if s.Changed {
+		n.PaidAmount, n.UpdatedAt = ms[len(ms)-1].PaidTotal, now
+	}
+	return s, nil
+}
+
 // PayingOutcomes are the outcomes of a decision whose transfer paid an
 // order (captured it, or paid part or more of it): what the order's detail
 // lists as its payments, and what the dashboard counts as matched money.
@@ -141,7 +231,7 @@ func PaysOrder(outcome string) bool { return slices.Contains(PayingOutcomes, out
 // on read rather than writing it); nil for a transaction that names nothing
 // or is outgoing.
 func UnmatchedDecision(companyID, transactionID int64, code, subAccount string, amountIn int64, storedAt time.Time) *MatchDecision {
-	if amountIn <= 0 || code == "" && subAccount == "" {
+	if !NamesOrder(amountIn, code, subAccount) {
 		return nil
 	}
 	d := &MatchDecision{CompanyID: companyID, TransactionID: transactionID, Outcome: MatchNone, Code: code, Amount: amountIn, CreatedAt: storedAt}

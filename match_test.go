@@ -301,3 +301,107 @@ func TestMatchPaymentsProperty(t *testing.T) {
 		}
 	})
 }
+
+// TestOrderRoutes: a transfer names the order of the virtual account it was
+// sent to before the order of its memo's code, and nothing else.
+func TestOrderRoutes(t *testing.T) {
+	a := &recon.Order{ID: 1, PaymentCode: "DH1", VirtualAccount: "VA1"}
+	b := &recon.Order{ID: 2, PaymentCode: "DH2"}
+	routes := recon.NewOrderRoutes([]*recon.Order{a, b})
+	for _, c := range []struct {
+		sub, code string
+		want      *recon.Order
+		rule      string
+	}{
+		{"VA1", "DH2", a, recon.MatchBySubAccount}, // the virtual account wins over the code
+		{"VA1", "", a, recon.MatchBySubAccount},
+		{"", "DH2", b, recon.MatchByCode},
+		{"VA-UNKNOWN", "DH2", b, recon.MatchByCode}, // an unknown account falls back to the code
+		{"VA-UNKNOWN", "DH-UNKNOWN", nil, ""},
+		{"", "", nil, ""},
+	} {
+		o, rule := routes.Route(c.sub, c.code)
+		if o != c.want || rule != c.rule {
+			t.Errorf("Route(%q, %q) = %v, %q; want %v, %q", c.sub, c.code, o, rule, c.want, c.rule)
+		}
+	}
+	for _, c := range []struct {
+		in         int64
+		code, sub  string
+		namesOrder bool
+	}{{1, "DH1", "", true}, {1, "", "VA1", true}, {1, "", "", false}, {0, "DH1", "VA1", false}, {-5, "DH1", "", false}} {
+		if got := recon.NamesOrder(c.in, c.code, c.sub); got != c.namesOrder {
+			t.Errorf("NamesOrder(%d, %q, %q) = %v", c.in, c.code, c.sub, got)
+		}
+	}
+}
+
+// TestSettlePayments: the capture step every way of matching shares: the
+// decisions as recorded, the order's new state, which payment captured it,
+// and whether the order is written at all.
+func TestSettlePayments(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	earlier := now.Add(-time.Hour)
+	pay := func(tx, amount int64, rule string) recon.Payment {
+		return recon.Payment{Amount: amount, Rule: rule, TransactionID: tx, Code: "DH20002"}
+	}
+	for _, c := range []struct {
+		name     string
+		status   string
+		paid     int64
+		payments []recon.Payment
+		outcomes []string
+		captured int
+		changed  bool
+		after    func(o *recon.Order) // the order after, from a copy of the one given
+	}{
+		{"short", recon.OrderAwaitingPayment, 0, []recon.Payment{pay(11, 40, recon.MatchByCode)},
+			[]string{recon.MatchUnderpaid}, -1, true, func(o *recon.Order) { o.PaidAmount, o.UpdatedAt = 40, now }},
+		{"short then captured, then a duplicate", recon.OrderAwaitingPayment, 10, []recon.Payment{pay(11, 40, recon.MatchBySubAccount), pay(12, 50, recon.MatchByCode), pay(13, 5, recon.MatchByCode)},
+			[]string{recon.MatchUnderpaid, recon.MatchCaptured, recon.MatchDuplicate}, 1, true, func(o *recon.Order) {
+				o.PaidAmount, o.UpdatedAt, o.Status, o.PaidAt, o.PaidTransactionID = 100, now, recon.OrderCaptured, now, 12
+			}},
+		{"overpaid by hand", recon.OrderAwaitingPayment, 0, []recon.Payment{pay(21, 150, recon.MatchByHand)},
+			[]string{recon.MatchOverpaid}, 0, true, func(o *recon.Order) {
+				o.PaidAmount, o.UpdatedAt, o.Status, o.PaidAt, o.PaidTransactionID = 150, now, recon.OrderCaptured, now, 21
+			}},
+		{"already captured", recon.OrderCaptured, 100, []recon.Payment{pay(31, 100, recon.MatchByCode)},
+			[]string{recon.MatchDuplicate}, -1, false, func(*recon.Order) {}},
+		{"cancelled", recon.OrderCancelled, 0, []recon.Payment{pay(41, 100, recon.MatchBySubAccount)},
+			[]string{recon.MatchDuplicate}, -1, false, func(*recon.Order) {}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := &recon.Order{ID: 5, CompanyID: 9, InvoiceNumber: "INV-7", PaymentCode: "DH20002", Status: c.status,
+				Amount: 100, PaidAmount: c.paid, UpdatedAt: earlier}
+			before := *o
+			st, err := recon.SettlePayments(o, c.payments, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *o != before {
+				t.Fatalf("SettlePayments changed its argument: %+v", o)
+			}
+			ms, _ := recon.MatchPayments(o, c.payments)
+			for k, d := range st.Decisions {
+				p, m := c.payments[k], ms[k]
+				want := recon.MatchDecision{CompanyID: 9, TransactionID: p.TransactionID, OrderID: 5, Outcome: c.outcomes[k], Rule: p.Rule,
+					Code: "DH20002", Amount: p.Amount, OrderAmount: 100, PaidTotal: m.PaidTotal, Reason: m.Reason, CreatedAt: now}
+				if diff := cmp.Diff(want, *d); diff != "" {
+					t.Errorf("decision %d (-want +got):\n%s", k, diff)
+				}
+			}
+			if len(st.Decisions) != len(c.payments) || st.Captured != c.captured || st.Changed != c.changed {
+				t.Errorf("%d decisions, captured %d, changed %v; want %d, %d, %v", len(st.Decisions), st.Captured, st.Changed, len(c.payments), c.captured, c.changed)
+			}
+			want := before
+			c.after(&want)
+			if diff := cmp.Diff(want, *st.Order); diff != "" {
+				t.Errorf("order after (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := recon.SettlePayments(&recon.Order{InvoiceNumber: "X", Status: recon.OrderAwaitingPayment, Amount: 1},
+		[]recon.Payment{{Amount: 0, Rule: recon.MatchByCode}}, now); recon.ErrorCode(err) != recon.EINVALID {
+		t.Errorf("a payment of 0 VND: %v, want MatchPayments' EINVALID", err)
+	}
+}

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Order statuses (spec §3, decisions.md §6).
+// Order statuses (spec §3; docs/api.md, Payment gateway; docs/design.md, D6).
 const (
 	OrderAwaitingPayment = "AUTHENTICATION_NOT_NEEDED"
 	OrderCaptured        = "CAPTURED"
@@ -14,6 +14,59 @@ const (
 
 // OrderStatuses lists every order status.
 var OrderStatuses = []string{OrderCaptured, OrderCancelled, OrderAwaitingPayment}
+
+// OrderEvent is what a merchant or a person does to an order: cancel an
+// unpaid one or void a paid one. Capture is a payment's doing
+// (MatchPayments, SettlePayments), not an event.
+type OrderEvent string
+
+// Order events.
+const (
+	// OrderCancel withdraws an order awaiting payment: CANCELLED, with no
+	// notification.
+	OrderCancel OrderEvent = "cancel"
+	// OrderVoid voids a captured order: CANCELLED, and a TRANSACTION_VOID
+	// notification.
+	OrderVoid OrderEvent = "void"
+)
+
+// orderEventFrom is the status each event applies to.
+var orderEventFrom = map[OrderEvent]string{OrderCancel: OrderAwaitingPayment, OrderVoid: OrderCaptured}
+
+// OrderAllows reports whether event applies to o as it is: a cancel to an
+// order awaiting payment, a void to a captured one.
+func OrderAllows(o *Order, event OrderEvent) bool {
+	from, ok := orderEventFrom[event]
+	return ok && o.Status == from
+}
+
+// NextOrder returns o after event at now: CANCELLED, updated and stamped
+// (CancelledAt for a cancel, VoidedAt for a void). o is not changed: the
+// store locks the order, calls it and writes the result. An event the order's
+// status does not allow is ECONFLICT naming why: already cancelled, paid (void
+// it instead) or not paid (cancel it instead).
+func NextOrder(o *Order, event OrderEvent, now time.Time) (*Order, error) {
+	from, ok := orderEventFrom[event]
+	switch {
+	case !ok:
+		return nil, Errorf(EINVALID, "unknown order event %q", event)
+	case o.Status == from:
+	case o.Status == OrderCancelled:
+		return nil, Errorf(ECONFLICT, "order %s is already cancelled", o.InvoiceNumber)
+	case o.Status == OrderCaptured:
+		return nil, Errorf(ECONFLICT, "order %s is paid: void it instead of cancelling", o.InvoiceNumber)
+	default:
+		return nil, Errorf(ECONFLICT, "order %s is not paid: cancel it instead of voiding", o.InvoiceNumber)
+	}
+	n := *o
+	n.Status, n.UpdatedAt = OrderCancelled, now
+	if event == OrderVoid {
+		n.VoidedAt = now
+	} else {
+		n.CancelledAt = now
+	}
+	return &n, nil
+}
 
 // Order is a payment order of the gateway: created at checkout, paid by a
 // bank transfer whose memo carries PaymentCode (or sent to VirtualAccount).
@@ -50,7 +103,8 @@ type Order struct {
 	CancelledAt, VoidedAt time.Time
 }
 
-// OrderFilter selects a company's orders (spec §4.6, decisions.md §6).
+// OrderFilter selects a company's orders (spec §4.6; docs/api.md, Payment
+// gateway; docs/design.md, D6).
 type OrderFilter struct {
 	Query         string // q: case-insensitive substring of invoice number, order id, description, customer id
 	Status        string

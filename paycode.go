@@ -11,7 +11,8 @@ const (
 	NumberAndLetter CharacterType = "NumberAndLetter"
 )
 
-// Limits of a payment-code format (spec §2.3, decisions.md §2).
+// Limits of a payment-code format (spec §2.3; docs/api.md, Company API;
+// docs/design.md, D2).
 const (
 	PrefixMinLen        = 2
 	DefaultPrefixMaxLen = 3
@@ -70,7 +71,7 @@ type FormatInput struct {
 	Unknown string
 }
 
-// ValidateFormats checks formats against the rules of decisions.md §2, per
+// ValidateFormats checks formats against the rules of docs/design.md, D2, per
 // format in order, and reports the first failure as a FormatRuleError naming
 // the rule and the 1-based format number. It returns the formats to store,
 // prefixes upper-cased. maxPrefixLen is the server's maximum prefix length

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Transaction listing limits (decisions.md §4).
+// Transaction listing limits (docs/design.md, D4).
 const (
 	DefaultTransactionLimit = 20
 	MaxTransactionLimit     = 100

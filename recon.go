@@ -20,7 +20,9 @@ type SystemClock struct{}
 func (SystemClock) Now() time.Time { return time.Now() }
 
 // Store is the whole storage contract. Both engines (SQLite and PostgreSQL)
-// implement it in package sqlstore and pass one conformance suite.
+// implement it in package sqlstore and pass one conformance suite. No
+// consumer takes it whole: each declares the methods it calls (api.Store,
+// dashboard.Store, oauth.Store, ...).
 type Store interface {
 	CompanyStore
 	TenantStore

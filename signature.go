@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Headers of every delivery request (decisions §7).
+// Headers of every delivery request (docs/design.md, D7).
 const (
 	HeaderTimestamp = "X-Recon-Timestamp" // Unix seconds when the attempt was made
 	HeaderSignature = "X-Recon-Signature" // v1=<hex HMAC-SHA256(signing secret, timestamp + "." + body)>

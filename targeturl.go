@@ -16,8 +16,8 @@ type ReasonError struct {
 func (e *ReasonError) Error() string { return e.Err.Error() }
 func (e *ReasonError) Unwrap() error { return e.Err }
 
-// MaxTargetURLLen bounds the URL of a notification target (spec §8: IPN,
-// hub webhook and hub IPN alike).
+// MaxTargetURLLen bounds the URL of a notification target, IPN, hub webhook
+// and hub IPN alike (spec §8; docs/api.md, Notifications).
 const MaxTargetURLLen = 2000
 
 // CheckTargetURL applies the save-time rules of a notification target's URL

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Test mode (decisions.md §10). A company's data lives in two tenants: the
+// Test mode (docs/design.md, D10). A company's data lives in two tenants: the
 // live one, whose id is the company's, and a test-mode twin, made the first
 // time the company needs test data or a test credential. Every row of tenant
 // data is keyed by its tenant's id, so a test credential — which belongs to
@@ -74,7 +74,7 @@ type TenantStore interface {
 // kind, never sent to, shown by no API.
 const ListenKind = "listen"
 
-// ListenStore is what `recon listen` needs of the outbox (decisions.md §10).
+// ListenStore is what `recon listen` needs of the outbox (docs/design.md, D10).
 type ListenStore interface {
 	// ListenSecret returns the tenant's listen signing secret, made on
 	// first use: what `recon listen` forwards is signed under it, whatever

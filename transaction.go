@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,7 +40,8 @@ type TransactionInput struct {
 	SubAccount      string
 }
 
-// Transaction is a stored bank transaction (spec §2.4).
+// Transaction is a stored bank transaction (spec §2.4; docs/api.md,
+// Transactions).
 type Transaction struct {
 	ID              int64
 	CompanyID       int64
@@ -199,8 +201,8 @@ type IngestResult struct {
 	Duplicate bool
 }
 
-// TransactionFilter selects a company's transactions (spec §4.3). Zero
-// values mean "no filter".
+// TransactionFilter selects a company's transactions (spec §4.3; docs/api.md,
+// Transactions). Zero values mean "no filter".
 type TransactionFilter struct {
 	BankAccountID   int64
 	AccountNumber   string
@@ -283,8 +285,15 @@ func WallClock(t time.Time) time.Time {
 
 // SimulatedReference returns a new random bank reference for a sandbox
 // transfer: "SIM" and 16 hex digits.
-func SimulatedReference() string {
+func SimulatedReference() string { return SimulatedReferenceFrom(rand.Reader) }
+
+// SimulatedReferenceFrom is SimulatedReference reading its randomness from
+// random (tests pass a fixed one). random must not fail: crypto/rand.Reader
+// never does.
+func SimulatedReferenceFrom(random io.Reader) string {
 	var b [8]byte
-	_, _ = rand.Read(b[:])
+	if _, err := io.ReadFull(random, b[:]); err != nil {
+		panic(err) // crypto/rand.Read never returns an error (Go 1.24)
+	}
 	return "SIM" + strings.ToUpper(hex.EncodeToString(b[:]))
 }

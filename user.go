@@ -30,6 +30,36 @@ func ParseRole(s string) (Role, error) {
 	return "", FieldError("role", "role must be one of SuperAdmin, Admin, Accountant, Member")
 }
 
+// Administers reports whether the role manages its company: Admin or
+// SuperAdmin, which may do everything (User.May) and of which a company
+// keeps at least one (UserStore.ChangeUserRole).
+func (r Role) Administers() bool { return r == RoleAdmin || r == RoleSuperAdmin }
+
+// GrantableRoles are the roles granter may give: its own and those below it
+// (Roles is ordered from most to least powerful); none for an unknown role.
+func GrantableRoles(granter *User) []Role {
+	i := slices.Index(Roles, granter.Role)
+	if i < 0 {
+		return nil
+	}
+	return Roles[i:]
+}
+
+// CheckGrant applies who may grant which role (the dashboard's users
+// settings): granter may give role, to a new user (target nil) or to target,
+// only when role is among GrantableRoles(granter), and only a SuperAdmin
+// changes a SuperAdmin's role. A refusal is EFORBIDDEN naming why. That a
+// company keeps an Admin is the store's to check, under its lock.
+func CheckGrant(granter, target *User, role Role) error {
+	if !slices.Contains(GrantableRoles(granter), role) {
+		return Errorf(EFORBIDDEN, "a %s may not give the role %s", granter.Role, role)
+	}
+	if target != nil && target.Role == RoleSuperAdmin && granter.Role != RoleSuperAdmin {
+		return Errorf(EFORBIDDEN, "only a SuperAdmin may change a SuperAdmin")
+	}
+	return nil
+}
+
 // Permissions a user may hold.
 const (
 	// PermViewTransactions lets a role below Admin read money data.

@@ -21,7 +21,7 @@ import (
 // every scope: the endpoint alone must refuse what the role does not allow
 // (docs/api.md, Who may do what), whatever a token carries. It also walks route × scope:
 // the same callers with a token holding every scope but the route's get 403
-// insufficient_scope naming it, whatever their role (docs/api.md, Scopes).
+// insufficient_scope naming it, whatever their role (docs/api.md, Who may do what).
 // The expected matrix is written here independently of recon.Caller.May and
 // of Register, and a route missing from it fails the test, so a new route
 // cannot go unclassified. (The hub's routes are walked the same way by

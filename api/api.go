@@ -1,11 +1,14 @@
 // Package api serves the OAuth2-protected REST API under /api/v1 (company,
 // and later transactions and bank accounts) with the envelopes of
-// decisions.md §1: {"status":"success",...} on success and
+// docs/design.md, D1: {"status":"success",...} on success and
 // {"status":"error","error":CODE,"message":TEXT[,"errors":{...}]} on failure.
 package api
 
 import (
+	"context"
+	"crypto/rand"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -15,9 +18,38 @@ import (
 	"recon/web"
 )
 
+// Store is the storage the API needs.
+type Store interface {
+	recon.ExceptionStore
+	// recon.CompanyStore's:
+	Company(ctx context.Context, id int64) (*recon.Company, error)
+	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
+	// recon.BankAccountStore's:
+	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
+	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
+	// recon.TransactionStore's:
+	IngestTransactions(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
+	IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error
+	Transactions(ctx context.Context, companyID int64, f recon.TransactionFilter) ([]*recon.Transaction, int64, error)
+	Transaction(ctx context.Context, companyID, id int64) (*recon.Transaction, error)
+	BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*recon.BalanceDiscontinuity, error)
+	// recon.OrderStore's:
+	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	Reconciliation(ctx context.Context, companyID int64, from, to string) (*recon.ReconciliationReport, error)
+	// recon.DeliveryStore's:
+	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
+	Deliveries(ctx context.Context, companyID int64, f recon.DeliveryFilter) ([]*recon.Delivery, error)
+	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.DeliveryAttempt, error)
+	ReplayDelivery(ctx context.Context, companyID, id int64, now time.Time) error
+	// recon.DeliveryOpsStore's:
+	ReplayFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time) (int64, error)
+	DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]recon.TargetStats, error)
+	SendTestNotification(ctx context.Context, companyID int64, kind string) (*recon.Delivery, error)
+}
+
 // Handler serves /api/v1.
 type Handler struct {
-	Store recon.Store
+	Store Store
 	Auth  recon.Authenticator
 	// MaxPrefixLen is the longest payment-code prefix accepted (default 3, at most 5).
 	MaxPrefixLen int
@@ -34,6 +66,9 @@ type Handler struct {
 	// (default recon.SystemClock{}).
 	Clock  recon.Clock
 	Logger *slog.Logger
+	// Rand is the randomness of sandbox transfers' references (default
+	// crypto/rand).
+	Rand io.Reader
 	// Uploads are the server's statement import slots, shared with the
 	// dashboard's upload (nil: web.NewSlots(0, 0) of the API's own); an
 	// upload finding none free is refused with 503 and Retry-After.
@@ -50,7 +85,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Family("/api/", func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
 		web.WriteJSON(w, status, errorBody{Status: "error", Error: name, Message: message})
 	})
-	// Each route names its scope and the action of decisions.md §9 that the
+	// Each route names its scope and the action of docs/design.md, D9 that the
 	// caller's role or permissions must allow (recon.Caller.May).
 	route := func(pattern string, fn handlerFunc, scope string, action recon.Action) {
 		mux.Handle(pattern, h.authed(fn, scope, action))
@@ -78,6 +113,13 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 }
 
+func (h *Handler) random() io.Reader {
+	if h.Rand == nil {
+		return rand.Reader
+	}
+	return h.Rand
+}
+
 func (h *Handler) now() time.Time {
 	if h.Clock == nil {
 		return time.Now()
@@ -88,7 +130,7 @@ func (h *Handler) now() time.Time {
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error
 
 // authed authenticates the bearer token and checks the scope, then the role
-// or permission, in the order of decisions.md §1: no or bad token → 401,
+// or permission, in the order of docs/design.md, D1: no or bad token → 401,
 // missing scope → 403, role or permission missing → 403; the handler
 // validates input next.
 func (h *Handler) authed(fn handlerFunc, scope string, action recon.Action) http.Handler {
@@ -139,7 +181,7 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
-// writeError writes the error body of decisions.md §1 and, for 401 and 403,
+// writeError writes the error body of docs/design.md, D1 and, for 401 and 403,
 // the RFC 6750 WWW-Authenticate header. Internal errors are logged with the
 // request id and never shown.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, scope string) {
@@ -169,7 +211,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 	web.WriteJSON(w, status, body)
 }
 
-// success and errorBody are the envelopes of decisions.md §1, as structs so
+// success and errorBody are the envelopes of docs/design.md, D1, as structs so
 // that "status" comes first, as in the spec's examples.
 type success struct {
 	Status string `json:"status"`

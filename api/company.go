@@ -189,7 +189,7 @@ func (h *Handler) tryMemo(w http.ResponseWriter, r *http.Request, c *recon.Calle
 	return nil
 }
 
-// ruleFailure writes the body decisions.md §2 documents for a failed format
+// ruleFailure writes the body docs/design.md, D2 documents for a failed format
 // rule: HTTP 400 with {"status":"success","data":{"status":false,"message":...}}.
 func ruleFailure(w http.ResponseWriter, e *recon.Error) error {
 	web.WriteJSON(w, http.StatusBadRequest, ok(ruleResult{Status: false, Message: e.Message}))

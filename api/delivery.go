@@ -74,20 +74,8 @@ func DeliveryJSON(d *recon.Delivery, attempts []*recon.DeliveryAttempt) delivery
 	return j
 }
 
-func (h *Handler) deliveryStore() (recon.DeliveryStore, error) {
-	ds, ok := h.Store.(recon.DeliveryStore)
-	if !ok {
-		return nil, recon.Errorf(recon.EUNAVAILABLE, "deliveries are not available on this store")
-	}
-	return ds, nil
-}
-
 // listDeliveries: GET /api/v1/deliveries?status=&kind=&limit=&before_id=
 func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	ds, err := h.deliveryStore()
-	if err != nil {
-		return err
-	}
 	q := r.URL.Query()
 	f := recon.DeliveryFilter{Limit: 50}
 	for name := range q {
@@ -116,7 +104,7 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, c *reco
 			return recon.FieldError(name, "unknown query parameter %q (known: status, kind, limit, before_id)", name)
 		}
 	}
-	list, err := ds.Deliveries(r.Context(), c.CompanyID, f)
+	list, err := h.Store.Deliveries(r.Context(), c.CompanyID, f)
 	if err != nil {
 		return err
 	}
@@ -138,19 +126,15 @@ func pathID(r *http.Request) (int64, error) {
 
 // showDelivery: GET /api/v1/deliveries/{id}
 func (h *Handler) showDelivery(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	ds, err := h.deliveryStore()
-	if err != nil {
-		return err
-	}
 	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
-	d, err := ds.Delivery(r.Context(), c.CompanyID, id)
+	d, err := h.Store.Delivery(r.Context(), c.CompanyID, id)
 	if err != nil {
 		return err
 	}
-	attempts, err := ds.DeliveryAttempts(r.Context(), id)
+	attempts, err := h.Store.DeliveryAttempts(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -162,21 +146,17 @@ func (h *Handler) showDelivery(w http.ResponseWriter, r *http.Request, c *recon.
 
 // replayDelivery: POST /api/v1/deliveries/{id}/replay
 func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	ds, err := h.deliveryStore()
-	if err != nil {
-		return err
-	}
 	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
-	if err := ds.ReplayDelivery(r.Context(), c.CompanyID, id, h.now()); err != nil {
+	if err := h.Store.ReplayDelivery(r.Context(), c.CompanyID, id, h.now()); err != nil {
 		return err
 	}
 	if h.Kick != nil {
 		h.Kick()
 	}
-	d, err := ds.Delivery(r.Context(), c.CompanyID, id)
+	d, err := h.Store.Delivery(r.Context(), c.CompanyID, id)
 	if err != nil {
 		return err
 	}

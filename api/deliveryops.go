@@ -11,21 +11,9 @@ import (
 // The delivery log's operations beyond one delivery: replay every failed
 // one since a time, the per-kind figures, a test notification.
 
-func (h *Handler) deliveryOps() (recon.DeliveryOpsStore, error) {
-	ops, ok := h.Store.(recon.DeliveryOpsStore)
-	if !ok {
-		return nil, recon.Errorf(recon.EUNAVAILABLE, "delivery operations are not available on this store")
-	}
-	return ops, nil
-}
-
 // replayFailed: POST /api/v1/deliveries/replay {"since", "kind"?} → the
 // number of failed deliveries (dead, or waiting for a retry) made due now.
 func (h *Handler) replayFailed(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	ops, err := h.deliveryOps()
-	if err != nil {
-		return err
-	}
 	var in struct {
 		Since *string `json:"since"`
 		Kind  *string `json:"kind"`
@@ -48,7 +36,7 @@ func (h *Handler) replayFailed(w http.ResponseWriter, r *http.Request, c *recon.
 		}
 		f.Kind = *in.Kind
 	}
-	n, err := ops.ReplayFailed(r.Context(), c.CompanyID, f, h.now())
+	n, err := h.Store.ReplayFailed(r.Context(), c.CompanyID, f, h.now())
 	if err != nil {
 		return err
 	}
@@ -75,21 +63,18 @@ type targetStatsJSON struct {
 // deliveryStats: GET /api/v1/deliveries/stats?since= (default: the last 7
 // days) → the figures of each kind of notification.
 func (h *Handler) deliveryStats(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	ops, err := h.deliveryOps()
-	if err != nil {
-		return err
-	}
 	q := r.URL.Query()
 	since := h.now().Add(-7 * 24 * time.Hour)
 	for name := range q {
 		if name != "since" {
 			return recon.FieldError(name, "unknown query parameter %q (known: since)", name)
 		}
+		var err error
 		if since, err = parseDateTime(q.Get(name), h.location()); err != nil {
 			return recon.FieldError(name, "since %v", err)
 		}
 	}
-	stats, err := ops.DeliveryTargetStats(r.Context(), c.CompanyID, since, recon.MaxStatsDeliveries)
+	stats, err := h.Store.DeliveryTargetStats(r.Context(), c.CompanyID, since, recon.MaxStatsDeliveries)
 	if err != nil {
 		return err
 	}
@@ -111,10 +96,6 @@ func TargetStatsJSON(stats []recon.TargetStats) []targetStatsJSON {
 // testNotification: POST /api/v1/deliveries/test {"kind"} → the test
 // notification enqueued to the active target of the kind.
 func (h *Handler) testNotification(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	ops, err := h.deliveryOps()
-	if err != nil {
-		return err
-	}
 	var in struct {
 		Kind *string `json:"kind"`
 	}
@@ -124,7 +105,7 @@ func (h *Handler) testNotification(w http.ResponseWriter, r *http.Request, c *re
 	if in.Kind == nil {
 		return recon.FieldError("kind", "kind is required: ipn, webhook or hub_ipn")
 	}
-	d, err := ops.SendTestNotification(r.Context(), c.CompanyID, *in.Kind)
+	d, err := h.Store.SendTestNotification(r.Context(), c.CompanyID, *in.Kind)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"recon/api"
 	"recon/dashboard"
 	"recon/internal/testkit"
+	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/statement"
 	"recon/web"
@@ -27,7 +28,7 @@ import (
 // itself on entered and then waits until open is closed: imports held in
 // their slots for as long as a test needs. Once open, it holds nobody.
 type gateStore struct {
-	recon.Store
+	*sqlstore.DB
 	entered chan string // the tenant of each import that reached the store
 	open    chan struct{}
 }
@@ -38,7 +39,7 @@ func (s *gateStore) IngestAtomically(ctx context.Context, companyID int64, fill 
 		<-s.open
 	case <-s.open: // open: nobody needs to hear of it
 	}
-	return s.Store.IngestAtomically(ctx, companyID, fill)
+	return s.DB.IngestAtomically(ctx, companyID, fill)
 }
 
 // anyPassword signs in any user it knows, whatever the password.
@@ -63,7 +64,7 @@ func TestUploadSlotsSharedByAPIAndDashboard(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := t.Context()
 		db := dbtest.OpenStore(t, engine)
-		gate := &gateStore{Store: db, entered: make(chan string), open: make(chan struct{})}
+		gate := &gateStore{DB: db, entered: make(chan string), open: make(chan struct{})}
 		type tenant struct {
 			co      *recon.Company
 			account int64

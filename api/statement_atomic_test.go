@@ -188,7 +188,7 @@ func TestUploadStatementConcurrencyLimit(t *testing.T) {
 // blockingStore is the real store whose IngestAtomically can be held at its
 // start, to keep an import running while a test looks at the server.
 type blockingStore struct {
-	recon.Store
+	api.Store
 	mu      sync.Mutex
 	held    bool
 	entered chan struct{}

@@ -279,7 +279,7 @@ func (h *Handler) listDiscontinuities(w http.ResponseWriter, r *http.Request, c 
 // simulateTransfer plays a payer: an incoming transfer to one of the
 // tenant's bank accounts, through the same pipeline as a bank feed. It
 // exists in test mode on any server, in live mode only on a sandbox server
-// (decisions.md §10).
+// (docs/design.md, D10).
 func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
 	if c.Livemode && !h.Sandbox {
 		return recon.Errorf(recon.ENOTFOUND, "simulated transfers exist in test mode (use a test-mode credential), and in live mode only on a server started with --sandbox")
@@ -297,9 +297,11 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 	if body.Amount <= 0 || body.Amount > recon.MaxAmount {
 		return recon.FieldError("amount", "amount must be a whole number of VND from 1 to %d", int64(recon.MaxAmount))
 	}
-	ref := recon.SimulatedReference()
+	var ref string
 	if body.ReferenceNumber != nil {
 		ref = *body.ReferenceNumber
+	} else {
+		ref = recon.SimulatedReferenceFrom(h.random())
 	}
 	now := h.now()
 	in := []recon.TransactionInput{{

@@ -25,7 +25,7 @@ func TestTransactionsAuth(t *testing.T) {
 			{"machine", 403, "forbidden"},      // no user, so no permission
 			{"member", 403, "forbidden"},       // Member without view_transactions
 			{"accountant", 403, "forbidden"},   // Accountant without view_transactions
-			{"admin", 200, ""},                 // Admin reads money data (decisions.md §9)
+			{"admin", 200, ""},                 // Admin reads money data (docs/design.md, D9)
 			{"viewer", 200, ""},
 		} {
 			status, _, body := b.do(t, "GET", "/api/v1/transactions", tt.token, "")

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// Company is the caller's company (spec §2.1).
+// Company is the caller's company (spec §2.1; docs/api.md, Company API).
 type Company struct {
 	ID             int64         `json:"id"`
 	FullName       string        `json:"full_name"`
@@ -18,7 +18,8 @@ type Company struct {
 	Configurations Configuration `json:"configurations"`
 }
 
-// Configuration is a company's configuration (spec §2.2).
+// Configuration is a company's configuration (spec §2.2; docs/api.md, Company
+// API).
 type Configuration struct {
 	BankSubAccount bool `json:"bank_sub_account"`
 	Paycode        bool `json:"paycode"`
@@ -33,8 +34,8 @@ const (
 	NumberAndLetter = "NumberAndLetter"
 )
 
-// PaymentCodeFormat is a payment-code format (spec §2.3): a prefix and a
-// suffix of SuffixFrom to SuffixTo characters.
+// PaymentCodeFormat is a payment-code format (spec §2.3; docs/api.md, Company
+// API): a prefix and a suffix of SuffixFrom to SuffixTo characters.
 type PaymentCodeFormat struct {
 	Prefix        string `json:"prefix"`
 	SuffixFrom    int    `json:"suffix_from"`

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Error codes of /api/v1 and the gateway (decisions.md §1). OAuth2 errors
+// Error codes of /api/v1 and the gateway (docs/design.md, D1). OAuth2 errors
 // carry the RFC 6749 codes instead (invalid_grant, invalid_client,
 // access_denied, ...).
 const (

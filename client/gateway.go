@@ -17,15 +17,15 @@ import (
 	"unicode/utf8"
 )
 
-// Order states (spec §3).
+// Order states (spec §3; docs/api.md, Payment gateway).
 const (
 	OrderAwaitingPayment = "AUTHENTICATION_NOT_NEEDED"
 	OrderCaptured        = "CAPTURED"
 	OrderCancelled       = "CANCELLED"
 )
 
-// Order is a gateway order (spec §2.7). Amounts are decimal text with 2
-// fraction digits ("150000.00").
+// Order is a gateway order (spec §2.7; docs/api.md, Payment gateway). Amounts
+// are decimal text with 2 fraction digits ("150000.00").
 type Order struct {
 	ID                   string  `json:"id"`
 	CustomerID           string  `json:"customer_id"`
@@ -84,7 +84,8 @@ type OrderDetail struct {
 	} `json:"match_decisions"`
 }
 
-// OrderFilter selects orders (spec §4.6). Zero fields filter nothing.
+// OrderFilter selects orders (spec §4.6; docs/api.md, Payment gateway). Zero
+// fields filter nothing.
 type OrderFilter struct {
 	Query         string // substring of invoice number, order id, description, customer id
 	Status        string // OrderCaptured, OrderCancelled, OrderAwaitingPayment
@@ -97,7 +98,8 @@ type OrderFilter struct {
 	Page          int    // 1-based (0: 1)
 }
 
-// OrderPage is one page of the order list, with its meta (spec §2.7).
+// OrderPage is one page of the order list, with its meta (spec §2.7;
+// docs/api.md, Payment gateway).
 type OrderPage struct {
 	Orders []Order `json:"data"`
 	Meta   struct {

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Headers of every notification Recon sends (decisions.md §7).
+// Headers of every notification Recon sends (docs/design.md, D7).
 const (
 	HeaderTimestamp = "X-Recon-Timestamp" // Unix seconds of the attempt
 	HeaderSignature = "X-Recon-Signature" // v1=<hex HMAC-SHA256(signing secret, timestamp + "." + body)>
@@ -77,15 +77,15 @@ func VerifySignature(signingSecret, timestamp, signature string, body []byte, no
 	return fmt.Errorf("%w: no v1 signature matches", ErrSignature)
 }
 
-// IPN types (spec §2.8).
+// IPN types (spec §2.8; docs/api.md, Payment gateway).
 const (
 	IPNOrderPaid       = "ORDER_PAID"
 	IPNTransactionVoid = "TRANSACTION_VOID"
 )
 
-// IPN is the body of a gateway notification (spec §2.8). Amounts are
-// decimal text ("150000.00"); TransactionDate is YYYY-MM-DD HH:MM:SS in the
-// server's business time zone.
+// IPN is the body of a gateway notification (spec §2.8; docs/api.md, Payment
+// gateway). Amounts are decimal text ("150000.00"); TransactionDate is
+// YYYY-MM-DD HH:MM:SS in the server's business time zone.
 type IPN struct {
 	Timestamp        int64  `json:"timestamp"`         // when the notification was made, Unix seconds
 	NotificationType string `json:"notification_type"` // IPNOrderPaid or IPNTransactionVoid
@@ -136,7 +136,7 @@ func ParseIPN(body []byte) (*IPN, error) {
 	return &n, nil
 }
 
-// HubEvent is the body of a bank-linking hub webhook (decisions.md §8):
+// HubEvent is the body of a bank-linking hub webhook (docs/design.md, D8):
 // LINK_TOKEN_*, LINK_SESSION_*, BANK_ACCOUNT_*. Deduplicate on XID.
 type HubEvent struct {
 	Timestamp int64           `json:"timestamp"` // Unix seconds
@@ -146,7 +146,7 @@ type HubEvent struct {
 	Metadata  json.RawMessage `json:"metadata"`
 }
 
-// HubMetadata holds the metadata keys decisions.md §8 defines; an event
+// HubMetadata holds the metadata keys docs/design.md, D8 defines; an event
 // carries those that apply to it.
 type HubMetadata struct {
 	LinkTokenXID      string `json:"link_token_xid"`

@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// sign is the server's signature, written out here from decisions.md §7
+// sign is the server's signature, written out here from docs/design.md, D7
 // (the end-to-end test in cmd/recon checks it against the real server).
 func sign(secret string, ts int64, body string) string {
 	mac := hmac.New(sha256.New, []byte(secret))

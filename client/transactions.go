@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// Transaction is a bank transaction (spec §2.4). Amounts are whole VND.
+// Transaction is a bank transaction (spec §2.4; docs/api.md, Transactions).
+// Amounts are whole VND.
 type Transaction struct {
 	ID            int64  `json:"id"`
 	BankAccountID int64  `json:"bank_account_id"`
@@ -43,8 +44,9 @@ type TransactionDecision struct {
 	At          string `json:"at"`
 }
 
-// TransactionFilter selects transactions (spec §4.3). Zero fields filter
-// nothing. Dates are YYYY-MM-DD, inclusive whole days.
+// TransactionFilter selects transactions (spec §4.3; docs/api.md,
+// Transactions). Zero fields filter nothing. Dates are YYYY-MM-DD, inclusive
+// whole days.
 type TransactionFilter struct {
 	BankAccountID   int64
 	AccountNumber   string
@@ -86,7 +88,8 @@ func (f TransactionFilter) query(page int) url.Values {
 	return q
 }
 
-// Pagination is the transaction list's meta.pagination (spec §2.5).
+// Pagination is the transaction list's meta.pagination (spec §2.5; docs/api.md,
+// Transactions).
 type Pagination struct {
 	Total       int64 `json:"total"`
 	PerPage     int   `json:"per_page"`

@@ -187,15 +187,11 @@ func (h *Handler) confirmReplayFailed(w http.ResponseWriter, r *http.Request, q 
 
 // replayFailedStep checks the replay's fields and shows its confirmation.
 func (h *Handler) replayFailedStep(w http.ResponseWriter, r *http.Request, q *request, form url.Values) error {
-	ops, err := h.opsStore()
-	if err != nil {
-		return err
-	}
 	f, err := h.failedFilter(form)
 	if err != nil {
 		return err
 	}
-	n, err := ops.CountFailed(r.Context(), q.caller.CompanyID, f, h.now(), recon.MaxCountedFailed)
+	n, err := h.Store.CountFailed(r.Context(), q.caller.CompanyID, f, h.now(), recon.MaxCountedFailed)
 	if err != nil {
 		return err
 	}

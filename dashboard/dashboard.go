@@ -10,6 +10,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
 	"encoding/base64"
 	"html/template"
@@ -35,16 +36,70 @@ var templateFS embed.FS
 //go:embed static/style.css
 var styleCSS []byte
 
+// Store is the storage the dashboard needs.
+type Store interface {
+	recon.ExceptionStore
+	recon.DeliveryOpsStore
+	recon.DashboardStore
+	// recon.CompanyStore's:
+	Company(ctx context.Context, id int64) (*recon.Company, error)
+	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
+	// recon.TenantStore's:
+	TenantOf(ctx context.Context, companyID int64, live bool) (*recon.Tenant, error)
+	TestTenant(ctx context.Context, companyID int64) (*recon.Tenant, error)
+	// recon.UserStore's:
+	CreateUser(ctx context.Context, u *recon.User) error
+	User(ctx context.Context, id int64) (*recon.User, error)
+	ChangeUserRole(ctx context.Context, companyID, userID int64, role recon.Role, permissions []string) error
+	Users(ctx context.Context, companyID int64, offset, limit int) ([]*recon.User, int64, error)
+	// recon.ClientStore's:
+	Clients(ctx context.Context, companyID int64, test bool, offset, limit int) ([]*recon.Client, int64, error)
+	DeleteClient(ctx context.Context, companyID int64, test bool, id string) error
+	// recon.BankAccountStore's:
+	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
+	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
+	// recon.TransactionStore's:
+	IngestTransactions(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
+	Transactions(ctx context.Context, companyID int64, f recon.TransactionFilter) ([]*recon.Transaction, int64, error)
+	Transaction(ctx context.Context, companyID, id int64) (*recon.Transaction, error)
+	BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*recon.BalanceDiscontinuity, error)
+	// recon.OrderStore's:
+	Order(ctx context.Context, companyID int64, invoiceNumber string) (*recon.Order, error)
+	Orders(ctx context.Context, companyID int64, f recon.OrderFilter) ([]*recon.Order, int64, error)
+	CancelOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time) (*recon.Order, error)
+	VoidOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
+	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	// recon.MerchantStore's:
+	SetMerchant(ctx context.Context, m *recon.Merchant) error
+	MerchantOf(ctx context.Context, companyID int64) (*recon.Merchant, error)
+	// recon.DeliveryStore's:
+	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
+	Deliveries(ctx context.Context, companyID int64, f recon.DeliveryFilter) ([]*recon.Delivery, error)
+	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.DeliveryAttempt, error)
+	ReplayDelivery(ctx context.Context, companyID, id int64, now time.Time) error
+	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
+	// recon.HubStore's:
+	HubCustomer(ctx context.Context, companyID int64, xid string) (*recon.HubCustomer, error)
+	HubCustomers(ctx context.Context, companyID int64, f recon.HubCustomerFilter) ([]*recon.HubCustomer, int64, error)
+	HubWebhook(ctx context.Context, companyID int64) (*recon.HubWebhook, error)
+	// recon.HubAccountStore's:
+	HubBankAccounts(ctx context.Context, companyID int64, f recon.HubAccountFilter) ([]*recon.LinkedAccount, int64, error)
+}
+
 // Handler serves the dashboard. Fill the fields, then call Register.
 type Handler struct {
-	Store     recon.Store
+	Store     Store
 	Passwords recon.PasswordVerifier
 	// Sandbox drops the Secure attribute (and the __Host- prefix) of the
 	// cookies, so that the dashboard works on plain http in development.
 	Sandbox  bool
 	Location *time.Location // business time zone (default UTC)
 	Clock    recon.Clock
-	Logger   *slog.Logger
+	// Rand is the randomness of the secrets the settings make (merchant,
+	// IPN and webhook) and of the sandbox transfers' references (default
+	// crypto/rand).
+	Rand   io.Reader
+	Logger *slog.Logger
 	// Kick, when set, wakes the delivery dispatcher after a replay or a
 	// test notification.
 	Kick func()
@@ -95,6 +150,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	}
 	if h.Clock == nil {
 		h.Clock = recon.SystemClock{}
+	}
+	if h.Rand == nil {
+		h.Rand = rand.Reader
 	}
 	if h.Logger == nil {
 		h.Logger = slog.Default()

@@ -38,15 +38,6 @@ type notificationsView struct {
 	Since           string // the replay form's default: the figures' window
 }
 
-// opsStore is the store's delivery operations (every sqlstore has them).
-func (h *Handler) opsStore() (recon.DeliveryOpsStore, error) {
-	ops, ok := h.Store.(recon.DeliveryOpsStore)
-	if !ok {
-		return nil, recon.Errorf(recon.EUNAVAILABLE, "delivery operations are not available on this store")
-	}
-	return ops, nil
-}
-
 // statusFailing is the log's status filter of pending deliveries with a
 // failed attempt (recon.DeliveryFilter.Failing), beside the stored statuses.
 const statusFailing = "failing"
@@ -79,10 +70,6 @@ func deliveryFilter(q url.Values) (recon.DeliveryFilter, error) {
 // last 7 days per kind, then the log, newest first, 20 a page.
 func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *request) error {
 	ctx := r.Context()
-	ops, err := h.opsStore()
-	if err != nil {
-		return err
-	}
 	now := h.now()
 	since := now.Add(-statsDays * 24 * time.Hour)
 	query := formQuery(r)
@@ -92,7 +79,8 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 		v.Replayed = q.lang.Count(int64(n))
 	}
 	query.Del("replayed")
-	if v.Stats, err = ops.DeliveryTargetStats(ctx, q.caller.CompanyID, since, recon.MaxStatsDeliveries); err != nil {
+	var err error
+	if v.Stats, err = h.Store.DeliveryTargetStats(ctx, q.caller.CompanyID, since, recon.MaxStatsDeliveries); err != nil {
 		return err
 	}
 	var read int64
@@ -261,15 +249,11 @@ func (h *Handler) replayFailed(w http.ResponseWriter, r *http.Request, q *reques
 	if !confirmed(r) {
 		return h.replayFailedStep(w, r, q, r.PostForm)
 	}
-	ops, err := h.opsStore()
-	if err != nil {
-		return err
-	}
 	f, err := h.failedFilter(r.PostForm)
 	if err != nil {
 		return err
 	}
-	n, err := ops.ReplayFailed(r.Context(), q.caller.CompanyID, f, h.now())
+	n, err := h.Store.ReplayFailed(r.Context(), q.caller.CompanyID, f, h.now())
 	if err != nil {
 		return err
 	}

@@ -132,8 +132,8 @@ func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, q *request
 	}
 	slices.SortStableFunc(v.Timeline, func(a, b event) int { return strings.Compare(a.At, b.At) })
 	manage := q.caller.May(recon.ActionManageNotifications)
-	v.CanVoid = manage && o.Status == recon.OrderCaptured
-	v.CanCancel = manage && o.Status == recon.OrderAwaitingPayment
+	v.CanVoid = manage && recon.OrderAllows(o, recon.OrderVoid)
+	v.CanCancel = manage && recon.OrderAllows(o, recon.OrderCancel)
 	h.render(w, r, status, "order", h.data(r, q, "order", v))
 	return nil
 }

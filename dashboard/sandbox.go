@@ -82,7 +82,7 @@ func (h *Handler) sandboxTransfer(w http.ResponseWriter, r *http.Request, q *req
 	}
 	now := h.now()
 	in := []recon.TransactionInput{{BankAccountID: account, TransactionDate: now.In(h.Location), AmountIn: amount,
-		Content: memo, ReferenceNumber: recon.SimulatedReference()}}
+		Content: memo, ReferenceNumber: recon.SimulatedReferenceFrom(h.Rand)}}
 	res, err := recon.Ingest(r.Context(), h.Store, q.caller.CompanyID, now, in)
 	if c := recon.ErrorCode(err); c == recon.EINVALID || c == recon.ENOTFOUND {
 		v.Err = recon.ErrorMessage(err)

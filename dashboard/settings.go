@@ -97,7 +97,7 @@ func (h *Handler) settings(w http.ResponseWriter, r *http.Request, q *request) e
 func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *request, status int, v *settingsView) error {
 	ctx := r.Context()
 	v.CanEdit, v.CanRotateIPN = q.caller.Livemode, h.SaveIPN != nil
-	v.Roles, v.Permissions = grantableRoles(q.caller.User), recon.Permissions
+	v.Roles, v.Permissions = recon.GrantableRoles(q.caller.User), recon.Permissions
 	v.CharTypes = []string{string(recon.NumberOnly), string(recon.NumberAndLetter)}
 	if v.Formats == nil {
 		for _, f := range q.company.Config.PaymentCodeFormats {
@@ -262,13 +262,9 @@ func (h *Handler) tryMemo(w http.ResponseWriter, r *http.Request, q *request) er
 // notification to the active target of the kind (recon.DeliveryOpsStore,
 // as POST /api/v1/deliveries/test).
 func (h *Handler) sendTest(w http.ResponseWriter, r *http.Request, q *request) error {
-	ops, ok := h.Store.(recon.DeliveryOpsStore)
-	if !ok {
-		return recon.Errorf(recon.EUNAVAILABLE, "delivery operations are not available on this store")
-	}
 	kind := r.PostForm.Get("kind")
 	v := &settingsView{}
-	if _, err := ops.SendTestNotification(r.Context(), q.caller.CompanyID, kind); err != nil {
+	if _, err := h.Store.SendTestNotification(r.Context(), q.caller.CompanyID, kind); err != nil {
 		if c := recon.ErrorCode(err); c != recon.EINVALID && c != recon.ENOTFOUND && c != recon.ECONFLICT {
 			return err
 		}
@@ -333,7 +329,7 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 	if t.AuthType != recon.AuthSecretKey {
 		return recon.Errorf(recon.ECONFLICT, "the IPN target uses auth_type %s: it has no secret to rotate", t.AuthType)
 	}
-	t.Secret = recon.NewSecret()
+	t.Secret = recon.NewSecretFrom(h.Rand)
 	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: t.URL, AuthType: t.AuthType, Secret: t.Secret, Active: t.Active}, false)
 	if err != nil {
 		return err
@@ -381,23 +377,11 @@ func (h *Handler) rotateMerchantSecret(w http.ResponseWriter, r *http.Request, q
 	if err != nil {
 		return err
 	}
-	m.SecretKey = recon.NewSecret()
-	if !q.caller.Livemode {
-		m.SecretKey = recon.TestClientPrefix + m.SecretKey
-	}
+	m.SecretKey = recon.NewMerchantSecret(h.Rand, !q.caller.Livemode)
 	if err := h.Store.SetMerchant(r.Context(), m); err != nil {
 		return err
 	}
 	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: m.SecretKey, SecretWhat: "merchant_secret"})
-}
-
-// grantableRoles are the roles u may give: none above u's own.
-func grantableRoles(u *recon.User) []recon.Role {
-	i := slices.Index(recon.Roles, u.Role)
-	if i < 0 {
-		return nil
-	}
-	return recon.Roles[i:]
 }
 
 // roleForm reads a role and permissions, refusing a role above the user's own.
@@ -406,8 +390,8 @@ func roleForm(q *request, form url.Values) (recon.Role, []string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if !slices.Contains(grantableRoles(q.caller.User), role) {
-		return "", nil, recon.Errorf(recon.EFORBIDDEN, "a %s may not give the role %s", q.caller.User.Role, role)
+	if err := recon.CheckGrant(q.caller.User, nil, role); err != nil {
+		return "", nil, err
 	}
 	var perms []string
 	for _, p := range form["permission"] {
@@ -454,8 +438,8 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) er
 		return errNotFound()
 	}
 	role, perms, err := roleForm(q, r.PostForm)
-	if err == nil && target.Role == recon.RoleSuperAdmin && q.caller.User.Role != recon.RoleSuperAdmin {
-		err = recon.Errorf(recon.EFORBIDDEN, "only a SuperAdmin may change a SuperAdmin")
+	if err == nil {
+		err = recon.CheckGrant(q.caller.User, target, role) // the role was checked: this is who may change target
 	}
 	if err == nil {
 		err = h.Store.ChangeUserRole(r.Context(), q.session.CompanyID, target.ID, role, perms) // keeps an Admin

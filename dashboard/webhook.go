@@ -81,7 +81,7 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, q 
 	if _, err := h.Store.HubWebhook(r.Context(), q.caller.CompanyID); err != nil {
 		return err // none yet: 404 (the form makes one, with a new secret)
 	}
-	secret := recon.NewSecret()
+	secret := recon.NewSecretFrom(h.Rand)
 	wh, _, err := h.Hub.SaveWebhook(r.Context(), q.caller.CompanyID, recon.HubWebhookChange{Secret: &secret})
 	if err != nil {
 		return err

@@ -12,7 +12,8 @@ import (
 	"recon/sqlstore/dbtest"
 )
 
-// ipnBody is an IPN notification of a realistic size (spec 2.8).
+// ipnBody is an IPN notification of a realistic size (spec §2.8; docs/api.md,
+// Payment gateway).
 var ipnBody = []byte(`{"timestamp":1772352000,"notification_type":"ORDER_PAID","order":{"id":"10231","order_id":"ORD-10231",` +
 	`"order_status":"CAPTURED","order_currency":"VND","order_amount":"1250000.00","order_invoice_number":"INV-2026-0310231",` +
 	`"custom_data":[],"user_agent":"Mozilla/5.0","ip_address":"203.113.1.20","order_description":"Order 10231"},` +

@@ -20,7 +20,7 @@ import (
 // Limits of one attempt.
 const (
 	// DefaultTimeout bounds an attempt from dialling to the end of the
-	// answer's body: a 2xx within it is success (decisions §7).
+	// answer's body: a 2xx within it is success (docs/design.md, D7).
 	DefaultTimeout = 30 * time.Second
 	// maxRead is how much of an answer's body is read; the rest is dropped.
 	maxRead = 64 << 10

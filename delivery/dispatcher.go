@@ -31,10 +31,10 @@ const (
 )
 
 // NoTargetError is the error of the attempt recorded for a delivery whose
-// company has no active target of its kind. Such a delivery is dead at once:
-// an inactive target suppresses events (spec §6.1 rule 3), and retrying for
-// days a notification nobody configured would only pile up rows. An operator
-// or the merchant may replay it after configuring the target.
+// company has no active target of its kind. Such a delivery is dead at once: an
+// inactive target suppresses events (spec §6.1 rule 3; docs/hub.md, Events),
+// and retrying for days a notification nobody configured would only pile up
+// rows. An operator or the merchant may replay it after configuring the target.
 func NoTargetError(kind string) string {
 	if kind == recon.DeliveryIPN {
 		return "no active IPN target"
@@ -42,10 +42,20 @@ func NoTargetError(kind string) string {
 	return "no active " + kind + " target"
 }
 
+// Store is the part of the outbox (recon.DeliveryStore) the dispatcher needs.
+type Store interface {
+	ClaimDeliveries(ctx context.Context, node string, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error)
+	RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error
+	BeatDeliveryNode(ctx context.Context, node string, now, deadBefore time.Time) (recon.NodeBeat, error)
+	LeaveDeliveryNode(ctx context.Context, node string) (int64, error)
+	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
+	DeliveryStats(ctx context.Context) (map[string]int64, error)
+}
+
 // Dispatcher sends due deliveries. Set the fields, then call Run; zero
 // fields take the defaults. Kick may be called at any time.
 type Dispatcher struct {
-	Store recon.DeliveryStore
+	Store Store
 	// Client sends (default NewClient(ClientOptions{}): internal targets refused).
 	Client *Client
 	// Schedule is the retry policy (zero: DefaultSchedule).
@@ -412,7 +422,7 @@ func (r *run) refreshStats(ctx context.Context) {
 // target is read once per claim, so a corrected URL or secret applies from
 // the next claim on.
 type targetCache struct {
-	store recon.DeliveryStore
+	store Store
 	mu    sync.Mutex
 	m     map[targetKey]*targetEntry
 }
@@ -428,7 +438,7 @@ type targetEntry struct {
 	err  error
 }
 
-func newTargetCache(s recon.DeliveryStore) *targetCache {
+func newTargetCache(s Store) *targetCache {
 	return &targetCache{store: s, m: map[targetKey]*targetEntry{}}
 }
 

@@ -221,13 +221,22 @@ func TestDispatchersShareTheOutbox(t *testing.T) {
 		t.Parallel()
 		url := dbtest.NewURL(t, engine)
 		db, other := dbtest.OpenURL(t, url), dbtest.OpenURL(t, url) // two nodes
-		rc := newReceiver(t, nil)
+		// The receiver answers nothing until both dispatchers have claimed:
+		// a dispatcher holds at most Workers × 3 deliveries, so the first
+		// to start cannot take all 200 however the machine schedules them.
+		gate := make(chan struct{})
+		var open sync.Once
+		opened := func() { open.Do(func() { close(gate) }) }
+		rc := newReceiver(t, func(http.ResponseWriter, *http.Request, int) { <-gate })
+		t.Cleanup(opened) // before the receiver closes (cleanups run last first)
 		c := newCompany(t, db, 1)
 		setIPN(t, db, c, rc.URL, "k")
 		list := enqueue(t, db, c, 200)
 		one, two := &claimCounter{DB: db}, &claimCounter{DB: other}
 		start(t, &delivery.Dispatcher{Store: one, Client: loopback(), Workers: 4, Batch: 8, Poll: 5 * time.Millisecond})
 		start(t, &delivery.Dispatcher{Store: two, Client: loopback(), Workers: 4, Batch: 8, Poll: 5 * time.Millisecond})
+		testkit.WaitFor(t, "a claim by each dispatcher", 30*time.Second, func() bool { return one.claims.Load() > 0 && two.claims.Load() > 0 })
+		opened()
 		testkit.WaitFor(t, "every delivery", 30*time.Second, func() bool { return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list)) })
 		counts := rc.counts()
 		for _, d := range list {

@@ -22,7 +22,7 @@ const maxRecordBatch = 256
 // workers wait when the database falls behind. A failed batch is recorded
 // again attempt by attempt, so that one bad attempt does not lose the others.
 type recorder struct {
-	store  recon.DeliveryStore
+	store  Store
 	log    *slog.Logger
 	stored func() // called after each batch is stored
 	queue  chan recon.AttemptOutcome
@@ -33,7 +33,7 @@ type recorder struct {
 // newRecorder starts a recorder; stored runs after each batch is stored (the
 // dispatcher claims again then: a stored attempt may free the next hub
 // event of a tenant, see sqlstore's claimDue).
-func newRecorder(s recon.DeliveryStore, log *slog.Logger, stored func()) *recorder {
+func newRecorder(s Store, log *slog.Logger, stored func()) *recorder {
 	r := &recorder{store: s, log: log, stored: stored, queue: make(chan recon.AttemptOutcome, 2*maxRecordBatch)}
 	r.done.Go(r.loop)
 	return r

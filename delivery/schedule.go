@@ -18,10 +18,10 @@ type Schedule struct {
 	MaxAge time.Duration
 }
 
-// DefaultMaxAge is how long a delivery is retried: 3 days (decisions §7).
+// DefaultMaxAge is how long a delivery is retried: 3 days (docs/design.md, D7).
 const DefaultMaxAge = 72 * time.Hour
 
-// defaultWaits are decisions §7's schedule: 1, 1, 2, 3, 5, 8, 13 minutes
+// defaultWaits are the schedule of docs/design.md, D7: 1, 1, 2, 3, 5, 8, 13 minutes
 // (with the first attempt, 8 attempts in 33 minutes), then more widely
 // spaced, then daily until the 3 days run out: 16 attempts in all.
 var defaultWaits = []time.Duration{

@@ -45,7 +45,7 @@ func TestScheduleNext(t *testing.T) {
 }
 
 // TestDefaultScheduleTimeline follows a delivery that always fails, each
-// attempt made when due: 8 attempts in the first 33 minutes (decisions §7),
+// attempt made when due: 8 attempts in the first 33 minutes (docs/design.md, D7),
 // the last at exactly 3 days, 16 in all.
 func TestDefaultScheduleTimeline(t *testing.T) {
 	t.Parallel()

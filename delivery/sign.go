@@ -10,7 +10,7 @@ import (
 	"recon"
 )
 
-// Headers of every delivery request (decisions §7): see recon.DeliveryHeaders.
+// Headers of every delivery request (docs/design.md, D7): see recon.DeliveryHeaders.
 const (
 	HeaderTimestamp = recon.HeaderTimestamp
 	HeaderSignature = recon.HeaderSignature

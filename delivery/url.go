@@ -17,13 +17,15 @@ import (
 	"recon"
 )
 
-// MaxURLLength is the longest target URL accepted, in characters (spec §8).
+// MaxURLLength is the longest target URL accepted, in characters (spec §8;
+// docs/api.md, Notifications).
 const MaxURLLength = 2000
 
 // The two kinds of URL refusal. CheckURL's errors are *recon.Error with code
-// EINVALID whose Err is one of these, so errors.Is tells them apart:
-// "invalid URL" and "internal address blocked (request forgery protection)"
-// are the two causes spec §7 lists for a 400 of the webhook endpoint.
+// EINVALID whose Err is one of these, so errors.Is tells them apart: "invalid
+// URL" and "internal address blocked (request forgery protection)" are the two
+// causes spec §7 (docs/hub.md, The webhook API) lists for a 400 of the webhook
+// endpoint.
 var (
 	ErrInvalidURL     = errors.New("invalid URL")
 	ErrBlockedAddress = errors.New("internal address blocked")

@@ -114,7 +114,7 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	format := defaultCodeFormat(company.Config.PaymentCodeFormats)
 	newCode := h.NewCode
 	if newCode == nil {
-		newCode = format.random
+		newCode = func() string { return format.random(h.random()) }
 	}
 	o := &recon.Order{
 		CompanyID: m.CompanyID, InvoiceNumber: form.invoice, OrderID: form.orderID, CustomerID: form.customerID,

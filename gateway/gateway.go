@@ -1,17 +1,19 @@
-// Package gateway serves the payment gateway surface of decisions.md §6 under
+// Package gateway serves the payment gateway surface of docs/design.md, D6 under
 // {pg_url}/v1: the signed checkout form (POST /v1/checkout/init), the hosted
 // checkout page with its VietQR, the order API the public payment-gateway
 // SDKs call (list, detail, cancel, void; Basic merchant_id:secret_key) and
-// the merchant's IPN settings. Errors have the gateway shape of decisions.md
-// §1: {"error":{"code":CODE,"message":TEXT}}, or an HTML page for a browser
+// the merchant's IPN settings. Errors have the gateway shape of docs/design.md,
+// D1: {"error":{"code":CODE,"message":TEXT}}, or an HTML page for a browser
 // on the checkout routes.
 package gateway
 
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/subtle"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -25,16 +27,29 @@ import (
 
 // Store is the storage the gateway needs.
 type Store interface {
-	recon.OrderStore
-	recon.MerchantStore
-	recon.CompanyStore
-	recon.TenantStore
-	recon.BankAccountStore
 	recon.ListenStore
-	// DeliveryTarget, Delivery and RecordAttempts are recon.DeliveryStore's.
-	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
-	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
+	// recon.CompanyStore's:
+	Company(ctx context.Context, id int64) (*recon.Company, error)
+	// recon.TenantStore's:
+	Tenant(ctx context.Context, id int64) (*recon.Tenant, error)
+	// recon.BankAccountStore's:
+	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
+	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
+	// recon.OrderStore's:
+	CreateOrder(ctx context.Context, o *recon.Order) error
+	PaymentCodesInUse(ctx context.Context, companyID int64, prefix string, n, list int) (int64, []string, error)
+	Order(ctx context.Context, companyID int64, invoiceNumber string) (*recon.Order, error)
+	Orders(ctx context.Context, companyID int64, f recon.OrderFilter) ([]*recon.Order, int64, error)
+	CancelOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time) (*recon.Order, error)
+	VoidOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
+	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	// recon.MerchantStore's:
+	MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error)
+	SetIPN(ctx context.Context, companyID int64, t *recon.Target) error
+	// recon.DeliveryStore's:
 	RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error
+	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
+	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
 }
 
 // Handler serves the payment gateway routes.
@@ -67,6 +82,9 @@ type Handler struct {
 	Location *time.Location
 	Clock    recon.Clock
 	Logger   *slog.Logger
+	// Rand is the randomness of payment codes, listener ids and rotated
+	// signing secrets (default crypto/rand).
+	Rand io.Reader
 	// Limiter limits each merchant's requests to the Basic-authenticated
 	// endpoints (nil: no limit).
 	Limiter *web.RateLimiter
@@ -108,6 +126,13 @@ func (h *Handler) location() *time.Location {
 		return time.UTC
 	}
 	return h.Location
+}
+
+func (h *Handler) random() io.Reader {
+	if h.Rand == nil {
+		return rand.Reader
+	}
+	return h.Rand
 }
 
 func (h *Handler) logger() *slog.Logger {
@@ -180,7 +205,7 @@ func (h *Handler) companyActive(ctx context.Context, companyID int64) error {
 	return t.CheckActive()
 }
 
-// errorBody is the gateway error shape of decisions.md §1.
+// errorBody is the gateway error shape of docs/design.md, D1.
 type errorBody struct {
 	Error errorDetail `json:"error"`
 	// Message repeats error.message at the top level, where the public PHP
@@ -224,7 +249,8 @@ func wantsHTML(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/html")
 }
 
-// orderJSON is an order as the order list shows it (spec §2.7).
+// orderJSON is an order as the order list shows it (spec §2.7; docs/api.md,
+// Payment gateway).
 type orderJSON struct {
 	ID                   string  `json:"id"`
 	CustomerID           string  `json:"customer_id"`

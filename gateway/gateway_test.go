@@ -195,7 +195,7 @@ func checkJSON(t *testing.T, what string, r response, status int, want map[strin
 type pair struct{ k, v string }
 
 // sdkSignedFields is the list the public SDKs sign (sepay-pg-php
-// SignatureGenerator::signCheckoutFields, decisions.md §6).
+// SignatureGenerator::signCheckoutFields, docs/design.md, D6).
 var sdkSignedFields = []string{"merchant", "env", "operation", "payment_method", "order_amount", "currency",
 	"order_invoice_number", "order_description", "customer_id", "agreement_id", "agreement_name", "agreement_type",
 	"agreement_payment_frequency", "agreement_amount_per_payment", "success_url", "error_url", "cancel_url", "order_id"}

@@ -158,7 +158,7 @@ func (h *Handler) SaveIPN(ctx context.Context, companyID int64, c IPNChange) (*I
 		t.Secret = *c.SecretKey
 	}
 	if c.RotateSigningSecret {
-		t.SigningSecret = recon.NewSecret()
+		t.SigningSecret = recon.NewSecretFrom(h.random())
 	}
 	// Secrets left empty are kept or made by the store, under the row's
 	// lock (two saves at once agree); t comes back with what is stored.

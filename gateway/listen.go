@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -20,7 +20,7 @@ import (
 	"recon/web"
 )
 
-// `recon listen` (decisions.md §10): a developer's machine opens one
+// `recon listen` (docs/design.md, D10): a developer's machine opens one
 // outbound, long-lived stream, GET /v1/listen, with the company's test-mode
 // merchant credentials, and receives every pending notification of the test
 // tenant as server-sent events: the body and the headers a target would get,
@@ -207,7 +207,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 		return err
 	}
 	var id [8]byte
-	_, _ = rand.Read(id[:])
+	_, _ = io.ReadFull(h.random(), id[:])
 	listener := "l_" + hex.EncodeToString(id[:])
 
 	rc := http.NewResponseController(w)
@@ -370,7 +370,7 @@ type listenAnswer struct {
 }
 
 // listenAnswers serves POST /v1/listen/answers: a listener's local answer to
-// a notification, recorded as an attempt (decisions.md §7, §10).
+// a notification, recorded as an attempt (docs/design.md, D7, D10).
 func (h *Handler) listenAnswers(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
 	if m.Livemode {
 		return recon.Errorf(recon.EFORBIDDEN, "recon listen works in test mode only: use the test-mode merchant credentials")

@@ -12,7 +12,7 @@ import (
 	"recon/web"
 )
 
-// Order listing limits (decisions.md §6).
+// Order listing limits (docs/design.md, D6).
 const (
 	defaultPerPage = 20
 	maxPerPage     = 100
@@ -124,7 +124,8 @@ type listMeta struct {
 	PageCount   int64 `json:"page_count"`
 }
 
-// listOrders serves GET /v1/order (spec §4.6): the merchant's orders, newest first.
+// listOrders serves GET /v1/order (spec §4.6; docs/api.md, Payment gateway): the
+// merchant's orders, newest first.
 func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
 	f, err := parseOrderFilter(r.URL.Query())
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"strconv"
@@ -80,8 +81,8 @@ func (f codeFormat) String() string {
 	return fmt.Sprintf("%s followed by %d digits", f.Prefix, f.Digits)
 }
 
-// random draws a code.
-func (f codeFormat) random() string { return f.Prefix + randomDigits(f.Digits) }
+// random draws a code from r.
+func (f codeFormat) random(r io.Reader) string { return f.Prefix + randomDigits(r, f.Digits) }
 
 // code is the format's n-th code (0-based).
 func (f codeFormat) code(n int64) string {
@@ -89,11 +90,11 @@ func (f codeFormat) code(n int64) string {
 	return f.Prefix + strings.Repeat("0", f.Digits-len(s)) + s
 }
 
-func randomDigits(n int) string {
+func randomDigits(r io.Reader, n int) string {
 	b := make([]byte, n)
 	ten := big.NewInt(10)
 	for i := range b {
-		d, err := rand.Int(rand.Reader, ten)
+		d, err := rand.Int(r, ten)
 		if err != nil {
 			panic(err) // crypto/rand does not fail
 		}
@@ -154,7 +155,7 @@ func (h *Handler) freeCode(ctx context.Context, companyID int64, f codeFormat) (
 	for _, c := range codes {
 		taken[c] = true
 	}
-	start, err := rand.Int(rand.Reader, big.NewInt(capacity))
+	start, err := rand.Int(h.random(), big.NewInt(capacity))
 	if err != nil {
 		panic(err)
 	}

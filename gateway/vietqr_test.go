@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bytes"
+	"crypto/rand"
 	"fmt"
 	"strconv"
 	"testing"
@@ -115,7 +117,7 @@ func TestCodeGenerator(t *testing.T) {
 		{[]recon.PaymentCodeFormat{{Prefix: "SEP", SuffixFrom: 1, SuffixTo: 30, CharacterType: recon.NumberAndLetter, IsActive: true}}, "SEP", 10},
 		{[]recon.PaymentCodeFormat{{Prefix: "AB", SuffixFrom: 12, SuffixTo: 20, CharacterType: recon.NumberOnly, IsActive: true}}, "AB", 12},
 	} {
-		code := defaultCodeFormat(tt.formats).random()
+		code := defaultCodeFormat(tt.formats).random(rand.Reader)
 		if len(code) != len(tt.prefix)+tt.digits || code[:len(tt.prefix)] != tt.prefix {
 			t.Errorf("%v: code %q, want %s + %d digits", tt.formats, code, tt.prefix, tt.digits)
 		}
@@ -128,5 +130,18 @@ func TestCodeGenerator(t *testing.T) {
 				t.Errorf("extracted %q from a memo with %q", got, code)
 			}
 		}
+	}
+}
+
+// TestCodeGeneratorReadsItsSource: the digits come from the reader the
+// handler is given (Handler.Rand), so a test can fix them.
+func TestCodeGeneratorReadsItsSource(t *testing.T) {
+	f := defaultCodeFormat(nil)
+	if got := f.random(bytes.NewReader(make([]byte, 64))); got != "DH00000000" {
+		t.Errorf("zero bytes: %q, want DH00000000", got)
+	}
+	seq := []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 0}
+	if got := f.random(bytes.NewReader(seq)); got != "DH12345678" {
+		t.Errorf("bytes 1..8: %q, want DH12345678", got)
 	}
 }

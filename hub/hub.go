@@ -1,10 +1,10 @@
-// Package hub serves the bank-linking hub of decisions.md §8 under
-// {bankhub_url}/v1: POST /v1/token, the merchant's companies (hub
-// customers), link tokens, linked bank accounts and their transactions, the
-// merchant's branding, the webhook API of spec §4.4/§4.5, and the hosted
-// link page with its sandbox banks.
+// Package hub serves the bank-linking hub of docs/design.md, D8 under
+// {bankhub_url}/v1: POST /v1/token, the merchant's companies (hub customers),
+// link tokens, linked bank accounts and their transactions, the merchant's
+// branding, the webhook API of spec §4.4/§4.5 (docs/hub.md, The webhook API),
+// and the hosted link page with its sandbox banks.
 //
-// Errors have the hub's shapes (decisions.md §1, §8): {"code":HTTP,
+// Errors have the hub's shapes (docs/design.md, D1, D8): {"code":HTTP,
 // "message":TEXT[,"errors":{field:TEXT}]} everywhere except /v1/webhook,
 // which keeps the spec's envelope {"status","error","messages","data"}.
 // The handlers talk to storage only through recon.HubStore; every row they
@@ -88,7 +88,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	})
 	mux.HandleLimited("POST /v1/token", http.HandlerFunc(h.token), 4096)
 	// Each bearer route names its scope and its action where it is
-	// registered, as /api/v1's do (docs/hub.md, Authentication): the token
+	// registered, as /api/v1's do (docs/hub.md, Access): the token
 	// must hold the scope whoever it was issued to (a user's token granted
 	// only profile is refused), and its caller may the action
 	// (recon.Caller.May).
@@ -203,7 +203,7 @@ func (h *Handler) authenticate(r *http.Request) (*recon.Caller, error) {
 	return h.Auth.Authenticate(r.Context(), token)
 }
 
-// hubCodes are the upper-case codes of the webhook envelope (decisions.md §1).
+// hubCodes are the upper-case codes of the webhook envelope (docs/design.md, D1).
 var hubCodes = map[string]string{
 	recon.EINVALID: "VALIDATION_ERROR", recon.EUNAUTHORIZED: "UNAUTHORIZED", recon.EFORBIDDEN: "FORBIDDEN",
 	recon.ENOTFOUND: "NOT_FOUND", recon.ECONFLICT: "CONFLICT", recon.ERATELIMITED: "RATE_LIMITED",
@@ -263,7 +263,7 @@ func writeHubError(w http.ResponseWriter, status int, msg string, fields map[str
 	web.WriteJSON(w, status, body)
 }
 
-// envelope is the webhook API's body (spec §2.6).
+// envelope is the webhook API's body (spec §2.6; docs/hub.md, The webhook API).
 type envelope struct {
 	Status   int      `json:"status"`
 	Error    *string  `json:"error"`

@@ -148,7 +148,7 @@ func TestToken(t *testing.T) {
 // TestEveryRouteChecksScopeAndRole walks every hub route × role ×
 // permission set and a token with no user, each with tokens that hold every
 // scope, every scope but the route's, and profile alone: a route answers
-// only a token holding its scope (docs/hub.md, Authentication), whoever it
+// only a token holding its scope (docs/hub.md, Access), whoever it
 // was issued to, and then only an Admin's or SuperAdmin's token or one with
 // no user; no token or a bad one gets 401 "Unauthenticated". The expected
 // table is written here independently of Register, and a served route
@@ -288,15 +288,6 @@ func TestEveryRouteChecksScopeAndRole(t *testing.T) {
 func sameSet(a, b []string) bool {
 	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
 	return slices.Equal(a, b)
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestCompanies(t *testing.T) {

@@ -21,7 +21,7 @@ type linkTokenInput struct {
 	BankAccountXID        *string         `json:"bank_account_xid"`
 }
 
-// createLinkToken serves POST /v1/link-token/create (decisions.md §8) →
+// createLinkToken serves POST /v1/link-token/create (docs/design.md, D8) →
 // 201 {xid, link_token, hosted_link_url, expires_at}, and
 // LINK_TOKEN_CREATED in the same transaction.
 func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {

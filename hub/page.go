@@ -17,7 +17,7 @@ import (
 	"recon/web"
 )
 
-// The hosted link page (decisions.md §8): /link/{token}, server-rendered,
+// The hosted link page (docs/design.md, D8): /link/{token}, server-rendered,
 // Vietnamese by default and English. GET opens (or reopens) the token's
 // session; each form POSTs one step back to the same URL. The page is the
 // only one of Recon that may be framed (any site: the merchant embeds it);
@@ -32,7 +32,7 @@ var pageTemplates = template.Must(template.New("").ParseFS(templateFS, "template
 // maxPageForm bounds the body of a page step.
 const maxPageForm = 16 << 10
 
-// Browser messages the page posts to the embedding window (decisions.md §8).
+// Browser messages the page posts to the embedding window (docs/design.md, D8).
 const (
 	MsgFinishedLink   = "FINISHED_BANK_ACCOUNT_LINK"
 	MsgFinishedUnlink = "FINISHED_BANK_ACCOUNT_UNLINK"

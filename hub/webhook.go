@@ -11,8 +11,9 @@ import (
 	"recon/web"
 )
 
-// webhookJSON is the configuration of spec §2.6, and the signing secret of
-// X-Recon-Signature (Recon's own, like the IPN's signing_secret).
+// webhookJSON is the configuration of spec §2.6 (docs/hub.md, The webhook API),
+// and the signing secret of X-Recon-Signature (Recon's own, like the IPN's
+// signing_secret).
 type webhookJSON struct {
 	WebhookURL         string   `json:"webhook_url"`
 	AuthType           string   `json:"auth_type"`
@@ -86,16 +87,16 @@ func optString(name string, raw json.RawMessage) (*string, error) {
 	return &s, nil
 }
 
-// postWebhook serves POST /v1/webhook (spec §4.4, decisions.md §8): a
-// partial upsert. A field absent (or null, except allow_events) keeps its
-// stored value; allow_events null or [] subscribes to nothing. On create,
-// webhook_url is required, auth_type defaults to SECRET_KEY, active to 1,
-// allow_events to ["*"], a missing secret_key is generated (48
-// characters), and so is the signing secret, which rotate_signing_secret:
-// true replaces. The answer shows the whole configuration, each secret in
-// full only when this request set it (given, made, rotated), masked
-// otherwise: a POST that changes the URL does not re-show the secrets.
-// Nothing is stored unless every field is valid.
+// postWebhook serves POST /v1/webhook (spec §4.4; docs/hub.md, The webhook API;
+// docs/design.md, D8): a partial upsert. A field absent (or null, except
+// allow_events) keeps its stored value; allow_events null or [] subscribes to
+// nothing. On create, webhook_url is required, auth_type defaults to
+// SECRET_KEY, active to 1, allow_events to ["*"], a missing secret_key is
+// generated (48 characters), and so is the signing secret, which
+// rotate_signing_secret: true replaces. The answer shows the whole
+// configuration, each secret in full only when this request set it (given,
+// made, rotated), masked otherwise: a POST that changes the URL does not
+// re-show the secrets. Nothing is stored unless every field is valid.
 func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
 	var in webhookInput
 	if err := web.DecodeJSON(r, &in); err != nil {

@@ -168,7 +168,7 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 
 	// The requested scopes were checked against the client's by fosite; the
 	// user's role and permissions decide which of them are granted
-	// (decisions.md §9).
+	// (docs/design.md, D9).
 	granted := user.GrantableScopes(ar.GetRequestedScopes())
 	if granted == nil {
 		s.cfg.Logger.InfoContext(ctx, "oauth: consent refused: no requested scope allowed for the role",

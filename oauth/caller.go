@@ -107,7 +107,7 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 // consented; "" issues a token with no user, like client credentials.
 // scopes must be among the client's allowed scopes (EINVALID otherwise);
 // none means all of them. For a user, the token gets only the scopes the
-// user's role and permissions allow (decisions.md §9); scopes it was
+// user's role and permissions allow (docs/design.md, D9); scopes it was
 // refused are returned, and a request allowed none of them is EFORBIDDEN. ttl 0 means Config.AccessTTL; otherwise it must
 // be positive and at most MaxIssuedTokenTTL (24h).
 func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, scopes []string, ttl time.Duration) (*IssuedToken, error) {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"recon"
 	"recon/sqlstore/dbtest"
@@ -120,4 +121,26 @@ func TestCallerCacheExpiry(t *testing.T) {
 		b.clock.Advance(DefaultAccessTTL + 1)
 		b.wantUnauthorized(t, access)
 	})
+}
+
+// TestCallerCacheByTheGivenTime: the cache reads no clock of its own: the
+// time it is asked at decides a token's expiry, and the epoch decides the
+// rest, so it is driven here without a server or a database.
+func TestCallerCacheByTheGivenTime(t *testing.T) {
+	var c callerCache
+	expires := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	c.put("sig", 3, &recon.Caller{CompanyID: 7, Scopes: []string{"company"}}, expires)
+	if got, ok := c.get("sig", 3, expires.Add(-time.Nanosecond)); !ok || got.CompanyID != 7 {
+		t.Fatalf("before the expiry: %+v, %v", got, ok)
+	}
+	if _, ok := c.get("sig", 3, expires); ok {
+		t.Fatal("at the expiry: still cached")
+	}
+	if _, ok := c.get("sig", 4, expires.Add(-time.Hour)); ok {
+		t.Fatal("under another epoch: still cached")
+	}
+	c.put("old", 2, &recon.Caller{CompanyID: 8}, expires) // an older epoch's put is dropped
+	if _, ok := c.get("old", 2, expires.Add(-time.Hour)); ok {
+		t.Fatal("a put under an older epoch was kept")
+	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // lang is a language of the login and consent page and the error page:
-// "vi" (the default) or "en" (docs/api.md, Consent page).
+// "vi" (the default) or "en" (docs/api.md, "The consent page").
 type lang string
 
 // langOf is the language of a page: the first of the authorization
@@ -130,7 +130,7 @@ func (l lang) errorSummary(rfc *fosite.RFC6749Error) string {
 }
 
 // scopeText says in plain words what each scope lets a client do
-// (docs/api.md, Scopes). Every scope of recon.Scopes has its words in both
+// (docs/api.md, "The consent page"). Every scope of recon.Scopes has its words in both
 // languages (TestConsentPageSpeaksBothLanguages), so a new scope cannot
 // reach the page undescribed.
 var scopeText = map[string]map[lang]string{

@@ -48,7 +48,7 @@ const (
 	pathMetadata   = "/.well-known/oauth-authorization-server"
 )
 
-// maxBodyBytes limits every request body (decisions.md §1).
+// maxBodyBytes limits every request body (docs/design.md, D1).
 const maxBodyBytes = 1 << 20
 
 // Config configures a Server.
@@ -78,11 +78,29 @@ type Config struct {
 	Metrics *Metrics
 }
 
+// Store is the storage the authorization server needs.
+type Store interface {
+	// recon.TenantStore's:
+	TenantOf(ctx context.Context, companyID int64, live bool) (*recon.Tenant, error)
+	// recon.UserStore's:
+	User(ctx context.Context, id int64) (*recon.User, error)
+	UserByEmail(ctx context.Context, companyID int64, email string) (*recon.User, error)
+	// recon.ClientStore's:
+	Client(ctx context.Context, id string) (*recon.Client, error)
+	// recon.TokenStore's:
+	CreateTokenSession(ctx context.Context, s *recon.TokenSession) error
+	TokenSession(ctx context.Context, kind recon.TokenKind, signature string) (*recon.TokenSession, error)
+	DeleteTokenSession(ctx context.Context, kind recon.TokenKind, signature string) error
+	DeactivateActiveTokenSession(ctx context.Context, kind recon.TokenKind, signature string) (bool, error)
+	DeactivateTokenFamily(ctx context.Context, kind recon.TokenKind, requestID string) error
+	AuthEpoch(ctx context.Context) (int64, error)
+}
+
 // Server is the authorization server. It is safe for concurrent use.
 type Server struct {
 	cfg      Config
 	issuer   string
-	store    recon.Store
+	store    Store
 	storage  *storage
 	strategy *strategy
 	provider fosite.OAuth2Provider
@@ -93,7 +111,7 @@ type Server struct {
 }
 
 // New returns a Server on store.
-func New(cfg Config, store recon.Store) (*Server, error) {
+func New(cfg Config, store Store) (*Server, error) {
 	if store == nil {
 		return nil, errors.New("oauth: nil store")
 	}

@@ -48,7 +48,7 @@ func (b *bundle) consent(t *testing.T, email, scope string) (code, errCode, veri
 // a Member consenting to a client that may write transactions got
 // transaction:write and could forge payments. At consent, through `recon
 // token issue`, at code exchange and at refresh, a token gets only the
-// scopes its user's role and permissions allow (decisions.md §9).
+// scopes its user's role and permissions allow (docs/design.md, D9).
 func TestConsentGrantsOnlyWhatTheRoleAllows(t *testing.T) {
 	all := strings.Join(recon.Scopes, " ")
 	forEachEngine(t, func(t *testing.T, b *bundle) {

@@ -50,7 +50,7 @@ type session struct {
 	UserID   int64  `json:"user_id"`
 	ClientID string `json:"client_id"`
 	// Test is true for a grant of a test-mode client: its tokens reach the
-	// company's test tenant (decisions.md §10).
+	// company's test tenant (docs/design.md, D10).
 	Test bool `json:"test,omitempty"`
 }
 
@@ -110,12 +110,12 @@ type storedRequest struct {
 	Session           *session   `json:"session"`
 }
 
-// storage implements the fosite storage interfaces on recon.Store.
+// storage implements the fosite storage interfaces on the Store.
 //
 // recon.TokenStore has no transactions, so fosite runs its multi-step
 // writes (code exchange, refresh rotation) without one.
 type storage struct {
-	store   recon.Store
+	store   Store
 	codeTTL time.Duration
 	clients clientCache
 }

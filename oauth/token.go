@@ -58,7 +58,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 
 // narrowToRole keeps, of the scopes a refresh is about to grant again,
 // those the user's current role and permissions allow: a role lowered since
-// consent lowers the next token too (decisions.md §9). A user who may no
+// consent lowers the next token too (docs/design.md, D9). A user who may no
 // longer use any of them, or who is gone, gets invalid_grant. (A code
 // exchange grants what consent granted minutes before; every endpoint
 // checks the role again anyway.)

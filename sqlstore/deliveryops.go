@@ -158,7 +158,7 @@ func (db *DB) DeliveryTargetStats(ctx context.Context, companyID int64, since ti
 // is asked for).
 func (db *DB) SendTestNotification(ctx context.Context, companyID int64, kind string) (*recon.Delivery, error) {
 	now := db.now()
-	d, err := recon.TestNotification(companyID, kind, now)
+	d, err := recon.TestNotification(companyID, kind, now, recon.NewXIDFrom(db.rand))
 	if err != nil {
 		return nil, err
 	}

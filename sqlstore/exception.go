@@ -48,7 +48,7 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 			if recon.IsException(d.Outcome) {
 				out = append(out, exc{i, d.Outcome, d.OrderID, d.Reason})
 			}
-		case r.code != "" || r.SubAccount != "":
+		case recon.NamesOrder(r.AmountIn, r.code, r.SubAccount):
 			unmatched = append(unmatched, exc{row: i, kind: recon.ExceptionUnmatched}) // reason below, if queued
 		default:
 			noCode = append(noCode, exc{i, recon.ExceptionUnmatched, 0, recon.NoCodeReason})
@@ -228,8 +228,8 @@ func exceptionOf(ctx context.Context, q querier, companyID, transactionID int64)
 
 // ExceptionSuggestions implements recon.ExceptionStore for a whole page of
 // exceptions: one statement per reason, whatever the number of exceptions,
-// each bounded. Only an open exception that a match can resolve (unmatched
-// or duplicate) gets suggestions. Same amount: a UNION ALL of one branch per
+// each bounded. Only an exception that GetsSuggestions (recon.Exception)
+// gets them. Same amount: a UNION ALL of one branch per
 // distinct amount, each the newest recon.MaxSuggestions open unpaid orders
 // of that amount (orders_open_amount); similar codes: every exception's
 // candidates in one IN list on the unique (company_id, payment_code) index
@@ -241,7 +241,7 @@ func (db *DB) ExceptionSuggestions(ctx context.Context, companyID int64, list []
 	var open []int // the exceptions that get suggestions
 	for i, e := range list {
 		out[i] = []*recon.Suggestion{}
-		if e.Resolution == nil && (e.Kind == recon.ExceptionUnmatched || e.Kind == recon.ExceptionDuplicate) {
+		if e.GetsSuggestions() {
 			open = append(open, i)
 		}
 	}
@@ -482,16 +482,14 @@ func (db *DB) ResolveException(ctx context.Context, companyID, transactionID int
 }
 
 // applyByHand applies transfer t to the open order o as match does for a
-// transfer that names it: recon.MatchPayments, the decision, the order's new
-// state and the IPN when it captures. It returns the deliveries enqueued.
+// transfer that names it: recon.SettlePayments (the decision and the order's
+// new state) and the IPN when it captures. It returns the deliveries enqueued.
 func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *recon.Transaction, now time.Time) (int, *recon.MatchDecision, error) {
-	ms, err := recon.MatchPayments(o, []recon.Payment{{Amount: t.AmountIn, Rule: recon.MatchByHand}})
+	st, err := recon.SettlePayments(o, []recon.Payment{{Amount: t.AmountIn, Rule: recon.MatchByHand, TransactionID: t.ID, Code: t.Code}}, now)
 	if err != nil {
 		return 0, nil, err
 	}
-	m := ms[0]
-	d := &recon.MatchDecision{CompanyID: o.CompanyID, TransactionID: t.ID, OrderID: o.ID, Outcome: m.Outcome, Rule: recon.MatchByHand,
-		Code: t.Code, Amount: t.AmountIn, OrderAmount: o.Amount, PaidTotal: m.PaidTotal, Reason: m.Reason, CreatedAt: now}
+	d := st.Decisions[0]
 	if err := db.insertDecisions(ctx, tx, []*recon.MatchDecision{d}); err != nil {
 		return 0, nil, err
 	}
@@ -502,17 +500,13 @@ func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *re
 			return 0, nil, err
 		}
 	}
-	o.PaidAmount, o.UpdatedAt = m.PaidTotal, now
-	if m.Captured {
-		o.Status, o.PaidAt, o.PaidTransactionID = recon.OrderCaptured, now, t.ID
-	}
-	if err := writeOrderPayment(ctx, tx, o); err != nil {
+	if err := writeOrderPayment(ctx, tx, st.Order); err != nil {
 		return 0, nil, err
 	}
-	if !m.Captured {
+	if st.Captured < 0 {
 		return 0, d, nil
 	}
-	paid := *o
+	paid := *st.Order
 	paid.PaidAt = t.TransactionDate // the IPN's transaction_date, as match sends it
 	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{&paid}, now)
 	return n, d, err

@@ -23,7 +23,7 @@ func (db *DB) CreateHubCustomer(ctx context.Context, c *recon.HubCustomer) error
 		return err
 	}
 	now := db.now()
-	xid := recon.NewXID()
+	xid := recon.NewXIDFrom(db.rand)
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `
 			INSERT INTO hub_customers (company_id, xid, full_name, short_name, status, created_at, updated_at)

@@ -67,7 +67,7 @@ func (db *DB) CreateLinkToken(ctx context.Context, t *recon.LinkToken, ttl time.
 	now := db.now()
 	ev := &hubEvents{companyID: t.CompanyID, at: now}
 	out := *t
-	out.Token, out.TokenHash, out.XID = token, recon.HashLinkToken(token), recon.NewXID()
+	out.Token, out.TokenHash, out.XID = token, recon.HashLinkToken(token), recon.NewXIDFrom(db.rand)
 	out.Status, out.CreatedAt, out.ExpiresAt = recon.LinkTokenActive, now, storedTime(now.Add(ttl))
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		c, err := hubCustomer(ctx, tx, t.CompanyID, t.CustomerXID, "")

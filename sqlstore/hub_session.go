@@ -61,7 +61,7 @@ func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkSte
 	// A token past its lifetime ends here, exactly once (the sweep's
 	// conditional update), before the step: the page never works on with
 	// it while the sweep has not come by.
-	if t, _, err := db.linkTokenByHash(ctx, db.db, hash); err == nil && t.Status == recon.LinkTokenActive && !now.Before(t.ExpiresAt) {
+	if t, _, err := db.linkTokenByHash(ctx, db.db, hash); err == nil && t.ExpiredAt(now) {
 		if _, err := db.expireLinkToken(ctx, t.CompanyID, t.XID, now); err != nil {
 			return nil, nil, err
 		}
@@ -100,8 +100,11 @@ func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkSte
 			}
 			st.AccountXID = xid
 			if st.AccountXID == "" {
-				st.AccountXID = recon.NewXID()
+				st.AccountXID = recon.NewXIDFrom(db.rand)
 			}
+		}
+		if st.Kind == recon.StepOpen && s == nil {
+			st.NewSessionXID = recon.NewXIDFrom(db.rand)
 		}
 		out, err := recon.NextLinkSession(t, s, st, now)
 		if err != nil {

@@ -80,7 +80,7 @@ func (db *DB) ChangeHubWebhook(ctx context.Context, companyID int64, c recon.Hub
 			return err
 		}
 		created = cur == nil
-		w, err := c.Apply(cur)
+		w, err := c.Apply(cur, db.rand)
 		if err != nil {
 			return err
 		}
@@ -163,7 +163,7 @@ func (e *hubEvents) flush(ctx context.Context, db *DB, q querier) error {
 		}
 		var deliveryID sql.NullInt64
 		if ok {
-			d, err := recon.HubEventDelivery(e.companyID, ev.name, ev.meta, e.at)
+			d, err := recon.HubEventDelivery(e.companyID, ev.name, ev.meta, e.at, recon.NewXIDFrom(db.rand))
 			if err != nil {
 				return internal(err, "make hub event")
 			}

@@ -10,12 +10,14 @@ import (
 	"recon"
 )
 
-// match applies decisions.md §5 to a batch's new incoming rows, inside the
+// match applies docs/design.md, D5 to a batch's new incoming rows, inside the
 // ingestion's database transaction: each row naming an order, by sub-account
 // (the order's virtual account) or else by payment code, is matched against
 // it. The rules (captured, underpaid, overpaid, duplicate, the reason
-// sentence, the checked sum of paid amounts) are recon.MatchPayments'; match
-// locks the named orders, hands each its transfers in batch order, records
+// sentence, the checked sum of paid amounts) are recon.MatchPayments', which
+// recon.SettlePayments applies (the decisions and the order's new state), and
+// recon.OrderRoutes says which order a row names; match locks the named
+// orders, hands each its transfers in batch order, records
 // every decision, writes the orders' new state, and enqueues an ORDER_PAID IPN
 // for each capture when the company has an active IPN target. It reports how
 // many deliveries it enqueued. A transfer that would overflow an order's paid
@@ -52,13 +54,7 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	if err != nil || len(orders) == 0 {
 		return 0, nil, err
 	}
-	byCode, byVA := map[string]*recon.Order{}, map[string]*recon.Order{}
-	for _, o := range orders {
-		byCode[o.PaymentCode] = o
-		if o.VirtualAccount != "" {
-			byVA[o.VirtualAccount] = o
-		}
-	}
+	routes := recon.NewOrderRoutes(orders)
 	// Each named order's payments, in batch order; row[k] is payment k's row.
 	type named struct {
 		o        *recon.Order
@@ -68,13 +64,10 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	var groups []*named
 	byOrder := map[int64]*named{}
 	for i, r := range rows {
-		if r.AmountIn <= 0 || (r.code == "" && r.SubAccount == "") {
+		if !recon.NamesOrder(r.AmountIn, r.code, r.SubAccount) {
 			continue
 		}
-		o, rule := byVA[r.SubAccount], recon.MatchBySubAccount
-		if r.SubAccount == "" || o == nil {
-			o, rule = byCode[r.code], recon.MatchByCode
-		}
+		o, rule := routes.Route(r.SubAccount, r.code)
 		if o == nil {
 			continue // unmatched: see recon.UnmatchedDecision
 		}
@@ -85,34 +78,26 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 			groups = append(groups, g)
 		}
 		g.row = append(g.row, i)
-		g.payments = append(g.payments, recon.Payment{Amount: r.AmountIn, Rule: rule})
+		g.payments = append(g.payments, recon.Payment{Amount: r.AmountIn, Rule: rule, TransactionID: ids[r.key()], Code: r.code})
 	}
 	// By row, so that decisions and notifications keep the batch's order.
 	decided := make([]*recon.MatchDecision, len(rows))
 	capturedBy := make([]*recon.Order, len(rows))
 	for _, g := range groups {
-		o := g.o
-		ms, err := recon.MatchPayments(o, g.payments)
+		st, err := recon.SettlePayments(g.o, g.payments, now)
 		if err != nil {
 			return 0, nil, err
 		}
-		open := o.Status == recon.OrderAwaitingPayment
-		for k, m := range ms {
-			i := g.row[k]
-			r := &rows[i]
-			d := &recon.MatchDecision{CompanyID: companyID, TransactionID: ids[r.key()], OrderID: o.ID, Outcome: m.Outcome,
-				Rule: g.payments[k].Rule, Code: r.code, Amount: r.AmountIn, OrderAmount: o.Amount, PaidTotal: m.PaidTotal, Reason: m.Reason, CreatedAt: now}
-			decided[i] = d
-			if m.Captured {
-				o.Status, o.PaidAt, o.PaidTransactionID = recon.OrderCaptured, now, d.TransactionID
-				capturedBy[i] = o
-			}
+		for k, d := range st.Decisions {
+			decided[g.row[k]] = d
 		}
-		if !open {
+		if st.Captured >= 0 {
+			capturedBy[g.row[st.Captured]] = st.Order
+		}
+		if !st.Changed {
 			continue
 		}
-		o.PaidAmount, o.UpdatedAt = ms[len(ms)-1].PaidTotal, now
-		if err := writeOrderPayment(ctx, tx, o); err != nil {
+		if err := writeOrderPayment(ctx, tx, st.Order); err != nil {
 			return 0, nil, err
 		}
 	}

@@ -74,11 +74,11 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 	secret, signing := t.Secret, t.SigningSecret
 	keepSecret := secret == "" && t.AuthType == recon.AuthSecretKey
 	if keepSecret {
-		secret = recon.NewSecret()
+		secret = recon.NewSecretFrom(db.rand)
 	}
 	keepSigning := signing == ""
 	if keepSigning {
-		signing = recon.NewSecret()
+		signing = recon.NewSecretFrom(db.rand)
 	}
 	var stored, storedSigning []byte
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -128,7 +128,7 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 // agree: only the first write lands.
 func (db *DB) ensureSigningSecret(ctx context.Context, companyID int64, kind, carry string) error {
 	if carry == "" {
-		carry = recon.NewSecret()
+		carry = recon.NewSecretFrom(db.rand)
 	}
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		sealed, err := db.sealSecret(ctx, tx, targetBinding("signing_secret", companyID, kind), carry)

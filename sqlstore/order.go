@@ -199,45 +199,36 @@ func (db *DB) Orders(ctx context.Context, companyID int64, f recon.OrderFilter) 
 // CancelOrder implements recon.OrderStore: an unpaid order becomes
 // CANCELLED, with no notification.
 func (db *DB) CancelOrder(ctx context.Context, companyID int64, invoice string, now time.Time) (*recon.Order, error) {
-	return db.closeOrder(ctx, companyID, invoice, now, recon.OrderAwaitingPayment, "cancelled_at", nil)
+	return db.closeOrder(ctx, companyID, invoice, now, recon.OrderCancel, nil)
 }
 
 // VoidOrder implements recon.OrderStore: a paid order becomes CANCELLED and,
 // when the company has an active IPN target, notify's TRANSACTION_VOID
 // delivery is enqueued in the same database transaction.
 func (db *DB) VoidOrder(ctx context.Context, companyID int64, invoice string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error) {
-	o, err := db.closeOrder(ctx, companyID, invoice, now, recon.OrderCaptured, "voided_at", notify)
+	o, err := db.closeOrder(ctx, companyID, invoice, now, recon.OrderVoid, notify)
 	if err == nil {
 		db.enqueued(1)
 	}
 	return o, err
 }
 
-// closeOrder moves the company's order from status from to CANCELLED,
-// stamping the column at (cancelled_at or voided_at), and enqueues notify's
-// delivery (if any) in the same transaction. Any other status is ECONFLICT.
-func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, now time.Time, from, at string, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error) {
+// closeOrder applies event (recon.NextOrder: cancel or void, both ending
+// CANCELLED) to the company's order, locked, stamping cancelled_at or
+// voided_at, and enqueues notify's delivery (if any) in the same transaction.
+func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, now time.Time, event recon.OrderEvent, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error) {
 	var o *recon.Order
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if o, err = orderBy(ctx, tx, `company_id = $1 AND invoice_number = $2`, db.d.forUpdate(), companyID, invoice); err != nil {
+		locked, err := orderBy(ctx, tx, `company_id = $1 AND invoice_number = $2`, db.d.forUpdate(), companyID, invoice)
+		if err != nil {
 			return err
 		}
-		switch {
-		case o.Status == from:
-		case o.Status == recon.OrderCancelled:
-			return conflict(nil, "order %s is already cancelled", invoice)
-		case o.Status == recon.OrderCaptured:
-			return conflict(nil, "order %s is paid: void it instead of cancelling", invoice)
-		default:
-			return conflict(nil, "order %s is not paid: cancel it instead of voiding", invoice)
+		if o, err = recon.NextOrder(locked, event, storedTime(now)); err != nil {
+			return err
 		}
-		stamp := storedTime(now)
-		o.Status, o.UpdatedAt = recon.OrderCancelled, stamp
-		if at == "voided_at" {
-			o.VoidedAt = stamp
-		} else {
-			o.CancelledAt = stamp
+		at, stamp := "cancelled_at", o.CancelledAt
+		if event == recon.OrderVoid {
+			at, stamp = "voided_at", o.VoidedAt
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, `+at+` = $2, updated_at = $2 WHERE id = $3`, o.Status, stamp, o.ID); err != nil {
 			return internal(err, "close order")

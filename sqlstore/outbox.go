@@ -42,8 +42,8 @@ func (db *DB) enqueued(n int) {
 // tenant's notification of the kind is enqueued, and when it falls due. A
 // live tenant's is enqueued only when it has an active target of the kind
 // (a merchant without an IPN URL gets none, and nothing piles up), due at
-// once. A test tenant's is always enqueued, for `recon listen` (decisions.md
-// §10): due at once when there is an active target, else held for the
+// once. A test tenant's is always enqueued, for `recon listen` (docs/design.md,
+// D10): due at once when there is an active target, else held for the
 // listeners for recon.ListenerHold, after which the dispatcher finds no
 // target and records it dead.
 //

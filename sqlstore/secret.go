@@ -20,7 +20,7 @@ import (
 // Secrets that the server must read back (merchant secret keys, which sign
 // checkout forms; IPN secrets and signing secrets, which are sent) are sealed
 // with AES-256-GCM before they are stored. The key is not in the database
-// (decisions.md §9): it comes from a key file or RECON_SECRET_KEY (see
+// (docs/design.md, D9): it comes from a key file or RECON_SECRET_KEY (see
 // secretkey.go), so a copy of the database alone reveals no secret. Secrets
 // that are only checked (passwords, client secrets, tokens) are stored as
 // hashes instead.

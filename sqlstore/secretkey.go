@@ -15,7 +15,7 @@ import (
 	"recon"
 )
 
-// KeySource says where the keys that seal secrets are (decisions.md §9).
+// KeySource says where the keys that seal secrets are (docs/design.md, D9).
 // Exactly one of File and Keys is set.
 type KeySource struct {
 	// File is the key file: created with a new key (mode 0600) when it does
@@ -174,7 +174,7 @@ func (db *DB) UseSecretKey(ctx context.Context, src KeySource) error {
 // before the upgrade (seal_version 1 and version-1 values, from an old
 // copy), which a restart would then bind; `recon keys rotate` after the
 // upgrade closes that too, since it drops the old keys from the key file
-// (docs/api.md, Security).
+// (README.md, "The secret key").
 func (db *DB) bindSealed(ctx context.Context) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE secret_key_state SET seal_version = $1 WHERE id = 1 AND seal_version < $1`, sealBound)

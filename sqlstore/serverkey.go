@@ -8,8 +8,9 @@ import (
 	"recon"
 )
 
-// WithRand sets the source of the random bytes of server keys (default:
-// crypto/rand). Tests may pass a fixed reader; production must not.
+// WithRand sets the source of the random bytes the store draws (default:
+// crypto/rand): server keys, secret keys and sealing nonces, the secrets
+// it makes for targets, and the hub's xids. Tests may pass a fixed reader; production must not.
 func WithRand(r io.Reader) Option { return func(db *DB) { db.rand = r } }
 
 // ServerKey returns the secret named name, generating size random bytes the

@@ -70,6 +70,36 @@ func TestServerKeyRand(t *testing.T) {
 	}
 }
 
+// TestHubXIDsComeFromRand: the hub's xids are drawn from the store's
+// injected randomness (WithRand), so a test can fix them.
+func TestHubXIDsComeFromRand(t *testing.T) {
+	t.Parallel()
+	var seq [16]byte
+	for i := range seq {
+		seq[i] = byte(i)
+	}
+	db, err := sqlstore.Open(t.Context(), dbtest.NewURL(t, sqlstore.EngineSQLite), sqlstore.WithRand(bytes.NewReader(seq[:])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	co := &recon.Company{FullName: "Company 1 Ltd", ShortName: "c1", Status: recon.CompanyActive, Subscription: "standard",
+		Config: recon.CompanyConfig{DataStorageDays: 30}}
+	if err := db.CreateCompany(t.Context(), co); err != nil {
+		t.Fatal(err)
+	}
+	c := &recon.HubCustomer{CompanyID: co.ID, FullName: "Công ty TNHH ABC", Status: recon.HubCustomerActive}
+	if err := db.CreateHubCustomer(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	if want := "00010203-0405-4607-8809-0a0b0c0d0e0f"; c.XID != want {
+		t.Fatalf("customer xid %q, want %q (from the injected bytes)", c.XID, want)
+	}
+}
+
 func TestEmpty(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {

@@ -211,7 +211,7 @@ func (db *DB) ListenSecret(ctx context.Context, companyID int64) (string, error)
 		if err != nil {
 			return err
 		}
-		signing, err := db.sealSecret(ctx, tx, targetBinding("signing_secret", companyID, recon.ListenKind), recon.NewSecret())
+		signing, err := db.sealSecret(ctx, tx, targetBinding("signing_secret", companyID, recon.ListenKind), recon.NewSecretFrom(db.rand))
 		if err != nil {
 			return err
 		}

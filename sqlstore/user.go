@@ -128,7 +128,7 @@ func (db *DB) ChangeUserRole(ctx context.Context, companyID, userID int64, role 
 		if err != nil {
 			return err
 		}
-		demoted := role != recon.RoleAdmin && role != recon.RoleSuperAdmin
+		demoted := !role.Administers()
 		if demoted && len(admins) == 1 && *admins[0] == userID {
 			return errLastAdmin
 		}

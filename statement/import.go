@@ -27,6 +27,14 @@ type Report struct {
 	SkippedCount int
 }
 
+// Store is the storage Import needs: the bank account, and the batches
+// stored in one database transaction.
+type Store interface {
+	recon.AtomicIngestStore
+	// BankAccount is recon.BankAccountStore's.
+	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
+}
+
 // Import parses a statement of the company's bank account and stores its
 // transactions through the ingestion pipeline (payment codes, duplicates,
 // balances). The bank account must belong to the company.
@@ -43,10 +51,7 @@ type Report struct {
 // recon.MaxIngestBatch at a time, so memory does not grow with the file. The
 // database transaction lasts as long as the pass: give Import a reader that
 // does not wait on a slow client (the API spools uploads to a file first).
-func Import(ctx context.Context, s interface {
-	recon.AtomicIngestStore
-	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
-}, companyID, accountID int64, r io.Reader, f Format, opts Options, skipInvalid bool) (*Report, error) {
+func Import(ctx context.Context, s Store, companyID, accountID int64, r io.Reader, f Format, opts Options, skipInvalid bool) (*Report, error) {
 	acct, err := s.BankAccount(ctx, companyID, accountID)
 	if err != nil {
 		return nil, err
@@ -139,10 +144,7 @@ func rowOf(err error, rows []int) error {
 // nothing stored), the report that comes with the error lists every bad row
 // of the file in Skipped (read again, storing nothing), so that the uploader
 // can fix them all at once.
-func ImportFile(ctx context.Context, s interface {
-	recon.AtomicIngestStore
-	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
-}, companyID, accountID int64, name string, file io.ReadSeeker, f Format, opts Options, skipInvalid bool) (*Report, error) {
+func ImportFile(ctx context.Context, s Store, companyID, accountID int64, name string, file io.ReadSeeker, f Format, opts Options, skipInvalid bool) (*Report, error) {
 	br := bufio.NewReaderSize(file, 64<<10)
 	switch f {
 	case "", "auto":

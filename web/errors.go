@@ -20,8 +20,8 @@ var errorStatus = map[string]struct {
 	recon.EINTERNAL:     {http.StatusInternalServerError, "internal_error"},
 }
 
-// ErrorStatus returns the HTTP status and the error code name (decisions.md
-// §1) of err, which every API family writes in its own envelope. An error
+// ErrorStatus returns the HTTP status and the error code name (docs/design.md,
+// D1) of err, which every API family writes in its own envelope. An error
 // that is not a *recon.Error is internal: 500, internal_error.
 func ErrorStatus(err error) (status int, name string) {
 	s, ok := errorStatus[recon.ErrorCode(err)]

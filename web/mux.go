@@ -23,7 +23,7 @@ type Mux struct {
 }
 
 // ErrorWriter writes an error answer in an API family's envelope: status, a
-// code name of decisions.md §1 (validation_error, not_found, ...) and a message.
+// code name of docs/design.md, D1 (validation_error, not_found, ...) and a message.
 type ErrorWriter func(w http.ResponseWriter, r *http.Request, status int, name, message string)
 
 type family struct {

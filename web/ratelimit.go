@@ -12,7 +12,7 @@ import (
 	"recon"
 )
 
-// RateLimiter is a token bucket per key (decisions.md §9: per OAuth2 client,
+// RateLimiter is a token bucket per key (docs/design.md, D9: per OAuth2 client,
 // and per merchant on the gateway): a key may make Burst requests at once,
 // then Rate a second. Buckets live in this process's memory, so with several
 // nodes behind a load balancer each node allows its own Rate: the limit

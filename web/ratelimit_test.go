@@ -74,7 +74,9 @@ func TestRateLimiterCost(t *testing.T) {
 	clk := testkit.NewClock(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC))
 	l := NewRateLimiter(1, 10).WithClock(clk)
 	h := http.Header{}
-	if !l.AllowN(h, "a", 5) || !l.AllowN(h, "a", 5) {
+	first := l.AllowN(h, "a", 5)
+	second := l.AllowN(h, "a", 5)
+	if !first || !second {
 		t.Fatal("two requests of 5 within a burst of 10 refused")
 	}
 	h = http.Header{}

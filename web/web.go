@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// DefaultMaxBody is the default limit of a request body (decisions.md §1).
+// DefaultMaxBody is the default limit of a request body (docs/design.md, D1).
 const DefaultMaxBody = 1 << 20
 
 type ctxKey int

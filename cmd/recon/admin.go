@@ -179,7 +179,7 @@ func newClientCmd(a *app) *cobra.Command {
 		Long: `Register an OAuth2 client for a company. The client secret is printed once and
 stored only as a hash: keep it. With --test the client is a test-mode client: its
 id and secret start with test_, and its tokens reach only the company's test data
-(decisions.md §10); the company's users sign in through it as through any client.`,
+(docs/testmode.md); the company's users sign in through it as through any client.`,
 		Example: `  recon client create --company 1 --name "ERP sync" --scopes "company transaction:read" --redirect-uri https://erp.example.vn/callback --json
   recon client create --company 1 --name "ERP sync (test)" --scopes "transaction:read transaction:write" --test --json`,
 		Args: cobra.NoArgs,
@@ -225,7 +225,7 @@ func newTokenCmd(a *app) *cobra.Command {
 		Long: `Issue a real OAuth2 access token for a client and one of its company's users,
 as if the user had logged in and consented. The token is stored and checked
 exactly like one the authorization flow issues. As at consent, the token gets
-only the scopes the user's role and permissions allow (decisions.md §9); the
+only the scopes the user's role and permissions allow (docs/api.md, "Who may do what"); the
 others are listed as refused, and a request allowed none of them fails.`,
 		Example: `  recon token issue --client rc_0123 --user admin@abc.vn --scopes "company transaction:read" --json`,
 		Args:    cobra.NoArgs,

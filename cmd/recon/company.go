@@ -21,9 +21,9 @@ import (
 
 // The company commands besides create (admin.go): list, show, update.
 
-// companyOut is a company as `company list|show|update --json` print it:
-// the fields of GET /api/v1/company (spec §2.1) without the caller's role,
-// plus created_at.
+// companyOut is a company as `company list|show|update --json` print it: the
+// fields of GET /api/v1/company (spec §2.1; docs/api.md, Company API) without
+// the caller's role, plus created_at.
 type companyOut struct {
 	ID             int64            `json:"id"`
 	FullName       string           `json:"full_name"`

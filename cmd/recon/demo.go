@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,7 +17,7 @@ import (
 
 // The demo client has a fixed id so that a later `serve --demo` on the same
 // database finds the demo company again and prints fresh tokens; so has its
-// test-mode twin (decisions.md §10).
+// test-mode twin (docs/design.md, D10).
 const (
 	demoClientID     = "demo-erp"
 	demoTestClientID = recon.TestClientPrefix + "demo-erp"
@@ -113,7 +114,7 @@ func demoTestMode(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, comp
 		if secret, err = oauth.RegisterClient(ctx, db, client, false); err != nil {
 			return nil, err
 		}
-		m := &recon.Merchant{CompanyID: tenant.ID, MerchantID: demoTestMerchant, SecretKey: newMerchantSecret(true)}
+		m := &recon.Merchant{CompanyID: tenant.ID, MerchantID: demoTestMerchant, SecretKey: recon.NewMerchantSecret(rand.Reader, true)}
 		if err := db.SetMerchant(ctx, m); err != nil {
 			return nil, err
 		}

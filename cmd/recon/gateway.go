@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -44,9 +42,10 @@ test_...): orders, payments, IPN settings and notifications of test mode only.`,
 				m, err := db.MerchantOf(cmd.Context(), companyID)
 				if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && rotate) {
 					if m == nil {
-						m = newMerchant(companyID, tenant.company, tenant.test)
+						m = recon.NewMerchant(a.rand, companyID, tenant.company, tenant.test)
+					} else {
+						m.SecretKey = recon.NewMerchantSecret(a.rand, tenant.test)
 					}
-					m.SecretKey = newMerchantSecret(tenant.test)
 					err = db.SetMerchant(cmd.Context(), m)
 				}
 				if err != nil {
@@ -62,30 +61,6 @@ test_...): orders, payments, IPN settings and notifications of test mode only.`,
 	a.addJSONFlag(creds)
 	cmd.AddCommand(creds)
 	return cmd
-}
-
-// newMerchant returns new merchant credentials (no secret yet) of the
-// tenant of company: merchant_id MC<company>_<random>, TEST- first in test mode.
-func newMerchant(tenant, company int64, test bool) *recon.Merchant {
-	m := &recon.Merchant{CompanyID: tenant, MerchantID: "MC" + strconv.FormatInt(company, 10) + "_" + randomHex(6)}
-	if test {
-		m.MerchantID = recon.TestMerchantPrefix + m.MerchantID
-	}
-	return m
-}
-
-// newMerchantSecret returns a new merchant secret key, test_ first in test mode.
-func newMerchantSecret(test bool) string {
-	if test {
-		return recon.TestClientPrefix + recon.NewSecret()
-	}
-	return recon.NewSecret()
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func newIPNCmd(a *app) *cobra.Command {

@@ -22,7 +22,9 @@ import (
 const hubSweepInterval = 15 * time.Second
 
 // sweepHub runs ExpireHubLinks at start and every hubSweepInterval until ctx ends.
-func sweepHub(ctx context.Context, db *sqlstore.DB, clock recon.Clock, log *slog.Logger) {
+func sweepHub(ctx context.Context, db interface {
+	ExpireHubLinks(ctx context.Context, now time.Time) (tokens, sessions int, err error)
+}, clock recon.Clock, log *slog.Logger) {
 	t := time.NewTicker(hubSweepInterval)
 	defer t.Stop()
 	for {

@@ -20,7 +20,7 @@ import (
 	"recon/web/browsertest"
 )
 
-// The hosted link page (decisions.md §8) in a real headless Chromium, on a
+// The hosted link page (docs/design.md, D8) in a real headless Chromium, on a
 // real server on both engines: a merchant's page on another site frames it
 // (or opens it in a new tab) and records every message the page posts.
 

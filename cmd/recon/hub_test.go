@@ -151,7 +151,7 @@ func hubEvents(rc *testkit.Receiver) []map[string]any {
 }
 
 // TestHubEventsDelivered: hub events go out through the dispatcher to the
-// webhook, with X-Secret-Key and the §7 signature under the webhook's own
+// webhook, with X-Secret-Key and the signature of docs/design.md, D7 under the webhook's own
 // signing secret (shown in the answer that made it), not under secret_key,
 // which every request carries.
 func TestHubEventsDelivered(t *testing.T) {
@@ -356,8 +356,8 @@ func TestLinkTokenTTLFlag(t *testing.T) {
 }
 
 // TestHubEventSequencesAtTheReceiver: the receiver gets the events of every
-// path of the hosted page in the exact order they happened (decisions.md
-// §8; the dispatcher sends a tenant's hub events one at a time), only those
+// path of the hosted page in the exact order they happened (docs/design.md,
+// D8; the dispatcher sends a tenant's hub events one at a time), only those
 // its allow_events names at that moment, and none while it is inactive.
 func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 	t.Parallel()

@@ -15,7 +15,7 @@ import (
 	"recon/sqlstore"
 )
 
-// The hub's operator commands over its data (decisions.md §8): a hub
+// The hub's operator commands over its data (docs/design.md, D8): a hub
 // client, the merchant's companies, link tokens and their timeline. They
 // call the store and the hub package as the API does, so the rules are the
 // API's.

@@ -16,7 +16,7 @@ import (
 // only profile (through a client allowed hub, and through one that is not)
 // reads no hub transaction, creates no hub webhook and rebrands nothing;
 // the client without hub gets no hub token by any grant; the Admin's token
-// granted hub may (docs/hub.md, Authentication).
+// granted hub may (docs/hub.md, Access).
 func TestHubNeedsTheHubScope(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)

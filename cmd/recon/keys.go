@@ -16,7 +16,7 @@ const envSecretKey = "RECON_SECRET_KEY"
 
 // secretKeySource says where the keys that seal secrets are, the same way
 // for recon serve and every command that opens the database
-// (decisions.md §9): --secret-key-file (or RECON_SECRET_KEY_FILE), else
+// (docs/design.md, D9): --secret-key-file (or RECON_SECRET_KEY_FILE), else
 // RECON_SECRET_KEY, else, for SQLite only, the file PATH.key beside the
 // database file. A PostgreSQL database has no default: every node must be
 // given the same key.

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+
+	"recon"
 )
 
 // listenFlags configure `recon listen`.
@@ -57,7 +59,7 @@ prints why and exits with an error. Stop with Ctrl-C.`,
 			if _, err := url.Parse(f.server); err != nil || !strings.HasPrefix(f.server, "http") {
 				return fmt.Errorf("--server must be the Recon server's base URL, such as http://localhost:8080")
 			}
-			return (&listener{flags: f, out: a.stdout, errOut: a.stderr}).run(cmd.Context())
+			return (&listener{flags: f, out: a.stdout, errOut: a.stderr, clock: a.clock}).run(cmd.Context())
 		},
 	}
 	fl := cmd.Flags()
@@ -77,12 +79,30 @@ prints why and exits with an error. Stop with Ctrl-C.`,
 type listener struct {
 	flags       listenFlags
 	out, errOut io.Writer
-	id          string // from the server's ready event
+	// clock dates the lines printed for each notification (recon.SystemClock
+	// when nil); after waits between connections (time.After when nil), so
+	// that a test drives the backoff without sleeping.
+	clock recon.Clock
+	after func(time.Duration) <-chan time.Time
+	id    string // from the server's ready event
 }
+
+// Reconnection backoff of recon listen: the first wait, doubled after each
+// failed connection up to the last.
+const (
+	listenFirstWait = time.Second
+	listenMaxWait   = 15 * time.Second
+)
 
 // run streams until ctx ends, connecting again after each drop.
 func (l *listener) run(ctx context.Context) error {
-	wait := time.Second
+	if l.clock == nil {
+		l.clock = recon.SystemClock{}
+	}
+	if l.after == nil {
+		l.after = time.After
+	}
+	wait := listenFirstWait
 	for {
 		err := l.stream(ctx)
 		if ctx.Err() != nil {
@@ -100,9 +120,9 @@ func (l *listener) run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(wait):
+		case <-l.after(wait):
 		}
-		wait = min(2*wait, 15*time.Second)
+		wait = min(2*wait, listenMaxWait)
 	}
 }
 
@@ -239,7 +259,7 @@ func (l *listener) forward(ctx context.Context, d *streamed) {
 		ans["error"] = err.Error()
 		outcome = "error: " + err.Error()
 	}
-	fmt.Fprintf(l.out, "%s  %-18s delivery %-6d → %s %s (%d ms)\n", time.Now().Format("2006-01-02 15:04:05"), d.Event, d.DeliveryID,
+	fmt.Fprintf(l.out, "%s  %-18s delivery %-6d → %s %s (%d ms)\n", l.clock.Now().Format("2006-01-02 15:04:05"), d.Event, d.DeliveryID,
 		l.flags.forwardTo, outcome, latency.Milliseconds())
 	body, _ := json.Marshal(ans)
 	status, excerpt, err = post(ctx, strings.TrimRight(l.flags.server, "/")+"/v1/listen/answers",

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +26,7 @@ func main() {
 // run executes the recon command line given by args. Configuration comes
 // from args and from RECON_* variables read through getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	root := newRootCmd(&app{getenv: getenv, clock: recon.SystemClock{}, stdin: stdin, stdout: stdout, stderr: stderr})
+	root := newRootCmd(&app{getenv: getenv, clock: recon.SystemClock{}, rand: rand.Reader, stdin: stdin, stdout: stdout, stderr: stderr})
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)

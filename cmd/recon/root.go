@@ -23,6 +23,7 @@ import (
 type app struct {
 	getenv         func(string) string
 	clock          recon.Clock // business time: dates of new data, report ranges
+	rand           io.Reader   // randomness of generated credentials and references (crypto/rand)
 	stdin          io.Reader
 	stdout, stderr io.Writer
 

@@ -302,13 +302,21 @@ func metricsServer(addr string, metrics *web.Metrics, log *slog.Logger) (*http.S
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}, ln, nil
 }
 
+// maintainStore is what maintain needs of the database.
+type maintainStore interface {
+	DeleteExpiredTokenSessions(ctx context.Context, t time.Time) (int64, error)
+	DeleteDeliveredBefore(ctx context.Context, t time.Time) (int64, error)
+	ApplyRetention(ctx context.Context, now time.Time) (recon.RetentionResult, error)
+	Optimize(ctx context.Context) error
+}
+
 // maintain runs, at start and every hour until ctx ends, the database's
 // housekeeping: it deletes the token sessions that expired more than a day
 // ago, the notifications delivered longer ago than retention, and each
 // company's data older than its data_storage_time (business calendar days in
 // loc), and refreshes the planner's statistics. Every node may run it: all of
 // it is idempotent.
-func maintain(ctx context.Context, db *sqlstore.DB, retention time.Duration, clock recon.Clock, loc *time.Location, log *slog.Logger) {
+func maintain(ctx context.Context, db maintainStore, retention time.Duration, clock recon.Clock, loc *time.Location, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {

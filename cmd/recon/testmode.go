@@ -7,11 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"recon"
 	"recon/sqlstore"
 )
 
 // tenantFlags are --company and --test: which of a company's two tenants a
-// command acts on, its live data or its test-mode data (decisions.md §10).
+// command acts on, its live data or its test-mode data (docs/design.md, D10).
 type tenantFlags struct {
 	company int64
 	test    bool
@@ -27,7 +28,7 @@ func (t *tenantFlags) add(cmd *cobra.Command, required bool, usage string) {
 
 // id returns the tenant the flags name: the company's id, or its test
 // tenant's (made on first use) with --test; 0 without --company.
-func (t *tenantFlags) id(ctx context.Context, db *sqlstore.DB) (int64, error) {
+func (t *tenantFlags) id(ctx context.Context, db recon.TenantStore) (int64, error) {
 	if t.company == 0 {
 		if t.test {
 			return 0, errors.New("--test needs --company")

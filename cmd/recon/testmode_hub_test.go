@@ -10,7 +10,7 @@ import (
 )
 
 // The hub's routes in the cross-mode test (TestEveryRouteKeepsTheModesApart,
-// decisions.md §10): each mode has a hub client, a company of the same name,
+// docs/design.md, D10): each mode has a hub client, a company of the same name,
 // a webhook and branding; the test mode (sandbox banks on any server) also a
 // link token and an account linked on the hosted page with a transfer on it.
 // The server runs in production mode, so a live link token is refused for

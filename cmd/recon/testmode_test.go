@@ -20,7 +20,7 @@ import (
 	"recon/web"
 )
 
-// The cross-mode test (issue 9, decisions.md §10): one company, live and
+// The cross-mode test (issue 9, docs/design.md, D10): one company, live and
 // test credentials of every kind, the same data in both modes (bank
 // accounts with the same number, orders with the same invoice numbers and
 // payment codes), then every /api/v1 and gateway /v1 route tried with each

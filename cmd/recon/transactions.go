@@ -111,7 +111,7 @@ extraction, duplicate check, running balance). Meant for sandbox and test setups
 					return err
 				}
 				if ref == "" {
-					ref = recon.SimulatedReference()
+					ref = recon.SimulatedReferenceFrom(a.rand)
 				}
 				now := a.clock.Now()
 				in := []recon.TransactionInput{{

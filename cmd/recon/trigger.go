@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -119,7 +121,7 @@ refuses orders it could never match otherwise).`,
 				return err
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				tr := &triggerRun{db: db, clock: a.clock, loc: loc, company: companyID, amount: amount}
+				tr := &triggerRun{db: db, clock: a.clock, rand: a.rand, loc: loc, company: companyID, amount: amount}
 				res, err := tr.run(cmd.Context(), ev, accountID)
 				if err != nil {
 					return err
@@ -142,6 +144,7 @@ refuses orders it could never match otherwise).`,
 type triggerRun struct {
 	db      *sqlstore.DB
 	clock   recon.Clock
+	rand    io.Reader // merchant credentials, the order's invoice number, the transfer's reference
 	loc     *time.Location
 	company int64
 	amount  int64
@@ -298,8 +301,7 @@ func (tr *triggerRun) useAccount(ctx context.Context, id int64) error {
 func (tr *triggerRun) useMerchant(ctx context.Context) error {
 	m, err := tr.db.MerchantOf(ctx, tr.tenant.ID)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
-		m = newMerchant(tr.tenant.ID, tr.company, true)
-		m.SecretKey = newMerchantSecret(true)
+		m = recon.NewMerchant(tr.rand, tr.tenant.ID, tr.company, true)
 		if err := tr.db.SetMerchant(ctx, m); err != nil {
 			return err
 		}
@@ -339,7 +341,11 @@ func gatewayError(rec *httptest.ResponseRecorder, what string) error {
 // checkout creates the order as a payer's browser does: a checkout form
 // signed with the test merchant's key, posted to POST /v1/checkout/init.
 func (tr *triggerRun) checkout(ctx context.Context) error {
-	invoice := "TRIGGER-" + strings.ToUpper(randomHex(5))
+	var b [5]byte
+	if _, err := io.ReadFull(tr.rand, b[:]); err != nil {
+		return err
+	}
+	invoice := "TRIGGER-" + strings.ToUpper(hex.EncodeToString(b[:]))
 	form, err := client.NewCheckoutForm("http://recon.invalid", tr.merchant.SecretKey, client.Checkout{
 		MerchantID: tr.merchant.MerchantID, InvoiceNumber: invoice, Amount: tr.amount,
 		Description: "recon trigger " + tr.res.Event, CustomerID: "TRIGGER",
@@ -366,7 +372,7 @@ func (tr *triggerRun) checkout(ctx context.Context) error {
 // payment code in the memo, through recon.Ingest.
 func (tr *triggerRun) pay(ctx context.Context) error {
 	o := tr.res.Order
-	ref := recon.SimulatedReference()
+	ref := recon.SimulatedReferenceFrom(tr.rand)
 	content := "NGUYEN VAN A chuyen tien " + o.PaymentCode
 	now := tr.clock.Now()
 	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID, now, []recon.TransactionInput{{

@@ -118,7 +118,7 @@ func names(list []*recon.HubCustomer) []string {
 }
 
 // testHubCustomerIsolation: one merchant never reaches another's customers,
-// by xid, listing, update or counter (decisions.md §0, §8).
+// by xid, listing, update or counter (docs/design.md, D0, D8).
 func testHubCustomerIsolation(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	a, b := newCompany(t, s, 1), newCompany(t, s, 2)

@@ -19,7 +19,7 @@ func testTenant(t *testing.T, s recon.Store, companyID int64) *recon.Tenant {
 	return tt
 }
 
-// testTestMode checks decisions.md §10 at the storage level: a company's
+// testTestMode checks docs/design.md, D10 at the storage level: a company's
 // test tenant has the company's settings and none of its data, and the two
 // never see or change each other's rows.
 func testTestMode(t *testing.T, open Open) {

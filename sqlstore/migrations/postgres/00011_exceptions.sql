@@ -9,7 +9,7 @@
 -- transaction_date are copies of the transaction's, so that the listing
 -- reads this table's index alone. Transaction ids are unique across tenants:
 -- the key leads with it (the cascade from transactions, retention and the
--- test-data wipe find the row by it) and holds company_id (decisions.md §0).
+-- test-data wipe find the row by it) and holds company_id (docs/design.md, D0).
 CREATE TABLE exceptions (
     transaction_id   bigint NOT NULL REFERENCES transactions (id) ON DELETE CASCADE,
     company_id       bigint NOT NULL,

@@ -1,4 +1,4 @@
--- The key that seals secrets moves out of the database (decisions.md §9):
+-- The key that seals secrets moves out of the database (docs/design.md, D9):
 -- secret_key_state names the key new secrets are sealed under and holds a
 -- fingerprint of it (an HMAC under the key itself, which reveals nothing of
 -- it), so that a server started with the wrong key file stops at once.

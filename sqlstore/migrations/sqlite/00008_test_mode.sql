@@ -1,4 +1,4 @@
--- Test mode (decisions.md §10): every company gets, when it first needs one,
+-- Test mode (docs/design.md, D10): every company gets, when it first needs one,
 -- a twin test tenant: a row of companies whose test_of names the live
 -- company. All tenant data is keyed by company_id, so the twin's data (test
 -- merchant credentials, bank accounts, transactions, orders, notification settings

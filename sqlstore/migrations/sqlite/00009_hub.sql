@@ -1,4 +1,4 @@
--- The bank-linking hub (decisions.md §8): the merchant's customers (the hub
+-- The bank-linking hub (docs/design.md, D8): the merchant's customers (the hub
 -- API's "companies"), link tokens and link sessions, linked bank accounts
 -- and the hosted page's branding. Every table is tenant data keyed by the
 -- Recon company (company_id); a test tenant is a company of its own, so no

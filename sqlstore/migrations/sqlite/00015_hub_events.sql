@@ -9,7 +9,7 @@ CREATE TABLE hub_events (
     company_id     INTEGER NOT NULL REFERENCES companies (id) ON DELETE CASCADE,
     link_token_xid TEXT NOT NULL,
     event          TEXT NOT NULL,
-    -- the event's metadata (decisions.md §8), as the webhook body carries it
+    -- the event's metadata (docs/design.md, D8), as the webhook body carries it
     metadata       TEXT NOT NULL,
     at             TIMESTAMP NOT NULL CHECK (typeof(at) = 'integer'),
     -- the outbox row that sends it, when the webhook wanted it (no foreign
