@@ -164,6 +164,11 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 
 func newDeliveriesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "deliveries", Short: "Inspect and replay notifications (IPN, webhooks)"}
+	cmd.AddCommand(newDeliveriesListCmd(a), newDeliveriesShowCmd(a), newDeliveriesReplayCmd(a), newDeliveriesStatsCmd(a), newDeliveriesTestCmd(a))
+	return cmd
+}
+
+func newDeliveriesListCmd(a *app) *cobra.Command {
 	var (
 		tenant tenantFlags
 		f      recon.DeliveryFilter
@@ -198,7 +203,10 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 	list.Flags().StringVar(&f.Kind, "kind", "", "ipn, webhook or hub_ipn")
 	list.Flags().IntVar(&f.Limit, "limit", 50, "how many (at most 500)")
 	a.addJSONFlag(list)
+	return list
+}
 
+func newDeliveriesShowCmd(a *app) *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a delivery, its payload and every attempt",
@@ -229,8 +237,12 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 		},
 	}
 	a.addJSONFlag(show)
+	return show
+}
 
+func newDeliveriesReplayCmd(a *app) *cobra.Command {
 	var (
+		tenant                  tenantFlags
 		all                     bool
 		failedSince, failedKind string
 	)
@@ -298,7 +310,10 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 	replay.Flags().StringVar(&failedSince, "failed-since", "", `replay every failed delivery (dead, or waiting for a retry) of --company created since this time ("YYYY-MM-DD HH:MM:SS", business time zone), in one statement`)
 	replay.Flags().StringVar(&failedKind, "kind", "", "with --failed-since: only this kind (ipn, webhook or hub_ipn)")
 	a.addJSONFlag(replay)
+	return replay
+}
 
+func newDeliveriesStatsCmd(a *app) *cobra.Command {
 	var (
 		statsSince  string
 		statsTenant tenantFlags
@@ -340,7 +355,10 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 	stats.Flags().StringVar(&statsSince, "since", "", `deliveries created since ("YYYY-MM-DD HH:MM:SS"; default: the last 7 days)`)
 	statsTenant.add(stats, true, "company id (required)")
 	a.addJSONFlag(stats)
+	return stats
+}
 
+func newDeliveriesTestCmd(a *app) *cobra.Command {
 	var testKind string
 	var testTenant tenantFlags
 	test := &cobra.Command{
@@ -368,8 +386,7 @@ and signature check with it. In test mode without a target it waits for recon li
 	testTenant.add(test, true, "company id (required)")
 	test.Flags().StringVar(&testKind, "kind", recon.DeliveryIPN, "ipn, webhook or hub_ipn")
 	a.addJSONFlag(test)
-	cmd.AddCommand(list, show, replay, stats, test)
-	return cmd
+	return test
 }
 
 func newReportCmd(a *app) *cobra.Command {
