@@ -16,6 +16,11 @@ import (
 
 func newExceptionsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "exceptions", Short: "The exceptions queue: transfers matching could not settle"}
+	cmd.AddCommand(newExceptionsListCmd(a), newExceptionsResolveCmd(a))
+	return cmd
+}
+
+func newExceptionsListCmd(a *app) *cobra.Command {
 	var (
 		tenant tenantFlags
 		f      recon.ExceptionFilter
@@ -94,9 +99,12 @@ previous page.`,
 		return nil
 	}
 	a.addJSONFlag(list)
+	return list
+}
 
+func newExceptionsResolveCmd(a *app) *cobra.Command {
 	var (
-		rtenant        tenantFlags
+		tenant         tenantFlags
 		order          int64
 		refund, ignore bool
 		note, email    string
@@ -138,14 +146,14 @@ exception's state before.`,
 				return err
 			}
 			return a.withStore(ctx, func(db *sqlstore.DB) error {
-				companyID, err := rtenant.id(ctx, db)
+				companyID, err := tenant.id(ctx, db)
 				if err != nil {
 					return err
 				}
 				// Users belong to the company itself, also for its test data.
-				u, err := db.UserByEmail(ctx, rtenant.company, email)
+				u, err := db.UserByEmail(ctx, tenant.company, email)
 				if recon.ErrorCode(err) == recon.ENOTFOUND {
-					return fmt.Errorf("no user %s in company %d", email, rtenant.company)
+					return fmt.Errorf("no user %s in company %d", email, tenant.company)
 				} else if err != nil {
 					return err
 				}
@@ -160,11 +168,11 @@ exception's state before.`,
 				if r.Decision != nil {
 					text += fmt.Sprintf("; %s (%s)", r.Decision.Outcome, r.Decision.Reason)
 				}
-				return a.print(api.ResolutionJSON(r, loc, !rtenant.test), "%s", text)
+				return a.print(api.ResolutionJSON(r, loc, !tenant.test), "%s", text)
 			})
 		},
 	}
-	rtenant.add(resolve, true, "company id (required)")
+	tenant.add(resolve, true, "company id (required)")
 	rf := resolve.Flags()
 	rf.Int64Var(&order, "match", 0, "apply the transfer to this open order (its id)")
 	rf.BoolVar(&refund, "refund", false, "the money was sent back to the payer outside Recon")
@@ -175,6 +183,5 @@ exception's state before.`,
 		_ = resolve.MarkFlagRequired(n)
 	}
 	a.addJSONFlag(resolve)
-	cmd.AddCommand(list, resolve)
-	return cmd
+	return resolve
 }
