@@ -19,7 +19,7 @@ import (
 	"recon/web"
 )
 
-// The company commands besides create (admin.go): list, show, update.
+// The company commands besides create (admin.go): list, show, try-memo, update.
 
 // companyOut is a company as `company list|show|update --json` print it: the
 // fields of GET /api/v1/company (spec §2.1; docs/api.md, Company API) without
@@ -120,11 +120,6 @@ func parseCompanyID(arg string) (int64, error) {
 		return 0, fmt.Errorf("the company id must be a positive whole number, not %q", arg)
 	}
 	return id, nil
-}
-
-// addCompanyCommands adds list, show, try-memo and update to the company command.
-func addCompanyCommands(a *app, cmd *cobra.Command) {
-	cmd.AddCommand(newCompanyListCmd(a), newCompanyShowCmd(a), newCompanyTryMemoCmd(a), newCompanyUpdateCmd(a))
 }
 
 func newCompanyListCmd(a *app) *cobra.Command {
