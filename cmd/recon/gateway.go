@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -259,50 +260,9 @@ func newDeliveriesReplayCmd(a *app) *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("--failed-since: %w", err)
 				}
-				return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-					companyID, err := tenant.id(cmd.Context(), db)
-					if err != nil {
-						return err
-					}
-					if companyID == 0 {
-						return fmt.Errorf("--failed-since needs --company")
-					}
-					n, err := db.ReplayFailed(cmd.Context(), companyID, recon.FailedFilter{Kind: failedKind, Since: since}, a.clock.Now())
-					if err != nil {
-						return err
-					}
-					return a.print(map[string]any{"replayed": n}, "%d failed deliveries queued again", n)
-				})
+				return a.replayFailed(cmd.Context(), &tenant, since, failedKind)
 			}
-			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				var ids []int64
-				for _, s := range args {
-					id, err := strconv.ParseInt(s, 10, 64)
-					if err != nil {
-						return fmt.Errorf("%q is not a delivery id", s)
-					}
-					ids = append(ids, id)
-				}
-				if all {
-					companyID, err := tenant.id(cmd.Context(), db)
-					if err != nil {
-						return err
-					}
-					ds, err := db.Deliveries(cmd.Context(), companyID, recon.DeliveryFilter{Status: recon.DeliveryDead, Limit: 500})
-					if err != nil {
-						return err
-					}
-					for _, d := range ds {
-						ids = append(ids, d.ID)
-					}
-				}
-				for _, id := range ids {
-					if err := db.ReplayDelivery(cmd.Context(), 0, id, a.clock.Now()); err != nil {
-						return err
-					}
-				}
-				return a.print(map[string]any{"replayed": ids}, "%d deliveries queued again", len(ids))
-			})
+			return a.replayDeliveries(cmd.Context(), &tenant, args, all)
 		},
 	}
 	replay.Flags().BoolVar(&all, "dead", false, "replay every dead delivery (at most 500)")
@@ -311,6 +271,59 @@ func newDeliveriesReplayCmd(a *app) *cobra.Command {
 	replay.Flags().StringVar(&failedKind, "kind", "", "with --failed-since: only this kind (ipn, webhook or hub_ipn)")
 	a.addJSONFlag(replay)
 	return replay
+}
+
+// replayFailed is `deliveries replay --failed-since`: every failed delivery
+// of the company (of a kind, when given) created since then, in one statement.
+func (a *app) replayFailed(ctx context.Context, tenant *tenantFlags, since time.Time, kind string) error {
+	return a.withStore(ctx, func(db *sqlstore.DB) error {
+		companyID, err := tenant.id(ctx, db)
+		if err != nil {
+			return err
+		}
+		if companyID == 0 {
+			return fmt.Errorf("--failed-since needs --company")
+		}
+		n, err := db.ReplayFailed(ctx, companyID, recon.FailedFilter{Kind: kind, Since: since}, a.clock.Now())
+		if err != nil {
+			return err
+		}
+		return a.print(map[string]any{"replayed": n}, "%d failed deliveries queued again", n)
+	})
+}
+
+// replayDeliveries is `deliveries replay [ID...] [--dead]`: the deliveries
+// named, and with all every dead one (of the company, when given).
+func (a *app) replayDeliveries(ctx context.Context, tenant *tenantFlags, args []string, all bool) error {
+	return a.withStore(ctx, func(db *sqlstore.DB) error {
+		var ids []int64
+		for _, s := range args {
+			id, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a delivery id", s)
+			}
+			ids = append(ids, id)
+		}
+		if all {
+			companyID, err := tenant.id(ctx, db)
+			if err != nil {
+				return err
+			}
+			ds, err := db.Deliveries(ctx, companyID, recon.DeliveryFilter{Status: recon.DeliveryDead, Limit: 500})
+			if err != nil {
+				return err
+			}
+			for _, d := range ds {
+				ids = append(ids, d.ID)
+			}
+		}
+		for _, id := range ids {
+			if err := db.ReplayDelivery(ctx, 0, id, a.clock.Now()); err != nil {
+				return err
+			}
+		}
+		return a.print(map[string]any{"replayed": ids}, "%d deliveries queued again", len(ids))
+	})
 }
 
 func newDeliveriesStatsCmd(a *app) *cobra.Command {
