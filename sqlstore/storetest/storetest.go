@@ -47,6 +47,17 @@ func Run(t *testing.T, open Open) {
 	t.Run("Dashboard", func(t *testing.T) { testDashboard(t, open) })
 }
 
+// run runs test as the parallel subtest name of t, on a fresh bundle of the
+// fixtures it needs from setup (open itself, when a store is all it needs):
+// no subtest sees another's rows.
+func run[B any](t *testing.T, name string, setup func(t *testing.T) B, test func(t *testing.T, b B)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		test(t, setup(t))
+	})
+}
+
 func testStore(t *testing.T, open Open) {
 	t.Run("Ping", func(t *testing.T) {
 		t.Parallel()
