@@ -162,79 +162,81 @@ func testMoneyReportSumsNeverWrap(t *testing.T, s recon.Store) {
 	}
 }
 
+// sameDayBatch returns n rows of the account, references prefix0, prefix1...
+func sameDayBatch(a int64, prefix string, n int) []recon.TransactionInput {
+	in := make([]recon.TransactionInput, n)
+	for i := range in {
+		in[i] = tx(a, fmt.Sprintf("%s%d", prefix, i), "2026-03-01 10:00:00", 1000, 0)
+	}
+	return in
+}
+
 // testIngestAtomically checks that the batches of one IngestAtomically call
 // commit together or not at all.
 func testIngestAtomically(t *testing.T, open Open) {
-	batch := func(a int64, prefix string, n int) []recon.TransactionInput {
-		in := make([]recon.TransactionInput, n)
-		for i := range in {
-			in[i] = tx(a, fmt.Sprintf("%s%d", prefix, i), "2026-03-01 10:00:00", 1000, 0)
-		}
-		return in
-	}
-	t.Run("AllOrNothing", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		c := newCompany(t, s, 1)
-		a := newAccount(t, s, c.ID, "111")
-		other := newAccount(t, s, newCompany(t, s, 2).ID, "222")
-		stop := errors.New("the file ends badly")
-		for _, tt := range []struct {
-			name string
-			last func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error
-			want string
-		}{
-			{"fill fails after two batches", func(func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error { return stop }, ""},
-			{"a batch overflows", func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
-				_, err := ingest([]recon.TransactionInput{tx(a.ID, "BIG1", "2026-03-01 10:00:00", recon.MaxAmount, 0)}, []string{""})
-				return err
-			}, recon.EINVALID},
-			{"a batch names another company's account", func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
-				_, err := ingest(batch(other.ID, "X", 3), make([]string, 3))
-				return err
-			}, recon.ENOTFOUND},
-		} {
-			err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
-				for b := 0; b < 2; b++ {
-					in := batch(a.ID, fmt.Sprintf("B%d-", b), recon.MaxIngestBatch)
-					if res, err := ingest(in, make([]string, len(in))); err != nil || len(res) != len(in) {
-						t.Fatalf("%s: batch %d: %v", tt.name, b, err)
-					}
-				}
-				return tt.last(ingest)
-			})
-			if tt.want == "" && !errors.Is(err, stop) {
-				t.Fatalf("%s: %v, want fill's error", tt.name, err)
-			} else if tt.want != "" {
-				wantCode(t, err, tt.want, "")
-			}
-			listAll(t, s, c.ID, recon.TransactionFilter{}, 0)
-			if ds, err := s.BalanceDiscontinuities(t.Context(), c.ID); err != nil || len(ds) != 0 {
-				t.Fatalf("%s: discontinuities %v %v", tt.name, ds, err)
-			}
-		}
-		// The balance did not move either: the next batches start from zero.
-		var last []recon.IngestResult
+	run(t, "AllOrNothing", open, testIngestAtomicallyAllOrNothing)
+}
+
+func testIngestAtomicallyAllOrNothing(t *testing.T, s recon.Store) {
+	c := newCompany(t, s, 1)
+	a := newAccount(t, s, c.ID, "111")
+	other := newAccount(t, s, newCompany(t, s, 2).ID, "222")
+	stop := errors.New("the file ends badly")
+	for _, tt := range []struct {
+		name string
+		last func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error
+		want string
+	}{
+		{"fill fails after two batches", func(func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error { return stop }, ""},
+		{"a batch overflows", func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+			_, err := ingest([]recon.TransactionInput{tx(a.ID, "BIG1", "2026-03-01 10:00:00", recon.MaxAmount, 0)}, []string{""})
+			return err
+		}, recon.EINVALID},
+		{"a batch names another company's account", func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+			_, err := ingest(sameDayBatch(other.ID, "X", 3), make([]string, 3))
+			return err
+		}, recon.ENOTFOUND},
+	} {
 		err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
-			for b := 0; b < 3; b++ {
-				in := batch(a.ID, "OK", 1000) // the same references: batches 2 and 3 are duplicates of batch 1
-				var err error
-				if last, err = ingest(in, make([]string, len(in))); err != nil {
-					return err
+			for b := 0; b < 2; b++ {
+				in := sameDayBatch(a.ID, fmt.Sprintf("B%d-", b), recon.MaxIngestBatch)
+				if res, err := ingest(in, make([]string, len(in))); err != nil || len(res) != len(in) {
+					t.Fatalf("%s: batch %d: %v", tt.name, b, err)
 				}
 			}
-			return nil
+			return tt.last(ingest)
 		})
-		if err != nil || len(last) != 1000 || !last[0].Duplicate {
-			t.Fatalf("IngestAtomically: %v; last batch duplicates: %v", err, len(last) > 0 && last[0].Duplicate)
+		if tt.want == "" && !errors.Is(err, stop) {
+			t.Fatalf("%s: %v, want fill's error", tt.name, err)
+		} else if tt.want != "" {
+			wantCode(t, err, tt.want, "")
 		}
-		_, total, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 1})
-		if err != nil || total != 1000 {
-			t.Fatalf("%d stored, want 1000 (%v)", total, err)
+		listAll(t, s, c.ID, recon.TransactionFilter{}, 0)
+		if ds, err := s.BalanceDiscontinuities(t.Context(), c.ID); err != nil || len(ds) != 0 {
+			t.Fatalf("%s: discontinuities %v %v", tt.name, ds, err)
 		}
-		list, _, _ := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 1})
-		if list[0].Accumulated != 1000*1000 {
-			t.Fatalf("balance %d, want %d", list[0].Accumulated, 1000*1000)
+	}
+	// The balance did not move either: the next batches start from zero.
+	var last []recon.IngestResult
+	err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+		for b := 0; b < 3; b++ {
+			in := sameDayBatch(a.ID, "OK", 1000) // the same references: batches 2 and 3 are duplicates of batch 1
+			var err error
+			if last, err = ingest(in, make([]string, len(in))); err != nil {
+				return err
+			}
 		}
+		return nil
 	})
+	if err != nil || len(last) != 1000 || !last[0].Duplicate {
+		t.Fatalf("IngestAtomically: %v; last batch duplicates: %v", err, len(last) > 0 && last[0].Duplicate)
+	}
+	_, total, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 1})
+	if err != nil || total != 1000 {
+		t.Fatalf("%d stored, want 1000 (%v)", total, err)
+	}
+	list, _, _ := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 1})
+	if list[0].Accumulated != 1000*1000 {
+		t.Fatalf("balance %d, want %d", list[0].Accumulated, 1000*1000)
+	}
 }

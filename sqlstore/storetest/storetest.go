@@ -59,23 +59,23 @@ func run[B any](t *testing.T, name string, setup func(t *testing.T) B, test func
 }
 
 func testStore(t *testing.T, open Open) {
-	t.Run("Ping", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		if err := s.Ping(t.Context()); err != nil {
-			t.Fatalf("Ping: %v", err)
-		}
-	})
-	t.Run("PingAfterClose", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		if err := s.Close(); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
-		if err := s.Ping(t.Context()); err == nil {
-			t.Fatal("Ping after Close: got nil error")
-		}
-	})
+	run(t, "Ping", open, testStorePing)
+	run(t, "PingAfterClose", open, testStorePingAfterClose)
+}
+
+func testStorePing(t *testing.T, s recon.Store) {
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+}
+
+func testStorePingAfterClose(t *testing.T, s recon.Store) {
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Ping(t.Context()); err == nil {
+		t.Fatal("Ping after Close: got nil error")
+	}
 }
 
 // equate compares stored values: an empty list equals a nil one.
