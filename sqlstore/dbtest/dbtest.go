@@ -35,10 +35,12 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -239,4 +241,24 @@ func quoteLog(path string) string {
 		lines = lines[len(lines)-15:]
 	}
 	return "\n\t" + strings.Join(lines, "\n\t")
+}
+
+// Parallel makes at least n parallel tests run at once, unless -parallel is
+// on the command line. go test runs as many as there are CPUs by default,
+// which suits tests that compute; storage tests mostly wait on their
+// databases, so with more of them in flight the CPUs (the database
+// servers' included) stay busy. Call it from TestMain, before Main.
+func Parallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	f := flag.Lookup("test.parallel")
+	if given || f == nil {
+		return
+	}
+	if current, err := strconv.Atoi(f.Value.String()); err == nil && current < n {
+		f.Value.Set(strconv.Itoa(n))
+	}
 }

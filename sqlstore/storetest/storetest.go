@@ -1,6 +1,10 @@
 // Package storetest is the conformance suite of recon.Store: every engine's
-// tests run it, so that the engines behave the same. Each test opens its own
-// store, so tests run in parallel and never see each other's rows.
+// tests run it, so that the engines behave the same. It has a file per area
+// (delivery.go, order.go, ...); an area's test function lists its subtests,
+// each a function named after the one behaviour it checks, run by run on a
+// fresh store or a bundle of fixtures built on one. Every subtest opens its
+// own store, so areas and subtests run in parallel and never see each
+// other's rows.
 //
 //	storetest.Run(t, func(t *testing.T) recon.Store { return dbtest.OpenStore(t, "sqlite") })
 package storetest
@@ -23,28 +27,28 @@ type Open func(t *testing.T) recon.Store
 
 // Run runs the whole suite against stores made by open.
 func Run(t *testing.T, open Open) {
-	t.Run("Store", func(t *testing.T) { testStore(t, open) })
-	t.Run("Company", func(t *testing.T) { testCompany(t, open) })
-	t.Run("CompanyUpdate", func(t *testing.T) { testCompanyUpdate(t, open) })
-	t.Run("Retention", func(t *testing.T) { testRetention(t, open) })
-	t.Run("PaymentCodeFormats", func(t *testing.T) { testPaymentCodeFormats(t, open) })
-	t.Run("User", func(t *testing.T) { testUser(t, open) })
-	t.Run("Client", func(t *testing.T) { testClient(t, open) })
-	t.Run("TokenSession", func(t *testing.T) { testTokenSession(t, open) })
+	t.Run("Store", func(t *testing.T) { t.Parallel(); testStore(t, open) })
+	t.Run("Company", func(t *testing.T) { t.Parallel(); testCompany(t, open) })
+	t.Run("CompanyUpdate", func(t *testing.T) { t.Parallel(); testCompanyUpdate(t, open) })
+	t.Run("Retention", func(t *testing.T) { t.Parallel(); testRetention(t, open) })
+	t.Run("PaymentCodeFormats", func(t *testing.T) { t.Parallel(); testPaymentCodeFormats(t, open) })
+	t.Run("User", func(t *testing.T) { t.Parallel(); testUser(t, open) })
+	t.Run("Client", func(t *testing.T) { t.Parallel(); testClient(t, open) })
+	t.Run("TokenSession", func(t *testing.T) { t.Parallel(); testTokenSession(t, open) })
 	t.Run("AuthEpoch", func(t *testing.T) { testAuthEpoch(t, open) })
-	t.Run("BankAccount", func(t *testing.T) { testBankAccount(t, open) })
-	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
-	t.Run("BankOrder", func(t *testing.T) { testBankOrder(t, open) })
-	t.Run("AmountTotals", func(t *testing.T) { testAmountTotals(t, open) })
-	t.Run("Delivery", func(t *testing.T) { testDelivery(t, open) })
-	t.Run("Orders", func(t *testing.T) { testOrders(t, open) })
-	t.Run("Matching", func(t *testing.T) { testMatching(t, open) })
-	t.Run("Exceptions", func(t *testing.T) { testExceptions(t, open) })
-	t.Run("Money", func(t *testing.T) { testMoney(t, open) })
-	t.Run("IngestAtomically", func(t *testing.T) { testIngestAtomically(t, open) })
-	t.Run("TestMode", func(t *testing.T) { testTestMode(t, open) })
-	t.Run("Hub", func(t *testing.T) { testHub(t, open) })
-	t.Run("Dashboard", func(t *testing.T) { testDashboard(t, open) })
+	t.Run("BankAccount", func(t *testing.T) { t.Parallel(); testBankAccount(t, open) })
+	t.Run("Transactions", func(t *testing.T) { t.Parallel(); testTransactions(t, open) })
+	t.Run("BankOrder", func(t *testing.T) { t.Parallel(); testBankOrder(t, open) })
+	t.Run("AmountTotals", func(t *testing.T) { t.Parallel(); testAmountTotals(t, open) })
+	t.Run("Delivery", func(t *testing.T) { t.Parallel(); testDelivery(t, open) })
+	t.Run("Orders", func(t *testing.T) { t.Parallel(); testOrders(t, open) })
+	t.Run("Matching", func(t *testing.T) { t.Parallel(); testMatching(t, open) })
+	t.Run("Exceptions", func(t *testing.T) { t.Parallel(); testExceptions(t, open) })
+	t.Run("Money", func(t *testing.T) { t.Parallel(); testMoney(t, open) })
+	t.Run("IngestAtomically", func(t *testing.T) { t.Parallel(); testIngestAtomically(t, open) })
+	t.Run("TestMode", func(t *testing.T) { t.Parallel(); testTestMode(t, open) })
+	t.Run("Hub", func(t *testing.T) { t.Parallel(); testHub(t, open) })
+	t.Run("Dashboard", func(t *testing.T) { t.Parallel(); testDashboard(t, open) })
 }
 
 // run runs test as the parallel subtest name of t, on a fresh bundle of the
