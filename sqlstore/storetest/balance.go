@@ -15,17 +15,16 @@ import (
 // then the order the bank gave), whatever the order of arrival (docs/api.md,
 // Balances).
 func testBankOrder(t *testing.T, open Open) {
-	run(t, "StatementAfterSandboxTransfer", open, testBankOrderStatementAfterSandboxTransfer)
-	run(t, "DiscontinuitiesRederived", open, testBankOrderDiscontinuitiesRederived)
-	run(t, "FirstBankBalanceSetsTheBaseline", open, testBankOrderFirstBankBalanceSetsTheBaseline)
+	run(t, "StatementAfterSandboxTransfer", withAccount(open), testBankOrderStatementAfterSandboxTransfer)
+	run(t, "DiscontinuitiesRederived", withAccount(open), testBankOrderDiscontinuitiesRederived)
+	run(t, "FirstBankBalanceSetsTheBaseline", withAccount(open), testBankOrderFirstBankBalanceSetsTheBaseline)
 	run(t, "OpeningAfterRetention", open, testBankOrderOpeningAfterRetention)
-	run(t, "SameDateKeepsBatchOrder", open, testBankOrderSameDateKeepsBatchOrder)
+	run(t, "SameDateKeepsBatchOrder", withAccount(open), testBankOrderSameDateKeepsBatchOrder)
 	run(t, "AnyArrivalOrder", open, testBankOrderAnyArrivalOrder)
 }
 
-func testBankOrderStatementAfterSandboxTransfer(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testBankOrderStatementAfterSandboxTransfer(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	yesterday := tx(a.ID, "FT0", "2026-11-25 17:00:00", 500_000, 0)
 	yesterday.Accumulated = ptr(92_000_000)
 	ingestOne(t, s, c.ID, yesterday)
@@ -56,9 +55,8 @@ func testBankOrderStatementAfterSandboxTransfer(t *testing.T, s recon.Store) {
 	}
 }
 
-func testBankOrderDiscontinuitiesRederived(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testBankOrderDiscontinuitiesRederived(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	r := []recon.TransactionInput{
 		tx(a.ID, "R1", "2026-03-01 08:00:00", 1_000, 0),
 		tx(a.ID, "R2", "2026-03-01 12:00:00", 100, 0),
@@ -99,9 +97,8 @@ func testBankOrderDiscontinuitiesRederived(t *testing.T, s recon.Store) {
 	}
 }
 
-func testBankOrderFirstBankBalanceSetsTheBaseline(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testBankOrderFirstBankBalanceSetsTheBaseline(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	// Sandbox transfers start from 0, an unknown balance: the bank's
 	// first balance after them sets the baseline, no discontinuity.
 	ingestOne(t, s, c.ID, tx(a.ID, "S1", "2026-03-01 10:00:00", 100, 0))
@@ -151,9 +148,8 @@ func testBankOrderOpeningAfterRetention(t *testing.T, s recon.Store) {
 	diff(t, "discontinuities", []string{"N0 expected 5010 reported 7000"}, discontinuities(t, s, c.ID))
 }
 
-func testBankOrderSameDateKeepsBatchOrder(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testBankOrderSameDateKeepsBatchOrder(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	ingestOne(t, s, c.ID, tx(a.ID, "LATE", "2026-03-02 09:00:00", 1, 0))
 	// A statement with dates only: the bank's order within the day is
 	// the file's, and its balances follow in that order.

@@ -13,7 +13,7 @@ import (
 // aggregates, per tenant.
 func testDashboard(t *testing.T, open Open) {
 	run(t, "Sessions", open, testDashboardSessions)
-	run(t, "HomeAggregates", open, testDashboardHomeAggregates)
+	run(t, "HomeAggregates", withAccount(open), testDashboardHomeAggregates)
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 }
 
@@ -90,9 +90,8 @@ func testDashboardSessions(t *testing.T, s recon.Store) {
 	wantCode(t, err, recon.ENOTFOUND, "")
 }
 
-func testDashboardHomeAggregates(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	tt := testTenant(t, s, c.ID)
 	ta := newAccount(t, s, tt.ID, "111")
 	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {

@@ -118,7 +118,7 @@ func oneWon(t *testing.T, errs []error) {
 func testExceptions(t *testing.T, open Open) {
 	setup := func(t *testing.T) *exceptionFixture { return newExceptionFixture(t, open) }
 	run(t, "Queue", setup, testExceptionsQueue)
-	run(t, "NoOrdersNoQueue", open, testExceptionsNoOrdersNoQueue)
+	run(t, "NoOrdersNoQueue", withAccount(open), testExceptionsNoOrdersNoQueue)
 	run(t, "Suggestions", setup, testExceptionsSuggestions)
 	run(t, "Resolve", setup, testExceptionsResolve)
 	run(t, "ResolveConcurrently", setup, testExceptionsResolveConcurrently)
@@ -197,9 +197,8 @@ func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
 	wantCode(t, err, recon.EINVALID, "kind must be one of unmatched, underpaid, overpaid, duplicate")
 }
 
-func testExceptionsNoOrdersNoQueue(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testExceptionsNoOrdersNoQueue(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	// A tenant with no orders takes codes it has nothing to match to:
 	// they are not exceptions (and cost ingestion no row).
 	payAt(t, s, c.ID, a.ID, "R1", "2026-03-01 10:00:00", "DH12345", "", 1_000)

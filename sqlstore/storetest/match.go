@@ -12,12 +12,11 @@ import (
 // outcome (the API shows them), decisions of one batch in row order, and the
 // refusal of a batch whose transfer would overflow an order's paid amount.
 func testMatching(t *testing.T, open Open) {
-	run(t, "ReasonsInOneBatch", open, testMatchingReasonsInOneBatch)
+	run(t, "ReasonsInOneBatch", withAccount(open), testMatchingReasonsInOneBatch)
 }
 
-func testMatchingReasonsInOneBatch(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}

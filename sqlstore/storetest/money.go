@@ -16,14 +16,13 @@ import (
 // ±recon.MaxAmount or the batch is refused whole, and report sums are exact
 // or refused, never wrapped and never an internal error.
 func testMoney(t *testing.T, open Open) {
-	run(t, "RunningBalanceOverflowRefused", open, testMoneyRunningBalanceOverflowRefused)
-	run(t, "RunningBalanceProperty", open, testMoneyRunningBalanceProperty)
-	run(t, "ReportSumsNeverWrap", open, testMoneyReportSumsNeverWrap)
+	run(t, "RunningBalanceOverflowRefused", withAccount(open), testMoneyRunningBalanceOverflowRefused)
+	run(t, "RunningBalanceProperty", withAccount(open), testMoneyRunningBalanceProperty)
+	run(t, "ReportSumsNeverWrap", withAccount(open), testMoneyReportSumsNeverWrap)
 }
 
-func testMoneyRunningBalanceOverflowRefused(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testMoneyRunningBalanceOverflowRefused(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	// Ten pushes of 1000 × MaxAmount used to wrap the balance.
 	for p := 0; p < 10; p++ {
 		in := make([]recon.TransactionInput, recon.MaxIngestBatch)
@@ -60,9 +59,8 @@ func testMoneyRunningBalanceOverflowRefused(t *testing.T, s recon.Store) {
 	}
 }
 
-func testMoneyRunningBalanceProperty(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testMoneyRunningBalanceProperty(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	// A seeded random walk near the limits, checked against big.Int.
 	rng := rand.New(rand.NewPCG(8, 2026))
 	limit := big.NewInt(recon.MaxAmount)
@@ -124,9 +122,8 @@ func testMoneyRunningBalanceProperty(t *testing.T, s recon.Store) {
 	}
 }
 
-func testMoneyReportSumsNeverWrap(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testMoneyReportSumsNeverWrap(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	// pairs of (MaxAmount in, MaxAmount out): the balance stays in
 	// range while the incoming total grows past int64.
 	push := func(from, to int) {
@@ -174,12 +171,11 @@ func sameDayBatch(a int64, prefix string, n int) []recon.TransactionInput {
 // testIngestAtomically checks that the batches of one IngestAtomically call
 // commit together or not at all.
 func testIngestAtomically(t *testing.T, open Open) {
-	run(t, "AllOrNothing", open, testIngestAtomicallyAllOrNothing)
+	run(t, "AllOrNothing", withAccount(open), testIngestAtomicallyAllOrNothing)
 }
 
-func testIngestAtomicallyAllOrNothing(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testIngestAtomicallyAllOrNothing(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	other := newAccount(t, s, newCompany(t, s, 2).ID, "222")
 	stop := errors.New("the file ends badly")
 	for _, tt := range []struct {

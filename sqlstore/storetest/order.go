@@ -32,9 +32,9 @@ func pay(t *testing.T, s recon.Store, companyID, accountID int64, ref, code, sub
 
 func testOrders(t *testing.T, open Open) {
 	run(t, "CreateReadConflicts", open, testOrdersCreateReadConflicts)
-	run(t, "Matching", open, testOrdersMatching)
-	run(t, "NoIPNTargetNoDelivery", open, testOrdersNoIPNTargetNoDelivery)
-	run(t, "CancelAndVoid", open, testOrdersCancelAndVoid)
+	run(t, "Matching", withAccount(open), testOrdersMatching)
+	run(t, "NoIPNTargetNoDelivery", withAccount(open), testOrdersNoIPNTargetNoDelivery)
+	run(t, "CancelAndVoid", withAccount(open), testOrdersCancelAndVoid)
 	run(t, "Filters", open, testOrdersFilters)
 }
 
@@ -60,9 +60,8 @@ func testOrdersCreateReadConflicts(t *testing.T, s recon.Store) {
 	newOrder(t, s, other.ID, 0, "INV-1", "DH10001", 5)
 }
 
-func testOrdersMatching(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testOrdersMatching(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthSecretKey, Secret: "s3cret", Active: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -155,9 +154,8 @@ func testOrdersMatching(t *testing.T, s recon.Store) {
 	}
 }
 
-func testOrdersNoIPNTargetNoDelivery(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testOrdersNoIPNTargetNoDelivery(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	newOrder(t, s, c.ID, a.ID, "A", "DH30001", 10)
 	pay(t, s, c.ID, a.ID, "R1", "DH30001", "", 10)
 	if n := countDeliveries(t, s, c.ID, ""); n != 0 {
@@ -165,9 +163,8 @@ func testOrdersNoIPNTargetNoDelivery(t *testing.T, s recon.Store) {
 	}
 }
 
-func testOrdersCancelAndVoid(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testOrdersCancelAndVoid(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,12 @@ import (
 // filters, keyset pages, the exact totals from the day counts, the bounded
 // window, and that another company's and the other mode's rows never show.
 func testSearch(t *testing.T, open Open) {
-	run(t, "Filters", open, testSearchFilters)
-	run(t, "Window", open, testSearchWindow)
+	run(t, "Filters", withAccount(open), testSearchFilters)
+	run(t, "Window", withAccount(open), testSearchWindow)
 }
 
-func testSearchFilters(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testSearchFilters(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	a2 := newAccount(t, s, c.ID, "222")
 	newOrder(t, s, c.ID, a.ID, "A", "DH70001", 100_000)
 	newOrder(t, s, c.ID, a.ID, "B", "DH70002", 50_000)
@@ -139,9 +138,8 @@ func testSearchFilters(t *testing.T, s recon.Store) {
 	wantCode(t, err, recon.EINVALID, "")
 }
 
-func testSearchWindow(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testSearchWindow(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	// 5,001 transfers, one a minute; the oldest alone mentions "hoàn tiền".
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	const n = 5_001

@@ -144,6 +144,23 @@ func newCompany(t *testing.T, s recon.Store, n int, formats ...recon.PaymentCode
 	return c
 }
 
+// accountBundle is what many subtests start from: a fresh store, company 1
+// and its bank account 111.
+type accountBundle struct {
+	s recon.Store
+	c *recon.Company
+	a *recon.BankAccount
+}
+
+// withAccount returns the setup of subtests that start from an accountBundle.
+func withAccount(open Open) func(t *testing.T) *accountBundle {
+	return func(t *testing.T) *accountBundle {
+		s := open(t)
+		c := newCompany(t, s, 1)
+		return &accountBundle{s: s, c: c, a: newAccount(t, s, c.ID, "111")}
+	}
+}
+
 // newUser stores a member of the company with the e-mail address.
 func newUser(t *testing.T, s recon.Store, companyID int64, email string) *recon.User {
 	t.Helper()

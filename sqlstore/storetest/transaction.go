@@ -92,21 +92,20 @@ func testBankAccountConflicts(t *testing.T, s recon.Store) {
 }
 
 func testTransactions(t *testing.T, open Open) {
-	run(t, "IngestAndList", open, testTransactionsIngestAndList)
+	run(t, "IngestAndList", withAccount(open), testTransactionsIngestAndList)
 	run(t, "Duplicates", open, testTransactionsDuplicates)
 	run(t, "LargeBatchIDs", open, testTransactionsLargeBatchIDs)
-	run(t, "ConcurrentDuplicates", open, testTransactionsConcurrentDuplicates)
+	run(t, "ConcurrentDuplicates", withAccount(open), testTransactionsConcurrentDuplicates)
 	run(t, "TenantIsolation", open, testTransactionsTenantIsolation)
 	run(t, "ConcurrentMixedAccounts", open, testTransactionsConcurrentMixedAccounts)
 	run(t, "ConcurrentCallsFailAlone", open, testTransactionsConcurrentCallsFailAlone)
 	run(t, "Filters", open, testTransactionsFilters)
-	run(t, "BalanceDiscontinuity", open, testTransactionsBalanceDiscontinuity)
-	run(t, "Recode", open, testTransactionsRecode)
+	run(t, "BalanceDiscontinuity", withAccount(open), testTransactionsBalanceDiscontinuity)
+	run(t, "Recode", withAccount(open), testTransactionsRecode)
 }
 
-func testTransactionsIngestAndList(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testTransactionsIngestAndList(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	in := []recon.TransactionInput{
 		tx(a.ID, "R1", "2026-03-01 08:00:00", 100_000, 0),
 		tx(a.ID, "R2", "2026-03-02 09:30:15", 0, 30_000),
@@ -207,9 +206,8 @@ func testTransactionsLargeBatchIDs(t *testing.T, s recon.Store) {
 	}
 }
 
-func testTransactionsConcurrentDuplicates(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testTransactionsConcurrentDuplicates(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	var in []recon.TransactionInput
 	for i := range 50 {
 		in = append(in, tx(a.ID, fmt.Sprintf("R%d", i), "2026-03-01 08:00:00", 1000, 0))
@@ -428,9 +426,8 @@ func testTransactionsFilters(t *testing.T, s recon.Store) {
 	}
 }
 
-func testTransactionsBalanceDiscontinuity(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testTransactionsBalanceDiscontinuity(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	in := []recon.TransactionInput{
 		tx(a.ID, "R1", "2026-03-01 08:00:00", 100, 0),
 		tx(a.ID, "R2", "2026-03-01 09:00:00", 50, 0),
@@ -464,9 +461,8 @@ func testTransactionsBalanceDiscontinuity(t *testing.T, s recon.Store) {
 	}
 }
 
-func testTransactionsRecode(t *testing.T, s recon.Store) {
-	c := newCompany(t, s, 1)
-	a := newAccount(t, s, c.ID, "111")
+func testTransactionsRecode(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
 	in := []recon.TransactionInput{
 		tx(a.ID, "R1", "2026-03-01 08:00:00", 100, 0),
 		tx(a.ID, "R2", "2026-03-05 08:00:00", 100, 0),
