@@ -126,7 +126,7 @@ func testAmountTotalsConcurrentIngestion(t *testing.T, s recon.Store) {
 
 func testAmountTotalsRetentionBesideIngestion(t *testing.T, s recon.Store) {
 	now := retentionNow()
-	rs := retentionStore(t, s)
+	rs := storeAs[recon.RetentionStore](t, s)
 	c := retainedCompany(t, s, 1, 30, recon.CompanyActive)
 	accounts := []*recon.BankAccount{newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")}
 	for _, a := range accounts {

@@ -132,7 +132,7 @@ func testBankOrderOpeningAfterRetention(t *testing.T, s recon.Store) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 6, 15, 3, 0, 0, 0, time.FixedZone("ICT", 7*3600))
-	if _, err := retentionStore(t, s).ApplyRetention(t.Context(), now); err != nil {
+	if _, err := storeAs[recon.RetentionStore](t, s).ApplyRetention(t.Context(), now); err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "balances after retention", []string{"K1 5100"}, balances(t, s, c.ID, a.ID))

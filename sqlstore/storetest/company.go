@@ -243,7 +243,7 @@ func testCompanyUpdateConcurrentFieldsBothKept(t *testing.T, s recon.Store) {
 }
 
 func testCompanyUpdateInactiveDeliveriesWait(t *testing.T, s recon.Store) {
-	ds := deliveryStore(t, s)
+	ds := storeAs[recon.DeliveryStore](t, s)
 	c, other := newCompany(t, s, 1), newCompany(t, s, 2)
 	d := enqueue(t, ds, c.ID, "ORDER_PAID")
 	o := enqueue(t, ds, other.ID, "ORDER_PAID")

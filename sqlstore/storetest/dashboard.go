@@ -140,7 +140,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	// R2 underpaid, R3 without a code into the orders' account, R5 a duplicate.
 	diff(t, "live attention", &recon.Attention{UnderpaidOrders: 1, UnderpaidShortfall: 30_000, OpenExceptions: 3}, att)
 	// A's IPN: failing after one attempt, then dead.
-	ds := deliveryStore(t, s)
+	ds := storeAs[recon.DeliveryStore](t, s)
 	list, err := ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 10})
 	if err != nil || len(list) != 1 {
 		t.Fatalf("deliveries: %v %v", list, err)

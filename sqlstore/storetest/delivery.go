@@ -12,16 +12,6 @@ import (
 	"recon"
 )
 
-// deliveryStore returns the store's outbox, failing t when it has none.
-func deliveryStore(t *testing.T, s recon.Store) recon.DeliveryStore {
-	t.Helper()
-	ds, ok := s.(recon.DeliveryStore)
-	if !ok {
-		t.Fatalf("%T does not implement recon.DeliveryStore", s)
-	}
-	return ds
-}
-
 // enqueue stores a pending IPN delivery of the company.
 func enqueue(t *testing.T, ds recon.DeliveryStore, companyID int64, event string) *recon.Delivery {
 	t.Helper()
@@ -63,7 +53,7 @@ type deliveryBundle struct {
 func testDelivery(t *testing.T, open Open) {
 	setup := func(t *testing.T) *deliveryBundle {
 		s := open(t)
-		return &deliveryBundle{s: s, ds: deliveryStore(t, s), c: newCompany(t, s, 1)}
+		return &deliveryBundle{s: s, ds: storeAs[recon.DeliveryStore](t, s), c: newCompany(t, s, 1)}
 	}
 	run(t, "EnqueueAndRead", setup, testDeliveryEnqueueAndRead)
 	run(t, "EnqueueRefused", setup, testDeliveryEnqueueRefused)
@@ -234,17 +224,6 @@ func testDeliveryWebhookEventsInOrder(t *testing.T, bundle *deliveryBundle) {
 	claim(later, e5)
 }
 
-// deliveryOps returns the store's operations on the outbox, failing t when
-// it has none.
-func deliveryOps(t *testing.T, s recon.Store) recon.DeliveryOpsStore {
-	t.Helper()
-	ops, ok := s.(recon.DeliveryOpsStore)
-	if !ok {
-		t.Fatalf("%T does not implement recon.DeliveryOpsStore", s)
-	}
-	return ops
-}
-
 // failedDeliveries is an outbox of the bundle's company with deliveries in
 // every state, and one of another company, at now.
 type failedDeliveries struct {
@@ -260,7 +239,7 @@ type failedDeliveries struct {
 func newFailedDeliveries(t *testing.T, bundle *deliveryBundle) *failedDeliveries {
 	t.Helper()
 	s, ds, c := bundle.s, bundle.ds, bundle.c
-	ops := deliveryOps(t, s)
+	ops := storeAs[recon.DeliveryOpsStore](t, s)
 	other := newCompany(t, s, 2)
 	now := time.Now().Add(time.Second)
 	delivered, dead, failing, leased := enqueue(t, ds, c.ID, "A"), enqueue(t, ds, c.ID, "B"), enqueue(t, ds, c.ID, "C"), enqueue(t, ds, c.ID, "D")
@@ -377,7 +356,7 @@ func testDeliveryReplayFailed(t *testing.T, bundle *deliveryBundle) {
 // A test notification goes to an active target only (live mode).
 func testDeliveryTestNotification(t *testing.T, bundle *deliveryBundle) {
 	s, c := bundle.s, bundle.c
-	ops := deliveryOps(t, s)
+	ops := storeAs[recon.DeliveryOpsStore](t, s)
 	_, err := ops.SendTestNotification(t.Context(), c.ID, recon.DeliveryIPN)
 	wantCode(t, err, recon.EINVALID, "there is no active ipn target to send a test notification to: set one first")
 	if err := s.(recon.MerchantStore).SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {

@@ -9,16 +9,6 @@ import (
 	"recon"
 )
 
-// retentionStore returns the store's retention, failing t when it has none.
-func retentionStore(t *testing.T, s recon.Store) recon.RetentionStore {
-	t.Helper()
-	rs, ok := s.(recon.RetentionStore)
-	if !ok {
-		t.Fatalf("%T does not implement recon.RetentionStore", s)
-	}
-	return rs
-}
-
 // retainedCompany stores a company with the retention and status.
 func retainedCompany(t *testing.T, s recon.Store, n, days int, status string) *recon.Company {
 	t.Helper()
@@ -110,7 +100,7 @@ func testRetention(t *testing.T, open Open) {
 
 func testRetentionTransactionsAndTotals(t *testing.T, s recon.Store) {
 	now := retentionNow()
-	rs := retentionStore(t, s)
+	rs := storeAs[recon.RetentionStore](t, s)
 	c := retainedCompany(t, s, 1, 30, recon.CompanyActive) // cut: before 2026-05-16 00:00:00
 	forever := retainedCompany(t, s, 2, 0, recon.CompanyActive)
 	inactive := retainedCompany(t, s, 3, 30, recon.CompanyInactive)
@@ -220,7 +210,7 @@ func testRetentionTransactionsAndTotals(t *testing.T, s recon.Store) {
 
 func testRetentionConcurrentIngestionKeepsTotalsExact(t *testing.T, s recon.Store) {
 	now := retentionNow()
-	rs := retentionStore(t, s)
+	rs := storeAs[recon.RetentionStore](t, s)
 	c := retainedCompany(t, s, 1, 30, recon.CompanyActive)
 	a := newAccount(t, s, c.ID, "111")
 	ingest(t, s, c.ID, oldRows(a.ID, "OLD", 2500))
@@ -265,7 +255,7 @@ func testRetentionConcurrentIngestionKeepsTotalsExact(t *testing.T, s recon.Stor
 }
 
 func testRetentionDeliveries(t *testing.T, s recon.Store) {
-	rs, ds := retentionStore(t, s), deliveryStore(t, s)
+	rs, ds := storeAs[recon.RetentionStore](t, s), storeAs[recon.DeliveryStore](t, s)
 	c := retainedCompany(t, s, 1, 30, recon.CompanyActive)
 	forever := retainedCompany(t, s, 2, 0, recon.CompanyActive)
 	record := func(d *recon.Delivery, status string, next time.Time) {
@@ -321,7 +311,7 @@ func testRetentionDeliveries(t *testing.T, s recon.Store) {
 // The link tokens' timelines are a log like the deliveries': lines
 // older than the deliveries' cutoff go, of the retained company only.
 func testRetentionHubEvents(t *testing.T, s recon.Store) {
-	rs := retentionStore(t, s)
+	rs := storeAs[recon.RetentionStore](t, s)
 	c := retainedCompany(t, s, 1, 30, recon.CompanyActive)
 	forever := retainedCompany(t, s, 2, 0, recon.CompanyActive)
 	var tokens []*recon.LinkToken

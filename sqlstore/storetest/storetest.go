@@ -12,6 +12,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -126,6 +127,17 @@ func diff(t *testing.T, what string, want, got any) {
 	if d := cmp.Diff(want, got, equate); d != "" {
 		t.Fatalf("%s mismatch (-want +got):\n%s", what, d)
 	}
+}
+
+// storeAs returns s as a T (an optional part of a store, such as
+// recon.DeliveryStore), failing t when s does not implement T.
+func storeAs[T any](t *testing.T, s recon.Store) T {
+	t.Helper()
+	v, ok := s.(T)
+	if !ok {
+		t.Fatalf("%T does not implement %v", s, reflect.TypeFor[T]())
+	}
+	return v
 }
 
 // newCompany stores a company named after n, with the formats.

@@ -149,7 +149,7 @@ func testTestModeNotificationsForListeners(t *testing.T, s recon.Store) {
 	if n := countDeliveries(t, s, c.ID, ""); n != 0 {
 		t.Fatalf("%d live deliveries without a target", n)
 	}
-	ds := deliveryStore(t, s)
+	ds := storeAs[recon.DeliveryStore](t, s)
 	list, err := ds.Deliveries(t.Context(), test, recon.DeliveryFilter{})
 	if err != nil || len(list) != 1 || list[0].Event != recon.IPNOrderPaid {
 		t.Fatalf("test deliveries = %v, %v; want one ORDER_PAID", list, err)
@@ -200,7 +200,7 @@ func testTestModeListenSecret(t *testing.T, s recon.Store) {
 		t.Fatalf("another tenant's listen secret %q, %v", theirs, err)
 	}
 	// It is no notification target: the tenant still has none.
-	ds := deliveryStore(t, s)
+	ds := storeAs[recon.DeliveryStore](t, s)
 	for _, kind := range recon.DeliveryKinds {
 		if _, err := ds.DeliveryTarget(t.Context(), test, kind); recon.ErrorCode(err) != recon.ENOTFOUND {
 			t.Errorf("%s target after ListenSecret: %v; want none", kind, err)
