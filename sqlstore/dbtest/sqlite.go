@@ -34,8 +34,12 @@ func (f *sqliteFile) copyTo(t testing.TB) string {
 		t.Fatalf("dbtest: %v", f.err)
 	}
 	path := filepath.Join(t.TempDir(), "recon.db")
-	// Mode 0600, as sqlstore creates its files (see sqlstore/sqlitefile.go).
+	// Mode 0600 exactly, whatever the umask, as sqlstore creates its files
+	// (see sqlstore/sqlitefile.go).
 	if err := os.WriteFile(path, f.content, 0o600); err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
 	return "sqlite:" + path

@@ -31,14 +31,15 @@ func pay(t *testing.T, s recon.Store, companyID, accountID int64, ref, code, sub
 }
 
 func testOrders(t *testing.T, open Open) {
-	run(t, "CreateReadConflicts", open, testOrdersCreateReadConflicts)
+	run(t, "CreateAndRead", open, testOrdersCreateAndRead)
+	run(t, "Conflicts", withAccount(open), testOrdersConflicts)
 	run(t, "Matching", withAccount(open), testOrdersMatching)
 	run(t, "NoIPNTargetNoDelivery", withAccount(open), testOrdersNoIPNTargetNoDelivery)
 	run(t, "CancelAndVoid", withAccount(open), testOrdersCancelAndVoid)
 	run(t, "Filters", open, testOrdersFilters)
 }
 
-func testOrdersCreateReadConflicts(t *testing.T, s recon.Store) {
+func testOrdersCreateAndRead(t *testing.T, s recon.Store) {
 	c, other := newCompany(t, s, 1), newCompany(t, s, 2)
 	a := newAccount(t, s, c.ID, "111")
 	o := newOrder(t, s, c.ID, a.ID, "INV-1", "DH10001", 150_000)
@@ -52,7 +53,15 @@ func testOrdersCreateReadConflicts(t *testing.T, s recon.Store) {
 	diff(t, "order", o, got)
 	_, err = s.Order(t.Context(), other.ID, "INV-1")
 	wantCode(t, err, recon.ENOTFOUND, "")
-	err = s.CreateOrder(t.Context(), &recon.Order{CompanyID: c.ID, InvoiceNumber: "INV-1", PaymentCode: "DH10002", Amount: 1})
+}
+
+// An invoice number or a payment code is used once in a company; another
+// company may use them too.
+func testOrdersConflicts(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
+	other := newCompany(t, s, 2)
+	newOrder(t, s, c.ID, a.ID, "INV-1", "DH10001", 150_000)
+	err := s.CreateOrder(t.Context(), &recon.Order{CompanyID: c.ID, InvoiceNumber: "INV-1", PaymentCode: "DH10002", Amount: 1})
 	wantCode(t, err, recon.ECONFLICT, `order_invoice_number "INV-1" already exists`)
 	err = s.CreateOrder(t.Context(), &recon.Order{CompanyID: c.ID, InvoiceNumber: "INV-2", PaymentCode: "DH10001", Amount: 1})
 	wantCode(t, err, recon.ECONFLICT, "payment code DH10001 is already used by another order")
