@@ -36,7 +36,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("User", func(t *testing.T) { t.Parallel(); testUser(t, open) })
 	t.Run("Client", func(t *testing.T) { t.Parallel(); testClient(t, open) })
 	t.Run("TokenSession", func(t *testing.T) { t.Parallel(); testTokenSession(t, open) })
-	t.Run("AuthEpoch", func(t *testing.T) { testAuthEpoch(t, open) })
+	run(t, "AuthEpoch", func(t *testing.T) *tokenFixture { return newTokenFixture(t, open) }, testAuthEpoch)
 	t.Run("BankAccount", func(t *testing.T) { t.Parallel(); testBankAccount(t, open) })
 	t.Run("Transactions", func(t *testing.T) { t.Parallel(); testTransactions(t, open) })
 	t.Run("BankOrder", func(t *testing.T) { t.Parallel(); testBankOrder(t, open) })

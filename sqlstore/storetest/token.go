@@ -259,9 +259,7 @@ func testTokenSessionBadScopes(t *testing.T, f *tokenFixture) {
 
 // testAuthEpoch: every change that may refuse an accepted token moves the
 // counter; issuing a token does not (callers are kept while it stays put).
-func testAuthEpoch(t *testing.T, open Open) {
-	t.Parallel()
-	f := newTokenFixture(t, open)
+func testAuthEpoch(t *testing.T, f *tokenFixture) {
 	ctx := t.Context()
 	epoch := func() int64 {
 		t.Helper()
