@@ -9,14 +9,17 @@ import (
 // client acting for it, the scopes the token grants and, for tokens issued to
 // a person, that user (nil for client-credentials tokens).
 type Caller struct {
-	// CompanyID is the caller's tenant (see Tenant): the company's id for a
-	// live credential, its test tenant's for a test one.
-	CompanyID int64
-	Livemode  bool // false for a test-mode credential
-	ClientID  string
-	Scopes    []string
-	User      *User
+	// Tenant is the caller's tenant (see TenantID): the company's live one
+	// for a live credential, its test twin for a test one.
+	Tenant   TenantID
+	ClientID string
+	Scopes   []string
+	User     *User
 }
+
+// Livemode reports whether the caller holds a live credential (false for a
+// test-mode one).
+func (c *Caller) Livemode() bool { return c.Tenant.Live() }
 
 // HasScope reports whether the token grants scope.
 func (c *Caller) HasScope(scope string) bool { return slices.Contains(c.Scopes, scope) }

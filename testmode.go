@@ -9,8 +9,8 @@ import (
 // live one, whose id is the company's, and a test-mode twin, made the first
 // time the company needs test data or a test credential. Every row of tenant
 // data is keyed by its tenant's id, so a test credential — which belongs to
-// the twin, and whose Caller.CompanyID is the twin's id — reaches only test
-// data by the same predicate that keeps companies apart. The twin has no
+// the twin, and whose Caller.Tenant is the twin's — reaches only test data by
+// the same predicate that keeps companies apart. The twin has no
 // settings of its own: name, status, configuration, payment-code formats and
 // users are the live company's.
 
@@ -25,23 +25,50 @@ const (
 // retry schedule's span. It is then dead (and can be replayed).
 const ListenerHold = 72 * time.Hour
 
+// TenantID names a tenant: the company_id its rows carry, and its mode. Every
+// tenant-scoped store method takes one, so the tenant a query is scoped to is
+// never a bare int64 that a live company id could stand in for: a TenantID
+// is made only where the mode is known — LiveTenant for a company's live
+// data, a Tenant row (TenantStore) for either mode, TenantFromRow in storage
+// code and tests — and forgetting the mode does not compile. The zero value
+// names no tenant.
+type TenantID struct {
+	id   int64
+	live bool
+}
+
+// LiveTenant is the live tenant of the company companyID.
+func LiveTenant(companyID int64) TenantID { return TenantID{companyID, true} }
+
+// TenantFromRow is the tenant whose rows carry company_id id, in the mode
+// live: for storage code, which reads both from a row, and tests.
+func TenantFromRow(id int64, live bool) TenantID { return TenantID{id, live} }
+
+// ID is the company_id of the tenant's rows: what SQL compares.
+func (t TenantID) ID() int64 { return t.id }
+
+// Live reports whether the tenant holds live data (false for a test twin).
+func (t TenantID) Live() bool { return t.live }
+
 // Tenant is one of a company's two data partitions.
 type Tenant struct {
-	// ID is the company_id of the tenant's rows: CompanyID for live data,
-	// the twin's id for test data.
-	ID int64
-	// CompanyID is the company's own (live) id: the one users, operators and
+	// ID names the tenant: the company's id for live data, the twin's
+	// for test data.
+	ID TenantID
+	// Company is the company's own (live) id: the one users, operators and
 	// responses name.
-	CompanyID int64
-	Live      bool
+	Company int64
 	// Status is the company's status (CompanyActive or CompanyInactive).
 	Status string
 }
 
+// Live reports whether the tenant holds the company's live data.
+func (t *Tenant) Live() bool { return t.ID.live }
+
 // CheckActive returns ErrCompanyInactive unless the company is active.
 func (t *Tenant) CheckActive() error {
 	if t.Status != CompanyActive {
-		return ErrCompanyInactive(t.CompanyID)
+		return ErrCompanyInactive(t.Company)
 	}
 	return nil
 }

@@ -117,7 +117,7 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 			if c.user != nil {
 				c.user.CompanyID = co.ID
 			}
-			auth[c.name] = &recon.Caller{CompanyID: co.ID, Livemode: true, ClientID: "c", Scopes: recon.Scopes, User: c.user}
+			auth[c.name] = &recon.Caller{Tenant: recon.LiveTenant(co.ID), ClientID: "c", Scopes: recon.Scopes, User: c.user}
 		}
 		mux := web.NewMux()
 		(&api.Handler{Store: db, Auth: auth, Sandbox: true, Location: hcm, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
@@ -160,7 +160,7 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 			allBut := slices.DeleteFunc(slices.Clone(recon.Scopes), func(s string) bool { return s == scope })
 			for _, c := range callers {
 				name := c.name + " without " + scope
-				auth[name] = &recon.Caller{CompanyID: co.ID, Livemode: true, ClientID: "c", Scopes: allBut, User: c.user}
+				auth[name] = &recon.Caller{Tenant: recon.LiveTenant(co.ID), ClientID: "c", Scopes: allBut, User: c.user}
 				status, h, body := b.do(t, method, path, name, "{not json")
 				if status != http.StatusForbidden || body["error"] != "forbidden" ||
 					!strings.Contains(fmt.Sprint(body["message"]), `scope "`+scope+`"`) ||

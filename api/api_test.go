@@ -67,19 +67,19 @@ func setup(t *testing.T, engine string, opts ...func(*api.Handler)) *bundle {
 		return &recon.User{ID: 2, CompanyID: company, Email: "v@x.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}
 	}
 	auth := tokens{
-		"admin":            {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAdmin)},
-		"superadmin":       {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleSuperAdmin)},
-		"accountant":       {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAccountant)},
-		"member":           {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleMember)},
-		"noscope":          {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(b.company.ID, recon.RoleAdmin)},
-		"machine":          {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all},
-		"other-admin":      {CompanyID: b.other.ID, Livemode: true, ClientID: "d", Scopes: all, User: user(b.other.ID, recon.RoleAdmin)},
-		"viewer":           {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: all, User: viewer(b.company.ID)},
-		"other-viewer":     {CompanyID: b.other.ID, Livemode: true, ClientID: "d", Scopes: all, User: viewer(b.other.ID)},
-		"noscope-read":     {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}, User: viewer(b.company.ID)},
-		"feeder":           {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}},
-		"deliveries":       {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.company.ID, recon.RoleAdmin)},
-		"other-deliveries": {CompanyID: b.other.ID, Livemode: true, ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.other.ID, recon.RoleAdmin)},
+		"admin":            {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAdmin)},
+		"superadmin":       {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleSuperAdmin)},
+		"accountant":       {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAccountant)},
+		"member":           {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleMember)},
+		"noscope":          {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(b.company.ID, recon.RoleAdmin)},
+		"machine":          {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: all},
+		"other-admin":      {Tenant: recon.LiveTenant(b.other.ID), ClientID: "d", Scopes: all, User: user(b.other.ID, recon.RoleAdmin)},
+		"viewer":           {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: all, User: viewer(b.company.ID)},
+		"other-viewer":     {Tenant: recon.LiveTenant(b.other.ID), ClientID: "d", Scopes: all, User: viewer(b.other.ID)},
+		"noscope-read":     {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}, User: viewer(b.company.ID)},
+		"feeder":           {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}},
+		"deliveries":       {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.company.ID, recon.RoleAdmin)},
+		"other-deliveries": {Tenant: recon.LiveTenant(b.other.ID), ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.other.ID, recon.RoleAdmin)},
 	}
 	mux := web.NewMux()
 	h := &api.Handler{Store: db, Auth: auth, Location: hcm, Logger: slog.New(slog.DiscardHandler)}
@@ -267,7 +267,7 @@ func TestMaxPrefixLenSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := web.NewMux()
-	auth := tokens{"t": {CompanyID: co.ID, Livemode: true, Scopes: []string{recon.ScopeCompany}, User: &recon.User{Role: recon.RoleAdmin}}}
+	auth := tokens{"t": {Tenant: recon.LiveTenant(co.ID), Scopes: []string{recon.ScopeCompany}, User: &recon.User{Role: recon.RoleAdmin}}}
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: 5, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()

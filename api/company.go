@@ -55,20 +55,20 @@ func toConfigurationJSON(c *recon.CompanyConfig) configurationJSON {
 }
 
 func (h *Handler) getCompany(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	co, err := h.Store.Company(r.Context(), c.CompanyID)
+	co, err := h.Store.Company(r.Context(), c.Tenant.ID())
 	if err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, ok(companyJSON{
 		ID: co.LiveID(), FullName: co.FullName, ShortName: co.ShortName, Role: string(c.User.Role),
 		Status: co.Status, Subscription: co.Subscription, BeginDate: co.BeginDate, EndDate: co.EndDate,
-		Configurations: toConfigurationJSON(&co.Config), Livemode: c.Livemode,
+		Configurations: toConfigurationJSON(&co.Config), Livemode: c.Livemode(),
 	}))
 	return nil
 }
 
 func (h *Handler) patchConfigurations(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	if !c.Livemode {
+	if !c.Livemode() {
 		return recon.Errorf(recon.EFORBIDDEN, "payment code formats are settings of the company, shared by its live and test modes: change them with a live credential")
 	}
 	var body struct {
@@ -87,7 +87,7 @@ func (h *Handler) patchConfigurations(w http.ResponseWriter, r *http.Request, c 
 	if err != nil {
 		return err
 	}
-	cfg, err := h.Store.ReplacePaymentCodeFormats(r.Context(), c.CompanyID, formats)
+	cfg, err := h.Store.ReplacePaymentCodeFormats(r.Context(), c.Tenant.ID(), formats)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func (h *Handler) tryMemo(w http.ResponseWriter, r *http.Request, c *recon.Calle
 			return err
 		}
 	} else {
-		co, err := h.Store.Company(r.Context(), c.CompanyID)
+		co, err := h.Store.Company(r.Context(), c.Tenant.ID())
 		if err != nil {
 			return err
 		}

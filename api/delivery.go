@@ -104,13 +104,14 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, c *reco
 			return recon.FieldError(name, "unknown query parameter %q (known: status, kind, limit, before_id)", name)
 		}
 	}
-	list, err := h.Store.Deliveries(r.Context(), c.CompanyID, f)
+	list, err := h.Store.Deliveries(r.Context(), c.Tenant.ID(), f)
 	if err != nil {
 		return err
 	}
 	out := DeliveriesJSON(list)
+	live := c.Livemode()
 	for i := range out {
-		out[i].Livemode = &c.Livemode
+		out[i].Livemode = &live
 	}
 	web.WriteJSON(w, http.StatusOK, ok(out))
 	return nil
@@ -130,7 +131,7 @@ func (h *Handler) showDelivery(w http.ResponseWriter, r *http.Request, c *recon.
 	if err != nil {
 		return err
 	}
-	d, err := h.Store.Delivery(r.Context(), c.CompanyID, id)
+	d, err := h.Store.Delivery(r.Context(), c.Tenant.ID(), id)
 	if err != nil {
 		return err
 	}
@@ -139,7 +140,8 @@ func (h *Handler) showDelivery(w http.ResponseWriter, r *http.Request, c *recon.
 		return err
 	}
 	j := DeliveryJSON(d, attempts)
-	j.Livemode = &c.Livemode
+	live := c.Livemode()
+	j.Livemode = &live
 	web.WriteJSON(w, http.StatusOK, ok(j))
 	return nil
 }
@@ -150,18 +152,19 @@ func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	if err := h.Store.ReplayDelivery(r.Context(), c.CompanyID, id, h.now()); err != nil {
+	if err := h.Store.ReplayDelivery(r.Context(), c.Tenant.ID(), id, h.now()); err != nil {
 		return err
 	}
 	if h.Kick != nil {
 		h.Kick()
 	}
-	d, err := h.Store.Delivery(r.Context(), c.CompanyID, id)
+	d, err := h.Store.Delivery(r.Context(), c.Tenant.ID(), id)
 	if err != nil {
 		return err
 	}
 	j := toDeliveryJSON(d)
-	j.Livemode = &c.Livemode
+	live := c.Livemode()
+	j.Livemode = &live
 	web.WriteJSON(w, http.StatusOK, ok(j))
 	return nil
 }
@@ -191,11 +194,11 @@ func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *reco
 	if dates["from_date"] > dates["to_date"] {
 		return recon.FieldError("from_date", "from_date must not be after to_date")
 	}
-	rep, err := h.Store.Reconciliation(r.Context(), c.CompanyID, dates["from_date"], dates["to_date"])
+	rep, err := h.Store.Reconciliation(r.Context(), c.Tenant.ID(), dates["from_date"], dates["to_date"])
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, ok(ReportJSON(rep, c.Livemode)))
+	web.WriteJSON(w, http.StatusOK, ok(ReportJSON(rep, c.Livemode())))
 	return nil
 }
 

@@ -118,17 +118,17 @@ func (h *Handler) listExceptions(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	list, more, err := h.Store.Exceptions(r.Context(), c.CompanyID, f)
+	list, more, err := h.Store.Exceptions(r.Context(), c.Tenant.ID(), f)
 	if err != nil {
 		return err
 	}
-	suggestions, err := recon.Suggest(r.Context(), h.Store, c.CompanyID, list)
+	suggestions, err := recon.Suggest(r.Context(), h.Store, c.Tenant.ID(), list)
 	if err != nil {
 		return err
 	}
 	data := make([]exceptionJSON, len(list))
 	for i, e := range list {
-		data[i] = ExceptionJSON(e, suggestions[i], h.location(), c.Livemode)
+		data[i] = ExceptionJSON(e, suggestions[i], h.location(), c.Livemode())
 	}
 	var next *int64
 	if more {
@@ -149,19 +149,19 @@ func (h *Handler) showException(w http.ResponseWriter, r *http.Request, c *recon
 	if err != nil {
 		return err
 	}
-	e, err := h.Store.Exception(r.Context(), c.CompanyID, id)
+	e, err := h.Store.Exception(r.Context(), c.Tenant.ID(), id)
 	if err != nil {
 		return err
 	}
-	s, err := recon.Suggest(r.Context(), h.Store, c.CompanyID, []*recon.Exception{e})
+	s, err := recon.Suggest(r.Context(), h.Store, c.Tenant.ID(), []*recon.Exception{e})
 	if err != nil {
 		return err
 	}
-	ds, err := h.Store.MatchDecisions(r.Context(), c.CompanyID, 0, id)
+	ds, err := h.Store.MatchDecisions(r.Context(), c.Tenant.ID(), 0, id)
 	if err != nil {
 		return err
 	}
-	j := ExceptionJSON(e, s[0], h.location(), c.Livemode)
+	j := ExceptionJSON(e, s[0], h.location(), c.Livemode())
 	j.MatchDecisions = decisionsJSON(ds, h.location())
 	web.WriteJSON(w, http.StatusOK, ok(j))
 	return nil
@@ -201,10 +201,10 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	res, err := h.Store.ResolveException(r.Context(), c.CompanyID, id, in, c.User, h.now())
+	res, err := h.Store.ResolveException(r.Context(), c.Tenant.ID(), id, in, c.User, h.now())
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, ok(ResolutionJSON(res, h.location(), c.Livemode)))
+	web.WriteJSON(w, http.StatusOK, ok(ResolutionJSON(res, h.location(), c.Livemode())))
 	return nil
 }

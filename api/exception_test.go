@@ -80,13 +80,13 @@ func exceptionSetup(t *testing.T, engine string) *exceptionBundle {
 	}
 	both := []string{recon.ScopeTransactionRead, recon.ScopeExceptionWrite}
 	auth := tokens{
-		"admin":      {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: both, User: user(1, b.company.ID, recon.RoleAdmin)},
-		"accountant": {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: both, User: user(2, b.company.ID, recon.RoleAccountant)},
-		"viewer":     {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: both, User: user(3, b.company.ID, recon.RoleMember, recon.PermViewTransactions)},
-		"member":     {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: both, User: user(4, b.company.ID, recon.RoleMember)},
-		"noscope":    {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(1, b.company.ID, recon.RoleAdmin)},
-		"machine":    {CompanyID: b.company.ID, Livemode: true, ClientID: "c", Scopes: both},
-		"other":      {CompanyID: b.other.ID, Livemode: true, ClientID: "d", Scopes: both, User: user(5, b.other.ID, recon.RoleAdmin)},
+		"admin":      {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: both, User: user(1, b.company.ID, recon.RoleAdmin)},
+		"accountant": {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: both, User: user(2, b.company.ID, recon.RoleAccountant)},
+		"viewer":     {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: both, User: user(3, b.company.ID, recon.RoleMember, recon.PermViewTransactions)},
+		"member":     {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: both, User: user(4, b.company.ID, recon.RoleMember)},
+		"noscope":    {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeTransactionRead}, User: user(1, b.company.ID, recon.RoleAdmin)},
+		"machine":    {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: both},
+		"other":      {Tenant: recon.LiveTenant(b.other.ID), ClientID: "d", Scopes: both, User: user(5, b.other.ID, recon.RoleAdmin)},
 	}
 	mux := web.NewMux()
 	clock := testkit.NewClock(time.Date(2026, 3, 10, 1, 30, 0, 0, time.UTC)) // 08:30 in Ho Chi Minh City

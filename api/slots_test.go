@@ -85,11 +85,11 @@ func TestUploadSlotsSharedByAPIAndDashboard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tba := &recon.BankAccount{CompanyID: tt.ID, BankName: "Vietcombank", AccountNumber: "20123456789" + name[:1]}
+			tba := &recon.BankAccount{CompanyID: tt.ID.ID(), BankName: "Vietcombank", AccountNumber: "20123456789" + name[:1]}
 			if err := db.CreateBankAccount(ctx, tba); err != nil {
 				t.Fatal(err)
 			}
-			return &tenant{co: co, account: ba.ID, testAcc: tba.ID, testID: tt.ID}
+			return &tenant{co: co, account: ba.ID, testAcc: tba.ID, testID: tt.ID.ID()}
 		}
 		a, b := mk("SAOMAI"), mk("BINHMINH")
 		users := anyPassword{}
@@ -102,8 +102,8 @@ func TestUploadSlotsSharedByAPIAndDashboard(t *testing.T) {
 		}
 		auth := tokens{}
 		for _, tn := range []*tenant{a, b} {
-			auth[tn.co.ShortName] = &recon.Caller{CompanyID: tn.co.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}
-			auth[tn.co.ShortName+"-test"] = &recon.Caller{CompanyID: tn.testID, Livemode: false, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}
+			auth[tn.co.ShortName] = &recon.Caller{Tenant: recon.LiveTenant(tn.co.ID), ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}
+			auth[tn.co.ShortName+"-test"] = &recon.Caller{Tenant: recon.TenantFromRow(tn.testID, false), ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}
 		}
 
 		// The server: both surfaces, one set of slots (cmd/recon's routes).

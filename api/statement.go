@@ -88,7 +88,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 	}
 	defer release()
 	f := statement.Format(q.Get("format"))
-	rep, err := statement.ImportFile(r.Context(), h.Store, c.CompanyID, id, name, spool, f, statement.Options{Location: h.location(), Clock: h.Clock}, skip)
+	rep, err := statement.ImportFile(r.Context(), h.Store, c.Tenant.ID(), id, name, spool, f, statement.Options{Location: h.location(), Clock: h.Clock}, skip)
 	if err != nil {
 		return err
 	}
@@ -109,10 +109,10 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 // companyOf is the live id of the caller's company: a test tenant's uploads
 // count against its company's share of the slots.
 func (h *Handler) companyOf(r *http.Request, c *recon.Caller) (int64, error) {
-	if c.Livemode {
-		return c.CompanyID, nil
+	if c.Livemode() {
+		return c.Tenant.ID(), nil
 	}
-	co, err := h.Store.Company(r.Context(), c.CompanyID)
+	co, err := h.Store.Company(r.Context(), c.Tenant.ID())
 	if err != nil {
 		return 0, err
 	}

@@ -122,7 +122,7 @@ func TestUploadStatementConcurrencyLimit(t *testing.T) {
 	if err := db.CreateBankAccount(t.Context(), ba); err != nil {
 		t.Fatal(err)
 	}
-	auth := tokens{"feeder": {CompanyID: co.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}}
+	auth := tokens{"feeder": {Tenant: recon.LiveTenant(co.ID), ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}}
 	mux := web.NewMux()
 	blocking := &blockingStore{Store: db}
 	(&api.Handler{Store: blocking, Auth: auth, Logger: slog.New(slog.DiscardHandler), Uploads: web.NewSlots(1, 1)}).Register(mux)
@@ -223,7 +223,7 @@ func TestUploadStatementWithADeadDatabase(t *testing.T) {
 	if err := db.CreateCompany(t.Context(), co); err != nil {
 		t.Fatal(err)
 	}
-	auth := tokens{"feeder": {CompanyID: co.ID, Livemode: true, ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}}
+	auth := tokens{"feeder": {Tenant: recon.LiveTenant(co.ID), ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}}}
 	spool := t.TempDir()
 	mux := web.NewMux()
 	(&api.Handler{Store: db, Auth: auth, Logger: slog.New(slog.DiscardHandler), TempDir: spool}).Register(mux)

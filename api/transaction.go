@@ -50,13 +50,13 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
-	list, total, err := h.Store.Transactions(r.Context(), c.CompanyID, f)
+	list, total, err := h.Store.Transactions(r.Context(), c.Tenant.ID(), f)
 	if err != nil {
 		return err
 	}
 	data := make([]transactionJSON, len(list))
 	for i, t := range list {
-		data[i] = toTransactionJSON(t, c.Livemode)
+		data[i] = toTransactionJSON(t, c.Livemode())
 	}
 	lastPage := max(1, (total+int64(f.Limit)-1)/int64(f.Limit))
 	web.WriteJSON(w, http.StatusOK, struct {
@@ -154,7 +154,7 @@ func (h *Handler) pushTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
-	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, now, in)
+	res, err := recon.Ingest(r.Context(), h.Store, c.Tenant.ID(), now, in)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		// A bank account of another company, or none: the input is at fault.
 		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
@@ -236,7 +236,7 @@ type bankAccountJSON struct {
 }
 
 func (h *Handler) listBankAccounts(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	list, err := h.Store.BankAccounts(r.Context(), c.CompanyID)
+	list, err := h.Store.BankAccounts(r.Context(), c.Tenant.ID())
 	if err != nil {
 		return err
 	}
@@ -247,14 +247,14 @@ func (h *Handler) listBankAccounts(w http.ResponseWriter, r *http.Request, c *re
 			subs = []string{}
 		}
 		data[i] = bankAccountJSON{b.ID, b.BankName, b.AccountNumber, b.HolderName, subs,
-			b.CreatedAt.In(h.location()).Format(recon.DateTimeLayout), c.Livemode}
+			b.CreatedAt.In(h.location()).Format(recon.DateTimeLayout), c.Livemode()}
 	}
 	web.WriteJSON(w, http.StatusOK, ok(data))
 	return nil
 }
 
 func (h *Handler) listDiscontinuities(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	list, err := h.Store.BalanceDiscontinuities(r.Context(), c.CompanyID)
+	list, err := h.Store.BalanceDiscontinuities(r.Context(), c.Tenant.ID())
 	if err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func (h *Handler) listDiscontinuities(w http.ResponseWriter, r *http.Request, c 
 // exists in test mode on any server, in live mode only on a sandbox server
 // (docs/design.md, D10).
 func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	if c.Livemode && !h.Sandbox {
+	if c.Livemode() && !h.Sandbox {
 		return recon.Errorf(recon.ENOTFOUND, "simulated transfers exist in test mode (use a test-mode credential), and in live mode only on a server started with --sandbox")
 	}
 	var body struct {
@@ -308,7 +308,7 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 		BankAccountID: body.BankAccountID, TransactionDate: now.In(h.location()), AmountIn: body.Amount,
 		Content: body.Content, ReferenceNumber: ref, SubAccount: body.SubAccount,
 	}}
-	res, err := recon.Ingest(r.Context(), h.Store, c.CompanyID, now, in)
+	res, err := recon.Ingest(r.Context(), h.Store, c.Tenant.ID(), now, in)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
 	} else if err != nil {
@@ -316,7 +316,7 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 	}
 	web.WriteJSON(w, http.StatusOK, ok(map[string]any{
 		"id": res[0].ID, "code": nullable(res[0].Code), "duplicate": res[0].Duplicate, "reference_number": ref,
-		"livemode": c.Livemode,
+		"livemode": c.Livemode(),
 	}))
 	return nil
 }
@@ -328,18 +328,18 @@ func (h *Handler) showTransaction(w http.ResponseWriter, r *http.Request, c *rec
 	if err != nil {
 		return err
 	}
-	t, err := h.Store.Transaction(r.Context(), c.CompanyID, id)
+	t, err := h.Store.Transaction(r.Context(), c.Tenant.ID(), id)
 	if err != nil {
 		return err
 	}
-	ds, err := h.Store.MatchDecisions(r.Context(), c.CompanyID, 0, id)
+	ds, err := h.Store.MatchDecisions(r.Context(), c.Tenant.ID(), 0, id)
 	if err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, ok(struct {
 		transactionJSON
 		MatchDecisions []decisionJSON `json:"match_decisions"`
-	}{toTransactionJSON(t, c.Livemode), decisionsJSON(ds, h.location())}))
+	}{toTransactionJSON(t, c.Livemode()), decisionsJSON(ds, h.location())}))
 	return nil
 }
 

@@ -124,7 +124,7 @@ func (h *Handler) bankAccounts(w http.ResponseWriter, r *http.Request, q *reques
 }
 
 func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request, status int, v *bankView) error {
-	ctx, tenant := r.Context(), q.caller.CompanyID
+	ctx, tenant := r.Context(), q.caller.Tenant.ID()
 	accounts, err := h.Store.BankAccounts(ctx, tenant)
 	if err != nil {
 		return err
@@ -186,7 +186,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 	if err != nil {
 		return errNotFound()
 	}
-	if _, err := h.Store.BankAccount(r.Context(), q.caller.CompanyID, id); err != nil {
+	if _, err := h.Store.BankAccount(r.Context(), q.caller.Tenant.ID(), id); err != nil {
 		return err // another tenant's account: 404
 	}
 	v := &bankView{Account: id}
@@ -214,7 +214,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 			return h.renderBank(w, r, q, http.StatusServiceUnavailable, v)
 		}
 		defer release()
-		res, err = h.ImportStatement(r.Context(), q.caller.CompanyID, id, fh.Filename, f)
+		res, err = h.ImportStatement(r.Context(), q.caller.Tenant.ID(), id, fh.Filename, f)
 	}
 	v.Result = res
 	status := http.StatusOK
@@ -234,12 +234,12 @@ func (h *Handler) linkBank(w http.ResponseWriter, r *http.Request, q *request) e
 	if h.Hub == nil {
 		return errNotFound()
 	}
-	cu, err := h.Store.HubCustomer(r.Context(), q.caller.CompanyID, r.PostForm.Get("customer"))
+	cu, err := h.Store.HubCustomer(r.Context(), q.caller.Tenant.ID(), r.PostForm.Get("customer"))
 	if err != nil {
 		return err
 	}
-	t := &recon.LinkToken{CompanyID: q.caller.CompanyID, CustomerID: cu.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink,
-		Language: string(q.lang), Sandbox: !q.caller.Livemode || h.Sandbox}
+	t := &recon.LinkToken{CompanyID: q.caller.Tenant.ID(), CustomerID: cu.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink,
+		Language: string(q.lang), Sandbox: !q.caller.Livemode() || h.Sandbox}
 	u, err := h.Hub.CreateLinkToken(r.Context(), t)
 	if recon.ErrorCode(err) == recon.EUNAVAILABLE {
 		return h.renderBank(w, r, q, http.StatusServiceUnavailable, &bankView{LinkErr: "no_connector"})

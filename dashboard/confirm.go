@@ -48,14 +48,14 @@ func (h *Handler) renderConfirm(w http.ResponseWriter, r *http.Request, q *reque
 // tenant without an active target; a test tenant's is held for recon
 // listen), as notifyAt decides.
 func (h *Handler) notificationLine(r *http.Request, q *request, kind, event string) (string, error) {
-	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.CompanyID, kind)
+	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.Tenant.ID(), kind)
 	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
 		return "", err
 	}
 	switch {
 	case t != nil && t.Active:
 		return event + " → " + t.URL, nil
-	case !q.caller.Livemode:
+	case !q.caller.Livemode():
 		return event + " → " + q.lang.T("c_listen"), nil
 	}
 	return q.lang.T("c_no_target"), nil
@@ -78,7 +78,7 @@ func orderItems(l lang, o *recon.Order) []confirmItem {
 // what its status becomes and the IPN that goes out. An order the action
 // cannot apply to shows the order page with the reason (409).
 func (h *Handler) confirmOrderAction(w http.ResponseWriter, r *http.Request, q *request, action, invoice string) error {
-	o, err := h.Store.Order(r.Context(), q.caller.CompanyID, invoice)
+	o, err := h.Store.Order(r.Context(), q.caller.Tenant.ID(), invoice)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (h *Handler) confirmReplay(w http.ResponseWriter, r *http.Request, q *reque
 	if err != nil {
 		return err
 	}
-	d, err := h.Store.Delivery(r.Context(), q.caller.CompanyID, id)
+	d, err := h.Store.Delivery(r.Context(), q.caller.Tenant.ID(), id)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func (h *Handler) replayFailedStep(w http.ResponseWriter, r *http.Request, q *re
 	if err != nil {
 		return err
 	}
-	n, err := h.Store.CountFailed(r.Context(), q.caller.CompanyID, f, h.now(), recon.MaxCountedFailed)
+	n, err := h.Store.CountFailed(r.Context(), q.caller.Tenant.ID(), f, h.now(), recon.MaxCountedFailed)
 	if err != nil {
 		return err
 	}

@@ -160,7 +160,7 @@ func (e *dashEnv) testModeOf(t *testing.T, live *tenant) *tenant {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &tenant{company: live.company, id: tn.ID, account: e.bankAccount(t, tn.ID)}
+	return &tenant{company: live.company, id: tn.ID.ID(), account: e.bankAccount(t, tn.ID.ID())}
 }
 
 func (e *dashEnv) bankAccount(t *testing.T, tenant int64) int64 {

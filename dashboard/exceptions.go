@@ -33,7 +33,7 @@ type exceptionsView struct {
 // status=resolved, resolved) exceptions, newest first, a page at a time.
 func (h *Handler) exceptions(w http.ResponseWriter, r *http.Request, q *request) error {
 	ctx := r.Context()
-	accounts, err := h.Store.BankAccounts(ctx, q.caller.CompanyID)
+	accounts, err := h.Store.BankAccounts(ctx, q.caller.Tenant.ID())
 	if err != nil {
 		return err
 	}
@@ -47,13 +47,13 @@ func (h *Handler) exceptions(w http.ResponseWriter, r *http.Request, q *request)
 		return err
 	} else {
 		var more bool
-		if v.Rows, more, err = h.Store.Exceptions(ctx, q.caller.CompanyID, f); err != nil {
+		if v.Rows, more, err = h.Store.Exceptions(ctx, q.caller.Tenant.ID(), f); err != nil {
 			return err
 		}
 		for _, e := range v.Rows {
 			v.RowTimes = append(v.RowTimes, e.Transaction.TransactionDate.Format("2006-01-02 15:04"))
 		}
-		if v.Suggestions, err = recon.Suggest(ctx, h.Store, q.caller.CompanyID, v.Rows); err != nil {
+		if v.Suggestions, err = recon.Suggest(ctx, h.Store, q.caller.Tenant.ID(), v.Rows); err != nil {
 			return err
 		}
 		if more {
@@ -121,15 +121,15 @@ func (h *Handler) exception(w http.ResponseWriter, r *http.Request, q *request) 
 
 func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *request, id int64, status int, v *exceptionView) error {
 	ctx := r.Context()
-	e, err := h.Store.Exception(ctx, q.caller.CompanyID, id)
+	e, err := h.Store.Exception(ctx, q.caller.Tenant.ID(), id)
 	if err != nil {
 		return err
 	}
-	s, err := recon.Suggest(ctx, h.Store, q.caller.CompanyID, []*recon.Exception{e})
+	s, err := recon.Suggest(ctx, h.Store, q.caller.Tenant.ID(), []*recon.Exception{e})
 	if err != nil {
 		return err
 	}
-	if v.Decisions, err = h.Store.MatchDecisions(ctx, q.caller.CompanyID, 0, id); err != nil {
+	if v.Decisions, err = h.Store.MatchDecisions(ctx, q.caller.Tenant.ID(), 0, id); err != nil {
 		return err
 	}
 	v.E, v.Suggestions, v.MaxNote = e, s[0], recon.MaxResolutionNote
@@ -139,10 +139,10 @@ func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *req
 		// After a match, the order it paid (named in the redirect, checked
 		// against the resolution) and its notifications.
 		if inv := r.URL.Query().Get("order"); res.OrderID != 0 && inv != "" {
-			o, err := h.Store.Order(ctx, q.caller.CompanyID, inv)
+			o, err := h.Store.Order(ctx, q.caller.Tenant.ID(), inv)
 			if err == nil && o.ID == res.OrderID {
 				v.Result = o
-				if v.ResultNotes, err = h.Store.OrderDeliveries(ctx, q.caller.CompanyID, o, maxOrderNotifications); err != nil {
+				if v.ResultNotes, err = h.Store.OrderDeliveries(ctx, q.caller.Tenant.ID(), o, maxOrderNotifications); err != nil {
 					return err
 				}
 			} else if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
@@ -180,7 +180,7 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 		return err
 	}
 	ctx := r.Context()
-	e, err := h.Store.Exception(ctx, q.caller.CompanyID, id)
+	e, err := h.Store.Exception(ctx, q.caller.Tenant.ID(), id)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 		in.Action = recon.ResolveMatch
 		if invoice == "" {
 			err = recon.FieldError("invoice", "type the invoice number of the order to match, or choose a suggested order")
-		} else if o, err = h.Store.Order(ctx, q.caller.CompanyID, invoice); recon.ErrorCode(err) == recon.ENOTFOUND {
+		} else if o, err = h.Store.Order(ctx, q.caller.Tenant.ID(), invoice); recon.ErrorCode(err) == recon.ENOTFOUND {
 			err = recon.FieldError("invoice", "there is no order with invoice number %q", invoice)
 		} else if err == nil {
 			in.OrderID = o.ID
@@ -211,7 +211,7 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 		return h.confirmResolve(w, r, q, e, v, in, o)
 	}
 	if err == nil {
-		_, err = h.Store.ResolveException(ctx, q.caller.CompanyID, id, in, q.caller.User, h.now())
+		_, err = h.Store.ResolveException(ctx, q.caller.Tenant.ID(), id, in, q.caller.User, h.now())
 	}
 	switch recon.ErrorCode(err) {
 	case "":

@@ -80,7 +80,7 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 	}
 	query.Del("replayed")
 	var err error
-	if v.Stats, err = h.Store.DeliveryTargetStats(ctx, q.caller.CompanyID, since, recon.MaxStatsDeliveries); err != nil {
+	if v.Stats, err = h.Store.DeliveryTargetStats(ctx, q.caller.Tenant.ID(), since, recon.MaxStatsDeliveries); err != nil {
 		return err
 	}
 	var read int64
@@ -93,7 +93,7 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 	if err != nil {
 		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
 	} else {
-		if v.Rows, err = h.Store.Deliveries(ctx, q.caller.CompanyID, f); err != nil {
+		if v.Rows, err = h.Store.Deliveries(ctx, q.caller.Tenant.ID(), f); err != nil {
 			return err
 		}
 		if len(v.Rows) > deliveryPerPage {
@@ -141,7 +141,7 @@ func (h *Handler) delivery(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	ctx := r.Context()
-	d, err := h.Store.Delivery(ctx, q.caller.CompanyID, id)
+	d, err := h.Store.Delivery(ctx, q.caller.Tenant.ID(), id)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (h *Handler) delivery(w http.ResponseWriter, r *http.Request, q *request) e
 	for _, a := range attempts {
 		v.Attempts = append(v.Attempts, attemptView{a, h.timeText(a.At), a.Latency.Round(time.Millisecond).String()})
 	}
-	t, err := h.Store.DeliveryTarget(ctx, q.caller.CompanyID, d.Kind)
+	t, err := h.Store.DeliveryTarget(ctx, q.caller.Tenant.ID(), d.Kind)
 	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
 		return err
 	}
@@ -214,7 +214,7 @@ func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, q *requ
 	if err != nil {
 		return err
 	}
-	if err := h.Store.ReplayDelivery(r.Context(), q.caller.CompanyID, id, h.now()); err != nil {
+	if err := h.Store.ReplayDelivery(r.Context(), q.caller.Tenant.ID(), id, h.now()); err != nil {
 		return err
 	}
 	h.kick()
@@ -253,7 +253,7 @@ func (h *Handler) replayFailed(w http.ResponseWriter, r *http.Request, q *reques
 	if err != nil {
 		return err
 	}
-	n, err := h.Store.ReplayFailed(r.Context(), q.caller.CompanyID, f, h.now())
+	n, err := h.Store.ReplayFailed(r.Context(), q.caller.Tenant.ID(), f, h.now())
 	if err != nil {
 		return err
 	}

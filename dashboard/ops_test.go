@@ -79,7 +79,7 @@ func newOpsEnv(t *testing.T, engine string) *opsEnv {
 		if err != nil {
 			t.Fatal(err)
 		}
-		*c.dst = tn.ID
+		*c.dst = tn.ID.ID()
 	}
 	// Live exceptions: X1 (a typo of INV-EXC's code: suggested), X2 (a typo
 	// for INV-TYPED, matched by its invoice), X3 (HTML in the memo), X4.

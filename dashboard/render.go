@@ -61,7 +61,7 @@ type pageData struct {
 
 func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageData {
 	return &pageData{Lang: q.lang, Title: title, Path: r.URL.Path, User: q.caller.User, Company: q.company.ShortName,
-		Live: q.caller.Livemode, CSRF: csrfToken(q.token), MayMoney: q.caller.May(recon.ActionReadMoney),
+		Live: q.caller.Livemode(), CSRF: csrfToken(q.token), MayMoney: q.caller.May(recon.ActionReadMoney),
 		MayManage: q.caller.May(recon.ActionManageNotifications), MayCompany: q.caller.May(recon.ActionManageCompany),
 		MayWrite:     q.caller.May(recon.ActionWriteTransactions),
 		SandboxPanel: h.sandboxOpen(q) == nil && q.caller.May(recon.ActionWriteTransactions), Data: v}

@@ -25,7 +25,7 @@ type sandboxView struct {
 // sandboxOpen reports whether the panel exists for the caller: elsewhere
 // its pages are 404, as the API's sandbox transfers.
 func (h *Handler) sandboxOpen(q *request) error {
-	if q.caller.Livemode && !h.Sandbox {
+	if q.caller.Livemode() && !h.Sandbox {
 		return recon.Errorf(recon.ENOTFOUND, "the sandbox panel exists in test mode: switch to test data")
 	}
 	return nil
@@ -42,7 +42,7 @@ func (h *Handler) sandbox(w http.ResponseWriter, r *http.Request, q *request) er
 
 func (h *Handler) renderSandbox(w http.ResponseWriter, r *http.Request, q *request, status int, v *sandboxView) error {
 	var err error
-	if v.Accounts, err = h.Store.BankAccounts(r.Context(), q.caller.CompanyID); err != nil {
+	if v.Accounts, err = h.Store.BankAccounts(r.Context(), q.caller.Tenant.ID()); err != nil {
 		return err
 	}
 	if h.Hub != nil && q.caller.May(recon.ActionHub) {
@@ -66,7 +66,7 @@ func (h *Handler) sandboxTransfer(w http.ResponseWriter, r *http.Request, q *req
 	memo := f.Get("memo")
 	amount, err := strconv.ParseInt(strings.TrimSpace(f.Get("amount")), 10, 64)
 	if v.Invoice != "" {
-		o, oerr := h.Store.Order(r.Context(), q.caller.CompanyID, v.Invoice)
+		o, oerr := h.Store.Order(r.Context(), q.caller.Tenant.ID(), v.Invoice)
 		if oerr != nil {
 			return oerr // another tenant's invoice: 404
 		}
@@ -83,7 +83,7 @@ func (h *Handler) sandboxTransfer(w http.ResponseWriter, r *http.Request, q *req
 	now := h.now()
 	in := []recon.TransactionInput{{BankAccountID: account, TransactionDate: now.In(h.Location), AmountIn: amount,
 		Content: memo, ReferenceNumber: recon.SimulatedReferenceFrom(h.Rand)}}
-	res, err := recon.Ingest(r.Context(), h.Store, q.caller.CompanyID, now, in)
+	res, err := recon.Ingest(r.Context(), h.Store, q.caller.Tenant.ID(), now, in)
 	if c := recon.ErrorCode(err); c == recon.EINVALID || c == recon.ENOTFOUND {
 		v.Err = recon.ErrorMessage(err)
 		return h.renderSandbox(w, r, q, http.StatusBadRequest, v)
@@ -106,7 +106,7 @@ func (h *Handler) sandboxHubEvent(w http.ResponseWriter, r *http.Request, q *req
 	if h.Hub == nil {
 		return errNotFound()
 	}
-	err := h.Hub.Simulate(r.Context(), q.caller.CompanyID, !q.caller.Livemode || h.Sandbox, r.PostForm.Get("event"))
+	err := h.Hub.Simulate(r.Context(), q.caller.Tenant.ID(), !q.caller.Livemode() || h.Sandbox, r.PostForm.Get("event"))
 	if c := recon.ErrorCode(err); c == recon.EINVALID || c == recon.EUNAVAILABLE {
 		return h.renderSandbox(w, r, q, http.StatusBadRequest, &sandboxView{Err: recon.ErrorMessage(err)})
 	} else if err != nil {

@@ -177,7 +177,7 @@ func (h *Handler) load(r *http.Request) (*request, error) {
 		return nil, err
 	}
 	return &request{token: token, session: s, company: c, lang: h.langOf(r),
-		caller: &recon.Caller{CompanyID: t.ID, Livemode: t.Live, ClientID: "dashboard", User: u}}, nil
+		caller: &recon.Caller{Tenant: t.ID, ClientID: "dashboard", User: u}}, nil
 }
 
 // noSession answers a request without a usable session: a GET goes to the

@@ -96,7 +96,7 @@ func (h *Handler) settings(w http.ResponseWriter, r *http.Request, q *request) e
 // the page.
 func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *request, status int, v *settingsView) error {
 	ctx := r.Context()
-	v.CanEdit, v.CanRotateIPN = q.caller.Livemode, h.SaveIPN != nil
+	v.CanEdit, v.CanRotateIPN = q.caller.Livemode(), h.SaveIPN != nil
 	v.Roles, v.Permissions = recon.GrantableRoles(q.caller.User), recon.Permissions
 	v.CharTypes = []string{string(recon.NumberOnly), string(recon.NumberAndLetter)}
 	if v.Formats == nil {
@@ -108,7 +108,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		v.Formats = append(v.Formats, formatRow{CharacterType: string(recon.NumberOnly), Active: true}) // a blank row adds one
 	}
 	for _, kind := range []string{recon.DeliveryIPN, recon.DeliveryWebhook, recon.DeliveryHubIPN} {
-		t, err := h.Store.DeliveryTarget(ctx, q.caller.CompanyID, kind)
+		t, err := h.Store.DeliveryTarget(ctx, q.caller.Tenant.ID(), kind)
 		if recon.ErrorCode(err) == recon.ENOTFOUND {
 			continue
 		} else if err != nil {
@@ -127,7 +127,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		v.IPNForm = &ipnForm{AuthType: recon.AuthSecretKey, Active: true}
 	}
 	v.IPNSaved = r.URL.Query().Get("saved") == "ipn"
-	m, err := h.Store.MerchantOf(ctx, q.caller.CompanyID)
+	m, err := h.Store.MerchantOf(ctx, q.caller.Tenant.ID())
 	if err == nil {
 		v.MerchantID = m.MerchantID
 	} else if recon.ErrorCode(err) != recon.ENOTFOUND {
@@ -210,14 +210,14 @@ func (h *Handler) maxPrefixLen() int {
 // store call of PATCH /api/v1/company/configurations, which test mode may
 // not make (the formats are the company's, shared by both modes).
 func (h *Handler) saveFormats(w http.ResponseWriter, r *http.Request, q *request) error {
-	if !q.caller.Livemode {
+	if !q.caller.Livemode() {
 		return recon.Errorf(recon.EFORBIDDEN, "payment code formats are settings of the company, shared by its live and test modes: switch to live data to change them")
 	}
 	rows, in := formatsForm(r.PostForm)
 	v := &settingsView{Formats: rows}
 	formats, err := recon.ValidateFormats(in, h.maxPrefixLen())
 	if err == nil {
-		_, err = h.Store.ReplacePaymentCodeFormats(r.Context(), q.caller.CompanyID, formats)
+		_, err = h.Store.ReplacePaymentCodeFormats(r.Context(), q.caller.Tenant.ID(), formats)
 		if err == nil {
 			http.Redirect(w, r, "/dashboard/settings?saved=formats#formats", http.StatusSeeOther)
 			return nil
@@ -264,7 +264,7 @@ func (h *Handler) tryMemo(w http.ResponseWriter, r *http.Request, q *request) er
 func (h *Handler) sendTest(w http.ResponseWriter, r *http.Request, q *request) error {
 	kind := r.PostForm.Get("kind")
 	v := &settingsView{}
-	if _, err := h.Store.SendTestNotification(r.Context(), q.caller.CompanyID, kind); err != nil {
+	if _, err := h.Store.SendTestNotification(r.Context(), q.caller.Tenant.ID(), kind); err != nil {
 		if c := recon.ErrorCode(err); c != recon.EINVALID && c != recon.ENOTFOUND && c != recon.ECONFLICT {
 			return err
 		}
@@ -295,7 +295,7 @@ func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) er
 		return errNotFound()
 	}
 	f := &ipnForm{URL: strings.TrimSpace(r.PostForm.Get("ipn_url")), AuthType: r.PostForm.Get("auth_type"), Active: r.PostForm.Get("active") == "1"}
-	saved, newSecret, newSigning, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active}, false)
+	saved, newSecret, newSigning, err := h.SaveIPN(r.Context(), q.caller.Tenant.ID(), recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active}, false)
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
 	} else if err != nil {
@@ -322,7 +322,7 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 	if h.SaveIPN == nil {
 		return errNotFound()
 	}
-	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.CompanyID, recon.DeliveryIPN)
+	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.Tenant.ID(), recon.DeliveryIPN)
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 		return recon.Errorf(recon.ECONFLICT, "the IPN target uses auth_type %s: it has no secret to rotate", t.AuthType)
 	}
 	t.Secret = recon.NewSecretFrom(h.Rand)
-	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: t.URL, AuthType: t.AuthType, Secret: t.Secret, Active: t.Active}, false)
+	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.Tenant.ID(), recon.Target{URL: t.URL, AuthType: t.AuthType, Secret: t.Secret, Active: t.Active}, false)
 	if err != nil {
 		return err
 	}
@@ -346,7 +346,7 @@ func (h *Handler) rotateIPNSigning(w http.ResponseWriter, r *http.Request, q *re
 	if h.SaveIPN == nil {
 		return errNotFound()
 	}
-	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.CompanyID, recon.DeliveryIPN)
+	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.Tenant.ID(), recon.DeliveryIPN)
 	if err != nil {
 		return err
 	}
@@ -354,7 +354,7 @@ func (h *Handler) rotateIPNSigning(w http.ResponseWriter, r *http.Request, q *re
 		return h.confirmSigningRotation(w, r, q, "/dashboard/settings/ipn-signing-secret", recon.DeliveryIPN, t.URL, recon.MaskSecret(t.SigningSecret), "#targets")
 	}
 	// The stored target as it is, its secret kept (Secret empty).
-	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.CompanyID, recon.Target{URL: t.URL, AuthType: t.AuthType, Active: t.Active}, true)
+	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.Tenant.ID(), recon.Target{URL: t.URL, AuthType: t.AuthType, Active: t.Active}, true)
 	if err != nil {
 		return err
 	}
@@ -373,11 +373,11 @@ func (h *Handler) confirmSigningRotation(w http.ResponseWriter, r *http.Request,
 // new secret key of the tenant's merchant credentials (as `recon merchant
 // credentials --rotate`), shown this once.
 func (h *Handler) rotateMerchantSecret(w http.ResponseWriter, r *http.Request, q *request) error {
-	m, err := h.Store.MerchantOf(r.Context(), q.caller.CompanyID)
+	m, err := h.Store.MerchantOf(r.Context(), q.caller.Tenant.ID())
 	if err != nil {
 		return err
 	}
-	m.SecretKey = recon.NewMerchantSecret(h.Rand, !q.caller.Livemode)
+	m.SecretKey = recon.NewMerchantSecret(h.Rand, !q.caller.Livemode())
 	if err := h.Store.SetMerchant(r.Context(), m); err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func newPager(path string, q url.Values, pageParam string, page, perPage int, to
 // transactions serves GET /dashboard/transactions.
 func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *request) error {
 	ctx := r.Context()
-	accounts, err := h.Store.BankAccounts(ctx, q.caller.CompanyID)
+	accounts, err := h.Store.BankAccounts(ctx, q.caller.Tenant.ID())
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *reques
 	v := &transactionsView{Accounts: accounts, Query: query, States: []string{recon.StateMatched, recon.StateUnmatched, recon.StateException}}
 	if err == nil && s.Searching() {
 		delete(query, "page") // a search pages by keyset (before)
-		v.Search, err = h.Store.SearchTransactions(ctx, q.caller.CompanyID, s)
+		v.Search, err = h.Store.SearchTransactions(ctx, q.caller.Tenant.ID(), s)
 		if err == nil {
 			v.Rows, v.Found, v.Scanned = v.Search.Rows, int64(len(v.Search.Rows)), int64(v.Search.Scanned)
 			if v.Search.Next != 0 {
@@ -99,7 +99,7 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *reques
 		}
 	} else if err == nil {
 		var total int64
-		if v.Rows, total, err = h.Store.Transactions(ctx, q.caller.CompanyID, s.TransactionFilter); err == nil {
+		if v.Rows, total, err = h.Store.Transactions(ctx, q.caller.Tenant.ID(), s.TransactionFilter); err == nil {
 			v.Pager = newPager(r.URL.Path, query, "page", s.Page, s.Limit, total)
 		}
 	}
@@ -134,11 +134,11 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request, q *request
 		return errNotFound()
 	}
 	ctx := r.Context()
-	t, err := h.Store.Transaction(ctx, q.caller.CompanyID, id)
+	t, err := h.Store.Transaction(ctx, q.caller.Tenant.ID(), id)
 	if err != nil {
 		return err
 	}
-	ds, err := h.Store.MatchDecisions(ctx, q.caller.CompanyID, 0, id)
+	ds, err := h.Store.MatchDecisions(ctx, q.caller.Tenant.ID(), 0, id)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 	}
 	s.Page, s.Limit, s.Before = 1, recon.MaxTransactionLimit, 0
 	ctx := r.Context()
-	rows, total, err := h.Store.Transactions(ctx, q.caller.CompanyID, s.TransactionFilter)
+	rows, total, err := h.Store.Transactions(ctx, q.caller.Tenant.ID(), s.TransactionFilter)
 	if err != nil {
 		return err
 	}
@@ -175,14 +175,14 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 			return nil, nil
 		}
 		s.Page++
-		rows, _, err := h.Store.Transactions(ctx, q.caller.CompanyID, s.TransactionFilter)
+		rows, _, err := h.Store.Transactions(ctx, q.caller.Tenant.ID(), s.TransactionFilter)
 		return rows, err
 	}
 	switch {
 	case s.Searching() && total > maxExportSearch:
 		return recon.Errorf(recon.EINVALID, "the search would read %d transactions; an export reads at most %d: narrow the dates or accounts", total, maxExportSearch)
 	case s.Searching():
-		page, err := h.Store.SearchTransactions(ctx, q.caller.CompanyID, s)
+		page, err := h.Store.SearchTransactions(ctx, q.caller.Tenant.ID(), s)
 		if err != nil {
 			return err
 		}
@@ -190,7 +190,7 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 		next = func() ([]*recon.Transaction, error) {
 			for page.Next != 0 {
 				s.Before = page.Next
-				if page, err = h.Store.SearchTransactions(ctx, q.caller.CompanyID, s); err != nil || len(page.Rows) > 0 {
+				if page, err = h.Store.SearchTransactions(ctx, q.caller.Tenant.ID(), s); err != nil || len(page.Rows) > 0 {
 					return page.Rows, err
 				}
 			}
@@ -200,7 +200,7 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 		return recon.Errorf(recon.EINVALID, "the filter selects %d transactions; an export holds at most %d: narrow the dates or accounts", total, maxExportRows)
 	}
 	mode := "live"
-	if !q.caller.Livemode {
+	if !q.caller.Livemode() {
 		mode = "test"
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")

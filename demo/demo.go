@@ -165,18 +165,18 @@ func seedTestMode(ctx context.Context, db Store, auth Auth, random io.Reader, co
 		if secret, err = auth.RegisterClient(ctx, client); err != nil {
 			return nil, err
 		}
-		m := &recon.Merchant{CompanyID: tenant.ID, MerchantID: testMerchantID, SecretKey: recon.NewMerchantSecret(random, true)}
+		m := &recon.Merchant{CompanyID: tenant.ID.ID(), MerchantID: testMerchantID, SecretKey: recon.NewMerchantSecret(random, true)}
 		if err := db.SetMerchant(ctx, m); err != nil {
 			return nil, err
 		}
-		b := &recon.BankAccount{CompanyID: tenant.ID, BankName: "Vietcombank", AccountNumber: "0071000123456", HolderName: "CONG TY TNHH THUONG MAI SAO MAI"}
+		b := &recon.BankAccount{CompanyID: tenant.ID.ID(), BankName: "Vietcombank", AccountNumber: "0071000123456", HolderName: "CONG TY TNHH THUONG MAI SAO MAI"}
 		if err := db.CreateBankAccount(ctx, b); err != nil {
 			return nil, err
 		}
 	default:
 		return nil, err
 	}
-	accounts, err := db.BankAccounts(ctx, tenant.ID)
+	accounts, err := db.BankAccounts(ctx, tenant.ID.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func seedTestMode(ctx context.Context, db Store, auth Auth, random io.Reader, co
 	if len(accounts) > 0 {
 		account = strconv.FormatInt(accounts[0].ID, 10)
 	}
-	merchant, err := db.MerchantOf(ctx, tenant.ID)
+	merchant, err := db.MerchantOf(ctx, tenant.ID.ID())
 	if err != nil {
 		return nil, err
 	}

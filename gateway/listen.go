@@ -230,14 +230,14 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 		return rc.Flush()
 	}
 	err = send("ready", 0, map[string]any{
-		"listener_id": listener, "company_id": tenant.CompanyID, "livemode": false, "events": events,
+		"listener_id": listener, "company_id": tenant.Company, "livemode": false, "events": events,
 		"signing_secret": secret,
 	})
 	if err != nil {
 		return nil // the client is gone: nothing to answer
 	}
-	h.logger().Info("listen: attached", "listener", listener, "company", tenant.CompanyID)
-	defer h.logger().Info("listen: detached", "listener", listener, "company", tenant.CompanyID)
+	h.logger().Info("listen: attached", "listener", listener, "company", tenant.Company)
+	defer h.logger().Info("listen: detached", "listener", listener, "company", tenant.Company)
 
 	// The stream goes on only while what authenticated it holds: checked
 	// again before each look's notifications are written and at every tick,
@@ -263,7 +263,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 			h.logger().Error("listen: check the credential again", "listener", listener, "err", err)
 			bye["reason"], bye["retry"] = "the server could not check the credentials again: reconnect", true
 		} else {
-			h.logger().Info("listen: closed", "listener", listener, "company", tenant.CompanyID, "reason", bye["reason"])
+			h.logger().Info("listen: closed", "listener", listener, "company", tenant.Company, "reason", bye["reason"])
 		}
 		_ = send("bye", 0, bye)
 		return false

@@ -103,13 +103,13 @@ func TestListenStreamIsReauthorised(t *testing.T) {
 		}
 		setCreds := func(id, secret string) {
 			t.Helper()
-			if err := b.db.SetMerchant(ctx, &recon.Merchant{CompanyID: tenant.ID, MerchantID: id, SecretKey: secret}); err != nil {
+			if err := b.db.SetMerchant(ctx, &recon.Merchant{CompanyID: tenant.ID.ID(), MerchantID: id, SecretKey: secret}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		enqueue := func() int64 {
 			t.Helper()
-			d := &recon.Delivery{CompanyID: tenant.ID, Kind: recon.DeliveryIPN, Event: recon.IPNOrderPaid, Payload: []byte(`{"n":1}`)}
+			d := &recon.Delivery{CompanyID: tenant.ID.ID(), Kind: recon.DeliveryIPN, Event: recon.IPNOrderPaid, Payload: []byte(`{"n":1}`)}
 			if err := b.db.EnqueueDelivery(ctx, d); err != nil {
 				t.Fatal(err)
 			}

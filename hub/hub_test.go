@@ -71,12 +71,12 @@ func setupMode(t *testing.T, engine string, sandbox bool) *bundle {
 	}
 	hubScope := []string{recon.ScopeHub}
 	auth := tokens{
-		"merchant":   {CompanyID: b.company.ID, ClientID: "a", Scopes: hubScope, Livemode: true},
-		"other":      {CompanyID: b.other.ID, ClientID: "b", Scopes: hubScope, Livemode: true},
-		"feed":       {CompanyID: b.company.ID, ClientID: "f", Scopes: []string{recon.ScopeTransactionWrite}, Livemode: true},
-		"test":       {CompanyID: b.company.ID, ClientID: "test_a", Scopes: hubScope, Livemode: false},
-		"admin":      {CompanyID: b.company.ID, ClientID: "u", Scopes: hubScope, Livemode: true, User: &recon.User{ID: 1, CompanyID: b.company.ID, Role: recon.RoleAdmin}},
-		"accountant": {CompanyID: b.company.ID, ClientID: "u", Scopes: hubScope, Livemode: true, User: &recon.User{ID: 2, CompanyID: b.company.ID, Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}},
+		"merchant":   {Tenant: recon.LiveTenant(b.company.ID), ClientID: "a", Scopes: hubScope},
+		"other":      {Tenant: recon.LiveTenant(b.other.ID), ClientID: "b", Scopes: hubScope},
+		"feed":       {Tenant: recon.LiveTenant(b.company.ID), ClientID: "f", Scopes: []string{recon.ScopeTransactionWrite}},
+		"test":       {Tenant: recon.TenantFromRow(b.company.ID, false), ClientID: "test_a", Scopes: hubScope},
+		"admin":      {Tenant: recon.LiveTenant(b.company.ID), ClientID: "u", Scopes: hubScope, User: &recon.User{ID: 1, CompanyID: b.company.ID, Role: recon.RoleAdmin}},
+		"accountant": {Tenant: recon.LiveTenant(b.company.ID), ClientID: "u", Scopes: hubScope, User: &recon.User{ID: 2, CompanyID: b.company.ID, Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}},
 	}
 	mux := web.NewMux()
 	(&hub.Handler{Store: db, Auth: auth, Tokens: issuer{}, Location: hcm, BaseURL: "http://hub.test", Sandbox: sandbox, Logger: slog.New(slog.DiscardHandler),
@@ -248,7 +248,7 @@ func TestEveryRouteChecksScopeAndRole(t *testing.T) {
 				if c.user != nil {
 					c.user.CompanyID = co.ID
 				}
-				auth[name] = &recon.Caller{CompanyID: co.ID, Livemode: true, ClientID: "c", Scopes: c.scopes(scope), User: c.user}
+				auth[name] = &recon.Caller{Tenant: recon.LiveTenant(co.ID), ClientID: "c", Scopes: c.scopes(scope), User: c.user}
 			}
 			h.Auth = auth
 			method, path, _ := strings.Cut(pattern, " ")

@@ -35,8 +35,8 @@ func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 	if in.Purpose == nil || *in.Purpose == "" {
 		return recon.FieldError("purpose", "purpose is required: %s or %s", recon.LinkPurposeLink, recon.LinkPurposeUnlink)
 	}
-	t := &recon.LinkToken{CompanyID: c.CompanyID, CustomerXID: *in.CompanyXID, Purpose: *in.Purpose, Language: "vi",
-		Sandbox: !c.Livemode || h.Sandbox}
+	t := &recon.LinkToken{CompanyID: c.Tenant.ID(), CustomerXID: *in.CompanyXID, Purpose: *in.Purpose, Language: "vi",
+		Sandbox: !c.Livemode() || h.Sandbox}
 	if in.CompletionRedirectURI != nil {
 		t.RedirectURI = *in.CompletionRedirectURI
 	}
@@ -182,7 +182,7 @@ func (h *Handler) getLinkToken(w http.ResponseWriter, r *http.Request, c *recon.
 	if err != nil {
 		return err
 	}
-	t, sessions, err := h.Store.LinkToken(r.Context(), c.CompanyID, xid)
+	t, sessions, err := h.Store.LinkToken(r.Context(), c.Tenant.ID(), xid)
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (h *Handler) revokeLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 	if err != nil {
 		return err
 	}
-	if _, err := h.Store.RevokeLinkToken(r.Context(), c.CompanyID, xid); err != nil {
+	if _, err := h.Store.RevokeLinkToken(r.Context(), c.Tenant.ID(), xid); err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, dataBody{Code: http.StatusOK, Message: "Link token revoked", Data: nil})

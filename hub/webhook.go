@@ -48,7 +48,7 @@ func toWebhookJSON(w *recon.HubWebhook, showSecret, showSigning bool) webhookJSO
 // getWebhook serves GET /v1/webhook: the configuration with the secret
 // masked, or data null when none is set.
 func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	wh, err := h.Store.HubWebhook(r.Context(), c.CompanyID)
+	wh, err := h.Store.HubWebhook(r.Context(), c.Tenant.ID())
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		writeEnvelope(w, http.StatusOK, "", []string{"No webhook is configured"}, nil, nil)
 		return nil
@@ -140,7 +140,7 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 			return recon.FieldError("rotate_signing_secret", "rotate_signing_secret must be true or false")
 		}
 	}
-	wh, created, err := h.SaveWebhook(r.Context(), c.CompanyID, ch)
+	wh, created, err := h.SaveWebhook(r.Context(), c.Tenant.ID(), ch)
 	if err != nil {
 		return err
 	}

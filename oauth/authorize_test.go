@@ -80,7 +80,7 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.CompanyID != b.company.ID || c.ClientID != b.conf.ID || !slices.Equal(c.Scopes, []string{"company", "transaction:read"}) {
+		if c.Tenant.ID() != b.company.ID || c.ClientID != b.conf.ID || !slices.Equal(c.Scopes, []string{"company", "transaction:read"}) {
 			t.Errorf("caller %+v", c)
 		}
 		if c.User == nil || c.User.ID != b.user.ID || c.User.Role != recon.RoleAdmin || c.User.PasswordHash != "" {
@@ -97,7 +97,7 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 			t.Fatalf("refresh response %v", r.json)
 		}
 		c2, err := b.server.Authenticate(ctx, access2)
-		if err != nil || c2.User == nil || c2.User.ID != b.user.ID || c2.CompanyID != b.company.ID {
+		if err != nil || c2.User == nil || c2.User.ID != b.user.ID || c2.Tenant.ID() != b.company.ID {
 			t.Fatalf("Authenticate(refreshed) = %+v, %v", c2, err)
 		}
 		b.wantUnauthorized(t, access)

@@ -73,10 +73,9 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 		return nil, err
 	}
 	caller := &recon.Caller{
-		CompanyID: tenant.ID,
-		Livemode:  tenant.Live,
-		ClientID:  req.GetClient().GetID(),
-		Scopes:    slices.Clone([]string(req.GetGrantedScopes())),
+		Tenant:   tenant.ID,
+		ClientID: req.GetClient().GetID(),
+		Scopes:   slices.Clone([]string(req.GetGrantedScopes())),
 	}
 	if sess.UserID != 0 {
 		u, err := s.store.User(ctx, sess.UserID)

@@ -29,7 +29,7 @@ func TestIssueToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.CompanyID != b.company.ID || c.ClientID != b.conf.ID || c.User == nil || c.User.ID != b.user.ID || !slices.Equal(c.Scopes, []string{"transaction:read"}) {
+			if c.Tenant.ID() != b.company.ID || c.ClientID != b.conf.ID || c.User == nil || c.User.ID != b.user.ID || !slices.Equal(c.Scopes, []string{"transaction:read"}) {
 				t.Errorf("caller %+v", c)
 			}
 			// Introspection sees it exactly like a token from the flow.
@@ -59,7 +59,7 @@ func TestIssueToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.User != nil || c.CompanyID != b.company.ID || !slices.Equal(c.Scopes, b.conf.Scopes) {
+			if c.User != nil || c.Tenant.ID() != b.company.ID || !slices.Equal(c.Scopes, b.conf.Scopes) {
 				t.Errorf("caller %+v", c)
 			}
 			r := b.introspect(t, b.conf.ID, b.confSecret, token)

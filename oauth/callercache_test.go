@@ -129,8 +129,8 @@ func TestCallerCacheExpiry(t *testing.T) {
 func TestCallerCacheByTheGivenTime(t *testing.T) {
 	var c callerCache
 	expires := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	c.put("sig", 3, &recon.Caller{CompanyID: 7, Scopes: []string{"company"}}, expires)
-	if got, ok := c.get("sig", 3, expires.Add(-time.Nanosecond)); !ok || got.CompanyID != 7 {
+	c.put("sig", 3, &recon.Caller{Tenant: recon.TenantFromRow(7, false), Scopes: []string{"company"}}, expires)
+	if got, ok := c.get("sig", 3, expires.Add(-time.Nanosecond)); !ok || got.Tenant.ID() != 7 {
 		t.Fatalf("before the expiry: %+v, %v", got, ok)
 	}
 	if _, ok := c.get("sig", 3, expires); ok {
@@ -139,7 +139,7 @@ func TestCallerCacheByTheGivenTime(t *testing.T) {
 	if _, ok := c.get("sig", 4, expires.Add(-time.Hour)); ok {
 		t.Fatal("under another epoch: still cached")
 	}
-	c.put("old", 2, &recon.Caller{CompanyID: 8}, expires) // an older epoch's put is dropped
+	c.put("old", 2, &recon.Caller{Tenant: recon.TenantFromRow(8, false)}, expires) // an older epoch's put is dropped
 	if _, ok := c.get("old", 2, expires.Add(-time.Hour)); ok {
 		t.Fatal("a put under an older epoch was kept")
 	}

@@ -38,7 +38,7 @@ func TestTestTokensAreMarked(t *testing.T) {
 			t.Fatalf("client credentials of a test client: %d %v, want a %s... token", r.status, r.json, markAccess)
 		}
 		c, err := b.server.Authenticate(ctx, feed)
-		if err != nil || c.Livemode || c.CompanyID != testTenant.ID || c.ClientID != tc.ID {
+		if err != nil || c.Livemode() || c.Tenant != testTenant.ID || c.ClientID != tc.ID {
 			t.Fatalf("Authenticate(test token) = %+v, %v", c, err)
 		}
 		if r := b.introspect(t, tc.ID, secret, feed); r.status != http.StatusOK || r.json["active"] != true || r.str("client_id") != tc.ID {

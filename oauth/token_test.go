@@ -40,8 +40,8 @@ func TestClientCredentials(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := recon.Caller{CompanyID: b.company.ID, ClientID: b.conf.ID, Scopes: []string{"transaction:read"}}
-			if c.User != nil || c.CompanyID != want.CompanyID || c.ClientID != want.ClientID || !slices.Equal(c.Scopes, want.Scopes) {
+			want := recon.Caller{Tenant: recon.TenantFromRow(b.company.ID, false), ClientID: b.conf.ID, Scopes: []string{"transaction:read"}}
+			if c.User != nil || c.Tenant.ID() != want.Tenant.ID() || c.ClientID != want.ClientID || !slices.Equal(c.Scopes, want.Scopes) {
 				t.Errorf("caller %+v, want %+v", c, want)
 			}
 		})

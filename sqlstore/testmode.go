@@ -21,15 +21,17 @@ var _ recon.TenantStore = (*DB)(nil)
 // Tenant returns the tenant whose rows carry company_id id, with the
 // company's status, or ENOTFOUND.
 func (db *DB) Tenant(ctx context.Context, id int64) (*recon.Tenant, error) {
-	t := recon.Tenant{ID: id}
+	var t recon.Tenant
+	var live bool
 	err := db.db.QueryRowContext(ctx, `SELECT p.id, c.test_of IS NULL, p.status FROM `+tenantCompany+` WHERE c.id = $1`, id).
-		Scan(&t.CompanyID, &t.Live, &t.Status)
+		Scan(&t.Company, &live, &t.Status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(err, "company %d not found", id)
 	}
 	if err != nil {
 		return nil, internal(err, "read tenant")
 	}
+	t.ID = recon.TenantFromRow(id, live)
 	return &t, nil
 }
 
@@ -39,8 +41,9 @@ func (db *DB) TenantOf(ctx context.Context, companyID int64, live bool) (*recon.
 	if !live {
 		query = `SELECT c.id, p.id, p.status FROM companies p JOIN companies c ON c.test_of = p.id WHERE p.id = $1`
 	}
-	t := recon.Tenant{Live: live}
-	err := db.db.QueryRowContext(ctx, query, companyID).Scan(&t.ID, &t.CompanyID, &t.Status)
+	var t recon.Tenant
+	var id int64
+	err := db.db.QueryRowContext(ctx, query, companyID).Scan(&id, &t.Company, &t.Status)
 	if errors.Is(err, sql.ErrNoRows) {
 		if live {
 			return nil, notFound(err, "company %d not found", companyID)
@@ -50,6 +53,7 @@ func (db *DB) TenantOf(ctx context.Context, companyID int64, live bool) (*recon.
 	if err != nil {
 		return nil, internal(err, "read tenant")
 	}
+	t.ID = recon.TenantFromRow(id, live)
 	return &t, nil
 }
 
@@ -61,10 +65,11 @@ func (db *DB) TestTenant(ctx context.Context, companyID int64) (*recon.Tenant, e
 	if err != nil {
 		return nil, err
 	}
-	if !live.Live {
-		return nil, recon.Errorf(recon.EINVALID, "company %d is the test tenant of company %d, not a company", companyID, live.CompanyID)
+	if !live.Live() {
+		return nil, recon.Errorf(recon.EINVALID, "company %d is the test tenant of company %d, not a company", companyID, live.Company)
 	}
-	t := recon.Tenant{CompanyID: companyID, Status: live.Status}
+	t := recon.Tenant{Company: companyID, Status: live.Status}
+	var id int64
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO companies (full_name, short_name, status, subscription, begin_date, end_date,
@@ -76,15 +81,16 @@ func (db *DB) TestTenant(ctx context.Context, companyID int64) (*recon.Tenant, e
 		if err != nil {
 			return err
 		}
-		t.ID, err = db.testTenantID(ctx, tx, companyID)
+		id, err = db.testTenantID(ctx, tx, companyID)
 		return err
 	})
 	if err != nil {
 		return nil, internal(err, "make test tenant")
 	}
-	if t.ID == 0 { // the company was deleted meanwhile
+	if id == 0 { // the company was deleted meanwhile
 		return nil, notFound(nil, "company %d not found", companyID)
 	}
+	t.ID = recon.TenantFromRow(id, false)
 	return &t, nil
 }
 
@@ -107,8 +113,8 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 	if err != nil {
 		return nil, err
 	}
-	if !live.Live {
-		return nil, recon.Errorf(recon.EINVALID, "company %d is the test tenant of company %d: name the company", companyID, live.CompanyID)
+	if !live.Live() {
+		return nil, recon.Errorf(recon.EINVALID, "company %d is the test tenant of company %d: name the company", companyID, live.Company)
 	}
 	var res recon.WipeResult
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
@@ -170,8 +176,8 @@ func (db *DB) ownCompany(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	if !t.Live {
-		return recon.Errorf(recon.EINVALID, "%d is the test tenant of company %d: users and OAuth2 clients belong to company %d (a test client is one made with --test)", id, t.CompanyID, t.CompanyID)
+	if !t.Live() {
+		return recon.Errorf(recon.EINVALID, "%d is the test tenant of company %d: users and OAuth2 clients belong to company %d (a test client is one made with --test)", id, t.Company, t.Company)
 	}
 	return nil
 }

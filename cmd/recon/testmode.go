@@ -40,14 +40,14 @@ func (t *tenantFlags) id(ctx context.Context, db recon.TenantStore) (int64, erro
 		if err != nil {
 			return 0, err
 		}
-		return tt.ID, nil
+		return tt.ID.ID(), nil
 	}
 	tt, err := db.Tenant(ctx, t.company)
 	if err != nil {
 		return 0, err
 	}
-	if !tt.Live {
-		return 0, fmt.Errorf("%d is the test tenant of company %d: use --company %d --test", t.company, tt.CompanyID, tt.CompanyID)
+	if !tt.Live() {
+		return 0, fmt.Errorf("%d is the test tenant of company %d: use --company %d --test", t.company, tt.Company, tt.Company)
 	}
 	return t.company, nil
 }

@@ -210,7 +210,7 @@ func setupModes(t *testing.T, base, dbURL string, ipn bool) *modeData {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.tenant = tenant.ID
+		s.tenant = tenant.ID.ID()
 	}
 	if md.live.tenant != md.company || md.test.tenant == md.company || md.live.account == md.test.account {
 		t.Fatalf("tenants %d/%d, accounts %d/%d", md.live.tenant, md.test.tenant, md.live.account, md.test.account)

@@ -206,8 +206,8 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 	if err != nil {
 		return nil, err
 	}
-	if !live.Live {
-		return nil, fmt.Errorf("%d is the test tenant of company %d: name the company (--company %d); recon trigger always acts on its test mode", tr.company, live.CompanyID, live.CompanyID)
+	if !live.Live() {
+		return nil, fmt.Errorf("%d is the test tenant of company %d: name the company (--company %d); recon trigger always acts on its test mode", tr.company, live.Company, live.Company)
 	}
 	if err := live.CheckActive(); err != nil {
 		return nil, err
@@ -224,7 +224,7 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 	if tr.tenant, err = tr.db.TestTenant(ctx, tr.company); err != nil {
 		return nil, err
 	}
-	if tr.tenant.Live || tr.tenant.ID == tr.company { // never act on live data
+	if tr.tenant.Live() || tr.tenant.ID.ID() == tr.company { // never act on live data
 		return nil, fmt.Errorf("company %d: the test tenant is not separate from the live data; refusing", tr.company)
 	}
 	if err := tr.useAccount(ctx, accountID); err != nil {
@@ -250,7 +250,7 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 		}
 	}
 	if tr.res.Order != nil {
-		o, err := tr.db.Order(ctx, tr.tenant.ID, tr.res.Order.InvoiceNumber)
+		o, err := tr.db.Order(ctx, tr.tenant.ID.ID(), tr.res.Order.InvoiceNumber)
 		if err != nil {
 			return nil, err
 		}
@@ -267,14 +267,14 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 // refused.
 func (tr *triggerRun) useAccount(ctx context.Context, id int64) error {
 	if id != 0 {
-		b, err := tr.db.BankAccount(ctx, tr.tenant.ID, id)
+		b, err := tr.db.BankAccount(ctx, tr.tenant.ID.ID(), id)
 		if recon.ErrorCode(err) == recon.ENOTFOUND {
 			return fmt.Errorf("bank account %d is not a test-mode account of company %d: recon trigger uses test-mode accounts only (recon bank-account list --company %d --test)", id, tr.company, tr.company)
 		}
 		tr.account = b
 		return err
 	}
-	accounts, err := tr.db.BankAccounts(ctx, tr.tenant.ID)
+	accounts, err := tr.db.BankAccounts(ctx, tr.tenant.ID.ID())
 	if err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func (tr *triggerRun) useAccount(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	b := &recon.BankAccount{CompanyID: tr.tenant.ID, BankName: "Vietcombank", AccountNumber: "9999" + fmt.Sprintf("%08d", tr.company%100_000_000),
+	b := &recon.BankAccount{CompanyID: tr.tenant.ID.ID(), BankName: "Vietcombank", AccountNumber: "9999" + fmt.Sprintf("%08d", tr.company%100_000_000),
 		HolderName: strings.ToUpper(co.ShortName) + " (SANDBOX)"}
 	if err := tr.db.CreateBankAccount(ctx, b); err != nil {
 		return err
@@ -299,13 +299,13 @@ func (tr *triggerRun) useAccount(ctx context.Context, id int64) error {
 // useMerchant takes the test mode's merchant credentials, making them as
 // `recon merchant credentials --test` does when there are none.
 func (tr *triggerRun) useMerchant(ctx context.Context) error {
-	m, err := tr.db.MerchantOf(ctx, tr.tenant.ID)
+	m, err := tr.db.MerchantOf(ctx, tr.tenant.ID.ID())
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
-		m = recon.NewMerchant(tr.rand, tr.tenant.ID, tr.company, true)
+		m = recon.NewMerchant(tr.rand, tr.tenant.ID.ID(), tr.company, true)
 		if err := tr.db.SetMerchant(ctx, m); err != nil {
 			return err
 		}
-		if m, err = tr.db.MerchantOf(ctx, tr.tenant.ID); err != nil {
+		if m, err = tr.db.MerchantOf(ctx, tr.tenant.ID.ID()); err != nil {
 			return err
 		}
 		tr.res.Created = append(tr.res.Created, "test merchant credentials "+m.MerchantID+" (recon merchant credentials --test shows them)")
@@ -360,7 +360,7 @@ func (tr *triggerRun) checkout(ctx context.Context) error {
 	if rec.Code != http.StatusSeeOther {
 		return gatewayError(rec, "checkout")
 	}
-	o, err := tr.db.Order(ctx, tr.tenant.ID, invoice)
+	o, err := tr.db.Order(ctx, tr.tenant.ID.ID(), invoice)
 	if err != nil {
 		return err
 	}
@@ -375,7 +375,7 @@ func (tr *triggerRun) pay(ctx context.Context) error {
 	ref := recon.SimulatedReferenceFrom(tr.rand)
 	content := "NGUYEN VAN A chuyen tien " + o.PaymentCode
 	now := tr.clock.Now()
-	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID, now, []recon.TransactionInput{{
+	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID.ID(), now, []recon.TransactionInput{{
 		BankAccountID: tr.account.ID, TransactionDate: now.In(tr.loc), AmountIn: o.Amount,
 		Content: content, ReferenceNumber: ref,
 	}})
@@ -383,7 +383,7 @@ func (tr *triggerRun) pay(ctx context.Context) error {
 		return err
 	}
 	tr.res.Transaction = &triggerTransfer{ID: res[0].ID, ReferenceNumber: ref, Amount: o.Amount, Content: content}
-	if now, err := tr.db.Order(ctx, tr.tenant.ID, o.InvoiceNumber); err != nil {
+	if now, err := tr.db.Order(ctx, tr.tenant.ID.ID(), o.InvoiceNumber); err != nil {
 		return err
 	} else if now.Status != recon.OrderCaptured {
 		return fmt.Errorf("the transfer did not pay order %s (status %s): are the payment-code formats active?", o.InvoiceNumber, now.Status)
@@ -407,7 +407,7 @@ func (tr *triggerRun) void(ctx context.Context) error {
 
 // lastDelivery is the id of the test tenant's newest delivery (0 for none).
 func (tr *triggerRun) lastDelivery(ctx context.Context) (int64, error) {
-	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID, recon.DeliveryFilter{Limit: 1})
+	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID.ID(), recon.DeliveryFilter{Limit: 1})
 	if err != nil || len(ds) == 0 {
 		return 0, err
 	}
@@ -417,11 +417,11 @@ func (tr *triggerRun) lastDelivery(ctx context.Context) (int64, error) {
 // collectDeliveries lists the notifications about the order enqueued
 // since the delivery before, oldest first.
 func (tr *triggerRun) collectDeliveries(ctx context.Context, before int64) error {
-	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID, recon.DeliveryFilter{Limit: 100})
+	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID.ID(), recon.DeliveryFilter{Limit: 100})
 	if err != nil {
 		return err
 	}
-	target, err := tr.db.DeliveryTarget(ctx, tr.tenant.ID, recon.DeliveryIPN)
+	target, err := tr.db.DeliveryTarget(ctx, tr.tenant.ID.ID(), recon.DeliveryIPN)
 	held := recon.ErrorCode(err) == recon.ENOTFOUND || err == nil && !target.Active
 	if err != nil && !held {
 		return err

@@ -90,7 +90,7 @@ func TestTrigger(t *testing.T) {
 		}
 		// The store agrees: the test tenant's outbox holds exactly these,
 		// about the order; its account got the transfer.
-		ds, err := db.Deliveries(ctx, tenant.ID, recon.DeliveryFilter{})
+		ds, err := db.Deliveries(ctx, tenant.ID.ID(), recon.DeliveryFilter{})
 		if err != nil || len(ds) != 2 {
 			t.Fatalf("test deliveries: %v %v", ds, err)
 		}
@@ -105,7 +105,7 @@ func TestTrigger(t *testing.T) {
 				t.Errorf("test delivery %d: %+v %s", d.ID, d, d.Payload)
 			}
 		}
-		tx, err := db.Transaction(ctx, tenant.ID, res.Transaction.ID)
+		tx, err := db.Transaction(ctx, tenant.ID.ID(), res.Transaction.ID)
 		if err != nil || tx.BankAccountID != res.BankAccount.ID || tx.Code != res.Order.PaymentCode {
 			t.Fatalf("the trigger's transaction: %+v %v", tx, err)
 		}
@@ -136,7 +136,7 @@ func TestTrigger(t *testing.T) {
 			t.Errorf("signature: %v", err)
 		}
 		testkit.WaitFor(t, "the delivery recorded", 20*time.Second, func() bool {
-			d, err := db.Delivery(ctx, tenant.ID, paid.Deliveries[0].ID)
+			d, err := db.Delivery(ctx, tenant.ID.ID(), paid.Deliveries[0].ID)
 			return err == nil && d.Status == recon.DeliveryDelivered
 		})
 		if len(liveRC.Got()) != 0 {
@@ -176,10 +176,10 @@ func TestTrigger(t *testing.T) {
 		var otherID int64
 		fmt.Sscan(other, &otherID)
 		if ot, err := db.TenantOf(ctx, otherID, false); err == nil {
-			if accounts, err := db.BankAccounts(ctx, ot.ID); err != nil || len(accounts) != 0 {
+			if accounts, err := db.BankAccounts(ctx, ot.ID.ID()); err != nil || len(accounts) != 0 {
 				t.Errorf("a refused trigger made test accounts: %v %v", accounts, err)
 			}
-			if m, err := db.MerchantOf(ctx, ot.ID); recon.ErrorCode(err) != recon.ENOTFOUND {
+			if m, err := db.MerchantOf(ctx, ot.ID.ID()); recon.ErrorCode(err) != recon.ENOTFOUND {
 				t.Errorf("a refused trigger made test merchant credentials: %v %v", m, err)
 			}
 		}

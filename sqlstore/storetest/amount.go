@@ -170,15 +170,15 @@ func testAmountTotalsWipe(t *testing.T, s recon.Store) {
 	test := testTenant(t, s, c.ID).ID
 	live := newAccount(t, s, c.ID, "111")
 	ingest(t, s, c.ID, amountRows(live.ID, "LIVE", "2026-06-01 00:00:00", 30))
-	a := newAccount(t, s, test, "111")
-	ingest(t, s, test, amountRows(a.ID, "T", "2026-06-01 00:00:00", 30))
+	a := newAccount(t, s, test.ID(), "111")
+	ingest(t, s, test.ID(), amountRows(a.ID, "T", "2026-06-01 00:00:00", 30))
 	// A wipe while an ingestion of the tenant runs: the ingestion
 	// lands before the wipe (and is wiped) or finds no account.
 	var wg sync.WaitGroup
 	var ingestErr, wipeErr error
 	wg.Go(func() {
 		rows := amountRows(a.ID, "DURING", "2026-06-02 00:00:00", 30)
-		_, ingestErr = s.IngestTransactions(t.Context(), test, rows, make([]string, len(rows)))
+		_, ingestErr = s.IngestTransactions(t.Context(), test.ID(), rows, make([]string, len(rows)))
 	})
 	wg.Go(func() { _, wipeErr = s.WipeTestData(t.Context(), c.ID) })
 	wg.Wait()
@@ -188,13 +188,13 @@ func testAmountTotalsWipe(t *testing.T, s recon.Store) {
 	if ingestErr != nil && recon.ErrorCode(ingestErr) != recon.ENOTFOUND {
 		t.Fatalf("ingestion beside a wipe: %v", ingestErr)
 	}
-	if n := checkAmountTotals(t, s, test, nil); n != 0 {
+	if n := checkAmountTotals(t, s, test.ID(), nil); n != 0 {
 		t.Fatalf("after the wipe: %d rows with amount_out 20000", n)
 	}
 	// The tenant starts again with the same amounts; the company kept its own.
-	b := newAccount(t, s, test, "222")
-	ingest(t, s, test, amountRows(b.ID, "T", "2026-06-03 00:00:00", 30))
-	if n := checkAmountTotals(t, s, test, []*recon.BankAccount{b}); n != 5 {
+	b := newAccount(t, s, test.ID(), "222")
+	ingest(t, s, test.ID(), amountRows(b.ID, "T", "2026-06-03 00:00:00", 30))
+	if n := checkAmountTotals(t, s, test.ID(), []*recon.BankAccount{b}); n != 5 {
 		t.Fatalf("after the wipe and a new batch: %d rows with amount_out 20000, want 5", n)
 	}
 	if n := checkAmountTotals(t, s, c.ID, []*recon.BankAccount{live}); n != 5 {

@@ -126,7 +126,7 @@ func testCompanyUpdateListAndStatus(t *testing.T, s recon.Store) {
 	wantA.Config.PaymentCodeFormats = nil // the list leaves formats out
 	diff(t, "companies", []*recon.Company{&wantA, b}, list)
 	for _, c := range []*recon.Company{a, b} {
-		want := &recon.Tenant{ID: c.ID, CompanyID: c.ID, Live: true, Status: c.Status}
+		want := &recon.Tenant{ID: recon.LiveTenant(c.ID), Company: c.ID, Status: c.Status}
 		got, err := s.Tenant(t.Context(), c.ID)
 		if err != nil {
 			t.Fatalf("Tenant(%d): %v", c.ID, err)

@@ -93,7 +93,7 @@ func testDashboardSessions(t *testing.T, s recon.Store) {
 func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	s, c, a := bundle.s, bundle.c, bundle.a
 	tt := testTenant(t, s, c.ID)
-	ta := newAccount(t, s, tt.ID, "111")
+	ta := newAccount(t, s, tt.ID.ID(), "111")
 	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 		t.Fatal(err)
 	}
 	// The test tenant's money stays out of the live figures, and the reverse.
-	if _, err := s.IngestTransactions(t.Context(), tt.ID, []recon.TransactionInput{tx(ta.ID, "T1", "2026-03-01 10:00:00", 999, 0)}, []string{""}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), tt.ID.ID(), []recon.TransactionInput{tx(ta.ID, "T1", "2026-03-01 10:00:00", 999, 0)}, []string{""}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.DayFlows(t.Context(), c.ID, "2026-02-28", "2026-03-03")
@@ -123,7 +123,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 		{Day: "2026-03-02"},
 		{Day: "2026-03-03", In: 5_000, InCount: 1},
 	}, got)
-	got, err = s.DayFlows(t.Context(), tt.ID, "2026-03-01", "2026-03-01")
+	got, err = s.DayFlows(t.Context(), tt.ID.ID(), "2026-03-01", "2026-03-01")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if err != nil || len(failing) != 1 || failing[0].ID != list[0].ID {
 		t.Fatalf("failing: %v, %v", failing, err)
 	}
-	if failing, err = ds.Deliveries(t.Context(), tt.ID, recon.DeliveryFilter{Failing: true, Limit: 10}); err != nil || len(failing) != 0 {
+	if failing, err = ds.Deliveries(t.Context(), tt.ID.ID(), recon.DeliveryFilter{Failing: true, Limit: 10}); err != nil || len(failing) != 0 {
 		t.Fatalf("failing in the test tenant: %v, %v", failing, err)
 	}
 	_, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Failing: true, Status: recon.DeliveryDead, Limit: 10})
@@ -168,7 +168,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if att, err = s.Attention(t.Context(), c.ID); err != nil || att.FailingDeliveries != 0 || att.DeadDeliveries != 1 {
 		t.Fatalf("after the last attempt: %+v, %v", att, err)
 	}
-	if att, err = s.Attention(t.Context(), tt.ID); err != nil || *att != (recon.Attention{}) {
+	if att, err = s.Attention(t.Context(), tt.ID.ID()); err != nil || *att != (recon.Attention{}) {
 		t.Fatalf("test tenant: %+v, %v", att, err)
 	}
 
@@ -188,7 +188,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if got2, err = s.OrderDeliveries(t.Context(), c.ID, b, 10); err != nil || len(got2) != 0 {
 		t.Fatalf("B's deliveries: %v, %v", got2, err)
 	}
-	if got2, err = s.OrderDeliveries(t.Context(), tt.ID, o, 10); err != nil || len(got2) != 0 {
+	if got2, err = s.OrderDeliveries(t.Context(), tt.ID.ID(), o, 10); err != nil || len(got2) != 0 {
 		t.Fatalf("A's deliveries seen from the test tenant: %v, %v", got2, err)
 	}
 

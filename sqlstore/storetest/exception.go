@@ -317,11 +317,11 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ta := newAccount(t, s, tt.ID, "111")
-	testOrder := newOrder(t, s, tt.ID, ta.ID, "OPEN", "DH10001", 150_000)
+	ta := newAccount(t, s, tt.ID.ID(), "111")
+	testOrder := newOrder(t, s, tt.ID.ID(), ta.ID, "OPEN", "DH10001", 150_000)
 	_, err = resolve(f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: testOrder.ID, Note: "x"})
 	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("order %d not found", testOrder.ID))
-	_, err = s.ResolveException(t.Context(), tt.ID, f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "x"}, u, now)
+	_, err = s.ResolveException(t.Context(), tt.ID.ID(), f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "x"}, u, now)
 	wantCode(t, err, recon.ENOTFOUND, "")
 	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "" {
 		t.Fatalf("resolved after failures: %q", got)
@@ -388,14 +388,14 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	}
 	// The test tenant's wipe takes its exceptions and resolutions with
 	// their transactions; the live tenant's stay.
-	tu := payAt(t, s, tt.ID, ta.ID, "T1", "2026-03-01 10:00:00", "DH77777", "", 1_000)
-	if _, err := s.ResolveException(t.Context(), tt.ID, tu, recon.ResolveInput{Action: "ignore", Note: "test"}, u, now); err != nil {
+	tu := payAt(t, s, tt.ID.ID(), ta.ID, "T1", "2026-03-01 10:00:00", "DH77777", "", 1_000)
+	if _, err := s.ResolveException(t.Context(), tt.ID.ID(), tu, recon.ResolveInput{Action: "ignore", Note: "test"}, u, now); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.WipeTestData(t.Context(), c.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Exception(t.Context(), tt.ID, tu)
+	_, err = s.Exception(t.Context(), tt.ID.ID(), tu)
 	wantCode(t, err, recon.ENOTFOUND, "")
 	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
 		t.Fatalf("resolved after the wipe: %q", got)

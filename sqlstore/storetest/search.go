@@ -41,8 +41,8 @@ func testSearchFilters(t *testing.T, bundle *accountBundle) {
 	other := newCompany(t, s, 2)
 	oa := newAccount(t, s, other.ID, "111")
 	tt := testTenant(t, s, c.ID)
-	ta := newAccount(t, s, tt.ID, "111")
-	for _, x := range []struct{ company, account int64 }{{other.ID, oa.ID}, {tt.ID, ta.ID}} {
+	ta := newAccount(t, s, tt.ID.ID(), "111")
+	for _, x := range []struct{ company, account int64 }{{other.ID, oa.ID}, {tt.ID.ID(), ta.ID}} {
 		in := []recon.TransactionInput{memo(tx(x.account, "X1", "2026-03-02 08:00:00", 1_000, 0), "Nguyễn Văn An DH70001")}
 		if _, err := s.IngestTransactions(t.Context(), x.company, in, []string{"DH70001"}); err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ func testSearchFilters(t *testing.T, bundle *accountBundle) {
 	diff(t, "unmatched a page of one at a time", []string{"R5", "R6", "R3"}, got)
 
 	// Tenants: the other company and the test mode see their own row only.
-	for _, id := range []int64{other.ID, tt.ID} {
+	for _, id := range []int64{other.ID, tt.ID.ID()} {
 		p := search(id, recon.TransactionSearch{Code: "DH70001", Memo: "nguyen"})
 		if len(p.Rows) != 1 || p.Rows[0].ReferenceNumber != "X1" || p.Rows[0].CompanyID != id {
 			t.Errorf("company %d: %v", id, refs(p))

@@ -83,8 +83,9 @@ func testStorePingAfterClose(t *testing.T, s recon.Store) {
 	}
 }
 
-// equate compares stored values: an empty list equals a nil one.
-var equate = cmpopts.EquateEmpty()
+// equate compares stored values: an empty list equals a nil one, and a
+// recon.TenantID by its id and mode.
+var equate = cmp.Options{cmpopts.EquateEmpty(), cmp.AllowUnexported(recon.TenantID{})}
 
 // wantCode fails t unless err is a *recon.Error with the code and, when msg
 // is not "", the message.
