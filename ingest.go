@@ -9,7 +9,7 @@ import (
 // IngestStore is what Ingest needs of storage.
 type IngestStore interface {
 	Company(ctx context.Context, id int64) (*Company, error)
-	IngestTransactions(ctx context.Context, companyID int64, in []TransactionInput, codes []string) ([]IngestResult, error)
+	IngestTransactions(ctx context.Context, tenant TenantID, in []TransactionInput, codes []string) ([]IngestResult, error)
 }
 
 // Ingest is the one pipeline every way in shares (bank-feed push, statement
@@ -19,7 +19,7 @@ type IngestStore interface {
 // stored twice. An invalid item is EINVALID naming it, and nothing is stored.
 // now is the business time (the injected Clock's): it bounds the dates
 // (TransactionInput.Validate).
-func Ingest(ctx context.Context, s IngestStore, companyID int64, now time.Time, in []TransactionInput) ([]IngestResult, error) {
+func Ingest(ctx context.Context, s IngestStore, tenant TenantID, now time.Time, in []TransactionInput) ([]IngestResult, error) {
 	if len(in) > MaxIngestBatch {
 		return nil, FieldError("transactions", "a batch holds at most %d transactions, not %d", MaxIngestBatch, len(in))
 	}
@@ -28,7 +28,7 @@ func Ingest(ctx context.Context, s IngestStore, companyID int64, now time.Time, 
 			return nil, err
 		}
 	}
-	co, err := s.Company(ctx, companyID)
+	co, err := s.Company(ctx, tenant.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func Ingest(ctx context.Context, s IngestStore, companyID int64, now time.Time, 
 	for i := range in {
 		codes[i] = ext.Extract(in[i].Content)
 	}
-	return s.IngestTransactions(ctx, companyID, in, codes)
+	return s.IngestTransactions(ctx, tenant, in, codes)
 }
 
 // CompanyExtractor returns the extractor of the company's active formats, or
@@ -53,7 +53,7 @@ func CompanyExtractor(c *CompanyConfig) *Extractor {
 type AtomicIngestStore interface {
 	IngestStore
 	// IngestAtomically: see TransactionStore.
-	IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []TransactionInput, codes []string) ([]IngestResult, error)) error) error
+	IngestAtomically(ctx context.Context, tenant TenantID, fill func(ingest func(in []TransactionInput, codes []string) ([]IngestResult, error)) error) error
 }
 
 // MaxStatementBytes is the largest statement file an upload accepts, the
@@ -67,13 +67,13 @@ const MaxStatementBytes = 64 << 20
 // database transaction: all of it when fill returns nil, none of it when
 // fill or add fails, whatever failed and wherever. now bounds the dates, as
 // in Ingest.
-func IngestAll(ctx context.Context, s AtomicIngestStore, companyID int64, now time.Time, fill func(add func(in []TransactionInput) ([]IngestResult, error)) error) error {
-	co, err := s.Company(ctx, companyID)
+func IngestAll(ctx context.Context, s AtomicIngestStore, tenant TenantID, now time.Time, fill func(add func(in []TransactionInput) ([]IngestResult, error)) error) error {
+	co, err := s.Company(ctx, tenant.ID())
 	if err != nil {
 		return err
 	}
 	ext := CompanyExtractor(&co.Config)
-	return s.IngestAtomically(ctx, companyID, func(ingest func([]TransactionInput, []string) ([]IngestResult, error)) error {
+	return s.IngestAtomically(ctx, tenant, func(ingest func([]TransactionInput, []string) ([]IngestResult, error)) error {
 		return fill(func(in []TransactionInput) ([]IngestResult, error) {
 			if len(in) > MaxIngestBatch {
 				return nil, FieldError("transactions", "a batch holds at most %d transactions, not %d", MaxIngestBatch, len(in))

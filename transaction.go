@@ -236,9 +236,9 @@ type BankAccountStore interface {
 	CreateBankAccount(ctx context.Context, b *BankAccount) error
 	// BankAccount returns the company's bank account, or ENOTFOUND (also
 	// when it belongs to another company).
-	BankAccount(ctx context.Context, companyID, id int64) (*BankAccount, error)
+	BankAccount(ctx context.Context, tenant TenantID, id int64) (*BankAccount, error)
 	// BankAccounts lists the company's bank accounts by id.
-	BankAccounts(ctx context.Context, companyID int64) ([]*BankAccount, error)
+	BankAccounts(ctx context.Context, tenant TenantID) ([]*BankAccount, error)
 	// BankAccountByID returns any company's bank account, for operator tools.
 	BankAccountByID(ctx context.Context, id int64) (*BankAccount, error)
 }
@@ -258,22 +258,22 @@ type TransactionStore interface {
 	// row's, when that is known (it follows from an earlier given balance),
 	// is recorded as a BalanceDiscontinuity. A bank account of another
 	// company is ENOTFOUND and nothing is stored.
-	IngestTransactions(ctx context.Context, companyID int64, in []TransactionInput, codes []string) ([]IngestResult, error)
+	IngestTransactions(ctx context.Context, tenant TenantID, in []TransactionInput, codes []string) ([]IngestResult, error)
 	// IngestAtomically stores every batch fill passes to ingest (each as
 	// IngestTransactions would) in one database transaction: all of them
 	// when fill returns nil, none when fill or a batch fails.
-	IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []TransactionInput, codes []string) ([]IngestResult, error)) error) error
+	IngestAtomically(ctx context.Context, tenant TenantID, fill func(ingest func(in []TransactionInput, codes []string) ([]IngestResult, error)) error) error
 	// Transactions returns one page of the company's transactions, newest
 	// first (transaction_date desc, id desc), and the total that match.
-	Transactions(ctx context.Context, companyID int64, f TransactionFilter) ([]*Transaction, int64, error)
+	Transactions(ctx context.Context, tenant TenantID, f TransactionFilter) ([]*Transaction, int64, error)
 	// Transaction returns one of the company's transactions, or ENOTFOUND.
-	Transaction(ctx context.Context, companyID, id int64) (*Transaction, error)
+	Transaction(ctx context.Context, tenant TenantID, id int64) (*Transaction, error)
 	// BalanceDiscontinuities lists the company's discontinuities, newest first.
-	BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*BalanceDiscontinuity, error)
+	BalanceDiscontinuities(ctx context.Context, tenant TenantID) ([]*BalanceDiscontinuity, error)
 	// RecodeTransactions recomputes the code of the company's transactions
 	// dated on or after from (all when zero) with extract, and reports how
 	// many codes changed.
-	RecodeTransactions(ctx context.Context, companyID int64, from time.Time, extract func(memo string) string) (int64, error)
+	RecodeTransactions(ctx context.Context, tenant TenantID, from time.Time, extract func(memo string) string) (int64, error)
 }
 
 // WallClock returns the wall-clock reading of t (its fields in its own

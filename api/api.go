@@ -25,14 +25,14 @@ type Store interface {
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
 	// recon.BankAccountStore's:
-	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
-	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
+	BankAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.BankAccount, error)
+	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
 	// recon.TransactionStore's:
-	IngestTransactions(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
-	IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error
-	Transactions(ctx context.Context, companyID int64, f recon.TransactionFilter) ([]*recon.Transaction, int64, error)
-	Transaction(ctx context.Context, companyID, id int64) (*recon.Transaction, error)
-	BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*recon.BalanceDiscontinuity, error)
+	IngestTransactions(ctx context.Context, tenant recon.TenantID, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
+	IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error
+	Transactions(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter) ([]*recon.Transaction, int64, error)
+	Transaction(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Transaction, error)
+	BalanceDiscontinuities(ctx context.Context, tenant recon.TenantID) ([]*recon.BalanceDiscontinuity, error)
 	// recon.OrderStore's:
 	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	Reconciliation(ctx context.Context, companyID int64, from, to string) (*recon.ReconciliationReport, error)

@@ -26,7 +26,7 @@ func TestImplausibleDatesRefused(t *testing.T) {
 		acct := b.account(t, b.company.ID, "101234567890")
 		stored := func() int64 {
 			t.Helper()
-			_, total, err := b.store.Transactions(t.Context(), b.company.ID, recon.TransactionFilter{Page: 1, Limit: 1})
+			_, total, err := b.store.Transactions(t.Context(), b.company.Tenant(), recon.TransactionFilter{Page: 1, Limit: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

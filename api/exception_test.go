@@ -58,7 +58,7 @@ func exceptionSetup(t *testing.T, engine string) *exceptionBundle {
 	ingest := func(company, account int64, ref, date, memo string, amount int64) int64 {
 		t.Helper()
 		d, _ := time.Parse(recon.DateTimeLayout, date)
-		res, err := recon.Ingest(ctx, db, company, d, []recon.TransactionInput{{BankAccountID: account, TransactionDate: d, AmountIn: amount, Content: memo, ReferenceNumber: ref}})
+		res, err := recon.Ingest(ctx, db, recon.LiveTenant(company), d, []recon.TransactionInput{{BankAccountID: account, TransactionDate: d, AmountIn: amount, Content: memo, ReferenceNumber: ref}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,13 +33,13 @@ type gateStore struct {
 	open    chan struct{}
 }
 
-func (s *gateStore) IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error) error {
+func (s *gateStore) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error) error {
 	select {
-	case s.entered <- fmt.Sprint(companyID):
+	case s.entered <- fmt.Sprint(tenant.ID()):
 		<-s.open
 	case <-s.open: // open: nobody needs to hear of it
 	}
-	return s.DB.IngestAtomically(ctx, companyID, fill)
+	return s.DB.IngestAtomically(ctx, tenant, fill)
 }
 
 // anyPassword signs in any user it knows, whatever the password.
@@ -112,7 +112,7 @@ func TestUploadSlotsSharedByAPIAndDashboard(t *testing.T) {
 		mux := web.NewMux()
 		(&api.Handler{Store: gate, Auth: auth, Logger: logger, Uploads: uploads}).Register(mux)
 		(&dashboard.Handler{Store: gate, Passwords: users, Sandbox: true, Logger: logger, Uploads: uploads,
-			ImportStatement: func(ctx context.Context, tenant, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
+			ImportStatement: func(ctx context.Context, tenant recon.TenantID, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
 				rep, err := statement.ImportFile(ctx, gate, tenant, account, name, f, "auto", statement.Options{}, false)
 				if err != nil {
 					return nil, err

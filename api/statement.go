@@ -88,7 +88,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 	}
 	defer release()
 	f := statement.Format(q.Get("format"))
-	rep, err := statement.ImportFile(r.Context(), h.Store, c.Tenant.ID(), id, name, spool, f, statement.Options{Location: h.location(), Clock: h.Clock}, skip)
+	rep, err := statement.ImportFile(r.Context(), h.Store, c.Tenant, id, name, spool, f, statement.Options{Location: h.location(), Clock: h.Clock}, skip)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func TestUploadStatementAllOrNothing(t *testing.T) {
 			return resp.StatusCode, v
 		}
 		stored := func() int64 {
-			_, total, err := b.store.Transactions(t.Context(), b.company.ID, recon.TransactionFilter{Page: 1, Limit: 1})
+			_, total, err := b.store.Transactions(t.Context(), b.company.Tenant(), recon.TransactionFilter{Page: 1, Limit: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func (s *blockingStore) hold() {
 
 func (s *blockingStore) free() { close(s.release) }
 
-func (s *blockingStore) IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error) error {
+func (s *blockingStore) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error) error {
 	s.mu.Lock()
 	held, entered, release := s.held, s.entered, s.release
 	s.held = false
@@ -212,7 +212,7 @@ func (s *blockingStore) IngestAtomically(ctx context.Context, companyID int64, f
 		close(entered)
 		<-release
 	}
-	return s.Store.IngestAtomically(ctx, companyID, fill)
+	return s.Store.IngestAtomically(ctx, tenant, fill)
 }
 
 // TestUploadStatementWithADeadDatabase: an import whose database is gone is

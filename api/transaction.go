@@ -50,7 +50,7 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
-	list, total, err := h.Store.Transactions(r.Context(), c.Tenant.ID(), f)
+	list, total, err := h.Store.Transactions(r.Context(), c.Tenant, f)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (h *Handler) pushTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
-	res, err := recon.Ingest(r.Context(), h.Store, c.Tenant.ID(), now, in)
+	res, err := recon.Ingest(r.Context(), h.Store, c.Tenant, now, in)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		// A bank account of another company, or none: the input is at fault.
 		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
@@ -236,7 +236,7 @@ type bankAccountJSON struct {
 }
 
 func (h *Handler) listBankAccounts(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	list, err := h.Store.BankAccounts(r.Context(), c.Tenant.ID())
+	list, err := h.Store.BankAccounts(r.Context(), c.Tenant)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (h *Handler) listBankAccounts(w http.ResponseWriter, r *http.Request, c *re
 }
 
 func (h *Handler) listDiscontinuities(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	list, err := h.Store.BalanceDiscontinuities(r.Context(), c.Tenant.ID())
+	list, err := h.Store.BalanceDiscontinuities(r.Context(), c.Tenant)
 	if err != nil {
 		return err
 	}
@@ -308,7 +308,7 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 		BankAccountID: body.BankAccountID, TransactionDate: now.In(h.location()), AmountIn: body.Amount,
 		Content: body.Content, ReferenceNumber: ref, SubAccount: body.SubAccount,
 	}}
-	res, err := recon.Ingest(r.Context(), h.Store, c.Tenant.ID(), now, in)
+	res, err := recon.Ingest(r.Context(), h.Store, c.Tenant, now, in)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
 	} else if err != nil {
@@ -328,7 +328,7 @@ func (h *Handler) showTransaction(w http.ResponseWriter, r *http.Request, c *rec
 	if err != nil {
 		return err
 	}
-	t, err := h.Store.Transaction(r.Context(), c.Tenant.ID(), id)
+	t, err := h.Store.Transaction(r.Context(), c.Tenant, id)
 	if err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ func (h *Handler) bankAccounts(w http.ResponseWriter, r *http.Request, q *reques
 }
 
 func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request, status int, v *bankView) error {
-	ctx, tenant := r.Context(), q.caller.Tenant.ID()
+	ctx, tenant := r.Context(), q.caller.Tenant
 	accounts, err := h.Store.BankAccounts(ctx, tenant)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request,
 	links := map[int64]*recon.LinkedAccount{}
 	v.HasHub = h.Hub != nil
 	if v.HasHub {
-		linked, _, err := h.Store.HubBankAccounts(ctx, tenant, recon.HubAccountFilter{Page: 1, PerPage: 100})
+		linked, _, err := h.Store.HubBankAccounts(ctx, tenant.ID(), recon.HubAccountFilter{Page: 1, PerPage: 100})
 		if err != nil {
 			return err
 		}
@@ -140,7 +140,7 @@ func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request,
 			links[l.ID] = l
 		}
 		if q.caller.May(recon.ActionHub) {
-			if v.Customers, _, err = h.Store.HubCustomers(ctx, tenant, recon.HubCustomerFilter{Page: 1, PerPage: 100}); err != nil {
+			if v.Customers, _, err = h.Store.HubCustomers(ctx, tenant.ID(), recon.HubCustomerFilter{Page: 1, PerPage: 100}); err != nil {
 				return err
 			}
 		}
@@ -186,7 +186,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 	if err != nil {
 		return errNotFound()
 	}
-	if _, err := h.Store.BankAccount(r.Context(), q.caller.Tenant.ID(), id); err != nil {
+	if _, err := h.Store.BankAccount(r.Context(), q.caller.Tenant, id); err != nil {
 		return err // another tenant's account: 404
 	}
 	v := &bankView{Account: id}
@@ -214,7 +214,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 			return h.renderBank(w, r, q, http.StatusServiceUnavailable, v)
 		}
 		defer release()
-		res, err = h.ImportStatement(r.Context(), q.caller.Tenant.ID(), id, fh.Filename, f)
+		res, err = h.ImportStatement(r.Context(), q.caller.Tenant, id, fh.Filename, f)
 	}
 	v.Result = res
 	status := http.StatusOK

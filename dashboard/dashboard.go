@@ -56,13 +56,13 @@ type Store interface {
 	Clients(ctx context.Context, companyID int64, test bool, offset, limit int) ([]*recon.Client, int64, error)
 	DeleteClient(ctx context.Context, companyID int64, test bool, id string) error
 	// recon.BankAccountStore's:
-	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
-	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
+	BankAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.BankAccount, error)
+	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
 	// recon.TransactionStore's:
-	IngestTransactions(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
-	Transactions(ctx context.Context, companyID int64, f recon.TransactionFilter) ([]*recon.Transaction, int64, error)
-	Transaction(ctx context.Context, companyID, id int64) (*recon.Transaction, error)
-	BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*recon.BalanceDiscontinuity, error)
+	IngestTransactions(ctx context.Context, tenant recon.TenantID, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
+	Transactions(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter) ([]*recon.Transaction, int64, error)
+	Transaction(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Transaction, error)
+	BalanceDiscontinuities(ctx context.Context, tenant recon.TenantID) ([]*recon.BalanceDiscontinuity, error)
 	// recon.OrderStore's:
 	Order(ctx context.Context, companyID int64, invoiceNumber string) (*recon.Order, error)
 	Orders(ctx context.Context, companyID int64, f recon.OrderFilter) ([]*recon.Order, int64, error)
@@ -123,7 +123,7 @@ type Handler struct {
 	SaveIPN func(ctx context.Context, tenant int64, t recon.Target, rotateSigning bool) (saved *recon.Target, newSecret, newSigning bool, err error)
 	// ImportStatement imports a statement file into a bank account as
 	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
-	ImportStatement func(ctx context.Context, tenant, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
+	ImportStatement func(ctx context.Context, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
 	// Uploads are the server's statement import slots, shared with the
 	// API's upload (nil: web.NewSlots(0, 0) of the dashboard's own).
 	Uploads *web.Slots

@@ -266,7 +266,7 @@ func dashRoles(t *testing.T, e *dashEnv) {
 	}
 	token := boss.CSRF("/dashboard/order?invoice=INV-ROLES")
 	boss0, _ := parseID(e.userIDs["boss@saomai.vn"]) // as `recon user update ID --company --role Member`
-	if err := e.db.SetUserRole(context.Background(), e.live.id, boss0, recon.RoleMember, nil); err != nil {
+	if err := e.db.SetUserRole(context.Background(), e.live.id.ID(), boss0, recon.RoleMember, nil); err != nil {
 		t.Fatal(err)
 	}
 	if status, _ := boss.Get("/dashboard/transactions"); status != http.StatusForbidden {
@@ -277,7 +277,7 @@ func dashRoles(t *testing.T, e *dashEnv) {
 	}
 
 	// A deactivated company: every page is refused.
-	if _, err := e.db.UpdateCompany(context.Background(), e.live.id, func(c *recon.Company) error { c.Status = recon.CompanyInactive; return nil }); err != nil {
+	if _, err := e.db.UpdateCompany(context.Background(), e.live.id.ID(), func(c *recon.Company) error { c.Status = recon.CompanyInactive; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if status, body := acct.Get("/dashboard/"); status != http.StatusForbidden || !strings.Contains(body, "inactive") {

@@ -59,7 +59,7 @@ type dashEnv struct {
 // sign-in form takes it, the tenant's own id and its bank account.
 type tenant struct {
 	company       string
-	id            int64
+	id            recon.TenantID
 	account       int64
 	signingSecret string // of the company's IPN target
 }
@@ -148,7 +148,7 @@ func (e *dashEnv) newCompany(t *testing.T, ipnURL string) *tenant {
 	if err := e.db.SetIPN(ctx, co.ID, ipn); err != nil {
 		t.Fatal(err)
 	}
-	m := &tenant{company: fmt.Sprint(co.ID), id: co.ID, signingSecret: ipn.SigningSecret}
+	m := &tenant{company: fmt.Sprint(co.ID), id: co.Tenant(), signingSecret: ipn.SigningSecret}
 	m.account = e.bankAccount(t, co.ID)
 	return m
 }
@@ -156,11 +156,11 @@ func (e *dashEnv) newCompany(t *testing.T, ipnURL string) *tenant {
 // testModeOf returns the company's test tenant, with its own bank account.
 func (e *dashEnv) testModeOf(t *testing.T, live *tenant) *tenant {
 	t.Helper()
-	tn, err := e.db.TestTenant(context.Background(), live.id)
+	tn, err := e.db.TestTenant(context.Background(), live.id.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &tenant{company: live.company, id: tn.ID.ID(), account: e.bankAccount(t, tn.ID.ID())}
+	return &tenant{company: live.company, id: tn.ID, account: e.bankAccount(t, tn.ID.ID())}
 }
 
 func (e *dashEnv) bankAccount(t *testing.T, tenant int64) int64 {
@@ -181,7 +181,7 @@ func (e *dashEnv) dashUser(t *testing.T, m *tenant, email string, role recon.Rol
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &recon.User{CompanyID: m.id, Email: email, Role: role, Permissions: perms, PasswordHash: string(h)}
+	u := &recon.User{CompanyID: m.id.ID(), Email: email, Role: role, Permissions: perms, PasswordHash: string(h)}
 	if err := e.db.CreateUser(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func (e *dashEnv) dashUser(t *testing.T, m *tenant, email string, role recon.Rol
 // the gateway's checkout does, and returns its payment code.
 func (e *dashEnv) checkout(t *testing.T, m *tenant, invoice string, amount int64, description string) string {
 	t.Helper()
-	o := &recon.Order{CompanyID: m.id, InvoiceNumber: invoice, CustomerID: "KH001", Amount: amount, Currency: "VND",
+	o := &recon.Order{CompanyID: m.id.ID(), InvoiceNumber: invoice, CustomerID: "KH001", Amount: amount, Currency: "VND",
 		Description: description, PaymentCode: fmt.Sprintf("DH%08d", e.codes.IntN(100_000_000)), BankAccountID: m.account,
 		SuccessURL: "https://shop.example.vn/ok", ErrorURL: "https://shop.example.vn/err", CancelURL: "https://shop.example.vn/cancel"}
 	if err := e.db.CreateOrder(context.Background(), o); err != nil {
@@ -224,7 +224,7 @@ func (e *dashEnv) pay(t *testing.T, m *tenant, code string, amount int64) string
 // orderStatus returns the status of the tenant's order.
 func (e *dashEnv) orderStatus(t *testing.T, m *tenant, invoice string) string {
 	t.Helper()
-	o, err := e.db.Order(context.Background(), m.id, invoice)
+	o, err := e.db.Order(context.Background(), m.id.ID(), invoice)
 	if err != nil {
 		t.Fatal(err)
 	}

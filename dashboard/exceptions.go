@@ -33,7 +33,7 @@ type exceptionsView struct {
 // status=resolved, resolved) exceptions, newest first, a page at a time.
 func (h *Handler) exceptions(w http.ResponseWriter, r *http.Request, q *request) error {
 	ctx := r.Context()
-	accounts, err := h.Store.BankAccounts(ctx, q.caller.Tenant.ID())
+	accounts, err := h.Store.BankAccounts(ctx, q.caller.Tenant)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func (h *Handler) sandbox(w http.ResponseWriter, r *http.Request, q *request) er
 
 func (h *Handler) renderSandbox(w http.ResponseWriter, r *http.Request, q *request, status int, v *sandboxView) error {
 	var err error
-	if v.Accounts, err = h.Store.BankAccounts(r.Context(), q.caller.Tenant.ID()); err != nil {
+	if v.Accounts, err = h.Store.BankAccounts(r.Context(), q.caller.Tenant); err != nil {
 		return err
 	}
 	if h.Hub != nil && q.caller.May(recon.ActionHub) {
@@ -83,7 +83,7 @@ func (h *Handler) sandboxTransfer(w http.ResponseWriter, r *http.Request, q *req
 	now := h.now()
 	in := []recon.TransactionInput{{BankAccountID: account, TransactionDate: now.In(h.Location), AmountIn: amount,
 		Content: memo, ReferenceNumber: recon.SimulatedReferenceFrom(h.Rand)}}
-	res, err := recon.Ingest(r.Context(), h.Store, q.caller.Tenant.ID(), now, in)
+	res, err := recon.Ingest(r.Context(), h.Store, q.caller.Tenant, now, in)
 	if c := recon.ErrorCode(err); c == recon.EINVALID || c == recon.ENOTFOUND {
 		v.Err = recon.ErrorMessage(err)
 		return h.renderSandbox(w, r, q, http.StatusBadRequest, v)

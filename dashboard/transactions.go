@@ -79,7 +79,7 @@ func newPager(path string, q url.Values, pageParam string, page, perPage int, to
 // transactions serves GET /dashboard/transactions.
 func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *request) error {
 	ctx := r.Context()
-	accounts, err := h.Store.BankAccounts(ctx, q.caller.Tenant.ID())
+	accounts, err := h.Store.BankAccounts(ctx, q.caller.Tenant)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *reques
 		}
 	} else if err == nil {
 		var total int64
-		if v.Rows, total, err = h.Store.Transactions(ctx, q.caller.Tenant.ID(), s.TransactionFilter); err == nil {
+		if v.Rows, total, err = h.Store.Transactions(ctx, q.caller.Tenant, s.TransactionFilter); err == nil {
 			v.Pager = newPager(r.URL.Path, query, "page", s.Page, s.Limit, total)
 		}
 	}
@@ -134,7 +134,7 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request, q *request
 		return errNotFound()
 	}
 	ctx := r.Context()
-	t, err := h.Store.Transaction(ctx, q.caller.Tenant.ID(), id)
+	t, err := h.Store.Transaction(ctx, q.caller.Tenant, id)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 	}
 	s.Page, s.Limit, s.Before = 1, recon.MaxTransactionLimit, 0
 	ctx := r.Context()
-	rows, total, err := h.Store.Transactions(ctx, q.caller.Tenant.ID(), s.TransactionFilter)
+	rows, total, err := h.Store.Transactions(ctx, q.caller.Tenant, s.TransactionFilter)
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 			return nil, nil
 		}
 		s.Page++
-		rows, _, err := h.Store.Transactions(ctx, q.caller.Tenant.ID(), s.TransactionFilter)
+		rows, _, err := h.Store.Transactions(ctx, q.caller.Tenant, s.TransactionFilter)
 		return rows, err
 	}
 	switch {

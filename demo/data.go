@@ -50,13 +50,13 @@ var (
 // carrying a code "DH" + digits: most pay an order (a few short, a few
 // twice), some name no order. Matching runs as for any transaction. A fixed
 // seed keeps the demo the same every time.
-func seedTransactions(ctx context.Context, db Store, companyID int64, loc *time.Location, now time.Time) error {
+func seedTransactions(ctx context.Context, db Store, tenant recon.TenantID, loc *time.Location, now time.Time) error {
 	r := rand.New(rand.NewPCG(2026, 11))
 	var accounts []*recon.BankAccount
 	for _, a := range []struct{ bank, number string }{
 		{"Vietcombank", "0071000123456"}, {"MBBank", "190366886868"}, {"Techcombank", "19036688001234"},
 	} {
-		b := &recon.BankAccount{CompanyID: companyID, BankName: a.bank, AccountNumber: a.number, HolderName: "CONG TY TNHH THUONG MAI SAO MAI"}
+		b := &recon.BankAccount{CompanyID: tenant.ID(), BankName: a.bank, AccountNumber: a.number, HolderName: "CONG TY TNHH THUONG MAI SAO MAI"}
 		if err := db.CreateBankAccount(ctx, b); err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func seedTransactions(ctx context.Context, db Store, companyID int64, loc *time.
 	}
 	var orders []*recon.Order
 	for i := range orderCount {
-		o := &recon.Order{CompanyID: companyID, InvoiceNumber: fmt.Sprintf("SM-%05d", 1001+i), OrderID: fmt.Sprintf("WEB%06d", 5000+i*7),
+		o := &recon.Order{CompanyID: tenant.ID(), InvoiceNumber: fmt.Sprintf("SM-%05d", 1001+i), OrderID: fmt.Sprintf("WEB%06d", 5000+i*7),
 			CustomerID: fmt.Sprintf("KH%04d", 100+r.IntN(60)), Amount: int64(50+r.IntN(3000)) * 1000,
 			Description: products[r.IntN(len(products))], PaymentCode: fmt.Sprintf("DH%d", 10000+i*37),
 			BankAccountID: accounts[0].ID}
@@ -113,7 +113,7 @@ func seedTransactions(ctx context.Context, db Store, companyID int64, loc *time.
 	}
 	for len(batch) > 0 {
 		n := min(len(batch), recon.MaxIngestBatch)
-		if _, err := recon.Ingest(ctx, db, companyID, now, batch[:n]); err != nil {
+		if _, err := recon.Ingest(ctx, db, tenant, now, batch[:n]); err != nil {
 			return err
 		}
 		batch = batch[n:]

@@ -48,7 +48,7 @@ type Store interface {
 	SetMerchant(ctx context.Context, m *recon.Merchant) error
 	MerchantOf(ctx context.Context, companyID int64) (*recon.Merchant, error)
 	CreateBankAccount(ctx context.Context, b *recon.BankAccount) error
-	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
+	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
 	CreateOrder(ctx context.Context, o *recon.Order) error
 }
 
@@ -176,7 +176,7 @@ func seedTestMode(ctx context.Context, db Store, auth Auth, random io.Reader, co
 	default:
 		return nil, err
 	}
-	accounts, err := db.BankAccounts(ctx, tenant.ID.ID())
+	accounts, err := db.BankAccounts(ctx, tenant.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +245,7 @@ func seedData(ctx context.Context, db Store, auth Auth, random io.Reader, loc *t
 	if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: co.ID, MerchantID: "DEMO-SAOMAI", SecretKey: recon.NewSecretFrom(random)}); err != nil {
 		return nil, "", err
 	}
-	if err := seedTransactions(ctx, db, co.ID, loc, today); err != nil {
+	if err := seedTransactions(ctx, db, co.Tenant(), loc, today); err != nil {
 		return nil, "", err
 	}
 	return client, secret, nil

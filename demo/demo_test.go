@@ -77,7 +77,7 @@ func TestSeed(t *testing.T) {
 		if err != nil || live.MerchantID != "DEMO-SAOMAI" || !strings.Contains(first, "'DEMO-SAOMAI:"+live.SecretKey+"'") {
 			t.Fatalf("live merchant %+v (%v)", live, err)
 		}
-		txs, total, err := db.Transactions(ctx, 1, recon.TransactionFilter{Page: 1, Limit: 500})
+		txs, total, err := db.Transactions(ctx, recon.LiveTenant(1), recon.TransactionFilter{Page: 1, Limit: 500})
 		if err != nil || total != 300 {
 			t.Fatalf("%d transactions (%v), want 300", total, err)
 		}
@@ -95,7 +95,7 @@ func TestSeed(t *testing.T) {
 		if !strings.Contains(second, "secret: (printed when the demo was first seeded)") || !strings.Contains(second, "export TOKEN=token(") {
 			t.Errorf("second run's banner:\n%s", second)
 		}
-		if _, total, err := db.Transactions(ctx, 1, recon.TransactionFilter{Page: 1, Limit: 1}); err != nil || total != 300 {
+		if _, total, err := db.Transactions(ctx, recon.LiveTenant(1), recon.TransactionFilter{Page: 1, Limit: 1}); err != nil || total != 300 {
 			t.Errorf("after a second run: %d transactions (%v)", total, err)
 		}
 

@@ -91,7 +91,7 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	accounts, err := h.Store.BankAccounts(ctx, m.CompanyID)
+	accounts, err := h.Store.BankAccounts(ctx, m.Tenant())
 	if err != nil {
 		return err
 	}

@@ -33,8 +33,8 @@ type Store interface {
 	// recon.TenantStore's:
 	Tenant(ctx context.Context, id int64) (*recon.Tenant, error)
 	// recon.BankAccountStore's:
-	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
-	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
+	BankAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.BankAccount, error)
+	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
 	// recon.OrderStore's:
 	CreateOrder(ctx context.Context, o *recon.Order) error
 	PaymentCodesInUse(ctx context.Context, companyID int64, prefix string, n, list int) (int64, []string, error)

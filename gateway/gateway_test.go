@@ -269,7 +269,7 @@ func (b *bundle) newOrder(t *testing.T, m merchant, invoice, amount string, extr
 // matching applies to the order.
 func (b *bundle) pay(t *testing.T, m merchant, code string, amount int64, ref string) {
 	t.Helper()
-	_, err := b.db.IngestTransactions(context.Background(), m.company, []recon.TransactionInput{{
+	_, err := b.db.IngestTransactions(context.Background(), recon.LiveTenant(m.company), []recon.TransactionInput{{
 		BankAccountID: m.account, TransactionDate: recon.WallClock(b.clock.Now().In(hcm)), AmountIn: amount,
 		Content: "NGUYEN VAN A chuyen tien " + code, ReferenceNumber: ref,
 	}}, []string{code})

@@ -230,7 +230,7 @@ func (h *Handler) orderDetail(w http.ResponseWriter, r *http.Request, m *recon.M
 		d.Payment.VirtualAccount = &o.VirtualAccount
 	}
 	if o.BankAccountID != 0 {
-		b, err := h.Store.BankAccount(ctx, m.CompanyID, o.BankAccountID)
+		b, err := h.Store.BankAccount(ctx, m.Tenant(), o.BankAccountID)
 		switch recon.ErrorCode(err) {
 		case "":
 			d.Payment.BankAccount = &bankAccountJSON{ID: b.ID, BankName: b.BankName, AccountNumber: b.AccountNumber, HolderName: b.HolderName}

@@ -70,7 +70,7 @@ func (h *Handler) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	bank, err := h.Store.BankAccount(ctx, m.CompanyID, o.BankAccountID)
+	bank, err := h.Store.BankAccount(ctx, m.Tenant(), o.BankAccountID)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (h *Handler) checkoutQR(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	bank, err := h.Store.BankAccount(r.Context(), m.CompanyID, o.BankAccountID)
+	bank, err := h.Store.BankAccount(r.Context(), m.Tenant(), o.BankAccountID)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func TestLinkedAccounts(t *testing.T) {
 			a["account_type"] != "individual" || a["active"] != "1" || a["link_state"] != "linked" || a["last_transaction"] != nil {
 			t.Fatalf("account: %v", a)
 		}
-		accounts, _ := b.store.BankAccounts(t.Context(), b.company.ID)
+		accounts, _ := b.store.BankAccounts(t.Context(), b.company.Tenant())
 		var linkedID int64
 		for _, acc := range accounts {
 			if acc.AccountNumber == mbIndividual {
@@ -49,7 +49,7 @@ func TestLinkedAccounts(t *testing.T) {
 			{BankAccountID: linkedID, TransactionDate: day.AddDate(0, 0, 1), AmountOut: 20000, Content: "rut tien", ReferenceNumber: "FT2"},
 			{BankAccountID: plain.ID, TransactionDate: day, AmountIn: 1, Content: "x", ReferenceNumber: "FT3"},
 		}
-		res, err := recon.Ingest(t.Context(), b.store, b.company.ID, day.AddDate(0, 0, 1), in)
+		res, err := recon.Ingest(t.Context(), b.store, b.company.Tenant(), day.AddDate(0, 0, 1), in)
 		if err != nil {
 			t.Fatal(err)
 		}

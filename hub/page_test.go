@@ -174,7 +174,7 @@ func TestLinkPageLink(t *testing.T) {
 			t.Fatalf("linked metadata: %+v / completed %+v", linked, metas[6])
 		}
 		// The account is an ordinary bank account of the merchant.
-		accounts, err := b.store.BankAccounts(t.Context(), b.company.ID)
+		accounts, err := b.store.BankAccounts(t.Context(), b.company.Tenant())
 		if err != nil || len(accounts) != 1 || accounts[0].AccountNumber != mbIndividual || accounts[0].BankName != "MBBank" {
 			t.Fatalf("bank accounts: %v %v", accounts, err)
 		}

@@ -49,10 +49,10 @@ func TestSimulate(t *testing.T) {
 			}
 		}
 		// The linked account is an account of the tenant; the other has nothing.
-		if n, err := b.store.BankAccounts(t.Context(), b.company.ID); err != nil || len(n) == 0 {
+		if n, err := b.store.BankAccounts(t.Context(), b.company.Tenant()); err != nil || len(n) == 0 {
 			t.Fatalf("accounts: %v %v", n, err)
 		}
-		if n, err := b.store.BankAccounts(t.Context(), b.other.ID); err != nil || len(n) != 0 {
+		if n, err := b.store.BankAccounts(t.Context(), b.other.Tenant()); err != nil || len(n) != 0 {
 			t.Fatalf("the other tenant's accounts: %v %v", n, err)
 		}
 		// Live, on a production server: no bank to reach, said plainly.

@@ -37,7 +37,7 @@ func TestAmountCountsMigrationCountsExistingRows(t *testing.T) {
 				in = append(in, tr)
 			}
 		}
-		if _, err := db.IngestTransactions(ctx, c.ID, in, make([]string, len(in))); err != nil {
+		if _, err := db.IngestTransactions(ctx, c.Tenant(), in, make([]string, len(in))); err != nil {
 			t.Fatal(err)
 		}
 		// Back to the schema before 00017, rows and all, then up again.
@@ -57,7 +57,7 @@ func TestAmountCountsMigrationCountsExistingRows(t *testing.T) {
 			{recon.TransactionFilter{AmountIn: &in1000, AccountNumber: "222"}, 20},
 		} {
 			tc.f.Page, tc.f.Limit = 1, 1
-			if _, total, err := db.Transactions(ctx, c.ID, tc.f); err != nil || total != tc.want {
+			if _, total, err := db.Transactions(ctx, c.Tenant(), tc.f); err != nil || total != tc.want {
 				t.Errorf("filter %+v after the migration: total %d, %v; want %d", tc.f, total, err, tc.want)
 			}
 		}

@@ -34,7 +34,7 @@ func TestIngestionRefreshesStatistics(t *testing.T) {
 				TransactionDate: time.Date(2026, 1, 1, 0, 0, batch*1000+i, 0, time.UTC),
 				ReferenceNumber: fmt.Sprintf("S-%d-%d", batch, i), Content: "chuyen tien"}
 		}
-		if _, err := recon.Ingest(ctx, db, co.ID, in[len(in)-1].TransactionDate, in); err != nil {
+		if _, err := recon.Ingest(ctx, db, co.Tenant(), in[len(in)-1].TransactionDate, in); err != nil {
 			t.Fatal(err)
 		}
 		if batch == 3 {

@@ -30,7 +30,7 @@ func TestRederiveBound(t *testing.T) {
 				AmountIn: 10, Content: "tien hang", ReferenceNumber: ref, Accumulated: bank}
 		}
 		ingest := func(in ...recon.TransactionInput) error {
-			_, err := db.IngestTransactions(ctx, c.ID, in, make([]string, len(in)))
+			_, err := db.IngestTransactions(ctx, c.Tenant(), in, make([]string, len(in)))
 			return err
 		}
 		// Six rows without balances, 10:00 to 15:00.
@@ -45,7 +45,7 @@ func TestRederiveBound(t *testing.T) {
 		if recon.ErrorCode(err) != recon.ECONFLICT {
 			t.Fatalf("a row before 6 rows with a bound of 5: %v, want ECONFLICT", err)
 		}
-		if _, n, _ := db.Transactions(ctx, c.ID, recon.TransactionFilter{Page: 1, Limit: 10}); n != 6 {
+		if _, n, _ := db.Transactions(ctx, c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 10}); n != 6 {
 			t.Fatalf("%d rows stored, want 6: the refused batch stored nothing", n)
 		}
 		// Five rows later: within the bound.

@@ -34,7 +34,7 @@ func TestBankOrderMigrationKeepsExistingRows(t *testing.T) {
 		}
 		ingest := func(in ...recon.TransactionInput) {
 			t.Helper()
-			if _, err := db.IngestTransactions(ctx, c.ID, in, make([]string, len(in))); err != nil {
+			if _, err := db.IngestTransactions(ctx, c.Tenant(), in, make([]string, len(in))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -49,7 +49,7 @@ func TestBankOrderMigrationKeepsExistingRows(t *testing.T) {
 		}
 		ingest(at("LATE", 8, 30, 50, nil))
 		ingest(at("R5", 12, 0, 1, nil))
-		list, _, err := db.Transactions(ctx, c.ID, recon.TransactionFilter{Page: 1, Limit: 10})
+		list, _, err := db.Transactions(ctx, c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestBankOrderMigrationKeepsExistingRows(t *testing.T) {
 		if want := "[R5 5002 R4 5001 R3 5000 R2 1150 LATE 1050 R1 1000]"; fmt.Sprint(got) != want {
 			t.Fatalf("balances after the migration: %v, want %s", got, want)
 		}
-		ds, err := db.BalanceDiscontinuities(ctx, c.ID)
+		ds, err := db.BalanceDiscontinuities(ctx, c.Tenant())
 		if err != nil || len(ds) != 1 || ds[0].Expected != 1_160 || ds[0].Reported != 5_000 {
 			t.Fatalf("discontinuities %+v, %v; want R3's, expected 1160", ds, err)
 		}

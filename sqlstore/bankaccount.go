@@ -35,7 +35,8 @@ func (db *DB) CreateBankAccount(ctx context.Context, b *recon.BankAccount) error
 }
 
 // BankAccount returns the company's bank account, or ENOTFOUND.
-func (db *DB) BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error) {
+func (db *DB) BankAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.BankAccount, error) {
+	companyID := tenant.ID()
 	return db.oneBankAccount(ctx, id, selectBankAccount+` WHERE company_id = $1 AND id = $2`, companyID, id)
 }
 
@@ -56,7 +57,12 @@ func (db *DB) oneBankAccount(ctx context.Context, id int64, query string, args .
 }
 
 // BankAccounts lists the company's bank accounts by id.
-func (db *DB) BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error) {
+func (db *DB) BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error) {
+	return db.bankAccounts(ctx, tenant.ID())
+}
+
+// bankAccounts lists the bank accounts of the rows of company_id companyID.
+func (db *DB) bankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error) {
 	rows, err := db.db.QueryContext(ctx, selectBankAccount+` WHERE company_id = $1 ORDER BY id`, companyID)
 	if err != nil {
 		return nil, internal(err, "list bank accounts")

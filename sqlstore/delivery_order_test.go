@@ -33,7 +33,7 @@ func TestMigrationBackfillsDeliveryOrders(t *testing.T) {
 		}
 		in := recon.TransactionInput{BankAccountID: b.ID, TransactionDate: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), AmountIn: 100_000,
 			Content: "DH1", ReferenceNumber: "R1"}
-		if _, err := db.IngestTransactions(ctx, c.ID, []recon.TransactionInput{in}, []string{"DH1"}); err != nil {
+		if _, err := db.IngestTransactions(ctx, c.Tenant(), []recon.TransactionInput{in}, []string{"DH1"}); err != nil {
 			t.Fatal(err)
 		}
 		// Another IPN whose payload names an order id of no order of the tenant.

@@ -80,7 +80,7 @@ func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.Retentio
 // deleteOldTransactions deletes the company's transactions dated before
 // before (a wall-clock time), account by account, a chunk at a time.
 func (db *DB) deleteOldTransactions(ctx context.Context, companyID int64, before time.Time) (int64, error) {
-	accounts, err := db.BankAccounts(ctx, companyID)
+	accounts, err := db.bankAccounts(ctx, companyID)
 	if err != nil {
 		return 0, err
 	}

@@ -59,7 +59,8 @@ type linkedAccount struct{ brand, number, xid string }
 // and the batch is planned and inserted again, duplicates left out so that
 // they move no balance. Because every writer of an account holds its lock,
 // the second insert meets no conflict, and no reference is ever stored twice.
-func (db *DB) IngestTransactions(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
+func (db *DB) IngestTransactions(ctx context.Context, tenant recon.TenantID, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
+	companyID := tenant.ID()
 	if len(codes) != len(in) {
 		return nil, fmt.Errorf("sqlstore: %d codes for %d transactions", len(codes), len(in))
 	}
@@ -93,7 +94,8 @@ func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.Transa
 // matching), so later batches see the earlier ones. The calls bypass the
 // group commit; concurrent writers of the same bank accounts wait for the
 // commit (on SQLite, every writer does: keep fill free of slow input).
-func (db *DB) IngestAtomically(ctx context.Context, companyID int64, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error {
+func (db *DB) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error {
+	companyID := tenant.ID()
 	enqueued := 0
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		return fill(func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {

@@ -20,7 +20,8 @@ import (
 // by 20,000 rows costs no more than one shared by two), and from COUNT(*)
 // over the same index otherwise, where the reference filter is selective or
 // an amount is combined with dates.
-func (db *DB) Transactions(ctx context.Context, companyID int64, f recon.TransactionFilter) ([]*recon.Transaction, int64, error) {
+func (db *DB) Transactions(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter) ([]*recon.Transaction, int64, error) {
+	companyID := tenant.ID()
 	fq, err := db.filterQuery(ctx, companyID, f)
 	if err != nil || fq == nil {
 		return []*recon.Transaction{}, 0, err
@@ -94,7 +95,8 @@ func scanTransaction(s scanner) (*recon.Transaction, error) {
 }
 
 // Transaction implements recon.TransactionStore.
-func (db *DB) Transaction(ctx context.Context, companyID, id int64) (*recon.Transaction, error) {
+func (db *DB) Transaction(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Transaction, error) {
+	companyID := tenant.ID()
 	t, err := scanTransaction(db.db.QueryRowContext(ctx, `SELECT `+transactionColumns+`
 		FROM transactions t JOIN bank_accounts b ON b.id = t.bank_account_id WHERE t.company_id = $1 AND t.id = $2`, companyID, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -262,7 +264,8 @@ func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, 
 }
 
 // BalanceDiscontinuities lists the company's discontinuities, newest first.
-func (db *DB) BalanceDiscontinuities(ctx context.Context, companyID int64) ([]*recon.BalanceDiscontinuity, error) {
+func (db *DB) BalanceDiscontinuities(ctx context.Context, tenant recon.TenantID) ([]*recon.BalanceDiscontinuity, error) {
+	companyID := tenant.ID()
 	rows, err := db.db.QueryContext(ctx, `
 		SELECT id, company_id, bank_account_id, transaction_id, expected, reported, created_at
 		FROM balance_discontinuities WHERE company_id = $1 ORDER BY id DESC LIMIT 1000`, companyID)
@@ -287,7 +290,8 @@ const recodePage = 1000
 
 // RecodeTransactions implements recon.TransactionStore, a page of ids at a
 // time so that a long history never holds the write lock for long.
-func (db *DB) RecodeTransactions(ctx context.Context, companyID int64, from time.Time, extract func(string) string) (int64, error) {
+func (db *DB) RecodeTransactions(ctx context.Context, tenant recon.TenantID, from time.Time, extract func(string) string) (int64, error) {
+	companyID := tenant.ID()
 	var changed int64
 	lastID := int64(0)
 	fromArg := recon.WallClock(from) // the zero time is year 1: every transaction

@@ -32,7 +32,7 @@ type Report struct {
 type Store interface {
 	recon.AtomicIngestStore
 	// BankAccount is recon.BankAccountStore's.
-	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
+	BankAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.BankAccount, error)
 }
 
 // Import parses a statement of the company's bank account and stores its
@@ -51,8 +51,8 @@ type Store interface {
 // recon.MaxIngestBatch at a time, so memory does not grow with the file. The
 // database transaction lasts as long as the pass: give Import a reader that
 // does not wait on a slow client (the API spools uploads to a file first).
-func Import(ctx context.Context, s Store, companyID, accountID int64, r io.Reader, f Format, opts Options, skipInvalid bool) (*Report, error) {
-	acct, err := s.BankAccount(ctx, companyID, accountID)
+func Import(ctx context.Context, s Store, tenant recon.TenantID, accountID int64, r io.Reader, f Format, opts Options, skipInvalid bool) (*Report, error) {
+	acct, err := s.BankAccount(ctx, tenant, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func Import(ctx context.Context, s Store, companyID, accountID int64, r io.Reade
 			rep.Skipped = append(rep.Skipped, e)
 		}
 	}
-	err = recon.IngestAll(ctx, s, companyID, now, func(add func([]recon.TransactionInput) ([]recon.IngestResult, error)) error {
+	err = recon.IngestAll(ctx, s, tenant, now, func(add func([]recon.TransactionInput) ([]recon.IngestResult, error)) error {
 		batch := make([]recon.TransactionInput, 0, recon.MaxIngestBatch)
 		rows := make([]int, 0, recon.MaxIngestBatch)
 		flush := func() error {
@@ -144,7 +144,7 @@ func rowOf(err error, rows []int) error {
 // nothing stored), the report that comes with the error lists every bad row
 // of the file in Skipped (read again, storing nothing), so that the uploader
 // can fix them all at once.
-func ImportFile(ctx context.Context, s Store, companyID, accountID int64, name string, file io.ReadSeeker, f Format, opts Options, skipInvalid bool) (*Report, error) {
+func ImportFile(ctx context.Context, s Store, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker, f Format, opts Options, skipInvalid bool) (*Report, error) {
 	br := bufio.NewReaderSize(file, 64<<10)
 	switch f {
 	case "", "auto":
@@ -160,7 +160,7 @@ func ImportFile(ctx context.Context, s Store, companyID, accountID int64, name s
 	default:
 		return nil, recon.FieldError("format", "format must be one of auto, csv, camt053, mt940")
 	}
-	rep, err := Import(ctx, s, companyID, accountID, br, f, opts, skipInvalid)
+	rep, err := Import(ctx, s, tenant, accountID, br, f, opts, skipInvalid)
 	var rowErr *RowError
 	if err == nil || !errors.As(err, &rowErr) {
 		return rep, err

@@ -332,7 +332,7 @@ func loadListing(b *testing.B, engine string) *benchEnv {
 				ReferenceNumber: fmt.Sprintf("L-%d-%d", batch, i),
 			}
 		}
-		if _, err := recon.Ingest(context.Background(), env.db, env.companyID, in[len(in)-1].TransactionDate, in); err != nil {
+		if _, err := recon.Ingest(context.Background(), env.db, recon.LiveTenant(env.companyID), in[len(in)-1].TransactionDate, in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -573,7 +573,7 @@ func loadExceptions(b *testing.B, engine string) *benchEnv {
 				ReferenceNumber: fmt.Sprintf("E-%d-%d", batch, i),
 			}
 		}
-		if _, err := recon.Ingest(ctx, env.db, env.companyID, in[len(in)-1].TransactionDate, in); err != nil {
+		if _, err := recon.Ingest(ctx, env.db, recon.LiveTenant(env.companyID), in[len(in)-1].TransactionDate, in); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -217,7 +217,7 @@ func TestServeAppliesRetention(t *testing.T) {
 		}
 		defer db.Close()
 		total := func(company int64) int64 {
-			_, n, err := db.Transactions(t.Context(), company, recon.TransactionFilter{Page: 1, Limit: 1})
+			_, n, err := db.Transactions(t.Context(), recon.LiveTenant(company), recon.TransactionFilter{Page: 1, Limit: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,7 @@ func enqueueIPNs(t testing.TB, m *merchantSetup, prefix string, n int) {
 		in[i] = recon.TransactionInput{BankAccountID: accountID, TransactionDate: time.Now(), AmountIn: 10000,
 			Content: "chuyen tien " + code, ReferenceNumber: "REF-" + code}
 	}
-	res, err := recon.Ingest(context.Background(), db, companyID, time.Now(), in)
+	res, err := recon.Ingest(context.Background(), db, recon.LiveTenant(companyID), time.Now(), in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -321,7 +321,7 @@ func dashUploadLimit(t *testing.T, e *dashEnv) {
 	db := dbtest.OpenURL(t, e.dbURL)
 	company, _ := parseID(e.live.company)
 	count := func() int64 {
-		_, n, err := db.Transactions(context.Background(), company, recon.TransactionFilter{Page: 1, Limit: 1})
+		_, n, err := db.Transactions(context.Background(), recon.LiveTenant(company), recon.TransactionFilter{Page: 1, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

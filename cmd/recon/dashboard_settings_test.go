@@ -240,7 +240,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	db := dbtest.OpenURL(t, e.dbURL)
 	id, _ := parseID(e.live.company)
 	count := func() int64 {
-		_, n, err := db.Transactions(context.Background(), id, recon.TransactionFilter{Page: 1, Limit: 1})
+		_, n, err := db.Transactions(context.Background(), recon.LiveTenant(id), recon.TransactionFilter{Page: 1, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +289,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 		Content: "gap", ReferenceNumber: "GAP1", Accumulated: ptr(int64(1000))},
 		{BankAccountID: mustID(t, e.live.account), TransactionDate: mustTime(t, "2026-09-18 09:00:00"), AmountIn: 1000,
 			Content: "gap", ReferenceNumber: "GAP2", Accumulated: ptr(int64(50000))}}
-	if _, err := recon.Ingest(context.Background(), db, id, in[1].TransactionDate, in); err != nil {
+	if _, err := recon.Ingest(context.Background(), db, recon.LiveTenant(id), in[1].TransactionDate, in); err != nil {
 		t.Fatal(err)
 	}
 	if _, body = b.Get("/dashboard/bank-accounts"); !strings.Contains(body, "missing transactions between") || !strings.Contains(body, "gap 48,000 VND") {

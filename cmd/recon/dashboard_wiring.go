@@ -16,7 +16,7 @@ import (
 
 // importStatement is the dashboard's statement upload: statement.ImportFile,
 // the import of POST /api/v1/bank-accounts/{id}/statements.
-func importStatement(ctx context.Context, db statement.Store, tenant, account int64, name string, f io.ReadSeeker, loc *time.Location, clock recon.Clock) (*dashboard.StatementResult, error) {
+func importStatement(ctx context.Context, db statement.Store, tenant recon.TenantID, account int64, name string, f io.ReadSeeker, loc *time.Location, clock recon.Clock) (*dashboard.StatementResult, error) {
 	rep, err := statement.ImportFile(ctx, db, tenant, account, name, f, "auto", statement.Options{Location: loc, Clock: clock}, false)
 	if rep == nil {
 		return nil, err

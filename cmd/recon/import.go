@@ -62,11 +62,11 @@ so importing a file twice is safe. A progress bar is drawn on a terminal.`,
 				opts.Progress = progressBar(a.stderr, info.Size())
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				companyID, err := tenant.id(cmd.Context(), db)
+				tn, err := tenant.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
-				rep, err := statement.Import(cmd.Context(), db, companyID, accountID, br, fmtName, opts, skipInvalid)
+				rep, err := statement.Import(cmd.Context(), db, tn, accountID, br, fmtName, opts, skipInvalid)
 				if opts.Progress != nil {
 					fmt.Fprintln(a.stderr)
 				}

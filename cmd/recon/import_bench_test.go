@@ -168,7 +168,7 @@ func BenchmarkImportMemory(b *testing.B) {
 				f := open()
 				b.StartTimer()
 				peak = max(peak, peakHeap(func() {
-					rep, err := statement.Import(ctx, db, co.ID, acct.ID, bufio.NewReaderSize(f, 64<<10), statement.CSV, statement.Options{}, false)
+					rep, err := statement.Import(ctx, db, co.Tenant(), acct.ID, bufio.NewReaderSize(f, 64<<10), statement.CSV, statement.Options{}, false)
 					if err != nil || rep.Imported != importBenchRows {
 						b.Fatalf("import: %+v %v", rep, err)
 					}

@@ -26,30 +26,38 @@ func (t *tenantFlags) add(cmd *cobra.Command, required bool, usage string) {
 	}
 }
 
-// id returns the tenant the flags name: the company's id, or its test
-// tenant's (made on first use) with --test; 0 without --company.
-func (t *tenantFlags) id(ctx context.Context, db recon.TenantStore) (int64, error) {
+// tenant returns the tenant the flags name: the company's live one, or its
+// test tenant (made on first use) with --test; the zero TenantID without
+// --company.
+func (t *tenantFlags) tenant(ctx context.Context, db recon.TenantStore) (recon.TenantID, error) {
 	if t.company == 0 {
 		if t.test {
-			return 0, errors.New("--test needs --company")
+			return recon.TenantID{}, errors.New("--test needs --company")
 		}
-		return 0, nil
+		return recon.TenantID{}, nil
 	}
 	if t.test {
 		tt, err := db.TestTenant(ctx, t.company)
 		if err != nil {
-			return 0, err
+			return recon.TenantID{}, err
 		}
-		return tt.ID.ID(), nil
+		return tt.ID, nil
 	}
 	tt, err := db.Tenant(ctx, t.company)
 	if err != nil {
-		return 0, err
+		return recon.TenantID{}, err
 	}
 	if !tt.Live() {
-		return 0, fmt.Errorf("%d is the test tenant of company %d: use --company %d --test", t.company, tt.Company, tt.Company)
+		return recon.TenantID{}, fmt.Errorf("%d is the test tenant of company %d: use --company %d --test", t.company, tt.Company, tt.Company)
 	}
-	return t.company, nil
+	return recon.LiveTenant(t.company), nil
+}
+
+// id is the id of the tenant the flags name (see tenant); 0 without
+// --company.
+func (t *tenantFlags) id(ctx context.Context, db recon.TenantStore) (int64, error) {
+	tenant, err := t.tenant(ctx, db)
+	return tenant.ID(), err
 }
 
 func newTestDataCmd(a *app) *cobra.Command {

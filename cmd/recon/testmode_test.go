@@ -42,9 +42,9 @@ const (
 type side struct {
 	name         string // "live" or "test"
 	live         bool
-	tenant       int64  // company_id of the mode's rows
-	admin        string // bearer token of the Admin user (allScopes)
-	feed         string // client-credentials token (transaction:write)
+	tenant       recon.TenantID // the mode's rows
+	admin        string         // bearer token of the Admin user (allScopes)
+	feed         string         // client-credentials token (transaction:write)
 	clientID     string
 	clientSecret string
 	merchantID   string
@@ -135,7 +135,7 @@ func (md *modeData) transactionTotal(t testing.TB, s *side) int64 {
 // deliveryIDs returns the ids of the tenant's deliveries, from the store.
 func (md *modeData) deliveryIDs(t testing.TB, s *side) []int64 {
 	t.Helper()
-	ds, err := md.db.Deliveries(context.Background(), s.tenant, recon.DeliveryFilter{Limit: 500})
+	ds, err := md.db.Deliveries(context.Background(), s.tenant.ID(), recon.DeliveryFilter{Limit: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,10 +210,10 @@ func setupModes(t *testing.T, base, dbURL string, ipn bool) *modeData {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.tenant = tenant.ID.ID()
+		s.tenant = tenant.ID
 	}
-	if md.live.tenant != md.company || md.test.tenant == md.company || md.live.account == md.test.account {
-		t.Fatalf("tenants %d/%d, accounts %d/%d", md.live.tenant, md.test.tenant, md.live.account, md.test.account)
+	if md.live.tenant.ID() != md.company || md.test.tenant.ID() == md.company || md.live.account == md.test.account {
+		t.Fatalf("tenants %d/%d, accounts %d/%d", md.live.tenant.ID(), md.test.tenant.ID(), md.live.account, md.test.account)
 	}
 	// The formats are the company's: set with a live credential, refused
 	// with a test one (company settings PATCH case below).
@@ -228,7 +228,7 @@ func setupModes(t *testing.T, base, dbURL string, ipn bool) *modeData {
 			{InvoiceNumber: "INV-2", Amount: s.amount2, PaymentCode: sharedCode2},
 			{InvoiceNumber: s.only, Amount: 10000, PaymentCode: map[bool]string{true: "DH30000001", false: "DH30000002"}[s.live]},
 		} {
-			o.CompanyID, o.BankAccountID, o.CustomerID, o.Description = s.tenant, s.account, "KH001", "Đơn "+o.InvoiceNumber
+			o.CompanyID, o.BankAccountID, o.CustomerID, o.Description = s.tenant.ID(), s.account, "KH001", "Đơn "+o.InvoiceNumber
 			if err := md.db.CreateOrder(ctx, o); err != nil {
 				t.Fatalf("%s order %s: %v", s.name, o.InvoiceNumber, err)
 			}
@@ -544,24 +544,24 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		ids := md.pushUnmatched(t, "EXC-RESOLVE")
 		md.cross(func(me, other *side) {
 			path := func(id int64) string { return fmt.Sprintf("/api/v1/exceptions/%d/resolve", id) }
-			before, err := md.db.Exception(t.Context(), other.tenant, ids[other])
+			before, err := md.db.Exception(t.Context(), other.tenant.ID(), ids[other])
 			if err != nil {
 				t.Fatal(err)
 			}
 			if status, body := md.api(t, me, "POST", path(ids[other]), `{"action":"ignore","note":"not mine"}`); status != 404 {
 				t.Errorf("%s resolves %s's exception: %d %v, want 404", me.name, other.name, status, body)
 			}
-			if e, err := md.db.Exception(t.Context(), other.tenant, ids[other]); err != nil || fmt.Sprint(e.Resolution) != fmt.Sprint(before.Resolution) {
+			if e, err := md.db.Exception(t.Context(), other.tenant.ID(), ids[other]); err != nil || fmt.Sprint(e.Resolution) != fmt.Sprint(before.Resolution) {
 				t.Errorf("%s's exception after %s's attempt: %+v %v", other.name, me.name, e, err)
 			}
-			theirs, err := md.db.Order(t.Context(), other.tenant, other.only)
+			theirs, err := md.db.Order(t.Context(), other.tenant.ID(), other.only)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if status, body := md.api(t, me, "POST", path(ids[me]), fmt.Sprintf(`{"action":"match","order_id":%d,"note":"wrong mode"}`, theirs.ID)); status != 404 {
 				t.Errorf("%s matches to %s's order %d: %d %v, want 404", me.name, other.name, theirs.ID, status, body)
 			}
-			if now, _ := md.db.Order(t.Context(), other.tenant, other.only); now.Status != theirs.Status || now.PaidAmount != theirs.PaidAmount {
+			if now, _ := md.db.Order(t.Context(), other.tenant.ID(), other.only); now.Status != theirs.Status || now.PaidAmount != theirs.PaidAmount {
 				t.Errorf("%s's %s changed: %+v", other.name, other.only, now)
 			}
 			if status, body := md.api(t, me, "POST", path(ids[me]), `{"action":"ignore","note":"mine"}`); status != 200 || body["data"].(map[string]any)["livemode"] != me.live {
@@ -583,14 +583,14 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 	"POST /api/v1/deliveries/{id}/replay": func(t *testing.T, md *modeData) {
 		md.cross(func(me, other *side) {
 			id := md.ownDelivery(t, me)
-			before, err := md.db.Delivery(context.Background(), me.tenant, id)
+			before, err := md.db.Delivery(context.Background(), me.tenant.ID(), id)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if status, body := md.api(t, other, "POST", fmt.Sprintf("/api/v1/deliveries/%d/replay", id), ""); status != 404 {
 				t.Errorf("%s replays %s's delivery: %d %v, want 404", other.name, me.name, status, body)
 			}
-			after, err := md.db.Delivery(context.Background(), me.tenant, id)
+			after, err := md.db.Delivery(context.Background(), me.tenant.ID(), id)
 			if err != nil || after.Attempts < before.Attempts || (after.Status == recon.DeliveryPending) != (before.Status == recon.DeliveryPending) {
 				t.Errorf("the refused replay changed delivery %d: %+v → %+v (%v)", id, before, after, err)
 			}
@@ -605,7 +605,7 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		ctx := context.Background()
 		dead := map[*side]*recon.Delivery{}
 		for _, s := range []*side{md.live, md.test} {
-			d := &recon.Delivery{CompanyID: s.tenant, Kind: recon.DeliveryIPN, Event: recon.IPNOrderPaid, Payload: []byte(`{}`)}
+			d := &recon.Delivery{CompanyID: s.tenant.ID(), Kind: recon.DeliveryIPN, Event: recon.IPNOrderPaid, Payload: []byte(`{}`)}
 			if err := md.db.EnqueueDelivery(ctx, d); err != nil {
 				t.Fatal(err)
 			}
@@ -621,11 +621,11 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 			if status != 200 || body["data"].(map[string]any)["replayed"].(float64) < 1 {
 				t.Errorf("%s replays its failed deliveries: %d %v", me.name, status, body)
 			}
-			if d, err := md.db.Delivery(ctx, me.tenant, dead[me].ID); err != nil || d.Status == recon.DeliveryDead {
+			if d, err := md.db.Delivery(ctx, me.tenant.ID(), dead[me].ID); err != nil || d.Status == recon.DeliveryDead {
 				t.Errorf("%s's dead delivery after its replay: %+v %v", me.name, d, err)
 			}
 			if me == md.live { // the first pass: the test mode's is still dead, and stays so
-				if d, err := md.db.Delivery(ctx, other.tenant, dead[other].ID); err != nil || d.Status != recon.DeliveryDead {
+				if d, err := md.db.Delivery(ctx, other.tenant.ID(), dead[other].ID); err != nil || d.Status != recon.DeliveryDead {
 					t.Errorf("%s's replay reached %s's dead delivery: %+v %v", me.name, other.name, d, err)
 				}
 			}
@@ -747,7 +747,7 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		md.cross(func(me, other *side) {
 			theirs := md.order(t, other, "INV-1")
 			voids := func(s *side) int {
-				ds, err := md.db.Deliveries(context.Background(), s.tenant, recon.DeliveryFilter{Limit: 500})
+				ds, err := md.db.Deliveries(context.Background(), s.tenant.ID(), recon.DeliveryFilter{Limit: 500})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -793,7 +793,7 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		}
 	},
 	"POST /v1/listen/answers": func(t *testing.T, md *modeData) {
-		live, err := md.db.Deliveries(t.Context(), md.live.tenant, recon.DeliveryFilter{Limit: 1})
+		live, err := md.db.Deliveries(t.Context(), md.live.tenant.ID(), recon.DeliveryFilter{Limit: 1})
 		if err != nil || len(live) == 0 {
 			t.Fatalf("a live delivery: %v, %v", live, err)
 		}
@@ -1020,7 +1020,7 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 		// The test mode has no IPN URL yet: its ORDER_PAID is held in the
 		// test outbox for listeners, and the live URL never sees it.
 		pay(md.test, md.test.amount1, sharedCode1)
-		held, err := md.db.Deliveries(context.Background(), md.test.tenant, recon.DeliveryFilter{})
+		held, err := md.db.Deliveries(context.Background(), md.test.tenant.ID(), recon.DeliveryFilter{})
 		if err != nil || len(held) != 1 || held[0].Event != recon.IPNOrderPaid || held[0].Status != recon.DeliveryPending ||
 			held[0].NextAttemptAt.Before(time.Now().Add(recon.ListenerHold-time.Hour)) {
 			t.Fatalf("held test notification: %+v %v", held, err)
@@ -1036,7 +1036,7 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 		// receivers hold is all they will ever get.
 		testkit.WaitFor(t, "the notifications", 20*time.Second, func() bool {
 			for _, s := range []*side{md.live, md.test} {
-				ds, err := md.db.Deliveries(context.Background(), s.tenant, recon.DeliveryFilter{Status: recon.DeliveryDelivered})
+				ds, err := md.db.Deliveries(context.Background(), s.tenant.ID(), recon.DeliveryFilter{Status: recon.DeliveryDelivered})
 				if err != nil || len(ds) != 3-map[bool]int{true: 0, false: 1}[s.live] {
 					return false
 				}

@@ -64,11 +64,11 @@ func newBankAccountListCmd(a *app) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				companyID, err := tenant.id(cmd.Context(), db)
+				tn, err := tenant.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
-				accounts, err := db.BankAccounts(cmd.Context(), companyID)
+				accounts, err := db.BankAccounts(cmd.Context(), tn)
 				if err != nil {
 					return err
 				}
@@ -126,7 +126,11 @@ extraction, duplicate check, running balance). Meant for sandbox and test setups
 					BankAccountID: acct.ID, TransactionDate: now.In(loc), AmountIn: amount,
 					Content: content, ReferenceNumber: ref, SubAccount: sub,
 				}}
-				res, err := recon.Ingest(cmd.Context(), db, acct.CompanyID, now, in)
+				tenant, err := db.Tenant(cmd.Context(), acct.CompanyID)
+				if err != nil {
+					return err
+				}
+				res, err := recon.Ingest(cmd.Context(), db, tenant.ID, now, in)
 				if err != nil {
 					return err
 				}
@@ -181,16 +185,16 @@ with the formats and paycode setting in force now.`,
 				fromDate = d
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				companyID, err := tenant.id(cmd.Context(), db)
+				tn, err := tenant.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
-				co, err := db.Company(cmd.Context(), companyID)
+				co, err := db.Company(cmd.Context(), tn.ID())
 				if err != nil {
 					return err
 				}
 				ext := recon.CompanyExtractor(&co.Config)
-				n, err := db.RecodeTransactions(cmd.Context(), companyID, fromDate, ext.Extract)
+				n, err := db.RecodeTransactions(cmd.Context(), tn, fromDate, ext.Extract)
 				if err != nil {
 					return err
 				}

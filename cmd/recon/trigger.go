@@ -267,14 +267,14 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 // refused.
 func (tr *triggerRun) useAccount(ctx context.Context, id int64) error {
 	if id != 0 {
-		b, err := tr.db.BankAccount(ctx, tr.tenant.ID.ID(), id)
+		b, err := tr.db.BankAccount(ctx, tr.tenant.ID, id)
 		if recon.ErrorCode(err) == recon.ENOTFOUND {
 			return fmt.Errorf("bank account %d is not a test-mode account of company %d: recon trigger uses test-mode accounts only (recon bank-account list --company %d --test)", id, tr.company, tr.company)
 		}
 		tr.account = b
 		return err
 	}
-	accounts, err := tr.db.BankAccounts(ctx, tr.tenant.ID.ID())
+	accounts, err := tr.db.BankAccounts(ctx, tr.tenant.ID)
 	if err != nil {
 		return err
 	}
@@ -375,7 +375,7 @@ func (tr *triggerRun) pay(ctx context.Context) error {
 	ref := recon.SimulatedReferenceFrom(tr.rand)
 	content := "NGUYEN VAN A chuyen tien " + o.PaymentCode
 	now := tr.clock.Now()
-	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID.ID(), now, []recon.TransactionInput{{
+	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID, now, []recon.TransactionInput{{
 		BankAccountID: tr.account.ID, TransactionDate: now.In(tr.loc), AmountIn: o.Amount,
 		Content: content, ReferenceNumber: ref,
 	}})

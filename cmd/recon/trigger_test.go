@@ -48,7 +48,7 @@ func TestTrigger(t *testing.T) {
 		}
 		liveUntouched := func() {
 			t.Helper()
-			txs, total, err := db.Transactions(ctx, companyID, recon.TransactionFilter{Page: 1, Limit: 10})
+			txs, total, err := db.Transactions(ctx, recon.LiveTenant(companyID), recon.TransactionFilter{Page: 1, Limit: 10})
 			if err != nil || total != 0 || len(txs) != 0 {
 				t.Errorf("live transactions: %d %v", total, err)
 			}
@@ -59,7 +59,7 @@ func TestTrigger(t *testing.T) {
 			if ds, err := db.Deliveries(ctx, companyID, recon.DeliveryFilter{}); err != nil || len(ds) != 0 {
 				t.Errorf("live deliveries: %v %v", ds, err)
 			}
-			if accounts, err := db.BankAccounts(ctx, companyID); err != nil || len(accounts) != 1 {
+			if accounts, err := db.BankAccounts(ctx, recon.LiveTenant(companyID)); err != nil || len(accounts) != 1 {
 				t.Errorf("live bank accounts: %v %v", accounts, err)
 			}
 		}
@@ -105,7 +105,7 @@ func TestTrigger(t *testing.T) {
 				t.Errorf("test delivery %d: %+v %s", d.ID, d, d.Payload)
 			}
 		}
-		tx, err := db.Transaction(ctx, tenant.ID.ID(), res.Transaction.ID)
+		tx, err := db.Transaction(ctx, tenant.ID, res.Transaction.ID)
 		if err != nil || tx.BankAccountID != res.BankAccount.ID || tx.Code != res.Order.PaymentCode {
 			t.Fatalf("the trigger's transaction: %+v %v", tx, err)
 		}
@@ -176,7 +176,7 @@ func TestTrigger(t *testing.T) {
 		var otherID int64
 		fmt.Sscan(other, &otherID)
 		if ot, err := db.TenantOf(ctx, otherID, false); err == nil {
-			if accounts, err := db.BankAccounts(ctx, ot.ID.ID()); err != nil || len(accounts) != 0 {
+			if accounts, err := db.BankAccounts(ctx, ot.ID); err != nil || len(accounts) != 0 {
 				t.Errorf("a refused trigger made test accounts: %v %v", accounts, err)
 			}
 			if m, err := db.MerchantOf(ctx, ot.ID.ID()); recon.ErrorCode(err) != recon.ENOTFOUND {

@@ -34,7 +34,7 @@ func amountRows(account int64, prefix, start string, n int) []recon.TransactionI
 // 0, the listing's total from the per-amount counts equals the rows
 // counted. It returns the rows counted with amount_out = 20000, so that a
 // caller can tell a check of nothing.
-func checkAmountTotals(t *testing.T, s recon.Store, companyID int64, accounts []*recon.BankAccount) int64 {
+func checkAmountTotals(t *testing.T, s recon.Store, tenant recon.TenantID, accounts []*recon.BankAccount) int64 {
 	t.Helper()
 	filters := []recon.TransactionFilter{{AmountOut: ptr(20000)}, {AmountOut: ptr(40000)}, {AmountIn: ptr(0)},
 		{AmountOut: ptr(0)}, {AmountIn: ptr(0), AmountOut: ptr(20000)}, {AmountIn: ptr(20000), AmountOut: ptr(0)}}
@@ -49,7 +49,7 @@ func checkAmountTotals(t *testing.T, s recon.Store, companyID int64, accounts []
 	}
 	var n int64
 	for i, f := range filters {
-		byAmounts, byRows := amountTotals(t, s, companyID, f)
+		byAmounts, byRows := amountTotals(t, s, tenant, f)
 		if byAmounts != byRows {
 			t.Errorf("filter %s: total %d by amounts, %d by rows", describe(f), byAmounts, byRows)
 		}
@@ -73,7 +73,7 @@ func testAmountTotals(t *testing.T, open Open) {
 func testAmountTotalsConcurrentIngestion(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
 	accounts := []*recon.BankAccount{newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222"), newAccount(t, s, c.ID, "333")}
-	if n := checkAmountTotals(t, s, c.ID, accounts); n != 0 {
+	if n := checkAmountTotals(t, s, c.Tenant(), accounts); n != 0 {
 		t.Fatalf("an empty company counts %d rows", n)
 	}
 	// Six writers; writer w mixes accounts w%3 and (w+1)%3, and writers
@@ -88,7 +88,7 @@ func testAmountTotalsConcurrentIngestion(t *testing.T, s recon.Store) {
 				a, b := accounts[w%3], accounts[(w+1)%3]
 				rows := append(amountRows(a.ID, fmt.Sprintf("A%d-%d", w%3, i), "2026-06-01 08:00:00", 30),
 					amountRows(b.ID, fmt.Sprintf("B%d-%d", w%3, i), "2026-06-02 08:00:00", 20)...)
-				_, err := s.IngestTransactions(t.Context(), c.ID, rows, make([]string, len(rows)))
+				_, err := s.IngestTransactions(t.Context(), c.Tenant(), rows, make([]string, len(rows)))
 				errs <- err
 			}
 		})
@@ -96,7 +96,7 @@ func testAmountTotalsConcurrentIngestion(t *testing.T, s recon.Store) {
 	waitOK(t, &wg, errs)
 	// A statement import: two batches in one database transaction, the
 	// second repeating the first's references; and one rolled back.
-	err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+	err := s.IngestAtomically(t.Context(), c.Tenant(), func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
 		rows := amountRows(accounts[0].ID, "IMPORT", "2026-06-03 08:00:00", 40)
 		for range 2 {
 			if _, err := ingest(rows, make([]string, len(rows))); err != nil {
@@ -108,7 +108,7 @@ func testAmountTotalsConcurrentIngestion(t *testing.T, s recon.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failed := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+	failed := s.IngestAtomically(t.Context(), c.Tenant(), func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
 		rows := amountRows(accounts[1].ID, "ROLLED-BACK", "2026-06-03 08:00:00", 40)
 		if _, err := ingest(rows, make([]string, len(rows))); err != nil {
 			return err
@@ -118,7 +118,7 @@ func testAmountTotalsConcurrentIngestion(t *testing.T, s recon.Store) {
 	if recon.ErrorCode(failed) != recon.EINVALID {
 		t.Fatalf("failed import: %v", failed)
 	}
-	if n := checkAmountTotals(t, s, c.ID, accounts); n != 3*5*(5+4)+7 {
+	if n := checkAmountTotals(t, s, c.Tenant(), accounts); n != 3*5*(5+4)+7 {
 		// Per account and batch number: 10 + 7 outgoing rows, 5 + 4 of them 20000.
 		t.Fatalf("%d rows with amount_out 20000, want %d", n, 3*5*(5+4)+7)
 	}
@@ -130,10 +130,10 @@ func testAmountTotalsRetentionBesideIngestion(t *testing.T, s recon.Store) {
 	c := retainedCompany(t, s, 1, 30, recon.CompanyActive)
 	accounts := []*recon.BankAccount{newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")}
 	for _, a := range accounts {
-		ingest(t, s, c.ID, amountRows(a.ID, "OLD", "2026-03-01 00:00:00", 2100)) // more than two chunks, before the cut
-		ingest(t, s, c.ID, amountRows(a.ID, "NEW", "2026-06-01 00:00:00", 60))
+		ingest(t, s, c.Tenant(), amountRows(a.ID, "OLD", "2026-03-01 00:00:00", 2100)) // more than two chunks, before the cut
+		ingest(t, s, c.Tenant(), amountRows(a.ID, "NEW", "2026-06-01 00:00:00", 60))
 	}
-	if n := checkAmountTotals(t, s, c.ID, accounts); n != 2*(350+10) {
+	if n := checkAmountTotals(t, s, c.Tenant(), accounts); n != 2*(350+10) {
 		t.Fatalf("before retention: %d rows with amount_out 20000, want %d", n, 2*(350+10))
 	}
 	// While retention deletes, new rows and old-dated ones (a late
@@ -149,18 +149,18 @@ func testAmountTotalsRetentionBesideIngestion(t *testing.T, s recon.Store) {
 			a := accounts[i%2]
 			rows := append(amountRows(a.ID, fmt.Sprintf("LATE%d", i), "2026-04-01 00:00:00", 30),
 				amountRows(a.ID, fmt.Sprintf("RECENT%d", i), "2026-06-10 00:00:00", 12)...)
-			_, err := s.IngestTransactions(t.Context(), c.ID, rows, make([]string, len(rows)))
+			_, err := s.IngestTransactions(t.Context(), c.Tenant(), rows, make([]string, len(rows)))
 			errs <- err
 		}
 	})
 	waitOK(t, &wg, errs)
-	checkAmountTotals(t, s, c.ID, accounts)
+	checkAmountTotals(t, s, c.Tenant(), accounts)
 	if _, err := rs.ApplyRetention(t.Context(), now); err != nil {
 		t.Fatal(err)
 	}
 	// Left: 60 new rows per account (10 of 20000 out) and 12 recent
 	// per batch (2 of 20000 out).
-	if n := checkAmountTotals(t, s, c.ID, accounts); n != 2*10+10*2 {
+	if n := checkAmountTotals(t, s, c.Tenant(), accounts); n != 2*10+10*2 {
 		t.Fatalf("after retention: %d rows with amount_out 20000, want %d", n, 2*10+10*2)
 	}
 }
@@ -169,16 +169,16 @@ func testAmountTotalsWipe(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
 	test := testTenant(t, s, c.ID).ID
 	live := newAccount(t, s, c.ID, "111")
-	ingest(t, s, c.ID, amountRows(live.ID, "LIVE", "2026-06-01 00:00:00", 30))
+	ingest(t, s, c.Tenant(), amountRows(live.ID, "LIVE", "2026-06-01 00:00:00", 30))
 	a := newAccount(t, s, test.ID(), "111")
-	ingest(t, s, test.ID(), amountRows(a.ID, "T", "2026-06-01 00:00:00", 30))
+	ingest(t, s, test, amountRows(a.ID, "T", "2026-06-01 00:00:00", 30))
 	// A wipe while an ingestion of the tenant runs: the ingestion
 	// lands before the wipe (and is wiped) or finds no account.
 	var wg sync.WaitGroup
 	var ingestErr, wipeErr error
 	wg.Go(func() {
 		rows := amountRows(a.ID, "DURING", "2026-06-02 00:00:00", 30)
-		_, ingestErr = s.IngestTransactions(t.Context(), test.ID(), rows, make([]string, len(rows)))
+		_, ingestErr = s.IngestTransactions(t.Context(), test, rows, make([]string, len(rows)))
 	})
 	wg.Go(func() { _, wipeErr = s.WipeTestData(t.Context(), c.ID) })
 	wg.Wait()
@@ -188,16 +188,16 @@ func testAmountTotalsWipe(t *testing.T, s recon.Store) {
 	if ingestErr != nil && recon.ErrorCode(ingestErr) != recon.ENOTFOUND {
 		t.Fatalf("ingestion beside a wipe: %v", ingestErr)
 	}
-	if n := checkAmountTotals(t, s, test.ID(), nil); n != 0 {
+	if n := checkAmountTotals(t, s, test, nil); n != 0 {
 		t.Fatalf("after the wipe: %d rows with amount_out 20000", n)
 	}
 	// The tenant starts again with the same amounts; the company kept its own.
 	b := newAccount(t, s, test.ID(), "222")
-	ingest(t, s, test.ID(), amountRows(b.ID, "T", "2026-06-03 00:00:00", 30))
-	if n := checkAmountTotals(t, s, test.ID(), []*recon.BankAccount{b}); n != 5 {
+	ingest(t, s, test, amountRows(b.ID, "T", "2026-06-03 00:00:00", 30))
+	if n := checkAmountTotals(t, s, test, []*recon.BankAccount{b}); n != 5 {
 		t.Fatalf("after the wipe and a new batch: %d rows with amount_out 20000, want 5", n)
 	}
-	if n := checkAmountTotals(t, s, c.ID, []*recon.BankAccount{live}); n != 5 {
+	if n := checkAmountTotals(t, s, c.Tenant(), []*recon.BankAccount{live}); n != 5 {
 		t.Fatalf("the live company: %d rows with amount_out 20000, want 5", n)
 	}
 }

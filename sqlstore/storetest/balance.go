@@ -27,9 +27,9 @@ func testBankOrderStatementAfterSandboxTransfer(t *testing.T, bundle *accountBun
 	s, c, a := bundle.s, bundle.c, bundle.a
 	yesterday := tx(a.ID, "FT0", "2026-11-25 17:00:00", 500_000, 0)
 	yesterday.Accumulated = ptr(92_000_000)
-	ingestOne(t, s, c.ID, yesterday)
+	ingestOne(t, s, c.Tenant(), yesterday)
 	// The sandbox transfer of the afternoon arrives first, without a balance...
-	ingestOne(t, s, c.ID, tx(a.ID, "SIM1", "2026-11-26 15:01:00", 2_090_000, 0))
+	ingestOne(t, s, c.Tenant(), tx(a.ID, "SIM1", "2026-11-26 15:01:00", 2_090_000, 0))
 	// ...then the morning's statement, with the bank's balances.
 	st := []recon.TransactionInput{
 		tx(a.ID, "FT1", "2026-11-26 08:10:00", 1_000_000, 0),
@@ -37,20 +37,20 @@ func testBankOrderStatementAfterSandboxTransfer(t *testing.T, bundle *accountBun
 		tx(a.ID, "FT3", "2026-11-26 10:20:00", 3_000_000, 0),
 	}
 	st[0].Accumulated, st[1].Accumulated, st[2].Accumulated = ptr(93_000_000), ptr(92_643_000), ptr(95_643_000)
-	if err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+	if err := s.IngestAtomically(t.Context(), c.Tenant(), func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
 		_, err := ingest(st, make([]string, len(st)))
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
-	got := balances(t, s, c.ID, a.ID)
+	got := balances(t, s, c.Tenant(), a.ID)
 	diff(t, "balances, newest first", []string{"SIM1 97733000", "FT3 95643000", "FT2 92643000", "FT1 93000000", "FT0 92000000"}, got)
-	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+	if ds := discontinuities(t, s, c.Tenant()); len(ds) != 0 {
 		t.Fatalf("discontinuities %v, want none", ds)
 	}
 	// The account's balance is the one after 15:01: the next row starts there.
-	ingestOne(t, s, c.ID, tx(a.ID, "SIM2", "2026-11-26 16:00:00", 1_000, 0))
-	if got := balances(t, s, c.ID, a.ID)[0]; got != "SIM2 97734000" {
+	ingestOne(t, s, c.Tenant(), tx(a.ID, "SIM2", "2026-11-26 16:00:00", 1_000, 0))
+	if got := balances(t, s, c.Tenant(), a.ID)[0]; got != "SIM2 97734000" {
 		t.Fatalf("after the next transfer: %s, want SIM2 97734000", got)
 	}
 }
@@ -64,35 +64,35 @@ func testBankOrderDiscontinuitiesRederived(t *testing.T, bundle *accountBundle) 
 		tx(a.ID, "R4", "2026-03-01 16:00:00", 10, 0),
 	}
 	r[0].Accumulated, r[2].Accumulated = ptr(1_000), ptr(1_150)
-	if _, err := s.IngestTransactions(t.Context(), c.ID, r, make([]string, len(r))); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), r, make([]string, len(r))); err != nil {
 		t.Fatal(err)
 	}
-	diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1100", "R1 1000"}, balances(t, s, c.ID, a.ID))
-	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+	diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1100", "R1 1000"}, balances(t, s, c.Tenant(), a.ID))
+	if ds := discontinuities(t, s, c.Tenant()); len(ds) != 0 {
 		t.Fatalf("discontinuities %v, want none", ds)
 	}
 	// A transfer of 10:00 arrives late: R2 moves, and the bank's 1150 at
 	// R3 no longer follows from 1300: a discontinuity. R3 keeps the
 	// bank's balance, so R4 does not move.
-	ingestOne(t, s, c.ID, tx(a.ID, "X", "2026-03-01 10:00:00", 200, 0))
-	diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1300", "X 1200", "R1 1000"}, balances(t, s, c.ID, a.ID))
-	diff(t, "discontinuities", []string{"R3 expected 1350 reported 1150"}, discontinuities(t, s, c.ID))
+	ingestOne(t, s, c.Tenant(), tx(a.ID, "X", "2026-03-01 10:00:00", 200, 0))
+	diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1300", "X 1200", "R1 1000"}, balances(t, s, c.Tenant(), a.ID))
+	diff(t, "discontinuities", []string{"R3 expected 1350 reported 1150"}, discontinuities(t, s, c.Tenant()))
 	// The missed payment out of 11:00 arrives: the balances follow again,
 	// and the discontinuity goes.
-	ingestOne(t, s, c.ID, tx(a.ID, "Y", "2026-03-01 11:00:00", 0, 200))
-	diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1100", "Y 1000", "X 1200", "R1 1000"}, balances(t, s, c.ID, a.ID))
-	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+	ingestOne(t, s, c.Tenant(), tx(a.ID, "Y", "2026-03-01 11:00:00", 0, 200))
+	diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1100", "Y 1000", "X 1200", "R1 1000"}, balances(t, s, c.Tenant(), a.ID))
+	if ds := discontinuities(t, s, c.Tenant()); len(ds) != 0 {
 		t.Fatalf("discontinuities %v, want none", ds)
 	}
 	// A bank balance that disagrees, arriving late, is recorded too.
 	z := tx(a.ID, "Z", "2026-03-01 13:00:00", 5, 0)
 	z.Accumulated = ptr(2_000) // expected 1105
-	ingestOne(t, s, c.ID, z)
-	diff(t, "balances", []string{"R4 1160", "R3 1150", "Z 2000", "R2 1100", "Y 1000", "X 1200", "R1 1000"}, balances(t, s, c.ID, a.ID))
-	diff(t, "discontinuities", []string{"R3 expected 2050 reported 1150", "Z expected 1105 reported 2000"}, discontinuities(t, s, c.ID))
+	ingestOne(t, s, c.Tenant(), z)
+	diff(t, "balances", []string{"R4 1160", "R3 1150", "Z 2000", "R2 1100", "Y 1000", "X 1200", "R1 1000"}, balances(t, s, c.Tenant(), a.ID))
+	diff(t, "discontinuities", []string{"R3 expected 2050 reported 1150", "Z expected 1105 reported 2000"}, discontinuities(t, s, c.Tenant()))
 	// The account's balance did not move: the next row starts at 1160.
-	ingestOne(t, s, c.ID, tx(a.ID, "N", "2026-03-02 08:00:00", 1, 0))
-	if got := balances(t, s, c.ID, a.ID)[0]; got != "N 1161" {
+	ingestOne(t, s, c.Tenant(), tx(a.ID, "N", "2026-03-02 08:00:00", 1, 0))
+	if got := balances(t, s, c.Tenant(), a.ID)[0]; got != "N 1161" {
 		t.Fatalf("after the next transfer: %s, want N 1161", got)
 	}
 }
@@ -101,22 +101,22 @@ func testBankOrderFirstBankBalanceSetsTheBaseline(t *testing.T, bundle *accountB
 	s, c, a := bundle.s, bundle.c, bundle.a
 	// Sandbox transfers start from 0, an unknown balance: the bank's
 	// first balance after them sets the baseline, no discontinuity.
-	ingestOne(t, s, c.ID, tx(a.ID, "S1", "2026-03-01 10:00:00", 100, 0))
+	ingestOne(t, s, c.Tenant(), tx(a.ID, "S1", "2026-03-01 10:00:00", 100, 0))
 	b := tx(a.ID, "B", "2026-03-01 12:00:00", 10, 0)
 	b.Accumulated = ptr(5_000)
-	ingestOne(t, s, c.ID, b)
-	ingestOne(t, s, c.ID, tx(a.ID, "S2", "2026-03-01 13:00:00", 1, 0))
-	diff(t, "balances", []string{"S2 5001", "B 5000", "S1 100"}, balances(t, s, c.ID, a.ID))
-	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+	ingestOne(t, s, c.Tenant(), b)
+	ingestOne(t, s, c.Tenant(), tx(a.ID, "S2", "2026-03-01 13:00:00", 1, 0))
+	diff(t, "balances", []string{"S2 5001", "B 5000", "S1 100"}, balances(t, s, c.Tenant(), a.ID))
+	if ds := discontinuities(t, s, c.Tenant()); len(ds) != 0 {
 		t.Fatalf("discontinuities %v, want none", ds)
 	}
 	// The bank's balance of the morning arrives: S1's balance is known
 	// now, and B's does not follow from it.
 	f := tx(a.ID, "F", "2026-03-01 08:00:00", 1_000, 0)
 	f.Accumulated = ptr(1_000)
-	ingestOne(t, s, c.ID, f)
-	diff(t, "balances", []string{"S2 5001", "B 5000", "S1 1100", "F 1000"}, balances(t, s, c.ID, a.ID))
-	diff(t, "discontinuities", []string{"B expected 1110 reported 5000"}, discontinuities(t, s, c.ID))
+	ingestOne(t, s, c.Tenant(), f)
+	diff(t, "balances", []string{"S2 5001", "B 5000", "S1 1100", "F 1000"}, balances(t, s, c.Tenant(), a.ID))
+	diff(t, "discontinuities", []string{"B expected 1110 reported 5000"}, discontinuities(t, s, c.Tenant()))
 }
 
 func testBankOrderOpeningAfterRetention(t *testing.T, s recon.Store) {
@@ -128,29 +128,29 @@ func testBankOrderOpeningAfterRetention(t *testing.T, s recon.Store) {
 		tx(a.ID, "K1", "2026-06-10 09:00:00", 100, 0),
 	}
 	rows[1].Accumulated = ptr(5_000)
-	if _, err := s.IngestTransactions(t.Context(), c.ID, rows, make([]string, len(rows))); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), rows, make([]string, len(rows))); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 6, 15, 3, 0, 0, 0, time.FixedZone("ICT", 7*3600))
 	if _, err := storeAs[recon.RetentionStore](t, s).ApplyRetention(t.Context(), now); err != nil {
 		t.Fatal(err)
 	}
-	diff(t, "balances after retention", []string{"K1 5100"}, balances(t, s, c.ID, a.ID))
+	diff(t, "balances after retention", []string{"K1 5100"}, balances(t, s, c.Tenant(), a.ID))
 	// A row dated before every kept row starts from the balance before
 	// them, which retention kept: not from 0.
-	ingestOne(t, s, c.ID, tx(a.ID, "N1", "2026-06-01 09:00:00", 10, 0))
-	diff(t, "balances", []string{"K1 5110", "N1 5010"}, balances(t, s, c.ID, a.ID))
+	ingestOne(t, s, c.Tenant(), tx(a.ID, "N1", "2026-06-01 09:00:00", 10, 0))
+	diff(t, "balances", []string{"K1 5110", "N1 5010"}, balances(t, s, c.Tenant(), a.ID))
 	// That balance is known: a bank's balance that disagrees with it is a discontinuity.
 	n0 := tx(a.ID, "N0", "2026-05-20 09:00:00", 10, 0)
 	n0.Accumulated = ptr(7_000)
-	ingestOne(t, s, c.ID, n0)
-	diff(t, "balances", []string{"K1 7110", "N1 7010", "N0 7000"}, balances(t, s, c.ID, a.ID))
-	diff(t, "discontinuities", []string{"N0 expected 5010 reported 7000"}, discontinuities(t, s, c.ID))
+	ingestOne(t, s, c.Tenant(), n0)
+	diff(t, "balances", []string{"K1 7110", "N1 7010", "N0 7000"}, balances(t, s, c.Tenant(), a.ID))
+	diff(t, "discontinuities", []string{"N0 expected 5010 reported 7000"}, discontinuities(t, s, c.Tenant()))
 }
 
 func testBankOrderSameDateKeepsBatchOrder(t *testing.T, bundle *accountBundle) {
 	s, c, a := bundle.s, bundle.c, bundle.a
-	ingestOne(t, s, c.ID, tx(a.ID, "LATE", "2026-03-02 09:00:00", 1, 0))
+	ingestOne(t, s, c.Tenant(), tx(a.ID, "LATE", "2026-03-02 09:00:00", 1, 0))
 	// A statement with dates only: the bank's order within the day is
 	// the file's, and its balances follow in that order.
 	st := []recon.TransactionInput{
@@ -159,11 +159,11 @@ func testBankOrderSameDateKeepsBatchOrder(t *testing.T, bundle *accountBundle) {
 		tx(a.ID, "D3", "2026-03-01 00:00:00", 5, 0),
 	}
 	st[0].Accumulated, st[1].Accumulated, st[2].Accumulated = ptr(100), ptr(70), ptr(75)
-	if _, err := s.IngestTransactions(t.Context(), c.ID, st, make([]string, len(st))); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), st, make([]string, len(st))); err != nil {
 		t.Fatal(err)
 	}
-	diff(t, "balances", []string{"LATE 76", "D3 75", "D2 70", "D1 100"}, balances(t, s, c.ID, a.ID))
-	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+	diff(t, "balances", []string{"LATE 76", "D3 75", "D2 70", "D1 100"}, balances(t, s, c.Tenant(), a.ID))
+	if ds := discontinuities(t, s, c.Tenant()); len(ds) != 0 {
 		t.Fatalf("discontinuities %v, want none", ds)
 	}
 }
@@ -183,12 +183,12 @@ func testBankOrderAnyArrivalOrder(t *testing.T, s recon.Store) {
 		for k, day := range days {
 			accounts[k] = newAccount(t, s, c.ID, fmt.Sprint(111*(k+1))).ID
 			sorted := onAccount(day, accounts[k])
-			if _, err := s.IngestTransactions(t.Context(), c.ID, sorted, make([]string, len(sorted))); err != nil {
+			if _, err := s.IngestTransactions(t.Context(), c.Tenant(), sorted, make([]string, len(sorted))); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, modelBalances(day)...)
 		}
-		ref = outcome(t, s, c.ID, accounts)
+		ref = outcome(t, s, c.Tenant(), accounts)
 		diff(t, fmt.Sprintf("iteration %d: sorted order against the model", iter), sortedGaps(want), ref)
 
 		// Any permutation of both, in random batches mixing the
@@ -210,13 +210,13 @@ func testBankOrderAnyArrivalOrder(t *testing.T, s recon.Store) {
 			}
 			sent = append(sent, batch...)
 			if rnd.IntN(2) == 0 {
-				if _, err := s.IngestTransactions(t.Context(), c.ID, batch, make([]string, len(batch))); err != nil {
+				if _, err := s.IngestTransactions(t.Context(), c.Tenant(), batch, make([]string, len(batch))); err != nil {
 					t.Fatal(err)
 				}
 				continue
 			}
 			half := len(batch) / 2
-			if err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+			if err := s.IngestAtomically(t.Context(), c.Tenant(), func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
 				for _, b := range [][]recon.TransactionInput{batch[:half], batch[half:]} {
 					if _, err := ingest(b, make([]string, len(b))); err != nil {
 						return err
@@ -227,21 +227,21 @@ func testBankOrderAnyArrivalOrder(t *testing.T, s recon.Store) {
 				t.Fatal(err)
 			}
 		}
-		diff(t, fmt.Sprintf("iteration %d (seed %d): a permutation against the sorted order", iter, seed), ref, outcome(t, s, c.ID, accounts))
+		diff(t, fmt.Sprintf("iteration %d (seed %d): a permutation against the sorted order", iter, seed), ref, outcome(t, s, c.Tenant(), accounts))
 	}
 }
 
-func ingestOne(t *testing.T, s recon.Store, companyID int64, in recon.TransactionInput) {
+func ingestOne(t *testing.T, s recon.Store, tenant recon.TenantID, in recon.TransactionInput) {
 	t.Helper()
-	if _, err := s.IngestTransactions(t.Context(), companyID, []recon.TransactionInput{in}, []string{""}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), tenant, []recon.TransactionInput{in}, []string{""}); err != nil {
 		t.Fatalf("IngestTransactions %s: %v", in.ReferenceNumber, err)
 	}
 }
 
 // balances lists the account's rows newest first as "reference balance".
-func balances(t *testing.T, s recon.Store, companyID, account int64) []string {
+func balances(t *testing.T, s recon.Store, tenant recon.TenantID, account int64) []string {
 	t.Helper()
-	list, _, err := s.Transactions(t.Context(), companyID, recon.TransactionFilter{BankAccountID: account, Page: 1, Limit: 100})
+	list, _, err := s.Transactions(t.Context(), tenant, recon.TransactionFilter{BankAccountID: account, Page: 1, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,15 +253,15 @@ func balances(t *testing.T, s recon.Store, companyID, account int64) []string {
 }
 
 // discontinuities lists the company's as "reference expected reported", by reference.
-func discontinuities(t *testing.T, s recon.Store, companyID int64) []string {
+func discontinuities(t *testing.T, s recon.Store, tenant recon.TenantID) []string {
 	t.Helper()
-	ds, err := s.BalanceDiscontinuities(t.Context(), companyID)
+	ds, err := s.BalanceDiscontinuities(t.Context(), tenant)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, d := range ds {
-		x, err := s.Transaction(t.Context(), companyID, d.TransactionID)
+		x, err := s.Transaction(t.Context(), tenant, d.TransactionID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,13 +356,13 @@ func sortedGaps(lines []string) []string {
 // outcome is each account's balances newest first and the balance its next
 // row gets (a probe of 1 the next day, which it stores), then the company's
 // discontinuities.
-func outcome(t *testing.T, s recon.Store, companyID int64, accounts [2]int64) []string {
+func outcome(t *testing.T, s recon.Store, tenant recon.TenantID, accounts [2]int64) []string {
 	t.Helper()
 	var out []string
 	for _, a := range accounts {
-		out = append(out, balances(t, s, companyID, a)...)
-		ingestOne(t, s, companyID, tx(a, fmt.Sprintf("PROBE%d", a), "2026-03-02 00:00:00", 1, 0))
-		out = append(out, "next "+strings.Fields(balances(t, s, companyID, a)[0])[1])
+		out = append(out, balances(t, s, tenant, a)...)
+		ingestOne(t, s, tenant, tx(a, fmt.Sprintf("PROBE%d", a), "2026-03-02 00:00:00", 1, 0))
+		out = append(out, "next "+strings.Fields(balances(t, s, tenant, a)[0])[1])
 	}
-	return append(out, discontinuities(t, s, companyID)...)
+	return append(out, discontinuities(t, s, tenant)...)
 }

@@ -106,11 +106,11 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 		tx(a.ID, "R4", "2026-03-01 23:59:59", 0, 3_000),   // out
 		tx(a.ID, "R5", "2026-03-03 00:00:00", 5_000, 0),   // A duplicate: unmatched
 	}
-	if _, err := s.IngestTransactions(t.Context(), c.ID, rows, []string{"DH70001", "DH70002", "", "", "DH70001"}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), rows, []string{"DH70001", "DH70002", "", "", "DH70001"}); err != nil {
 		t.Fatal(err)
 	}
 	// The test tenant's money stays out of the live figures, and the reverse.
-	if _, err := s.IngestTransactions(t.Context(), tt.ID.ID(), []recon.TransactionInput{tx(ta.ID, "T1", "2026-03-01 10:00:00", 999, 0)}, []string{""}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), tt.ID, []recon.TransactionInput{tx(ta.ID, "T1", "2026-03-01 10:00:00", 999, 0)}, []string{""}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.DayFlows(t.Context(), c.ID, "2026-02-28", "2026-03-03")
@@ -208,7 +208,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	}
 
 	// R5, A's duplicate, matched to B by hand: the 3rd's money in now paid an order.
-	r5, _, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{ReferenceNumber: "R5", Page: 1, Limit: 1})
+	r5, _, err := s.Transactions(t.Context(), c.Tenant(), recon.TransactionFilter{ReferenceNumber: "R5", Page: 1, Limit: 1})
 	if err != nil || len(r5) != 1 {
 		t.Fatalf("R5: %v %v", r5, err)
 	}

@@ -11,11 +11,11 @@ import (
 )
 
 // payAt ingests one incoming transfer dated at the time, with the code.
-func payAt(t *testing.T, s recon.Store, companyID, accountID int64, ref, date, code, sub string, amount int64) int64 {
+func payAt(t *testing.T, s recon.Store, tenant recon.TenantID, accountID int64, ref, date, code, sub string, amount int64) int64 {
 	t.Helper()
 	in := tx(accountID, ref, date, amount, 0)
 	in.SubAccount = sub
-	res, err := s.IngestTransactions(t.Context(), companyID, []recon.TransactionInput{in}, []string{code})
+	res, err := s.IngestTransactions(t.Context(), tenant, []recon.TransactionInput{in}, []string{code})
 	if err != nil {
 		t.Fatalf("IngestTransactions: %v", err)
 	}
@@ -81,16 +81,16 @@ func newExceptionFixture(t *testing.T, open Open) *exceptionFixture {
 	if _, err := s.CancelOrder(t.Context(), c.ID, "GONE", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	payAt(t, s, c.ID, f.a.ID, "MATCHED", "2026-03-01 09:00:00", "DH10003", "", 100_000)           // captures PAID: no exception
-	f.tUnmatched = payAt(t, s, c.ID, f.a.ID, "U1", "2026-03-01 10:00:00", "DH10010", "", 150_000) // a typo of DH10001
-	f.tVA = payAt(t, s, c.ID, f.other.ID, "U2", "2026-03-02 10:00:00", "", "VA404", 5_000)
-	f.tNoCode = payAt(t, s, c.ID, f.a.ID, "U3", "2026-03-03 10:00:00", "", "", 70_000)
-	payAt(t, s, c.ID, f.other.ID, "PLAIN", "2026-03-03 11:00:00", "", "", 9_000) // no code, to an account no order names
-	f.tUnder = payAt(t, s, c.ID, f.a.ID, "P1", "2026-03-04 10:00:00", "DH10002", "", 40_000)
-	f.tOtherPrefix = payAt(t, s, c.ID, f.a.ID, "P2", "2026-03-05 10:00:00", "HD55555", "", 2_000) // OPEN2's digits under another prefix
-	f.tDup = payAt(t, s, c.ID, f.a.ID, "P3", "2026-03-06 10:00:00", "DH10003", "", 100_000)
+	payAt(t, s, c.Tenant(), f.a.ID, "MATCHED", "2026-03-01 09:00:00", "DH10003", "", 100_000)           // captures PAID: no exception
+	f.tUnmatched = payAt(t, s, c.Tenant(), f.a.ID, "U1", "2026-03-01 10:00:00", "DH10010", "", 150_000) // a typo of DH10001
+	f.tVA = payAt(t, s, c.Tenant(), f.other.ID, "U2", "2026-03-02 10:00:00", "", "VA404", 5_000)
+	f.tNoCode = payAt(t, s, c.Tenant(), f.a.ID, "U3", "2026-03-03 10:00:00", "", "", 70_000)
+	payAt(t, s, c.Tenant(), f.other.ID, "PLAIN", "2026-03-03 11:00:00", "", "", 9_000) // no code, to an account no order names
+	f.tUnder = payAt(t, s, c.Tenant(), f.a.ID, "P1", "2026-03-04 10:00:00", "DH10002", "", 40_000)
+	f.tOtherPrefix = payAt(t, s, c.Tenant(), f.a.ID, "P2", "2026-03-05 10:00:00", "HD55555", "", 2_000) // OPEN2's digits under another prefix
+	f.tDup = payAt(t, s, c.Tenant(), f.a.ID, "P3", "2026-03-06 10:00:00", "DH10003", "", 100_000)
 	out := tx(f.a.ID, "OUT", "2026-03-06 11:00:00", 0, 5_000)
-	if _, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{out}, []string{"DH99999"}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{out}, []string{"DH99999"}); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -127,7 +127,7 @@ func testExceptions(t *testing.T, open Open) {
 func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
 	s, c := f.s, f.c
 	// An overpayment of SHORT's remaining 60,000.
-	payAt(t, s, c.ID, f.a.ID, "P4", "2026-03-07 10:00:00", "DH10002", "", 70_000)
+	payAt(t, s, c.Tenant(), f.a.ID, "P4", "2026-03-07 10:00:00", "DH10002", "", 70_000)
 	got, more := listExceptions(t, s, c.ID, recon.ExceptionFilter{})
 	want := "P4:overpaid P3:duplicate P2:unmatched P1:underpaid U3:unmatched U2:unmatched U1:unmatched"
 	if got != want || more {
@@ -201,15 +201,15 @@ func testExceptionsNoOrdersNoQueue(t *testing.T, bundle *accountBundle) {
 	s, c, a := bundle.s, bundle.c, bundle.a
 	// A tenant with no orders takes codes it has nothing to match to:
 	// they are not exceptions (and cost ingestion no row).
-	payAt(t, s, c.ID, a.ID, "R1", "2026-03-01 10:00:00", "DH12345", "", 1_000)
-	payAt(t, s, c.ID, a.ID, "R2", "2026-03-01 10:00:00", "", "", 1_000)
+	payAt(t, s, c.Tenant(), a.ID, "R1", "2026-03-01 10:00:00", "DH12345", "", 1_000)
+	payAt(t, s, c.Tenant(), a.ID, "R2", "2026-03-01 10:00:00", "", "", 1_000)
 	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "" {
 		t.Fatalf("queued %q", got)
 	}
 	// Once it has an order, a code naming no order is an exception.
 	newOrder(t, s, c.ID, 0, "INV", "DH1", 5)
-	payAt(t, s, c.ID, a.ID, "R3", "2026-03-01 10:00:00", "DH12345", "", 1_000)
-	payAt(t, s, c.ID, a.ID, "R4", "2026-03-01 10:00:00", "", "", 1_000) // the order names no account
+	payAt(t, s, c.Tenant(), a.ID, "R3", "2026-03-01 10:00:00", "DH12345", "", 1_000)
+	payAt(t, s, c.Tenant(), a.ID, "R4", "2026-03-01 10:00:00", "", "", 1_000) // the order names no account
 	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "R3:unmatched" {
 		t.Fatalf("queued %q", got)
 	}
@@ -388,7 +388,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	}
 	// The test tenant's wipe takes its exceptions and resolutions with
 	// their transactions; the live tenant's stay.
-	tu := payAt(t, s, tt.ID.ID(), ta.ID, "T1", "2026-03-01 10:00:00", "DH77777", "", 1_000)
+	tu := payAt(t, s, tt.ID, ta.ID, "T1", "2026-03-01 10:00:00", "DH77777", "", 1_000)
 	if _, err := s.ResolveException(t.Context(), tt.ID.ID(), tu, recon.ResolveInput{Action: "ignore", Note: "test"}, u, now); err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func testHubBalanceChanges(t *testing.T, s recon.Store) {
 	day := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 	ingest := func(ref string, account int64, in, out int64) {
 		t.Helper()
-		if _, err := recon.Ingest(ctx, s, co.ID, day, []recon.TransactionInput{{BankAccountID: account, TransactionDate: day,
+		if _, err := recon.Ingest(ctx, s, co.Tenant(), day, []recon.TransactionInput{{BankAccountID: account, TransactionDate: day,
 			AmountIn: in, AmountOut: out, Content: "thanh toan DH12345", ReferenceNumber: ref}}); err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func testHubBalanceChanges(t *testing.T, s recon.Store) {
 	}
 	// A batch on both accounts: the linked account's row alone is notified,
 	// with that account's details.
-	if _, err := recon.Ingest(ctx, s, co.ID, day, []recon.TransactionInput{
+	if _, err := recon.Ingest(ctx, s, co.Tenant(), day, []recon.TransactionInput{
 		{BankAccountID: plain.ID, TransactionDate: day, AmountIn: 7, Content: "x", ReferenceNumber: "MIX1"},
 		{BankAccountID: linkedID, TransactionDate: day, AmountIn: 9, Content: "y", ReferenceNumber: "MIX2"},
 	}); err != nil {

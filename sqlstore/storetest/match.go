@@ -51,7 +51,7 @@ func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
 		in[i].SubAccount = r.sub
 		codes[i] = r.code
 	}
-	res, err := s.IngestTransactions(t.Context(), c.ID, in, codes)
+	res, err := s.IngestTransactions(t.Context(), c.Tenant(), in, codes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,31 +29,31 @@ func testMoneyRunningBalanceOverflowRefused(t *testing.T, bundle *accountBundle)
 		for i := range in {
 			in[i] = tx(a.ID, fmt.Sprintf("P%dR%d", p, i), "2026-03-01 10:00:00", recon.MaxAmount, 0)
 		}
-		_, err := s.IngestTransactions(t.Context(), c.ID, in, make([]string, len(in)))
+		_, err := s.IngestTransactions(t.Context(), c.Tenant(), in, make([]string, len(in)))
 		wantCode(t, err, recon.EINVALID, "")
 		if msg := recon.ErrorMessage(err); !strings.Contains(msg, "transactions[1]: the running balance of bank account") {
 			t.Fatalf("message %q does not name the row and the balance", msg)
 		}
 	}
-	listAll(t, s, c.ID, recon.TransactionFilter{}, 0)
+	listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 0)
 	// Up to the limit is fine, one more VND is not, in either direction.
-	res, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{tx(a.ID, "TOP", "2026-03-01 10:00:00", recon.MaxAmount, 0)}, []string{""})
+	res, err := s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{tx(a.ID, "TOP", "2026-03-01 10:00:00", recon.MaxAmount, 0)}, []string{""})
 	if err != nil || len(res) != 1 {
 		t.Fatalf("ingest up to the limit: %v", err)
 	}
-	_, err = s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{tx(a.ID, "OVER", "2026-03-01 10:00:01", 1, 0)}, []string{""})
+	_, err = s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{tx(a.ID, "OVER", "2026-03-01 10:00:01", 1, 0)}, []string{""})
 	wantCode(t, err, recon.EINVALID, "")
 	low := []recon.TransactionInput{
 		tx(a.ID, "DOWN1", "2026-03-01 10:00:02", 0, recon.MaxAmount),
 		tx(a.ID, "DOWN2", "2026-03-01 10:00:03", 0, recon.MaxAmount),
 		tx(a.ID, "DOWN3", "2026-03-01 10:00:04", 0, 1),
 	}
-	_, err = s.IngestTransactions(t.Context(), c.ID, low, make([]string, 3))
+	_, err = s.IngestTransactions(t.Context(), c.Tenant(), low, make([]string, 3))
 	wantCode(t, err, recon.EINVALID, "")
-	if _, err := s.IngestTransactions(t.Context(), c.ID, low[:2], make([]string, 2)); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), low[:2], make([]string, 2)); err != nil {
 		t.Fatalf("down to -MaxAmount: %v", err)
 	}
-	list := listAll(t, s, c.ID, recon.TransactionFilter{}, 3)
+	list := listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 3)
 	if list[0].Accumulated != -recon.MaxAmount {
 		t.Fatalf("balance %d, want %d", list[0].Accumulated, -int64(recon.MaxAmount))
 	}
@@ -102,7 +102,7 @@ func testMoneyRunningBalanceProperty(t *testing.T, bundle *accountBundle) {
 				ok = false
 			}
 		}
-		_, err := s.IngestTransactions(t.Context(), c.ID, in, make([]string, n))
+		_, err := s.IngestTransactions(t.Context(), c.Tenant(), in, make([]string, n))
 		if ok != (err == nil) {
 			t.Fatalf("round %d: balance %v → %v: error %v, want refused=%v", round, balance, want, err, !ok)
 		}
@@ -112,7 +112,7 @@ func testMoneyRunningBalanceProperty(t *testing.T, bundle *accountBundle) {
 		}
 		balance.Set(want)
 		stored += n
-		list, total, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 1})
+		list, total, err := s.Transactions(t.Context(), c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 1})
 		if err != nil || total != int64(stored) || list[0].Accumulated != balance.Int64() {
 			t.Fatalf("round %d: %d stored (want %d), accumulated %d (want %v), err %v", round, total, stored, list[0].Accumulated, balance, err)
 		}
@@ -134,7 +134,7 @@ func testMoneyReportSumsNeverWrap(t *testing.T, bundle *accountBundle) {
 				in = append(in, tx(a.ID, fmt.Sprintf("I%d", i), "2026-03-01 10:00:00", recon.MaxAmount, 0),
 					tx(a.ID, fmt.Sprintf("O%d", i), "2026-03-01 10:00:00", 0, recon.MaxAmount))
 			}
-			if _, err := s.IngestTransactions(t.Context(), c.ID, in, make([]string, len(in))); err != nil {
+			if _, err := s.IngestTransactions(t.Context(), c.Tenant(), in, make([]string, len(in))); err != nil {
 				t.Fatalf("ingest: %v", err)
 			}
 		}
@@ -193,7 +193,7 @@ func testIngestAtomicallyAllOrNothing(t *testing.T, bundle *accountBundle) {
 			return err
 		}, recon.ENOTFOUND},
 	} {
-		err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+		err := s.IngestAtomically(t.Context(), c.Tenant(), func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
 			for b := 0; b < 2; b++ {
 				in := sameDayBatch(a.ID, fmt.Sprintf("B%d-", b), recon.MaxIngestBatch)
 				if res, err := ingest(in, make([]string, len(in))); err != nil || len(res) != len(in) {
@@ -207,14 +207,14 @@ func testIngestAtomicallyAllOrNothing(t *testing.T, bundle *accountBundle) {
 		} else if tt.want != "" {
 			wantCode(t, err, tt.want, "")
 		}
-		listAll(t, s, c.ID, recon.TransactionFilter{}, 0)
-		if ds, err := s.BalanceDiscontinuities(t.Context(), c.ID); err != nil || len(ds) != 0 {
+		listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 0)
+		if ds, err := s.BalanceDiscontinuities(t.Context(), c.Tenant()); err != nil || len(ds) != 0 {
 			t.Fatalf("%s: discontinuities %v %v", tt.name, ds, err)
 		}
 	}
 	// The balance did not move either: the next batches start from zero.
 	var last []recon.IngestResult
-	err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+	err := s.IngestAtomically(t.Context(), c.Tenant(), func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
 		for b := 0; b < 3; b++ {
 			in := sameDayBatch(a.ID, "OK", 1000) // the same references: batches 2 and 3 are duplicates of batch 1
 			var err error
@@ -227,11 +227,11 @@ func testIngestAtomicallyAllOrNothing(t *testing.T, bundle *accountBundle) {
 	if err != nil || len(last) != 1000 || !last[0].Duplicate {
 		t.Fatalf("IngestAtomically: %v; last batch duplicates: %v", err, len(last) > 0 && last[0].Duplicate)
 	}
-	_, total, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 1})
+	_, total, err := s.Transactions(t.Context(), c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 1})
 	if err != nil || total != 1000 {
 		t.Fatalf("%d stored, want 1000 (%v)", total, err)
 	}
-	list, _, _ := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 1})
+	list, _, _ := s.Transactions(t.Context(), c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 1})
 	if list[0].Accumulated != 1000*1000 {
 		t.Fatalf("balance %d, want %d", list[0].Accumulated, 1000*1000)
 	}

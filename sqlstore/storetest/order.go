@@ -19,11 +19,11 @@ func newOrder(t *testing.T, s recon.Store, companyID, accountID int64, invoice, 
 }
 
 // pay ingests one incoming transfer with the code (as extraction would give it).
-func pay(t *testing.T, s recon.Store, companyID, accountID int64, ref, code, sub string, amount int64) int64 {
+func pay(t *testing.T, s recon.Store, tenant recon.TenantID, accountID int64, ref, code, sub string, amount int64) int64 {
 	t.Helper()
 	in := tx(accountID, ref, "2026-03-01 10:00:00", amount, 0)
 	in.SubAccount = sub
-	res, err := s.IngestTransactions(t.Context(), companyID, []recon.TransactionInput{in}, []string{code})
+	res, err := s.IngestTransactions(t.Context(), tenant, []recon.TransactionInput{in}, []string{code})
 	if err != nil {
 		t.Fatalf("IngestTransactions: %v", err)
 	}
@@ -81,15 +81,15 @@ func testOrdersMatching(t *testing.T, bundle *accountBundle) {
 	if err := s.CreateOrder(t.Context(), va); err != nil {
 		t.Fatal(err)
 	}
-	tExact := pay(t, s, c.ID, a.ID, "R1", "DH20001", "", 100_000)
-	pay(t, s, c.ID, a.ID, "R2", "DH20002", "", 40_000)
-	tShort2 := pay(t, s, c.ID, a.ID, "R3", "DH20002", "", 60_000)
-	pay(t, s, c.ID, a.ID, "R4", "DH20003", "", 120_000)
-	tDup := pay(t, s, c.ID, a.ID, "R5", "DH20001", "", 100_000)
-	tNone := pay(t, s, c.ID, a.ID, "R6", "DH99999", "", 1_000)
-	pay(t, s, c.ID, a.ID, "R7", "", "VA999", 50_000) // the virtual account, no code
-	pay(t, s, c.ID, a.ID, "R8", "", "", 7_000)       // names nothing
-	tNoVA := pay(t, s, c.ID, a.ID, "R9", "", "VA404", 2_000)
+	tExact := pay(t, s, c.Tenant(), a.ID, "R1", "DH20001", "", 100_000)
+	pay(t, s, c.Tenant(), a.ID, "R2", "DH20002", "", 40_000)
+	tShort2 := pay(t, s, c.Tenant(), a.ID, "R3", "DH20002", "", 60_000)
+	pay(t, s, c.Tenant(), a.ID, "R4", "DH20003", "", 120_000)
+	tDup := pay(t, s, c.Tenant(), a.ID, "R5", "DH20001", "", 100_000)
+	tNone := pay(t, s, c.Tenant(), a.ID, "R6", "DH99999", "", 1_000)
+	pay(t, s, c.Tenant(), a.ID, "R7", "", "VA999", 50_000) // the virtual account, no code
+	pay(t, s, c.Tenant(), a.ID, "R8", "", "", 7_000)       // names nothing
+	tNoVA := pay(t, s, c.Tenant(), a.ID, "R9", "", "VA404", 2_000)
 	for _, w := range []struct {
 		inv    string
 		status string
@@ -166,7 +166,7 @@ func testOrdersMatching(t *testing.T, bundle *accountBundle) {
 func testOrdersNoIPNTargetNoDelivery(t *testing.T, bundle *accountBundle) {
 	s, c, a := bundle.s, bundle.c, bundle.a
 	newOrder(t, s, c.ID, a.ID, "A", "DH30001", 10)
-	pay(t, s, c.ID, a.ID, "R1", "DH30001", "", 10)
+	pay(t, s, c.Tenant(), a.ID, "R1", "DH30001", "", 10)
 	if n := countDeliveries(t, s, c.ID, ""); n != 0 {
 		t.Fatalf("%d deliveries without an IPN target", n)
 	}
@@ -179,7 +179,7 @@ func testOrdersCancelAndVoid(t *testing.T, bundle *accountBundle) {
 	}
 	newOrder(t, s, c.ID, a.ID, "UNPAID", "DH40001", 10)
 	newOrder(t, s, c.ID, a.ID, "PAID", "DH40002", 10)
-	pay(t, s, c.ID, a.ID, "R1", "DH40002", "", 10)
+	pay(t, s, c.Tenant(), a.ID, "R1", "DH40002", "", 10)
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	void := func(o *recon.Order) (*recon.Delivery, error) {
 		return recon.IPNDelivery(o, recon.IPNTransactionVoid, now)
@@ -202,7 +202,7 @@ func testOrdersCancelAndVoid(t *testing.T, bundle *accountBundle) {
 		t.Fatalf("%d TRANSACTION_VOID deliveries, want 1", n)
 	}
 	// A transfer for a voided order is a duplicate, not a new payment.
-	pay(t, s, c.ID, a.ID, "R2", "DH40002", "", 10)
+	pay(t, s, c.Tenant(), a.ID, "R2", "DH40002", "", 10)
 	if o, _ := s.Order(t.Context(), c.ID, "PAID"); o.Status != recon.OrderCancelled {
 		t.Fatalf("a late transfer revived a voided order: %s", o.Status)
 	}

@@ -21,11 +21,11 @@ func retainedCompany(t *testing.T, s recon.Store, n, days int, status string) *r
 }
 
 // ingest stores the rows in batches, without codes, failing t on error.
-func ingest(t *testing.T, s recon.Store, companyID int64, rows []recon.TransactionInput) {
+func ingest(t *testing.T, s recon.Store, tenant recon.TenantID, rows []recon.TransactionInput) {
 	t.Helper()
 	for start := 0; start < len(rows); start += 500 {
 		batch := rows[start:min(start+500, len(rows))]
-		if _, err := s.IngestTransactions(t.Context(), companyID, batch, make([]string, len(batch))); err != nil {
+		if _, err := s.IngestTransactions(t.Context(), tenant, batch, make([]string, len(batch))); err != nil {
 			t.Fatalf("IngestTransactions: %v", err)
 		}
 	}
@@ -49,15 +49,15 @@ func oldRows(account int64, prefix string, n int) []recon.TransactionInput {
 // filter with a date: every row of these tests has amount_in 1000 unless
 // said, and every date is after 2000); it fails t unless the total of the
 // amount filter alone, from the per-amount counts, equals the rows counted.
-func totals(t *testing.T, s recon.Store, companyID int64, f recon.TransactionFilter) (byDays, byRows int64) {
+func totals(t *testing.T, s recon.Store, tenant recon.TenantID, f recon.TransactionFilter) (byDays, byRows int64) {
 	t.Helper()
 	f.Page, f.Limit = 1, 1
-	_, byDays, err := s.Transactions(t.Context(), companyID, f)
+	_, byDays, err := s.Transactions(t.Context(), tenant, f)
 	if err != nil {
 		t.Fatalf("Transactions: %v", err)
 	}
 	f.AmountIn = ptr(1000)
-	byAmounts, byRows := amountTotals(t, s, companyID, f)
+	byAmounts, byRows := amountTotals(t, s, tenant, f)
 	if byAmounts != byRows {
 		t.Errorf("filter %s: total %d by amounts, %d by rows", describe(f), byAmounts, byRows)
 	}
@@ -68,17 +68,17 @@ func totals(t *testing.T, s recon.Store, companyID int64, f recon.TransactionFil
 // per-amount counts give it (the filter as it is) and as COUNT(*) over the
 // rows gives it (the same filter from 2000-01-01, unless f names dates: an
 // amount with a date is counted row by row).
-func amountTotals(t *testing.T, s recon.Store, companyID int64, f recon.TransactionFilter) (byAmounts, byRows int64) {
+func amountTotals(t *testing.T, s recon.Store, tenant recon.TenantID, f recon.TransactionFilter) (byAmounts, byRows int64) {
 	t.Helper()
 	f.Page, f.Limit = 1, 1
-	_, byAmounts, err := s.Transactions(t.Context(), companyID, f)
+	_, byAmounts, err := s.Transactions(t.Context(), tenant, f)
 	if err != nil {
 		t.Fatalf("Transactions: %v", err)
 	}
 	if f.FromDate == "" && f.ToDate == "" {
 		f.FromDate = "2000-01-01"
 	}
-	if _, byRows, err = s.Transactions(t.Context(), companyID, f); err != nil {
+	if _, byRows, err = s.Transactions(t.Context(), tenant, f); err != nil {
 		t.Fatalf("Transactions: %v", err)
 	}
 	return byAmounts, byRows
@@ -107,8 +107,8 @@ func testRetentionTransactionsAndTotals(t *testing.T, s recon.Store) {
 	a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
 
 	const old = 2100 // more than two chunks
-	ingest(t, s, c.ID, oldRows(a.ID, "A", old))
-	ingest(t, s, c.ID, []recon.TransactionInput{
+	ingest(t, s, c.Tenant(), oldRows(a.ID, "A", old))
+	ingest(t, s, c.Tenant(), []recon.TransactionInput{
 		tx(a.ID, "A-keep-1", "2026-05-16 00:00:00", 1000, 0), // the first second kept
 		tx(a.ID, "A-keep-2", "2026-06-14 22:00:00", 1000, 0),
 	})
@@ -116,28 +116,28 @@ func testRetentionTransactionsAndTotals(t *testing.T, s recon.Store) {
 	order := newOrder(t, s, c.ID, b.ID, "INV-OLD", "DH1", 1000)
 	b1 := tx(b.ID, "B1", "2026-05-10 09:00:00", 1000, 0)
 	b1.Accumulated = ptr(1100) // the first known balance
-	if _, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{b1}, []string{""}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{b1}, []string{""}); err != nil {
 		t.Fatal(err)
 	}
-	paid := pay(t, s, c.ID, b.ID, "B2", "DH1", "", 1000) // dated 2026-03-01: old
+	paid := pay(t, s, c.Tenant(), b.ID, "B2", "DH1", "", 1000) // dated 2026-03-01: old
 	b3 := tx(b.ID, "B3", "2026-05-15 23:59:59", 1000, 0)
 	b3.Accumulated = ptr(999) // expected 3100: an old discontinuity
 	b4 := tx(b.ID, "B4", "2026-05-16 00:00:00", 1000, 0)
 	b4.Accumulated = ptr(5) // expected 1999: a kept discontinuity
-	if _, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{b3, b4}, []string{"", ""}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{b3, b4}, []string{"", ""}); err != nil {
 		t.Fatal(err)
 	}
 	// The other companies hold old rows too.
 	for _, o := range []*recon.Company{forever, inactive} {
-		ingest(t, s, o.ID, oldRows(newAccount(t, s, o.ID, "111").ID, "O", 30))
+		ingest(t, s, o.Tenant(), oldRows(newAccount(t, s, o.ID, "111").ID, "O", 30))
 	}
-	if d, r := totals(t, s, c.ID, recon.TransactionFilter{}); d != old+6 || r != old+6 {
+	if d, r := totals(t, s, c.Tenant(), recon.TransactionFilter{}); d != old+6 || r != old+6 {
 		t.Fatalf("before retention: totals %d by days, %d by rows; want %d", d, r, old+6)
 	}
 	if got, _ := s.MatchDecisions(t.Context(), c.ID, order.ID, 0); len(got) != 1 {
 		t.Fatalf("before retention: %d match decisions of the order, want 1", len(got))
 	}
-	if got, _ := s.BalanceDiscontinuities(t.Context(), c.ID); len(got) != 2 {
+	if got, _ := s.BalanceDiscontinuities(t.Context(), c.Tenant()); len(got) != 2 {
 		t.Fatalf("before retention: %d discontinuities, want 2", len(got))
 	}
 
@@ -147,7 +147,7 @@ func testRetentionTransactionsAndTotals(t *testing.T, s recon.Store) {
 	}
 	diff(t, "retention result", recon.RetentionResult{Transactions: old + 3}, res)
 
-	list := listAll(t, s, c.ID, recon.TransactionFilter{}, 3)
+	list := listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 3)
 	var refs []string
 	for _, tr := range list {
 		refs = append(refs, tr.ReferenceNumber)
@@ -163,7 +163,7 @@ func testRetentionTransactionsAndTotals(t *testing.T, s recon.Store) {
 		{recon.TransactionFilter{FromDate: "2026-05-16", ToDate: "2026-05-16"}, 2},
 		{recon.TransactionFilter{FromDate: "2026-01-01", ToDate: "2026-05-15"}, 0},
 	} {
-		if d, r := totals(t, s, c.ID, tc.f); d != tc.want || r != tc.want {
+		if d, r := totals(t, s, c.Tenant(), tc.f); d != tc.want || r != tc.want {
 			t.Errorf("filter %+v: totals %d by days, %d by rows; want %d", tc.f, d, r, tc.want)
 		}
 	}
@@ -174,27 +174,27 @@ func testRetentionTransactionsAndTotals(t *testing.T, s recon.Store) {
 	if o, err := s.Order(t.Context(), c.ID, "INV-OLD"); err != nil || o.Status != recon.OrderCaptured || o.PaidTransactionID != paid {
 		t.Fatalf("order after retention: %+v, %v", o, err)
 	}
-	disc, err := s.BalanceDiscontinuities(t.Context(), c.ID)
+	disc, err := s.BalanceDiscontinuities(t.Context(), c.Tenant())
 	if err != nil || len(disc) != 1 || disc[0].Expected != 1999 || disc[0].Reported != 5 {
 		t.Fatalf("discontinuities after retention: %+v, %v; want only B4's", disc, err)
 	}
 	// The running balance goes on from the account, not from old rows.
 	b5 := tx(b.ID, "B5", "2026-06-15 01:00:00", 1000, 0)
 	b5.Accumulated = ptr(1005)
-	if _, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{b5}, []string{""}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{b5}, []string{""}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.BalanceDiscontinuities(t.Context(), c.ID); len(got) != 1 {
+	if got, _ := s.BalanceDiscontinuities(t.Context(), c.Tenant()); len(got) != 1 {
 		t.Fatalf("a continuous balance after retention made a discontinuity: %+v", got)
 	}
 	// A reference of a deleted row is new again: stored, not a duplicate.
-	again, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{tx(a.ID, "A-0", "2026-06-15 02:00:00", 1000, 0)}, []string{""})
+	again, err := s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{tx(a.ID, "A-0", "2026-06-15 02:00:00", 1000, 0)}, []string{""})
 	if err != nil || again[0].Duplicate {
 		t.Fatalf("re-ingesting a deleted reference: %+v, %v", again, err)
 	}
 	// Other companies keep everything.
 	for _, o := range []*recon.Company{forever, inactive} {
-		if d, r := totals(t, s, o.ID, recon.TransactionFilter{}); d != 30 || r != 30 {
+		if d, r := totals(t, s, o.Tenant(), recon.TransactionFilter{}); d != 30 || r != 30 {
 			t.Errorf("company %d (retention %d, %s): totals %d, %d; want 30", o.ID, o.Config.DataStorageDays, o.Status, d, r)
 		}
 	}
@@ -213,7 +213,7 @@ func testRetentionConcurrentIngestionKeepsTotalsExact(t *testing.T, s recon.Stor
 	rs := storeAs[recon.RetentionStore](t, s)
 	c := retainedCompany(t, s, 1, 30, recon.CompanyActive)
 	a := newAccount(t, s, c.ID, "111")
-	ingest(t, s, c.ID, oldRows(a.ID, "OLD", 2500))
+	ingest(t, s, c.Tenant(), oldRows(a.ID, "OLD", 2500))
 	// While retention deletes, batches of new rows and of old-dated rows
 	// (a late statement import) arrive for the same account and days.
 	var wg sync.WaitGroup
@@ -231,7 +231,7 @@ func testRetentionConcurrentIngestionKeepsTotalsExact(t *testing.T, s recon.Stor
 			for j := range 10 {
 				rows[j] = tx(a.ID, fmt.Sprintf("NEW%d-%d", i, j), "2026-06-01 10:00:00", 1000, 0)
 			}
-			_, err := s.IngestTransactions(t.Context(), c.ID, rows, make([]string, len(rows)))
+			_, err := s.IngestTransactions(t.Context(), c.Tenant(), rows, make([]string, len(rows)))
 			errs <- err
 		}
 	}()
@@ -243,13 +243,13 @@ func testRetentionConcurrentIngestionKeepsTotalsExact(t *testing.T, s recon.Stor
 		}
 	}
 	// However the two interleaved, the day counts agree with the rows.
-	if d, r := totals(t, s, c.ID, recon.TransactionFilter{}); d != r {
+	if d, r := totals(t, s, c.Tenant(), recon.TransactionFilter{}); d != r {
 		t.Fatalf("after concurrent retention and ingestion: %d by days, %d by rows", d, r)
 	}
 	if _, err := rs.ApplyRetention(t.Context(), now); err != nil {
 		t.Fatal(err)
 	}
-	if d, r := totals(t, s, c.ID, recon.TransactionFilter{}); d != 200 || r != 200 {
+	if d, r := totals(t, s, c.Tenant(), recon.TransactionFilter{}); d != 200 || r != 200 {
 		t.Fatalf("after a second pass: %d by days, %d by rows; want the 200 new rows", d, r)
 	}
 }

@@ -34,7 +34,7 @@ func testSearchFilters(t *testing.T, bundle *accountBundle) {
 		memo(tx(a2.ID, "R6", "2026-03-02 09:00:00", 8_000, 0), "NGUYEN VAN AN DH99999"),              // no such order: unmatched, exception
 		tx(a.ID, "R5", "2026-03-03 00:00:00", 5_000, 0),                                              // A again: duplicate, exception
 	}
-	if _, err := s.IngestTransactions(t.Context(), c.ID, rows, []string{"DH70001", "DH70002", "", "", "DH99999", "DH70001"}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), rows, []string{"DH70001", "DH70002", "", "", "DH99999", "DH70001"}); err != nil {
 		t.Fatal(err)
 	}
 	// The same code and memo in another company and in the test mode.
@@ -42,7 +42,10 @@ func testSearchFilters(t *testing.T, bundle *accountBundle) {
 	oa := newAccount(t, s, other.ID, "111")
 	tt := testTenant(t, s, c.ID)
 	ta := newAccount(t, s, tt.ID.ID(), "111")
-	for _, x := range []struct{ company, account int64 }{{other.ID, oa.ID}, {tt.ID.ID(), ta.ID}} {
+	for _, x := range []struct {
+		company recon.TenantID
+		account int64
+	}{{other.Tenant(), oa.ID}, {tt.ID, ta.ID}} {
 		in := []recon.TransactionInput{memo(tx(x.account, "X1", "2026-03-02 08:00:00", 1_000, 0), "Nguyễn Văn An DH70001")}
 		if _, err := s.IngestTransactions(t.Context(), x.company, in, []string{"DH70001"}); err != nil {
 			t.Fatal(err)
@@ -152,7 +155,7 @@ func testSearchWindow(t *testing.T, bundle *accountBundle) {
 			}
 			in = append(in, r)
 		}
-		if _, err := s.IngestTransactions(t.Context(), c.ID, in, make([]string, len(in))); err != nil {
+		if _, err := s.IngestTransactions(t.Context(), c.Tenant(), in, make([]string, len(in))); err != nil {
 			t.Fatal(err)
 		}
 	}

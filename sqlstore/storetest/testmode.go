@@ -108,8 +108,8 @@ func testTestModeDataNeverCrosses(t *testing.T, s recon.Store) {
 
 	// A test transfer pays the test order, never the live one, whichever
 	// account it names.
-	pay(t, s, test.ID(), testAcct.ID, "R1", "DH10001", "", 100_000)
-	if _, err := s.IngestTransactions(t.Context(), test.ID(), []recon.TransactionInput{tx(liveAcct.ID, "R2", "2026-03-01 10:00:00", 100_000, 0)}, []string{"DH10001"}); recon.ErrorCode(err) == "" {
+	pay(t, s, test, testAcct.ID, "R1", "DH10001", "", 100_000)
+	if _, err := s.IngestTransactions(t.Context(), test, []recon.TransactionInput{tx(liveAcct.ID, "R2", "2026-03-01 10:00:00", 100_000, 0)}, []string{"DH10001"}); recon.ErrorCode(err) == "" {
 		t.Fatal("a test ingestion into a live account succeeded")
 	}
 	if o, _ := s.Order(t.Context(), c.ID, "INV-1"); o.Status != recon.OrderAwaitingPayment || o.ID != liveOrder.ID {
@@ -119,18 +119,18 @@ func testTestModeDataNeverCrosses(t *testing.T, s recon.Store) {
 		t.Fatalf("test order after a test payment: %+v", o)
 	}
 	// Listings, counts and lookups by id stay in their mode.
-	listAll(t, s, test.ID(), recon.TransactionFilter{}, 1)
-	listAll(t, s, c.ID, recon.TransactionFilter{}, 0)
+	listAll(t, s, test, recon.TransactionFilter{}, 1)
+	listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 0)
 	if _, total, err := s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10}); err != nil || total != 1 {
 		t.Fatalf("live orders: total %d, %v", total, err)
 	}
-	if _, err := s.BankAccount(t.Context(), c.ID, testAcct.ID); recon.ErrorCode(err) != recon.ENOTFOUND {
+	if _, err := s.BankAccount(t.Context(), c.Tenant(), testAcct.ID); recon.ErrorCode(err) != recon.ENOTFOUND {
 		t.Fatalf("live read of the test account: %v", err)
 	}
-	for _, mode := range []int64{c.ID, test.ID()} {
+	for _, mode := range []recon.TenantID{c.Tenant(), test} {
 		accts, err := s.BankAccounts(t.Context(), mode)
-		if err != nil || len(accts) != 1 || accts[0].CompanyID != mode {
-			t.Fatalf("BankAccounts(%d) = %v, %v", mode, accts, err)
+		if err != nil || len(accts) != 1 || accts[0].CompanyID != mode.ID() {
+			t.Fatalf("BankAccounts(%d) = %v, %v", mode.ID(), accts, err)
 		}
 	}
 }
@@ -144,8 +144,8 @@ func testTestModeNotificationsForListeners(t *testing.T, s recon.Store) {
 	before := time.Now().Add(-time.Minute)
 	// Without an IPN target, a live capture notifies nobody, a test one
 	// is held for the listeners.
-	pay(t, s, c.ID, liveAcct.ID, "R1", "DH10001", "", 100_000)
-	pay(t, s, test.ID(), testAcct.ID, "R1", "DH10001", "", 100_000)
+	pay(t, s, c.Tenant(), liveAcct.ID, "R1", "DH10001", "", 100_000)
+	pay(t, s, test, testAcct.ID, "R1", "DH10001", "", 100_000)
 	if n := countDeliveries(t, s, c.ID, ""); n != 0 {
 		t.Fatalf("%d live deliveries without a target", n)
 	}
@@ -166,7 +166,7 @@ func testTestModeNotificationsForListeners(t *testing.T, s recon.Store) {
 		t.Fatal(err)
 	}
 	newOrder(t, s, test.ID(), testAcct.ID, "INV-2", "DH10002", 5_000)
-	pay(t, s, test.ID(), testAcct.ID, "R2", "DH10002", "", 5_000)
+	pay(t, s, test, testAcct.ID, "R2", "DH10002", "", 5_000)
 	list, err = ds.Deliveries(t.Context(), test.ID(), recon.DeliveryFilter{})
 	if err != nil || len(list) != 2 || !list[0].NextAttemptAt.Equal(list[0].CreatedAt) || list[0].CreatedAt.Before(before) {
 		t.Fatalf("test deliveries with a target = %v, %v", list, err)
@@ -218,11 +218,11 @@ func testTestModeWipe(t *testing.T, s recon.Store) {
 	diff(t, "empty wipe", &recon.WipeResult{}, res)
 	tt := testTenant(t, s, c.ID)
 	test, otherTest := tt.ID, testTenant(t, s, other.ID).ID
-	for _, tenant := range []int64{c.ID, test.ID(), otherTest.ID()} {
-		a := newAccount(t, s, tenant, "111")
-		newAccount(t, s, tenant, "222")
-		newOrder(t, s, tenant, a.ID, "INV-1", "DH10001", 100_000)
-		newOrder(t, s, tenant, a.ID, "INV-2", "DH10002", 100_000)
+	for _, tenant := range []recon.TenantID{c.Tenant(), test, otherTest} {
+		a := newAccount(t, s, tenant.ID(), "111")
+		newAccount(t, s, tenant.ID(), "222")
+		newOrder(t, s, tenant.ID(), a.ID, "INV-1", "DH10001", 100_000)
+		newOrder(t, s, tenant.ID(), a.ID, "INV-2", "DH10002", 100_000)
 		pay(t, s, tenant, a.ID, "R1", "DH10001", "", 100_000)
 		ingest(t, s, tenant, oldRows(a.ID, "old", 5))
 	}
@@ -234,14 +234,14 @@ func testTestModeWipe(t *testing.T, s recon.Store) {
 		t.Fatal(err)
 	}
 	diff(t, "wipe", &recon.WipeResult{BankAccounts: 2, Transactions: 6, Orders: 2, Deliveries: 1}, res)
-	listAll(t, s, test.ID(), recon.TransactionFilter{}, 0)
-	if accts, _ := s.BankAccounts(t.Context(), test.ID()); len(accts) != 0 {
+	listAll(t, s, test, recon.TransactionFilter{}, 0)
+	if accts, _ := s.BankAccounts(t.Context(), test); len(accts) != 0 {
 		t.Fatalf("test accounts left: %v", accts)
 	}
 	// Live data, the other company's test data, the tenant and its
 	// credentials stay.
-	listAll(t, s, c.ID, recon.TransactionFilter{}, 6)
-	listAll(t, s, otherTest.ID(), recon.TransactionFilter{}, 6)
+	listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 6)
+	listAll(t, s, otherTest, recon.TransactionFilter{}, 6)
 	if _, total, _ := s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10}); total != 2 {
 		t.Fatalf("live orders after the wipe: %d", total)
 	}

@@ -32,10 +32,10 @@ func tx(account int64, ref string, date string, in, out int64) recon.Transaction
 func ptr(n int64) *int64 { return &n }
 
 // listAll returns the first page of up to 20 with the filter, failing t on error.
-func listAll(t *testing.T, s recon.Store, companyID int64, f recon.TransactionFilter, wantRows int) []*recon.Transaction {
+func listAll(t *testing.T, s recon.Store, tenant recon.TenantID, f recon.TransactionFilter, wantRows int) []*recon.Transaction {
 	t.Helper()
 	f.Page, f.Limit = 1, 20
-	list, total, err := s.Transactions(t.Context(), companyID, f)
+	list, total, err := s.Transactions(t.Context(), tenant, f)
 	if err != nil {
 		t.Fatalf("Transactions: %v", err)
 	}
@@ -64,17 +64,17 @@ func testBankAccountCreateReadList(t *testing.T, s recon.Store) {
 	b := newAccount(t, s, c.ID, "19036688")
 	newAccount(t, s, other.ID, "0071000123456") // the same number in another company is fine
 	recent(t, "CreatedAt", a.CreatedAt)
-	got, err := s.BankAccount(t.Context(), c.ID, a.ID)
+	got, err := s.BankAccount(t.Context(), c.Tenant(), a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "bank account", a, got)
-	list, err := s.BankAccounts(t.Context(), c.ID)
+	list, err := s.BankAccounts(t.Context(), c.Tenant())
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "bank accounts", []*recon.BankAccount{a, b}, list)
-	_, err = s.BankAccount(t.Context(), other.ID, a.ID)
+	_, err = s.BankAccount(t.Context(), other.Tenant(), a.ID)
 	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("bank account %d not found", a.ID))
 	got, err = s.BankAccountByID(t.Context(), a.ID)
 	if err != nil || got.CompanyID != c.ID {
@@ -113,7 +113,7 @@ func testTransactionsIngestAndList(t *testing.T, bundle *accountBundle) {
 	}
 	in[2].SubAccount = "VA111"
 	codes := []string{"DH1001", "", "DH1003"}
-	res, err := s.IngestTransactions(t.Context(), c.ID, in, codes)
+	res, err := s.IngestTransactions(t.Context(), c.Tenant(), in, codes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func testTransactionsIngestAndList(t *testing.T, bundle *accountBundle) {
 			t.Fatalf("result %d: %+v", i, r)
 		}
 	}
-	list, total, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 20})
+	list, total, err := s.Transactions(t.Context(), c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func testTransactionsDuplicates(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
 	a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
 	first := []recon.TransactionInput{tx(a.ID, "R1", "2026-03-01 08:00:00", 100, 0)}
-	r1, err := s.IngestTransactions(t.Context(), c.ID, first, []string{"DH1"})
+	r1, err := s.IngestTransactions(t.Context(), c.Tenant(), first, []string{"DH1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func testTransactionsDuplicates(t *testing.T, s recon.Store) {
 		tx(a.ID, "R2", "2026-03-05 08:00:00", 5, 0),
 		tx(b.ID, "R1", "2026-03-05 08:00:00", 7, 0),
 	}
-	res, err := s.IngestTransactions(t.Context(), c.ID, batch, []string{"X", "DH2", "DH2", ""})
+	res, err := s.IngestTransactions(t.Context(), c.Tenant(), batch, []string{"X", "DH2", "DH2", ""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +167,11 @@ func testTransactionsDuplicates(t *testing.T, s recon.Store) {
 		{ID: res[3].ID},
 	}
 	diff(t, "results", want, res)
-	_, total, _ := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 20})
+	_, total, _ := s.Transactions(t.Context(), c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 20})
 	if total != 3 {
 		t.Fatalf("total %d, want 3", total)
 	}
-	list := listAll(t, s, c.ID, recon.TransactionFilter{BankAccountID: a.ID}, 2)
+	list := listAll(t, s, c.Tenant(), recon.TransactionFilter{BankAccountID: a.ID}, 2)
 	if list[0].Accumulated != 105 { // the duplicate R1 (999) and R2 did not move the balance
 		t.Fatalf("balance %d, want 105", list[0].Accumulated)
 	}
@@ -184,7 +184,7 @@ func testTransactionsLargeBatchIDs(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
 	a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
 	stored := []recon.TransactionInput{tx(a.ID, "R700", "2026-03-01 08:00:00", 1, 0), tx(b.ID, "R701", "2026-03-01 08:00:00", 1, 0)}
-	if _, err := s.IngestTransactions(t.Context(), c.ID, stored, codesFor(stored)); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), stored, codesFor(stored)); err != nil {
 		t.Fatal(err)
 	}
 	var in []recon.TransactionInput
@@ -192,13 +192,13 @@ func testTransactionsLargeBatchIDs(t *testing.T, s recon.Store) {
 		in = append(in, tx([]int64{a.ID, b.ID}[i%2], fmt.Sprintf("R%d", i), "2026-03-02 08:00:00", int64(1000+i), 0))
 	}
 	for round := range 2 { // the second time, every row is a duplicate
-		res, err := s.IngestTransactions(t.Context(), c.ID, in, codesFor(in))
+		res, err := s.IngestTransactions(t.Context(), c.Tenant(), in, codesFor(in))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range res {
 			dup := round == 1 || i == 700 || i == 701
-			got, err := s.Transaction(t.Context(), c.ID, r.ID)
+			got, err := s.Transaction(t.Context(), c.Tenant(), r.ID)
 			if err != nil || r.Duplicate != dup || got.BankAccountID != in[i].BankAccountID || got.ReferenceNumber != in[i].ReferenceNumber {
 				t.Fatalf("round %d, row %d (%s): result %+v names %+v (%v)", round, i, in[i].ReferenceNumber, r, got, err)
 			}
@@ -216,7 +216,7 @@ func testTransactionsConcurrentDuplicates(t *testing.T, bundle *accountBundle) {
 	ids := make([][]recon.IngestResult, 6)
 	errs := make([]error, 6)
 	for w := range 6 {
-		wg.Go(func() { ids[w], errs[w] = s.IngestTransactions(t.Context(), c.ID, in, codesFor(in)) })
+		wg.Go(func() { ids[w], errs[w] = s.IngestTransactions(t.Context(), c.Tenant(), in, codesFor(in)) })
 	}
 	wg.Wait()
 	fresh := 0
@@ -233,7 +233,7 @@ func testTransactionsConcurrentDuplicates(t *testing.T, bundle *accountBundle) {
 			}
 		}
 	}
-	_, total, _ := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 20})
+	_, total, _ := s.Transactions(t.Context(), c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 20})
 	if fresh != 50 || total != 50 {
 		t.Fatalf("%d rows stored fresh, total %d; want 50 and 50", fresh, total)
 	}
@@ -243,21 +243,21 @@ func testTransactionsTenantIsolation(t *testing.T, s recon.Store) {
 	c, other := newCompany(t, s, 1), newCompany(t, s, 2)
 	a := newAccount(t, s, c.ID, "111")
 	o := newAccount(t, s, other.ID, "111")
-	_, err := s.IngestTransactions(t.Context(), c.ID, []recon.TransactionInput{
+	_, err := s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{
 		tx(a.ID, "R1", "2026-03-01 08:00:00", 1, 0), tx(o.ID, "R2", "2026-03-01 08:00:00", 1, 0),
 	}, []string{"", ""})
 	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("bank account %d not found in company %d", o.ID, c.ID))
 	// Nothing of the batch was stored.
-	if _, total, _ := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{Page: 1, Limit: 20}); total != 0 {
+	if _, total, _ := s.Transactions(t.Context(), c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 20}); total != 0 {
 		t.Fatalf("partial write: total %d", total)
 	}
-	if _, err := s.IngestTransactions(t.Context(), other.ID, []recon.TransactionInput{tx(o.ID, "R9", "2026-03-01 08:00:00", 1, 0)}, []string{""}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), other.Tenant(), []recon.TransactionInput{tx(o.ID, "R9", "2026-03-01 08:00:00", 1, 0)}, []string{""}); err != nil {
 		t.Fatal(err)
 	}
 	// The other company's account number is the same; filters never cross companies.
 	for _, f := range []recon.TransactionFilter{{}, {AccountNumber: "111"}, {BankAccountID: o.ID}, {ReferenceNumber: "R9"}} {
 		f.Page, f.Limit = 1, 20
-		list, total, err := s.Transactions(t.Context(), c.ID, f)
+		list, total, err := s.Transactions(t.Context(), c.Tenant(), f)
 		if err != nil || total != 0 || len(list) != 0 {
 			t.Fatalf("filter %+v: %d rows, total %d, %v", f, len(list), total, err)
 		}
@@ -291,7 +291,7 @@ func testTransactionsConcurrentMixedAccounts(t *testing.T, s recon.Store) {
 	var wg sync.WaitGroup
 	for w := range 2 * batches {
 		b := w % batches
-		wg.Go(func() { res[w], errs[w] = s.IngestTransactions(t.Context(), c.ID, in[b], codesFor(in[b])) })
+		wg.Go(func() { res[w], errs[w] = s.IngestTransactions(t.Context(), c.Tenant(), in[b], codesFor(in[b])) })
 	}
 	wg.Wait()
 	for w, err := range errs {
@@ -310,7 +310,7 @@ func testTransactionsConcurrentMixedAccounts(t *testing.T, s recon.Store) {
 	for _, acct := range accounts {
 		var got []*recon.Transaction
 		for page := 1; ; page++ {
-			list, total, err := s.Transactions(t.Context(), c.ID, recon.TransactionFilter{BankAccountID: acct, Page: page, Limit: 20})
+			list, total, err := s.Transactions(t.Context(), c.Tenant(), recon.TransactionFilter{BankAccountID: acct, Page: page, Limit: 20})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -349,7 +349,7 @@ func testTransactionsConcurrentCallsFailAlone(t *testing.T, s recon.Store) {
 		}
 		wg.Go(func() {
 			in := []recon.TransactionInput{tx(acct, fmt.Sprintf("W%d", w), "2026-03-01 08:00:00", 100, 0)}
-			_, errs[w] = s.IngestTransactions(t.Context(), c.ID, in, []string{""})
+			_, errs[w] = s.IngestTransactions(t.Context(), c.Tenant(), in, []string{""})
 		})
 	}
 	wg.Wait()
@@ -360,7 +360,7 @@ func testTransactionsConcurrentCallsFailAlone(t *testing.T, s recon.Store) {
 			t.Fatalf("call %d failed: %v", w, err)
 		}
 	}
-	listAll(t, s, c.ID, recon.TransactionFilter{}, 19)
+	listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 19)
 }
 
 func testTransactionsFilters(t *testing.T, s recon.Store) {
@@ -373,7 +373,7 @@ func testTransactionsFilters(t *testing.T, s recon.Store) {
 		tx(b.ID, "B1", "2026-03-02 12:00:00", 100, 0),
 		tx(b.ID, "B2", "2026-03-03 00:00:00", 300, 0),
 	}
-	if _, err := s.IngestTransactions(t.Context(), c.ID, in, codesFor(in)); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), in, codesFor(in)); err != nil {
 		t.Fatal(err)
 	}
 	refs := func(f recon.TransactionFilter) (string, int64) {
@@ -383,7 +383,7 @@ func testTransactionsFilters(t *testing.T, s recon.Store) {
 		if f.Limit == 0 {
 			f.Limit = 20
 		}
-		list, total, err := s.Transactions(t.Context(), c.ID, f)
+		list, total, err := s.Transactions(t.Context(), c.Tenant(), f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -437,15 +437,15 @@ func testTransactionsBalanceDiscontinuity(t *testing.T, bundle *accountBundle) {
 	in[0].Accumulated = ptr(1_000) // the first known balance sets the baseline
 	in[1].Accumulated = ptr(1_050) // follows
 	in[2].Accumulated = ptr(1_500) // a gap of 440: something was missed
-	res, err := s.IngestTransactions(t.Context(), c.ID, in, make([]string, 4))
+	res, err := s.IngestTransactions(t.Context(), c.Tenant(), in, make([]string, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := listAll(t, s, c.ID, recon.TransactionFilter{}, 4)
+	list := listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 4)
 	if list[0].Accumulated != 1_480 { // R4 computed from the reported 1500
 		t.Fatalf("R4 balance %d, want 1480", list[0].Accumulated)
 	}
-	ds, err := s.BalanceDiscontinuities(t.Context(), c.ID)
+	ds, err := s.BalanceDiscontinuities(t.Context(), c.Tenant())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func testTransactionsBalanceDiscontinuity(t *testing.T, bundle *accountBundle) {
 	if d.TransactionID != res[2].ID || d.Expected != 1_060 || d.Reported != 1_500 || d.BankAccountID != a.ID {
 		t.Fatalf("discontinuity %+v", d)
 	}
-	if other, _ := s.BalanceDiscontinuities(t.Context(), newCompany(t, s, 2).ID); len(other) != 0 {
+	if other, _ := s.BalanceDiscontinuities(t.Context(), newCompany(t, s, 2).Tenant()); len(other) != 0 {
 		t.Fatalf("another company sees %d discontinuities", len(other))
 	}
 }
@@ -468,18 +468,18 @@ func testTransactionsRecode(t *testing.T, bundle *accountBundle) {
 		tx(a.ID, "R2", "2026-03-05 08:00:00", 100, 0),
 		tx(a.ID, "R3", "2026-03-06 08:00:00", 100, 0),
 	}
-	if _, err := s.IngestTransactions(t.Context(), c.ID, in, []string{"OLD", "OLD", ""}); err != nil {
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), in, []string{"OLD", "OLD", ""}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.RecodeTransactions(t.Context(), c.ID, time.Date(2026, 3, 5, 0, 0, 0, 0, time.UTC), func(memo string) string { return "NEW" + memo[len(memo)-2:] })
+	n, err := s.RecodeTransactions(t.Context(), c.Tenant(), time.Date(2026, 3, 5, 0, 0, 0, 0, time.UTC), func(memo string) string { return "NEW" + memo[len(memo)-2:] })
 	if err != nil || n != 2 {
 		t.Fatalf("RecodeTransactions = %d, %v; want 2", n, err)
 	}
-	list := listAll(t, s, c.ID, recon.TransactionFilter{}, 3)
+	list := listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 3)
 	if list[0].Code != "NEWR3" || list[1].Code != "NEWR2" || list[2].Code != "OLD" {
 		t.Fatalf("codes %q %q %q", list[0].Code, list[1].Code, list[2].Code)
 	}
-	n, err = s.RecodeTransactions(t.Context(), c.ID, time.Time{}, func(string) string { return "" })
+	n, err = s.RecodeTransactions(t.Context(), c.Tenant(), time.Time{}, func(string) string { return "" })
 	if err != nil || n != 3 {
 		t.Fatalf("clearing: %d, %v", n, err)
 	}
