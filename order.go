@@ -135,19 +135,19 @@ type OrderStore interface {
 	// PaymentCodesInUse counts the company's orders (of any status: a code
 	// is never reused) whose payment code is prefix followed by n characters,
 	// and returns those codes too when there are at most list of them.
-	PaymentCodesInUse(ctx context.Context, companyID int64, prefix string, n, list int) (int64, []string, error)
+	PaymentCodesInUse(ctx context.Context, tenant TenantID, prefix string, n, list int) (int64, []string, error)
 	// Order returns the company's order with the invoice number, or ENOTFOUND.
-	Order(ctx context.Context, companyID int64, invoiceNumber string) (*Order, error)
+	Order(ctx context.Context, tenant TenantID, invoiceNumber string) (*Order, error)
 	// Orders returns one page of the company's orders and the total.
-	Orders(ctx context.Context, companyID int64, f OrderFilter) ([]*Order, int64, error)
+	Orders(ctx context.Context, tenant TenantID, f OrderFilter) ([]*Order, int64, error)
 	// CancelOrder cancels an unpaid order (no notification). A paid order is ECONFLICT.
-	CancelOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time) (*Order, error)
+	CancelOrder(ctx context.Context, tenant TenantID, invoiceNumber string, now time.Time) (*Order, error)
 	// VoidOrder voids a paid order: CANCELLED, and a TRANSACTION_VOID
 	// notification enqueued in the same database transaction. An unpaid one is ECONFLICT.
-	VoidOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time, notify func(*Order) (*Delivery, error)) (*Order, error)
+	VoidOrder(ctx context.Context, tenant TenantID, invoiceNumber string, now time.Time, notify func(*Order) (*Delivery, error)) (*Order, error)
 	// MatchDecisions lists the decisions about the order's or the
 	// transaction's payments (orderID or transactionID non-zero).
-	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*MatchDecision, error)
+	MatchDecisions(ctx context.Context, tenant TenantID, orderID, transactionID int64) ([]*MatchDecision, error)
 	// Reconciliation builds the report for the date range (inclusive days).
-	Reconciliation(ctx context.Context, companyID int64, from, to string) (*ReconciliationReport, error)
+	Reconciliation(ctx context.Context, tenant TenantID, from, to string) (*ReconciliationReport, error)
 }

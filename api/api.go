@@ -34,8 +34,8 @@ type Store interface {
 	Transaction(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Transaction, error)
 	BalanceDiscontinuities(ctx context.Context, tenant recon.TenantID) ([]*recon.BalanceDiscontinuity, error)
 	// recon.OrderStore's:
-	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
-	Reconciliation(ctx context.Context, companyID int64, from, to string) (*recon.ReconciliationReport, error)
+	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	Reconciliation(ctx context.Context, tenant recon.TenantID, from, to string) (*recon.ReconciliationReport, error)
 	// recon.DeliveryStore's:
 	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
 	Deliveries(ctx context.Context, companyID int64, f recon.DeliveryFilter) ([]*recon.Delivery, error)

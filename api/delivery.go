@@ -194,7 +194,7 @@ func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *reco
 	if dates["from_date"] > dates["to_date"] {
 		return recon.FieldError("from_date", "from_date must not be after to_date")
 	}
-	rep, err := h.Store.Reconciliation(r.Context(), c.Tenant.ID(), dates["from_date"], dates["to_date"])
+	rep, err := h.Store.Reconciliation(r.Context(), c.Tenant, dates["from_date"], dates["to_date"])
 	if err != nil {
 		return err
 	}

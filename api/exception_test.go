@@ -267,7 +267,7 @@ func TestExceptionsAPI(t *testing.T) {
 		decision := fmt.Sprintf(`{"order_id":%d,"outcome":"matched","rule":"manual","code":"DH10010","amount":150000,"order_amount":150000,"paid_total":150000,
 			"reason":"a match by hand names order OPEN: 150000 of 150000 VND paid","at":"2026-03-10 08:30:00"}`, b.open.ID)
 		wantBody(t, "resolution", body, `{"status":"success","data":`+fmt.Sprintf(resolution, `"decision":`+decision+",")+`}`)
-		o, err := b.store.Order(t.Context(), b.company.ID, "OPEN")
+		o, err := b.store.Order(t.Context(), b.company.Tenant(), "OPEN")
 		if err != nil || o.Status != recon.OrderCaptured || o.PaidTransactionID != b.u1 {
 			t.Fatalf("order after the match: %+v %v", o, err)
 		}

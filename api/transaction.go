@@ -332,7 +332,7 @@ func (h *Handler) showTransaction(w http.ResponseWriter, r *http.Request, c *rec
 	if err != nil {
 		return err
 	}
-	ds, err := h.Store.MatchDecisions(r.Context(), c.Tenant.ID(), 0, id)
+	ds, err := h.Store.MatchDecisions(r.Context(), c.Tenant, 0, id)
 	if err != nil {
 		return err
 	}

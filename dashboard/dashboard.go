@@ -64,11 +64,11 @@ type Store interface {
 	Transaction(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Transaction, error)
 	BalanceDiscontinuities(ctx context.Context, tenant recon.TenantID) ([]*recon.BalanceDiscontinuity, error)
 	// recon.OrderStore's:
-	Order(ctx context.Context, companyID int64, invoiceNumber string) (*recon.Order, error)
-	Orders(ctx context.Context, companyID int64, f recon.OrderFilter) ([]*recon.Order, int64, error)
-	CancelOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time) (*recon.Order, error)
-	VoidOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
-	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	Order(ctx context.Context, tenant recon.TenantID, invoiceNumber string) (*recon.Order, error)
+	Orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFilter) ([]*recon.Order, int64, error)
+	CancelOrder(ctx context.Context, tenant recon.TenantID, invoiceNumber string, now time.Time) (*recon.Order, error)
+	VoidOrder(ctx context.Context, tenant recon.TenantID, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
+	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	// recon.MerchantStore's:
 	SetMerchant(ctx context.Context, m *recon.Merchant) error
 	MerchantOf(ctx context.Context, companyID int64) (*recon.Merchant, error)

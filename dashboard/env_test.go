@@ -224,7 +224,7 @@ func (e *dashEnv) pay(t *testing.T, m *tenant, code string, amount int64) string
 // orderStatus returns the status of the tenant's order.
 func (e *dashEnv) orderStatus(t *testing.T, m *tenant, invoice string) string {
 	t.Helper()
-	o, err := e.db.Order(context.Background(), m.id.ID(), invoice)
+	o, err := e.db.Order(context.Background(), m.id, invoice)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *req
 	if err != nil {
 		return err
 	}
-	if v.Decisions, err = h.Store.MatchDecisions(ctx, q.caller.Tenant.ID(), 0, id); err != nil {
+	if v.Decisions, err = h.Store.MatchDecisions(ctx, q.caller.Tenant, 0, id); err != nil {
 		return err
 	}
 	v.E, v.Suggestions, v.MaxNote = e, s[0], recon.MaxResolutionNote
@@ -139,7 +139,7 @@ func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *req
 		// After a match, the order it paid (named in the redirect, checked
 		// against the resolution) and its notifications.
 		if inv := r.URL.Query().Get("order"); res.OrderID != 0 && inv != "" {
-			o, err := h.Store.Order(ctx, q.caller.Tenant.ID(), inv)
+			o, err := h.Store.Order(ctx, q.caller.Tenant, inv)
 			if err == nil && o.ID == res.OrderID {
 				v.Result = o
 				if v.ResultNotes, err = h.Store.OrderDeliveries(ctx, q.caller.Tenant.ID(), o, maxOrderNotifications); err != nil {
@@ -195,7 +195,7 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 		in.Action = recon.ResolveMatch
 		if invoice == "" {
 			err = recon.FieldError("invoice", "type the invoice number of the order to match, or choose a suggested order")
-		} else if o, err = h.Store.Order(ctx, q.caller.Tenant.ID(), invoice); recon.ErrorCode(err) == recon.ENOTFOUND {
+		} else if o, err = h.Store.Order(ctx, q.caller.Tenant, invoice); recon.ErrorCode(err) == recon.ENOTFOUND {
 			err = recon.FieldError("invoice", "there is no order with invoice number %q", invoice)
 		} else if err == nil {
 			in.OrderID = o.ID

@@ -65,7 +65,7 @@ func (h *Handler) orders(w http.ResponseWriter, r *http.Request, q *request) err
 		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
 	} else {
 		var total int64
-		if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.Tenant.ID(), f); err != nil {
+		if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.Tenant, f); err != nil {
 			return err
 		}
 		v.Pager = newPager(r.URL.Path, query, "page", f.Page, f.PerPage, total)
@@ -102,11 +102,11 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request, q *request) erro
 
 func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, q *request, invoice string, status int, msg string) error {
 	ctx := r.Context()
-	o, err := h.Store.Order(ctx, q.caller.Tenant.ID(), invoice)
+	o, err := h.Store.Order(ctx, q.caller.Tenant, invoice)
 	if err != nil {
 		return err
 	}
-	ds, err := h.Store.MatchDecisions(ctx, q.caller.Tenant.ID(), o.ID, 0)
+	ds, err := h.Store.MatchDecisions(ctx, q.caller.Tenant, o.ID, 0)
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (h *Handler) voidOrder(w http.ResponseWriter, r *http.Request, q *request) 
 	notify := func(o *recon.Order) (*recon.Delivery, error) {
 		return recon.IPNDelivery(o, recon.IPNTransactionVoid, now.In(h.Location))
 	}
-	_, err := h.Store.VoidOrder(r.Context(), q.caller.Tenant.ID(), invoice, now, notify)
+	_, err := h.Store.VoidOrder(r.Context(), q.caller.Tenant, invoice, now, notify)
 	return h.afterOrderAction(w, r, q, invoice, err)
 }
 
@@ -161,7 +161,7 @@ func (h *Handler) cancelOrder(w http.ResponseWriter, r *http.Request, q *request
 	if !confirmed(r) {
 		return h.confirmOrderAction(w, r, q, "cancel", invoice)
 	}
-	_, err := h.Store.CancelOrder(r.Context(), q.caller.Tenant.ID(), invoice, h.now())
+	_, err := h.Store.CancelOrder(r.Context(), q.caller.Tenant, invoice, h.now())
 	return h.afterOrderAction(w, r, q, invoice, err)
 }
 

@@ -66,7 +66,7 @@ func (h *Handler) sandboxTransfer(w http.ResponseWriter, r *http.Request, q *req
 	memo := f.Get("memo")
 	amount, err := strconv.ParseInt(strings.TrimSpace(f.Get("amount")), 10, 64)
 	if v.Invoice != "" {
-		o, oerr := h.Store.Order(r.Context(), q.caller.Tenant.ID(), v.Invoice)
+		o, oerr := h.Store.Order(r.Context(), q.caller.Tenant, v.Invoice)
 		if oerr != nil {
 			return oerr // another tenant's invoice: 404
 		}

@@ -138,7 +138,7 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request, q *request
 	if err != nil {
 		return err
 	}
-	ds, err := h.Store.MatchDecisions(ctx, q.caller.Tenant.ID(), 0, id)
+	ds, err := h.Store.MatchDecisions(ctx, q.caller.Tenant, 0, id)
 	if err != nil {
 		return err
 	}

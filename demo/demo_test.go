@@ -86,7 +86,7 @@ func TestSeed(t *testing.T) {
 				t.Fatalf("transaction %d dated %s, not in the 60 days before %s", tx.ID, tx.TransactionDate, now)
 			}
 		}
-		paid, _, err := db.Orders(ctx, 1, recon.OrderFilter{Status: recon.OrderCaptured, Page: 1, PerPage: 100})
+		paid, _, err := db.Orders(ctx, recon.LiveTenant(1), recon.OrderFilter{Status: recon.OrderCaptured, Page: 1, PerPage: 100})
 		if err != nil || len(paid) < 20 {
 			t.Fatalf("%d orders paid (%v)", len(paid), err)
 		}

@@ -98,7 +98,7 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	if len(accounts) == 0 {
 		return recon.Errorf(recon.EINVALID, "merchant has no bank account to receive the payment")
 	}
-	if _, err := h.Store.Order(ctx, m.CompanyID, form.invoice); err == nil {
+	if _, err := h.Store.Order(ctx, m.Tenant(), form.invoice); err == nil {
 		return duplicateInvoice(form.invoice)
 	} else if recon.ErrorCode(err) != recon.ENOTFOUND {
 		return err
@@ -128,7 +128,7 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	for i := 0; ; i++ {
 		o.PaymentCode = newCode()
 		if i == codeDraws {
-			if o.PaymentCode, err = h.freeCode(ctx, m.CompanyID, format); err != nil {
+			if o.PaymentCode, err = h.freeCode(ctx, m.Tenant(), format); err != nil {
 				return err
 			}
 		}
@@ -137,12 +137,12 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 			break
 		}
 		// The conflict may be the invoice number, created meanwhile.
-		if _, e := h.Store.Order(ctx, m.CompanyID, form.invoice); e == nil {
+		if _, e := h.Store.Order(ctx, m.Tenant(), form.invoice); e == nil {
 			return duplicateInvoice(form.invoice)
 		}
 		switch i {
 		case 0: // see how full the format is (a warning from 80%)
-			if used, _, err := h.Store.PaymentCodesInUse(ctx, m.CompanyID, format.Prefix, format.Digits, 0); err == nil {
+			if used, _, err := h.Store.PaymentCodesInUse(ctx, m.Tenant(), format.Prefix, format.Digits, 0); err == nil {
 				h.observeCodeUsage(m.CompanyID, format, used)
 			}
 		case codeDraws: // the free code was taken meanwhile

@@ -40,7 +40,7 @@ func TestCheckoutCreatesOrder(t *testing.T) {
 		}
 		o := b.order(t, b.a, "INV-001")
 		want := recon.Order{
-			ID: o.ID, CompanyID: b.a.company, InvoiceNumber: "INV-001", CustomerID: "CUST-7",
+			ID: o.ID, CompanyID: b.a.company.ID(), InvoiceNumber: "INV-001", CustomerID: "CUST-7",
 			Status: recon.OrderAwaitingPayment, Amount: 150000, Currency: "VND", Description: "Thanh toán đơn hàng INV-001",
 			PaymentCode: o.PaymentCode, BankAccountID: b.a.account, CustomData: `[{"sku":"A1","qty":2},"gift"]`,
 			UserAgent: "Mozilla/5.0 (Test)", IPAddress: "127.0.0.1", SuccessURL: "https://shop.example.vn/ok?x=1&y=2",
@@ -309,7 +309,7 @@ func TestCheckoutPaymentCodeRetry(t *testing.T) {
 func TestCheckoutNeedsMatchableCodes(t *testing.T) {
 	b := setup(t, "sqlite")
 	want := wantError("validation_error", "the merchant cannot take bank-transfer payments yet: payment codes must be on (paycode) with an active payment-code format")
-	if _, err := b.db.ReplacePaymentCodeFormats(t.Context(), b.a.company, []recon.PaymentCodeFormat{
+	if _, err := b.db.ReplacePaymentCodeFormats(t.Context(), b.a.company.ID(), []recon.PaymentCodeFormat{
 		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: false}}); err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestCheckoutPaymentCodesRunOut(t *testing.T) {
 			h.Logger = slog.New(slog.NewTextHandler(logs, nil))
 			h.Metrics = gateway.NewMetrics(reg)
 		})
-		if _, err := b.db.ReplacePaymentCodeFormats(t.Context(), b.a.company, []recon.PaymentCodeFormat{
+		if _, err := b.db.ReplacePaymentCodeFormats(t.Context(), b.a.company.ID(), []recon.PaymentCodeFormat{
 			{Prefix: "DH", SuffixFrom: 1, SuffixTo: 1, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
 			t.Fatal(err)
 		}
@@ -517,7 +517,7 @@ func TestCheckoutCustomDataSigned(t *testing.T) {
 			}
 			b.pay(t, b.a, o.PaymentCode, o.Amount, "FT-"+invoice)
 		}
-		ds, err := b.db.Deliveries(ctx, b.a.company, recon.DeliveryFilter{Limit: 10})
+		ds, err := b.db.Deliveries(ctx, b.a.company.ID(), recon.DeliveryFilter{Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,12 +37,12 @@ type Store interface {
 	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
 	// recon.OrderStore's:
 	CreateOrder(ctx context.Context, o *recon.Order) error
-	PaymentCodesInUse(ctx context.Context, companyID int64, prefix string, n, list int) (int64, []string, error)
-	Order(ctx context.Context, companyID int64, invoiceNumber string) (*recon.Order, error)
-	Orders(ctx context.Context, companyID int64, f recon.OrderFilter) ([]*recon.Order, int64, error)
-	CancelOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time) (*recon.Order, error)
-	VoidOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
-	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	PaymentCodesInUse(ctx context.Context, tenant recon.TenantID, prefix string, n, list int) (int64, []string, error)
+	Order(ctx context.Context, tenant recon.TenantID, invoiceNumber string) (*recon.Order, error)
+	Orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFilter) ([]*recon.Order, int64, error)
+	CancelOrder(ctx context.Context, tenant recon.TenantID, invoiceNumber string, now time.Time) (*recon.Order, error)
+	VoidOrder(ctx context.Context, tenant recon.TenantID, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
+	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	// recon.MerchantStore's:
 	MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error)
 	SetIPN(ctx context.Context, companyID int64, t *recon.Target) error

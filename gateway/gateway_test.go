@@ -50,7 +50,7 @@ func checkURL(raw string) error {
 
 type merchant struct {
 	id, secret string
-	company    int64
+	company    recon.TenantID
 	account    int64
 }
 
@@ -87,19 +87,19 @@ func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle 
 		if err := db.CreateCompany(ctx, c); err != nil {
 			t.Fatal(err)
 		}
-		m.company = c.ID
+		m.company = c.Tenant()
 		m.id = "SP-TEST-" + string(rune('A'+i)) + "1"
 		m.secret = "spsk_test_" + strings.Repeat(string(rune('a'+i)), 30)
 		if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: c.ID, MerchantID: m.id, SecretKey: m.secret}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.ReplacePaymentCodeFormats(ctx, b.a.company, []recon.PaymentCodeFormat{
+	if _, err := db.ReplacePaymentCodeFormats(ctx, b.a.company.ID(), []recon.PaymentCodeFormat{
 		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range []*merchant{&b.b, &b.noBank} {
-		if _, err := db.ReplacePaymentCodeFormats(ctx, m.company, []recon.PaymentCodeFormat{
+		if _, err := db.ReplacePaymentCodeFormats(ctx, m.company.ID(), []recon.PaymentCodeFormat{
 			{Prefix: "DH", SuffixFrom: 8, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
 			t.Fatal(err)
 		}
@@ -110,13 +110,13 @@ func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle 
 		holder         string
 		extraAccountOf bool
 	}{{&b.a, "Vietcombank", "0071000123456", "CONG TY TNHH SAO MAI", true}, {&b.b, "MBBank", "0801234567", "SAO MAI B", false}} {
-		acct := &recon.BankAccount{CompanyID: x.m.company, BankName: x.bank, AccountNumber: x.number, HolderName: x.holder}
+		acct := &recon.BankAccount{CompanyID: x.m.company.ID(), BankName: x.bank, AccountNumber: x.number, HolderName: x.holder}
 		if err := db.CreateBankAccount(ctx, acct); err != nil {
 			t.Fatal(err)
 		}
 		x.m.account = acct.ID
 		if x.extraAccountOf { // a second account: checkout uses the first
-			if err := db.CreateBankAccount(ctx, &recon.BankAccount{CompanyID: x.m.company, BankName: "ACB", AccountNumber: "99887766"}); err != nil {
+			if err := db.CreateBankAccount(ctx, &recon.BankAccount{CompanyID: x.m.company.ID(), BankName: "ACB", AccountNumber: "99887766"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -269,7 +269,7 @@ func (b *bundle) newOrder(t *testing.T, m merchant, invoice, amount string, extr
 // matching applies to the order.
 func (b *bundle) pay(t *testing.T, m merchant, code string, amount int64, ref string) {
 	t.Helper()
-	_, err := b.db.IngestTransactions(context.Background(), recon.LiveTenant(m.company), []recon.TransactionInput{{
+	_, err := b.db.IngestTransactions(context.Background(), m.company, []recon.TransactionInput{{
 		BankAccountID: m.account, TransactionDate: recon.WallClock(b.clock.Now().In(hcm)), AmountIn: amount,
 		Content: "NGUYEN VAN A chuyen tien " + code, ReferenceNumber: ref,
 	}}, []string{code})
@@ -375,7 +375,7 @@ func TestIPNSettings(t *testing.T) {
 		if bytes.Contains(r.body, []byte(secret)) || bytes.Contains(r.body, []byte(signing)) {
 			t.Fatalf("PUT without secret_key shows a stored secret: %s", r.body)
 		}
-		target, err := b.db.DeliveryTarget(context.Background(), b.a.company, recon.DeliveryIPN)
+		target, err := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN)
 		if err != nil || target.Secret != secret || target.SigningSecret != signing || target.Active || target.URL != "https://shop.example.vn/ipn2" {
 			t.Fatalf("stored target %+v, %v", target, err)
 		}
@@ -388,7 +388,7 @@ func TestIPNSettings(t *testing.T) {
 		}
 		checkJSON(t, "PUT rotate", r, 200, map[string]any{"data": map[string]any{
 			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": rotated, "active": 0.0}})
-		if target, err := b.db.DeliveryTarget(context.Background(), b.a.company, recon.DeliveryIPN); err != nil || target.SigningSecret != rotated || target.Secret != secret {
+		if target, err := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); err != nil || target.SigningSecret != rotated || target.Secret != secret {
 			t.Fatalf("stored target after rotation %+v, %v", target, err)
 		}
 
@@ -432,7 +432,7 @@ func TestIPNSettings(t *testing.T) {
 			checkJSON(t, tt.name, b.api(t, b.a, "PUT", "/v1/ipn", tt.body), 400, bad(tt.reason, tt.message))
 		}
 		// Nothing of the failures was stored.
-		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company, recon.DeliveryIPN); target.URL != "https://shop.example.vn/ipn2" {
+		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); target.URL != "https://shop.example.vn/ipn2" {
 			t.Fatalf("a failed PUT changed the target: %+v", target)
 		}
 	})
@@ -449,7 +449,7 @@ func TestInactiveCompany(t *testing.T) {
 		b.newOrder(t, b.a, "INV-KEPT", "100000")
 		setStatus := func(status string) {
 			t.Helper()
-			if _, err := b.db.UpdateCompany(context.Background(), b.a.company, func(c *recon.Company) error {
+			if _, err := b.db.UpdateCompany(context.Background(), b.a.company.ID(), func(c *recon.Company) error {
 				c.Status = status
 				return c.Validate()
 			}); err != nil {
@@ -457,7 +457,7 @@ func TestInactiveCompany(t *testing.T) {
 			}
 		}
 		setStatus(recon.CompanyInactive)
-		msg := fmt.Sprintf("company %d is inactive: its API access and notifications are suspended until an operator activates it", b.a.company)
+		msg := fmt.Sprintf("company %d is inactive: its API access and notifications are suspended until an operator activates it", b.a.company.ID())
 		for _, path := range []string{"/v1/order", "/v1/order/detail/INV-KEPT", "/v1/ipn"} {
 			checkJSON(t, "inactive "+path, b.api(t, b.a, "GET", path, ""), 403, wantError("forbidden", msg))
 		}

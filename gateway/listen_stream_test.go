@@ -97,7 +97,7 @@ func TestListenStreamIsReauthorised(t *testing.T) {
 			h.MaxListenStreams = 2
 		})
 		ctx := context.Background()
-		tenant, err := b.db.TestTenant(ctx, b.a.company)
+		tenant, err := b.db.TestTenant(ctx, b.a.company.ID())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestListenStreamIsReauthorised(t *testing.T) {
 		if ev, data := s.next(t); ev != "delivery" || data["delivery_id"] != float64(first) {
 			t.Fatalf("new credentials: %s %v, want delivery %d", ev, data, first)
 		}
-		if _, err := b.db.UpdateCompany(ctx, b.a.company, func(c *recon.Company) error {
+		if _, err := b.db.UpdateCompany(ctx, b.a.company.ID(), func(c *recon.Company) error {
 			c.Status = recon.CompanyInactive
 			return nil
 		}); err != nil {
@@ -158,7 +158,7 @@ func TestListenStreamIsReauthorised(t *testing.T) {
 		if ev != "bye" || data["code"] != "forbidden" || data["retry"] != false || !strings.Contains(data["reason"].(string), "is inactive") {
 			t.Fatalf("after the company became inactive: %s %v, want bye forbidden", ev, data)
 		}
-		if _, err := b.db.UpdateCompany(ctx, b.a.company, func(c *recon.Company) error {
+		if _, err := b.db.UpdateCompany(ctx, b.a.company.ID(), func(c *recon.Company) error {
 			c.Status = recon.CompanyActive
 			return nil
 		}); err != nil {

@@ -132,7 +132,7 @@ func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, m *recon.Me
 		return err
 	}
 	f.Location = h.location()
-	list, total, err := h.Store.Orders(r.Context(), m.CompanyID, f)
+	list, total, err := h.Store.Orders(r.Context(), m.Tenant(), f)
 	if err != nil {
 		return err
 	}
@@ -208,11 +208,11 @@ type decisionJSON struct {
 // orderDetail serves GET /v1/order/detail/{invoice}.
 func (h *Handler) orderDetail(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
 	ctx := r.Context()
-	o, err := h.Store.Order(ctx, m.CompanyID, r.PathValue("invoice"))
+	o, err := h.Store.Order(ctx, m.Tenant(), r.PathValue("invoice"))
 	if err != nil {
 		return err
 	}
-	decisions, err := h.Store.MatchDecisions(ctx, m.CompanyID, o.ID, 0)
+	decisions, err := h.Store.MatchDecisions(ctx, m.Tenant(), o.ID, 0)
 	if err != nil {
 		return err
 	}
@@ -296,7 +296,7 @@ func (h *Handler) cancelOrder(w http.ResponseWriter, r *http.Request, m *recon.M
 	if err != nil {
 		return err
 	}
-	o, err := h.Store.CancelOrder(r.Context(), m.CompanyID, invoice, h.now())
+	o, err := h.Store.CancelOrder(r.Context(), m.Tenant(), invoice, h.now())
 	if err != nil {
 		return err
 	}
@@ -316,7 +316,7 @@ func (h *Handler) voidOrder(w http.ResponseWriter, r *http.Request, m *recon.Mer
 	notify := func(o *recon.Order) (*recon.Delivery, error) {
 		return recon.IPNDelivery(o, recon.IPNTransactionVoid, now.In(h.location()))
 	}
-	o, err := h.Store.VoidOrder(r.Context(), m.CompanyID, invoice, now, notify)
+	o, err := h.Store.VoidOrder(r.Context(), m.Tenant(), invoice, now, notify)
 	if err != nil {
 		return err
 	}

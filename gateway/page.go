@@ -51,7 +51,7 @@ func (h *Handler) viewOrder(r *http.Request) (*recon.Merchant, *recon.Order, err
 	if !hmac.Equal([]byte(r.URL.Query().Get("t")), []byte(checkoutToken(m, invoice))) {
 		return nil, nil, notFound
 	}
-	o, err := h.Store.Order(ctx, m.CompanyID, invoice)
+	o, err := h.Store.Order(ctx, m.Tenant(), invoice)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		return nil, nil, notFound
 	}

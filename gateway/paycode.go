@@ -134,17 +134,17 @@ func (h *Handler) observeCodeUsage(companyID int64, f codeFormat, used int64) {
 // freeCode finds a free code of the format after random draws failed, or
 // returns ECONFLICT naming the format when none is free (or, in a format
 // too large to list, none was found).
-func (h *Handler) freeCode(ctx context.Context, companyID int64, f codeFormat) (string, error) {
+func (h *Handler) freeCode(ctx context.Context, tenant recon.TenantID, f codeFormat) (string, error) {
 	capacity := f.capacity()
 	list := 0
 	if capacity <= codeScanMax {
 		list = int(capacity)
 	}
-	used, codes, err := h.Store.PaymentCodesInUse(ctx, companyID, f.Prefix, f.Digits, list)
+	used, codes, err := h.Store.PaymentCodesInUse(ctx, tenant, f.Prefix, f.Digits, list)
 	if err != nil {
 		return "", err
 	}
-	h.observeCodeUsage(companyID, f, used)
+	h.observeCodeUsage(tenant.ID(), f, used)
 	if used >= capacity {
 		return "", recon.Errorf(recon.ECONFLICT, "payment-code format %s: all %d payment codes are used by this merchant's orders (codes are never reused): make suffix_to longer or put a wider format first", f, capacity)
 	}

@@ -32,7 +32,7 @@ func TestMigrationMarksCustomDataUnsigned(t *testing.T) {
 		check := func(when string, want map[string]bool) {
 			t.Helper()
 			for invoice, signed := range want {
-				o, err := db.Order(ctx, c.ID, invoice)
+				o, err := db.Order(ctx, c.Tenant(), invoice)
 				if err != nil || o.CustomDataSigned != signed {
 					t.Fatalf("%s: %s signed %v (%v), want %v", when, invoice, o.CustomDataSigned, err, signed)
 				}

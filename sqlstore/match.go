@@ -229,7 +229,8 @@ func scanDecision(s scanner) (*recon.MatchDecision, error) {
 }
 
 // MatchDecisions implements recon.OrderStore.
-func (db *DB) MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error) {
+func (db *DB) MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error) {
+	companyID := tenant.ID()
 	q := `SELECT ` + decisionColumns + ` FROM match_decisions WHERE company_id = $1 AND `
 	if orderID != 0 {
 		return db.decisions(ctx, q+`order_id = $2 ORDER BY id`, companyID, orderID)

@@ -88,7 +88,8 @@ func (db *DB) CreateOrder(ctx context.Context, o *recon.Order) error {
 // PaymentCodesInUse implements recon.OrderStore. It reads the company's
 // codes through the (company_id, payment_code) index; checkout calls it only
 // after a drawn code was taken.
-func (db *DB) PaymentCodesInUse(ctx context.Context, companyID int64, prefix string, n, list int) (int64, []string, error) {
+func (db *DB) PaymentCodesInUse(ctx context.Context, tenant recon.TenantID, prefix string, n, list int) (int64, []string, error) {
+	companyID := tenant.ID()
 	const where = ` FROM orders WHERE company_id = $1 AND substr(payment_code, 1, $2) = $3 AND length(payment_code) = $4`
 	args := []any{companyID, len(prefix), prefix, len(prefix) + n}
 	var count int64
@@ -118,7 +119,8 @@ func (db *DB) PaymentCodesInUse(ctx context.Context, companyID int64, prefix str
 }
 
 // Order implements recon.OrderStore.
-func (db *DB) Order(ctx context.Context, companyID int64, invoice string) (*recon.Order, error) {
+func (db *DB) Order(ctx context.Context, tenant recon.TenantID, invoice string) (*recon.Order, error) {
+	companyID := tenant.ID()
 	return orderBy(ctx, db.db, `company_id = $1 AND invoice_number = $2`, "", companyID, invoice)
 }
 
@@ -134,7 +136,8 @@ func orderBy(ctx context.Context, q querier, where, lock string, args ...any) (*
 }
 
 // Orders implements recon.OrderStore.
-func (db *DB) Orders(ctx context.Context, companyID int64, f recon.OrderFilter) ([]*recon.Order, int64, error) {
+func (db *DB) Orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFilter) ([]*recon.Order, int64, error) {
+	companyID := tenant.ID()
 	loc := f.Location
 	if loc == nil {
 		loc = time.UTC
@@ -198,14 +201,16 @@ func (db *DB) Orders(ctx context.Context, companyID int64, f recon.OrderFilter) 
 
 // CancelOrder implements recon.OrderStore: an unpaid order becomes
 // CANCELLED, with no notification.
-func (db *DB) CancelOrder(ctx context.Context, companyID int64, invoice string, now time.Time) (*recon.Order, error) {
+func (db *DB) CancelOrder(ctx context.Context, tenant recon.TenantID, invoice string, now time.Time) (*recon.Order, error) {
+	companyID := tenant.ID()
 	return db.closeOrder(ctx, companyID, invoice, now, recon.OrderCancel, nil)
 }
 
 // VoidOrder implements recon.OrderStore: a paid order becomes CANCELLED and,
 // when the company has an active IPN target, notify's TRANSACTION_VOID
 // delivery is enqueued in the same database transaction.
-func (db *DB) VoidOrder(ctx context.Context, companyID int64, invoice string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error) {
+func (db *DB) VoidOrder(ctx context.Context, tenant recon.TenantID, invoice string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error) {
+	companyID := tenant.ID()
 	o, err := db.closeOrder(ctx, companyID, invoice, now, recon.OrderVoid, notify)
 	if err == nil {
 		db.enqueued(1)

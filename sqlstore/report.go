@@ -16,7 +16,8 @@ const reportListLimit = 500
 // match outcome, where a transaction's outcome is its last decision, and a
 // transaction with no decision (no code, no sub-account) is unmatched; plus
 // the unmatched transactions and the underpaid decisions, newest first.
-func (db *DB) Reconciliation(ctx context.Context, companyID int64, from, to string) (*recon.ReconciliationReport, error) {
+func (db *DB) Reconciliation(ctx context.Context, tenant recon.TenantID, from, to string) (*recon.ReconciliationReport, error) {
+	companyID := tenant.ID()
 	fromT, err := time.Parse(recon.DateLayout, from)
 	if err != nil {
 		return nil, recon.FieldError("from", "from must be a date in the form YYYY-MM-DD")

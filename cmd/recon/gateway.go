@@ -430,11 +430,11 @@ func newReportCmd(a *app) *cobra.Command {
 				from = t.AddDate(0, 0, -29).Format(recon.DateLayout)
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				companyID, err := tenant.id(cmd.Context(), db)
+				tn, err := tenant.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
-				rep, err := db.Reconciliation(cmd.Context(), companyID, from, to)
+				rep, err := db.Reconciliation(cmd.Context(), tn, from, to)
 				if err != nil {
 					return err
 				}

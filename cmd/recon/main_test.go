@@ -326,7 +326,7 @@ func TestDemo(t *testing.T) {
 	}
 	// Matching ran on the demo's transactions: orders were paid.
 	db := dbtest.OpenURL(t, dbURL)
-	paid, _, err := db.Orders(t.Context(), 1, recon.OrderFilter{Status: recon.OrderCaptured, Page: 1, PerPage: 100})
+	paid, _, err := db.Orders(t.Context(), recon.LiveTenant(1), recon.OrderFilter{Status: recon.OrderCaptured, Page: 1, PerPage: 100})
 	if err != nil || len(paid) < 20 {
 		t.Fatalf("%d demo orders paid (%v), want most of 80", len(paid), err)
 	}

@@ -554,14 +554,14 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 			if e, err := md.db.Exception(t.Context(), other.tenant.ID(), ids[other]); err != nil || fmt.Sprint(e.Resolution) != fmt.Sprint(before.Resolution) {
 				t.Errorf("%s's exception after %s's attempt: %+v %v", other.name, me.name, e, err)
 			}
-			theirs, err := md.db.Order(t.Context(), other.tenant.ID(), other.only)
+			theirs, err := md.db.Order(t.Context(), other.tenant, other.only)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if status, body := md.api(t, me, "POST", path(ids[me]), fmt.Sprintf(`{"action":"match","order_id":%d,"note":"wrong mode"}`, theirs.ID)); status != 404 {
 				t.Errorf("%s matches to %s's order %d: %d %v, want 404", me.name, other.name, theirs.ID, status, body)
 			}
-			if now, _ := md.db.Order(t.Context(), other.tenant.ID(), other.only); now.Status != theirs.Status || now.PaidAmount != theirs.PaidAmount {
+			if now, _ := md.db.Order(t.Context(), other.tenant, other.only); now.Status != theirs.Status || now.PaidAmount != theirs.PaidAmount {
 				t.Errorf("%s's %s changed: %+v", other.name, other.only, now)
 			}
 			if status, body := md.api(t, me, "POST", path(ids[me]), `{"action":"ignore","note":"mine"}`); status != 200 || body["data"].(map[string]any)["livemode"] != me.live {

@@ -250,7 +250,7 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 		}
 	}
 	if tr.res.Order != nil {
-		o, err := tr.db.Order(ctx, tr.tenant.ID.ID(), tr.res.Order.InvoiceNumber)
+		o, err := tr.db.Order(ctx, tr.tenant.ID, tr.res.Order.InvoiceNumber)
 		if err != nil {
 			return nil, err
 		}
@@ -360,7 +360,7 @@ func (tr *triggerRun) checkout(ctx context.Context) error {
 	if rec.Code != http.StatusSeeOther {
 		return gatewayError(rec, "checkout")
 	}
-	o, err := tr.db.Order(ctx, tr.tenant.ID.ID(), invoice)
+	o, err := tr.db.Order(ctx, tr.tenant.ID, invoice)
 	if err != nil {
 		return err
 	}
@@ -383,7 +383,7 @@ func (tr *triggerRun) pay(ctx context.Context) error {
 		return err
 	}
 	tr.res.Transaction = &triggerTransfer{ID: res[0].ID, ReferenceNumber: ref, Amount: o.Amount, Content: content}
-	if now, err := tr.db.Order(ctx, tr.tenant.ID.ID(), o.InvoiceNumber); err != nil {
+	if now, err := tr.db.Order(ctx, tr.tenant.ID, o.InvoiceNumber); err != nil {
 		return err
 	} else if now.Status != recon.OrderCaptured {
 		return fmt.Errorf("the transfer did not pay order %s (status %s): are the payment-code formats active?", o.InvoiceNumber, now.Status)

@@ -52,7 +52,7 @@ func TestTrigger(t *testing.T) {
 			if err != nil || total != 0 || len(txs) != 0 {
 				t.Errorf("live transactions: %d %v", total, err)
 			}
-			orders, n, err := db.Orders(ctx, companyID, recon.OrderFilter{Page: 1, PerPage: 10})
+			orders, n, err := db.Orders(ctx, recon.LiveTenant(companyID), recon.OrderFilter{Page: 1, PerPage: 10})
 			if err != nil || n != 1 || orders[0].Status != recon.OrderAwaitingPayment {
 				t.Errorf("live orders: %d %v", n, err)
 			}

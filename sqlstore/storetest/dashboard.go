@@ -173,7 +173,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	}
 
 	// The order's IPN, and none of another order's.
-	o, err := s.Order(t.Context(), c.ID, "A")
+	o, err := s.Order(t.Context(), c.Tenant(), "A")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if err != nil || len(got2) != 1 || got2[0].ID != list[0].ID || got2[0].Event != recon.IPNOrderPaid {
 		t.Fatalf("A's deliveries: %v, %v", got2, err)
 	}
-	b, err := s.Order(t.Context(), c.ID, "B")
+	b, err := s.Order(t.Context(), c.Tenant(), "B")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	}
 
 	// A's void: its TRANSACTION_VOID is A's too, found by the order's id.
-	voided, err := s.VoidOrder(t.Context(), c.ID, "A", time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), func(o *recon.Order) (*recon.Delivery, error) {
+	voided, err := s.VoidOrder(t.Context(), c.Tenant(), "A", time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), func(o *recon.Order) (*recon.Delivery, error) {
 		return recon.IPNDelivery(o, recon.IPNTransactionVoid, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	})
 	if err != nil {

@@ -78,7 +78,7 @@ func newExceptionFixture(t *testing.T, open Open) *exceptionFixture {
 	if err := s.CreateOrder(t.Context(), same); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CancelOrder(t.Context(), c.ID, "GONE", time.Now()); err != nil {
+	if _, err := s.CancelOrder(t.Context(), c.Tenant(), "GONE", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	payAt(t, s, c.Tenant(), f.a.ID, "MATCHED", "2026-03-01 09:00:00", "DH10003", "", 100_000)           // captures PAID: no exception
@@ -339,7 +339,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 			Rule: recon.MatchByHand, Code: "DH10010", Amount: 150_000, OrderAmount: 150_000, PaidTotal: 150_000,
 			Reason: "a match by hand names order OPEN: 150000 of 150000 VND paid", CreatedAt: now}}
 	diff(t, "resolution", want, r)
-	o, err := s.Order(t.Context(), c.ID, "OPEN")
+	o, err := s.Order(t.Context(), c.Tenant(), "OPEN")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	if n := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); n != ipns+1 {
 		t.Fatalf("%d ORDER_PAID deliveries, want %d", n, ipns+1)
 	}
-	ds, err := s.MatchDecisions(t.Context(), c.ID, 0, f.tUnmatched)
+	ds, err := s.MatchDecisions(t.Context(), c.Tenant(), 0, f.tUnmatched)
 	if err != nil || len(ds) != 1 || ds[0].Rule != recon.MatchByHand || ds[0].Outcome != recon.MatchCaptured {
 		t.Fatalf("decisions of the transfer: %+v %v", ds, err)
 	}
@@ -437,7 +437,7 @@ func testExceptionsResolveConcurrently(t *testing.T, f *exceptionFixture) {
 		t.Fatalf("%d ORDER_PAID deliveries after the %s, want %d", got, e.Resolution.Action, wantIPN)
 	}
 	// Matches only: whichever wins, one IPN.
-	ds, _ := s.MatchDecisions(t.Context(), c.ID, 0, f.tDup)
+	ds, _ := s.MatchDecisions(t.Context(), c.Tenant(), 0, f.tDup)
 	before := len(ds)
 	for i := range n {
 		wg.Add(1)
@@ -448,7 +448,7 @@ func testExceptionsResolveConcurrently(t *testing.T, f *exceptionFixture) {
 	}
 	wg.Wait()
 	oneWon(t, errs)
-	ds, _ = s.MatchDecisions(t.Context(), c.ID, 0, f.tDup)
+	ds, _ = s.MatchDecisions(t.Context(), c.Tenant(), 0, f.tDup)
 	if len(ds) != before+1 || countDeliveries(t, s, c.ID, recon.IPNOrderPaid) != wantIPN+1 {
 		t.Fatalf("%d new decisions, want 1 and 1 more IPN", len(ds)-before)
 	}

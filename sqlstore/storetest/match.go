@@ -27,7 +27,7 @@ func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
 		t.Fatal(err)
 	}
 	newOrder(t, s, c.ID, a.ID, "X", "DH60004", 10)
-	if _, err := s.CancelOrder(t.Context(), c.ID, "X", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)); err != nil {
+	if _, err := s.CancelOrder(t.Context(), c.Tenant(), "X", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	// One batch, the orders' transfers interleaved.
@@ -67,7 +67,7 @@ func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
 	}
 	var ids []int64
 	for i, w := range want {
-		ds, err := s.MatchDecisions(t.Context(), c.ID, 0, res[i].ID)
+		ds, err := s.MatchDecisions(t.Context(), c.Tenant(), 0, res[i].ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
 		paid   int64
 		by     int64
 	}{{"A", recon.OrderCaptured, 100_000, res[1].ID}, {"B", recon.OrderCaptured, 50_000, res[2].ID}, {"V", recon.OrderCaptured, 55_000, res[5].ID}, {"X", recon.OrderCancelled, 0, 0}} {
-		o, err := s.Order(t.Context(), c.ID, w.inv)
+		o, err := s.Order(t.Context(), c.Tenant(), w.inv)
 		if err != nil {
 			t.Fatal(err)
 		}

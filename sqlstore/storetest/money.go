@@ -141,7 +141,7 @@ func testMoneyReportSumsNeverWrap(t *testing.T, bundle *accountBundle) {
 	}
 	const fits = math.MaxInt64 / recon.MaxAmount // 9223 incoming transfers
 	push(0, fits)
-	rep, err := s.Reconciliation(t.Context(), c.ID, "2026-03-01", "2026-03-01")
+	rep, err := s.Reconciliation(t.Context(), c.Tenant(), "2026-03-01", "2026-03-01")
 	if err != nil {
 		t.Fatalf("report of %d × MaxAmount: %v", fits, err)
 	}
@@ -149,7 +149,7 @@ func testMoneyReportSumsNeverWrap(t *testing.T, bundle *accountBundle) {
 		t.Fatalf("unmatched %d transfers, %d VND; want %d, %d", rep.Counts[recon.MatchNone], rep.Amounts[recon.MatchNone], fits, want)
 	}
 	push(fits, fits+1)
-	_, err = s.Reconciliation(t.Context(), c.ID, "2026-03-01", "2026-03-01")
+	_, err = s.Reconciliation(t.Context(), c.Tenant(), "2026-03-01", "2026-03-01")
 	wantCode(t, err, recon.EINVALID, "the unmatched amounts from 2026-03-01 to 2026-03-01 add up to more than 9223372036854775807 VND, the largest total a report can show: report on a shorter period")
 	// The dashboard's day sums stop at the largest int64 ("at least"),
 	// and never fail the ingestion that keeps them.

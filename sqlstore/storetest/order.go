@@ -46,12 +46,12 @@ func testOrdersCreateAndRead(t *testing.T, s recon.Store) {
 	if o.ID == 0 || o.Status != recon.OrderAwaitingPayment || o.Currency != "VND" {
 		t.Fatalf("created %+v", o)
 	}
-	got, err := s.Order(t.Context(), c.ID, "INV-1")
+	got, err := s.Order(t.Context(), c.Tenant(), "INV-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "order", o, got)
-	_, err = s.Order(t.Context(), other.ID, "INV-1")
+	_, err = s.Order(t.Context(), other.Tenant(), "INV-1")
 	wantCode(t, err, recon.ENOTFOUND, "")
 }
 
@@ -95,7 +95,7 @@ func testOrdersMatching(t *testing.T, bundle *accountBundle) {
 		status string
 		paid   int64
 	}{{"EXACT", recon.OrderCaptured, 100_000}, {"SHORT", recon.OrderCaptured, 100_000}, {"OVER", recon.OrderCaptured, 120_000}, {"VA", recon.OrderCaptured, 50_000}} {
-		o, err := s.Order(t.Context(), c.ID, w.inv)
+		o, err := s.Order(t.Context(), c.Tenant(), w.inv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,11 +103,11 @@ func testOrdersMatching(t *testing.T, bundle *accountBundle) {
 			t.Errorf("order %s: %s paid %d at %v; want %s %d", w.inv, o.Status, o.PaidAmount, o.PaidAt, w.status, w.paid)
 		}
 	}
-	if o, _ := s.Order(t.Context(), c.ID, "SHORT"); o.PaidTransactionID != tShort2 {
+	if o, _ := s.Order(t.Context(), c.Tenant(), "SHORT"); o.PaidTransactionID != tShort2 {
 		t.Errorf("SHORT paid by %d, want %d", o.PaidTransactionID, tShort2)
 	}
 	outcomes := func(orderID, txID int64) string {
-		ds, err := s.MatchDecisions(t.Context(), c.ID, orderID, txID)
+		ds, err := s.MatchDecisions(t.Context(), c.Tenant(), orderID, txID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,20 +134,20 @@ func testOrdersMatching(t *testing.T, bundle *accountBundle) {
 			t.Errorf("decisions of order %d / tx %d: %q, want %q", w.order, w.tx, got, w.want)
 		}
 	}
-	ds, _ := s.MatchDecisions(t.Context(), c.ID, short.ID, 0)
+	ds, _ := s.MatchDecisions(t.Context(), c.Tenant(), short.ID, 0)
 	if ds[0].Reason != "payment code DH20002 names order SHORT: 40000 of 100000 VND paid, 60000 short" || ds[0].PaidTotal != 40_000 {
 		t.Errorf("underpaid reason %q", ds[0].Reason)
 	}
 	for tx, want := range map[int64]string{tNone: "no order with payment code DH99999", tNoVA: "no order with virtual account VA404"} {
-		if ds, _ := s.MatchDecisions(t.Context(), c.ID, 0, tx); len(ds) != 1 || ds[0].Reason != want || ds[0].TransactionID != tx {
+		if ds, _ := s.MatchDecisions(t.Context(), c.Tenant(), 0, tx); len(ds) != 1 || ds[0].Reason != want || ds[0].TransactionID != tx {
 			t.Errorf("tx %d: decisions %+v, want one saying %q", tx, ds, want)
 		}
 	}
-	if ds, _ := s.MatchDecisions(t.Context(), c.ID+1, 0, tNone); len(ds) != 0 {
+	if ds, _ := s.MatchDecisions(t.Context(), recon.TenantFromRow(c.ID+1, true), 0, tNone); len(ds) != 0 {
 		t.Errorf("another company sees the decisions of tx %d: %+v", tNone, ds)
 	}
 	// The report: by outcome over the day.
-	rep, err := s.Reconciliation(t.Context(), c.ID, "2026-03-01", "2026-03-01")
+	rep, err := s.Reconciliation(t.Context(), c.Tenant(), "2026-03-01", "2026-03-01")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,17 +184,17 @@ func testOrdersCancelAndVoid(t *testing.T, bundle *accountBundle) {
 	void := func(o *recon.Order) (*recon.Delivery, error) {
 		return recon.IPNDelivery(o, recon.IPNTransactionVoid, now)
 	}
-	_, err := s.VoidOrder(t.Context(), c.ID, "UNPAID", now, void)
+	_, err := s.VoidOrder(t.Context(), c.Tenant(), "UNPAID", now, void)
 	wantCode(t, err, recon.ECONFLICT, "order UNPAID is not paid: cancel it instead of voiding")
-	_, err = s.CancelOrder(t.Context(), c.ID, "PAID", now)
+	_, err = s.CancelOrder(t.Context(), c.Tenant(), "PAID", now)
 	wantCode(t, err, recon.ECONFLICT, "order PAID is paid: void it instead of cancelling")
-	o, err := s.CancelOrder(t.Context(), c.ID, "UNPAID", now)
+	o, err := s.CancelOrder(t.Context(), c.Tenant(), "UNPAID", now)
 	if err != nil || o.Status != recon.OrderCancelled {
 		t.Fatalf("cancel: %v %v", o, err)
 	}
-	_, err = s.CancelOrder(t.Context(), c.ID, "UNPAID", now)
+	_, err = s.CancelOrder(t.Context(), c.Tenant(), "UNPAID", now)
 	wantCode(t, err, recon.ECONFLICT, "order UNPAID is already cancelled")
-	o, err = s.VoidOrder(t.Context(), c.ID, "PAID", now, void)
+	o, err = s.VoidOrder(t.Context(), c.Tenant(), "PAID", now, void)
 	if err != nil || o.Status != recon.OrderCancelled || o.VoidedAt.IsZero() {
 		t.Fatalf("void: %v %v", o, err)
 	}
@@ -203,10 +203,10 @@ func testOrdersCancelAndVoid(t *testing.T, bundle *accountBundle) {
 	}
 	// A transfer for a voided order is a duplicate, not a new payment.
 	pay(t, s, c.Tenant(), a.ID, "R2", "DH40002", "", 10)
-	if o, _ := s.Order(t.Context(), c.ID, "PAID"); o.Status != recon.OrderCancelled {
+	if o, _ := s.Order(t.Context(), c.Tenant(), "PAID"); o.Status != recon.OrderCancelled {
 		t.Fatalf("a late transfer revived a voided order: %s", o.Status)
 	}
-	_, err = s.CancelOrder(t.Context(), newCompany(t, s, 2).ID, "PAID", now)
+	_, err = s.CancelOrder(t.Context(), newCompany(t, s, 2).Tenant(), "PAID", now)
 	wantCode(t, err, recon.ENOTFOUND, "")
 }
 
@@ -215,28 +215,28 @@ func testOrdersFilters(t *testing.T, s recon.Store) {
 	for i := range 5 {
 		newOrder(t, s, c.ID, 0, fmt.Sprintf("INV-%d", i), fmt.Sprintf("DH5000%d", i), 10)
 	}
-	list, total, err := s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 2})
+	list, total, err := s.Orders(t.Context(), c.Tenant(), recon.OrderFilter{Page: 1, PerPage: 2})
 	if err != nil || total != 5 || len(list) != 2 || list[0].InvoiceNumber != "INV-4" {
 		t.Fatalf("page 1: %d %d %v", total, len(list), err)
 	}
-	list, _, _ = s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10, Ascending: true, Query: "inv-3"})
+	list, _, _ = s.Orders(t.Context(), c.Tenant(), recon.OrderFilter{Page: 1, PerPage: 10, Ascending: true, Query: "inv-3"})
 	if len(list) != 1 || list[0].InvoiceNumber != "INV-3" {
 		t.Fatalf("q: %v", list)
 	}
 	// q searches invoice, description and customer, case folded by
 	// Unicode's rules (Đ is đ) on both engines.
 	for q, want := range map[string]string{"ĐƠN HÀNG INV-2": "INV-2", "cust-inv-1": "INV-1", "Đơn hàng INV-0": "INV-0"} {
-		list, total, err = s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10, Query: q})
+		list, total, err = s.Orders(t.Context(), c.Tenant(), recon.OrderFilter{Page: 1, PerPage: 10, Query: q})
 		if err != nil || total != 1 || len(list) != 1 || list[0].InvoiceNumber != want {
 			t.Fatalf("q %q: total %d, %v, %v", q, total, list, err)
 		}
 	}
-	list, _, _ = s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10, Query: "%"})
+	list, _, _ = s.Orders(t.Context(), c.Tenant(), recon.OrderFilter{Page: 1, PerPage: 10, Query: "%"})
 	if len(list) != 0 {
 		t.Fatalf("q %% matched %d orders: LIKE wildcards must be literal", len(list))
 	}
 	today := time.Now().UTC().Format(recon.DateLayout)
-	_, total, _ = s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10, CreatedOn: today, Status: recon.OrderAwaitingPayment, CustomerID: "CUST-INV-1"})
+	_, total, _ = s.Orders(t.Context(), c.Tenant(), recon.OrderFilter{Page: 1, PerPage: 10, CreatedOn: today, Status: recon.OrderAwaitingPayment, CustomerID: "CUST-INV-1"})
 	if total != 1 {
 		t.Fatalf("created_at + status + customer: total %d", total)
 	}

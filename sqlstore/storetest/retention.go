@@ -134,7 +134,7 @@ func testRetentionTransactionsAndTotals(t *testing.T, s recon.Store) {
 	if d, r := totals(t, s, c.Tenant(), recon.TransactionFilter{}); d != old+6 || r != old+6 {
 		t.Fatalf("before retention: totals %d by days, %d by rows; want %d", d, r, old+6)
 	}
-	if got, _ := s.MatchDecisions(t.Context(), c.ID, order.ID, 0); len(got) != 1 {
+	if got, _ := s.MatchDecisions(t.Context(), c.Tenant(), order.ID, 0); len(got) != 1 {
 		t.Fatalf("before retention: %d match decisions of the order, want 1", len(got))
 	}
 	if got, _ := s.BalanceDiscontinuities(t.Context(), c.Tenant()); len(got) != 2 {
@@ -168,10 +168,10 @@ func testRetentionTransactionsAndTotals(t *testing.T, s recon.Store) {
 		}
 	}
 	// The order outlives the transfer that paid it; the decision goes.
-	if got, err := s.MatchDecisions(t.Context(), c.ID, order.ID, 0); err != nil || len(got) != 0 {
+	if got, err := s.MatchDecisions(t.Context(), c.Tenant(), order.ID, 0); err != nil || len(got) != 0 {
 		t.Fatalf("match decisions of the order after retention: %v, %v; want none", got, err)
 	}
-	if o, err := s.Order(t.Context(), c.ID, "INV-OLD"); err != nil || o.Status != recon.OrderCaptured || o.PaidTransactionID != paid {
+	if o, err := s.Order(t.Context(), c.Tenant(), "INV-OLD"); err != nil || o.Status != recon.OrderCaptured || o.PaidTransactionID != paid {
 		t.Fatalf("order after retention: %+v, %v", o, err)
 	}
 	disc, err := s.BalanceDiscontinuities(t.Context(), c.Tenant())

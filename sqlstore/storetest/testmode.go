@@ -112,16 +112,16 @@ func testTestModeDataNeverCrosses(t *testing.T, s recon.Store) {
 	if _, err := s.IngestTransactions(t.Context(), test, []recon.TransactionInput{tx(liveAcct.ID, "R2", "2026-03-01 10:00:00", 100_000, 0)}, []string{"DH10001"}); recon.ErrorCode(err) == "" {
 		t.Fatal("a test ingestion into a live account succeeded")
 	}
-	if o, _ := s.Order(t.Context(), c.ID, "INV-1"); o.Status != recon.OrderAwaitingPayment || o.ID != liveOrder.ID {
+	if o, _ := s.Order(t.Context(), c.Tenant(), "INV-1"); o.Status != recon.OrderAwaitingPayment || o.ID != liveOrder.ID {
 		t.Fatalf("live order after a test payment: %+v", o)
 	}
-	if o, _ := s.Order(t.Context(), test.ID(), "INV-1"); o.Status != recon.OrderCaptured || o.ID != testOrder.ID {
+	if o, _ := s.Order(t.Context(), test, "INV-1"); o.Status != recon.OrderCaptured || o.ID != testOrder.ID {
 		t.Fatalf("test order after a test payment: %+v", o)
 	}
 	// Listings, counts and lookups by id stay in their mode.
 	listAll(t, s, test, recon.TransactionFilter{}, 1)
 	listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 0)
-	if _, total, err := s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10}); err != nil || total != 1 {
+	if _, total, err := s.Orders(t.Context(), c.Tenant(), recon.OrderFilter{Page: 1, PerPage: 10}); err != nil || total != 1 {
 		t.Fatalf("live orders: total %d, %v", total, err)
 	}
 	if _, err := s.BankAccount(t.Context(), c.Tenant(), testAcct.ID); recon.ErrorCode(err) != recon.ENOTFOUND {
@@ -242,7 +242,7 @@ func testTestModeWipe(t *testing.T, s recon.Store) {
 	// credentials stay.
 	listAll(t, s, c.Tenant(), recon.TransactionFilter{}, 6)
 	listAll(t, s, otherTest, recon.TransactionFilter{}, 6)
-	if _, total, _ := s.Orders(t.Context(), c.ID, recon.OrderFilter{Page: 1, PerPage: 10}); total != 2 {
+	if _, total, _ := s.Orders(t.Context(), c.Tenant(), recon.OrderFilter{Page: 1, PerPage: 10}); total != 2 {
 		t.Fatalf("live orders after the wipe: %d", total)
 	}
 	if m, err := s.MerchantOf(t.Context(), test.ID()); err != nil || m.Livemode {
