@@ -105,7 +105,7 @@ type DashboardStore interface {
 	Attention(ctx context.Context, companyID int64) (*Attention, error)
 	// OrderDeliveries returns up to limit of the tenant's IPNs about the
 	// order (Delivery.OrderID), oldest first.
-	OrderDeliveries(ctx context.Context, companyID int64, o *Order, limit int) ([]*Delivery, error)
+	OrderDeliveries(ctx context.Context, tenant TenantID, o *Order, limit int) ([]*Delivery, error)
 	// SearchTransactions returns a page of the tenant's transactions that
 	// pass s, reading a bounded window of the rows its §4.3 filter selects
 	// (TransactionSearchPage says how far back). A Before that is not the

@@ -225,15 +225,16 @@ type DeliveryStore interface {
 	// LeaveDeliveryNode removes the node (a dispatcher that stops) and
 	// releases the claims it still holds; it reports how many.
 	LeaveDeliveryNode(ctx context.Context, node string) (int64, error)
-	// Delivery returns one of the company's deliveries (any company when
-	// companyID is 0, for operators), or ENOTFOUND.
-	Delivery(ctx context.Context, companyID, id int64) (*Delivery, error)
-	// Deliveries lists deliveries newest first (all companies when companyID is 0).
-	Deliveries(ctx context.Context, companyID int64, f DeliveryFilter) ([]*Delivery, error)
+	// Delivery returns one of the tenant's deliveries (any tenant's for
+	// the zero TenantID, for operators), or ENOTFOUND.
+	Delivery(ctx context.Context, tenant TenantID, id int64) (*Delivery, error)
+	// Deliveries lists deliveries newest first (every tenant's for the zero
+	// TenantID).
+	Deliveries(ctx context.Context, tenant TenantID, f DeliveryFilter) ([]*Delivery, error)
 	// DeliveryAttempts lists a delivery's attempts, oldest first.
 	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*DeliveryAttempt, error)
 	// ReplayDelivery makes a delivery pending and due at once, whatever its state.
-	ReplayDelivery(ctx context.Context, companyID, id int64, now time.Time) error
+	ReplayDelivery(ctx context.Context, tenant TenantID, id int64, now time.Time) error
 	// DeliveryTarget returns where the company's deliveries of the kind go,
 	// or ENOTFOUND when none is configured.
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*Target, error)
@@ -261,13 +262,13 @@ type MerchantStore interface {
 	// MerchantByID returns the merchant with the public id, or ENOTFOUND.
 	MerchantByID(ctx context.Context, merchantID string) (*Merchant, error)
 	// MerchantOf returns the company's merchant, or ENOTFOUND.
-	MerchantOf(ctx context.Context, companyID int64) (*Merchant, error)
+	MerchantOf(ctx context.Context, tenant TenantID) (*Merchant, error)
 	// SetIPN creates or replaces the company's IPN target. A target without
 	// a SigningSecret keeps the one stored, or gets a new one (NewSecret); a
 	// SECRET_KEY target without a Secret likewise keeps the stored SECRET_KEY
 	// secret or gets a new one. The decision is taken under the row's lock,
 	// so concurrent saves agree; t is set to what was stored.
-	SetIPN(ctx context.Context, companyID int64, t *Target) error
+	SetIPN(ctx context.Context, tenant TenantID, t *Target) error
 }
 
 // MaskSecret shows a secret as three asterisks and its last 4 characters (spec

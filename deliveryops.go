@@ -90,18 +90,18 @@ const MaxCountedFailed = 10_000
 type DeliveryOpsStore interface {
 	// ReplayFailed makes the tenant's failed deliveries the filter selects
 	// pending and due at now, in one statement, and reports how many.
-	ReplayFailed(ctx context.Context, companyID int64, f FailedFilter, now time.Time) (int64, error)
+	ReplayFailed(ctx context.Context, tenant TenantID, f FailedFilter, now time.Time) (int64, error)
 	// CountFailed counts, up to max, the deliveries ReplayFailed with the
 	// same filter would replay at now (the confirmation step's figure).
-	CountFailed(ctx context.Context, companyID int64, f FailedFilter, now time.Time, max int) (int64, error)
+	CountFailed(ctx context.Context, tenant TenantID, f FailedFilter, now time.Time, max int) (int64, error)
 	// DeliveryTargetStats returns the figures of each kind the tenant has
 	// deliveries of, created at or after since, in the order of
 	// DeliveryKinds, over at most the newest max of those deliveries (and
 	// their attempts): bounded work whatever the volume of the window.
-	DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]TargetStats, error)
+	DeliveryTargetStats(ctx context.Context, tenant TenantID, since time.Time, max int) ([]TargetStats, error)
 	// SendTestNotification enqueues the test notification of the kind
 	// (TestNotification) to the tenant's active target of the kind, or, in
 	// test mode without one, for recon listen, as every notification;
 	// EINVALID when there is nowhere to send it.
-	SendTestNotification(ctx context.Context, companyID int64, kind string) (*Delivery, error)
+	SendTestNotification(ctx context.Context, tenant TenantID, kind string) (*Delivery, error)
 }

@@ -107,12 +107,12 @@ type ListenStore interface {
 	// first use: what `recon listen` forwards is signed under it, whatever
 	// the targets (as stripe listen signs with its own secret), so a
 	// developer verifies with one secret and no target is needed.
-	ListenSecret(ctx context.Context, companyID int64) (string, error)
+	ListenSecret(ctx context.Context, tenant TenantID) (string, error)
 	// ListenDeliveries returns up to limit of the tenant's deliveries with
 	// an id above after that are pending or were created at or after since
 	// (the newest, when there are more), in id order: what a listener
 	// attached since `since` has to be sent, whoever answered it.
-	ListenDeliveries(ctx context.Context, companyID, after int64, since time.Time, limit int) ([]*Delivery, error)
+	ListenDeliveries(ctx context.Context, tenant TenantID, after int64, since time.Time, limit int) ([]*Delivery, error)
 }
 
 // WipeResult counts what WipeTestData deleted.

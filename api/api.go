@@ -37,14 +37,14 @@ type Store interface {
 	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	Reconciliation(ctx context.Context, tenant recon.TenantID, from, to string) (*recon.ReconciliationReport, error)
 	// recon.DeliveryStore's:
-	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
-	Deliveries(ctx context.Context, companyID int64, f recon.DeliveryFilter) ([]*recon.Delivery, error)
+	Delivery(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Delivery, error)
+	Deliveries(ctx context.Context, tenant recon.TenantID, f recon.DeliveryFilter) ([]*recon.Delivery, error)
 	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.DeliveryAttempt, error)
-	ReplayDelivery(ctx context.Context, companyID, id int64, now time.Time) error
+	ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int64, now time.Time) error
 	// recon.DeliveryOpsStore's:
-	ReplayFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time) (int64, error)
-	DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]recon.TargetStats, error)
-	SendTestNotification(ctx context.Context, companyID int64, kind string) (*recon.Delivery, error)
+	ReplayFailed(ctx context.Context, tenant recon.TenantID, f recon.FailedFilter, now time.Time) (int64, error)
+	DeliveryTargetStats(ctx context.Context, tenant recon.TenantID, since time.Time, max int) ([]recon.TargetStats, error)
+	SendTestNotification(ctx context.Context, tenant recon.TenantID, kind string) (*recon.Delivery, error)
 }
 
 // Handler serves /api/v1.

@@ -104,7 +104,7 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, c *reco
 			return recon.FieldError(name, "unknown query parameter %q (known: status, kind, limit, before_id)", name)
 		}
 	}
-	list, err := h.Store.Deliveries(r.Context(), c.Tenant.ID(), f)
+	list, err := h.Store.Deliveries(r.Context(), c.Tenant, f)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (h *Handler) showDelivery(w http.ResponseWriter, r *http.Request, c *recon.
 	if err != nil {
 		return err
 	}
-	d, err := h.Store.Delivery(r.Context(), c.Tenant.ID(), id)
+	d, err := h.Store.Delivery(r.Context(), c.Tenant, id)
 	if err != nil {
 		return err
 	}
@@ -152,13 +152,13 @@ func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	if err := h.Store.ReplayDelivery(r.Context(), c.Tenant.ID(), id, h.now()); err != nil {
+	if err := h.Store.ReplayDelivery(r.Context(), c.Tenant, id, h.now()); err != nil {
 		return err
 	}
 	if h.Kick != nil {
 		h.Kick()
 	}
-	d, err := h.Store.Delivery(r.Context(), c.Tenant.ID(), id)
+	d, err := h.Store.Delivery(r.Context(), c.Tenant, id)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ func TestReconciliationAndDeliveries(t *testing.T) {
 		ctx := context.Background()
 		acct := b.account(t, b.company.ID, "111")
 		b.do(t, "PATCH", "/api/v1/company/configurations", "admin", `{"payment_code_formats":[{"prefix":"DH","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}`)
-		if err := b.store.SetIPN(ctx, b.company.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthSecretKey, Secret: "k", Active: true}); err != nil {
+		if err := b.store.SetIPN(ctx, b.company.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthSecretKey, Secret: "k", Active: true}); err != nil {
 			t.Fatal(err)
 		}
 		for _, o := range []*recon.Order{
@@ -101,7 +101,7 @@ func TestDeliveryOperations(t *testing.T) {
 		if status != 400 || body["message"] != "there is no active ipn target to send a test notification to: set one first" {
 			t.Fatalf("test without a target: %d %v", status, body)
 		}
-		if err := b.store.SetIPN(ctx, b.company.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+		if err := b.store.SetIPN(ctx, b.company.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 			t.Fatal(err)
 		}
 		status, _, body = b.do(t, "POST", "/api/v1/deliveries/test", "deliveries", `{"kind":"ipn"}`)
@@ -137,7 +137,7 @@ func TestDeliveryOperations(t *testing.T) {
 		if status != 200 || jsonText(body["data"]) != `{"replayed":1}` {
 			t.Fatalf("replay: %d %v", status, body)
 		}
-		if got, _ := b.store.Delivery(ctx, b.other.ID, theirs.ID); got.Status != recon.DeliveryDead {
+		if got, _ := b.store.Delivery(ctx, b.other.Tenant(), theirs.ID); got.Status != recon.DeliveryDead {
 			t.Fatalf("another company's delivery was replayed: %+v", got)
 		}
 		for _, c := range []struct {

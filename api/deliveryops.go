@@ -36,7 +36,7 @@ func (h *Handler) replayFailed(w http.ResponseWriter, r *http.Request, c *recon.
 		}
 		f.Kind = *in.Kind
 	}
-	n, err := h.Store.ReplayFailed(r.Context(), c.Tenant.ID(), f, h.now())
+	n, err := h.Store.ReplayFailed(r.Context(), c.Tenant, f, h.now())
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (h *Handler) deliveryStats(w http.ResponseWriter, r *http.Request, c *recon
 			return recon.FieldError(name, "since %v", err)
 		}
 	}
-	stats, err := h.Store.DeliveryTargetStats(r.Context(), c.Tenant.ID(), since, recon.MaxStatsDeliveries)
+	stats, err := h.Store.DeliveryTargetStats(r.Context(), c.Tenant, since, recon.MaxStatsDeliveries)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (h *Handler) testNotification(w http.ResponseWriter, r *http.Request, c *re
 	if in.Kind == nil {
 		return recon.FieldError("kind", "kind is required: ipn, webhook or hub_ipn")
 	}
-	d, err := h.Store.SendTestNotification(r.Context(), c.Tenant.ID(), *in.Kind)
+	d, err := h.Store.SendTestNotification(r.Context(), c.Tenant, *in.Kind)
 	if err != nil {
 		return err
 	}

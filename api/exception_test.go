@@ -44,7 +44,7 @@ func exceptionSetup(t *testing.T, engine string) *exceptionBundle {
 			t.Fatal(err)
 		}
 	}
-	if err := db.SetIPN(ctx, b.company.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+	if err := db.SetIPN(ctx, b.company.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	b.account = b.bundle.account(t, b.company.ID, "111")

@@ -159,7 +159,7 @@ func (h *Handler) confirmReplay(w http.ResponseWriter, r *http.Request, q *reque
 	if err != nil {
 		return err
 	}
-	d, err := h.Store.Delivery(r.Context(), q.caller.Tenant.ID(), id)
+	d, err := h.Store.Delivery(r.Context(), q.caller.Tenant, id)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func (h *Handler) replayFailedStep(w http.ResponseWriter, r *http.Request, q *re
 	if err != nil {
 		return err
 	}
-	n, err := h.Store.CountFailed(r.Context(), q.caller.Tenant.ID(), f, h.now(), recon.MaxCountedFailed)
+	n, err := h.Store.CountFailed(r.Context(), q.caller.Tenant, f, h.now(), recon.MaxCountedFailed)
 	if err != nil {
 		return err
 	}

@@ -71,12 +71,12 @@ type Store interface {
 	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	// recon.MerchantStore's:
 	SetMerchant(ctx context.Context, m *recon.Merchant) error
-	MerchantOf(ctx context.Context, companyID int64) (*recon.Merchant, error)
+	MerchantOf(ctx context.Context, tenant recon.TenantID) (*recon.Merchant, error)
 	// recon.DeliveryStore's:
-	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
-	Deliveries(ctx context.Context, companyID int64, f recon.DeliveryFilter) ([]*recon.Delivery, error)
+	Delivery(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Delivery, error)
+	Deliveries(ctx context.Context, tenant recon.TenantID, f recon.DeliveryFilter) ([]*recon.Delivery, error)
 	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.DeliveryAttempt, error)
-	ReplayDelivery(ctx context.Context, companyID, id int64, now time.Time) error
+	ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int64, now time.Time) error
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
 	// recon.HubStore's:
 	HubCustomer(ctx context.Context, companyID int64, xid string) (*recon.HubCustomer, error)
@@ -120,7 +120,7 @@ type Handler struct {
 	// makes one for SECRET_KEY; rotateSigning replaces the signing secret)
 	// and returns what is stored, and whether its secret and its signing
 	// secret are new (each shown once).
-	SaveIPN func(ctx context.Context, tenant int64, t recon.Target, rotateSigning bool) (saved *recon.Target, newSecret, newSigning bool, err error)
+	SaveIPN func(ctx context.Context, tenant recon.TenantID, t recon.Target, rotateSigning bool) (saved *recon.Target, newSecret, newSigning bool, err error)
 	// ImportStatement imports a statement file into a bank account as
 	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
 	ImportStatement func(ctx context.Context, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)

@@ -145,7 +145,7 @@ func (e *dashEnv) newCompany(t *testing.T, ipnURL string) *tenant {
 		t.Fatal(err)
 	}
 	ipn := &recon.Target{URL: ipnURL, AuthType: recon.AuthSecretKey, Secret: "ipn-secret-0123456789", Active: true}
-	if err := e.db.SetIPN(ctx, co.ID, ipn); err != nil {
+	if err := e.db.SetIPN(ctx, co.Tenant(), ipn); err != nil {
 		t.Fatal(err)
 	}
 	m := &tenant{company: fmt.Sprint(co.ID), id: co.Tenant(), signingSecret: ipn.SigningSecret}

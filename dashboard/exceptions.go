@@ -142,7 +142,7 @@ func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *req
 			o, err := h.Store.Order(ctx, q.caller.Tenant, inv)
 			if err == nil && o.ID == res.OrderID {
 				v.Result = o
-				if v.ResultNotes, err = h.Store.OrderDeliveries(ctx, q.caller.Tenant.ID(), o, maxOrderNotifications); err != nil {
+				if v.ResultNotes, err = h.Store.OrderDeliveries(ctx, q.caller.Tenant, o, maxOrderNotifications); err != nil {
 					return err
 				}
 			} else if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {

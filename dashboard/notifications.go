@@ -80,7 +80,7 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 	}
 	query.Del("replayed")
 	var err error
-	if v.Stats, err = h.Store.DeliveryTargetStats(ctx, q.caller.Tenant.ID(), since, recon.MaxStatsDeliveries); err != nil {
+	if v.Stats, err = h.Store.DeliveryTargetStats(ctx, q.caller.Tenant, since, recon.MaxStatsDeliveries); err != nil {
 		return err
 	}
 	var read int64
@@ -93,7 +93,7 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 	if err != nil {
 		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
 	} else {
-		if v.Rows, err = h.Store.Deliveries(ctx, q.caller.Tenant.ID(), f); err != nil {
+		if v.Rows, err = h.Store.Deliveries(ctx, q.caller.Tenant, f); err != nil {
 			return err
 		}
 		if len(v.Rows) > deliveryPerPage {
@@ -141,7 +141,7 @@ func (h *Handler) delivery(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	ctx := r.Context()
-	d, err := h.Store.Delivery(ctx, q.caller.Tenant.ID(), id)
+	d, err := h.Store.Delivery(ctx, q.caller.Tenant, id)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, q *requ
 	if err != nil {
 		return err
 	}
-	if err := h.Store.ReplayDelivery(r.Context(), q.caller.Tenant.ID(), id, h.now()); err != nil {
+	if err := h.Store.ReplayDelivery(r.Context(), q.caller.Tenant, id, h.now()); err != nil {
 		return err
 	}
 	h.kick()
@@ -253,7 +253,7 @@ func (h *Handler) replayFailed(w http.ResponseWriter, r *http.Request, q *reques
 	if err != nil {
 		return err
 	}
-	n, err := h.Store.ReplayFailed(r.Context(), q.caller.Tenant.ID(), f, h.now())
+	n, err := h.Store.ReplayFailed(r.Context(), q.caller.Tenant, f, h.now())
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ import (
 // opsEnv is a dashEnv with exceptions in every tenant.
 type opsEnv struct {
 	*dashEnv
-	live, test, other           int64            // tenant ids
+	live, test, other           recon.TenantID
 	exc                         map[string]int64 // name → transaction id of a live exception
 	testExc, otherExc           int64
 	codeX1                      string
@@ -50,7 +50,7 @@ func (e *opsEnv) exceptionOf(t *testing.T, tenant int64, amount int64) int64 {
 }
 
 // deliveryOf finds the tenant's newest delivery of the event whose payload holds s.
-func (e *opsEnv) deliveryOf(t *testing.T, tenant int64, event, s string) *recon.Delivery {
+func (e *opsEnv) deliveryOf(t *testing.T, tenant recon.TenantID, event, s string) *recon.Delivery {
 	t.Helper()
 	list, err := e.db.Deliveries(context.Background(), tenant, recon.DeliveryFilter{Limit: 500})
 	if err != nil {
@@ -61,7 +61,7 @@ func (e *opsEnv) deliveryOf(t *testing.T, tenant int64, event, s string) *recon.
 			return d
 		}
 	}
-	t.Fatalf("no %s delivery with %q in tenant %d", event, s, tenant)
+	t.Fatalf("no %s delivery with %q in tenant.ID() %d", event, s, tenant.ID())
 	return nil
 }
 
@@ -72,14 +72,14 @@ func newOpsEnv(t *testing.T, engine string) *opsEnv {
 	for _, c := range []struct {
 		company string
 		live    bool
-		dst     *int64
+		dst     *recon.TenantID
 	}{{e.dashEnv.live.company, true, &e.live}, {e.dashEnv.live.company, false, &e.test}, {e.dashEnv.other.company, true, &e.other}} {
 		id, _ := parseID(c.company)
 		tn, err := e.db.TenantOf(ctx, id, c.live)
 		if err != nil {
 			t.Fatal(err)
 		}
-		*c.dst = tn.ID.ID()
+		*c.dst = tn.ID
 	}
 	// Live exceptions: X1 (a typo of INV-EXC's code: suggested), X2 (a typo
 	// for INV-TYPED, matched by its invoice), X3 (HTML in the memo), X4.
@@ -90,15 +90,15 @@ func newOpsEnv(t *testing.T, engine string) *opsEnv {
 	e.transfer(t, e.dashEnv.live, 4242, "DH99999999 "+htmlMemo)
 	e.pay(t, e.dashEnv.live, "DH88888888", 999)
 	for name, amount := range map[string]int64{"X1": 160000, "X2": 50000, "X3": 4242, "X4": 999} {
-		e.exc[name] = e.exceptionOf(t, e.live, amount)
+		e.exc[name] = e.exceptionOf(t, e.live.ID(), amount)
 	}
 	// Another company's exception and a test-mode one.
 	oc := e.checkout(t, e.dashEnv.other, "INV-OX", 7000, "Thanh toán đơn hàng INV-OX")
 	e.pay(t, e.dashEnv.other, testkit.Typo(oc), 7000)
-	e.otherExc = e.exceptionOf(t, e.other, 7000)
+	e.otherExc = e.exceptionOf(t, e.other.ID(), 7000)
 	tc := e.checkout(t, e.dashEnv.test, "INV-TX", 7100, "Thanh toán đơn hàng INV-TX")
 	e.pay(t, e.dashEnv.test, testkit.Typo(tc), 7100)
-	e.testExc = e.exceptionOf(t, e.test, 7100)
+	e.testExc = e.exceptionOf(t, e.test.ID(), 7100)
 	// Deliveries of the other company and of test mode (their ORDER_PAID).
 	e.pay(t, e.dashEnv.other, oc, 7000)
 	e.pay(t, e.dashEnv.test, tc, 7100)
@@ -147,7 +147,7 @@ func (e *opsEnv) excPath(name string) string {
 // stillOpen fails unless the live exception is open.
 func (e *opsEnv) stillOpen(t *testing.T, name string) {
 	t.Helper()
-	x, err := e.db.Exception(context.Background(), e.live, e.exc[name])
+	x, err := e.db.Exception(context.Background(), e.live.ID(), e.exc[name])
 	if err != nil || x.Resolution != nil {
 		t.Fatalf("%s: %v %+v", name, err, x)
 	}

@@ -110,7 +110,7 @@ func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, q *request
 	if err != nil {
 		return err
 	}
-	notes, err := h.Store.OrderDeliveries(ctx, q.caller.Tenant.ID(), o, maxOrderNotifications)
+	notes, err := h.Store.OrderDeliveries(ctx, q.caller.Tenant, o, maxOrderNotifications)
 	if err != nil {
 		return err
 	}

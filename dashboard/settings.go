@@ -127,7 +127,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		v.IPNForm = &ipnForm{AuthType: recon.AuthSecretKey, Active: true}
 	}
 	v.IPNSaved = r.URL.Query().Get("saved") == "ipn"
-	m, err := h.Store.MerchantOf(ctx, q.caller.Tenant.ID())
+	m, err := h.Store.MerchantOf(ctx, q.caller.Tenant)
 	if err == nil {
 		v.MerchantID = m.MerchantID
 	} else if recon.ErrorCode(err) != recon.ENOTFOUND {
@@ -264,7 +264,7 @@ func (h *Handler) tryMemo(w http.ResponseWriter, r *http.Request, q *request) er
 func (h *Handler) sendTest(w http.ResponseWriter, r *http.Request, q *request) error {
 	kind := r.PostForm.Get("kind")
 	v := &settingsView{}
-	if _, err := h.Store.SendTestNotification(r.Context(), q.caller.Tenant.ID(), kind); err != nil {
+	if _, err := h.Store.SendTestNotification(r.Context(), q.caller.Tenant, kind); err != nil {
 		if c := recon.ErrorCode(err); c != recon.EINVALID && c != recon.ENOTFOUND && c != recon.ECONFLICT {
 			return err
 		}
@@ -295,7 +295,7 @@ func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) er
 		return errNotFound()
 	}
 	f := &ipnForm{URL: strings.TrimSpace(r.PostForm.Get("ipn_url")), AuthType: r.PostForm.Get("auth_type"), Active: r.PostForm.Get("active") == "1"}
-	saved, newSecret, newSigning, err := h.SaveIPN(r.Context(), q.caller.Tenant.ID(), recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active}, false)
+	saved, newSecret, newSigning, err := h.SaveIPN(r.Context(), q.caller.Tenant, recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active}, false)
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
 	} else if err != nil {
@@ -330,7 +330,7 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 		return recon.Errorf(recon.ECONFLICT, "the IPN target uses auth_type %s: it has no secret to rotate", t.AuthType)
 	}
 	t.Secret = recon.NewSecretFrom(h.Rand)
-	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.Tenant.ID(), recon.Target{URL: t.URL, AuthType: t.AuthType, Secret: t.Secret, Active: t.Active}, false)
+	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.Tenant, recon.Target{URL: t.URL, AuthType: t.AuthType, Secret: t.Secret, Active: t.Active}, false)
 	if err != nil {
 		return err
 	}
@@ -354,7 +354,7 @@ func (h *Handler) rotateIPNSigning(w http.ResponseWriter, r *http.Request, q *re
 		return h.confirmSigningRotation(w, r, q, "/dashboard/settings/ipn-signing-secret", recon.DeliveryIPN, t.URL, recon.MaskSecret(t.SigningSecret), "#targets")
 	}
 	// The stored target as it is, its secret kept (Secret empty).
-	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.Tenant.ID(), recon.Target{URL: t.URL, AuthType: t.AuthType, Active: t.Active}, true)
+	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.Tenant, recon.Target{URL: t.URL, AuthType: t.AuthType, Active: t.Active}, true)
 	if err != nil {
 		return err
 	}
@@ -373,7 +373,7 @@ func (h *Handler) confirmSigningRotation(w http.ResponseWriter, r *http.Request,
 // new secret key of the tenant's merchant credentials (as `recon merchant
 // credentials --rotate`), shown this once.
 func (h *Handler) rotateMerchantSecret(w http.ResponseWriter, r *http.Request, q *request) error {
-	m, err := h.Store.MerchantOf(r.Context(), q.caller.Tenant.ID())
+	m, err := h.Store.MerchantOf(r.Context(), q.caller.Tenant)
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func TestDispatcherWithoutActiveTarget(t *testing.T) {
 		db := dbtest.OpenStore(t, engine)
 		rc := newReceiver(t, nil)
 		none, inactive := newCompany(t, db, 1), newCompany(t, db, 2)
-		if err := db.SetIPN(t.Context(), inactive, &recon.Target{URL: rc.URL, AuthType: recon.AuthNone, Active: false}); err != nil {
+		if err := db.SetIPN(t.Context(), recon.LiveTenant(inactive), &recon.Target{URL: rc.URL, AuthType: recon.AuthNone, Active: false}); err != nil {
 			t.Fatal(err)
 		}
 		list := append(enqueue(t, db, none, 1), enqueue(t, db, inactive, 1)...)

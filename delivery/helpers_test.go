@@ -88,7 +88,7 @@ func newCompany(t testing.TB, db *sqlstore.DB, n int) int64 {
 // setIPN points the company's IPN at url with the secret.
 func setIPN(t testing.TB, db *sqlstore.DB, companyID int64, url, secret string) {
 	t.Helper()
-	if err := db.SetIPN(context.Background(), companyID, &recon.Target{URL: url, AuthType: recon.AuthSecretKey, Secret: secret, Active: true}); err != nil {
+	if err := db.SetIPN(context.Background(), recon.LiveTenant(companyID), &recon.Target{URL: url, AuthType: recon.AuthSecretKey, Secret: secret, Active: true}); err != nil {
 		t.Fatalf("SetIPN: %v", err)
 	}
 }
@@ -140,7 +140,7 @@ func start(t testing.TB, d *delivery.Dispatcher) (stop func()) {
 // status returns the delivery as stored.
 func status(t testing.TB, db *sqlstore.DB, id int64) *recon.Delivery {
 	t.Helper()
-	d, err := db.Delivery(context.Background(), 0, id)
+	d, err := db.Delivery(context.Background(), recon.TenantID{}, id)
 	if err != nil {
 		t.Fatalf("Delivery: %v", err)
 	}

@@ -46,7 +46,7 @@ type Store interface {
 	CreateUser(ctx context.Context, u *recon.User) error
 	Client(ctx context.Context, id string) (*recon.Client, error)
 	SetMerchant(ctx context.Context, m *recon.Merchant) error
-	MerchantOf(ctx context.Context, companyID int64) (*recon.Merchant, error)
+	MerchantOf(ctx context.Context, tenant recon.TenantID) (*recon.Merchant, error)
 	CreateBankAccount(ctx context.Context, b *recon.BankAccount) error
 	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
 	CreateOrder(ctx context.Context, o *recon.Order) error
@@ -119,7 +119,7 @@ func Seed(ctx context.Context, db Store, auth Auth, o Options) error {
 	if err != nil {
 		return err
 	}
-	merchant, err := db.MerchantOf(ctx, client.CompanyID)
+	merchant, err := db.MerchantOf(ctx, recon.LiveTenant(client.CompanyID))
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func seedTestMode(ctx context.Context, db Store, auth Auth, random io.Reader, co
 	if len(accounts) > 0 {
 		account = strconv.FormatInt(accounts[0].ID, 10)
 	}
-	merchant, err := db.MerchantOf(ctx, tenant.ID.ID())
+	merchant, err := db.MerchantOf(ctx, tenant.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func TestSeed(t *testing.T) {
 				t.Errorf("banner lacks %q:\n%s", want, first)
 			}
 		}
-		live, err := db.MerchantOf(ctx, 1)
+		live, err := db.MerchantOf(ctx, recon.LiveTenant(1))
 		if err != nil || live.MerchantID != "DEMO-SAOMAI" || !strings.Contains(first, "'DEMO-SAOMAI:"+live.SecretKey+"'") {
 			t.Fatalf("live merchant %+v (%v)", live, err)
 		}

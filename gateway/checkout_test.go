@@ -517,7 +517,7 @@ func TestCheckoutCustomDataSigned(t *testing.T) {
 			}
 			b.pay(t, b.a, o.PaymentCode, o.Amount, "FT-"+invoice)
 		}
-		ds, err := b.db.Deliveries(ctx, b.a.company.ID(), recon.DeliveryFilter{Limit: 10})
+		ds, err := b.db.Deliveries(ctx, b.a.company, recon.DeliveryFilter{Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,10 +45,10 @@ type Store interface {
 	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	// recon.MerchantStore's:
 	MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error)
-	SetIPN(ctx context.Context, companyID int64, t *recon.Target) error
+	SetIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error
 	// recon.DeliveryStore's:
 	RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error
-	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
+	Delivery(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Delivery, error)
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
 }
 

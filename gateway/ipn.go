@@ -44,7 +44,7 @@ func IPNJSON(t *recon.Target, showSecret, showSigning bool) any {
 // getIPN serves GET /v1/ipn: the IPN settings with the secrets masked, or
 // data null when none are set.
 func (h *Handler) getIPN(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
-	t, err := h.Store.DeliveryTarget(r.Context(), m.CompanyID, recon.DeliveryIPN)
+	t, err := h.Store.DeliveryTarget(r.Context(), m.Tenant().ID(), recon.DeliveryIPN)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		web.WriteJSON(w, http.StatusOK, struct {
 			Data *ipnJSON `json:"data"`
@@ -94,7 +94,7 @@ func (h *Handler) putIPN(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	if in.RotateSigningSecret != nil {
 		c.RotateSigningSecret = *in.RotateSigningSecret
 	}
-	saved, err := h.SaveIPN(r.Context(), m.CompanyID, c)
+	saved, err := h.SaveIPN(r.Context(), m.Tenant(), c)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ type IPNSaved struct {
 // SECRET_KEY. With SECRET_KEY and no secret_key the stored secret is kept,
 // or a new one made (recon.NewSecret) when there is none. The signing secret
 // is kept, made for a new target, or replaced when c.RotateSigningSecret.
-func (h *Handler) SaveIPN(ctx context.Context, companyID int64, c IPNChange) (*IPNSaved, error) {
+func (h *Handler) SaveIPN(ctx context.Context, tenant recon.TenantID, c IPNChange) (*IPNSaved, error) {
 	if c.URL == "" {
 		return nil, recon.FieldError("ipn_url", "ipn_url is required")
 	}
@@ -148,7 +148,7 @@ func (h *Handler) SaveIPN(ctx context.Context, companyID int64, c IPNChange) (*I
 			return nil, recon.FieldError("secret_key", "secret_key is not used with auth_type NONE")
 		}
 	}
-	old, err := h.Store.DeliveryTarget(ctx, companyID, recon.DeliveryIPN)
+	old, err := h.Store.DeliveryTarget(ctx, tenant.ID(), recon.DeliveryIPN)
 	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func (h *Handler) SaveIPN(ctx context.Context, companyID int64, c IPNChange) (*I
 	}
 	// Secrets left empty are kept or made by the store, under the row's
 	// lock (two saves at once agree); t comes back with what is stored.
-	if err := h.Store.SetIPN(ctx, companyID, t); err != nil {
+	if err := h.Store.SetIPN(ctx, tenant, t); err != nil {
 		return nil, err
 	}
 	// A secret is shown in full when this save set it: given, rotated, or

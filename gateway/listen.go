@@ -202,7 +202,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	if err != nil {
 		return err
 	}
-	secret, err := h.Store.ListenSecret(ctx, m.CompanyID)
+	secret, err := h.Store.ListenSecret(ctx, m.Tenant())
 	if err != nil {
 		return err
 	}
@@ -275,7 +275,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	lastWrite := h.now()
 	for {
 		wake := h.Listeners.waiter() // before the look: a notification enqueued during it wakes the next wait
-		list, err := h.Store.ListenDeliveries(ctx, m.CompanyID, cur.floor, since, listenBatch)
+		list, err := h.Store.ListenDeliveries(ctx, m.Tenant(), cur.floor, since, listenBatch)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -394,7 +394,7 @@ func (h *Handler) listenAnswers(w http.ResponseWriter, r *http.Request, m *recon
 		return recon.FieldError("response", "response and error must be at most %d bytes (an excerpt)", 4*maxExcerpt)
 	}
 	ctx := r.Context()
-	d, err := h.Store.Delivery(ctx, m.CompanyID, in.DeliveryID)
+	d, err := h.Store.Delivery(ctx, m.Tenant(), in.DeliveryID)
 	if err != nil {
 		return err // ENOTFOUND for another tenant's
 	}
@@ -408,7 +408,7 @@ func (h *Handler) listenAnswers(w http.ResponseWriter, r *http.Request, m *recon
 	if err := h.Store.RecordAttempts(ctx, []recon.AttemptOutcome{{Attempt: a, Status: status}}); err != nil {
 		return err
 	}
-	if d, err = h.Store.Delivery(ctx, m.CompanyID, in.DeliveryID); err != nil {
+	if d, err = h.Store.Delivery(ctx, m.Tenant(), in.DeliveryID); err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, map[string]any{"delivery_id": d.ID, "status": d.Status, "attempts": d.Attempts})

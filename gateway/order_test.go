@@ -272,7 +272,7 @@ func TestCancelAndVoid(t *testing.T) {
 		}
 		checkJSON(t, "void twice", b.api(t, b.a, "POST", "/v1/order/voidTransaction", `{"order_invoice_number":"INV-2"}`), 409,
 			wantError("conflict", "order INV-2 is already cancelled"))
-		ds, err := b.db.Deliveries(ctx, b.a.company.ID(), recon.DeliveryFilter{Limit: 10})
+		ds, err := b.db.Deliveries(ctx, b.a.company, recon.DeliveryFilter{Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

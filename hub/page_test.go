@@ -85,7 +85,7 @@ func (p *page) want(status int, contains ...string) {
 // events returns the company's hub events in order, and the metadata of each.
 func (b *bundle) events(t *testing.T) ([]string, []recon.HubEventMeta) {
 	t.Helper()
-	list, err := b.store.Deliveries(t.Context(), b.company.ID, recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 500})
+	list, err := b.store.Deliveries(t.Context(), b.company.Tenant(), recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 500})
 	if err != nil {
 		t.Fatal(err)
 	}

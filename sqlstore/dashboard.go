@@ -175,7 +175,8 @@ func (db *DB) Attention(ctx context.Context, companyID int64) (*recon.Attention,
 
 // OrderDeliveries implements recon.DashboardStore: an index range of
 // deliveries_order (the order_id the outbox writes with each IPN).
-func (db *DB) OrderDeliveries(ctx context.Context, companyID int64, o *recon.Order, limit int) ([]*recon.Delivery, error) {
+func (db *DB) OrderDeliveries(ctx context.Context, tenant recon.TenantID, o *recon.Order, limit int) ([]*recon.Delivery, error) {
+	companyID := tenant.ID()
 	rows, err := db.db.QueryContext(ctx, selectDelivery+` WHERE company_id = $1 AND order_id = $2 ORDER BY id LIMIT $3`,
 		companyID, o.ID, limit)
 	if err != nil {

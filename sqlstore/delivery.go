@@ -255,7 +255,8 @@ func releaseClaims(ctx context.Context, tx *sql.Tx, where string, args ...any) (
 
 // Delivery returns one of the company's deliveries (any company's when
 // companyID is 0), or ENOTFOUND.
-func (db *DB) Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error) {
+func (db *DB) Delivery(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Delivery, error) {
+	companyID := tenant.ID()
 	query, args := selectDelivery+` WHERE id = $1`, []any{id}
 	if companyID != 0 {
 		query, args = query+` AND company_id = $2`, append(args, companyID)
@@ -277,7 +278,8 @@ func (db *DB) Delivery(ctx context.Context, companyID, id int64) (*recon.Deliver
 // Deliveries lists deliveries newest first: the company's, or every
 // company's when companyID is 0. The limit defaults to 50 and is capped at
 // 500; an unknown status or kind is EINVALID.
-func (db *DB) Deliveries(ctx context.Context, companyID int64, f recon.DeliveryFilter) ([]*recon.Delivery, error) {
+func (db *DB) Deliveries(ctx context.Context, tenant recon.TenantID, f recon.DeliveryFilter) ([]*recon.Delivery, error) {
+	companyID := tenant.ID()
 	if err := recon.CheckDeliveryStatus("status", f.Status); err != nil {
 		return nil, err
 	}
@@ -356,7 +358,8 @@ func (db *DB) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.
 // and drops its claim and delivered_at; its attempts and their count stay.
 // companyID 0 replays any company's delivery. ENOTFOUND when the company has
 // no such delivery.
-func (db *DB) ReplayDelivery(ctx context.Context, companyID, id int64, now time.Time) error {
+func (db *DB) ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int64, now time.Time) error {
+	companyID := tenant.ID()
 	query := `UPDATE deliveries SET status = $1, next_attempt_at = $2, lease_until = NULL, claimed_by = NULL, delivered_at = NULL WHERE id = $3`
 	args := []any{recon.DeliveryPending, storedTime(now), id}
 	if companyID != 0 {

@@ -28,7 +28,7 @@ func TestMigrationBackfillsDeliveryOrders(t *testing.T) {
 		if err := db.CreateOrder(ctx, o); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.SetIPN(ctx, c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+		if err := db.SetIPN(ctx, c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 			t.Fatal(err)
 		}
 		in := recon.TransactionInput{BankAccountID: b.ID, TransactionDate: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), AmountIn: 100_000,
@@ -47,11 +47,11 @@ func TestMigrationBackfillsDeliveryOrders(t *testing.T) {
 		if err := db.MigrateTo(ctx, 18); err != nil {
 			t.Fatal(err)
 		}
-		got, err := db.OrderDeliveries(ctx, c.ID, o, 10)
+		got, err := db.OrderDeliveries(ctx, c.Tenant(), o, 10)
 		if err != nil || len(got) != 1 || got[0].OrderID != o.ID || got[0].Event != recon.IPNOrderPaid {
 			t.Fatalf("after the backfill: %v, %v", got, err)
 		}
-		d, err := db.Delivery(ctx, c.ID, other.ID)
+		d, err := db.Delivery(ctx, c.Tenant(), other.ID)
 		if err != nil || d.OrderID != 0 {
 			t.Fatalf("an IPN naming no order of the tenant: %+v, %v", d, err)
 		}

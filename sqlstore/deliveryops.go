@@ -37,7 +37,8 @@ func (db *DB) failedParts(args *queryArgs, companyID int64, f recon.FailedFilter
 }
 
 // ReplayFailed implements recon.DeliveryOpsStore.
-func (db *DB) ReplayFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time) (int64, error) {
+func (db *DB) ReplayFailed(ctx context.Context, tenant recon.TenantID, f recon.FailedFilter, now time.Time) (int64, error) {
+	companyID := tenant.ID()
 	now = storedTime(now)
 	var args queryArgs
 	set := `UPDATE deliveries SET status = 'pending', next_attempt_at = ` + args.add(now) + `, lease_until = NULL, claimed_by = NULL WHERE id IN (`
@@ -61,7 +62,8 @@ func (db *DB) ReplayFailed(ctx context.Context, companyID int64, f recon.FailedF
 
 // CountFailed implements recon.DeliveryOpsStore: at most max rows of each
 // part are read.
-func (db *DB) CountFailed(ctx context.Context, companyID int64, f recon.FailedFilter, now time.Time, max int) (int64, error) {
+func (db *DB) CountFailed(ctx context.Context, tenant recon.TenantID, f recon.FailedFilter, now time.Time, max int) (int64, error) {
+	companyID := tenant.ID()
 	var args queryArgs
 	parts, err := db.failedParts(&args, companyID, f, storedTime(now))
 	if err != nil {
@@ -83,7 +85,8 @@ func (db *DB) CountFailed(ctx context.Context, companyID int64, f recon.FailedFi
 // sums them here: the states per kind, the attempts and their successes,
 // and the latency ranks (p50, p95: the attempt at rank q*(n-1) in latency
 // order).
-func (db *DB) DeliveryTargetStats(ctx context.Context, companyID int64, since time.Time, max int) ([]recon.TargetStats, error) {
+func (db *DB) DeliveryTargetStats(ctx context.Context, tenant recon.TenantID, since time.Time, max int) ([]recon.TargetStats, error) {
+	companyID := tenant.ID()
 	if max <= 0 {
 		return nil, recon.FieldError("max", "max must be positive")
 	}
@@ -156,7 +159,8 @@ func (db *DB) DeliveryTargetStats(ctx context.Context, companyID int64, since ti
 // SendTestNotification implements recon.DeliveryOpsStore: notifyAt decides,
 // as for every notification, without the target's event filter (the test
 // is asked for).
-func (db *DB) SendTestNotification(ctx context.Context, companyID int64, kind string) (*recon.Delivery, error) {
+func (db *DB) SendTestNotification(ctx context.Context, tenant recon.TenantID, kind string) (*recon.Delivery, error) {
+	companyID := tenant.ID()
 	now := db.now()
 	d, err := recon.TestNotification(companyID, kind, now, recon.NewXIDFrom(db.rand))
 	if err != nil {

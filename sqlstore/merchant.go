@@ -39,7 +39,8 @@ func (db *DB) MerchantByID(ctx context.Context, merchantID string) (*recon.Merch
 }
 
 // MerchantOf returns the company's merchant, or ENOTFOUND.
-func (db *DB) MerchantOf(ctx context.Context, companyID int64) (*recon.Merchant, error) {
+func (db *DB) MerchantOf(ctx context.Context, tenant recon.TenantID) (*recon.Merchant, error) {
+	companyID := tenant.ID()
 	return db.merchant(ctx, `WHERE m.company_id = $1`, companyID)
 }
 
@@ -62,7 +63,8 @@ func (db *DB) merchant(ctx context.Context, where string, arg any) (*recon.Merch
 }
 
 // SetIPN implements recon.MerchantStore; its secrets are stored sealed.
-func (db *DB) SetIPN(ctx context.Context, companyID int64, t *recon.Target) error {
+func (db *DB) SetIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error {
+	companyID := tenant.ID()
 	return db.setTarget(ctx, companyID, recon.DeliveryIPN, t, "{}")
 }
 

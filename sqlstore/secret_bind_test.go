@@ -71,7 +71,7 @@ func TestSealedSecretsAreBoundToTheirRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		a, b := sealSome(t, db, 1), sealSome(t, db, 2)
-		listenA, err := db.ListenSecret(t.Context(), a.company)
+		listenA, err := db.ListenSecret(t.Context(), recon.LiveTenant(a.company))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestSealedSecretsAreBoundToTheirRows(t *testing.T) {
 				return err
 			}},
 			{"A's IPN signing secret into its listen target", targetCell("signing_secret", a.company, recon.DeliveryIPN), targetCell("signing_secret", a.company, recon.ListenKind), func() error {
-				_, err := db.ListenSecret(t.Context(), a.company)
+				_, err := db.ListenSecret(t.Context(), recon.LiveTenant(a.company))
 				return err
 			}},
 			{"A's merchant key into B's IPN secret", merchantCell(a.company), targetCell("secret", b.company, recon.DeliveryIPN), func() error {
@@ -116,7 +116,7 @@ func TestSealedSecretsAreBoundToTheirRows(t *testing.T) {
 		}
 		wantSecrets(t, db, a)
 		wantSecrets(t, db, b)
-		if got, err := db.ListenSecret(t.Context(), a.company); err != nil || got != listenA {
+		if got, err := db.ListenSecret(t.Context(), recon.LiveTenant(a.company)); err != nil || got != listenA {
 			t.Fatalf("A's listen secret: %q, %v", got, err)
 		}
 		// A rotation re-seals every value bound to its own cell: they all
@@ -127,7 +127,7 @@ func TestSealedSecretsAreBoundToTheirRows(t *testing.T) {
 		wantSecrets(t, db, a)
 		wantSecrets(t, db, b)
 		writeCell(t, db, merchantCell(b.company), readCell(t, db, merchantCell(a.company)))
-		_, err = db.MerchantOf(t.Context(), b.company)
+		_, err = db.MerchantOf(t.Context(), recon.LiveTenant(b.company))
 		wantRefused(t, "merchant secret key moved after a rotation", err, anotherRow)
 	})
 }
@@ -223,13 +223,13 @@ func TestUnboundSecretsAreBoundAtStart(t *testing.T) {
 		// A's old unbound value copied into B's row: refused, and still
 		// refused after a restart.
 		writeCell(t, db, merchantCell(b.company), old[merchantCell(a.company)])
-		_, err = db.MerchantOf(t.Context(), b.company)
+		_, err = db.MerchantOf(t.Context(), recon.LiveTenant(b.company))
 		wantRefused(t, "an unbound value copied in after the upgrade", err, "before version 00020")
 		again := openNoKey(t, databaseURL)
 		if err := again.UseSecretKey(t.Context(), sqlstore.KeySource{File: keyFile}); err != nil {
 			t.Fatal(err)
 		}
-		_, err = again.MerchantOf(t.Context(), b.company)
+		_, err = again.MerchantOf(t.Context(), recon.LiveTenant(b.company))
 		wantRefused(t, "an unbound value copied in, after a restart", err, "before version 00020")
 		wantSecrets(t, again, a)
 	})

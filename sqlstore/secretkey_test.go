@@ -73,7 +73,7 @@ func sealSome(t *testing.T, db *sqlstore.DB, n int) secrets {
 		t.Fatal(err)
 	}
 	tg := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthSecretKey, Secret: s.ipn, Active: true}
-	if err := db.SetIPN(t.Context(), c.ID, tg); err != nil {
+	if err := db.SetIPN(t.Context(), c.Tenant(), tg); err != nil {
 		t.Fatal(err)
 	}
 	s.signing = tg.SigningSecret
@@ -83,7 +83,7 @@ func sealSome(t *testing.T, db *sqlstore.DB, n int) secrets {
 // wantSecrets checks that db opens what sealSome stored.
 func wantSecrets(t *testing.T, db *sqlstore.DB, s secrets) {
 	t.Helper()
-	m, err := db.MerchantOf(t.Context(), s.company)
+	m, err := db.MerchantOf(t.Context(), recon.LiveTenant(s.company))
 	if err != nil || m.SecretKey != s.merchant {
 		t.Fatalf("MerchantOf = %+v, %v; want the secret key %q", m, err, s.merchant)
 	}
@@ -444,7 +444,7 @@ func TestRotateSecretKey(t *testing.T) {
 					return
 				}
 				tg := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthSecretKey, Secret: recon.NewSecret(), Active: true}
-				if err := server.SetIPN(ctx, c.ID, tg); err != nil {
+				if err := server.SetIPN(ctx, c.Tenant(), tg); err != nil {
 					done <- err
 					return
 				}
@@ -612,7 +612,7 @@ func TestSigningSecretOfATargetFromBefore(t *testing.T) {
 			if auth == recon.AuthSecretKey {
 				tg.Secret = recon.NewSecret()
 			}
-			if err := db.SetIPN(t.Context(), c.ID, tg); err != nil {
+			if err := db.SetIPN(t.Context(), c.Tenant(), tg); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := db.SQL().ExecContext(t.Context(), `UPDATE delivery_targets SET signing_secret = NULL WHERE company_id = $1`, c.ID); err != nil {

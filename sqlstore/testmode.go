@@ -203,7 +203,8 @@ func liveCompany(ctx context.Context, q querier, id int64) error {
 // use: a row of delivery_targets of the pseudo-kind recon.ListenKind,
 // which no delivery has and no API shows, so that it is sealed and
 // re-sealed (recon keys rotate) with the other secrets.
-func (db *DB) ListenSecret(ctx context.Context, companyID int64) (string, error) {
+func (db *DB) ListenSecret(ctx context.Context, tenant recon.TenantID) (string, error) {
+	companyID := tenant.ID()
 	t, err := db.DeliveryTarget(ctx, companyID, recon.ListenKind)
 	if recon.ErrorCode(err) != recon.ENOTFOUND {
 		if err != nil {
@@ -240,7 +241,8 @@ func (db *DB) ListenSecret(ctx context.Context, companyID int64) (string, error)
 // ListenDeliveries returns up to limit of the tenant's deliveries with an
 // id above after that are pending or were created at or after since, the
 // newest ones when there are more, in id order.
-func (db *DB) ListenDeliveries(ctx context.Context, companyID, after int64, since time.Time, limit int) ([]*recon.Delivery, error) {
+func (db *DB) ListenDeliveries(ctx context.Context, tenant recon.TenantID, after int64, since time.Time, limit int) ([]*recon.Delivery, error) {
+	companyID := tenant.ID()
 	rows, err := db.db.QueryContext(ctx, selectDelivery+`
 		WHERE company_id = $1 AND id > $2 AND (status = 'pending' OR created_at >= $3)
 		ORDER BY id DESC LIMIT $4`, companyID, after, storedTime(since), limit)

@@ -344,7 +344,7 @@ func TestReceiverDownThenUp(t *testing.T) {
 	// Attempts are recorded after the answer: wait until every one is.
 	db := dbtest.OpenURL(t, dbURL)
 	testkit.WaitFor(t, "every delivery recorded delivered", 30*time.Second, func() bool {
-		ds, err := db.Deliveries(context.Background(), 0, recon.DeliveryFilter{Status: recon.DeliveryDelivered, Limit: 500})
+		ds, err := db.Deliveries(context.Background(), recon.TenantID{}, recon.DeliveryFilter{Status: recon.DeliveryDelivered, Limit: 500})
 		return err == nil && len(ds) == n
 	})
 	for _, id := range ids {

@@ -105,7 +105,7 @@ func dashSettings(t *testing.T, e *dashEnv) {
 	}
 	_, _, body = b.PostFrom("/dashboard/settings", "/dashboard/settings/merchant-secret", url.Values{})
 	m = newSecretField.FindStringSubmatch(body)
-	merchant, err := db.MerchantOf(context.Background(), id)
+	merchant, err := db.MerchantOf(context.Background(), recon.LiveTenant(id))
 	if m == nil || err != nil || merchant.SecretKey != m[1] || merchant.SecretKey == e.live.secret {
 		t.Fatalf("merchant rotation: %v %v %s", merchant, err, body)
 	}

@@ -36,14 +36,14 @@ test_...): orders, payments, IPN settings and notifications of test mode only.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rotate, _ := cmd.Flags().GetBool("rotate")
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				companyID, err := tenant.id(cmd.Context(), db)
+				tn, err := tenant.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
-				m, err := db.MerchantOf(cmd.Context(), companyID)
+				m, err := db.MerchantOf(cmd.Context(), tn)
 				if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && rotate) {
 					if m == nil {
-						m = recon.NewMerchant(a.rand, companyID, tenant.company, tenant.test)
+						m = recon.NewMerchant(a.rand, tn.ID(), tenant.company, tenant.test)
 					} else {
 						m.SecretKey = recon.NewMerchantSecret(a.rand, tenant.test)
 					}
@@ -118,12 +118,12 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 				Blocked:  delivery.IsBlocked,
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				companyID, err := tenant.id(cmd.Context(), db)
+				tn, err := tenant.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
 				h.Store = spec.store(db)
-				saved, err := h.SaveIPN(cmd.Context(), companyID, c)
+				saved, err := h.SaveIPN(cmd.Context(), tn, c)
 				var re *recon.Error
 				if errors.As(err, &re) { // a refused URL carries its reason around the error
 					return re
@@ -181,11 +181,11 @@ func newDeliveriesListCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				companyID, err := tenant.id(cmd.Context(), db)
+				tn, err := tenant.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
-				ds, err := db.Deliveries(cmd.Context(), companyID, f)
+				ds, err := db.Deliveries(cmd.Context(), tn, f)
 				if err != nil {
 					return err
 				}
@@ -218,7 +218,7 @@ func newDeliveriesShowCmd(a *app) *cobra.Command {
 				return fmt.Errorf("ID must be a number")
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				d, err := db.Delivery(cmd.Context(), 0, id)
+				d, err := db.Delivery(cmd.Context(), recon.TenantID{}, id)
 				if err != nil {
 					return err
 				}
@@ -277,14 +277,14 @@ func newDeliveriesReplayCmd(a *app) *cobra.Command {
 // of the company (of a kind, when given) created since then, in one statement.
 func (a *app) replayFailed(ctx context.Context, tenant *tenantFlags, since time.Time, kind string) error {
 	return a.withStore(ctx, func(db *sqlstore.DB) error {
-		companyID, err := tenant.id(ctx, db)
+		tn, err := tenant.tenant(ctx, db)
 		if err != nil {
 			return err
 		}
-		if companyID == 0 {
+		if tn.ID() == 0 {
 			return fmt.Errorf("--failed-since needs --company")
 		}
-		n, err := db.ReplayFailed(ctx, companyID, recon.FailedFilter{Kind: kind, Since: since}, a.clock.Now())
+		n, err := db.ReplayFailed(ctx, tn, recon.FailedFilter{Kind: kind, Since: since}, a.clock.Now())
 		if err != nil {
 			return err
 		}
@@ -305,11 +305,11 @@ func (a *app) replayDeliveries(ctx context.Context, tenant *tenantFlags, args []
 			ids = append(ids, id)
 		}
 		if all {
-			companyID, err := tenant.id(ctx, db)
+			tn, err := tenant.tenant(ctx, db)
 			if err != nil {
 				return err
 			}
-			ds, err := db.Deliveries(ctx, companyID, recon.DeliveryFilter{Status: recon.DeliveryDead, Limit: 500})
+			ds, err := db.Deliveries(ctx, tn, recon.DeliveryFilter{Status: recon.DeliveryDead, Limit: 500})
 			if err != nil {
 				return err
 			}
@@ -318,7 +318,7 @@ func (a *app) replayDeliveries(ctx context.Context, tenant *tenantFlags, args []
 			}
 		}
 		for _, id := range ids {
-			if err := db.ReplayDelivery(ctx, 0, id, a.clock.Now()); err != nil {
+			if err := db.ReplayDelivery(ctx, recon.TenantID{}, id, a.clock.Now()); err != nil {
 				return err
 			}
 		}
@@ -338,7 +338,7 @@ func newDeliveriesStatsCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				companyID, err := statsTenant.id(cmd.Context(), db)
+				tn, err := statsTenant.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
@@ -348,7 +348,7 @@ func newDeliveriesStatsCmd(a *app) *cobra.Command {
 						return fmt.Errorf("--since: %w", err)
 					}
 				}
-				list, err := db.DeliveryTargetStats(cmd.Context(), companyID, since, recon.MaxStatsDeliveries)
+				list, err := db.DeliveryTargetStats(cmd.Context(), tn, since, recon.MaxStatsDeliveries)
 				if err != nil {
 					return err
 				}
@@ -384,11 +384,11 @@ and signature check with it. In test mode without a target it waits for recon li
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				companyID, err := testTenant.id(cmd.Context(), db)
+				tn, err := testTenant.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
-				d, err := db.SendTestNotification(cmd.Context(), companyID, testKind)
+				d, err := db.SendTestNotification(cmd.Context(), tn, testKind)
 				if err != nil {
 					return err
 				}

@@ -97,8 +97,8 @@ func bankOf(code string) recon.Bank {
 // rules) the hub IPN target instead of the gateway's.
 type hubIPNStore struct{ *sqlstore.DB }
 
-func (s hubIPNStore) SetIPN(ctx context.Context, companyID int64, t *recon.Target) error {
-	return s.DB.SetHubIPN(ctx, companyID, t)
+func (s hubIPNStore) SetIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error {
+	return s.DB.SetHubIPN(ctx, tenant.ID(), t)
 }
 
 func (s hubIPNStore) DeliveryTarget(ctx context.Context, companyID int64, _ string) (*recon.Target, error) {

@@ -473,7 +473,7 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 		}
 		// The receiver saw what the outbox holds, in its order.
 		tenant, _ := strconv.ParseInt(m.id, 10, 64)
-		ds, err := dbtest.OpenURL(t, dbURL).Deliveries(t.Context(), tenant, recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 500})
+		ds, err := dbtest.OpenURL(t, dbURL).Deliveries(t.Context(), recon.LiveTenant(tenant), recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 500})
 		if err != nil || len(ds) != len(want) {
 			t.Fatalf("outbox: %d deliveries, %v; the receiver got %d", len(ds), err, len(want))
 		}

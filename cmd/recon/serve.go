@@ -386,7 +386,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword, Uploads: uploads,
 		SessionLimiter: web.NewRateLimiter(cfg.dashRateLimit, cfg.dashRateBurst),
 		AddressLimiter: web.NewRateLimiter(cfg.dashRateLimit*dashAddressFactor, cfg.dashRateBurst*dashAddressFactor),
-		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target, rotateSigning bool) (*recon.Target, bool, bool, error) {
+		SaveIPN: func(ctx context.Context, tenant recon.TenantID, t recon.Target, rotateSigning bool) (*recon.Target, bool, bool, error) {
 			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active, RotateSigningSecret: rotateSigning}
 			if t.Secret != "" { // none: the stored one is kept, or one made
 				c.SecretKey = &t.Secret

@@ -135,7 +135,7 @@ func (md *modeData) transactionTotal(t testing.TB, s *side) int64 {
 // deliveryIDs returns the ids of the tenant's deliveries, from the store.
 func (md *modeData) deliveryIDs(t testing.TB, s *side) []int64 {
 	t.Helper()
-	ds, err := md.db.Deliveries(context.Background(), s.tenant.ID(), recon.DeliveryFilter{Limit: 500})
+	ds, err := md.db.Deliveries(context.Background(), s.tenant, recon.DeliveryFilter{Limit: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,14 +583,14 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 	"POST /api/v1/deliveries/{id}/replay": func(t *testing.T, md *modeData) {
 		md.cross(func(me, other *side) {
 			id := md.ownDelivery(t, me)
-			before, err := md.db.Delivery(context.Background(), me.tenant.ID(), id)
+			before, err := md.db.Delivery(context.Background(), me.tenant, id)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if status, body := md.api(t, other, "POST", fmt.Sprintf("/api/v1/deliveries/%d/replay", id), ""); status != 404 {
 				t.Errorf("%s replays %s's delivery: %d %v, want 404", other.name, me.name, status, body)
 			}
-			after, err := md.db.Delivery(context.Background(), me.tenant.ID(), id)
+			after, err := md.db.Delivery(context.Background(), me.tenant, id)
 			if err != nil || after.Attempts < before.Attempts || (after.Status == recon.DeliveryPending) != (before.Status == recon.DeliveryPending) {
 				t.Errorf("the refused replay changed delivery %d: %+v → %+v (%v)", id, before, after, err)
 			}
@@ -621,11 +621,11 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 			if status != 200 || body["data"].(map[string]any)["replayed"].(float64) < 1 {
 				t.Errorf("%s replays its failed deliveries: %d %v", me.name, status, body)
 			}
-			if d, err := md.db.Delivery(ctx, me.tenant.ID(), dead[me].ID); err != nil || d.Status == recon.DeliveryDead {
+			if d, err := md.db.Delivery(ctx, me.tenant, dead[me].ID); err != nil || d.Status == recon.DeliveryDead {
 				t.Errorf("%s's dead delivery after its replay: %+v %v", me.name, d, err)
 			}
 			if me == md.live { // the first pass: the test mode's is still dead, and stays so
-				if d, err := md.db.Delivery(ctx, other.tenant.ID(), dead[other].ID); err != nil || d.Status != recon.DeliveryDead {
+				if d, err := md.db.Delivery(ctx, other.tenant, dead[other].ID); err != nil || d.Status != recon.DeliveryDead {
 					t.Errorf("%s's replay reached %s's dead delivery: %+v %v", me.name, other.name, d, err)
 				}
 			}
@@ -747,7 +747,7 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		md.cross(func(me, other *side) {
 			theirs := md.order(t, other, "INV-1")
 			voids := func(s *side) int {
-				ds, err := md.db.Deliveries(context.Background(), s.tenant.ID(), recon.DeliveryFilter{Limit: 500})
+				ds, err := md.db.Deliveries(context.Background(), s.tenant, recon.DeliveryFilter{Limit: 500})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -793,7 +793,7 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		}
 	},
 	"POST /v1/listen/answers": func(t *testing.T, md *modeData) {
-		live, err := md.db.Deliveries(t.Context(), md.live.tenant.ID(), recon.DeliveryFilter{Limit: 1})
+		live, err := md.db.Deliveries(t.Context(), md.live.tenant, recon.DeliveryFilter{Limit: 1})
 		if err != nil || len(live) == 0 {
 			t.Fatalf("a live delivery: %v, %v", live, err)
 		}
@@ -1020,7 +1020,7 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 		// The test mode has no IPN URL yet: its ORDER_PAID is held in the
 		// test outbox for listeners, and the live URL never sees it.
 		pay(md.test, md.test.amount1, sharedCode1)
-		held, err := md.db.Deliveries(context.Background(), md.test.tenant.ID(), recon.DeliveryFilter{})
+		held, err := md.db.Deliveries(context.Background(), md.test.tenant, recon.DeliveryFilter{})
 		if err != nil || len(held) != 1 || held[0].Event != recon.IPNOrderPaid || held[0].Status != recon.DeliveryPending ||
 			held[0].NextAttemptAt.Before(time.Now().Add(recon.ListenerHold-time.Hour)) {
 			t.Fatalf("held test notification: %+v %v", held, err)
@@ -1036,7 +1036,7 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 		// receivers hold is all they will ever get.
 		testkit.WaitFor(t, "the notifications", 20*time.Second, func() bool {
 			for _, s := range []*side{md.live, md.test} {
-				ds, err := md.db.Deliveries(context.Background(), s.tenant.ID(), recon.DeliveryFilter{Status: recon.DeliveryDelivered})
+				ds, err := md.db.Deliveries(context.Background(), s.tenant, recon.DeliveryFilter{Status: recon.DeliveryDelivered})
 				if err != nil || len(ds) != 3-map[bool]int{true: 0, false: 1}[s.live] {
 					return false
 				}

@@ -299,13 +299,13 @@ func (tr *triggerRun) useAccount(ctx context.Context, id int64) error {
 // useMerchant takes the test mode's merchant credentials, making them as
 // `recon merchant credentials --test` does when there are none.
 func (tr *triggerRun) useMerchant(ctx context.Context) error {
-	m, err := tr.db.MerchantOf(ctx, tr.tenant.ID.ID())
+	m, err := tr.db.MerchantOf(ctx, tr.tenant.ID)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		m = recon.NewMerchant(tr.rand, tr.tenant.ID.ID(), tr.company, true)
 		if err := tr.db.SetMerchant(ctx, m); err != nil {
 			return err
 		}
-		if m, err = tr.db.MerchantOf(ctx, tr.tenant.ID.ID()); err != nil {
+		if m, err = tr.db.MerchantOf(ctx, tr.tenant.ID); err != nil {
 			return err
 		}
 		tr.res.Created = append(tr.res.Created, "test merchant credentials "+m.MerchantID+" (recon merchant credentials --test shows them)")
@@ -407,7 +407,7 @@ func (tr *triggerRun) void(ctx context.Context) error {
 
 // lastDelivery is the id of the test tenant's newest delivery (0 for none).
 func (tr *triggerRun) lastDelivery(ctx context.Context) (int64, error) {
-	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID.ID(), recon.DeliveryFilter{Limit: 1})
+	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID, recon.DeliveryFilter{Limit: 1})
 	if err != nil || len(ds) == 0 {
 		return 0, err
 	}
@@ -417,7 +417,7 @@ func (tr *triggerRun) lastDelivery(ctx context.Context) (int64, error) {
 // collectDeliveries lists the notifications about the order enqueued
 // since the delivery before, oldest first.
 func (tr *triggerRun) collectDeliveries(ctx context.Context, before int64) error {
-	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID.ID(), recon.DeliveryFilter{Limit: 100})
+	ds, err := tr.db.Deliveries(ctx, tr.tenant.ID, recon.DeliveryFilter{Limit: 100})
 	if err != nil {
 		return err
 	}

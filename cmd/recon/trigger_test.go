@@ -56,7 +56,7 @@ func TestTrigger(t *testing.T) {
 			if err != nil || n != 1 || orders[0].Status != recon.OrderAwaitingPayment {
 				t.Errorf("live orders: %d %v", n, err)
 			}
-			if ds, err := db.Deliveries(ctx, companyID, recon.DeliveryFilter{}); err != nil || len(ds) != 0 {
+			if ds, err := db.Deliveries(ctx, recon.LiveTenant(companyID), recon.DeliveryFilter{}); err != nil || len(ds) != 0 {
 				t.Errorf("live deliveries: %v %v", ds, err)
 			}
 			if accounts, err := db.BankAccounts(ctx, recon.LiveTenant(companyID)); err != nil || len(accounts) != 1 {
@@ -90,7 +90,7 @@ func TestTrigger(t *testing.T) {
 		}
 		// The store agrees: the test tenant's outbox holds exactly these,
 		// about the order; its account got the transfer.
-		ds, err := db.Deliveries(ctx, tenant.ID.ID(), recon.DeliveryFilter{})
+		ds, err := db.Deliveries(ctx, tenant.ID, recon.DeliveryFilter{})
 		if err != nil || len(ds) != 2 {
 			t.Fatalf("test deliveries: %v %v", ds, err)
 		}
@@ -136,7 +136,7 @@ func TestTrigger(t *testing.T) {
 			t.Errorf("signature: %v", err)
 		}
 		testkit.WaitFor(t, "the delivery recorded", 20*time.Second, func() bool {
-			d, err := db.Delivery(ctx, tenant.ID.ID(), paid.Deliveries[0].ID)
+			d, err := db.Delivery(ctx, tenant.ID, paid.Deliveries[0].ID)
 			return err == nil && d.Status == recon.DeliveryDelivered
 		})
 		if len(liveRC.Got()) != 0 {
@@ -179,7 +179,7 @@ func TestTrigger(t *testing.T) {
 			if accounts, err := db.BankAccounts(ctx, ot.ID); err != nil || len(accounts) != 0 {
 				t.Errorf("a refused trigger made test accounts: %v %v", accounts, err)
 			}
-			if m, err := db.MerchantOf(ctx, ot.ID.ID()); recon.ErrorCode(err) != recon.ENOTFOUND {
+			if m, err := db.MerchantOf(ctx, ot.ID); recon.ErrorCode(err) != recon.ENOTFOUND {
 				t.Errorf("a refused trigger made test merchant credentials: %v %v", m, err)
 			}
 		}

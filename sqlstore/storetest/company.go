@@ -253,7 +253,7 @@ func testCompanyUpdateInactiveDeliveriesWait(t *testing.T, s recon.Store) {
 		t.Fatal(err)
 	}
 	diff(t, "claimed while inactive", []int64{o.ID}, ids(claimed))
-	kept, err := ds.Delivery(t.Context(), c.ID, d.ID)
+	kept, err := ds.Delivery(t.Context(), c.Tenant(), d.ID)
 	if err != nil || kept.Status != recon.DeliveryPending || kept.Attempts != 0 || !kept.LeaseUntil.IsZero() {
 		t.Fatalf("inactive company's delivery = %+v, %v; want pending, untouched", kept, err)
 	}

@@ -94,7 +94,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	s, c, a := bundle.s, bundle.c, bundle.a
 	tt := testTenant(t, s, c.ID)
 	ta := newAccount(t, s, tt.ID.ID(), "111")
-	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+	if err := s.SetIPN(t.Context(), c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	newOrder(t, s, c.ID, a.ID, "A", "DH70001", 100_000)
@@ -141,7 +141,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	diff(t, "live attention", &recon.Attention{UnderpaidOrders: 1, UnderpaidShortfall: 30_000, OpenExceptions: 3}, att)
 	// A's IPN: failing after one attempt, then dead.
 	ds := storeAs[recon.DeliveryStore](t, s)
-	list, err := ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 10})
+	list, err := ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Limit: 10})
 	if err != nil || len(list) != 1 {
 		t.Fatalf("deliveries: %v %v", list, err)
 	}
@@ -153,14 +153,14 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 		t.Fatalf("after a failed attempt: %+v, %v", att, err)
 	}
 	// The log's "failing" filter finds it; a failing one cannot be dead.
-	failing, err := ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Failing: true, Limit: 10})
+	failing, err := ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Failing: true, Limit: 10})
 	if err != nil || len(failing) != 1 || failing[0].ID != list[0].ID {
 		t.Fatalf("failing: %v, %v", failing, err)
 	}
-	if failing, err = ds.Deliveries(t.Context(), tt.ID.ID(), recon.DeliveryFilter{Failing: true, Limit: 10}); err != nil || len(failing) != 0 {
+	if failing, err = ds.Deliveries(t.Context(), tt.ID, recon.DeliveryFilter{Failing: true, Limit: 10}); err != nil || len(failing) != 0 {
 		t.Fatalf("failing in the test tenant: %v, %v", failing, err)
 	}
-	_, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Failing: true, Status: recon.DeliveryDead, Limit: 10})
+	_, err = ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Failing: true, Status: recon.DeliveryDead, Limit: 10})
 	wantCode(t, err, recon.EINVALID, "failing deliveries are pending; status dead cannot be failing too")
 	if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: list[0].ID, At: next, URL: "https://shop.example.vn/ipn", Error: "refused"}, recon.DeliveryDead, time.Time{}); err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got2, err := s.OrderDeliveries(t.Context(), c.ID, o, 10)
+	got2, err := s.OrderDeliveries(t.Context(), c.Tenant(), o, 10)
 	if err != nil || len(got2) != 1 || got2[0].ID != list[0].ID || got2[0].Event != recon.IPNOrderPaid {
 		t.Fatalf("A's deliveries: %v, %v", got2, err)
 	}
@@ -185,10 +185,10 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got2, err = s.OrderDeliveries(t.Context(), c.ID, b, 10); err != nil || len(got2) != 0 {
+	if got2, err = s.OrderDeliveries(t.Context(), c.Tenant(), b, 10); err != nil || len(got2) != 0 {
 		t.Fatalf("B's deliveries: %v, %v", got2, err)
 	}
-	if got2, err = s.OrderDeliveries(t.Context(), tt.ID.ID(), o, 10); err != nil || len(got2) != 0 {
+	if got2, err = s.OrderDeliveries(t.Context(), tt.ID, o, 10); err != nil || len(got2) != 0 {
 		t.Fatalf("A's deliveries seen from the test tenant: %v, %v", got2, err)
 	}
 
@@ -199,11 +199,11 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got2, err = s.OrderDeliveries(t.Context(), c.ID, voided, 10); err != nil || len(got2) != 2 ||
+	if got2, err = s.OrderDeliveries(t.Context(), c.Tenant(), voided, 10); err != nil || len(got2) != 2 ||
 		got2[0].Event != recon.IPNOrderPaid || got2[1].Event != recon.IPNTransactionVoid || got2[1].OrderID != o.ID {
 		t.Fatalf("A's deliveries after the void: %v, %v", got2, err)
 	}
-	if got2, err = s.OrderDeliveries(t.Context(), c.ID, voided, 1); err != nil || len(got2) != 1 || got2[0].Event != recon.IPNOrderPaid {
+	if got2, err = s.OrderDeliveries(t.Context(), c.Tenant(), voided, 1); err != nil || len(got2) != 1 || got2[0].Event != recon.IPNOrderPaid {
 		t.Fatalf("A's first delivery: %v, %v", got2, err)
 	}
 

@@ -90,17 +90,17 @@ func testDeliveryEnqueueAndRead(t *testing.T, bundle *deliveryBundle) {
 		t.Fatalf("enqueued %+v", d)
 	}
 	recent(t, "CreatedAt", d.CreatedAt)
-	got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+	got, err := ds.Delivery(t.Context(), c.Tenant(), d.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "delivery", d, got)
-	if got, err = ds.Delivery(t.Context(), 0, d.ID); err != nil || got.ID != d.ID {
+	if got, err = ds.Delivery(t.Context(), recon.TenantID{}, d.ID); err != nil || got.ID != d.ID {
 		t.Fatalf("Delivery(0, %d) = %v, %v", d.ID, got, err)
 	}
-	_, err = ds.Delivery(t.Context(), other.ID, d.ID)
+	_, err = ds.Delivery(t.Context(), other.Tenant(), d.ID)
 	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("delivery %d not found", d.ID))
-	_, err = ds.Delivery(t.Context(), 0, d.ID+1000)
+	_, err = ds.Delivery(t.Context(), recon.TenantID{}, d.ID+1000)
 	wantCode(t, err, recon.ENOTFOUND, "")
 }
 
@@ -130,7 +130,7 @@ func testDeliveryClaimInOrderWithLease(t *testing.T, bundle *deliveryBundle) {
 			t.Fatalf("claimed %+v, want lease until %v", d, micro(now.Add(time.Minute)))
 		}
 	}
-	stored, err := ds.Delivery(t.Context(), c.ID, want[0])
+	stored, err := ds.Delivery(t.Context(), c.Tenant(), want[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func newFailedDeliveries(t *testing.T, bundle *deliveryBundle) *failedDeliveries
 func testDeliveryTargetStats(t *testing.T, bundle *deliveryBundle) {
 	fx := newFailedDeliveries(t, bundle)
 	ops, now, c := fx.ops, fx.now, bundle.c
-	stats, err := ops.DeliveryTargetStats(t.Context(), c.ID, time.Time{}, 100)
+	stats, err := ops.DeliveryTargetStats(t.Context(), c.Tenant(), time.Time{}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,11 +294,11 @@ func testDeliveryTargetStats(t *testing.T, bundle *deliveryBundle) {
 		{Kind: recon.DeliveryIPN, Delivered: 1, Pending: 3, Failing: 2, Dead: 1, Attempts: 4, Succeeded: 1, LatencyP50: 10 * time.Millisecond, LatencyP95: 20 * time.Millisecond},
 		{Kind: recon.DeliveryWebhook, Dead: 1, Attempts: 1, LatencyP50: 40 * time.Millisecond, LatencyP95: 40 * time.Millisecond},
 	}, stats)
-	if stats, err := ops.DeliveryTargetStats(t.Context(), c.ID, now.Add(time.Hour), 100); err != nil || len(stats) != 0 {
+	if stats, err := ops.DeliveryTargetStats(t.Context(), c.Tenant(), now.Add(time.Hour), 100); err != nil || len(stats) != 0 {
 		t.Fatalf("stats since later: %v %v", stats, err)
 	}
 	// Under a bound of 2: the newest two deliveries with their attempts.
-	recent, err := ops.DeliveryTargetStats(t.Context(), c.ID, time.Time{}, 2)
+	recent, err := ops.DeliveryTargetStats(t.Context(), c.Tenant(), time.Time{}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func testDeliveryTargetStats(t *testing.T, bundle *deliveryBundle) {
 	if read != 2 || tried > 2 {
 		t.Errorf("stats of 2 deliveries: %+v", recent)
 	}
-	_, err = ops.DeliveryTargetStats(t.Context(), c.ID, time.Time{}, 0)
+	_, err = ops.DeliveryTargetStats(t.Context(), c.Tenant(), time.Time{}, 0)
 	wantCode(t, err, recon.EINVALID, "max must be positive")
 }
 
@@ -322,34 +322,34 @@ func testDeliveryReplayFailed(t *testing.T, bundle *deliveryBundle) {
 	// Each time CountFailed counts first what ReplayFailed then replays.
 	replay := func(f recon.FailedFilter, want int64, why string) {
 		t.Helper()
-		if n, err := ops.CountFailed(t.Context(), c.ID, f, now, 100); err != nil || n != want {
+		if n, err := ops.CountFailed(t.Context(), c.Tenant(), f, now, 100); err != nil || n != want {
 			t.Fatalf("count %s: %d %v, want %d", why, n, err, want)
 		}
-		if n, err := ops.ReplayFailed(t.Context(), c.ID, f, now); err != nil || n != want {
+		if n, err := ops.ReplayFailed(t.Context(), c.Tenant(), f, now); err != nil || n != want {
 			t.Fatalf("replay %s: %d %v, want %d", why, n, err, want)
 		}
 	}
 	replay(recon.FailedFilter{Since: fx.fresh.CreatedAt.Add(time.Hour)}, 0, "since later")
 	replay(recon.FailedFilter{Kind: recon.DeliveryIPN}, 2, "IPNs: B and C (D is in flight)")
-	if n, err := ops.CountFailed(t.Context(), c.ID, recon.FailedFilter{}, now, 1); err != nil || n != 1 {
+	if n, err := ops.CountFailed(t.Context(), c.Tenant(), recon.FailedFilter{}, now, 1); err != nil || n != 1 {
 		t.Fatalf("count up to 1: %d %v", n, err)
 	}
 	replay(recon.FailedFilter{}, 3, "all: B and C again and the webhook")
 	for _, d := range []*recon.Delivery{fx.dead, fx.failing, fx.hub} {
-		got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+		got, err := ds.Delivery(t.Context(), c.Tenant(), d.ID)
 		if err != nil || got.Status != recon.DeliveryPending || !got.NextAttemptAt.Equal(micro(now)) || got.LeaseUntil != (time.Time{}) {
 			t.Fatalf("replayed %d: %+v %v", d.ID, got, err)
 		}
 	}
-	if got, _ := ds.Delivery(t.Context(), c.ID, fx.leased.ID); got.LeaseUntil.IsZero() {
+	if got, _ := ds.Delivery(t.Context(), c.Tenant(), fx.leased.ID); got.LeaseUntil.IsZero() {
 		t.Fatalf("the delivery in flight lost its claim: %+v", got)
 	}
-	if got, _ := ds.Delivery(t.Context(), fx.other.ID, fx.theirs.ID); got.Status != recon.DeliveryDead {
+	if got, _ := ds.Delivery(t.Context(), fx.other.Tenant(), fx.theirs.ID); got.Status != recon.DeliveryDead {
 		t.Fatalf("another company's delivery was replayed: %+v", got)
 	}
-	_, err := ops.ReplayFailed(t.Context(), c.ID, recon.FailedFilter{Kind: "sms"}, now)
+	_, err := ops.ReplayFailed(t.Context(), c.Tenant(), recon.FailedFilter{Kind: "sms"}, now)
 	wantCode(t, err, recon.EINVALID, "")
-	_, err = ops.CountFailed(t.Context(), c.ID, recon.FailedFilter{Kind: "sms"}, now, 100)
+	_, err = ops.CountFailed(t.Context(), c.Tenant(), recon.FailedFilter{Kind: "sms"}, now, 100)
 	wantCode(t, err, recon.EINVALID, "")
 }
 
@@ -357,17 +357,17 @@ func testDeliveryReplayFailed(t *testing.T, bundle *deliveryBundle) {
 func testDeliveryTestNotification(t *testing.T, bundle *deliveryBundle) {
 	s, c := bundle.s, bundle.c
 	ops := storeAs[recon.DeliveryOpsStore](t, s)
-	_, err := ops.SendTestNotification(t.Context(), c.ID, recon.DeliveryIPN)
+	_, err := ops.SendTestNotification(t.Context(), c.Tenant(), recon.DeliveryIPN)
 	wantCode(t, err, recon.EINVALID, "there is no active ipn target to send a test notification to: set one first")
-	if err := s.(recon.MerchantStore).SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+	if err := s.(recon.MerchantStore).SetIPN(t.Context(), c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := ops.SendTestNotification(t.Context(), c.ID, recon.DeliveryIPN)
+	d, err := ops.SendTestNotification(t.Context(), c.Tenant(), recon.DeliveryIPN)
 	if err != nil || d.ID == 0 || d.Event != recon.TestNotificationEvent || d.Status != recon.DeliveryPending || !d.NextAttemptAt.Equal(d.CreatedAt) ||
 		!strings.Contains(string(d.Payload), `"notification_type":"TEST_NOTIFICATION"`) {
 		t.Fatalf("test notification: %+v %v", d, err)
 	}
-	_, err = ops.SendTestNotification(t.Context(), c.ID, "sms")
+	_, err = ops.SendTestNotification(t.Context(), c.Tenant(), "sms")
 	wantCode(t, err, recon.EINVALID, "")
 }
 
@@ -437,28 +437,28 @@ func testDeliveryDeadNodesClaimsAreReleased(t *testing.T, bundle *deliveryBundle
 	if b := beat("b", later); b.Joined || b.Released != 2 {
 		t.Fatalf("b's beat after a's timeout: %+v, want 2 released", b)
 	}
-	got, err := ds.Delivery(t.Context(), c.ID, list[0].ID)
+	got, err := ds.Delivery(t.Context(), c.Tenant(), list[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.ClaimedBy != "" || !got.LeaseUntil.IsZero() || got.Status != recon.DeliveryPending || got.Attempts != 0 {
 		t.Fatalf("a dead node's delivery: %+v", got)
 	}
-	if got, _ := ds.Delivery(t.Context(), c.ID, list[2].ID); got.ClaimedBy != "b" {
+	if got, _ := ds.Delivery(t.Context(), c.Tenant(), list[2].ID); got.ClaimedBy != "b" {
 		t.Fatalf("b's claim after its own beat: %+v", got)
 	}
 	diff(t, "claim of a's deliveries", []int64{list[0].ID, list[1].ID}, claim("c", later, 10))
 
 	// a was only slow: its next beat finds its row gone. It joins again,
 	// and its claims made since it was declared dead are released too.
-	if err := ds.ReplayDelivery(t.Context(), 0, list[0].ID, later); err != nil {
+	if err := ds.ReplayDelivery(t.Context(), recon.TenantID{}, list[0].ID, later); err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "a's claim after it was declared dead", []int64{list[0].ID}, claim("a", later, 10))
 	if b := beat("a", later); !b.Joined || b.Released != 1 {
 		t.Fatalf("a's beat after it was declared dead: %+v, want joined and 1 released", b)
 	}
-	if got, _ := ds.Delivery(t.Context(), c.ID, list[0].ID); got.ClaimedBy != "" || !got.LeaseUntil.IsZero() {
+	if got, _ := ds.Delivery(t.Context(), c.Tenant(), list[0].ID); got.ClaimedBy != "" || !got.LeaseUntil.IsZero() {
 		t.Fatalf("a's claim after it joined again: %+v", got)
 	}
 
@@ -475,7 +475,7 @@ func testDeliveryDeadNodesClaimsAreReleased(t *testing.T, bundle *deliveryBundle
 	if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: list[2].ID, StatusCode: 200}, recon.DeliveryDelivered, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := ds.Delivery(t.Context(), c.ID, list[2].ID); got.ClaimedBy != "" || !got.LeaseUntil.IsZero() {
+	if got, _ := ds.Delivery(t.Context(), c.Tenant(), list[2].ID); got.ClaimedBy != "" || !got.LeaseUntil.IsZero() {
 		t.Fatalf("a delivered delivery's claim: %+v", got)
 	}
 }
@@ -564,7 +564,7 @@ func testDeliveryRecordAttempts(t *testing.T, bundle *deliveryBundle) {
 	if err := recordAttempt(t, ds, failed, recon.DeliveryPending, next); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+	got, err := ds.Delivery(t.Context(), c.Tenant(), d.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -584,7 +584,7 @@ func testDeliveryRecordAttempts(t *testing.T, bundle *deliveryBundle) {
 	if err := recordAttempt(t, ds, ok, recon.DeliveryDelivered, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err = ds.Delivery(t.Context(), c.ID, d.ID)
+	got, err = ds.Delivery(t.Context(), c.Tenant(), d.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -617,7 +617,7 @@ func testDeliveryRecordDeadAttempt(t *testing.T, bundle *deliveryBundle) {
 	if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: dead.ID, URL: "https://shop.example/ipn", Error: "timeout"}, recon.DeliveryDead, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ds.Delivery(t.Context(), c.ID, dead.ID); err != nil || got.Status != recon.DeliveryDead || got.Attempts != 1 || !got.DeliveredAt.IsZero() {
+	if got, err := ds.Delivery(t.Context(), c.Tenant(), dead.ID); err != nil || got.Status != recon.DeliveryDead || got.Attempts != 1 || !got.DeliveredAt.IsZero() {
 		t.Fatalf("dead delivery: %+v, %v", got, err)
 	}
 }
@@ -659,7 +659,7 @@ func testDeliveryLateResultNeverUndoesADelivery(t *testing.T, bundle *deliveryBu
 	if err := recordAttempt(t, ds, late, recon.DeliveryPending, now.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+	got, err := ds.Delivery(t.Context(), c.Tenant(), d.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -708,7 +708,7 @@ func testDeliveryRecordAttemptsInABatch(t *testing.T, bundle *deliveryBundle) {
 		{retry, recon.DeliveryPending, next, "HTTP 503", attempts[1]},
 		{dead, recon.DeliveryDead, dead.NextAttemptAt, "timeout", attempts[2]},
 	} {
-		got, err := ds.Delivery(t.Context(), c.ID, tc.d.ID)
+		got, err := ds.Delivery(t.Context(), c.Tenant(), tc.d.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -728,7 +728,7 @@ func testDeliveryRecordAttemptsInABatch(t *testing.T, bundle *deliveryBundle) {
 	}
 	err = ds.RecordAttempts(t.Context(), []outcome{{Attempt: attempts[1], Status: recon.DeliveryDelivered, Next: time.Time{}}, {Attempt: attempts[0], Status: "lost", Next: time.Time{}}})
 	wantCode(t, err, recon.EINVALID, "")
-	if got, _ := ds.Delivery(t.Context(), c.ID, retry.ID); got.Status != recon.DeliveryPending || got.Attempts != 1 {
+	if got, _ := ds.Delivery(t.Context(), c.Tenant(), retry.ID); got.Status != recon.DeliveryPending || got.Attempts != 1 {
 		t.Fatalf("a batch with an unknown status changed a delivery: %+v", got)
 	}
 }
@@ -741,15 +741,15 @@ func testDeliveryReplay(t *testing.T, bundle *deliveryBundle) {
 		t.Fatal(err)
 	}
 	now := time.Now().Add(time.Hour)
-	err := ds.ReplayDelivery(t.Context(), other.ID, d.ID, now)
+	err := ds.ReplayDelivery(t.Context(), other.Tenant(), d.ID, now)
 	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("delivery %d not found", d.ID))
-	if got, _ := ds.Delivery(t.Context(), c.ID, d.ID); got.Status != recon.DeliveryDelivered {
+	if got, _ := ds.Delivery(t.Context(), c.Tenant(), d.ID); got.Status != recon.DeliveryDelivered {
 		t.Fatalf("another company's replay changed the delivery: %+v", got)
 	}
-	if err := ds.ReplayDelivery(t.Context(), c.ID, d.ID, now); err != nil {
+	if err := ds.ReplayDelivery(t.Context(), c.Tenant(), d.ID, now); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+	got, err := ds.Delivery(t.Context(), c.Tenant(), d.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -761,13 +761,13 @@ func testDeliveryReplay(t *testing.T, bundle *deliveryBundle) {
 	if _, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 1, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if err := ds.ReplayDelivery(t.Context(), 0, d.ID, now); err != nil {
+	if err := ds.ReplayDelivery(t.Context(), recon.TenantID{}, d.ID, now); err != nil {
 		t.Fatal(err)
 	}
 	if list, err := ds.ClaimDeliveries(t.Context(), nodeA, now, 1, time.Hour); err != nil || len(list) != 1 {
 		t.Fatalf("claim after replay: %v, %v", ids(list), err)
 	}
-	err = ds.ReplayDelivery(t.Context(), 0, d.ID+1000, now)
+	err = ds.ReplayDelivery(t.Context(), recon.TenantID{}, d.ID+1000, now)
 	wantCode(t, err, recon.ENOTFOUND, "")
 }
 
@@ -788,7 +788,7 @@ func testDeliveryList(t *testing.T, bundle *deliveryBundle) {
 		t.Fatal(err)
 	}
 
-	list, err := ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{})
+	list, err := ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -801,29 +801,29 @@ func testDeliveryList(t *testing.T, bundle *deliveryBundle) {
 		t.Fatalf("first listed %+v", list[0])
 	}
 
-	list, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 3, BeforeID: mine[10].ID})
+	list, err = ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Limit: 3, BeforeID: mine[10].ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "page before an id", []int64{mine[9].ID, mine[8].ID, mine[7].ID}, ids(list))
 
-	list, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Status: recon.DeliveryDead})
+	list, err = ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Status: recon.DeliveryDead})
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "dead", []int64{mine[3].ID}, ids(list))
-	list, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Kind: recon.DeliveryWebhook})
+	list, err = ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Kind: recon.DeliveryWebhook})
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "webhooks", []int64{hook.ID}, ids(list))
 
-	list, err = ds.Deliveries(t.Context(), other.ID, recon.DeliveryFilter{})
+	list, err = ds.Deliveries(t.Context(), other.Tenant(), recon.DeliveryFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "the other company's", []int64{theirs.ID}, ids(list))
-	list, err = ds.Deliveries(t.Context(), 0, recon.DeliveryFilter{Limit: 1000})
+	list, err = ds.Deliveries(t.Context(), recon.TenantID{}, recon.DeliveryFilter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -831,9 +831,9 @@ func testDeliveryList(t *testing.T, bundle *deliveryBundle) {
 		t.Fatalf("all companies: %v", ids(list))
 	}
 
-	_, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Status: "in_flight"})
+	_, err = ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Status: "in_flight"})
 	wantCode(t, err, recon.EINVALID, "")
-	_, err = ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Kind: "sms"})
+	_, err = ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Kind: "sms"})
 	wantCode(t, err, recon.EINVALID, "")
 }
 
@@ -889,12 +889,12 @@ func testDeliveryDeleteDeliveredBefore(t *testing.T, bundle *deliveryBundle) {
 	if err != nil || n != 2 {
 		t.Fatalf("DeleteDeliveredBefore = %d, %v; want 2", n, err)
 	}
-	_, err = ds.Delivery(t.Context(), c.ID, list[0].ID)
+	_, err = ds.Delivery(t.Context(), c.Tenant(), list[0].ID)
 	wantCode(t, err, recon.ENOTFOUND, "")
 	if attempts, err := ds.DeliveryAttempts(t.Context(), list[0].ID); err != nil || len(attempts) != 0 {
 		t.Fatalf("attempts of a deleted delivery: %v %v", attempts, err)
 	}
-	left, _ := ds.Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 10})
+	left, _ := ds.Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Limit: 10})
 	if len(left) != 4 {
 		t.Fatalf("%d deliveries left, want 4", len(left))
 	}
@@ -905,37 +905,37 @@ func testDeliveryDeleteDeliveredBefore(t *testing.T, bundle *deliveryBundle) {
 
 // ipnSetter is the part of a store that sets a company's IPN target.
 type ipnSetter interface {
-	SetIPN(ctx context.Context, companyID int64, t *recon.Target) error
+	SetIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error
 }
 
 func testDeliveryTarget(t *testing.T, bundle *deliveryBundle) {
 	s, ds, c := bundle.s, bundle.ds, bundle.c
 	other := newCompany(t, s, 2)
-	_, err := ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN)
+	_, err := ds.DeliveryTarget(t.Context(), c.Tenant().ID(), recon.DeliveryIPN)
 	wantCode(t, err, recon.ENOTFOUND, "")
 	ipn, ok := s.(ipnSetter)
 	if !ok {
 		t.Skip("the store has no SetIPN: only DeliveryTarget's ENOTFOUND is tested")
 	}
 	want := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthSecretKey, Secret: "s3cret-ключ", Active: true}
-	if err := ipn.SetIPN(t.Context(), c.ID, want); err != nil {
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN)
+	got, err := ds.DeliveryTarget(t.Context(), c.Tenant().ID(), recon.DeliveryIPN)
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "target", want, got)
-	_, err = ds.DeliveryTarget(t.Context(), other.ID, recon.DeliveryIPN)
+	_, err = ds.DeliveryTarget(t.Context(), other.Tenant().ID(), recon.DeliveryIPN)
 	wantCode(t, err, recon.ENOTFOUND, "")
-	_, err = ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryWebhook)
+	_, err = ds.DeliveryTarget(t.Context(), c.Tenant().ID(), recon.DeliveryWebhook)
 	wantCode(t, err, recon.ENOTFOUND, "")
 
 	off := &recon.Target{URL: "https://shop.example/ipn2", AuthType: recon.AuthNone, Active: false}
-	if err := ipn.SetIPN(t.Context(), c.ID, off); err != nil {
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), off); err != nil {
 		t.Fatal(err)
 	}
-	if got, err = ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN); err != nil {
+	if got, err = ds.DeliveryTarget(t.Context(), c.Tenant().ID(), recon.DeliveryIPN); err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "replaced target", off, got)
@@ -949,13 +949,13 @@ func testDeliverySigningSecret(t *testing.T, bundle *deliveryBundle) {
 	}
 	// Every target gets its own signing secret, whatever its auth type.
 	none := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
-	if err := ipn.SetIPN(t.Context(), c.ID, none); err != nil {
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), none); err != nil {
 		t.Fatal(err)
 	}
 	if len(none.SigningSecret) != recon.SecretLen {
 		t.Fatalf("SetIPN without a signing secret made %q, want %d characters", none.SigningSecret, recon.SecretLen)
 	}
-	got, err := ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN)
+	got, err := ds.DeliveryTarget(t.Context(), c.Tenant().ID(), recon.DeliveryIPN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -963,16 +963,16 @@ func testDeliverySigningSecret(t *testing.T, bundle *deliveryBundle) {
 	// Saving the settings with the signing secret read keeps it.
 	got.URL = "https://shop.example/ipn2"
 	kept := got.SigningSecret
-	if err := ipn.SetIPN(t.Context(), c.ID, got); err != nil {
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), got); err != nil {
 		t.Fatal(err)
 	}
-	if again, err := ds.DeliveryTarget(t.Context(), c.ID, recon.DeliveryIPN); err != nil || again.SigningSecret != kept || again.URL != got.URL {
+	if again, err := ds.DeliveryTarget(t.Context(), c.Tenant().ID(), recon.DeliveryIPN); err != nil || again.SigningSecret != kept || again.URL != got.URL {
 		t.Fatalf("after saving with the signing secret: %+v, %v; want the secret kept", again, err)
 	}
 	// Another company's target gets another secret.
 	d := newCompany(t, s, 2)
 	other := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
-	if err := ipn.SetIPN(t.Context(), d.ID, other); err != nil {
+	if err := ipn.SetIPN(t.Context(), d.Tenant(), other); err != nil {
 		t.Fatal(err)
 	}
 	if other.SigningSecret == kept {
@@ -995,10 +995,10 @@ func testDeliveryConcurrentFirstSavesAgreeOnSecrets(t *testing.T, bundle *delive
 	errs := make([]error, 2)
 	for i := range saves {
 		saves[i] = &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthSecretKey, Active: true}
-		wg.Go(func() { errs[i] = ipn.SetIPN(t.Context(), e.ID, saves[i]) })
+		wg.Go(func() { errs[i] = ipn.SetIPN(t.Context(), e.Tenant(), saves[i]) })
 	}
 	wg.Wait()
-	stored, err := ds.DeliveryTarget(t.Context(), e.ID, recon.DeliveryIPN)
+	stored, err := ds.DeliveryTarget(t.Context(), e.Tenant().ID(), recon.DeliveryIPN)
 	if err != nil || errs[0] != nil || errs[1] != nil {
 		t.Fatalf("concurrent first saves: %v, %v, %v", errs[0], errs[1], err)
 	}

@@ -65,7 +65,7 @@ func newExceptionFixture(t *testing.T, open Open) *exceptionFixture {
 	f := &exceptionFixture{s: s, c: newCompany(t, s, 1, format("DH"), format("HD"))}
 	c := f.c
 	f.a, f.other = newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
-	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+	if err := s.SetIPN(t.Context(), c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	f.open = newOrder(t, s, c.ID, f.a.ID, "OPEN", "DH10001", 150_000)
@@ -285,7 +285,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	s, c := f.s, f.c
 	u := accountant(t, s, c.ID)
 	now := time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC)
-	ipns := countDeliveries(t, s, c.ID, recon.IPNOrderPaid)
+	ipns := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid)
 	resolve := func(txID int64, in recon.ResolveInput) (*recon.ExceptionResolution, error) {
 		return s.ResolveException(t.Context(), c.ID, txID, in, u, now)
 	}
@@ -346,7 +346,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	if o.Status != recon.OrderCaptured || o.PaidAmount != 150_000 || o.PaidTransactionID != f.tUnmatched || !o.PaidAt.Equal(now) {
 		t.Fatalf("order after the match: %+v", o)
 	}
-	if n := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); n != ipns+1 {
+	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid); n != ipns+1 {
 		t.Fatalf("%d ORDER_PAID deliveries, want %d", n, ipns+1)
 	}
 	ds, err := s.MatchDecisions(t.Context(), c.Tenant(), 0, f.tUnmatched)
@@ -383,7 +383,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
 		t.Fatalf("resolved: %q", got)
 	}
-	if n := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); n != ipns+2 {
+	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid); n != ipns+2 {
 		t.Fatalf("%d ORDER_PAID deliveries, want %d", n, ipns+2)
 	}
 	// The test tenant's wipe takes its exceptions and resolutions with
@@ -405,7 +405,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 func testExceptionsResolveConcurrently(t *testing.T, f *exceptionFixture) {
 	s, c := f.s, f.c
 	u := accountant(t, s, c.ID)
-	ipns := countDeliveries(t, s, c.ID, recon.IPNOrderPaid)
+	ipns := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid)
 	const n = 8
 	errs := make([]error, n)
 	start := make(chan struct{})
@@ -433,7 +433,7 @@ func testExceptionsResolveConcurrently(t *testing.T, f *exceptionFixture) {
 	if e.Resolution.Action == recon.ResolveMatch {
 		wantIPN++
 	}
-	if got := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); got != wantIPN {
+	if got := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid); got != wantIPN {
 		t.Fatalf("%d ORDER_PAID deliveries after the %s, want %d", got, e.Resolution.Action, wantIPN)
 	}
 	// Matches only: whichever wins, one IPN.
@@ -449,7 +449,7 @@ func testExceptionsResolveConcurrently(t *testing.T, f *exceptionFixture) {
 	wg.Wait()
 	oneWon(t, errs)
 	ds, _ = s.MatchDecisions(t.Context(), c.Tenant(), 0, f.tDup)
-	if len(ds) != before+1 || countDeliveries(t, s, c.ID, recon.IPNOrderPaid) != wantIPN+1 {
+	if len(ds) != before+1 || countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid) != wantIPN+1 {
 		t.Fatalf("%d new decisions, want 1 and 1 more IPN", len(ds)-before)
 	}
 }

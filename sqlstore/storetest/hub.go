@@ -203,7 +203,7 @@ func testHubWebhook(t *testing.T, s recon.Store) {
 	}
 	diff(t, "after a refused change", w4, got)
 	// The delivery target is the webhook, for the dispatcher.
-	tg, err := s.DeliveryTarget(ctx, co.ID, recon.DeliveryWebhook)
+	tg, err := s.DeliveryTarget(ctx, co.Tenant().ID(), recon.DeliveryWebhook)
 	if err != nil || tg.URL != w.URL || tg.Secret != "s3cret-of-mine" || tg.SigningSecret != w5.SigningSecret || tg.Active {
 		t.Fatalf("delivery target: %+v %v", tg, err)
 	}

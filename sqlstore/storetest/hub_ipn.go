@@ -64,7 +64,7 @@ func testHubBalanceChanges(t *testing.T, s recon.Store) {
 	ingest("FT1", linkedID, 150000, 0)
 	ingest("FT2", linkedID, 0, 50000)
 	ingest("FT3", plain.ID, 5, 0) // not linked: nothing
-	list, err := s.Deliveries(ctx, co.ID, recon.DeliveryFilter{Kind: recon.DeliveryHubIPN})
+	list, err := s.Deliveries(ctx, co.Tenant(), recon.DeliveryFilter{Kind: recon.DeliveryHubIPN})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func testHubBalanceChanges(t *testing.T, s recon.Store) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ = s.Deliveries(ctx, co.ID, recon.DeliveryFilter{Kind: recon.DeliveryHubIPN}); len(list) != 3 {
+	if list, _ = s.Deliveries(ctx, co.Tenant(), recon.DeliveryFilter{Kind: recon.DeliveryHubIPN}); len(list) != 3 {
 		t.Fatalf("mixed batch: %d notifications, want 3", len(list))
 	}
 	if err := json.Unmarshal(list[0].Payload, &b); err != nil || b.ReferenceCode != "MIX2" || b.AccountNumber != "0123456789" || b.BankAccountXID != linkedXID {
@@ -105,7 +105,7 @@ func testHubBalanceChanges(t *testing.T, s recon.Store) {
 		t.Fatal(err)
 	}
 	ingest("FT4", linkedID, 1, 0)
-	if list, _ = s.Deliveries(ctx, co.ID, recon.DeliveryFilter{Kind: recon.DeliveryHubIPN}); len(list) != 3 {
+	if list, _ = s.Deliveries(ctx, co.Tenant(), recon.DeliveryFilter{Kind: recon.DeliveryHubIPN}); len(list) != 3 {
 		t.Fatalf("inactive target: %d notifications", len(list))
 	}
 }

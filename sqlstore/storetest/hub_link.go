@@ -18,9 +18,9 @@ type hubEvent struct {
 }
 
 // hubEventsOf lists the company's hub events in the order they were enqueued.
-func hubEventsOf(t *testing.T, s recon.Store, companyID int64) []hubEvent {
+func hubEventsOf(t *testing.T, s recon.Store, tenant recon.TenantID) []hubEvent {
 	t.Helper()
-	list, err := s.Deliveries(t.Context(), companyID, recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 500})
+	list, err := s.Deliveries(t.Context(), tenant, recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func testHubLinkTokens(t *testing.T, s recon.Store) {
 	want := *lt
 	want.Token = ""
 	diff(t, "stored token", &want, got)
-	evs := hubEventsOf(t, s, co.ID)
+	evs := hubEventsOf(t, s, co.Tenant())
 	diff(t, "events", []string{recon.EventLinkTokenCreated}, eventNames(evs))
 	if m := evs[0].Body.Metadata; m.LinkTokenXID != lt.XID || m.Purpose != recon.LinkPurposeLink || m.LinkSessionXID != nil {
 		t.Fatalf("metadata: %+v", m)
@@ -112,7 +112,7 @@ func testHubLinkTokens(t *testing.T, s recon.Store) {
 		t.Fatal(err)
 	}
 	wantCode(t, s.CreateLinkToken(ctx, &recon.LinkToken{CompanyID: co.ID, CustomerXID: susp.XID, Purpose: recon.LinkPurposeLink, Language: "vi"}, time.Minute), recon.EINVALID, "")
-	diff(t, "events after refusals", []string{recon.EventLinkTokenCreated}, eventNames(hubEventsOf(t, s, co.ID)))
+	diff(t, "events after refusals", []string{recon.EventLinkTokenCreated}, eventNames(hubEventsOf(t, s, co.Tenant())))
 
 	// Another merchant can neither read nor revoke it.
 	_, _, err = s.LinkToken(ctx, other.ID, lt.XID)
@@ -126,7 +126,7 @@ func testHubLinkTokens(t *testing.T, s recon.Store) {
 	}
 	_, err = s.RevokeLinkToken(ctx, co.ID, lt.XID)
 	wantCode(t, err, recon.ENOTFOUND, "")
-	evs = hubEventsOf(t, s, co.ID)
+	evs = hubEventsOf(t, s, co.Tenant())
 	diff(t, "events", []string{recon.EventLinkTokenCreated, recon.EventLinkTokenRevoked}, eventNames(evs))
 	if m := evs[1].Body.Metadata; m.LinkTokenXID != lt.XID || m.Reason == "" {
 		t.Fatalf("revoked metadata: %+v", m)
@@ -166,14 +166,14 @@ func testHubEventsWanted(t *testing.T, s recon.Store) {
 	if _, err := s.RevokeLinkToken(ctx, co.ID, c.XID); err != nil {
 		t.Fatal(err)
 	}
-	evs := hubEventsOf(t, s, co.ID)
+	evs := hubEventsOf(t, s, co.Tenant())
 	diff(t, "events", []string{recon.EventLinkTokenRevoked, recon.EventLinkTokenCreated}, eventNames(evs))
 	if evs[0].Body.Metadata.LinkTokenXID != a.XID || evs[1].Body.Metadata.LinkTokenXID != c.XID {
 		t.Fatalf("wrong tokens: %+v", evs)
 	}
 	// The timeline holds every event, wanted or not, each with the outbox
 	// row that sends it when there is one.
-	deliveries, err := s.Deliveries(ctx, co.ID, recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 10})
+	deliveries, err := s.Deliveries(ctx, co.Tenant(), recon.DeliveryFilter{Kind: recon.DeliveryWebhook, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func testHubExpiry(t *testing.T, s recon.Store) {
 	if total != 3 {
 		t.Fatalf("expired %d tokens, want 3", total)
 	}
-	evs := hubEventsOf(t, s, co.ID)
+	evs := hubEventsOf(t, s, co.Tenant())
 	diff(t, "events", []string{recon.EventLinkTokenExpired, recon.EventLinkTokenExpired, recon.EventLinkTokenExpired}, eventNames(evs))
 	for i, e := range evs {
 		if e.Body.Metadata.LinkTokenXID != lts[i].XID || e.Body.Metadata.Reason == "" {

@@ -17,7 +17,7 @@ func testMatching(t *testing.T, open Open) {
 
 func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
 	s, c, a := bundle.s, bundle.c, bundle.a
-	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+	if err := s.SetIPN(t.Context(), c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	newOrder(t, s, c.ID, a.ID, "A", "DH60001", 100_000)
@@ -97,7 +97,7 @@ func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
 		}
 	}
 	// One ORDER_PAID per capture, enqueued in the order the captures happened.
-	ds, err := s.(recon.DeliveryStore).Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 10})
+	ds, err := s.(recon.DeliveryStore).Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func testOrdersConflicts(t *testing.T, bundle *accountBundle) {
 
 func testOrdersMatching(t *testing.T, bundle *accountBundle) {
 	s, c, a := bundle.s, bundle.c, bundle.a
-	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthSecretKey, Secret: "s3cret", Active: true}); err != nil {
+	if err := s.SetIPN(t.Context(), c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthSecretKey, Secret: "s3cret", Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	exact := newOrder(t, s, c.ID, a.ID, "EXACT", "DH20001", 100_000)
@@ -157,7 +157,7 @@ func testOrdersMatching(t *testing.T, bundle *accountBundle) {
 		t.Errorf("report lists: %d unmatched, %d underpaid, unmatched amount %d", len(rep.Unmatched), len(rep.Underpaid), rep.Amounts[recon.MatchNone])
 	}
 	// One ORDER_PAID IPN per capture, in the outbox.
-	n := countDeliveries(t, s, c.ID, recon.IPNOrderPaid)
+	n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid)
 	if n != 4 {
 		t.Errorf("%d ORDER_PAID deliveries, want 4", n)
 	}
@@ -167,14 +167,14 @@ func testOrdersNoIPNTargetNoDelivery(t *testing.T, bundle *accountBundle) {
 	s, c, a := bundle.s, bundle.c, bundle.a
 	newOrder(t, s, c.ID, a.ID, "A", "DH30001", 10)
 	pay(t, s, c.Tenant(), a.ID, "R1", "DH30001", "", 10)
-	if n := countDeliveries(t, s, c.ID, ""); n != 0 {
+	if n := countDeliveries(t, s, c.Tenant(), ""); n != 0 {
 		t.Fatalf("%d deliveries without an IPN target", n)
 	}
 }
 
 func testOrdersCancelAndVoid(t *testing.T, bundle *accountBundle) {
 	s, c, a := bundle.s, bundle.c, bundle.a
-	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+	if err := s.SetIPN(t.Context(), c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	newOrder(t, s, c.ID, a.ID, "UNPAID", "DH40001", 10)
@@ -198,7 +198,7 @@ func testOrdersCancelAndVoid(t *testing.T, bundle *accountBundle) {
 	if err != nil || o.Status != recon.OrderCancelled || o.VoidedAt.IsZero() {
 		t.Fatalf("void: %v %v", o, err)
 	}
-	if n := countDeliveries(t, s, c.ID, recon.IPNTransactionVoid); n != 1 {
+	if n := countDeliveries(t, s, c.Tenant(), recon.IPNTransactionVoid); n != 1 {
 		t.Fatalf("%d TRANSACTION_VOID deliveries, want 1", n)
 	}
 	// A transfer for a voided order is a duplicate, not a new payment.
@@ -243,13 +243,13 @@ func testOrdersFilters(t *testing.T, s recon.Store) {
 }
 
 // countDeliveries counts the company's deliveries of the event ("" for any) in the outbox.
-func countDeliveries(t *testing.T, s recon.Store, companyID int64, event string) int {
+func countDeliveries(t *testing.T, s recon.Store, tenant recon.TenantID, event string) int {
 	t.Helper()
 	ds, ok := s.(recon.DeliveryStore)
 	if !ok {
 		t.Fatal("the store does not implement recon.DeliveryStore")
 	}
-	list, err := ds.Deliveries(t.Context(), companyID, recon.DeliveryFilter{Limit: 500})
+	list, err := ds.Deliveries(t.Context(), tenant, recon.DeliveryFilter{Limit: 500})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -273,7 +273,7 @@ func testRetentionDeliveries(t *testing.T, s recon.Store) {
 	record(retrying, recon.DeliveryPending, time.Now().Add(time.Hour))
 	record(replayed, recon.DeliveryDelivered, time.Time{})
 	record(otherDelivered, recon.DeliveryDelivered, time.Time{})
-	if err := ds.ReplayDelivery(t.Context(), c.ID, replayed.ID, time.Now()); err != nil {
+	if err := ds.ReplayDelivery(t.Context(), c.Tenant(), replayed.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -288,14 +288,14 @@ func testRetentionDeliveries(t *testing.T, s recon.Store) {
 	}
 	diff(t, "31 days on", recon.RetentionResult{Deliveries: 2}, res)
 	for _, d := range []*recon.Delivery{delivered, dead} {
-		_, err := ds.Delivery(t.Context(), c.ID, d.ID)
+		_, err := ds.Delivery(t.Context(), c.Tenant(), d.ID)
 		wantCode(t, err, recon.ENOTFOUND, "")
 		if attempts, err := ds.DeliveryAttempts(t.Context(), d.ID); err != nil || len(attempts) != 0 {
 			t.Fatalf("attempts of deleted delivery %d: %v, %v", d.ID, attempts, err)
 		}
 	}
 	for _, d := range []*recon.Delivery{retrying, fresh, replayed} {
-		got, err := ds.Delivery(t.Context(), c.ID, d.ID)
+		got, err := ds.Delivery(t.Context(), c.Tenant(), d.ID)
 		if err != nil || got.Status != recon.DeliveryPending {
 			t.Fatalf("pending delivery %d after retention: %+v, %v", d.ID, got, err)
 		}
@@ -303,7 +303,7 @@ func testRetentionDeliveries(t *testing.T, s recon.Store) {
 	if attempts, err := ds.DeliveryAttempts(t.Context(), retrying.ID); err != nil || len(attempts) != 1 {
 		t.Fatalf("attempts of the retrying delivery: %v, %v; want 1", attempts, err)
 	}
-	if _, err := ds.Delivery(t.Context(), forever.ID, otherDelivered.ID); err != nil {
+	if _, err := ds.Delivery(t.Context(), forever.Tenant(), otherDelivered.ID); err != nil {
 		t.Fatalf("other company's delivery: %v", err)
 	}
 }

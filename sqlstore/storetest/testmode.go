@@ -146,11 +146,11 @@ func testTestModeNotificationsForListeners(t *testing.T, s recon.Store) {
 	// is held for the listeners.
 	pay(t, s, c.Tenant(), liveAcct.ID, "R1", "DH10001", "", 100_000)
 	pay(t, s, test, testAcct.ID, "R1", "DH10001", "", 100_000)
-	if n := countDeliveries(t, s, c.ID, ""); n != 0 {
+	if n := countDeliveries(t, s, c.Tenant(), ""); n != 0 {
 		t.Fatalf("%d live deliveries without a target", n)
 	}
 	ds := storeAs[recon.DeliveryStore](t, s)
-	list, err := ds.Deliveries(t.Context(), test.ID(), recon.DeliveryFilter{})
+	list, err := ds.Deliveries(t.Context(), test, recon.DeliveryFilter{})
 	if err != nil || len(list) != 1 || list[0].Event != recon.IPNOrderPaid {
 		t.Fatalf("test deliveries = %v, %v; want one ORDER_PAID", list, err)
 	}
@@ -162,12 +162,12 @@ func testTestModeNotificationsForListeners(t *testing.T, s recon.Store) {
 		t.Fatalf("claimed %v, %v during the hold", got, err)
 	}
 	// With an active target, test notifications are due at once.
-	if err := s.SetIPN(t.Context(), test.ID(), &recon.Target{URL: "https://shop.example.vn/test-ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+	if err := s.SetIPN(t.Context(), test, &recon.Target{URL: "https://shop.example.vn/test-ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	newOrder(t, s, test.ID(), testAcct.ID, "INV-2", "DH10002", 5_000)
 	pay(t, s, test, testAcct.ID, "R2", "DH10002", "", 5_000)
-	list, err = ds.Deliveries(t.Context(), test.ID(), recon.DeliveryFilter{})
+	list, err = ds.Deliveries(t.Context(), test, recon.DeliveryFilter{})
 	if err != nil || len(list) != 2 || !list[0].NextAttemptAt.Equal(list[0].CreatedAt) || list[0].CreatedAt.Before(before) {
 		t.Fatalf("test deliveries with a target = %v, %v", list, err)
 	}
@@ -185,7 +185,7 @@ func testTestModeListenSecret(t *testing.T, s recon.Store) {
 	for i := range got {
 		wg.Go(func() {
 			var err error
-			if got[i], err = s.ListenSecret(t.Context(), test.ID()); err != nil {
+			if got[i], err = s.ListenSecret(t.Context(), test); err != nil {
 				t.Errorf("ListenSecret: %v", err)
 			}
 		})
@@ -196,7 +196,7 @@ func testTestModeListenSecret(t *testing.T, s recon.Store) {
 			t.Fatalf("listen secrets %q: want one secret of %d characters", got, recon.SecretLen)
 		}
 	}
-	if theirs, err := s.ListenSecret(t.Context(), otherTest.ID()); err != nil || theirs == got[0] {
+	if theirs, err := s.ListenSecret(t.Context(), otherTest); err != nil || theirs == got[0] {
 		t.Fatalf("another tenant's listen secret %q, %v", theirs, err)
 	}
 	// It is no notification target: the tenant still has none.
@@ -245,7 +245,7 @@ func testTestModeWipe(t *testing.T, s recon.Store) {
 	if _, total, _ := s.Orders(t.Context(), c.Tenant(), recon.OrderFilter{Page: 1, PerPage: 10}); total != 2 {
 		t.Fatalf("live orders after the wipe: %d", total)
 	}
-	if m, err := s.MerchantOf(t.Context(), test.ID()); err != nil || m.Livemode {
+	if m, err := s.MerchantOf(t.Context(), test); err != nil || m.Livemode {
 		t.Fatalf("test merchant after the wipe: %+v, %v", m, err)
 	}
 	if again, err := s.TestTenant(t.Context(), c.ID); err != nil || again.ID != test {
