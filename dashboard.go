@@ -99,10 +99,10 @@ type DashboardStore interface {
 	// DayFlows returns the tenant's money per day from the day from to the
 	// day to (YYYY-MM-DD, business time, at most 62 days), one entry per
 	// day in order, days without transactions included.
-	DayFlows(ctx context.Context, companyID int64, from, to string) ([]DayFlow, error)
+	DayFlows(ctx context.Context, tenant TenantID, from, to string) ([]DayFlow, error)
 	// Attention counts the tenant's underpaid orders, failing and dead
 	// notifications and open exceptions.
-	Attention(ctx context.Context, companyID int64) (*Attention, error)
+	Attention(ctx context.Context, tenant TenantID) (*Attention, error)
 	// OrderDeliveries returns up to limit of the tenant's IPNs about the
 	// order (Delivery.OrderID), oldest first.
 	OrderDeliveries(ctx context.Context, tenant TenantID, o *Order, limit int) ([]*Delivery, error)
@@ -110,5 +110,5 @@ type DashboardStore interface {
 	// pass s, reading a bounded window of the rows its §4.3 filter selects
 	// (TransactionSearchPage says how far back). A Before that is not the
 	// tenant's transaction is EINVALID.
-	SearchTransactions(ctx context.Context, companyID int64, s TransactionSearch) (*TransactionSearchPage, error)
+	SearchTransactions(ctx context.Context, tenant TenantID, s TransactionSearch) (*TransactionSearchPage, error)
 }

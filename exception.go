@@ -283,24 +283,24 @@ func RankSuggestions(s []*Suggestion) []*Suggestion {
 type ExceptionStore interface {
 	// Exceptions lists one page of the tenant's exceptions, newest
 	// transaction first, and whether more follow.
-	Exceptions(ctx context.Context, companyID int64, f ExceptionFilter) ([]*Exception, bool, error)
+	Exceptions(ctx context.Context, tenant TenantID, f ExceptionFilter) ([]*Exception, bool, error)
 	// Exception returns the exception of the tenant's transaction, with its
 	// resolution; ENOTFOUND when the transaction is not (or not the
 	// tenant's) an exception.
-	Exception(ctx context.Context, companyID, transactionID int64) (*Exception, error)
+	Exception(ctx context.Context, tenant TenantID, transactionID int64) (*Exception, error)
 	// ExceptionSuggestions returns, for each exception of the list (a page),
 	// the open orders that may be the one its transfer was meant for (see
 	// Suggestion), ranked by RankSuggestions; formats are the company's
 	// payment-code formats. The work per reason does not grow with the
 	// list's length in round trips (one statement per reason).
-	ExceptionSuggestions(ctx context.Context, companyID int64, list []*Exception, formats []PaymentCodeFormat) ([][]*Suggestion, error)
+	ExceptionSuggestions(ctx context.Context, tenant TenantID, list []*Exception, formats []PaymentCodeFormat) ([][]*Suggestion, error)
 	// ResolveException records by's resolution of the exception in one
 	// database transaction, after CheckResolution under lock: a match
 	// applies the transfer to the order as matching does (decision, order
 	// state, ORDER_PAID IPN through the outbox when it captures). Resolving
 	// an exception twice, even concurrently, gives one resolution: the
 	// other call is ECONFLICT.
-	ResolveException(ctx context.Context, companyID, transactionID int64, in ResolveInput, by *User, now time.Time) (*ExceptionResolution, error)
+	ResolveException(ctx context.Context, tenant TenantID, transactionID int64, in ResolveInput, by *User, now time.Time) (*ExceptionResolution, error)
 }
 
 // exceptionParams are the query parameters of the exceptions listing.
@@ -351,16 +351,16 @@ func ParseExceptionFilter(q url.Values) (ExceptionFilter, error) {
 // SuggestStore is what Suggest needs of storage.
 type SuggestStore interface {
 	Company(ctx context.Context, id int64) (*Company, error)
-	ExceptionSuggestions(ctx context.Context, companyID int64, list []*Exception, formats []PaymentCodeFormat) ([][]*Suggestion, error)
+	ExceptionSuggestions(ctx context.Context, tenant TenantID, list []*Exception, formats []PaymentCodeFormat) ([][]*Suggestion, error)
 }
 
 // Suggest returns the suggested orders of each exception (the tenant's
 // payment-code formats read once), as the API, the CLI and the dashboard
 // show them.
-func Suggest(ctx context.Context, s SuggestStore, companyID int64, list []*Exception) ([][]*Suggestion, error) {
-	co, err := s.Company(ctx, companyID)
+func Suggest(ctx context.Context, s SuggestStore, tenant TenantID, list []*Exception) ([][]*Suggestion, error) {
+	co, err := s.Company(ctx, tenant.ID())
 	if err != nil {
 		return nil, err
 	}
-	return s.ExceptionSuggestions(ctx, companyID, list, co.Config.PaymentCodeFormats)
+	return s.ExceptionSuggestions(ctx, tenant, list, co.Config.PaymentCodeFormats)
 }

@@ -118,11 +118,11 @@ func (h *Handler) listExceptions(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	list, more, err := h.Store.Exceptions(r.Context(), c.Tenant.ID(), f)
+	list, more, err := h.Store.Exceptions(r.Context(), c.Tenant, f)
 	if err != nil {
 		return err
 	}
-	suggestions, err := recon.Suggest(r.Context(), h.Store, c.Tenant.ID(), list)
+	suggestions, err := recon.Suggest(r.Context(), h.Store, c.Tenant, list)
 	if err != nil {
 		return err
 	}
@@ -149,11 +149,11 @@ func (h *Handler) showException(w http.ResponseWriter, r *http.Request, c *recon
 	if err != nil {
 		return err
 	}
-	e, err := h.Store.Exception(r.Context(), c.Tenant.ID(), id)
+	e, err := h.Store.Exception(r.Context(), c.Tenant, id)
 	if err != nil {
 		return err
 	}
-	s, err := recon.Suggest(r.Context(), h.Store, c.Tenant.ID(), []*recon.Exception{e})
+	s, err := recon.Suggest(r.Context(), h.Store, c.Tenant, []*recon.Exception{e})
 	if err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	res, err := h.Store.ResolveException(r.Context(), c.Tenant.ID(), id, in, c.User, h.now())
+	res, err := h.Store.ResolveException(r.Context(), c.Tenant, id, in, c.User, h.now())
 	if err != nil {
 		return err
 	}

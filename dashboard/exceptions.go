@@ -47,13 +47,13 @@ func (h *Handler) exceptions(w http.ResponseWriter, r *http.Request, q *request)
 		return err
 	} else {
 		var more bool
-		if v.Rows, more, err = h.Store.Exceptions(ctx, q.caller.Tenant.ID(), f); err != nil {
+		if v.Rows, more, err = h.Store.Exceptions(ctx, q.caller.Tenant, f); err != nil {
 			return err
 		}
 		for _, e := range v.Rows {
 			v.RowTimes = append(v.RowTimes, e.Transaction.TransactionDate.Format("2006-01-02 15:04"))
 		}
-		if v.Suggestions, err = recon.Suggest(ctx, h.Store, q.caller.Tenant.ID(), v.Rows); err != nil {
+		if v.Suggestions, err = recon.Suggest(ctx, h.Store, q.caller.Tenant, v.Rows); err != nil {
 			return err
 		}
 		if more {
@@ -121,11 +121,11 @@ func (h *Handler) exception(w http.ResponseWriter, r *http.Request, q *request) 
 
 func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *request, id int64, status int, v *exceptionView) error {
 	ctx := r.Context()
-	e, err := h.Store.Exception(ctx, q.caller.Tenant.ID(), id)
+	e, err := h.Store.Exception(ctx, q.caller.Tenant, id)
 	if err != nil {
 		return err
 	}
-	s, err := recon.Suggest(ctx, h.Store, q.caller.Tenant.ID(), []*recon.Exception{e})
+	s, err := recon.Suggest(ctx, h.Store, q.caller.Tenant, []*recon.Exception{e})
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 		return err
 	}
 	ctx := r.Context()
-	e, err := h.Store.Exception(ctx, q.caller.Tenant.ID(), id)
+	e, err := h.Store.Exception(ctx, q.caller.Tenant, id)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 		return h.confirmResolve(w, r, q, e, v, in, o)
 	}
 	if err == nil {
-		_, err = h.Store.ResolveException(ctx, q.caller.Tenant.ID(), id, in, q.caller.User, h.now())
+		_, err = h.Store.ResolveException(ctx, q.caller.Tenant, id, in, q.caller.User, h.now())
 	}
 	switch recon.ErrorCode(err) {
 	case "":

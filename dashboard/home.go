@@ -34,11 +34,11 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, q *request) error
 	if monthStart.Before(first) {
 		first = monthStart
 	}
-	flows, err := h.Store.DayFlows(r.Context(), q.caller.Tenant.ID(), first.Format(recon.DateLayout), today.Format(recon.DateLayout))
+	flows, err := h.Store.DayFlows(r.Context(), q.caller.Tenant, first.Format(recon.DateLayout), today.Format(recon.DateLayout))
 	if err != nil {
 		return err
 	}
-	att, err := h.Store.Attention(r.Context(), q.caller.Tenant.ID())
+	att, err := h.Store.Attention(r.Context(), q.caller.Tenant)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ type opsEnv struct {
 }
 
 // exceptionOf finds the tenant's open exception of the amount.
-func (e *opsEnv) exceptionOf(t *testing.T, tenant int64, amount int64) int64 {
+func (e *opsEnv) exceptionOf(t *testing.T, tenant recon.TenantID, amount int64) int64 {
 	t.Helper()
 	list, _, err := e.db.Exceptions(context.Background(), tenant, recon.ExceptionFilter{Limit: 100})
 	if err != nil {
@@ -45,7 +45,7 @@ func (e *opsEnv) exceptionOf(t *testing.T, tenant int64, amount int64) int64 {
 			return x.Transaction.ID
 		}
 	}
-	t.Fatalf("no exception of %d in tenant %d: %v", amount, tenant, list)
+	t.Fatalf("no exception of %d in tenant.ID() %d: %v", amount, tenant.ID(), list)
 	return 0
 }
 
@@ -90,15 +90,15 @@ func newOpsEnv(t *testing.T, engine string) *opsEnv {
 	e.transfer(t, e.dashEnv.live, 4242, "DH99999999 "+htmlMemo)
 	e.pay(t, e.dashEnv.live, "DH88888888", 999)
 	for name, amount := range map[string]int64{"X1": 160000, "X2": 50000, "X3": 4242, "X4": 999} {
-		e.exc[name] = e.exceptionOf(t, e.live.ID(), amount)
+		e.exc[name] = e.exceptionOf(t, e.live, amount)
 	}
 	// Another company's exception and a test-mode one.
 	oc := e.checkout(t, e.dashEnv.other, "INV-OX", 7000, "Thanh toán đơn hàng INV-OX")
 	e.pay(t, e.dashEnv.other, testkit.Typo(oc), 7000)
-	e.otherExc = e.exceptionOf(t, e.other.ID(), 7000)
+	e.otherExc = e.exceptionOf(t, e.other, 7000)
 	tc := e.checkout(t, e.dashEnv.test, "INV-TX", 7100, "Thanh toán đơn hàng INV-TX")
 	e.pay(t, e.dashEnv.test, testkit.Typo(tc), 7100)
-	e.testExc = e.exceptionOf(t, e.test.ID(), 7100)
+	e.testExc = e.exceptionOf(t, e.test, 7100)
 	// Deliveries of the other company and of test mode (their ORDER_PAID).
 	e.pay(t, e.dashEnv.other, oc, 7000)
 	e.pay(t, e.dashEnv.test, tc, 7100)
@@ -147,7 +147,7 @@ func (e *opsEnv) excPath(name string) string {
 // stillOpen fails unless the live exception is open.
 func (e *opsEnv) stillOpen(t *testing.T, name string) {
 	t.Helper()
-	x, err := e.db.Exception(context.Background(), e.live.ID(), e.exc[name])
+	x, err := e.db.Exception(context.Background(), e.live, e.exc[name])
 	if err != nil || x.Resolution != nil {
 		t.Fatalf("%s: %v %+v", name, err, x)
 	}

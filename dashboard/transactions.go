@@ -87,7 +87,7 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *reques
 	v := &transactionsView{Accounts: accounts, Query: query, States: []string{recon.StateMatched, recon.StateUnmatched, recon.StateException}}
 	if err == nil && s.Searching() {
 		delete(query, "page") // a search pages by keyset (before)
-		v.Search, err = h.Store.SearchTransactions(ctx, q.caller.Tenant.ID(), s)
+		v.Search, err = h.Store.SearchTransactions(ctx, q.caller.Tenant, s)
 		if err == nil {
 			v.Rows, v.Found, v.Scanned = v.Search.Rows, int64(len(v.Search.Rows)), int64(v.Search.Scanned)
 			if v.Search.Next != 0 {
@@ -182,7 +182,7 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 	case s.Searching() && total > maxExportSearch:
 		return recon.Errorf(recon.EINVALID, "the search would read %d transactions; an export reads at most %d: narrow the dates or accounts", total, maxExportSearch)
 	case s.Searching():
-		page, err := h.Store.SearchTransactions(ctx, q.caller.Tenant.ID(), s)
+		page, err := h.Store.SearchTransactions(ctx, q.caller.Tenant, s)
 		if err != nil {
 			return err
 		}
@@ -190,7 +190,7 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 		next = func() ([]*recon.Transaction, error) {
 			for page.Next != 0 {
 				s.Before = page.Next
-				if page, err = h.Store.SearchTransactions(ctx, q.caller.Tenant.ID(), s); err != nil || len(page.Rows) > 0 {
+				if page, err = h.Store.SearchTransactions(ctx, q.caller.Tenant, s); err != nil || len(page.Rows) > 0 {
 					return page.Rows, err
 				}
 			}

@@ -102,7 +102,8 @@ const maxFlowDays = 62
 // DayFlows implements recon.DashboardStore from the per-day sums that
 // ingestion, matching and retention keep in transaction_day_counts: one row
 // per account and day, whatever the number of transactions (migration 00014).
-func (db *DB) DayFlows(ctx context.Context, companyID int64, from, to string) ([]recon.DayFlow, error) {
+func (db *DB) DayFlows(ctx context.Context, tenant recon.TenantID, from, to string) ([]recon.DayFlow, error) {
+	companyID := tenant.ID()
 	first, err1 := time.Parse(recon.DateLayout, from)
 	last, err2 := time.Parse(recon.DateLayout, to)
 	switch {
@@ -148,7 +149,8 @@ func (db *DB) DayFlows(ctx context.Context, companyID int64, from, to string) ([
 // partial indexes of failing and dead rows, which hold few rows; the open
 // exceptions are counted on exceptions_list, at most
 // recon.MaxCountedExceptions of them.
-func (db *DB) Attention(ctx context.Context, companyID int64) (*recon.Attention, error) {
+func (db *DB) Attention(ctx context.Context, tenant recon.TenantID) (*recon.Attention, error) {
+	companyID := tenant.ID()
 	var a recon.Attention
 	err := db.db.QueryRowContext(ctx, `
 		SELECT COUNT(*), COALESCE(SUM(amount - paid_amount), 0) FROM orders

@@ -141,7 +141,8 @@ func scanException(s scanner) (*recon.Exception, error) {
 // exceptions_list (tenant, open or resolved, kind, newest first), read up to
 // a page past the cursor; the kinds' pages are merged here. The bank-account
 // filter is checked on the index's rows (a tenant has few accounts).
-func (db *DB) Exceptions(ctx context.Context, companyID int64, f recon.ExceptionFilter) ([]*recon.Exception, bool, error) {
+func (db *DB) Exceptions(ctx context.Context, tenant recon.TenantID, f recon.ExceptionFilter) ([]*recon.Exception, bool, error) {
+	companyID := tenant.ID()
 	if f.Limit <= 0 {
 		return nil, false, recon.FieldError("limit", "limit must be positive")
 	}
@@ -210,7 +211,8 @@ func (db *DB) Exceptions(ctx context.Context, companyID int64, f recon.Exception
 }
 
 // Exception implements recon.ExceptionStore.
-func (db *DB) Exception(ctx context.Context, companyID, transactionID int64) (*recon.Exception, error) {
+func (db *DB) Exception(ctx context.Context, tenant recon.TenantID, transactionID int64) (*recon.Exception, error) {
+	companyID := tenant.ID()
 	return exceptionOf(ctx, db.db, companyID, transactionID)
 }
 
@@ -236,7 +238,8 @@ func exceptionOf(ctx context.Context, q querier, companyID, transactionID int64)
 // (chunked by the engines' parameter limits), each code naming at most one
 // order; same customer: the named orders' customers in one query, then one
 // branch per customer (orders_customer), the named order left out here.
-func (db *DB) ExceptionSuggestions(ctx context.Context, companyID int64, list []*recon.Exception, formats []recon.PaymentCodeFormat) ([][]*recon.Suggestion, error) {
+func (db *DB) ExceptionSuggestions(ctx context.Context, tenant recon.TenantID, list []*recon.Exception, formats []recon.PaymentCodeFormat) ([][]*recon.Suggestion, error) {
+	companyID := tenant.ID()
 	out := make([][]*recon.Suggestion, len(list))
 	var open []int // the exceptions that get suggestions
 	for i, e := range list {
@@ -403,7 +406,8 @@ func (db *DB) ExceptionSuggestions(ctx context.Context, companyID int64, list []
 // records the resolution. A match goes the way of an automatic one:
 // recon.MatchPayments, a match decision (rule manual), the order's new state
 // and, when it captures, the ORDER_PAID IPN in the outbox.
-func (db *DB) ResolveException(ctx context.Context, companyID, transactionID int64, in recon.ResolveInput, by *recon.User, now time.Time) (*recon.ExceptionResolution, error) {
+func (db *DB) ResolveException(ctx context.Context, tenant recon.TenantID, transactionID int64, in recon.ResolveInput, by *recon.User, now time.Time) (*recon.ExceptionResolution, error) {
+	companyID := tenant.ID()
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}

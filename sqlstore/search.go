@@ -24,7 +24,8 @@ const searchWindow = 5000
 // code, matched-state and memo filters, up to s.Limit. The total is exact
 // when it comes from the day counts (on every page): a matched or unmatched
 // state with no other search filter and only account and date filters.
-func (db *DB) SearchTransactions(ctx context.Context, companyID int64, s recon.TransactionSearch) (*recon.TransactionSearchPage, error) {
+func (db *DB) SearchTransactions(ctx context.Context, tenant recon.TenantID, s recon.TransactionSearch) (*recon.TransactionSearchPage, error) {
+	companyID := tenant.ID()
 	page := &recon.TransactionSearchPage{Rows: []*recon.Transaction{}}
 	f := s.TransactionFilter
 	fq, err := db.filterQuery(ctx, companyID, f)

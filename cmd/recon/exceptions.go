@@ -43,15 +43,15 @@ previous page.`,
 				return err
 			}
 			return a.withStore(ctx, func(db *sqlstore.DB) error {
-				companyID, err := tenant.id(ctx, db)
+				tn, err := tenant.tenant(ctx, db)
 				if err != nil {
 					return err
 				}
-				list, more, err := db.Exceptions(ctx, companyID, f)
+				list, more, err := db.Exceptions(ctx, tn, f)
 				if err != nil {
 					return err
 				}
-				suggestions, err := recon.Suggest(ctx, db, companyID, list)
+				suggestions, err := recon.Suggest(ctx, db, tn, list)
 				if err != nil {
 					return err
 				}
@@ -142,7 +142,7 @@ exception's state before.`,
 				return err
 			}
 			return a.withStore(ctx, func(db *sqlstore.DB) error {
-				companyID, err := tenant.id(ctx, db)
+				tn, err := tenant.tenant(ctx, db)
 				if err != nil {
 					return err
 				}
@@ -156,7 +156,7 @@ exception's state before.`,
 				if !u.May(recon.ActionResolveExceptions) {
 					return fmt.Errorf("user %s (role %s) may not resolve exceptions: it takes role Admin, SuperAdmin or Accountant", u.Email, u.Role)
 				}
-				r, err := db.ResolveException(ctx, companyID, txID, in, u, a.clock.Now())
+				r, err := db.ResolveException(ctx, tn, txID, in, u, a.clock.Now())
 				if err != nil {
 					return err
 				}

@@ -544,14 +544,14 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 		ids := md.pushUnmatched(t, "EXC-RESOLVE")
 		md.cross(func(me, other *side) {
 			path := func(id int64) string { return fmt.Sprintf("/api/v1/exceptions/%d/resolve", id) }
-			before, err := md.db.Exception(t.Context(), other.tenant.ID(), ids[other])
+			before, err := md.db.Exception(t.Context(), other.tenant, ids[other])
 			if err != nil {
 				t.Fatal(err)
 			}
 			if status, body := md.api(t, me, "POST", path(ids[other]), `{"action":"ignore","note":"not mine"}`); status != 404 {
 				t.Errorf("%s resolves %s's exception: %d %v, want 404", me.name, other.name, status, body)
 			}
-			if e, err := md.db.Exception(t.Context(), other.tenant.ID(), ids[other]); err != nil || fmt.Sprint(e.Resolution) != fmt.Sprint(before.Resolution) {
+			if e, err := md.db.Exception(t.Context(), other.tenant, ids[other]); err != nil || fmt.Sprint(e.Resolution) != fmt.Sprint(before.Resolution) {
 				t.Errorf("%s's exception after %s's attempt: %+v %v", other.name, me.name, e, err)
 			}
 			theirs, err := md.db.Order(t.Context(), other.tenant, other.only)

@@ -113,7 +113,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if _, err := s.IngestTransactions(t.Context(), tt.ID, []recon.TransactionInput{tx(ta.ID, "T1", "2026-03-01 10:00:00", 999, 0)}, []string{""}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.DayFlows(t.Context(), c.ID, "2026-02-28", "2026-03-03")
+	got, err := s.DayFlows(t.Context(), c.Tenant(), "2026-02-28", "2026-03-03")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,17 +123,17 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 		{Day: "2026-03-02"},
 		{Day: "2026-03-03", In: 5_000, InCount: 1},
 	}, got)
-	got, err = s.DayFlows(t.Context(), tt.ID.ID(), "2026-03-01", "2026-03-01")
+	got, err = s.DayFlows(t.Context(), tt.ID, "2026-03-01", "2026-03-01")
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "test flows", []recon.DayFlow{{Day: "2026-03-01", In: 999, InCount: 1}}, got)
 	for _, r := range [][2]string{{"2026-03-02", "2026-03-01"}, {"2026-01-01", "2026-03-31"}, {"x", "2026-03-01"}} {
-		_, err := s.DayFlows(t.Context(), c.ID, r[0], r[1])
+		_, err := s.DayFlows(t.Context(), c.Tenant(), r[0], r[1])
 		wantCode(t, err, recon.EINVALID, "")
 	}
 
-	att, err := s.Attention(t.Context(), c.ID)
+	att, err := s.Attention(t.Context(), c.Tenant())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: list[0].ID, At: next, URL: "https://shop.example.vn/ipn", Error: "refused"}, recon.DeliveryPending, next); err != nil {
 		t.Fatal(err)
 	}
-	if att, err = s.Attention(t.Context(), c.ID); err != nil || att.FailingDeliveries != 1 || att.DeadDeliveries != 0 {
+	if att, err = s.Attention(t.Context(), c.Tenant()); err != nil || att.FailingDeliveries != 1 || att.DeadDeliveries != 0 {
 		t.Fatalf("after a failed attempt: %+v, %v", att, err)
 	}
 	// The log's "failing" filter finds it; a failing one cannot be dead.
@@ -165,10 +165,10 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if err := recordAttempt(t, ds, &recon.DeliveryAttempt{DeliveryID: list[0].ID, At: next, URL: "https://shop.example.vn/ipn", Error: "refused"}, recon.DeliveryDead, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if att, err = s.Attention(t.Context(), c.ID); err != nil || att.FailingDeliveries != 0 || att.DeadDeliveries != 1 {
+	if att, err = s.Attention(t.Context(), c.Tenant()); err != nil || att.FailingDeliveries != 0 || att.DeadDeliveries != 1 {
 		t.Fatalf("after the last attempt: %+v, %v", att, err)
 	}
-	if att, err = s.Attention(t.Context(), tt.ID.ID()); err != nil || *att != (recon.Attention{}) {
+	if att, err = s.Attention(t.Context(), tt.ID); err != nil || *att != (recon.Attention{}) {
 		t.Fatalf("test tenant: %+v, %v", att, err)
 	}
 
@@ -216,13 +216,13 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if err := s.CreateUser(t.Context(), admin); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ResolveException(t.Context(), c.ID, r5[0].ID, recon.ResolveInput{Action: recon.ResolveMatch, OrderID: b.ID, Note: "khách chuyển nhầm mã"}, admin, time.Now()); err != nil {
+	if _, err := s.ResolveException(t.Context(), c.Tenant(), r5[0].ID, recon.ResolveInput{Action: recon.ResolveMatch, OrderID: b.ID, Note: "khách chuyển nhầm mã"}, admin, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if att, err = s.Attention(t.Context(), c.ID); err != nil || att.OpenExceptions != 2 {
+	if att, err = s.Attention(t.Context(), c.Tenant()); err != nil || att.OpenExceptions != 2 {
 		t.Fatalf("open exceptions after a resolution: %+v, %v", att, err)
 	}
-	got, err = s.DayFlows(t.Context(), c.ID, "2026-03-03", "2026-03-03")
+	got, err = s.DayFlows(t.Context(), c.Tenant(), "2026-03-03", "2026-03-03")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if _, err := s.(recon.RetentionStore).ApplyRetention(t.Context(), time.Date(2026, 3, 3, 12, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
-	got, err = s.DayFlows(t.Context(), c.ID, "2026-03-01", "2026-03-03")
+	got, err = s.DayFlows(t.Context(), c.Tenant(), "2026-03-01", "2026-03-03")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,12 +23,12 @@ func payAt(t *testing.T, s recon.Store, tenant recon.TenantID, accountID int64, 
 }
 
 // listExceptions returns the transaction ids and kinds of the listing.
-func listExceptions(t *testing.T, s recon.Store, companyID int64, f recon.ExceptionFilter) (string, bool) {
+func listExceptions(t *testing.T, s recon.Store, tenant recon.TenantID, f recon.ExceptionFilter) (string, bool) {
 	t.Helper()
 	if f.Limit == 0 {
 		f.Limit = 50
 	}
-	list, more, err := s.Exceptions(t.Context(), companyID, f)
+	list, more, err := s.Exceptions(t.Context(), tenant, f)
 	if err != nil {
 		t.Fatalf("Exceptions(%+v): %v", f, err)
 	}
@@ -128,7 +128,7 @@ func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
 	s, c := f.s, f.c
 	// An overpayment of SHORT's remaining 60,000.
 	payAt(t, s, c.Tenant(), f.a.ID, "P4", "2026-03-07 10:00:00", "DH10002", "", 70_000)
-	got, more := listExceptions(t, s, c.ID, recon.ExceptionFilter{})
+	got, more := listExceptions(t, s, c.Tenant(), recon.ExceptionFilter{})
 	want := "P4:overpaid P3:duplicate P2:unmatched P1:underpaid U3:unmatched U2:unmatched U1:unmatched"
 	if got != want || more {
 		t.Fatalf("open exceptions\n got %s (more %v)\nwant %s", got, more, want)
@@ -143,7 +143,7 @@ func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
 		{recon.ExceptionFilter{FromDate: "2026-03-02", ToDate: "2026-03-04"}, "P1:underpaid U3:unmatched U2:unmatched"},
 		{recon.ExceptionFilter{Resolved: true}, ""},
 	} {
-		if got, _ := listExceptions(t, s, c.ID, w.f); got != w.want {
+		if got, _ := listExceptions(t, s, c.Tenant(), w.f); got != w.want {
 			t.Errorf("%+v: got %q, want %q", w.f, got, w.want)
 		}
 	}
@@ -151,7 +151,7 @@ func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
 	var pages []string
 	after := int64(0)
 	for {
-		list, more, err := s.Exceptions(t.Context(), c.ID, recon.ExceptionFilter{Limit: 3, After: after})
+		list, more, err := s.Exceptions(t.Context(), c.Tenant(), recon.ExceptionFilter{Limit: 3, After: after})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
 	if got := strings.Join(pages, " | "); got != "P4,P3,P2 | P1,U3,U2 | U1" {
 		t.Fatalf("pages: %s", got)
 	}
-	e, err := s.Exception(t.Context(), c.ID, f.tUnder)
+	e, err := s.Exception(t.Context(), c.Tenant(), f.tUnder)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,24 +176,24 @@ func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
 		e.Reason != "payment code DH10002 names order SHORT: 40000 of 100000 VND paid, 60000 short" {
 		t.Fatalf("underpaid exception: %+v", e)
 	}
-	e, err = s.Exception(t.Context(), c.ID, f.tNoCode)
+	e, err = s.Exception(t.Context(), c.Tenant(), f.tNoCode)
 	if err != nil || e.Reason != recon.NoCodeReason {
 		t.Fatalf("no-code exception: %+v %v", e, err)
 	}
-	e, _ = s.Exception(t.Context(), c.ID, f.tVA)
+	e, _ = s.Exception(t.Context(), c.Tenant(), f.tVA)
 	if e.Reason != "no order with virtual account VA404" {
 		t.Fatalf("VA exception reason %q", e.Reason)
 	}
 	// Another tenant sees none of it, and cannot page from its ids.
 	other := newCompany(t, s, 2)
-	if got, _ := listExceptions(t, s, other.ID, recon.ExceptionFilter{}); got != "" {
+	if got, _ := listExceptions(t, s, other.Tenant(), recon.ExceptionFilter{}); got != "" {
 		t.Fatalf("another tenant lists %q", got)
 	}
-	_, err = s.Exception(t.Context(), other.ID, f.tUnmatched)
+	_, err = s.Exception(t.Context(), other.Tenant(), f.tUnmatched)
 	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("transaction %d is not an exception", f.tUnmatched))
-	_, _, err = s.Exceptions(t.Context(), other.ID, recon.ExceptionFilter{Limit: 5, After: f.tUnmatched})
+	_, _, err = s.Exceptions(t.Context(), other.Tenant(), recon.ExceptionFilter{Limit: 5, After: f.tUnmatched})
 	wantCode(t, err, recon.EINVALID, "")
-	_, _, err = s.Exceptions(t.Context(), c.ID, recon.ExceptionFilter{Limit: 5, Kind: "weird"})
+	_, _, err = s.Exceptions(t.Context(), c.Tenant(), recon.ExceptionFilter{Limit: 5, Kind: "weird"})
 	wantCode(t, err, recon.EINVALID, "kind must be one of unmatched, underpaid, overpaid, duplicate")
 }
 
@@ -203,14 +203,14 @@ func testExceptionsNoOrdersNoQueue(t *testing.T, bundle *accountBundle) {
 	// they are not exceptions (and cost ingestion no row).
 	payAt(t, s, c.Tenant(), a.ID, "R1", "2026-03-01 10:00:00", "DH12345", "", 1_000)
 	payAt(t, s, c.Tenant(), a.ID, "R2", "2026-03-01 10:00:00", "", "", 1_000)
-	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "" {
+	if got, _ := listExceptions(t, s, c.Tenant(), recon.ExceptionFilter{}); got != "" {
 		t.Fatalf("queued %q", got)
 	}
 	// Once it has an order, a code naming no order is an exception.
 	newOrder(t, s, c.ID, 0, "INV", "DH1", 5)
 	payAt(t, s, c.Tenant(), a.ID, "R3", "2026-03-01 10:00:00", "DH12345", "", 1_000)
 	payAt(t, s, c.Tenant(), a.ID, "R4", "2026-03-01 10:00:00", "", "", 1_000) // the order names no account
-	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "R3:unmatched" {
+	if got, _ := listExceptions(t, s, c.Tenant(), recon.ExceptionFilter{}); got != "R3:unmatched" {
 		t.Fatalf("queued %q", got)
 	}
 }
@@ -226,7 +226,7 @@ func testExceptionsSuggestions(t *testing.T, f *exceptionFixture) {
 	}
 	read := func(txID int64) *recon.Exception {
 		t.Helper()
-		e, err := s.Exception(t.Context(), c.ID, txID)
+		e, err := s.Exception(t.Context(), c.Tenant(), txID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func testExceptionsSuggestions(t *testing.T, f *exceptionFixture) {
 	}
 	suggest := func(txID int64) string {
 		t.Helper()
-		got, err := s.ExceptionSuggestions(t.Context(), c.ID, []*recon.Exception{read(txID)}, c.Config.PaymentCodeFormats)
+		got, err := s.ExceptionSuggestions(t.Context(), c.Tenant(), []*recon.Exception{read(txID)}, c.Config.PaymentCodeFormats)
 		if err != nil || len(got) != 1 {
 			t.Fatalf("suggestions: %v, %v", got, err)
 		}
@@ -247,7 +247,7 @@ func testExceptionsSuggestions(t *testing.T, f *exceptionFixture) {
 	for _, id := range ids {
 		page = append(page, read(id))
 	}
-	all, err := s.ExceptionSuggestions(t.Context(), c.ID, page, c.Config.PaymentCodeFormats)
+	all, err := s.ExceptionSuggestions(t.Context(), c.Tenant(), page, c.Config.PaymentCodeFormats)
 	if err != nil || len(all) != len(ids) {
 		t.Fatalf("a page's suggestions: %v, %v", all, err)
 	}
@@ -258,7 +258,7 @@ func testExceptionsSuggestions(t *testing.T, f *exceptionFixture) {
 	}
 	// Another tenant's page finds none of this one's orders.
 	other := newCompany(t, s, 99, c.Config.PaymentCodeFormats...)
-	if got, err := s.ExceptionSuggestions(t.Context(), other.ID, page, c.Config.PaymentCodeFormats); err != nil || text(got[0])+text(got[3]) != "" {
+	if got, err := s.ExceptionSuggestions(t.Context(), other.Tenant(), page, c.Config.PaymentCodeFormats); err != nil || text(got[0])+text(got[3]) != "" {
 		t.Errorf("another tenant: %v, %v", got, err)
 	}
 	// DH10010 is DH10001 with two digits swapped; 150,000 is the amount
@@ -287,7 +287,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	now := time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC)
 	ipns := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid)
 	resolve := func(txID int64, in recon.ResolveInput) (*recon.ExceptionResolution, error) {
-		return s.ResolveException(t.Context(), c.ID, txID, in, u, now)
+		return s.ResolveException(t.Context(), c.Tenant(), txID, in, u, now)
 	}
 	// Input and rule failures change nothing.
 	for _, w := range []struct {
@@ -321,9 +321,9 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	testOrder := newOrder(t, s, tt.ID.ID(), ta.ID, "OPEN", "DH10001", 150_000)
 	_, err = resolve(f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: testOrder.ID, Note: "x"})
 	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("order %d not found", testOrder.ID))
-	_, err = s.ResolveException(t.Context(), tt.ID.ID(), f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "x"}, u, now)
+	_, err = s.ResolveException(t.Context(), tt.ID, f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "x"}, u, now)
 	wantCode(t, err, recon.ENOTFOUND, "")
-	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "" {
+	if got, _ := listExceptions(t, s, c.Tenant(), recon.ExceptionFilter{Resolved: true}); got != "" {
 		t.Fatalf("resolved after failures: %q", got)
 	}
 
@@ -353,7 +353,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	if err != nil || len(ds) != 1 || ds[0].Rule != recon.MatchByHand || ds[0].Outcome != recon.MatchCaptured {
 		t.Fatalf("decisions of the transfer: %+v %v", ds, err)
 	}
-	e, err := s.Exception(t.Context(), c.ID, f.tUnmatched)
+	e, err := s.Exception(t.Context(), c.Tenant(), f.tUnmatched)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,10 +377,10 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	if _, err := resolve(f.tVA, recon.ResolveInput{Action: "ignore", Note: "bank interest"}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "P2:unmatched P1:underpaid" {
+	if got, _ := listExceptions(t, s, c.Tenant(), recon.ExceptionFilter{}); got != "P2:unmatched P1:underpaid" {
 		t.Fatalf("open after resolving: %q", got)
 	}
-	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
+	if got, _ := listExceptions(t, s, c.Tenant(), recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
 		t.Fatalf("resolved: %q", got)
 	}
 	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid); n != ipns+2 {
@@ -389,15 +389,15 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	// The test tenant's wipe takes its exceptions and resolutions with
 	// their transactions; the live tenant's stay.
 	tu := payAt(t, s, tt.ID, ta.ID, "T1", "2026-03-01 10:00:00", "DH77777", "", 1_000)
-	if _, err := s.ResolveException(t.Context(), tt.ID.ID(), tu, recon.ResolveInput{Action: "ignore", Note: "test"}, u, now); err != nil {
+	if _, err := s.ResolveException(t.Context(), tt.ID, tu, recon.ResolveInput{Action: "ignore", Note: "test"}, u, now); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.WipeTestData(t.Context(), c.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Exception(t.Context(), tt.ID.ID(), tu)
+	_, err = s.Exception(t.Context(), tt.ID, tu)
 	wantCode(t, err, recon.ENOTFOUND, "")
-	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
+	if got, _ := listExceptions(t, s, c.Tenant(), recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
 		t.Fatalf("resolved after the wipe: %q", got)
 	}
 }
@@ -419,13 +419,13 @@ func testExceptionsResolveConcurrently(t *testing.T, f *exceptionFixture) {
 			if i%2 == 1 {
 				in = recon.ResolveInput{Action: "ignore", Note: fmt.Sprintf("request %d", i)}
 			}
-			_, errs[i] = s.ResolveException(t.Context(), c.ID, f.tUnmatched, in, u, time.Now())
+			_, errs[i] = s.ResolveException(t.Context(), c.Tenant(), f.tUnmatched, in, u, time.Now())
 		}()
 	}
 	close(start)
 	wg.Wait()
 	oneWon(t, errs)
-	e, err := s.Exception(t.Context(), c.ID, f.tUnmatched)
+	e, err := s.Exception(t.Context(), c.Tenant(), f.tUnmatched)
 	if err != nil || e.Resolution == nil {
 		t.Fatalf("%+v %v", e, err)
 	}
@@ -443,7 +443,7 @@ func testExceptionsResolveConcurrently(t *testing.T, f *exceptionFixture) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = s.ResolveException(t.Context(), c.ID, f.tDup, recon.ResolveInput{Action: "match", OrderID: f.open2.ID, Note: "dup"}, u, time.Now())
+			_, errs[i] = s.ResolveException(t.Context(), c.Tenant(), f.tDup, recon.ResolveInput{Action: "match", OrderID: f.open2.ID, Note: "dup"}, u, time.Now())
 		}()
 	}
 	wg.Wait()

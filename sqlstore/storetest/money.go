@@ -153,7 +153,7 @@ func testMoneyReportSumsNeverWrap(t *testing.T, bundle *accountBundle) {
 	wantCode(t, err, recon.EINVALID, "the unmatched amounts from 2026-03-01 to 2026-03-01 add up to more than 9223372036854775807 VND, the largest total a report can show: report on a shorter period")
 	// The dashboard's day sums stop at the largest int64 ("at least"),
 	// and never fail the ingestion that keeps them.
-	flows, err := s.DayFlows(t.Context(), c.ID, "2026-03-01", "2026-03-01")
+	flows, err := s.DayFlows(t.Context(), c.Tenant(), "2026-03-01", "2026-03-01")
 	if err != nil || len(flows) != 1 || flows[0].In != math.MaxInt64 || flows[0].Out != math.MaxInt64 || flows[0].InCount != fits+1 {
 		t.Fatalf("day flows past the int64 limit: %+v %v", flows, err)
 	}

@@ -51,12 +51,12 @@ func testSearchFilters(t *testing.T, bundle *accountBundle) {
 			t.Fatal(err)
 		}
 	}
-	search := func(companyID int64, q recon.TransactionSearch) *recon.TransactionSearchPage {
+	search := func(tenant recon.TenantID, q recon.TransactionSearch) *recon.TransactionSearchPage {
 		t.Helper()
 		if q.Limit == 0 {
 			q.Limit = 20
 		}
-		p, err := s.SearchTransactions(t.Context(), companyID, q)
+		p, err := s.SearchTransactions(t.Context(), tenant, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,14 +92,14 @@ func testSearchFilters(t *testing.T, bundle *accountBundle) {
 		{"state and reference", recon.TransactionSearch{Matched: recon.StateMatched, TransactionFilter: recon.TransactionFilter{ReferenceNumber: "R2"}}, []string{"R2"}, false, 0},
 		{"state and dates", recon.TransactionSearch{Matched: recon.StateMatched, TransactionFilter: recon.TransactionFilter{FromDate: "2026-03-02"}}, []string{}, true, 0},
 	} {
-		p := search(c.ID, tc.q)
+		p := search(c.Tenant(), tc.q)
 		diff(t, tc.name, tc.want, refs(p))
 		if p.Counted != tc.counted || p.Total != tc.total || p.Next != 0 {
 			t.Errorf("%s: counted %v total %d next %d, want %v %d 0", tc.name, p.Counted, p.Total, p.Next, tc.counted, tc.total)
 		}
 	}
 	// What the page read: every row of the filter, back to the oldest.
-	p := search(c.ID, recon.TransactionSearch{Memo: "nguyen"})
+	p := search(c.Tenant(), recon.TransactionSearch{Memo: "nguyen"})
 	if p.Scanned != 6 || !p.ReadTo.Equal(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)) {
 		t.Errorf("read %d back to %s, want 6 back to the 1st 10:00", p.Scanned, p.ReadTo)
 	}
@@ -113,7 +113,7 @@ func testSearchFilters(t *testing.T, bundle *accountBundle) {
 	q := recon.TransactionSearch{Matched: recon.StateUnmatched}
 	q.Limit = 1
 	for range 10 {
-		p := search(c.ID, q)
+		p := search(c.Tenant(), q)
 		got = append(got, refs(p)...)
 		if !p.Counted || p.Total != 3 {
 			t.Errorf("page after %d: counted %v total %d, want the exact 3 on every page", q.Before, p.Counted, p.Total)
@@ -126,18 +126,18 @@ func testSearchFilters(t *testing.T, bundle *accountBundle) {
 	diff(t, "unmatched a page of one at a time", []string{"R5", "R6", "R3"}, got)
 
 	// Tenants: the other company and the test mode see their own row only.
-	for _, id := range []int64{other.ID, tt.ID.ID()} {
+	for _, id := range []recon.TenantID{other.Tenant(), tt.ID} {
 		p := search(id, recon.TransactionSearch{Code: "DH70001", Memo: "nguyen"})
-		if len(p.Rows) != 1 || p.Rows[0].ReferenceNumber != "X1" || p.Rows[0].CompanyID != id {
-			t.Errorf("company %d: %v", id, refs(p))
+		if len(p.Rows) != 1 || p.Rows[0].ReferenceNumber != "X1" || p.Rows[0].CompanyID != id.ID() {
+			t.Errorf("company %d: %v", id.ID(), refs(p))
 		}
 		if p := search(id, recon.TransactionSearch{Matched: recon.StateUnmatched}); p.Total != 1 || len(p.Rows) != 1 {
-			t.Errorf("company %d unmatched: total %d, %v", id, p.Total, refs(p))
+			t.Errorf("company %d unmatched: total %d, %v", id.ID(), p.Total, refs(p))
 		}
 	}
 	// Continuing after another tenant's transaction is refused.
-	x := search(other.ID, recon.TransactionSearch{Code: "DH70001"})
-	_, err := s.SearchTransactions(t.Context(), c.ID, recon.TransactionSearch{Memo: "a", Before: x.Rows[0].ID, TransactionFilter: recon.TransactionFilter{Limit: 20}})
+	x := search(other.Tenant(), recon.TransactionSearch{Code: "DH70001"})
+	_, err := s.SearchTransactions(t.Context(), c.Tenant(), recon.TransactionSearch{Memo: "a", Before: x.Rows[0].ID, TransactionFilter: recon.TransactionFilter{Limit: 20}})
 	wantCode(t, err, recon.EINVALID, "")
 }
 
@@ -161,7 +161,7 @@ func testSearchWindow(t *testing.T, bundle *accountBundle) {
 	}
 	q := recon.TransactionSearch{Memo: "HOAN TIEN"}
 	q.Limit = 20
-	p, err := s.SearchTransactions(t.Context(), c.ID, q)
+	p, err := s.SearchTransactions(t.Context(), c.Tenant(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func testSearchWindow(t *testing.T, bundle *accountBundle) {
 	}
 	read := p.Scanned
 	q.Before = p.Next
-	if p, err = s.SearchTransactions(t.Context(), c.ID, q); err != nil {
+	if p, err = s.SearchTransactions(t.Context(), c.Tenant(), q); err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Rows) != 1 || p.Rows[0].ReferenceNumber != "W0" || p.Next != 0 || read+p.Scanned != n || !p.ReadTo.Equal(t0) {
