@@ -359,24 +359,24 @@ type HubStore interface {
 	CreateHubCustomer(ctx context.Context, c *HubCustomer) error
 	// HubCustomer returns the company's customer with the xid, or ENOTFOUND
 	// (also for another company's xid).
-	HubCustomer(ctx context.Context, companyID int64, xid string) (*HubCustomer, error)
+	HubCustomer(ctx context.Context, tenant TenantID, xid string) (*HubCustomer, error)
 	// HubCustomers lists a page of the company's customers and the total
 	// that match the filter.
-	HubCustomers(ctx context.Context, companyID int64, f HubCustomerFilter) ([]*HubCustomer, int64, error)
+	HubCustomers(ctx context.Context, tenant TenantID, f HubCustomerFilter) ([]*HubCustomer, int64, error)
 	// UpdateHubCustomer applies fn to the customer under its row lock,
 	// validates the result and stores it; ENOTFOUND, or fn's error.
-	UpdateHubCustomer(ctx context.Context, companyID int64, xid string, fn func(c *HubCustomer) error) (*HubCustomer, error)
+	UpdateHubCustomer(ctx context.Context, tenant TenantID, xid string, fn func(c *HubCustomer) error) (*HubCustomer, error)
 	// HubCustomerCounter counts the customer's linked accounts' transactions
 	// per business day (date "" for all days, else one YYYY-MM-DD day).
-	HubCustomerCounter(ctx context.Context, companyID int64, xid, date string) (*HubCounter, error)
+	HubCustomerCounter(ctx context.Context, tenant TenantID, xid, date string) (*HubCounter, error)
 
 	// HubWebhook returns the company's webhook, or ENOTFOUND when none is set.
-	HubWebhook(ctx context.Context, companyID int64) (*HubWebhook, error)
+	HubWebhook(ctx context.Context, tenant TenantID) (*HubWebhook, error)
 	// ChangeHubWebhook applies the partial change to the stored webhook (or
 	// creates it) under the row's lock (HubWebhookChange.Apply) and returns
 	// what was stored and whether it was created. The caller checks a new
 	// URL's rules before (they need DNS, which no lock should wait for).
-	ChangeHubWebhook(ctx context.Context, companyID int64, c HubWebhookChange) (*HubWebhook, bool, error)
+	ChangeHubWebhook(ctx context.Context, tenant TenantID, c HubWebhookChange) (*HubWebhook, bool, error)
 
 	LinkStore
 	LinkPageStore
@@ -385,11 +385,11 @@ type HubStore interface {
 	// HubBranding returns the company's page branding (empty when none is set).
 	HubBranding(ctx context.Context, companyID int64) (*HubBranding, error)
 	// SetHubBranding validates and stores the company's page branding.
-	SetHubBranding(ctx context.Context, companyID int64, b *HubBranding) error
+	SetHubBranding(ctx context.Context, tenant TenantID, b *HubBranding) error
 	// SetHubIPN creates or replaces the company's hub IPN target (the
 	// balance-change notification), as MerchantStore.SetIPN does the
 	// gateway's.
-	SetHubIPN(ctx context.Context, companyID int64, t *Target) error
+	SetHubIPN(ctx context.Context, tenant TenantID, t *Target) error
 }
 
 // HubBranding is the merchant's branding on the hosted page
@@ -461,13 +461,13 @@ type HubTransaction struct {
 // HubAccountStore reads the linked accounts and their transactions; only
 // accounts the hub linked (with a bank_account_xid) are shown.
 type HubAccountStore interface {
-	HubBankAccounts(ctx context.Context, companyID int64, f HubAccountFilter) ([]*LinkedAccount, int64, error)
+	HubBankAccounts(ctx context.Context, tenant TenantID, f HubAccountFilter) ([]*LinkedAccount, int64, error)
 	// HubBankAccount returns the company's linked account, or ENOTFOUND.
-	HubBankAccount(ctx context.Context, companyID int64, xid string) (*LinkedAccount, error)
-	HubTransactions(ctx context.Context, companyID int64, f HubTransactionFilter) ([]*HubTransaction, int64, error)
+	HubBankAccount(ctx context.Context, tenant TenantID, xid string) (*LinkedAccount, error)
+	HubTransactions(ctx context.Context, tenant TenantID, f HubTransactionFilter) ([]*HubTransaction, int64, error)
 	// HubTransaction returns a transaction of one of the company's linked
 	// accounts, or ENOTFOUND (also for a transaction of another account).
-	HubTransaction(ctx context.Context, companyID, id int64) (*HubTransaction, error)
+	HubTransaction(ctx context.Context, tenant TenantID, id int64) (*HubTransaction, error)
 }
 
 // BalanceChangeEvent is the Delivery.Event of the hub's balance-change notification.

@@ -208,11 +208,11 @@ type LinkStore interface {
 	CreateLinkToken(ctx context.Context, t *LinkToken, ttl time.Duration) error
 	// LinkToken returns the company's link token and its sessions (oldest
 	// first), or ENOTFOUND.
-	LinkToken(ctx context.Context, companyID int64, xid string) (*LinkToken, []*LinkSession, error)
+	LinkToken(ctx context.Context, tenant TenantID, xid string) (*LinkToken, []*LinkSession, error)
 	// RevokeLinkToken revokes the company's ACTIVE link token at once, ends
 	// its open session (REVOKED) and enqueues LINK_TOKEN_REVOKED; a token
 	// that is not active (revoked, used or expired) is ENOTFOUND.
-	RevokeLinkToken(ctx context.Context, companyID int64, xid string) (*LinkToken, error)
+	RevokeLinkToken(ctx context.Context, tenant TenantID, xid string) (*LinkToken, error)
 	// ExpireHubLinks ends what time ended by now, each exactly once even
 	// with several nodes: ACTIVE tokens past their expiry become EXPIRED
 	// (their open session EXPIRED: LINK_SESSION_EXPIRED, then
@@ -223,5 +223,5 @@ type LinkStore interface {
 	// HubEventLog returns the company's link token's timeline, oldest
 	// first: every hub event it and its sessions made (ENOTFOUND for a
 	// token that is not the company's).
-	HubEventLog(ctx context.Context, companyID int64, linkTokenXID string) ([]*HubEventRecord, error)
+	HubEventLog(ctx context.Context, tenant TenantID, linkTokenXID string) ([]*HubEventRecord, error)
 }

@@ -67,13 +67,13 @@ type Hub interface {
 	// returns the hosted link page's address.
 	CreateLinkToken(ctx context.Context, t *recon.LinkToken) (string, error)
 	// Simulate makes a hub event happen in the tenant (`recon trigger`).
-	Simulate(ctx context.Context, tenant int64, sandbox bool, event string) error
+	Simulate(ctx context.Context, tenant recon.TenantID, sandbox bool, event string) error
 	// Identities are the sandbox banks' fixed test identities.
 	Identities() []HubIdentity
 	// SaveWebhook changes the tenant's webhook by the rules of POST
 	// /v1/webhook (hub.Handler.SaveWebhook) and returns what is stored,
 	// and whether it was made now.
-	SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error)
+	SaveWebhook(ctx context.Context, tenant recon.TenantID, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error)
 }
 
 // HubIdentity is a sandbox bank identity (hub.SandboxIdentity).
@@ -132,7 +132,7 @@ func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request,
 	links := map[int64]*recon.LinkedAccount{}
 	v.HasHub = h.Hub != nil
 	if v.HasHub {
-		linked, _, err := h.Store.HubBankAccounts(ctx, tenant.ID(), recon.HubAccountFilter{Page: 1, PerPage: 100})
+		linked, _, err := h.Store.HubBankAccounts(ctx, tenant, recon.HubAccountFilter{Page: 1, PerPage: 100})
 		if err != nil {
 			return err
 		}
@@ -140,7 +140,7 @@ func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request,
 			links[l.ID] = l
 		}
 		if q.caller.May(recon.ActionHub) {
-			if v.Customers, _, err = h.Store.HubCustomers(ctx, tenant.ID(), recon.HubCustomerFilter{Page: 1, PerPage: 100}); err != nil {
+			if v.Customers, _, err = h.Store.HubCustomers(ctx, tenant, recon.HubCustomerFilter{Page: 1, PerPage: 100}); err != nil {
 				return err
 			}
 		}
@@ -234,7 +234,7 @@ func (h *Handler) linkBank(w http.ResponseWriter, r *http.Request, q *request) e
 	if h.Hub == nil {
 		return errNotFound()
 	}
-	cu, err := h.Store.HubCustomer(r.Context(), q.caller.Tenant.ID(), r.PostForm.Get("customer"))
+	cu, err := h.Store.HubCustomer(r.Context(), q.caller.Tenant, r.PostForm.Get("customer"))
 	if err != nil {
 		return err
 	}

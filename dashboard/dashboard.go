@@ -79,11 +79,11 @@ type Store interface {
 	ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int64, now time.Time) error
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
 	// recon.HubStore's:
-	HubCustomer(ctx context.Context, companyID int64, xid string) (*recon.HubCustomer, error)
-	HubCustomers(ctx context.Context, companyID int64, f recon.HubCustomerFilter) ([]*recon.HubCustomer, int64, error)
-	HubWebhook(ctx context.Context, companyID int64) (*recon.HubWebhook, error)
+	HubCustomer(ctx context.Context, tenant recon.TenantID, xid string) (*recon.HubCustomer, error)
+	HubCustomers(ctx context.Context, tenant recon.TenantID, f recon.HubCustomerFilter) ([]*recon.HubCustomer, int64, error)
+	HubWebhook(ctx context.Context, tenant recon.TenantID) (*recon.HubWebhook, error)
 	// recon.HubAccountStore's:
-	HubBankAccounts(ctx context.Context, companyID int64, f recon.HubAccountFilter) ([]*recon.LinkedAccount, int64, error)
+	HubBankAccounts(ctx context.Context, tenant recon.TenantID, f recon.HubAccountFilter) ([]*recon.LinkedAccount, int64, error)
 }
 
 // Handler serves the dashboard. Fill the fields, then call Register.

@@ -106,7 +106,7 @@ func (h *Handler) sandboxHubEvent(w http.ResponseWriter, r *http.Request, q *req
 	if h.Hub == nil {
 		return errNotFound()
 	}
-	err := h.Hub.Simulate(r.Context(), q.caller.Tenant.ID(), !q.caller.Livemode() || h.Sandbox, r.PostForm.Get("event"))
+	err := h.Hub.Simulate(r.Context(), q.caller.Tenant, !q.caller.Livemode() || h.Sandbox, r.PostForm.Get("event"))
 	if c := recon.ErrorCode(err); c == recon.EINVALID || c == recon.EUNAVAILABLE {
 		return h.renderSandbox(w, r, q, http.StatusBadRequest, &sandboxView{Err: recon.ErrorMessage(err)})
 	} else if err != nil {

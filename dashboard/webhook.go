@@ -29,7 +29,7 @@ func (h *Handler) showWebhook(r *http.Request, q *request, v *settingsView) erro
 		return nil
 	}
 	v.HasHub, v.HubEvents = true, recon.HubEvents
-	wh, err := h.Store.HubWebhook(r.Context(), q.caller.Tenant.ID())
+	wh, err := h.Store.HubWebhook(r.Context(), q.caller.Tenant)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		if v.WebhookForm == nil {
 			v.WebhookForm = &webhookForm{Active: true, Events: []string{"*"}}
@@ -57,7 +57,7 @@ func (h *Handler) saveWebhook(w http.ResponseWriter, r *http.Request, q *request
 	if ch.AllowEvents == nil {
 		ch.AllowEvents = []string{}
 	}
-	wh, created, err := h.Hub.SaveWebhook(r.Context(), q.caller.Tenant.ID(), ch)
+	wh, created, err := h.Hub.SaveWebhook(r.Context(), q.caller.Tenant, ch)
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{WebhookForm: f, WebhookErr: recon.ErrorMessage(err)})
 	} else if err != nil {
@@ -78,11 +78,11 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, q 
 	if h.Hub == nil {
 		return errNotFound()
 	}
-	if _, err := h.Store.HubWebhook(r.Context(), q.caller.Tenant.ID()); err != nil {
+	if _, err := h.Store.HubWebhook(r.Context(), q.caller.Tenant); err != nil {
 		return err // none yet: 404 (the form makes one, with a new secret)
 	}
 	secret := recon.NewSecretFrom(h.Rand)
-	wh, _, err := h.Hub.SaveWebhook(r.Context(), q.caller.Tenant.ID(), recon.HubWebhookChange{Secret: &secret})
+	wh, _, err := h.Hub.SaveWebhook(r.Context(), q.caller.Tenant, recon.HubWebhookChange{Secret: &secret})
 	if err != nil {
 		return err
 	}
@@ -96,14 +96,14 @@ func (h *Handler) rotateWebhookSigning(w http.ResponseWriter, r *http.Request, q
 	if h.Hub == nil {
 		return errNotFound()
 	}
-	cur, err := h.Store.HubWebhook(r.Context(), q.caller.Tenant.ID())
+	cur, err := h.Store.HubWebhook(r.Context(), q.caller.Tenant)
 	if err != nil {
 		return err // none yet: 404 (the form makes one, with its signing secret)
 	}
 	if !confirmed(r) {
 		return h.confirmSigningRotation(w, r, q, "/dashboard/settings/hub-webhook-signing-secret", recon.DeliveryWebhook, cur.URL, recon.MaskSecret(cur.SigningSecret), "#hub-webhook")
 	}
-	wh, _, err := h.Hub.SaveWebhook(r.Context(), q.caller.Tenant.ID(), recon.HubWebhookChange{RotateSigningSecret: true})
+	wh, _, err := h.Hub.SaveWebhook(r.Context(), q.caller.Tenant, recon.HubWebhookChange{RotateSigningSecret: true})
 	if err != nil {
 		return err
 	}

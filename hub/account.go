@@ -54,7 +54,7 @@ func (h *Handler) listBankAccounts(w http.ResponseWriter, r *http.Request, c *re
 	if f.CustomerXID != "" && !recon.ValidXID(f.CustomerXID) {
 		return recon.FieldError("company_xid", "company_xid must be a company's xid (a UUID)")
 	}
-	list, total, err := h.Store.HubBankAccounts(r.Context(), c.Tenant.ID(), f)
+	list, total, err := h.Store.HubBankAccounts(r.Context(), c.Tenant, f)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (h *Handler) getBankAccount(w http.ResponseWriter, r *http.Request, c *reco
 	if !recon.ValidXID(xid) {
 		return recon.Errorf(recon.ENOTFOUND, "bank account %s not found", xid)
 	}
-	a, err := h.Store.HubBankAccount(r.Context(), c.Tenant.ID(), xid)
+	a, err := h.Store.HubBankAccount(r.Context(), c.Tenant, xid)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if !f.From.IsZero() && !f.To.IsZero() && f.From.After(f.To) {
 		return recon.FieldError("from_date", "from_date must not be after to_date")
 	}
-	list, total, err := h.Store.HubTransactions(r.Context(), c.Tenant.ID(), f)
+	list, total, err := h.Store.HubTransactions(r.Context(), c.Tenant, f)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (h *Handler) getTransaction(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil || id <= 0 {
 		return recon.Errorf(recon.ENOTFOUND, "transaction %s not found", r.PathValue("id"))
 	}
-	t, err := h.Store.HubTransaction(r.Context(), c.Tenant.ID(), id)
+	t, err := h.Store.HubTransaction(r.Context(), c.Tenant, id)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (h *Handler) postMerchantConfig(w http.ResponseWriter, r *http.Request, c *
 			*f.dst = *f.in
 		}
 	}
-	if err := h.Store.SetHubBranding(r.Context(), c.Tenant.ID(), b); err != nil {
+	if err := h.Store.SetHubBranding(r.Context(), c.Tenant, b); err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, dataBody{Code: http.StatusOK, Message: "Merchant config saved", Data: toMerchantConfig(b)})

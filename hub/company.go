@@ -96,7 +96,7 @@ func (h *Handler) listCompanies(w http.ResponseWriter, r *http.Request, c *recon
 	default:
 		return recon.FieldError("sort[created_at]", "sort[created_at] must be asc or desc")
 	}
-	list, total, err := h.Store.HubCustomers(r.Context(), c.Tenant.ID(), f)
+	list, total, err := h.Store.HubCustomers(r.Context(), c.Tenant, f)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (h *Handler) getCompany(w http.ResponseWriter, r *http.Request, c *recon.Ca
 	if err != nil {
 		return err
 	}
-	hc, err := h.Store.HubCustomer(r.Context(), c.Tenant.ID(), xid)
+	hc, err := h.Store.HubCustomer(r.Context(), c.Tenant, xid)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (h *Handler) editCompany(w http.ResponseWriter, r *http.Request, c *recon.C
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	hc, err := h.Store.UpdateHubCustomer(r.Context(), c.Tenant.ID(), xid, func(hc *recon.HubCustomer) error {
+	hc, err := h.Store.UpdateHubCustomer(r.Context(), c.Tenant, xid, func(hc *recon.HubCustomer) error {
 		if in.FullName != nil {
 			hc.FullName = strings.TrimSpace(*in.FullName)
 		}
@@ -182,7 +182,7 @@ func (h *Handler) companyCounter(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	cnt, err := h.Store.HubCustomerCounter(r.Context(), c.Tenant.ID(), xid, r.URL.Query().Get("date"))
+	cnt, err := h.Store.HubCustomerCounter(r.Context(), c.Tenant, xid, r.URL.Query().Get("date"))
 	if err != nil {
 		return err
 	}

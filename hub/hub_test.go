@@ -325,7 +325,7 @@ func TestCompanies(t *testing.T) {
 		if status != 409 {
 			t.Errorf("duplicate name: %d %v", status, body)
 		}
-		if _, total, _ := b.store.HubCustomers(t.Context(), b.company.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10}); total != 1 {
+		if _, total, _ := b.store.HubCustomers(t.Context(), b.company.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 10}); total != 1 {
 			t.Fatalf("refused creates wrote rows: total %d", total)
 		}
 

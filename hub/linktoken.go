@@ -182,7 +182,7 @@ func (h *Handler) getLinkToken(w http.ResponseWriter, r *http.Request, c *recon.
 	if err != nil {
 		return err
 	}
-	t, sessions, err := h.Store.LinkToken(r.Context(), c.Tenant.ID(), xid)
+	t, sessions, err := h.Store.LinkToken(r.Context(), c.Tenant, xid)
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (h *Handler) revokeLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 	if err != nil {
 		return err
 	}
-	if _, err := h.Store.RevokeLinkToken(r.Context(), c.Tenant.ID(), xid); err != nil {
+	if _, err := h.Store.RevokeLinkToken(r.Context(), c.Tenant, xid); err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, dataBody{Code: http.StatusOK, Message: "Link token revoked", Data: nil})

@@ -37,7 +37,7 @@ const simulationCustomer = "Recon trigger (sandbox)"
 // with its state changes and LINK_SESSION_COMPLETED). `recon trigger` uses
 // it. LINK_TOKEN_EXPIRED and LINK_SESSION_EXPIRED come from a token that
 // lives one second: the sweep of a running server ends it.
-func (h *Handler) Simulate(ctx context.Context, companyID int64, sandbox bool, event string) (*Simulation, error) {
+func (h *Handler) Simulate(ctx context.Context, tenant recon.TenantID, sandbox bool, event string) (*Simulation, error) {
 	if event == "BANK_ACCOUNT_INACTIVED" {
 		event = recon.EventBankAccountInactivated
 	}
@@ -47,18 +47,18 @@ func (h *Handler) Simulate(ctx context.Context, companyID int64, sandbox bool, e
 	if _, err := h.connector(sandbox); err != nil { // before making anything
 		return nil, err
 	}
-	cu, err := h.simulationCustomer(ctx, companyID)
+	cu, err := h.simulationCustomer(ctx, tenant)
 	if err != nil {
 		return nil, err
 	}
 	sim := &Simulation{Event: event, Customer: cu}
-	b := &browser{h: h, sim: sim, companyID: companyID, sandbox: sandbox}
+	b := &browser{h: h, sim: sim, tenant: tenant, sandbox: sandbox}
 	switch event {
 	case recon.EventLinkTokenCreated:
 		_, err = b.token(ctx, recon.LinkPurposeLink, "", 0)
 	case recon.EventLinkTokenRevoked:
 		if _, err = b.token(ctx, recon.LinkPurposeLink, "", 0); err == nil {
-			_, err = h.Store.RevokeLinkToken(ctx, companyID, sim.LinkTokens[0])
+			_, err = h.Store.RevokeLinkToken(ctx, tenant, sim.LinkTokens[0])
 		}
 	case recon.EventLinkTokenExpired, recon.EventLinkSessionExpired:
 		var p *page
@@ -98,15 +98,15 @@ func (h *Handler) Simulate(ctx context.Context, companyID int64, sandbox bool, e
 }
 
 // simulationCustomer finds or makes the merchant's company Simulate uses.
-func (h *Handler) simulationCustomer(ctx context.Context, companyID int64) (*recon.HubCustomer, error) {
-	list, _, err := h.Store.HubCustomers(ctx, companyID, recon.HubCustomerFilter{Q: simulationCustomer, Page: 1, PerPage: 1})
+func (h *Handler) simulationCustomer(ctx context.Context, tenant recon.TenantID) (*recon.HubCustomer, error) {
+	list, _, err := h.Store.HubCustomers(ctx, tenant, recon.HubCustomerFilter{Q: simulationCustomer, Page: 1, PerPage: 1})
 	if err != nil {
 		return nil, err
 	}
 	if len(list) > 0 && list[0].FullName == simulationCustomer {
 		return list[0], nil
 	}
-	cu := &recon.HubCustomer{CompanyID: companyID, FullName: simulationCustomer, ShortName: "TRIGGER", Status: recon.HubCustomerActive}
+	cu := &recon.HubCustomer{CompanyID: tenant.ID(), FullName: simulationCustomer, ShortName: "TRIGGER", Status: recon.HubCustomerActive}
 	return cu, h.Store.CreateHubCustomer(ctx, cu)
 }
 
@@ -121,16 +121,16 @@ func failing(kind string) SandboxIdentity {
 
 // browser makes the tokens of one simulation and drives their pages.
 type browser struct {
-	h         *Handler
-	sim       *Simulation
-	companyID int64
-	sandbox   bool
+	h       *Handler
+	sim     *Simulation
+	tenant  recon.TenantID
+	sandbox bool
 }
 
 // token makes a link token as POST /v1/link-token/create does (ttl 0: the
 // handler's lifetime).
 func (b *browser) token(ctx context.Context, purpose, accountXID string, ttl time.Duration) (*page, error) {
-	t := &recon.LinkToken{CompanyID: b.companyID, CustomerXID: b.sim.Customer.XID, Purpose: purpose, Language: "en",
+	t := &recon.LinkToken{CompanyID: b.tenant.ID(), CustomerXID: b.sim.Customer.XID, Purpose: purpose, Language: "en",
 		BankAccountXID: accountXID, Sandbox: b.sandbox}
 	h := *b.h
 	if ttl > 0 {
@@ -163,7 +163,7 @@ func (b *browser) unlinkedIdentity(ctx context.Context) (SandboxIdentity, error)
 func (b *browser) linkedNumbers(ctx context.Context) (map[string]bool, error) {
 	out := map[string]bool{}
 	for p := 1; ; p++ {
-		list, total, err := b.h.Store.HubBankAccounts(ctx, b.companyID, recon.HubAccountFilter{Page: p, PerPage: 100})
+		list, total, err := b.h.Store.HubBankAccounts(ctx, b.tenant, recon.HubAccountFilter{Page: p, PerPage: 100})
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +200,7 @@ func (b *browser) link(ctx context.Context, id SandboxIdentity) error {
 		}
 	}
 	if id.Fail == "" {
-		_, sessions, err := b.h.Store.LinkToken(ctx, b.companyID, b.sim.LinkTokens[len(b.sim.LinkTokens)-1])
+		_, sessions, err := b.h.Store.LinkToken(ctx, b.tenant, b.sim.LinkTokens[len(b.sim.LinkTokens)-1])
 		if err != nil {
 			return err
 		}
@@ -215,7 +215,7 @@ func (b *browser) link(ctx context.Context, id SandboxIdentity) error {
 // unlink ends the link of an account the tenant has linked (linking one
 // first when there is none): at the bank, or here only.
 func (b *browser) unlink(ctx context.Context, choice string) error {
-	accounts, _, err := b.h.Store.HubBankAccounts(ctx, b.companyID, recon.HubAccountFilter{CustomerXID: b.sim.Customer.XID, Page: 1, PerPage: 100})
+	accounts, _, err := b.h.Store.HubBankAccounts(ctx, b.tenant, recon.HubAccountFilter{CustomerXID: b.sim.Customer.XID, Page: 1, PerPage: 100})
 	if err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func (b *browser) unlink(ctx context.Context, choice string) error {
 	if err != nil {
 		return err
 	}
-	a, err := b.h.Store.HubBankAccount(ctx, b.companyID, xid)
+	a, err := b.h.Store.HubBankAccount(ctx, b.tenant, xid)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func TestSimulate(t *testing.T) {
 			t.Helper()
 			var names []string
 			for _, xid := range sim.LinkTokens {
-				log, err := b.store.HubEventLog(t.Context(), b.company.ID, xid)
+				log, err := b.store.HubEventLog(t.Context(), b.company.Tenant(), xid)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -31,7 +31,7 @@ func TestSimulate(t *testing.T) {
 			return names
 		}
 		for _, event := range recon.HubEvents {
-			sim, err := h.Simulate(t.Context(), b.company.ID, true, event)
+			sim, err := h.Simulate(t.Context(), b.company.Tenant(), true, event)
 			if err != nil {
 				t.Fatalf("%s: %v", event, err)
 			}
@@ -57,13 +57,13 @@ func TestSimulate(t *testing.T) {
 		}
 		// Live, on a production server: no bank to reach, said plainly.
 		prod := &hub.Handler{Store: b.store}
-		if _, err := prod.Simulate(t.Context(), b.other.ID, false, recon.EventBankAccountLinked); recon.ErrorCode(err) != recon.EUNAVAILABLE {
+		if _, err := prod.Simulate(t.Context(), b.other.Tenant(), false, recon.EventBankAccountLinked); recon.ErrorCode(err) != recon.EUNAVAILABLE {
 			t.Fatalf("production without a connector: %v", err)
 		}
-		if list, _, err := b.store.HubCustomers(t.Context(), b.other.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10}); err != nil || len(list) != 0 {
+		if list, _, err := b.store.HubCustomers(t.Context(), b.other.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 10}); err != nil || len(list) != 0 {
 			t.Fatalf("the refused simulation made %v (%v)", list, err)
 		}
-		if _, err := h.Simulate(t.Context(), b.company.ID, true, "NOPE"); recon.ErrorCode(err) != recon.EINVALID {
+		if _, err := h.Simulate(t.Context(), b.company.Tenant(), true, "NOPE"); recon.ErrorCode(err) != recon.EINVALID {
 			t.Fatalf("unknown event: %v", err)
 		}
 	})

@@ -48,7 +48,7 @@ func toWebhookJSON(w *recon.HubWebhook, showSecret, showSigning bool) webhookJSO
 // getWebhook serves GET /v1/webhook: the configuration with the secret
 // masked, or data null when none is set.
 func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	wh, err := h.Store.HubWebhook(r.Context(), c.Tenant.ID())
+	wh, err := h.Store.HubWebhook(r.Context(), c.Tenant)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		writeEnvelope(w, http.StatusOK, "", []string{"No webhook is configured"}, nil, nil)
 		return nil
@@ -140,7 +140,7 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 			return recon.FieldError("rotate_signing_secret", "rotate_signing_secret must be true or false")
 		}
 	}
-	wh, created, err := h.SaveWebhook(r.Context(), c.Tenant.ID(), ch)
+	wh, created, err := h.SaveWebhook(r.Context(), c.Tenant, ch)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 // recon.CheckTargetURL with the server's SSRF check) and stores it; created
 // tells a new webhook. The hub API and the dashboard's settings both save
 // through it. Nothing is stored unless every field is valid.
-func (h *Handler) SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
+func (h *Handler) SaveWebhook(ctx context.Context, tenant recon.TenantID, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
 	if ch.AllowEventsSet {
 		if _, err := recon.NormalizeAllowEvents(ch.AllowEvents); err != nil {
 			var bad *recon.ErrInvalidEvent

@@ -15,7 +15,8 @@ import (
 const linkedAccountLast = `, (SELECT MAX(t.transaction_date) FROM transactions t WHERE t.bank_account_id = b.id)`
 
 // HubBankAccounts implements recon.HubAccountStore.
-func (db *DB) HubBankAccounts(ctx context.Context, companyID int64, f recon.HubAccountFilter) ([]*recon.LinkedAccount, int64, error) {
+func (db *DB) HubBankAccounts(ctx context.Context, tenant recon.TenantID, f recon.HubAccountFilter) ([]*recon.LinkedAccount, int64, error) {
+	companyID := tenant.ID()
 	var args queryArgs
 	where := ` WHERE b.company_id = ` + args.add(companyID) + ` AND b.xid IS NOT NULL`
 	if f.CustomerXID != "" {
@@ -50,7 +51,8 @@ func scanLinkedAccountLast(s scanner) (*recon.LinkedAccount, error) {
 }
 
 // HubBankAccount implements recon.HubAccountStore.
-func (db *DB) HubBankAccount(ctx context.Context, companyID int64, xid string) (*recon.LinkedAccount, error) {
+func (db *DB) HubBankAccount(ctx context.Context, tenant recon.TenantID, xid string) (*recon.LinkedAccount, error) {
+	companyID := tenant.ID()
 	a, err := scanLinkedAccountLast(db.db.QueryRowContext(ctx, `SELECT `+linkedAccountColumns+linkedAccountLast+linkedAccountFrom+
 		` WHERE b.company_id = $1 AND b.xid = $2`, companyID, strings.ToLower(xid)))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -83,7 +85,8 @@ func scanHubTransaction(s scanner) (*recon.HubTransaction, error) {
 const hubTransactionColumns = transactionColumns + `, b.xid, COALESCE(c.xid, '')`
 
 // HubTransactions implements recon.HubAccountStore.
-func (db *DB) HubTransactions(ctx context.Context, companyID int64, f recon.HubTransactionFilter) ([]*recon.HubTransaction, int64, error) {
+func (db *DB) HubTransactions(ctx context.Context, tenant recon.TenantID, f recon.HubTransactionFilter) ([]*recon.HubTransaction, int64, error) {
+	companyID := tenant.ID()
 	var args queryArgs
 	where := ` WHERE t.company_id = ` + args.add(companyID) + ` AND b.xid IS NOT NULL`
 	if f.CustomerXID != "" {
@@ -113,7 +116,8 @@ func (db *DB) HubTransactions(ctx context.Context, companyID int64, f recon.HubT
 }
 
 // HubTransaction implements recon.HubAccountStore.
-func (db *DB) HubTransaction(ctx context.Context, companyID, id int64) (*recon.HubTransaction, error) {
+func (db *DB) HubTransaction(ctx context.Context, tenant recon.TenantID, id int64) (*recon.HubTransaction, error) {
+	companyID := tenant.ID()
 	h, err := scanHubTransaction(db.db.QueryRowContext(ctx, `SELECT `+hubTransactionColumns+hubTransactionFrom+
 		` WHERE t.company_id = $1 AND t.id = $2 AND b.xid IS NOT NULL`, companyID, id))
 	if errors.Is(err, sql.ErrNoRows) {

@@ -26,7 +26,8 @@ func (db *DB) HubBranding(ctx context.Context, companyID int64) (*recon.HubBrand
 }
 
 // SetHubBranding implements recon.HubStore.
-func (db *DB) SetHubBranding(ctx context.Context, companyID int64, b *recon.HubBranding) error {
+func (db *DB) SetHubBranding(ctx context.Context, tenant recon.TenantID, b *recon.HubBranding) error {
+	companyID := tenant.ID()
 	if err := b.Validate(); err != nil {
 		return err
 	}

@@ -51,7 +51,8 @@ func (db *DB) CreateHubCustomer(ctx context.Context, c *recon.HubCustomer) error
 func quote(s string) string { return `"` + s + `"` }
 
 // HubCustomer implements recon.HubStore.
-func (db *DB) HubCustomer(ctx context.Context, companyID int64, xid string) (*recon.HubCustomer, error) {
+func (db *DB) HubCustomer(ctx context.Context, tenant recon.TenantID, xid string) (*recon.HubCustomer, error) {
+	companyID := tenant.ID()
 	return hubCustomer(ctx, db.db, companyID, xid, "")
 }
 
@@ -78,7 +79,8 @@ func scanHubCustomer(s scanner) (*recon.HubCustomer, error) {
 }
 
 // HubCustomers implements recon.HubStore: newest first (id breaks ties).
-func (db *DB) HubCustomers(ctx context.Context, companyID int64, f recon.HubCustomerFilter) ([]*recon.HubCustomer, int64, error) {
+func (db *DB) HubCustomers(ctx context.Context, tenant recon.TenantID, f recon.HubCustomerFilter) ([]*recon.HubCustomer, int64, error) {
+	companyID := tenant.ID()
 	var args queryArgs
 	where := `company_id = ` + args.add(companyID)
 	if f.Status != "" {
@@ -108,7 +110,8 @@ func (db *DB) HubCustomers(ctx context.Context, companyID int64, f recon.HubCust
 }
 
 // UpdateHubCustomer implements recon.HubStore.
-func (db *DB) UpdateHubCustomer(ctx context.Context, companyID int64, xid string, fn func(c *recon.HubCustomer) error) (*recon.HubCustomer, error) {
+func (db *DB) UpdateHubCustomer(ctx context.Context, tenant recon.TenantID, xid string, fn func(c *recon.HubCustomer) error) (*recon.HubCustomer, error) {
+	companyID := tenant.ID()
 	var out *recon.HubCustomer
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		c, err := hubCustomer(ctx, tx, companyID, xid, db.d.forUpdate())
@@ -142,8 +145,9 @@ func (db *DB) UpdateHubCustomer(ctx context.Context, companyID int64, xid string
 // ingestion keeps (transaction_day_counts), one row per account and day
 // instead of every transaction. A transfer with no money in counts as out,
 // as the hub's counter always did.
-func (db *DB) HubCustomerCounter(ctx context.Context, companyID int64, xid, date string) (*recon.HubCounter, error) {
-	c, err := db.HubCustomer(ctx, companyID, xid)
+func (db *DB) HubCustomerCounter(ctx context.Context, tenant recon.TenantID, xid, date string) (*recon.HubCounter, error) {
+	companyID := tenant.ID()
+	c, err := db.HubCustomer(ctx, tenant, xid)
 	if err != nil {
 		return nil, err
 	}

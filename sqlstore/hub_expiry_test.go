@@ -50,14 +50,14 @@ func TestLinkTokenExpiresAtTheNextStep(t *testing.T) {
 		if err == nil {
 			t.Fatal("a step after the token's lifetime was accepted")
 		}
-		got, sessions, err := after.LinkToken(t.Context(), c.ID, lt.XID)
+		got, sessions, err := after.LinkToken(t.Context(), c.Tenant(), lt.XID)
 		if err != nil || got.Status != recon.LinkTokenExpired || sessions[0].Status != recon.LinkSessionExpired {
 			t.Fatalf("token %+v, sessions %+v, %v", got, sessions, err)
 		}
 		if n, _, err := after.ExpireHubLinks(t.Context(), start.Add(time.Hour)); err != nil || n != 0 {
 			t.Fatalf("the sweep ended %d tokens (%v), want none left", n, err)
 		}
-		log, err := after.HubEventLog(t.Context(), c.ID, lt.XID)
+		log, err := after.HubEventLog(t.Context(), c.Tenant(), lt.XID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,8 @@ import (
 )
 
 // SetHubIPN implements recon.HubStore: the target of kind recon.DeliveryHubIPN.
-func (db *DB) SetHubIPN(ctx context.Context, companyID int64, t *recon.Target) error {
+func (db *DB) SetHubIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error {
+	companyID := tenant.ID()
 	return db.setTarget(ctx, companyID, recon.DeliveryHubIPN, t, "{}")
 }
 

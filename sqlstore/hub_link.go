@@ -117,7 +117,8 @@ func (db *DB) CreateLinkToken(ctx context.Context, t *recon.LinkToken, ttl time.
 }
 
 // LinkToken implements recon.LinkStore.
-func (db *DB) LinkToken(ctx context.Context, companyID int64, xid string) (*recon.LinkToken, []*recon.LinkSession, error) {
+func (db *DB) LinkToken(ctx context.Context, tenant recon.TenantID, xid string) (*recon.LinkToken, []*recon.LinkSession, error) {
+	companyID := tenant.ID()
 	t, err := scanLinkToken(db.db.QueryRowContext(ctx, `SELECT `+linkTokenColumns+linkTokenFrom+
 		` WHERE t.company_id = $1 AND t.xid = $2`, companyID, strings.ToLower(xid)))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -144,7 +145,8 @@ func linkSessions(ctx context.Context, q querier, companyID, tokenID int64) ([]*
 }
 
 // RevokeLinkToken implements recon.LinkStore.
-func (db *DB) RevokeLinkToken(ctx context.Context, companyID int64, xid string) (*recon.LinkToken, error) {
+func (db *DB) RevokeLinkToken(ctx context.Context, tenant recon.TenantID, xid string) (*recon.LinkToken, error) {
+	companyID := tenant.ID()
 	now := db.now()
 	ev := &hubEvents{companyID: companyID, at: now}
 	var out *recon.LinkToken

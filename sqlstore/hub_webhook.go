@@ -23,7 +23,8 @@ type hubWebhookSettings struct {
 }
 
 // HubWebhook implements recon.HubStore.
-func (db *DB) HubWebhook(ctx context.Context, companyID int64) (*recon.HubWebhook, error) {
+func (db *DB) HubWebhook(ctx context.Context, tenant recon.TenantID) (*recon.HubWebhook, error) {
+	companyID := tenant.ID()
 	return db.hubWebhook(ctx, db.db, companyID, "")
 }
 
@@ -71,7 +72,8 @@ func parseHubWebhookSettings(raw string) (hubWebhookSettings, error) {
 }
 
 // ChangeHubWebhook implements recon.HubStore.
-func (db *DB) ChangeHubWebhook(ctx context.Context, companyID int64, c recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
+func (db *DB) ChangeHubWebhook(ctx context.Context, tenant recon.TenantID, c recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
+	companyID := tenant.ID()
 	var out *recon.HubWebhook
 	var created bool
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -187,7 +189,8 @@ func (e *hubEvents) flush(ctx context.Context, db *DB, q querier) error {
 }
 
 // HubEventLog implements recon.LinkStore.
-func (db *DB) HubEventLog(ctx context.Context, companyID int64, linkTokenXID string) ([]*recon.HubEventRecord, error) {
+func (db *DB) HubEventLog(ctx context.Context, tenant recon.TenantID, linkTokenXID string) ([]*recon.HubEventRecord, error) {
+	companyID := tenant.ID()
 	xid := strings.ToLower(linkTokenXID)
 	var n int
 	if err := db.db.QueryRowContext(ctx, `SELECT count(*) FROM hub_link_tokens WHERE company_id = $1 AND xid = $2`, companyID, xid).Scan(&n); err != nil {

@@ -182,7 +182,7 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 	token := hubAdmin(t, e, e.live.company)
 	stored := func() *recon.HubWebhook {
 		t.Helper()
-		wh, err := db.HubWebhook(ctx, company)
+		wh, err := db.HubWebhook(ctx, recon.LiveTenant(company))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +302,7 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 	b.PostFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"live"}, "back": {"/dashboard/settings"}})
 	// Another company's webhook is untouched by all of this; an Accountant is refused.
 	otherCompany, _ := parseID(e.other.company)
-	if _, err := db.HubWebhook(ctx, otherCompany); recon.ErrorCode(err) != recon.ENOTFOUND {
+	if _, err := db.HubWebhook(ctx, recon.LiveTenant(otherCompany)); recon.ErrorCode(err) != recon.ENOTFOUND {
 		t.Errorf("another company's webhook: %v", err)
 	}
 	acc := e.signedIn(t, "ketoan@saomai.vn")

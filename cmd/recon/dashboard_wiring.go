@@ -35,12 +35,12 @@ func (d dashboardHub) CreateLinkToken(ctx context.Context, t *recon.LinkToken) (
 	return d.h.CreateLinkToken(ctx, t)
 }
 
-func (d dashboardHub) Simulate(ctx context.Context, tenant int64, sandbox bool, event string) error {
+func (d dashboardHub) Simulate(ctx context.Context, tenant recon.TenantID, sandbox bool, event string) error {
 	_, err := d.h.Simulate(ctx, tenant, sandbox, event)
 	return err
 }
 
-func (d dashboardHub) SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
+func (d dashboardHub) SaveWebhook(ctx context.Context, tenant recon.TenantID, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
 	return d.h.SaveWebhook(ctx, tenant, ch)
 }
 

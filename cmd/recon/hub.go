@@ -98,7 +98,7 @@ func bankOf(code string) recon.Bank {
 type hubIPNStore struct{ *sqlstore.DB }
 
 func (s hubIPNStore) SetIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error {
-	return s.DB.SetHubIPN(ctx, tenant.ID(), t)
+	return s.DB.SetHubIPN(ctx, tenant, t)
 }
 
 func (s hubIPNStore) DeliveryTarget(ctx context.Context, companyID int64, _ string) (*recon.Target, error) {

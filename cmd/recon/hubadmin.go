@@ -121,7 +121,7 @@ func newHubCompanyListCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				tenant, err := lt.id(cmd.Context(), db)
+				tenant, err := lt.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
@@ -233,7 +233,7 @@ func newHubLinkTokenRevokeCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				tenant, err := rt.id(cmd.Context(), db)
+				tenant, err := rt.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}
@@ -262,7 +262,7 @@ subscribed); SENT names the outbox row that sends an event (recon deliveries sho
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				tenant, err := tf.id(cmd.Context(), db)
+				tenant, err := tf.tenant(cmd.Context(), db)
 				if err != nil {
 					return err
 				}

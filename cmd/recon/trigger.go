@@ -479,7 +479,7 @@ func (a *app) triggerHub(ctx context.Context, companyID int64, event string) err
 		return err
 	}
 	return a.withStore(ctx, func(db *sqlstore.DB) error {
-		tenant, err := (&tenantFlags{company: companyID, test: true}).id(ctx, db)
+		tenant, err := (&tenantFlags{company: companyID, test: true}).tenant(ctx, db)
 		if err != nil {
 			return err
 		}

@@ -39,7 +39,7 @@ func testHubCustomers(t *testing.T, s recon.Store) {
 		t.Fatalf("created customer has id %d xid %q", c.ID, c.XID)
 	}
 	recent(t, "CreatedAt", c.CreatedAt)
-	got, err := s.HubCustomer(ctx, co.ID, c.XID)
+	got, err := s.HubCustomer(ctx, co.Tenant(), c.XID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,35 +55,35 @@ func testHubCustomers(t *testing.T, s recon.Store) {
 	for i := range 4 {
 		newHubCustomer(t, s, co.ID, fmt.Sprintf("Shop %d", i))
 	}
-	list, total, err := s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 2})
+	list, total, err := s.HubCustomers(ctx, co.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if total != 5 || len(list) != 2 || list[0].FullName != "Shop 3" || list[1].FullName != "Shop 2" {
 		t.Fatalf("page 1: total %d, %v", total, names(list))
 	}
-	list, _, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 3, PerPage: 2})
+	list, _, err = s.HubCustomers(ctx, co.Tenant(), recon.HubCustomerFilter{Page: 3, PerPage: 2})
 	if err != nil || len(list) != 1 || list[0].XID != c.XID {
 		t.Fatalf("page 3: %v %v", names(list), err)
 	}
-	list, total, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10, Status: recon.HubCustomerPending})
+	list, total, err = s.HubCustomers(ctx, co.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 10, Status: recon.HubCustomerPending})
 	if err != nil || total != 1 || list[0].XID != c.XID {
 		t.Fatalf("status filter: %d %v %v", total, names(list), err)
 	}
-	list, total, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10, Q: "SHOP 1"})
+	list, total, err = s.HubCustomers(ctx, co.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 10, Q: "SHOP 1"})
 	if err != nil || total != 1 || list[0].FullName != "Shop 1" {
 		t.Fatalf("q filter: %d %v %v", total, names(list), err)
 	}
 	// LIKE's wildcards are searched for literally.
-	if _, total, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10, Q: "%"}); err != nil || total != 0 {
+	if _, total, err = s.HubCustomers(ctx, co.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 10, Q: "%"}); err != nil || total != 0 {
 		t.Fatalf("q %%: %d %v", total, err)
 	}
-	list, _, err = s.HubCustomers(ctx, co.ID, recon.HubCustomerFilter{Page: 1, PerPage: 1, Ascending: true})
+	list, _, err = s.HubCustomers(ctx, co.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 1, Ascending: true})
 	if err != nil || list[0].XID != c.XID {
 		t.Fatalf("ascending: %v %v", names(list), err)
 	}
 
-	upd, err := s.UpdateHubCustomer(ctx, co.ID, c.XID, func(h *recon.HubCustomer) error {
+	upd, err := s.UpdateHubCustomer(ctx, co.Tenant(), c.XID, func(h *recon.HubCustomer) error {
 		h.Status = recon.HubCustomerActive
 		h.ShortName = "ABC2"
 		return nil
@@ -92,20 +92,20 @@ func testHubCustomers(t *testing.T, s recon.Store) {
 		t.Fatalf("update: %+v %v", upd, err)
 	}
 	// An update that fails validation or collides stores nothing.
-	_, err = s.UpdateHubCustomer(ctx, co.ID, c.XID, func(h *recon.HubCustomer) error { h.Status = "Gone"; return nil })
+	_, err = s.UpdateHubCustomer(ctx, co.Tenant(), c.XID, func(h *recon.HubCustomer) error { h.Status = "Gone"; return nil })
 	wantCode(t, err, recon.EINVALID, "")
-	_, err = s.UpdateHubCustomer(ctx, co.ID, c.XID, func(h *recon.HubCustomer) error { h.FullName = "Shop 1"; h.ShortName = "X"; return nil })
+	_, err = s.UpdateHubCustomer(ctx, co.Tenant(), c.XID, func(h *recon.HubCustomer) error { h.FullName = "Shop 1"; h.ShortName = "X"; return nil })
 	wantCode(t, err, recon.ECONFLICT, "")
-	got, err = s.HubCustomer(ctx, co.ID, c.XID)
+	got, err = s.HubCustomer(ctx, co.Tenant(), c.XID)
 	if err != nil || got.Status != recon.HubCustomerActive || got.ShortName != "ABC2" {
 		t.Fatalf("after failed updates: %+v %v", got, err)
 	}
 
-	cnt, err := s.HubCustomerCounter(ctx, co.ID, c.XID, "")
+	cnt, err := s.HubCustomerCounter(ctx, co.Tenant(), c.XID, "")
 	if err != nil || cnt.BankAccounts != 0 || len(cnt.Days) != 0 || cnt.Total.Transactions != 0 {
 		t.Fatalf("counter: %+v %v", cnt, err)
 	}
-	_, err = s.HubCustomerCounter(ctx, co.ID, c.XID, "2026-13-01")
+	_, err = s.HubCustomerCounter(ctx, co.Tenant(), c.XID, "2026-13-01")
 	wantCode(t, err, recon.EINVALID, "")
 }
 
@@ -124,13 +124,13 @@ func testHubCustomerIsolation(t *testing.T, s recon.Store) {
 	a, b := newCompany(t, s, 1), newCompany(t, s, 2)
 	ca := newHubCustomer(t, s, a.ID, "Same name")
 	newHubCustomer(t, s, b.ID, "Same name") // names are unique per merchant only
-	_, err := s.HubCustomer(ctx, b.ID, ca.XID)
+	_, err := s.HubCustomer(ctx, b.Tenant(), ca.XID)
 	wantCode(t, err, recon.ENOTFOUND, "")
-	_, err = s.UpdateHubCustomer(ctx, b.ID, ca.XID, func(*recon.HubCustomer) error { return nil })
+	_, err = s.UpdateHubCustomer(ctx, b.Tenant(), ca.XID, func(*recon.HubCustomer) error { return nil })
 	wantCode(t, err, recon.ENOTFOUND, "")
-	_, err = s.HubCustomerCounter(ctx, b.ID, ca.XID, "")
+	_, err = s.HubCustomerCounter(ctx, b.Tenant(), ca.XID, "")
 	wantCode(t, err, recon.ENOTFOUND, "")
-	list, total, err := s.HubCustomers(ctx, b.ID, recon.HubCustomerFilter{Page: 1, PerPage: 10})
+	list, total, err := s.HubCustomers(ctx, b.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 10})
 	if err != nil || total != 1 || list[0].XID == ca.XID {
 		t.Fatalf("b's list: %d %v %v", total, names(list), err)
 	}
@@ -142,16 +142,16 @@ func testHubWebhook(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	co := newCompany(t, s, 1)
 	other := newCompany(t, s, 2)
-	_, err := s.HubWebhook(ctx, co.ID)
+	_, err := s.HubWebhook(ctx, co.Tenant())
 	wantCode(t, err, recon.ENOTFOUND, "")
 
 	// Create without a URL: refused, nothing stored.
-	_, _, err = s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{Active: sptr(true)})
+	_, _, err = s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{Active: sptr(true)})
 	wantCode(t, err, recon.EINVALID, "webhook_url is required")
-	_, err = s.HubWebhook(ctx, co.ID)
+	_, err = s.HubWebhook(ctx, co.Tenant())
 	wantCode(t, err, recon.ENOTFOUND, "")
 
-	w, created, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{URL: sptr("https://hooks.example.vn/hub")})
+	w, created, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{URL: sptr("https://hooks.example.vn/hub")})
 	if err != nil || !created {
 		t.Fatalf("create: %v %v", created, err)
 	}
@@ -160,23 +160,23 @@ func testHubWebhook(t *testing.T, s recon.Store) {
 		w.ContentType != recon.HubContentType || len(w.AllowEvents) != 1 || w.AllowEvents[0] != "*" {
 		t.Fatalf("created webhook: %+v", w)
 	}
-	got, err := s.HubWebhook(ctx, co.ID)
+	got, err := s.HubWebhook(ctx, co.Tenant())
 	if err != nil {
 		t.Fatal(err)
 	}
 	diff(t, "stored webhook", w, got)
 
 	// A partial change keeps every other field, the secret included.
-	w2, created, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{Active: sptr(false)})
+	w2, created, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{Active: sptr(false)})
 	if err != nil || created || w2.Active || w2.Secret != w.Secret || w2.SigningSecret != w.SigningSecret || w2.URL != w.URL || w2.AllowEvents[0] != "*" {
 		t.Fatalf("partial change: %+v %v %v", w2, created, err)
 	}
 	// null allow_events is none; the alias is stored under the spec's name.
-	w3, _, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{AllowEventsSet: true})
+	w3, _, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{AllowEventsSet: true})
 	if err != nil || len(w3.AllowEvents) != 0 || w3.AllowEvents == nil {
 		t.Fatalf("null allow_events: %#v %v", w3.AllowEvents, err)
 	}
-	w4, _, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{AllowEventsSet: true,
+	w4, _, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{AllowEventsSet: true,
 		AllowEvents: []string{"BANK_ACCOUNT_INACTIVED", recon.EventLinkTokenCreated, recon.EventBankAccountInactivated}, Secret: sptr("s3cret-of-mine")})
 	if err != nil {
 		t.Fatal(err)
@@ -186,18 +186,18 @@ func testHubWebhook(t *testing.T, s recon.Store) {
 		t.Fatalf("secret: %q, signing secret %q: want the new secret, the signing secret kept", w4.Secret, w4.SigningSecret)
 	}
 	// Rotating the signing secret keeps the secret.
-	w5, _, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{RotateSigningSecret: true})
+	w5, _, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{RotateSigningSecret: true})
 	if err != nil || w5.Secret != w4.Secret || len(w5.SigningSecret) != recon.SecretLen || w5.SigningSecret == w4.SigningSecret {
 		t.Fatalf("rotate the signing secret: %+v %v", w5, err)
 	}
 	w4 = w5
 	// A bad event name stores nothing.
-	_, _, err = s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{AllowEventsSet: true, AllowEvents: []string{"LINK_TOKEN_CREATED", "NOPE"}, Active: sptr(true)})
+	_, _, err = s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{AllowEventsSet: true, AllowEvents: []string{"LINK_TOKEN_CREATED", "NOPE"}, Active: sptr(true)})
 	var bad *recon.ErrInvalidEvent
 	if err == nil || !asInvalidEvent(err, &bad) || bad.Name != "NOPE" {
 		t.Fatalf("bad event: %v", err)
 	}
-	got, err = s.HubWebhook(ctx, co.ID)
+	got, err = s.HubWebhook(ctx, co.Tenant())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func testHubWebhook(t *testing.T, s recon.Store) {
 		t.Fatalf("delivery target: %+v %v", tg, err)
 	}
 	// Another merchant has none.
-	_, err = s.HubWebhook(ctx, other.ID)
+	_, err = s.HubWebhook(ctx, other.Tenant())
 	wantCode(t, err, recon.ENOTFOUND, "")
 }
 

@@ -58,7 +58,7 @@ func testHubBalanceChanges(t *testing.T, s recon.Store) {
 		}
 	}
 	ingest("NOTARGET", linkedID, 1000, 0) // no hub IPN target: nothing
-	if err := s.SetHubIPN(ctx, co.ID, &recon.Target{URL: "https://shop.example.vn/hub-ipn", AuthType: recon.AuthSecretKey, Active: true}); err != nil {
+	if err := s.SetHubIPN(ctx, co.Tenant(), &recon.Target{URL: "https://shop.example.vn/hub-ipn", AuthType: recon.AuthSecretKey, Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	ingest("FT1", linkedID, 150000, 0)
@@ -101,7 +101,7 @@ func testHubBalanceChanges(t *testing.T, s recon.Store) {
 		t.Fatalf("mixed batch's notification: %+v %v", b, err)
 	}
 	// An inactive target sends nothing more.
-	if err := s.SetHubIPN(ctx, co.ID, &recon.Target{URL: "https://shop.example.vn/hub-ipn", AuthType: recon.AuthSecretKey}); err != nil {
+	if err := s.SetHubIPN(ctx, co.Tenant(), &recon.Target{URL: "https://shop.example.vn/hub-ipn", AuthType: recon.AuthSecretKey}); err != nil {
 		t.Fatal(err)
 	}
 	ingest("FT4", linkedID, 1, 0)

@@ -48,12 +48,12 @@ func eventNames(evs []hubEvent) []string {
 }
 
 // listenAll gives the company an active webhook subscribed to events.
-func listenAll(t *testing.T, s recon.Store, companyID int64, events ...string) {
+func listenAll(t *testing.T, s recon.Store, tenant recon.TenantID, events ...string) {
 	t.Helper()
 	if len(events) == 0 {
 		events = []string{"*"}
 	}
-	if _, _, err := s.ChangeHubWebhook(t.Context(), companyID, recon.HubWebhookChange{URL: sptr("https://hooks.example.vn/hub"),
+	if _, _, err := s.ChangeHubWebhook(t.Context(), tenant, recon.HubWebhookChange{URL: sptr("https://hooks.example.vn/hub"),
 		Active: sptr(true), AllowEventsSet: true, AllowEvents: events}); err != nil {
 		t.Fatal(err)
 	}
@@ -72,14 +72,14 @@ func testHubLinkTokens(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	co, other := newCompany(t, s, 1), newCompany(t, s, 2)
 	cu := newHubCustomer(t, s, co.ID, "Khách A")
-	listenAll(t, s, co.ID)
+	listenAll(t, s, co.Tenant())
 
 	lt := newLinkToken(t, s, co.ID, cu.XID, 30*time.Minute)
 	if !recon.ValidXID(lt.XID) || len(lt.Token) < 40 || lt.TokenHash != recon.HashLinkToken(lt.Token) || lt.Status != recon.LinkTokenActive ||
 		lt.CustomerID != cu.ID || lt.ExpiresAt.Sub(lt.CreatedAt) != 30*time.Minute {
 		t.Fatalf("created: %+v", lt)
 	}
-	got, sessions, err := s.LinkToken(ctx, co.ID, lt.XID)
+	got, sessions, err := s.LinkToken(ctx, co.Tenant(), lt.XID)
 	if err != nil || len(sessions) != 0 {
 		t.Fatalf("LinkToken: %v %v", sessions, err)
 	}
@@ -108,23 +108,23 @@ func testHubLinkTokens(t *testing.T, s recon.Store) {
 		wantCode(t, err, tc.code, "")
 	}
 	susp := newHubCustomer(t, s, co.ID, "Suspended one")
-	if _, err := s.UpdateHubCustomer(ctx, co.ID, susp.XID, func(c *recon.HubCustomer) error { c.Status = recon.HubCustomerSuspended; return nil }); err != nil {
+	if _, err := s.UpdateHubCustomer(ctx, co.Tenant(), susp.XID, func(c *recon.HubCustomer) error { c.Status = recon.HubCustomerSuspended; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, s.CreateLinkToken(ctx, &recon.LinkToken{CompanyID: co.ID, CustomerXID: susp.XID, Purpose: recon.LinkPurposeLink, Language: "vi"}, time.Minute), recon.EINVALID, "")
 	diff(t, "events after refusals", []string{recon.EventLinkTokenCreated}, eventNames(hubEventsOf(t, s, co.Tenant())))
 
 	// Another merchant can neither read nor revoke it.
-	_, _, err = s.LinkToken(ctx, other.ID, lt.XID)
+	_, _, err = s.LinkToken(ctx, other.Tenant(), lt.XID)
 	wantCode(t, err, recon.ENOTFOUND, "")
-	_, err = s.RevokeLinkToken(ctx, other.ID, lt.XID)
+	_, err = s.RevokeLinkToken(ctx, other.Tenant(), lt.XID)
 	wantCode(t, err, recon.ENOTFOUND, "")
 
-	rv, err := s.RevokeLinkToken(ctx, co.ID, lt.XID)
+	rv, err := s.RevokeLinkToken(ctx, co.Tenant(), lt.XID)
 	if err != nil || rv.Status != recon.LinkTokenRevoked || rv.EndedAt.IsZero() {
 		t.Fatalf("revoke: %+v %v", rv, err)
 	}
-	_, err = s.RevokeLinkToken(ctx, co.ID, lt.XID)
+	_, err = s.RevokeLinkToken(ctx, co.Tenant(), lt.XID)
 	wantCode(t, err, recon.ENOTFOUND, "")
 	evs = hubEventsOf(t, s, co.Tenant())
 	diff(t, "events", []string{recon.EventLinkTokenCreated, recon.EventLinkTokenRevoked}, eventNames(evs))
@@ -144,26 +144,26 @@ func testHubEventsWanted(t *testing.T, s recon.Store) {
 	co := newCompany(t, s, 1)
 	cu := newHubCustomer(t, s, co.ID, "Khách A")
 	newLinkToken(t, s, co.ID, cu.XID, time.Minute) // no webhook: nothing
-	listenAll(t, s, co.ID, recon.EventLinkTokenRevoked)
+	listenAll(t, s, co.Tenant(), recon.EventLinkTokenRevoked)
 	a := newLinkToken(t, s, co.ID, cu.XID, time.Minute) // not subscribed
-	if _, err := s.RevokeLinkToken(ctx, co.ID, a.XID); err != nil {
+	if _, err := s.RevokeLinkToken(ctx, co.Tenant(), a.XID); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{Active: sptr(false)}); err != nil {
+	if _, _, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{Active: sptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	b := newLinkToken(t, s, co.ID, cu.XID, time.Minute)
-	if _, err := s.RevokeLinkToken(ctx, co.ID, b.XID); err != nil { // inactive: nothing
+	if _, err := s.RevokeLinkToken(ctx, co.Tenant(), b.XID); err != nil { // inactive: nothing
 		t.Fatal(err)
 	}
-	if _, _, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{Active: sptr(true), AllowEventsSet: true, AllowEvents: []string{"*"}}); err != nil {
+	if _, _, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{Active: sptr(true), AllowEventsSet: true, AllowEvents: []string{"*"}}); err != nil {
 		t.Fatal(err)
 	}
 	c := newLinkToken(t, s, co.ID, cu.XID, time.Minute)
-	if _, _, err := s.ChangeHubWebhook(ctx, co.ID, recon.HubWebhookChange{AllowEventsSet: true}); err != nil { // null: none
+	if _, _, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{AllowEventsSet: true}); err != nil { // null: none
 		t.Fatal(err)
 	}
-	if _, err := s.RevokeLinkToken(ctx, co.ID, c.XID); err != nil {
+	if _, err := s.RevokeLinkToken(ctx, co.Tenant(), c.XID); err != nil {
 		t.Fatal(err)
 	}
 	evs := hubEventsOf(t, s, co.Tenant())
@@ -186,7 +186,7 @@ func testHubEventsWanted(t *testing.T, s recon.Store) {
 		{b, []string{recon.EventLinkTokenCreated, recon.EventLinkTokenRevoked}, []int64{0, 0}},
 		{c, []string{recon.EventLinkTokenCreated, recon.EventLinkTokenRevoked}, []int64{deliveries[0].ID, 0}},
 	} {
-		log, err := s.HubEventLog(ctx, co.ID, strings.ToUpper(tc.token.XID))
+		log, err := s.HubEventLog(ctx, co.Tenant(), strings.ToUpper(tc.token.XID))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func testHubEventsWanted(t *testing.T, s recon.Store) {
 		diff(t, "outbox rows of "+tc.token.XID, tc.sent, sent)
 	}
 	other := newCompany(t, s, 2)
-	_, err = s.HubEventLog(ctx, other.ID, a.XID)
+	_, err = s.HubEventLog(ctx, other.Tenant(), a.XID)
 	wantCode(t, err, recon.ENOTFOUND, "link token "+a.XID+" not found")
 }
 
@@ -213,7 +213,7 @@ func testHubExpiry(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	co := newCompany(t, s, 1)
 	cu := newHubCustomer(t, s, co.ID, "Khách A")
-	listenAll(t, s, co.ID, recon.EventLinkTokenExpired)
+	listenAll(t, s, co.Tenant(), recon.EventLinkTokenExpired)
 	lts := make([]*recon.LinkToken, 5)
 	for i := range lts {
 		lts[i] = newLinkToken(t, s, co.ID, cu.XID, time.Duration(i+1)*time.Minute)
@@ -248,13 +248,13 @@ func testHubExpiry(t *testing.T, s recon.Store) {
 			t.Fatalf("event %d: %+v", i, e.Body.Metadata)
 		}
 	}
-	got, _, err := s.LinkToken(ctx, co.ID, lts[0].XID)
+	got, _, err := s.LinkToken(ctx, co.Tenant(), lts[0].XID)
 	if err != nil || got.Status != recon.LinkTokenExpired {
 		t.Fatalf("expired token: %+v %v", got, err)
 	}
-	_, err = s.RevokeLinkToken(ctx, co.ID, lts[0].XID)
+	_, err = s.RevokeLinkToken(ctx, co.Tenant(), lts[0].XID)
 	wantCode(t, err, recon.ENOTFOUND, "")
-	got, _, _ = s.LinkToken(ctx, co.ID, lts[4].XID)
+	got, _, _ = s.LinkToken(ctx, co.Tenant(), lts[4].XID)
 	if got.Status != recon.LinkTokenActive {
 		t.Fatalf("unexpired token: %+v", got)
 	}

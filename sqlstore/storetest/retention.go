@@ -320,7 +320,7 @@ func testRetentionHubEvents(t *testing.T, s recon.Store) {
 	}
 	timeline := func(co *recon.Company, lt *recon.LinkToken) []*recon.HubEventRecord {
 		t.Helper()
-		log, err := s.HubEventLog(t.Context(), co.ID, lt.XID)
+		log, err := s.HubEventLog(t.Context(), co.Tenant(), lt.XID)
 		if err != nil {
 			t.Fatal(err)
 		}
