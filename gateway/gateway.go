@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/ipn"
 	"recon/web"
 )
 
@@ -45,7 +46,6 @@ type Store interface {
 	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	// recon.MerchantStore's:
 	MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error)
-	SetIPN(ctx context.Context, companyID int64, t *recon.Target) error
 	// recon.DeliveryStore's:
 	RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error
 	Delivery(ctx context.Context, companyID, id int64) (*recon.Delivery, error)
@@ -55,12 +55,9 @@ type Store interface {
 // Handler serves the payment gateway routes.
 type Handler struct {
 	Store Store
-	// CheckURL checks an IPN URL when it is saved (scheme, SSRF ranges).
-	// nil accepts any absolute http(s) URL.
-	CheckURL func(raw string) error
-	// Blocked reports whether a CheckURL error means "internal address
-	// blocked" rather than "invalid URL". May be nil.
-	Blocked func(err error) bool
+	// IPN saves the IPN settings of PUT /v1/ipn (its URL checks and
+	// secrets: package ipn).
+	IPN     *ipn.Service
 	Sandbox bool
 	// Listeners and Headers serve `recon listen` (listen.go); without them
 	// its routes answer 404. Headers builds a notification's headers as the
@@ -82,8 +79,8 @@ type Handler struct {
 	Location *time.Location
 	Clock    recon.Clock
 	Logger   *slog.Logger
-	// Rand is the randomness of payment codes, listener ids and rotated
-	// signing secrets (default crypto/rand).
+	// Rand is the randomness of payment codes and listener ids (default
+	// crypto/rand).
 	Rand io.Reader
 	// Limiter limits each merchant's requests to the Basic-authenticated
 	// endpoints (nil: no limit).

@@ -24,6 +24,7 @@ import (
 	"recon"
 	"recon/gateway"
 	"recon/internal/testkit"
+	"recon/ipn"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/web"
@@ -121,7 +122,7 @@ func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle 
 			}
 		}
 	}
-	h := &gateway.Handler{Store: db, CheckURL: checkURL, Blocked: func(err error) bool { return errors.Is(err, errBlocked) },
+	h := &gateway.Handler{Store: db, IPN: &ipn.Service{Store: db, CheckURL: checkURL, Blocked: func(err error) bool { return errors.Is(err, errBlocked) }},
 		Location: hcm, Clock: clk, Logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(h)

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"recon"
-	"recon/gateway"
 	"recon/hub"
+	"recon/ipn"
 	"recon/sqlstore"
 )
 
@@ -93,8 +93,8 @@ func bankOf(code string) recon.Bank {
 	return recon.Bank{Code: code, BrandName: code}
 }
 
-// hubIPNStore gives gateway.SaveIPN (the one implementation of the IPN
-// rules) the hub IPN target instead of the gateway's.
+// hubIPNStore gives ipn.Service (the one implementation of the IPN rules)
+// the hub IPN target instead of the gateway's.
 type hubIPNStore struct{ *sqlstore.DB }
 
 func (s hubIPNStore) SetIPN(ctx context.Context, companyID int64, t *recon.Target) error {
@@ -118,7 +118,7 @@ X-Recon-Signature under the target's signing secret, with X-Secret-Key when the 
 type is SECRET_KEY. A secret is shown in full only when it is made. The URL rules
 are those of recon ipn set.`,
 		example: `  recon hub ipn set --company 1 --url https://shop.example.vn/hub-ipn --json`,
-		store:   func(db *sqlstore.DB) gateway.Store { return hubIPNStore{db} },
+		store:   func(db *sqlstore.DB) ipn.Store { return hubIPNStore{db} },
 	}))
 	return cmd
 }

@@ -21,6 +21,7 @@ import (
 	"recon/delivery"
 	"recon/gateway"
 	"recon/hub"
+	"recon/ipn"
 	"recon/oauth"
 	"recon/sqlstore"
 	"recon/web"
@@ -371,12 +372,12 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	uploads := web.NewSlots(cfg.imports, 0)                     // every statement upload, API and dashboard (docs/statements.md, Limits)
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: clock,
 		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
-	gw := &gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
-		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
-		Blocked:  delivery.IsBlocked, Metrics: gateway.NewMetrics(metrics.Registry),
-		Listeners: cfg.listeners, Headers: delivery.Headers,
-	}
-	gw.Register(mux)
+	// The services every surface shares (ARCHITECTURE.md, "The dependency rule").
+	ipns := &ipn.Service{Store: db, CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
+		Blocked: delivery.IsBlocked}
+	(&gateway.Handler{Store: db, IPN: ipns, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
+		Metrics: gateway.NewMetrics(metrics.Registry), Listeners: cfg.listeners, Headers: delivery.Headers,
+	}).Register(mux)
 	hb := &hub.Handler{Store: db, Auth: auth, Tokens: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }, Blocked: delivery.IsBlocked,
 		BaseURL: cfg.baseURL, LinkTTL: cfg.linkTokenTTL,
@@ -386,17 +387,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword, Uploads: uploads,
 		SessionLimiter: web.NewRateLimiter(cfg.dashRateLimit, cfg.dashRateBurst),
 		AddressLimiter: web.NewRateLimiter(cfg.dashRateLimit*dashAddressFactor, cfg.dashRateBurst*dashAddressFactor),
-		SaveIPN: func(ctx context.Context, tenant int64, t recon.Target, rotateSigning bool) (*recon.Target, bool, bool, error) {
-			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active, RotateSigningSecret: rotateSigning}
-			if t.Secret != "" { // none: the stored one is kept, or one made
-				c.SecretKey = &t.Secret
-			}
-			saved, err := gw.SaveIPN(ctx, tenant, c)
-			if err != nil {
-				return nil, false, false, err
-			}
-			return saved.Target, saved.NewSecret, saved.NewSigningSecret, nil
-		},
+		IPN:            ipns,
 		ImportStatement: func(ctx context.Context, tenant, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
 			return importStatement(ctx, db, tenant, account, name, f, cfg.location, clock)
 		},

@@ -17,7 +17,6 @@ import (
 
 	"recon"
 	"recon/client"
-	"recon/delivery"
 	"recon/gateway"
 	"recon/hub"
 	"recon/sqlstore"
@@ -235,8 +234,7 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 	}
 	tr.res.MerchantID = tr.merchant.MerchantID
 	tr.res.BankAccount = triggerAccount{tr.account.ID, tr.account.BankName, tr.account.AccountNumber}
-	h := &gateway.Handler{Store: tr.db, Location: tr.loc, Clock: tr.clock, Logger: slog.New(slog.DiscardHandler),
-		CheckURL: func(raw string) error { return delivery.CheckURL(raw, false, false) }, Blocked: delivery.IsBlocked}
+	h := &gateway.Handler{Store: tr.db, Location: tr.loc, Clock: tr.clock, Logger: slog.New(slog.DiscardHandler)}
 	mux := web.NewMux()
 	h.Register(mux)
 	tr.gateway = mux
