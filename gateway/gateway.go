@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/checkout"
 	"recon/ipn"
 	"recon/web"
 )
@@ -35,14 +36,9 @@ type Store interface {
 	Tenant(ctx context.Context, id int64) (*recon.Tenant, error)
 	// recon.BankAccountStore's:
 	BankAccount(ctx context.Context, companyID, id int64) (*recon.BankAccount, error)
-	BankAccounts(ctx context.Context, companyID int64) ([]*recon.BankAccount, error)
 	// recon.OrderStore's:
-	CreateOrder(ctx context.Context, o *recon.Order) error
-	PaymentCodesInUse(ctx context.Context, companyID int64, prefix string, n, list int) (int64, []string, error)
 	Order(ctx context.Context, companyID int64, invoiceNumber string) (*recon.Order, error)
 	Orders(ctx context.Context, companyID int64, f recon.OrderFilter) ([]*recon.Order, int64, error)
-	CancelOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time) (*recon.Order, error)
-	VoidOrder(ctx context.Context, companyID int64, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
 	MatchDecisions(ctx context.Context, companyID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	// recon.MerchantStore's:
 	MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error)
@@ -55,6 +51,8 @@ type Store interface {
 // Handler serves the payment gateway routes.
 type Handler struct {
 	Store Store
+	// Checkout creates, cancels and voids orders (package checkout).
+	Checkout *checkout.Service
 	// IPN saves the IPN settings of PUT /v1/ipn (its URL checks and
 	// secrets: package ipn).
 	IPN     *ipn.Service
@@ -79,17 +77,11 @@ type Handler struct {
 	Location *time.Location
 	Clock    recon.Clock
 	Logger   *slog.Logger
-	// Rand is the randomness of payment codes and listener ids (default
-	// crypto/rand).
+	// Rand is the randomness of listener ids (default crypto/rand).
 	Rand io.Reader
 	// Limiter limits each merchant's requests to the Basic-authenticated
 	// endpoints (nil: no limit).
 	Limiter *web.RateLimiter
-	// NewCode, when set, makes payment codes (tests); otherwise they are
-	// random digits fitting the company's default active format.
-	NewCode func() string
-	// Metrics, when set, records how full payment-code formats are.
-	Metrics *Metrics
 }
 
 // Register adds the gateway routes to mux.

@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"recon"
+	"recon/checkout"
 	"recon/gateway"
 	"recon/internal/testkit"
 	"recon/ipn"
@@ -122,7 +123,7 @@ func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle 
 			}
 		}
 	}
-	h := &gateway.Handler{Store: db, IPN: &ipn.Service{Store: db, CheckURL: checkURL, Blocked: func(err error) bool { return errors.Is(err, errBlocked) }},
+	h := &gateway.Handler{Store: db, Checkout: &checkout.Service{Store: db, Location: hcm, Clock: clk}, IPN: &ipn.Service{Store: db, CheckURL: checkURL, Blocked: func(err error) bool { return errors.Is(err, errBlocked) }},
 		Location: hcm, Clock: clk, Logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(h)

@@ -17,6 +17,7 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/checkout"
 	"recon/dashboard"
 	"recon/delivery"
 	"recon/gateway"
@@ -375,8 +376,9 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	// The services every surface shares (ARCHITECTURE.md, "The dependency rule").
 	ipns := &ipn.Service{Store: db, CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
 		Blocked: delivery.IsBlocked}
-	(&gateway.Handler{Store: db, IPN: ipns, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
-		Metrics: gateway.NewMetrics(metrics.Registry), Listeners: cfg.listeners, Headers: delivery.Headers,
+	checkouts := &checkout.Service{Store: db, Clock: clock, Location: cfg.location, Logger: log, Metrics: checkout.NewMetrics(metrics.Registry)}
+	(&gateway.Handler{Store: db, Checkout: checkouts, IPN: ipns, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
+		Limiter: limiter, Listeners: cfg.listeners, Headers: delivery.Headers,
 	}).Register(mux)
 	hb := &hub.Handler{Store: db, Auth: auth, Tokens: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
 		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }, Blocked: delivery.IsBlocked,
