@@ -61,9 +61,10 @@ type StatementResult struct {
 	BadRows              int
 }
 
-// Hub is what the dashboard uses of the bank-linking hub (hub.Handler).
+// Hub is what the dashboard uses of the bank-linking hub: the linking
+// service and the hub's simulation (cmd/recon, dashboard_wiring.go).
 type Hub interface {
-	// CreateLinkToken makes a link token (hub.Handler.CreateLinkToken) and
+	// CreateLinkToken makes a link token (linking.Service.CreateLinkToken) and
 	// returns the hosted link page's address.
 	CreateLinkToken(ctx context.Context, t *recon.LinkToken) (string, error)
 	// Simulate makes a hub event happen in the tenant (`recon trigger`).
@@ -71,7 +72,7 @@ type Hub interface {
 	// Identities are the sandbox banks' fixed test identities.
 	Identities() []HubIdentity
 	// SaveWebhook changes the tenant's webhook by the rules of POST
-	// /v1/webhook (hub.Handler.SaveWebhook) and returns what is stored,
+	// /v1/webhook (linking.Service.SaveWebhook) and returns what is stored,
 	// and whether it was made now.
 	SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error)
 }

@@ -132,7 +132,7 @@ type Handler struct {
 	// limit); an expensive search costs SearchCost requests. See
 	// docs/dashboard.md, Rate limits.
 	SessionLimiter, AddressLimiter *web.RateLimiter
-	// Hub is the bank-linking hub (hub.Handler), nil without one.
+	// Hub is the bank-linking hub (see Hub), nil without one.
 	Hub Hub
 	// RegisterClient registers an OAuth2 client as `recon client create`
 	// does (oauth.RegisterClient) and returns its secret ("" for a public

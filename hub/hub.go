@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/linking"
 	"recon/web"
 )
 
@@ -35,12 +36,9 @@ type Handler struct {
 	Auth recon.Authenticator
 	// Tokens issues the tokens of POST /v1/token.
 	Tokens recon.HubTokenIssuer
-	// CheckURL checks a webhook URL when it is saved (scheme, SSRF ranges,
-	// DNS); nil accepts any absolute http(s) URL. Blocked reports whether
-	// its error means "internal address" (BLOCKED_ADDRESS) rather than an
-	// invalid URL.
-	CheckURL func(raw string) error
-	Blocked  func(err error) bool
+	// Links makes link tokens and saves the webhook (package linking), and
+	// holds the real banks' connector.
+	Links *linking.Service
 	// Sandbox is the server's mode (--sandbox): sandbox banks for every
 	// tenant, not only test ones.
 	Sandbox bool
@@ -50,30 +48,14 @@ type Handler struct {
 	Logger   *slog.Logger
 	// Limiter limits each OAuth2 client's requests (nil: no limit).
 	Limiter *web.RateLimiter
-	// BaseURL is the external base of hosted_link_url.
-	BaseURL string
-	// LinkTTL is the lifetime of link tokens (default recon.DefaultLinkTokenTTL).
-	LinkTTL time.Duration
-	// Banks reaches the real banks; nil when none is configured (none is
-	// built: no bank network is reachable), and then only sandbox link
-	// tokens (a test tenant's, or any on a --sandbox server) can be made.
-	Banks recon.BankConnector
 }
-
-// ErrNoBankConnector is the plain answer of production mode without a real
-// bank connector.
-var ErrNoBankConnector = recon.Errorf(recon.EUNAVAILABLE, "this server has no connector to real banks: "+
-	"only sandbox banks can be linked, with a test-mode credential or on a server started with --sandbox")
 
 // connector returns the banks a link token's page offers.
 func (h *Handler) connector(sandbox bool) (recon.BankConnector, error) {
 	if sandbox {
 		return Sandbox{}, nil
 	}
-	if h.Banks == nil {
-		return nil, ErrNoBankConnector
-	}
-	return h.Banks, nil
+	return h.Links.RealBanks()
 }
 
 // Register adds the hub routes to mux.
@@ -137,13 +119,6 @@ func (h *Handler) now() time.Time {
 		return time.Now()
 	}
 	return h.Clock.Now()
-}
-
-func (h *Handler) linkTTL() time.Duration {
-	if h.LinkTTL <= 0 {
-		return recon.DefaultLinkTokenTTL
-	}
-	return h.LinkTTL
 }
 
 func (h *Handler) location() *time.Location {

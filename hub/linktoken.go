@@ -2,10 +2,8 @@ package hub
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"recon"
 	"recon/web"
@@ -55,7 +53,7 @@ func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 			return recon.FieldError("is_mobile_app", "is_mobile_app must be 0 or 1")
 		}
 	}
-	url, err := h.CreateLinkToken(r.Context(), t)
+	url, err := h.Links.CreateLinkToken(r.Context(), t)
 	if err != nil {
 		return err
 	}
@@ -66,29 +64,6 @@ func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 		ExpiresAt     string `json:"expires_at"`
 	}{t.XID, t.Token, url, h.localTime(t.ExpiresAt)})
 	return nil
-}
-
-// CreateLinkToken checks t (fields, a bank connector for its mode, the
-// xids' form), stores it for h.LinkTTL (LINK_TOKEN_CREATED with it) and
-// returns the hosted page's address: the one way a link token is made, for
-// the API and `recon hub link-token create`.
-func (h *Handler) CreateLinkToken(ctx context.Context, t *recon.LinkToken) (hostedLinkURL string, err error) {
-	if err := t.Validate(); err != nil {
-		return "", err
-	}
-	if _, err := h.connector(t.Sandbox); err != nil {
-		return "", err
-	}
-	if !recon.ValidXID(t.CustomerXID) {
-		return "", recon.Errorf(recon.ENOTFOUND, "company %s not found", t.CustomerXID)
-	}
-	if t.BankAccountXID != "" && !recon.ValidXID(t.BankAccountXID) {
-		return "", recon.Errorf(recon.ENOTFOUND, "bank account %s not found", t.BankAccountXID)
-	}
-	if err := h.Store.CreateLinkToken(ctx, t, h.linkTTL()); err != nil {
-		return "", err
-	}
-	return strings.TrimRight(h.BaseURL, "/") + "/link/" + t.Token, nil
 }
 
 // linkTokenXIDInput is the body of get and revoke.

@@ -128,15 +128,15 @@ type browser struct {
 }
 
 // token makes a link token as POST /v1/link-token/create does (ttl 0: the
-// handler's lifetime).
+// service's lifetime).
 func (b *browser) token(ctx context.Context, purpose, accountXID string, ttl time.Duration) (*page, error) {
 	t := &recon.LinkToken{CompanyID: b.companyID, CustomerXID: b.sim.Customer.XID, Purpose: purpose, Language: "en",
 		BankAccountXID: accountXID, Sandbox: b.sandbox}
-	h := *b.h
+	links := *b.h.Links
 	if ttl > 0 {
-		h.LinkTTL = ttl
+		links.LinkTTL = ttl
 	}
-	if _, err := h.CreateLinkToken(ctx, t); err != nil {
+	if _, err := links.CreateLinkToken(ctx, t); err != nil {
 		return nil, err
 	}
 	b.sim.LinkTokens = append(b.sim.LinkTokens, t.XID)

@@ -7,6 +7,7 @@ import (
 
 	"recon"
 	"recon/hub"
+	"recon/linking"
 	"recon/sqlstore/dbtest"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestSimulate(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		b := setup(t, engine)
-		h := &hub.Handler{Store: b.store, Location: hcm, BaseURL: "http://hub.test"}
+		h := &hub.Handler{Store: b.store, Location: hcm, Links: &linking.Service{Store: b.store, BaseURL: "http://hub.test"}}
 		timeline := func(sim *hub.Simulation) []string {
 			t.Helper()
 			var names []string
@@ -56,7 +57,7 @@ func TestSimulate(t *testing.T) {
 			t.Fatalf("the other tenant's accounts: %v %v", n, err)
 		}
 		// Live, on a production server: no bank to reach, said plainly.
-		prod := &hub.Handler{Store: b.store}
+		prod := &hub.Handler{Store: b.store, Links: &linking.Service{Store: b.store}}
 		if _, err := prod.Simulate(t.Context(), b.other.ID, false, recon.EventBankAccountLinked); recon.ErrorCode(err) != recon.EUNAVAILABLE {
 			t.Fatalf("production without a connector: %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"recon"
 	"recon/dashboard"
 	"recon/hub"
+	"recon/linking"
 	"recon/statement"
 )
 
@@ -28,11 +29,15 @@ func importStatement(ctx context.Context, db statement.Store, tenant, account in
 	return res, err
 }
 
-// dashboardHub is the hub as the dashboard uses it.
-type dashboardHub struct{ h *hub.Handler }
+// dashboardHub is the hub as the dashboard uses it: the linking service,
+// and the simulation of hub events (which drives the hub's own hosted page).
+type dashboardHub struct {
+	links *linking.Service
+	h     *hub.Handler
+}
 
 func (d dashboardHub) CreateLinkToken(ctx context.Context, t *recon.LinkToken) (string, error) {
-	return d.h.CreateLinkToken(ctx, t)
+	return d.links.CreateLinkToken(ctx, t)
 }
 
 func (d dashboardHub) Simulate(ctx context.Context, tenant int64, sandbox bool, event string) error {
@@ -41,7 +46,7 @@ func (d dashboardHub) Simulate(ctx context.Context, tenant int64, sandbox bool, 
 }
 
 func (d dashboardHub) SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
-	return d.h.SaveWebhook(ctx, tenant, ch)
+	return d.links.SaveWebhook(ctx, tenant, ch)
 }
 
 func (d dashboardHub) Identities() []dashboard.HubIdentity {

@@ -11,6 +11,7 @@ import (
 
 	"recon"
 	"recon/hub"
+	"recon/linking"
 	"recon/oauth"
 	"recon/sqlstore"
 )
@@ -179,17 +180,16 @@ address, as serve's --base-url.`,
 					return err
 				}
 				t.Sandbox = tf.test || sandbox
-				h, err := a.hubHandler(db)
+				loc, err := a.location()
 				if err != nil {
 					return err
 				}
-				h.BaseURL, h.LinkTTL = baseURL, ttl
-				page, err := h.CreateLinkToken(cmd.Context(), &t)
+				page, err := (&linking.Service{Store: db, BaseURL: baseURL, LinkTTL: ttl}).CreateLinkToken(cmd.Context(), &t)
 				if err != nil {
 					return err
 				}
 				out := map[string]any{"xid": t.XID, "link_token": t.Token, "hosted_link_url": page,
-					"expires_at": t.ExpiresAt.In(h.Location).Format(recon.DateTimeLayout)}
+					"expires_at": t.ExpiresAt.In(loc).Format(recon.DateTimeLayout)}
 				return a.print(out, "link token %s (expires %s)\nopen: %s", t.XID, out["expires_at"], page)
 			})
 		},

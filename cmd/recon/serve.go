@@ -23,6 +23,7 @@ import (
 	"recon/gateway"
 	"recon/hub"
 	"recon/ipn"
+	"recon/linking"
 	"recon/oauth"
 	"recon/sqlstore"
 	"recon/web"
@@ -374,16 +375,15 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: clock,
 		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
 	// The services every surface shares (ARCHITECTURE.md, "The dependency rule").
-	ipns := &ipn.Service{Store: db, CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
-		Blocked: delivery.IsBlocked}
+	checkURL := func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }
+	ipns := &ipn.Service{Store: db, CheckURL: checkURL, Blocked: delivery.IsBlocked}
 	checkouts := &checkout.Service{Store: db, Clock: clock, Location: cfg.location, Logger: log, Metrics: checkout.NewMetrics(metrics.Registry)}
 	(&gateway.Handler{Store: db, Checkout: checkouts, IPN: ipns, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
 		Limiter: limiter, Listeners: cfg.listeners, Headers: delivery.Headers,
 	}).Register(mux)
-	hb := &hub.Handler{Store: db, Auth: auth, Tokens: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
-		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }, Blocked: delivery.IsBlocked,
-		BaseURL: cfg.baseURL, LinkTTL: cfg.linkTokenTTL,
-	}
+	links := &linking.Service{Store: db, BaseURL: cfg.baseURL, LinkTTL: cfg.linkTokenTTL, CheckURL: checkURL, Blocked: delivery.IsBlocked}
+	hb := &hub.Handler{Store: db, Auth: auth, Tokens: auth, Links: links, Sandbox: sandbox, Location: cfg.location, Clock: clock,
+		Logger: log, Limiter: limiter}
 	hb.Register(mux)
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
 		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword, Uploads: uploads,
@@ -393,7 +393,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 		ImportStatement: func(ctx context.Context, tenant, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
 			return importStatement(ctx, db, tenant, account, name, f, cfg.location, clock)
 		},
-		Hub: dashboardHub{hb},
+		Hub: dashboardHub{links, hb},
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, db, c, public)
 		},

@@ -16,6 +16,7 @@ import (
 	"recon"
 	"recon/checkout"
 	"recon/hub"
+	"recon/linking"
 	"recon/sqlstore"
 )
 
@@ -453,7 +454,7 @@ func (a *app) triggerHub(ctx context.Context, companyID int64, event string) err
 		if err != nil {
 			return err
 		}
-		h := &hub.Handler{Store: db, Location: loc, Clock: a.clock}
+		h := &hub.Handler{Store: db, Location: loc, Clock: a.clock, Links: &linking.Service{Store: db}}
 		sim, err := h.Simulate(ctx, tenant, true, event)
 		if err != nil {
 			return err
