@@ -313,16 +313,16 @@ func (tr *triggerRun) useMerchant(ctx context.Context) error {
 }
 
 // checkout creates the order as POST /v1/checkout/init does for a form
-// signed with the test merchant's key: the merchant's company must be active,
-// then checkout.Service.Create.
+// signed with the test merchant's key: the test tenant must be active, then
+// checkout.Service.Create.
 func (tr *triggerRun) checkout(ctx context.Context) error {
 	var b [5]byte
 	if _, err := io.ReadFull(tr.rand, b[:]); err != nil {
 		return err
 	}
 	invoice := "TRIGGER-" + strings.ToUpper(hex.EncodeToString(b[:]))
-	if err := tr.tenant.CheckActive(); err != nil {
-		return stepError("checkout", err)
+	if err := tr.active(ctx, "checkout"); err != nil {
+		return err
 	}
 	o, err := tr.checkouts.Create(ctx, tr.tenant.ID, checkout.Input{InvoiceNumber: invoice, Amount: tr.amount,
 		Description: "recon trigger " + tr.res.Event, CustomerID: "TRIGGER", CustomData: "[]",
@@ -332,6 +332,19 @@ func (tr *triggerRun) checkout(ctx context.Context) error {
 		return stepError("checkout", err)
 	}
 	tr.res.Order = &triggerOrder{ID: o.ID, InvoiceNumber: o.InvoiceNumber, PaymentCode: o.PaymentCode, Amount: o.Amount, Status: o.Status}
+	return nil
+}
+
+// active refuses a step, as the gateway refuses a merchant's request, when
+// the test tenant is not active (read again: it may change during the run).
+func (tr *triggerRun) active(ctx context.Context, what string) error {
+	t, err := tr.db.Tenant(ctx, tr.tenant.ID)
+	if err == nil {
+		err = t.CheckActive()
+	}
+	if err != nil {
+		return stepError(what, err)
+	}
 	return nil
 }
 
@@ -368,8 +381,12 @@ func (tr *triggerRun) pay(ctx context.Context) error {
 }
 
 // void voids the paid order as the merchant does with POST
-// /v1/order/voidTransaction: checkout.Service.Void.
+// /v1/order/voidTransaction: the test tenant must be active, then
+// checkout.Service.Void.
 func (tr *triggerRun) void(ctx context.Context) error {
+	if err := tr.active(ctx, "void"); err != nil {
+		return err
+	}
 	if _, err := tr.checkouts.Void(ctx, tr.tenant.ID, tr.res.Order.InvoiceNumber); err != nil {
 		return stepError("void", err)
 	}
