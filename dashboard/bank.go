@@ -77,7 +77,7 @@ type Hub interface {
 	SaveWebhook(ctx context.Context, tenant int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error)
 }
 
-// HubIdentity is a sandbox bank identity (hub.SandboxIdentity).
+// HubIdentity is a sandbox bank identity (linking.SandboxIdentity).
 type HubIdentity struct {
 	Bank, AccountType, Holder, Account, NationalID, Phone, OTP, Fails string
 }

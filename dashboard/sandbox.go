@@ -98,7 +98,7 @@ func (h *Handler) sandboxTransfer(w http.ResponseWriter, r *http.Request, q *req
 }
 
 // sandboxHubEvent serves POST /dashboard/sandbox/hub-event: the event made
-// to happen by hub.Handler.Simulate, as `recon trigger`.
+// to happen by linking.Service.Simulate, as `recon trigger`.
 func (h *Handler) sandboxHubEvent(w http.ResponseWriter, r *http.Request, q *request) error {
 	if err := h.sandboxOpen(q); err != nil {
 		return err

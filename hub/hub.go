@@ -52,10 +52,7 @@ type Handler struct {
 
 // connector returns the banks a link token's page offers.
 func (h *Handler) connector(sandbox bool) (recon.BankConnector, error) {
-	if sandbox {
-		return Sandbox{}, nil
-	}
-	return h.Links.RealBanks()
+	return h.Links.Connector(sandbox)
 }
 
 // Register adds the hub routes to mux.

@@ -1,7 +1,10 @@
-// Package linking is the service of the bank-linking hub's merchant
-// operations (docs/hub.md): making a link token and saving the hub webhook.
-// The hub's API (hub), the dashboard and `recon hub link-token create` call
-// it. It speaks no HTTP (ARCHITECTURE.md, "The dependency rule": services).
+// Package linking is the service of the bank-linking hub's operations
+// (docs/hub.md): making a link token, stepping a link session (what the
+// hosted page posts, the bank's answers), saving the hub webhook, and the
+// simulation of hub events; with the sandbox banks. The hub's API and
+// hosted page (hub), the dashboard, `recon hub link-token create` and
+// `recon trigger` call it. It speaks no HTTP (ARCHITECTURE.md, "The
+// dependency rule": services).
 package linking
 
 import (
@@ -17,11 +20,23 @@ import (
 type Store interface {
 	// recon.LinkStore's:
 	CreateLinkToken(ctx context.Context, t *recon.LinkToken, ttl time.Duration) error
+	LinkToken(ctx context.Context, companyID int64, xid string) (*recon.LinkToken, []*recon.LinkSession, error)
+	RevokeLinkToken(ctx context.Context, companyID int64, xid string) (*recon.LinkToken, error)
+	// recon.LinkPageStore's:
+	LinkTokenByHash(ctx context.Context, hash string) (*recon.LinkToken, *recon.LinkSession, error)
+	StepLinkSession(ctx context.Context, hash string, st recon.LinkStep) (*recon.LinkToken, *recon.LinkSession, error)
+	LinkedAccount(ctx context.Context, companyID, id int64) (*recon.LinkedAccount, error)
 	// recon.HubStore's:
+	CreateHubCustomer(ctx context.Context, c *recon.HubCustomer) error
+	HubCustomers(ctx context.Context, companyID int64, f recon.HubCustomerFilter) ([]*recon.HubCustomer, int64, error)
 	ChangeHubWebhook(ctx context.Context, companyID int64, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error)
+	// recon.HubAccountStore's:
+	HubBankAccounts(ctx context.Context, companyID int64, f recon.HubAccountFilter) ([]*recon.LinkedAccount, int64, error)
+	HubBankAccount(ctx context.Context, companyID int64, xid string) (*recon.LinkedAccount, error)
 }
 
-// Service makes link tokens and saves the hub webhook.
+// Service makes link tokens, steps link sessions, saves the hub webhook and
+// simulates hub events.
 type Service struct {
 	Store Store
 	// BaseURL is the external base of hosted_link_url.
@@ -52,6 +67,15 @@ func (s *Service) RealBanks() (recon.BankConnector, error) {
 		return nil, ErrNoBankConnector
 	}
 	return s.Banks, nil
+}
+
+// Connector returns the banks a link token's page offers: the sandbox banks
+// for a sandbox token, else the real banks.
+func (s *Service) Connector(sandbox bool) (recon.BankConnector, error) {
+	if sandbox {
+		return Sandbox{}, nil
+	}
+	return s.RealBanks()
 }
 
 // CreateLinkToken checks t (fields, a bank connector for its mode, the

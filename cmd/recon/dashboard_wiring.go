@@ -7,7 +7,6 @@ import (
 
 	"recon"
 	"recon/dashboard"
-	"recon/hub"
 	"recon/linking"
 	"recon/statement"
 )
@@ -29,19 +28,15 @@ func importStatement(ctx context.Context, db statement.Store, tenant, account in
 	return res, err
 }
 
-// dashboardHub is the hub as the dashboard uses it: the linking service,
-// and the simulation of hub events (which drives the hub's own hosted page).
-type dashboardHub struct {
-	links *linking.Service
-	h     *hub.Handler
-}
+// dashboardHub is the hub as the dashboard uses it: the linking service.
+type dashboardHub struct{ links *linking.Service }
 
 func (d dashboardHub) CreateLinkToken(ctx context.Context, t *recon.LinkToken) (string, error) {
 	return d.links.CreateLinkToken(ctx, t)
 }
 
 func (d dashboardHub) Simulate(ctx context.Context, tenant int64, sandbox bool, event string) error {
-	_, err := d.h.Simulate(ctx, tenant, sandbox, event)
+	_, err := d.links.Simulate(ctx, tenant, sandbox, event)
 	return err
 }
 
@@ -51,7 +46,7 @@ func (d dashboardHub) SaveWebhook(ctx context.Context, tenant int64, ch recon.Hu
 
 func (d dashboardHub) Identities() []dashboard.HubIdentity {
 	var out []dashboard.HubIdentity
-	for _, i := range hub.SandboxIdentities() {
+	for _, i := range linking.SandboxIdentities() {
 		out = append(out, dashboard.HubIdentity{Bank: i.BankCode, AccountType: i.AccountType, Holder: i.HolderName, Account: i.AccountNumber,
 			NationalID: i.NationalID, Phone: i.Phone, OTP: i.OTP, Fails: i.Fail})
 	}

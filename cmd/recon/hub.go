@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"recon"
-	"recon/hub"
 	"recon/ipn"
+	"recon/linking"
 	"recon/sqlstore"
 )
 
@@ -57,7 +57,7 @@ The identities with a "fails with" value fail on purpose: WRONG_OTP accepts no O
 ALREADY_LINKED an account linked elsewhere.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			ids := hub.SandboxIdentities()
+			ids := linking.SandboxIdentities()
 			if a.jsonOut {
 				return a.print(map[string]any{"banks": hubBanksJSON(), "identities": ids}, "")
 			}
@@ -78,14 +78,14 @@ ALREADY_LINKED an account linked elsewhere.`,
 
 func hubBanksJSON() []map[string]any {
 	var out []map[string]any
-	for _, b := range (hub.Sandbox{}).Banks() {
+	for _, b := range (linking.Sandbox{}).Banks() {
 		out = append(out, map[string]any{"code": b.Code, "brand_name": b.BrandName, "full_name": b.FullName, "otp_length": b.OTPLength})
 	}
 	return out
 }
 
 func bankOf(code string) recon.Bank {
-	for _, b := range (hub.Sandbox{}).Banks() {
+	for _, b := range (linking.Sandbox{}).Banks() {
 		if b.Code == code {
 			return b
 		}

@@ -382,9 +382,8 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 		Limiter: limiter, Listeners: cfg.listeners, Headers: delivery.Headers,
 	}).Register(mux)
 	links := &linking.Service{Store: db, BaseURL: cfg.baseURL, LinkTTL: cfg.linkTokenTTL, CheckURL: checkURL, Blocked: delivery.IsBlocked}
-	hb := &hub.Handler{Store: db, Auth: auth, Tokens: auth, Links: links, Sandbox: sandbox, Location: cfg.location, Clock: clock,
-		Logger: log, Limiter: limiter}
-	hb.Register(mux)
+	(&hub.Handler{Store: db, Auth: auth, Tokens: auth, Links: links, Sandbox: sandbox, Location: cfg.location, Clock: clock,
+		Logger: log, Limiter: limiter}).Register(mux)
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
 		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword, Uploads: uploads,
 		SessionLimiter: web.NewRateLimiter(cfg.dashRateLimit, cfg.dashRateBurst),
@@ -393,7 +392,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 		ImportStatement: func(ctx context.Context, tenant, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
 			return importStatement(ctx, db, tenant, account, name, f, cfg.location, clock)
 		},
-		Hub: dashboardHub{links, hb},
+		Hub: dashboardHub{links},
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, db, c, public)
 		},

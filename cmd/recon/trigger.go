@@ -15,7 +15,6 @@ import (
 
 	"recon"
 	"recon/checkout"
-	"recon/hub"
 	"recon/linking"
 	"recon/sqlstore"
 )
@@ -460,7 +459,7 @@ func (a *app) printTrigger(res *triggerResult) error {
 }
 
 // triggerHub makes a hub event happen in the company's test mode
-// (hub.Handler.Simulate) and prints the timeline of the link tokens it drove.
+// (linking.Service.Simulate) and prints the timeline of the link tokens it drove.
 func (a *app) triggerHub(ctx context.Context, companyID int64, event string) error {
 	loc, err := a.location()
 	if err != nil {
@@ -471,8 +470,7 @@ func (a *app) triggerHub(ctx context.Context, companyID int64, event string) err
 		if err != nil {
 			return err
 		}
-		h := &hub.Handler{Store: db, Location: loc, Clock: a.clock, Links: &linking.Service{Store: db}}
-		sim, err := h.Simulate(ctx, tenant, true, event)
+		sim, err := (&linking.Service{Store: db}).Simulate(ctx, tenant, true, event)
 		if err != nil {
 			return err
 		}
