@@ -22,6 +22,7 @@ import (
 
 	"recon"
 	"recon/ipn"
+	"recon/linking"
 	"recon/web"
 )
 
@@ -132,8 +133,9 @@ type Handler struct {
 	// limit); an expensive search costs SearchCost requests. See
 	// docs/dashboard.md, Rate limits.
 	SessionLimiter, AddressLimiter *web.RateLimiter
-	// Hub is the bank-linking hub (see Hub), nil without one.
-	Hub Hub
+	// Hub is the bank-linking hub's service (link tokens, the webhook, the
+	// simulation of hub events), nil without one.
+	Hub *linking.Service
 	// RegisterClient registers an OAuth2 client as `recon client create`
 	// does (oauth.RegisterClient) and returns its secret ("" for a public
 	// client).

@@ -36,8 +36,8 @@ type Handler struct {
 	Auth recon.Authenticator
 	// Tokens issues the tokens of POST /v1/token.
 	Tokens recon.HubTokenIssuer
-	// Links makes link tokens and saves the webhook (package linking), and
-	// holds the real banks' connector.
+	// Links makes link tokens, reads the hosted page's steps and saves the
+	// webhook (package linking), with the banks behind them.
 	Links *linking.Service
 	// Sandbox is the server's mode (--sandbox): sandbox banks for every
 	// tenant, not only test ones.

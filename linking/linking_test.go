@@ -9,6 +9,7 @@ import (
 
 	"recon"
 	"recon/linking"
+	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
 
@@ -16,16 +17,23 @@ func TestMain(m *testing.M) { dbtest.Main(m) }
 
 var errBlocked = errors.New("the address is internal")
 
+// newCompany makes an active company.
+func newCompany(t *testing.T, db *sqlstore.DB) *recon.Company {
+	t.Helper()
+	c := &recon.Company{FullName: "Công ty TNHH Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive}
+	if err := db.CreateCompany(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestService runs CreateLinkToken and SaveWebhook against a real database,
 // without HTTP.
 func TestService(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		db := dbtest.OpenStore(t, engine)
-		co := &recon.Company{FullName: "Sao Mai", ShortName: "SM", Status: recon.CompanyActive}
-		if err := db.CreateCompany(ctx, co); err != nil {
-			t.Fatal(err)
-		}
+		co := newCompany(t, db)
 		cu := &recon.HubCustomer{CompanyID: co.ID, FullName: "Khách hàng A", Status: recon.HubCustomerActive}
 		if err := db.CreateHubCustomer(ctx, cu); err != nil {
 			t.Fatal(err)

@@ -15,16 +15,11 @@ import (
 // (recon trigger's), with the events on the way, in the tenant only.
 func TestSimulate(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		db := dbtest.OpenStore(t, engine)
 		b := struct {
 			store          *sqlstore.DB
 			company, other *recon.Company
-		}{store: dbtest.OpenStore(t, engine)}
-		for _, c := range []**recon.Company{&b.company, &b.other} {
-			*c = &recon.Company{FullName: "Công ty TNHH Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive}
-			if err := b.store.CreateCompany(t.Context(), *c); err != nil {
-				t.Fatal(err)
-			}
-		}
+		}{db, newCompany(t, db), newCompany(t, db)}
 		h := &linking.Service{Store: b.store, BaseURL: "http://hub.test"}
 		timeline := func(sim *linking.Simulation) []string {
 			t.Helper()

@@ -392,7 +392,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 		ImportStatement: func(ctx context.Context, tenant, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
 			return importStatement(ctx, db, tenant, account, name, f, cfg.location, clock)
 		},
-		Hub: dashboardHub{links},
+		Hub: links,
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, db, c, public)
 		},
