@@ -17,7 +17,12 @@ import (
 	"recon/sqlstore/storetest"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m) }
+// TestMain runs 8 tests at once even on fewer CPUs: they wait on their
+// databases more than they compute (see dbtest.Parallel).
+func TestMain(m *testing.M) {
+	dbtest.Parallel(8)
+	dbtest.Main(m)
+}
 
 func TestStore(t *testing.T) {
 	for _, engine := range dbtest.Engines() {

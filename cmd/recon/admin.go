@@ -29,6 +29,12 @@ func newMigrateCmd(a *app) *cobra.Command {
 
 func newCompanyCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "company", Short: "Manage companies (tenants)"}
+	// list, show, try-memo and update are in company.go.
+	cmd.AddCommand(newCompanyCreateCmd(a), newCompanyListCmd(a), newCompanyShowCmd(a), newCompanyTryMemoCmd(a), newCompanyUpdateCmd(a))
+	return cmd
+}
+
+func newCompanyCreateCmd(a *app) *cobra.Command {
 	var c recon.Company
 	create := &cobra.Command{
 		Use:     "create",
@@ -69,13 +75,16 @@ func newCompanyCmd(a *app) *cobra.Command {
 	_ = create.MarkFlagRequired("full-name")
 	_ = create.MarkFlagRequired("short-name")
 	a.addJSONFlag(create)
-	cmd.AddCommand(create)
-	addCompanyCommands(a, cmd) // list, show, update (company.go)
-	return cmd
+	return create
 }
 
 func newUserCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "user", Short: "Manage users"}
+	cmd.AddCommand(newUserCreateCmd(a), newUserUpdateCmd(a))
+	return cmd
+}
+
+func newUserCreateCmd(a *app) *cobra.Command {
 	var (
 		u        recon.User
 		role     string
@@ -119,8 +128,7 @@ func newUserCmd(a *app) *cobra.Command {
 		_ = create.MarkFlagRequired(n)
 	}
 	a.addJSONFlag(create)
-	cmd.AddCommand(create, newUserUpdateCmd(a))
-	return cmd
+	return create
 }
 
 // newUserUpdateCmd is `recon user update`: a user's role and permissions.

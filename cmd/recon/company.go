@@ -19,7 +19,7 @@ import (
 	"recon/web"
 )
 
-// The company commands besides create (admin.go): list, show, update.
+// The company commands besides create (admin.go): list, show, try-memo, update.
 
 // companyOut is a company as `company list|show|update --json` print it: the
 // fields of GET /api/v1/company (spec §2.1; docs/api.md, Company API) without
@@ -122,8 +122,7 @@ func parseCompanyID(arg string) (int64, error) {
 	return id, nil
 }
 
-// addCompanyCommands adds list, show and update to the company command.
-func addCompanyCommands(a *app, cmd *cobra.Command) {
+func newCompanyListCmd(a *app) *cobra.Command {
 	list := &cobra.Command{
 		Use:     "list",
 		Short:   "List every company with its status, subscription and retention",
@@ -153,7 +152,10 @@ func addCompanyCommands(a *app, cmd *cobra.Command) {
 		},
 	}
 	a.addJSONFlag(list)
+	return list
+}
 
+func newCompanyShowCmd(a *app) *cobra.Command {
 	show := &cobra.Command{
 		Use:     "show ID",
 		Short:   "Show a company with its configuration and payment-code formats",
@@ -174,7 +176,10 @@ func addCompanyCommands(a *app, cmd *cobra.Command) {
 		},
 	}
 	a.addJSONFlag(show)
+	return show
+}
 
+func newCompanyTryMemoCmd(a *app) *cobra.Command {
 	try := &cobra.Command{
 		Use:   "try-memo ID MEMO",
 		Short: "Which payment code the company's formats find in a memo, and why",
@@ -210,8 +215,7 @@ the code found (as POST /api/v1/company/try-memo and the dashboard's tester).`,
 		},
 	}
 	a.addJSONFlag(try)
-
-	cmd.AddCommand(list, show, try, newCompanyUpdateCmd(a))
+	return try
 }
 
 // companyPatch is the fields `company update` may change; nil ones stay.
@@ -342,49 +346,9 @@ Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 			if err != nil {
 				return err
 			}
-			f := cmd.Flags()
-			var p *companyPatch
-			if f.Changed("from-json") {
-				var fieldFlags []string
-				for _, name := range companyFieldFlags {
-					if f.Changed(name) {
-						fieldFlags = append(fieldFlags, "--"+name)
-					}
-				}
-				if len(fieldFlags) > 0 {
-					return fmt.Errorf("give the fields either as flags or with --from-json, not both (also given: %s)", strings.Join(fieldFlags, " "))
-				}
-				raw := []byte(fromJSON)
-				if fromJSON == "-" {
-					if raw, err = io.ReadAll(io.LimitReader(a.stdin, 1<<20)); err != nil {
-						return err
-					}
-				}
-				if p, err = decodeCompanyPatch(raw); err != nil {
-					return fmt.Errorf("--from-json: %w", describe(err))
-				}
-			} else {
-				p = &companyPatch{}
-				str := func(name string, v *string) *string {
-					if f.Changed(name) {
-						return v
-					}
-					return nil
-				}
-				boolean := func(name string, v *bool) *bool {
-					if f.Changed(name) {
-						return v
-					}
-					return nil
-				}
-				p.FullName, p.ShortName = str("full-name", &v.FullName), str("short-name", &v.ShortName)
-				p.Status, p.Subscription = str("status", &v.Status), str("subscription", &v.Subscription)
-				p.BeginDate, p.EndDate = str("begin-date", &v.BeginDate), str("end-date", &v.EndDate)
-				p.BankSubAccount, p.Paycode = boolean("bank-sub-account", &v.Config.BankSubAccount), boolean("paycode", &v.Config.Paycode)
-				if f.Changed("data-storage-time") {
-					d := storageDays(days)
-					p.DataStorageTime = &d
-				}
+			p, err := a.updatePatch(cmd.Flags(), &v, days, fromJSON)
+			if err != nil {
+				return err
 			}
 			if p.empty() {
 				return fmt.Errorf("nothing to change: give at least one field flag (see --help) or --from-json")
@@ -415,4 +379,55 @@ Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 	f.StringVar(&fromJSON, "from-json", "", `the fields as one JSON object, e.g. '{"status":"inactive","data_storage_time":"90"}'; "-" reads it from standard input`)
 	a.addJSONFlag(update)
 	return update
+}
+
+// updatePatch is the change `company update` asks for: the object of
+// --from-json, or the fields whose flags were given (v holds their values,
+// days the retention's).
+func (a *app) updatePatch(f *pflag.FlagSet, v *recon.Company, days int, fromJSON string) (*companyPatch, error) {
+	if !f.Changed("from-json") {
+		str := func(name string, v *string) *string {
+			if f.Changed(name) {
+				return v
+			}
+			return nil
+		}
+		boolean := func(name string, v *bool) *bool {
+			if f.Changed(name) {
+				return v
+			}
+			return nil
+		}
+		p := &companyPatch{}
+		p.FullName, p.ShortName = str("full-name", &v.FullName), str("short-name", &v.ShortName)
+		p.Status, p.Subscription = str("status", &v.Status), str("subscription", &v.Subscription)
+		p.BeginDate, p.EndDate = str("begin-date", &v.BeginDate), str("end-date", &v.EndDate)
+		p.BankSubAccount, p.Paycode = boolean("bank-sub-account", &v.Config.BankSubAccount), boolean("paycode", &v.Config.Paycode)
+		if f.Changed("data-storage-time") {
+			d := storageDays(days)
+			p.DataStorageTime = &d
+		}
+		return p, nil
+	}
+	var fieldFlags []string
+	for _, name := range companyFieldFlags {
+		if f.Changed(name) {
+			fieldFlags = append(fieldFlags, "--"+name)
+		}
+	}
+	if len(fieldFlags) > 0 {
+		return nil, fmt.Errorf("give the fields either as flags or with --from-json, not both (also given: %s)", strings.Join(fieldFlags, " "))
+	}
+	raw := []byte(fromJSON)
+	if fromJSON == "-" {
+		var err error
+		if raw, err = io.ReadAll(io.LimitReader(a.stdin, 1<<20)); err != nil {
+			return nil, err
+		}
+	}
+	p, err := decodeCompanyPatch(raw)
+	if err != nil {
+		return nil, fmt.Errorf("--from-json: %w", describe(err))
+	}
+	return p, nil
 }

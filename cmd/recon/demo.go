@@ -2,282 +2,38 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-	"text/template"
 	"time"
 
 	"recon"
+	"recon/demo"
 	"recon/oauth"
 	"recon/sqlstore"
 )
 
-// The demo client has a fixed id so that a later `serve --demo` on the same
-// database finds the demo company again and prints fresh tokens; so has its
-// test-mode twin (docs/design.md, D10).
-const (
-	demoClientID     = "demo-erp"
-	demoTestClientID = recon.TestClientPrefix + "demo-erp"
-	demoTestMerchant = recon.TestMerchantPrefix + "DEMO-SAOMAI"
-)
-
-const (
-	demoAdminEmail    = "admin@saomai.vn"
-	demoAdminPassword = "saomai-demo-admin"
-	demoMemberEmail   = "nhanvien@saomai.vn"
-)
-
-// seedDemo fills an empty database with a demo company, its users and an
-// OAuth2 client, then prints curl commands with working tokens. On a database
-// that already holds the demo it only prints fresh tokens; on any other
-// non-empty database it seeds nothing.
-func seedDemo(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, baseURL string, loc *time.Location, now time.Time, out io.Writer) error {
-	secret := ""
-	client, err := db.Client(ctx, demoClientID)
-	switch recon.ErrorCode(err) {
-	case "":
-	case recon.ENOTFOUND:
-		empty, err := db.Empty(ctx)
-		if err != nil {
-			return err
-		}
-		if !empty {
-			fmt.Fprintln(out, "recon: --demo: the database already holds data that is not the demo's; nothing seeded")
-			return nil
-		}
-		if client, secret, err = seedDemoData(ctx, db, loc, now); err != nil {
-			return err
-		}
-	default:
-		return err
-	}
-	adminToken, err := auth.IssueToken(ctx, client.ID, demoAdminEmail, []string{recon.ScopeCompany, recon.ScopeTransactionRead, recon.ScopeBankAccountRead}, time.Hour)
-	if err != nil {
-		return err
-	}
-	// A Member's role allows neither the company API nor money data: its
-	// token carries the profile scope only.
-	memberToken, err := auth.IssueToken(ctx, client.ID, demoMemberEmail, []string{recon.ScopeProfile}, time.Hour)
-	if err != nil {
-		return err
-	}
-	feedToken, err := auth.IssueToken(ctx, client.ID, "", []string{recon.ScopeTransactionWrite}, time.Hour)
-	if err != nil {
-		return err
-	}
-	merchant, err := db.MerchantOf(ctx, client.CompanyID)
-	if err != nil {
-		return err
-	}
-	test, err := demoTestMode(ctx, db, auth, client.CompanyID)
-	if err != nil {
-		return err
-	}
-	if err := demoBanner.Execute(out, map[string]string{
-		"Base": baseURL, "ClientID": client.ID, "Secret": secret,
-		"Shown":      map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
-		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
-		"AdminEmail": demoAdminEmail, "AdminPassword": demoAdminPassword, "Company": strconv.FormatInt(client.CompanyID, 10),
-		"AdminToken": adminToken.Token, "MemberToken": memberToken.Token, "FeedToken": feedToken.Token,
-		"MerchantID": merchant.MerchantID, "MerchantSecret": merchant.SecretKey,
-		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
-	}); err != nil {
-		return err
-	}
-	test["Base"] = baseURL
-	test["Company"] = strconv.FormatInt(client.CompanyID, 10)
-	return demoTestBanner.Execute(out, test)
+// seedDemo seeds the demo of `serve --demo` into db and prints its banner
+// (the demo package).
+func seedDemo(ctx context.Context, a *app, db *sqlstore.DB, auth *oauth.Server, baseURL string, loc *time.Location) error {
+	return demo.Seed(ctx, db, demoAuth{db, auth}, demo.Options{
+		BaseURL: baseURL, Location: loc, Clock: a.clock, Rand: a.rand, Out: a.stdout,
+	})
 }
 
-// demoTestMode gives the demo company its test mode (once: a later
-// `serve --demo` finds it, and seeds it on a demo database made before test
-// mode existed): a test OAuth2 client, test merchant credentials and a test
-// bank account with the live first account's number. It returns what the
-// test-mode part of the banner shows, with fresh tokens.
-func demoTestMode(ctx context.Context, db *sqlstore.DB, auth *oauth.Server, companyID int64) (map[string]string, error) {
-	tenant, err := db.TestTenant(ctx, companyID)
-	if err != nil {
-		return nil, err
-	}
-	secret := ""
-	client, err := db.Client(ctx, demoTestClientID)
-	switch recon.ErrorCode(err) {
-	case "":
-	case recon.ENOTFOUND:
-		client = &recon.Client{
-			ID: demoTestClientID, CompanyID: companyID, Name: "Sao Mai ERP (demo, test mode)", Test: true,
-			Scopes: recon.Scopes, RedirectURIs: []string{"http://127.0.0.1:9999/callback"},
-		}
-		if secret, err = oauth.RegisterClient(ctx, db, client, false); err != nil {
-			return nil, err
-		}
-		m := &recon.Merchant{CompanyID: tenant.ID, MerchantID: demoTestMerchant, SecretKey: recon.NewMerchantSecret(rand.Reader, true)}
-		if err := db.SetMerchant(ctx, m); err != nil {
-			return nil, err
-		}
-		b := &recon.BankAccount{CompanyID: tenant.ID, BankName: "Vietcombank", AccountNumber: "0071000123456", HolderName: "CONG TY TNHH THUONG MAI SAO MAI"}
-		if err := db.CreateBankAccount(ctx, b); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, err
-	}
-	accounts, err := db.BankAccounts(ctx, tenant.ID)
-	if err != nil {
-		return nil, err
-	}
-	account := "BANK_ACCOUNT_ID"
-	if len(accounts) > 0 {
-		account = strconv.FormatInt(accounts[0].ID, 10)
-	}
-	merchant, err := db.MerchantOf(ctx, tenant.ID)
-	if err != nil {
-		return nil, err
-	}
-	adminToken, err := auth.IssueToken(ctx, client.ID, demoAdminEmail, []string{recon.ScopeCompany, recon.ScopeTransactionRead,
-		recon.ScopeBankAccountRead, recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, time.Hour)
-	if err != nil {
-		return nil, err
-	}
-	feedToken, err := auth.IssueToken(ctx, client.ID, "", []string{recon.ScopeTransactionWrite}, time.Hour)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{
-		"ClientID": client.ID,
-		"Shown":    map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
-		"Token":    adminToken.Token, "FeedToken": feedToken.Token, "Account": account,
-		"MerchantID": merchant.MerchantID, "MerchantSecret": merchant.SecretKey,
-	}, nil
+// demoAuth is the authorization server as the demo asks for it (demo.Auth).
+type demoAuth struct {
+	db   *sqlstore.DB
+	auth *oauth.Server
 }
 
-func seedDemoData(ctx context.Context, db *sqlstore.DB, loc *time.Location, today time.Time) (*recon.Client, string, error) {
-	co := &recon.Company{
-		FullName: "Công ty TNHH Thương mại Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive,
-		Subscription: "Business", BeginDate: today.AddDate(0, -3, 0).Format(recon.DateLayout),
-		EndDate: today.AddDate(0, 9, 0).Format(recon.DateLayout),
-		Config:  recon.CompanyConfig{Paycode: true, DataStorageDays: 365},
-	}
-	if err := db.CreateCompany(ctx, co); err != nil {
-		return nil, "", err
-	}
-	if _, err := db.ReplacePaymentCodeFormats(ctx, co.ID, []recon.PaymentCodeFormat{
-		{Prefix: "DH", SuffixFrom: 4, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true},
-		{Prefix: "SM", SuffixFrom: 6, SuffixTo: 10, CharacterType: recon.NumberAndLetter, IsActive: false},
-	}); err != nil {
-		return nil, "", err
-	}
-	pw, err := oauth.HashPassword(demoAdminPassword)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, u := range []*recon.User{
-		{CompanyID: co.ID, Email: demoAdminEmail, Role: recon.RoleAdmin, Permissions: []string{recon.PermViewTransactions}, PasswordHash: pw},
-		{CompanyID: co.ID, Email: "ketoan@saomai.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}},
-		{CompanyID: co.ID, Email: demoMemberEmail, Role: recon.RoleMember},
-	} {
-		if err := db.CreateUser(ctx, u); err != nil {
-			return nil, "", err
-		}
-	}
-	client := &recon.Client{
-		ID: demoClientID, CompanyID: co.ID, Name: "Sao Mai ERP (demo)",
-		Scopes: recon.Scopes, RedirectURIs: []string{"http://127.0.0.1:9999/callback"},
-	}
-	secret, err := oauth.RegisterClient(ctx, db, client, false)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: co.ID, MerchantID: "DEMO-SAOMAI", SecretKey: recon.NewSecret()}); err != nil {
-		return nil, "", err
-	}
-	if err := seedDemoTransactions(ctx, db, co.ID, loc, today); err != nil {
-		return nil, "", err
-	}
-	return client, secret, nil
+func (d demoAuth) RegisterClient(ctx context.Context, c *recon.Client) (string, error) {
+	return oauth.RegisterClient(ctx, d.db, c, false)
 }
 
-var demoBanner = template.Must(template.New("demo").Parse(`
-================ Recon demo ================
-Company "Công ty TNHH Thương mại Sao Mai" with users {{.AdminEmail}} (Admin),
-ketoan@saomai.vn (Accountant) and nhanvien@saomai.vn (Member).
-OAuth2 client:  {{.ClientID}}   secret: {{.Shown}}
-Admin login for the consent page: {{.AdminEmail}} / {{.AdminPassword}}
-Dashboard: {{.Base}}/dashboard/  (company {{.Company}}, {{.AdminEmail}} / {{.AdminPassword}})
+func (demoAuth) HashPassword(password string) (string, error) { return oauth.HashPassword(password) }
 
-Tokens below are valid for one hour (new ones: restart with --demo, or
-recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company).
-
-  export RECON={{.Base}}
-  export TOKEN={{.AdminToken}}
-
-  # the company and its payment-code formats (Admin token)
-  curl -s $RECON/api/v1/company -H "Authorization: Bearer $TOKEN"
-
-  # replace the payment-code formats
-  curl -s -X PATCH $RECON/api/v1/company/configurations -H "Authorization: Bearer $TOKEN" \
-    -H 'Content-Type: application/json' \
-    -d '{"payment_code_formats":[{"prefix":"DH","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":1}]}'
-
-  # bank accounts and transactions (newest first; filters: bank_account_id, account_number,
-  # reference_number, from_date, to_date, amount_in, amount_out, page, limit)
-  curl -s $RECON/api/v1/bank-accounts -H "Authorization: Bearer $TOKEN"
-  curl -s "$RECON/api/v1/transactions?limit=5" -H "Authorization: Bearer $TOKEN"
-
-  # play a payer (sandbox): a transfer whose memo carries a payment code
-  curl -s -X POST $RECON/api/v1/sandbox/transfers -H "Authorization: Bearer {{.FeedToken}}" \
-    -H 'Content-Type: application/json' -d '{"bank_account_id":1,"amount":150000,"transaction_content":"NGUYEN VAN A chuyen tien DH1709"}'
-
-  # the payment gateway (Basic merchant_id:secret_key): orders, one order with its match decisions,
-  # the reconciliation report; set an IPN URL to receive ORDER_PAID / TRANSACTION_VOID
-  curl -s -u '{{.MerchantID}}:{{.MerchantSecret}}' "$RECON/v1/order?per_page=5"
-  curl -s -u '{{.MerchantID}}:{{.MerchantSecret}}' $RECON/v1/order/detail/SM-01001
-  curl -s "$RECON/api/v1/reconciliation" -H "Authorization: Bearer $TOKEN"
-  curl -s -X PUT $RECON/v1/ipn -u '{{.MerchantID}}:{{.MerchantSecret}}' -H 'Content-Type: application/json' \
-    -d '{"ipn_url":"https://your-shop.example.vn/ipn","auth_type":"SECRET_KEY"}'
-
-  # a Member's role allows no company or money scope; its token reaches nothing of them: 403
-  curl -s $RECON/api/v1/company -H "Authorization: Bearer {{.MemberToken}}"
-
-  # a client-credentials token (no user: like a bank feed, it may push transactions, not read them)
-  curl -s -u '{{.ClientID}}:{{.CurlSecret}}' -d grant_type=client_credentials -d 'scope=transaction:write' $RECON/oauth/token
-
-  # the authorization code flow starts at (PKCE S256 required):
-  #   $RECON/oauth/authorize?response_type=code&client_id={{.ClientID}}&redirect_uri={{.Redirect}}&scope=company&state=...&code_challenge=...&code_challenge_method=S256
-
-API document: $RECON/openapi.json   metadata: $RECON/.well-known/oauth-authorization-server
-============================================
-`))
-
-// demoTestBanner is the test-mode part of the demo's banner: the same
-// company through test credentials, whose data is apart from the live data
-// above (docs/testmode.md).
-var demoTestBanner = template.Must(template.New("demo-test").Parse(`
-================ Test mode ================
-The same company has a test mode: test credentials (test_..., TEST-...) see and
-change only test data, on any server, production included (docs/testmode.md).
-Test OAuth2 client: {{.ClientID}}   secret: {{.Shown}}
-Test merchant:      {{.MerchantID}}   secret_key: {{.MerchantSecret}}
-Test bank account:  {{.Account}} (the same number as the live first account)
-
-  export TEST_TOKEN={{.Token}}
-
-  # the company as a test credential sees it ("livemode": false), its test bank account
-  curl -s $RECON/api/v1/company -H "Authorization: Bearer $TEST_TOKEN"
-  curl -s $RECON/api/v1/bank-accounts -H "Authorization: Bearer $TEST_TOKEN"
-
-  # a test checkout's order, paid by a simulated transfer (works in test mode on any server),
-  # then the test orders and the test notifications
-  recon trigger ORDER_PAID --company {{.Company}}
-  curl -s -X POST $RECON/api/v1/sandbox/transfers -H "Authorization: Bearer {{.FeedToken}}" \
-    -H 'Content-Type: application/json' -d '{"bank_account_id":{{.Account}},"amount":150000,"transaction_content":"NGUYEN VAN A chuyen tien DH1709"}'
-  curl -s -u '{{.MerchantID}}:{{.MerchantSecret}}' "$RECON/v1/order?per_page=5"
-  curl -s "$RECON/api/v1/deliveries" -H "Authorization: Bearer $TEST_TOKEN"
-
-  # test data never mixes with live data; wipe it in one command (credentials stay)
-  recon test-data wipe --company {{.Company}}
-============================================
-`))
+func (d demoAuth) IssueToken(ctx context.Context, clientID, userEmail string, scopes []string, ttl time.Duration) (string, error) {
+	t, err := d.auth.IssueToken(ctx, clientID, userEmail, scopes, ttl)
+	if err != nil {
+		return "", err
+	}
+	return t.Token, nil
+}

@@ -16,6 +16,11 @@ import (
 
 func newExceptionsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "exceptions", Short: "The exceptions queue: transfers matching could not settle"}
+	cmd.AddCommand(newExceptionsListCmd(a), newExceptionsResolveCmd(a))
+	return cmd
+}
+
+func newExceptionsListCmd(a *app) *cobra.Command {
 	var (
 		tenant tenantFlags
 		f      recon.ExceptionFilter
@@ -50,31 +55,7 @@ previous page.`,
 				if err != nil {
 					return err
 				}
-				if a.jsonOut {
-					out := make([]any, len(list))
-					for i, e := range list {
-						out[i] = api.ExceptionJSON(e, suggestions[i], loc, !tenant.test)
-					}
-					return a.print(map[string]any{"exceptions": out, "has_more": more}, "")
-				}
-				for i, e := range list {
-					t := e.Transaction
-					var sug []string
-					for _, s := range suggestions[i] {
-						sug = append(sug, fmt.Sprintf("order %d %s (%s)", s.Order.ID, s.Order.InvoiceNumber, strings.Join(s.Reasons, ", ")))
-					}
-					line := fmt.Sprintf("%d\t%s\t%s\t%d VND\t%s\t%s", t.ID, t.TransactionDate.Format(recon.DateTimeLayout), e.Kind, t.AmountIn, t.Code, e.Reason)
-					if r := e.Resolution; r != nil {
-						line += fmt.Sprintf("\tresolved: %s by %s at %s: %s", r.Action, r.UserEmail, r.CreatedAt.In(loc).Format(recon.DateTimeLayout), r.Note)
-					} else if len(sug) > 0 {
-						line += "\tsuggested: " + strings.Join(sug, "; ")
-					}
-					fmt.Fprintln(a.stdout, line)
-				}
-				if more {
-					fmt.Fprintf(a.stdout, "more: --after %d\n", list[len(list)-1].Transaction.ID)
-				}
-				return nil
+				return a.printExceptions(list, more, suggestions, loc, !tenant.test)
 			})
 		},
 	}
@@ -94,9 +75,42 @@ previous page.`,
 		return nil
 	}
 	a.addJSONFlag(list)
+	return list
+}
 
+// printExceptions prints a page of `exceptions list`: each exception with its
+// resolution or its suggested orders, and where the next page starts.
+func (a *app) printExceptions(list []*recon.Exception, more bool, suggestions [][]*recon.Suggestion, loc *time.Location, live bool) error {
+	if a.jsonOut {
+		out := make([]any, len(list))
+		for i, e := range list {
+			out[i] = api.ExceptionJSON(e, suggestions[i], loc, live)
+		}
+		return a.print(map[string]any{"exceptions": out, "has_more": more}, "")
+	}
+	for i, e := range list {
+		t := e.Transaction
+		var sug []string
+		for _, s := range suggestions[i] {
+			sug = append(sug, fmt.Sprintf("order %d %s (%s)", s.Order.ID, s.Order.InvoiceNumber, strings.Join(s.Reasons, ", ")))
+		}
+		line := fmt.Sprintf("%d\t%s\t%s\t%d VND\t%s\t%s", t.ID, t.TransactionDate.Format(recon.DateTimeLayout), e.Kind, t.AmountIn, t.Code, e.Reason)
+		if r := e.Resolution; r != nil {
+			line += fmt.Sprintf("\tresolved: %s by %s at %s: %s", r.Action, r.UserEmail, r.CreatedAt.In(loc).Format(recon.DateTimeLayout), r.Note)
+		} else if len(sug) > 0 {
+			line += "\tsuggested: " + strings.Join(sug, "; ")
+		}
+		fmt.Fprintln(a.stdout, line)
+	}
+	if more {
+		fmt.Fprintf(a.stdout, "more: --after %d\n", list[len(list)-1].Transaction.ID)
+	}
+	return nil
+}
+
+func newExceptionsResolveCmd(a *app) *cobra.Command {
 	var (
-		rtenant        tenantFlags
+		tenant         tenantFlags
 		order          int64
 		refund, ignore bool
 		note, email    string
@@ -119,33 +133,23 @@ exception's state before.`,
 			if err != nil || txID <= 0 {
 				return fmt.Errorf("the transaction id must be a positive integer, not %q", args[0])
 			}
-			in := recon.ResolveInput{Note: note}
-			switch {
-			case cmd.Flags().Changed("match") && !refund && !ignore:
-				in.Action, in.OrderID = recon.ResolveMatch, order
-			case refund && !ignore && !cmd.Flags().Changed("match"):
-				in.Action = recon.ResolveRefund
-			case ignore && !refund && !cmd.Flags().Changed("match"):
-				in.Action = recon.ResolveIgnore
-			default:
-				return errors.New("give exactly one of --match ORDER_ID, --refund and --ignore")
-			}
-			if err := in.Validate(); err != nil {
-				return describe(err)
+			in, err := resolveInput(cmd.Flags().Changed("match"), order, refund, ignore, note)
+			if err != nil {
+				return err
 			}
 			loc, err := a.location()
 			if err != nil {
 				return err
 			}
 			return a.withStore(ctx, func(db *sqlstore.DB) error {
-				companyID, err := rtenant.id(ctx, db)
+				companyID, err := tenant.id(ctx, db)
 				if err != nil {
 					return err
 				}
 				// Users belong to the company itself, also for its test data.
-				u, err := db.UserByEmail(ctx, rtenant.company, email)
+				u, err := db.UserByEmail(ctx, tenant.company, email)
 				if recon.ErrorCode(err) == recon.ENOTFOUND {
-					return fmt.Errorf("no user %s in company %d", email, rtenant.company)
+					return fmt.Errorf("no user %s in company %d", email, tenant.company)
 				} else if err != nil {
 					return err
 				}
@@ -160,11 +164,11 @@ exception's state before.`,
 				if r.Decision != nil {
 					text += fmt.Sprintf("; %s (%s)", r.Decision.Outcome, r.Decision.Reason)
 				}
-				return a.print(api.ResolutionJSON(r, loc, !rtenant.test), "%s", text)
+				return a.print(api.ResolutionJSON(r, loc, !tenant.test), "%s", text)
 			})
 		},
 	}
-	rtenant.add(resolve, true, "company id (required)")
+	tenant.add(resolve, true, "company id (required)")
 	rf := resolve.Flags()
 	rf.Int64Var(&order, "match", 0, "apply the transfer to this open order (its id)")
 	rf.BoolVar(&refund, "refund", false, "the money was sent back to the payer outside Recon")
@@ -175,6 +179,25 @@ exception's state before.`,
 		_ = resolve.MarkFlagRequired(n)
 	}
 	a.addJSONFlag(resolve)
-	cmd.AddCommand(list, resolve)
-	return cmd
+	return resolve
+}
+
+// resolveInput is the resolution the flags of `exceptions resolve` ask for:
+// exactly one of --match (given, with its order), --refund and --ignore.
+func resolveInput(match bool, order int64, refund, ignore bool, note string) (recon.ResolveInput, error) {
+	in := recon.ResolveInput{Note: note}
+	switch {
+	case match && !refund && !ignore:
+		in.Action, in.OrderID = recon.ResolveMatch, order
+	case refund && !ignore && !match:
+		in.Action = recon.ResolveRefund
+	case ignore && !refund && !match:
+		in.Action = recon.ResolveIgnore
+	default:
+		return in, errors.New("give exactly one of --match ORDER_ID, --refund and --ignore")
+	}
+	if err := in.Validate(); err != nil {
+		return in, describe(err)
+	}
+	return in, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -163,6 +164,11 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 
 func newDeliveriesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "deliveries", Short: "Inspect and replay notifications (IPN, webhooks)"}
+	cmd.AddCommand(newDeliveriesListCmd(a), newDeliveriesShowCmd(a), newDeliveriesReplayCmd(a), newDeliveriesStatsCmd(a), newDeliveriesTestCmd(a))
+	return cmd
+}
+
+func newDeliveriesListCmd(a *app) *cobra.Command {
 	var (
 		tenant tenantFlags
 		f      recon.DeliveryFilter
@@ -197,7 +203,10 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 	list.Flags().StringVar(&f.Kind, "kind", "", "ipn, webhook or hub_ipn")
 	list.Flags().IntVar(&f.Limit, "limit", 50, "how many (at most 500)")
 	a.addJSONFlag(list)
+	return list
+}
 
+func newDeliveriesShowCmd(a *app) *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a delivery, its payload and every attempt",
@@ -228,8 +237,12 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 		},
 	}
 	a.addJSONFlag(show)
+	return show
+}
 
+func newDeliveriesReplayCmd(a *app) *cobra.Command {
 	var (
+		tenant                  tenantFlags
 		all                     bool
 		failedSince, failedKind string
 	)
@@ -246,50 +259,9 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("--failed-since: %w", err)
 				}
-				return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-					companyID, err := tenant.id(cmd.Context(), db)
-					if err != nil {
-						return err
-					}
-					if companyID == 0 {
-						return fmt.Errorf("--failed-since needs --company")
-					}
-					n, err := db.ReplayFailed(cmd.Context(), companyID, recon.FailedFilter{Kind: failedKind, Since: since}, a.clock.Now())
-					if err != nil {
-						return err
-					}
-					return a.print(map[string]any{"replayed": n}, "%d failed deliveries queued again", n)
-				})
+				return a.replayFailed(cmd.Context(), &tenant, since, failedKind)
 			}
-			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				var ids []int64
-				for _, s := range args {
-					id, err := strconv.ParseInt(s, 10, 64)
-					if err != nil {
-						return fmt.Errorf("%q is not a delivery id", s)
-					}
-					ids = append(ids, id)
-				}
-				if all {
-					companyID, err := tenant.id(cmd.Context(), db)
-					if err != nil {
-						return err
-					}
-					ds, err := db.Deliveries(cmd.Context(), companyID, recon.DeliveryFilter{Status: recon.DeliveryDead, Limit: 500})
-					if err != nil {
-						return err
-					}
-					for _, d := range ds {
-						ids = append(ids, d.ID)
-					}
-				}
-				for _, id := range ids {
-					if err := db.ReplayDelivery(cmd.Context(), 0, id, a.clock.Now()); err != nil {
-						return err
-					}
-				}
-				return a.print(map[string]any{"replayed": ids}, "%d deliveries queued again", len(ids))
-			})
+			return a.replayDeliveries(cmd.Context(), &tenant, args, all)
 		},
 	}
 	replay.Flags().BoolVar(&all, "dead", false, "replay every dead delivery (at most 500)")
@@ -297,7 +269,63 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 	replay.Flags().StringVar(&failedSince, "failed-since", "", `replay every failed delivery (dead, or waiting for a retry) of --company created since this time ("YYYY-MM-DD HH:MM:SS", business time zone), in one statement`)
 	replay.Flags().StringVar(&failedKind, "kind", "", "with --failed-since: only this kind (ipn, webhook or hub_ipn)")
 	a.addJSONFlag(replay)
+	return replay
+}
 
+// replayFailed is `deliveries replay --failed-since`: every failed delivery
+// of the company (of a kind, when given) created since then, in one statement.
+func (a *app) replayFailed(ctx context.Context, tenant *tenantFlags, since time.Time, kind string) error {
+	return a.withStore(ctx, func(db *sqlstore.DB) error {
+		companyID, err := tenant.id(ctx, db)
+		if err != nil {
+			return err
+		}
+		if companyID == 0 {
+			return fmt.Errorf("--failed-since needs --company")
+		}
+		n, err := db.ReplayFailed(ctx, companyID, recon.FailedFilter{Kind: kind, Since: since}, a.clock.Now())
+		if err != nil {
+			return err
+		}
+		return a.print(map[string]any{"replayed": n}, "%d failed deliveries queued again", n)
+	})
+}
+
+// replayDeliveries is `deliveries replay [ID...] [--dead]`: the deliveries
+// named, and with all every dead one (of the company, when given).
+func (a *app) replayDeliveries(ctx context.Context, tenant *tenantFlags, args []string, all bool) error {
+	return a.withStore(ctx, func(db *sqlstore.DB) error {
+		var ids []int64
+		for _, s := range args {
+			id, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a delivery id", s)
+			}
+			ids = append(ids, id)
+		}
+		if all {
+			companyID, err := tenant.id(ctx, db)
+			if err != nil {
+				return err
+			}
+			ds, err := db.Deliveries(ctx, companyID, recon.DeliveryFilter{Status: recon.DeliveryDead, Limit: 500})
+			if err != nil {
+				return err
+			}
+			for _, d := range ds {
+				ids = append(ids, d.ID)
+			}
+		}
+		for _, id := range ids {
+			if err := db.ReplayDelivery(ctx, 0, id, a.clock.Now()); err != nil {
+				return err
+			}
+		}
+		return a.print(map[string]any{"replayed": ids}, "%d deliveries queued again", len(ids))
+	})
+}
+
+func newDeliveriesStatsCmd(a *app) *cobra.Command {
 	var (
 		statsSince  string
 		statsTenant tenantFlags
@@ -339,7 +367,10 @@ func newDeliveriesCmd(a *app) *cobra.Command {
 	stats.Flags().StringVar(&statsSince, "since", "", `deliveries created since ("YYYY-MM-DD HH:MM:SS"; default: the last 7 days)`)
 	statsTenant.add(stats, true, "company id (required)")
 	a.addJSONFlag(stats)
+	return stats
+}
 
+func newDeliveriesTestCmd(a *app) *cobra.Command {
 	var testKind string
 	var testTenant tenantFlags
 	test := &cobra.Command{
@@ -367,8 +398,7 @@ and signature check with it. In test mode without a target it waits for recon li
 	testTenant.add(test, true, "company id (required)")
 	test.Flags().StringVar(&testKind, "kind", recon.DeliveryIPN, "ipn, webhook or hub_ipn")
 	a.addJSONFlag(test)
-	cmd.AddCommand(list, show, replay, stats, test)
-	return cmd
+	return test
 }
 
 func newReportCmd(a *app) *cobra.Command {

@@ -70,10 +70,14 @@ the company's test data (sandbox banks on any server).`,
 
 func newHubCompanyCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "company", Short: "A merchant's companies (the hub's sub-tenants)"}
+	cmd.AddCommand(newHubCompanyCreateCmd(a), newHubCompanyListCmd(a))
+	return cmd
+}
+
+func newHubCompanyCreateCmd(a *app) *cobra.Command {
 	var (
-		tf, lt tenantFlags // create's, list's
-		cu     recon.HubCustomer
-		list   recon.HubCustomerFilter
+		tf tenantFlags
+		cu recon.HubCustomer
 	)
 	create := &cobra.Command{
 		Use:     "create",
@@ -103,7 +107,14 @@ func newHubCompanyCmd(a *app) *cobra.Command {
 	create.Flags().StringVar(&cu.ShortName, "short-name", "", "a short name")
 	_ = create.MarkFlagRequired("full-name")
 	a.addJSONFlag(create)
+	return create
+}
 
+func newHubCompanyListCmd(a *app) *cobra.Command {
+	var (
+		lt   tenantFlags
+		list recon.HubCustomerFilter
+	)
 	ls := &cobra.Command{
 		Use:     "list",
 		Short:   "List the merchant's companies, newest first (GET /v1/company)",
@@ -148,12 +159,16 @@ func newHubCompanyCmd(a *app) *cobra.Command {
 	ls.Flags().IntVar(&list.Page, "page", 1, "page number")
 	ls.Flags().IntVar(&list.PerPage, "per-page", 50, "companies per page (at most 100)")
 	a.addJSONFlag(ls)
-	cmd.AddCommand(create, ls)
-	return cmd
+	return ls
 }
 
 func newHubLinkTokenCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "link-token", Short: "Link tokens: open the hosted link page for a company"}
+	cmd.AddCommand(newHubLinkTokenCreateCmd(a), newHubLinkTokenRevokeCmd(a))
+	return cmd
+}
+
+func newHubLinkTokenCreateCmd(a *app) *cobra.Command {
 	var (
 		tf      tenantFlags
 		t       recon.LinkToken
@@ -207,7 +222,10 @@ address, as serve's --base-url.`,
 	f.DurationVar(&ttl, "ttl", recon.DefaultLinkTokenTTL, "the token's lifetime, as serve's --link-token-ttl")
 	_ = create.MarkFlagRequired("customer")
 	a.addJSONFlag(create)
+	return create
+}
 
+func newHubLinkTokenRevokeCmd(a *app) *cobra.Command {
 	var rt tenantFlags
 	revoke := &cobra.Command{
 		Use:   "revoke LINK_TOKEN_XID",
@@ -229,8 +247,7 @@ address, as serve's --base-url.`,
 	}
 	rt.add(revoke, true, "the merchant's company id (required)")
 	a.addJSONFlag(revoke)
-	cmd.AddCommand(create, revoke)
-	return cmd
+	return revoke
 }
 
 func newHubEventsCmd(a *app) *cobra.Command {

@@ -22,6 +22,7 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/demo"
 	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 	"recon/web"
@@ -300,7 +301,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo banner lacks a token:\n%s", text)
 	}
 	token := strings.Fields(text[i+len("export TOKEN="):])[0]
-	if !strings.Contains(text, "Dashboard: "+base+"/dashboard/  (company 1, "+demoAdminEmail+" / "+demoAdminPassword+")") {
+	if !strings.Contains(text, "Dashboard: "+base+"/dashboard/  (company 1, "+demo.AdminEmail+" / "+demo.AdminPassword+")") {
 		t.Fatalf("demo banner lacks the dashboard's sign-in:\n%s", text)
 	}
 	status, body := testkit.Call(t, "GET", base+"/api/v1/company", token, "")

@@ -192,7 +192,7 @@ func (a *app) serve(ctx context.Context, cfg serveConfig) error {
 	}
 	if cfg.demo {
 		cfg.sandbox = true
-		if err := seedDemo(ctx, db, auth, cfg.baseURL, loc, a.clock.Now(), a.stdout); err != nil {
+		if err := seedDemo(ctx, a, db, auth, cfg.baseURL, loc); err != nil {
 			return fmt.Errorf("seeding demo data: %w", err)
 		}
 	}

@@ -13,6 +13,11 @@ import (
 
 func newBankAccountCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "bank-account", Short: "Manage a company's bank accounts"}
+	cmd.AddCommand(newBankAccountCreateCmd(a), newBankAccountListCmd(a))
+	return cmd
+}
+
+func newBankAccountCreateCmd(a *app) *cobra.Command {
 	var (
 		b      recon.BankAccount
 		tenant tenantFlags
@@ -48,7 +53,11 @@ func newBankAccountCmd(a *app) *cobra.Command {
 		_ = create.MarkFlagRequired(n)
 	}
 	a.addJSONFlag(create)
+	return create
+}
 
+func newBankAccountListCmd(a *app) *cobra.Command {
+	var tenant tenantFlags
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List a company's bank accounts",
@@ -79,8 +88,7 @@ func newBankAccountCmd(a *app) *cobra.Command {
 	}
 	tenant.add(list, true, "company id (required)")
 	a.addJSONFlag(list)
-	cmd.AddCommand(create, list)
-	return cmd
+	return list
 }
 
 func newSimulateCmd(a *app) *cobra.Command {

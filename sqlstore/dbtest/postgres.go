@@ -47,6 +47,7 @@ type postgresServer struct {
 	admin    *sql.DB
 	adminURL *url.URL
 	cluster  *cluster // nil for EnvPostgresURL
+	version  int      // server_version_num: 150004 for 15.4
 	err      error
 
 	templateOnce sync.Once
@@ -99,7 +100,7 @@ func (s *postgresServer) connect() error {
 		cancel()
 		if err == nil {
 			s.admin = admin
-			return nil
+			return s.readVersion()
 		}
 		if time.Now().After(deadline) {
 			admin.Close()
@@ -107,6 +108,18 @@ func (s *postgresServer) connect() error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// readVersion reads the server's version number.
+func (s *postgresServer) readVersion() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var v string
+	if err := s.admin.QueryRowContext(ctx, "SHOW server_version_num").Scan(&v); err != nil {
+		return fmt.Errorf("PostgreSQL at %s: server version: %w", s.adminURL.Redacted(), err)
+	}
+	s.version, _ = strconv.Atoi(v)
+	return nil
 }
 
 // migratedTemplate returns the name of a database migrated to the latest

@@ -15,224 +15,220 @@ import (
 // then the order the bank gave), whatever the order of arrival (docs/api.md,
 // Balances).
 func testBankOrder(t *testing.T, open Open) {
-	t.Run("StatementAfterSandboxTransfer", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		c := newCompany(t, s, 1)
-		a := newAccount(t, s, c.ID, "111")
-		yesterday := tx(a.ID, "FT0", "2026-11-25 17:00:00", 500_000, 0)
-		yesterday.Accumulated = ptr(92_000_000)
-		ingestOne(t, s, c.ID, yesterday)
-		// The sandbox transfer of the afternoon arrives first, without a balance...
-		ingestOne(t, s, c.ID, tx(a.ID, "SIM1", "2026-11-26 15:01:00", 2_090_000, 0))
-		// ...then the morning's statement, with the bank's balances.
-		st := []recon.TransactionInput{
-			tx(a.ID, "FT1", "2026-11-26 08:10:00", 1_000_000, 0),
-			tx(a.ID, "FT2", "2026-11-26 09:30:00", 0, 357_000),
-			tx(a.ID, "FT3", "2026-11-26 10:20:00", 3_000_000, 0),
-		}
-		st[0].Accumulated, st[1].Accumulated, st[2].Accumulated = ptr(93_000_000), ptr(92_643_000), ptr(95_643_000)
-		if err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
-			_, err := ingest(st, make([]string, len(st)))
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		got := balances(t, s, c.ID, a.ID)
-		diff(t, "balances, newest first", []string{"SIM1 97733000", "FT3 95643000", "FT2 92643000", "FT1 93000000", "FT0 92000000"}, got)
-		if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
-			t.Fatalf("discontinuities %v, want none", ds)
-		}
-		// The account's balance is the one after 15:01: the next row starts there.
-		ingestOne(t, s, c.ID, tx(a.ID, "SIM2", "2026-11-26 16:00:00", 1_000, 0))
-		if got := balances(t, s, c.ID, a.ID)[0]; got != "SIM2 97734000" {
-			t.Fatalf("after the next transfer: %s, want SIM2 97734000", got)
-		}
-	})
-	t.Run("DiscontinuitiesRederived", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		c := newCompany(t, s, 1)
-		a := newAccount(t, s, c.ID, "111")
-		r := []recon.TransactionInput{
-			tx(a.ID, "R1", "2026-03-01 08:00:00", 1_000, 0),
-			tx(a.ID, "R2", "2026-03-01 12:00:00", 100, 0),
-			tx(a.ID, "R3", "2026-03-01 14:00:00", 50, 0),
-			tx(a.ID, "R4", "2026-03-01 16:00:00", 10, 0),
-		}
-		r[0].Accumulated, r[2].Accumulated = ptr(1_000), ptr(1_150)
-		if _, err := s.IngestTransactions(t.Context(), c.ID, r, make([]string, len(r))); err != nil {
-			t.Fatal(err)
-		}
-		diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1100", "R1 1000"}, balances(t, s, c.ID, a.ID))
-		if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
-			t.Fatalf("discontinuities %v, want none", ds)
-		}
-		// A transfer of 10:00 arrives late: R2 moves, and the bank's 1150 at
-		// R3 no longer follows from 1300: a discontinuity. R3 keeps the
-		// bank's balance, so R4 does not move.
-		ingestOne(t, s, c.ID, tx(a.ID, "X", "2026-03-01 10:00:00", 200, 0))
-		diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1300", "X 1200", "R1 1000"}, balances(t, s, c.ID, a.ID))
-		diff(t, "discontinuities", []string{"R3 expected 1350 reported 1150"}, discontinuities(t, s, c.ID))
-		// The missed payment out of 11:00 arrives: the balances follow again,
-		// and the discontinuity goes.
-		ingestOne(t, s, c.ID, tx(a.ID, "Y", "2026-03-01 11:00:00", 0, 200))
-		diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1100", "Y 1000", "X 1200", "R1 1000"}, balances(t, s, c.ID, a.ID))
-		if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
-			t.Fatalf("discontinuities %v, want none", ds)
-		}
-		// A bank balance that disagrees, arriving late, is recorded too.
-		z := tx(a.ID, "Z", "2026-03-01 13:00:00", 5, 0)
-		z.Accumulated = ptr(2_000) // expected 1105
-		ingestOne(t, s, c.ID, z)
-		diff(t, "balances", []string{"R4 1160", "R3 1150", "Z 2000", "R2 1100", "Y 1000", "X 1200", "R1 1000"}, balances(t, s, c.ID, a.ID))
-		diff(t, "discontinuities", []string{"R3 expected 2050 reported 1150", "Z expected 1105 reported 2000"}, discontinuities(t, s, c.ID))
-		// The account's balance did not move: the next row starts at 1160.
-		ingestOne(t, s, c.ID, tx(a.ID, "N", "2026-03-02 08:00:00", 1, 0))
-		if got := balances(t, s, c.ID, a.ID)[0]; got != "N 1161" {
-			t.Fatalf("after the next transfer: %s, want N 1161", got)
-		}
-	})
-	t.Run("FirstBankBalanceSetsTheBaseline", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		c := newCompany(t, s, 1)
-		a := newAccount(t, s, c.ID, "111")
-		// Sandbox transfers start from 0, an unknown balance: the bank's
-		// first balance after them sets the baseline, no discontinuity.
-		ingestOne(t, s, c.ID, tx(a.ID, "S1", "2026-03-01 10:00:00", 100, 0))
-		b := tx(a.ID, "B", "2026-03-01 12:00:00", 10, 0)
-		b.Accumulated = ptr(5_000)
-		ingestOne(t, s, c.ID, b)
-		ingestOne(t, s, c.ID, tx(a.ID, "S2", "2026-03-01 13:00:00", 1, 0))
-		diff(t, "balances", []string{"S2 5001", "B 5000", "S1 100"}, balances(t, s, c.ID, a.ID))
-		if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
-			t.Fatalf("discontinuities %v, want none", ds)
-		}
-		// The bank's balance of the morning arrives: S1's balance is known
-		// now, and B's does not follow from it.
-		f := tx(a.ID, "F", "2026-03-01 08:00:00", 1_000, 0)
-		f.Accumulated = ptr(1_000)
-		ingestOne(t, s, c.ID, f)
-		diff(t, "balances", []string{"S2 5001", "B 5000", "S1 1100", "F 1000"}, balances(t, s, c.ID, a.ID))
-		diff(t, "discontinuities", []string{"B expected 1110 reported 5000"}, discontinuities(t, s, c.ID))
-	})
-	t.Run("OpeningAfterRetention", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		c := retainedCompany(t, s, 1, 30, recon.CompanyActive) // on 2026-06-15: kept from 2026-05-16
-		a := newAccount(t, s, c.ID, "111")
-		rows := []recon.TransactionInput{
-			tx(a.ID, "O1", "2026-05-01 09:00:00", 1_000, 0),
-			tx(a.ID, "O2", "2026-05-10 09:00:00", 4_000, 0),
-			tx(a.ID, "K1", "2026-06-10 09:00:00", 100, 0),
-		}
-		rows[1].Accumulated = ptr(5_000)
-		if _, err := s.IngestTransactions(t.Context(), c.ID, rows, make([]string, len(rows))); err != nil {
-			t.Fatal(err)
-		}
-		now := time.Date(2026, 6, 15, 3, 0, 0, 0, time.FixedZone("ICT", 7*3600))
-		if _, err := retentionStore(t, s).ApplyRetention(t.Context(), now); err != nil {
-			t.Fatal(err)
-		}
-		diff(t, "balances after retention", []string{"K1 5100"}, balances(t, s, c.ID, a.ID))
-		// A row dated before every kept row starts from the balance before
-		// them, which retention kept: not from 0.
-		ingestOne(t, s, c.ID, tx(a.ID, "N1", "2026-06-01 09:00:00", 10, 0))
-		diff(t, "balances", []string{"K1 5110", "N1 5010"}, balances(t, s, c.ID, a.ID))
-		// That balance is known: a bank's balance that disagrees with it is a discontinuity.
-		n0 := tx(a.ID, "N0", "2026-05-20 09:00:00", 10, 0)
-		n0.Accumulated = ptr(7_000)
-		ingestOne(t, s, c.ID, n0)
-		diff(t, "balances", []string{"K1 7110", "N1 7010", "N0 7000"}, balances(t, s, c.ID, a.ID))
-		diff(t, "discontinuities", []string{"N0 expected 5010 reported 7000"}, discontinuities(t, s, c.ID))
-	})
-	t.Run("SameDateKeepsBatchOrder", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		c := newCompany(t, s, 1)
-		a := newAccount(t, s, c.ID, "111")
-		ingestOne(t, s, c.ID, tx(a.ID, "LATE", "2026-03-02 09:00:00", 1, 0))
-		// A statement with dates only: the bank's order within the day is
-		// the file's, and its balances follow in that order.
-		st := []recon.TransactionInput{
-			tx(a.ID, "D1", "2026-03-01 00:00:00", 100, 0),
-			tx(a.ID, "D2", "2026-03-01 00:00:00", 0, 30),
-			tx(a.ID, "D3", "2026-03-01 00:00:00", 5, 0),
-		}
-		st[0].Accumulated, st[1].Accumulated, st[2].Accumulated = ptr(100), ptr(70), ptr(75)
-		if _, err := s.IngestTransactions(t.Context(), c.ID, st, make([]string, len(st))); err != nil {
-			t.Fatal(err)
-		}
-		diff(t, "balances", []string{"LATE 76", "D3 75", "D2 70", "D1 100"}, balances(t, s, c.ID, a.ID))
-		if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
-			t.Fatalf("discontinuities %v, want none", ds)
-		}
-	})
-	t.Run("AnyArrivalOrder", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		seed := time.Now().UnixNano()
-		t.Logf("seed %d", seed)
-		rnd := rand.New(rand.NewPCG(uint64(seed), 0))
-		for iter := range 12 {
-			// A day of two accounts.
-			days := [2][]dayRow{randomDay(rnd, "A"), randomDay(rnd, "B")}
-			// Sorted, each account in one batch: what the store must agree
-			// with, and agrees with the rule written out.
-			c := newCompany(t, s, 2*iter+1)
-			var accounts [2]int64
-			var want, ref []string
-			for k, day := range days {
-				accounts[k] = newAccount(t, s, c.ID, fmt.Sprint(111*(k+1))).ID
-				sorted := onAccount(day, accounts[k])
-				if _, err := s.IngestTransactions(t.Context(), c.ID, sorted, make([]string, len(sorted))); err != nil {
-					t.Fatal(err)
-				}
-				want = append(want, modelBalances(day)...)
-			}
-			ref = outcome(t, s, c.ID, accounts)
-			diff(t, fmt.Sprintf("iteration %d: sorted order against the model", iter), sortedGaps(want), ref)
+	run(t, "StatementAfterSandboxTransfer", withAccount(open), testBankOrderStatementAfterSandboxTransfer)
+	run(t, "DiscontinuitiesRederived", withAccount(open), testBankOrderDiscontinuitiesRederived)
+	run(t, "FirstBankBalanceSetsTheBaseline", withAccount(open), testBankOrderFirstBankBalanceSetsTheBaseline)
+	run(t, "OpeningAfterRetention", open, testBankOrderOpeningAfterRetention)
+	run(t, "SameDateKeepsBatchOrder", withAccount(open), testBankOrderSameDateKeepsBatchOrder)
+	run(t, "AnyArrivalOrder", open, testBankOrderAnyArrivalOrder)
+}
 
-			// Any permutation of both, in random batches mixing the
-			// accounts, some through IngestAtomically, some resent.
-			c = newCompany(t, s, 2*iter+2)
-			var perm []recon.TransactionInput
-			for k, day := range days {
-				accounts[k] = newAccount(t, s, c.ID, fmt.Sprint(111*(k+1))).ID
-				perm = append(perm, onAccount(day, accounts[k])...)
+func testBankOrderStatementAfterSandboxTransfer(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
+	yesterday := tx(a.ID, "FT0", "2026-11-25 17:00:00", 500_000, 0)
+	yesterday.Accumulated = ptr(92_000_000)
+	ingestOne(t, s, c.ID, yesterday)
+	// The sandbox transfer of the afternoon arrives first, without a balance...
+	ingestOne(t, s, c.ID, tx(a.ID, "SIM1", "2026-11-26 15:01:00", 2_090_000, 0))
+	// ...then the morning's statement, with the bank's balances.
+	st := []recon.TransactionInput{
+		tx(a.ID, "FT1", "2026-11-26 08:10:00", 1_000_000, 0),
+		tx(a.ID, "FT2", "2026-11-26 09:30:00", 0, 357_000),
+		tx(a.ID, "FT3", "2026-11-26 10:20:00", 3_000_000, 0),
+	}
+	st[0].Accumulated, st[1].Accumulated, st[2].Accumulated = ptr(93_000_000), ptr(92_643_000), ptr(95_643_000)
+	if err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+		_, err := ingest(st, make([]string, len(st)))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := balances(t, s, c.ID, a.ID)
+	diff(t, "balances, newest first", []string{"SIM1 97733000", "FT3 95643000", "FT2 92643000", "FT1 93000000", "FT0 92000000"}, got)
+	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+		t.Fatalf("discontinuities %v, want none", ds)
+	}
+	// The account's balance is the one after 15:01: the next row starts there.
+	ingestOne(t, s, c.ID, tx(a.ID, "SIM2", "2026-11-26 16:00:00", 1_000, 0))
+	if got := balances(t, s, c.ID, a.ID)[0]; got != "SIM2 97734000" {
+		t.Fatalf("after the next transfer: %s, want SIM2 97734000", got)
+	}
+}
+
+func testBankOrderDiscontinuitiesRederived(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
+	r := []recon.TransactionInput{
+		tx(a.ID, "R1", "2026-03-01 08:00:00", 1_000, 0),
+		tx(a.ID, "R2", "2026-03-01 12:00:00", 100, 0),
+		tx(a.ID, "R3", "2026-03-01 14:00:00", 50, 0),
+		tx(a.ID, "R4", "2026-03-01 16:00:00", 10, 0),
+	}
+	r[0].Accumulated, r[2].Accumulated = ptr(1_000), ptr(1_150)
+	if _, err := s.IngestTransactions(t.Context(), c.ID, r, make([]string, len(r))); err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1100", "R1 1000"}, balances(t, s, c.ID, a.ID))
+	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+		t.Fatalf("discontinuities %v, want none", ds)
+	}
+	// A transfer of 10:00 arrives late: R2 moves, and the bank's 1150 at
+	// R3 no longer follows from 1300: a discontinuity. R3 keeps the
+	// bank's balance, so R4 does not move.
+	ingestOne(t, s, c.ID, tx(a.ID, "X", "2026-03-01 10:00:00", 200, 0))
+	diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1300", "X 1200", "R1 1000"}, balances(t, s, c.ID, a.ID))
+	diff(t, "discontinuities", []string{"R3 expected 1350 reported 1150"}, discontinuities(t, s, c.ID))
+	// The missed payment out of 11:00 arrives: the balances follow again,
+	// and the discontinuity goes.
+	ingestOne(t, s, c.ID, tx(a.ID, "Y", "2026-03-01 11:00:00", 0, 200))
+	diff(t, "balances", []string{"R4 1160", "R3 1150", "R2 1100", "Y 1000", "X 1200", "R1 1000"}, balances(t, s, c.ID, a.ID))
+	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+		t.Fatalf("discontinuities %v, want none", ds)
+	}
+	// A bank balance that disagrees, arriving late, is recorded too.
+	z := tx(a.ID, "Z", "2026-03-01 13:00:00", 5, 0)
+	z.Accumulated = ptr(2_000) // expected 1105
+	ingestOne(t, s, c.ID, z)
+	diff(t, "balances", []string{"R4 1160", "R3 1150", "Z 2000", "R2 1100", "Y 1000", "X 1200", "R1 1000"}, balances(t, s, c.ID, a.ID))
+	diff(t, "discontinuities", []string{"R3 expected 2050 reported 1150", "Z expected 1105 reported 2000"}, discontinuities(t, s, c.ID))
+	// The account's balance did not move: the next row starts at 1160.
+	ingestOne(t, s, c.ID, tx(a.ID, "N", "2026-03-02 08:00:00", 1, 0))
+	if got := balances(t, s, c.ID, a.ID)[0]; got != "N 1161" {
+		t.Fatalf("after the next transfer: %s, want N 1161", got)
+	}
+}
+
+func testBankOrderFirstBankBalanceSetsTheBaseline(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
+	// Sandbox transfers start from 0, an unknown balance: the bank's
+	// first balance after them sets the baseline, no discontinuity.
+	ingestOne(t, s, c.ID, tx(a.ID, "S1", "2026-03-01 10:00:00", 100, 0))
+	b := tx(a.ID, "B", "2026-03-01 12:00:00", 10, 0)
+	b.Accumulated = ptr(5_000)
+	ingestOne(t, s, c.ID, b)
+	ingestOne(t, s, c.ID, tx(a.ID, "S2", "2026-03-01 13:00:00", 1, 0))
+	diff(t, "balances", []string{"S2 5001", "B 5000", "S1 100"}, balances(t, s, c.ID, a.ID))
+	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+		t.Fatalf("discontinuities %v, want none", ds)
+	}
+	// The bank's balance of the morning arrives: S1's balance is known
+	// now, and B's does not follow from it.
+	f := tx(a.ID, "F", "2026-03-01 08:00:00", 1_000, 0)
+	f.Accumulated = ptr(1_000)
+	ingestOne(t, s, c.ID, f)
+	diff(t, "balances", []string{"S2 5001", "B 5000", "S1 1100", "F 1000"}, balances(t, s, c.ID, a.ID))
+	diff(t, "discontinuities", []string{"B expected 1110 reported 5000"}, discontinuities(t, s, c.ID))
+}
+
+func testBankOrderOpeningAfterRetention(t *testing.T, s recon.Store) {
+	c := retainedCompany(t, s, 1, 30, recon.CompanyActive) // on 2026-06-15: kept from 2026-05-16
+	a := newAccount(t, s, c.ID, "111")
+	rows := []recon.TransactionInput{
+		tx(a.ID, "O1", "2026-05-01 09:00:00", 1_000, 0),
+		tx(a.ID, "O2", "2026-05-10 09:00:00", 4_000, 0),
+		tx(a.ID, "K1", "2026-06-10 09:00:00", 100, 0),
+	}
+	rows[1].Accumulated = ptr(5_000)
+	if _, err := s.IngestTransactions(t.Context(), c.ID, rows, make([]string, len(rows))); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 6, 15, 3, 0, 0, 0, time.FixedZone("ICT", 7*3600))
+	if _, err := storeAs[recon.RetentionStore](t, s).ApplyRetention(t.Context(), now); err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "balances after retention", []string{"K1 5100"}, balances(t, s, c.ID, a.ID))
+	// A row dated before every kept row starts from the balance before
+	// them, which retention kept: not from 0.
+	ingestOne(t, s, c.ID, tx(a.ID, "N1", "2026-06-01 09:00:00", 10, 0))
+	diff(t, "balances", []string{"K1 5110", "N1 5010"}, balances(t, s, c.ID, a.ID))
+	// That balance is known: a bank's balance that disagrees with it is a discontinuity.
+	n0 := tx(a.ID, "N0", "2026-05-20 09:00:00", 10, 0)
+	n0.Accumulated = ptr(7_000)
+	ingestOne(t, s, c.ID, n0)
+	diff(t, "balances", []string{"K1 7110", "N1 7010", "N0 7000"}, balances(t, s, c.ID, a.ID))
+	diff(t, "discontinuities", []string{"N0 expected 5010 reported 7000"}, discontinuities(t, s, c.ID))
+}
+
+func testBankOrderSameDateKeepsBatchOrder(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
+	ingestOne(t, s, c.ID, tx(a.ID, "LATE", "2026-03-02 09:00:00", 1, 0))
+	// A statement with dates only: the bank's order within the day is
+	// the file's, and its balances follow in that order.
+	st := []recon.TransactionInput{
+		tx(a.ID, "D1", "2026-03-01 00:00:00", 100, 0),
+		tx(a.ID, "D2", "2026-03-01 00:00:00", 0, 30),
+		tx(a.ID, "D3", "2026-03-01 00:00:00", 5, 0),
+	}
+	st[0].Accumulated, st[1].Accumulated, st[2].Accumulated = ptr(100), ptr(70), ptr(75)
+	if _, err := s.IngestTransactions(t.Context(), c.ID, st, make([]string, len(st))); err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "balances", []string{"LATE 76", "D3 75", "D2 70", "D1 100"}, balances(t, s, c.ID, a.ID))
+	if ds := discontinuities(t, s, c.ID); len(ds) != 0 {
+		t.Fatalf("discontinuities %v, want none", ds)
+	}
+}
+
+func testBankOrderAnyArrivalOrder(t *testing.T, s recon.Store) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rnd := rand.New(rand.NewPCG(uint64(seed), 0))
+	for iter := range 12 {
+		// A day of two accounts.
+		days := [2][]dayRow{randomDay(rnd, "A"), randomDay(rnd, "B")}
+		// Sorted, each account in one batch: what the store must agree
+		// with, and agrees with the rule written out.
+		c := newCompany(t, s, 2*iter+1)
+		var accounts [2]int64
+		var want, ref []string
+		for k, day := range days {
+			accounts[k] = newAccount(t, s, c.ID, fmt.Sprint(111*(k+1))).ID
+			sorted := onAccount(day, accounts[k])
+			if _, err := s.IngestTransactions(t.Context(), c.ID, sorted, make([]string, len(sorted))); err != nil {
+				t.Fatal(err)
 			}
-			rnd.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-			var sent []recon.TransactionInput
-			for len(perm) > 0 {
-				n := 1 + rnd.IntN(min(len(perm), 6))
-				batch := slices.Clone(perm[:n])
-				perm = perm[n:]
-				if len(sent) > 0 && rnd.IntN(4) == 0 {
-					batch = append(batch, sent[rnd.IntN(len(sent))]) // a duplicate: moves nothing
-				}
-				sent = append(sent, batch...)
-				if rnd.IntN(2) == 0 {
-					if _, err := s.IngestTransactions(t.Context(), c.ID, batch, make([]string, len(batch))); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				half := len(batch) / 2
-				if err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
-					for _, b := range [][]recon.TransactionInput{batch[:half], batch[half:]} {
-						if _, err := ingest(b, make([]string, len(b))); err != nil {
-							return err
-						}
-					}
-					return nil
-				}); err != nil {
+			want = append(want, modelBalances(day)...)
+		}
+		ref = outcome(t, s, c.ID, accounts)
+		diff(t, fmt.Sprintf("iteration %d: sorted order against the model", iter), sortedGaps(want), ref)
+
+		// Any permutation of both, in random batches mixing the
+		// accounts, some through IngestAtomically, some resent.
+		c = newCompany(t, s, 2*iter+2)
+		var perm []recon.TransactionInput
+		for k, day := range days {
+			accounts[k] = newAccount(t, s, c.ID, fmt.Sprint(111*(k+1))).ID
+			perm = append(perm, onAccount(day, accounts[k])...)
+		}
+		rnd.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		var sent []recon.TransactionInput
+		for len(perm) > 0 {
+			n := 1 + rnd.IntN(min(len(perm), 6))
+			batch := slices.Clone(perm[:n])
+			perm = perm[n:]
+			if len(sent) > 0 && rnd.IntN(4) == 0 {
+				batch = append(batch, sent[rnd.IntN(len(sent))]) // a duplicate: moves nothing
+			}
+			sent = append(sent, batch...)
+			if rnd.IntN(2) == 0 {
+				if _, err := s.IngestTransactions(t.Context(), c.ID, batch, make([]string, len(batch))); err != nil {
 					t.Fatal(err)
 				}
+				continue
 			}
-			diff(t, fmt.Sprintf("iteration %d (seed %d): a permutation against the sorted order", iter, seed), ref, outcome(t, s, c.ID, accounts))
+			half := len(batch) / 2
+			if err := s.IngestAtomically(t.Context(), c.ID, func(ingest func([]recon.TransactionInput, []string) ([]recon.IngestResult, error)) error {
+				for _, b := range [][]recon.TransactionInput{batch[:half], batch[half:]} {
+					if _, err := ingest(b, make([]string, len(b))); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
 		}
-	})
+		diff(t, fmt.Sprintf("iteration %d (seed %d): a permutation against the sorted order", iter, seed), ref, outcome(t, s, c.ID, accounts))
+	}
 }
 
 func ingestOne(t *testing.T, s recon.Store, companyID int64, in recon.TransactionInput) {

@@ -116,340 +116,340 @@ func oneWon(t *testing.T, errs []error) {
 }
 
 func testExceptions(t *testing.T, open Open) {
-	t.Run("Queue", func(t *testing.T) {
-		t.Parallel()
-		f := newExceptionFixture(t, open)
-		s, c := f.s, f.c
-		// An overpayment of SHORT's remaining 60,000.
-		payAt(t, s, c.ID, f.a.ID, "P4", "2026-03-07 10:00:00", "DH10002", "", 70_000)
-		got, more := listExceptions(t, s, c.ID, recon.ExceptionFilter{})
-		want := "P4:overpaid P3:duplicate P2:unmatched P1:underpaid U3:unmatched U2:unmatched U1:unmatched"
-		if got != want || more {
-			t.Fatalf("open exceptions\n got %s (more %v)\nwant %s", got, more, want)
-		}
-		for _, w := range []struct {
-			f    recon.ExceptionFilter
-			want string
-		}{
-			{recon.ExceptionFilter{Kind: recon.ExceptionUnmatched}, "P2:unmatched U3:unmatched U2:unmatched U1:unmatched"},
-			{recon.ExceptionFilter{Kind: recon.ExceptionDuplicate}, "P3:duplicate"},
-			{recon.ExceptionFilter{BankAccountID: f.other.ID}, "U2:unmatched"},
-			{recon.ExceptionFilter{FromDate: "2026-03-02", ToDate: "2026-03-04"}, "P1:underpaid U3:unmatched U2:unmatched"},
-			{recon.ExceptionFilter{Resolved: true}, ""},
-		} {
-			if got, _ := listExceptions(t, s, c.ID, w.f); got != w.want {
-				t.Errorf("%+v: got %q, want %q", w.f, got, w.want)
-			}
-		}
-		// Keyset pages of 3 across kinds.
-		var pages []string
-		after := int64(0)
-		for {
-			list, more, err := s.Exceptions(t.Context(), c.ID, recon.ExceptionFilter{Limit: 3, After: after})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var refs []string
-			for _, e := range list {
-				refs = append(refs, e.Transaction.ReferenceNumber)
-				after = e.Transaction.ID
-			}
-			pages = append(pages, strings.Join(refs, ","))
-			if !more {
-				break
-			}
-		}
-		if got := strings.Join(pages, " | "); got != "P4,P3,P2 | P1,U3,U2 | U1" {
-			t.Fatalf("pages: %s", got)
-		}
-		e, err := s.Exception(t.Context(), c.ID, f.tUnder)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Kind != recon.ExceptionUnderpaid || e.OrderID != f.short.ID || e.Resolution != nil || e.Transaction.AmountIn != 40_000 ||
-			e.Reason != "payment code DH10002 names order SHORT: 40000 of 100000 VND paid, 60000 short" {
-			t.Fatalf("underpaid exception: %+v", e)
-		}
-		e, err = s.Exception(t.Context(), c.ID, f.tNoCode)
-		if err != nil || e.Reason != recon.NoCodeReason {
-			t.Fatalf("no-code exception: %+v %v", e, err)
-		}
-		e, _ = s.Exception(t.Context(), c.ID, f.tVA)
-		if e.Reason != "no order with virtual account VA404" {
-			t.Fatalf("VA exception reason %q", e.Reason)
-		}
-		// Another tenant sees none of it, and cannot page from its ids.
-		other := newCompany(t, s, 2)
-		if got, _ := listExceptions(t, s, other.ID, recon.ExceptionFilter{}); got != "" {
-			t.Fatalf("another tenant lists %q", got)
-		}
-		_, err = s.Exception(t.Context(), other.ID, f.tUnmatched)
-		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("transaction %d is not an exception", f.tUnmatched))
-		_, _, err = s.Exceptions(t.Context(), other.ID, recon.ExceptionFilter{Limit: 5, After: f.tUnmatched})
-		wantCode(t, err, recon.EINVALID, "")
-		_, _, err = s.Exceptions(t.Context(), c.ID, recon.ExceptionFilter{Limit: 5, Kind: "weird"})
-		wantCode(t, err, recon.EINVALID, "kind must be one of unmatched, underpaid, overpaid, duplicate")
-	})
-	t.Run("NoOrdersNoQueue", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		c := newCompany(t, s, 1)
-		a := newAccount(t, s, c.ID, "111")
-		// A tenant with no orders takes codes it has nothing to match to:
-		// they are not exceptions (and cost ingestion no row).
-		payAt(t, s, c.ID, a.ID, "R1", "2026-03-01 10:00:00", "DH12345", "", 1_000)
-		payAt(t, s, c.ID, a.ID, "R2", "2026-03-01 10:00:00", "", "", 1_000)
-		if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "" {
-			t.Fatalf("queued %q", got)
-		}
-		// Once it has an order, a code naming no order is an exception.
-		newOrder(t, s, c.ID, 0, "INV", "DH1", 5)
-		payAt(t, s, c.ID, a.ID, "R3", "2026-03-01 10:00:00", "DH12345", "", 1_000)
-		payAt(t, s, c.ID, a.ID, "R4", "2026-03-01 10:00:00", "", "", 1_000) // the order names no account
-		if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "R3:unmatched" {
-			t.Fatalf("queued %q", got)
-		}
-	})
-	t.Run("Suggestions", func(t *testing.T) {
-		t.Parallel()
-		f := newExceptionFixture(t, open)
-		s, c := f.s, f.c
-		text := func(list []*recon.Suggestion) string {
-			var out []string
-			for _, g := range list {
-				out = append(out, g.Order.InvoiceNumber+"="+strings.Join(g.Reasons, "+"))
-			}
-			return strings.Join(out, " ")
-		}
-		read := func(txID int64) *recon.Exception {
-			t.Helper()
-			e, err := s.Exception(t.Context(), c.ID, txID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return e
-		}
-		suggest := func(txID int64) string {
-			t.Helper()
-			got, err := s.ExceptionSuggestions(t.Context(), c.ID, []*recon.Exception{read(txID)}, c.Config.PaymentCodeFormats)
-			if err != nil || len(got) != 1 {
-				t.Fatalf("suggestions: %v, %v", got, err)
-			}
-			return text(got[0])
-		}
-		// A page at once gives each exception what it gets alone (the
-		// statements are per reason, not per exception).
-		ids := []int64{f.tUnmatched, f.tNoCode, f.tOtherPrefix, f.tDup, f.tUnder, f.tUnmatched}
-		var page []*recon.Exception
-		for _, id := range ids {
-			page = append(page, read(id))
-		}
-		all, err := s.ExceptionSuggestions(t.Context(), c.ID, page, c.Config.PaymentCodeFormats)
-		if err != nil || len(all) != len(ids) {
-			t.Fatalf("a page's suggestions: %v, %v", all, err)
-		}
-		for i, id := range ids {
-			if got, alone := text(all[i]), suggest(id); got != alone {
-				t.Errorf("exception %d in a page: %q, alone: %q", id, got, alone)
-			}
-		}
-		// Another tenant's page finds none of this one's orders.
-		other := newCompany(t, s, 99, c.Config.PaymentCodeFormats...)
-		if got, err := s.ExceptionSuggestions(t.Context(), other.ID, page, c.Config.PaymentCodeFormats); err != nil || text(got[0])+text(got[3]) != "" {
-			t.Errorf("another tenant: %v, %v", got, err)
-		}
-		// DH10010 is DH10001 with two digits swapped; 150,000 is the amount
-		// of OPEN and of GONE, which is cancelled.
-		if got := suggest(f.tUnmatched); got != "OPEN=same_amount+similar_code" {
-			t.Errorf("U1: %s", got)
-		}
-		if got := suggest(f.tNoCode); got != "OPEN2=same_amount" {
-			t.Errorf("U3: %s", got)
-		}
-		if got := suggest(f.tOtherPrefix); got != "OPEN2=similar_code" {
-			t.Errorf("P2: %s", got)
-		}
-		if got := suggest(f.tDup); got != "PAID-AGAIN=same_customer SHORT=similar_code OPEN=similar_code" {
-			t.Errorf("P3: %s", got)
-		}
-		// An underpaid transfer is applied already: nothing to match.
-		if got := suggest(f.tUnder); got != "" {
-			t.Errorf("P1: %s", got)
-		}
-	})
-	t.Run("Resolve", func(t *testing.T) {
-		t.Parallel()
-		f := newExceptionFixture(t, open)
-		s, c := f.s, f.c
-		u := accountant(t, s, c.ID)
-		now := time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC)
-		ipns := countDeliveries(t, s, c.ID, recon.IPNOrderPaid)
-		resolve := func(txID int64, in recon.ResolveInput) (*recon.ExceptionResolution, error) {
-			return s.ResolveException(t.Context(), c.ID, txID, in, u, now)
-		}
-		// Input and rule failures change nothing.
-		for _, w := range []struct {
-			tx   int64
-			in   recon.ResolveInput
-			code string
-			msg  string
-		}{
-			{f.tUnmatched, recon.ResolveInput{Action: "delete", Note: "x"}, recon.EINVALID, "action must be one of match, refund, ignore"},
-			{f.tUnmatched, recon.ResolveInput{Action: "match", Note: "x"}, recon.EINVALID, "order_id is required to match: the id of an open order"},
-			{f.tUnmatched, recon.ResolveInput{Action: "ignore", OrderID: 3, Note: "x"}, recon.EINVALID, "order_id is only for action match, not ignore"},
-			{f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "  "}, recon.EINVALID, "note is required: say why"},
-			{f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: strings.Repeat("x", 501)}, recon.EINVALID, "note must be at most 500 bytes, not 501"},
-			{f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "a\x00b"}, recon.EINVALID, "note holds the control character U+0000"},
-			{f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: f.paid.ID, Note: "x"}, recon.ECONFLICT, fmt.Sprintf("order %d (PAID) is already paid", f.paid.ID)},
-			{f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: f.cancelled.ID, Note: "x"}, recon.ECONFLICT, fmt.Sprintf("order %d (GONE) is cancelled", f.cancelled.ID)},
-			{f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: 999_999, Note: "x"}, recon.ENOTFOUND, "order 999999 not found"},
-			{f.tUnder, recon.ResolveInput{Action: "match", OrderID: f.open.ID, Note: "x"}, recon.ECONFLICT,
-				fmt.Sprintf("transaction %d is already applied to order %d (underpaid): refund or ignore it instead", f.tUnder, f.short.ID)},
-			{999_999, recon.ResolveInput{Action: "ignore", Note: "x"}, recon.ENOTFOUND, "transaction 999999 is not an exception"},
-		} {
-			_, err := resolve(w.tx, w.in)
-			wantCode(t, err, w.code, w.msg)
-		}
-		// An order of another tenant (here: the test tenant) is not found.
-		tt, err := s.TestTenant(t.Context(), c.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ta := newAccount(t, s, tt.ID, "111")
-		testOrder := newOrder(t, s, tt.ID, ta.ID, "OPEN", "DH10001", 150_000)
-		_, err = resolve(f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: testOrder.ID, Note: "x"})
-		wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("order %d not found", testOrder.ID))
-		_, err = s.ResolveException(t.Context(), tt.ID, f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "x"}, u, now)
-		wantCode(t, err, recon.ENOTFOUND, "")
-		if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "" {
-			t.Fatalf("resolved after failures: %q", got)
-		}
+	setup := func(t *testing.T) *exceptionFixture { return newExceptionFixture(t, open) }
+	run(t, "Queue", setup, testExceptionsQueue)
+	run(t, "NoOrdersNoQueue", withAccount(open), testExceptionsNoOrdersNoQueue)
+	run(t, "Suggestions", setup, testExceptionsSuggestions)
+	run(t, "Resolve", setup, testExceptionsResolve)
+	run(t, "ResolveConcurrently", setup, testExceptionsResolveConcurrently)
+}
 
-		// Match: the order is paid as by an automatic match, with its IPN.
-		r, err := resolve(f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: f.open.ID, Note: "  customer typed DH10010 for DH10001 "})
+func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
+	s, c := f.s, f.c
+	// An overpayment of SHORT's remaining 60,000.
+	payAt(t, s, c.ID, f.a.ID, "P4", "2026-03-07 10:00:00", "DH10002", "", 70_000)
+	got, more := listExceptions(t, s, c.ID, recon.ExceptionFilter{})
+	want := "P4:overpaid P3:duplicate P2:unmatched P1:underpaid U3:unmatched U2:unmatched U1:unmatched"
+	if got != want || more {
+		t.Fatalf("open exceptions\n got %s (more %v)\nwant %s", got, more, want)
+	}
+	for _, w := range []struct {
+		f    recon.ExceptionFilter
+		want string
+	}{
+		{recon.ExceptionFilter{Kind: recon.ExceptionUnmatched}, "P2:unmatched U3:unmatched U2:unmatched U1:unmatched"},
+		{recon.ExceptionFilter{Kind: recon.ExceptionDuplicate}, "P3:duplicate"},
+		{recon.ExceptionFilter{BankAccountID: f.other.ID}, "U2:unmatched"},
+		{recon.ExceptionFilter{FromDate: "2026-03-02", ToDate: "2026-03-04"}, "P1:underpaid U3:unmatched U2:unmatched"},
+		{recon.ExceptionFilter{Resolved: true}, ""},
+	} {
+		if got, _ := listExceptions(t, s, c.ID, w.f); got != w.want {
+			t.Errorf("%+v: got %q, want %q", w.f, got, w.want)
+		}
+	}
+	// Keyset pages of 3 across kinds.
+	var pages []string
+	after := int64(0)
+	for {
+		list, more, err := s.Exceptions(t.Context(), c.ID, recon.ExceptionFilter{Limit: 3, After: after})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := &recon.ExceptionResolution{ID: r.ID, CompanyID: c.ID, TransactionID: f.tUnmatched, Action: "match", OrderID: f.open.ID,
-			Note: "customer typed DH10010 for DH10001", UserID: u.ID, UserEmail: "ketoan@saomai.vn", CreatedAt: now,
-			PreviousKind: "unmatched", PreviousReason: "no order with payment code DH10010", OrderStatusBefore: recon.OrderAwaitingPayment,
-			Decision: &recon.MatchDecision{CompanyID: c.ID, TransactionID: f.tUnmatched, OrderID: f.open.ID, Outcome: recon.MatchCaptured,
-				Rule: recon.MatchByHand, Code: "DH10010", Amount: 150_000, OrderAmount: 150_000, PaidTotal: 150_000,
-				Reason: "a match by hand names order OPEN: 150000 of 150000 VND paid", CreatedAt: now}}
-		diff(t, "resolution", want, r)
-		o, err := s.Order(t.Context(), c.ID, "OPEN")
-		if err != nil {
-			t.Fatal(err)
+		var refs []string
+		for _, e := range list {
+			refs = append(refs, e.Transaction.ReferenceNumber)
+			after = e.Transaction.ID
 		}
-		if o.Status != recon.OrderCaptured || o.PaidAmount != 150_000 || o.PaidTransactionID != f.tUnmatched || !o.PaidAt.Equal(now) {
-			t.Fatalf("order after the match: %+v", o)
+		pages = append(pages, strings.Join(refs, ","))
+		if !more {
+			break
 		}
-		if n := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); n != ipns+1 {
-			t.Fatalf("%d ORDER_PAID deliveries, want %d", n, ipns+1)
-		}
-		ds, err := s.MatchDecisions(t.Context(), c.ID, 0, f.tUnmatched)
-		if err != nil || len(ds) != 1 || ds[0].Rule != recon.MatchByHand || ds[0].Outcome != recon.MatchCaptured {
-			t.Fatalf("decisions of the transfer: %+v %v", ds, err)
-		}
-		e, err := s.Exception(t.Context(), c.ID, f.tUnmatched)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Decision = nil // read back without it: the decision is among MatchDecisions
-		diff(t, "stored resolution", r, e.Resolution)
-		// Twice: one resolution.
-		_, err = resolve(f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "again"})
-		wantCode(t, err, recon.ECONFLICT, fmt.Sprintf("transaction %d is already resolved (match by ketoan@saomai.vn at 2026-03-10T08:30:00Z)", f.tUnmatched))
+	}
+	if got := strings.Join(pages, " | "); got != "P4,P3,P2 | P1,U3,U2 | U1" {
+		t.Fatalf("pages: %s", got)
+	}
+	e, err := s.Exception(t.Context(), c.ID, f.tUnder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Kind != recon.ExceptionUnderpaid || e.OrderID != f.short.ID || e.Resolution != nil || e.Transaction.AmountIn != 40_000 ||
+		e.Reason != "payment code DH10002 names order SHORT: 40000 of 100000 VND paid, 60000 short" {
+		t.Fatalf("underpaid exception: %+v", e)
+	}
+	e, err = s.Exception(t.Context(), c.ID, f.tNoCode)
+	if err != nil || e.Reason != recon.NoCodeReason {
+		t.Fatalf("no-code exception: %+v %v", e, err)
+	}
+	e, _ = s.Exception(t.Context(), c.ID, f.tVA)
+	if e.Reason != "no order with virtual account VA404" {
+		t.Fatalf("VA exception reason %q", e.Reason)
+	}
+	// Another tenant sees none of it, and cannot page from its ids.
+	other := newCompany(t, s, 2)
+	if got, _ := listExceptions(t, s, other.ID, recon.ExceptionFilter{}); got != "" {
+		t.Fatalf("another tenant lists %q", got)
+	}
+	_, err = s.Exception(t.Context(), other.ID, f.tUnmatched)
+	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("transaction %d is not an exception", f.tUnmatched))
+	_, _, err = s.Exceptions(t.Context(), other.ID, recon.ExceptionFilter{Limit: 5, After: f.tUnmatched})
+	wantCode(t, err, recon.EINVALID, "")
+	_, _, err = s.Exceptions(t.Context(), c.ID, recon.ExceptionFilter{Limit: 5, Kind: "weird"})
+	wantCode(t, err, recon.EINVALID, "kind must be one of unmatched, underpaid, overpaid, duplicate")
+}
 
-		// A duplicate can be matched to another open order: partly paid.
-		r, err = resolve(f.tDup, recon.ResolveInput{Action: "match", OrderID: f.short.ID, Note: "paid the old code for SHORT"})
+func testExceptionsNoOrdersNoQueue(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
+	// A tenant with no orders takes codes it has nothing to match to:
+	// they are not exceptions (and cost ingestion no row).
+	payAt(t, s, c.ID, a.ID, "R1", "2026-03-01 10:00:00", "DH12345", "", 1_000)
+	payAt(t, s, c.ID, a.ID, "R2", "2026-03-01 10:00:00", "", "", 1_000)
+	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "" {
+		t.Fatalf("queued %q", got)
+	}
+	// Once it has an order, a code naming no order is an exception.
+	newOrder(t, s, c.ID, 0, "INV", "DH1", 5)
+	payAt(t, s, c.ID, a.ID, "R3", "2026-03-01 10:00:00", "DH12345", "", 1_000)
+	payAt(t, s, c.ID, a.ID, "R4", "2026-03-01 10:00:00", "", "", 1_000) // the order names no account
+	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "R3:unmatched" {
+		t.Fatalf("queued %q", got)
+	}
+}
+
+func testExceptionsSuggestions(t *testing.T, f *exceptionFixture) {
+	s, c := f.s, f.c
+	text := func(list []*recon.Suggestion) string {
+		var out []string
+		for _, g := range list {
+			out = append(out, g.Order.InvoiceNumber+"="+strings.Join(g.Reasons, "+"))
+		}
+		return strings.Join(out, " ")
+	}
+	read := func(txID int64) *recon.Exception {
+		t.Helper()
+		e, err := s.Exception(t.Context(), c.ID, txID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Decision.Outcome != recon.MatchOverpaid || r.OrderPaidBefore != 40_000 || r.PreviousKind != "duplicate" {
-			t.Fatalf("duplicate matched: %+v %+v", r, r.Decision)
+		return e
+	}
+	suggest := func(txID int64) string {
+		t.Helper()
+		got, err := s.ExceptionSuggestions(t.Context(), c.ID, []*recon.Exception{read(txID)}, c.Config.PaymentCodeFormats)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("suggestions: %v, %v", got, err)
 		}
-		if _, err := resolve(f.tNoCode, recon.ResolveInput{Action: "refund", Note: "sent back on 10/3"}); err != nil {
-			t.Fatal(err)
+		return text(got[0])
+	}
+	// A page at once gives each exception what it gets alone (the
+	// statements are per reason, not per exception).
+	ids := []int64{f.tUnmatched, f.tNoCode, f.tOtherPrefix, f.tDup, f.tUnder, f.tUnmatched}
+	var page []*recon.Exception
+	for _, id := range ids {
+		page = append(page, read(id))
+	}
+	all, err := s.ExceptionSuggestions(t.Context(), c.ID, page, c.Config.PaymentCodeFormats)
+	if err != nil || len(all) != len(ids) {
+		t.Fatalf("a page's suggestions: %v, %v", all, err)
+	}
+	for i, id := range ids {
+		if got, alone := text(all[i]), suggest(id); got != alone {
+			t.Errorf("exception %d in a page: %q, alone: %q", id, got, alone)
 		}
-		if _, err := resolve(f.tVA, recon.ResolveInput{Action: "ignore", Note: "bank interest"}); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "P2:unmatched P1:underpaid" {
-			t.Fatalf("open after resolving: %q", got)
-		}
-		if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
-			t.Fatalf("resolved: %q", got)
-		}
-		if n := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); n != ipns+2 {
-			t.Fatalf("%d ORDER_PAID deliveries, want %d", n, ipns+2)
-		}
-		// The test tenant's wipe takes its exceptions and resolutions with
-		// their transactions; the live tenant's stay.
-		tu := payAt(t, s, tt.ID, ta.ID, "T1", "2026-03-01 10:00:00", "DH77777", "", 1_000)
-		if _, err := s.ResolveException(t.Context(), tt.ID, tu, recon.ResolveInput{Action: "ignore", Note: "test"}, u, now); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.WipeTestData(t.Context(), c.ID); err != nil {
-			t.Fatal(err)
-		}
-		_, err = s.Exception(t.Context(), tt.ID, tu)
-		wantCode(t, err, recon.ENOTFOUND, "")
-		if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
-			t.Fatalf("resolved after the wipe: %q", got)
-		}
-	})
-	t.Run("ResolveConcurrently", func(t *testing.T) {
-		t.Parallel()
-		f := newExceptionFixture(t, open)
-		s, c := f.s, f.c
-		u := accountant(t, s, c.ID)
-		ipns := countDeliveries(t, s, c.ID, recon.IPNOrderPaid)
-		const n = 8
-		errs := make([]error, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				in := recon.ResolveInput{Action: "match", OrderID: f.open.ID, Note: fmt.Sprintf("request %d", i)}
-				if i%2 == 1 {
-					in = recon.ResolveInput{Action: "ignore", Note: fmt.Sprintf("request %d", i)}
-				}
-				_, errs[i] = s.ResolveException(t.Context(), c.ID, f.tUnmatched, in, u, time.Now())
-			}()
-		}
-		close(start)
-		wg.Wait()
-		oneWon(t, errs)
-		e, err := s.Exception(t.Context(), c.ID, f.tUnmatched)
-		if err != nil || e.Resolution == nil {
-			t.Fatalf("%+v %v", e, err)
-		}
-		wantIPN := ipns
-		if e.Resolution.Action == recon.ResolveMatch {
-			wantIPN++
-		}
-		if got := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); got != wantIPN {
-			t.Fatalf("%d ORDER_PAID deliveries after the %s, want %d", got, e.Resolution.Action, wantIPN)
-		}
-		// Matches only: whichever wins, one IPN.
-		ds, _ := s.MatchDecisions(t.Context(), c.ID, 0, f.tDup)
-		before := len(ds)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, errs[i] = s.ResolveException(t.Context(), c.ID, f.tDup, recon.ResolveInput{Action: "match", OrderID: f.open2.ID, Note: "dup"}, u, time.Now())
-			}()
-		}
-		wg.Wait()
-		oneWon(t, errs)
-		ds, _ = s.MatchDecisions(t.Context(), c.ID, 0, f.tDup)
-		if len(ds) != before+1 || countDeliveries(t, s, c.ID, recon.IPNOrderPaid) != wantIPN+1 {
-			t.Fatalf("%d new decisions, want 1 and 1 more IPN", len(ds)-before)
-		}
-	})
+	}
+	// Another tenant's page finds none of this one's orders.
+	other := newCompany(t, s, 99, c.Config.PaymentCodeFormats...)
+	if got, err := s.ExceptionSuggestions(t.Context(), other.ID, page, c.Config.PaymentCodeFormats); err != nil || text(got[0])+text(got[3]) != "" {
+		t.Errorf("another tenant: %v, %v", got, err)
+	}
+	// DH10010 is DH10001 with two digits swapped; 150,000 is the amount
+	// of OPEN and of GONE, which is cancelled.
+	if got := suggest(f.tUnmatched); got != "OPEN=same_amount+similar_code" {
+		t.Errorf("U1: %s", got)
+	}
+	if got := suggest(f.tNoCode); got != "OPEN2=same_amount" {
+		t.Errorf("U3: %s", got)
+	}
+	if got := suggest(f.tOtherPrefix); got != "OPEN2=similar_code" {
+		t.Errorf("P2: %s", got)
+	}
+	if got := suggest(f.tDup); got != "PAID-AGAIN=same_customer SHORT=similar_code OPEN=similar_code" {
+		t.Errorf("P3: %s", got)
+	}
+	// An underpaid transfer is applied already: nothing to match.
+	if got := suggest(f.tUnder); got != "" {
+		t.Errorf("P1: %s", got)
+	}
+}
+
+func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
+	s, c := f.s, f.c
+	u := accountant(t, s, c.ID)
+	now := time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC)
+	ipns := countDeliveries(t, s, c.ID, recon.IPNOrderPaid)
+	resolve := func(txID int64, in recon.ResolveInput) (*recon.ExceptionResolution, error) {
+		return s.ResolveException(t.Context(), c.ID, txID, in, u, now)
+	}
+	// Input and rule failures change nothing.
+	for _, w := range []struct {
+		tx   int64
+		in   recon.ResolveInput
+		code string
+		msg  string
+	}{
+		{f.tUnmatched, recon.ResolveInput{Action: "delete", Note: "x"}, recon.EINVALID, "action must be one of match, refund, ignore"},
+		{f.tUnmatched, recon.ResolveInput{Action: "match", Note: "x"}, recon.EINVALID, "order_id is required to match: the id of an open order"},
+		{f.tUnmatched, recon.ResolveInput{Action: "ignore", OrderID: 3, Note: "x"}, recon.EINVALID, "order_id is only for action match, not ignore"},
+		{f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "  "}, recon.EINVALID, "note is required: say why"},
+		{f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: strings.Repeat("x", 501)}, recon.EINVALID, "note must be at most 500 bytes, not 501"},
+		{f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "a\x00b"}, recon.EINVALID, "note holds the control character U+0000"},
+		{f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: f.paid.ID, Note: "x"}, recon.ECONFLICT, fmt.Sprintf("order %d (PAID) is already paid", f.paid.ID)},
+		{f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: f.cancelled.ID, Note: "x"}, recon.ECONFLICT, fmt.Sprintf("order %d (GONE) is cancelled", f.cancelled.ID)},
+		{f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: 999_999, Note: "x"}, recon.ENOTFOUND, "order 999999 not found"},
+		{f.tUnder, recon.ResolveInput{Action: "match", OrderID: f.open.ID, Note: "x"}, recon.ECONFLICT,
+			fmt.Sprintf("transaction %d is already applied to order %d (underpaid): refund or ignore it instead", f.tUnder, f.short.ID)},
+		{999_999, recon.ResolveInput{Action: "ignore", Note: "x"}, recon.ENOTFOUND, "transaction 999999 is not an exception"},
+	} {
+		_, err := resolve(w.tx, w.in)
+		wantCode(t, err, w.code, w.msg)
+	}
+	// An order of another tenant (here: the test tenant) is not found.
+	tt, err := s.TestTenant(t.Context(), c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := newAccount(t, s, tt.ID, "111")
+	testOrder := newOrder(t, s, tt.ID, ta.ID, "OPEN", "DH10001", 150_000)
+	_, err = resolve(f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: testOrder.ID, Note: "x"})
+	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("order %d not found", testOrder.ID))
+	_, err = s.ResolveException(t.Context(), tt.ID, f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "x"}, u, now)
+	wantCode(t, err, recon.ENOTFOUND, "")
+	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "" {
+		t.Fatalf("resolved after failures: %q", got)
+	}
+
+	// Match: the order is paid as by an automatic match, with its IPN.
+	r, err := resolve(f.tUnmatched, recon.ResolveInput{Action: "match", OrderID: f.open.ID, Note: "  customer typed DH10010 for DH10001 "})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &recon.ExceptionResolution{ID: r.ID, CompanyID: c.ID, TransactionID: f.tUnmatched, Action: "match", OrderID: f.open.ID,
+		Note: "customer typed DH10010 for DH10001", UserID: u.ID, UserEmail: "ketoan@saomai.vn", CreatedAt: now,
+		PreviousKind: "unmatched", PreviousReason: "no order with payment code DH10010", OrderStatusBefore: recon.OrderAwaitingPayment,
+		Decision: &recon.MatchDecision{CompanyID: c.ID, TransactionID: f.tUnmatched, OrderID: f.open.ID, Outcome: recon.MatchCaptured,
+			Rule: recon.MatchByHand, Code: "DH10010", Amount: 150_000, OrderAmount: 150_000, PaidTotal: 150_000,
+			Reason: "a match by hand names order OPEN: 150000 of 150000 VND paid", CreatedAt: now}}
+	diff(t, "resolution", want, r)
+	o, err := s.Order(t.Context(), c.ID, "OPEN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != recon.OrderCaptured || o.PaidAmount != 150_000 || o.PaidTransactionID != f.tUnmatched || !o.PaidAt.Equal(now) {
+		t.Fatalf("order after the match: %+v", o)
+	}
+	if n := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); n != ipns+1 {
+		t.Fatalf("%d ORDER_PAID deliveries, want %d", n, ipns+1)
+	}
+	ds, err := s.MatchDecisions(t.Context(), c.ID, 0, f.tUnmatched)
+	if err != nil || len(ds) != 1 || ds[0].Rule != recon.MatchByHand || ds[0].Outcome != recon.MatchCaptured {
+		t.Fatalf("decisions of the transfer: %+v %v", ds, err)
+	}
+	e, err := s.Exception(t.Context(), c.ID, f.tUnmatched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Decision = nil // read back without it: the decision is among MatchDecisions
+	diff(t, "stored resolution", r, e.Resolution)
+	// Twice: one resolution.
+	_, err = resolve(f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "again"})
+	wantCode(t, err, recon.ECONFLICT, fmt.Sprintf("transaction %d is already resolved (match by ketoan@saomai.vn at 2026-03-10T08:30:00Z)", f.tUnmatched))
+
+	// A duplicate can be matched to another open order: partly paid.
+	r, err = resolve(f.tDup, recon.ResolveInput{Action: "match", OrderID: f.short.ID, Note: "paid the old code for SHORT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Decision.Outcome != recon.MatchOverpaid || r.OrderPaidBefore != 40_000 || r.PreviousKind != "duplicate" {
+		t.Fatalf("duplicate matched: %+v %+v", r, r.Decision)
+	}
+	if _, err := resolve(f.tNoCode, recon.ResolveInput{Action: "refund", Note: "sent back on 10/3"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resolve(f.tVA, recon.ResolveInput{Action: "ignore", Note: "bank interest"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{}); got != "P2:unmatched P1:underpaid" {
+		t.Fatalf("open after resolving: %q", got)
+	}
+	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
+		t.Fatalf("resolved: %q", got)
+	}
+	if n := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); n != ipns+2 {
+		t.Fatalf("%d ORDER_PAID deliveries, want %d", n, ipns+2)
+	}
+	// The test tenant's wipe takes its exceptions and resolutions with
+	// their transactions; the live tenant's stay.
+	tu := payAt(t, s, tt.ID, ta.ID, "T1", "2026-03-01 10:00:00", "DH77777", "", 1_000)
+	if _, err := s.ResolveException(t.Context(), tt.ID, tu, recon.ResolveInput{Action: "ignore", Note: "test"}, u, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WipeTestData(t.Context(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Exception(t.Context(), tt.ID, tu)
+	wantCode(t, err, recon.ENOTFOUND, "")
+	if got, _ := listExceptions(t, s, c.ID, recon.ExceptionFilter{Resolved: true}); got != "P3:duplicate U3:unmatched U2:unmatched U1:unmatched" {
+		t.Fatalf("resolved after the wipe: %q", got)
+	}
+}
+
+func testExceptionsResolveConcurrently(t *testing.T, f *exceptionFixture) {
+	s, c := f.s, f.c
+	u := accountant(t, s, c.ID)
+	ipns := countDeliveries(t, s, c.ID, recon.IPNOrderPaid)
+	const n = 8
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			in := recon.ResolveInput{Action: "match", OrderID: f.open.ID, Note: fmt.Sprintf("request %d", i)}
+			if i%2 == 1 {
+				in = recon.ResolveInput{Action: "ignore", Note: fmt.Sprintf("request %d", i)}
+			}
+			_, errs[i] = s.ResolveException(t.Context(), c.ID, f.tUnmatched, in, u, time.Now())
+		}()
+	}
+	close(start)
+	wg.Wait()
+	oneWon(t, errs)
+	e, err := s.Exception(t.Context(), c.ID, f.tUnmatched)
+	if err != nil || e.Resolution == nil {
+		t.Fatalf("%+v %v", e, err)
+	}
+	wantIPN := ipns
+	if e.Resolution.Action == recon.ResolveMatch {
+		wantIPN++
+	}
+	if got := countDeliveries(t, s, c.ID, recon.IPNOrderPaid); got != wantIPN {
+		t.Fatalf("%d ORDER_PAID deliveries after the %s, want %d", got, e.Resolution.Action, wantIPN)
+	}
+	// Matches only: whichever wins, one IPN.
+	ds, _ := s.MatchDecisions(t.Context(), c.ID, 0, f.tDup)
+	before := len(ds)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = s.ResolveException(t.Context(), c.ID, f.tDup, recon.ResolveInput{Action: "match", OrderID: f.open2.ID, Note: "dup"}, u, time.Now())
+		}()
+	}
+	wg.Wait()
+	oneWon(t, errs)
+	ds, _ = s.MatchDecisions(t.Context(), c.ID, 0, f.tDup)
+	if len(ds) != before+1 || countDeliveries(t, s, c.ID, recon.IPNOrderPaid) != wantIPN+1 {
+		t.Fatalf("%d new decisions, want 1 and 1 more IPN", len(ds)-before)
+	}
 }

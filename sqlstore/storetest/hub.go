@@ -10,13 +10,13 @@ import (
 // testHub runs the hub's storage behaviours: customers, webhook, link
 // tokens and sessions, and the events they enqueue.
 func testHub(t *testing.T, open Open) {
-	t.Run("Customers", func(t *testing.T) { t.Parallel(); testHubCustomers(t, open(t)) })
-	t.Run("CustomerIsolation", func(t *testing.T) { t.Parallel(); testHubCustomerIsolation(t, open(t)) })
-	t.Run("Webhook", func(t *testing.T) { t.Parallel(); testHubWebhook(t, open(t)) })
-	t.Run("LinkTokens", func(t *testing.T) { t.Parallel(); testHubLinkTokens(t, open(t)) })
-	t.Run("EventsWanted", func(t *testing.T) { t.Parallel(); testHubEventsWanted(t, open(t)) })
-	t.Run("Expiry", func(t *testing.T) { t.Parallel(); testHubExpiry(t, open(t)) })
-	t.Run("BalanceChanges", func(t *testing.T) { t.Parallel(); testHubBalanceChanges(t, open(t)) })
+	run(t, "Customers", open, testHubCustomers)
+	run(t, "CustomerIsolation", open, testHubCustomerIsolation)
+	run(t, "Webhook", open, testHubWebhook)
+	run(t, "LinkTokens", open, testHubLinkTokens)
+	run(t, "EventsWanted", open, testHubEventsWanted)
+	run(t, "Expiry", open, testHubExpiry)
+	run(t, "BalanceChanges", open, testHubBalanceChanges)
 }
 
 func newHubCustomer(t *testing.T, s recon.Store, companyID int64, name string) *recon.HubCustomer {

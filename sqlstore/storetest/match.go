@@ -12,109 +12,108 @@ import (
 // outcome (the API shows them), decisions of one batch in row order, and the
 // refusal of a batch whose transfer would overflow an order's paid amount.
 func testMatching(t *testing.T, open Open) {
-	t.Run("ReasonsInOneBatch", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		c := newCompany(t, s, 1)
-		a := newAccount(t, s, c.ID, "111")
-		if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
-			t.Fatal(err)
-		}
-		newOrder(t, s, c.ID, a.ID, "A", "DH60001", 100_000)
-		newOrder(t, s, c.ID, a.ID, "B", "DH60002", 50_000)
-		ordV := &recon.Order{CompanyID: c.ID, InvoiceNumber: "V", PaymentCode: "DH60003", VirtualAccount: "VA600", Amount: 40_000}
-		if err := s.CreateOrder(t.Context(), ordV); err != nil {
-			t.Fatal(err)
-		}
-		newOrder(t, s, c.ID, a.ID, "X", "DH60004", 10)
-		if _, err := s.CancelOrder(t.Context(), c.ID, "X", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)); err != nil {
-			t.Fatal(err)
-		}
-		// One batch, the orders' transfers interleaved.
-		rows := []struct {
-			ref, code, sub string
-			amount         int64
-		}{
-			{"R1", "DH60002", "", 30_000},      // B underpaid
-			{"R2", "DH60001", "", 100_000},     // A matched
-			{"R3", "DH60002", "", 20_000},      // B matched
-			{"R4", "DH60001", "", 5_000},       // A duplicate
-			{"R5", "DH60003", "VA600", 10_000}, // V underpaid, by sub-account
-			{"R6", "", "VA600", 45_000},        // V overpaid, by sub-account
-			{"R7", "DH60004", "", 10},          // X cancelled: duplicate
-			{"R8", "DH60099", "", 10},          // no such order
-		}
-		in := make([]recon.TransactionInput, len(rows))
-		codes := make([]string, len(rows))
-		for i, r := range rows {
-			in[i] = tx(a.ID, r.ref, "2026-03-01 10:00:00", r.amount, 0)
-			in[i].SubAccount = r.sub
-			codes[i] = r.code
-		}
-		res, err := s.IngestTransactions(t.Context(), c.ID, in, codes)
+	run(t, "ReasonsInOneBatch", withAccount(open), testMatchingReasonsInOneBatch)
+}
+
+func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
+	if err := s.SetIPN(t.Context(), c.ID, &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+		t.Fatal(err)
+	}
+	newOrder(t, s, c.ID, a.ID, "A", "DH60001", 100_000)
+	newOrder(t, s, c.ID, a.ID, "B", "DH60002", 50_000)
+	ordV := &recon.Order{CompanyID: c.ID, InvoiceNumber: "V", PaymentCode: "DH60003", VirtualAccount: "VA600", Amount: 40_000}
+	if err := s.CreateOrder(t.Context(), ordV); err != nil {
+		t.Fatal(err)
+	}
+	newOrder(t, s, c.ID, a.ID, "X", "DH60004", 10)
+	if _, err := s.CancelOrder(t.Context(), c.ID, "X", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	// One batch, the orders' transfers interleaved.
+	rows := []struct {
+		ref, code, sub string
+		amount         int64
+	}{
+		{"R1", "DH60002", "", 30_000},      // B underpaid
+		{"R2", "DH60001", "", 100_000},     // A matched
+		{"R3", "DH60002", "", 20_000},      // B matched
+		{"R4", "DH60001", "", 5_000},       // A duplicate
+		{"R5", "DH60003", "VA600", 10_000}, // V underpaid, by sub-account
+		{"R6", "", "VA600", 45_000},        // V overpaid, by sub-account
+		{"R7", "DH60004", "", 10},          // X cancelled: duplicate
+		{"R8", "DH60099", "", 10},          // no such order
+	}
+	in := make([]recon.TransactionInput, len(rows))
+	codes := make([]string, len(rows))
+	for i, r := range rows {
+		in[i] = tx(a.ID, r.ref, "2026-03-01 10:00:00", r.amount, 0)
+		in[i].SubAccount = r.sub
+		codes[i] = r.code
+	}
+	res, err := s.IngestTransactions(t.Context(), c.ID, in, codes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ outcome, rule, reason string }{
+		{recon.MatchUnderpaid, "code", "payment code DH60002 names order B: 30000 of 50000 VND paid, 20000 short"},
+		{recon.MatchCaptured, "code", "payment code DH60001 names order A: 100000 of 100000 VND paid"},
+		{recon.MatchCaptured, "code", "payment code DH60002 names order B: 50000 of 50000 VND paid"},
+		{recon.MatchDuplicate, "code", "payment code DH60001 names order A, which is already captured"},
+		{recon.MatchUnderpaid, "sub_account", "virtual account VA600 names order V: 10000 of 40000 VND paid, 30000 short"},
+		{recon.MatchOverpaid, "sub_account", "virtual account VA600 names order V: 55000 VND paid for 40000, 15000 over"},
+		{recon.MatchDuplicate, "code", "payment code DH60004 names order X, which is already cancelled"},
+		{recon.MatchNone, "", "no order with payment code DH60099"},
+	}
+	var ids []int64
+	for i, w := range want {
+		ds, err := s.MatchDecisions(t.Context(), c.ID, 0, res[i].ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []struct{ outcome, rule, reason string }{
-			{recon.MatchUnderpaid, "code", "payment code DH60002 names order B: 30000 of 50000 VND paid, 20000 short"},
-			{recon.MatchCaptured, "code", "payment code DH60001 names order A: 100000 of 100000 VND paid"},
-			{recon.MatchCaptured, "code", "payment code DH60002 names order B: 50000 of 50000 VND paid"},
-			{recon.MatchDuplicate, "code", "payment code DH60001 names order A, which is already captured"},
-			{recon.MatchUnderpaid, "sub_account", "virtual account VA600 names order V: 10000 of 40000 VND paid, 30000 short"},
-			{recon.MatchOverpaid, "sub_account", "virtual account VA600 names order V: 55000 VND paid for 40000, 15000 over"},
-			{recon.MatchDuplicate, "code", "payment code DH60004 names order X, which is already cancelled"},
-			{recon.MatchNone, "", "no order with payment code DH60099"},
+		if len(ds) != 1 || ds[0].Outcome != w.outcome || ds[0].Rule != w.rule || ds[0].Reason != w.reason || ds[0].Amount != rows[i].amount {
+			t.Fatalf("row %s: decisions %+v, want one %s/%s %q", rows[i].ref, ds, w.outcome, w.rule, w.reason)
 		}
-		var ids []int64
-		for i, w := range want {
-			ds, err := s.MatchDecisions(t.Context(), c.ID, 0, res[i].ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ds) != 1 || ds[0].Outcome != w.outcome || ds[0].Rule != w.rule || ds[0].Reason != w.reason || ds[0].Amount != rows[i].amount {
-				t.Fatalf("row %s: decisions %+v, want one %s/%s %q", rows[i].ref, ds, w.outcome, w.rule, w.reason)
-			}
-			ids = append(ids, ds[0].ID)
+		ids = append(ids, ds[0].ID)
+	}
+	// Recorded in the batch's row order.
+	for i := 1; i < len(ids)-1; i++ { // the last is derived on read, not stored
+		if ids[i] <= ids[i-1] {
+			t.Fatalf("decision ids %v are not in row order", ids)
 		}
-		// Recorded in the batch's row order.
-		for i := 1; i < len(ids)-1; i++ { // the last is derived on read, not stored
-			if ids[i] <= ids[i-1] {
-				t.Fatalf("decision ids %v are not in row order", ids)
-			}
-		}
-		for _, w := range []struct {
-			inv    string
-			status string
-			paid   int64
-			by     int64
-		}{{"A", recon.OrderCaptured, 100_000, res[1].ID}, {"B", recon.OrderCaptured, 50_000, res[2].ID}, {"V", recon.OrderCaptured, 55_000, res[5].ID}, {"X", recon.OrderCancelled, 0, 0}} {
-			o, err := s.Order(t.Context(), c.ID, w.inv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o.Status != w.status || o.PaidAmount != w.paid || o.PaidTransactionID != w.by {
-				t.Errorf("order %s: %s paid %d by %d; want %s %d by %d", w.inv, o.Status, o.PaidAmount, o.PaidTransactionID, w.status, w.paid, w.by)
-			}
-		}
-		// One ORDER_PAID per capture, enqueued in the order the captures happened.
-		ds, err := s.(recon.DeliveryStore).Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 10})
+	}
+	for _, w := range []struct {
+		inv    string
+		status string
+		paid   int64
+		by     int64
+	}{{"A", recon.OrderCaptured, 100_000, res[1].ID}, {"B", recon.OrderCaptured, 50_000, res[2].ID}, {"V", recon.OrderCaptured, 55_000, res[5].ID}, {"X", recon.OrderCancelled, 0, 0}} {
+		o, err := s.Order(t.Context(), c.ID, w.inv)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		for i := len(ds) - 1; i >= 0; i-- { // listed newest first
-			var body struct {
-				Order struct {
-					Invoice string `json:"order_invoice_number"`
-				} `json:"order"`
-			}
-			if err := json.Unmarshal(ds[i].Payload, &body); err != nil {
-				t.Fatal(err)
-			}
-			if ds[i].Event == recon.IPNOrderPaid {
-				got = append(got, body.Order.Invoice)
-			}
+		if o.Status != w.status || o.PaidAmount != w.paid || o.PaidTransactionID != w.by {
+			t.Errorf("order %s: %s paid %d by %d; want %s %d by %d", w.inv, o.Status, o.PaidAmount, o.PaidTransactionID, w.status, w.paid, w.by)
 		}
-		diff(t, "ORDER_PAID deliveries by invoice", []string{"A", "B", "V"}, got)
-	})
+	}
+	// One ORDER_PAID per capture, enqueued in the order the captures happened.
+	ds, err := s.(recon.DeliveryStore).Deliveries(t.Context(), c.ID, recon.DeliveryFilter{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := len(ds) - 1; i >= 0; i-- { // listed newest first
+		var body struct {
+			Order struct {
+				Invoice string `json:"order_invoice_number"`
+			} `json:"order"`
+		}
+		if err := json.Unmarshal(ds[i].Payload, &body); err != nil {
+			t.Fatal(err)
+		}
+		if ds[i].Event == recon.IPNOrderPaid {
+			got = append(got, body.Order.Invoice)
+		}
+	}
+	diff(t, "ORDER_PAID deliveries by invoice", []string{"A", "B", "V"}, got)
 }

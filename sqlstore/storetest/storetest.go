@@ -1,6 +1,10 @@
 // Package storetest is the conformance suite of recon.Store: every engine's
-// tests run it, so that the engines behave the same. Each test opens its own
-// store, so tests run in parallel and never see each other's rows.
+// tests run it, so that the engines behave the same. It has a file per area
+// (delivery.go, order.go, ...); an area's test function lists its subtests,
+// each a function named after the one behaviour it checks, run by run on a
+// fresh store or a bundle of fixtures built on one. Every subtest opens its
+// own store, so areas and subtests run in parallel and never see each
+// other's rows.
 //
 //	storetest.Run(t, func(t *testing.T) recon.Store { return dbtest.OpenStore(t, "sqlite") })
 package storetest
@@ -8,6 +12,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -23,48 +28,59 @@ type Open func(t *testing.T) recon.Store
 
 // Run runs the whole suite against stores made by open.
 func Run(t *testing.T, open Open) {
-	t.Run("Store", func(t *testing.T) { testStore(t, open) })
-	t.Run("Company", func(t *testing.T) { testCompany(t, open) })
-	t.Run("CompanyUpdate", func(t *testing.T) { testCompanyUpdate(t, open) })
-	t.Run("Retention", func(t *testing.T) { testRetention(t, open) })
-	t.Run("PaymentCodeFormats", func(t *testing.T) { testPaymentCodeFormats(t, open) })
-	t.Run("User", func(t *testing.T) { testUser(t, open) })
-	t.Run("Client", func(t *testing.T) { testClient(t, open) })
-	t.Run("TokenSession", func(t *testing.T) { testTokenSession(t, open) })
-	t.Run("AuthEpoch", func(t *testing.T) { testAuthEpoch(t, open) })
-	t.Run("BankAccount", func(t *testing.T) { testBankAccount(t, open) })
-	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
-	t.Run("BankOrder", func(t *testing.T) { testBankOrder(t, open) })
-	t.Run("AmountTotals", func(t *testing.T) { testAmountTotals(t, open) })
-	t.Run("Delivery", func(t *testing.T) { testDelivery(t, open) })
-	t.Run("Orders", func(t *testing.T) { testOrders(t, open) })
-	t.Run("Matching", func(t *testing.T) { testMatching(t, open) })
-	t.Run("Exceptions", func(t *testing.T) { testExceptions(t, open) })
-	t.Run("Money", func(t *testing.T) { testMoney(t, open) })
-	t.Run("IngestAtomically", func(t *testing.T) { testIngestAtomically(t, open) })
-	t.Run("TestMode", func(t *testing.T) { testTestMode(t, open) })
-	t.Run("Hub", func(t *testing.T) { testHub(t, open) })
-	t.Run("Dashboard", func(t *testing.T) { testDashboard(t, open) })
+	t.Run("Store", func(t *testing.T) { t.Parallel(); testStore(t, open) })
+	t.Run("Company", func(t *testing.T) { t.Parallel(); testCompany(t, open) })
+	t.Run("CompanyUpdate", func(t *testing.T) { t.Parallel(); testCompanyUpdate(t, open) })
+	t.Run("Retention", func(t *testing.T) { t.Parallel(); testRetention(t, open) })
+	t.Run("PaymentCodeFormats", func(t *testing.T) { t.Parallel(); testPaymentCodeFormats(t, open) })
+	t.Run("User", func(t *testing.T) { t.Parallel(); testUser(t, open) })
+	t.Run("Client", func(t *testing.T) { t.Parallel(); testClient(t, open) })
+	t.Run("TokenSession", func(t *testing.T) { t.Parallel(); testTokenSession(t, open) })
+	run(t, "AuthEpoch", func(t *testing.T) *tokenFixture { return newTokenFixture(t, open) }, testAuthEpoch)
+	t.Run("BankAccount", func(t *testing.T) { t.Parallel(); testBankAccount(t, open) })
+	t.Run("Transactions", func(t *testing.T) { t.Parallel(); testTransactions(t, open) })
+	t.Run("BankOrder", func(t *testing.T) { t.Parallel(); testBankOrder(t, open) })
+	t.Run("AmountTotals", func(t *testing.T) { t.Parallel(); testAmountTotals(t, open) })
+	t.Run("Delivery", func(t *testing.T) { t.Parallel(); testDelivery(t, open) })
+	t.Run("Orders", func(t *testing.T) { t.Parallel(); testOrders(t, open) })
+	t.Run("Matching", func(t *testing.T) { t.Parallel(); testMatching(t, open) })
+	t.Run("Exceptions", func(t *testing.T) { t.Parallel(); testExceptions(t, open) })
+	t.Run("Money", func(t *testing.T) { t.Parallel(); testMoney(t, open) })
+	t.Run("IngestAtomically", func(t *testing.T) { t.Parallel(); testIngestAtomically(t, open) })
+	t.Run("TestMode", func(t *testing.T) { t.Parallel(); testTestMode(t, open) })
+	t.Run("Hub", func(t *testing.T) { t.Parallel(); testHub(t, open) })
+	t.Run("Dashboard", func(t *testing.T) { t.Parallel(); testDashboard(t, open) })
+}
+
+// run runs test as the parallel subtest name of t, on a fresh bundle of the
+// fixtures it needs from setup (open itself, when a store is all it needs):
+// no subtest sees another's rows.
+func run[B any](t *testing.T, name string, setup func(t *testing.T) B, test func(t *testing.T, b B)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		test(t, setup(t))
+	})
 }
 
 func testStore(t *testing.T, open Open) {
-	t.Run("Ping", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		if err := s.Ping(t.Context()); err != nil {
-			t.Fatalf("Ping: %v", err)
-		}
-	})
-	t.Run("PingAfterClose", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		if err := s.Close(); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
-		if err := s.Ping(t.Context()); err == nil {
-			t.Fatal("Ping after Close: got nil error")
-		}
-	})
+	run(t, "Ping", open, testStorePing)
+	run(t, "PingAfterClose", open, testStorePingAfterClose)
+}
+
+func testStorePing(t *testing.T, s recon.Store) {
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+}
+
+func testStorePingAfterClose(t *testing.T, s recon.Store) {
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Ping(t.Context()); err == nil {
+		t.Fatal("Ping after Close: got nil error")
+	}
 }
 
 // equate compares stored values: an empty list equals a nil one.
@@ -113,6 +129,17 @@ func diff(t *testing.T, what string, want, got any) {
 	}
 }
 
+// storeAs returns s as a T (an optional part of a store, such as
+// recon.DeliveryStore), failing t when s does not implement T.
+func storeAs[T any](t *testing.T, s recon.Store) T {
+	t.Helper()
+	v, ok := s.(T)
+	if !ok {
+		t.Fatalf("%T does not implement %v", s, reflect.TypeFor[T]())
+	}
+	return v
+}
+
 // newCompany stores a company named after n, with the formats.
 func newCompany(t *testing.T, s recon.Store, n int, formats ...recon.PaymentCodeFormat) *recon.Company {
 	t.Helper()
@@ -127,6 +154,23 @@ func newCompany(t *testing.T, s recon.Store, n int, formats ...recon.PaymentCode
 		t.Fatalf("CreateCompany: %v", err)
 	}
 	return c
+}
+
+// accountBundle is what many subtests start from: a fresh store, company 1
+// and its bank account 111.
+type accountBundle struct {
+	s recon.Store
+	c *recon.Company
+	a *recon.BankAccount
+}
+
+// withAccount returns the setup of subtests that start from an accountBundle.
+func withAccount(open Open) func(t *testing.T) *accountBundle {
+	return func(t *testing.T) *accountBundle {
+		s := open(t)
+		c := newCompany(t, s, 1)
+		return &accountBundle{s: s, c: c, a: newAccount(t, s, c.ID, "111")}
+	}
 }
 
 // newUser stores a member of the company with the e-mail address.

@@ -1,4 +1,4 @@
-package main
+package listen
 
 import (
 	"context"
@@ -53,11 +53,11 @@ func TestListenClientIsDriven(t *testing.T) {
 	defer cancel()
 	var waits []time.Duration
 	var out, errOut strings.Builder
-	l := &listener{
-		flags: listenFlags{server: server.URL, merchantID: "TEST-MC7_ab", secret: "test_x", forwardTo: forward.URL, timeout: 5 * time.Second},
-		out:   &out, errOut: &errOut,
-		clock: testkit.NewClock(time.Date(2026, 11, 26, 10, 11, 12, 0, time.UTC)),
-		after: func(d time.Duration) <-chan time.Time {
+	l := &Listener{
+		Config: Config{Server: server.URL, MerchantID: "TEST-MC7_ab", Secret: "test_x", ForwardTo: forward.URL, Timeout: 5 * time.Second},
+		Out:    &out, ErrOut: &errOut,
+		Clock: testkit.NewClock(time.Date(2026, 11, 26, 10, 11, 12, 0, time.UTC)),
+		After: func(d time.Duration) <-chan time.Time {
 			waits = append(waits, d)
 			if len(waits) == 6 {
 				cancel()
@@ -67,7 +67,7 @@ func TestListenClientIsDriven(t *testing.T) {
 			return c
 		},
 	}
-	if err := l.run(ctx); err != nil {
+	if err := l.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 15 * time.Second, 15 * time.Second}

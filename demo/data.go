@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -7,22 +7,21 @@ import (
 	"time"
 
 	"recon"
-	"recon/sqlstore"
 )
 
-// demoTransactionCount is how many bank transactions the demo seeds, and
-// demoOrderCount how many orders, most of which those transactions pay.
+// transactionCount is how many bank transactions the demo seeds, and
+// orderCount how many orders, most of which those transactions pay.
 const (
-	demoTransactionCount = 300
-	demoOrderCount       = 150
+	transactionCount = 300
+	orderCount       = 150
 )
 
 var (
-	demoFamilyNames = []string{"NGUYEN", "TRAN", "LE", "PHAM", "HOANG", "HUYNH", "VU", "VO", "DANG", "BUI", "DO", "NGO"}
-	demoMiddleNames = []string{"VAN", "THI", "HUU", "DUC", "MINH", "NGOC", "THANH", "QUANG", "THU"}
-	demoGivenNames  = []string{"AN", "BINH", "CHI", "DUNG", "HA", "HUNG", "LAN", "LINH", "NAM", "PHUONG", "QUAN", "TAM", "TRANG", "TUAN", "YEN"}
+	familyNames = []string{"NGUYEN", "TRAN", "LE", "PHAM", "HOANG", "HUYNH", "VU", "VO", "DANG", "BUI", "DO", "NGO"}
+	middleNames = []string{"VAN", "THI", "HUU", "DUC", "MINH", "NGOC", "THANH", "QUANG", "THU"}
+	givenNames  = []string{"AN", "BINH", "CHI", "DUNG", "HA", "HUNG", "LAN", "LINH", "NAM", "PHUONG", "QUAN", "TAM", "TRANG", "TUAN", "YEN"}
 	// Memo shapes seen on Vietnamese bank statements; %s is the payer, %c the payment code.
-	demoMemos = []string{
+	memos = []string{
 		"%s chuyen tien %c",
 		"%s thanh toan don hang %c",
 		"MBVCB.%r.%c.CT tu 0071000%r %s",
@@ -32,11 +31,11 @@ var (
 		"TKThe :0123, tai VCB. %s chuyen khoan %c",
 		"%s CK tien hang %c cam on",
 	}
-	demoProducts = []string{
+	products = []string{
 		"Áo thun cotton nam", "Giày thể thao nữ", "Nồi chiên không dầu 5L", "Tai nghe Bluetooth",
 		"Sữa rửa mặt 150ml", "Balo laptop 15 inch", "Bình giữ nhiệt 500ml", "Cà phê rang xay 500g",
 	}
-	demoOtherMemos = []string{
+	otherMemos = []string{
 		"%s chuyen tien",
 		"Tra luong thang %m",
 		"Phi quan ly tai khoan",
@@ -46,12 +45,12 @@ var (
 	}
 )
 
-// seedDemoTransactions adds three bank accounts, 150 orders and a few hundred
+// seedTransactions adds three bank accounts, 150 orders and a few hundred
 // realistic transactions over the last 60 days, about two thirds of them
 // carrying a code "DH" + digits: most pay an order (a few short, a few
 // twice), some name no order. Matching runs as for any transaction. A fixed
 // seed keeps the demo the same every time.
-func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64, loc *time.Location, now time.Time) error {
+func seedTransactions(ctx context.Context, db Store, companyID int64, loc *time.Location, now time.Time) error {
 	r := rand.New(rand.NewPCG(2026, 11))
 	var accounts []*recon.BankAccount
 	for _, a := range []struct{ bank, number string }{
@@ -64,10 +63,10 @@ func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64,
 		accounts = append(accounts, b)
 	}
 	var orders []*recon.Order
-	for i := range demoOrderCount {
+	for i := range orderCount {
 		o := &recon.Order{CompanyID: companyID, InvoiceNumber: fmt.Sprintf("SM-%05d", 1001+i), OrderID: fmt.Sprintf("WEB%06d", 5000+i*7),
 			CustomerID: fmt.Sprintf("KH%04d", 100+r.IntN(60)), Amount: int64(50+r.IntN(3000)) * 1000,
-			Description: demoProducts[r.IntN(len(demoProducts))], PaymentCode: fmt.Sprintf("DH%d", 10000+i*37),
+			Description: products[r.IntN(len(products))], PaymentCode: fmt.Sprintf("DH%d", 10000+i*37),
 			BankAccountID: accounts[0].ID}
 		if err := db.CreateOrder(ctx, o); err != nil {
 			return err
@@ -77,12 +76,12 @@ func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64,
 	start := now.In(loc).AddDate(0, 0, -60)
 	next := 0 // the next order to pay
 	var batch []recon.TransactionInput
-	for i := range demoTransactionCount {
-		at := start.Add(time.Duration(i) * 60 * 24 * time.Hour / demoTransactionCount).Add(time.Duration(r.IntN(3600)) * time.Second)
+	for i := range transactionCount {
+		at := start.Add(time.Duration(i) * 60 * 24 * time.Hour / transactionCount).Add(time.Duration(r.IntN(3600)) * time.Second)
 		acct := accounts[r.IntN(len(accounts))]
 		in := recon.TransactionInput{BankAccountID: acct.ID, TransactionDate: at,
 			ReferenceNumber: fmt.Sprintf("FT%s%06d", at.Format("060102"), r.IntN(1_000_000))}
-		payer := demoFamilyNames[r.IntN(len(demoFamilyNames))] + " " + demoMiddleNames[r.IntN(len(demoMiddleNames))] + " " + demoGivenNames[r.IntN(len(demoGivenNames))]
+		payer := familyNames[r.IntN(len(familyNames))] + " " + middleNames[r.IntN(len(middleNames))] + " " + givenNames[r.IntN(len(givenNames))]
 		if r.IntN(3) < 2 {
 			code := fmt.Sprintf("DH%d", 1000+r.IntN(99000))
 			in.AmountIn = int64(50+r.IntN(5000)) * 1000
@@ -100,9 +99,9 @@ func seedDemoTransactions(ctx context.Context, db *sqlstore.DB, companyID int64,
 					in.AmountIn = o.Amount / 2
 				}
 			}
-			in.Content = expandMemo(demoMemos[r.IntN(len(demoMemos))], payer, code, r, at)
+			in.Content = expandMemo(memos[r.IntN(len(memos))], payer, code, r, at)
 		} else {
-			memo := demoOtherMemos[r.IntN(len(demoOtherMemos))]
+			memo := otherMemos[r.IntN(len(otherMemos))]
 			if r.IntN(2) == 0 {
 				in.AmountIn = int64(10+r.IntN(1000)) * 1000
 			} else {
