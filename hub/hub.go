@@ -133,8 +133,11 @@ func (h *Handler) logger() *slog.Logger {
 }
 
 // localTime renders an instant as wall-clock time in the business time zone.
-func (h *Handler) localTime(t time.Time) string {
-	return t.In(h.location()).Format(recon.DateTimeLayout)
+func (h *Handler) localTime(t time.Time) string { return localTime(t, h.location()) }
+
+// localTime renders an instant as wall-clock time in loc.
+func localTime(t time.Time, loc *time.Location) string {
+	return t.In(loc).Format(recon.DateTimeLayout)
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"recon"
 	"recon/web"
@@ -123,7 +124,7 @@ func strOrNil(s string) *string {
 	return &s
 }
 
-func (h *Handler) optTime(t interface{ IsZero() bool }, s string) *string {
+func optTime(t interface{ IsZero() bool }, s string) *string {
 	if t.IsZero() {
 		return nil
 	}
@@ -131,20 +132,20 @@ func (h *Handler) optTime(t interface{ IsZero() bool }, s string) *string {
 }
 
 // LinkTokenJSON is a link token and its sessions as link-token/get shows
-// them (also for the CLI).
-func (h *Handler) LinkTokenJSON(t *recon.LinkToken, sessions []*recon.LinkSession) linkTokenJSON {
+// them (also for the CLI), their times in loc.
+func LinkTokenJSON(t *recon.LinkToken, sessions []*recon.LinkSession, loc *time.Location) linkTokenJSON {
 	out := linkTokenJSON{XID: t.XID, CompanyXID: t.CustomerXID, Purpose: t.Purpose, Status: t.Status,
 		BankAccountXID: strOrNil(t.BankAccountXID), CompletionRedirectURI: strOrNil(t.RedirectURI), Language: t.Language,
-		Sandbox: t.Sandbox, CreatedAt: h.localTime(t.CreatedAt), ExpiresAt: h.localTime(t.ExpiresAt),
-		EndedAt: h.optTime(t.EndedAt, h.localTime(t.EndedAt)), Sessions: []linkSessionJSON{}}
+		Sandbox: t.Sandbox, CreatedAt: localTime(t.CreatedAt, loc), ExpiresAt: localTime(t.ExpiresAt, loc),
+		EndedAt: optTime(t.EndedAt, localTime(t.EndedAt, loc)), Sessions: []linkSessionJSON{}}
 	if t.IsMobileApp {
 		out.IsMobileApp = 1
 	}
 	for _, s := range sessions {
 		out.Sessions = append(out.Sessions, linkSessionJSON{XID: s.XID, Status: s.Status, State: s.State,
 			BrandName: bankBrand(s.BankCode), AccountType: s.AccountType, AccountNumber: s.AccountNumber, HolderName: s.HolderName,
-			BankAccountXID: strOrNil(s.BankAccountXID), Reason: strOrNil(s.Reason), CreatedAt: h.localTime(s.CreatedAt),
-			UpdatedAt: h.localTime(s.LastStepAt), EndedAt: h.optTime(s.EndedAt, h.localTime(s.EndedAt))})
+			BankAccountXID: strOrNil(s.BankAccountXID), Reason: strOrNil(s.Reason), CreatedAt: localTime(s.CreatedAt, loc),
+			UpdatedAt: localTime(s.LastStepAt, loc), EndedAt: optTime(s.EndedAt, localTime(s.EndedAt, loc))})
 	}
 	return out
 }
@@ -161,7 +162,7 @@ func (h *Handler) getLinkToken(w http.ResponseWriter, r *http.Request, c *recon.
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, dataBody{Data: h.LinkTokenJSON(t, sessions)})
+	web.WriteJSON(w, http.StatusOK, dataBody{Data: LinkTokenJSON(t, sessions, h.location())})
 	return nil
 }
 
