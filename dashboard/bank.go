@@ -1,12 +1,12 @@
 package dashboard
 
 import (
-	"context"
 	_ "embed"
 	"net/http"
 	"strconv"
 
 	"recon"
+	"recon/linking"
 	"recon/web"
 )
 
@@ -61,24 +61,19 @@ type StatementResult struct {
 	BadRows              int
 }
 
-// Hub is what the dashboard uses of the bank-linking hub (hub.Handler).
-type Hub interface {
-	// CreateLinkToken makes a link token (hub.Handler.CreateLinkToken) and
-	// returns the hosted link page's address.
-	CreateLinkToken(ctx context.Context, t *recon.LinkToken) (string, error)
-	// Simulate makes a hub event happen in the tenant (`recon trigger`).
-	Simulate(ctx context.Context, tenant recon.TenantID, sandbox bool, event string) error
-	// Identities are the sandbox banks' fixed test identities.
-	Identities() []HubIdentity
-	// SaveWebhook changes the tenant's webhook by the rules of POST
-	// /v1/webhook (hub.Handler.SaveWebhook) and returns what is stored,
-	// and whether it was made now.
-	SaveWebhook(ctx context.Context, tenant recon.TenantID, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error)
-}
-
-// HubIdentity is a sandbox bank identity (hub.SandboxIdentity).
+// HubIdentity is a sandbox bank identity (linking.SandboxIdentity).
 type HubIdentity struct {
 	Bank, AccountType, Holder, Account, NationalID, Phone, OTP, Fails string
+}
+
+// hubIdentities are the sandbox banks' fixed test identities.
+func hubIdentities() []HubIdentity {
+	var out []HubIdentity
+	for _, i := range linking.SandboxIdentities() {
+		out = append(out, HubIdentity{Bank: i.BankCode, AccountType: i.AccountType, Holder: i.HolderName, Account: i.AccountNumber,
+			NationalID: i.NationalID, Phone: i.Phone, OTP: i.OTP, Fails: i.Fail})
+	}
+	return out
 }
 
 type accountRow struct {

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"recon"
+	"recon/ipn"
+	"recon/linking"
 	"recon/web"
 )
 
@@ -115,12 +117,11 @@ type Handler struct {
 	MaxPrefixLen int
 	// HashPassword hashes a new user's password (oauth.HashPassword).
 	HashPassword func(password string) (string, error)
-	// SaveIPN saves the tenant's IPN target by the gateway's rules
-	// (gateway.Handler.SaveIPN; an empty Secret keeps the stored one, or
-	// makes one for SECRET_KEY; rotateSigning replaces the signing secret)
-	// and returns what is stored, and whether its secret and its signing
-	// secret are new (each shown once).
-	SaveIPN func(ctx context.Context, tenant recon.TenantID, t recon.Target, rotateSigning bool) (saved *recon.Target, newSecret, newSigning bool, err error)
+	// IPN saves the tenant's IPN target by the rules of PUT /v1/ipn
+	// (ipn.Service.Save: a nil SecretKey keeps the stored one, or makes one
+	// for SECRET_KEY) and says whether its secret and its signing secret are
+	// new (each shown once).
+	IPN *ipn.Service
 	// ImportStatement imports a statement file into a bank account as
 	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
 	ImportStatement func(ctx context.Context, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
@@ -132,8 +133,9 @@ type Handler struct {
 	// limit); an expensive search costs SearchCost requests. See
 	// docs/dashboard.md, Rate limits.
 	SessionLimiter, AddressLimiter *web.RateLimiter
-	// Hub is the bank-linking hub (hub.Handler), nil without one.
-	Hub Hub
+	// Hub is the bank-linking hub's service (link tokens, the webhook, the
+	// simulation of hub events), nil without one.
+	Hub *linking.Service
 	// RegisterClient registers an OAuth2 client as `recon client create`
 	// does (oauth.RegisterClient) and returns its secret ("" for a public
 	// client).

@@ -46,7 +46,7 @@ func (h *Handler) renderSandbox(w http.ResponseWriter, r *http.Request, q *reque
 		return err
 	}
 	if h.Hub != nil && q.caller.May(recon.ActionHub) {
-		v.Events, v.Identities = recon.HubEvents, h.Hub.Identities()
+		v.Events, v.Identities = recon.HubEvents, hubIdentities()
 	}
 	h.render(w, r, status, "sandbox", h.data(r, q, "sandbox", v))
 	return nil
@@ -98,7 +98,7 @@ func (h *Handler) sandboxTransfer(w http.ResponseWriter, r *http.Request, q *req
 }
 
 // sandboxHubEvent serves POST /dashboard/sandbox/hub-event: the event made
-// to happen by hub.Handler.Simulate, as `recon trigger`.
+// to happen by linking.Service.Simulate, as `recon trigger`.
 func (h *Handler) sandboxHubEvent(w http.ResponseWriter, r *http.Request, q *request) error {
 	if err := h.sandboxOpen(q); err != nil {
 		return err
@@ -106,7 +106,7 @@ func (h *Handler) sandboxHubEvent(w http.ResponseWriter, r *http.Request, q *req
 	if h.Hub == nil {
 		return errNotFound()
 	}
-	err := h.Hub.Simulate(r.Context(), q.caller.Tenant, !q.caller.Livemode() || h.Sandbox, r.PostForm.Get("event"))
+	_, err := h.Hub.Simulate(r.Context(), q.caller.Tenant, !q.caller.Livemode() || h.Sandbox, r.PostForm.Get("event"))
 	if c := recon.ErrorCode(err); c == recon.EINVALID || c == recon.EUNAVAILABLE {
 		return h.renderSandbox(w, r, q, http.StatusBadRequest, &sandboxView{Err: recon.ErrorMessage(err)})
 	} else if err != nil {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"recon"
+	"recon/ipn"
 	"recon/web"
 )
 
@@ -96,7 +97,7 @@ func (h *Handler) settings(w http.ResponseWriter, r *http.Request, q *request) e
 // the page.
 func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *request, status int, v *settingsView) error {
 	ctx := r.Context()
-	v.CanEdit, v.CanRotateIPN = q.caller.Livemode(), h.SaveIPN != nil
+	v.CanEdit, v.CanRotateIPN = q.caller.Livemode(), h.IPN != nil
 	v.Roles, v.Permissions = recon.GrantableRoles(q.caller.User), recon.Permissions
 	v.CharTypes = []string{string(recon.NumberOnly), string(recon.NumberAndLetter)}
 	if v.Formats == nil {
@@ -286,28 +287,28 @@ type ipnForm struct {
 }
 
 // saveIPN serves POST /dashboard/settings/ipn: the IPN target's URL, auth
-// type and state, saved through the gateway's SaveIPN (the rules of PUT
+// type and state, saved through h.IPN (the rules of PUT
 // /v1/ipn: the URL's SSRF check, the auth types). A secret this save made
 // (SECRET_KEY chosen where there was none) and the signing secret of a
 // target this save made are shown this once.
 func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) error {
-	if h.SaveIPN == nil {
+	if h.IPN == nil {
 		return errNotFound()
 	}
 	f := &ipnForm{URL: strings.TrimSpace(r.PostForm.Get("ipn_url")), AuthType: r.PostForm.Get("auth_type"), Active: r.PostForm.Get("active") == "1"}
-	saved, newSecret, newSigning, err := h.SaveIPN(r.Context(), q.caller.Tenant, recon.Target{URL: f.URL, AuthType: f.AuthType, Active: f.Active}, false)
+	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: f.URL, AuthType: f.AuthType, Active: f.Active})
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
 	} else if err != nil {
 		return err
 	}
-	if newSecret || newSigning {
+	if saved.NewSecret || saved.NewSigningSecret {
 		v := &settingsView{}
-		if newSecret {
-			v.NewSecret, v.SecretWhat = saved.Secret, "ipn_secret"
+		if saved.NewSecret {
+			v.NewSecret, v.SecretWhat = saved.Target.Secret, "ipn_secret"
 		}
-		if newSigning {
-			v.NewSigning, v.SigningWhat = saved.SigningSecret, "ipn_signing"
+		if saved.NewSigningSecret {
+			v.NewSigning, v.SigningWhat = saved.Target.SigningSecret, "ipn_signing"
 		}
 		return h.renderSettings(w, r, q, http.StatusOK, v)
 	}
@@ -316,10 +317,10 @@ func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) er
 }
 
 // rotateIPNSecret serves POST /dashboard/settings/ipn-secret: a new
-// X-Secret-Key for the IPN target, saved through the gateway's SaveIPN (the
+// X-Secret-Key for the IPN target, saved through h.IPN (the
 // one implementation of the IPN rules) and shown this once.
 func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *request) error {
-	if h.SaveIPN == nil {
+	if h.IPN == nil {
 		return errNotFound()
 	}
 	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.Tenant.ID(), recon.DeliveryIPN)
@@ -329,21 +330,21 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 	if t.AuthType != recon.AuthSecretKey {
 		return recon.Errorf(recon.ECONFLICT, "the IPN target uses auth_type %s: it has no secret to rotate", t.AuthType)
 	}
-	t.Secret = recon.NewSecretFrom(h.Rand)
-	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.Tenant, recon.Target{URL: t.URL, AuthType: t.AuthType, Secret: t.Secret, Active: t.Active}, false)
+	secret := recon.NewSecretFrom(h.Rand)
+	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: t.URL, AuthType: t.AuthType, SecretKey: &secret, Active: t.Active})
 	if err != nil {
 		return err
 	}
-	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: saved.Secret, SecretWhat: "ipn_secret"})
+	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: saved.Target.Secret, SecretWhat: "ipn_secret"})
 }
 
 // rotateIPNSigning serves POST /dashboard/settings/ipn-signing-secret: a
 // new signing secret (the key of X-Recon-Signature) for the IPN target,
 // through a confirmation page (the receiver must change its key at once),
-// saved through the gateway's SaveIPN (rotate_signing_secret of PUT
+// saved through h.IPN (rotate_signing_secret of PUT
 // /v1/ipn) and shown this once.
 func (h *Handler) rotateIPNSigning(w http.ResponseWriter, r *http.Request, q *request) error {
-	if h.SaveIPN == nil {
+	if h.IPN == nil {
 		return errNotFound()
 	}
 	t, err := h.Store.DeliveryTarget(r.Context(), q.caller.Tenant.ID(), recon.DeliveryIPN)
@@ -353,12 +354,12 @@ func (h *Handler) rotateIPNSigning(w http.ResponseWriter, r *http.Request, q *re
 	if !confirmed(r) {
 		return h.confirmSigningRotation(w, r, q, "/dashboard/settings/ipn-signing-secret", recon.DeliveryIPN, t.URL, recon.MaskSecret(t.SigningSecret), "#targets")
 	}
-	// The stored target as it is, its secret kept (Secret empty).
-	saved, _, _, err := h.SaveIPN(r.Context(), q.caller.Tenant, recon.Target{URL: t.URL, AuthType: t.AuthType, Active: t.Active}, true)
+	// The stored target as it is, its secret kept (SecretKey nil).
+	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: t.URL, AuthType: t.AuthType, Active: t.Active, RotateSigningSecret: true})
 	if err != nil {
 		return err
 	}
-	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSigning: saved.SigningSecret, SigningWhat: "ipn_signing"})
+	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSigning: saved.Target.SigningSecret, SigningWhat: "ipn_signing"})
 }
 
 // confirmSigningRotation is the confirmation page of a signing secret's

@@ -10,7 +10,7 @@ import (
 // The hub webhook of the settings screen (manage notifications: Admin and
 // SuperAdmin): URL, active, the events it takes, and the secret's rotation.
 // Every change goes through the hub's own rules and store
-// (Hub.SaveWebhook, hub.Handler.SaveWebhook: POST /v1/webhook's), so the
+// (Hub.SaveWebhook, linking.Service.SaveWebhook: POST /v1/webhook's), so the
 // form and the API give the same result for the same input.
 
 // webhookForm is the webhook form as typed, shown again when refused.

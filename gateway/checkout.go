@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"recon"
+	"recon/checkout"
 )
 
 // maxFormBody bounds a checkout form body.
@@ -43,7 +44,8 @@ type checkoutForm struct {
 }
 
 // checkoutInit serves POST /v1/checkout/init: the merchant's signed form,
-// posted by the payer's browser. On success it creates the order and sends
+// posted by the payer's browser. On success it creates the order
+// (checkout.Service.Create: the bank account, the payment code) and sends
 // the browser (303) to the hosted checkout page. Nothing is created when any
 // check fails. A signed value that could move the boundary between signed
 // fields (see checkBoundaries) is refused. custom_data is signed when the
@@ -90,75 +92,17 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	accounts, err := h.Store.BankAccounts(ctx, m.Tenant())
-	if err != nil {
-		return err
-	}
-	if len(accounts) == 0 {
-		return recon.Errorf(recon.EINVALID, "merchant has no bank account to receive the payment")
-	}
-	if _, err := h.Store.Order(ctx, m.Tenant(), form.invoice); err == nil {
-		return duplicateInvoice(form.invoice)
-	} else if recon.ErrorCode(err) != recon.ENOTFOUND {
-		return err
-	}
-	company, err := h.Store.Company(ctx, m.CompanyID)
-	if err != nil {
-		return err
-	}
-	if !canMatch(&company.Config) {
-		// Its transfers' codes would never be extracted, so no order could be matched.
-		return recon.Errorf(recon.EINVALID, "the merchant cannot take bank-transfer payments yet: payment codes must be on (paycode) with an active payment-code format")
-	}
-	format := defaultCodeFormat(company.Config.PaymentCodeFormats)
-	newCode := h.NewCode
-	if newCode == nil {
-		newCode = func() string { return format.random(h.random()) }
-	}
-	o := &recon.Order{
-		CompanyID: m.CompanyID, InvoiceNumber: form.invoice, OrderID: form.orderID, CustomerID: form.customerID,
-		Amount: form.amount, Currency: "VND", Description: form.description, BankAccountID: accounts[0].ID,
+	o, err := h.Checkout.Create(r.Context(), m.Tenant(), checkout.Input{
+		InvoiceNumber: form.invoice, OrderID: form.orderID, CustomerID: form.customerID, Amount: form.amount,
+		Description: form.description, SuccessURL: form.successURL, ErrorURL: form.errorURL, CancelURL: form.cancelURL,
 		CustomData: form.customData, CustomDataSigned: customDataSigned,
 		UserAgent: headerText(r.UserAgent(), maxUserAgentLen), IPAddress: clientIP(r),
-		SuccessURL: form.successURL, ErrorURL: form.errorURL, CancelURL: form.cancelURL, PaymentMethod: "BANK_TRANSFER",
-	}
-	// A payment code is unique per company and never reused (paycode.go):
-	// draw again when it is taken, then look for a free one.
-	for i := 0; ; i++ {
-		o.PaymentCode = newCode()
-		if i == codeDraws {
-			if o.PaymentCode, err = h.freeCode(ctx, m.Tenant(), format); err != nil {
-				return err
-			}
-		}
-		err = h.Store.CreateOrder(ctx, o)
-		if recon.ErrorCode(err) != recon.ECONFLICT {
-			break
-		}
-		// The conflict may be the invoice number, created meanwhile.
-		if _, e := h.Store.Order(ctx, m.Tenant(), form.invoice); e == nil {
-			return duplicateInvoice(form.invoice)
-		}
-		switch i {
-		case 0: // see how full the format is (a warning from 80%)
-			if used, _, err := h.Store.PaymentCodesInUse(ctx, m.Tenant(), format.Prefix, format.Digits, 0); err == nil {
-				h.observeCodeUsage(m.CompanyID, format, used)
-			}
-		case codeDraws: // the free code was taken meanwhile
-			return recon.Errorf(recon.ECONFLICT, "payment code %s was taken by a concurrent checkout: retry", o.PaymentCode)
-		}
-	}
+	})
 	if err != nil {
 		return err
 	}
 	http.Redirect(w, r, checkoutPath(m, o.InvoiceNumber), http.StatusSeeOther)
 	return nil
-}
-
-func duplicateInvoice(invoice string) error {
-	msg := fmt.Sprintf("order_invoice_number %q already exists for this merchant", invoice)
-	return &recon.Error{Code: recon.ECONFLICT, Message: msg, Fields: map[string][]string{"order_invoice_number": {msg}}}
 }
 
 // readForm reads and parses the form body of r, which the route's own limit
@@ -357,18 +301,4 @@ func checkoutToken(m *recon.Merchant, invoice string) string {
 // checkoutPath is the hosted checkout page of an order.
 func checkoutPath(m *recon.Merchant, invoice string) string {
 	return "/v1/checkout/" + url.PathEscape(m.MerchantID) + "/" + url.PathEscape(invoice) + "?t=" + checkoutToken(m, invoice)
-}
-
-// canMatch reports whether transfers to the company can be matched by code:
-// extraction is on and at least one format is active.
-func canMatch(c *recon.CompanyConfig) bool {
-	if !c.Paycode {
-		return false
-	}
-	for _, f := range c.PaymentCodeFormats {
-		if f.IsActive {
-			return true
-		}
-	}
-	return false
 }

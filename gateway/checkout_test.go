@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"recon"
+	"recon/checkout"
 	"recon/gateway"
 	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
@@ -261,7 +262,7 @@ func TestCheckoutPaymentCodeRetry(t *testing.T) {
 		codes := []string{"DH11111111", "DH11111111", "DH11111111", "DH22222222"}
 		b := setup(t, engine, func(h *gateway.Handler) {
 			h.Sandbox = true
-			h.NewCode = func() string {
+			h.Checkout.NewCode = func() string {
 				mu.Lock()
 				defer mu.Unlock()
 				if len(codes) == 0 {
@@ -329,8 +330,8 @@ func TestCheckoutPaymentCodesRunOut(t *testing.T) {
 		logs := &testkit.Buffer{}
 		reg := prometheus.NewRegistry()
 		b := setup(t, engine, func(h *gateway.Handler) {
-			h.Logger = slog.New(slog.NewTextHandler(logs, nil))
-			h.Metrics = gateway.NewMetrics(reg)
+			h.Checkout.Logger = slog.New(slog.NewTextHandler(logs, nil))
+			h.Checkout.Metrics = checkout.NewMetrics(reg)
 		})
 		if _, err := b.db.ReplacePaymentCodeFormats(t.Context(), b.a.company.ID(), []recon.PaymentCodeFormat{
 			{Prefix: "DH", SuffixFrom: 1, SuffixTo: 1, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {

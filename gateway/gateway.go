@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"recon"
+	"recon/checkout"
+	"recon/ipn"
 	"recon/web"
 )
 
@@ -34,18 +36,12 @@ type Store interface {
 	Tenant(ctx context.Context, id int64) (*recon.Tenant, error)
 	// recon.BankAccountStore's:
 	BankAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.BankAccount, error)
-	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
 	// recon.OrderStore's:
-	CreateOrder(ctx context.Context, o *recon.Order) error
-	PaymentCodesInUse(ctx context.Context, tenant recon.TenantID, prefix string, n, list int) (int64, []string, error)
 	Order(ctx context.Context, tenant recon.TenantID, invoiceNumber string) (*recon.Order, error)
 	Orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFilter) ([]*recon.Order, int64, error)
-	CancelOrder(ctx context.Context, tenant recon.TenantID, invoiceNumber string, now time.Time) (*recon.Order, error)
-	VoidOrder(ctx context.Context, tenant recon.TenantID, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
 	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	// recon.MerchantStore's:
 	MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error)
-	SetIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error
 	// recon.DeliveryStore's:
 	RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error
 	Delivery(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Delivery, error)
@@ -55,12 +51,11 @@ type Store interface {
 // Handler serves the payment gateway routes.
 type Handler struct {
 	Store Store
-	// CheckURL checks an IPN URL when it is saved (scheme, SSRF ranges).
-	// nil accepts any absolute http(s) URL.
-	CheckURL func(raw string) error
-	// Blocked reports whether a CheckURL error means "internal address
-	// blocked" rather than "invalid URL". May be nil.
-	Blocked func(err error) bool
+	// Checkout creates, cancels and voids orders (package checkout).
+	Checkout *checkout.Service
+	// IPN saves the IPN settings of PUT /v1/ipn (its URL checks and
+	// secrets: package ipn).
+	IPN     *ipn.Service
 	Sandbox bool
 	// Listeners and Headers serve `recon listen` (listen.go); without them
 	// its routes answer 404. Headers builds a notification's headers as the
@@ -82,17 +77,11 @@ type Handler struct {
 	Location *time.Location
 	Clock    recon.Clock
 	Logger   *slog.Logger
-	// Rand is the randomness of payment codes, listener ids and rotated
-	// signing secrets (default crypto/rand).
+	// Rand is the randomness of listener ids (default crypto/rand).
 	Rand io.Reader
 	// Limiter limits each merchant's requests to the Basic-authenticated
 	// endpoints (nil: no limit).
 	Limiter *web.RateLimiter
-	// NewCode, when set, makes payment codes (tests); otherwise they are
-	// random digits fitting the company's default active format.
-	NewCode func() string
-	// Metrics, when set, records how full payment-code formats are.
-	Metrics *Metrics
 }
 
 // Register adds the gateway routes to mux.

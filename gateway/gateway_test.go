@@ -22,8 +22,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"recon"
+	"recon/checkout"
 	"recon/gateway"
 	"recon/internal/testkit"
+	"recon/ipn"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/web"
@@ -121,7 +123,7 @@ func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle 
 			}
 		}
 	}
-	h := &gateway.Handler{Store: db, CheckURL: checkURL, Blocked: func(err error) bool { return errors.Is(err, errBlocked) },
+	h := &gateway.Handler{Store: db, Checkout: &checkout.Service{Store: db, Location: hcm, Clock: clk}, IPN: &ipn.Service{Store: db, CheckURL: checkURL, Blocked: func(err error) bool { return errors.Is(err, errBlocked) }},
 		Location: hcm, Clock: clk, Logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(h)

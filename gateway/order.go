@@ -296,7 +296,7 @@ func (h *Handler) cancelOrder(w http.ResponseWriter, r *http.Request, m *recon.M
 	if err != nil {
 		return err
 	}
-	o, err := h.Store.CancelOrder(r.Context(), m.Tenant(), invoice, h.now())
+	o, err := h.Checkout.Cancel(r.Context(), m.Tenant(), invoice)
 	if err != nil {
 		return err
 	}
@@ -312,11 +312,7 @@ func (h *Handler) voidOrder(w http.ResponseWriter, r *http.Request, m *recon.Mer
 	if err != nil {
 		return err
 	}
-	now := h.now()
-	notify := func(o *recon.Order) (*recon.Delivery, error) {
-		return recon.IPNDelivery(o, recon.IPNTransactionVoid, now.In(h.location()))
-	}
-	o, err := h.Store.VoidOrder(r.Context(), m.Tenant(), invoice, now, notify)
+	o, err := h.Checkout.Void(r.Context(), m.Tenant(), invoice)
 	if err != nil {
 		return err
 	}

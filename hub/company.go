@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"recon"
 	"recon/web"
@@ -21,14 +22,15 @@ type companyJSON struct {
 	UpdatedAt string `json:"updated_at"`
 }
 
-// CompanyJSON is a hub company as the API shows it (also for the CLI).
-func (h *Handler) CompanyJSON(c *recon.HubCustomer) companyJSON {
+// CompanyJSON is a hub company as the API shows it (also for the CLI), its
+// times in loc.
+func CompanyJSON(c *recon.HubCustomer, loc *time.Location) companyJSON {
 	active := "0"
 	if c.Status == recon.HubCustomerActive {
 		active = "1"
 	}
 	return companyJSON{XID: c.XID, FullName: c.FullName, ShortName: c.ShortName, Status: c.Status, Active: active,
-		CreatedAt: h.localTime(c.CreatedAt), UpdatedAt: h.localTime(c.UpdatedAt)}
+		CreatedAt: localTime(c.CreatedAt, loc), UpdatedAt: localTime(c.UpdatedAt, loc)}
 }
 
 // companyInput is the body of create and edit; a nil field is absent.
@@ -66,7 +68,7 @@ func (h *Handler) createCompany(w http.ResponseWriter, r *http.Request, c *recon
 	if err := h.Store.CreateHubCustomer(r.Context(), hc); err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusCreated, dataBody{Code: http.StatusCreated, Message: "Company created", Data: h.CompanyJSON(hc)})
+	web.WriteJSON(w, http.StatusCreated, dataBody{Code: http.StatusCreated, Message: "Company created", Data: CompanyJSON(hc, h.location())})
 	return nil
 }
 
@@ -102,7 +104,7 @@ func (h *Handler) listCompanies(w http.ResponseWriter, r *http.Request, c *recon
 	}
 	out := make([]companyJSON, len(list))
 	for i, hc := range list {
-		out[i] = h.CompanyJSON(hc)
+		out[i] = CompanyJSON(hc, h.location())
 	}
 	web.WriteJSON(w, http.StatusOK, struct {
 		Data []companyJSON `json:"data"`
@@ -131,7 +133,7 @@ func (h *Handler) getCompany(w http.ResponseWriter, r *http.Request, c *recon.Ca
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, dataBody{Data: h.CompanyJSON(hc)})
+	web.WriteJSON(w, http.StatusOK, dataBody{Data: CompanyJSON(hc, h.location())})
 	return nil
 }
 
@@ -161,7 +163,7 @@ func (h *Handler) editCompany(w http.ResponseWriter, r *http.Request, c *recon.C
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, dataBody{Code: http.StatusOK, Message: "Company updated", Data: h.CompanyJSON(hc)})
+	web.WriteJSON(w, http.StatusOK, dataBody{Code: http.StatusOK, Message: "Company updated", Data: CompanyJSON(hc, h.location())})
 	return nil
 }
 

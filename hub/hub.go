@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/linking"
 	"recon/web"
 )
 
@@ -35,12 +36,9 @@ type Handler struct {
 	Auth recon.Authenticator
 	// Tokens issues the tokens of POST /v1/token.
 	Tokens recon.HubTokenIssuer
-	// CheckURL checks a webhook URL when it is saved (scheme, SSRF ranges,
-	// DNS); nil accepts any absolute http(s) URL. Blocked reports whether
-	// its error means "internal address" (BLOCKED_ADDRESS) rather than an
-	// invalid URL.
-	CheckURL func(raw string) error
-	Blocked  func(err error) bool
+	// Links makes link tokens, reads the hosted page's steps and saves the
+	// webhook (package linking), with the banks behind them.
+	Links *linking.Service
 	// Sandbox is the server's mode (--sandbox): sandbox banks for every
 	// tenant, not only test ones.
 	Sandbox bool
@@ -50,30 +48,11 @@ type Handler struct {
 	Logger   *slog.Logger
 	// Limiter limits each OAuth2 client's requests (nil: no limit).
 	Limiter *web.RateLimiter
-	// BaseURL is the external base of hosted_link_url.
-	BaseURL string
-	// LinkTTL is the lifetime of link tokens (default recon.DefaultLinkTokenTTL).
-	LinkTTL time.Duration
-	// Banks reaches the real banks; nil when none is configured (none is
-	// built: no bank network is reachable), and then only sandbox link
-	// tokens (a test tenant's, or any on a --sandbox server) can be made.
-	Banks recon.BankConnector
 }
-
-// ErrNoBankConnector is the plain answer of production mode without a real
-// bank connector.
-var ErrNoBankConnector = recon.Errorf(recon.EUNAVAILABLE, "this server has no connector to real banks: "+
-	"only sandbox banks can be linked, with a test-mode credential or on a server started with --sandbox")
 
 // connector returns the banks a link token's page offers.
 func (h *Handler) connector(sandbox bool) (recon.BankConnector, error) {
-	if sandbox {
-		return Sandbox{}, nil
-	}
-	if h.Banks == nil {
-		return nil, ErrNoBankConnector
-	}
-	return h.Banks, nil
+	return h.Links.Connector(sandbox)
 }
 
 // Register adds the hub routes to mux.
@@ -139,13 +118,6 @@ func (h *Handler) now() time.Time {
 	return h.Clock.Now()
 }
 
-func (h *Handler) linkTTL() time.Duration {
-	if h.LinkTTL <= 0 {
-		return recon.DefaultLinkTokenTTL
-	}
-	return h.LinkTTL
-}
-
 func (h *Handler) location() *time.Location {
 	if h.Location == nil {
 		return time.UTC
@@ -161,8 +133,11 @@ func (h *Handler) logger() *slog.Logger {
 }
 
 // localTime renders an instant as wall-clock time in the business time zone.
-func (h *Handler) localTime(t time.Time) string {
-	return t.In(h.location()).Format(recon.DateTimeLayout)
+func (h *Handler) localTime(t time.Time) string { return localTime(t, h.location()) }
+
+// localTime renders an instant as wall-clock time in loc.
+func localTime(t time.Time, loc *time.Location) string {
+	return t.In(loc).Format(recon.DateTimeLayout)
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c *recon.Caller) error

@@ -16,6 +16,7 @@ import (
 	"recon"
 	"recon/hub"
 	"recon/internal/testkit"
+	"recon/linking"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/web"
@@ -79,8 +80,8 @@ func setupMode(t *testing.T, engine string, sandbox bool) *bundle {
 		"accountant": {Tenant: recon.LiveTenant(b.company.ID), ClientID: "u", Scopes: hubScope, User: &recon.User{ID: 2, CompanyID: b.company.ID, Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}},
 	}
 	mux := web.NewMux()
-	(&hub.Handler{Store: db, Auth: auth, Tokens: issuer{}, Location: hcm, BaseURL: "http://hub.test", Sandbox: sandbox, Logger: slog.New(slog.DiscardHandler),
-		CheckURL: func(raw string) error {
+	(&hub.Handler{Store: db, Auth: auth, Tokens: issuer{}, Location: hcm, Sandbox: sandbox, Logger: slog.New(slog.DiscardHandler),
+		Links: &linking.Service{Store: db, BaseURL: "http://hub.test", CheckURL: func(raw string) error {
 			b.checkedURLs = append(b.checkedURLs, raw)
 			switch {
 			case strings.Contains(raw, "127.0.0.1"), strings.Contains(raw, "2130706433"), strings.Contains(raw, "[::1]"):
@@ -90,7 +91,7 @@ func setupMode(t *testing.T, engine string, sandbox bool) *bundle {
 			}
 			return nil
 		},
-		Blocked: func(err error) bool { return err == errBlocked },
+			Blocked: func(err error) bool { return err == errBlocked }},
 	}).Register(mux)
 	b.srv = httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
 	t.Cleanup(b.srv.Close)
@@ -216,7 +217,7 @@ func TestEveryRouteChecksScopeAndRole(t *testing.T) {
 			t.Fatal(err)
 		}
 		mux := web.NewMux()
-		h := &hub.Handler{Store: db, Tokens: issuer{}, Location: hcm, BaseURL: "http://hub.test", Sandbox: true, Logger: slog.New(slog.DiscardHandler)}
+		h := &hub.Handler{Store: db, Tokens: issuer{}, Location: hcm, Links: &linking.Service{Store: db, BaseURL: "http://hub.test"}, Sandbox: true, Logger: slog.New(slog.DiscardHandler)}
 		h.Register(mux)
 		srv := httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
 		defer srv.Close()

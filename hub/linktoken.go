@@ -2,10 +2,9 @@ package hub
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
+	"time"
 
 	"recon"
 	"recon/web"
@@ -55,7 +54,7 @@ func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 			return recon.FieldError("is_mobile_app", "is_mobile_app must be 0 or 1")
 		}
 	}
-	url, err := h.CreateLinkToken(r.Context(), t)
+	url, err := h.Links.CreateLinkToken(r.Context(), t)
 	if err != nil {
 		return err
 	}
@@ -66,29 +65,6 @@ func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 		ExpiresAt     string `json:"expires_at"`
 	}{t.XID, t.Token, url, h.localTime(t.ExpiresAt)})
 	return nil
-}
-
-// CreateLinkToken checks t (fields, a bank connector for its mode, the
-// xids' form), stores it for h.LinkTTL (LINK_TOKEN_CREATED with it) and
-// returns the hosted page's address: the one way a link token is made, for
-// the API and `recon hub link-token create`.
-func (h *Handler) CreateLinkToken(ctx context.Context, t *recon.LinkToken) (hostedLinkURL string, err error) {
-	if err := t.Validate(); err != nil {
-		return "", err
-	}
-	if _, err := h.connector(t.Sandbox); err != nil {
-		return "", err
-	}
-	if !recon.ValidXID(t.CustomerXID) {
-		return "", recon.Errorf(recon.ENOTFOUND, "company %s not found", t.CustomerXID)
-	}
-	if t.BankAccountXID != "" && !recon.ValidXID(t.BankAccountXID) {
-		return "", recon.Errorf(recon.ENOTFOUND, "bank account %s not found", t.BankAccountXID)
-	}
-	if err := h.Store.CreateLinkToken(ctx, t, h.linkTTL()); err != nil {
-		return "", err
-	}
-	return strings.TrimRight(h.BaseURL, "/") + "/link/" + t.Token, nil
 }
 
 // linkTokenXIDInput is the body of get and revoke.
@@ -148,7 +124,7 @@ func strOrNil(s string) *string {
 	return &s
 }
 
-func (h *Handler) optTime(t interface{ IsZero() bool }, s string) *string {
+func optTime(t interface{ IsZero() bool }, s string) *string {
 	if t.IsZero() {
 		return nil
 	}
@@ -156,20 +132,20 @@ func (h *Handler) optTime(t interface{ IsZero() bool }, s string) *string {
 }
 
 // LinkTokenJSON is a link token and its sessions as link-token/get shows
-// them (also for the CLI).
-func (h *Handler) LinkTokenJSON(t *recon.LinkToken, sessions []*recon.LinkSession) linkTokenJSON {
+// them (also for the CLI), their times in loc.
+func LinkTokenJSON(t *recon.LinkToken, sessions []*recon.LinkSession, loc *time.Location) linkTokenJSON {
 	out := linkTokenJSON{XID: t.XID, CompanyXID: t.CustomerXID, Purpose: t.Purpose, Status: t.Status,
 		BankAccountXID: strOrNil(t.BankAccountXID), CompletionRedirectURI: strOrNil(t.RedirectURI), Language: t.Language,
-		Sandbox: t.Sandbox, CreatedAt: h.localTime(t.CreatedAt), ExpiresAt: h.localTime(t.ExpiresAt),
-		EndedAt: h.optTime(t.EndedAt, h.localTime(t.EndedAt)), Sessions: []linkSessionJSON{}}
+		Sandbox: t.Sandbox, CreatedAt: localTime(t.CreatedAt, loc), ExpiresAt: localTime(t.ExpiresAt, loc),
+		EndedAt: optTime(t.EndedAt, localTime(t.EndedAt, loc)), Sessions: []linkSessionJSON{}}
 	if t.IsMobileApp {
 		out.IsMobileApp = 1
 	}
 	for _, s := range sessions {
 		out.Sessions = append(out.Sessions, linkSessionJSON{XID: s.XID, Status: s.Status, State: s.State,
 			BrandName: bankBrand(s.BankCode), AccountType: s.AccountType, AccountNumber: s.AccountNumber, HolderName: s.HolderName,
-			BankAccountXID: strOrNil(s.BankAccountXID), Reason: strOrNil(s.Reason), CreatedAt: h.localTime(s.CreatedAt),
-			UpdatedAt: h.localTime(s.LastStepAt), EndedAt: h.optTime(s.EndedAt, h.localTime(s.EndedAt))})
+			BankAccountXID: strOrNil(s.BankAccountXID), Reason: strOrNil(s.Reason), CreatedAt: localTime(s.CreatedAt, loc),
+			UpdatedAt: localTime(s.LastStepAt, loc), EndedAt: optTime(s.EndedAt, localTime(s.EndedAt, loc))})
 	}
 	return out
 }
@@ -186,7 +162,7 @@ func (h *Handler) getLinkToken(w http.ResponseWriter, r *http.Request, c *recon.
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, dataBody{Data: h.LinkTokenJSON(t, sessions)})
+	web.WriteJSON(w, http.StatusOK, dataBody{Data: LinkTokenJSON(t, sessions, h.location())})
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"recon"
+	"recon/linking"
 	"recon/web"
 )
 
@@ -163,8 +164,9 @@ func (h *Handler) linkPage(w http.ResponseWriter, r *http.Request) {
 	h.renderSession(ctx, w, d, token, t2, s2, http.StatusOK)
 }
 
-// readStep checks the form (CSRF, session) and asks the bank what the step
-// needs. A refusal the user can correct comes back as pageErr.
+// readStep checks the form (CSRF, session), then asks the linking service
+// for its step (linking.Service.ReadStep: what the bank says). A refusal the
+// user can correct comes back as pageErr, in the token's language.
 func (h *Handler) readStep(r *http.Request, token string, t *recon.LinkToken, s *recon.LinkSession, conn recon.BankConnector) (recon.LinkStep, string, error) {
 	var st recon.LinkStep
 	if err := r.ParseForm(); err != nil {
@@ -177,69 +179,13 @@ func (h *Handler) readStep(r *http.Request, token string, t *recon.LinkToken, s 
 	if !hmac.Equal([]byte(f.Get("csrf")), []byte(csrfFor(token, s.XID))) {
 		return st, "", recon.Errorf(recon.EFORBIDDEN, "the form's security value is wrong: reload the page")
 	}
-	st = recon.LinkStep{Kind: f.Get("action"), SessionXID: s.XID}
-	d := dict(t.Language)
-	brand := func(code string) (recon.Bank, bool) {
-		for _, b := range conn.Banks() {
-			if b.Code == code {
-				return b, true
-			}
-		}
-		return recon.Bank{}, false
+	st, refusal, err := h.Links.ReadStep(r.Context(), t, s, conn, linking.StepForm{Action: f.Get("action"),
+		Bank: f.Get("bank"), AccountType: f.Get("account_type"), AccountNumber: f.Get("account_number"),
+		NationalID: f.Get("national_id"), Phone: f.Get("phone"), OTP: f.Get("otp"), Choice: f.Get("choice")})
+	if refusal != "" {
+		return st, dict(t.Language)[refusal], err
 	}
-	b, _ := brand(s.BankCode)
-	st.BrandName = b.BrandName
-	ctx := r.Context()
-	bankAnswer := func(ch *recon.LinkChallenge, err error) (string, error) {
-		switch code := recon.ErrorCode(err); code {
-		case "":
-			st.Challenge = ch
-		case recon.EUNAVAILABLE:
-			st.BankErr = code
-		case recon.EINVALID:
-			return d["details_unknown"], nil
-		case recon.ECONFLICT:
-			return d["linked_elsewhere"], nil
-		default:
-			return "", err
-		}
-		return "", nil
-	}
-	switch st.Kind {
-	case "back", recon.StepClose:
-	case recon.StepPickBank:
-		nb, ok := brand(f.Get("bank"))
-		if !ok {
-			return st, d["pick_a_bank"], nil
-		}
-		st.BankCode, st.BrandName, st.AccountType = nb.Code, nb.BrandName, f.Get("account_type")
-	case recon.StepDetails:
-		st.AccountNumber = strings.TrimSpace(f.Get("account_number"))
-		if len(st.AccountNumber) == 0 || len(st.AccountNumber) > 34 {
-			return st, d["details_unknown"], nil
-		}
-		msg, err := bankAnswer(conn.RequestLink(ctx, recon.LinkRequest{BankCode: s.BankCode, AccountType: s.AccountType,
-			AccountNumber: st.AccountNumber, NationalID: f.Get("national_id"), Phone: f.Get("phone")}))
-		return st, msg, err
-	case recon.StepLinkOTP:
-		st.OTPOK = conn.ConfirmLink(ctx, s.RequestRef, strings.TrimSpace(f.Get("otp"))) == nil
-	case recon.StepRequestUnlink:
-		a, err := h.Store.LinkedAccount(ctx, t.CompanyID, t.BankAccountID)
-		if err != nil {
-			return st, "", err
-		}
-		nb, _ := brand(a.BankCode)
-		st.BankCode, st.BrandName, st.AccountType, st.AccountNumber = a.BankCode, nb.BrandName, a.AccountType, a.AccountNumber
-		msg, err := bankAnswer(conn.RequestUnlink(ctx, a.BankCode, a.AccountNumber))
-		return st, msg, err
-	case recon.StepUnlinkOTP:
-		st.OTPOK = conn.ConfirmUnlink(ctx, s.RequestRef, strings.TrimSpace(f.Get("otp"))) == nil
-	case recon.StepUnlinkChoice:
-		st.Choice = f.Get("choice")
-	default:
-		return st, "", recon.Errorf(recon.EINVALID, "unknown action %q", st.Kind)
-	}
-	return st, "", nil
+	return st, "", err
 }
 
 // stepFailed renders what a refused step means: the token ended (revoked,

@@ -2,9 +2,7 @@ package hub
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"recon"
@@ -140,7 +138,7 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 			return recon.FieldError("rotate_signing_secret", "rotate_signing_secret must be true or false")
 		}
 	}
-	wh, created, err := h.SaveWebhook(r.Context(), c.Tenant, ch)
+	wh, created, err := h.Links.SaveWebhook(r.Context(), c.Tenant, ch)
 	if err != nil {
 		return err
 	}
@@ -151,31 +149,4 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 	writeEnvelope(w, http.StatusOK, "", []string{msg}, nil,
 		toWebhookJSON(wh, created || ch.Secret != nil, created || ch.RotateSigningSecret))
 	return nil
-}
-
-// SaveWebhook applies a partial change to the tenant's webhook by the rules
-// of POST /v1/webhook (the event names, the URL's rules of every target:
-// recon.CheckTargetURL with the server's SSRF check) and stores it; created
-// tells a new webhook. The hub API and the dashboard's settings both save
-// through it. Nothing is stored unless every field is valid.
-func (h *Handler) SaveWebhook(ctx context.Context, tenant recon.TenantID, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
-	if ch.AllowEventsSet {
-		if _, err := recon.NormalizeAllowEvents(ch.AllowEvents); err != nil {
-			var bad *recon.ErrInvalidEvent
-			if errors.As(err, &bad) {
-				return nil, false, &recon.ReasonError{Err: recon.FieldError("allow_events", "%s", err.Error()), Reason: "INVALID_EVENT"}
-			}
-			return nil, false, err
-		}
-	}
-	if ch.URL != nil {
-		// The rules of every target URL (recon.CheckTargetURL), and not empty.
-		if *ch.URL == "" {
-			return nil, false, &recon.ReasonError{Err: recon.FieldError("webhook_url", "webhook_url must not be empty"), Reason: "INVALID_URL"}
-		}
-		if err := recon.CheckTargetURL("webhook_url", *ch.URL, h.CheckURL, h.Blocked); err != nil {
-			return nil, false, err
-		}
-	}
-	return h.Store.ChangeHubWebhook(ctx, tenant, ch)
 }

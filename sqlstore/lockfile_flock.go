@@ -16,7 +16,7 @@ import (
 // process dies, so a crashed migrator cannot leave the database locked. The
 // file stays in place: removing a lock file races with its next user.
 func lockFile(ctx context.Context, path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}

@@ -45,6 +45,12 @@ func TestSQLiteFilesAreOwnerOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantModes("a new database under umask 022")
+	// The migrations' lock file is empty, but it is the database's too.
+	if fi, err := os.Stat(path + "-migrate.lock"); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("the migrations' lock file has mode %#o, want 0600", fi.Mode().Perm())
+	}
 
 	// Files another program (or an older Recon) left readable by others.
 	for _, p := range files {

@@ -7,12 +7,12 @@ import (
 
 	"recon"
 	"recon/dashboard"
-	"recon/hub"
 	"recon/statement"
 )
 
-// What the dashboard reaches of other adapters: the API's statement import
-// and the hub, as package dashboard names them.
+// What the dashboard reaches of other adapters: the API's statement import,
+// as package dashboard names it. (The services it calls, ipn and linking, it
+// imports itself.)
 
 // importStatement is the dashboard's statement upload: statement.ImportFile,
 // the import of POST /api/v1/bank-accounts/{id}/statements.
@@ -26,29 +26,4 @@ func importStatement(ctx context.Context, db statement.Store, tenant recon.Tenan
 		res.RowErrors = append(res.RowErrors, e.Error())
 	}
 	return res, err
-}
-
-// dashboardHub is the hub as the dashboard uses it.
-type dashboardHub struct{ h *hub.Handler }
-
-func (d dashboardHub) CreateLinkToken(ctx context.Context, t *recon.LinkToken) (string, error) {
-	return d.h.CreateLinkToken(ctx, t)
-}
-
-func (d dashboardHub) Simulate(ctx context.Context, tenant recon.TenantID, sandbox bool, event string) error {
-	_, err := d.h.Simulate(ctx, tenant, sandbox, event)
-	return err
-}
-
-func (d dashboardHub) SaveWebhook(ctx context.Context, tenant recon.TenantID, ch recon.HubWebhookChange) (*recon.HubWebhook, bool, error) {
-	return d.h.SaveWebhook(ctx, tenant, ch)
-}
-
-func (d dashboardHub) Identities() []dashboard.HubIdentity {
-	var out []dashboard.HubIdentity
-	for _, i := range hub.SandboxIdentities() {
-		out = append(out, dashboard.HubIdentity{Bank: i.BankCode, AccountType: i.AccountType, Holder: i.HolderName, Account: i.AccountNumber,
-			NationalID: i.NationalID, Phone: i.Phone, OTP: i.OTP, Fails: i.Fail})
-	}
-	return out
 }

@@ -14,7 +14,7 @@ import (
 	"recon"
 	"recon/api"
 	"recon/delivery"
-	"recon/gateway"
+	"recon/ipn"
 	"recon/sqlstore"
 )
 
@@ -79,24 +79,23 @@ are refused in any spelling, and again when each notification is sent. The
 rules are those of PUT /v1/ipn.`,
 		example: `  recon ipn set --company 1 --url https://shop.example.vn/ipn --auth-type SECRET_KEY --json
   recon ipn set --company 1 --url https://shop.example.vn/ipn --rotate-signing-secret`,
-		store: func(db *sqlstore.DB) gateway.Store { return db },
+		store: func(db *sqlstore.DB) ipn.Store { return db },
 	}))
 	return cmd
 }
 
 // targetSpec is what differs between the `set` commands of notification
 // targets (recon ipn set, recon hub ipn set): their words, and the store
-// that gives gateway.SaveIPN, the one implementation of the rules, its
-// target.
+// that gives ipn.Service, the one implementation of the rules, its target.
 type targetSpec struct {
 	what, short, long, example string
-	store                      func(db *sqlstore.DB) gateway.Store
+	store                      func(db *sqlstore.DB) ipn.Store
 }
 
 func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 	var (
 		tenant   tenantFlags
-		c        gateway.IPNChange
+		c        ipn.Change
 		secret   string
 		inactive bool
 		sandbox  bool
@@ -113,7 +112,7 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 			if cmd.Flags().Changed("secret") {
 				c.SecretKey = &secret
 			}
-			h := &gateway.Handler{
+			svc := &ipn.Service{
 				CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, private) },
 				Blocked:  delivery.IsBlocked,
 			}
@@ -122,8 +121,8 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				h.Store = spec.store(db)
-				saved, err := h.SaveIPN(cmd.Context(), tn, c)
+				svc.Store = spec.store(db)
+				saved, err := svc.Save(cmd.Context(), tn, c)
 				var re *recon.Error
 				if errors.As(err, &re) { // a refused URL carries its reason around the error
 					return re
@@ -143,7 +142,7 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 				} else {
 					secret = shown(t.Secret, saved.NewSecret)
 				}
-				return a.print(gateway.IPNJSON(t, saved.NewSecret, saved.NewSigningSecret),
+				return a.print(ipn.JSON(t, saved.NewSecret, saved.NewSigningSecret),
 					"%s of company %d%s: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", spec.what, tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active,
 					secret, shown(t.SigningSecret, saved.NewSigningSecret))
 			})

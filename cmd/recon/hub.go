@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"recon"
-	"recon/gateway"
-	"recon/hub"
+	"recon/ipn"
+	"recon/linking"
 	"recon/sqlstore"
 )
 
@@ -57,7 +57,7 @@ The identities with a "fails with" value fail on purpose: WRONG_OTP accepts no O
 ALREADY_LINKED an account linked elsewhere.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			ids := hub.SandboxIdentities()
+			ids := linking.SandboxIdentities()
 			if a.jsonOut {
 				return a.print(map[string]any{"banks": hubBanksJSON(), "identities": ids}, "")
 			}
@@ -78,14 +78,14 @@ ALREADY_LINKED an account linked elsewhere.`,
 
 func hubBanksJSON() []map[string]any {
 	var out []map[string]any
-	for _, b := range (hub.Sandbox{}).Banks() {
+	for _, b := range (linking.Sandbox{}).Banks() {
 		out = append(out, map[string]any{"code": b.Code, "brand_name": b.BrandName, "full_name": b.FullName, "otp_length": b.OTPLength})
 	}
 	return out
 }
 
 func bankOf(code string) recon.Bank {
-	for _, b := range (hub.Sandbox{}).Banks() {
+	for _, b := range (linking.Sandbox{}).Banks() {
 		if b.Code == code {
 			return b
 		}
@@ -93,8 +93,8 @@ func bankOf(code string) recon.Bank {
 	return recon.Bank{Code: code, BrandName: code}
 }
 
-// hubIPNStore gives gateway.SaveIPN (the one implementation of the IPN
-// rules) the hub IPN target instead of the gateway's.
+// hubIPNStore gives ipn.Service (the one implementation of the IPN rules)
+// the hub IPN target instead of the gateway's.
 type hubIPNStore struct{ *sqlstore.DB }
 
 func (s hubIPNStore) SetIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error {
@@ -118,7 +118,7 @@ X-Recon-Signature under the target's signing secret, with X-Secret-Key when the 
 type is SECRET_KEY. A secret is shown in full only when it is made. The URL rules
 are those of recon ipn set.`,
 		example: `  recon hub ipn set --company 1 --url https://shop.example.vn/hub-ipn --json`,
-		store:   func(db *sqlstore.DB) gateway.Store { return hubIPNStore{db} },
+		store:   func(db *sqlstore.DB) ipn.Store { return hubIPNStore{db} },
 	}))
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 
 	"recon"
 	"recon/hub"
+	"recon/linking"
 	"recon/oauth"
 	"recon/sqlstore"
 )
@@ -19,16 +20,6 @@ import (
 // client, the merchant's companies, link tokens and their timeline. They
 // call the store and the hub package as the API does, so the rules are the
 // API's.
-
-// hubHandler is the hub package's logic for a command: what it shows and
-// checks does not depend on a server.
-func (a *app) hubHandler(db *sqlstore.DB) (*hub.Handler, error) {
-	loc, err := a.location()
-	if err != nil {
-		return nil, err
-	}
-	return &hub.Handler{Store: db, Location: loc, Clock: a.clock}, nil
-}
 
 func newHubClientCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "client", Short: "A merchant's hub clients (POST /v1/token credentials)"}
@@ -93,11 +84,11 @@ func newHubCompanyCreateCmd(a *app) *cobra.Command {
 				if err := db.CreateHubCustomer(cmd.Context(), &cu); err != nil {
 					return err
 				}
-				h, err := a.hubHandler(db)
+				loc, err := a.location()
 				if err != nil {
 					return err
 				}
-				return a.print(h.CompanyJSON(&cu), "company %s created: %s", cu.XID, cu.FullName)
+				return a.print(hub.CompanyJSON(&cu, loc), "company %s created: %s", cu.XID, cu.FullName)
 			})
 		},
 	}
@@ -130,14 +121,14 @@ func newHubCompanyListCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				h, err := a.hubHandler(db)
+				loc, err := a.location()
 				if err != nil {
 					return err
 				}
 				if a.jsonOut {
 					out := make([]any, len(all))
 					for i, c := range all {
-						out[i] = h.CompanyJSON(c)
+						out[i] = hub.CompanyJSON(c, loc)
 					}
 					return a.print(out, "")
 				}
@@ -145,7 +136,7 @@ func newHubCompanyListCmd(a *app) *cobra.Command {
 				fmt.Fprintln(w, "XID\tFULL NAME\tSHORT NAME\tSTATUS\tCREATED")
 				for _, c := range all {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.XID, c.FullName, cmp.Or(c.ShortName, "-"), c.Status,
-						c.CreatedAt.In(h.Location).Format(recon.DateTimeLayout))
+						c.CreatedAt.In(loc).Format(recon.DateTimeLayout))
 				}
 				fmt.Fprintf(w, "(%d of %d)\n", len(all), total)
 				return w.Flush()
@@ -194,17 +185,16 @@ address, as serve's --base-url.`,
 					return err
 				}
 				t.Sandbox = tf.test || sandbox
-				h, err := a.hubHandler(db)
+				loc, err := a.location()
 				if err != nil {
 					return err
 				}
-				h.BaseURL, h.LinkTTL = baseURL, ttl
-				page, err := h.CreateLinkToken(cmd.Context(), &t)
+				page, err := (&linking.Service{Store: db, BaseURL: baseURL, LinkTTL: ttl}).CreateLinkToken(cmd.Context(), &t)
 				if err != nil {
 					return err
 				}
 				out := map[string]any{"xid": t.XID, "link_token": t.Token, "hosted_link_url": page,
-					"expires_at": t.ExpiresAt.In(h.Location).Format(recon.DateTimeLayout)}
+					"expires_at": t.ExpiresAt.In(loc).Format(recon.DateTimeLayout)}
 				return a.print(out, "link token %s (expires %s)\nopen: %s", t.XID, out["expires_at"], page)
 			})
 		},
@@ -274,20 +264,20 @@ subscribed); SENT names the outbox row that sends an event (recon deliveries sho
 				if err != nil {
 					return err
 				}
-				h, err := a.hubHandler(db)
+				loc, err := a.location()
 				if err != nil {
 					return err
 				}
 				if a.jsonOut {
 					events := make([]map[string]any, len(log))
 					for i, e := range log {
-						events[i] = map[string]any{"event": e.Event, "at": e.At.In(h.Location).Format(recon.DateTimeLayout),
+						events[i] = map[string]any{"event": e.Event, "at": e.At.In(loc).Format(recon.DateTimeLayout),
 							"metadata": e.Metadata, "delivery_id": e.DeliveryID}
 					}
-					return a.print(map[string]any{"link_token": h.LinkTokenJSON(t, sessions), "events": events}, "")
+					return a.print(map[string]any{"link_token": hub.LinkTokenJSON(t, sessions, loc), "events": events}, "")
 				}
 				w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-				fmt.Fprintf(w, "link token %s (%s, %s), expires %s\n", t.XID, t.Purpose, t.Status, t.ExpiresAt.In(h.Location).Format(recon.DateTimeLayout))
+				fmt.Fprintf(w, "link token %s (%s, %s), expires %s\n", t.XID, t.Purpose, t.Status, t.ExpiresAt.In(loc).Format(recon.DateTimeLayout))
 				for _, s := range sessions {
 					reason := ""
 					if s.Reason != "" {
@@ -301,7 +291,7 @@ subscribed); SENT names the outbox row that sends an event (recon deliveries sho
 					if e.DeliveryID != 0 {
 						sent = fmt.Sprint(e.DeliveryID)
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.At.In(h.Location).Format(recon.DateTimeLayout), e.Event, eventDetail(e.Metadata), sent)
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.At.In(loc).Format(recon.DateTimeLayout), e.Event, eventDetail(e.Metadata), sent)
 				}
 				return w.Flush()
 			})

@@ -17,10 +17,13 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/checkout"
 	"recon/dashboard"
 	"recon/delivery"
 	"recon/gateway"
 	"recon/hub"
+	"recon/ipn"
+	"recon/linking"
 	"recon/oauth"
 	"recon/sqlstore"
 	"recon/web"
@@ -371,36 +374,25 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	uploads := web.NewSlots(cfg.imports, 0)                     // every statement upload, API and dashboard (docs/statements.md, Limits)
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: clock,
 		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
-	gw := &gateway.Handler{Store: db, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
-		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) },
-		Blocked:  delivery.IsBlocked, Metrics: gateway.NewMetrics(metrics.Registry),
-		Listeners: cfg.listeners, Headers: delivery.Headers,
-	}
-	gw.Register(mux)
-	hb := &hub.Handler{Store: db, Auth: auth, Tokens: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log, Limiter: limiter,
-		CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }, Blocked: delivery.IsBlocked,
-		BaseURL: cfg.baseURL, LinkTTL: cfg.linkTokenTTL,
-	}
-	hb.Register(mux)
+	// The services every surface shares (ARCHITECTURE.md, "The dependency rule").
+	checkURL := func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }
+	ipns := &ipn.Service{Store: db, CheckURL: checkURL, Blocked: delivery.IsBlocked}
+	checkouts := &checkout.Service{Store: db, Clock: clock, Location: cfg.location, Logger: log, Metrics: checkout.NewMetrics(metrics.Registry)}
+	(&gateway.Handler{Store: db, Checkout: checkouts, IPN: ipns, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
+		Limiter: limiter, Listeners: cfg.listeners, Headers: delivery.Headers,
+	}).Register(mux)
+	links := &linking.Service{Store: db, BaseURL: cfg.baseURL, LinkTTL: cfg.linkTokenTTL, CheckURL: checkURL, Blocked: delivery.IsBlocked}
+	(&hub.Handler{Store: db, Auth: auth, Tokens: auth, Links: links, Sandbox: sandbox, Location: cfg.location, Clock: clock,
+		Logger: log, Limiter: limiter}).Register(mux)
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.location, Clock: clock, Logger: log,
 		MaxPrefixLen: cfg.maxPrefixLen, Kick: cfg.kick, HashPassword: oauth.HashPassword, Uploads: uploads,
 		SessionLimiter: web.NewRateLimiter(cfg.dashRateLimit, cfg.dashRateBurst),
 		AddressLimiter: web.NewRateLimiter(cfg.dashRateLimit*dashAddressFactor, cfg.dashRateBurst*dashAddressFactor),
-		SaveIPN: func(ctx context.Context, tenant recon.TenantID, t recon.Target, rotateSigning bool) (*recon.Target, bool, bool, error) {
-			c := gateway.IPNChange{URL: t.URL, AuthType: t.AuthType, Active: t.Active, RotateSigningSecret: rotateSigning}
-			if t.Secret != "" { // none: the stored one is kept, or one made
-				c.SecretKey = &t.Secret
-			}
-			saved, err := gw.SaveIPN(ctx, tenant, c)
-			if err != nil {
-				return nil, false, false, err
-			}
-			return saved.Target, saved.NewSecret, saved.NewSigningSecret, nil
-		},
+		IPN:            ipns,
 		ImportStatement: func(ctx context.Context, tenant recon.TenantID, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
 			return importStatement(ctx, db, tenant, account, name, f, cfg.location, clock)
 		},
-		Hub: dashboardHub{hb},
+		Hub: links,
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, db, c, public)
 		},

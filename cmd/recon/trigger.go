@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"time"
@@ -16,20 +14,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"recon"
-	"recon/client"
-	"recon/delivery"
-	"recon/gateway"
-	"recon/hub"
+	"recon/checkout"
+	"recon/linking"
 	"recon/sqlstore"
-	"recon/web"
 )
 
 // triggerEvent is a notification `recon trigger` knows how to cause, and the
 // steps that cause it. The steps are the production code paths: checkout
-// through the gateway's handler, payment through recon.Ingest (what every
-// bank feed and simulated transfer goes through), void through the
-// gateway's handler; so the notifications they cause along the way fire
-// too. A new event (the hub's LINK_* and BANK_ACCOUNT_* events) is one more
+// through the gateway's service (checkout.Service.Create, what POST
+// /v1/checkout/init calls), payment through recon.Ingest (what every bank
+// feed and simulated transfer goes through), void through the same service
+// (checkout.Service.Void); so the notifications they cause along the way
+// fire too. A new event (the hub's LINK_* and BANK_ACCOUNT_* events) is one more
 // row of triggerEvents.
 type triggerEvent struct {
 	Name  string
@@ -149,11 +145,11 @@ type triggerRun struct {
 	company int64
 	amount  int64
 
-	tenant   *recon.Tenant
-	merchant *recon.Merchant
-	account  *recon.BankAccount
-	gateway  http.Handler
-	res      triggerResult
+	tenant    *recon.Tenant
+	merchant  *recon.Merchant
+	account   *recon.BankAccount
+	checkouts *checkout.Service
+	res       triggerResult
 }
 
 // triggerResult is what `recon trigger` prints.
@@ -218,7 +214,7 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 	if err != nil {
 		return nil, err
 	}
-	if !co.Config.Paycode || !slices.ContainsFunc(co.Config.PaymentCodeFormats, func(f recon.PaymentCodeFormat) bool { return f.IsActive }) {
+	if !checkout.CanMatch(&co.Config) {
 		return nil, fmt.Errorf("company %d cannot take bank-transfer payments yet: payment codes must be on (paycode) with an active payment-code format (PATCH /api/v1/company/configurations)", tr.company)
 	}
 	if tr.tenant, err = tr.db.TestTenant(ctx, tr.company); err != nil {
@@ -235,11 +231,7 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 	}
 	tr.res.MerchantID = tr.merchant.MerchantID
 	tr.res.BankAccount = triggerAccount{tr.account.ID, tr.account.BankName, tr.account.AccountNumber}
-	h := &gateway.Handler{Store: tr.db, Location: tr.loc, Clock: tr.clock, Logger: slog.New(slog.DiscardHandler),
-		CheckURL: func(raw string) error { return delivery.CheckURL(raw, false, false) }, Blocked: delivery.IsBlocked}
-	mux := web.NewMux()
-	h.Register(mux)
-	tr.gateway = mux
+	tr.checkouts = &checkout.Service{Store: tr.db, Location: tr.loc, Clock: tr.clock}
 	before, err := tr.lastDelivery(ctx)
 	if err != nil {
 		return nil, err
@@ -319,53 +311,49 @@ func (tr *triggerRun) useMerchant(ctx context.Context) error {
 	return nil
 }
 
-// serve sends one request to the gateway's handler, in-process, and
-// returns its answer.
-func (tr *triggerRun) serve(req *http.Request) *httptest.ResponseRecorder {
-	rec := httptest.NewRecorder()
-	tr.gateway.ServeHTTP(rec, req)
-	return rec
-}
-
-// gatewayError turns the gateway's error body into an error.
-func gatewayError(rec *httptest.ResponseRecorder, what string) error {
-	var body struct {
-		Error struct{ Message string } `json:"error"`
-	}
-	if json.Unmarshal(rec.Body.Bytes(), &body) == nil && body.Error.Message != "" {
-		return fmt.Errorf("%s: %s", what, body.Error.Message)
-	}
-	return fmt.Errorf("%s: the gateway answered %d", what, rec.Code)
-}
-
-// checkout creates the order as a payer's browser does: a checkout form
-// signed with the test merchant's key, posted to POST /v1/checkout/init.
+// checkout creates the order as POST /v1/checkout/init does for a form
+// signed with the test merchant's key: the test tenant must be active, then
+// checkout.Service.Create.
 func (tr *triggerRun) checkout(ctx context.Context) error {
 	var b [5]byte
 	if _, err := io.ReadFull(tr.rand, b[:]); err != nil {
 		return err
 	}
 	invoice := "TRIGGER-" + strings.ToUpper(hex.EncodeToString(b[:]))
-	form, err := client.NewCheckoutForm("http://recon.invalid", tr.merchant.SecretKey, client.Checkout{
-		MerchantID: tr.merchant.MerchantID, InvoiceNumber: invoice, Amount: tr.amount,
-		Description: "recon trigger " + tr.res.Event, CustomerID: "TRIGGER",
-	})
-	if err != nil {
+	if err := tr.active(ctx, "checkout"); err != nil {
 		return err
 	}
-	req := httptest.NewRequestWithContext(ctx, "POST", "/v1/checkout/init", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("User-Agent", "recon trigger")
-	rec := tr.serve(req)
-	if rec.Code != http.StatusSeeOther {
-		return gatewayError(rec, "checkout")
-	}
-	o, err := tr.db.Order(ctx, tr.tenant.ID, invoice)
+	o, err := tr.checkouts.Create(ctx, tr.tenant.ID, checkout.Input{InvoiceNumber: invoice, Amount: tr.amount,
+		Description: "recon trigger " + tr.res.Event, CustomerID: "TRIGGER", CustomData: "[]",
+		// No payer's browser: a documentation address (RFC 5737).
+		UserAgent: "recon trigger", IPAddress: "192.0.2.1"})
 	if err != nil {
-		return err
+		return stepError("checkout", err)
 	}
 	tr.res.Order = &triggerOrder{ID: o.ID, InvoiceNumber: o.InvoiceNumber, PaymentCode: o.PaymentCode, Amount: o.Amount, Status: o.Status}
 	return nil
+}
+
+// active refuses a step, as the gateway refuses a merchant's request, when
+// the test tenant is not active (read again: it may change during the run).
+func (tr *triggerRun) active(ctx context.Context, what string) error {
+	t, err := tr.db.Tenant(ctx, tr.tenant.ID.ID())
+	if err == nil {
+		err = t.CheckActive()
+	}
+	if err != nil {
+		return stepError(what, err)
+	}
+	return nil
+}
+
+// stepError is a step's refusal as the gateway words it.
+func stepError(what string, err error) error {
+	var re *recon.Error
+	if errors.As(err, &re) && re.Code != recon.EINTERNAL {
+		return fmt.Errorf("%s: %s", what, recon.ErrorMessage(err))
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // pay plays the payer: a simulated transfer of the order's amount with its
@@ -391,16 +379,15 @@ func (tr *triggerRun) pay(ctx context.Context) error {
 	return nil
 }
 
-// void voids the paid order as the merchant does: POST
-// /v1/order/voidTransaction with the test merchant's credentials.
+// void voids the paid order as the merchant does with POST
+// /v1/order/voidTransaction: the test tenant must be active, then
+// checkout.Service.Void.
 func (tr *triggerRun) void(ctx context.Context) error {
-	body, _ := json.Marshal(map[string]string{"order_invoice_number": tr.res.Order.InvoiceNumber})
-	req := httptest.NewRequestWithContext(ctx, "POST", "/v1/order/voidTransaction", strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	req.SetBasicAuth(tr.merchant.MerchantID, tr.merchant.SecretKey)
-	rec := tr.serve(req)
-	if rec.Code != http.StatusOK {
-		return gatewayError(rec, "void")
+	if err := tr.active(ctx, "void"); err != nil {
+		return err
+	}
+	if _, err := tr.checkouts.Void(ctx, tr.tenant.ID, tr.res.Order.InvoiceNumber); err != nil {
+		return stepError("void", err)
 	}
 	return nil
 }
@@ -472,7 +459,7 @@ func (a *app) printTrigger(res *triggerResult) error {
 }
 
 // triggerHub makes a hub event happen in the company's test mode
-// (hub.Handler.Simulate) and prints the timeline of the link tokens it drove.
+// (linking.Service.Simulate) and prints the timeline of the link tokens it drove.
 func (a *app) triggerHub(ctx context.Context, companyID int64, event string) error {
 	loc, err := a.location()
 	if err != nil {
@@ -483,8 +470,7 @@ func (a *app) triggerHub(ctx context.Context, companyID int64, event string) err
 		if err != nil {
 			return err
 		}
-		h := &hub.Handler{Store: db, Location: loc, Clock: a.clock}
-		sim, err := h.Simulate(ctx, tenant, true, event)
+		sim, err := (&linking.Service{Store: db}).Simulate(ctx, tenant, true, event)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package hub
+package linking
 
 import (
 	"context"
@@ -76,7 +76,8 @@ var _ recon.BankConnector = Sandbox{}
 // Banks implements recon.BankConnector.
 func (Sandbox) Banks() []recon.Bank { return append([]recon.Bank(nil), sandboxBanks...) }
 
-func sandboxBank(code string) (recon.Bank, bool) {
+// SandboxBank is the sandbox bank of the code.
+func SandboxBank(code string) (recon.Bank, bool) {
 	for _, b := range sandboxBanks {
 		if b.Code == code {
 			return b, true
@@ -97,7 +98,7 @@ func findIdentity(bank, account string) (SandboxIdentity, bool) {
 // RequestLink implements recon.BankConnector: the details must be one
 // identity's, all of them (account type, number, national ID and phone).
 func (Sandbox) RequestLink(_ context.Context, req recon.LinkRequest) (*recon.LinkChallenge, error) {
-	b, ok := sandboxBank(req.BankCode)
+	b, ok := SandboxBank(req.BankCode)
 	if !ok {
 		return nil, recon.FieldError("bank", "bank %q is not offered", req.BankCode)
 	}
@@ -134,7 +135,7 @@ func (Sandbox) ConfirmLink(_ context.Context, ref, otp string) error {
 // RequestUnlink implements recon.BankConnector: any sandbox account linked
 // through the page may be unlinked; its identity's OTP confirms.
 func (Sandbox) RequestUnlink(_ context.Context, bankCode, accountNumber string) (*recon.LinkChallenge, error) {
-	b, ok := sandboxBank(bankCode)
+	b, ok := SandboxBank(bankCode)
 	id, found := findIdentity(bankCode, accountNumber)
 	if !ok || !found {
 		return nil, recon.Errorf(recon.EINVALID, "the bank does not know this account")

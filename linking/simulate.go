@@ -1,13 +1,9 @@
-package hub
+package linking
 
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"recon"
@@ -31,34 +27,35 @@ const simulationCustomer = "Recon trigger (sandbox)"
 
 // Simulate makes the hub event happen in the tenant (a test tenant, or any
 // on a sandbox server) through the production paths: a link token made as
-// the API makes one, then the hosted page driven in-process as a customer's
-// browser drives it (forms with the page's CSRF value, the sandbox bank
-// answering), so the events on the way fire too (BANK_ACCOUNT_LINKED comes
+// the API makes one (CreateLinkToken), then its session stepped as the
+// hosted page steps it for a customer's browser (ReadStep, the store's
+// StepLinkSession, the sandbox bank answering), so the events on the way
+// fire too (BANK_ACCOUNT_LINKED comes
 // with its state changes and LINK_SESSION_COMPLETED). `recon trigger` uses
 // it. LINK_TOKEN_EXPIRED and LINK_SESSION_EXPIRED come from a token that
 // lives one second: the sweep of a running server ends it.
-func (h *Handler) Simulate(ctx context.Context, tenant recon.TenantID, sandbox bool, event string) (*Simulation, error) {
+func (s *Service) Simulate(ctx context.Context, tenant recon.TenantID, sandbox bool, event string) (*Simulation, error) {
 	if event == "BANK_ACCOUNT_INACTIVED" {
 		event = recon.EventBankAccountInactivated
 	}
 	if !slices.Contains(recon.HubEvents, event) {
 		return nil, recon.Errorf(recon.EINVALID, "%q is not a hub event", event)
 	}
-	if _, err := h.connector(sandbox); err != nil { // before making anything
+	if _, err := s.Connector(sandbox); err != nil { // before making anything
 		return nil, err
 	}
-	cu, err := h.simulationCustomer(ctx, tenant)
+	cu, err := s.simulationCustomer(ctx, tenant)
 	if err != nil {
 		return nil, err
 	}
 	sim := &Simulation{Event: event, Customer: cu}
-	b := &browser{h: h, sim: sim, tenant: tenant, sandbox: sandbox}
+	b := &browser{s: s, sim: sim, tenant: tenant, sandbox: sandbox}
 	switch event {
 	case recon.EventLinkTokenCreated:
 		_, err = b.token(ctx, recon.LinkPurposeLink, "", 0)
 	case recon.EventLinkTokenRevoked:
 		if _, err = b.token(ctx, recon.LinkPurposeLink, "", 0); err == nil {
-			_, err = h.Store.RevokeLinkToken(ctx, tenant, sim.LinkTokens[0])
+			_, err = s.Store.RevokeLinkToken(ctx, tenant, sim.LinkTokens[0])
 		}
 	case recon.EventLinkTokenExpired, recon.EventLinkSessionExpired:
 		var p *page
@@ -98,8 +95,8 @@ func (h *Handler) Simulate(ctx context.Context, tenant recon.TenantID, sandbox b
 }
 
 // simulationCustomer finds or makes the merchant's company Simulate uses.
-func (h *Handler) simulationCustomer(ctx context.Context, tenant recon.TenantID) (*recon.HubCustomer, error) {
-	list, _, err := h.Store.HubCustomers(ctx, tenant, recon.HubCustomerFilter{Q: simulationCustomer, Page: 1, PerPage: 1})
+func (s *Service) simulationCustomer(ctx context.Context, tenant recon.TenantID) (*recon.HubCustomer, error) {
+	list, _, err := s.Store.HubCustomers(ctx, tenant, recon.HubCustomerFilter{Q: simulationCustomer, Page: 1, PerPage: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +104,7 @@ func (h *Handler) simulationCustomer(ctx context.Context, tenant recon.TenantID)
 		return list[0], nil
 	}
 	cu := &recon.HubCustomer{CompanyID: tenant.ID(), FullName: simulationCustomer, ShortName: "TRIGGER", Status: recon.HubCustomerActive}
-	return cu, h.Store.CreateHubCustomer(ctx, cu)
+	return cu, s.Store.CreateHubCustomer(ctx, cu)
 }
 
 func failing(kind string) SandboxIdentity {
@@ -116,34 +113,34 @@ func failing(kind string) SandboxIdentity {
 			return id
 		}
 	}
-	panic("hub: no sandbox identity fails with " + kind)
+	panic("linking: no sandbox identity fails with " + kind)
 }
 
-// browser makes the tokens of one simulation and drives their pages.
+// browser makes the tokens of one simulation and steps their sessions.
 type browser struct {
-	h       *Handler
+	s       *Service
 	sim     *Simulation
 	tenant  recon.TenantID
 	sandbox bool
 }
 
 // token makes a link token as POST /v1/link-token/create does (ttl 0: the
-// handler's lifetime).
+// service's lifetime).
 func (b *browser) token(ctx context.Context, purpose, accountXID string, ttl time.Duration) (*page, error) {
 	t := &recon.LinkToken{CompanyID: b.tenant.ID(), CustomerXID: b.sim.Customer.XID, Purpose: purpose, Language: "en",
 		BankAccountXID: accountXID, Sandbox: b.sandbox}
-	h := *b.h
+	links := *b.s
 	if ttl > 0 {
-		h.LinkTTL = ttl
+		links.LinkTTL = ttl
 	}
-	if _, err := h.CreateLinkToken(ctx, t); err != nil {
+	if _, err := links.CreateLinkToken(ctx, t); err != nil {
 		return nil, err
 	}
 	b.sim.LinkTokens = append(b.sim.LinkTokens, t.XID)
 	if ttl > 0 {
 		b.sim.ExpiresAt = t.ExpiresAt
 	}
-	return &page{h: b.h, token: t.Token}, nil
+	return &page{s: b.s, token: t.Token}, nil
 }
 
 // unlinkedIdentity is the first sandbox identity the tenant has not linked.
@@ -163,7 +160,7 @@ func (b *browser) unlinkedIdentity(ctx context.Context) (SandboxIdentity, error)
 func (b *browser) linkedNumbers(ctx context.Context) (map[string]bool, error) {
 	out := map[string]bool{}
 	for p := 1; ; p++ {
-		list, total, err := b.h.Store.HubBankAccounts(ctx, b.tenant, recon.HubAccountFilter{Page: p, PerPage: 100})
+		list, total, err := b.s.Store.HubBankAccounts(ctx, b.tenant, recon.HubAccountFilter{Page: p, PerPage: 100})
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +197,7 @@ func (b *browser) link(ctx context.Context, id SandboxIdentity) error {
 		}
 	}
 	if id.Fail == "" {
-		_, sessions, err := b.h.Store.LinkToken(ctx, b.tenant, b.sim.LinkTokens[len(b.sim.LinkTokens)-1])
+		_, sessions, err := b.s.Store.LinkToken(ctx, b.tenant, b.sim.LinkTokens[len(b.sim.LinkTokens)-1])
 		if err != nil {
 			return err
 		}
@@ -215,7 +212,7 @@ func (b *browser) link(ctx context.Context, id SandboxIdentity) error {
 // unlink ends the link of an account the tenant has linked (linking one
 // first when there is none): at the bank, or here only.
 func (b *browser) unlink(ctx context.Context, choice string) error {
-	accounts, _, err := b.h.Store.HubBankAccounts(ctx, b.tenant, recon.HubAccountFilter{CustomerXID: b.sim.Customer.XID, Page: 1, PerPage: 100})
+	accounts, _, err := b.s.Store.HubBankAccounts(ctx, b.tenant, recon.HubAccountFilter{CustomerXID: b.sim.Customer.XID, Page: 1, PerPage: 100})
 	if err != nil {
 		return err
 	}
@@ -240,7 +237,7 @@ func (b *browser) unlink(ctx context.Context, choice string) error {
 	if err != nil {
 		return err
 	}
-	a, err := b.h.Store.HubBankAccount(ctx, b.tenant, xid)
+	a, err := b.s.Store.HubBankAccount(ctx, b.tenant, xid)
 	if err != nil {
 		return err
 	}
@@ -262,46 +259,80 @@ func (b *browser) unlink(ctx context.Context, choice string) error {
 	return nil
 }
 
-// page is one link token's hosted page, served in-process by the
-// handler's own linkPage.
+// page is one link token's hosted page as the simulation's browser sees
+// it: the token and the session the page shows.
 type page struct {
-	h       *Handler
+	s       *Service
 	token   string
 	session *recon.LinkSession
 }
 
+// open opens (or reopens) the page: GET /link/{token}.
 func (p *page) open(ctx context.Context) error {
-	return p.do(httptest.NewRequestWithContext(ctx, http.MethodGet, "/link/"+p.token, nil), "open")
+	return p.step(ctx, "open", func(*recon.LinkToken, *recon.LinkSession, recon.BankConnector) (recon.LinkStep, string, error) {
+		return recon.LinkStep{Kind: recon.StepOpen}, "", nil
+	})
 }
 
-// post sends a step's form as the page's own form does, with the session
-// and its CSRF value.
+// post sends a step's form as the page's own form does, to the session it
+// shows.
 func (p *page) post(ctx context.Context, action string, fields ...string) error {
 	if p.session == nil {
 		return fmt.Errorf("hub: the page has no session to post %s to", action)
 	}
-	form := url.Values{"action": {action}, "session": {p.session.XID}, "csrf": {csrfFor(p.token, p.session.XID)}}
+	f := StepForm{Action: action}
 	for i := 0; i+1 < len(fields); i += 2 {
-		form.Set(fields[i], fields[i+1])
+		dst := map[string]*string{"bank": &f.Bank, "account_type": &f.AccountType, "account_number": &f.AccountNumber,
+			"national_id": &f.NationalID, "phone": &f.Phone, "otp": &f.OTP, "choice": &f.Choice}[fields[i]]
+		if dst == nil {
+			return fmt.Errorf("linking: the page has no field %s", fields[i])
+		}
+		*dst = fields[i+1]
 	}
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/link/"+p.token, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	return p.do(req, action)
+	return p.step(ctx, action, func(t *recon.LinkToken, s *recon.LinkSession, conn recon.BankConnector) (recon.LinkStep, string, error) {
+		if s == nil || s.XID != p.session.XID {
+			return recon.LinkStep{}, "", recon.ErrSessionMoved()
+		}
+		return p.s.ReadStep(ctx, t, s, conn, f)
+	})
 }
 
-func (p *page) do(req *http.Request, what string) error {
-	req.SetPathValue("token", p.token)
-	rec := httptest.NewRecorder()
-	p.h.linkPage(rec, req)
-	if rec.Code != http.StatusOK {
-		return recon.Errorf(recon.ECONFLICT, "the hosted page refused the step %s (%d)", what, rec.Code)
-	}
-	_, s, err := p.h.Store.LinkTokenByHash(req.Context(), recon.HashLinkToken(p.token))
+// step takes a step as the hosted page does (hub's linkPage): on an active
+// token with a bank for its mode, the step read is recorded unless the bank
+// refused what the user could correct (the page shows the refusal and the
+// session stays) or it goes back. Then the page shows the session as it now is.
+func (p *page) step(ctx context.Context, what string, read func(*recon.LinkToken, *recon.LinkSession, recon.BankConnector) (recon.LinkStep, string, error)) error {
+	hash := recon.HashLinkToken(p.token)
+	t, s, err := p.s.Store.LinkTokenByHash(ctx, hash)
 	if err != nil {
+		return p.refused(what, err)
+	}
+	if t.Status != recon.LinkTokenActive {
+		return p.refused(what, recon.Errorf(recon.ECONFLICT, "the link token is %s", t.Status))
+	}
+	conn, err := p.s.Connector(t.Sandbox)
+	if err != nil {
+		return p.refused(what, err)
+	}
+	st, refusal, err := read(t, s, conn)
+	if err != nil {
+		return p.refused(what, err)
+	}
+	if refusal == "" && st.Kind != "back" {
+		if _, _, err := p.s.Store.StepLinkSession(ctx, hash, st); err != nil {
+			return p.refused(what, err)
+		}
+	}
+	if _, s, err = p.s.Store.LinkTokenByHash(ctx, hash); err != nil {
 		return err
 	}
 	if s != nil {
 		p.session = s
 	}
 	return nil
+}
+
+// refused is the page's refusal of the step.
+func (p *page) refused(what string, err error) error {
+	return recon.Errorf(recon.ECONFLICT, "the hosted page refused the step %s: %s", what, recon.ErrorMessage(err))
 }

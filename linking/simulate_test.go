@@ -1,4 +1,4 @@
-package hub_test
+package linking_test
 
 import (
 	"slices"
@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"recon"
-	"recon/hub"
+	"recon/linking"
+	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
 
@@ -14,9 +15,13 @@ import (
 // (recon trigger's), with the events on the way, in the tenant only.
 func TestSimulate(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		b := setup(t, engine)
-		h := &hub.Handler{Store: b.store, Location: hcm, BaseURL: "http://hub.test"}
-		timeline := func(sim *hub.Simulation) []string {
+		db := dbtest.OpenStore(t, engine)
+		b := struct {
+			store          *sqlstore.DB
+			company, other *recon.Company
+		}{db, newCompany(t, db), newCompany(t, db)}
+		h := &linking.Service{Store: b.store, BaseURL: "http://hub.test"}
+		timeline := func(sim *linking.Simulation) []string {
 			t.Helper()
 			var names []string
 			for _, xid := range sim.LinkTokens {
@@ -56,7 +61,7 @@ func TestSimulate(t *testing.T) {
 			t.Fatalf("the other tenant's accounts: %v %v", n, err)
 		}
 		// Live, on a production server: no bank to reach, said plainly.
-		prod := &hub.Handler{Store: b.store}
+		prod := &linking.Service{Store: b.store}
 		if _, err := prod.Simulate(t.Context(), b.other.Tenant(), false, recon.EventBankAccountLinked); recon.ErrorCode(err) != recon.EUNAVAILABLE {
 			t.Fatalf("production without a connector: %v", err)
 		}

@@ -1,16 +1,16 @@
-package hub_test
+package linking_test
 
 import (
 	"context"
 	"testing"
 
 	"recon"
-	"recon/hub"
+	"recon/linking"
 )
 
 func TestSandboxBanks(t *testing.T) {
 	ctx := context.Background()
-	var s recon.BankConnector = hub.Sandbox{}
+	var s recon.BankConnector = linking.Sandbox{}
 	banks := s.Banks()
 	if len(banks) < 5 {
 		t.Fatalf("%d sandbox banks, want at least 5", len(banks))
@@ -30,16 +30,16 @@ func TestSandboxBanks(t *testing.T) {
 	}
 	// Every working identity links with its own OTP, of its bank's length,
 	// and not with another.
-	for _, id := range hub.SandboxIdentities() {
+	for _, id := range linking.SandboxIdentities() {
 		req := recon.LinkRequest{BankCode: id.BankCode, AccountType: id.AccountType, AccountNumber: id.AccountNumber, NationalID: id.NationalID, Phone: id.Phone}
 		ch, err := s.RequestLink(ctx, req)
 		switch id.Fail {
-		case hub.FailBankDown:
+		case linking.FailBankDown:
 			if recon.ErrorCode(err) != recon.EUNAVAILABLE {
 				t.Errorf("%s %s: %v, want unavailable", id.BankCode, id.AccountNumber, err)
 			}
 			continue
-		case hub.FailLinkedElsewhere:
+		case linking.FailLinkedElsewhere:
 			if recon.ErrorCode(err) != recon.ECONFLICT {
 				t.Errorf("%s %s: %v, want conflict", id.BankCode, id.AccountNumber, err)
 			}
@@ -48,7 +48,7 @@ func TestSandboxBanks(t *testing.T) {
 		if err != nil || ch.HolderName != id.HolderName {
 			t.Fatalf("%s %s: %+v %v", id.BankCode, id.AccountNumber, ch, err)
 		}
-		if id.Fail == hub.FailWrongOTP {
+		if id.Fail == linking.FailWrongOTP {
 			for _, otp := range []string{"", "123456", "12345678"} {
 				if err := s.ConfirmLink(ctx, ch.Ref, otp); recon.ErrorCode(err) != recon.EINVALID {
 					t.Errorf("%s wrong-OTP identity accepted %q", id.BankCode, otp)

@@ -1,4 +1,4 @@
-package gateway
+package checkout
 
 import (
 	"context"
@@ -103,12 +103,12 @@ func randomDigits(r io.Reader, n int) string {
 	return string(b)
 }
 
-// Metrics holds the gateway's metrics.
+// Metrics holds the checkout's metrics.
 type Metrics struct {
 	codeUsage *prometheus.GaugeVec
 }
 
-// NewMetrics registers the gateway's metrics with reg.
+// NewMetrics registers the checkout's metrics with reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{codeUsage: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "recon_payment_code_usage_ratio",
@@ -120,13 +120,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 }
 
 // observeCodeUsage records how full the format is, warning from codeWarnRatio.
-func (h *Handler) observeCodeUsage(companyID int64, f codeFormat, used int64) {
+func (s *Service) observeCodeUsage(companyID int64, f codeFormat, used int64) {
 	ratio := float64(used) / float64(f.capacity())
-	if h.Metrics != nil {
-		h.Metrics.codeUsage.WithLabelValues(strconv.FormatInt(companyID, 10), fmt.Sprintf("%s%d", f.Prefix, f.Digits)).Set(ratio)
+	if s.Metrics != nil {
+		s.Metrics.codeUsage.WithLabelValues(strconv.FormatInt(companyID, 10), fmt.Sprintf("%s%d", f.Prefix, f.Digits)).Set(ratio)
 	}
 	if ratio >= codeWarnRatio {
-		h.logger().Warn("payment-code format nearly used up: codes are never reused; widen the format (suffix_to) or add one",
+		s.logger().Warn("payment-code format nearly used up: codes are never reused; widen the format (suffix_to) or add one",
 			"company_id", companyID, "format", f.String(), "used", used, "capacity", f.capacity(), "ratio", ratio)
 	}
 }
@@ -134,17 +134,17 @@ func (h *Handler) observeCodeUsage(companyID int64, f codeFormat, used int64) {
 // freeCode finds a free code of the format after random draws failed, or
 // returns ECONFLICT naming the format when none is free (or, in a format
 // too large to list, none was found).
-func (h *Handler) freeCode(ctx context.Context, tenant recon.TenantID, f codeFormat) (string, error) {
+func (s *Service) freeCode(ctx context.Context, tenant recon.TenantID, f codeFormat) (string, error) {
 	capacity := f.capacity()
 	list := 0
 	if capacity <= codeScanMax {
 		list = int(capacity)
 	}
-	used, codes, err := h.Store.PaymentCodesInUse(ctx, tenant, f.Prefix, f.Digits, list)
+	used, codes, err := s.Store.PaymentCodesInUse(ctx, tenant, f.Prefix, f.Digits, list)
 	if err != nil {
 		return "", err
 	}
-	h.observeCodeUsage(tenant.ID(), f, used)
+	s.observeCodeUsage(tenant.ID(), f, used)
 	if used >= capacity {
 		return "", recon.Errorf(recon.ECONFLICT, "payment-code format %s: all %d payment codes are used by this merchant's orders (codes are never reused): make suffix_to longer or put a wider format first", f, capacity)
 	}
@@ -155,7 +155,7 @@ func (h *Handler) freeCode(ctx context.Context, tenant recon.TenantID, f codeFor
 	for _, c := range codes {
 		taken[c] = true
 	}
-	start, err := rand.Int(h.random(), big.NewInt(capacity))
+	start, err := rand.Int(s.random(), big.NewInt(capacity))
 	if err != nil {
 		panic(err)
 	}
