@@ -25,13 +25,15 @@ const (
 // retry schedule's span. It is then dead (and can be replayed).
 const ListenerHold = 72 * time.Hour
 
-// TenantID names a tenant: the company_id its rows carry, and its mode. Every
-// tenant-scoped store method takes one, so the tenant a query is scoped to is
-// never a bare int64 that a live company id could stand in for: a TenantID
-// is made only where the mode is known — LiveTenant for a company's live
-// data, a Tenant row (TenantStore) for either mode, TenantFromRow in storage
+// TenantID names a tenant: the company_id its rows carry, and its mode
+// (ARCHITECTURE.md, Test mode). The tenant-scoped store methods take one, so
+// the tenant a query is scoped to is never a bare int64 that a live company
+// id could stand in for: a TenantID is made only where the mode is known —
+// LiveTenant for a company's live data, a Tenant row (TenantStore),
+// Company.Tenant or Merchant.Tenant for either mode, TenantFromRow in storage
 // code and tests — and forgetting the mode does not compile. The zero value
-// names no tenant.
+// names no tenant (Delivery, Deliveries and ReplayDelivery read it as every
+// tenant, for operators).
 type TenantID struct {
 	id   int64
 	live bool
