@@ -2,6 +2,7 @@ package recon
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -51,6 +52,9 @@ func (t TenantID) ID() int64 { return t.id }
 
 // Live reports whether the tenant holds live data (false for a test twin).
 func (t TenantID) Live() bool { return t.live }
+
+// String is the id, as logs and messages have always shown a tenant.
+func (t TenantID) String() string { return strconv.FormatInt(t.id, 10) }
 
 // Tenant is one of a company's two data partitions.
 type Tenant struct {

@@ -159,7 +159,7 @@ func TestTrigger(t *testing.T) {
 			want string
 		}{
 			{[]string{"ORDER_PAID", "--company", company, "--bank-account", liveAccount}, "is not a test-mode account of company " + company},
-			{[]string{"ORDER_PAID", "--company", fmt.Sprint(tenant.ID)}, "is the test tenant of company " + company},
+			{[]string{"ORDER_PAID", "--company", fmt.Sprint(tenant.ID.ID())}, "is the test tenant of company " + company},
 			{[]string{"LINK_CREATED", "--company", company}, `unknown event "LINK_CREATED": recon trigger knows ORDER_PAID, TRANSACTION_VOID`},
 			{[]string{"ORDER_PAID", "--company", company, "--amount", "0"}, "--amount must be a whole number of VND"},
 			{[]string{"ORDER_PAID", "--company", "999"}, "company 999 not found"},
