@@ -45,6 +45,12 @@ func sweepHub(ctx context.Context, db interface {
 // newHubCmd is `recon hub`: the bank-linking hub's operator commands.
 func newHubCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "hub", Short: "The bank-linking hub: clients, companies, link tokens and their events, sandbox banks, the hub IPN"}
+	cmd.AddCommand(newHubSandboxBanksCmd(a), newHubIPNCmd(a), newHubClientCmd(a), newHubCompanyCmd(a), newHubLinkTokenCmd(a), newHubEventsCmd(a))
+	return cmd
+}
+
+// newHubSandboxBanksCmd builds `recon hub sandbox-banks`.
+func newHubSandboxBanksCmd(a *app) *cobra.Command {
 	banks := &cobra.Command{
 		Use:   "sandbox-banks",
 		Short: "List the sandbox banks and their fixed test identities",
@@ -72,8 +78,7 @@ ALREADY_LINKED an account linked elsewhere.`,
 		},
 	}
 	a.addJSONFlag(banks)
-	cmd.AddCommand(banks, newHubIPNCmd(a), newHubClientCmd(a), newHubCompanyCmd(a), newHubLinkTokenCmd(a), newHubEventsCmd(a))
-	return cmd
+	return banks
 }
 
 func hubBanksJSON() []map[string]any {
