@@ -98,6 +98,18 @@ func (b *bundle) do(t *testing.T, method, path, token, body string) (int, http.H
 	return testkit.CallWithHeader(t, method, b.srv.URL+path, token, body)
 }
 
+// post sends a file body of contentType to path as the feeder and decodes
+// the JSON answer: the statement upload tests' request.
+func (b *bundle) post(t *testing.T, path, contentType string, body []byte) (int, map[string]any) {
+	t.Helper()
+	status, _, raw := testkit.Send(t, "POST", b.srv.URL+path, testkit.Bearer("feeder"), contentType, string(body))
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("POST %s: %d, not JSON: %q", path, status, raw)
+	}
+	return status, v
+}
+
 func TestAuthChecks(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		b := setup(t, engine)

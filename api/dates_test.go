@@ -1,11 +1,7 @@
 package api_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
@@ -65,20 +61,7 @@ func TestImplausibleDatesRefused(t *testing.T) {
 		// Statement uploads: the row is named, nothing of the file stored.
 		upload := func(format string, file []byte) (int, map[string]any) {
 			t.Helper()
-			req, _ := http.NewRequest("POST", fmt.Sprintf("%s/api/v1/bank-accounts/%d/statements?format=%s", b.srv.URL, acct, format), bytes.NewReader(file))
-			req.Header.Set("Authorization", "Bearer feeder")
-			req.Header.Set("Content-Type", "application/octet-stream")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			raw, _ := io.ReadAll(resp.Body)
-			var v map[string]any
-			if err := json.Unmarshal(raw, &v); err != nil {
-				t.Fatalf("not JSON: %q", raw)
-			}
-			return resp.StatusCode, v
+			return b.post(t, fmt.Sprintf("/api/v1/bank-accounts/%d/statements?format=%s", acct, format), "application/octet-stream", file)
 		}
 		for _, tt := range []struct {
 			name, format string

@@ -45,20 +45,7 @@ func TestUploadStatementAllOrNothing(t *testing.T) {
 		path := fmt.Sprintf("/api/v1/bank-accounts/%d/statements?format=csv", acct)
 		post := func(body []byte) (int, map[string]any) {
 			t.Helper()
-			req, _ := http.NewRequest("POST", b.srv.URL+path, bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer feeder")
-			req.Header.Set("Content-Type", "text/csv")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			raw, _ := io.ReadAll(resp.Body)
-			var v map[string]any
-			if err := json.Unmarshal(raw, &v); err != nil {
-				t.Fatalf("not JSON: %q", raw)
-			}
-			return resp.StatusCode, v
+			return b.post(t, path, "text/csv", body)
 		}
 		stored := func() int64 {
 			_, total, err := b.store.Transactions(t.Context(), b.company.Tenant(), recon.TransactionFilter{Page: 1, Limit: 1})

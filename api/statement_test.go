@@ -2,11 +2,8 @@ package api_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"mime/multipart"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -23,25 +20,8 @@ func TestUploadStatement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		post := func(path, contentType string, body []byte) (int, map[string]any) {
-			t.Helper()
-			req, _ := http.NewRequest("POST", b.srv.URL+path, bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer feeder")
-			req.Header.Set("Content-Type", contentType)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			raw, _ := io.ReadAll(resp.Body)
-			var v map[string]any
-			if err := json.Unmarshal(raw, &v); err != nil {
-				t.Fatalf("not JSON: %q", raw)
-			}
-			return resp.StatusCode, v
-		}
 		path := fmt.Sprintf("/api/v1/bank-accounts/%d/statements", acct)
-		status, body := post(path, "text/plain", mt940)
+		status, body := b.post(t, path, "text/plain", mt940)
 		data, _ := body["data"].(map[string]any)
 		if status != 200 || data["format"] != "mt940" || data["imported"].(float64) == 0 {
 			t.Fatalf("raw upload: %d %v", status, body)
@@ -49,7 +29,7 @@ func TestUploadStatement(t *testing.T) {
 		imported := data["imported"]
 		// The same file with the Content-Type curl's --data-binary sends
 		// (a form): still a file, read as one; all duplicates.
-		status, body = post(path, "application/x-www-form-urlencoded", mt940)
+		status, body = b.post(t, path, "application/x-www-form-urlencoded", mt940)
 		data, _ = body["data"].(map[string]any)
 		if status != 200 || data["imported"] != 0.0 || data["duplicates"] != imported {
 			t.Fatalf("upload labelled as a form: %d %v", status, body)
@@ -60,7 +40,7 @@ func TestUploadStatement(t *testing.T) {
 		fw, _ := w.CreateFormFile("file", "statement.sta")
 		fw.Write(mt940)
 		w.Close()
-		status, body = post(path, w.FormDataContentType(), mp.Bytes())
+		status, body = b.post(t, path, w.FormDataContentType(), mp.Bytes())
 		data, _ = body["data"].(map[string]any)
 		if status != 200 || data["imported"] != 0.0 || data["duplicates"] != imported {
 			t.Fatalf("multipart upload: %d %v", status, body)
@@ -80,13 +60,13 @@ func TestUploadStatement(t *testing.T) {
 			{"another company's account", fmt.Sprintf("/api/v1/bank-accounts/%d/statements", other), mt940, 404, "not found"},
 			{"bad id", "/api/v1/bank-accounts/abc/statements", mt940, 400, "positive integer"},
 		} {
-			status, body := post(tt.path, "text/csv", tt.body)
+			status, body := b.post(t, tt.path, "text/csv", tt.body)
 			if status != tt.status || !strings.Contains(fmt.Sprint(body["message"]), tt.message) {
 				t.Errorf("%s: %d %v, want %d %q", tt.name, status, body, tt.status, tt.message)
 			}
 		}
 		// The bad CSV stored nothing; with skip_invalid its good row is stored and the bad one reported.
-		status, body = post(path+"?skip_invalid=true", "text/csv", csvBad)
+		status, body = b.post(t, path+"?skip_invalid=true", "text/csv", csvBad)
 		data, _ = body["data"].(map[string]any)
 		if status != 200 || data["imported"] != 1.0 || len(data["skipped"].([]any)) != 1 {
 			t.Fatalf("skip_invalid: %d %v", status, body)
