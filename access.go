@@ -27,6 +27,21 @@ const (
 	// SuperAdmin and the Accountant role (issue 11), never a Member, and
 	// only a token issued to a user, who the decision records.
 	ActionResolveExceptions Action = "resolve exceptions"
+	// ActionReadOrders reads orders, their virtual accounts and payments
+	// (API v2): the money-reading rule.
+	ActionReadOrders Action = "read orders"
+	// ActionWriteOrders creates and cancels orders and their virtual
+	// accounts (API v2): Admin and SuperAdmin.
+	ActionWriteOrders Action = "write orders"
+	// ActionReadRefunds reads refunds (API v2): the money-reading rule.
+	ActionReadRefunds Action = "read refunds"
+	// ActionRequestRefunds requests and cancels refunds (API v2): Admin,
+	// SuperAdmin or the create_refunds permission.
+	ActionRequestRefunds Action = "request refunds"
+	// ActionApproveRefunds approves or rejects a refund waiting for a second
+	// person (four eyes, API v2): Admin and SuperAdmin, only through a token
+	// issued to a user, never the refund's requester.
+	ActionApproveRefunds Action = "approve refunds"
 	// ActionNone needs no role: the profile and offline_access scopes.
 	ActionNone Action = ""
 )
@@ -39,6 +54,10 @@ func (a Action) Permission() string {
 		return PermViewTransactions
 	case ActionWriteTransactions:
 		return PermCreateTransactions
+	case ActionReadOrders, ActionReadRefunds:
+		return PermViewTransactions
+	case ActionRequestRefunds:
+		return PermCreateRefunds
 	}
 	return ""
 }
@@ -59,13 +78,20 @@ func (u *User) May(a Action) bool {
 // May reports whether the caller may do the action. A token issued to a
 // user may do what the user may (loaded fresh on every request, so a role
 // change applies at once). A token with no user (client credentials of the
-// company's own client: a bank feed) may only write transactions, and use
-// the bank-linking hub when it holds the hub scope.
+// company's own client: a bank feed, a shop's server) may write
+// transactions, use the bank-linking hub when it holds the hub scope, and
+// use API v2's orders and refunds as the company's server does (read and
+// write orders, read and request refunds); approving a refund always needs a
+// person.
 func (c *Caller) May(a Action) bool {
 	if c.User != nil {
 		return c.User.May(a)
 	}
-	return a == ActionNone || a == ActionWriteTransactions || a == ActionHub && c.HasScope(ScopeHub)
+	switch a {
+	case ActionNone, ActionWriteTransactions, ActionReadOrders, ActionWriteOrders, ActionReadRefunds, ActionRequestRefunds:
+		return true
+	}
+	return a == ActionHub && c.HasScope(ScopeHub)
 }
 
 // Authorize is May as an error: EFORBIDDEN naming what is missing.
@@ -103,6 +129,14 @@ func ScopeAction(scope string) Action {
 		return ActionHub
 	case ScopeExceptionWrite:
 		return ActionResolveExceptions
+	case ScopeOrderRead:
+		return ActionReadOrders
+	case ScopeOrderWrite:
+		return ActionWriteOrders
+	case ScopeRefundRead:
+		return ActionReadRefunds
+	case ScopeRefundWrite:
+		return ActionRequestRefunds
 	}
 	return ActionNone
 }

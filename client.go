@@ -23,6 +23,11 @@ const (
 	// ScopeExceptionWrite resolves exceptions of the queue by hand (reading
 	// the queue is transaction:read).
 	ScopeExceptionWrite = "exception:write"
+	// API v2 (docs/api-v2.md): orders with their virtual accounts, and refunds.
+	ScopeOrderRead   = "order:read"
+	ScopeOrderWrite  = "order:write"
+	ScopeRefundRead  = "refund:read"
+	ScopeRefundWrite = "refund:write"
 )
 
 // Scopes lists every scope a client may be allowed.
@@ -30,6 +35,7 @@ var Scopes = []string{
 	ScopeCompany, ScopeTransactionRead, ScopeTransactionWrite, ScopeBankAccountRead,
 	ScopeWebhookRead, ScopeWebhookWrite, ScopeProfile, ScopeOfflineAccess,
 	ScopeDeliveryRead, ScopeDeliveryWrite, ScopeHub, ScopeExceptionWrite,
+	ScopeOrderRead, ScopeOrderWrite, ScopeRefundRead, ScopeRefundWrite,
 }
 
 // Client is an OAuth2 client registered for one company.

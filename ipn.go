@@ -3,15 +3,79 @@ package recon
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
-// IPN notification types (spec §2.8, §6.2; docs/api.md, Payment gateway).
+// IPN notification types (spec §2.8, §6.2; docs/api.md, Payment gateway;
+// the API v2 ones: docs/api-v2.md, Notifications).
 const (
 	IPNOrderPaid       = "ORDER_PAID"
 	IPNTransactionVoid = "TRANSACTION_VOID"
+	// API v2: sent only to a target that subscribes (IPNWants).
+	IPNOrderPartiallyPaid = "ORDER_PARTIALLY_PAID"
+	IPNOrderExpired       = "ORDER_EXPIRED"
+	IPNRefundSucceeded    = "REFUND_SUCCEEDED"
+	IPNRefundFailed       = "REFUND_FAILED"
 )
+
+// IPNTypes lists every notification type a target may subscribe to.
+var IPNTypes = []string{IPNOrderPaid, IPNTransactionVoid, IPNOrderPartiallyPaid, IPNOrderExpired, IPNRefundSucceeded, IPNRefundFailed}
+
+// DefaultIPNTypes are what a target subscribes to when it never chose: what
+// v1 sent before API v2 existed, so a receiver written for v1 sees no new
+// type (docs/api-v2.md, Notifications).
+var DefaultIPNTypes = []string{IPNOrderPaid, IPNTransactionVoid}
+
+// IPNSettings is what an IPN target's settings (delivery_targets.settings,
+// JSON) hold: the notification types it subscribes to, nil for
+// DefaultIPNTypes.
+type IPNSettings struct {
+	NotificationTypes []string `json:"notification_types,omitempty"`
+}
+
+// Types returns the types the target subscribes to.
+func (s IPNSettings) Types() []string {
+	if s.NotificationTypes == nil {
+		return DefaultIPNTypes
+	}
+	return s.NotificationTypes
+}
+
+// ParseIPNTypes checks a list of notification types as a merchant gives it
+// (PUT /v1/ipn notification_types, the dashboard, the CLI): each known,
+// none twice, at least one. The result keeps the given order.
+func ParseIPNTypes(types []string) ([]string, error) {
+	if len(types) == 0 {
+		return nil, FieldError("notification_types", "notification_types needs at least one of %s", strings.Join(IPNTypes, ", "))
+	}
+	out := make([]string, 0, len(types))
+	for _, t := range types {
+		switch {
+		case !slices.Contains(IPNTypes, t):
+			return nil, FieldError("notification_types", "unknown notification type %q (known: %s)", t, strings.Join(IPNTypes, ", "))
+		case slices.Contains(out, t):
+			return nil, FieldError("notification_types", "notification type %q is listed twice", t)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// IPNWants reports whether an IPN target whose settings JSON is settings
+// subscribes to notification type t. Settings saved before API v2 ("{}")
+// subscribe to DefaultIPNTypes.
+func IPNWants(settings, t string) (bool, error) {
+	var s IPNSettings
+	if settings != "" {
+		if err := json.Unmarshal([]byte(settings), &s); err != nil {
+			return false, fmt.Errorf("recon: IPN target settings: %w", err)
+		}
+	}
+	return slices.Contains(s.Types(), t), nil
+}
 
 // MoneyText renders whole VND as the spec's decimal text with 2 fraction digits.
 func MoneyText(vnd int64) string { return strconv.FormatInt(vnd, 10) + ".00" }

@@ -66,10 +66,13 @@ const (
 	PermViewTransactions = "view_transactions"
 	// PermCreateTransactions lets a role below Admin add transactions.
 	PermCreateTransactions = "create_transactions"
+	// PermCreateRefunds lets a role below Admin request refunds (API v2,
+	// docs/api-v2.md, Refunds); approving one stays Admin's and SuperAdmin's.
+	PermCreateRefunds = "create_refunds"
 )
 
 // Permissions lists every permission.
-var Permissions = []string{PermViewTransactions, PermCreateTransactions}
+var Permissions = []string{PermViewTransactions, PermCreateTransactions, PermCreateRefunds}
 
 // User is a person who belongs to one company with one role. The same e-mail
 // address may belong to several companies, as separate users.
