@@ -125,17 +125,27 @@ type ipnCustomer struct {
 }
 
 // IPNDelivery builds the outbox row of an IPN about o (spec §2.8; docs/api.md,
-// Payment gateway): event IPNOrderPaid (transaction APPROVED: the transfer that
-// completed the payment, dated o.PaidAt, a wall-clock time) or
-// IPNTransactionVoid (transaction VOIDED, dated at). at is when the
-// notification is made, in the business time zone. Bank transfers carry no
-// card, so the card fields are empty strings.
+// Payment gateway; docs/api-v2.md, Notifications), all in the §2.8 body:
+//   - IPNOrderPaid: transaction APPROVED, PAYMENT: the transfer that
+//     completed the payment (o.PaidTransactionID), dated o.PaidAt, a
+//     wall-clock time, for the order's paid amount;
+//   - IPNOrderPartiallyPaid: likewise for a transfer that paid part of it
+//     (the caller sets o.PaidTransactionID and o.PaidAt to that transfer's;
+//     the amount is what is paid so far);
+//   - IPNTransactionVoid: transaction VOIDED, VOID, dated at;
+//   - IPNOrderExpired: transaction EXPIRED, EXPIRY, dated at, with what was
+//     paid before the order expired.
+//
+// at is when the notification is made, in the business time zone. Bank
+// transfers carry no card, so the card fields are empty strings.
 func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
-	status := "APPROVED"
+	status, kind := "APPROVED", "PAYMENT"
 	switch event {
-	case IPNOrderPaid:
+	case IPNOrderPaid, IPNOrderPartiallyPaid:
 	case IPNTransactionVoid:
-		status = "VOIDED"
+		status, kind = "VOIDED", "VOID"
+	case IPNOrderExpired:
+		status, kind = "EXPIRED", "EXPIRY"
 	default:
 		return nil, fmt.Errorf("recon: unknown IPN event %q", event)
 	}
@@ -144,7 +154,7 @@ func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
 		custom = json.RawMessage("[]")
 	}
 	txDate := o.PaidAt
-	if event == IPNTransactionVoid || txDate.IsZero() {
+	if kind != "PAYMENT" || txDate.IsZero() {
 		txDate = at
 	}
 	body := ipnBody{
@@ -157,15 +167,12 @@ func IPNDelivery(o *Order, event string, at time.Time) (*Delivery, error) {
 		},
 		Transaction: ipnTransaction{
 			ID: strconv.FormatInt(o.PaidTransactionID, 10), PaymentMethod: "BANK_TRANSFER",
-			TransactionID: strconv.FormatInt(o.PaidTransactionID, 10), TransactionType: "PAYMENT",
+			TransactionID: strconv.FormatInt(o.PaidTransactionID, 10), TransactionType: kind,
 			TransactionDate: txDate.Format(DateTimeLayout), TransactionStatus: status,
 			TransactionAmount: MoneyText(o.PaidAmount), TransactionCurrency: o.Currency,
 			AuthenticationStatus: "AUTHENTICATION_NOT_NEEDED",
 		},
 		Customer: ipnCustomer{ID: o.CustomerID, CustomerID: o.CustomerID},
-	}
-	if event == IPNTransactionVoid {
-		body.Transaction.TransactionType = "VOID"
 	}
 	payload, err := json.Marshal(body)
 	if err != nil {
