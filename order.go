@@ -87,6 +87,9 @@ type Order struct {
 	// BankAccountID is the account the checkout page asks the payer to pay into.
 	BankAccountID int64
 	PaidAmount    int64 // cumulative amount_in of matched transfers
+	// RefundedAmount is what refunds of the order hold or have sent back
+	// (docs/api-v2.md, Refunds): pending, processing and succeeded ones.
+	RefundedAmount int64
 	// CustomData is the merchant's custom_data as a JSON array (text).
 	CustomData string
 	// CustomDataSigned is false when the checkout form carried custom_data
