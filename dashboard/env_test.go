@@ -25,7 +25,7 @@ import (
 )
 
 // The dashboard's tests run it as `recon serve --sandbox
-// --allow-private-targets` does (cmd/recon/serve.go), less what they do not
+// --allow-private-targets` does (server/routes.go), less what they do not
 // reach: a dashboard.Handler on a real database of each engine, signing in
 // through the authorization server's password check (oauth.Server: the
 // login page's check and throttle), behind the server's middleware, on a
