@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"recon"
+	"recon/checkout"
 	"recon/dashboard"
 	"recon/delivery"
 	"recon/internal/testkit"
@@ -96,7 +97,8 @@ func newServer(t *testing.T, engine string) *dashEnv {
 	}
 	// Sandbox, as `recon serve --sandbox`: cookies without Secure on http.
 	(&dashboard.Handler{Store: e.db, Passwords: auth, Sandbox: true, Location: loc, Clock: recon.SystemClock{}, Logger: log,
-		HashPassword: oauth.HashPassword, Kick: dispatcher.Kick}).Register(mux)
+		HashPassword: oauth.HashPassword, Kick: dispatcher.Kick,
+		Orders: &checkout.Service{Store: e.db, Clock: recon.SystemClock{}, Location: loc, Logger: log}}).Register(mux)
 	return e
 }
 

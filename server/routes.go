@@ -66,6 +66,7 @@ func (s *Server) routes() *web.Mux {
 		SessionLimiter: web.NewRateLimiter(cfg.DashRateLimit, cfg.DashRateBurst),
 		AddressLimiter: web.NewRateLimiter(cfg.DashRateLimit*DashAddressFactor, cfg.DashRateBurst*DashAddressFactor),
 		IPN:            ipns,
+		Orders:         checkouts,
 		ImportStatement: func(ctx context.Context, tenant recon.TenantID, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
 			return importStatement(ctx, db, tenant, account, name, f, cfg.Location, clock)
 		},
