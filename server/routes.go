@@ -63,14 +63,12 @@ func (s *Server) routes() *web.Mux {
 	// The merchant dashboard (docs/dashboard.md).
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.Location, Clock: clock, Rand: cfg.Rand, Logger: log,
 		MaxPrefixLen: cfg.MaxPrefixLen, Kick: kick, HashPassword: oauth.HashPassword, Uploads: uploads,
-		SessionLimiter: web.NewRateLimiter(cfg.DashRateLimit, cfg.DashRateBurst),
-		AddressLimiter: web.NewRateLimiter(cfg.DashRateLimit*DashAddressFactor, cfg.DashRateBurst*DashAddressFactor),
-		IPN:            ipns,
-		Orders:         checkouts,
-		ImportStatement: func(ctx context.Context, tenant recon.TenantID, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
-			return importStatement(ctx, db, tenant, account, name, f, cfg.Location, clock)
-		},
-		Hub: links,
+		SessionLimiter:  web.NewRateLimiter(cfg.DashRateLimit, cfg.DashRateBurst),
+		AddressLimiter:  web.NewRateLimiter(cfg.DashRateLimit*DashAddressFactor, cfg.DashRateBurst*DashAddressFactor),
+		IPN:             ipns,
+		Orders:          checkouts,
+		ImportStatement: ImportStatement(db, cfg.Location, clock),
+		Hub:             links,
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, db, c, public)
 		},
@@ -78,17 +76,20 @@ func (s *Server) routes() *web.Mux {
 	return mux
 }
 
-// importStatement is the dashboard's statement upload: statement.ImportFile,
-// the import of POST /api/v1/bank-accounts/{id}/statements, as package
-// dashboard names its result.
-func importStatement(ctx context.Context, db statement.Store, tenant recon.TenantID, account int64, name string, f io.ReadSeeker, loc *time.Location, clock recon.Clock) (*dashboard.StatementResult, error) {
-	rep, err := statement.ImportFile(ctx, db, tenant, account, name, f, "auto", statement.Options{Location: loc, Clock: clock}, false)
-	if rep == nil {
-		return nil, err
+// ImportStatement is the dashboard's statement upload
+// (dashboard.Handler.ImportStatement): statement.ImportFile, the import of
+// POST /api/v1/bank-accounts/{id}/statements, with its report as package
+// dashboard names it.
+func ImportStatement(db statement.Store, loc *time.Location, clock recon.Clock) func(ctx context.Context, tenant recon.TenantID, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
+	return func(ctx context.Context, tenant recon.TenantID, account int64, name string, f io.ReadSeeker) (*dashboard.StatementResult, error) {
+		rep, err := statement.ImportFile(ctx, db, tenant, account, name, f, "auto", statement.Options{Location: loc, Clock: clock}, false)
+		if rep == nil {
+			return nil, err
+		}
+		res := &dashboard.StatementResult{Format: string(rep.Format), Imported: rep.Imported, Duplicates: rep.Duplicates, BadRows: rep.SkippedCount}
+		for _, e := range rep.Skipped {
+			res.RowErrors = append(res.RowErrors, e.Error())
+		}
+		return res, err
 	}
-	res := &dashboard.StatementResult{Format: string(rep.Format), Imported: rep.Imported, Duplicates: rep.Duplicates, BadRows: rep.SkippedCount}
-	for _, e := range rep.Skipped {
-		res.RowErrors = append(res.RowErrors, e.Error())
-	}
-	return res, err
 }
