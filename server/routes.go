@@ -50,7 +50,7 @@ func (s *Server) routes() *web.Mux {
 		Metrics: checkout.NewMetrics(s.Metrics.Registry)}
 	links := &linking.Service{Store: db, BaseURL: cfg.BaseURL, LinkTTL: cfg.LinkTokenTTL, CheckURL: checkURL, Blocked: delivery.IsBlocked}
 
-	// /api/v1 (docs/api.md).
+	// /api/v1 (docs/api.md); API v2 (docs/api-v2.md) registers beside it.
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.MaxPrefixLen, Location: cfg.Location, Clock: clock, Rand: cfg.Rand,
 		Sandbox: sandbox, Kick: kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
 	// The gateway's /v1 (checkout, orders, IPN settings, listen).
