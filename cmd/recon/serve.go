@@ -17,6 +17,7 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/apiv2"
 	"recon/checkout"
 	"recon/dashboard"
 	"recon/delivery"
@@ -309,13 +310,15 @@ func metricsServer(addr string, metrics *web.Metrics, log *slog.Logger) (*http.S
 type maintainStore interface {
 	DeleteExpiredTokenSessions(ctx context.Context, t time.Time) (int64, error)
 	DeleteDeliveredBefore(ctx context.Context, t time.Time) (int64, error)
+	DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int64, error)
 	ApplyRetention(ctx context.Context, now time.Time) (recon.RetentionResult, error)
 	Optimize(ctx context.Context) error
 }
 
 // maintain runs, at start and every hour until ctx ends, the database's
 // housekeeping: it deletes the token sessions that expired more than a day
-// ago, the notifications delivered longer ago than retention, and each
+// ago, the notifications delivered longer ago than retention, API v2's
+// expired idempotency keys (docs/api-v2.md, Idempotency), and each
 // company's data older than its data_storage_time (business calendar days in
 // loc), and refreshes the planner's statistics. Every node may run it: all of
 // it is idempotent.
@@ -333,6 +336,11 @@ func maintain(ctx context.Context, db maintainStore, retention time.Duration, cl
 			log.Warn("deleting old delivered notifications", "err", err)
 		} else if n > 0 {
 			log.Info("deleted old delivered notifications", "count", n)
+		}
+		if n, err := db.DeleteExpiredIdempotencyKeys(ctx, clock.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("deleting expired idempotency keys", "err", err)
+		} else if n > 0 {
+			log.Info("deleted expired idempotency keys", "count", n)
 		}
 		if res, err := db.ApplyRetention(ctx, clock.Now().In(loc)); err != nil && ctx.Err() == nil {
 			log.Warn("applying the companies' data retention", "err", err, "transactions", res.Transactions, "deliveries", res.Deliveries, "hub_events", res.HubEvents)
@@ -374,6 +382,7 @@ func routes(db *sqlstore.DB, auth *oauth.Server, metrics *web.Metrics, cfg serve
 	uploads := web.NewSlots(cfg.imports, 0)                     // every statement upload, API and dashboard (docs/statements.md, Limits)
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.maxPrefixLen, Location: cfg.location, Clock: clock,
 		Sandbox: sandbox, Kick: cfg.kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
+	apiv2.New(apiv2.Config{Store: db, Auth: auth, Limiter: limiter, Clock: clock, Location: cfg.location, Logger: log}).Register(mux)
 	// The services every surface shares (ARCHITECTURE.md, "The dependency rule").
 	checkURL := func(raw string) error { return delivery.CheckURL(raw, sandbox, cfg.allowPrivate) }
 	ipns := &ipn.Service{Store: db, CheckURL: checkURL, Blocked: delivery.IsBlocked}
