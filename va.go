@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Orders of API v2 and their virtual accounts (docs/api-v2.md, Orders and
@@ -149,6 +150,62 @@ func ParseBuyerJSON(s string) (Buyer, error) {
 	return b, err
 }
 
+// OrderInput is a v2 order as POST /v2/orders gives it (docs/api-v2.md,
+// Orders).
+type OrderInput struct {
+	InvoiceNumber string
+	Amount        int64
+	BankAccountID int64 // 0: the company's first account
+	Description   string
+	CustomerID    string
+	Buyer         *Buyer
+	ExpiresIn     *int64 // seconds
+	VA            VAInput
+}
+
+// Limits of a v2 order's text fields, as the gateway's checkout has them.
+const (
+	MaxInvoiceNumber    = 100
+	MaxOrderDescription = 1000
+	MaxCustomerID       = 100
+)
+
+// Validate checks in: an invoice number of 1 to MaxInvoiceNumber letters,
+// digits, _ or - (as checkout's); an amount from 1 to MaxAmount; texts
+// within their limits; the buyer (Buyer.Validate); expires_in (ExpiresIn).
+// Errors name the field.
+func (in *OrderInput) Validate() error {
+	inv := in.InvoiceNumber
+	if inv == "" || len(inv) > MaxInvoiceNumber || strings.Trim(inv, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") != "" {
+		return FieldError("order_invoice_number", "order_invoice_number is required: 1 to %d letters, digits, _ or -", MaxInvoiceNumber)
+	}
+	if in.Amount < 1 || in.Amount > MaxAmount {
+		return FieldError("amount", "amount must be a whole number of VND from 1 to %d, not %d", int64(MaxAmount), in.Amount)
+	}
+	for _, f := range []struct {
+		name string
+		v    string
+		max  int
+	}{{"description", in.Description, MaxOrderDescription}, {"customer_id", in.CustomerID, MaxCustomerID}} {
+		if utf8.RuneCountInString(f.v) > f.max {
+			return FieldError(f.name, "%s must be at most %d characters", f.name, f.max)
+		}
+		if bad := BadText(f.v, f.name == "description"); bad != "" {
+			return FieldError(f.name, "%s %s", f.name, bad)
+		}
+	}
+	if in.BankAccountID < 0 {
+		return FieldError("bank_account_id", "bank_account_id must be a bank account's id")
+	}
+	if in.Buyer != nil {
+		if err := in.Buyer.Validate(); err != nil {
+			return err
+		}
+	}
+	_, err := ExpiresIn("expires_in", in.ExpiresIn, DefaultOrderExpiry)
+	return err
+}
+
 // Expiry of v2 orders and virtual accounts: expires_in seconds.
 const (
 	DefaultOrderExpiry = 24 * time.Hour
@@ -259,8 +316,13 @@ const (
 
 var vaEventTo = map[VAEvent]string{VAPay: VAPaid, VACancel: VACancelled, VAExpire: VAExpired}
 
+// ReasonInvalidState is the error_code of API v2's 422 for an operation
+// the order's or the account's state does not allow (recon.RuleError).
+const ReasonInvalidState = "invalid_state"
+
 // NextVA returns va after event at now. Only an active account moves: to
-// paid, cancelled or expired; any other is ECONFLICT naming its status
+// paid, cancelled or expired; any other is EUNPROCESSABLE invalid_state
+// naming its status
 // (docs/api-v2.md, Virtual accounts, the state diagram). va is not changed.
 func NextVA(va *VirtualAccount, event VAEvent, now time.Time) (*VirtualAccount, error) {
 	to, ok := vaEventTo[event]
@@ -268,7 +330,7 @@ func NextVA(va *VirtualAccount, event VAEvent, now time.Time) (*VirtualAccount, 
 		return nil, Errorf(EINVALID, "unknown virtual account event %q", event)
 	}
 	if va.Status != VAActive {
-		return nil, Errorf(ECONFLICT, "virtual account %s is %s, not active", va.Number, va.Status)
+		return nil, RuleError(ReasonInvalidState, "virtual account %s is %s, not active", va.Number, va.Status)
 	}
 	n := *va
 	n.Status, n.UpdatedAt = to, now
@@ -295,11 +357,11 @@ const MaxHolderName = 100
 // (default the company's name, given as holder); the expiry: expires_in
 // seconds, by default the order's expiry when that is still ahead, else
 // DefaultOrderExpiry, never past the order's expiry while that is ahead.
-// An order that is not pending or partially paid is ECONFLICT (v2's 422
-// invalid_state).
+// An order that is not pending or partially paid is EUNPROCESSABLE
+// invalid_state.
 func PlanVA(o *Order, in VAInput, holder string, now time.Time) (*VirtualAccount, error) {
 	if st := o.V2Status(); st != OrderPending && st != OrderPartiallyPaid {
-		return nil, Errorf(ECONFLICT, "order %s is %s: a virtual account can be added only while it is pending or partially paid", o.PublicID, st)
+		return nil, RuleError(ReasonInvalidState, "order %s is %s: a virtual account can be added only while it is pending or partially paid", o.PublicID, st)
 	}
 	va := &VirtualAccount{CompanyID: o.CompanyID, OrderID: o.ID, OrderPublicID: o.PublicID, AmountMode: in.AmountMode,
 		Status: VAActive, BankAccountID: o.BankAccountID, CreatedAt: now, UpdatedAt: now}

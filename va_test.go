@@ -128,8 +128,8 @@ func TestNextVA(t *testing.T) {
 			va := &recon.VirtualAccount{Number: "SBR1", Status: from}
 			n, err := recon.NextVA(va, ev, vaNow)
 			if from != recon.VAActive {
-				if recon.ErrorCode(err) != recon.ECONFLICT || !strings.Contains(err.Error(), "is "+from) {
-					t.Errorf("%s + %s: %v, want ECONFLICT naming the status", from, ev, err)
+				if recon.ErrorCode(err) != recon.EUNPROCESSABLE || recon.ErrorReason(err) != recon.ReasonInvalidState || !strings.Contains(err.Error(), "is "+from) {
+					t.Errorf("%s + %s: %v, want invalid_state naming the status", from, ev, err)
 				}
 				continue
 			}
@@ -182,8 +182,8 @@ func TestPlanVA(t *testing.T) {
 		va, err := recon.PlanVA(c.o, c.in, "Shop A", vaNow)
 		switch {
 		case c.err == "conflict":
-			if recon.ErrorCode(err) != recon.ECONFLICT {
-				t.Errorf("%s: %v, want ECONFLICT", c.name, err)
+			if recon.ErrorCode(err) != recon.EUNPROCESSABLE || recon.ErrorReason(err) != recon.ReasonInvalidState {
+				t.Errorf("%s: %v, want invalid_state", c.name, err)
 			}
 		case c.err != "":
 			e, ok := err.(*recon.Error)
@@ -348,6 +348,38 @@ func TestMemoVANumbers(t *testing.T) {
 	} {
 		if got := recon.CompanyExtractor(c.cfg).Extract(c.memo); got != c.want {
 			t.Errorf("Extract(%q) = %q, want %q", c.memo, got, c.want)
+		}
+	}
+}
+
+func TestOrderInputValidate(t *testing.T) {
+	i := func(n int64) *int64 { return &n }
+	for _, c := range []struct {
+		in    recon.OrderInput
+		field string
+	}{
+		{recon.OrderInput{InvoiceNumber: "INV-1_a", Amount: 1}, ""},
+		{recon.OrderInput{InvoiceNumber: "INV-1", Amount: recon.MaxAmount, Description: "Đơn hàng\nhai dòng", ExpiresIn: i(30 * 86400), Buyer: &recon.Buyer{Email: "a@b.vn"}}, ""},
+		{recon.OrderInput{Amount: 1}, "order_invoice_number"},
+		{recon.OrderInput{InvoiceNumber: "INV 1", Amount: 1}, "order_invoice_number"},
+		{recon.OrderInput{InvoiceNumber: strings.Repeat("a", 101), Amount: 1}, "order_invoice_number"},
+		{recon.OrderInput{InvoiceNumber: "I", Amount: 0}, "amount"},
+		{recon.OrderInput{InvoiceNumber: "I", Amount: recon.MaxAmount + 1}, "amount"},
+		{recon.OrderInput{InvoiceNumber: "I", Amount: 1, Description: strings.Repeat("đ", 1001)}, "description"},
+		{recon.OrderInput{InvoiceNumber: "I", Amount: 1, CustomerID: "a\x01"}, "customer_id"},
+		{recon.OrderInput{InvoiceNumber: "I", Amount: 1, ExpiresIn: i(0)}, "expires_in"},
+		{recon.OrderInput{InvoiceNumber: "I", Amount: 1, Buyer: &recon.Buyer{Phone: "1"}}, "buyer.phone"},
+	} {
+		err := c.in.Validate()
+		if c.field == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", c.in, err)
+			}
+			continue
+		}
+		e, ok := err.(*recon.Error)
+		if !ok || e.Code != recon.EINVALID || len(e.Fields[c.field]) == 0 {
+			t.Errorf("%+v: %v, want EINVALID naming %s", c.in, err, c.field)
 		}
 	}
 }

@@ -284,7 +284,7 @@ func testVAAddAndCancel(t *testing.T, b *accountBundle) {
 		t.Fatal(err)
 	}
 	_, err = s.CancelVA(t.Context(), c.Tenant(), o.PublicID, first.Number, time.Now())
-	wantCode(t, err, recon.ECONFLICT, "virtual account SBR0000000000001 is cancelled, not active")
+	wantCode(t, err, recon.EUNPROCESSABLE, "virtual account SBR0000000000001 is cancelled, not active")
 	_, err = s.CancelVA(t.Context(), c.Tenant(), o.PublicID, "SBR404", time.Now())
 	wantCode(t, err, recon.ENOTFOUND, "")
 	if _, err := s.CancelOrder(t.Context(), c.Tenant(), "V-1", time.Now()); err != nil {
@@ -295,7 +295,7 @@ func testVAAddAndCancel(t *testing.T, b *accountBundle) {
 		t.Fatalf("accounts after the order's cancel: %+v %+v", vas[0], vas[1])
 	}
 	_, err = s.AddVA(t.Context(), c.Tenant(), o.PublicID, plan("RECOVA00000004"))
-	wantCode(t, err, recon.ECONFLICT, "")
+	wantCode(t, err, recon.EUNPROCESSABLE, "")
 }
 
 // The maintenance loop: a pending order past its expiry expires with its
