@@ -543,3 +543,31 @@ type VAStore interface {
 	// database transaction. It returns how many orders expired.
 	ExpireOrders(ctx context.Context, now time.Time, notify func(*Order) (*Delivery, error)) (int, error)
 }
+
+// VAQRText is the VietQR payload (VietQR) of a transfer to a virtual account
+// (docs/api-v2.md, Virtual accounts): for a bank one, to the account number
+// itself at the bank of the company's account, no memo needed; for a memo
+// one, to the company's account with the code as the memo. The amount is
+// the account's (none for an open one: the payer types it). "" when the bank
+// has no known BIN or the details do not fit a VietQR.
+func VAQRText(va *VirtualAccount, bank *BankAccount) string {
+	if va == nil || bank == nil {
+		return ""
+	}
+	bin := BankBIN(bank.BankName)
+	if bin == "" {
+		return ""
+	}
+	q := VietQR{BIN: bin, Account: bank.AccountNumber, Purpose: va.Number}
+	if va.Kind == VAKindBank {
+		q.Account, q.Purpose = va.Number, ""
+	}
+	if va.AmountMode != VAOpen {
+		q.Amount = va.Amount
+	}
+	p, err := q.Payload()
+	if err != nil {
+		return ""
+	}
+	return p
+}

@@ -383,3 +383,27 @@ func TestOrderInputValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestVAQRText: a bank account's QR pays the VA number itself; a memo one's
+// pays the company's account with the code as the memo; open asks no amount.
+func TestVAQRText(t *testing.T) {
+	vcb := &recon.BankAccount{BankName: "Vietcombank", AccountNumber: "0011223344"}
+	bank := &recon.VirtualAccount{Number: "SBR0000000000001", Kind: recon.VAKindBank, AmountMode: recon.VAExact, Amount: 150000}
+	memo := &recon.VirtualAccount{Number: "RECOVA12345678", Kind: recon.VAKindMemo, AmountMode: recon.VAOpen}
+	want := func(q recon.VietQR) string {
+		p, err := q.Payload()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if got := recon.VAQRText(bank, vcb); got != want(recon.VietQR{BIN: "970436", Account: "SBR0000000000001", Amount: 150000}) {
+		t.Errorf("bank: %q", got)
+	}
+	if got := recon.VAQRText(memo, vcb); got != want(recon.VietQR{BIN: "970436", Account: "0011223344", Purpose: "RECOVA12345678"}) {
+		t.Errorf("memo: %q", got)
+	}
+	if got := recon.VAQRText(memo, &recon.BankAccount{BankName: "Nowhere Bank", AccountNumber: "1"}); got != "" {
+		t.Errorf("unknown bank: %q", got)
+	}
+}

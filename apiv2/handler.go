@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/orders"
 	"recon/web"
 )
 
@@ -58,6 +59,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Location is the business time zone of transaction dates (default UTC).
 	Location *time.Location
+	// Orders is the service of orders and virtual accounts (default: one
+	// over Store, Clock and Rand).
+	Orders *orders.Service
 }
 
 // Handler serves /v2.
@@ -79,6 +83,9 @@ func New(cfg Config) *Handler {
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
+	}
+	if cfg.Orders == nil {
+		cfg.Orders = &orders.Service{Store: cfg.Store, Clock: cfg.Clock, Rand: cfg.Rand}
 	}
 	return &Handler{cfg: cfg}
 }
@@ -103,7 +110,7 @@ func (h *Handler) register(mux *web.Mux, areas ...func(*routes)) {
 
 // areas are the functions registering each area's routes, in order.
 func (h *Handler) areas() []func(*routes) {
-	return []func(*routes){}
+	return []func(*routes){h.orderRoutes}
 }
 
 // Idempotency says what a route does with X-Idempotency-Key

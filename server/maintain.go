@@ -107,6 +107,15 @@ func (s *Server) Loops() []Loop {
 			}},
 		}},
 		{Every: HubSweepInterval, Steps: []Step{
+			// API v2's orders and virtual accounts past their expiry
+			// (docs/api-v2.md, Orders), each once whichever node runs it,
+			// with ORDER_EXPIRED to subscribers.
+			{"expiring orders and virtual accounts", "expired orders", func(ctx context.Context, now time.Time) ([]any, error) {
+				n, err := db.ExpireOrders(ctx, now, func(o *recon.Order) (*recon.Delivery, error) {
+					return recon.IPNDelivery(o, recon.IPNOrderExpired, now.In(loc))
+				})
+				return count(int64(n), err) // the store kicks the dispatcher (OnEnqueue)
+			}},
 			// The hub's link tokens past their expiry and link sessions
 			// quiet for 15 minutes.
 			{"ending expired link tokens and idle link sessions", "ended expired link tokens and idle link sessions", func(ctx context.Context, now time.Time) ([]any, error) {

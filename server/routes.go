@@ -17,6 +17,7 @@ import (
 	"recon/ipn"
 	"recon/linking"
 	"recon/oauth"
+	"recon/orders"
 	"recon/statement"
 	"recon/web"
 )
@@ -49,12 +50,13 @@ func (s *Server) routes() *web.Mux {
 	ipns := &ipn.Service{Store: db, CheckURL: checkURL, Blocked: delivery.IsBlocked, Rand: cfg.Rand}
 	checkouts := &checkout.Service{Store: db, Clock: clock, Location: cfg.Location, Logger: log, Rand: cfg.Rand,
 		Metrics: checkout.NewMetrics(s.Metrics.Registry)}
+	orderSvc := &orders.Service{Store: db, Clock: clock, Rand: cfg.Rand}
 	links := &linking.Service{Store: db, BaseURL: cfg.BaseURL, LinkTTL: cfg.LinkTokenTTL, CheckURL: checkURL, Blocked: delivery.IsBlocked}
 
 	// /api/v1 (docs/api.md); API v2 (docs/api-v2.md) registers beside it.
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.MaxPrefixLen, Location: cfg.Location, Clock: clock, Rand: cfg.Rand,
 		Sandbox: sandbox, Kick: kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
-	apiv2.New(apiv2.Config{Store: db, Auth: auth, Limiter: limiter, Clock: clock, Rand: cfg.Rand, Location: cfg.Location, Logger: log}).Register(mux)
+	apiv2.New(apiv2.Config{Store: db, Auth: auth, Limiter: limiter, Clock: clock, Rand: cfg.Rand, Location: cfg.Location, Logger: log, Orders: orderSvc}).Register(mux)
 	// The gateway's /v1 (checkout, orders, IPN settings, listen).
 	(&gateway.Handler{Store: db, Checkout: checkouts, IPN: ipns, Sandbox: sandbox, Location: cfg.Location, Clock: clock, Rand: cfg.Rand,
 		Logger: log, Limiter: limiter, Listeners: s.Listeners, Headers: delivery.Headers,
