@@ -40,8 +40,11 @@ func TestCheckoutCreatesOrder(t *testing.T) {
 			t.Fatalf("Location %q", loc)
 		}
 		o := b.order(t, b.a, "INV-001")
+		if !recon.ValidXID(o.PublicID) {
+			t.Errorf("a checkout order's v2 id %q", o.PublicID)
+		}
 		want := recon.Order{
-			ID: o.ID, CompanyID: b.a.company.ID(), InvoiceNumber: "INV-001", CustomerID: "CUST-7",
+			ID: o.ID, PublicID: o.PublicID, CompanyID: b.a.company.ID(), InvoiceNumber: "INV-001", CustomerID: "CUST-7",
 			Status: recon.OrderAwaitingPayment, Amount: 150000, Currency: "VND", Description: "Thanh toán đơn hàng INV-001",
 			PaymentCode: o.PaymentCode, BankAccountID: b.a.account, CustomData: `[{"sku":"A1","qty":2},"gift"]`,
 			UserAgent: "Mozilla/5.0 (Test)", IPAddress: "127.0.0.1", SuccessURL: "https://shop.example.vn/ok?x=1&y=2",

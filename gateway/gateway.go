@@ -40,6 +40,8 @@ type Store interface {
 	Order(ctx context.Context, tenant recon.TenantID, invoiceNumber string) (*recon.Order, error)
 	Orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFilter) ([]*recon.Order, int64, error)
 	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	// recon.VAStore's:
+	OrderVAs(ctx context.Context, tenant recon.TenantID, orderIDs []int64) (map[int64][]*recon.VirtualAccount, error)
 	// recon.MerchantStore's:
 	MerchantByID(ctx context.Context, merchantID string) (*recon.Merchant, error)
 	// recon.DeliveryStore's:

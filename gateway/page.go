@@ -26,6 +26,13 @@ type pageData struct {
 	Bank       *recon.BankAccount
 	Remaining  int64
 	QRURL      string // "" when the bank has no known BIN or the details do not fit a VietQR
+	// VA is the order's virtual account the page asks the payer to use
+	// (API v2: its first active one), nil when none: then the bank account
+	// and the payment code as the memo.
+	VA *recon.VirtualAccount
+	// Memo is what the payer writes in the transfer's memo: the payment
+	// code, a memo account's code, "" for a bank account (none needed).
+	Memo string
 	Awaiting   bool
 	Paid       bool
 	Cancelled  bool
@@ -78,13 +85,26 @@ func (h *Handler) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	va, err := h.activeVA(r, m, o)
+	if err != nil {
+		return err
+	}
 	d := pageData{
-		Company: company.FullName, Order: o, Bank: bank, Remaining: max(o.Amount-o.PaidAmount, 0),
+		Company: company.FullName, Order: o, Bank: bank, Remaining: max(o.Amount-o.PaidAmount, 0), VA: va, Memo: o.PaymentCode,
 		Awaiting: o.Status == recon.OrderAwaitingPayment, Paid: o.Status == recon.OrderCaptured,
 		Cancelled: o.Status == recon.OrderCancelled, SuccessURL: o.SuccessURL, CancelURL: o.CancelURL,
 		Sandbox: h.Sandbox || !m.Livemode,
 	}
-	if _, ok := orderQR(o, bank); ok && d.Awaiting {
+	if va != nil {
+		d.Memo = va.Number
+		if va.Kind == recon.VAKindBank {
+			d.Memo = ""
+		}
+		if va.AmountMode != recon.VAOpen {
+			d.Remaining = va.Amount
+		}
+	}
+	if _, ok := orderQR(o, bank, va); ok && d.Awaiting {
 		d.QRURL = r.URL.EscapedPath() + "/qr.png?t=" + url.QueryEscape(r.URL.Query().Get("t"))
 	}
 	var buf bytes.Buffer
@@ -108,7 +128,11 @@ func (h *Handler) checkoutQR(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	payload, ok := orderQR(o, bank)
+	va, err := h.activeVA(r, m, o)
+	if err != nil {
+		return err
+	}
+	payload, ok := orderQR(o, bank, va)
 	if !ok || o.Status != recon.OrderAwaitingPayment {
 		return recon.Errorf(recon.ENOTFOUND, "this order has no VietQR: pay by transfer with the details shown")
 	}
@@ -126,9 +150,29 @@ func (h *Handler) checkoutQR(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// orderQR is the VietQR payload asking for what is still due on o, and
-// whether there is one (a known bank, details that fit).
-func orderQR(o *recon.Order, bank *recon.BankAccount) (string, bool) {
+// activeVA returns the order's first active virtual account (API v2), or
+// nil when it has none.
+func (h *Handler) activeVA(r *http.Request, m *recon.Merchant, o *recon.Order) (*recon.VirtualAccount, error) {
+	vas, err := h.Store.OrderVAs(r.Context(), m.Tenant(), []int64{o.ID})
+	if err != nil {
+		return nil, err
+	}
+	for _, va := range vas[o.ID] {
+		if va.ActiveAt(h.now()) {
+			return va, nil
+		}
+	}
+	return nil, nil
+}
+
+// orderQR is the VietQR payload asking for what is still due on o (through
+// its virtual account va when not nil: recon.VAQRText), and whether there
+// is one (a known bank, details that fit).
+func orderQR(o *recon.Order, bank *recon.BankAccount, va *recon.VirtualAccount) (string, bool) {
+	if va != nil {
+		p := recon.VAQRText(va, bank)
+		return p, p != ""
+	}
 	bin := recon.BankBIN(bank.BankName)
 	if bin == "" {
 		return "", false

@@ -13,7 +13,7 @@ func TestOrderQR(t *testing.T) {
 		{"Techcombank", "970407"}, {"VietinBank", "970415"}, {"BIDV", "970418"}, {"ACB", "970416"},
 		{"VPBank", "970432"}, {"TPBank", "970423"}, {"Sacombank", "970403"}, {"Ngân hàng lạ", ""},
 	} {
-		got, ok := orderQR(o, &recon.BankAccount{BankName: tt.bank, AccountNumber: "0071000123456"})
+		got, ok := orderQR(o, &recon.BankAccount{BankName: tt.bank, AccountNumber: "0071000123456"}, nil)
 		if tt.bin == "" {
 			if ok {
 				t.Errorf("%s: a QR for an unknown bank: %s", tt.bank, got)
