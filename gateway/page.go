@@ -21,18 +21,18 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{"vnd": for
 
 // pageData is what the hosted checkout page shows.
 type pageData struct {
-	Company    string
-	Order      *recon.Order
-	Bank       *recon.BankAccount
-	Remaining  int64
-	QRURL      string // "" when the bank has no known BIN or the details do not fit a VietQR
+	Company   string
+	Order     *recon.Order
+	Bank      *recon.BankAccount
+	Remaining int64
+	QRURL     string // "" when the bank has no known BIN or the details do not fit a VietQR
 	// VA is the order's virtual account the page asks the payer to use
 	// (API v2: its first active one), nil when none: then the bank account
 	// and the payment code as the memo.
 	VA *recon.VirtualAccount
 	// Memo is what the payer writes in the transfer's memo: the payment
 	// code, a memo account's code, "" for a bank account (none needed).
-	Memo string
+	Memo       string
 	Awaiting   bool
 	Paid       bool
 	Cancelled  bool
