@@ -333,3 +333,12 @@ func collectIDs(rows *sql.Rows, err error) ([]int64, error) {
 	}
 	return ids, internalOrNil(rows.Err(), "list orders")
 }
+
+// VirtualAccountsNumbered returns every tenant's virtual accounts with the
+// number, for the operator's CLI (`recon simulate transfer --va`), which
+// names an account without a tenant, as BankAccountByID names a bank
+// account. A number is unique per tenant only: several tenants may hold it.
+func (db *DB) VirtualAccountsNumbered(ctx context.Context, number string) ([]*recon.VirtualAccount, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT `+vaColumns+vaFrom+` WHERE va.number = $1 ORDER BY va.id`, number)
+	return collect(rows, err, "find virtual accounts", scanVA)
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -99,21 +100,49 @@ func newSimulateCmd(a *app) *cobra.Command {
 		content   string
 		ref       string
 		sub       string
+		va        string
 	)
 	transfer := &cobra.Command{
 		Use:   "transfer",
 		Short: "Simulate an incoming bank transfer",
 		Long: `Simulate an incoming bank transfer to a bank account, as a payer would make it:
 the transaction goes through the same pipeline as a bank feed (payment-code
-extraction, duplicate check, running balance). Meant for sandbox and test setups.`,
-		Example: `  recon simulate transfer --bank-account 1 --amount 150000 --content "NGUYEN VAN A chuyen tien DH1709" --json`,
-		Args:    cobra.NoArgs,
+extraction, duplicate check, running balance). Meant for sandbox and test setups.
+
+With --va, the transfer pays a virtual account of API v2 (docs/api-v2.md,
+Virtual accounts): to a bank one's number (the sub-account), or with a memo
+one's code in the memo, into the account's bank account; the amount defaults
+to the account's.`,
+		Example: `  recon simulate transfer --bank-account 1 --amount 150000 --content "NGUYEN VAN A chuyen tien DH1709" --json
+  recon simulate transfer --va SBR1234567890123 --amount 50000`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			loc, err := a.location()
 			if err != nil {
 				return err
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
+				if va != "" {
+					v, err := simulatedVA(cmd.Context(), db, va, accountID)
+					if err != nil {
+						return err
+					}
+					accountID = v.BankAccountID
+					if v.Kind == recon.VAKindBank {
+						sub = v.Number
+					} else {
+						content = strings.TrimSpace(content + " " + v.Number)
+					}
+					if amount == 0 {
+						amount = v.Amount
+					}
+				}
+				switch {
+				case accountID == 0:
+					return recon.FieldError("bank-account", "--bank-account (or --va) is required")
+				case amount == 0:
+					return recon.FieldError("amount", "--amount is required (an open virtual account asks for none)")
+				}
 				acct, err := db.BankAccountByID(cmd.Context(), accountID)
 				if err != nil {
 					return err
@@ -146,12 +175,33 @@ extraction, duplicate check, running balance). Meant for sandbox and test setups
 	f.StringVar(&content, "content", "", "transfer memo, e.g. the order's payment code")
 	f.StringVar(&ref, "reference", "", "bank reference (default: a new random one); reuse one to test duplicates")
 	f.StringVar(&sub, "sub-account", "", "receiving virtual account number")
-	for _, n := range []string{"bank-account", "amount"} {
-		_ = transfer.MarkFlagRequired(n)
-	}
+	f.StringVar(&va, "va", "", "pay this virtual account of API v2 (a bank number or a memo code): sets the bank account, the sub-account or the memo, and by default the amount")
+	transfer.MarkFlagsMutuallyExclusive("va", "sub-account")
 	a.addJSONFlag(transfer)
 	cmd.AddCommand(transfer)
 	return cmd
+}
+
+// simulatedVA finds the virtual account --va names: the one of the tenant of
+// --bank-account when given, else the only one with the number.
+func simulatedVA(ctx context.Context, db *sqlstore.DB, number string, accountID int64) (*recon.VirtualAccount, error) {
+	vas, err := db.VirtualAccountsNumbered(ctx, number)
+	if err != nil {
+		return nil, err
+	}
+	var found []*recon.VirtualAccount
+	for _, v := range vas {
+		if accountID == 0 || v.BankAccountID == accountID {
+			found = append(found, v)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, recon.Errorf(recon.ENOTFOUND, "no virtual account %s", number)
+	case 1:
+		return found[0], nil
+	}
+	return nil, recon.FieldError("bank-account", "%d companies have a virtual account %s: name its bank account with --bank-account", len(found), number)
 }
 
 func nullable(s string) any {
