@@ -83,6 +83,11 @@ func (s *Server) Loops() []Loop {
 			{"deleting expired tokens", "deleted expired tokens", func(ctx context.Context, now time.Time) ([]any, error) {
 				return count(db.DeleteExpiredTokenSessions(ctx, now.Add(-24*time.Hour)))
 			}},
+			// API v2's idempotency keys past their 24 hours
+			// (docs/api-v2.md, Idempotency).
+			{"deleting expired idempotency keys", "deleted expired idempotency keys", func(ctx context.Context, now time.Time) ([]any, error) {
+				return count(db.DeleteExpiredIdempotencyKeys(ctx, now))
+			}},
 			// Notifications delivered longer ago than --delivery-retention.
 			{"deleting old delivered notifications", "deleted old delivered notifications", func(ctx context.Context, now time.Time) ([]any, error) {
 				return count(db.DeleteDeliveredBefore(ctx, now.Add(-s.cfg.Retention)))
