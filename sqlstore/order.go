@@ -246,18 +246,19 @@ func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, n
 	return o, nil
 }
 
-// notify enqueues build(o) in tx when notifyAt says so.
+// notify enqueues build(o) in tx when notifyAt says so (the IPN target
+// subscribes to its type: ipnSubscribes).
 func (db *DB) notify(ctx context.Context, tx *sql.Tx, o *recon.Order, build func(*recon.Order) (*recon.Delivery, error), now time.Time) error {
 	if build == nil {
 		return nil
 	}
-	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, nil)
-	if err != nil || !ok {
-		return err
-	}
 	d, err := build(o)
 	if err != nil {
 		return internal(err, "build notification")
+	}
+	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, ipnSubscribes(d.Event))
+	if err != nil || !ok {
+		return err
 	}
 	return db.enqueue(ctx, tx, d, now, due)
 }
