@@ -174,7 +174,7 @@ type Refund struct {
 	SettledTransactionID int64
 	// Allocations are the incoming transactions it draws on and how much of
 	// each, newest first; they add up to Amount.
-	Allocations []RefundAllocation
+	Allocations          []RefundAllocation
 	CreatedAt, UpdatedAt time.Time
 }
 
