@@ -48,12 +48,15 @@ const (
 	// ResolveMatch applies the transfer to an open order, as an automatic
 	// match would have (recon.MatchPayments, capture, ORDER_PAID IPN).
 	ResolveMatch = "match"
-	// ResolveRefund sends the money back to the payer: it creates a refund
-	// of the transfer (docs/api-v2.md, Refunds), of ResolveInput.Amount (0:
-	// everything refundable) to ResolveInput.Receiver, requested by the
-	// person resolving, the note its reason. The bank data never says whose
-	// account the money came from, so without a receiver the resolution is
-	// refused (RuleReceiverRequired) and nothing is recorded.
+	// ResolveRefund sends the money back to the payer. With a receiver
+	// (ResolveInput.Receiver) it creates a refund of the transfer
+	// (docs/api-v2.md, Refunds), of ResolveInput.Amount (0: everything
+	// refundable), requested by the person resolving, the note its reason,
+	// in the resolution's database transaction: a refund the rules refuse
+	// (already refunded, ...) records no resolution. The bank data never
+	// says whose account the money came from, so without a receiver there is
+	// nowhere to send it: the resolution records that the money went back
+	// outside Recon, as before API v2 (no refund, nothing held).
 	ResolveRefund = "refund"
 	// ResolveIgnore closes the exception with a note and nothing else.
 	ResolveIgnore = "ignore"
