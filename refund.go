@@ -165,7 +165,8 @@ type Refund struct {
 	Status        string
 	FailureReason string
 	RequestedBy   RefundActor
-	// DecidedBy is who approved or rejected it (zero otherwise).
+	// DecidedBy is the person who approved or rejected it (zero otherwise;
+	// no ClientID: a decision is a person's, whichever client).
 	DecidedBy RefundActor
 	// Payout is the payout connector that took it ("" none: the merchant
 	// sends it by hand).
@@ -461,7 +462,7 @@ func NextRefund(r *Refund, ch RefundChange, now time.Time) (*Refund, error) {
 		if r.RequestedBy.UserID != 0 && r.RequestedBy.UserID == ch.By.UserID {
 			return nil, Errorf(EFORBIDDEN, "you requested refund %s: another Admin or SuperAdmin must %s it", r.ID, ch.Event)
 		}
-		n.DecidedBy = ch.By
+		n.DecidedBy = RefundActor{UserID: ch.By.UserID, Email: ch.By.Email} // a person, whichever client
 	case RefundSend:
 		n.Payout = ch.Payout
 	case RefundSettle:

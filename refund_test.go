@@ -56,7 +56,7 @@ func TestNextRefund(t *testing.T) {
 			}
 			switch ev {
 			case recon.RefundApprove, recon.RefundReject:
-				if got.DecidedBy != approver {
+				if got.DecidedBy != (recon.RefundActor{UserID: 2, Email: "b@shop.vn"}) {
 					t.Errorf("%s: decided by %+v", ev, got.DecidedBy)
 				}
 			case recon.RefundSettle:
