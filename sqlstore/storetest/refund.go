@@ -746,7 +746,10 @@ func testRefundsCancelRacesTheTransfer(t *testing.T, f *refundFixture) {
 				_, err := f.s.ChangeRefund(ctx, tenant, r.ID, recon.RefundChange{Event: recon.RefundCancel}, refundAt)
 				return err
 			},
-			func() (err error) { out, err = f.send(t, f.a.ID, fmt.Sprintf("OUT-%d", round), r.Reference, 10_000); return err },
+			func() (err error) {
+				out, err = f.send(t, f.a.ID, fmt.Sprintf("OUT-%d", round), r.Reference, 10_000)
+				return err
+			},
 		)
 		if errs[1] != nil {
 			t.Fatal(errs[1])
