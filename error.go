@@ -13,9 +13,15 @@ const (
 	EFORBIDDEN    = "forbidden"
 	ENOTFOUND     = "not_found"
 	ECONFLICT     = "conflict"
-	ERATELIMITED  = "rate_limited"
-	EUNAVAILABLE  = "unavailable"
-	EINTERNAL     = "internal"
+	// EUNPROCESSABLE is a well-formed request that a business rule refuses
+	// (an amount above what is refundable, an order in the wrong state):
+	// API v2 answers 422 with the error's Reason as its error_code
+	// (docs/api-v2.md, Envelope and errors); /api/v1 and the gateway, which
+	// have no 422, answer it as their validation error (400).
+	EUNPROCESSABLE = "unprocessable"
+	ERATELIMITED   = "rate_limited"
+	EUNAVAILABLE   = "unavailable"
+	EINTERNAL      = "internal"
 )
 
 // Error is the error every layer returns for an expected failure. Message is
@@ -25,6 +31,12 @@ type Error struct {
 	Message string
 	// Fields holds per-field problems of a validation error, keyed by field name.
 	Fields map[string][]string
+	// Reason names the precise rule an error broke, in snake case, for the
+	// API families that show it (API v2's error_code: amount_exceeds_refundable,
+	// invalid_state, idempotency_key_reused, ...; docs/api-v2.md, Envelope and
+	// errors). Empty: the family names the error after its Code. Code still
+	// decides the HTTP status, so a reason is free to be specific.
+	Reason string
 	// Err is the underlying cause, for logs only.
 	Err error
 }
@@ -41,6 +53,28 @@ func (e *Error) Unwrap() error { return e.Err }
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// RuleError returns an EUNPROCESSABLE error whose Reason names the business
+// rule the request broke (API v2: 422 with error_code reason).
+func RuleError(reason, format string, args ...any) *Error {
+	return &Error{Code: EUNPROCESSABLE, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithReason sets e's Reason (see Error) and returns e.
+func (e *Error) WithReason(reason string) *Error {
+	e.Reason = reason
+	return e
+}
+
+// ErrorReason returns the Reason of the first *Error in err's chain, "" when
+// it has none.
+func ErrorReason(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ""
 }
 
 // FieldError returns an EINVALID error naming one field.

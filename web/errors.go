@@ -15,9 +15,11 @@ var errorStatus = map[string]struct {
 	recon.EFORBIDDEN:    {http.StatusForbidden, "forbidden"},
 	recon.ENOTFOUND:     {http.StatusNotFound, "not_found"},
 	recon.ECONFLICT:     {http.StatusConflict, "conflict"},
-	recon.ERATELIMITED:  {http.StatusTooManyRequests, "rate_limited"},
-	recon.EUNAVAILABLE:  {http.StatusServiceUnavailable, "unavailable"},
-	recon.EINTERNAL:     {http.StatusInternalServerError, "internal_error"},
+	// The families of docs/design.md, D1 have no 422: a business rule is a validation error.
+	recon.EUNPROCESSABLE: {http.StatusBadRequest, "validation_error"},
+	recon.ERATELIMITED:   {http.StatusTooManyRequests, "rate_limited"},
+	recon.EUNAVAILABLE:   {http.StatusServiceUnavailable, "unavailable"},
+	recon.EINTERNAL:      {http.StatusInternalServerError, "internal_error"},
 }
 
 // ErrorStatus returns the HTTP status and the error code name (docs/design.md,

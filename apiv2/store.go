@@ -1,0 +1,9 @@
+package apiv2
+
+import "recon"
+
+// Store is the storage API v2 needs: each area declares the few methods it
+// calls in its own file and adds its interface here.
+type Store interface {
+	recon.IdempotencyStore
+}

@@ -1,0 +1,30 @@
+-- API v2's idempotency keys (docs/api-v2.md, Idempotency). A POST carrying
+-- X-Idempotency-Key claims the key by inserting its row: the primary key
+-- (tenant, key) lets exactly one request claim it, and the row outlives
+-- restarts. state running holds the claim until lease_until (a crashed
+-- process's claim is taken over after it); done holds the answer (status,
+-- body) that a repeat with the same route and body_hash (SHA-256 of the
+-- canonical JSON body) gets again. expires_at is 24 h after the request, or
+-- NULL for a key that lives as long as the resource it made (a refund's);
+-- the maintenance loop deletes the expired ones. Keep equivalent to
+-- ../postgres/00024_idempotency_keys.sql.
+
+-- +goose Up
+CREATE TABLE idempotency_keys (
+    company_id  INTEGER   NOT NULL REFERENCES companies (id) ON DELETE CASCADE,
+    key         TEXT      NOT NULL,
+    route       TEXT      NOT NULL,
+    body_hash   TEXT      NOT NULL,
+    state       TEXT      NOT NULL CHECK (state IN ('running', 'done')),
+    claim       TEXT      NOT NULL,
+    lease_until TIMESTAMP NOT NULL CHECK (typeof(lease_until) = 'integer'),
+    status      INTEGER   NOT NULL DEFAULT 0,
+    answer      BLOB,
+    created_at  TIMESTAMP NOT NULL CHECK (typeof(created_at) = 'integer'),
+    expires_at  TIMESTAMP,
+    PRIMARY KEY (company_id, key)
+) WITHOUT ROWID;
+CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at);
+
+-- +goose Down
+DROP TABLE idempotency_keys;
