@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -46,8 +45,8 @@ var HoldingRefundStatuses = []string{RefundPendingApproval, RefundPending, Refun
 func RefundHolds(status string) bool { return slices.Contains(HoldingRefundStatuses, status) }
 
 // The business rules a refund request or change can break: API v2 answers
-// each with 422 and the code as its error_code (docs/api-v2.md, Refunds).
-// A *Error of such a rule carries a *RuleError (RefundRule finds it).
+// each with 422 and the code as its error_code (docs/api-v2.md, Refunds):
+// an EUNPROCESSABLE *Error whose Reason is the code (RuleError).
 const (
 	// RuleAmountExceedsRefundable: the amount asked is more than what is
 	// still refundable (and something is).
@@ -68,26 +67,11 @@ const (
 // RefundRules lists every refund rule code.
 var RefundRules = []string{RuleAmountExceedsRefundable, RuleAlreadyRefunded, RuleNothingToRefund, RuleInvalidState, RuleReceiverRequired}
 
-// RuleError names the business rule a request broke, for the API families
-// that answer a rule with its own code (API v2's 422 error_code). It is the
-// Err of an *Error whose Code is ECONFLICT, which the v1-style mappers show
-// as 409.
-type RuleError struct{ Rule string }
-
-func (e *RuleError) Error() string { return "rule " + e.Rule }
-
-// ruleError is the *Error of a broken rule: ECONFLICT, the message, and the
-// rule as its cause.
-func ruleError(rule, format string, args ...any) *Error {
-	return &Error{Code: ECONFLICT, Message: fmt.Sprintf(format, args...), Err: &RuleError{Rule: rule}}
-}
-
-// RefundRule returns the rule err broke (one of RefundRules), "" when it is
-// no rule's error.
+// RefundRule returns the refund rule err broke (one of RefundRules), ""
+// when it is no refund rule's error.
 func RefundRule(err error) string {
-	var r *RuleError
-	if errors.As(err, &r) {
-		return r.Rule
+	if r := ErrorReason(err); ErrorCode(err) == EUNPROCESSABLE && slices.Contains(RefundRules, r) {
+		return r
 	}
 	return ""
 }
@@ -237,7 +221,7 @@ func AllocateRefund(sources []RefundSource, amount int64) ([]RefundAllocation, e
 		left -= take
 	}
 	if left > 0 {
-		return nil, ruleError(RuleAmountExceedsRefundable, "amount %d VND exceeds the refundable %d VND", amount, amount-left)
+		return nil, RuleError(RuleAmountExceedsRefundable, "amount %d VND exceeds the refundable %d VND", amount, amount-left)
 	}
 	return out, nil
 }
@@ -348,21 +332,21 @@ func NewRefund(in *RefundRequest, p *RefundPlan) (*Refund, error) {
 		}
 	}
 	if p.received() <= 0 || (p.Order != nil && p.Order.PaidAmount <= 0) {
-		return nil, ruleError(RuleNothingToRefund, "%s has received no money: there is nothing to refund", what)
+		return nil, RuleError(RuleNothingToRefund, "%s has received no money: there is nothing to refund", what)
 	}
 	refundable := p.Refundable()
 	if refundable <= 0 {
-		return nil, ruleError(RuleAlreadyRefunded, "%s is already refunded: refunds hold everything it received", what)
+		return nil, RuleError(RuleAlreadyRefunded, "%s is already refunded: refunds hold everything it received", what)
 	}
 	amount := in.Amount
 	if amount == 0 {
 		amount = refundable
 	}
 	if amount > refundable {
-		return nil, ruleError(RuleAmountExceedsRefundable, "amount %d VND exceeds what %s has left to refund, %d VND", amount, what, refundable)
+		return nil, RuleError(RuleAmountExceedsRefundable, "amount %d VND exceeds what %s has left to refund, %d VND", amount, what, refundable)
 	}
 	if !in.Receiver.Known() {
-		return nil, ruleError(RuleReceiverRequired, "receiver is required: the bank data of %s does not say whose account the money came from", what)
+		return nil, RuleError(RuleReceiverRequired, "receiver is required: the bank data of %s does not say whose account the money came from", what)
 	}
 	alloc, err := AllocateRefund(p.Sources, amount)
 	if err != nil {
@@ -450,7 +434,7 @@ func NextRefund(r *Refund, ch RefundChange, now time.Time) (*Refund, error) {
 	}
 	to, ok := moves[r.Status]
 	if !ok {
-		return nil, ruleError(RuleInvalidState, "refund %s is %s: it cannot %s (%s)", r.ID, r.Status, ch.Event, refundCan(r.Status))
+		return nil, RuleError(RuleInvalidState, "refund %s is %s: it cannot %s (%s)", r.ID, r.Status, ch.Event, refundCan(r.Status))
 	}
 	n := *r
 	n.Status, n.UpdatedAt = to, now
