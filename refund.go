@@ -645,15 +645,17 @@ func RefundIPNDelivery(r *Refund, o *Order, event string, at time.Time) (*Delive
 
 // PayoutConnector sends a refund's money from the company's bank account
 // through the bank (docs/api-v2.md, How a refund settles). There is one per
-// bank that offers payouts; the sandbox has one (refunds.Sandbox). Send
-// hands the refund over and returns; the money leaving is seen, as for a
-// refund sent by hand, by ingestion, which settles it; a refused payout is
-// reported by the connector through the refunds service (the refund fails).
+// bank that offers payouts; the sandbox has one (refunds.Sandbox). The
+// refunds service marks a refund processing and calls Send, which hands it
+// over and returns; the money leaving is seen, as for a refund sent by
+// hand, by ingestion, which settles it. A payout the bank refuses later is
+// reported by the connector through the refunds service (Service.Fail: the
+// refund fails, its amount refundable again).
 type PayoutConnector interface {
 	// Name is what Refund.Payout records, e.g. "sandbox".
 	Name() string
-	// Send hands r over. An error means the connector did not take it: the
-	// refund stays pending, for the merchant to send by hand.
+	// Send hands r (processing) over. An error means the connector
+	// refused it: the refund fails with the error's message.
 	Send(ctx context.Context, tenant TenantID, r *Refund) error
 }
 
