@@ -34,6 +34,7 @@ type Store interface {
 	TransactionStore
 	OrderStore
 	ExceptionStore
+	RefundStore
 	MerchantStore
 	DeliveryStore
 	HubStore

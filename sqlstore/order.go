@@ -13,7 +13,7 @@ import (
 const orderColumns = `id, company_id, invoice_number, order_ref, customer_id, status, amount, currency, description,
 	payment_code, virtual_account, bank_account_id, paid_amount, custom_data, custom_data_signed, user_agent, ip_address,
 	success_url, error_url, cancel_url, payment_method, created_at, updated_at, paid_at, paid_transaction_id,
-	cancelled_at, voided_at`
+	cancelled_at, voided_at, refunded_amount`
 
 func scanOrder(s scanner) (*recon.Order, error) {
 	var o recon.Order
@@ -23,7 +23,7 @@ func scanOrder(s scanner) (*recon.Order, error) {
 	if err := s.Scan(&o.ID, &o.CompanyID, &o.InvoiceNumber, &o.OrderID, &o.CustomerID, &o.Status, &o.Amount, &o.Currency,
 		&o.Description, &o.PaymentCode, &va, &bank, &o.PaidAmount, &o.CustomData, &o.CustomDataSigned, &o.UserAgent, &o.IPAddress,
 		&o.SuccessURL, &o.ErrorURL, &o.CancelURL, &o.PaymentMethod, &o.CreatedAt, &o.UpdatedAt, &paidAt, &paidTx,
-		&cancelledAt, &voidedAt); err != nil {
+		&cancelledAt, &voidedAt, &o.RefundedAmount); err != nil {
 		return nil, err
 	}
 	o.VirtualAccount, o.BankAccountID, o.PaidTransactionID = va.String, bank.Int64, paidTx.Int64
