@@ -92,7 +92,8 @@ type Order struct {
 	BankAccountID int64
 	PaidAmount    int64 // cumulative amount_in of matched transfers
 	// RefundedAmount is what refunds of the order hold or have sent back
-	// (docs/api-v2.md, Refunds): pending, processing and succeeded ones.
+	// (docs/api-v2.md, Refunds): pending_approval, pending, processing and
+	// succeeded ones (HoldingRefundStatuses).
 	RefundedAmount int64
 	// CustomData is the merchant's custom_data as a JSON array (text).
 	CustomData string

@@ -35,6 +35,7 @@ type Store interface {
 	OrderStore
 	VAStore
 	ExceptionStore
+	RefundStore
 	MerchantStore
 	DeliveryStore
 	HubStore

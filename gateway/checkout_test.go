@@ -51,6 +51,9 @@ func TestCheckoutCreatesOrder(t *testing.T) {
 			ErrorURL: "https://shop.example.vn/error", CancelURL: "https://shop.example.vn/cancel", PaymentMethod: "BANK_TRANSFER",
 			CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt,
 		}
+		if !recon.ValidXID(o.PublicID) {
+			t.Fatalf("public id %q is no xid: every order is readable through API v2", o.PublicID)
+		}
 		if *o != want {
 			t.Fatalf("stored order\n got %+v\nwant %+v", *o, want)
 		}

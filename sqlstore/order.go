@@ -13,7 +13,7 @@ import (
 const orderColumns = `id, company_id, invoice_number, order_ref, customer_id, status, amount, currency, description,
 	payment_code, virtual_account, bank_account_id, paid_amount, custom_data, custom_data_signed, user_agent, ip_address,
 	success_url, error_url, cancel_url, payment_method, created_at, updated_at, paid_at, paid_transaction_id,
-	cancelled_at, voided_at, public_id, buyer, expires_at, expired_at`
+	cancelled_at, voided_at, refunded_amount, public_id, buyer, expires_at, expired_at`
 
 func scanOrder(s scanner) (*recon.Order, error) {
 	var o recon.Order
@@ -24,7 +24,7 @@ func scanOrder(s scanner) (*recon.Order, error) {
 	if err := s.Scan(&o.ID, &o.CompanyID, &o.InvoiceNumber, &o.OrderID, &o.CustomerID, &o.Status, &o.Amount, &o.Currency,
 		&o.Description, &o.PaymentCode, &va, &bank, &o.PaidAmount, &o.CustomData, &o.CustomDataSigned, &o.UserAgent, &o.IPAddress,
 		&o.SuccessURL, &o.ErrorURL, &o.CancelURL, &o.PaymentMethod, &o.CreatedAt, &o.UpdatedAt, &paidAt, &paidTx,
-		&cancelledAt, &voidedAt, &o.PublicID, &buyer, &expiresAt, &expiredAt); err != nil {
+		&cancelledAt, &voidedAt, &o.RefundedAmount, &o.PublicID, &buyer, &expiresAt, &expiredAt); err != nil {
 		return nil, err
 	}
 	b, err := recon.ParseBuyerJSON(buyer)
@@ -282,18 +282,19 @@ func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, n
 	return o, nil
 }
 
-// notify enqueues build(o) in tx when notifyAt says so.
+// notify enqueues build(o) in tx when notifyAt says so (the IPN target
+// subscribes to its type: ipnSubscribes).
 func (db *DB) notify(ctx context.Context, tx *sql.Tx, o *recon.Order, build func(*recon.Order) (*recon.Delivery, error), now time.Time) error {
 	if build == nil {
 		return nil
 	}
-	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, nil)
-	if err != nil || !ok {
-		return err
-	}
 	d, err := build(o)
 	if err != nil {
 		return internal(err, "build notification")
+	}
+	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, ipnSubscribes(d.Event))
+	if err != nil || !ok {
+		return err
 	}
 	return db.enqueue(ctx, tx, d, now, due)
 }
