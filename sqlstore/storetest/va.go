@@ -22,6 +22,48 @@ func testVirtualAccounts(t *testing.T, open Open) {
 	run(t, "Expiry", withAccount(open), testVAExpiry)
 	run(t, "ExpiryOnceConcurrently", withAccount(open), testVAExpiryOnceConcurrently)
 	run(t, "StatusFilter", withAccount(open), testVAStatusFilter)
+	run(t, "Subscribers", withAccount(open), testVASubscribers)
+}
+
+// A live target that subscribes gets ORDER_PARTIALLY_PAID for each transfer
+// paying part of an order (a short one to an exact account too) and
+// ORDER_EXPIRED; one subscribing to ORDER_EXPIRED alone gets no ORDER_PAID.
+func testVASubscribers(t *testing.T, b *accountBundle) {
+	s, c, a := b.s, b.c, b.a
+	target := &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true,
+		Settings: `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID","ORDER_EXPIRED"]}`}
+	if err := s.SetIPN(t.Context(), c.Tenant(), target); err != nil {
+		t.Fatal(err)
+	}
+	_, partial := newV2Order(t, s, c, a, "PARTIAL", 100, "SBR0000000000001", recon.VAKindBank, recon.VAPartial)
+	_, exact := newV2Order(t, s, c, a, "EXACT", 100, "SBR0000000000002", recon.VAKindBank, recon.VAExact)
+	newV2Order(t, s, c, a, "IDLE", 100, "SBR0000000000003", recon.VAKindBank, recon.VAExact)
+	pay(t, s, c.Tenant(), a.ID, "R1", "", partial.Number, 30)
+	pay(t, s, c.Tenant(), a.ID, "R2", "", partial.Number, 30)
+	pay(t, s, c.Tenant(), a.ID, "R3", "", exact.Number, 30)
+	pay(t, s, c.Tenant(), a.ID, "R4", "", partial.Number, 40)
+	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPartiallyPaid); n != 3 {
+		t.Errorf("%d ORDER_PARTIALLY_PAID, want 3", n)
+	}
+	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid); n != 1 {
+		t.Errorf("%d ORDER_PAID, want 1", n)
+	}
+	notify := func(o *recon.Order) (*recon.Delivery, error) { return recon.IPNDelivery(o, recon.IPNOrderExpired, time.Now()) }
+	if n, err := s.ExpireOrders(t.Context(), time.Now().Add(48*time.Hour), notify); err != nil || n != 1 {
+		t.Fatalf("expire: %d %v; want IDLE alone (EXACT is partially paid)", n, err)
+	}
+	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderExpired); n != 1 {
+		t.Errorf("%d ORDER_EXPIRED, want 1", n)
+	}
+	target.Settings = `{"notification_types":["ORDER_EXPIRED"]}`
+	if err := s.SetIPN(t.Context(), c.Tenant(), target); err != nil {
+		t.Fatal(err)
+	}
+	_, last := newV2Order(t, s, c, a, "LAST", 100, "SBR0000000000004", recon.VAKindBank, recon.VAExact)
+	pay(t, s, c.Tenant(), a.ID, "R5", "", last.Number, 100)
+	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid); n != 1 {
+		t.Errorf("%d ORDER_PAID to a target subscribing to ORDER_EXPIRED alone, want the 1 from before", n)
+	}
 }
 
 // newV2Order stores a v2 order of amount expiring in a day (from the real
