@@ -48,7 +48,9 @@ func testVASubscribers(t *testing.T, b *accountBundle) {
 	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid); n != 1 {
 		t.Errorf("%d ORDER_PAID, want 1", n)
 	}
-	notify := func(o *recon.Order) (*recon.Delivery, error) { return recon.IPNDelivery(o, recon.IPNOrderExpired, time.Now()) }
+	notify := func(o *recon.Order) (*recon.Delivery, error) {
+		return recon.IPNDelivery(o, recon.IPNOrderExpired, time.Now())
+	}
 	if n, err := s.ExpireOrders(t.Context(), time.Now().Add(48*time.Hour), notify); err != nil || n != 1 {
 		t.Fatalf("expire: %d %v; want IDLE alone (EXACT is partially paid)", n, err)
 	}
