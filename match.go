@@ -161,8 +161,9 @@ type PaymentMatch struct {
 // past it); one that leaves it short is MatchUnderpaid; every transfer for
 // an order already captured or cancelled, before or during the sequence, is
 // MatchDuplicate and adds nothing. A payment through a virtual account of
-// API v2 (Payment.VA) that is not active is MatchVAInactive and adds
-// nothing, whatever the order's state; one through a partial or open
+// API v2 (Payment.VA) that is expired or cancelled is MatchVAInactive and
+// adds nothing, whatever the order's state (one through a paid account
+// names a paid order: a duplicate); one through a partial or open
 // account that leaves the order short is MatchPartial (expected), while
 // through an exact one (as by a code) it is MatchUnderpaid, an exception
 // whose money counts toward the order all the same, which waits for the
@@ -203,7 +204,7 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 			return nil, Errorf(EINVALID, "a transfer to order %s must pay more than 0 VND, not %d", o.InvoiceNumber, p.Amount)
 		}
 		m := &out[i]
-		if p.VA != nil && p.VA.Status != VAActive {
+		if p.VA != nil && (p.VA.Status == VAExpired || p.VA.Status == VACancelled) {
 			m.Outcome, m.PaidTotal = MatchVAInactive, paid
 			m.Reason = fmt.Sprintf("%s of order %s is %s: nothing was applied", named, o.InvoiceNumber, p.VA.Status)
 			continue

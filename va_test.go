@@ -239,6 +239,8 @@ func TestMatchPaymentsVA(t *testing.T) {
 		{"expired account changes nothing", recon.OrderAwaitingPayment, 50, []recon.Payment{pay(expired, 50), pay(open, 10)}, []out{
 			{recon.MatchVAInactive, 50, "virtual account SBR0000000000004 of order INV-7 is expired: nothing was applied"},
 			{recon.MatchPartial, 60, "virtual account SBR0000000000003 names order INV-7: 60 of 100 VND paid, 40 short"}}},
+		{"a paid account names a paid order: duplicate", recon.OrderCaptured, 100, []recon.Payment{pay(&recon.VirtualAccount{Number: "SBR0000000000006", Kind: recon.VAKindBank, AmountMode: recon.VAExact, Status: recon.VAPaid}, 100)}, []out{
+			{recon.MatchDuplicate, 100, "virtual account SBR0000000000006 names order INV-7, which is already captured"}}},
 		{"cancelled account of a paid order is still inactive", recon.OrderCaptured, 100, []recon.Payment{pay(cancelled, 100)}, []out{
 			{recon.MatchVAInactive, 100, "memo code RECOVA00000005 of order INV-7 is cancelled: nothing was applied"}}},
 	} {

@@ -206,8 +206,12 @@ func testVAExactMode(t *testing.T, b *accountBundle) {
 	if vas := orderVAs(t, s, c.Tenant(), o.ID); vas[0].Status != recon.VAPaid {
 		t.Errorf("account after payment: %s", vas[0].Status)
 	}
+	// Once more to the paid account: a duplicate of a paid order, as in v1.
+	if k := exceptionKind(t, s, c.Tenant(), pay(t, s, c.Tenant(), a.ID, "R9", "", va.Number, 100_000)); k != recon.ExceptionDuplicate {
+		t.Errorf("a transfer to a paid account: exception %q, want duplicate", k)
+	}
 	ds, _ := s.MatchDecisions(t.Context(), c.Tenant(), o.ID, 0)
-	if len(ds) != 2 || ds[0].Rule != recon.MatchByVA || ds[0].Reason != "virtual account SBR0000000000001 names order V-1: 40000 of 100000 VND paid, 60000 short" {
+	if len(ds) != 3 || ds[0].Rule != recon.MatchByVA || ds[0].Reason != "virtual account SBR0000000000001 names order V-1: 40000 of 100000 VND paid, 60000 short" {
 		t.Errorf("decisions %+v", ds)
 	}
 	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPartiallyPaid); n != 0 {
