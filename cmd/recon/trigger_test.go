@@ -235,3 +235,57 @@ func TestTriggerHubEvents(t *testing.T) {
 		}
 	})
 }
+
+// TestTriggerV2Orders: recon trigger ORDER_PARTIALLY_PAID and ORDER_EXPIRED
+// make an order of API v2 in the test mode (a company without payment-code
+// formats too: it is paid through the sandbox bank's virtual account) and
+// cause the notification through the production paths, held for recon
+// listen without a test IPN URL; a test target that does not subscribe
+// refuses the event before anything is made.
+func TestTriggerV2Orders(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		dbURL := dbtest.NewURL(t, engine)
+		co := cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Kích Hoạt", "--short-name", "KICHHOAT")
+		company := fmt.Sprint(co["id"])
+		db := dbtest.OpenURL(t, dbURL)
+		for _, c := range []struct {
+			event, status string
+			paid          int64
+		}{{recon.IPNOrderPartiallyPaid, recon.OrderPartiallyPaid, 75000}, {recon.IPNOrderExpired, recon.OrderExpired, 0}} {
+			var res triggerResult
+			out, err := cli(t, dbURL, "trigger", c.event, "--company", company, "--json")
+			if err != nil {
+				t.Fatalf("trigger %s: %v", c.event, err)
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("trigger printed %q: %v", out, err)
+			}
+			if res.Order == nil || !strings.HasPrefix(res.Order.PaymentCode, recon.SandboxVAPrefix) || len(res.Deliveries) != 1 ||
+				res.Deliveries[0].Event != c.event || !res.Deliveries[0].Held {
+				t.Fatalf("trigger %s answered %+v", c.event, res)
+			}
+			tenant, err := db.TenantOf(ctx, int64(co["id"].(float64)), false) // made by the first trigger
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := db.Order(ctx, tenant.ID, res.Order.InvoiceNumber)
+			if err != nil || o.V2Status() != c.status || o.PaidAmount != c.paid {
+				t.Fatalf("%s: the order %+v %v", c.event, o, err)
+			}
+		}
+		cliJSON(t, dbURL, "ipn", "set", "--company", company, "--test", "--url", "https://shop.example.vn/ipn", "--sandbox")
+		tenant, err := db.TenantOf(ctx, int64(co["id"].(float64)), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, before, _ := db.Orders(ctx, tenant.ID, recon.OrderFilter{Page: 1, PerPage: 1})
+		if _, err := cli(t, dbURL, "trigger", recon.IPNOrderExpired, "--company", company); err == nil || !strings.Contains(err.Error(), "does not subscribe to ORDER_EXPIRED") {
+			t.Fatalf("trigger for a target that does not subscribe: %v", err)
+		}
+		if _, after, _ := db.Orders(ctx, tenant.ID, recon.OrderFilter{Page: 1, PerPage: 1}); after != before {
+			t.Errorf("a refused trigger made an order: %d, was %d", after, before)
+		}
+	})
+}
