@@ -16,7 +16,6 @@ import (
 	"recon"
 	"recon/checkout"
 	"recon/linking"
-	"recon/orders"
 	"recon/sqlstore"
 )
 
@@ -34,9 +33,6 @@ type triggerEvent struct {
 	Steps []func(tr *triggerRun, ctx context.Context) error
 	// Also are the notification types the steps cause on the way.
 	Also []string
-	// V2 marks an event of API v2's orders (package orders), which need
-	// no payment-code format: they are paid through virtual accounts.
-	V2 bool
 }
 
 var triggerEvents = []triggerEvent{
@@ -50,18 +46,6 @@ var triggerEvents = []triggerEvent{
 		About: "an order paid by a simulated transfer (ORDER_PAID fires too), then voided",
 		Steps: []func(*triggerRun, context.Context) error{(*triggerRun).checkout, (*triggerRun).pay, (*triggerRun).void},
 		Also:  []string{recon.IPNOrderPaid},
-	},
-	{
-		Name:  recon.IPNOrderPartiallyPaid,
-		About: "an order of API v2 (a partial virtual account) paid in half by a simulated transfer",
-		Steps: []func(*triggerRun, context.Context) error{(*triggerRun).orderV2, (*triggerRun).payHalf},
-		V2:    true,
-	},
-	{
-		Name:  recon.IPNOrderExpired,
-		About: "an order of API v2 expiring a second after it is made, expired as the sweep loop does",
-		Steps: []func(*triggerRun, context.Context) error{(*triggerRun).orderV2, (*triggerRun).expire},
-		V2:    true,
 	},
 }
 
@@ -115,12 +99,9 @@ linked account (--bank-account) also sends the balance change to the hub IPN.
 The transfer goes to --bank-account (a test-mode account of the company), by
 default the test mode's first account; a company without one gets a sandbox
 account. The company needs payment codes on with an active format (checkout
-refuses orders it could never match otherwise), except for ORDER_PARTIALLY_PAID
-and ORDER_EXPIRED, whose orders are API v2's (POST /v2/orders: the orders
-service), paid through a virtual account (the sandbox bank's number).`,
+refuses orders it could never match otherwise).`,
 		Example: `  recon trigger ORDER_PAID --company 1
   recon trigger TRANSACTION_VOID --company 1 --amount 250000 --json
-  recon trigger ORDER_PARTIALLY_PAID --company 1
   recon trigger BANK_ACCOUNT_LINKED --company 1`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -240,7 +221,7 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 	if err != nil {
 		return nil, err
 	}
-	if !ev.V2 && !checkout.CanMatch(&co.Config) {
+	if !checkout.CanMatch(&co.Config) {
 		return nil, fmt.Errorf("company %d cannot take bank-transfer payments yet: payment codes must be on (paycode) with an active payment-code format (PATCH /api/v1/company/configurations)", tr.company)
 	}
 	if tr.tenant, err = tr.db.TestTenant(ctx, tr.company); err != nil {
@@ -577,59 +558,4 @@ func (a *app) triggerHub(ctx context.Context, companyID int64, event string) err
 		fmt.Fprintln(a.stdout, "  (hub events go to the test-mode webhook, or wait for recon listen; recon hub events LINK_TOKEN_XID --company N --test shows a timeline)")
 		return nil
 	})
-}
-
-// orderV2 creates an order of API v2 with a partial virtual account, as
-// POST /v2/orders does (orders.Service.Create): in the test mode, the
-// sandbox bank's number. It lives a second, so that expire can end it.
-func (tr *triggerRun) orderV2(ctx context.Context) error {
-	var b [5]byte
-	if _, err := io.ReadFull(tr.rand, b[:]); err != nil {
-		return err
-	}
-	if err := tr.active(ctx, "order"); err != nil {
-		return err
-	}
-	svc := &orders.Service{Store: tr.db, Clock: tr.clock, Rand: tr.rand}
-	v, err := svc.Create(ctx, tr.tenant.ID, recon.OrderInput{InvoiceNumber: "TRIGGER-" + strings.ToUpper(hex.EncodeToString(b[:])),
-		Amount: tr.amount, BankAccountID: tr.account.ID, Description: "recon trigger " + tr.res.Event, CustomerID: "TRIGGER",
-		ExpiresIn: func() *int64 { n := int64(1); return &n }(), VA: recon.VAInput{AmountMode: recon.VAPartial}})
-	if err != nil {
-		return stepError("order", err)
-	}
-	o := v.Order
-	tr.res.Order = &triggerOrder{ID: o.ID, InvoiceNumber: o.InvoiceNumber, PaymentCode: v.VAs[0].Number, Amount: o.Amount, Status: o.Status}
-	return nil
-}
-
-// payHalf plays the payer: a simulated transfer of half the order's amount
-// (at least 1 VND) to its virtual account, through recon.Ingest.
-func (tr *triggerRun) payHalf(ctx context.Context) error {
-	o := tr.res.Order
-	amount := max(o.Amount/2, 1)
-	ref := recon.SimulatedReferenceFrom(tr.rand)
-	now := tr.clock.Now()
-	in := recon.TransactionInput{BankAccountID: tr.account.ID, TransactionDate: now.In(tr.loc), AmountIn: amount,
-		Content: "NGUYEN VAN A chuyen tien", ReferenceNumber: ref}
-	if recon.IsMemoVANumber(o.PaymentCode) {
-		in.Content += " " + o.PaymentCode
-	} else {
-		in.SubAccount = o.PaymentCode
-	}
-	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID, now, []recon.TransactionInput{in})
-	if err != nil {
-		return err
-	}
-	tr.res.Transaction = &triggerTransfer{ID: res[0].ID, ReferenceNumber: ref, Amount: amount, Content: in.Content}
-	return nil
-}
-
-// expire runs the sweep loop's expiry (sqlstore's ExpireOrders, what every
-// node of recon serve runs) as of two seconds on, when the order has expired.
-func (tr *triggerRun) expire(ctx context.Context) error {
-	now := tr.clock.Now().Add(2 * time.Second)
-	_, err := tr.db.ExpireOrders(ctx, now, func(o *recon.Order) (*recon.Delivery, error) {
-		return recon.IPNDelivery(o, recon.IPNOrderExpired, now.In(tr.loc))
-	})
-	return err
 }
