@@ -216,7 +216,7 @@ func (db *DB) notifyPartiallyPaid(ctx context.Context, tx *sql.Tx, companyID int
 	if len(orders) == 0 {
 		return 0, nil
 	}
-	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, ipnSubscribes(recon.IPNOrderPartiallyPaid))
+	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, wantsIPN(recon.IPNOrderPartiallyPaid))
 	if err != nil || !ok {
 		return 0, err
 	}

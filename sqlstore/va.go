@@ -270,7 +270,7 @@ func (db *DB) expireOrder(ctx context.Context, id int64, now time.Time, notify f
 		if notify == nil {
 			return nil
 		}
-		due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, ipnSubscribes(recon.IPNOrderExpired))
+		due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, wantsIPN(recon.IPNOrderExpired))
 		if err != nil || !ok {
 			return err
 		}
@@ -285,6 +285,13 @@ func (db *DB) expireOrder(ctx context.Context, id int64, now time.Time, notify f
 		return false, 0, err
 	}
 	return done, enqueued, nil
+}
+
+// wantsIPN is notifyAt's filter of an IPN of type t: whether the active
+// target subscribes to it (its notification_types; docs/api-v2.md,
+// Notifications).
+func wantsIPN(t string) func(string) (bool, error) {
+	return func(settings string) (bool, error) { return recon.IPNWants(settings, t) }
 }
 
 // closeVAs moves the order's active accounts to status (cancelled with the
