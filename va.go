@@ -544,13 +544,31 @@ type VAStore interface {
 	ExpireOrders(ctx context.Context, now time.Time, notify func(*Order) (*Delivery, error)) (int, error)
 }
 
+// AskedAmount is what a transfer to va should bring now, o being its order
+// as it stands (nil: as when the account was made): exact, what the order
+// still owes; partial, the account's amount, at most that; open, 0 (the
+// payer types it). A paid account asks nothing more.
+func (va *VirtualAccount) AskedAmount(o *Order) int64 {
+	if va.AmountMode == VAOpen {
+		return 0
+	}
+	if o == nil {
+		return va.Amount
+	}
+	due := max(o.Amount-o.PaidAmount, 0)
+	if va.AmountMode == VAExact {
+		return due
+	}
+	return min(va.Amount, due)
+}
+
 // VAQRText is the VietQR payload (VietQR) of a transfer to a virtual account
 // (docs/api-v2.md, Virtual accounts): for a bank one, to the account number
 // itself at the bank of the company's account, no memo needed; for a memo
 // one, to the company's account with the code as the memo. The amount is
-// the account's (none for an open one: the payer types it). "" when the bank
-// has no known BIN or the details do not fit a VietQR.
-func VAQRText(va *VirtualAccount, bank *BankAccount) string {
+// va.AskedAmount(o) (none for an open one: the payer types it). "" when the
+// bank has no known BIN or the details do not fit a VietQR.
+func VAQRText(va *VirtualAccount, bank *BankAccount, o *Order) string {
 	if va == nil || bank == nil {
 		return ""
 	}
@@ -562,9 +580,7 @@ func VAQRText(va *VirtualAccount, bank *BankAccount) string {
 	if va.Kind == VAKindBank {
 		q.Account, q.Purpose = va.Number, ""
 	}
-	if va.AmountMode != VAOpen {
-		q.Amount = va.Amount
-	}
+	q.Amount = va.AskedAmount(o)
 	p, err := q.Payload()
 	if err != nil {
 		return ""

@@ -399,13 +399,38 @@ func TestVAQRText(t *testing.T) {
 		}
 		return p
 	}
-	if got := recon.VAQRText(bank, vcb); got != want(recon.VietQR{BIN: "970436", Account: "SBR0000000000001", Amount: 150000}) {
+	if got := recon.VAQRText(bank, vcb, nil); got != want(recon.VietQR{BIN: "970436", Account: "SBR0000000000001", Amount: 150000}) {
 		t.Errorf("bank: %q", got)
 	}
-	if got := recon.VAQRText(memo, vcb); got != want(recon.VietQR{BIN: "970436", Account: "0011223344", Purpose: "RECOVA12345678"}) {
+	if got := recon.VAQRText(memo, vcb, nil); got != want(recon.VietQR{BIN: "970436", Account: "0011223344", Purpose: "RECOVA12345678"}) {
 		t.Errorf("memo: %q", got)
 	}
-	if got := recon.VAQRText(memo, &recon.BankAccount{BankName: "Nowhere Bank", AccountNumber: "1"}); got != "" {
+	if got := recon.VAQRText(memo, &recon.BankAccount{BankName: "Nowhere Bank", AccountNumber: "1"}, nil); got != "" {
 		t.Errorf("unknown bank: %q", got)
+	}
+}
+
+// TestAskedAmount: after a short transfer an exact account asks for the
+// rest, a partial one for its amount up to the rest, an open one for none.
+func TestAskedAmount(t *testing.T) {
+	o := &recon.Order{Amount: 100, PaidAmount: 70}
+	for _, c := range []struct {
+		va        recon.VirtualAccount
+		now, made int64
+	}{
+		{recon.VirtualAccount{AmountMode: recon.VAExact, Amount: 100}, 30, 100},
+		{recon.VirtualAccount{AmountMode: recon.VAPartial, Amount: 50}, 30, 50},
+		{recon.VirtualAccount{AmountMode: recon.VAPartial, Amount: 20}, 20, 20},
+		{recon.VirtualAccount{AmountMode: recon.VAOpen}, 0, 0},
+	} {
+		if got := c.va.AskedAmount(o); got != c.now {
+			t.Errorf("%s %d: asks %d, want %d", c.va.AmountMode, c.va.Amount, got, c.now)
+		}
+		if got := c.va.AskedAmount(nil); got != c.made {
+			t.Errorf("%s %d without the order: asks %d, want %d", c.va.AmountMode, c.va.Amount, got, c.made)
+		}
+	}
+	if got := (&recon.VirtualAccount{AmountMode: recon.VAExact, Amount: 100}).AskedAmount(&recon.Order{Amount: 100, PaidAmount: 120}); got != 0 {
+		t.Errorf("an overpaid order's exact account asks %d", got)
 	}
 }

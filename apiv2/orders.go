@@ -95,19 +95,21 @@ func (h *Handler) orderOf(v *orders.View) orderJSON {
 		j.BankAccountID = &id
 	}
 	for _, va := range v.VAs {
-		j.VirtualAccounts = append(j.VirtualAccounts, h.vaOf(va, v.Bank))
+		j.VirtualAccounts = append(j.VirtualAccounts, h.vaOf(va, v.Bank, o))
 	}
 	return j
 }
 
-func (h *Handler) vaOf(va *recon.VirtualAccount, bank *recon.BankAccount) vaJSON {
+// vaOf shows va; its QR asks for what its order o owes now (nil: the
+// account's amount, as when it was made).
+func (h *Handler) vaOf(va *recon.VirtualAccount, bank *recon.BankAccount, o *recon.Order) vaJSON {
 	j := vaJSON{VANumber: va.Number, OrderID: va.OrderPublicID, Kind: va.Kind, HolderName: va.HolderName, BankAccountID: va.BankAccountID,
 		AmountMode: va.AmountMode, Status: va.Status, ExpiresAt: h.timeText(va.ExpiresAt), CreatedAt: h.timeText(va.CreatedAt)}
 	if va.AmountMode != recon.VAOpen {
 		n := va.Amount
 		j.Amount = &n
 	}
-	if p := recon.VAQRText(va, bank); p != "" {
+	if p := recon.VAQRText(va, bank, o); p != "" {
 		j.QR = &qrJSON{Payload: p}
 	}
 	return j
@@ -231,11 +233,16 @@ func (h *Handler) addVA(r *http.Request, c *recon.Caller) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	banks, err := h.cfg.Orders.BankAccounts(r.Context(), c.Tenant)
+	return h.vaAnswer(r, c, va, http.StatusCreated)
+}
+
+// vaAnswer answers va with status, its QR asking for what its order owes.
+func (h *Handler) vaAnswer(r *http.Request, c *recon.Caller, va *recon.VirtualAccount, status int) (*Answer, error) {
+	v, err := h.cfg.Orders.Get(r.Context(), c.Tenant, va.OrderPublicID)
 	if err != nil {
 		return nil, err
 	}
-	return created(h.vaOf(va, banks[va.BankAccountID])), nil
+	return &Answer{Status: status, Data: h.vaOf(va, v.Bank, v.Order)}, nil
 }
 
 func (h *Handler) cancelVA(r *http.Request, c *recon.Caller) (*Answer, error) {
@@ -243,11 +250,7 @@ func (h *Handler) cancelVA(r *http.Request, c *recon.Caller) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	banks, err := h.cfg.Orders.BankAccounts(r.Context(), c.Tenant)
-	if err != nil {
-		return nil, err
-	}
-	return ok(h.vaOf(va, banks[va.BankAccountID])), nil
+	return h.vaAnswer(r, c, va, http.StatusOK)
 }
 
 // vaParams are GET /v2/virtual-accounts' query parameters.
@@ -280,7 +283,7 @@ func (h *Handler) listVAs(r *http.Request, c *recon.Caller) (*Answer, error) {
 	}
 	out := make([]vaJSON, len(list))
 	for i, va := range list {
-		out[i] = h.vaOf(va, banks[va.BankAccountID])
+		out[i] = h.vaOf(va, banks[va.BankAccountID], nil)
 	}
 	return paged(out, p, total), nil
 }

@@ -156,8 +156,13 @@ func TestOrdersAPI(t *testing.T) {
 
 		// A partial payment through the memo code: partially_paid.
 		e.ingest(t, e.co.Tenant(), e.bank.ID, "R1", "thanh toan "+number, "", 40000)
-		if _, m, _ := e.call(t, "GET", "/v2/orders/"+id, "admin", ""); data(m)["status"] != "partially_paid" || data(m)["paid_amount"] != 40000.0 {
+		_, m, _ = e.call(t, "GET", "/v2/orders/"+id, "admin", "")
+		if data(m)["status"] != "partially_paid" || data(m)["paid_amount"] != 40000.0 {
 			t.Errorf("after a partial payment: %v", data(m))
+		}
+		// Its account's QR now asks for the rest: 110 000 VND (EMVCo object 54).
+		if qr := data(m)["virtual_accounts"].([]any)[0].(map[string]any)["qr"].(map[string]any); !strings.Contains(qr["payload"].(string), "5406110000") {
+			t.Errorf("the QR after a partial payment: %v", qr)
 		}
 		for q, want := range map[string]float64{"status=partially_paid": 1, "status=pending": 0, "customer_id=C-1": 1, "q=" + "%C4%91%C6%A1n+h%C3%A0ng": 1, "q=nothing": 0} {
 			if status, m, _ := e.call(t, "GET", "/v2/orders?"+q, "admin", ""); status != 200 || m["meta"].(map[string]any)["total"] != want {

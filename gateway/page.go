@@ -101,7 +101,7 @@ func (h *Handler) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 			d.Memo = ""
 		}
 		if va.AmountMode != recon.VAOpen {
-			d.Remaining = va.Amount
+			d.Remaining = va.AskedAmount(o)
 		}
 	}
 	if _, ok := orderQR(o, bank, va); ok && d.Awaiting {
@@ -170,7 +170,7 @@ func (h *Handler) activeVA(r *http.Request, m *recon.Merchant, o *recon.Order) (
 // is one (a known bank, details that fit).
 func orderQR(o *recon.Order, bank *recon.BankAccount, va *recon.VirtualAccount) (string, bool) {
 	if va != nil {
-		p := recon.VAQRText(va, bank)
+		p := recon.VAQRText(va, bank, o)
 		return p, p != ""
 	}
 	bin := recon.BankBIN(bank.BankName)
