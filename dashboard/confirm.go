@@ -78,6 +78,9 @@ func orderItems(l lang, o *recon.Order) []confirmItem {
 // what its status becomes and the IPN that goes out. An order the action
 // cannot apply to shows the order page with the reason (409).
 func (h *Handler) confirmOrderAction(w http.ResponseWriter, r *http.Request, q *request, action, invoice string) error {
+	if h.Orders == nil {
+		return errNotFound()
+	}
 	o, err := h.Store.Order(r.Context(), q.caller.Tenant, invoice)
 	if err != nil {
 		return err

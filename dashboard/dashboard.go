@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/checkout"
 	"recon/ipn"
 	"recon/linking"
 	"recon/web"
@@ -68,8 +69,6 @@ type Store interface {
 	// recon.OrderStore's:
 	Order(ctx context.Context, tenant recon.TenantID, invoiceNumber string) (*recon.Order, error)
 	Orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFilter) ([]*recon.Order, int64, error)
-	CancelOrder(ctx context.Context, tenant recon.TenantID, invoiceNumber string, now time.Time) (*recon.Order, error)
-	VoidOrder(ctx context.Context, tenant recon.TenantID, invoiceNumber string, now time.Time, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error)
 	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	// recon.MerchantStore's:
 	SetMerchant(ctx context.Context, m *recon.Merchant) error
@@ -133,6 +132,9 @@ type Handler struct {
 	// limit); an expensive search costs SearchCost requests. See
 	// docs/dashboard.md, Rate limits.
 	SessionLimiter, AddressLimiter *web.RateLimiter
+	// Orders cancels and voids the gateway's orders (checkout.Service, as
+	// the gateway's order API does), nil without: the actions are hidden.
+	Orders *checkout.Service
 	// Hub is the bank-linking hub's service (link tokens, the webhook, the
 	// simulation of hub events), nil without one.
 	Hub *linking.Service

@@ -15,17 +15,21 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"recon"
+	"recon/checkout"
 	"recon/dashboard"
 	"recon/delivery"
 	"recon/internal/testkit"
+	"recon/ipn"
+	"recon/linking"
 	"recon/oauth"
+	"recon/server"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/web"
 )
 
 // The dashboard's tests run it as `recon serve --sandbox
-// --allow-private-targets` does (cmd/recon/serve.go), less what they do not
+// --allow-private-targets` does (server/routes.go), less what they do not
 // reach: a dashboard.Handler on a real database of each engine, signing in
 // through the authorization server's password check (oauth.Server: the
 // login page's check and throttle), behind the server's middleware, on a
@@ -62,12 +66,15 @@ type tenant struct {
 	id            recon.TenantID
 	account       int64
 	signingSecret string // of the company's IPN target
+	merchantID    string // the gateway's credentials, when made (newSettingsEnv)
+	secret        string
 }
 
 // newServer starts the dashboard on a fresh database of the engine. It has
 // no rate limits: the tests make searches in bursts no person makes (the
-// limits have their own test, TestDashboardRateLimit).
-func newServer(t *testing.T, engine string) *dashEnv {
+// limits have their own test, TestDashboardRateLimit). configure changes
+// the handler before it is registered.
+func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler)) *dashEnv {
 	t.Helper()
 	loc, err := time.LoadLocation("Asia/Ho_Chi_Minh") // recon serve's default --timezone
 	if err != nil {
@@ -94,9 +101,24 @@ func newServer(t *testing.T, engine string) *dashEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Sandbox, as `recon serve --sandbox`: cookies without Secure on http.
-	(&dashboard.Handler{Store: e.db, Passwords: auth, Sandbox: true, Location: loc, Clock: recon.SystemClock{}, Logger: log,
-		HashPassword: oauth.HashPassword, Kick: dispatcher.Kick}).Register(mux)
+	// Sandbox, as `recon serve --sandbox --allow-private-targets`: cookies
+	// without Secure on http, notification URLs on loopback.
+	checkURL := func(raw string) error { return delivery.CheckURL(raw, true, true) }
+	h := &dashboard.Handler{Store: e.db, Passwords: auth, Sandbox: true, Location: loc, Clock: recon.SystemClock{}, Logger: log,
+		HashPassword: oauth.HashPassword, Kick: dispatcher.Kick,
+		// The services and adapters server/routes.go gives it.
+		Orders:          &checkout.Service{Store: e.db, Clock: recon.SystemClock{}, Location: loc, Logger: log},
+		IPN:             &ipn.Service{Store: e.db, CheckURL: checkURL, Blocked: delivery.IsBlocked},
+		Hub:             &linking.Service{Store: e.db, BaseURL: srv.URL, CheckURL: checkURL, Blocked: delivery.IsBlocked},
+		ImportStatement: server.ImportStatement(e.db, loc, recon.SystemClock{}),
+		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
+			return oauth.RegisterClient(ctx, e.db, c, public)
+		},
+	}
+	for _, c := range configure {
+		c(h)
+	}
+	h.Register(mux)
 	return e
 }
 

@@ -131,37 +131,41 @@ func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, q *request
 		}
 	}
 	slices.SortStableFunc(v.Timeline, func(a, b event) int { return strings.Compare(a.At, b.At) })
-	manage := q.caller.May(recon.ActionManageNotifications)
+	manage := q.caller.May(recon.ActionManageNotifications) && h.Orders != nil
 	v.CanVoid = manage && recon.OrderAllows(o, recon.OrderVoid)
 	v.CanCancel = manage && recon.OrderAllows(o, recon.OrderCancel)
 	h.render(w, r, status, "order", h.data(r, q, "order", v))
 	return nil
 }
 
-// voidOrder serves POST /dashboard/order/void: the gateway's void (the same
-// store call and IPN), for users who may manage notifications and merchant
-// credentials (the gateway's own callers hold those). Without the
-// confirmation field it shows the confirmation page instead.
+// voidOrder serves POST /dashboard/order/void: the gateway's void
+// (checkout.Service.Void: the same store call and IPN), for users who may
+// manage notifications and merchant credentials (the gateway's own callers
+// hold those). Without the confirmation field it shows the confirmation page
+// instead.
 func (h *Handler) voidOrder(w http.ResponseWriter, r *http.Request, q *request) error {
-	invoice, now := r.PostForm.Get("invoice"), h.now()
+	if h.Orders == nil {
+		return errNotFound()
+	}
+	invoice := r.PostForm.Get("invoice")
 	if !confirmed(r) {
 		return h.confirmOrderAction(w, r, q, "void", invoice)
 	}
-	notify := func(o *recon.Order) (*recon.Delivery, error) {
-		return recon.IPNDelivery(o, recon.IPNTransactionVoid, now.In(h.Location))
-	}
-	_, err := h.Store.VoidOrder(r.Context(), q.caller.Tenant, invoice, now, notify)
+	_, err := h.Orders.Void(r.Context(), q.caller.Tenant, invoice)
 	return h.afterOrderAction(w, r, q, invoice, err)
 }
 
-// cancelOrder serves POST /dashboard/order/cancel: the gateway's cancel,
-// once confirmed.
+// cancelOrder serves POST /dashboard/order/cancel: the gateway's cancel
+// (checkout.Service.Cancel), once confirmed.
 func (h *Handler) cancelOrder(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.Orders == nil {
+		return errNotFound()
+	}
 	invoice := r.PostForm.Get("invoice")
 	if !confirmed(r) {
 		return h.confirmOrderAction(w, r, q, "cancel", invoice)
 	}
-	_, err := h.Store.CancelOrder(r.Context(), q.caller.Tenant, invoice, h.now())
+	_, err := h.Orders.Cancel(r.Context(), q.caller.Tenant, invoice)
 	return h.afterOrderAction(w, r, q, invoice, err)
 }
 

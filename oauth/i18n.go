@@ -174,6 +174,22 @@ var scopeText = map[string]map[lang]string{
 		"vi": "Xử lý thủ công các giao dịch chưa khớp và các ngoại lệ khác, dưới tên bạn",
 		"en": "Resolve unmatched and other exception transfers by hand, in your name",
 	},
+	recon.ScopeOrderRead: {
+		"vi": "Xem đơn hàng của công ty bạn, tài khoản ảo và các khoản thanh toán của chúng",
+		"en": "See your company's orders, their virtual accounts and their payments",
+	},
+	recon.ScopeOrderWrite: {
+		"vi": "Tạo và huỷ đơn hàng và tài khoản ảo của chúng",
+		"en": "Create and cancel orders and their virtual accounts",
+	},
+	recon.ScopeRefundRead: {
+		"vi": "Xem các khoản hoàn tiền của công ty bạn",
+		"en": "See your company's refunds",
+	},
+	recon.ScopeRefundWrite: {
+		"vi": "Yêu cầu, huỷ và (với vai trò quản trị) duyệt hoặc từ chối hoàn tiền cho người trả",
+		"en": "Request and cancel refunds to payers and (as an administrator) approve or reject them",
+	},
 	recon.ScopeProfile: {
 		"vi": "Xem địa chỉ e-mail và vai trò của bạn",
 		"en": "See your e-mail address and role",

@@ -10,6 +10,7 @@ import (
 
 	"recon"
 	"recon/oauth"
+	"recon/server"
 	"recon/sqlstore"
 )
 
@@ -239,7 +240,7 @@ others are listed as refused, and a request allowed none of them fails.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				srv, err := newOAuthServer(cmd.Context(), db, "http://localhost", a.clock, nil)
+				srv, err := server.NewOAuth(cmd.Context(), db, "http://localhost", a.clock, nil)
 				if err != nil {
 					return err
 				}

@@ -15,11 +15,11 @@ import (
 	"recon/sqlstore/dbtest"
 )
 
-// The environment of the dashboard's tests (docs/dashboard.md) that need a
-// whole `recon serve` (settings, search, exceptions and notifications,
-// confirmations, the browser tests). Sign-in and its throttle, sessions,
-// CSRF, roles, tenants and modes, and escaping are tested in package
-// dashboard (dashboard/dashboard_test.go).
+// The environment of the dashboard's tests that need a whole `recon serve`:
+// the settings' OAuth clients and hub webhook, whose results the hub's API
+// uses (dashboard_settings2_test.go). Everything else of the dashboard
+// (pages, sign-in, CSRF, roles, tenants and modes, confirmations, settings,
+// uploads, the browser tests) is tested in package dashboard.
 
 const dashPassword = "correct horse battery"
 

@@ -3,12 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/base64"
 	"fmt"
 	"html"
 	"io"
-	"log/slog"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -16,10 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"recon"
 	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
-	"recon/web"
 )
 
 // TestNULInputEveryRoute sends a NUL byte to every registered route, on both
@@ -31,11 +27,7 @@ import (
 func TestNULInputEveryRoute(t *testing.T) {
 	t.Parallel()
 	db := dbtest.OpenStore(t, "sqlite")
-	auth, err := newOAuthServer(context.Background(), db, "http://127.0.0.1", recon.SystemClock{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patterns := routes(db, auth, web.NewMetrics(), serveConfig{}, "sandbox", slog.New(slog.DiscardHandler)).Patterns()
+	patterns := routePatterns(t, db, true)
 	wildcard := regexp.MustCompile(`\{[^}]*\}`)
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)

@@ -146,7 +146,7 @@ func (a *app) location() (*time.Location, error) {
 // openStore opens the configured database, brings its schema up to date
 // and loads the key that seals its secrets (secretKeySource).
 func (a *app) openStore(ctx context.Context, opts ...sqlstore.Option) (*sqlstore.DB, error) {
-	db, err := sqlstore.Open(ctx, a.databaseURL, opts...)
+	db, err := sqlstore.Open(ctx, a.databaseURL, append([]sqlstore.Option{sqlstore.WithRand(a.rand)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,8 @@
-package main
+package dashboard_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -59,13 +60,13 @@ func TestDashboardSettingsBrowser(t *testing.T) {
 
 		// Bank accounts.
 		do("bank accounts", chromedp.Navigate(e.base+"/dashboard/bank-accounts"), chromedp.WaitVisible("#accounts"))
-		if got := text("#account-" + e.live.account); !strings.Contains(got, "0071000123456") {
+		if got := text("#account-" + fmt.Sprint(e.live.account)); !strings.Contains(got, "0071000123456") {
 			t.Errorf("account row: %q", got)
 		}
 		shot("dashboard-bank-accounts.png")
 
 		// Sandbox, in test mode: pay an order, which is then captured.
-		e.checkoutWith(t, e.test, "INV-SB-1", 250000, "Đơn thử nghiệm")
+		e.checkout(t, e.test, "INV-SB-1", 250000, "Đơn thử nghiệm")
 		click("#switch-mode")
 		click("#nav-sandbox")
 		do("invoice", chromedp.SendKeys("#pay-invoice", "INV-SB-1"))

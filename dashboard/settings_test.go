@@ -1,8 +1,9 @@
-package main
+package dashboard_test
 
 import (
 	"bytes"
 	"context"
+	crand "crypto/rand"
 	"fmt"
 	"mime/multipart"
 	"net/http"
@@ -18,13 +19,13 @@ import (
 	"recon/sqlstore/dbtest"
 )
 
-// The settings, bank accounts and sandbox screens (docs/dashboard.md) on a
-// real server, both engines: what each shows, the changes an Admin makes,
-// what other roles and other tenants are refused, CSRF, escaping.
+// The settings, bank accounts and sandbox screens (docs/dashboard.md), both
+// engines: what each shows, the changes an Admin makes, what other roles and
+// other tenants are refused, CSRF, escaping.
 func TestDashboardSettings(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		e := newDashEnv(t, engine)
+		e := newSettingsEnv(t, engine)
 		for _, c := range []struct {
 			name string
 			fn   func(*testing.T, *dashEnv)
@@ -35,6 +36,22 @@ func TestDashboardSettings(t *testing.T) {
 			}
 		}
 	})
+}
+
+// newSettingsEnv is newDashEnv with what the settings show besides:
+// another Admin in each company (admin@saomai.vn) and the live company's
+// merchant credentials.
+func newSettingsEnv(t *testing.T, engine string) *dashEnv {
+	t.Helper()
+	e := newDashEnv(t, engine)
+	e.dashUser(t, e.live, "admin@saomai.vn", recon.RoleAdmin)
+	e.dashUser(t, e.other, "admin@saomai.vn", recon.RoleAdmin)
+	m := recon.NewMerchant(crand.Reader, e.live.id.ID(), e.live.id.ID(), false)
+	if err := e.db.SetMerchant(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	e.live.merchantID, e.live.secret = m.MerchantID, m.SecretKey
+	return e
 }
 
 var newSecretField = regexp.MustCompile(`<code id="new-secret">([^<]+)</code>`)
@@ -77,7 +94,7 @@ func dashSettings(t *testing.T, e *dashEnv) {
 	if status != http.StatusSeeOther || !strings.HasPrefix(loc, "/dashboard/settings?saved=formats") {
 		t.Fatalf("save formats: %d %s", status, loc)
 	}
-	db := dbtest.OpenURL(t, e.dbURL)
+	db := e.db
 	id, _ := parseID(e.live.company)
 	co, err := db.Company(context.Background(), id)
 	if err != nil || len(co.Config.PaymentCodeFormats) != 2 || co.Config.PaymentCodeFormats[1].Prefix != "HD" || co.Config.PaymentCodeFormats[1].IsActive {
@@ -131,7 +148,7 @@ func dashSettings(t *testing.T, e *dashEnv) {
 
 func dashUsers(t *testing.T, e *dashEnv) {
 	b := e.signedIn(t, "boss@saomai.vn")
-	db := dbtest.OpenURL(t, e.dbURL)
+	db := e.db
 	id, _ := parseID(e.live.company)
 	// Create a user; a bad address, a short password and a taken address are refused.
 	for _, c := range []struct {
@@ -152,7 +169,7 @@ func dashUsers(t *testing.T, e *dashEnv) {
 	if err != nil || u.Role != recon.RoleAccountant || !u.Can(recon.PermViewTransactions) || u.PasswordHash == "" {
 		t.Fatalf("created user %+v %v", u, err)
 	}
-	// Demote the other Admin (made by setupMerchant): allowed; then boss is
+	// Demote the other Admin (made by newSettingsEnv): allowed; then boss is
 	// the last Admin and cannot be demoted, by themselves or anyone.
 	other, _ := db.UserByEmail(context.Background(), id, "admin@saomai.vn")
 	if status, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {itoa(other.ID)}, "role": {"Accountant"}}); status != http.StatusSeeOther {
@@ -181,15 +198,6 @@ func dashUsers(t *testing.T, e *dashEnv) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func mustID(t *testing.T, s string) int64 {
-	t.Helper()
-	n, err := parseID(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
 
 func mustTime(t *testing.T, s string) time.Time {
 	t.Helper()
@@ -234,10 +242,10 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	}
 	b = e.signedIn(t, "boss@saomai.vn")
 	status, body = b.Get("/dashboard/bank-accounts")
-	if status != 200 || !strings.Contains(body, `id="upload-button"`) || !strings.Contains(body, `id="account-`+e.live.account) {
+	if status != 200 || !strings.Contains(body, `id="upload-button"`) || !strings.Contains(body, `id="account-`+fmt.Sprint(e.live.account)) {
 		t.Fatalf("bank accounts: %d %s", status, body)
 	}
-	db := dbtest.OpenURL(t, e.dbURL)
+	db := e.db
 	id, _ := parseID(e.live.company)
 	count := func() int64 {
 		_, n, err := db.Transactions(context.Background(), recon.LiveTenant(id), recon.TransactionFilter{Page: 1, Limit: 1})
@@ -249,7 +257,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	before := count()
 	bad := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n" +
 		"2026-09-17 08:00:00,150000,,ok row,STMT001\n2026-09-17 08:01:00,abc,,bad amount,STMT002\n2026-13-45 08:03:00,1000,,<i>bad date</i>,STMT003\n"
-	status, body = upload(b, e.live.account, "bad.csv", bad)
+	status, body = upload(b, fmt.Sprint(e.live.account), "bad.csv", bad)
 	if status != 400 || !strings.Contains(body, `id="row-errors"`) || !strings.Contains(body, "row 3:") || !strings.Contains(body, "row 4:") ||
 		strings.Contains(body, "<i>bad") {
 		t.Fatalf("bad statement: %d %s", status, body)
@@ -264,7 +272,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	} {
 		file := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n" +
 			"2026-09-17 08:00:00,150000,,ok row,STMT001\n" + date + ",1000,,far,STMT009\n"
-		if status, body = upload(b, e.live.account, "dates.csv", file); status != 400 || !strings.Contains(body, want) {
+		if status, body = upload(b, fmt.Sprint(e.live.account), "dates.csv", file); status != 400 || !strings.Contains(body, want) {
 			t.Fatalf("a statement dated %s: %d %s", date, status, body)
 		}
 		if n := count(); n != before {
@@ -272,22 +280,22 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 		}
 	}
 	good := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n2026-09-17 08:00:00,150000,,ok row,STMT001\n2026-09-17 09:00:00,,5000,fee,STMT002\n"
-	if status, body = upload(b, e.live.account, "good.csv", good); status != 200 || !strings.Contains(body, `id="upload-done">Imported: 2`) {
+	if status, body = upload(b, fmt.Sprint(e.live.account), "good.csv", good); status != 200 || !strings.Contains(body, `id="upload-done">Imported: 2`) {
 		t.Fatalf("good statement: %d %s", status, body)
 	}
 	if n := count(); n != before+2 {
 		t.Fatalf("stored %d, want 2", n-before)
 	}
 	// Another company's account, and the test account from live mode: 404, nothing stored.
-	for _, acct := range []string{e.other.account, e.test.account, "abc"} {
+	for _, acct := range []string{fmt.Sprint(e.other.account), fmt.Sprint(e.test.account), "abc"} {
 		if status, _ := upload(b, acct, "good.csv", good); status != 404 {
 			t.Errorf("upload to account %s: %d", acct, status)
 		}
 	}
 	// A discontinuity: a reported balance that does not follow.
-	in := []recon.TransactionInput{{BankAccountID: mustID(t, e.live.account), TransactionDate: mustTime(t, "2026-09-18 08:00:00"), AmountIn: 1000,
+	in := []recon.TransactionInput{{BankAccountID: e.live.account, TransactionDate: mustTime(t, "2026-09-18 08:00:00"), AmountIn: 1000,
 		Content: "gap", ReferenceNumber: "GAP1", Accumulated: ptr(int64(1000))},
-		{BankAccountID: mustID(t, e.live.account), TransactionDate: mustTime(t, "2026-09-18 09:00:00"), AmountIn: 1000,
+		{BankAccountID: e.live.account, TransactionDate: mustTime(t, "2026-09-18 09:00:00"), AmountIn: 1000,
 			Content: "gap", ReferenceNumber: "GAP2", Accumulated: ptr(int64(50000))}}
 	if _, err := recon.Ingest(context.Background(), db, recon.LiveTenant(id), in[1].TransactionDate, in); err != nil {
 		t.Fatal(err)
@@ -300,13 +308,13 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 func dashSandbox(t *testing.T, e *dashEnv) {
 	b := e.signedIn(t, "boss@saomai.vn")
 	b.PostFrom("/dashboard/", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/"}})
-	e.checkoutWith(t, e.test, "INV-SANDBOX", 64000, "sandbox order")
+	e.checkout(t, e.test, "INV-SANDBOX", 64000, "sandbox order")
 	status, body := b.Get("/dashboard/sandbox")
 	if status != 200 || !strings.Contains(body, `id="nav-sandbox"`) || !strings.Contains(body, "NGUYEN VAN AN") || !strings.Contains(body, "BANK_ACCOUNT_LINKED") {
 		t.Fatalf("sandbox panel: %d %s", status, body)
 	}
 	// Pay the order: it is captured.
-	status, _, body = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {e.test.account}, "invoice": {"INV-SANDBOX"}})
+	status, _, body = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {fmt.Sprint(e.test.account)}, "invoice": {"INV-SANDBOX"}})
 	if status != 200 || !strings.Contains(body, `id="sandbox-done"`) {
 		t.Fatalf("pay an order: %d %s", status, body)
 	}
@@ -314,15 +322,15 @@ func dashSandbox(t *testing.T, e *dashEnv) {
 		t.Fatalf("order after the sandbox payment: %s", body)
 	}
 	// A plain transfer with HTML in its memo; bad amounts and others' ids.
-	if status, _, body = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {e.test.account}, "amount": {"1000"}, "memo": {htmlMemo}}); status != 200 {
+	if status, _, body = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {fmt.Sprint(e.test.account)}, "amount": {"1000"}, "memo": {htmlMemo}}); status != 200 {
 		t.Fatalf("transfer: %d %s", status, body)
 	}
-	for _, f := range []url.Values{{"account": {e.test.account}, "amount": {"-5"}}, {"account": {e.live.account}, "amount": {"1000"}}} {
+	for _, f := range []url.Values{{"account": {fmt.Sprint(e.test.account)}, "amount": {"-5"}}, {"account": {fmt.Sprint(e.live.account)}, "amount": {"1000"}}} {
 		if status, _, body = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", f); status != 400 {
 			t.Errorf("transfer %v: %d %s", f, status, body)
 		}
 	}
-	if status, _, _ = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {e.test.account}, "invoice": {"INV-OPEN"}}); status != 404 {
+	if status, _, _ = b.PostFrom("/dashboard/sandbox", "/dashboard/sandbox/transfer", url.Values{"account": {fmt.Sprint(e.test.account)}, "invoice": {"INV-OPEN"}}); status != 404 {
 		t.Errorf("pay a live order from test mode: %d", status)
 	}
 	// A hub event.
@@ -350,7 +358,7 @@ func dashSandbox(t *testing.T, e *dashEnv) {
 // a refused form changes nothing; a secret this save made is shown once.
 func dashIPNTarget(t *testing.T, e *dashEnv) {
 	b := e.signedIn(t, "boss@saomai.vn")
-	db := dbtest.OpenURL(t, e.dbURL)
+	db := e.db
 	id, _ := parseID(e.live.company)
 	stored := func() *recon.Target {
 		t.Helper()
@@ -421,8 +429,12 @@ func dashIPNTarget(t *testing.T, e *dashEnv) {
 
 	// A target made from the dashboard shows its signing secret once, with
 	// its secret: the shop needs it to verify X-Recon-Signature.
-	newco := fmt.Sprint(cliJSON(t, e.dbURL, "company", "create", "--full-name", "Công ty Mới", "--short-name", "MOI")["id"])
-	dashUser(t, e.dbURL, newco, "admin@moi.vn", recon.RoleAdmin)
+	moi := &recon.Company{FullName: "Công ty Mới", ShortName: "MOI", Status: recon.CompanyActive}
+	if err := db.CreateCompany(context.Background(), moi); err != nil {
+		t.Fatal(err)
+	}
+	newco := fmt.Sprint(moi.ID)
+	e.dashUser(t, &tenant{company: newco, id: moi.Tenant()}, "admin@moi.vn", recon.RoleAdmin)
 	nb := e.browser(t)
 	if status, body := nb.SignIn(newco, "admin@moi.vn", dashPassword); status != http.StatusSeeOther {
 		t.Fatalf("sign in: %d %s", status, body)

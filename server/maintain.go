@@ -1,0 +1,121 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"recon"
+)
+
+// A Step is one piece of a node's housekeeping. Every node runs every step
+// (there is no leader): a step must be idempotent, and whatever must happen
+// once (an expiry, a deletion) the store makes happen once.
+type Step struct {
+	// Doing names the work in the warning logged when it fails
+	// ("deleting expired tokens").
+	Doing string
+	// Done is the message logged when Run reports a change ("deleted
+	// expired tokens").
+	Done string
+	// Run does the work once; now is the business clock's time. It returns
+	// what changed as log attributes ("count", n), nil when nothing did;
+	// they are logged with Done, and with Doing beside a failure.
+	Run func(ctx context.Context, now time.Time) (changed []any, err error)
+}
+
+// A Loop runs its steps in order at start and then every Every until its
+// context ends. A failing step is logged and does not stop the others.
+type Loop struct {
+	Every time.Duration
+	Steps []Step
+}
+
+// Run runs the loop until ctx ends, reading the time from clock before each
+// step.
+func (l Loop) Run(ctx context.Context, clock recon.Clock, log *slog.Logger) {
+	t := time.NewTicker(l.Every)
+	defer t.Stop()
+	for {
+		l.Once(ctx, clock, log)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Once runs every step once, in order.
+func (l Loop) Once(ctx context.Context, clock recon.Clock, log *slog.Logger) {
+	for _, st := range l.Steps {
+		changed, err := st.Run(ctx, clock.Now())
+		if err != nil && ctx.Err() == nil {
+			log.Warn(st.Doing, append([]any{"err", err}, changed...)...)
+		} else if len(changed) > 0 {
+			log.Info(st.Done, changed...)
+		}
+	}
+}
+
+// HubSweepInterval is how often a node ends the link tokens and sessions
+// that time ended (expiry, 15 quiet minutes).
+const HubSweepInterval = 15 * time.Second
+
+// Loops are the node's housekeeping, which Serve runs beside the listeners:
+// the hourly maintenance of the database and the sweep of what expires
+// within seconds. A new piece of housekeeping is one more Step in one of
+// them.
+func (s *Server) Loops() []Loop {
+	db, loc := s.DB, s.cfg.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	count := func(n int64, err error) ([]any, error) {
+		if n > 0 {
+			return []any{"count", n}, err
+		}
+		return nil, err
+	}
+	return []Loop{
+		{Every: time.Hour, Steps: []Step{
+			// Token sessions that expired more than a day ago.
+			{"deleting expired tokens", "deleted expired tokens", func(ctx context.Context, now time.Time) ([]any, error) {
+				return count(db.DeleteExpiredTokenSessions(ctx, now.Add(-24*time.Hour)))
+			}},
+			// API v2's idempotency keys past their 24 hours
+			// (docs/api-v2.md, Idempotency).
+			{"deleting expired idempotency keys", "deleted expired idempotency keys", func(ctx context.Context, now time.Time) ([]any, error) {
+				return count(db.DeleteExpiredIdempotencyKeys(ctx, now))
+			}},
+			// Notifications delivered longer ago than --delivery-retention.
+			{"deleting old delivered notifications", "deleted old delivered notifications", func(ctx context.Context, now time.Time) ([]any, error) {
+				return count(db.DeleteDeliveredBefore(ctx, now.Add(-s.cfg.Retention)))
+			}},
+			// Each company's data older than its data_storage_time, in
+			// business calendar days.
+			{"applying the companies' data retention", "deleted data older than the companies' retention", func(ctx context.Context, now time.Time) ([]any, error) {
+				res, err := db.ApplyRetention(ctx, now.In(loc))
+				if res == (recon.RetentionResult{}) && (err == nil || ctx.Err() != nil) {
+					return nil, err
+				}
+				return []any{"transactions", res.Transactions, "deliveries", res.Deliveries, "hub_events", res.HubEvents}, err
+			}},
+			// The planner's statistics.
+			{"refreshing planner statistics", "", func(ctx context.Context, _ time.Time) ([]any, error) {
+				return nil, db.Optimize(ctx)
+			}},
+		}},
+		{Every: HubSweepInterval, Steps: []Step{
+			// The hub's link tokens past their expiry and link sessions
+			// quiet for 15 minutes.
+			{"ending expired link tokens and idle link sessions", "ended expired link tokens and idle link sessions", func(ctx context.Context, now time.Time) ([]any, error) {
+				tokens, sessions, err := db.ExpireHubLinks(ctx, now)
+				if tokens > 0 || sessions > 0 {
+					return []any{"tokens", tokens, "sessions", sessions}, err
+				}
+				return nil, err
+			}},
+		}},
+	}
+}

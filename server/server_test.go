@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"recon/api"
+	"recon/apiv2"
+	"recon/sqlstore"
+	"recon/sqlstore/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// newServer builds a server on db as the route tests need it: every route
+// registered, nothing served.
+func newServer(t *testing.T, db *sqlstore.DB, sandbox bool) *Server {
+	t.Helper()
+	s, err := New(context.Background(), db, Config{BaseURL: "http://127.0.0.1", Sandbox: sandbox})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestEveryRouteDocumented checks each route the server registers against
+// the OpenAPI document served at /openapi.json.
+func TestEveryRouteDocumented(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, "sqlite")
+	mux := newServer(t, db, true).Mux
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(api.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// API v2 has its own document (apiv2/openapi/, served at /v2/openapi.json).
+	var v2 struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(apiv2.OpenAPI(), &v2); err != nil {
+		t.Fatal(err)
+	}
+	for path, ops := range v2.Paths {
+		if _, dup := doc.Paths[path]; dup || !strings.HasPrefix(path, "/v2/") {
+			t.Errorf("apiv2's document has %q, which is not under /v2/ or is in api/openapi.json too", path)
+		}
+		doc.Paths[path] = ops
+	}
+	patterns := mux.Patterns()
+	if len(patterns) < 10 {
+		t.Fatalf("only %d routes registered: %v", len(patterns), patterns)
+	}
+	for _, p := range patterns {
+		method, path, ok := strings.Cut(p, " ")
+		if !ok {
+			t.Errorf("route %q has no method", p)
+			continue
+		}
+		path = strings.TrimSuffix(path, "{$}")
+		if strings.HasPrefix(path, "/dashboard/") {
+			continue // the dashboard's HTML pages are no API (docs/dashboard.md)
+		}
+		if _, ok := doc.Paths[path][strings.ToLower(method)]; !ok {
+			t.Errorf("route %q is not in api/openapi.json (or apiv2/openapi/ for /v2)", p)
+		}
+	}
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			p := strings.ToUpper(method) + " " + path
+			if path == "/" {
+				p += "{$}"
+			}
+			if !slices.Contains(patterns, p) {
+				t.Errorf("api/openapi.json (or apiv2/openapi/) documents %q, which the server does not serve", p)
+			}
+		}
+	}
+}
+
+// TestUnmatchedRoutesUseTheFamilyEnvelope: a request matching no route gets
+// the gateway's error body under /v1/ and the /api/v1 one elsewhere; so
+// does one whose input is refused before any handler.
+func TestUnmatchedRoutesUseTheFamilyEnvelope(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, "sqlite")
+	mux := newServer(t, db, false).Mux
+	for _, tt := range []struct{ method, path, want string }{
+		{"GET", "/v1/order/nothing", `{"error":{"code":"not_found","message":"no endpoint GET /v1/order/nothing; see /openapi.json"},"message":"no endpoint GET /v1/order/nothing; see /openapi.json"}`},
+		{"DELETE", "/v1/ipn", `{"error":{"code":"method_not_allowed","message":"method DELETE is not allowed on /v1/ipn; allowed: GET, HEAD, PUT"},"message":"method DELETE is not allowed on /v1/ipn; allowed: GET, HEAD, PUT"}`},
+		{"GET", "/api/v1/nothing", `{"status":"error","error":"not_found","message":"no endpoint GET /api/v1/nothing; see /openapi.json"}`},
+		{"GET", "/nothing", `{"status":"error","error":"not_found","message":"no endpoint GET /nothing; see /openapi.json"}`},
+		{"GET", "/v1/order?q=%00", `{"error":{"code":"validation_error","message":"query parameter \"q\" holds the control character U+0000"},"message":"query parameter \"q\" holds the control character U+0000"}`},
+	} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+		if got := strings.TrimSpace(rec.Body.String()); got != tt.want {
+			t.Errorf("%s %s: %s, want %s", tt.method, tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestReadyzWithADeadDatabase: /healthz says the process is up, /readyz
+// says the database is gone (503), with no detail.
+func TestReadyzWithADeadDatabase(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, "sqlite")
+	mux := newServer(t, db, false).Mux
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 503} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != want {
+			t.Errorf("GET %s with the database closed: %d %s, want %d", path, rec.Code, rec.Body, want)
+		}
+	}
+}
