@@ -181,6 +181,26 @@ func TestSyncTransactions(t *testing.T) {
 		if status != 200 || !slices.Equal(ids(tp.Added), testAdded) || tp.Added[0]["livemode"] != false || len(tp.Modified) != 0 {
 			t.Errorf("test mode: %d %s, want only %v", status, body, testAdded)
 		}
+		// The test-data wipe removes them.
+		if _, err := db.WipeTestData(ctx, co.ID); err != nil {
+			t.Fatal(err)
+		}
+		if status, p, body := getSync(t, srv.URL, "test", tp.NextCursor, 0); status != 200 || !slices.Equal(p.Removed, testAdded) || len(p.Added) != 0 {
+			t.Errorf("after the wipe: %d %s, want %v removed", status, body, testAdded)
+		}
+		// Another company sees nothing of these, and its cursor is its own.
+		other, otherAuth := company(t, db, "Other")
+		for k, v := range otherAuth {
+			auth["other-"+k] = v
+		}
+		if status, p, body := getSync(t, srv.URL, "other-admin", "", 0); status != 200 || len(p.Added)+len(p.Modified)+len(p.Removed) != 0 {
+			t.Errorf("another company (%d): %d %s, want nothing", other.ID, status, body)
+		}
+		auth["admin-of-other"] = otherAuth["admin"]
+		tc := struct{ token, query, field string }{"admin-of-other", "cursor=" + p3.NextCursor, "cursor"}
+		if status, _, body := send(t, "GET", srv.URL+"/v2/transactions/sync?"+tc.query, tc.token, ""); status != 400 || !strings.Contains(body, "another company or mode") {
+			t.Errorf("another company's cursor: %d %s", status, body)
+		}
 		for _, tc := range []struct{ token, query, field string }{
 			{"test", "cursor=" + p3.NextCursor, "cursor"},
 			{"admin", "cursor=" + tp.NextCursor, "cursor"},

@@ -27,6 +27,11 @@ import (
 // order (bank accounts, orders, exceptions, then the counter) stays
 // acyclic. The cost is that writers of the same tenant commit one at a
 // time; docs/api-v2.md, Transactions sync, has the ingestion figures.
+//
+// A new writer that inserts or deletes transactions, or changes their code
+// or match state (match decisions, exceptions), must do the same: collect
+// a changeSet and end its database transaction with stampChanges, or sync
+// clients never hear of the change.
 
 var _ recon.SyncStore = (*DB)(nil)
 
