@@ -24,10 +24,20 @@ const (
 	// ExceptionDuplicate: named an order already paid or cancelled; nothing
 	// was applied.
 	ExceptionDuplicate = MatchDuplicate
+	// ExceptionRefundTransfer: an outgoing transfer carrying a refund's
+	// reference that settled nothing (SettleRefund): a second transfer of a
+	// refund already settled, the transfer of a refund cancelled, rejected,
+	// failed or waiting for approval, or of another amount or account
+	// (docs/api-v2.md, How a refund settles). Only ignoring resolves it:
+	// the person deals with the bank.
+	ExceptionRefundTransfer = "refund_transfer"
+	// ExceptionVAInactive: sent to an expired or cancelled virtual account
+	// of API v2; nothing was applied, no order changed.
+	ExceptionVAInactive = MatchVAInactive
 )
 
 // ExceptionKinds lists every kind.
-var ExceptionKinds = []string{ExceptionUnmatched, ExceptionUnderpaid, ExceptionOverpaid, ExceptionDuplicate}
+var ExceptionKinds = []string{ExceptionUnmatched, ExceptionUnderpaid, ExceptionOverpaid, ExceptionDuplicate, ExceptionRefundTransfer, ExceptionVAInactive}
 
 // IsException reports whether a match outcome makes its transfer an exception.
 func IsException(outcome string) bool { return slices.Contains(ExceptionKinds, outcome) }
@@ -41,7 +51,15 @@ const (
 	// ResolveMatch applies the transfer to an open order, as an automatic
 	// match would have (recon.MatchPayments, capture, ORDER_PAID IPN).
 	ResolveMatch = "match"
-	// ResolveRefund records that the money went back to the payer outside Recon.
+	// ResolveRefund sends the money back to the payer. With a receiver
+	// (ResolveInput.Receiver) it creates a refund of the transfer
+	// (docs/api-v2.md, Refunds), of ResolveInput.Amount (0: everything
+	// refundable), requested by the person resolving, the note its reason,
+	// in the resolution's database transaction: a refund the rules refuse
+	// (already refunded, ...) records no resolution. The bank data never
+	// says whose account the money came from, so without a receiver there is
+	// nowhere to send it: the resolution records that the money went back
+	// outside Recon, as before API v2 (no refund, nothing held).
 	ResolveRefund = "refund"
 	// ResolveIgnore closes the exception with a note and nothing else.
 	ResolveIgnore = "ignore"
@@ -86,6 +104,8 @@ type ExceptionResolution struct {
 	OrderPaidBefore   int64
 	// Decision is the match decision a match recorded (nil for other actions).
 	Decision *MatchDecision
+	// RefundID is the refund a refund resolution created ("" otherwise).
+	RefundID string
 }
 
 // ResolveInput is a request to resolve an exception.
@@ -93,6 +113,10 @@ type ResolveInput struct {
 	Action  string
 	OrderID int64 // ResolveMatch only
 	Note    string
+	// Amount and Receiver are the refund's (ResolveRefund only): Amount 0
+	// refunds everything refundable of the transfer.
+	Amount   int64
+	Receiver RefundReceiver
 }
 
 // Validate checks the input before anything is read: an action of
@@ -107,6 +131,15 @@ func (in *ResolveInput) Validate() error {
 		return FieldError("order_id", "order_id is required to match: the id of an open order")
 	case in.Action != ResolveMatch && in.OrderID != 0:
 		return FieldError("order_id", "order_id is only for action match, not %s", in.Action)
+	case in.Action != ResolveRefund && (in.Amount != 0 || in.Receiver.Known()):
+		return FieldError("receiver", "amount and receiver are only for action refund, not %s", in.Action)
+	case in.Amount < 0 || in.Amount > MaxAmount:
+		return FieldError("amount", "amount must be a whole number of VND from 1 to %d (leave it out to refund everything refundable)", int64(MaxAmount))
+	}
+	if in.Receiver.Known() {
+		if err := in.Receiver.Validate(); err != nil {
+			return err
+		}
 	}
 	in.Note = strings.TrimSpace(in.Note)
 	switch {
@@ -123,12 +156,15 @@ func (in *ResolveInput) Validate() error {
 
 // CheckResolution applies the rules of a resolution to the exception as it
 // is (read under lock) and, for a match, the order: the exception must be
-// open; a match needs a transfer not yet applied to any order (unmatched or
+// open; a match needs a transfer not yet applied to any order (unmatched,
 // duplicate: an underpaid or overpaid one already counts in its order) and
 // an order awaiting payment. Violations are ECONFLICT naming the state.
 func CheckResolution(e *Exception, in *ResolveInput, o *Order) error {
 	if r := e.Resolution; r != nil {
 		return Errorf(ECONFLICT, "transaction %d is already resolved (%s by %s at %s)", e.Transaction.ID, r.Action, r.UserEmail, r.CreatedAt.UTC().Format(time.RFC3339))
+	}
+	if e.Kind == ExceptionRefundTransfer && in.Action != ResolveIgnore {
+		return Errorf(ECONFLICT, "transaction %d is money that went out with a refund's reference: it can only be ignored, once dealt with at the bank", e.Transaction.ID)
 	}
 	if in.Action != ResolveMatch {
 		return nil
@@ -154,11 +190,11 @@ func CheckResolution(e *Exception, in *ResolveInput, o *Order) error {
 
 // GetsSuggestions reports whether the exception is offered orders to be
 // matched to (ExceptionStore.ExceptionSuggestions): an open exception whose
-// transfer no order counts yet, unmatched or duplicate. An underpaid or
+// transfer no order counts yet, unmatched, duplicate or va_inactive. An underpaid or
 // overpaid transfer already counts in its order (CheckResolution refuses to
 // match it), and a resolved exception is closed.
-func (e *Exception) GetsSuggestions() bool {
-	return e.Resolution == nil && (e.Kind == ExceptionUnmatched || e.Kind == ExceptionDuplicate)
+func (e *Exception) GetsSuggestions() bool { // never a refund_transfer: outgoing money pays no order
+	return e.Resolution == nil && (e.Kind == ExceptionUnmatched || e.Kind == ExceptionDuplicate || e.Kind == ExceptionVAInactive)
 }
 
 // ExceptionFilter selects exceptions. Zero values mean "no filter".

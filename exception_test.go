@@ -84,6 +84,11 @@ func TestResolveInputValidate(t *testing.T) {
 		{ResolveInput{Action: ResolveIgnore, Note: strings.Repeat("x", 501)}, "note"},
 		{ResolveInput{Action: ResolveIgnore, Note: "bell\a"}, "note"},
 		{ResolveInput{Action: ResolveIgnore, Note: "\xff"}, "note"},
+		{ResolveInput{Action: ResolveRefund, Note: "x", Amount: 5, Receiver: RefundReceiver{BankBIN: "970436", AccountNumber: "1", AccountName: "A"}}, ""},
+		{ResolveInput{Action: ResolveIgnore, Note: "x", Amount: 5}, "receiver"},
+		{ResolveInput{Action: ResolveMatch, OrderID: 1, Note: "x", Receiver: RefundReceiver{BankBIN: "970436"}}, "receiver"},
+		{ResolveInput{Action: ResolveRefund, Note: "x", Amount: -5}, "amount"},
+		{ResolveInput{Action: ResolveRefund, Note: "x", Receiver: RefundReceiver{BankBIN: "1"}}, "receiver.bank_bin"},
 	} {
 		err := c.in.Validate()
 		var field string
@@ -123,6 +128,9 @@ func TestCheckResolution(t *testing.T) {
 		{&Exception{Transaction: tx, Kind: ExceptionUnmatched}, match, paid, ECONFLICT, "order 2 (B) is already paid"},
 		{&Exception{Transaction: tx, Kind: ExceptionUnmatched}, match, cancelled, ECONFLICT, "order 3 (C) is cancelled"},
 		{&Exception{Transaction: tx, Kind: ExceptionUnmatched}, match, voided, ECONFLICT, "order 4 (D) is voided"},
+		{&Exception{Transaction: tx, Kind: ExceptionRefundTransfer}, ignore, nil, "", ""},
+		{&Exception{Transaction: tx, Kind: ExceptionRefundTransfer}, match, open, ECONFLICT, "transaction 7 is money that went out with a refund's reference: it can only be ignored, once dealt with at the bank"},
+		{&Exception{Transaction: tx, Kind: ExceptionRefundTransfer}, &ResolveInput{Action: ResolveRefund}, nil, ECONFLICT, "transaction 7 is money that went out with a refund's reference: it can only be ignored, once dealt with at the bank"},
 	} {
 		err := CheckResolution(c.e, c.in, c.o)
 		if ErrorCode(err) != c.code || (err != nil && ErrorMessage(err) != c.msg) {
@@ -164,6 +172,7 @@ func TestGetsSuggestions(t *testing.T) {
 		{ExceptionDuplicate, false, true},
 		{ExceptionUnderpaid, false, false},
 		{ExceptionOverpaid, false, false},
+		{ExceptionRefundTransfer, false, false},
 		{ExceptionUnmatched, true, false},
 		{ExceptionDuplicate, true, false},
 	} {

@@ -33,7 +33,9 @@ type Store interface {
 	BankAccountStore
 	TransactionStore
 	OrderStore
+	VAStore
 	ExceptionStore
+	RefundStore
 	MerchantStore
 	DeliveryStore
 	HubStore

@@ -129,11 +129,11 @@ func (h *Handler) checkoutQR(w http.ResponseWriter, r *http.Request) error {
 // orderQR is the VietQR payload asking for what is still due on o, and
 // whether there is one (a known bank, details that fit).
 func orderQR(o *recon.Order, bank *recon.BankAccount) (string, bool) {
-	bin := bankBIN(bank.BankName)
+	bin := recon.BankBIN(bank.BankName)
 	if bin == "" {
 		return "", false
 	}
-	p, err := vietQR{BIN: bin, Account: bank.AccountNumber, Amount: max(o.Amount-o.PaidAmount, 0), Purpose: o.PaymentCode}.Payload()
+	p, err := recon.VietQR{BIN: bin, Account: bank.AccountNumber, Amount: max(o.Amount-o.PaidAmount, 0), Purpose: o.PaymentCode}.Payload()
 	return p, err == nil
 }
 

@@ -106,11 +106,12 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 // its transaction (transactionColumns) and, when resolved, its resolution r.
 const exceptionColumns = `e.kind, e.order_id, e.reason, ` + transactionColumns + `,
 	r.id, r.action, r.order_id, r.note, r.user_id, r.user_email, r.previous_kind, r.previous_reason,
-	r.order_status_before, r.order_paid_before, r.created_at`
+	r.order_status_before, r.order_paid_before, r.created_at, rf.xid`
 
 const exceptionFrom = ` JOIN transactions t ON t.id = e.transaction_id
 	JOIN bank_accounts b ON b.id = t.bank_account_id
-	LEFT JOIN exception_resolutions r ON r.transaction_id = e.transaction_id AND r.company_id = e.company_id`
+	LEFT JOIN exception_resolutions r ON r.transaction_id = e.transaction_id AND r.company_id = e.company_id
+	LEFT JOIN refunds rf ON rf.id = r.refund_id`
 
 func scanException(s scanner) (*recon.Exception, error) {
 	var e recon.Exception
@@ -118,12 +119,12 @@ func scanException(s scanner) (*recon.Exception, error) {
 	var t recon.Transaction
 	var code, sub sql.NullString
 	var rid, rOrder, rUser, rPaid sql.NullInt64
-	var action, note, email, prevKind, prevReason, statusBefore sql.NullString
+	var action, note, email, prevKind, prevReason, statusBefore, refund sql.NullString
 	var at sql.NullTime
 	if err := s.Scan(&e.Kind, &order, &e.Reason,
 		&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
 		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt,
-		&rid, &action, &rOrder, &note, &rUser, &email, &prevKind, &prevReason, &statusBefore, &rPaid, &at); err != nil {
+		&rid, &action, &rOrder, &note, &rUser, &email, &prevKind, &prevReason, &statusBefore, &rPaid, &at, &refund); err != nil {
 		return nil, err
 	}
 	t.Code, t.SubAccount = code.String, sub.String
@@ -132,7 +133,8 @@ func scanException(s scanner) (*recon.Exception, error) {
 	if rid.Valid {
 		e.Resolution = &recon.ExceptionResolution{ID: rid.Int64, CompanyID: t.CompanyID, TransactionID: t.ID, Action: action.String,
 			OrderID: rOrder.Int64, Note: note.String, UserID: rUser.Int64, UserEmail: email.String, CreatedAt: at.Time.UTC(),
-			PreviousKind: prevKind.String, PreviousReason: prevReason.String, OrderStatusBefore: statusBefore.String, OrderPaidBefore: rPaid.Int64}
+			PreviousKind: prevKind.String, PreviousReason: prevReason.String, OrderStatusBefore: statusBefore.String, OrderPaidBefore: rPaid.Int64,
+			RefundID: refund.String}
 	}
 	return &e, nil
 }
@@ -464,12 +466,28 @@ func (db *DB) ResolveException(ctx context.Context, tenant recon.TenantID, trans
 				return err
 			}
 		}
+		var refundRow sql.NullInt64
+		if in.Action == recon.ResolveRefund && in.Receiver.Known() {
+			req := &recon.RefundRequest{TransactionID: transactionID, Amount: in.Amount, Reason: refundReason(in.Note),
+				Receiver: in.Receiver, By: recon.RefundActor{UserID: by.ID, Email: by.Email}}
+			if err := req.Validate(); err != nil {
+				return err
+			}
+			r, err := db.createRefund(ctx, tx, companyID, req, now)
+			if err != nil {
+				return err
+			}
+			res.RefundID = r.ID
+			if err := tx.QueryRowContext(ctx, `SELECT id FROM refunds WHERE xid = $1`, r.ID).Scan(&refundRow); err != nil {
+				return internal(err, "read refund")
+			}
+		}
 		err = tx.QueryRowContext(ctx, `
 			INSERT INTO exception_resolutions (company_id, transaction_id, action, order_id, note, user_id, user_email,
-				previous_kind, previous_reason, order_status_before, order_paid_before, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+				previous_kind, previous_reason, order_status_before, order_paid_before, created_at, refund_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
 			companyID, transactionID, res.Action, idArg(res.OrderID), res.Note, res.UserID, res.UserEmail,
-			res.PreviousKind, res.PreviousReason, res.OrderStatusBefore, res.OrderPaidBefore, now).Scan(&res.ID)
+			res.PreviousKind, res.PreviousReason, res.OrderStatusBefore, res.OrderPaidBefore, now, refundRow).Scan(&res.ID)
 		if db.d.violation(err) == uniqueViolation {
 			return conflict(err, "transaction %d was resolved meanwhile", transactionID)
 		}
@@ -518,4 +536,11 @@ func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *re
 	paid.PaidAt = t.TransactionDate // the IPN's transaction_date, as match sends it
 	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{&paid}, now)
 	return n, d, err
+}
+
+// refundReason is a resolution's note as the reason of the refund it
+// creates: on one line, at most recon.MaxRefundReason characters.
+func refundReason(note string) string {
+	r := []rune(strings.Join(strings.Fields(note), " "))
+	return string(r[:min(len(r), recon.MaxRefundReason)])
 }

@@ -152,6 +152,7 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 			table string
 			n     *int64
 		}{
+			{"refunds", nil}, // their allocations go with them
 			{"deliveries", &res.Deliveries},
 			{"orders", &res.Orders},
 			{"transaction_day_counts", nil},

@@ -207,6 +207,11 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err := db.recordExceptions(ctx, tx, companyID, p.rows, ids, decided); err != nil {
 		return nil, 0, err
 	}
+	settled, err := db.settleRefunds(ctx, tx, companyID, p.rows, ids, now)
+	if err != nil {
+		return nil, 0, err
+	}
+	enqueued += settled
 	notified, err := db.notifyLinkedBalances(ctx, tx, companyID, p.rows, ids, accounts, now)
 	if err != nil {
 		return nil, 0, err
