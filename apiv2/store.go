@@ -9,5 +9,6 @@ import (
 // calls in its own file and adds its interface here.
 type Store interface {
 	recon.IdempotencyStore
-	orders.Store
+	recon.SyncStore // GET /v2/transactions/sync
+	orders.Store    // orders and virtual accounts (the orders service)
 }
