@@ -34,7 +34,7 @@ type Transaction struct {
 // TransactionDecision is what matching decided about a transaction.
 type TransactionDecision struct {
 	OrderID     *int64 `json:"order_id"` // nil for unmatched
-	Outcome     string `json:"outcome"`  // matched, underpaid, overpaid, duplicate, unmatched
+	Outcome     string `json:"outcome"`  // matched, underpaid, overpaid, duplicate, unmatched; API v2's partial, va_inactive
 	Rule        string `json:"rule"`
 	Code        string `json:"code"`
 	Amount      int64  `json:"amount"`

@@ -471,6 +471,12 @@ func newReportCmd(a *app) *cobra.Command {
 				for _, o := range []string{recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid, recon.MatchDuplicate, recon.MatchNone} {
 					fmt.Fprintf(a.stdout, "  %-10s %6d  %16d VND\n", o, rep.Counts[o], rep.Amounts[o])
 				}
+				// API v2's outcomes (virtual accounts), when there are any.
+				for _, o := range []string{recon.MatchPartial, recon.MatchVAInactive} {
+					if rep.Counts[o] > 0 {
+						fmt.Fprintf(a.stdout, "  %-10s %6d  %16d VND\n", o, rep.Counts[o], rep.Amounts[o])
+					}
+				}
 				for _, t := range rep.Unmatched {
 					fmt.Fprintf(a.stdout, "unmatched  %d  %s  %d VND  %s\n", t.ID, t.TransactionDate.Format(recon.DateTimeLayout), t.AmountIn, t.Content)
 				}

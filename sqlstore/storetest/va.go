@@ -257,6 +257,11 @@ func testVAPartialMode(t *testing.T, b *accountBundle) {
 	if n := countDeliveries(t, s, tt, recon.IPNOrderPartiallyPaid); n != 2 {
 		t.Errorf("%d ORDER_PARTIALLY_PAID held for listeners, want 2", n)
 	}
+	// The report has every VND in a bucket: the partial payments too.
+	rep, err := s.Reconciliation(t.Context(), tt, "2026-03-01", "2026-03-01")
+	if err != nil || rep.Counts[recon.MatchPartial] != 2 || rep.Amounts[recon.MatchPartial] != 60_000 || rep.Counts[recon.MatchCaptured] != 1 {
+		t.Errorf("report: %+v %+v %v", rep.Counts, rep.Amounts, err)
+	}
 }
 
 // A virtual account comes before a payment code: a transfer to one, whose
