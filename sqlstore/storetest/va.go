@@ -23,6 +23,73 @@ func testVirtualAccounts(t *testing.T, open Open) {
 	run(t, "ExpiryOnceConcurrently", withAccount(open), testVAExpiryOnceConcurrently)
 	run(t, "StatusFilter", withAccount(open), testVAStatusFilter)
 	run(t, "Subscribers", withAccount(open), testVASubscribers)
+	run(t, "ExpiryRacesPayment", withAccount(open), testVAExpiryRacesPayment)
+}
+
+// Expiry racing with the transfers that pay the orders, on several
+// goroutines at once: each order ends either paid (its transfer matched,
+// never expired) or expired (its transfer a va_inactive exception, nothing
+// paid), never both, and every transfer is in one of the two.
+func testVAExpiryRacesPayment(t *testing.T, b *accountBundle) {
+	s, c, a := b.s, b.c, b.a
+	const n = 12
+	var list []*recon.Order
+	var vas []*recon.VirtualAccount
+	for i := range n {
+		o, va := newV2Order(t, s, c, a, fmt.Sprintf("O-%d", i), 100, fmt.Sprintf("SBR%013d", i), recon.VAKindBank, recon.VAExact)
+		list, vas = append(list, o), append(vas, va)
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, n+2)
+	ids := make([]int64, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			in := tx(a.ID, fmt.Sprintf("R%d", i), "2026-03-01 10:00:00", 100, 0)
+			in.SubAccount = vas[i].Number
+			res, err := s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{in}, []string{""})
+			if err != nil {
+				errs <- err
+				return
+			}
+			ids[i] = res[0].ID
+		}()
+	}
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if _, err := s.ExpireOrders(t.Context(), time.Now().Add(48*time.Hour), nil); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for i, o := range list {
+		got := reread(t, s, c.Tenant(), o)
+		kind := exceptionKind(t, s, c.Tenant(), ids[i])
+		switch got.V2Status() {
+		case recon.OrderPaid:
+			if got.PaidAmount != 100 || !got.ExpiredAt.IsZero() || kind != "" {
+				t.Errorf("%s paid: %+v, exception %q", o.InvoiceNumber, got, kind)
+			}
+		case recon.OrderExpired:
+			if got.PaidAmount != 0 || kind != recon.ExceptionVAInactive {
+				t.Errorf("%s expired: paid %d, exception %q", o.InvoiceNumber, got.PaidAmount, kind)
+			}
+		default:
+			t.Errorf("%s ended %s", o.InvoiceNumber, got.V2Status())
+		}
+	}
 }
 
 // A live target that subscribes gets ORDER_PARTIALLY_PAID for each transfer
