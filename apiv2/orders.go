@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"recon"
@@ -172,7 +173,7 @@ func (h *Handler) listOrders(r *http.Request, c *recon.Caller) (*Answer, error) 
 	}
 	f := recon.OrderFilter{V2Status: q.Get("status"), CustomerID: q.Get("customer_id"), Query: q.Get("q"),
 		Page: p.Page, PerPage: p.PerPage, Location: h.cfg.Location}
-	if q.Has("status") && !oneOf(f.V2Status, recon.OrderV2Statuses) {
+	if q.Has("status") && !slices.Contains(recon.OrderV2Statuses, f.V2Status) {
 		return nil, recon.FieldError("status", "status must be one of pending, partially_paid, paid, cancelled, expired, not %q", f.V2Status)
 	}
 	if bad := recon.BadText(f.Query, false); bad != "" {
@@ -298,13 +299,4 @@ func emptyOrObject(r *http.Request, v any) error {
 		return nil
 	}
 	return web.Unmarshal(b, v)
-}
-
-func oneOf(v string, list []string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

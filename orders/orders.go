@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"io"
+	"slices"
 	"time"
 
 	"recon"
@@ -209,7 +210,7 @@ func (s *Service) CancelVA(ctx context.Context, tenant recon.TenantID, id, numbe
 
 // VirtualAccounts lists one page of the tenant's accounts, newest first.
 func (s *Service) VirtualAccounts(ctx context.Context, tenant recon.TenantID, f recon.VAFilter) ([]*recon.VirtualAccount, int64, error) {
-	if f.Status != "" && !isOneOf(f.Status, recon.VAStatuses) {
+	if f.Status != "" && !slices.Contains(recon.VAStatuses, f.Status) {
 		return nil, 0, recon.FieldError("status", "status must be one of active, paid, expired, cancelled, not %q", f.Status)
 	}
 	return s.Store.VirtualAccounts(ctx, tenant, f)
@@ -304,15 +305,6 @@ func holderOf(c *recon.Company, bank *recon.BankAccount) string {
 func duplicateInvoice(invoice string) error {
 	msg := "order_invoice_number \"" + invoice + "\" already exists for this company"
 	return &recon.Error{Code: recon.ECONFLICT, Message: msg, Fields: map[string][]string{"order_invoice_number": {msg}}}
-}
-
-func isOneOf(v string, list []string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Service) now() time.Time {
