@@ -145,16 +145,17 @@ func NewSecretFrom(random io.Reader) string {
 }
 
 // NewMerchant returns new merchant credentials, secret key included, of
-// tenant (the company's own id, or its test twin's) for company, from
-// random: merchant_id MC<company>_<12 hex digits>, TEST- first in test mode
-// (TestMerchantPrefix), and a NewMerchantSecret. `recon merchant
-// credentials` and `recon trigger` make them here.
-func NewMerchant(random io.Reader, tenant, company int64, test bool) *Merchant {
+// tenant (the company's live one, or its test twin) for the company whose
+// live id is company, from random: merchant_id MC<company>_<12 hex digits>,
+// TEST- first in test mode (TestMerchantPrefix), and a NewMerchantSecret.
+// `recon merchant credentials` and `recon trigger` make them here.
+func NewMerchant(random io.Reader, tenant TenantID, company int64) *Merchant {
 	var b [6]byte
 	if _, err := io.ReadFull(random, b[:]); err != nil {
 		panic(err) // crypto/rand.Read never returns an error (Go 1.24)
 	}
-	m := &Merchant{CompanyID: tenant, MerchantID: "MC" + strconv.FormatInt(company, 10) + "_" + hex.EncodeToString(b[:])}
+	test := !tenant.Live()
+	m := &Merchant{Tenant: tenant, MerchantID: "MC" + strconv.FormatInt(company, 10) + "_" + hex.EncodeToString(b[:])}
 	if test {
 		m.MerchantID = TestMerchantPrefix + m.MerchantID
 	}
@@ -253,10 +254,13 @@ type DeliveryStore interface {
 // Merchant is a company's payment-gateway identity: Basic credentials
 // merchant_id:secret_key, and the secret signs checkout forms.
 type Merchant struct {
-	CompanyID  int64 // the tenant: a test merchant's is the company's test tenant
+	// Tenant is the merchant's tenant, its mode the credential's: a test
+	// merchant's is the company's test twin (TenantID; the company's live
+	// id is Company.LiveID). SetMerchant stores under Tenant.ID() and
+	// ignores the mode, which a read takes from the tenant's row.
+	Tenant     TenantID
 	MerchantID string
 	SecretKey  string // kept encrypted at rest
-	Livemode   bool   // read from the tenant; ignored by SetMerchant
 }
 
 // MerchantStore stores merchant credentials and IPN settings.

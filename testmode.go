@@ -138,9 +138,6 @@ func (c *Company) Livemode() bool { return c.TestOf == 0 }
 // live one, or the test twin's for a test tenant's view.
 func (c *Company) Tenant() TenantID { return TenantID{c.ID, c.TestOf == 0} }
 
-// Tenant names the merchant's tenant: its mode is the credential's.
-func (m *Merchant) Tenant() TenantID { return TenantID{m.CompanyID, m.Livemode} }
-
 // LiveID is the company's own id: the live company's, for a test tenant too.
 func (c *Company) LiveID() int64 {
 	if c.TestOf != 0 {
