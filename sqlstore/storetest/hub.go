@@ -19,9 +19,9 @@ func testHub(t *testing.T, open Open) {
 	run(t, "BalanceChanges", open, testHubBalanceChanges)
 }
 
-func newHubCustomer(t *testing.T, s recon.Store, companyID int64, name string) *recon.HubCustomer {
+func newHubCustomer(t *testing.T, s recon.Store, tenant recon.TenantID, name string) *recon.HubCustomer {
 	t.Helper()
-	c := &recon.HubCustomer{CompanyID: companyID, FullName: name, Status: recon.HubCustomerActive}
+	c := &recon.HubCustomer{Tenant: tenant, FullName: name, Status: recon.HubCustomerActive}
 	if err := s.CreateHubCustomer(t.Context(), c); err != nil {
 		t.Fatalf("CreateHubCustomer: %v", err)
 	}
@@ -31,7 +31,7 @@ func newHubCustomer(t *testing.T, s recon.Store, companyID int64, name string) *
 func testHubCustomers(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	co := newCompany(t, s, 1)
-	c := &recon.HubCustomer{CompanyID: co.ID, FullName: "Công ty TNHH ABC", ShortName: "ABC", Status: recon.HubCustomerPending}
+	c := &recon.HubCustomer{Tenant: co.Tenant(), FullName: "Công ty TNHH ABC", ShortName: "ABC", Status: recon.HubCustomerPending}
 	if err := s.CreateHubCustomer(ctx, c); err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +46,14 @@ func testHubCustomers(t *testing.T, s recon.Store) {
 	diff(t, "stored customer", c, got)
 
 	// The name is unique per merchant.
-	dup := &recon.HubCustomer{CompanyID: co.ID, FullName: "Công ty TNHH ABC", Status: recon.HubCustomerActive}
+	dup := &recon.HubCustomer{Tenant: co.Tenant(), FullName: "Công ty TNHH ABC", Status: recon.HubCustomerActive}
 	wantCode(t, s.CreateHubCustomer(ctx, dup), recon.ECONFLICT, "")
 	// Invalid input is refused before anything is written.
-	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{CompanyID: co.ID, FullName: " ", Status: recon.HubCustomerActive}), recon.EINVALID, "full_name is required")
-	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{CompanyID: co.ID, FullName: "X", Status: "Closed"}), recon.EINVALID, "")
+	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{Tenant: co.Tenant(), FullName: " ", Status: recon.HubCustomerActive}), recon.EINVALID, "full_name is required")
+	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{Tenant: co.Tenant(), FullName: "X", Status: "Closed"}), recon.EINVALID, "")
 
 	for i := range 4 {
-		newHubCustomer(t, s, co.ID, fmt.Sprintf("Shop %d", i))
+		newHubCustomer(t, s, co.Tenant(), fmt.Sprintf("Shop %d", i))
 	}
 	list, total, err := s.HubCustomers(ctx, co.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 2})
 	if err != nil {
@@ -122,8 +122,8 @@ func names(list []*recon.HubCustomer) []string {
 func testHubCustomerIsolation(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	a, b := newCompany(t, s, 1), newCompany(t, s, 2)
-	ca := newHubCustomer(t, s, a.ID, "Same name")
-	newHubCustomer(t, s, b.ID, "Same name") // names are unique per merchant only
+	ca := newHubCustomer(t, s, a.Tenant(), "Same name")
+	newHubCustomer(t, s, b.Tenant(), "Same name") // names are unique per merchant only
 	_, err := s.HubCustomer(ctx, b.Tenant(), ca.XID)
 	wantCode(t, err, recon.ENOTFOUND, "")
 	_, err = s.UpdateHubCustomer(ctx, b.Tenant(), ca.XID, func(*recon.HubCustomer) error { return nil })
