@@ -33,7 +33,7 @@ func TestLinkTokenExpiresAtTheNextStep(t *testing.T) {
 		if err := before.CreateCompany(t.Context(), c); err != nil {
 			t.Fatal(err)
 		}
-		cu := &recon.HubCustomer{CompanyID: c.ID, FullName: "Khách", Status: recon.HubCustomerActive}
+		cu := &recon.HubCustomer{Tenant: c.Tenant(), FullName: "Khách", Status: recon.HubCustomerActive}
 		if err := before.CreateHubCustomer(t.Context(), cu); err != nil {
 			t.Fatal(err)
 		}
