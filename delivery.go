@@ -58,7 +58,11 @@ const (
 // same database transaction as the state change that causes it, so a crash
 // never loses it; the dispatcher sends it at least once.
 type Delivery struct {
-	ID        int64
+	ID int64
+	// CompanyID is the company_id of the tenant's rows (a test twin's for
+	// test mode): a plain int64, as DeliveryStore.DeliveryTarget's, since
+	// the dispatcher handles claimed deliveries of every tenant without
+	// their mode; a reader that knows the tenant scopes by TenantID.
 	CompanyID int64
 	Kind      string // DeliveryIPN or DeliveryWebhook
 	// OrderID is the order an IPN is about (0 for other notifications),
@@ -240,8 +244,12 @@ type DeliveryStore interface {
 	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*DeliveryAttempt, error)
 	// ReplayDelivery makes a delivery pending and due at once, whatever its state.
 	ReplayDelivery(ctx context.Context, tenant TenantID, id int64, now time.Time) error
-	// DeliveryTarget returns where the company's deliveries of the kind go,
-	// or ENOTFOUND when none is configured.
+	// DeliveryTarget returns where the deliveries of the kind of the tenant
+	// whose rows carry company_id companyID go, or ENOTFOUND when none is
+	// configured. It takes a bare int64 on purpose, unlike the other
+	// tenant-scoped methods (TenantID): the dispatcher reads it for claimed
+	// deliveries of every tenant, whose Delivery.CompanyID is all it knows,
+	// not their mode. Callers that know the tenant pass TenantID.ID().
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*Target, error)
 	// DeliveryStats counts pending, dead and in-flight (pending and leased)
 	// deliveries, for metrics; delivered ones, the bulk, are not counted.
