@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"recon"
 )
@@ -12,6 +13,7 @@ import (
 func testHub(t *testing.T, open Open) {
 	run(t, "Customers", open, testHubCustomers)
 	run(t, "CustomerIsolation", open, testHubCustomerIsolation)
+	run(t, "TestTenant", open, testHubTestTenant)
 	run(t, "Webhook", open, testHubWebhook)
 	run(t, "LinkTokens", open, testHubLinkTokens)
 	run(t, "EventsWanted", open, testHubEventsWanted)
@@ -133,6 +135,43 @@ func testHubCustomerIsolation(t *testing.T, s recon.Store) {
 	list, total, err := s.HubCustomers(ctx, b.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 10})
 	if err != nil || total != 1 || list[0].XID == ca.XID {
 		t.Fatalf("b's list: %d %v %v", total, names(list), err)
+	}
+}
+
+// testHubTestTenant: a test tenant's customers, link tokens and sessions
+// read back with their tenant, its mode included (recon.TenantID, read from
+// the tenant's row), and the live tenant does not reach them.
+func testHubTestTenant(t *testing.T, s recon.Store) {
+	ctx := t.Context()
+	co := newCompany(t, s, 1)
+	tt, err := s.TestTenant(ctx, co.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cu := newHubCustomer(t, s, tt.ID, "Khách thử")
+	got, err := s.HubCustomer(ctx, tt.ID, cu.XID)
+	if err != nil || got.Tenant != tt.ID || got.Tenant.Live() {
+		t.Fatalf("test customer read back: %+v, %v", got, err)
+	}
+	_, err = s.HubCustomer(ctx, co.Tenant(), cu.XID)
+	wantCode(t, err, recon.ENOTFOUND, "")
+	lt := newLinkToken(t, s, tt.ID, cu.XID, time.Minute)
+	tok, _, err := s.LinkToken(ctx, tt.ID, lt.XID)
+	if err != nil || tok.Tenant != tt.ID {
+		t.Fatalf("test link token read back: %+v, %v", tok, err)
+	}
+	tok, sess, err := s.StepLinkSession(ctx, recon.HashLinkToken(lt.Token), recon.LinkStep{Kind: recon.StepOpen})
+	if err != nil || tok.Tenant != tt.ID || sess == nil || sess.Tenant != tt.ID {
+		t.Fatalf("test link session: %+v, %+v, %v", tok, sess, err)
+	}
+	if tok, sess, err = s.LinkTokenByHash(ctx, recon.HashLinkToken(lt.Token)); err != nil || tok.Tenant != tt.ID || sess == nil || sess.Tenant != tt.ID {
+		t.Fatalf("test link token by hash: %+v, %+v, %v", tok, sess, err)
+	}
+	_, _, err = s.LinkToken(ctx, co.Tenant(), lt.XID)
+	wantCode(t, err, recon.ENOTFOUND, "")
+	live := newHubCustomer(t, s, co.Tenant(), "Khách thật")
+	if got, err := s.HubCustomer(ctx, co.Tenant(), live.XID); err != nil || got.Tenant != co.Tenant() || !got.Tenant.Live() {
+		t.Fatalf("live customer read back: %+v, %v", got, err)
 	}
 }
 
