@@ -14,7 +14,7 @@ import (
 )
 
 // The bank-linking hub (docs/design.md, D8). Its merchant is a Recon company
-// (the tenant, Caller.CompanyID); the merchant's own customers, which the hub
+// (the tenant, Caller.Tenant); the merchant's own customers, which the hub
 // API calls "companies", are HubCustomers here, so that they are never
 // confused with the tenant. Every hub row is keyed by the tenant's company
 // id: a test-mode credential's tenant is the company's test twin, so tenant
