@@ -153,7 +153,7 @@ func (h *Handler) checkoutQR(w http.ResponseWriter, r *http.Request) error {
 // activeVA returns the order's first active virtual account (API v2), or
 // nil when it has none.
 func (h *Handler) activeVA(r *http.Request, m *recon.Merchant, o *recon.Order) (*recon.VirtualAccount, error) {
-	vas, err := h.Store.OrderVAs(r.Context(), m.Tenant(), []int64{o.ID})
+	vas, err := h.Store.OrderVAs(r.Context(), m.Tenant, []int64{o.ID})
 	if err != nil {
 		return nil, err
 	}
