@@ -2,10 +2,13 @@ package apiv2
 
 import (
 	"bytes"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"slices"
 	"time"
+
+	"rsc.io/qr"
 
 	"recon"
 	"recon/orders"
@@ -58,7 +61,7 @@ type vaJSON struct {
 }
 
 // qrJSON is the VietQR of a virtual account: its EMVCo payload, which any
-// QR library renders.
+// QR library renders, and the image as a data: URL.
 type qrJSON struct {
 	Payload  string  `json:"payload"`
 	ImageURL *string `json:"image_url"`
@@ -111,9 +114,21 @@ func (h *Handler) vaOf(va *recon.VirtualAccount, bank *recon.BankAccount, o *rec
 		j.Amount = &n
 	}
 	if p := recon.VAQRText(va, bank, o); p != "" {
-		j.QR = &qrJSON{Payload: p}
+		j.QR = &qrJSON{Payload: p, ImageURL: qrImage(p)}
 	}
 	return j
+}
+
+// qrImage renders a QR payload as a data: URL of a PNG (4 pixels a module),
+// which an <img> shows as it is; nil if it does not encode.
+func qrImage(payload string) *string {
+	code, err := qr.Encode(payload, qr.M)
+	if err != nil {
+		return nil
+	}
+	code.Scale = 4
+	u := "data:image/png;base64," + base64.StdEncoding.EncodeToString(code.PNG())
+	return &u
 }
 
 // createOrderBody is POST /v2/orders' body.

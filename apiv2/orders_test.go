@@ -1,8 +1,11 @@
 package apiv2
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"image/png"
 	"net/http"
 	"strconv"
 	"strings"
@@ -93,7 +96,7 @@ func TestOrdersAPI(t *testing.T) {
 		qr, _ := va["qr"].(map[string]any)
 		if va["kind"] != "memo" || !recon.IsMemoVANumber(number) || va["amount_mode"] != "partial" || va["amount"] != 150000.0 ||
 			va["status"] != "active" || va["holder_name"] != "SAO MAI SHOP" || va["order_id"] != id || va["expires_at"] != o["expires_at"] ||
-			!strings.HasPrefix(qr["payload"].(string), "000201") || qr["image_url"] != nil {
+			!strings.HasPrefix(qr["payload"].(string), "000201") || !isPNGDataURL(qr["image_url"]) {
 			t.Fatalf("account %v", va)
 		}
 		// The same key and body: the first answer again.
@@ -271,3 +274,18 @@ func TestOrdersAPIRefusals(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// isPNGDataURL reports whether v is a data: URL of a PNG image that decodes.
+func isPNGDataURL(v any) bool {
+	s, _ := v.(string)
+	b64, ok := strings.CutPrefix(s, "data:image/png;base64,")
+	if !ok {
+		return false
+	}
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return false
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	return err == nil && img.Bounds().Dx() > 100 && img.Bounds().Dx() == img.Bounds().Dy()
+}
