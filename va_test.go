@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"recon"
 )
@@ -433,4 +434,54 @@ func TestAskedAmount(t *testing.T) {
 	if got := (&recon.VirtualAccount{AmountMode: recon.VAExact, Amount: 100}).AskedAmount(&recon.Order{Amount: 100, PaidAmount: 120}); got != 0 {
 		t.Errorf("an overpaid order's exact account asks %d", got)
 	}
+}
+
+// TestMatchPaymentsVAProperty: over random orders and transfers through
+// virtual accounts of every mode and status, every VND is accounted for:
+// the order's paid amount grows by exactly the transfers with a paying
+// outcome; an expired or cancelled account's transfer is va_inactive and
+// adds nothing; partial appears only through partial and open accounts and
+// underpaid only otherwise; at most one transfer captures.
+func TestMatchPaymentsVAProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		o := &recon.Order{InvoiceNumber: "INV", Status: recon.OrderAwaitingPayment, Amount: rapid.Int64Range(1, 1_000_000).Draw(t, "amount")}
+		o.PaidAmount = rapid.Int64Range(0, o.Amount-1).Draw(t, "paid")
+		payments := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) recon.Payment {
+			va := &recon.VirtualAccount{Number: "SBR1", Kind: recon.VAKindBank,
+				AmountMode: rapid.SampledFrom(recon.VAModes).Draw(t, "mode"),
+				Status:     rapid.SampledFrom(recon.VAStatuses).Draw(t, "status")}
+			if rapid.Bool().Draw(t, "by code") {
+				return recon.Payment{Amount: rapid.Int64Range(1, 600_000).Draw(t, "amount"), Rule: recon.MatchByCode}
+			}
+			return recon.Payment{Amount: rapid.Int64Range(1, 600_000).Draw(t, "amount"), Rule: recon.MatchByVA, VA: va}
+		}), 0, 10).Draw(t, "payments")
+		ms, err := recon.MatchPayments(o, payments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paid, captures := o.PaidAmount, 0
+		for i, m := range ms {
+			p := payments[i]
+			inactive := p.VA != nil && (p.VA.Status == recon.VAExpired || p.VA.Status == recon.VACancelled)
+			switch {
+			case inactive && m.Outcome != recon.MatchVAInactive:
+				t.Fatalf("payment %d to a %s account: %s", i, p.VA.Status, m.Outcome)
+			case recon.PaysOrder(m.Outcome):
+				paid += p.Amount
+			}
+			if m.PaidTotal != paid {
+				t.Fatalf("payment %d: paid total %d, want %d", i, m.PaidTotal, paid)
+			}
+			lenient := p.VA != nil && p.VA.AmountMode != recon.VAExact
+			if m.Outcome == recon.MatchPartial && !lenient || m.Outcome == recon.MatchUnderpaid && lenient {
+				t.Fatalf("payment %d (%+v): %s", i, p.VA, m.Outcome)
+			}
+			if m.Captured {
+				captures++
+			}
+		}
+		if captures > 1 {
+			t.Fatalf("%d captures", captures)
+		}
+	})
 }
