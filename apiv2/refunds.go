@@ -126,7 +126,7 @@ func (h *Handler) requestRefund(r *http.Request, c *recon.Caller, in recon.Refun
 	if err != nil {
 		return nil, err
 	}
-	a := created(refundJSON(res))
+	a := created(RefundJSON(res))
 	a.KeepKey = true // the key lives as long as the refund (docs/api-v2.md, Idempotency)
 	return a, nil
 }
@@ -136,7 +136,7 @@ func (h *Handler) showRefund(r *http.Request, c *recon.Caller) (*Answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	return ok(refundJSON(res)), nil
+	return ok(RefundJSON(res)), nil
 }
 
 // refundParams are GET /v2/refunds' query parameters.
@@ -189,7 +189,7 @@ func (h *Handler) listRefunds(r *http.Request, c *recon.Caller) (*Answer, error)
 	}
 	out := make([]map[string]any, len(list))
 	for i, res := range list {
-		out[i] = refundJSON(res)
+		out[i] = RefundJSON(res)
 	}
 	return paged(out, p, total), nil
 }
@@ -227,7 +227,7 @@ func (h *Handler) changeRefund(r *http.Request, c *recon.Caller, fn func(context
 	if err != nil {
 		return nil, err
 	}
-	return ok(refundJSON(res)), nil
+	return ok(RefundJSON(res)), nil
 }
 
 // v2Time renders a time as API v2 does: RFC 3339 in UTC.
@@ -256,8 +256,9 @@ func receiverJSON(r recon.RefundReceiver) map[string]any {
 	return map[string]any{"bank_bin": r.BankBIN, "account_number": r.AccountNumber, "account_name": r.AccountName}
 }
 
-// refundJSON is a refund as API v2 shows it (docs/api-v2.md, Refunds).
-func refundJSON(res *refunds.Result) map[string]any {
+// RefundJSON is a refund as API v2 shows it (docs/api-v2.md, Refunds), and
+// the CLI prints it.
+func RefundJSON(res *refunds.Result) map[string]any {
 	r := res.Refund
 	m := map[string]any{
 		"id": r.ID, "order_id": nil, "transaction_id": nil, "amount": r.Amount, "reason": r.Reason,
