@@ -105,6 +105,10 @@ type Target struct {
 	// target without it.
 	SigningSecret string
 	Active        bool
+	// Settings is the target's settings, a JSON object
+	// (delivery_targets.settings): an IPN target's are IPNSettings. A save
+	// with "" keeps the stored ones ("{}" for a new target).
+	Settings string
 }
 
 // Secret sizes: generated secrets have SecretLen letters and digits; a

@@ -31,10 +31,13 @@ const (
 	// (docs/api-v2.md, How a refund settles). Only ignoring resolves it:
 	// the person deals with the bank.
 	ExceptionRefundTransfer = "refund_transfer"
+	// ExceptionVAInactive: sent to an expired or cancelled virtual account
+	// of API v2; nothing was applied, no order changed.
+	ExceptionVAInactive = MatchVAInactive
 )
 
 // ExceptionKinds lists every kind.
-var ExceptionKinds = []string{ExceptionUnmatched, ExceptionUnderpaid, ExceptionOverpaid, ExceptionDuplicate, ExceptionRefundTransfer}
+var ExceptionKinds = []string{ExceptionUnmatched, ExceptionUnderpaid, ExceptionOverpaid, ExceptionDuplicate, ExceptionRefundTransfer, ExceptionVAInactive}
 
 // IsException reports whether a match outcome makes its transfer an exception.
 func IsException(outcome string) bool { return slices.Contains(ExceptionKinds, outcome) }
@@ -153,7 +156,7 @@ func (in *ResolveInput) Validate() error {
 
 // CheckResolution applies the rules of a resolution to the exception as it
 // is (read under lock) and, for a match, the order: the exception must be
-// open; a match needs a transfer not yet applied to any order (unmatched or
+// open; a match needs a transfer not yet applied to any order (unmatched,
 // duplicate: an underpaid or overpaid one already counts in its order) and
 // an order awaiting payment. Violations are ECONFLICT naming the state.
 func CheckResolution(e *Exception, in *ResolveInput, o *Order) error {
@@ -187,11 +190,11 @@ func CheckResolution(e *Exception, in *ResolveInput, o *Order) error {
 
 // GetsSuggestions reports whether the exception is offered orders to be
 // matched to (ExceptionStore.ExceptionSuggestions): an open exception whose
-// transfer no order counts yet, unmatched or duplicate. An underpaid or
+// transfer no order counts yet, unmatched, duplicate or va_inactive. An underpaid or
 // overpaid transfer already counts in its order (CheckResolution refuses to
 // match it), and a resolved exception is closed.
 func (e *Exception) GetsSuggestions() bool { // never a refund_transfer: outgoing money pays no order
-	return e.Resolution == nil && (e.Kind == ExceptionUnmatched || e.Kind == ExceptionDuplicate)
+	return e.Resolution == nil && (e.Kind == ExceptionUnmatched || e.Kind == ExceptionDuplicate || e.Kind == ExceptionVAInactive)
 }
 
 // ExceptionFilter selects exceptions. Zero values mean "no filter".

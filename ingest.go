@@ -40,13 +40,15 @@ func Ingest(ctx context.Context, s IngestStore, tenant TenantID, now time.Time, 
 	return s.IngestTransactions(ctx, tenant, in, codes)
 }
 
-// CompanyExtractor returns the extractor of the company's active formats, or
-// one that finds nothing when the company has turned paycode off.
+// CompanyExtractor returns the extractor of the company's active formats
+// (none when the company has turned paycode off) and, always, of the memo
+// codes of virtual accounts (MemoVAFormat; docs/api-v2.md, Virtual accounts).
 func CompanyExtractor(c *CompanyConfig) *Extractor {
-	if !c.Paycode {
-		return NewExtractor(nil)
+	formats := []PaymentCodeFormat{MemoVAFormat}
+	if c.Paycode {
+		formats = append(formats, c.PaymentCodeFormats...)
 	}
-	return NewExtractor(c.PaymentCodeFormats)
+	return NewExtractor(formats)
 }
 
 // AtomicIngestStore is what IngestAll needs of storage.

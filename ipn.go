@@ -68,13 +68,23 @@ func ParseIPNTypes(types []string) ([]string, error) {
 // subscribes to notification type t. Settings saved before API v2 ("{}")
 // subscribe to DefaultIPNTypes.
 func IPNWants(settings, t string) (bool, error) {
+	s, err := ParseIPNSettings(settings)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(s.Types(), t), nil
+}
+
+// ParseIPNSettings reads an IPN target's settings JSON (Target.Settings);
+// "" is "{}", the settings of a target saved before API v2.
+func ParseIPNSettings(settings string) (IPNSettings, error) {
 	var s IPNSettings
 	if settings != "" {
 		if err := json.Unmarshal([]byte(settings), &s); err != nil {
-			return false, fmt.Errorf("recon: IPN target settings: %w", err)
+			return IPNSettings{}, fmt.Errorf("recon: IPN target settings: %w", err)
 		}
 	}
-	return slices.Contains(s.Types(), t), nil
+	return s, nil
 }
 
 // MoneyText renders whole VND as the spec's decimal text with 2 fraction digits.

@@ -15,6 +15,12 @@ const (
 	MatchOverpaid  = "overpaid"  // completed the payment with more than the amount
 	MatchDuplicate = "duplicate" // named an order already paid (or cancelled)
 	MatchNone      = "unmatched" // no open order named by code or sub-account
+	// MatchPartial paid part of an order through a partial or open virtual
+	// account: expected, not an exception (docs/api-v2.md, Virtual accounts).
+	MatchPartial = "partial"
+	// MatchVAInactive was sent to an expired or cancelled virtual account:
+	// nothing was applied, no order changed.
+	MatchVAInactive = "va_inactive"
 )
 
 // Match rules: how a transfer names an order (MatchDecision.Rule).
@@ -22,6 +28,9 @@ const (
 	MatchByCode       = "code"        // the payment code extracted from its memo
 	MatchBySubAccount = "sub_account" // the order's virtual account, which it was sent to
 	MatchByHand       = "manual"      // a person matched it, resolving an exception (ResolveMatch)
+	// MatchByVA: a virtual account of API v2 (Payment.VA), by the transfer's
+	// sub_account (a bank one) or the code in its memo (a memo one).
+	MatchByVA = "va"
 )
 
 // MatchDecision records what matching decided for one incoming transaction, and why.
@@ -50,6 +59,11 @@ type Payment struct {
 	// SettlePayments records in its decisions (MatchPayments reads neither).
 	TransactionID int64
 	Code          string
+	// VA is the virtual account it was sent to (Rule MatchByVA), as read
+	// under lock; nil otherwise. Its mode decides whether a short transfer
+	// is an exception (exact) or expected (partial, open); an account not
+	// active (expired, cancelled) takes nothing: MatchVAInactive.
+	VA *VirtualAccount
 }
 
 // NamesOrder reports whether an incoming transfer names an order at all: it
@@ -65,18 +79,50 @@ func NamesOrder(amountIn int64, code, subAccount string) bool {
 // of the batch carries).
 type OrderRoutes struct {
 	byCode, byVA map[string]*Order
+	byID         map[int64]*Order
+	bank, memo   map[string]*VirtualAccount
 }
 
-// NewOrderRoutes indexes orders by payment code and virtual account.
-func NewOrderRoutes(orders []*Order) OrderRoutes {
-	r := OrderRoutes{byCode: map[string]*Order{}, byVA: map[string]*Order{}}
+// NewOrderRoutes indexes orders by payment code and virtual account, and
+// the virtual accounts of API v2 (vas, whose orders are among orders) by
+// number.
+func NewOrderRoutes(orders []*Order, vas ...*VirtualAccount) OrderRoutes {
+	r := OrderRoutes{byCode: map[string]*Order{}, byVA: map[string]*Order{}, byID: map[int64]*Order{},
+		bank: map[string]*VirtualAccount{}, memo: map[string]*VirtualAccount{}}
 	for _, o := range orders {
 		r.byCode[o.PaymentCode] = o
+		r.byID[o.ID] = o
 		if o.VirtualAccount != "" {
 			r.byVA[o.VirtualAccount] = o
 		}
 	}
+	for _, va := range vas {
+		if va.Kind == VAKindMemo {
+			r.memo[va.Number] = va
+		} else {
+			r.bank[va.Number] = va
+		}
+	}
 	return r
+}
+
+// RouteVA returns the virtual account of API v2 a transfer was sent to, and
+// its order: a bank one its sub_account names, else a memo one whose code
+// its memo carries (docs/design.md, D5: virtual accounts come before
+// payment codes). nil, nil when neither names one.
+func (r OrderRoutes) RouteVA(subAccount, code string) (*VirtualAccount, *Order) {
+	va := r.bank[subAccount]
+	if subAccount == "" || va == nil {
+		va = r.memo[code]
+		if code == "" || va == nil {
+			return nil, nil
+		}
+	}
+	o := r.byID[va.OrderID]
+	if o == nil {
+		return nil, nil
+	}
+	return va, o
 }
 
 // Route returns the order a transfer names and the rule that found it: the
@@ -95,7 +141,7 @@ func (r OrderRoutes) Route(subAccount, code string) (*Order, string) {
 
 // PaymentMatch is what matching decided about one Payment.
 type PaymentMatch struct {
-	Outcome string // MatchCaptured, MatchUnderpaid, MatchOverpaid or MatchDuplicate
+	Outcome string // MatchCaptured, MatchUnderpaid, MatchPartial, MatchOverpaid, MatchDuplicate or MatchVAInactive
 	// Reason is the sentence shown with the decision, e.g. "payment code
 	// DH20002 names order SHORT: 40000 of 100000 VND paid, 60000 short".
 	Reason string
@@ -114,7 +160,13 @@ type PaymentMatch struct {
 // total to the order's amount captures it (MatchCaptured, or MatchOverpaid
 // past it); one that leaves it short is MatchUnderpaid; every transfer for
 // an order already captured or cancelled, before or during the sequence, is
-// MatchDuplicate and adds nothing. It returns one PaymentMatch per payment,
+// MatchDuplicate and adds nothing. A payment through a virtual account of
+// API v2 (Payment.VA) that is not active is MatchVAInactive and adds
+// nothing, whatever the order's state; one through a partial or open
+// account that leaves the order short is MatchPartial (expected), while
+// through an exact one (as by a code) it is MatchUnderpaid, an exception
+// whose money counts toward the order all the same, which waits for the
+// rest (docs/api-v2.md, Virtual accounts). It returns one PaymentMatch per payment,
 // in order; the order's paid amount afterwards is the last PaidTotal. o is
 // not changed: the store writes the result.
 //
@@ -139,6 +191,11 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 			named = "virtual account " + o.VirtualAccount
 		case MatchByHand:
 			named = "a match by hand"
+		case MatchByVA:
+			if p.VA == nil {
+				return nil, Errorf(EINVALID, "a transfer names order %s by a virtual account but carries none", o.InvoiceNumber)
+			}
+			named = describeVA(p.VA)
 		default:
 			return nil, Errorf(EINVALID, "a transfer names order %s by an unknown rule %q", o.InvoiceNumber, p.Rule)
 		}
@@ -146,6 +203,11 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 			return nil, Errorf(EINVALID, "a transfer to order %s must pay more than 0 VND, not %d", o.InvoiceNumber, p.Amount)
 		}
 		m := &out[i]
+		if p.VA != nil && p.VA.Status != VAActive {
+			m.Outcome, m.PaidTotal = MatchVAInactive, paid
+			m.Reason = fmt.Sprintf("%s of order %s is %s: nothing was applied", named, o.InvoiceNumber, p.VA.Status)
+			continue
+		}
 		if status != OrderAwaitingPayment {
 			m.Outcome, m.PaidTotal = MatchDuplicate, paid
 			m.Reason = fmt.Sprintf("%s names order %s, which is already %s", named, o.InvoiceNumber, strings.ToLower(status))
@@ -159,6 +221,9 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 		switch {
 		case paid < o.Amount:
 			m.Outcome = MatchUnderpaid
+			if p.VA != nil && p.VA.AmountMode != VAExact {
+				m.Outcome = MatchPartial
+			}
 			m.Reason = fmt.Sprintf("%s names order %s: %d of %d VND paid, %d short", named, o.InvoiceNumber, paid, o.Amount, o.Amount-paid)
 			continue
 		case paid == o.Amount:
@@ -182,11 +247,16 @@ type Settlement struct {
 	// Captured is the index of the payment that captured the order (an
 	// ORDER_PAID notification is due), -1 when none did.
 	Captured int
-	// Changed reports that the order was awaiting payment, so its paid
+	// Changed reports that a payment counted toward the order, so its paid
 	// amount (and on capture its status, paid time and paying transfer)
 	// moved: the store writes Order. An order already captured or cancelled
-	// only gets duplicate decisions and is not written.
+	// only gets duplicate decisions, a transfer to an inactive virtual
+	// account none, and is not written.
 	Changed bool
+	// PartiallyPaid holds the indexes of the payments that paid part of the
+	// order without completing it (MatchUnderpaid, MatchPartial): an
+	// ORDER_PARTIALLY_PAID notification is due for each, to subscribers.
+	PartiallyPaid []int
 }
 
 // SettlePayments is MatchPayments and the capture step: the decision of each
@@ -194,16 +264,31 @@ type Settlement struct {
 // (a batch's transfers, a match by hand). While o awaits payment its paid
 // amount becomes the last payment's total, updated at now; the payment that
 // captures it makes it CAPTURED, paid at now by that payment's transaction.
-// o is not changed; MatchPayments' errors are returned as they are.
+// A virtual account still active but past its expiry at now (the
+// maintenance loop has not run yet) counts as expired. o is not changed;
+// MatchPayments' errors are returned as they are.
 func SettlePayments(o *Order, payments []Payment, now time.Time) (*Settlement, error) {
+	payments = slices.Clone(payments)
+	for k, p := range payments {
+		if p.VA != nil && p.VA.Status == VAActive && !p.VA.ActiveAt(now) {
+			expired := *p.VA
+			expired.Status = VAExpired
+			payments[k].VA = &expired
+		}
+	}
 	ms, err := MatchPayments(o, payments)
 	if err != nil {
 		return nil, err
 	}
 	n := *o
-	s := &Settlement{Order: &n, Decisions: make([]*MatchDecision, len(ms)), Captured: -1,
-		Changed: o.Status == OrderAwaitingPayment && len(ms) > 0}
+	s := &Settlement{Order: &n, Decisions: make([]*MatchDecision, len(ms)), Captured: -1}
 	for k, m := range ms {
+		if PaysOrder(m.Outcome) {
+			s.Changed = true
+		}
+		if m.Outcome == MatchUnderpaid || m.Outcome == MatchPartial {
+			s.PartiallyPaid = append(s.PartiallyPaid, k)
+		}
 		p := payments[k]
 		s.Decisions[k] = &MatchDecision{CompanyID: o.CompanyID, TransactionID: p.TransactionID, OrderID: o.ID, Outcome: m.Outcome,
 			Rule: p.Rule, Code: p.Code, Amount: p.Amount, OrderAmount: o.Amount, PaidTotal: m.PaidTotal, Reason: m.Reason, CreatedAt: now}
@@ -221,7 +306,7 @@ func SettlePayments(o *Order, payments []Payment, now time.Time) (*Settlement, e
 // PayingOutcomes are the outcomes of a decision whose transfer paid an
 // order (captured it, or paid part or more of it): what the order's detail
 // lists as its payments, and what the dashboard counts as matched money.
-var PayingOutcomes = []string{MatchCaptured, MatchUnderpaid, MatchOverpaid}
+var PayingOutcomes = []string{MatchCaptured, MatchUnderpaid, MatchPartial, MatchOverpaid}
 
 // PaysOrder reports whether a decision's outcome is one of PayingOutcomes.
 func PaysOrder(outcome string) bool { return slices.Contains(PayingOutcomes, outcome) }

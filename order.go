@@ -71,7 +71,11 @@ func NextOrder(o *Order, event OrderEvent, now time.Time) (*Order, error) {
 // Order is a payment order of the gateway: created at checkout, paid by a
 // bank transfer whose memo carries PaymentCode (or sent to VirtualAccount).
 type Order struct {
-	ID            int64
+	ID int64
+	// PublicID is the order's id in API v2 (an xid in UUID form): random
+	// for every order made since migration 00026, derived from ID for those
+	// before it (docs/api-v2.md, Orders).
+	PublicID      string
 	CompanyID     int64
 	InvoiceNumber string // order_invoice_number, unique per company
 	OrderID       string // the merchant's own order id, optional
@@ -105,13 +109,21 @@ type Order struct {
 	PaidAt                time.Time // zero until captured
 	PaidTransactionID     int64     // the transfer that completed the payment
 	CancelledAt, VoidedAt time.Time
+	// Buyer is whom the order's invoice is for (API v2; zero when none).
+	Buyer Buyer
+	// ExpiresAt is when a pending order expires (API v2; zero: never, as
+	// v1 checkout orders); ExpiredAt when the maintenance loop expired it
+	// (ExpireOrder).
+	ExpiresAt, ExpiredAt time.Time
 }
 
 // OrderFilter selects a company's orders (spec §4.6; docs/api.md, Payment
 // gateway; docs/design.md, D6).
 type OrderFilter struct {
-	Query         string // q: case-insensitive substring of invoice number, order id, description, customer id
-	Status        string
+	Query  string // q: case-insensitive substring of invoice number, order id, description, customer id
+	Status string
+	// V2Status filters by recon.Order.V2Status (GET /v2/orders status).
+	V2Status      string
 	CustomerID    string
 	CreatedOn     string // YYYY-MM-DD, one whole day
 	From, To      string // YYYY-MM-DD, inclusive

@@ -33,6 +33,7 @@ type Store interface {
 	BankAccountStore
 	TransactionStore
 	OrderStore
+	VAStore
 	ExceptionStore
 	RefundStore
 	MerchantStore

@@ -162,7 +162,7 @@ func TestExceptionsAPI(t *testing.T) {
 			return fmt.Sprintf(`{"status":"error","error":"validation_error","message":%q,"errors":{%q:[%q]}}`, msg, field, msg)
 		}
 		for _, c := range []struct{ query, field, msg string }{
-			{"kind=lost", "kind", "kind must be one of unmatched, underpaid, overpaid, duplicate, refund_transfer"},
+			{"kind=lost", "kind", "kind must be one of unmatched, underpaid, overpaid, duplicate, refund_transfer, va_inactive"},
 			{"status=all", "status", "status must be open or resolved"},
 			{"limit=0", "limit", "limit must be an integer from 1 to 100"},
 			{"limit=101", "limit", "limit must be an integer from 1 to 100"},

@@ -220,6 +220,9 @@ type IPNSettings struct {
 	// from the answer that created or rotated it.
 	SigningSecret string `json:"signing_secret"`
 	Active        int    `json:"active"`
+	// NotificationTypes are the notification types the target receives
+	// (docs/api-v2.md, Notifications).
+	NotificationTypes []string `json:"notification_types"`
 }
 
 // IPNSettingsInput replaces the IPN settings (PUT /v1/ipn).
@@ -230,6 +233,10 @@ type IPNSettingsInput struct {
 	// Active: nil is 1 (on).
 	Active              *int `json:"active,omitempty"`
 	RotateSigningSecret bool `json:"rotate_signing_secret,omitempty"`
+	// NotificationTypes replaces the notification types the target
+	// receives; nil (or empty) keeps what it had (ORDER_PAID and TRANSACTION_VOID for a
+	// target that never chose). The types: docs/api-v2.md, Notifications.
+	NotificationTypes []string `json:"notification_types,omitempty"`
 }
 
 // IPNSettings returns the merchant's IPN settings (secrets masked), or nil

@@ -77,10 +77,16 @@ func VerifySignature(signingSecret, timestamp, signature string, body []byte, no
 	return fmt.Errorf("%w: no v1 signature matches", ErrSignature)
 }
 
-// IPN types (spec §2.8; docs/api.md, Payment gateway).
+// IPN types (spec §2.8; docs/api.md, Payment gateway; the API v2 ones,
+// sent only to a target that subscribes to them: docs/api-v2.md,
+// Notifications).
 const (
-	IPNOrderPaid       = "ORDER_PAID"
-	IPNTransactionVoid = "TRANSACTION_VOID"
+	IPNOrderPaid          = "ORDER_PAID"
+	IPNTransactionVoid    = "TRANSACTION_VOID"
+	IPNOrderPartiallyPaid = "ORDER_PARTIALLY_PAID"
+	IPNOrderExpired       = "ORDER_EXPIRED"
+	IPNRefundSucceeded    = "REFUND_SUCCEEDED"
+	IPNRefundFailed       = "REFUND_FAILED"
 )
 
 // IPN is the body of a gateway notification (spec §2.8; docs/api.md, Payment
@@ -88,7 +94,7 @@ const (
 // YYYY-MM-DD HH:MM:SS in the server's business time zone.
 type IPN struct {
 	Timestamp        int64  `json:"timestamp"`         // when the notification was made, Unix seconds
-	NotificationType string `json:"notification_type"` // IPNOrderPaid or IPNTransactionVoid
+	NotificationType string `json:"notification_type"` // IPNOrderPaid, IPNTransactionVoid, or a type the target subscribed to
 	Order            struct {
 		ID                 string          `json:"id"`
 		OrderID            string          `json:"order_id"`

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/dashboard"
 	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
@@ -221,4 +222,41 @@ func TestDashboardConfirm(t *testing.T) {
 			return err == nil && d.Status == recon.DeliveryDelivered
 		})
 	})
+}
+
+// TestDashboardWithoutOrders: a dashboard given no checkout.Service
+// (Handler.Orders) hides void and cancel: no buttons on the order's page,
+// and their confirmation pages and forms are 404 and change nothing.
+func TestDashboardWithoutOrders(t *testing.T) {
+	t.Parallel()
+	e := newServer(t, "sqlite", func(h *dashboard.Handler) { h.Orders = nil })
+	e.live = e.newCompany(t, "http://127.0.0.1:9/ipn")
+	e.dashUser(t, e.live, "boss@saomai.vn", recon.RoleAdmin)
+	e.pay(t, e.live, e.checkout(t, e.live, "INV-PAID", 150000, "paid"), 150000)
+	e.checkout(t, e.live, "INV-OPEN", 90000, "open")
+	boss := e.signedIn(t, "boss@saomai.vn")
+	for _, invoice := range []string{"INV-PAID", "INV-OPEN"} {
+		status, body := boss.Get("/dashboard/order?invoice=" + invoice)
+		if status != http.StatusOK || strings.Contains(body, `action="/dashboard/order/void"`) || strings.Contains(body, `action="/dashboard/order/cancel"`) {
+			t.Errorf("%s's page without Orders: %d %s", invoice, status, body)
+		}
+	}
+	for _, action := range []string{"void", "cancel"} {
+		for _, invoice := range []string{"INV-PAID", "INV-OPEN"} {
+			if status, _ := boss.Get("/dashboard/order/" + action + "?invoice=" + invoice); status != http.StatusNotFound {
+				t.Errorf("GET %s of %s: %d", action, invoice, status)
+			}
+			for _, form := range []url.Values{{"invoice": {invoice}}, {"invoice": {invoice}, "confirm": {"yes"}}} {
+				if status, _, _ := boss.PostFrom("/dashboard/order?invoice="+invoice, "/dashboard/order/"+action, form); status != http.StatusNotFound {
+					t.Errorf("POST %s %v: %d", action, form, status)
+				}
+			}
+		}
+	}
+	if got := e.orderStatus(t, e.live, "INV-PAID"); got != recon.OrderCaptured {
+		t.Errorf("INV-PAID is %s", got)
+	}
+	if got := e.orderStatus(t, e.live, "INV-OPEN"); got != recon.OrderAwaitingPayment {
+		t.Errorf("INV-OPEN is %s", got)
+	}
 }

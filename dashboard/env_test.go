@@ -72,8 +72,9 @@ type tenant struct {
 
 // newServer starts the dashboard on a fresh database of the engine. It has
 // no rate limits: the tests make searches in bursts no person makes (the
-// limits have their own test, TestDashboardRateLimit).
-func newServer(t *testing.T, engine string) *dashEnv {
+// limits have their own test, TestDashboardRateLimit). configure changes
+// the handler before it is registered.
+func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler)) *dashEnv {
 	t.Helper()
 	loc, err := time.LoadLocation("Asia/Ho_Chi_Minh") // recon serve's default --timezone
 	if err != nil {
@@ -103,7 +104,7 @@ func newServer(t *testing.T, engine string) *dashEnv {
 	// Sandbox, as `recon serve --sandbox --allow-private-targets`: cookies
 	// without Secure on http, notification URLs on loopback.
 	checkURL := func(raw string) error { return delivery.CheckURL(raw, true, true) }
-	(&dashboard.Handler{Store: e.db, Passwords: auth, Sandbox: true, Location: loc, Clock: recon.SystemClock{}, Logger: log,
+	h := &dashboard.Handler{Store: e.db, Passwords: auth, Sandbox: true, Location: loc, Clock: recon.SystemClock{}, Logger: log,
 		HashPassword: oauth.HashPassword, Kick: dispatcher.Kick,
 		// The services and adapters server/routes.go gives it.
 		Orders:          &checkout.Service{Store: e.db, Clock: recon.SystemClock{}, Location: loc, Logger: log},
@@ -113,7 +114,11 @@ func newServer(t *testing.T, engine string) *dashEnv {
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, e.db, c, public)
 		},
-	}).Register(mux)
+	}
+	for _, c := range configure {
+		c(h)
+	}
+	h.Register(mux)
 	return e
 }
 

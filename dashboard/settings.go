@@ -48,6 +48,7 @@ type settingsView struct {
 	TestSent     string // kind of the test notification just enqueued
 	TargetErr    string
 	IPNForm      *ipnForm // the IPN target's form, as stored or as typed when refused
+	IPNTypes     []ipnTypeView
 	IPNErr       string
 	IPNSaved     bool
 	MerchantID   string
@@ -121,12 +122,17 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		}
 		v.Targets = append(v.Targets, targetView{kind, t, masked, recon.MaskSecret(t.SigningSecret)})
 		if kind == recon.DeliveryIPN && v.IPNForm == nil {
-			v.IPNForm = &ipnForm{URL: t.URL, AuthType: t.AuthType, Active: t.Active}
+			st, err := recon.ParseIPNSettings(t.Settings)
+			if err != nil {
+				return err
+			}
+			v.IPNForm = &ipnForm{URL: t.URL, AuthType: t.AuthType, Active: t.Active, Types: st.Types()}
 		}
 	}
 	if v.IPNForm == nil {
-		v.IPNForm = &ipnForm{AuthType: recon.AuthSecretKey, Active: true}
+		v.IPNForm = &ipnForm{AuthType: recon.AuthSecretKey, Active: true, Types: recon.DefaultIPNTypes}
 	}
+	v.IPNTypes = ipnTypeViews(v.IPNForm.Types)
 	v.IPNSaved = r.URL.Query().Get("saved") == "ipn"
 	m, err := h.Store.MerchantOf(ctx, q.caller.Tenant)
 	if err == nil {
@@ -280,14 +286,16 @@ func (h *Handler) sendTest(w http.ResponseWriter, r *http.Request, q *request) e
 }
 
 // ipnForm is the IPN target's form: the fields of PUT /v1/ipn but the
-// secret, which is kept, or made when SECRET_KEY has none yet.
+// secret, which is kept, or made when SECRET_KEY has none yet. Types are
+// its notification types, one checkbox each.
 type ipnForm struct {
 	URL, AuthType string
 	Active        bool
+	Types         []string
 }
 
 // saveIPN serves POST /dashboard/settings/ipn: the IPN target's URL, auth
-// type and state, saved through h.IPN (the rules of PUT
+// type, state and notification types, saved through h.IPN (the rules of PUT
 // /v1/ipn: the URL's SSRF check, the auth types). A secret this save made
 // (SECRET_KEY chosen where there was none) and the signing secret of a
 // target this save made are shown this once.
@@ -296,7 +304,14 @@ func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) er
 		return errNotFound()
 	}
 	f := &ipnForm{URL: strings.TrimSpace(r.PostForm.Get("ipn_url")), AuthType: r.PostForm.Get("auth_type"), Active: r.PostForm.Get("active") == "1"}
-	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: f.URL, AuthType: f.AuthType, Active: f.Active})
+	c := ipn.Change{URL: f.URL, AuthType: f.AuthType, Active: f.Active}
+	// The form's checkboxes (notification_types=shown marks them: none
+	// checked is a choice, refused by the rules, not "keep").
+	if r.PostForm.Get("notification_types") == "shown" {
+		c.NotificationTypes = append([]string{}, r.PostForm["notification_type"]...)
+		f.Types = c.NotificationTypes
+	}
+	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, c)
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
 	} else if err != nil {

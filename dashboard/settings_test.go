@@ -29,7 +29,7 @@ func TestDashboardSettings(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			fn   func(*testing.T, *dashEnv)
-		}{{"Settings", dashSettings}, {"IPNTarget", dashIPNTarget}, {"Users", dashUsers}, {"BankAccounts", dashBankAccounts}, {"Sandbox", dashSandbox},
+		}{{"Settings", dashSettings}, {"IPNTarget", dashIPNTarget}, {"IPNTypes", dashIPNTypes}, {"Users", dashUsers}, {"BankAccounts", dashBankAccounts}, {"Sandbox", dashSandbox},
 			{"Refused", dashSettingsRefused}} {
 			if !t.Run(c.name, func(t *testing.T) { c.fn(t, e) }) {
 				return

@@ -41,12 +41,15 @@ func TestCheckoutCreatesOrder(t *testing.T) {
 		}
 		o := b.order(t, b.a, "INV-001")
 		want := recon.Order{
-			ID: o.ID, CompanyID: b.a.company.ID(), InvoiceNumber: "INV-001", CustomerID: "CUST-7",
+			ID: o.ID, PublicID: o.PublicID, CompanyID: b.a.company.ID(), InvoiceNumber: "INV-001", CustomerID: "CUST-7",
 			Status: recon.OrderAwaitingPayment, Amount: 150000, Currency: "VND", Description: "Thanh toán đơn hàng INV-001",
 			PaymentCode: o.PaymentCode, BankAccountID: b.a.account, CustomData: `[{"sku":"A1","qty":2},"gift"]`,
 			UserAgent: "Mozilla/5.0 (Test)", IPAddress: "127.0.0.1", SuccessURL: "https://shop.example.vn/ok?x=1&y=2",
 			ErrorURL: "https://shop.example.vn/error", CancelURL: "https://shop.example.vn/cancel", PaymentMethod: "BANK_TRANSFER",
 			CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt,
+		}
+		if !recon.ValidXID(o.PublicID) {
+			t.Fatalf("public id %q is no xid: every order is readable through API v2", o.PublicID)
 		}
 		if *o != want {
 			t.Fatalf("stored order\n got %+v\nwant %+v", *o, want)

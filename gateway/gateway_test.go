@@ -346,6 +346,9 @@ func TestIPNSettings(t *testing.T) {
 		// None yet.
 		checkJSON(t, "GET before PUT", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": nil})
 
+		// A target that never chose receives the v1 types (docs/api-v2.md,
+		// Notifications).
+		v1Types := []any{"ORDER_PAID", "TRANSACTION_VOID"}
 		secret := "whsec_0123456789abcdefWXYZ"
 		// signingOf returns the signing secret of a PUT answer, checking that
 		// it is shown in full: 48 letters and digits.
@@ -363,9 +366,9 @@ func TestIPNSettings(t *testing.T) {
 		r := b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn","auth_type":"SECRET_KEY","secret_key":"`+secret+`","active":1}`)
 		signing := signingOf("PUT", r)
 		checkJSON(t, "PUT", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": secret, "signing_secret": signing, "active": 1.0}})
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": secret, "signing_secret": signing, "active": 1.0, "notification_types": v1Types}})
 		checkJSON(t, "GET masked", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 1.0}})
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 1.0, "notification_types": v1Types}})
 		// Another merchant sees its own (none).
 		checkJSON(t, "GET other merchant", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": nil})
 
@@ -373,7 +376,7 @@ func TestIPNSettings(t *testing.T) {
 		// answer that created or rotated a secret shows it in full); active 0.
 		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0}`)
 		checkJSON(t, "PUT keeps secret", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 0.0}})
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 0.0, "notification_types": v1Types}})
 		if bytes.Contains(r.body, []byte(secret)) || bytes.Contains(r.body, []byte(signing)) {
 			t.Fatalf("PUT without secret_key shows a stored secret: %s", r.body)
 		}
@@ -389,7 +392,7 @@ func TestIPNSettings(t *testing.T) {
 			t.Fatal("rotate_signing_secret kept the signing secret")
 		}
 		checkJSON(t, "PUT rotate", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": rotated, "active": 0.0}})
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": rotated, "active": 0.0, "notification_types": v1Types}})
 		if target, err := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); err != nil || target.SigningSecret != rotated || target.Secret != secret {
 			t.Fatalf("stored target after rotation %+v, %v", target, err)
 		}
@@ -402,12 +405,12 @@ func TestIPNSettings(t *testing.T) {
 			t.Fatalf("generated secret %q", gen)
 		}
 		checkJSON(t, "GET generated", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***" + gen[44:], "signing_secret": "***" + signingB[44:], "active": 1.0}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***" + gen[44:], "signing_secret": "***" + signingB[44:], "active": 1.0, "notification_types": v1Types}})
 
 		// NONE: no secret_key, but a signing secret all the same.
 		r = b.api(t, b.b, "PUT", "/v1/ipn", `{"ipn_url":"https://b.example.vn/ipn","auth_type":"NONE"}`)
 		checkJSON(t, "PUT NONE", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0, "notification_types": v1Types}})
 
 		bad := func(reason, message string) map[string]any {
 			e := map[string]any{"code": "validation_error", "message": message}
@@ -430,12 +433,48 @@ func TestIPNSettings(t *testing.T) {
 			{"unknown field", `{"ipn_url":"https://a.vn/ipn","events":[]}`, "", `unknown field "events"`},
 			{"malformed", `{"ipn_url":`, "", "malformed JSON: the body ends early"},
 			{"rotate not a boolean", `{"ipn_url":"https://a.vn/ipn","rotate_signing_secret":1}`, "", "rotate_signing_secret must be a boolean, not number"},
+			{"unknown notification type", `{"ipn_url":"https://a.vn/ipn","notification_types":["ORDER_PAID","ORDER_SHIPPED"]}`, "",
+				`unknown notification type "ORDER_SHIPPED" (known: ORDER_PAID, TRANSACTION_VOID, ORDER_PARTIALLY_PAID, ORDER_EXPIRED, REFUND_SUCCEEDED, REFUND_FAILED)`},
+			{"no notification type", `{"ipn_url":"https://a.vn/ipn","notification_types":[]}`, "",
+				"notification_types needs at least one of ORDER_PAID, TRANSACTION_VOID, ORDER_PARTIALLY_PAID, ORDER_EXPIRED, REFUND_SUCCEEDED, REFUND_FAILED"},
+			{"notification type twice", `{"ipn_url":"https://a.vn/ipn","notification_types":["ORDER_PAID","ORDER_PAID"]}`, "",
+				`notification type "ORDER_PAID" is listed twice`},
+			{"notification_types a string", `{"ipn_url":"https://a.vn/ipn","notification_types":"ORDER_PAID"}`, "",
+				"notification_types must be an array, not string"},
+			{"notification_types of numbers", `{"ipn_url":"https://a.vn/ipn","notification_types":[1]}`, "",
+				"notification_types must be a string, not number"},
+			{"notification_types an object", `{"ipn_url":"https://a.vn/ipn","notification_types":{"ORDER_PAID":true}}`, "",
+				"notification_types must be an array, not object"},
 		} {
 			checkJSON(t, tt.name, b.api(t, b.a, "PUT", "/v1/ipn", tt.body), 400, bad(tt.reason, tt.message))
 		}
 		// Nothing of the failures was stored.
-		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); target.URL != "https://shop.example.vn/ipn2" {
+		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); target.URL != "https://shop.example.vn/ipn2" || target.Settings != "{}" {
 			t.Fatalf("a failed PUT changed the target: %+v", target)
+		}
+
+		// notification_types: saved, shown by PUT and GET, kept by a PUT
+		// without it (v1's), and by a rotation; null is "not given".
+		chosen := []any{"ORDER_PAID", "ORDER_PARTIALLY_PAID", "ORDER_EXPIRED"}
+		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0,"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID","ORDER_EXPIRED"]}`)
+		checkJSON(t, "PUT types", r, 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + rotated[44:], "active": 0.0, "notification_types": chosen}})
+		for _, body := range []string{`{"ipn_url":"https://shop.example.vn/ipn2","active":0}`, `{"ipn_url":"https://shop.example.vn/ipn2","active":0,"notification_types":null}`} {
+			checkJSON(t, "PUT without types: "+body, b.api(t, b.a, "PUT", "/v1/ipn", body), 200, map[string]any{"data": map[string]any{
+				"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + rotated[44:], "active": 0.0, "notification_types": chosen}})
+		}
+		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0,"rotate_signing_secret":true}`)
+		if got := r.json(t)["data"].(map[string]any)["notification_types"]; !cmp.Equal(got, chosen) {
+			t.Fatalf("a rotation changed notification_types: %v", got)
+		}
+		checkJSON(t, "GET types", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ",
+			"signing_secret": "***" + signingOf("PUT rotate again", r)[44:], "active": 0.0, "notification_types": chosen}})
+		// The other merchant's target keeps its own.
+		checkJSON(t, "GET other types", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0, "notification_types": v1Types}})
+		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); target.Settings != `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID","ORDER_EXPIRED"]}` {
+			t.Fatalf("stored settings %s", target.Settings)
 		}
 	})
 }

@@ -35,10 +35,14 @@ type ipnInput struct {
 	SecretKey           *string         `json:"secret_key"`
 	Active              json.RawMessage `json:"active"`
 	RotateSigningSecret *bool           `json:"rotate_signing_secret"`
+	// NotificationTypes absent (or null) keeps what the target had
+	// (docs/api-v2.md, Notifications).
+	NotificationTypes *[]string `json:"notification_types"`
 }
 
 // putIPN serves PUT /v1/ipn: replaces the IPN settings through h.IPN
-// (ipn.Service.Save, the rules).
+// (ipn.Service.Save, the rules). notification_types, when given, replaces
+// the types the target receives; without it the target keeps its own.
 func (h *Handler) putIPN(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
 	var in ipnInput
 	if err := web.DecodeJSON(r, &in); err != nil {
@@ -62,6 +66,12 @@ func (h *Handler) putIPN(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	}
 	if in.RotateSigningSecret != nil {
 		c.RotateSigningSecret = *in.RotateSigningSecret
+	}
+	if in.NotificationTypes != nil {
+		c.NotificationTypes = *in.NotificationTypes
+		if c.NotificationTypes == nil { // []: refused by the service, not kept
+			c.NotificationTypes = []string{}
+		}
 	}
 	saved, err := h.IPN.Save(r.Context(), m.Tenant(), c)
 	if err != nil {

@@ -9,6 +9,8 @@ package ipn
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
+	"fmt"
 	"io"
 	"unicode/utf8"
 
@@ -49,6 +51,11 @@ type Change struct {
 	Active    bool
 	// RotateSigningSecret replaces the signing secret of X-Recon-Signature.
 	RotateSigningSecret bool
+	// NotificationTypes are the notification types the target receives
+	// (recon.ParseIPNTypes checks them). nil keeps what the target had:
+	// recon.DefaultIPNTypes for a target saved before API v2 or never given
+	// any (docs/api-v2.md, Notifications).
+	NotificationTypes []string
 }
 
 // Saved is what Save stored, and which of its secrets are new: only those
@@ -64,6 +71,9 @@ type Saved struct {
 // SECRET_KEY. With SECRET_KEY and no secret_key the stored secret is kept,
 // or a new one made (recon.NewSecret) when there is none. The signing secret
 // is kept, made for a new target, or replaced when c.RotateSigningSecret.
+// Notification types, when given, replace those in the target's settings
+// JSON, whose other keys are kept; when not given the stored settings stay as
+// they are (the store keeps them under the row's lock).
 func (s *Service) Save(ctx context.Context, tenant recon.TenantID, c Change) (*Saved, error) {
 	if c.URL == "" {
 		return nil, recon.FieldError("ipn_url", "ipn_url is required")
@@ -82,6 +92,13 @@ func (s *Service) Save(ctx context.Context, tenant recon.TenantID, c Change) (*S
 			return nil, recon.FieldError("secret_key", "secret_key is not used with auth_type NONE")
 		}
 	}
+	var types []string
+	if c.NotificationTypes != nil {
+		var err error
+		if types, err = recon.ParseIPNTypes(c.NotificationTypes); err != nil {
+			return nil, err
+		}
+	}
 	old, err := s.Store.DeliveryTarget(ctx, tenant.ID(), recon.DeliveryIPN)
 	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
 		return nil, err
@@ -94,6 +111,15 @@ func (s *Service) Save(ctx context.Context, tenant recon.TenantID, c Change) (*S
 	if c.RotateSigningSecret {
 		t.SigningSecret = recon.NewSecretFrom(s.random())
 	}
+	if types != nil {
+		stored := "{}"
+		if old != nil && old.Settings != "" {
+			stored = old.Settings
+		}
+		if t.Settings, err = withTypes(stored, types); err != nil {
+			return nil, err
+		}
+	}
 	// Secrets left empty are kept or made by the store, under the row's
 	// lock (two saves at once agree); t comes back with what is stored.
 	if err := s.Store.SetIPN(ctx, tenant, t); err != nil {
@@ -105,6 +131,25 @@ func (s *Service) Save(ctx context.Context, tenant recon.TenantID, c Change) (*S
 		(c.SecretKey != nil || old == nil || old.AuthType != recon.AuthSecretKey || old.Secret != t.Secret)
 	saved.NewSigningSecret = c.RotateSigningSecret || old == nil || old.SigningSecret != t.SigningSecret
 	return saved, nil
+}
+
+// withTypes returns the settings JSON stored with its notification_types
+// replaced by types, every other key kept as it was.
+func withTypes(stored string, types []string) (string, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stored), &m); err != nil {
+		return "", fmt.Errorf("ipn: the stored IPN target settings are not a JSON object: %w", err)
+	}
+	if m == nil { // "null"
+		m = map[string]json.RawMessage{}
+	}
+	b, err := json.Marshal(types)
+	if err != nil {
+		return "", err
+	}
+	m["notification_types"] = b
+	out, err := json.Marshal(m)
+	return string(out), err
 }
 
 func (s *Service) random() io.Reader {
@@ -122,12 +167,33 @@ type settingsJSON struct {
 	SecretKey     *string `json:"secret_key"`
 	SigningSecret string  `json:"signing_secret"`
 	Active        int     `json:"active"`
+	// NotificationTypes is what the target receives: its chosen types, or
+	// recon.DefaultIPNTypes when it never chose (docs/api-v2.md,
+	// Notifications).
+	NotificationTypes []string `json:"notification_types,omitempty"`
 }
 
 // JSON renders IPN settings as GET and PUT /v1/ipn (and recon ipn set
 // --json) show them: secret_key (null with auth type NONE) and
-// signing_secret masked unless showSecret or showSigning.
+// signing_secret masked unless showSecret or showSigning; notification_types
+// the types the target receives (left out when its settings cannot be read,
+// which no save makes).
 func JSON(t *recon.Target, showSecret, showSigning bool) any {
+	out := targetJSON(t, showSecret, showSigning)
+	if st, err := recon.ParseIPNSettings(t.Settings); err == nil {
+		out.NotificationTypes = st.Types()
+	}
+	return out
+}
+
+// TargetJSON renders a notification target that has no notification types
+// (the hub IPN: `recon hub ipn set --json`) as JSON does, without
+// notification_types.
+func TargetJSON(t *recon.Target, showSecret, showSigning bool) any {
+	return targetJSON(t, showSecret, showSigning)
+}
+
+func targetJSON(t *recon.Target, showSecret, showSigning bool) settingsJSON {
 	out := settingsJSON{IPNURL: t.URL, AuthType: t.AuthType, SigningSecret: t.SigningSecret}
 	if t.Active {
 		out.Active = 1

@@ -2,7 +2,9 @@ package ipn_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,6 +94,109 @@ func TestSave(t *testing.T) {
 				t.Errorf("%s: signing secret changed: %v, want %v", tc.name, stored.SigningSecret != last.SigningSecret, tc.newSigning)
 			}
 			last = stored
+		}
+	})
+}
+
+// TestSaveNotificationTypes: notification_types are checked by
+// recon.ParseIPNTypes and saved into the target's settings JSON, whose other
+// keys stay; a save without them (PUT /v1/ipn the v1 way, a rotation) keeps
+// what the target had, recon.DefaultIPNTypes for a target that never chose
+// (docs/api-v2.md, Notifications); a refused list writes nothing. JSON shows
+// what the target receives.
+func TestSaveNotificationTypes(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		db := dbtest.OpenStore(t, engine)
+		c := &recon.Company{FullName: "Công ty TNHH Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive,
+			Config: recon.CompanyConfig{DataStorageDays: 365}}
+		if err := db.CreateCompany(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		svc := &ipn.Service{Store: db}
+		base := ipn.Change{URL: "https://a.vn/ipn", AuthType: recon.AuthNone, Active: true}
+		with := func(types ...string) ipn.Change {
+			ch := base
+			ch.NotificationTypes = types
+			if types == nil {
+				ch.NotificationTypes = []string{}
+			}
+			return ch
+		}
+		for _, tc := range []struct {
+			name     string
+			change   ipn.Change
+			err      string   // the EINVALID message, "" when saved
+			settings string   // the settings JSON stored after
+			shown    []string // notification_types of ipn.JSON
+		}{
+			{name: "a new target saved the v1 way", change: base, settings: "{}", shown: []string{"ORDER_PAID", "TRANSACTION_VOID"}},
+			{name: "choose", change: with("ORDER_PAID", "ORDER_PARTIALLY_PAID"),
+				settings: `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID"]}`, shown: []string{"ORDER_PAID", "ORDER_PARTIALLY_PAID"}},
+			{name: "saved again the v1 way keeps them", change: base,
+				settings: `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID"]}`, shown: []string{"ORDER_PAID", "ORDER_PARTIALLY_PAID"}},
+			{name: "a rotation keeps them", change: ipn.Change{URL: "https://a.vn/ipn", AuthType: recon.AuthNone, Active: true, RotateSigningSecret: true},
+				settings: `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID"]}`, shown: []string{"ORDER_PAID", "ORDER_PARTIALLY_PAID"}},
+			{name: "unknown type", change: with("ORDER_PAID", "ORDER_SHIPPED"),
+				err:      `unknown notification type "ORDER_SHIPPED" (known: ORDER_PAID, TRANSACTION_VOID, ORDER_PARTIALLY_PAID, ORDER_EXPIRED, REFUND_SUCCEEDED, REFUND_FAILED)`,
+				settings: `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID"]}`},
+			{name: "empty list", change: with(),
+				err:      "notification_types needs at least one of ORDER_PAID, TRANSACTION_VOID, ORDER_PARTIALLY_PAID, ORDER_EXPIRED, REFUND_SUCCEEDED, REFUND_FAILED",
+				settings: `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID"]}`},
+			{name: "twice", change: with("ORDER_EXPIRED", "ORDER_EXPIRED"), err: `notification type "ORDER_EXPIRED" is listed twice`,
+				settings: `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID"]}`},
+			{name: "back to the v1 types, said", change: with("ORDER_PAID", "TRANSACTION_VOID"),
+				settings: `{"notification_types":["ORDER_PAID","TRANSACTION_VOID"]}`, shown: []string{"ORDER_PAID", "TRANSACTION_VOID"}},
+			{name: "refunds only", change: with("REFUND_FAILED", "REFUND_SUCCEEDED"),
+				settings: `{"notification_types":["REFUND_FAILED","REFUND_SUCCEEDED"]}`, shown: []string{"REFUND_FAILED", "REFUND_SUCCEEDED"}},
+		} {
+			saved, err := svc.Save(ctx, c.Tenant(), tc.change)
+			if tc.err != "" {
+				if recon.ErrorCode(err) != recon.EINVALID || recon.ErrorMessage(err) != tc.err {
+					t.Fatalf("%s: err %v, want EINVALID %q", tc.name, err, tc.err)
+				}
+			} else if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			stored, err := db.DeliveryTarget(ctx, c.ID, recon.DeliveryIPN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stored.Settings != tc.settings {
+				t.Errorf("%s: settings %s, want %s", tc.name, stored.Settings, tc.settings)
+			}
+			if tc.err != "" {
+				continue
+			}
+			if saved.Target.Settings != tc.settings {
+				t.Errorf("%s: told settings %s, want %s", tc.name, saved.Target.Settings, tc.settings)
+			}
+			b, _ := json.Marshal(ipn.JSON(saved.Target, false, false))
+			var shown struct {
+				Types []string `json:"notification_types"`
+			}
+			if err := json.Unmarshal(b, &shown); err != nil || !slices.Equal(shown.Types, tc.shown) {
+				t.Errorf("%s: JSON %s, want notification_types %v", tc.name, b, tc.shown)
+			}
+		}
+		// Keys of the settings besides notification_types stay as they were.
+		if err := db.SetIPN(ctx, c.Tenant(), &recon.Target{URL: "https://a.vn/ipn", AuthType: recon.AuthNone, Active: true,
+			Settings: `{"later":{"x":[1,"hai"]},"notification_types":["ORDER_PAID"]}`}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Save(ctx, c.Tenant(), with("ORDER_EXPIRED")); err != nil {
+			t.Fatal(err)
+		}
+		stored, err := db.DeliveryTarget(ctx, c.ID, recon.DeliveryIPN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"later":{"x":[1,"hai"]},"notification_types":["ORDER_EXPIRED"]}`; stored.Settings != want {
+			t.Errorf("settings %s, want the other keys kept: %s", stored.Settings, want)
+		}
+		// The hub IPN's target shows no notification types.
+		if b, _ := json.Marshal(ipn.TargetJSON(stored, false, false)); strings.Contains(string(b), "notification_types") {
+			t.Errorf("TargetJSON %s", b)
 		}
 	})
 }

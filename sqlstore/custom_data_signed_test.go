@@ -42,7 +42,7 @@ func TestMigrationMarksCustomDataUnsigned(t *testing.T) {
 		if err := db.MigrateTo(ctx, 22); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.MigrateTo(ctx, 23); err != nil {
+		if err := db.Migrate(ctx); err != nil { // 00023 and what follows it, which reading an order needs
 			t.Fatal(err)
 		}
 		check("made before 00023", map[string]bool{"DATA": false, "UNSIGNED": false, "EMPTY": true})

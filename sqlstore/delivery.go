@@ -378,7 +378,7 @@ func (db *DB) ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int6
 }
 
 // DeliveryTarget returns where the company's deliveries of the kind go, its
-// secrets decrypted, or ENOTFOUND when none is configured. A target saved
+// secrets decrypted and its settings JSON as stored, or ENOTFOUND when none is configured. A target saved
 // before signing secrets existed gets one here, on first read (see
 // ensureSigningSecret): nothing is ever signed under an empty key.
 func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error) {
@@ -386,8 +386,8 @@ func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) 
 		var t recon.Target
 		var sealed, signing []byte
 		err := db.db.QueryRowContext(ctx,
-			`SELECT url, auth_type, secret, signing_secret, active FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
-			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active)
+			`SELECT url, auth_type, secret, signing_secret, active, settings FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
+			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active, &t.Settings)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, notFound(err, "company %d has no %s target", companyID, kind)
 		}

@@ -12,7 +12,7 @@ import (
 // SetHubIPN implements recon.HubStore: the target of kind recon.DeliveryHubIPN.
 func (db *DB) SetHubIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error {
 	companyID := tenant.ID()
-	return db.setTarget(ctx, companyID, recon.DeliveryHubIPN, t, "{}")
+	return db.setTarget(ctx, companyID, recon.DeliveryHubIPN, t)
 }
 
 // notifyLinkedBalances enqueues, within ingestion's transaction, the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,11 +51,28 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	if len(codes)+len(vas) == 0 {
 		return 0, nil, nil
 	}
-	orders, err := db.lockOrders(ctx, tx, companyID, codes, vas)
+	// The virtual accounts of API v2 the rows name (a bank one by
+	// sub_account, a memo one by the code in the memo), read to find their
+	// orders, then read again once the orders are locked: every writer of an
+	// account locks its order first (sqlstore/va.go).
+	accounts, err := db.vasNamed(ctx, tx, companyID, append(slices.Clip(vas), codes...))
+	if err != nil {
+		return 0, nil, err
+	}
+	var orderIDs []any
+	for _, va := range accounts {
+		orderIDs = append(orderIDs, va.OrderID)
+	}
+	orders, err := db.lockOrders(ctx, tx, companyID, codes, vas, orderIDs)
 	if err != nil || len(orders) == 0 {
 		return 0, nil, err
 	}
-	routes := recon.NewOrderRoutes(orders)
+	if len(accounts) > 0 {
+		if accounts, err = db.vasNamed(ctx, tx, companyID, append(slices.Clip(vas), codes...)); err != nil {
+			return 0, nil, err
+		}
+	}
+	routes := recon.NewOrderRoutes(orders, accounts...)
 	// Each named order's payments, in batch order; row[k] is payment k's row.
 	type named struct {
 		o        *recon.Order
@@ -67,7 +85,11 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 		if !recon.NamesOrder(r.AmountIn, r.code, r.SubAccount) {
 			continue
 		}
-		o, rule := routes.Route(r.SubAccount, r.code)
+		va, o := routes.RouteVA(r.SubAccount, r.code)
+		rule := recon.MatchByVA
+		if va == nil {
+			o, rule = routes.Route(r.SubAccount, r.code)
+		}
 		if o == nil {
 			continue // unmatched: see recon.UnmatchedDecision
 		}
@@ -78,11 +100,12 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 			groups = append(groups, g)
 		}
 		g.row = append(g.row, i)
-		g.payments = append(g.payments, recon.Payment{Amount: r.AmountIn, Rule: rule, TransactionID: ids[r.key()], Code: r.code})
+		g.payments = append(g.payments, recon.Payment{Amount: r.AmountIn, Rule: rule, TransactionID: ids[r.key()], Code: r.code, VA: va})
 	}
 	// By row, so that decisions and notifications keep the batch's order.
 	decided := make([]*recon.MatchDecision, len(rows))
 	capturedBy := make([]*recon.Order, len(rows))
+	partlyPaid := make([]*recon.Order, len(rows))
 	for _, g := range groups {
 		st, err := recon.SettlePayments(g.o, g.payments, now)
 		if err != nil {
@@ -93,6 +116,14 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 		}
 		if st.Captured >= 0 {
 			capturedBy[g.row[st.Captured]] = st.Order
+			if err := closeVAs(ctx, tx, g.o.ID, recon.VAPaid, now); err != nil {
+				return 0, nil, err
+			}
+		}
+		for _, k := range st.PartiallyPaid {
+			part := *g.o // as it stood after payment k: awaiting payment, paid so far
+			part.PaidAmount, part.PaidTransactionID, part.UpdatedAt = st.Decisions[k].PaidTotal, g.payments[k].TransactionID, now
+			partlyPaid[g.row[k]] = &part
 		}
 		if !st.Changed {
 			continue
@@ -131,7 +162,18 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	if err != nil {
 		return 0, nil, err
 	}
-	return enqueued, decided, nil
+	var partial []*recon.Order
+	for i, o := range partlyPaid {
+		if o != nil {
+			o.PaidAt = recon.WallClock(rows[i].TransactionDate)
+			partial = append(partial, o)
+		}
+	}
+	n, err := db.notifyPartiallyPaid(ctx, tx, companyID, partial, now)
+	if err != nil {
+		return 0, nil, err
+	}
+	return enqueued + n, decided, nil
 }
 
 // writeOrderPayment writes what a payment changed of the order: its status,
@@ -145,12 +187,13 @@ func writeOrderPayment(ctx context.Context, tx *sql.Tx, o *recon.Order) error {
 }
 
 // notifyPaid enqueues an ORDER_PAID IPN for each captured order (PaidAt is
-// the IPN's transaction_date) when notifyAt says so, and reports how many.
+// the IPN's transaction_date) when notifyAt says so (the target subscribes
+// to ORDER_PAID: ipnSubscribes), and reports how many.
 func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captured []*recon.Order, now time.Time) (int, error) {
 	if len(captured) == 0 {
 		return 0, nil
 	}
-	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, nil)
+	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, ipnSubscribes(recon.IPNOrderPaid))
 	if err != nil || !ok {
 		return 0, err
 	}
@@ -166,9 +209,33 @@ func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captu
 	return len(captured), nil
 }
 
+// notifyPartiallyPaid enqueues an ORDER_PARTIALLY_PAID IPN for each order
+// as a payment left it (PaidAt the IPN's transaction_date), to a target that
+// subscribes (docs/api-v2.md, Notifications), and reports how many.
+func (db *DB) notifyPartiallyPaid(ctx context.Context, tx *sql.Tx, companyID int64, orders []*recon.Order, now time.Time) (int, error) {
+	if len(orders) == 0 {
+		return 0, nil
+	}
+	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, wantsIPN(recon.IPNOrderPartiallyPaid))
+	if err != nil || !ok {
+		return 0, err
+	}
+	for _, o := range orders {
+		d, err := recon.IPNDelivery(o, recon.IPNOrderPartiallyPaid, now)
+		if err != nil {
+			return 0, internal(err, "build IPN")
+		}
+		if err := db.enqueue(ctx, tx, d, now, due); err != nil {
+			return 0, err
+		}
+	}
+	return len(orders), nil
+}
+
 // lockOrders reads (and on PostgreSQL locks) the company's orders with any of
-// the payment codes or virtual accounts.
-func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes, vas []any) ([]*recon.Order, error) {
+// the payment codes, v1 virtual accounts or ids (the orders of API v2's
+// virtual accounts).
+func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes, vas, ids []any) ([]*recon.Order, error) {
 	var conds []string
 	args := []any{companyID}
 	if len(codes) > 0 {
@@ -178,6 +245,10 @@ func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes
 	if len(vas) > 0 {
 		conds = append(conds, "virtual_account IN ("+db.params(len(args)+1, len(vas))+")")
 		args = append(args, vas...)
+	}
+	if len(ids) > 0 {
+		conds = append(conds, "id IN ("+db.params(len(args)+1, len(ids))+")")
+		args = append(args, ids...)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE company_id = $1 AND (`+
 		strings.Join(conds, " OR ")+`) ORDER BY id`+db.d.forUpdate(), args...)

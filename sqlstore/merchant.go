@@ -65,14 +65,17 @@ func (db *DB) merchant(ctx context.Context, where string, arg any) (*recon.Merch
 // SetIPN implements recon.MerchantStore; its secrets are stored sealed.
 func (db *DB) SetIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error {
 	companyID := tenant.ID()
-	return db.setTarget(ctx, companyID, recon.DeliveryIPN, t, "{}")
+	return db.setTarget(ctx, companyID, recon.DeliveryIPN, t)
 }
 
 // setTarget upserts the target. A secret left empty keeps the stored one
 // (the signing secret; the secret of a SECRET_KEY target that stays one) or,
 // without one, is made here: the choice is the upsert's own, under the row's
 // lock, so two saves at once agree on what is stored, and t gets it back.
-func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *recon.Target, settings string) error {
+// Settings left empty keep the stored ones ("{}" for a new target) the same
+// way: a save that does not touch them (a rotation, a v1 PUT /v1/ipn
+// without notification_types) never resets them.
+func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *recon.Target) error {
 	secret, signing := t.Secret, t.SigningSecret
 	keepSecret := secret == "" && t.AuthType == recon.AuthSecretKey
 	if keepSecret {
@@ -82,7 +85,12 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 	if keepSigning {
 		signing = recon.NewSecretFrom(db.rand)
 	}
+	settings, keepSettings := t.Settings, t.Settings == ""
+	if keepSettings {
+		settings = "{}"
+	}
 	var stored, storedSigning []byte
+	var storedSettings string
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		sealed, err := db.sealSecret(ctx, tx, targetBinding("secret", companyID, kind), secret)
 		if err != nil {
@@ -100,10 +108,12 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 					THEN delivery_targets.secret ELSE excluded.secret END,
 				signing_secret = CASE WHEN $11 AND delivery_targets.signing_secret IS NOT NULL
 					THEN delivery_targets.signing_secret ELSE excluded.signing_secret END,
-				active = excluded.active, settings = excluded.settings, updated_at = excluded.updated_at
-			RETURNING secret, signing_secret`,
-			companyID, kind, t.URL, t.AuthType, sealed, sealedSigning, t.Active, settings, db.now(), keepSecret, keepSigning,
-		).Scan(&stored, &storedSigning)
+				active = excluded.active,
+				settings = CASE WHEN $12 THEN delivery_targets.settings ELSE excluded.settings END,
+				updated_at = excluded.updated_at
+			RETURNING secret, signing_secret, settings`,
+			companyID, kind, t.URL, t.AuthType, sealed, sealedSigning, t.Active, settings, db.now(), keepSecret, keepSigning, keepSettings,
+		).Scan(&stored, &storedSigning, &storedSettings)
 		if db.d.violation(err) == foreignKeyViolation {
 			return notFound(err, "company %d not found", companyID)
 		}
@@ -115,6 +125,7 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 	if err != nil {
 		return err
 	}
+	t.Settings = storedSettings
 	if t.Secret, err = db.openSecret(ctx, targetBinding("secret", companyID, kind), stored); err != nil {
 		return err
 	}

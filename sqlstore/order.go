@@ -13,25 +13,31 @@ import (
 const orderColumns = `id, company_id, invoice_number, order_ref, customer_id, status, amount, currency, description,
 	payment_code, virtual_account, bank_account_id, paid_amount, custom_data, custom_data_signed, user_agent, ip_address,
 	success_url, error_url, cancel_url, payment_method, created_at, updated_at, paid_at, paid_transaction_id,
-	cancelled_at, voided_at, refunded_amount`
+	cancelled_at, voided_at, refunded_amount, public_id, buyer, expires_at, expired_at`
 
 func scanOrder(s scanner) (*recon.Order, error) {
 	var o recon.Order
 	var va sql.NullString
 	var bank, paidTx sql.NullInt64
-	var paidAt, cancelledAt, voidedAt sql.NullTime
+	var paidAt, cancelledAt, voidedAt, expiresAt, expiredAt sql.NullTime
+	var buyer string
 	if err := s.Scan(&o.ID, &o.CompanyID, &o.InvoiceNumber, &o.OrderID, &o.CustomerID, &o.Status, &o.Amount, &o.Currency,
 		&o.Description, &o.PaymentCode, &va, &bank, &o.PaidAmount, &o.CustomData, &o.CustomDataSigned, &o.UserAgent, &o.IPAddress,
 		&o.SuccessURL, &o.ErrorURL, &o.CancelURL, &o.PaymentMethod, &o.CreatedAt, &o.UpdatedAt, &paidAt, &paidTx,
-		&cancelledAt, &voidedAt, &o.RefundedAmount); err != nil {
+		&cancelledAt, &voidedAt, &o.RefundedAmount, &o.PublicID, &buyer, &expiresAt, &expiredAt); err != nil {
 		return nil, err
 	}
+	b, err := recon.ParseBuyerJSON(buyer)
+	if err != nil {
+		return nil, err
+	}
+	o.Buyer = b
 	o.VirtualAccount, o.BankAccountID, o.PaidTransactionID = va.String, bank.Int64, paidTx.Int64
 	o.CreatedAt, o.UpdatedAt = o.CreatedAt.UTC(), o.UpdatedAt.UTC()
 	for _, t := range []struct {
 		src sql.NullTime
 		dst *time.Time
-	}{{paidAt, &o.PaidAt}, {cancelledAt, &o.CancelledAt}, {voidedAt, &o.VoidedAt}} {
+	}{{paidAt, &o.PaidAt}, {cancelledAt, &o.CancelledAt}, {voidedAt, &o.VoidedAt}, {expiresAt, &o.ExpiresAt}, {expiredAt, &o.ExpiredAt}} {
 		if t.src.Valid {
 			*t.dst = t.src.Time.UTC()
 		}
@@ -41,10 +47,26 @@ func scanOrder(s scanner) (*recon.Order, error) {
 
 func nullTime(t time.Time) sql.NullTime { return sql.NullTime{Time: storedTime(t), Valid: !t.IsZero()} }
 
-// CreateOrder implements recon.OrderStore.
+// storedTimeOrZero is storedTime keeping the zero time zero.
+func storedTimeOrZero(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return storedTime(t)
+}
+
+// CreateOrder implements recon.OrderStore. Every order gets a v2 id
+// (PublicID), random from the store's randomness unless the caller set one.
 func (db *DB) CreateOrder(ctx context.Context, o *recon.Order) error {
+	return db.createOrder(ctx, db.db, o)
+}
+
+func (db *DB) createOrder(ctx context.Context, q querier, o *recon.Order) error {
 	now := db.now()
 	o.Status, o.CreatedAt, o.UpdatedAt = recon.OrderAwaitingPayment, now, now
+	if o.PublicID == "" {
+		o.PublicID = recon.NewXIDFrom(db.rand)
+	}
 	if o.Currency == "" {
 		o.Currency = "VND"
 	}
@@ -57,15 +79,17 @@ func (db *DB) CreateOrder(ctx context.Context, o *recon.Order) error {
 	if o.PaymentMethod == "" {
 		o.PaymentMethod = "BANK_TRANSFER"
 	}
-	err := db.db.QueryRowContext(ctx, `
+	o.ExpiresAt = storedTimeOrZero(o.ExpiresAt)
+	err := q.QueryRowContext(ctx, `
 		INSERT INTO orders (company_id, invoice_number, order_ref, customer_id, status, amount, currency, description,
 			payment_code, virtual_account, bank_account_id, custom_data, user_agent, ip_address, success_url, error_url,
-			cancel_url, payment_method, created_at, updated_at, search_text, custom_data_signed)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20, $21)
+			cancel_url, payment_method, created_at, updated_at, search_text, custom_data_signed, public_id, buyer, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20, $21, $22, $23, $24)
 		RETURNING id`,
 		o.CompanyID, o.InvoiceNumber, o.OrderID, o.CustomerID, o.Status, o.Amount, o.Currency, o.Description,
 		o.PaymentCode, nullString(o.VirtualAccount), idArg(o.BankAccountID), o.CustomData, o.UserAgent, o.IPAddress,
-		o.SuccessURL, o.ErrorURL, o.CancelURL, o.PaymentMethod, now, orderSearchText(o), o.CustomDataSigned).Scan(&o.ID)
+		o.SuccessURL, o.ErrorURL, o.CancelURL, o.PaymentMethod, now, orderSearchText(o), o.CustomDataSigned,
+		o.PublicID, recon.BuyerJSON(o.Buyer), nullTime(o.ExpiresAt)).Scan(&o.ID)
 	switch db.d.violation(err) {
 	case uniqueViolation:
 		msg := err.Error()
@@ -74,6 +98,8 @@ func (db *DB) CreateOrder(ctx context.Context, o *recon.Order) error {
 			return conflict(err, "payment code %s is already used by another order", o.PaymentCode)
 		case strings.Contains(msg, "virtual_account"):
 			return conflict(err, "virtual account %s is already used by another order", o.VirtualAccount)
+		case strings.Contains(msg, "public_id"):
+			return conflict(err, "order id %s is already used by another order", o.PublicID)
 		}
 		return conflict(err, "order_invoice_number %q already exists", o.InvoiceNumber)
 	case foreignKeyViolation:
@@ -155,6 +181,13 @@ func (db *DB) Orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFi
 	if f.Status != "" {
 		where = append(where, "status = "+arg(f.Status))
 	}
+	if f.V2Status != "" {
+		cond, ok := v2StatusWhere[f.V2Status]
+		if !ok {
+			return nil, 0, recon.FieldError("status", "status must be one of %s", strings.Join(recon.OrderV2Statuses, ", "))
+		}
+		where = append(where, cond)
+	}
 	if f.CustomerID != "" {
 		where = append(where, "customer_id = "+arg(f.CustomerID))
 	}
@@ -220,7 +253,7 @@ func (db *DB) VoidOrder(ctx context.Context, tenant recon.TenantID, invoice stri
 
 // closeOrder applies event (recon.NextOrder: cancel or void, both ending
 // CANCELLED) to the company's order, locked, stamping cancelled_at or
-// voided_at, and enqueues notify's delivery (if any) in the same transaction.
+// voided_at, cancels its active virtual accounts, and enqueues notify's delivery (if any) in the same transaction.
 func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, now time.Time, event recon.OrderEvent, notify func(*recon.Order) (*recon.Delivery, error)) (*recon.Order, error) {
 	var o *recon.Order
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -238,6 +271,9 @@ func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, n
 		if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, `+at+` = $2, updated_at = $2 WHERE id = $3`, o.Status, stamp, o.ID); err != nil {
 			return internal(err, "close order")
 		}
+		if err := closeVAs(ctx, tx, o.ID, recon.VACancelled, stamp); err != nil {
+			return err
+		}
 		return db.notify(ctx, tx, o, notify, now)
 	})
 	if err != nil {
@@ -246,20 +282,31 @@ func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, n
 	return o, nil
 }
 
-// notify enqueues build(o) in tx when notifyAt says so.
+// notify enqueues build(o) in tx when notifyAt says so (the IPN target
+// subscribes to its type: ipnSubscribes).
 func (db *DB) notify(ctx context.Context, tx *sql.Tx, o *recon.Order, build func(*recon.Order) (*recon.Delivery, error), now time.Time) error {
 	if build == nil {
 		return nil
-	}
-	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, nil)
-	if err != nil || !ok {
-		return err
 	}
 	d, err := build(o)
 	if err != nil {
 		return internal(err, "build notification")
 	}
+	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, ipnSubscribes(d.Event))
+	if err != nil || !ok {
+		return err
+	}
 	return db.enqueue(ctx, tx, d, now, due)
+}
+
+// v2StatusWhere is recon.Order.V2Status as SQL: each v2 status's condition
+// on the stored state.
+var v2StatusWhere = map[string]string{
+	recon.OrderPending:       "status = '" + recon.OrderAwaitingPayment + "' AND paid_amount = 0",
+	recon.OrderPartiallyPaid: "status = '" + recon.OrderAwaitingPayment + "' AND paid_amount > 0",
+	recon.OrderPaid:          "status = '" + recon.OrderCaptured + "'",
+	recon.OrderV2Cancelled:   "status = '" + recon.OrderCancelled + "' AND expired_at IS NULL",
+	recon.OrderExpired:       "status = '" + recon.OrderCancelled + "' AND expired_at IS NOT NULL",
 }
 
 // orderSearchText is what the list's keyword search (q) reads: the four

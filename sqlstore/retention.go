@@ -117,12 +117,12 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 		}
 		// The chunk, with what the day rows keep of each; then deleted.
 		args := []any{companyID, account, recon.WallClock(before), retentionChunk}
-		for _, o := range recon.PayingOutcomes { // $5, $6, $7
+		for _, o := range recon.PayingOutcomes { // $5 on
 			args = append(args, o)
 		}
 		rows, err := tx.QueryContext(ctx, `
 			SELECT t.id, t.transaction_date, t.amount_in, t.amount_out,
-				EXISTS (SELECT 1 FROM match_decisions m WHERE m.transaction_id = t.id AND m.outcome IN ($5, $6, $7))
+				EXISTS (SELECT 1 FROM match_decisions m WHERE m.transaction_id = t.id AND m.outcome IN (`+db.params(5, len(recon.PayingOutcomes))+`))
 			FROM transactions t
 			WHERE t.company_id = $1 AND t.bank_account_id = $2 AND t.transaction_date < $3
 			LIMIT $4`, args...)

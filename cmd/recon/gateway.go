@@ -69,17 +69,22 @@ func newIPNCmd(a *app) *cobra.Command {
 	cmd.AddCommand(newTargetSetCmd(a, targetSpec{
 		what:  "IPN",
 		short: "Set where a company's IPNs go",
-		long: `Set the company's IPN target: the URL Recon POSTs ORDER_PAID and TRANSACTION_VOID
-notifications to, and how it authenticates (SECRET_KEY sends X-Secret-Key). Every
+		long: `Set the company's IPN target: the URL Recon POSTs its notifications to, which
+types it receives, and how it authenticates (SECRET_KEY sends X-Secret-Key). Every
 request is also signed with X-Recon-Signature under the target's own signing
 secret, which Recon makes when the target is first saved and replaces with
 --rotate-signing-secret; a secret is shown in full only when it is made. The
 URL must be public HTTPS (http is accepted with --sandbox); internal addresses
-are refused in any spelling, and again when each notification is sent. The
-rules are those of PUT /v1/ipn.`,
+are refused in any spelling, and again when each notification is sent.
+--notification-types lists the types the target receives (` + strings.Join(recon.IPNTypes, ", ") + `;
+docs/api-v2.md, Notifications); without it the target keeps the ones it had,
+and a target that never chose receives ` + strings.Join(recon.DefaultIPNTypes, " and ") + `, what v1 always sent.
+The rules are those of PUT /v1/ipn.`,
 		example: `  recon ipn set --company 1 --url https://shop.example.vn/ipn --auth-type SECRET_KEY --json
-  recon ipn set --company 1 --url https://shop.example.vn/ipn --rotate-signing-secret`,
+  recon ipn set --company 1 --url https://shop.example.vn/ipn --rotate-signing-secret
+  recon ipn set --company 1 --url https://shop.example.vn/ipn --notification-types ORDER_PAID,ORDER_PARTIALLY_PAID`,
 		store: func(db *sqlstore.DB) ipn.Store { return db },
+		types: true,
 	}))
 	return cmd
 }
@@ -90,6 +95,10 @@ rules are those of PUT /v1/ipn.`,
 type targetSpec struct {
 	what, short, long, example string
 	store                      func(db *sqlstore.DB) ipn.Store
+	// types: the target chooses its notification types
+	// (--notification-types; the gateway's IPN, not the hub's, whose
+	// balance changes have no types).
+	types bool
 }
 
 func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
@@ -100,6 +109,7 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 		inactive bool
 		sandbox  bool
 		private  bool
+		types    []string
 	)
 	set := &cobra.Command{
 		Use:     "set",
@@ -111,6 +121,12 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 			c.Active = !inactive
 			if cmd.Flags().Changed("secret") {
 				c.SecretKey = &secret
+			}
+			if spec.types && cmd.Flags().Changed("notification-types") {
+				c.NotificationTypes = make([]string, 0, len(types))
+				for _, t := range types {
+					c.NotificationTypes = append(c.NotificationTypes, strings.TrimSpace(t))
+				}
 			}
 			svc := &ipn.Service{
 				CheckURL: func(raw string) error { return delivery.CheckURL(raw, sandbox, private) },
@@ -142,9 +158,16 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 				} else {
 					secret = shown(t.Secret, saved.NewSecret)
 				}
-				return a.print(ipn.JSON(t, saved.NewSecret, saved.NewSigningSecret),
-					"%s of company %d%s: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", spec.what, tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active,
+				text := fmt.Sprintf("%s of company %d%s: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", spec.what, tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active,
 					secret, shown(t.SigningSecret, saved.NewSigningSecret))
+				if !spec.types {
+					return a.print(ipn.TargetJSON(t, saved.NewSecret, saved.NewSigningSecret), "%s", text)
+				}
+				st, err := recon.ParseIPNSettings(t.Settings)
+				if err != nil {
+					return err
+				}
+				return a.print(ipn.JSON(t, saved.NewSecret, saved.NewSigningSecret), "%s\nnotification_types: %s", text, strings.Join(st.Types(), ", "))
 			})
 		},
 	}
@@ -157,6 +180,10 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 	f.BoolVar(&inactive, "inactive", false, "save the settings but send nothing")
 	f.BoolVar(&sandbox, "sandbox", false, "accept a plain-http URL (sandbox setups)")
 	f.BoolVar(&private, "allow-private-targets", false, "accept loopback and private addresses (tests, self-hosted setups)")
+	if spec.types {
+		f.StringSliceVar(&types, "notification-types", nil, "the notification types the target receives, comma-separated (default: keep the target's; "+
+			strings.Join(recon.DefaultIPNTypes, ",")+" for a new one)")
+	}
 	_ = set.MarkFlagRequired("url")
 	a.addJSONFlag(set)
 	return set

@@ -31,6 +31,8 @@ type triggerEvent struct {
 	Name  string
 	About string
 	Steps []func(tr *triggerRun, ctx context.Context) error
+	// Also are the notification types the steps cause on the way.
+	Also []string
 }
 
 var triggerEvents = []triggerEvent{
@@ -43,6 +45,7 @@ var triggerEvents = []triggerEvent{
 		Name:  recon.IPNTransactionVoid,
 		About: "an order paid by a simulated transfer (ORDER_PAID fires too), then voided",
 		Steps: []func(*triggerRun, context.Context) error{(*triggerRun).checkout, (*triggerRun).pay, (*triggerRun).void},
+		Also:  []string{recon.IPNOrderPaid},
 	},
 }
 
@@ -163,6 +166,10 @@ type triggerResult struct {
 	Transaction *triggerTransfer  `json:"transaction,omitempty"`
 	Deliveries  []triggerDelivery `json:"deliveries"`
 	Created     []string          `json:"created"` // what was made besides the objects above
+	// NotSubscribed are the types the steps caused on the way that the
+	// test-mode IPN target does not subscribe to, so not sent
+	// (docs/api-v2.md, Notifications).
+	NotSubscribed []string `json:"not_subscribed"`
 }
 
 type triggerAccount struct {
@@ -197,7 +204,7 @@ type triggerDelivery struct {
 }
 
 func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64) (*triggerResult, error) {
-	tr.res = triggerResult{Event: ev.Name, Company: tr.company, Deliveries: []triggerDelivery{}, Created: []string{}}
+	tr.res = triggerResult{Event: ev.Name, Company: tr.company, Deliveries: []triggerDelivery{}, Created: []string{}, NotSubscribed: []string{}}
 	live, err := tr.db.Tenant(ctx, tr.company)
 	if err != nil {
 		return nil, err
@@ -222,6 +229,9 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 	}
 	if tr.tenant.Live() || tr.tenant.ID.ID() == tr.company { // never act on live data
 		return nil, fmt.Errorf("company %d: the test tenant is not separate from the live data; refusing", tr.company)
+	}
+	if err := tr.subscribed(ctx, ev); err != nil {
+		return nil, err
 	}
 	if err := tr.useAccount(ctx, accountID); err != nil {
 		return nil, err
@@ -252,6 +262,37 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 		}
 	}
 	return &tr.res, nil
+}
+
+// subscribed refuses, before anything is made, an event the test mode's
+// active IPN target does not subscribe to (its notification_types;
+// docs/api-v2.md, Notifications): it would be made and never sent. The
+// types the steps cause on the way that it does not subscribe to are noted
+// in the result. Without an active target every notification is held for
+// recon listen, whatever its type.
+func (tr *triggerRun) subscribed(ctx context.Context, ev *triggerEvent) error {
+	target, err := tr.db.DeliveryTarget(ctx, tr.tenant.ID.ID(), recon.DeliveryIPN)
+	if recon.ErrorCode(err) == recon.ENOTFOUND || err == nil && !target.Active {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	st, err := recon.ParseIPNSettings(target.Settings)
+	if err != nil {
+		return err
+	}
+	types := st.Types()
+	if !slices.Contains(types, ev.Name) {
+		return fmt.Errorf("the test-mode IPN target %s does not subscribe to %s (it receives %s), so it would never be sent: nothing was made. "+
+			"Subscribe it with recon ipn set --company %d --test --url %s --notification-types %s",
+			target.URL, ev.Name, strings.Join(types, ", "), tr.company, target.URL, strings.Join(append(slices.Clone(types), ev.Name), ","))
+	}
+	for _, also := range ev.Also {
+		if !slices.Contains(types, also) {
+			tr.res.NotSubscribed = append(tr.res.NotSubscribed, also)
+		}
+	}
+	return nil
 }
 
 // useAccount picks the test-mode bank account the transfer goes to. An
@@ -446,6 +487,9 @@ func (a *app) printTrigger(res *triggerResult) error {
 	}
 	if len(res.Deliveries) == 0 {
 		fmt.Fprintln(w, "  no notification enqueued")
+	}
+	for _, n := range res.NotSubscribed {
+		fmt.Fprintf(w, "  %s not sent: the test-mode IPN target does not subscribe to it (recon ipn set --test --notification-types)\n", n)
 	}
 	for _, d := range res.Deliveries {
 		note := ""

@@ -79,6 +79,7 @@ func testDelivery(t *testing.T, open Open) {
 	run(t, "DeleteDeliveredBefore", setup, testDeliveryDeleteDeliveredBefore)
 	run(t, "Target", setup, testDeliveryTarget)
 	run(t, "SigningSecret", setup, testDeliverySigningSecret)
+	run(t, "TargetSettings", setup, testDeliveryTargetSettings)
 	run(t, "ConcurrentFirstSavesAgreeOnSecrets", setup, testDeliveryConcurrentFirstSavesAgreeOnSecrets)
 }
 
@@ -939,6 +940,73 @@ func testDeliveryTarget(t *testing.T, bundle *deliveryBundle) {
 		t.Fatal(err)
 	}
 	diff(t, "replaced target", off, got)
+}
+
+// hubIPNSetter is the part of a store that sets a company's hub IPN target.
+type hubIPNSetter interface {
+	SetHubIPN(ctx context.Context, tenant recon.TenantID, t *recon.Target) error
+}
+
+// testDeliveryTargetSettings: an IPN target's settings JSON (its
+// notification types: docs/api-v2.md, Notifications) round-trips as given; a
+// save without settings keeps the stored ones ("{}" for a new target), so a
+// v1 save or a rotation never resets them; another kind's and another
+// company's targets keep their own.
+func testDeliveryTargetSettings(t *testing.T, bundle *deliveryBundle) {
+	s, ds, c := bundle.s, bundle.ds, bundle.c
+	ipn, ok := s.(ipnSetter)
+	if !ok {
+		t.Skip("the store has no SetIPN")
+	}
+	read := func(companyID int64, kind string) *recon.Target {
+		t.Helper()
+		got, err := ds.DeliveryTarget(t.Context(), companyID, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	v1 := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), v1); err != nil {
+		t.Fatal(err)
+	}
+	if v1.Settings != "{}" || read(c.ID, recon.DeliveryIPN).Settings != "{}" {
+		t.Fatalf("a new target saved without settings: %q, want {}", v1.Settings)
+	}
+	const chosen = `{"future":{"a":[1,2]},"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID"]}`
+	set := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true, Settings: chosen}
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), set); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(c.ID, recon.DeliveryIPN); set.Settings != chosen || got.Settings != chosen {
+		t.Fatalf("settings saved %q, read %q; want %q", set.Settings, got.Settings, chosen)
+	}
+	// A save without settings (URL, auth type, state, a rotation) keeps them.
+	keep := &recon.Target{URL: "https://shop.example/ipn2", AuthType: recon.AuthSecretKey, Active: false}
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), keep); err != nil {
+		t.Fatal(err)
+	}
+	got := read(c.ID, recon.DeliveryIPN)
+	if keep.Settings != chosen || got.Settings != chosen || got.URL != keep.URL || got.Active {
+		t.Fatalf("after a save without settings: told %q, read %+v; want the settings kept", keep.Settings, got)
+	}
+	if hub, ok := s.(hubIPNSetter); ok {
+		h := &recon.Target{URL: "https://shop.example/hub-ipn", AuthType: recon.AuthNone, Active: true}
+		if err := hub.SetHubIPN(t.Context(), c.Tenant(), h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Settings != "{}" || read(c.ID, recon.DeliveryHubIPN).Settings != "{}" || read(c.ID, recon.DeliveryIPN).Settings != chosen {
+			t.Fatalf("hub IPN settings %q: the kinds' settings are not apart", h.Settings)
+		}
+	}
+	other := newCompany(t, s, 2)
+	o := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
+	if err := ipn.SetIPN(t.Context(), other.Tenant(), o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Settings != "{}" || read(c.ID, recon.DeliveryIPN).Settings != chosen {
+		t.Fatalf("another company's target: %q", o.Settings)
+	}
 }
 
 func testDeliverySigningSecret(t *testing.T, bundle *deliveryBundle) {

@@ -194,7 +194,7 @@ func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
 	_, _, err = s.Exceptions(t.Context(), other.Tenant(), recon.ExceptionFilter{Limit: 5, After: f.tUnmatched})
 	wantCode(t, err, recon.EINVALID, "")
 	_, _, err = s.Exceptions(t.Context(), c.Tenant(), recon.ExceptionFilter{Limit: 5, Kind: "weird"})
-	wantCode(t, err, recon.EINVALID, "kind must be one of unmatched, underpaid, overpaid, duplicate, refund_transfer")
+	wantCode(t, err, recon.EINVALID, "kind must be one of unmatched, underpaid, overpaid, duplicate, refund_transfer, va_inactive")
 }
 
 func testExceptionsNoOrdersNoQueue(t *testing.T, bundle *accountBundle) {

@@ -36,6 +36,7 @@ func testOrders(t *testing.T, open Open) {
 	run(t, "Matching", withAccount(open), testOrdersMatching)
 	run(t, "NoIPNTargetNoDelivery", withAccount(open), testOrdersNoIPNTargetNoDelivery)
 	run(t, "CancelAndVoid", withAccount(open), testOrdersCancelAndVoid)
+	run(t, "IPNOnlyWhatTheTargetSubscribesTo", withAccount(open), testOrdersIPNSubscriptions)
 	run(t, "Filters", open, testOrdersFilters)
 }
 
@@ -208,6 +209,43 @@ func testOrdersCancelAndVoid(t *testing.T, bundle *accountBundle) {
 	}
 	_, err = s.CancelOrder(t.Context(), newCompany(t, s, 2).Tenant(), "PAID", now)
 	wantCode(t, err, recon.ENOTFOUND, "")
+}
+
+// testOrdersIPNSubscriptions: ORDER_PAID and TRANSACTION_VOID are enqueued
+// only when the active IPN target subscribes to them (its settings'
+// notification_types; docs/api-v2.md, Notifications); a target saved
+// before API v2 ("{}") receives both, as v1 always sent them.
+func testOrdersIPNSubscriptions(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	void := func(o *recon.Order) (*recon.Delivery, error) {
+		return recon.IPNDelivery(o, recon.IPNTransactionVoid, now)
+	}
+	for i, tc := range []struct {
+		settings   string
+		paid, void int
+	}{
+		{settings: "", paid: 1, void: 1}, // saved the v1 way: "{}"
+		{settings: `{"notification_types":["ORDER_PARTIALLY_PAID","ORDER_EXPIRED"]}`},
+		{settings: `{"notification_types":["TRANSACTION_VOID"]}`, void: 1},
+		{settings: `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID"],"kept":true}`, paid: 1},
+	} {
+		if err := s.SetIPN(t.Context(), c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true, Settings: tc.settings}); err != nil {
+			t.Fatal(err)
+		}
+		inv, code := fmt.Sprintf("SUB%d", i), fmt.Sprintf("DH5000%d", i)
+		newOrder(t, s, c.ID, a.ID, inv, code, 10)
+		paidBefore, voidBefore := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid), countDeliveries(t, s, c.Tenant(), recon.IPNTransactionVoid)
+		pay(t, s, c.Tenant(), a.ID, "R"+inv, code, "", 10)
+		if o, err := s.VoidOrder(t.Context(), c.Tenant(), inv, now, void); err != nil || o.Status != recon.OrderCancelled {
+			t.Fatalf("settings %q: void: %v %v", tc.settings, o, err)
+		}
+		paid := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid) - paidBefore
+		voided := countDeliveries(t, s, c.Tenant(), recon.IPNTransactionVoid) - voidBefore
+		if paid != tc.paid || voided != tc.void {
+			t.Errorf("settings %q: %d ORDER_PAID and %d TRANSACTION_VOID enqueued, want %d and %d", tc.settings, paid, voided, tc.paid, tc.void)
+		}
+	}
 }
 
 func testOrdersFilters(t *testing.T, s recon.Store) {

@@ -44,6 +44,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Delivery", func(t *testing.T) { t.Parallel(); testDelivery(t, open) })
 	t.Run("Orders", func(t *testing.T) { t.Parallel(); testOrders(t, open) })
 	t.Run("Matching", func(t *testing.T) { t.Parallel(); testMatching(t, open) })
+	t.Run("VirtualAccounts", func(t *testing.T) { t.Parallel(); testVirtualAccounts(t, open) })
 	t.Run("Exceptions", func(t *testing.T) { t.Parallel(); testExceptions(t, open) })
 	t.Run("Money", func(t *testing.T) { t.Parallel(); testMoney(t, open) })
 	t.Run("Refunds", func(t *testing.T) { t.Parallel(); testRefunds(t, open) })
