@@ -28,13 +28,9 @@ func (h *Handler) refundRoutes(r *routes) {
 }
 
 // RefundStore is what the refund routes need of storage: the refunds
-// service's (refunds.Store).
+// service's (refunds.Store), and an order by its v2 id.
 type RefundStore interface {
 	refunds.Store
-}
-
-// publicOrders finds an order by its v2 id (the orders area's store).
-type publicOrders interface {
 	OrderByPublicID(ctx context.Context, tenant recon.TenantID, id string) (*recon.Order, error)
 }
 
@@ -89,11 +85,10 @@ func (h *Handler) refundOrder(r *http.Request, c *recon.Caller) (*Answer, error)
 		return nil, err
 	}
 	id := r.PathValue("id")
-	po, ok := h.cfg.Store.(publicOrders)
-	if !ok || !recon.ValidXID(id) {
+	if !recon.ValidXID(id) {
 		return nil, recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
 	}
-	o, err := po.OrderByPublicID(r.Context(), c.Tenant, id)
+	o, err := h.cfg.Store.OrderByPublicID(r.Context(), c.Tenant, id)
 	if err != nil {
 		if recon.ErrorCode(err) == recon.ENOTFOUND {
 			return nil, recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
@@ -167,14 +162,10 @@ func (h *Handler) listRefunds(r *http.Request, c *recon.Caller) (*Answer, error)
 	}
 	if q.Has("order_id") {
 		id := q.Get("order_id")
-		po, isOrders := h.cfg.Store.(publicOrders)
 		if !recon.ValidXID(id) {
 			return nil, recon.FieldError("order_id", "order_id must be an order's id (a UUID)")
 		}
-		if !isOrders {
-			return paged([]any{}, p, 0), nil
-		}
-		o, err := po.OrderByPublicID(r.Context(), c.Tenant, id)
+		o, err := h.cfg.Store.OrderByPublicID(r.Context(), c.Tenant, id)
 		if recon.ErrorCode(err) == recon.ENOTFOUND {
 			return paged([]any{}, p, 0), nil // no such order of this tenant: no refunds
 		}

@@ -184,6 +184,61 @@ func TestRefundErrors(t *testing.T) {
 	})
 }
 
+// TestRefundByOrder: an order (its v2 id) paid by two transfers, refunded
+// in part and then in full, newest transfer first; the listing by order.
+func TestRefundByOrder(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		e := newRefundEnv(t, engine)
+		o := &recon.Order{CompanyID: e.co.ID, InvoiceNumber: "INV-7", PaymentCode: "DH70007", Amount: 150_000, BankAccountID: e.account}
+		if err := e.db.CreateOrder(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		var paid []int64
+		for i, amount := range []int64{50_000, 100_000} {
+			res, err := e.db.IngestTransactions(ctx, e.co.Tenant(), []recon.TransactionInput{{BankAccountID: e.account,
+				TransactionDate: time.Date(2026, 3, 1, 12+i, 0, 0, 0, time.UTC), AmountIn: amount, Content: "DH70007", ReferenceNumber: fmt.Sprint("PAY", i)}}, []string{"DH70007"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			paid = append(paid, res[0].ID)
+		}
+		url := e.url + "/v2/orders/" + o.PublicID + "/refund"
+		status, _, b := send(t, http.MethodPost, url, "server", `{"amount":120000,"reason":"trả hàng","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-1")
+		r := data(decodeAnswer(t, b))
+		if status != 201 || r["order_id"] != o.PublicID || r["transaction_id"] != nil ||
+			mustJSON(t, r["allocations"]) != fmt.Sprintf(`[{"amount":100000,"transaction_id":%d},{"amount":20000,"transaction_id":%d}]`, paid[1], paid[0]) {
+			t.Fatalf("by order: %d %s", status, b)
+		}
+		status, _, b = send(t, http.MethodPost, url, "server", `{"amount":30001,"reason":"x","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-2")
+		if m := decodeAnswer(t, b); status != 422 || m["error_code"] != "amount_exceeds_refundable" || m["message"] != "amount 30001 VND exceeds what order INV-7 has left to refund, 30000 VND" {
+			t.Fatalf("too much: %d %s", status, b)
+		}
+		// The rest, by the older transfer: the order's refundable shrinks too.
+		status, _, b = send(t, http.MethodPost, fmt.Sprintf("%s/v2/transactions/%d/refund", e.url, paid[0]), "server", `{"reason":"x","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-3")
+		if r := data(decodeAnswer(t, b)); status != 201 || r["amount"] != float64(30_000) || r["order_id"] != o.PublicID {
+			t.Fatalf("the rest by transaction: %d %s", status, b)
+		}
+		status, _, b = send(t, http.MethodPost, url, "server", `{"reason":"x","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-4")
+		if m := decodeAnswer(t, b); status != 422 || m["error_code"] != "already_refunded" {
+			t.Fatalf("already refunded: %d %s", status, b)
+		}
+		status, _, b = send(t, http.MethodGet, e.url+"/v2/refunds?order_id="+o.PublicID, "server", "")
+		if m := decodeAnswer(t, b); status != 200 || m["meta"].(map[string]any)["total"] != float64(2) {
+			t.Fatalf("by order: %d %s", status, b)
+		}
+		status, _, b = send(t, http.MethodGet, e.url+"/v2/refunds?order_id="+recon.NewXID(), "server", "")
+		if m := decodeAnswer(t, b); status != 200 || m["meta"].(map[string]any)["total"] != float64(0) {
+			t.Fatalf("another order: %d %s", status, b)
+		}
+		// Another company's token does not find the order.
+		status, _, _ = send(t, http.MethodPost, url, "other", `{"reason":"x","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-5")
+		if status != 404 {
+			t.Fatalf("another company: %d", status)
+		}
+	})
+}
+
 // TestRefundFlow: a refund by transaction with the instructions, replayed
 // by its key even after a day (the key lives as long as the refund), four
 // eyes over HTTP, the listing's filters, and settlement by a pushed
