@@ -135,6 +135,8 @@ func (in *ResolveInput) Validate() error {
 		return FieldError("receiver", "amount and receiver are only for action refund, not %s", in.Action)
 	case in.Amount < 0 || in.Amount > MaxAmount:
 		return FieldError("amount", "amount must be a whole number of VND from 1 to %d (leave it out to refund everything refundable)", int64(MaxAmount))
+	case in.Amount != 0 && !in.Receiver.Known():
+		return FieldError("receiver", "an amount needs a receiver: without one the refund is only a record that the money went back outside Recon")
 	}
 	if in.Receiver.Known() {
 		if err := in.Receiver.Validate(); err != nil {

@@ -97,4 +97,18 @@ func TestRefundsCommands(t *testing.T) {
 	if got := cliJSON(t, dbURL, "refunds", "cancel", r3.ID, "--company", co, "--user", "m@saomai.vn"); got["status"] != "cancelled" {
 		t.Fatalf("cancelled: %v", got)
 	}
+
+	// An exception resolved as a refund with a receiver creates one.
+	var accountID int64
+	fmt.Sscan(account, &accountID)
+	if err := db.CreateOrder(ctx, &recon.Order{CompanyID: companyID, InvoiceNumber: "INV-1", PaymentCode: "DH99991", Amount: 10, BankAccountID: accountID}); err != nil {
+		t.Fatal(err)
+	}
+	stray := fmt.Sprint(cliJSON(t, dbURL, "simulate", "transfer", "--bank-account", account, "--amount", "25000", "--content", "chuyen nham")["id"])
+	res := cliJSON(t, dbURL, "exceptions", "resolve", stray, "--company", co, "--refund", "--note", "not ours", "--user", "a@saomai.vn",
+		"--receiver-bin", "970436", "--receiver-account", "0011003", "--receiver-name", "TRAN THI B")
+	id, _ := res["refund_id"].(string)
+	if got := cliJSON(t, dbURL, "refunds", "show", id, "--company", co); got["amount"] != float64(25000) || got["reason"] != "not ours" {
+		t.Fatalf("the resolution's refund: %v (resolution %v)", got, res)
+	}
 }
