@@ -81,8 +81,8 @@ type Server struct {
 	Dispatcher *delivery.Dispatcher
 	Listeners  *gateway.Listeners // the recon listen streams: woken by the store, ended at shutdown
 	// Refunds is the refunds service every surface shares, with its payout
-	// connectors: the sandbox's (Payouts) for test tenants, and for live
-	// ones on a --sandbox server (docs/api-v2.md, How a refund settles).
+	// connectors: the sandbox's (Payouts) for test tenants; live ones have
+	// none, on any server (docs/api-v2.md, How a refund settles).
 	Refunds *refunds.Service
 	Payouts *refunds.Sandbox
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
@@ -123,9 +123,6 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 	})
 	s.Payouts = &refunds.Sandbox{Store: db, Clock: s.clock, Location: cfg.Location}
 	s.Refunds = &refunds.Service{Store: db, Clock: s.clock, Location: cfg.Location, Test: s.Payouts}
-	if cfg.Sandbox {
-		s.Refunds.Live = s.Payouts
-	}
 	s.Mux = s.routes()
 	return s, nil
 }
