@@ -574,7 +574,7 @@ func writeRefund(ctx context.Context, tx *sql.Tx, rowID int64, r *recon.Refund) 
 // notifyRefund enqueues the refund's IPN of event for a target that
 // subscribes to it (notifyAt with recon.IPNWants), and reports how many.
 func (db *DB) notifyRefund(ctx context.Context, tx *sql.Tx, r *recon.Refund, o *recon.Order, event string, now time.Time) (int, error) {
-	due, ok, err := notifyAt(ctx, tx, r.CompanyID, recon.DeliveryIPN, now, func(s string) (bool, error) { return recon.IPNWants(s, event) })
+	due, ok, err := notifyAt(ctx, tx, r.CompanyID, recon.DeliveryIPN, now, wantsIPN(event))
 	if err != nil || !ok {
 		return 0, err
 	}
