@@ -24,6 +24,8 @@ import (
 // (the admin in test mode), "other" (another company's admin).
 type refundEnv struct {
 	db       *sqlstore.DB
+	dbURL    string
+	auth     tokens
 	url      string
 	clock    *testkit.Clock
 	co       *recon.Company
@@ -34,7 +36,8 @@ type refundEnv struct {
 
 func newRefundEnv(t *testing.T, engine string) *refundEnv {
 	ctx := context.Background()
-	db := dbtest.OpenStore(t, engine)
+	dbURL := dbtest.NewURL(t, engine)
+	db := dbtest.OpenURL(t, dbURL)
 	co, auth := company(t, db, "SM")
 	_, other := company(t, db, "OT")
 	auth["other"] = other["admin"]
@@ -61,7 +64,7 @@ func newRefundEnv(t *testing.T, engine string) *refundEnv {
 	clock := testkit.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	svc := &refunds.Service{Store: db, Clock: clock}
 	_, srv := server(t, Config{Store: db, Auth: auth, Clock: clock, Refunds: svc})
-	return &refundEnv{db: db, url: srv.URL, clock: clock, co: co, in: res[0].ID, out: res[1].ID, account: a.ID,
+	return &refundEnv{db: db, dbURL: dbURL, auth: auth, url: srv.URL, clock: clock, co: co, in: res[0].ID, out: res[1].ID, account: a.ID,
 		receiver: `{"bank_bin":"970436","account_number":"0071000123456","account_name":"NGUYEN VAN A"}`}
 }
 
@@ -349,4 +352,54 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestRefundKeyTwoNodes: two nodes on one database receive the same
+// refund request with the same key at the same moment: one refund, and
+// both answers are its (the other replayed, or 409 in use while it runs).
+func TestRefundKeyTwoNodes(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		e := newRefundEnv(t, engine)
+		other := dbtest.OpenURL(t, e.dbURL)
+		_, srv2 := server(t, Config{Store: other, Auth: e.auth, Clock: e.clock, Refunds: &refunds.Service{Store: other, Clock: e.clock}})
+		body := `{"amount":1000,"reason":"x","receiver":` + e.receiver + `}`
+		for round := range 5 {
+			key := fmt.Sprint("twin-", round)
+			type result struct {
+				status int
+				body   string
+			}
+			results := make([]result, 2)
+			start := make(chan struct{})
+			done := make(chan struct{})
+			for i, base := range []string{e.url, srv2.URL} {
+				go func() {
+					defer func() { done <- struct{}{} }()
+					<-start
+					status, _, b := send(t, http.MethodPost, fmt.Sprintf("%s/v2/transactions/%d/refund", base, e.in), "admin", body, IdempotencyHeader, key)
+					results[i] = result{status, b}
+				}()
+			}
+			close(start)
+			<-done
+			<-done
+			ids := map[string]bool{}
+			for _, r := range results {
+				m := decodeAnswer(t, r.body)
+				switch {
+				case r.status == 201:
+					ids[data(m)["id"].(string)] = true
+				case r.status == 409 && m["error_code"] == "idempotency_key_in_use":
+				default:
+					t.Fatalf("round %d: %d %s", round, r.status, r.body)
+				}
+			}
+			if len(ids) != 1 {
+				t.Fatalf("round %d: refunds %v from one key", round, ids)
+			}
+		}
+		if _, total, err := e.db.Refunds(context.Background(), e.co.Tenant(), recon.RefundFilter{}); err != nil || total != 5 {
+			t.Fatalf("%d refunds for 5 keys: %v", total, err)
+		}
+	})
 }
