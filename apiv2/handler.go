@@ -107,7 +107,7 @@ func (h *Handler) register(mux *web.Mux, areas ...func(*routes)) {
 
 // areas are the functions registering each area's routes, in order.
 func (h *Handler) areas() []func(*routes) {
-	return []func(*routes){h.refundRoutes}
+	return []func(*routes){h.transactionRoutes, h.refundRoutes}
 }
 
 // Idempotency says what a route does with X-Idempotency-Key
