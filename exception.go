@@ -194,8 +194,9 @@ func CheckResolution(e *Exception, in *ResolveInput, o *Order) error {
 // matched to (ExceptionStore.ExceptionSuggestions): an open exception whose
 // transfer no order counts yet, unmatched, duplicate or va_inactive. An underpaid or
 // overpaid transfer already counts in its order (CheckResolution refuses to
-// match it), and a resolved exception is closed.
-func (e *Exception) GetsSuggestions() bool { // never a refund_transfer: outgoing money pays no order
+// match it), a refund_transfer is outgoing money, which pays no order, and a
+// resolved exception is closed.
+func (e *Exception) GetsSuggestions() bool {
 	return e.Resolution == nil && (e.Kind == ExceptionUnmatched || e.Kind == ExceptionDuplicate || e.Kind == ExceptionVAInactive)
 }
 
