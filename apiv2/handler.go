@@ -40,6 +40,7 @@ import (
 
 	"recon"
 	"recon/orders"
+	"recon/refunds"
 	"recon/web"
 )
 
@@ -62,6 +63,9 @@ type Config struct {
 	// Orders is the service of orders and virtual accounts (default: one
 	// over Store, Clock and Rand).
 	Orders *orders.Service
+	// Refunds is the refunds service, with the payout connectors (nil: one
+	// over Store, with none).
+	Refunds *refunds.Service
 }
 
 // Handler serves /v2.
@@ -110,7 +114,7 @@ func (h *Handler) register(mux *web.Mux, areas ...func(*routes)) {
 
 // areas are the functions registering each area's routes, in order.
 func (h *Handler) areas() []func(*routes) {
-	return []func(*routes){h.transactionRoutes, h.orderRoutes}
+	return []func(*routes){h.transactionRoutes, h.orderRoutes, h.refundRoutes}
 }
 
 // Idempotency says what a route does with X-Idempotency-Key

@@ -62,8 +62,6 @@ func (e *ordersEnv) call(t *testing.T, method, path, token, body string, headers
 	return status, m, h
 }
 
-func data(m map[string]any) map[string]any { d, _ := m["data"].(map[string]any); return d }
-
 // TestOrdersAPI walks the orders routes on both engines: creation and the
 // order's shape, reading (a v1 order too), listing and filters, cancelling,
 // adding and cancelling accounts, the 422 invalid_state, tenant isolation

@@ -11,4 +11,5 @@ type Store interface {
 	recon.IdempotencyStore
 	recon.SyncStore // GET /v2/transactions/sync
 	orders.Store    // orders and virtual accounts (the orders service)
+	RefundStore
 }

@@ -178,7 +178,7 @@ to the account's.`,
 	f.StringVar(&va, "va", "", "pay this virtual account of API v2 (a bank number or a memo code): sets the bank account, the sub-account or the memo, and by default the amount")
 	transfer.MarkFlagsMutuallyExclusive("va", "sub-account")
 	a.addJSONFlag(transfer)
-	cmd.AddCommand(transfer)
+	cmd.AddCommand(transfer, newSimulateRefundSettlementCmd(a))
 	return cmd
 }
 
