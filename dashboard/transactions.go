@@ -124,6 +124,7 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *reques
 type transactionView struct {
 	T         *recon.Transaction
 	Decisions []*recon.MatchDecision
+	Refunds   *txRefundsView // nil without refunds (refunds.go)
 }
 
 // transaction serves GET /dashboard/transactions/{id}: the transaction
@@ -143,6 +144,9 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request, q *request
 		return err
 	}
 	v := &transactionView{T: t, Decisions: ds}
+	if v.Refunds, err = h.transactionRefunds(r, q, t); err != nil {
+		return err
+	}
 	h.render(w, r, http.StatusOK, "transaction", h.data(r, q, "transaction", v))
 	return nil
 }
