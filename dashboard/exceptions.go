@@ -95,7 +95,7 @@ type exceptionView struct {
 	Refund refundForm
 	// HasRefunds: a refund resolution with a receiver creates a refund.
 	HasRefunds bool
-	MaxNote                      int
+	MaxNote    int
 	// Result is the order a match applied the transfer to, with its
 	// notifications (after the redirect of a match).
 	Result      *recon.Order

@@ -337,8 +337,8 @@ func receiverText(rc recon.RefundReceiver) string {
 
 // refundForm is the request form, as typed.
 type refundForm struct {
-	Order, Transaction                 string // invoice number, transaction id: one of them
-	Amount, Reason                     string
+	Order, Transaction                  string // invoice number, transaction id: one of them
+	Amount, Reason                      string
 	BankBIN, AccountNumber, AccountName string
 }
 

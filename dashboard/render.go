@@ -64,7 +64,7 @@ type pageData struct {
 	MayCompany, MayWrite, SandboxPanel bool
 	// MayRefunds shows the refunds link (refunds.go).
 	MayRefunds bool
-	Data                               any
+	Data       any
 }
 
 func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageData {
