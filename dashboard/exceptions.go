@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"recon"
-	"recon/web"
 )
 
 // The exceptions queue (issue 11, item 3): the incoming transfers matching
@@ -232,7 +231,7 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 	switch recon.ErrorCode(err) {
 	case "":
 	case recon.EINVALID, recon.ECONFLICT, recon.EUNPROCESSABLE:
-		status, _ := web.ErrorStatus(err)
+		status := refusedStatus(err)
 		v.Error = recon.ErrorMessage(err)
 		if in.Action == recon.ResolveRefund {
 			v.Error = refundText(q.lang, err)

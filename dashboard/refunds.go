@@ -71,6 +71,16 @@ func refundText(l lang, err error) string {
 	return recon.ErrorMessage(err)
 }
 
+// refusedStatus is the status of a refused form: 422 for a broken rule
+// (web.ErrorStatus keeps API v1's 400 for it), else the error's.
+func refusedStatus(err error) int {
+	if recon.ErrorCode(err) == recon.EUNPROCESSABLE {
+		return http.StatusUnprocessableEntity
+	}
+	status, _ := web.ErrorStatus(err)
+	return status
+}
+
 // actorText names who requested or decided a refund: the person's e-mail,
 // else the client.
 func actorText(a recon.RefundActor) string {
@@ -497,8 +507,7 @@ func (h *Handler) requestRefund(w http.ResponseWriter, r *http.Request, q *reque
 	switch recon.ErrorCode(err) {
 	case "":
 	case recon.EINVALID, recon.EUNPROCESSABLE:
-		status, _ := web.ErrorStatus(err)
-		return h.renderRefundForm(w, r, q, f, status, refundText(q.lang, err))
+		return h.renderRefundForm(w, r, q, f, refusedStatus(err), refundText(q.lang, err))
 	default:
 		return err
 	}
