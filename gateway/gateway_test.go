@@ -348,7 +348,6 @@ func TestIPNSettings(t *testing.T) {
 
 		// A target that never chose receives the v1 types (docs/api-v2.md,
 		// Notifications).
-		v1Types := []any{"ORDER_PAID", "TRANSACTION_VOID"}
 		secret := "whsec_0123456789abcdefWXYZ"
 		// signingOf returns the signing secret of a PUT answer, checking that
 		// it is shown in full: 48 letters and digits.
@@ -366,9 +365,9 @@ func TestIPNSettings(t *testing.T) {
 		r := b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn","auth_type":"SECRET_KEY","secret_key":"`+secret+`","active":1}`)
 		signing := signingOf("PUT", r)
 		checkJSON(t, "PUT", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": secret, "signing_secret": signing, "active": 1.0, "notification_types": v1Types}})
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": secret, "signing_secret": signing, "active": 1.0}})
 		checkJSON(t, "GET masked", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 1.0, "notification_types": v1Types}})
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 1.0}})
 		// Another merchant sees its own (none).
 		checkJSON(t, "GET other merchant", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": nil})
 
@@ -376,7 +375,7 @@ func TestIPNSettings(t *testing.T) {
 		// answer that created or rotated a secret shows it in full); active 0.
 		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0}`)
 		checkJSON(t, "PUT keeps secret", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 0.0, "notification_types": v1Types}})
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 0.0}})
 		if bytes.Contains(r.body, []byte(secret)) || bytes.Contains(r.body, []byte(signing)) {
 			t.Fatalf("PUT without secret_key shows a stored secret: %s", r.body)
 		}
@@ -392,7 +391,7 @@ func TestIPNSettings(t *testing.T) {
 			t.Fatal("rotate_signing_secret kept the signing secret")
 		}
 		checkJSON(t, "PUT rotate", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": rotated, "active": 0.0, "notification_types": v1Types}})
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": rotated, "active": 0.0}})
 		if target, err := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); err != nil || target.SigningSecret != rotated || target.Secret != secret {
 			t.Fatalf("stored target after rotation %+v, %v", target, err)
 		}
@@ -405,12 +404,12 @@ func TestIPNSettings(t *testing.T) {
 			t.Fatalf("generated secret %q", gen)
 		}
 		checkJSON(t, "GET generated", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***" + gen[44:], "signing_secret": "***" + signingB[44:], "active": 1.0, "notification_types": v1Types}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***" + gen[44:], "signing_secret": "***" + signingB[44:], "active": 1.0}})
 
 		// NONE: no secret_key, but a signing secret all the same.
 		r = b.api(t, b.b, "PUT", "/v1/ipn", `{"ipn_url":"https://b.example.vn/ipn","auth_type":"NONE"}`)
 		checkJSON(t, "PUT NONE", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0, "notification_types": v1Types}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0}})
 
 		bad := func(reason, message string) map[string]any {
 			e := map[string]any{"code": "validation_error", "message": message}
@@ -472,7 +471,7 @@ func TestIPNSettings(t *testing.T) {
 			"signing_secret": "***" + signingOf("PUT rotate again", r)[44:], "active": 0.0, "notification_types": chosen}})
 		// The other merchant's target keeps its own.
 		checkJSON(t, "GET other types", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0, "notification_types": v1Types}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0}})
 		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); target.Settings != `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID","ORDER_EXPIRED"]}` {
 			t.Fatalf("stored settings %s", target.Settings)
 		}

@@ -167,8 +167,9 @@ type settingsJSON struct {
 	SecretKey     *string `json:"secret_key"`
 	SigningSecret string  `json:"signing_secret"`
 	Active        int     `json:"active"`
-	// NotificationTypes is what the target receives: its chosen types, or
-	// recon.DefaultIPNTypes when it never chose (docs/api-v2.md,
+	// NotificationTypes are the types the target chose; left out while it
+	// never chose (it receives recon.DefaultIPNTypes), so a merchant who
+	// never used API v2 reads the v1 answer unchanged (docs/api-v2.md,
 	// Notifications).
 	NotificationTypes []string `json:"notification_types,omitempty"`
 }
@@ -176,12 +177,12 @@ type settingsJSON struct {
 // JSON renders IPN settings as GET and PUT /v1/ipn (and recon ipn set
 // --json) show them: secret_key (null with auth type NONE) and
 // signing_secret masked unless showSecret or showSigning; notification_types
-// the types the target receives (left out when its settings cannot be read,
-// which no save makes).
+// the types the target chose (left out while it never chose, and when its
+// settings cannot be read, which no save makes).
 func JSON(t *recon.Target, showSecret, showSigning bool) any {
 	out := targetJSON(t, showSecret, showSigning)
 	if st, err := recon.ParseIPNSettings(t.Settings); err == nil {
-		out.NotificationTypes = st.Types()
+		out.NotificationTypes = st.NotificationTypes
 	}
 	return out
 }

@@ -188,12 +188,12 @@ func writeOrderPayment(ctx context.Context, tx *sql.Tx, o *recon.Order) error {
 
 // notifyPaid enqueues an ORDER_PAID IPN for each captured order (PaidAt is
 // the IPN's transaction_date) when notifyAt says so (the target subscribes
-// to ORDER_PAID: ipnSubscribes), and reports how many.
+// to ORDER_PAID: wantsIPN), and reports how many.
 func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captured []*recon.Order, now time.Time) (int, error) {
 	if len(captured) == 0 {
 		return 0, nil
 	}
-	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, ipnSubscribes(recon.IPNOrderPaid))
+	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, wantsIPN(recon.IPNOrderPaid))
 	if err != nil || !ok {
 		return 0, err
 	}

@@ -283,7 +283,7 @@ func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, n
 }
 
 // notify enqueues build(o) in tx when notifyAt says so (the IPN target
-// subscribes to its type: ipnSubscribes).
+// subscribes to its type: wantsIPN).
 func (db *DB) notify(ctx context.Context, tx *sql.Tx, o *recon.Order, build func(*recon.Order) (*recon.Delivery, error), now time.Time) error {
 	if build == nil {
 		return nil
@@ -292,7 +292,7 @@ func (db *DB) notify(ctx context.Context, tx *sql.Tx, o *recon.Order, build func
 	if err != nil {
 		return internal(err, "build notification")
 	}
-	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, ipnSubscribes(d.Event))
+	due, ok, err := notifyAt(ctx, tx, o.CompanyID, recon.DeliveryIPN, now, wantsIPN(d.Event))
 	if err != nil || !ok {
 		return err
 	}

@@ -38,14 +38,6 @@ func (db *DB) enqueued(n int) {
 	}
 }
 
-// ipnSubscribes is notifyAt's filter of an IPN of type typ: whether the active
-// IPN target subscribes to it (recon.IPNWants; docs/api-v2.md,
-// Notifications). A target saved before API v2 wants ORDER_PAID and
-// TRANSACTION_VOID only.
-func ipnSubscribes(typ string) func(settings string) (bool, error) {
-	return func(settings string) (bool, error) { return recon.IPNWants(settings, typ) }
-}
-
 // notifyAt decides, within a state change's transaction, whether the
 // tenant's notification of the kind is enqueued, and when it falls due. A
 // live tenant's is enqueued only when it has an active target of the kind
@@ -56,7 +48,7 @@ func ipnSubscribes(typ string) func(settings string) (bool, error) {
 // target and records it dead.
 //
 // wants, when not nil, filters by the active target's settings (the hub
-// webhook's event list, the IPN target's notification types: ipnSubscribes):
+// webhook's event list, the IPN target's notification types: wantsIPN):
 // what an active target does not want is not produced, in either mode.
 func notifyAt(ctx context.Context, q querier, companyID int64, kind string, now time.Time, wants func(settings string) (bool, error)) (due time.Time, ok bool, err error) {
 	var test, active bool

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"recon"
 	"recon/internal/testkit"
+	"recon/orders"
 	"recon/sqlstore/dbtest"
 )
 
@@ -42,8 +44,8 @@ func TestIPNSetNotificationTypes(t *testing.T) {
 			t.Helper()
 			return cliJSON(t, dbURL, append([]string{"ipn", "set", "--company", co, "--url", "https://shop.example.vn/ipn"}, extra...)...)
 		}
-		if got := types(set()); !slices.Equal(got, recon.DefaultIPNTypes) {
-			t.Fatalf("a new target: notification_types %v, want %v", got, recon.DefaultIPNTypes)
+		if got := set(); got["notification_types"] != nil {
+			t.Fatalf("a new target that never chose shows notification_types %v, not the v1 answer", got["notification_types"])
 		}
 		if got := types(set("--notification-types", "ORDER_PAID, ORDER_PARTIALLY_PAID")); !slices.Equal(got, []string{"ORDER_PAID", "ORDER_PARTIALLY_PAID"}) {
 			t.Fatalf("--notification-types: %v", got)
@@ -120,9 +122,8 @@ func bodyKeys(t *testing.T, body []byte) []string {
 // enqueued; once it subscribes through PUT /v1/ipn it receives
 // ORDER_PARTIALLY_PAID; a target that leaves ORDER_PAID out gets none.
 //
-// The new type is enqueued by the store's order-notification path (the
-// build of a state change, filtered by the target's notification types in
-// the same transaction), the path every order notification takes.
+// The new type comes from a real partial payment of an API v2 order
+// through the server's sandbox transfers.
 func TestIPNTypesEndToEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
@@ -148,19 +149,24 @@ func TestIPNTypesEndToEnd(t *testing.T) {
 			}
 			return n
 		}
-		// partial voids a paid order with an ORDER_PARTIALLY_PAID as its
-		// notification: what the target does not subscribe to is not enqueued.
+		// partial makes an API v2 order with a partial virtual account
+		// (orders.Service, what POST /v2/orders calls) and pays part of it
+		// through the server's sandbox transfers: ORDER_PARTIALLY_PAID, to a
+		// target that subscribes.
+		svc := &orders.Service{Store: db}
 		partial := func(invoice string) {
 			t.Helper()
-			now := time.Now()
-			if _, err := db.VoidOrder(ctx, tenant, invoice, now, func(o *recon.Order) (*recon.Delivery, error) {
-				return recon.IPNDelivery(o, recon.IPNOrderPartiallyPaid, now)
-			}); err != nil {
+			v, err := svc.Create(ctx, tenant, recon.OrderInput{InvoiceNumber: invoice, Amount: 100000, VA: recon.VAInput{AmountMode: recon.VAPartial}})
+			if err != nil {
 				t.Fatal(err)
 			}
+			m.pay(t, v.VAs[0].Number, 40000) // a memo code: the live tenant's bank has no connector
+			if o, err := db.Order(ctx, tenant, invoice); err != nil || o.V2Status() != recon.OrderPartiallyPaid || o.PaidAmount != 40000 {
+				t.Fatalf("order %s after a part: %+v %v", invoice, o, err)
+			}
 		}
-		if got := types(m.gateway(t, "GET", "/v1/ipn", "")["data"].(map[string]any)); !slices.Equal(got, recon.DefaultIPNTypes) {
-			t.Fatalf("GET /v1/ipn of a target saved the v1 way: notification_types %v", got)
+		if data := m.gateway(t, "GET", "/v1/ipn", "")["data"].(map[string]any); data["notification_types"] != nil {
+			t.Fatalf("GET /v1/ipn of a target saved the v1 way shows notification_types %v: not the v1 answer", data["notification_types"])
 		}
 
 		// Saved the v1 way: ORDER_PAID as before.
@@ -180,7 +186,7 @@ func TestIPNTypesEndToEnd(t *testing.T) {
 			t.Errorf("ORDER_PAID: %v", ipn)
 		}
 		// A new-type event: not enqueued, not received.
-		partial("INV-V1")
+		partial("INV-V1P")
 		if n := count(recon.IPNOrderPartiallyPaid); n != 0 {
 			t.Fatalf("%d ORDER_PARTIALLY_PAID enqueued for a target saved the v1 way", n)
 		}
@@ -198,12 +204,21 @@ func TestIPNTypesEndToEnd(t *testing.T) {
 			t.Fatalf("PUT /v1/ipn: %v", set)
 		}
 		m.pay(t, m.checkout(t, "INV-V2", 90000), 90000)
-		partial("INV-V2")
+		partial("INV-V2P")
 		testkit.WaitFor(t, "ORDER_PARTIALLY_PAID", 20*time.Second, func() bool { return len(rc.IPNs(recon.IPNOrderPartiallyPaid)) == 1 })
 		testkit.WaitFor(t, "the third ORDER_PAID", 20*time.Second, func() bool { return len(rc.IPNs(recon.IPNOrderPaid)) == 3 })
 		pp := rc.IPNs(recon.IPNOrderPartiallyPaid)[0]
-		if pp["order"].(map[string]any)["order_invoice_number"] != "INV-V2" || pp["transaction"].(map[string]any)["transaction_type"] != "PAYMENT" {
+		if o, tx := pp["order"].(map[string]any), pp["transaction"].(map[string]any); o["order_invoice_number"] != "INV-V2P" ||
+			o["order_status"] != "AUTHENTICATION_NOT_NEEDED" || o["order_amount"] != "100000.00" || tx["transaction_type"] != "PAYMENT" ||
+			tx["transaction_status"] != "APPROVED" || tx["transaction_amount"] != "40000.00" {
 			t.Errorf("ORDER_PARTIALLY_PAID: %v", pp)
+		}
+		for _, r := range rc.Got() {
+			if strings.Contains(string(r.Body), "ORDER_PARTIALLY_PAID") {
+				if keys := bodyKeys(t, r.Body); !slices.Equal(keys, v1IPNKeys) {
+					t.Errorf("ORDER_PARTIALLY_PAID keys %v, want v1's", keys)
+				}
+			}
 		}
 		for _, r := range rc.Got() {
 			if r.Header.Get("X-Secret-Key") != "ipn-secret-0123456789" {
@@ -279,6 +294,91 @@ func TestTriggerOnlyWhatTheTargetSubscribesTo(t *testing.T) {
 		if out, err := cli(t, dbURL, "trigger", "ORDER_PAID", "--company", company, "--json"); err != nil || json.Unmarshal([]byte(out), &res) != nil ||
 			len(res.Deliveries) != 1 || !res.Deliveries[0].Held {
 			t.Fatalf("trigger ORDER_PAID with an inactive target: %v %s", err, out)
+		}
+	})
+}
+
+// TestTriggerV2Events: recon trigger ORDER_PARTIALLY_PAID and ORDER_EXPIRED
+// on a running server with a test receiver, both engines: refused while the
+// test-mode target keeps v1's types (saying so, making nothing); once it
+// subscribes, an API v2 order paid in part by a transfer to its sandbox
+// virtual account sends ORDER_PARTIALLY_PAID there, and an order expiring a
+// second later sends ORDER_EXPIRED when the expiry pass runs (what a running
+// server's sweep does; here called at a moment past the expiry).
+func TestTriggerV2Events(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		rc := testkit.NewReceiver(t)
+		dbURL := dbtest.NewURL(t, engine)
+		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		db := dbtest.OpenURL(t, dbURL)
+		co := cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Kích Hoạt", "--short-name", "KICHHOAT")
+		company, companyID := fmt.Sprint(co["id"]), int64(co["id"].(float64))
+		if _, err := db.ReplacePaymentCodeFormats(ctx, companyID, []recon.PaymentCodeFormat{
+			{Prefix: "DH", SuffixFrom: 6, SuffixTo: 10, CharacterType: recon.NumberOnly, IsActive: true},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		cliJSON(t, dbURL, "ipn", "set", "--company", company, "--test", "--url", rc.URL+"/ipn", "--sandbox", "--allow-private-targets")
+		for _, ev := range []string{"ORDER_PARTIALLY_PAID", "ORDER_EXPIRED"} {
+			if out, err := cli(t, dbURL, "trigger", ev, "--company", company); err == nil ||
+				!strings.Contains(err.Error(), "does not subscribe to "+ev+" (it receives ORDER_PAID, TRANSACTION_VOID), so it would never be sent: nothing was made") {
+				t.Fatalf("trigger %s for a target saved the v1 way: %v (%s)", ev, err, out)
+			}
+		}
+		tenant, err := db.TenantOf(ctx, companyID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, n, err := db.Orders(ctx, tenant.ID, recon.OrderFilter{Page: 1, PerPage: 10}); err != nil || n != 0 {
+			t.Fatalf("refused triggers made %d orders (%v)", n, err)
+		}
+		cliJSON(t, dbURL, "ipn", "set", "--company", company, "--test", "--url", rc.URL+"/ipn", "--sandbox", "--allow-private-targets",
+			"--notification-types", "ORDER_PARTIALLY_PAID,ORDER_EXPIRED")
+
+		var res triggerResult
+		out, err := cli(t, dbURL, "trigger", "ORDER_PARTIALLY_PAID", "--company", company, "--amount", "300000", "--json")
+		if err != nil || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("trigger ORDER_PARTIALLY_PAID: %v %s", err, out)
+		}
+		o := res.Order
+		if o == nil || o.V2ID == "" || o.V2Status != recon.OrderPartiallyPaid || o.PaidAmount != 150000 || !strings.HasPrefix(o.VirtualAccount, recon.SandboxVAPrefix) ||
+			res.Transaction == nil || res.Transaction.Amount != 150000 || len(res.Deliveries) != 1 || res.Deliveries[0].Event != recon.IPNOrderPartiallyPaid || res.Deliveries[0].Held {
+			t.Fatalf("trigger ORDER_PARTIALLY_PAID answered %s", out)
+		}
+		testkit.WaitFor(t, "ORDER_PARTIALLY_PAID at the test URL", 20*time.Second, func() bool { return len(rc.IPNs(recon.IPNOrderPartiallyPaid)) == 1 })
+		pp := rc.IPNs(recon.IPNOrderPartiallyPaid)[0]
+		if b, tx := pp["order"].(map[string]any), pp["transaction"].(map[string]any); b["order_invoice_number"] != o.InvoiceNumber ||
+			tx["transaction_amount"] != "150000.00" || tx["transaction_id"] != fmt.Sprint(res.Transaction.ID) {
+			t.Errorf("ORDER_PARTIALLY_PAID: %v", pp)
+		}
+
+		out, err = cli(t, dbURL, "trigger", "ORDER_EXPIRED", "--company", company)
+		if err != nil || !strings.Contains(out, "virtual account "+recon.SandboxVAPrefix) ||
+			!strings.Contains(out, "a running recon serve's sweep (every 15 seconds) expires it then and sends ORDER_EXPIRED") {
+			t.Fatalf("trigger ORDER_EXPIRED (%v):\n%s", err, out)
+		}
+		invoice := regexp.MustCompile(`order +(TRIGGER-[0-9A-F]+)`).FindStringSubmatch(out)
+		if invoice == nil {
+			t.Fatalf("no order in:\n%s", out)
+		}
+		// The sweep's pass, at a moment past the expiry (the server's own
+		// sweep may get there first on a slow run: the order expires once).
+		now := time.Now().Add(2 * time.Second)
+		if n, err := db.ExpireOrders(ctx, now, func(o *recon.Order) (*recon.Delivery, error) {
+			return recon.IPNDelivery(o, recon.IPNOrderExpired, now)
+		}); err != nil || n > 1 {
+			t.Fatalf("the expiry pass expired %d orders: %v", n, err)
+		}
+		testkit.WaitFor(t, "ORDER_EXPIRED at the test URL", 20*time.Second, func() bool { return len(rc.IPNs(recon.IPNOrderExpired)) == 1 })
+		exp := rc.IPNs(recon.IPNOrderExpired)[0]
+		if b, tx := exp["order"].(map[string]any), exp["transaction"].(map[string]any); b["order_invoice_number"] != invoice[1] ||
+			b["order_status"] != "CANCELLED" || tx["transaction_type"] != "EXPIRY" || tx["transaction_status"] != "EXPIRED" {
+			t.Errorf("ORDER_EXPIRED: %v", exp)
+		}
+		if n := len(rc.Got()); n != 2 {
+			t.Errorf("the test URL got %d notifications, want the 2 it subscribes to", n)
 		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"recon"
 	"recon/checkout"
 	"recon/linking"
+	"recon/orders"
 	"recon/sqlstore"
 )
 
@@ -47,6 +48,17 @@ var triggerEvents = []triggerEvent{
 		Steps: []func(*triggerRun, context.Context) error{(*triggerRun).checkout, (*triggerRun).pay, (*triggerRun).void},
 		Also:  []string{recon.IPNOrderPaid},
 	},
+	{
+		Name:  recon.IPNOrderPartiallyPaid,
+		About: "an API v2 order (partial virtual account) paid in part by a simulated transfer to its account",
+		Steps: []func(*triggerRun, context.Context) error{(*triggerRun).partialOrder, (*triggerRun).payPart},
+	},
+	{
+		Name: recon.IPNOrderExpired,
+		About: "an API v2 order that expires one second later, unpaid: a running\n" +
+			"                        recon serve's sweep (every 15 seconds) expires it and sends ORDER_EXPIRED",
+		Steps: []func(*triggerRun, context.Context) error{(*triggerRun).expiringOrder},
+	},
 }
 
 func findTriggerEvent(name string) (*triggerEvent, error) {
@@ -65,7 +77,7 @@ func findTriggerEvent(name string) (*triggerEvent, error) {
 func triggerHelp() string {
 	var b strings.Builder
 	for _, e := range triggerEvents {
-		fmt.Fprintf(&b, "  %-18s %s\n", e.Name, e.About)
+		fmt.Fprintf(&b, "  %-21s %s\n", e.Name, e.About)
 	}
 	return b.String()
 }
@@ -84,6 +96,10 @@ pays it, a void through the gateway. Notifications the steps cause on the way
 fire too (TRANSACTION_VOID pays the order first, so ORDER_PAID fires as well).
 They go to the test-mode IPN URL, or, without one, wait in the test outbox for
 recon listen. Live data is never touched: only test-mode bank accounts are used.
+ORDER_PARTIALLY_PAID and ORDER_EXPIRED make an API v2 order with its virtual account
+(orders.Service, what POST /v2/orders calls). A notification goes only to a target
+that subscribes to its type (recon ipn set --notification-types): an event the active
+test-mode IPN target does not subscribe to is refused before anything is made.
 
 Events:
 ` + triggerHelp() + `
@@ -102,6 +118,7 @@ account. The company needs payment codes on with an active format (checkout
 refuses orders it could never match otherwise).`,
 		Example: `  recon trigger ORDER_PAID --company 1
   recon trigger TRANSACTION_VOID --company 1 --amount 250000 --json
+  recon trigger ORDER_PARTIALLY_PAID --company 1
   recon trigger BANK_ACCOUNT_LINKED --company 1`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -152,6 +169,8 @@ type triggerRun struct {
 	merchant  *recon.Merchant
 	account   *recon.BankAccount
 	checkouts *checkout.Service
+	orders    *orders.Service
+	va        *recon.VirtualAccount // the API v2 order's account
 	res       triggerResult
 }
 
@@ -166,6 +185,9 @@ type triggerResult struct {
 	Transaction *triggerTransfer  `json:"transaction,omitempty"`
 	Deliveries  []triggerDelivery `json:"deliveries"`
 	Created     []string          `json:"created"` // what was made besides the objects above
+	// Note says what happens next (ORDER_EXPIRED: the sweep of a running
+	// server expires the order).
+	Note string `json:"note,omitempty"`
 	// NotSubscribed are the types the steps caused on the way that the
 	// test-mode IPN target does not subscribe to, so not sent
 	// (docs/api-v2.md, Notifications).
@@ -184,6 +206,12 @@ type triggerOrder struct {
 	PaymentCode   string `json:"payment_code"`
 	Amount        int64  `json:"amount"`
 	Status        string `json:"order_status"`
+	// An API v2 order's: its id, v2 status, account and expiry.
+	V2ID           string `json:"v2_id,omitempty"`
+	V2Status       string `json:"v2_status,omitempty"`
+	VirtualAccount string `json:"virtual_account,omitempty"`
+	PaidAmount     int64  `json:"paid_amount,omitempty"`
+	ExpiresAt      string `json:"expires_at,omitempty"`
 }
 
 type triggerTransfer struct {
@@ -242,6 +270,7 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 	tr.res.MerchantID = tr.merchant.MerchantID
 	tr.res.BankAccount = triggerAccount{tr.account.ID, tr.account.BankName, tr.account.AccountNumber}
 	tr.checkouts = &checkout.Service{Store: tr.db, Location: tr.loc, Clock: tr.clock}
+	tr.orders = &orders.Service{Store: tr.db, Clock: tr.clock, Rand: tr.rand}
 	before, err := tr.lastDelivery(ctx)
 	if err != nil {
 		return nil, err
@@ -257,6 +286,9 @@ func (tr *triggerRun) run(ctx context.Context, ev *triggerEvent, accountID int64
 			return nil, err
 		}
 		tr.res.Order.Status = o.Status
+		if tr.res.Order.V2ID != "" {
+			tr.res.Order.V2Status, tr.res.Order.PaidAmount = o.V2Status(), o.PaidAmount
+		}
 		if err := tr.collectDeliveries(ctx, before); err != nil {
 			return nil, err
 		}
@@ -420,6 +452,78 @@ func (tr *triggerRun) pay(ctx context.Context) error {
 	return nil
 }
 
+// v2Order creates an API v2 order with its first virtual account as POST
+// /v2/orders does (orders.Service.Create: in test mode the sandbox bank
+// issues the account).
+func (tr *triggerRun) v2Order(ctx context.Context, in recon.OrderInput) error {
+	var b [5]byte
+	if _, err := io.ReadFull(tr.rand, b[:]); err != nil {
+		return err
+	}
+	if err := tr.active(ctx, "order"); err != nil {
+		return err
+	}
+	in.InvoiceNumber = "TRIGGER-" + strings.ToUpper(hex.EncodeToString(b[:]))
+	in.Amount, in.BankAccountID, in.CustomerID, in.Description = tr.amount, tr.account.ID, "TRIGGER", "recon trigger "+tr.res.Event
+	v, err := tr.orders.Create(ctx, tr.tenant.ID, in)
+	if err != nil {
+		return stepError("order", err)
+	}
+	o := v.Order
+	tr.va = v.VAs[0]
+	tr.res.Order = &triggerOrder{ID: o.ID, InvoiceNumber: o.InvoiceNumber, PaymentCode: o.PaymentCode, Amount: o.Amount, Status: o.Status,
+		V2ID: o.PublicID, V2Status: o.V2Status(), VirtualAccount: tr.va.Number, ExpiresAt: o.ExpiresAt.In(tr.loc).Format(recon.DateTimeLayout)}
+	return nil
+}
+
+// partialOrder is an API v2 order whose account takes any amount.
+func (tr *triggerRun) partialOrder(ctx context.Context) error {
+	if tr.amount < 2 {
+		return fmt.Errorf("--amount must be at least 2 VND for %s: the transfer pays half of it", tr.res.Event)
+	}
+	return tr.v2Order(ctx, recon.OrderInput{VA: recon.VAInput{AmountMode: recon.VAPartial}})
+}
+
+// expiringOrder is an API v2 order that expires one second after it is
+// made; the sweep of a running server expires it (docs/api-v2.md, Orders).
+func (tr *triggerRun) expiringOrder(ctx context.Context) error {
+	second := int64(1)
+	if err := tr.v2Order(ctx, recon.OrderInput{ExpiresIn: &second}); err != nil {
+		return err
+	}
+	tr.res.Note = fmt.Sprintf("the order expires at %s: a running recon serve's sweep (every 15 seconds) expires it then and sends %s",
+		tr.res.Order.ExpiresAt, recon.IPNOrderExpired)
+	return nil
+}
+
+// payPart plays the payer of an API v2 order: a simulated transfer of half
+// its amount to its virtual account (the bank's number as the transfer's
+// sub-account, or a memo code in the memo), through recon.Ingest.
+func (tr *triggerRun) payPart(ctx context.Context) error {
+	o := tr.res.Order
+	part := o.Amount / 2
+	ref := recon.SimulatedReferenceFrom(tr.rand)
+	in := recon.TransactionInput{BankAccountID: tr.account.ID, AmountIn: part, Content: "NGUYEN VAN A chuyen tien", ReferenceNumber: ref}
+	if tr.va.Kind == recon.VAKindMemo {
+		in.Content += " " + tr.va.Number
+	} else {
+		in.SubAccount = tr.va.Number
+	}
+	now := tr.clock.Now()
+	in.TransactionDate = now.In(tr.loc)
+	res, err := recon.Ingest(ctx, tr.db, tr.tenant.ID, now, []recon.TransactionInput{in})
+	if err != nil {
+		return err
+	}
+	tr.res.Transaction = &triggerTransfer{ID: res[0].ID, ReferenceNumber: ref, Amount: part, Content: in.Content}
+	if now, err := tr.db.Order(ctx, tr.tenant.ID, o.InvoiceNumber); err != nil {
+		return err
+	} else if now.V2Status() != recon.OrderPartiallyPaid || now.PaidAmount != part {
+		return fmt.Errorf("the transfer did not pay part of order %s (status %s, paid %d)", o.InvoiceNumber, now.V2Status(), now.PaidAmount)
+	}
+	return nil
+}
+
 // void voids the paid order as the merchant does with POST
 // /v1/order/voidTransaction: the test tenant must be active, then
 // checkout.Service.Void.
@@ -478,7 +582,10 @@ func (a *app) printTrigger(res *triggerResult) error {
 	for _, c := range res.Created {
 		fmt.Fprintf(w, "  made %s\n", c)
 	}
-	if o := res.Order; o != nil {
+	if o := res.Order; o != nil && o.V2ID != "" {
+		fmt.Fprintf(w, "  order        %s (v2 id %s), %d VND, virtual account %s, now %s (paid %d VND), expires at %s\n",
+			o.InvoiceNumber, o.V2ID, o.Amount, o.VirtualAccount, o.V2Status, o.PaidAmount, o.ExpiresAt)
+	} else if o != nil {
 		fmt.Fprintf(w, "  order        %s (id %d), %d VND, payment code %s, now %s\n", o.InvoiceNumber, o.ID, o.Amount, o.PaymentCode, o.Status)
 	}
 	if t := res.Transaction; t != nil {
@@ -487,6 +594,9 @@ func (a *app) printTrigger(res *triggerResult) error {
 	}
 	if len(res.Deliveries) == 0 {
 		fmt.Fprintln(w, "  no notification enqueued")
+	}
+	if res.Note != "" {
+		fmt.Fprintf(w, "  %s\n", res.Note)
 	}
 	for _, n := range res.NotSubscribed {
 		fmt.Fprintf(w, "  %s not sent: the test-mode IPN target does not subscribe to it (recon ipn set --test --notification-types)\n", n)
