@@ -74,6 +74,9 @@ type Store interface {
 	// OrderByID reads an order by its internal id (a refund's order).
 	OrderByID(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Order, error)
 	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	Reconciliation(ctx context.Context, tenant recon.TenantID, from, to string) (*recon.ReconciliationReport, error)
+	// RefundTotals is the report's refunds (sqlstore.DB.RefundTotals).
+	RefundTotals(ctx context.Context, tenant recon.TenantID, from, to string, loc *time.Location) (*recon.RefundTotals, error)
 	// recon.MerchantStore's:
 	SetMerchant(ctx context.Context, m *recon.Merchant) error
 	MerchantOf(ctx context.Context, tenant recon.TenantID) (*recon.Merchant, error)
@@ -201,6 +204,8 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("GET /dashboard/order/cancel", h.page(recon.ActionManageNotifications, h.confirmCancel))
 	mux.HandleLimited("POST /dashboard/order/void", h.form(recon.ActionManageNotifications, h.voidOrder), formLimit)
 	mux.HandleLimited("POST /dashboard/order/cancel", h.form(recon.ActionManageNotifications, h.cancelOrder), formLimit)
+	mux.Handle("GET /dashboard/report", h.page(recon.ActionReadMoney, h.report))
+	mux.Handle("GET /dashboard/report.csv", h.page(recon.ActionReadMoney, h.reportCSV))
 	mux.Handle("GET /dashboard/exceptions", h.page(recon.ActionReadMoney, h.exceptions))
 	mux.Handle("GET /dashboard/exceptions/{id}", h.page(recon.ActionReadMoney, h.exception))
 	mux.Handle("GET /dashboard/exceptions/{id}/resolve", h.page(recon.ActionResolveExceptions, h.confirmResolveException))

@@ -127,6 +127,22 @@ var refundMessages = []struct{ key, en, vi string }{
 	{"vs_expired", "Expired", "Hết hạn"},
 	{"vs_cancelled", "Cancelled", "Đã hủy"},
 
+	// The reconciliation report (report.go).
+	{"report", "Report", "Báo cáo"},
+	{"rp_transfers", "Incoming transfers by outcome", "Giao dịch tiền vào theo kết quả đối soát"},
+	{"rp_outcome", "Outcome", "Kết quả"},
+	{"rp_count", "Count", "Số lượng"},
+	{"rp_csv", "Download as CSV", "Tải về dạng CSV"},
+	{"rp_refunded", "Refunded or being refunded", "Đã hoàn hoặc đang hoàn"},
+	{"rp_refunds_help", "Refunds requested in the range, by status. The first line adds those that hold or sent their money.", "Các khoản hoàn tiền được yêu cầu trong khoảng thời gian, theo trạng thái. Dòng đầu cộng các khoản đang giữ hoặc đã chuyển tiền."},
+	{"ro_matched", "Matched, order paid", "Khớp, đơn hàng đã thanh toán"},
+	{"ro_partial", "Matched, order partly paid", "Khớp, đơn hàng thanh toán một phần"},
+	{"ro_underpaid", "Underpaid", "Trả thiếu"},
+	{"ro_overpaid", "Overpaid", "Trả thừa"},
+	{"ro_duplicate", "Duplicate", "Trùng lặp"},
+	{"ro_va_inactive", "To an inactive virtual account", "Vào tài khoản ảo không còn hiệu lực"},
+	{"ro_unmatched", "Unmatched", "Không khớp"},
+
 	// Exceptions (exceptions.go).
 	{"xk_refund_transfer", "Refund transfer", "Giao dịch hoàn tiền bất thường"},
 	{"x_open_refund", "Open the refund", "Xem khoản hoàn tiền"},

@@ -352,6 +352,31 @@ func TestDashboardRefunds(t *testing.T) {
 		if err != nil || xr.Amount != 33000 || xr.TransactionID != mustInt(t, xid) || xr.Reason != "khách chuyển nhầm" {
 			t.Errorf("the resolution's refund: %+v %v", xr, err)
 		}
+
+		// The report: the transfers by outcome, the refunds by status and
+		// those refunded or being refunded (r2 approved, the resolution's);
+		// its CSV, one row per line. The other company's refund is not counted.
+		status, body = boss.Get("/dashboard/report")
+		if status != http.StatusOK {
+			t.Fatalf("the report: %d %s", status, body)
+		}
+		contains("the report", body, `<tr id="rp-matched"><td>Matched, order paid</td><td class="num">1</td><td class="num">150,000 VND</td>`,
+			`<tr id="rp-unmatched"><td>Unmatched</td><td class="num">2</td><td class="num">45,345 VND</td>`,
+			`<tr id="rp-refunds-refunded"><td>Refunded or being refunded</td><td class="num">2</td><td class="num">133,000 VND</td>`,
+			`<tr id="rp-refunds-cancelled"><td>Cancelled</td><td class="num">1</td><td class="num">50,000 VND</td>`,
+			`<tr id="rp-refunds-rejected"><td>Rejected</td><td class="num">1</td><td class="num">20,000 VND</td>`)
+		resp, csvBody := boss.Do(http.MethodGet, "/dashboard/report.csv?from_date="+today+"&to_date="+today, nil, nil)
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") {
+			t.Fatalf("the report's CSV: %d", resp.StatusCode)
+		}
+		contains("the report's CSV", csvBody, "kind,name,count,amount\n", "transactions,matched,1,150000\n", "transactions,unmatched,2,45345\n",
+			"refunds,refunded,2,133000\n", "refunds,pending_approval,1,33000\n", "refunds,pending,1,100000\n", "refunds,cancelled,1,50000\n", "refunds,succeeded,0,0\n")
+		if status, _ := boss.Get("/dashboard/report?from_date=2026-02-30"); status != http.StatusBadRequest {
+			t.Errorf("a report of a bad date: %d", status)
+		}
+		if status, _ := member.Get("/dashboard/report.csv"); status != http.StatusForbidden {
+			t.Errorf("the Member's report: %d", status)
+		}
 	})
 }
 
