@@ -208,8 +208,8 @@ func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *reco
 	return nil
 }
 
-// RefundTotalsJSON renders the report's refunds (docs/api.md,
-// Reconciliation report): count and amount of the refunds requested in the
+// RefundTotalsJSON renders the report's refunds (docs/dashboard.md,
+// Report): count and amount of the refunds requested in the
 // range that hold or sent their money, and each status's.
 func RefundTotalsJSON(t *recon.RefundTotals) map[string]any {
 	n, amount, _ := t.Held()
