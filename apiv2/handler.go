@@ -103,7 +103,7 @@ func (h *Handler) register(mux *web.Mux, areas ...func(*routes)) {
 
 // areas are the functions registering each area's routes, in order.
 func (h *Handler) areas() []func(*routes) {
-	return []func(*routes){}
+	return []func(*routes){h.transactionRoutes}
 }
 
 // Idempotency says what a route does with X-Idempotency-Key

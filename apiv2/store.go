@@ -6,4 +6,5 @@ import "recon"
 // calls in its own file and adds its interface here.
 type Store interface {
 	recon.IdempotencyStore
+	recon.SyncStore // GET /v2/transactions/sync
 }

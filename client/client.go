@@ -167,6 +167,14 @@ type request struct {
 	idempotent bool
 	// noRedirect returns a 3xx as it is (checkout).
 	noRedirect bool
+	// header holds extra request headers (X-Idempotency-Key: see V2CallOption).
+	header http.Header
+	// inUseRetry retries a 409 idempotency_key_in_use (API v2: the first
+	// request with the key still runs; a retry gets its answer).
+	inUseRetry bool
+	// replayed, when set, is told whether the answer was replayed for an
+	// idempotency key.
+	replayed *bool
 }
 
 // response is what do keeps of a successful answer.
@@ -218,6 +226,9 @@ func (c *Client) do(ctx context.Context, req *request, out any) (*response, erro
 				return nil, err
 			}
 		case resp.StatusCode/100 == 2 || (req.noRedirect && resp.StatusCode/100 == 3):
+			if req.replayed != nil {
+				*req.replayed = resp.Header.Get("Idempotent-Replayed") == "true"
+			}
 			if out != nil && len(raw) > 0 {
 				if err := json.Unmarshal(raw, out); err != nil {
 					return nil, fmt.Errorf("recon: %s %s: decoding the answer: %w", req.method, req.path, err)
@@ -227,7 +238,7 @@ func (c *Client) do(ctx context.Context, req *request, out any) (*response, erro
 		default:
 			e := decodeError(resp.StatusCode, resp.Header, raw, c.now())
 			retryable := (req.raw == nil || rewindable) && (resp.StatusCode == http.StatusTooManyRequests ||
-				(resp.StatusCode >= 500 && req.idempotent))
+				(resp.StatusCode >= 500 && req.idempotent) || (req.inUseRetry && e.Code == CodeIdempotencyKeyInUse))
 			if !retryable || attempt >= c.retry.MaxAttempts {
 				return nil, e
 			}
@@ -274,6 +285,9 @@ func (c *Client) send(ctx context.Context, req *request, body io.Reader) (resp *
 	}
 	if req.contentType != "" {
 		hr.Header.Set("Content-Type", req.contentType)
+	}
+	for k, v := range req.header {
+		hr.Header[k] = v
 	}
 	hr.Header.Set("Accept", "application/json")
 	hr.Header.Set("User-Agent", c.userAgent)

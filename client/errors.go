@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// Error codes of /api/v1 and the gateway (docs/design.md, D1). OAuth2 errors
-// carry the RFC 6749 codes instead (invalid_grant, invalid_client,
+// Error codes of /api/v1 and the gateway (docs/design.md, D1), which API v2
+// shares (its error_code), with 422 unprocessable and the codes below. OAuth2
+// errors carry the RFC 6749 codes instead (invalid_grant, invalid_client,
 // access_denied, ...).
 const (
 	CodeValidation   = "validation_error"
@@ -23,6 +24,16 @@ const (
 	CodeInternal     = "internal_error"
 )
 
+// Codes of API v2 (docs/api-v2.md, Envelope and errors): the generic 422,
+// and the error_code of a rule, which names it.
+const (
+	CodeUnprocessable          = "unprocessable"
+	CodeIdempotencyKeyRequired = "idempotency_key_required" // 422
+	CodeIdempotencyKeyReused   = "idempotency_key_reused"   // 409
+	CodeIdempotencyKeyInUse    = "idempotency_key_in_use"   // 409
+	CodeCursorExpired          = "cursor_expired"           // 409: sync again without a cursor
+)
+
 // Error is a failure the server reported: any answer outside 2xx (and a
 // refused payment-code configuration, which the API answers with HTTP 400
 // and a "success" envelope). Use errors.As to reach it:
@@ -30,9 +41,12 @@ const (
 //	var e *client.Error
 //	if errors.As(err, &e) && e.Code == client.CodeConflict { ... }
 type Error struct {
-	StatusCode int    // HTTP status
-	Code       string // validation_error, not_found, ...; an RFC 6749 code on /oauth
-	Message    string // the server's sentence
+	StatusCode int // HTTP status
+	// Code is validation_error, not_found, ...; an RFC 6749 code on /oauth;
+	// API v2's error_code (a rule's own: amount_exceeds_refundable,
+	// cursor_expired, ...).
+	Code    string
+	Message string // the server's sentence
 	// Fields holds the problems per field, when the server names them.
 	Fields map[string][]string
 	// Reason refines a gateway validation error: INVALID_URL, BLOCKED_ADDRESS.
@@ -61,12 +75,14 @@ func (e *Error) Error() string {
 // errorEnvelope holds every error body the server writes:
 //
 //	/api/v1:  {"status":"error","error":CODE,"message":TEXT,"errors":{field:[TEXT]}}
+//	/v2:      {"status":"error","error_code":CODE,"message":TEXT,"errors":{field:[TEXT]}}
 //	gateway:  {"error":{"code":CODE,"message":TEXT,"reason":R},"message":TEXT}
 //	/oauth:   {"error":CODE,"error_description":TEXT}
 //	§4.2:     {"status":"success","data":{"status":false,"message":TEXT}}
 //	hub:      {"code":HTTP,"message":TEXT,"errors":{field:TEXT}}
 type errorEnvelope struct {
 	Error            json.RawMessage            `json:"error"`
+	ErrorCode        string                     `json:"error_code"`
 	Message          string                     `json:"message"`
 	ErrorDescription string                     `json:"error_description"`
 	Errors           map[string]json.RawMessage `json:"errors"`
@@ -97,6 +113,8 @@ func decodeError(status int, h http.Header, body []byte, now time.Time) *Error {
 		Reason  string `json:"reason"`
 	}
 	switch {
+	case env.ErrorCode != "":
+		e.Code = env.ErrorCode
 	case json.Unmarshal(env.Error, &code) == nil && code != "":
 		e.Code = code
 		if env.ErrorDescription != "" {
@@ -145,6 +163,8 @@ func defaultCode(status int) string {
 		return CodeNotFound
 	case status == http.StatusConflict:
 		return CodeConflict
+	case status == http.StatusUnprocessableEntity:
+		return CodeUnprocessable
 	case status == http.StatusTooManyRequests:
 		return CodeRateLimited
 	case status == http.StatusServiceUnavailable:

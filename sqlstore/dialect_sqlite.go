@@ -318,3 +318,22 @@ func (sqliteDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table str
 	}
 	return nil
 }
+
+// insertChanges: one INSERT ... SELECT FROM json_each of the pairs, in a
+// single parameter, numbered by the array's index (from 0).
+func (sqliteDialect) insertChanges(ctx context.Context, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error {
+	var sb strings.Builder
+	sb.WriteByte('[')
+	for i, id := range ids {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(`[` + strconv.FormatInt(id, 10) + `,"` + kinds[i] + `"]`)
+	}
+	sb.WriteByte(']')
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at)
+		SELECT $1, $2 + key + 1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), $3 FROM json_each($4)`,
+		companyID, first, now, sb.String())
+	return err
+}

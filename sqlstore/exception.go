@@ -494,7 +494,11 @@ func (db *DB) ResolveException(ctx context.Context, tenant recon.TenantID, trans
 		if err != nil {
 			return internal(err, "record resolution")
 		}
-		return nil
+		// Its match state changed (an exception resolved, maybe matched):
+		// logged last (sqlstore/sync.go).
+		var modified changeSet
+		modified.add(recon.ChangeModified, transactionID)
+		return db.stampChanges(ctx, tx, companyID, modified, db.now())
 	})
 	if err != nil {
 		return nil, err

@@ -28,7 +28,9 @@ const retentionChunk = 1000
 // the same account run one after the other and the per-day and per-amount
 // counts stay exact: the chunk lowers the counts of the days and amounts of
 // exactly the rows its DELETE returned (a row another node deleted first is
-// not returned twice). Match decisions and balance discontinuities go with
+// not returned twice), and logs them removed for GET /v2/transactions/sync
+// (sqlstore/sync.go), whose log it purges after the same time. Match
+// decisions and balance discontinuities go with
 // their transaction (ON DELETE CASCADE). The account's balance lives on
 // the bank account and every kept row keeps its own, so deleting rows moves
 // no balance and new discontinuities are still found; the balance before
@@ -62,6 +64,10 @@ func (db *DB) ApplyRetention(ctx context.Context, now time.Time) (recon.Retentio
 			if err := db.dropZeroAmountCounts(ctx, p.company); err != nil {
 				return res, err
 			}
+		}
+		// The sync change log keeps as long (docs/api-v2.md, Transactions sync).
+		if _, err := db.purgeChanges(ctx, p.company, deliveriesBefore); err != nil {
+			return res, err
 		}
 		n, err = db.deleteOldDeliveries(ctx, p.company, deliveriesBefore)
 		res.Deliveries += n
@@ -205,7 +211,11 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 			companyID, account, days[0].day, days[len(days)-1].day); err != nil {
 			return internal(err, "count transactions per day")
 		}
-		return nil
+		var removed changeSet
+		for _, id := range ids {
+			removed.add(recon.ChangeRemoved, id.(int64))
+		}
+		return db.stampChanges(ctx, tx, companyID, removed, db.now()) // last: see sqlstore/sync.go
 	})
 	if err != nil {
 		return 0, err

@@ -134,6 +134,20 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 		// match decisions and discontinuities go with their parents (ON
 		// DELETE CASCADE); the per-day and per-amount counts have no
 		// foreign key.
+		// The sync log says every transaction wiped is removed; the
+		// tenant's older changes go (sqlstore/sync.go).
+		var removed changeSet
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM transactions WHERE company_id = $1 ORDER BY id`, tenant)
+		ids, err := collect(rows, err, "wipe test data", func(s scanner) (*int64, error) {
+			var id int64
+			return &id, s.Scan(&id)
+		})
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			removed.add(recon.ChangeRemoved, *id)
+		}
 		steps := []struct {
 			table string
 			n     *int64
@@ -143,6 +157,7 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 			{"orders", &res.Orders},
 			{"transaction_day_counts", nil},
 			{"transaction_amount_counts", nil},
+			{"transaction_changes", nil},
 			{"transactions", &res.Transactions},
 			{"bank_accounts", &res.BankAccounts},
 			{"hub_events", nil},
@@ -161,7 +176,7 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 				}
 			}
 		}
-		return nil
+		return db.stampChanges(ctx, tx, tenant, removed, db.now()) // last: see sqlstore/sync.go
 	})
 	if err != nil {
 		return nil, internal(err, "wipe test data")

@@ -76,8 +76,12 @@ func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.Transa
 	enqueued := 0
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		results, enqueued, err = db.ingestTx(ctx, tx, companyID, in, codes)
-		return err
+		if results, enqueued, err = db.ingestTx(ctx, tx, companyID, in, codes); err != nil {
+			return err
+		}
+		var added changeSet
+		addedOf(&added, results)
+		return db.stampChanges(ctx, tx, companyID, added, db.now()) // last: see sqlstore/sync.go
 	})
 	if err != nil {
 		return nil, err
@@ -98,7 +102,8 @@ func (db *DB) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill 
 	companyID := tenant.ID()
 	enqueued := 0
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		return fill(func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
+		var added changeSet
+		err := fill(func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
 			if len(codes) != len(in) {
 				return nil, fmt.Errorf("sqlstore: %d codes for %d transactions", len(codes), len(in))
 			}
@@ -107,8 +112,15 @@ func (db *DB) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill 
 			}
 			res, n, err := db.ingestTx(ctx, tx, companyID, in, codes)
 			enqueued += n
+			if err == nil {
+				addedOf(&added, res)
+			}
 			return res, err
 		})
+		if err != nil {
+			return err
+		}
+		return db.stampChanges(ctx, tx, companyID, added, db.now()) // last: see sqlstore/sync.go
 	})
 	if err != nil {
 		return err
@@ -116,6 +128,16 @@ func (db *DB) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill 
 	db.enqueued(enqueued)
 	db.analyzeIfDue()
 	return nil
+}
+
+// addedOf adds the transactions results stored (not the duplicates) to set,
+// in the batch's order.
+func addedOf(set *changeSet, results []recon.IngestResult) {
+	for _, r := range results {
+		if !r.Duplicate {
+			set.add(recon.ChangeAdded, r.ID)
+		}
+	}
 }
 
 // ingestTx stores one batch within tx and returns the results and the number

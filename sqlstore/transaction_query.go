@@ -326,13 +326,15 @@ func (db *DB) RecodeTransactions(ctx context.Context, tenant recon.TenantID, fro
 			if err := rows.Close(); err != nil {
 				return internal(err, "recode transactions")
 			}
+			var modified changeSet
 			for _, u := range updates {
 				if _, err := tx.ExecContext(ctx, `UPDATE transactions SET code = $1 WHERE id = $2`, nullString(u.code), u.id); err != nil {
 					return internal(err, "recode transactions")
 				}
+				modified.add(recon.ChangeModified, u.id)
 			}
 			changed += int64(len(updates))
-			return nil
+			return db.stampChanges(ctx, tx, companyID, modified, db.now()) // last: see sqlstore/sync.go
 		})
 		if err != nil {
 			return changed, err
