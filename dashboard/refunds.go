@@ -12,6 +12,7 @@ import (
 	"rsc.io/qr"
 
 	"recon"
+	"recon/orders"
 	"recon/refunds"
 	"recon/web"
 )
@@ -628,6 +629,9 @@ func (h *Handler) orderV2(r *http.Request, q *request, o *recon.Order) (*orderV2
 		Status: o.V2Status(), Expires: h.timeText(o.ExpiresAt)}
 	if h.V2Orders != nil {
 		view, err := h.V2Orders.Get(ctx, q.caller.Tenant, o.PublicID)
+		if recon.ErrorCode(err) == recon.ENOTFOUND { // no v2 id: the page without accounts
+			view, err = &orders.View{}, nil
+		}
 		if err != nil {
 			return nil, err
 		}

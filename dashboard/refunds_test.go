@@ -377,6 +377,27 @@ func TestDashboardRefunds(t *testing.T) {
 		if status, _ := member.Get("/dashboard/report.csv"); status != http.StatusForbidden {
 			t.Errorf("the Member's report: %d", status)
 		}
+
+		// In Vietnamese, no English text of the refunds' messages on any of
+		// their pages (i18n_refunds.go; the page's main part, as typed data aside).
+		sep.Lang = "vi"
+		for _, p := range []string{"/dashboard/refunds", "/dashboard/refunds/" + r2, "/dashboard/refunds/" + r1, "/dashboard/refund/new?transaction=" + e.paidTx,
+			"/dashboard/order?invoice=INV-PAID", "/dashboard/transactions/" + e.paidTx, "/dashboard/report", "/dashboard/settings", xp,
+			"/dashboard/refunds?status=bogus", "/dashboard/refunds/" + r2 + "/cancel"} {
+			status, body := sep.Get(p)
+			main, _, _ := strings.Cut(body[strings.Index(body, `<main`):], "</main>")
+			if status >= 500 || !strings.Contains(main, "</h1>") {
+				t.Errorf("GET %s in Vietnamese: %d", p, status)
+			}
+			for _, en := range dashboard.RefundEnglish() {
+				if strings.Contains(main, en) {
+					t.Errorf("%s in Vietnamese shows %q", p, en)
+				}
+			}
+		}
+		if _, _, body := sep.PostFrom("/dashboard/refund/new?transaction="+e.paidTx, "/dashboard/refund/new", refundForm("transaction", e.paidTx, "amount", "999999")); !strings.Contains(body, "Số tiền lớn hơn số tiền còn có thể hoàn.") {
+			t.Errorf("a refused rule in Vietnamese: %s", body)
+		}
 	})
 }
 
