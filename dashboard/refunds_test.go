@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"recon"
 	"recon/dashboard"
 	"recon/orders"
+	"recon/refunds"
 	"recon/sqlstore/dbtest"
 )
 
@@ -252,6 +254,24 @@ func TestDashboardRefunds(t *testing.T) {
 		if got := stateOf(r1); got != recon.RefundCancelled {
 			t.Errorf("after cancel: %s", got)
 		}
+		// Its money leaving anyway is a refund_transfer exception: named in
+		// the queue, and its page offers only to ignore it.
+		svc := &refunds.Service{Store: e.db, Clock: recon.SystemClock{}, Location: e.loc}
+		_, in, err := svc.SimulateSettlement(ctx, e.live.id, r1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, body = boss.Get("/dashboard/exceptions?kind=refund_transfer")
+		contains("the refund_transfer queue", body, "Refund transfer", fmt.Sprintf(`href="/dashboard/exceptions/%d"`, in.ID))
+		rtx := fmt.Sprint("/dashboard/exceptions/", in.ID)
+		_, body = boss.Get(rtx)
+		contains("the refund_transfer exception", body, `id="refund-transfer-note"`, `id="pick-ignore"`)
+		if strings.Contains(body, `id="pick-refund"`) || strings.Contains(body, `id="pick-invoice"`) {
+			t.Errorf("the refund_transfer exception offers more than ignoring: %s", body)
+		}
+		if status, _, body := boss.Confirm(withQuery(rtx+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"đã xử lý với ngân hàng"}})); status != http.StatusSeeOther {
+			t.Errorf("ignoring the refund_transfer: %d %s", status, body)
+		}
 		// A refund by the transfer (the threshold lowered), rejected by the second Admin.
 		if status, _, _ := boss.PostFrom("/dashboard/settings", "/dashboard/settings/refund-threshold", url.Values{"threshold": {"10.000"}}); status != http.StatusSeeOther {
 			t.Fatalf("threshold 10000: %d", status)
@@ -460,6 +480,17 @@ func TestDashboardOrderVAs(t *testing.T) {
 		}
 		if status, _ := boss.Get(qrURL); status != http.StatusNotFound {
 			t.Errorf("the cancelled account's QR: %d", status)
+		}
+		// A transfer to the cancelled account is a va_inactive exception: named
+		// in the queue, and its page offers a match like an unmatched one.
+		x := e.transfer(t, e.live, 250000, "CK "+va.Number)
+		_, body = boss.Get("/dashboard/exceptions?kind=va_inactive")
+		if !strings.Contains(body, "Inactive virtual account") || !strings.Contains(body, `href="/dashboard/exceptions/`+x+`"`) {
+			t.Errorf("the va_inactive queue: %s", body)
+		}
+		_, body = boss.Get("/dashboard/exceptions/" + x)
+		if !strings.Contains(body, `id="pick-invoice"`) || !strings.Contains(body, `id="pick-refund"`) {
+			t.Errorf("the va_inactive exception's form: %s", body)
 		}
 	})
 }
