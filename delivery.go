@@ -58,7 +58,11 @@ const (
 // same database transaction as the state change that causes it, so a crash
 // never loses it; the dispatcher sends it at least once.
 type Delivery struct {
-	ID        int64
+	ID int64
+	// CompanyID is the company_id of the tenant's rows (a test twin's for
+	// test mode): a plain int64, as DeliveryStore.DeliveryTarget's, since
+	// the dispatcher handles claimed deliveries of every tenant without
+	// their mode; a reader that knows the tenant scopes by TenantID.
 	CompanyID int64
 	Kind      string // DeliveryIPN or DeliveryWebhook
 	// OrderID is the order an IPN is about (0 for other notifications),
@@ -145,16 +149,17 @@ func NewSecretFrom(random io.Reader) string {
 }
 
 // NewMerchant returns new merchant credentials, secret key included, of
-// tenant (the company's own id, or its test twin's) for company, from
-// random: merchant_id MC<company>_<12 hex digits>, TEST- first in test mode
-// (TestMerchantPrefix), and a NewMerchantSecret. `recon merchant
-// credentials` and `recon trigger` make them here.
-func NewMerchant(random io.Reader, tenant, company int64, test bool) *Merchant {
+// tenant (the company's live one, or its test twin) for the company whose
+// live id is company, from random: merchant_id MC<company>_<12 hex digits>,
+// TEST- first in test mode (TestMerchantPrefix), and a NewMerchantSecret.
+// `recon merchant credentials` and `recon trigger` make them here.
+func NewMerchant(random io.Reader, tenant TenantID, company int64) *Merchant {
 	var b [6]byte
 	if _, err := io.ReadFull(random, b[:]); err != nil {
 		panic(err) // crypto/rand.Read never returns an error (Go 1.24)
 	}
-	m := &Merchant{CompanyID: tenant, MerchantID: "MC" + strconv.FormatInt(company, 10) + "_" + hex.EncodeToString(b[:])}
+	test := !tenant.Live()
+	m := &Merchant{Tenant: tenant, MerchantID: "MC" + strconv.FormatInt(company, 10) + "_" + hex.EncodeToString(b[:])}
 	if test {
 		m.MerchantID = TestMerchantPrefix + m.MerchantID
 	}
@@ -239,8 +244,12 @@ type DeliveryStore interface {
 	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*DeliveryAttempt, error)
 	// ReplayDelivery makes a delivery pending and due at once, whatever its state.
 	ReplayDelivery(ctx context.Context, tenant TenantID, id int64, now time.Time) error
-	// DeliveryTarget returns where the company's deliveries of the kind go,
-	// or ENOTFOUND when none is configured.
+	// DeliveryTarget returns where the deliveries of the kind of the tenant
+	// whose rows carry company_id companyID go, or ENOTFOUND when none is
+	// configured. It takes a bare int64 on purpose, unlike the other
+	// tenant-scoped methods (TenantID): the dispatcher reads it for claimed
+	// deliveries of every tenant, whose Delivery.CompanyID is all it knows,
+	// not their mode. Callers that know the tenant pass TenantID.ID().
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*Target, error)
 	// DeliveryStats counts pending, dead and in-flight (pending and leased)
 	// deliveries, for metrics; delivered ones, the bulk, are not counted.
@@ -253,10 +262,13 @@ type DeliveryStore interface {
 // Merchant is a company's payment-gateway identity: Basic credentials
 // merchant_id:secret_key, and the secret signs checkout forms.
 type Merchant struct {
-	CompanyID  int64 // the tenant: a test merchant's is the company's test tenant
+	// Tenant is the merchant's tenant, its mode the credential's: a test
+	// merchant's is the company's test twin (TenantID; the company's live
+	// id is Company.LiveID). SetMerchant stores under Tenant.ID() and
+	// ignores the mode, which a read takes from the tenant's row.
+	Tenant     TenantID
 	MerchantID string
 	SecretKey  string // kept encrypted at rest
-	Livemode   bool   // read from the tenant; ignored by SetMerchant
 }
 
 // MerchantStore stores merchant credentials and IPN settings.

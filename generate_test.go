@@ -37,12 +37,12 @@ func TestGeneratorsReadTheirSource(t *testing.T) {
 		t.Errorf("NewSecretFrom is not a function of its source: %q, %q", a, b)
 	}
 
-	live := recon.NewMerchant(&counting{}, 41, 41, false)
-	if live.CompanyID != 41 || live.MerchantID != "MC41_000102030405" || live.SecretKey != recon.NewSecretFrom(&counting{n: 6}) {
+	live := recon.NewMerchant(&counting{}, recon.LiveTenant(41), 41)
+	if live.Tenant != recon.LiveTenant(41) || live.MerchantID != "MC41_000102030405" || live.SecretKey != recon.NewSecretFrom(&counting{n: 6}) {
 		t.Errorf("NewMerchant (live) = %+v", live)
 	}
-	test := recon.NewMerchant(&counting{}, 42, 41, true)
-	if test.CompanyID != 42 || test.MerchantID != recon.TestMerchantPrefix+"MC41_000102030405" ||
+	test := recon.NewMerchant(&counting{}, recon.TenantFromRow(42, false), 41)
+	if test.Tenant != recon.TenantFromRow(42, false) || test.MerchantID != recon.TestMerchantPrefix+"MC41_000102030405" ||
 		test.SecretKey != recon.TestClientPrefix+recon.NewSecretFrom(&counting{n: 6}) {
 		t.Errorf("NewMerchant (test) = %+v", test)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // The bank-linking hub (docs/design.md, D8). Its merchant is a Recon company
-// (the tenant, Caller.CompanyID); the merchant's own customers, which the hub
+// (the tenant, Caller.Tenant); the merchant's own customers, which the hub
 // API calls "companies", are HubCustomers here, so that they are never
 // confused with the tenant. Every hub row is keyed by the tenant's company
 // id: a test-mode credential's tenant is the company's test twin, so tenant
@@ -43,11 +43,13 @@ var HubCustomerStatuses = []string{HubCustomerActive, HubCustomerPending, HubCus
 const MaxHubCustomerName = 200
 
 // HubCustomer is a merchant's customer in the hub: a sub-tenant of the
-// Recon company CompanyID, identified on the wire by XID (a UUID) and shown
-// as a "company".
+// merchant's tenant Tenant (a test tenant's for a test credential's; the
+// store reads the mode from the tenant's row and CreateHubCustomer stores
+// Tenant.ID()), identified on the wire by XID (a UUID) and shown as a
+// "company".
 type HubCustomer struct {
 	ID        int64
-	CompanyID int64
+	Tenant    TenantID
 	XID       string
 	FullName  string
 	ShortName string
@@ -383,7 +385,7 @@ type HubStore interface {
 	HubAccountStore
 
 	// HubBranding returns the company's page branding (empty when none is set).
-	HubBranding(ctx context.Context, companyID int64) (*HubBranding, error)
+	HubBranding(ctx context.Context, tenant TenantID) (*HubBranding, error)
 	// SetHubBranding validates and stores the company's page branding.
 	SetHubBranding(ctx context.Context, tenant TenantID, b *HubBranding) error
 	// SetHubIPN creates or replaces the company's hub IPN target (the

@@ -75,8 +75,11 @@ const (
 // link (or unlink) one bank account on the hosted page. The token itself is
 // a bearer secret in the page's URL; only its hash is stored.
 type LinkToken struct {
-	ID          int64
-	CompanyID   int64
+	ID int64
+	// Tenant is the merchant's tenant the token belongs to (a test
+	// tenant's for a test credential's token); the store reads its mode
+	// from the tenant's row and CreateLinkToken stores Tenant.ID().
+	Tenant      TenantID
 	CustomerID  int64
 	CustomerXID string
 	XID         string
@@ -111,7 +114,7 @@ func (t *LinkToken) ExpiredAt(now time.Time) bool {
 // what the user entered and the bank returned, and how it ended.
 type LinkSession struct {
 	ID             int64
-	CompanyID      int64
+	Tenant         TenantID // its token's
 	LinkTokenID    int64
 	XID            string
 	Status         string

@@ -96,7 +96,7 @@ func NextLinkSession(t *LinkToken, s *LinkSession, st LinkStep, now time.Time) (
 			if xid == "" {
 				xid = NewXID()
 			}
-			s = &LinkSession{CompanyID: t.CompanyID, LinkTokenID: t.ID, XID: xid, Status: LinkSessionOpen,
+			s = &LinkSession{Tenant: t.Tenant, LinkTokenID: t.ID, XID: xid, Status: LinkSessionOpen,
 				State: LinkStateInitialized, CreatedAt: now, LastStepAt: now}
 			if t.Purpose == LinkPurposeUnlink {
 				s.BankAccountID, s.BankAccountXID = t.BankAccountID, t.BankAccountXID
@@ -266,7 +266,7 @@ type LinkPageStore interface {
 	StepLinkSession(ctx context.Context, hash string, st LinkStep) (*LinkToken, *LinkSession, error)
 	// LinkedAccount returns the tenant's bank account with the id (for the
 	// unlink page), or ENOTFOUND.
-	LinkedAccount(ctx context.Context, companyID, id int64) (*LinkedAccount, error)
+	LinkedAccount(ctx context.Context, tenant TenantID, id int64) (*LinkedAccount, error)
 }
 
 // LinkedAccount is a bank account as the hub shows it.

@@ -56,7 +56,7 @@ func TestNextLinkSession(t *testing.T) {
 			[]string{created, changed, recon.EventBankAccountInactivated, completed}, nil, recon.LinkSessionCompleted, recon.AccountInactive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tok := &recon.LinkToken{ID: 1, CompanyID: 7, XID: "tok-xid", Purpose: tc.purpose, Status: recon.LinkTokenActive, BankAccountID: 3, BankAccountXID: "acc-xid"}
+			tok := &recon.LinkToken{ID: 1, Tenant: recon.LiveTenant(7), XID: "tok-xid", Purpose: tc.purpose, Status: recon.LinkTokenActive, BankAccountID: 3, BankAccountXID: "acc-xid"}
 			var s *recon.LinkSession
 			var events, states []string
 			var last *recon.LinkOutcome
@@ -154,7 +154,7 @@ func join(s []string) string {
 // the xid the store chose, so the machine decides nothing at random.
 func TestNextLinkSessionTakesTheStoresXID(t *testing.T) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	tok := &recon.LinkToken{ID: 1, CompanyID: 7, XID: "tok-xid", Purpose: recon.LinkPurposeLink, Status: recon.LinkTokenActive}
+	tok := &recon.LinkToken{ID: 1, Tenant: recon.LiveTenant(7), XID: "tok-xid", Purpose: recon.LinkPurposeLink, Status: recon.LinkTokenActive}
 	out, err := recon.NextLinkSession(tok, nil, recon.LinkStep{Kind: recon.StepOpen, NewSessionXID: "sess-xid"}, now)
 	if err != nil || !out.NewSession || out.Session.XID != "sess-xid" || *out.Events[0].Meta.LinkSessionXID != "sess-xid" {
 		t.Fatalf("open: %+v, %v", out, err)

@@ -31,8 +31,10 @@ const ListenerHold = 72 * time.Hour
 // the tenant a query is scoped to is never a bare int64 that a live company
 // id could stand in for: a TenantID is made only where the mode is known —
 // LiveTenant for a company's live data, a Tenant row (TenantStore),
-// Company.Tenant or Merchant.Tenant for either mode, TenantFromRow in storage
-// code and tests — and forgetting the mode does not compile. The zero value
+// Company.Tenant for either mode, TenantFromRow in storage code and tests;
+// the records read for a tenant carry it (Merchant.Tenant, HubCustomer,
+// LinkToken and LinkSession.Tenant) — and forgetting the mode does not
+// compile. The zero value
 // names no tenant (Delivery, Deliveries and ReplayDelivery read it as every
 // tenant, for operators).
 type TenantID struct {
@@ -137,9 +139,6 @@ func (c *Company) Livemode() bool { return c.TestOf == 0 }
 // Tenant names the tenant the company record was read through: its own
 // live one, or the test twin's for a test tenant's view.
 func (c *Company) Tenant() TenantID { return TenantID{c.ID, c.TestOf == 0} }
-
-// Tenant names the merchant's tenant: its mode is the credential's.
-func (m *Merchant) Tenant() TenantID { return TenantID{m.CompanyID, m.Livemode} }
 
 // LiveID is the company's own id: the live company's, for a test tenant too.
 func (c *Company) LiveID() int64 {

@@ -233,7 +233,7 @@ func (h *Handler) linkBank(w http.ResponseWriter, r *http.Request, q *request) e
 	if err != nil {
 		return err
 	}
-	t := &recon.LinkToken{CompanyID: q.caller.Tenant.ID(), CustomerID: cu.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink,
+	t := &recon.LinkToken{Tenant: q.caller.Tenant, CustomerID: cu.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink,
 		Language: string(q.lang), Sandbox: !q.caller.Livemode() || h.Sandbox}
 	u, err := h.Hub.CreateLinkToken(r.Context(), t)
 	if recon.ErrorCode(err) == recon.EUNAVAILABLE {

@@ -46,7 +46,7 @@ func newSettingsEnv(t *testing.T, engine string) *dashEnv {
 	e := newDashEnv(t, engine)
 	e.dashUser(t, e.live, "admin@saomai.vn", recon.RoleAdmin)
 	e.dashUser(t, e.other, "admin@saomai.vn", recon.RoleAdmin)
-	m := recon.NewMerchant(crand.Reader, e.live.id.ID(), e.live.id.ID(), false)
+	m := recon.NewMerchant(crand.Reader, e.live.id, e.live.id.ID())
 	if err := e.db.SetMerchant(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}

@@ -48,6 +48,8 @@ type Store interface {
 	RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error
 	BeatDeliveryNode(ctx context.Context, node string, now, deadBefore time.Time) (recon.NodeBeat, error)
 	LeaveDeliveryNode(ctx context.Context, node string) (int64, error)
+	// A bare company id, not a recon.TenantID: a claimed delivery's mode
+	// is not known here (recon.DeliveryStore.DeliveryTarget).
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
 	DeliveryStats(ctx context.Context) (map[string]int64, error)
 }

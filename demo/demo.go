@@ -165,7 +165,7 @@ func seedTestMode(ctx context.Context, db Store, auth Auth, random io.Reader, co
 		if secret, err = auth.RegisterClient(ctx, client); err != nil {
 			return nil, err
 		}
-		m := &recon.Merchant{CompanyID: tenant.ID.ID(), MerchantID: testMerchantID, SecretKey: recon.NewMerchantSecret(random, true)}
+		m := &recon.Merchant{Tenant: tenant.ID, MerchantID: testMerchantID, SecretKey: recon.NewMerchantSecret(random, true)}
 		if err := db.SetMerchant(ctx, m); err != nil {
 			return nil, err
 		}
@@ -242,7 +242,7 @@ func seedData(ctx context.Context, db Store, auth Auth, random io.Reader, loc *t
 	if err != nil {
 		return nil, "", err
 	}
-	if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: co.ID, MerchantID: "DEMO-SAOMAI", SecretKey: recon.NewSecretFrom(random)}); err != nil {
+	if err := db.SetMerchant(ctx, &recon.Merchant{Tenant: co.Tenant(), MerchantID: "DEMO-SAOMAI", SecretKey: recon.NewSecretFrom(random)}); err != nil {
 		return nil, "", err
 	}
 	if err := seedTransactions(ctx, db, co.Tenant(), loc, today); err != nil {

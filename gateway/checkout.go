@@ -85,14 +85,14 @@ func (h *Handler) checkoutInit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.companyActive(r.Context(), m.CompanyID); err != nil {
+	if err := h.companyActive(r.Context(), m.Tenant); err != nil {
 		return err
 	}
 	form, err := validateCheckout(get)
 	if err != nil {
 		return err
 	}
-	o, err := h.Checkout.Create(r.Context(), m.Tenant(), checkout.Input{
+	o, err := h.Checkout.Create(r.Context(), m.Tenant, checkout.Input{
 		InvoiceNumber: form.invoice, OrderID: form.orderID, CustomerID: form.customerID, Amount: form.amount,
 		Description: form.description, SuccessURL: form.successURL, ErrorURL: form.errorURL, CancelURL: form.cancelURL,
 		CustomData: form.customData, CustomDataSigned: customDataSigned,

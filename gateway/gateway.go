@@ -177,7 +177,7 @@ func (h *Handler) authenticate(r *http.Request) (*recon.Merchant, error) {
 	if !hmac.Equal([]byte(secret), []byte(m.SecretKey)) {
 		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the merchant id or secret key is wrong")
 	}
-	if err := h.companyActive(r.Context(), m.CompanyID); err != nil {
+	if err := h.companyActive(r.Context(), m.Tenant); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -186,8 +186,8 @@ func (h *Handler) authenticate(r *http.Request) (*recon.Merchant, error) {
 // companyActive returns recon.ErrCompanyInactive (403) unless the merchant's
 // company is active. It is checked after the credentials, so that only the
 // merchant learns its company's status.
-func (h *Handler) companyActive(ctx context.Context, companyID int64) error {
-	t, err := h.Store.Tenant(ctx, companyID)
+func (h *Handler) companyActive(ctx context.Context, tenant recon.TenantID) error {
+	t, err := h.Store.Tenant(ctx, tenant.ID())
 	if err != nil {
 		return err
 	}
@@ -260,7 +260,7 @@ func (h *Handler) toOrderJSON(o *recon.Order, m *recon.Merchant) orderJSON {
 		ID: strconv.FormatInt(o.ID, 10), CustomerID: o.CustomerID, OrderID: o.OrderID,
 		InvoiceNumber: o.InvoiceNumber, Status: o.Status, Amount: recon.MoneyText(o.Amount),
 		Currency: o.Currency, Description: o.Description,
-		CreatedAt: h.localTime(o.CreatedAt), UpdatedAt: h.localTime(o.UpdatedAt), Livemode: m.Livemode,
+		CreatedAt: h.localTime(o.CreatedAt), UpdatedAt: h.localTime(o.UpdatedAt), Livemode: m.Tenant.Live(),
 	}
 }
 

@@ -92,7 +92,7 @@ func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle 
 		m.company = c.Tenant()
 		m.id = "SP-TEST-" + string(rune('A'+i)) + "1"
 		m.secret = "spsk_test_" + strings.Repeat(string(rune('a'+i)), 30)
-		if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: c.ID, MerchantID: m.id, SecretKey: m.secret}); err != nil {
+		if err := db.SetMerchant(ctx, &recon.Merchant{Tenant: c.Tenant(), MerchantID: m.id, SecretKey: m.secret}); err != nil {
 			t.Fatal(err)
 		}
 	}

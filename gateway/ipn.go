@@ -12,7 +12,7 @@ import (
 // getIPN serves GET /v1/ipn: the IPN settings with the secrets masked, or
 // data null when none are set.
 func (h *Handler) getIPN(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
-	t, err := h.Store.DeliveryTarget(r.Context(), m.CompanyID, recon.DeliveryIPN)
+	t, err := h.Store.DeliveryTarget(r.Context(), m.Tenant.ID(), recon.DeliveryIPN)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		web.WriteJSON(w, http.StatusOK, struct {
 			Data any `json:"data"`
@@ -73,7 +73,7 @@ func (h *Handler) putIPN(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 			c.NotificationTypes = []string{}
 		}
 	}
-	saved, err := h.IPN.Save(r.Context(), m.Tenant(), c)
+	saved, err := h.IPN.Save(r.Context(), m.Tenant, c)
 	if err != nil {
 		return err
 	}

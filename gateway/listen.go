@@ -86,13 +86,13 @@ func (h *Handler) listenTicker() (<-chan time.Time, func()) {
 func (h *Handler) stillAuthorized(ctx context.Context, m *recon.Merchant) error {
 	fresh, err := h.Store.MerchantByID(ctx, m.MerchantID)
 	if recon.ErrorCode(err) == recon.ENOTFOUND ||
-		err == nil && (fresh.CompanyID != m.CompanyID || !hmac.Equal([]byte(fresh.SecretKey), []byte(m.SecretKey))) {
+		err == nil && (fresh.Tenant != m.Tenant || !hmac.Equal([]byte(fresh.SecretKey), []byte(m.SecretKey))) {
 		return recon.Errorf(recon.EUNAUTHORIZED, "the merchant credentials of this stream were changed or removed: start recon listen again with the current test-mode credentials")
 	}
 	if err != nil {
 		return err
 	}
-	return h.companyActive(ctx, m.CompanyID)
+	return h.companyActive(ctx, m.Tenant)
 }
 
 // Listeners wakes the listen streams of this node when notifications are
@@ -172,7 +172,7 @@ type listenEvent struct {
 
 // listen serves GET /v1/listen[?events=A,B]: the stream.
 func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
-	if m.Livemode {
+	if m.Tenant.Live() {
 		return recon.Errorf(recon.EFORBIDDEN, "recon listen works in test mode only: use the test-mode merchant credentials (recon merchant credentials --company ID --test)")
 	}
 	if h.Listeners == nil || h.Headers == nil {
@@ -198,11 +198,11 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	}
 	defer release()
 	ctx := r.Context()
-	tenant, err := h.Store.Tenant(ctx, m.CompanyID)
+	tenant, err := h.Store.Tenant(ctx, m.Tenant.ID())
 	if err != nil {
 		return err
 	}
-	secret, err := h.Store.ListenSecret(ctx, m.Tenant())
+	secret, err := h.Store.ListenSecret(ctx, m.Tenant)
 	if err != nil {
 		return err
 	}
@@ -275,7 +275,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	lastWrite := h.now()
 	for {
 		wake := h.Listeners.waiter() // before the look: a notification enqueued during it wakes the next wait
-		list, err := h.Store.ListenDeliveries(ctx, m.Tenant(), cur.floor, since, listenBatch)
+		list, err := h.Store.ListenDeliveries(ctx, m.Tenant, cur.floor, since, listenBatch)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -301,7 +301,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 			}
 			t := targets[d.Kind]
 			if t == nil {
-				if t, err = h.listenTarget(ctx, m.CompanyID, d.Kind, secret); err != nil {
+				if t, err = h.listenTarget(ctx, m.Tenant, d.Kind, secret); err != nil {
 					h.logger().Error("listen: read target", "listener", listener, "err", err)
 					break // sent at the next look; the cursor stays
 				}
@@ -345,9 +345,9 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 // listenTarget is what a listener's forwarded notification of the kind is
 // sent as: signed under the listen secret, with the X-Secret-Key of the
 // tenant's target of the kind when it has one of type SECRET_KEY.
-func (h *Handler) listenTarget(ctx context.Context, tenant int64, kind, secret string) (*recon.Target, error) {
+func (h *Handler) listenTarget(ctx context.Context, tenant recon.TenantID, kind, secret string) (*recon.Target, error) {
 	t := &recon.Target{AuthType: recon.AuthNone, SigningSecret: secret}
-	stored, err := h.Store.DeliveryTarget(ctx, tenant, kind)
+	stored, err := h.Store.DeliveryTarget(ctx, tenant.ID(), kind)
 	switch {
 	case recon.ErrorCode(err) == recon.ENOTFOUND:
 	case err != nil:
@@ -372,7 +372,7 @@ type listenAnswer struct {
 // listenAnswers serves POST /v1/listen/answers: a listener's local answer to
 // a notification, recorded as an attempt (docs/design.md, D7, D10).
 func (h *Handler) listenAnswers(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
-	if m.Livemode {
+	if m.Tenant.Live() {
 		return recon.Errorf(recon.EFORBIDDEN, "recon listen works in test mode only: use the test-mode merchant credentials")
 	}
 	var in listenAnswer
@@ -394,7 +394,7 @@ func (h *Handler) listenAnswers(w http.ResponseWriter, r *http.Request, m *recon
 		return recon.FieldError("response", "response and error must be at most %d bytes (an excerpt)", 4*maxExcerpt)
 	}
 	ctx := r.Context()
-	d, err := h.Store.Delivery(ctx, m.Tenant(), in.DeliveryID)
+	d, err := h.Store.Delivery(ctx, m.Tenant, in.DeliveryID)
 	if err != nil {
 		return err // ENOTFOUND for another tenant's
 	}
@@ -408,7 +408,7 @@ func (h *Handler) listenAnswers(w http.ResponseWriter, r *http.Request, m *recon
 	if err := h.Store.RecordAttempts(ctx, []recon.AttemptOutcome{{Attempt: a, Status: status}}); err != nil {
 		return err
 	}
-	if d, err = h.Store.Delivery(ctx, m.Tenant(), in.DeliveryID); err != nil {
+	if d, err = h.Store.Delivery(ctx, m.Tenant, in.DeliveryID); err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, map[string]any{"delivery_id": d.ID, "status": d.Status, "attempts": d.Attempts})

@@ -103,7 +103,7 @@ func TestListenStreamIsReauthorised(t *testing.T) {
 		}
 		setCreds := func(id, secret string) {
 			t.Helper()
-			if err := b.db.SetMerchant(ctx, &recon.Merchant{CompanyID: tenant.ID.ID(), MerchantID: id, SecretKey: secret}); err != nil {
+			if err := b.db.SetMerchant(ctx, &recon.Merchant{Tenant: tenant.ID, MerchantID: id, SecretKey: secret}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -132,7 +132,7 @@ func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, m *recon.Me
 		return err
 	}
 	f.Location = h.location()
-	list, total, err := h.Store.Orders(r.Context(), m.Tenant(), f)
+	list, total, err := h.Store.Orders(r.Context(), m.Tenant, f)
 	if err != nil {
 		return err
 	}
@@ -208,11 +208,11 @@ type decisionJSON struct {
 // orderDetail serves GET /v1/order/detail/{invoice}.
 func (h *Handler) orderDetail(w http.ResponseWriter, r *http.Request, m *recon.Merchant) error {
 	ctx := r.Context()
-	o, err := h.Store.Order(ctx, m.Tenant(), r.PathValue("invoice"))
+	o, err := h.Store.Order(ctx, m.Tenant, r.PathValue("invoice"))
 	if err != nil {
 		return err
 	}
-	decisions, err := h.Store.MatchDecisions(ctx, m.Tenant(), o.ID, 0)
+	decisions, err := h.Store.MatchDecisions(ctx, m.Tenant, o.ID, 0)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (h *Handler) orderDetail(w http.ResponseWriter, r *http.Request, m *recon.M
 		d.Payment.VirtualAccount = &o.VirtualAccount
 	}
 	if o.BankAccountID != 0 {
-		b, err := h.Store.BankAccount(ctx, m.Tenant(), o.BankAccountID)
+		b, err := h.Store.BankAccount(ctx, m.Tenant, o.BankAccountID)
 		switch recon.ErrorCode(err) {
 		case "":
 			d.Payment.BankAccount = &bankAccountJSON{ID: b.ID, BankName: b.BankName, AccountNumber: b.AccountNumber, HolderName: b.HolderName}
@@ -296,7 +296,7 @@ func (h *Handler) cancelOrder(w http.ResponseWriter, r *http.Request, m *recon.M
 	if err != nil {
 		return err
 	}
-	o, err := h.Checkout.Cancel(r.Context(), m.Tenant(), invoice)
+	o, err := h.Checkout.Cancel(r.Context(), m.Tenant, invoice)
 	if err != nil {
 		return err
 	}
@@ -312,7 +312,7 @@ func (h *Handler) voidOrder(w http.ResponseWriter, r *http.Request, m *recon.Mer
 	if err != nil {
 		return err
 	}
-	o, err := h.Checkout.Void(r.Context(), m.Tenant(), invoice)
+	o, err := h.Checkout.Void(r.Context(), m.Tenant, invoice)
 	if err != nil {
 		return err
 	}

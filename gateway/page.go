@@ -51,7 +51,7 @@ func (h *Handler) viewOrder(r *http.Request) (*recon.Merchant, *recon.Order, err
 	if !hmac.Equal([]byte(r.URL.Query().Get("t")), []byte(checkoutToken(m, invoice))) {
 		return nil, nil, notFound
 	}
-	o, err := h.Store.Order(ctx, m.Tenant(), invoice)
+	o, err := h.Store.Order(ctx, m.Tenant, invoice)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		return nil, nil, notFound
 	}
@@ -70,11 +70,11 @@ func (h *Handler) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	bank, err := h.Store.BankAccount(ctx, m.Tenant(), o.BankAccountID)
+	bank, err := h.Store.BankAccount(ctx, m.Tenant, o.BankAccountID)
 	if err != nil {
 		return err
 	}
-	company, err := h.Store.Company(ctx, m.CompanyID)
+	company, err := h.Store.Company(ctx, m.Tenant.ID()) // the twin's id reads the live company's record
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (h *Handler) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 		Company: company.FullName, Order: o, Bank: bank, Remaining: max(o.Amount-o.PaidAmount, 0),
 		Awaiting: o.Status == recon.OrderAwaitingPayment, Paid: o.Status == recon.OrderCaptured,
 		Cancelled: o.Status == recon.OrderCancelled, SuccessURL: o.SuccessURL, CancelURL: o.CancelURL,
-		Sandbox: h.Sandbox || !m.Livemode,
+		Sandbox: h.Sandbox || !m.Tenant.Live(),
 	}
 	if _, ok := orderQR(o, bank); ok && d.Awaiting {
 		d.QRURL = r.URL.EscapedPath() + "/qr.png?t=" + url.QueryEscape(r.URL.Query().Get("t"))
@@ -104,7 +104,7 @@ func (h *Handler) checkoutQR(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	bank, err := h.Store.BankAccount(r.Context(), m.Tenant(), o.BankAccountID)
+	bank, err := h.Store.BankAccount(r.Context(), m.Tenant, o.BankAccountID)
 	if err != nil {
 		return err
 	}

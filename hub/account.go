@@ -186,7 +186,7 @@ func toMerchantConfig(b *recon.HubBranding) merchantConfigJSON {
 
 // getMerchantConfig serves GET /v1/merchant-config.
 func (h *Handler) getMerchantConfig(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
-	b, err := h.Store.HubBranding(r.Context(), c.Tenant.ID())
+	b, err := h.Store.HubBranding(r.Context(), c.Tenant)
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func (h *Handler) postMerchantConfig(w http.ResponseWriter, r *http.Request, c *
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	b, err := h.Store.HubBranding(r.Context(), c.Tenant.ID())
+	b, err := h.Store.HubBranding(r.Context(), c.Tenant)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func (h *Handler) createCompany(w http.ResponseWriter, r *http.Request, c *recon
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	hc := &recon.HubCustomer{CompanyID: c.Tenant.ID(), Status: recon.HubCustomerActive}
+	hc := &recon.HubCustomer{Tenant: c.Tenant, Status: recon.HubCustomerActive}
 	if in.FullName == nil {
 		return recon.FieldError("full_name", "full_name is required")
 	}

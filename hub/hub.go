@@ -8,7 +8,7 @@
 // "message":TEXT[,"errors":{field:TEXT}]} everywhere except /v1/webhook,
 // which keeps the spec's envelope {"status","error","messages","data"}.
 // The handlers talk to storage only through recon.HubStore; every row they
-// read or write is the caller's tenant's (recon.Caller.CompanyID).
+// read or write is the caller's tenant's (recon.Caller.Tenant).
 package hub
 
 import (

@@ -34,7 +34,7 @@ func (h *Handler) createLinkToken(w http.ResponseWriter, r *http.Request, c *rec
 	if in.Purpose == nil || *in.Purpose == "" {
 		return recon.FieldError("purpose", "purpose is required: %s or %s", recon.LinkPurposeLink, recon.LinkPurposeUnlink)
 	}
-	t := &recon.LinkToken{CompanyID: c.Tenant.ID(), CustomerXID: *in.CompanyXID, Purpose: *in.Purpose, Language: "vi",
+	t := &recon.LinkToken{Tenant: c.Tenant, CustomerXID: *in.CompanyXID, Purpose: *in.Purpose, Language: "vi",
 		Sandbox: !c.Livemode() || h.Sandbox}
 	if in.CompletionRedirectURI != nil {
 		t.RedirectURI = *in.CompletionRedirectURI

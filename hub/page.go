@@ -223,7 +223,7 @@ func (h *Handler) newPageData(r *http.Request, t *recon.LinkToken) *pageData {
 	if t.RedirectURI != "" {
 		d.RedirectURI = template.URL(t.RedirectURI) // checked when the token was made (recon.CheckRedirectURI)
 	}
-	if b, err := h.Store.HubBranding(r.Context(), t.CompanyID); err == nil {
+	if b, err := h.Store.HubBranding(r.Context(), t.Tenant); err == nil {
 		{
 			if b.DisplayName != "" {
 				d.Merchant = b.DisplayName
@@ -305,7 +305,7 @@ func (h *Handler) renderSession(ctx context.Context, w http.ResponseWriter, d *p
 		d.AttemptsLeft = recon.MaxOTPAttempts - s.OTPAttempts
 	case s.State == recon.LinkStateInitialized:
 		d.View, d.Steps = "unlink", []bool{true, false, false}
-		if a, err := h.Store.LinkedAccount(ctx, t.CompanyID, t.BankAccountID); err == nil {
+		if a, err := h.Store.LinkedAccount(ctx, t.Tenant, t.BankAccountID); err == nil {
 			d.AccountNumber, d.HolderName, d.AccountType = a.AccountNumber, a.HolderName, a.AccountType
 			d.BrandName = bankBrand(a.BankCode)
 		}

@@ -36,7 +36,7 @@ func TestSave(t *testing.T) {
 		if err := db.CreateCompany(ctx, c); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.SetMerchant(ctx, &recon.Merchant{CompanyID: c.ID, MerchantID: "SP-TEST-A1", SecretKey: "spsk_test_" + strings.Repeat("a", 30)}); err != nil {
+		if err := db.SetMerchant(ctx, &recon.Merchant{Tenant: c.Tenant(), MerchantID: "SP-TEST-A1", SecretKey: "spsk_test_" + strings.Repeat("a", 30)}); err != nil {
 			t.Fatal(err)
 		}
 		svc := &ipn.Service{Store: db, CheckURL: checkURL, Blocked: func(err error) bool { return errors.Is(err, errBlocked) }}

@@ -25,7 +25,7 @@ type Store interface {
 	// recon.LinkPageStore's:
 	LinkTokenByHash(ctx context.Context, hash string) (*recon.LinkToken, *recon.LinkSession, error)
 	StepLinkSession(ctx context.Context, hash string, st recon.LinkStep) (*recon.LinkToken, *recon.LinkSession, error)
-	LinkedAccount(ctx context.Context, companyID, id int64) (*recon.LinkedAccount, error)
+	LinkedAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.LinkedAccount, error)
 	// recon.HubStore's:
 	CreateHubCustomer(ctx context.Context, c *recon.HubCustomer) error
 	HubCustomers(ctx context.Context, tenant recon.TenantID, f recon.HubCustomerFilter) ([]*recon.HubCustomer, int64, error)

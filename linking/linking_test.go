@@ -34,7 +34,7 @@ func TestService(t *testing.T) {
 		ctx := context.Background()
 		db := dbtest.OpenStore(t, engine)
 		co := newCompany(t, db)
-		cu := &recon.HubCustomer{CompanyID: co.ID, FullName: "Khách hàng A", Status: recon.HubCustomerActive}
+		cu := &recon.HubCustomer{Tenant: co.Tenant(), FullName: "Khách hàng A", Status: recon.HubCustomerActive}
 		if err := db.CreateHubCustomer(ctx, cu); err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestService(t *testing.T) {
 			{"made", recon.LinkToken{Purpose: recon.LinkPurposeLink, Language: "en", CustomerXID: cu.XID, Sandbox: true}, "", ""},
 		} {
 			tok := tc.token
-			tok.CompanyID = co.ID
+			tok.Tenant = co.Tenant()
 			url, err := svc.CreateLinkToken(ctx, &tok)
 			if recon.ErrorCode(err) != tc.code || tc.message != "" && recon.ErrorMessage(err) != tc.message {
 				t.Fatalf("%s: err %v, want %s %q", tc.name, err, tc.code, tc.message)

@@ -103,7 +103,7 @@ func (s *Service) simulationCustomer(ctx context.Context, tenant recon.TenantID)
 	if len(list) > 0 && list[0].FullName == simulationCustomer {
 		return list[0], nil
 	}
-	cu := &recon.HubCustomer{CompanyID: tenant.ID(), FullName: simulationCustomer, ShortName: "TRIGGER", Status: recon.HubCustomerActive}
+	cu := &recon.HubCustomer{Tenant: tenant, FullName: simulationCustomer, ShortName: "TRIGGER", Status: recon.HubCustomerActive}
 	return cu, s.Store.CreateHubCustomer(ctx, cu)
 }
 
@@ -127,7 +127,7 @@ type browser struct {
 // token makes a link token as POST /v1/link-token/create does (ttl 0: the
 // service's lifetime).
 func (b *browser) token(ctx context.Context, purpose, accountXID string, ttl time.Duration) (*page, error) {
-	t := &recon.LinkToken{CompanyID: b.tenant.ID(), CustomerXID: b.sim.Customer.XID, Purpose: purpose, Language: "en",
+	t := &recon.LinkToken{Tenant: b.tenant, CustomerXID: b.sim.Customer.XID, Purpose: purpose, Language: "en",
 		BankAccountXID: accountXID, Sandbox: b.sandbox}
 	links := *b.s
 	if ttl > 0 {

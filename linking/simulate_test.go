@@ -49,8 +49,8 @@ func TestSimulate(t *testing.T) {
 			if got := timeline(sim); !slices.Contains(got, event) {
 				t.Errorf("%s: the timeline holds %v", event, got)
 			}
-			if sim.Customer.CompanyID != b.company.ID {
-				t.Errorf("%s: customer of company %d", event, sim.Customer.CompanyID)
+			if sim.Customer.Tenant != b.company.Tenant() {
+				t.Errorf("%s: customer of tenant %v", event, sim.Customer.Tenant)
 			}
 		}
 		// The linked account is an account of the tenant; the other has nothing.

@@ -79,7 +79,7 @@ func (s *Service) ReadStep(ctx context.Context, t *recon.LinkToken, sess *recon.
 	case recon.StepLinkOTP:
 		st.OTPOK = conn.ConfirmLink(ctx, sess.RequestRef, strings.TrimSpace(f.OTP)) == nil
 	case recon.StepRequestUnlink:
-		a, err := s.Store.LinkedAccount(ctx, t.CompanyID, t.BankAccountID)
+		a, err := s.Store.LinkedAccount(ctx, t.Tenant, t.BankAccountID)
 		if err != nil {
 			return st, "", err
 		}

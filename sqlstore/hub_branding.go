@@ -9,7 +9,8 @@ import (
 )
 
 // HubBranding implements recon.HubStore: the empty branding when none is set.
-func (db *DB) HubBranding(ctx context.Context, companyID int64) (*recon.HubBranding, error) {
+func (db *DB) HubBranding(ctx context.Context, tenant recon.TenantID) (*recon.HubBranding, error) {
+	companyID := tenant.ID()
 	var b recon.HubBranding
 	var updated anyTime
 	err := db.db.QueryRowContext(ctx, `SELECT display_name, primary_color, secondary_color, logo_url, updated_at

@@ -15,7 +15,7 @@ import (
 
 var _ recon.HubStore = (*DB)(nil)
 
-const hubCustomerColumns = `id, company_id, xid, full_name, short_name, status, created_at, updated_at`
+const hubCustomerColumns = `id, company_id, (SELECT hc.test_of IS NULL FROM companies hc WHERE hc.id = hub_customers.company_id), xid, full_name, short_name, status, created_at, updated_at`
 
 // CreateHubCustomer implements recon.HubStore.
 func (db *DB) CreateHubCustomer(ctx context.Context, c *recon.HubCustomer) error {
@@ -28,13 +28,13 @@ func (db *DB) CreateHubCustomer(ctx context.Context, c *recon.HubCustomer) error
 		err := tx.QueryRowContext(ctx, `
 			INSERT INTO hub_customers (company_id, xid, full_name, short_name, status, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id`,
-			c.CompanyID, xid, c.FullName, c.ShortName, c.Status, now).Scan(&c.ID)
+			c.Tenant.ID(), xid, c.FullName, c.ShortName, c.Status, now).Scan(&c.ID)
 		switch db.d.violation(err) {
 		case uniqueViolation:
 			return &recon.Error{Code: recon.ECONFLICT, Message: "a company named " + quote(c.FullName) + " already exists",
 				Fields: map[string][]string{"full_name": {"full_name must be unique among your companies"}}, Err: err}
 		case foreignKeyViolation:
-			return notFound(err, "company %d not found", c.CompanyID)
+			return notFound(err, "company %d not found", c.Tenant.ID())
 		}
 		if err != nil {
 			return internal(err, "create hub company")
@@ -71,9 +71,12 @@ func hubCustomer(ctx context.Context, q querier, companyID int64, xid, lock stri
 func scanHubCustomer(s scanner) (*recon.HubCustomer, error) {
 	var c recon.HubCustomer
 	var created, updated anyTime
-	if err := s.Scan(&c.ID, &c.CompanyID, &c.XID, &c.FullName, &c.ShortName, &c.Status, &created, &updated); err != nil {
+	var companyID int64
+	var live bool
+	if err := s.Scan(&c.ID, &companyID, &live, &c.XID, &c.FullName, &c.ShortName, &c.Status, &created, &updated); err != nil {
 		return nil, err
 	}
+	c.Tenant = recon.TenantFromRow(companyID, live)
 	c.CreatedAt, c.UpdatedAt = created.t, updated.t
 	return &c, nil
 }

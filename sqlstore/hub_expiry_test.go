@@ -33,11 +33,11 @@ func TestLinkTokenExpiresAtTheNextStep(t *testing.T) {
 		if err := before.CreateCompany(t.Context(), c); err != nil {
 			t.Fatal(err)
 		}
-		cu := &recon.HubCustomer{CompanyID: c.ID, FullName: "Khách", Status: recon.HubCustomerActive}
+		cu := &recon.HubCustomer{Tenant: c.Tenant(), FullName: "Khách", Status: recon.HubCustomerActive}
 		if err := before.CreateHubCustomer(t.Context(), cu); err != nil {
 			t.Fatal(err)
 		}
-		lt := &recon.LinkToken{CompanyID: c.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink, Language: "vi", Sandbox: true}
+		lt := &recon.LinkToken{Tenant: c.Tenant(), CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink, Language: "vi", Sandbox: true}
 		if err := before.CreateLinkToken(t.Context(), lt, 30*time.Minute); err != nil {
 			t.Fatal(err)
 		}

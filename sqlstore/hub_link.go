@@ -15,7 +15,7 @@ import (
 // (ExpireHubLinks) are conditional updates, so each happens exactly once
 // whatever the number of nodes.
 
-const linkTokenColumns = `t.id, t.company_id, t.hub_customer_id, c.xid, t.xid, t.token_hash, t.purpose,
+const linkTokenColumns = `t.id, t.company_id, (SELECT tc.test_of IS NULL FROM companies tc WHERE tc.id = t.company_id), t.hub_customer_id, c.xid, t.xid, t.token_hash, t.purpose,
 	COALESCE(t.bank_account_id, 0), COALESCE(b.xid, ''), t.redirect_uri, t.is_mobile_app, t.language, t.sandbox,
 	t.status, t.created_at, t.expires_at, t.ended_at`
 
@@ -26,16 +26,19 @@ const linkTokenFrom = ` FROM hub_link_tokens t
 func scanLinkToken(s scanner) (*recon.LinkToken, error) {
 	var t recon.LinkToken
 	var created, expires, ended anyTime
-	if err := s.Scan(&t.ID, &t.CompanyID, &t.CustomerID, &t.CustomerXID, &t.XID, &t.TokenHash, &t.Purpose,
+	var companyID int64
+	var live bool
+	if err := s.Scan(&t.ID, &companyID, &live, &t.CustomerID, &t.CustomerXID, &t.XID, &t.TokenHash, &t.Purpose,
 		&t.BankAccountID, &t.BankAccountXID, &t.RedirectURI, &t.IsMobileApp, &t.Language, &t.Sandbox,
 		&t.Status, &created, &expires, &ended); err != nil {
 		return nil, err
 	}
+	t.Tenant = recon.TenantFromRow(companyID, live)
 	t.CreatedAt, t.ExpiresAt, t.EndedAt = created.t, expires.t, ended.t
 	return &t, nil
 }
 
-const linkSessionColumns = `s.id, s.company_id, s.link_token_id, s.xid, s.status, s.state, s.bank_code, s.account_type,
+const linkSessionColumns = `s.id, s.company_id, (SELECT sc.test_of IS NULL FROM companies sc WHERE sc.id = s.company_id), s.link_token_id, s.xid, s.status, s.state, s.bank_code, s.account_type,
 	s.account_number, s.holder_name, s.request_ref, s.otp_attempts, COALESCE(s.bank_account_id, 0), COALESCE(b.xid, ''),
 	s.reason, s.created_at, s.last_step_at, s.ended_at`
 
@@ -45,11 +48,14 @@ const linkSessionFrom = ` FROM hub_link_sessions s
 func scanLinkSession(s scanner) (*recon.LinkSession, error) {
 	var ls recon.LinkSession
 	var created, step, ended anyTime
-	if err := s.Scan(&ls.ID, &ls.CompanyID, &ls.LinkTokenID, &ls.XID, &ls.Status, &ls.State, &ls.BankCode, &ls.AccountType,
+	var companyID int64
+	var live bool
+	if err := s.Scan(&ls.ID, &companyID, &live, &ls.LinkTokenID, &ls.XID, &ls.Status, &ls.State, &ls.BankCode, &ls.AccountType,
 		&ls.AccountNumber, &ls.HolderName, &ls.RequestRef, &ls.OTPAttempts, &ls.BankAccountID, &ls.BankAccountXID,
 		&ls.Reason, &created, &step, &ended); err != nil {
 		return nil, err
 	}
+	ls.Tenant = recon.TenantFromRow(companyID, live)
 	ls.CreatedAt, ls.LastStepAt, ls.EndedAt = created.t, step.t, ended.t
 	return &ls, nil
 }
@@ -65,12 +71,12 @@ func (db *DB) CreateLinkToken(ctx context.Context, t *recon.LinkToken, ttl time.
 	}
 	token := recon.NewLinkToken()
 	now := db.now()
-	ev := &hubEvents{companyID: t.CompanyID, at: now}
+	ev := &hubEvents{companyID: t.Tenant.ID(), at: now}
 	out := *t
 	out.Token, out.TokenHash, out.XID = token, recon.HashLinkToken(token), recon.NewXIDFrom(db.rand)
 	out.Status, out.CreatedAt, out.ExpiresAt = recon.LinkTokenActive, now, storedTime(now.Add(ttl))
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		c, err := hubCustomer(ctx, tx, t.CompanyID, t.CustomerXID, "")
+		c, err := hubCustomer(ctx, tx, t.Tenant.ID(), t.CustomerXID, "")
 		if err != nil {
 			return err
 		}
@@ -83,7 +89,7 @@ func (db *DB) CreateLinkToken(ctx context.Context, t *recon.LinkToken, ttl time.
 			var customer sql.NullInt64
 			var state sql.NullString
 			err := tx.QueryRowContext(ctx, `SELECT id, hub_customer_id, link_state FROM bank_accounts WHERE company_id = $1 AND xid = $2`,
-				t.CompanyID, strings.ToLower(t.BankAccountXID)).Scan(&out.BankAccountID, &customer, &state)
+				t.Tenant.ID(), strings.ToLower(t.BankAccountXID)).Scan(&out.BankAccountID, &customer, &state)
 			if errors.Is(err, sql.ErrNoRows) || err == nil && customer.Int64 != c.ID {
 				return notFound(err, "bank account %s not found for company %s", t.BankAccountXID, c.XID)
 			}
@@ -100,7 +106,7 @@ func (db *DB) CreateLinkToken(ctx context.Context, t *recon.LinkToken, ttl time.
 			INSERT INTO hub_link_tokens (company_id, hub_customer_id, xid, token_hash, purpose, bank_account_id, redirect_uri,
 				is_mobile_app, language, sandbox, status, created_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
-			out.CompanyID, out.CustomerID, out.XID, out.TokenHash, out.Purpose, bankAccount, out.RedirectURI,
+			out.Tenant.ID(), out.CustomerID, out.XID, out.TokenHash, out.Purpose, bankAccount, out.RedirectURI,
 			out.IsMobileApp, out.Language, out.Sandbox, out.Status, out.CreatedAt, out.ExpiresAt).Scan(&out.ID)
 		if err != nil {
 			return internal(err, "create link token")
@@ -127,7 +133,7 @@ func (db *DB) LinkToken(ctx context.Context, tenant recon.TenantID, xid string) 
 	if err != nil {
 		return nil, nil, internal(err, "read link token")
 	}
-	sessions, err := linkSessions(ctx, db.db, t.CompanyID, t.ID)
+	sessions, err := linkSessions(ctx, db.db, t.Tenant.ID(), t.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -191,7 +197,7 @@ func (db *DB) RevokeLinkToken(ctx context.Context, tenant recon.TenantID, xid st
 func endOpenSessions(ctx context.Context, tx *sql.Tx, t *recon.LinkToken, status, reason string, now time.Time) (*string, error) {
 	rows, err := tx.QueryContext(ctx, `UPDATE hub_link_sessions SET status = $1, reason = $2, ended_at = $3
 		WHERE company_id = $4 AND link_token_id = $5 AND status = $6 RETURNING xid`,
-		status, reason, now, t.CompanyID, t.ID, recon.LinkSessionOpen)
+		status, reason, now, t.Tenant.ID(), t.ID, recon.LinkSessionOpen)
 	if err != nil {
 		return nil, internal(err, "end link sessions")
 	}

@@ -26,7 +26,7 @@ func (db *DB) linkTokenByHash(ctx context.Context, q querier, hash string) (*rec
 	}
 	s, err := scanLinkSession(q.QueryRowContext(ctx, `SELECT `+linkSessionColumns+linkSessionFrom+
 		` WHERE s.company_id = $1 AND s.link_token_id = $2 AND s.status = $3 ORDER BY s.id DESC LIMIT 1`,
-		t.CompanyID, t.ID, recon.LinkSessionOpen))
+		t.Tenant.ID(), t.ID, recon.LinkSessionOpen))
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, nil, nil
 	}
@@ -62,7 +62,7 @@ func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkSte
 	// conditional update), before the step: the page never works on with
 	// it while the sweep has not come by.
 	if t, _, err := db.linkTokenByHash(ctx, db.db, hash); err == nil && t.ExpiredAt(now) {
-		if _, err := db.expireLinkToken(ctx, t.CompanyID, t.XID, now); err != nil {
+		if _, err := db.expireLinkToken(ctx, t.Tenant.ID(), t.XID, now); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -92,7 +92,7 @@ func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkSte
 				number = s.AccountNumber
 			}
 			var xid, state string
-			if accountID, xid, state, err = accountByNumber(ctx, tx, t.CompanyID, st.BrandName, number); err != nil {
+			if accountID, xid, state, err = accountByNumber(ctx, tx, t.Tenant.ID(), st.BrandName, number); err != nil {
 				return err
 			}
 			if state == recon.AccountLinked {
@@ -118,12 +118,12 @@ func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkSte
 					INSERT INTO bank_accounts (company_id, bank_name, account_number, holder_name, created_at,
 						hub_customer_id, xid, link_state, account_type, bank_code, linked_at)
 					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $5) RETURNING id`,
-					t.CompanyID, st.BrandName, n.AccountNumber, n.HolderName, now, t.CustomerID, n.BankAccountXID,
+					t.Tenant.ID(), st.BrandName, n.AccountNumber, n.HolderName, now, t.CustomerID, n.BankAccountXID,
 					recon.AccountLinked, n.AccountType, n.BankCode).Scan(&accountID)
 			} else {
 				_, err = tx.ExecContext(ctx, `UPDATE bank_accounts SET holder_name = $1, hub_customer_id = $2, xid = $3, link_state = $4,
 					account_type = $5, bank_code = $6, linked_at = $7 WHERE company_id = $8 AND id = $9`,
-					n.HolderName, t.CustomerID, n.BankAccountXID, recon.AccountLinked, n.AccountType, n.BankCode, now, t.CompanyID, accountID)
+					n.HolderName, t.CustomerID, n.BankAccountXID, recon.AccountLinked, n.AccountType, n.BankCode, now, t.Tenant.ID(), accountID)
 			}
 			if err != nil {
 				return internal(err, "link bank account")
@@ -131,7 +131,7 @@ func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkSte
 			n.BankAccountID = accountID
 		case recon.AccountUnlinked, recon.AccountInactive:
 			if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET link_state = $1 WHERE company_id = $2 AND id = $3`,
-				out.Account, t.CompanyID, t.BankAccountID); err != nil {
+				out.Account, t.Tenant.ID(), t.BankAccountID); err != nil {
 				return internal(err, "unlink bank account")
 			}
 		}
@@ -147,13 +147,13 @@ func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkSte
 			err = tx.QueryRowContext(ctx, `
 				INSERT INTO hub_link_sessions (company_id, link_token_id, xid, status, state, bank_account_id, created_at, last_step_at)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING id`,
-				n.CompanyID, n.LinkTokenID, n.XID, n.Status, n.State, account, now).Scan(&n.ID)
+				n.Tenant.ID(), n.LinkTokenID, n.XID, n.Status, n.State, account, now).Scan(&n.ID)
 		} else {
 			_, err = tx.ExecContext(ctx, `UPDATE hub_link_sessions SET status = $1, state = $2, bank_code = $3, account_type = $4,
 				account_number = $5, holder_name = $6, request_ref = $7, otp_attempts = $8, bank_account_id = $9, reason = $10,
 				last_step_at = $11, ended_at = $12 WHERE company_id = $13 AND id = $14`,
 				n.Status, n.State, n.BankCode, n.AccountType, n.AccountNumber, n.HolderName, n.RequestRef, n.OTPAttempts,
-				account, n.Reason, n.LastStepAt, ended, n.CompanyID, n.ID)
+				account, n.Reason, n.LastStepAt, ended, n.Tenant.ID(), n.ID)
 		}
 		if err != nil {
 			return internal(err, "write link session")
@@ -165,7 +165,7 @@ func (db *DB) StepLinkSession(ctx context.Context, hash string, st recon.LinkSte
 			}
 			t.Status, t.EndedAt = recon.LinkTokenUsed, now
 		}
-		ev = &hubEvents{companyID: t.CompanyID, at: now}
+		ev = &hubEvents{companyID: t.Tenant.ID(), at: now}
 		for _, e := range out.Events {
 			ev.add(e.Name, e.Meta)
 		}
@@ -197,7 +197,8 @@ func scanLinkedAccount(s scanner) (*recon.LinkedAccount, error) {
 }
 
 // LinkedAccount implements recon.LinkPageStore.
-func (db *DB) LinkedAccount(ctx context.Context, companyID, id int64) (*recon.LinkedAccount, error) {
+func (db *DB) LinkedAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.LinkedAccount, error) {
+	companyID := tenant.ID()
 	a, err := scanLinkedAccount(db.db.QueryRowContext(ctx, `SELECT `+linkedAccountColumns+linkedAccountFrom+
 		` WHERE b.company_id = $1 AND b.id = $2`, companyID, id))
 	if errors.Is(err, sql.ErrNoRows) {

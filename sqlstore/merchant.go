@@ -11,20 +11,21 @@ import (
 // SetMerchant creates or replaces the company's gateway credentials; the
 // secret key is stored sealed.
 func (db *DB) SetMerchant(ctx context.Context, m *recon.Merchant) error {
+	companyID := m.Tenant.ID()
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		sealed, err := db.sealSecret(ctx, tx, merchantBinding(m.CompanyID), m.SecretKey)
+		sealed, err := db.sealSecret(ctx, tx, merchantBinding(companyID), m.SecretKey)
 		if err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `
 			INSERT INTO merchants (company_id, merchant_id, secret_key, created_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (company_id) DO UPDATE SET merchant_id = excluded.merchant_id, secret_key = excluded.secret_key`,
-			m.CompanyID, m.MerchantID, sealed, db.now())
+			companyID, m.MerchantID, sealed, db.now())
 		switch db.d.violation(err) {
 		case uniqueViolation:
 			return conflict(err, "merchant id %q is taken", m.MerchantID)
 		case foreignKeyViolation:
-			return notFound(err, "company %d not found", m.CompanyID)
+			return notFound(err, "company %d not found", companyID)
 		}
 		if err != nil {
 			return internal(err, "set merchant")
@@ -47,16 +48,19 @@ func (db *DB) MerchantOf(ctx context.Context, tenant recon.TenantID) (*recon.Mer
 func (db *DB) merchant(ctx context.Context, where string, arg any) (*recon.Merchant, error) {
 	var m recon.Merchant
 	var sealed []byte
+	var companyID int64
+	var live bool
 	err := db.db.QueryRowContext(ctx, `SELECT m.company_id, m.merchant_id, m.secret_key, c.test_of IS NULL
 		FROM merchants m JOIN companies c ON c.id = m.company_id `+where, arg).
-		Scan(&m.CompanyID, &m.MerchantID, &sealed, &m.Livemode)
+		Scan(&companyID, &m.MerchantID, &sealed, &live)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(err, "merchant not found")
 	}
 	if err != nil {
 		return nil, internal(err, "read merchant")
 	}
-	if m.SecretKey, err = db.openSecret(ctx, merchantBinding(m.CompanyID), sealed); err != nil {
+	m.Tenant = recon.TenantFromRow(companyID, live)
+	if m.SecretKey, err = db.openSecret(ctx, merchantBinding(companyID), sealed); err != nil {
 		return nil, err
 	}
 	return &m, nil

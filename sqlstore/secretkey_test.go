@@ -69,7 +69,7 @@ func sealSome(t *testing.T, db *sqlstore.DB, n int) secrets {
 		t.Fatal(err)
 	}
 	s := secrets{company: c.ID, merchant: recon.NewSecret(), ipn: recon.NewSecret(), merchantPublicID: fmt.Sprintf("MC%d", n)}
-	if err := db.SetMerchant(t.Context(), &recon.Merchant{CompanyID: c.ID, MerchantID: s.merchantPublicID, SecretKey: s.merchant}); err != nil {
+	if err := db.SetMerchant(t.Context(), &recon.Merchant{Tenant: c.Tenant(), MerchantID: s.merchantPublicID, SecretKey: s.merchant}); err != nil {
 		t.Fatal(err)
 	}
 	tg := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthSecretKey, Secret: s.ipn, Active: true}

@@ -91,7 +91,7 @@ func TestHubXIDsComeFromRand(t *testing.T) {
 	if err := db.CreateCompany(t.Context(), co); err != nil {
 		t.Fatal(err)
 	}
-	c := &recon.HubCustomer{CompanyID: co.ID, FullName: "Công ty TNHH ABC", Status: recon.HubCustomerActive}
+	c := &recon.HubCustomer{Tenant: co.Tenant(), FullName: "Công ty TNHH ABC", Status: recon.HubCustomerActive}
 	if err := db.CreateHubCustomer(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}

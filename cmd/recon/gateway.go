@@ -43,7 +43,7 @@ test_...): orders, payments, IPN settings and notifications of test mode only.`,
 				m, err := db.MerchantOf(cmd.Context(), tn)
 				if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && rotate) {
 					if m == nil {
-						m = recon.NewMerchant(a.rand, tn.ID(), tenant.company, tenant.test)
+						m = recon.NewMerchant(a.rand, tn, tenant.company)
 					} else {
 						m.SecretKey = recon.NewMerchantSecret(a.rand, tenant.test)
 					}

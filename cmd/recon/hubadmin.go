@@ -77,7 +77,7 @@ func newHubCompanyCreateCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
 				var err error
-				if cu.CompanyID, err = tf.id(cmd.Context(), db); err != nil {
+				if cu.Tenant, err = tf.tenant(cmd.Context(), db); err != nil {
 					return err
 				}
 				cu.Status = recon.HubCustomerActive
@@ -181,7 +181,7 @@ address, as serve's --base-url.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
 				var err error
-				if t.CompanyID, err = tf.id(cmd.Context(), db); err != nil {
+				if t.Tenant, err = tf.tenant(cmd.Context(), db); err != nil {
 					return err
 				}
 				t.Sandbox = tf.test || sandbox

@@ -366,7 +366,7 @@ func (tr *triggerRun) useAccount(ctx context.Context, id int64) error {
 func (tr *triggerRun) useMerchant(ctx context.Context) error {
 	m, err := tr.db.MerchantOf(ctx, tr.tenant.ID)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
-		m = recon.NewMerchant(tr.rand, tr.tenant.ID.ID(), tr.company, true)
+		m = recon.NewMerchant(tr.rand, tr.tenant.ID, tr.company)
 		if err := tr.db.SetMerchant(ctx, m); err != nil {
 			return err
 		}
@@ -377,7 +377,7 @@ func (tr *triggerRun) useMerchant(ctx context.Context) error {
 	} else if err != nil {
 		return err
 	}
-	if m.Livemode || !strings.HasPrefix(m.MerchantID, recon.TestMerchantPrefix) {
+	if m.Tenant.Live() || !strings.HasPrefix(m.MerchantID, recon.TestMerchantPrefix) {
 		return fmt.Errorf("merchant %s is not a test-mode merchant; refusing", m.MerchantID)
 	}
 	tr.merchant = m

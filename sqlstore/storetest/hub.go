@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"recon"
 )
@@ -12,6 +13,7 @@ import (
 func testHub(t *testing.T, open Open) {
 	run(t, "Customers", open, testHubCustomers)
 	run(t, "CustomerIsolation", open, testHubCustomerIsolation)
+	run(t, "TestTenant", open, testHubTestTenant)
 	run(t, "Webhook", open, testHubWebhook)
 	run(t, "LinkTokens", open, testHubLinkTokens)
 	run(t, "EventsWanted", open, testHubEventsWanted)
@@ -19,9 +21,9 @@ func testHub(t *testing.T, open Open) {
 	run(t, "BalanceChanges", open, testHubBalanceChanges)
 }
 
-func newHubCustomer(t *testing.T, s recon.Store, companyID int64, name string) *recon.HubCustomer {
+func newHubCustomer(t *testing.T, s recon.Store, tenant recon.TenantID, name string) *recon.HubCustomer {
 	t.Helper()
-	c := &recon.HubCustomer{CompanyID: companyID, FullName: name, Status: recon.HubCustomerActive}
+	c := &recon.HubCustomer{Tenant: tenant, FullName: name, Status: recon.HubCustomerActive}
 	if err := s.CreateHubCustomer(t.Context(), c); err != nil {
 		t.Fatalf("CreateHubCustomer: %v", err)
 	}
@@ -31,7 +33,7 @@ func newHubCustomer(t *testing.T, s recon.Store, companyID int64, name string) *
 func testHubCustomers(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	co := newCompany(t, s, 1)
-	c := &recon.HubCustomer{CompanyID: co.ID, FullName: "Công ty TNHH ABC", ShortName: "ABC", Status: recon.HubCustomerPending}
+	c := &recon.HubCustomer{Tenant: co.Tenant(), FullName: "Công ty TNHH ABC", ShortName: "ABC", Status: recon.HubCustomerPending}
 	if err := s.CreateHubCustomer(ctx, c); err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +48,14 @@ func testHubCustomers(t *testing.T, s recon.Store) {
 	diff(t, "stored customer", c, got)
 
 	// The name is unique per merchant.
-	dup := &recon.HubCustomer{CompanyID: co.ID, FullName: "Công ty TNHH ABC", Status: recon.HubCustomerActive}
+	dup := &recon.HubCustomer{Tenant: co.Tenant(), FullName: "Công ty TNHH ABC", Status: recon.HubCustomerActive}
 	wantCode(t, s.CreateHubCustomer(ctx, dup), recon.ECONFLICT, "")
 	// Invalid input is refused before anything is written.
-	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{CompanyID: co.ID, FullName: " ", Status: recon.HubCustomerActive}), recon.EINVALID, "full_name is required")
-	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{CompanyID: co.ID, FullName: "X", Status: "Closed"}), recon.EINVALID, "")
+	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{Tenant: co.Tenant(), FullName: " ", Status: recon.HubCustomerActive}), recon.EINVALID, "full_name is required")
+	wantCode(t, s.CreateHubCustomer(ctx, &recon.HubCustomer{Tenant: co.Tenant(), FullName: "X", Status: "Closed"}), recon.EINVALID, "")
 
 	for i := range 4 {
-		newHubCustomer(t, s, co.ID, fmt.Sprintf("Shop %d", i))
+		newHubCustomer(t, s, co.Tenant(), fmt.Sprintf("Shop %d", i))
 	}
 	list, total, err := s.HubCustomers(ctx, co.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 2})
 	if err != nil {
@@ -122,8 +124,8 @@ func names(list []*recon.HubCustomer) []string {
 func testHubCustomerIsolation(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	a, b := newCompany(t, s, 1), newCompany(t, s, 2)
-	ca := newHubCustomer(t, s, a.ID, "Same name")
-	newHubCustomer(t, s, b.ID, "Same name") // names are unique per merchant only
+	ca := newHubCustomer(t, s, a.Tenant(), "Same name")
+	newHubCustomer(t, s, b.Tenant(), "Same name") // names are unique per merchant only
 	_, err := s.HubCustomer(ctx, b.Tenant(), ca.XID)
 	wantCode(t, err, recon.ENOTFOUND, "")
 	_, err = s.UpdateHubCustomer(ctx, b.Tenant(), ca.XID, func(*recon.HubCustomer) error { return nil })
@@ -133,6 +135,43 @@ func testHubCustomerIsolation(t *testing.T, s recon.Store) {
 	list, total, err := s.HubCustomers(ctx, b.Tenant(), recon.HubCustomerFilter{Page: 1, PerPage: 10})
 	if err != nil || total != 1 || list[0].XID == ca.XID {
 		t.Fatalf("b's list: %d %v %v", total, names(list), err)
+	}
+}
+
+// testHubTestTenant: a test tenant's customers, link tokens and sessions
+// read back with their tenant, its mode included (recon.TenantID, read from
+// the tenant's row), and the live tenant does not reach them.
+func testHubTestTenant(t *testing.T, s recon.Store) {
+	ctx := t.Context()
+	co := newCompany(t, s, 1)
+	tt, err := s.TestTenant(ctx, co.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cu := newHubCustomer(t, s, tt.ID, "Khách thử")
+	got, err := s.HubCustomer(ctx, tt.ID, cu.XID)
+	if err != nil || got.Tenant != tt.ID || got.Tenant.Live() {
+		t.Fatalf("test customer read back: %+v, %v", got, err)
+	}
+	_, err = s.HubCustomer(ctx, co.Tenant(), cu.XID)
+	wantCode(t, err, recon.ENOTFOUND, "")
+	lt := newLinkToken(t, s, tt.ID, cu.XID, time.Minute)
+	tok, _, err := s.LinkToken(ctx, tt.ID, lt.XID)
+	if err != nil || tok.Tenant != tt.ID {
+		t.Fatalf("test link token read back: %+v, %v", tok, err)
+	}
+	tok, sess, err := s.StepLinkSession(ctx, recon.HashLinkToken(lt.Token), recon.LinkStep{Kind: recon.StepOpen})
+	if err != nil || tok.Tenant != tt.ID || sess == nil || sess.Tenant != tt.ID {
+		t.Fatalf("test link session: %+v, %+v, %v", tok, sess, err)
+	}
+	if tok, sess, err = s.LinkTokenByHash(ctx, recon.HashLinkToken(lt.Token)); err != nil || tok.Tenant != tt.ID || sess == nil || sess.Tenant != tt.ID {
+		t.Fatalf("test link token by hash: %+v, %+v, %v", tok, sess, err)
+	}
+	_, _, err = s.LinkToken(ctx, co.Tenant(), lt.XID)
+	wantCode(t, err, recon.ENOTFOUND, "")
+	live := newHubCustomer(t, s, co.Tenant(), "Khách thật")
+	if got, err := s.HubCustomer(ctx, co.Tenant(), live.XID); err != nil || got.Tenant != co.Tenant() || !got.Tenant.Live() {
+		t.Fatalf("live customer read back: %+v, %v", got, err)
 	}
 }
 

@@ -10,9 +10,9 @@ import (
 
 // linkAccount links an MBBank account for the customer through the page's
 // steps, as the hosted page does, and returns its bank account id and xid.
-func linkAccount(t *testing.T, s recon.Store, companyID int64, customerXID, number string) (int64, string) {
+func linkAccount(t *testing.T, s recon.Store, tenant recon.TenantID, customerXID, number string) (int64, string) {
 	t.Helper()
-	lt := newLinkToken(t, s, companyID, customerXID, time.Hour)
+	lt := newLinkToken(t, s, tenant, customerXID, time.Hour)
 	hash := recon.HashLinkToken(lt.Token)
 	_, sess, err := s.StepLinkSession(t.Context(), hash, recon.LinkStep{Kind: recon.StepOpen})
 	if err != nil {
@@ -43,8 +43,8 @@ func testHubBalanceChanges(t *testing.T, s recon.Store) {
 	if _, err := s.UpdateCompany(ctx, co.ID, func(c *recon.Company) error { c.Config.Paycode = true; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	cu := newHubCustomer(t, s, co.ID, "Khách A")
-	linkedID, linkedXID := linkAccount(t, s, co.ID, cu.XID, "0123456789")
+	cu := newHubCustomer(t, s, co.Tenant(), "Khách A")
+	linkedID, linkedXID := linkAccount(t, s, co.Tenant(), cu.XID, "0123456789")
 	plain := &recon.BankAccount{CompanyID: co.ID, BankName: "ACB", AccountNumber: "777"}
 	if err := s.CreateBankAccount(ctx, plain); err != nil {
 		t.Fatal(err)

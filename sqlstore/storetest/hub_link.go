@@ -59,9 +59,9 @@ func listenAll(t *testing.T, s recon.Store, tenant recon.TenantID, events ...str
 	}
 }
 
-func newLinkToken(t *testing.T, s recon.Store, companyID int64, customerXID string, ttl time.Duration) *recon.LinkToken {
+func newLinkToken(t *testing.T, s recon.Store, tenant recon.TenantID, customerXID string, ttl time.Duration) *recon.LinkToken {
 	t.Helper()
-	lt := &recon.LinkToken{CompanyID: companyID, CustomerXID: customerXID, Purpose: recon.LinkPurposeLink, Language: "vi"}
+	lt := &recon.LinkToken{Tenant: tenant, CustomerXID: customerXID, Purpose: recon.LinkPurposeLink, Language: "vi"}
 	if err := s.CreateLinkToken(t.Context(), lt, ttl); err != nil {
 		t.Fatalf("CreateLinkToken: %v", err)
 	}
@@ -71,10 +71,10 @@ func newLinkToken(t *testing.T, s recon.Store, companyID int64, customerXID stri
 func testHubLinkTokens(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	co, other := newCompany(t, s, 1), newCompany(t, s, 2)
-	cu := newHubCustomer(t, s, co.ID, "Khách A")
+	cu := newHubCustomer(t, s, co.Tenant(), "Khách A")
 	listenAll(t, s, co.Tenant())
 
-	lt := newLinkToken(t, s, co.ID, cu.XID, 30*time.Minute)
+	lt := newLinkToken(t, s, co.Tenant(), cu.XID, 30*time.Minute)
 	if !recon.ValidXID(lt.XID) || len(lt.Token) < 40 || lt.TokenHash != recon.HashLinkToken(lt.Token) || lt.Status != recon.LinkTokenActive ||
 		lt.CustomerID != cu.ID || lt.ExpiresAt.Sub(lt.CreatedAt) != 30*time.Minute {
 		t.Fatalf("created: %+v", lt)
@@ -97,21 +97,21 @@ func testHubLinkTokens(t *testing.T, s recon.Store) {
 		lt   recon.LinkToken
 		code string
 	}{
-		{recon.LinkToken{CompanyID: co.ID, CustomerXID: cu.XID, Purpose: "LINK", Language: "vi"}, recon.EINVALID},
-		{recon.LinkToken{CompanyID: co.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink, Language: "fr"}, recon.EINVALID},
-		{recon.LinkToken{CompanyID: co.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeUnlink, Language: "vi"}, recon.EINVALID},
-		{recon.LinkToken{CompanyID: co.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeUnlink, Language: "vi", BankAccountXID: recon.NewXID()}, recon.ENOTFOUND},
-		{recon.LinkToken{CompanyID: co.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink, Language: "vi", RedirectURI: "javascript:alert(1)"}, recon.EINVALID},
-		{recon.LinkToken{CompanyID: other.ID, CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink, Language: "vi"}, recon.ENOTFOUND},
+		{recon.LinkToken{Tenant: co.Tenant(), CustomerXID: cu.XID, Purpose: "LINK", Language: "vi"}, recon.EINVALID},
+		{recon.LinkToken{Tenant: co.Tenant(), CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink, Language: "fr"}, recon.EINVALID},
+		{recon.LinkToken{Tenant: co.Tenant(), CustomerXID: cu.XID, Purpose: recon.LinkPurposeUnlink, Language: "vi"}, recon.EINVALID},
+		{recon.LinkToken{Tenant: co.Tenant(), CustomerXID: cu.XID, Purpose: recon.LinkPurposeUnlink, Language: "vi", BankAccountXID: recon.NewXID()}, recon.ENOTFOUND},
+		{recon.LinkToken{Tenant: co.Tenant(), CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink, Language: "vi", RedirectURI: "javascript:alert(1)"}, recon.EINVALID},
+		{recon.LinkToken{Tenant: other.Tenant(), CustomerXID: cu.XID, Purpose: recon.LinkPurposeLink, Language: "vi"}, recon.ENOTFOUND},
 	} {
 		err := s.CreateLinkToken(ctx, &tc.lt, time.Minute)
 		wantCode(t, err, tc.code, "")
 	}
-	susp := newHubCustomer(t, s, co.ID, "Suspended one")
+	susp := newHubCustomer(t, s, co.Tenant(), "Suspended one")
 	if _, err := s.UpdateHubCustomer(ctx, co.Tenant(), susp.XID, func(c *recon.HubCustomer) error { c.Status = recon.HubCustomerSuspended; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, s.CreateLinkToken(ctx, &recon.LinkToken{CompanyID: co.ID, CustomerXID: susp.XID, Purpose: recon.LinkPurposeLink, Language: "vi"}, time.Minute), recon.EINVALID, "")
+	wantCode(t, s.CreateLinkToken(ctx, &recon.LinkToken{Tenant: co.Tenant(), CustomerXID: susp.XID, Purpose: recon.LinkPurposeLink, Language: "vi"}, time.Minute), recon.EINVALID, "")
 	diff(t, "events after refusals", []string{recon.EventLinkTokenCreated}, eventNames(hubEventsOf(t, s, co.Tenant())))
 
 	// Another merchant can neither read nor revoke it.
@@ -142,24 +142,24 @@ func testHubLinkTokens(t *testing.T, s recon.Store) {
 func testHubEventsWanted(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	co := newCompany(t, s, 1)
-	cu := newHubCustomer(t, s, co.ID, "Khách A")
-	newLinkToken(t, s, co.ID, cu.XID, time.Minute) // no webhook: nothing
+	cu := newHubCustomer(t, s, co.Tenant(), "Khách A")
+	newLinkToken(t, s, co.Tenant(), cu.XID, time.Minute) // no webhook: nothing
 	listenAll(t, s, co.Tenant(), recon.EventLinkTokenRevoked)
-	a := newLinkToken(t, s, co.ID, cu.XID, time.Minute) // not subscribed
+	a := newLinkToken(t, s, co.Tenant(), cu.XID, time.Minute) // not subscribed
 	if _, err := s.RevokeLinkToken(ctx, co.Tenant(), a.XID); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{Active: sptr(false)}); err != nil {
 		t.Fatal(err)
 	}
-	b := newLinkToken(t, s, co.ID, cu.XID, time.Minute)
+	b := newLinkToken(t, s, co.Tenant(), cu.XID, time.Minute)
 	if _, err := s.RevokeLinkToken(ctx, co.Tenant(), b.XID); err != nil { // inactive: nothing
 		t.Fatal(err)
 	}
 	if _, _, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{Active: sptr(true), AllowEventsSet: true, AllowEvents: []string{"*"}}); err != nil {
 		t.Fatal(err)
 	}
-	c := newLinkToken(t, s, co.ID, cu.XID, time.Minute)
+	c := newLinkToken(t, s, co.Tenant(), cu.XID, time.Minute)
 	if _, _, err := s.ChangeHubWebhook(ctx, co.Tenant(), recon.HubWebhookChange{AllowEventsSet: true}); err != nil { // null: none
 		t.Fatal(err)
 	}
@@ -212,11 +212,11 @@ func testHubEventsWanted(t *testing.T, s recon.Store) {
 func testHubExpiry(t *testing.T, s recon.Store) {
 	ctx := t.Context()
 	co := newCompany(t, s, 1)
-	cu := newHubCustomer(t, s, co.ID, "Khách A")
+	cu := newHubCustomer(t, s, co.Tenant(), "Khách A")
 	listenAll(t, s, co.Tenant(), recon.EventLinkTokenExpired)
 	lts := make([]*recon.LinkToken, 5)
 	for i := range lts {
-		lts[i] = newLinkToken(t, s, co.ID, cu.XID, time.Duration(i+1)*time.Minute)
+		lts[i] = newLinkToken(t, s, co.Tenant(), cu.XID, time.Duration(i+1)*time.Minute)
 	}
 	start := lts[0].CreatedAt
 	if n, _, err := s.ExpireHubLinks(ctx, start.Add(30*time.Second)); err != nil || n != 0 {

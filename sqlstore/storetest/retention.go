@@ -316,7 +316,7 @@ func testRetentionHubEvents(t *testing.T, s recon.Store) {
 	forever := retainedCompany(t, s, 2, 0, recon.CompanyActive)
 	var tokens []*recon.LinkToken
 	for _, co := range []*recon.Company{c, forever} {
-		tokens = append(tokens, newLinkToken(t, s, co.ID, newHubCustomer(t, s, co.ID, "Khách A").XID, time.Minute))
+		tokens = append(tokens, newLinkToken(t, s, co.Tenant(), newHubCustomer(t, s, co.Tenant(), "Khách A").XID, time.Minute))
 	}
 	timeline := func(co *recon.Company, lt *recon.LinkToken) []*recon.HubEventRecord {
 		t.Helper()

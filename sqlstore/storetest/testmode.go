@@ -226,7 +226,7 @@ func testTestModeWipe(t *testing.T, s recon.Store) {
 		pay(t, s, tenant, a.ID, "R1", "DH10001", "", 100_000)
 		ingest(t, s, tenant, oldRows(a.ID, "old", 5))
 	}
-	if err := s.SetMerchant(t.Context(), &recon.Merchant{CompanyID: test.ID(), MerchantID: recon.TestMerchantPrefix + "1", SecretKey: "k"}); err != nil {
+	if err := s.SetMerchant(t.Context(), &recon.Merchant{Tenant: test, MerchantID: recon.TestMerchantPrefix + "1", SecretKey: "k"}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = s.WipeTestData(t.Context(), c.ID)
@@ -245,7 +245,7 @@ func testTestModeWipe(t *testing.T, s recon.Store) {
 	if _, total, _ := s.Orders(t.Context(), c.Tenant(), recon.OrderFilter{Page: 1, PerPage: 10}); total != 2 {
 		t.Fatalf("live orders after the wipe: %d", total)
 	}
-	if m, err := s.MerchantOf(t.Context(), test); err != nil || m.Livemode {
+	if m, err := s.MerchantOf(t.Context(), test); err != nil || m.Tenant.Live() {
 		t.Fatalf("test merchant after the wipe: %+v, %v", m, err)
 	}
 	if again, err := s.TestTenant(t.Context(), c.ID); err != nil || again.ID != test {
