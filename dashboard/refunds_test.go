@@ -81,7 +81,7 @@ func TestDashboardRefunds(t *testing.T) {
 		_, body := boss.Get("/dashboard/order?invoice=INV-PAID")
 		contains("INV-PAID", body, `id="v2-status">Paid<`, `id="refundable">150,000 VND<`, `href="/dashboard/refund/new?order=INV-PAID"`, `id="refunds">No refunds.<`)
 		_, body = boss.Get("/dashboard/transactions/" + e.paidTx)
-		contains("the paid transfer", body, `id="refundable">150,000 VND<`, `href="/dashboard/refund/new?transaction=`+e.paidTx+`"`)
+		contains("the paid transfer", body, `<a href="/dashboard/order?invoice=INV-PAID" class="decision-order">INV-PAID</a>`, `id="refundable">150,000 VND<`, `href="/dashboard/refund/new?transaction=`+e.paidTx+`"`)
 		// The Accountant reads refunds but may not request one: no link, 403.
 		_, body = acct.Get("/dashboard/order?invoice=INV-PAID")
 		if strings.Contains(body, `id="request-refund"`) || !strings.Contains(body, `id="refundable"`) {
