@@ -135,6 +135,8 @@ func (in *ResolveInput) Validate() error {
 		return FieldError("receiver", "amount and receiver are only for action refund, not %s", in.Action)
 	case in.Amount < 0 || in.Amount > MaxAmount:
 		return FieldError("amount", "amount must be a whole number of VND from 1 to %d (leave it out to refund everything refundable)", int64(MaxAmount))
+	case in.Amount != 0 && !in.Receiver.Known():
+		return FieldError("receiver", "an amount needs a receiver: without one the refund is only a record that the money went back outside Recon")
 	}
 	if in.Receiver.Known() {
 		if err := in.Receiver.Validate(); err != nil {
@@ -192,8 +194,9 @@ func CheckResolution(e *Exception, in *ResolveInput, o *Order) error {
 // matched to (ExceptionStore.ExceptionSuggestions): an open exception whose
 // transfer no order counts yet, unmatched, duplicate or va_inactive. An underpaid or
 // overpaid transfer already counts in its order (CheckResolution refuses to
-// match it), and a resolved exception is closed.
-func (e *Exception) GetsSuggestions() bool { // never a refund_transfer: outgoing money pays no order
+// match it), a refund_transfer is outgoing money, which pays no order, and a
+// resolved exception is closed.
+func (e *Exception) GetsSuggestions() bool {
 	return e.Resolution == nil && (e.Kind == ExceptionUnmatched || e.Kind == ExceptionDuplicate || e.Kind == ExceptionVAInactive)
 }
 

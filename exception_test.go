@@ -88,6 +88,7 @@ func TestResolveInputValidate(t *testing.T) {
 		{ResolveInput{Action: ResolveIgnore, Note: "x", Amount: 5}, "receiver"},
 		{ResolveInput{Action: ResolveMatch, OrderID: 1, Note: "x", Receiver: RefundReceiver{BankBIN: "970436"}}, "receiver"},
 		{ResolveInput{Action: ResolveRefund, Note: "x", Amount: -5}, "amount"},
+		{ResolveInput{Action: ResolveRefund, Note: "x", Amount: 5}, "receiver"},
 		{ResolveInput{Action: ResolveRefund, Note: "x", Receiver: RefundReceiver{BankBIN: "1"}}, "receiver.bank_bin"},
 	} {
 		err := c.in.Validate()

@@ -130,8 +130,9 @@ type Refund struct {
 	ID        string // xid (UUID form)
 	CompanyID int64
 	// OrderID is the order whose payment it refunds (0: a transaction that
-	// paid no order).
-	OrderID int64
+	// paid no order); OrderPublicID is that order's API v2 id.
+	OrderID       int64
+	OrderPublicID string
 	// TransactionID is the transaction it was requested for (0 when it was
 	// requested for an order: Allocations say what it draws on).
 	TransactionID int64

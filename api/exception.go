@@ -50,7 +50,10 @@ type resolutionJSON struct {
 	ResolvedAt    string        `json:"resolved_at"`
 	PreviousState previousJSON  `json:"previous_state"`
 	Decision      *decisionJSON `json:"decision,omitempty"`
-	Livemode      bool          `json:"livemode"`
+	// RefundID is the refund a refund resolution with a receiver created
+	// (docs/api-v2.md, Refunds); absent otherwise.
+	RefundID string `json:"refund_id,omitempty"`
+	Livemode bool   `json:"livemode"`
 }
 
 type resolverJSON struct {
@@ -81,7 +84,7 @@ func ResolutionJSON(r *recon.ExceptionResolution, loc *time.Location, livemode b
 	}
 	j := &resolutionJSON{ID: r.ID, TransactionID: r.TransactionID, Action: r.Action, OrderID: optionalID(r.OrderID), Note: r.Note,
 		ResolvedBy: resolverJSON{r.UserID, r.UserEmail}, ResolvedAt: r.CreatedAt.In(loc).Format(recon.DateTimeLayout),
-		PreviousState: previousJSON{Status: "open", Kind: r.PreviousKind, Reason: r.PreviousReason}, Livemode: livemode}
+		PreviousState: previousJSON{Status: "open", Kind: r.PreviousKind, Reason: r.PreviousReason}, RefundID: r.RefundID, Livemode: livemode}
 	if r.OrderStatusBefore != "" {
 		paid := recon.MoneyText(r.OrderPaidBefore)
 		j.PreviousState.OrderStatus, j.PreviousState.OrderPaidAmount = &r.OrderStatusBefore, &paid
@@ -168,8 +171,10 @@ func (h *Handler) showException(w http.ResponseWriter, r *http.Request, c *recon
 }
 
 // resolveException: POST /api/v1/exceptions/{id}/resolve with
-// {"action":"match"|"refund"|"ignore","order_id":N,"note":TEXT}; the caller's
-// user is recorded as who decided.
+// {"action":"match"|"refund"|"ignore","order_id":N,"note":TEXT}, and for a
+// refund optionally "amount" and "receiver": {bank_bin, account_number,
+// account_name}, which create a refund (docs/api-v2.md, Refunds); the
+// caller's user is recorded as who decided.
 func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
 	id, err := pathID(r)
 	if err != nil {
@@ -179,6 +184,13 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 		Action  *string      `json:"action"`
 		OrderID *json.Number `json:"order_id"`
 		Note    *string      `json:"note"`
+		Amount  *int64       `json:"amount"`
+		// Receiver makes a refund resolution create a refund.
+		Receiver *struct {
+			BankBIN       string `json:"bank_bin"`
+			AccountNumber string `json:"account_number"`
+			AccountName   string `json:"account_name"`
+		} `json:"receiver"`
 	}
 	if err := web.DecodeJSON(r, &body); err != nil {
 		return err
@@ -197,6 +209,18 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 	}
 	if body.Note != nil {
 		in.Note = *body.Note
+	}
+	if body.Amount != nil {
+		if n := *body.Amount; n < 1 || n > recon.MaxAmount {
+			return recon.FieldError("amount", "amount must be a whole number of VND from 1 to %d", int64(recon.MaxAmount))
+		}
+		in.Amount = *body.Amount
+	}
+	if b := body.Receiver; b != nil {
+		in.Receiver = recon.RefundReceiver{BankBIN: b.BankBIN, AccountNumber: b.AccountNumber, AccountName: b.AccountName}
+		if !in.Receiver.Known() {
+			return recon.FieldError("receiver", "receiver needs bank_bin, account_number and account_name")
+		}
 	}
 	if err := in.Validate(); err != nil {
 		return err

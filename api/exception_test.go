@@ -241,6 +241,12 @@ func TestExceptionsAPI(t *testing.T) {
 			{"other tenant's order", "accountant", b.u1, fmt.Sprintf(`{"action":"match","order_id":%d,"note":"x"}`, b.otherOpen), 404, notFound(fmt.Sprintf("order %d not found", b.otherOpen))},
 			{"other tenant's transaction", "accountant", b.otherTx, `{"action":"ignore","note":"x"}`, 404, notFound(fmt.Sprintf("transaction %d is not an exception", b.otherTx))},
 			{"not an exception", "accountant", b.matched, `{"action":"ignore","note":"x"}`, 404, notFound(fmt.Sprintf("transaction %d is not an exception", b.matched))},
+			{"refund amount zero", "accountant", b.dup, `{"action":"refund","note":"x","amount":0}`, 400, invalid("amount", "amount must be a whole number of VND from 1 to 1000000000000000")},
+			{"refund amount as text", "accountant", b.dup, `{"action":"refund","note":"x","amount":"5"}`, 400, ``},
+			{"empty receiver", "accountant", b.dup, `{"action":"refund","note":"x","receiver":{}}`, 400, invalid("receiver", "receiver needs bank_bin, account_number and account_name")},
+			{"bad receiver", "accountant", b.dup, `{"action":"refund","note":"x","receiver":{"bank_bin":"1","account_number":"2","account_name":"A"}}`, 400, ``},
+			{"receiver to ignore", "accountant", b.dup, `{"action":"ignore","note":"x","receiver":{"bank_bin":"970436","account_number":"2","account_name":"A"}}`, 400, ``},
+			{"refund too much", "accountant", b.dup, `{"action":"refund","note":"x","amount":100001,"receiver":{"bank_bin":"970436","account_number":"2","account_name":"A"}}`, 400, ``},
 		} {
 			status, _, body := b.do(t, "POST", resolve(c.id), c.token, c.body)
 			if status != c.status {
@@ -286,6 +292,17 @@ func TestExceptionsAPI(t *testing.T) {
 		if data["status"] != "resolved" || len(data["suggestions"].([]any)) != 0 || len(data["match_decisions"].([]any)) != 1 ||
 			data["match_decisions"].([]any)[0].(map[string]any)["rule"] != "manual" {
 			t.Fatalf("resolved exception: %v", data)
+		}
+
+		// A refund with a receiver creates a refund (docs/api-v2.md, Refunds).
+		status, _, body = b.do(t, "POST", resolve(b.dup), "accountant", `{"action":"refund","note":"paid twice","amount":60000,"receiver":{"bank_bin":"970436","account_number":"0071000123456","account_name":"NGUYEN VAN A"}}`)
+		refundID, _ := body["data"].(map[string]any)["refund_id"].(string)
+		if status != 200 || refundID == "" {
+			t.Fatalf("resolve as refund: %d %v", status, body)
+		}
+		r, err := b.store.Refund(t.Context(), b.company.Tenant(), refundID)
+		if err != nil || r.Amount != 60_000 || r.TransactionID != b.dup || r.Reason != "paid twice" || r.Status != recon.RefundPending {
+			t.Fatalf("the refund: %+v %v", r, err)
 		}
 	})
 }

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/refunds"
 	"recon/web"
 )
 
@@ -58,6 +59,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Location is the business time zone of transaction dates (default UTC).
 	Location *time.Location
+	// Refunds is the refunds service, with the payout connectors (nil: one
+	// over Store, with none).
+	Refunds *refunds.Service
 }
 
 // Handler serves /v2.
@@ -103,7 +107,7 @@ func (h *Handler) register(mux *web.Mux, areas ...func(*routes)) {
 
 // areas are the functions registering each area's routes, in order.
 func (h *Handler) areas() []func(*routes) {
-	return []func(*routes){h.transactionRoutes}
+	return []func(*routes){h.transactionRoutes, h.refundRoutes}
 }
 
 // Idempotency says what a route does with X-Idempotency-Key

@@ -7,4 +7,5 @@ import "recon"
 type Store interface {
 	recon.IdempotencyStore
 	recon.SyncStore // GET /v2/transactions/sync
+	RefundStore
 }

@@ -38,8 +38,8 @@ type Service struct {
 	Location *time.Location
 	// Live and Test are the payout connectors of live and test tenants;
 	// nil: none, the merchant sends the money by hand (Instructions). A
-	// server gives test tenants the sandbox connector (Sandbox), and live
-	// ones only when started with --sandbox.
+	// server gives test tenants the sandbox connector (Sandbox); live ones
+	// have none until a bank offers payouts.
 	Live, Test recon.PayoutConnector
 }
 

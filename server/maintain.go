@@ -58,6 +58,11 @@ func (l Loop) Once(ctx context.Context, clock recon.Clock, log *slog.Logger) {
 	}
 }
 
+// SandboxPayoutInterval is how often a node sends the sandbox payout
+// connector's refunds that are due (refunds.Sandbox: "a moment" after it
+// took them).
+const SandboxPayoutInterval = 2 * time.Second
+
 // HubSweepInterval is how often a node ends the link tokens and sessions
 // that time ended (expiry, 15 quiet minutes).
 const HubSweepInterval = 15 * time.Second
@@ -115,6 +120,14 @@ func (s *Server) Loops() []Loop {
 					return []any{"tokens", tokens, "sessions", sessions}, err
 				}
 				return nil, err
+			}},
+		}},
+		{Every: SandboxPayoutInterval, Steps: []Step{
+			// The sandbox's payouts whose moment has come: their outgoing
+			// transfers arrive through ingestion (exactly once across nodes).
+			{"sending the sandbox's refunds", "sent the sandbox's refunds", func(ctx context.Context, _ time.Time) ([]any, error) {
+				n, err := s.Payouts.Run(ctx)
+				return count(int64(n), err)
 			}},
 		}},
 	}

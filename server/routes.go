@@ -60,7 +60,8 @@ func (s *Server) routes() *web.Mux {
 	// /api/v1 (docs/api.md); API v2 (docs/api-v2.md) registers beside it.
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.MaxPrefixLen, Location: cfg.Location, Clock: clock, Rand: cfg.Rand,
 		Sandbox: sandbox, Kick: kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
-	apiv2.New(apiv2.Config{Store: db, Auth: auth, Limiter: limiter, Clock: clock, Rand: cfg.Rand, Location: cfg.Location, Logger: log}).Register(mux)
+	apiv2.New(apiv2.Config{Store: db, Auth: auth, Limiter: limiter, Clock: clock, Rand: cfg.Rand, Location: cfg.Location, Logger: log,
+		Refunds: s.Refunds}).Register(mux)
 	// The gateway's /v1 (checkout, orders, IPN settings, listen).
 	(&gateway.Handler{Store: db, Checkout: checkouts, IPN: ipns, Sandbox: sandbox, Location: cfg.Location, Clock: clock, Rand: cfg.Rand,
 		Logger: log, Limiter: limiter, Listeners: s.Listeners, Headers: delivery.Headers,

@@ -21,6 +21,7 @@ import (
 	"recon/delivery"
 	"recon/gateway"
 	"recon/oauth"
+	"recon/refunds"
 	"recon/sqlstore"
 	"recon/web"
 )
@@ -79,6 +80,11 @@ type Server struct {
 	Metrics    *web.Metrics
 	Dispatcher *delivery.Dispatcher
 	Listeners  *gateway.Listeners // the recon listen streams: woken by the store, ended at shutdown
+	// Refunds is the refunds service every surface shares, with its payout
+	// connectors: the sandbox's (Payouts) for test tenants; live ones have
+	// none, on any server (docs/api-v2.md, How a refund settles).
+	Refunds *refunds.Service
+	Payouts *refunds.Sandbox
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
 	Mux *web.Mux
 }
@@ -115,6 +121,8 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 		s.Dispatcher.Kick()
 		s.Listeners.Notify()
 	})
+	s.Payouts = &refunds.Sandbox{Store: db, Clock: s.clock, Location: cfg.Location}
+	s.Refunds = &refunds.Service{Store: db, Clock: s.clock, Location: cfg.Location, Test: s.Payouts}
 	s.Mux = s.routes()
 	return s, nil
 }

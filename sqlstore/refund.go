@@ -28,7 +28,8 @@ var _ recon.RefundStore = (*DB)(nil)
 const refundColumns = `r.id, r.xid, r.company_id, r.reference, r.order_id, r.transaction_id, r.bank_account_id, r.amount,
 	r.reason, r.receiver_bin, r.receiver_account, r.receiver_name, r.status, r.failure_reason,
 	r.requested_by_user_id, r.requested_by_email, r.requested_by_client, r.decided_by_user_id, r.decided_by_email,
-	r.payout, r.settled_transaction_id, r.created_at, r.updated_at`
+	r.payout, r.settled_transaction_id, r.created_at, r.updated_at,
+	COALESCE((SELECT o.public_id FROM orders o WHERE o.id = r.order_id), '')`
 
 // storedRefund is a refund with its row id, which allocations reference.
 type storedRefund struct {
@@ -43,7 +44,7 @@ func scanRefund(s scanner) (*storedRefund, error) {
 	if err := s.Scan(&rowID, &r.ID, &r.CompanyID, &r.Reference, &order, &tx, &r.BankAccountID, &r.Amount,
 		&r.Reason, &r.Receiver.BankBIN, &r.Receiver.AccountNumber, &r.Receiver.AccountName, &r.Status, &r.FailureReason,
 		&reqUser, &r.RequestedBy.Email, &r.RequestedBy.ClientID, &decUser, &r.DecidedBy.Email,
-		&r.Payout, &settled, &r.CreatedAt, &r.UpdatedAt); err != nil {
+		&r.Payout, &settled, &r.CreatedAt, &r.UpdatedAt, &r.OrderPublicID); err != nil {
 		return nil, err
 	}
 	r.OrderID, r.TransactionID, r.SettledTransactionID = order.Int64, tx.Int64, settled.Int64
@@ -340,6 +341,9 @@ func (db *DB) createRefund(ctx context.Context, tx *sql.Tx, companyID int64, in 
 		return nil, err
 	}
 	r.CompanyID, r.CreatedAt, r.UpdatedAt = companyID, now, now
+	if p.Order != nil {
+		r.OrderPublicID = p.Order.PublicID
+	}
 	r.ID = recon.NewXIDFrom(db.rand)
 	// A reference is drawn until it is new to the tenant (34^10 of them: a
 	// second draw is as good as never needed; the unique key is the last guard).
@@ -570,7 +574,7 @@ func writeRefund(ctx context.Context, tx *sql.Tx, rowID int64, r *recon.Refund) 
 // notifyRefund enqueues the refund's IPN of event for a target that
 // subscribes to it (notifyAt with recon.IPNWants), and reports how many.
 func (db *DB) notifyRefund(ctx context.Context, tx *sql.Tx, r *recon.Refund, o *recon.Order, event string, now time.Time) (int, error) {
-	due, ok, err := notifyAt(ctx, tx, r.CompanyID, recon.DeliveryIPN, now, func(s string) (bool, error) { return recon.IPNWants(s, event) })
+	due, ok, err := notifyAt(ctx, tx, r.CompanyID, recon.DeliveryIPN, now, wantsIPN(event))
 	if err != nil || !ok {
 		return 0, err
 	}

@@ -114,14 +114,18 @@ func newExceptionsResolveCmd(a *app) *cobra.Command {
 		order          int64
 		refund, ignore bool
 		note, email    string
+		amount         int64
+		receiver       recon.RefundReceiver
 	)
 	resolve := &cobra.Command{
 		Use:   "resolve <transaction-id>",
 		Short: "Resolve an exception by hand, as a user of the company",
 		Long: `Resolve an exception: --match applies the transfer to an open order as an
 automatic match would (the order is paid and its ORDER_PAID notification is
-queued), --refund records that the money went back outside Recon, --ignore
-closes it. --note says why; --user names the user of the company who decides
+queued), --refund with --receiver-bin, --receiver-account and --receiver-name
+creates a refund of the transfer to that account (--amount, or everything
+refundable; docs/api-v2.md, Refunds), --refund alone records that the money
+went back outside Recon, --ignore closes it. --note says why; --user names the user of the company who decides
 (role Admin, SuperAdmin or Accountant), recorded with the time and the
 exception's state before.`,
 		Example: `  recon exceptions resolve 1234 --company 1 --match 56 --note "DH10010 is a typo of DH10001" --user ketoan@abc.vn
@@ -133,7 +137,7 @@ exception's state before.`,
 			if err != nil || txID <= 0 {
 				return fmt.Errorf("the transaction id must be a positive integer, not %q", args[0])
 			}
-			in, err := resolveInput(cmd.Flags().Changed("match"), order, refund, ignore, note)
+			in, err := resolveInput(cmd.Flags().Changed("match"), order, refund, ignore, note, amount, receiver)
 			if err != nil {
 				return err
 			}
@@ -164,6 +168,9 @@ exception's state before.`,
 				if r.Decision != nil {
 					text += fmt.Sprintf("; %s (%s)", r.Decision.Outcome, r.Decision.Reason)
 				}
+				if r.RefundID != "" {
+					text += "; refund " + r.RefundID + " (recon refunds show " + r.RefundID + ")"
+				}
 				return a.print(api.ResolutionJSON(r, loc, !tenant.test), "%s", text)
 			})
 		},
@@ -171,7 +178,11 @@ exception's state before.`,
 	tenant.add(resolve, true, "company id (required)")
 	rf := resolve.Flags()
 	rf.Int64Var(&order, "match", 0, "apply the transfer to this open order (its id)")
-	rf.BoolVar(&refund, "refund", false, "the money was sent back to the payer outside Recon")
+	rf.BoolVar(&refund, "refund", false, "send the money back: with --receiver-*, a refund; alone, a record that it went back outside Recon")
+	rf.Int64Var(&amount, "amount", 0, "--refund with a receiver: how much (default: everything refundable of the transfer)")
+	rf.StringVar(&receiver.BankBIN, "receiver-bin", "", "--refund: the payer's bank, its 6-digit NAPAS BIN")
+	rf.StringVar(&receiver.AccountNumber, "receiver-account", "", "--refund: the payer's account number")
+	rf.StringVar(&receiver.AccountName, "receiver-name", "", "--refund: the payer's account name")
 	rf.BoolVar(&ignore, "ignore", false, "close the exception with the note alone")
 	rf.StringVar(&note, "note", "", fmt.Sprintf("why (required, at most %d bytes)", recon.MaxResolutionNote))
 	rf.StringVar(&email, "user", "", "e-mail of the user of the company who decides (required)")
@@ -184,8 +195,8 @@ exception's state before.`,
 
 // resolveInput is the resolution the flags of `exceptions resolve` ask for:
 // exactly one of --match (given, with its order), --refund and --ignore.
-func resolveInput(match bool, order int64, refund, ignore bool, note string) (recon.ResolveInput, error) {
-	in := recon.ResolveInput{Note: note}
+func resolveInput(match bool, order int64, refund, ignore bool, note string, amount int64, receiver recon.RefundReceiver) (recon.ResolveInput, error) {
+	in := recon.ResolveInput{Note: note, Amount: amount, Receiver: receiver}
 	switch {
 	case match && !refund && !ignore:
 		in.Action, in.OrderID = recon.ResolveMatch, order

@@ -65,7 +65,7 @@ RECON_DATABASE_URL). A flag given on the command line wins.`,
 		newCompanyCmd(a), newUserCmd(a), newClientCmd(a), newTokenCmd(a),
 		newBankAccountCmd(a), newSimulateCmd(a), newTransactionsCmd(a), newImportCmd(a),
 		newMerchantCmd(a), newIPNCmd(a), newDeliveriesCmd(a), newReportCmd(a), newKeysCmd(a), newListenCmd(a),
-		newTestDataCmd(a), newTriggerCmd(a), newHubCmd(a), newExceptionsCmd(a),
+		newTestDataCmd(a), newTriggerCmd(a), newHubCmd(a), newExceptionsCmd(a), newRefundsCmd(a),
 	)
 	root.InitDefaultCompletionCmd()
 	annotateEnv(root)

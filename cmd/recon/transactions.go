@@ -150,7 +150,7 @@ extraction, duplicate check, running balance). Meant for sandbox and test setups
 		_ = transfer.MarkFlagRequired(n)
 	}
 	a.addJSONFlag(transfer)
-	cmd.AddCommand(transfer)
+	cmd.AddCommand(transfer, newSimulateRefundSettlementCmd(a))
 	return cmd
 }
 

@@ -192,7 +192,7 @@ func testRefundsByOrderAndByTransaction(t *testing.T, f *refundFixture) {
 	diff(t, "allocations", []recon.RefundAllocation{{TransactionID: ids[0], Amount: 15_000}}, r1.Allocations)
 	// By order: everything left, newest transfer first.
 	r2 := f.create(t, f.byOrder(o, 0))
-	if r2.Amount != 85_000 || r2.TransactionID != 0 || r2.OrderID != o.ID {
+	if r2.Amount != 85_000 || r2.TransactionID != 0 || r2.OrderID != o.ID || r2.OrderPublicID != o.PublicID || r1.OrderPublicID != o.PublicID {
 		t.Fatalf("refund %+v", r2)
 	}
 	diff(t, "allocations", []recon.RefundAllocation{{TransactionID: ids[1], Amount: 60_000}, {TransactionID: ids[0], Amount: 25_000}}, r2.Allocations)
