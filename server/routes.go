@@ -18,7 +18,6 @@ import (
 	"recon/linking"
 	"recon/oauth"
 	"recon/orders"
-	"recon/refunds"
 	"recon/statement"
 	"recon/web"
 )
@@ -51,10 +50,9 @@ func (s *Server) routes() *web.Mux {
 	ipns := &ipn.Service{Store: db, CheckURL: checkURL, Blocked: delivery.IsBlocked, Rand: cfg.Rand}
 	checkouts := &checkout.Service{Store: db, Clock: clock, Location: cfg.Location, Logger: log, Rand: cfg.Rand,
 		Metrics: checkout.NewMetrics(s.Metrics.Registry)}
-	// API v2's orders and refunds (docs/api-v2.md). No payout connector
-	// yet: the merchant sends a refund's money (its instructions).
+	// API v2's orders (docs/api-v2.md); its refunds are s.Refunds, with the
+	// payout connectors (server.go).
 	v2orders := &orders.Service{Store: db, Clock: clock, Rand: cfg.Rand}
-	refundsSvc := &refunds.Service{Store: db, Clock: clock, Location: cfg.Location}
 	links := &linking.Service{Store: db, BaseURL: cfg.BaseURL, LinkTTL: cfg.LinkTokenTTL, CheckURL: checkURL, Blocked: delivery.IsBlocked}
 
 	// /api/v1 (docs/api.md); API v2 (docs/api-v2.md) registers beside it.
@@ -76,7 +74,7 @@ func (s *Server) routes() *web.Mux {
 		AddressLimiter:  web.NewRateLimiter(cfg.DashRateLimit*DashAddressFactor, cfg.DashRateBurst*DashAddressFactor),
 		IPN:             ipns,
 		Orders:          checkouts,
-		Refunds:         refundsSvc,
+		Refunds:         s.Refunds,
 		V2Orders:        v2orders,
 		ImportStatement: ImportStatement(db, cfg.Location, clock),
 		Hub:             links,
