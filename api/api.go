@@ -36,6 +36,8 @@ type Store interface {
 	// recon.OrderStore's:
 	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
 	Reconciliation(ctx context.Context, tenant recon.TenantID, from, to string) (*recon.ReconciliationReport, error)
+	// RefundTotals is the report's refunds (sqlstore.DB.RefundTotals).
+	RefundTotals(ctx context.Context, tenant recon.TenantID, from, to string, loc *time.Location) (*recon.RefundTotals, error)
 	// recon.DeliveryStore's:
 	Delivery(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Delivery, error)
 	Deliveries(ctx context.Context, tenant recon.TenantID, f recon.DeliveryFilter) ([]*recon.Delivery, error)

@@ -198,8 +198,26 @@ func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, ok(ReportJSON(rep, c.Livemode())))
+	refunds, err := h.Store.RefundTotals(r.Context(), c.Tenant, dates["from_date"], dates["to_date"], h.location())
+	if err != nil {
+		return err
+	}
+	out := ReportJSON(rep, c.Livemode())
+	out["refunds"] = RefundTotalsJSON(refunds)
+	web.WriteJSON(w, http.StatusOK, ok(out))
 	return nil
+}
+
+// RefundTotalsJSON renders the report's refunds (docs/dashboard.md,
+// Report): count and amount of the refunds requested in the
+// range that hold or sent their money, and each status's.
+func RefundTotalsJSON(t *recon.RefundTotals) map[string]any {
+	n, amount, _ := t.Held()
+	by := map[string]any{}
+	for _, s := range recon.RefundStatuses {
+		by[s] = map[string]int64{"count": t.Counts[s], "amount": t.Amounts[s]}
+	}
+	return map[string]any{"count": n, "amount": amount, "by_status": by}
 }
 
 // ReportJSON renders a reconciliation report, as the API and the CLI show it.

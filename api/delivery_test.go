@@ -57,6 +57,11 @@ func TestReconciliationAndDeliveries(t *testing.T) {
 			sum["unmatched"].(map[string]any)["amount"] != 5000.0 || len(data["unmatched"].([]any)) != 1 || len(data["underpaid"].([]any)) != 1 {
 			t.Fatalf("report: %v", data)
 		}
+		// The refunds part (docs/api.md): none in this range, every status at 0.
+		if rf, _ := data["refunds"].(map[string]any); rf == nil || rf["count"] != 0.0 || rf["amount"] != 0.0 ||
+			rf["by_status"].(map[string]any)["pending_approval"].(map[string]any)["count"] != 0.0 {
+			t.Errorf("report's refunds: %v", data["refunds"])
+		}
 		for _, q := range []string{"from_date=2026-03-02&to_date=2026-03-01", "from_date=x", "day=1"} {
 			if status, _, _ := b.do(t, "GET", "/api/v1/reconciliation?"+q, "viewer", ""); status != 400 {
 				t.Errorf("report %s: %d, want 400", q, status)

@@ -126,7 +126,8 @@ func (h *Handler) confirmResolve(w http.ResponseWriter, r *http.Request, q *requ
 	t := e.Transaction
 	id := strconv.FormatInt(t.ID, 10)
 	c := &confirmView{Title: "c_resolve", Intro: "c_resolve_intro", Action: "/dashboard/exceptions/" + id + "/resolve",
-		Fields: [][2]string{{"resolve", v.Choice}, {"invoice", v.Invoice}, {"note", v.Note}}, Button: "x_resolve",
+		Fields: [][2]string{{"resolve", v.Choice}, {"invoice", v.Invoice}, {"note", v.Note}, {"amount", v.Refund.Amount},
+			{"bank_bin", v.Refund.BankBIN}, {"account_number", v.Refund.AccountNumber}, {"account_name", v.Refund.AccountName}}, Button: "x_resolve",
 		Back: "/dashboard/exceptions/" + id,
 		Items: []confirmItem{
 			{"transaction", id, "c-transaction"},
@@ -135,6 +136,20 @@ func (h *Handler) confirmResolve(w http.ResponseWriter, r *http.Request, q *requ
 			{"x_action", q.lang.T("xa_" + in.Action), "c-action"},
 			{"x_note", in.Note, "c-note"},
 		}}
+	if in.Action == recon.ResolveRefund {
+		// With a receiver a refund is created (pending, or waiting for
+		// approval); without, the money went back outside Recon.
+		if in.Receiver.Known() {
+			amount := q.lang.T("rf_everything")
+			if in.Amount > 0 {
+				amount = q.lang.Money(in.Amount)
+			}
+			c.Items = append(c.Items, confirmItem{"rf_receiver", receiverText(in.Receiver), "c-receiver"},
+				confirmItem{"c_refund_amount", amount, "c-refund-amount"}, confirmItem{"c_refund_created", q.lang.T("c_refund_created_yes"), "c-refund"})
+		} else {
+			c.Items = append(c.Items, confirmItem{"c_refund_created", q.lang.T("c_refund_created_no"), "c-refund"})
+		}
+	}
 	if o != nil {
 		ms, err := recon.MatchPayments(o, []recon.Payment{{Amount: t.AmountIn, Rule: recon.MatchByHand}})
 		if err != nil {

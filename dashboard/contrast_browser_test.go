@@ -76,6 +76,7 @@ func TestDashboardContrastBrowser(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		e := newDashEnv(t, engine)
+		e.pendingRefund(t, 50000) // a refund's page with its instructions and QR
 		ctx := browsertest.New(t, browsertest.Options{})
 		do, click, text := browsertest.Steps(t, ctx)
 		check := func(path string) {
@@ -117,6 +118,7 @@ func TestDashboardContrastBrowser(t *testing.T) {
 				{"/dashboard/exceptions", "/dashboard/exceptions/"}, {"/dashboard/notifications", "/dashboard/notifications/"},
 				{"/dashboard/bank-accounts", ""}, {"/dashboard/settings", ""}, {"/dashboard/sandbox", ""},
 				{"/dashboard/transactions?from_date=nope", ""}, {"/dashboard/no-such-page", ""},
+				{"/dashboard/refunds", "/dashboard/refunds/"}, {"/dashboard/report", ""},
 			} {
 				check(list.path)
 				if list.detail == "" {

@@ -24,6 +24,8 @@ import (
 	"recon/checkout"
 	"recon/ipn"
 	"recon/linking"
+	"recon/orders"
+	"recon/refunds"
 	"recon/web"
 )
 
@@ -69,7 +71,12 @@ type Store interface {
 	// recon.OrderStore's:
 	Order(ctx context.Context, tenant recon.TenantID, invoiceNumber string) (*recon.Order, error)
 	Orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFilter) ([]*recon.Order, int64, error)
+	// OrderByID reads an order by its internal id (a refund's order).
+	OrderByID(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Order, error)
 	MatchDecisions(ctx context.Context, tenant recon.TenantID, orderID, transactionID int64) ([]*recon.MatchDecision, error)
+	Reconciliation(ctx context.Context, tenant recon.TenantID, from, to string) (*recon.ReconciliationReport, error)
+	// RefundTotals is the report's refunds (sqlstore.DB.RefundTotals).
+	RefundTotals(ctx context.Context, tenant recon.TenantID, from, to string, loc *time.Location) (*recon.RefundTotals, error)
 	// recon.MerchantStore's:
 	SetMerchant(ctx context.Context, m *recon.Merchant) error
 	MerchantOf(ctx context.Context, tenant recon.TenantID) (*recon.Merchant, error)
@@ -135,6 +142,12 @@ type Handler struct {
 	// Orders cancels and voids the gateway's orders (checkout.Service, as
 	// the gateway's order API does), nil without: the actions are hidden.
 	Orders *checkout.Service
+	// Refunds is API v2's refunds service (refunds.go): the refunds pages,
+	// requests, approvals and the approval threshold; nil hides them.
+	Refunds *refunds.Service
+	// V2Orders is API v2's orders service: an order's v2 fields and its
+	// virtual accounts on the order's page; nil hides them.
+	V2Orders *orders.Service
 	// Hub is the bank-linking hub's service (link tokens, the webhook, the
 	// simulation of hub events), nil without one.
 	Hub *linking.Service
@@ -191,6 +204,8 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("GET /dashboard/order/cancel", h.page(recon.ActionManageNotifications, h.confirmCancel))
 	mux.HandleLimited("POST /dashboard/order/void", h.form(recon.ActionManageNotifications, h.voidOrder), formLimit)
 	mux.HandleLimited("POST /dashboard/order/cancel", h.form(recon.ActionManageNotifications, h.cancelOrder), formLimit)
+	mux.Handle("GET /dashboard/report", h.page(recon.ActionReadMoney, h.report))
+	mux.Handle("GET /dashboard/report.csv", h.page(recon.ActionReadMoney, h.reportCSV))
 	mux.Handle("GET /dashboard/exceptions", h.page(recon.ActionReadMoney, h.exceptions))
 	mux.Handle("GET /dashboard/exceptions/{id}", h.page(recon.ActionReadMoney, h.exception))
 	mux.Handle("GET /dashboard/exceptions/{id}/resolve", h.page(recon.ActionResolveExceptions, h.confirmResolveException))
@@ -202,6 +217,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/notifications/{id}/replay", h.form(recon.ActionManageNotifications, h.replayDelivery), formLimit)
 	mux.HandleLimited("POST /dashboard/notifications/replay", h.form(recon.ActionManageNotifications, h.replayFailed), formLimit)
 	h.registerSettings(mux)
+	h.registerRefunds(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

@@ -22,6 +22,8 @@ import (
 	"recon/ipn"
 	"recon/linking"
 	"recon/oauth"
+	"recon/orders"
+	"recon/refunds"
 	"recon/server"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
@@ -108,6 +110,8 @@ func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler
 		HashPassword: oauth.HashPassword, Kick: dispatcher.Kick,
 		// The services and adapters server/routes.go gives it.
 		Orders:          &checkout.Service{Store: e.db, Clock: recon.SystemClock{}, Location: loc, Logger: log},
+		Refunds:         &refunds.Service{Store: e.db, Clock: recon.SystemClock{}, Location: loc},
+		V2Orders:        &orders.Service{Store: e.db, Clock: recon.SystemClock{}},
 		IPN:             &ipn.Service{Store: e.db, CheckURL: checkURL, Blocked: delivery.IsBlocked},
 		Hub:             &linking.Service{Store: e.db, BaseURL: srv.URL, CheckURL: checkURL, Blocked: delivery.IsBlocked},
 		ImportStatement: server.ImportStatement(e.db, loc, recon.SystemClock{}),

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"recon"
-	"recon/web"
 )
 
 // The exceptions queue (issue 11, item 3): the incoming transfers matching
@@ -91,7 +90,11 @@ type exceptionView struct {
 	CanResolve  bool
 	// The form, after a refused resolution: the reason, and what was typed.
 	Error, Choice, Invoice, Note string
-	MaxNote                      int
+	// Refund is the refund's part of the form (amount, receiver), as typed.
+	Refund refundForm
+	// HasRefunds: a refund resolution with a receiver creates a refund.
+	HasRefunds bool
+	MaxNote    int
 	// Result is the order a match applied the transfer to, with its
 	// notifications (after the redirect of a match).
 	Result      *recon.Order
@@ -134,6 +137,7 @@ func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *req
 	}
 	v.E, v.Suggestions, v.MaxNote = e, s[0], recon.MaxResolutionNote
 	v.CanResolve = e.Resolution == nil && q.caller.May(recon.ActionResolveExceptions)
+	v.HasRefunds = h.Refunds != nil
 	if res := e.Resolution; res != nil {
 		v.ResolvedAt = h.timeText(res.CreatedAt)
 		// After a match, the order it paid (named in the redirect, checked
@@ -184,8 +188,13 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 	if err != nil {
 		return err
 	}
-	v := &exceptionView{Choice: f.Get("resolve"), Invoice: strings.TrimSpace(f.Get("invoice")), Note: f.Get("note")}
+	v := &exceptionView{Choice: f.Get("resolve"), Invoice: strings.TrimSpace(f.Get("invoice")), Note: f.Get("note"), Refund: readRefundForm(f)}
 	in := recon.ResolveInput{Action: v.Choice, Note: v.Note}
+	if v.Choice == recon.ResolveRefund {
+		// A refund of the transfer when a receiver is given (refunds.go).
+		in.Receiver = recon.RefundReceiver{BankBIN: v.Refund.BankBIN, AccountNumber: v.Refund.AccountNumber, AccountName: v.Refund.AccountName}
+		in.Amount, err = parseAmount("amount", v.Refund.Amount)
+	}
 	invoice, picked := strings.CutPrefix(v.Choice, recon.ResolveMatch+":")
 	if !picked {
 		invoice = v.Invoice
@@ -204,6 +213,12 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 	if err == nil {
 		err = in.Validate()
 	}
+	if err == nil && in.Action == recon.ResolveRefund && in.Receiver.Known() && h.Refunds != nil {
+		var refundable int64
+		if refundable, err = h.Refunds.Refundable(ctx, q.caller, 0, id); err == nil {
+			err = precheckRefund(&recon.RefundRequest{Amount: in.Amount, Receiver: in.Receiver}, refundable)
+		}
+	}
 	if err == nil {
 		err = recon.CheckResolution(e, &in, o)
 	}
@@ -215,9 +230,12 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 	}
 	switch recon.ErrorCode(err) {
 	case "":
-	case recon.EINVALID, recon.ECONFLICT:
-		status, _ := web.ErrorStatus(err)
+	case recon.EINVALID, recon.ECONFLICT, recon.EUNPROCESSABLE:
+		status := refusedStatus(err)
 		v.Error = recon.ErrorMessage(err)
+		if in.Action == recon.ResolveRefund {
+			v.Error = refundText(q.lang, err)
+		}
 		return h.renderException(w, r, q, id, status, v)
 	default:
 		return err

@@ -89,6 +89,7 @@ type orderView struct {
 	CanVoid       bool
 	CanCancel     bool
 	Error         string
+	V2            *orderV2View // API v2's fields, virtual accounts and refunds (refunds.go)
 }
 
 // maxOrderNotifications bounds the notifications an order's page shows.
@@ -134,6 +135,9 @@ func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, q *request
 	manage := q.caller.May(recon.ActionManageNotifications) && h.Orders != nil
 	v.CanVoid = manage && recon.OrderAllows(o, recon.OrderVoid)
 	v.CanCancel = manage && recon.OrderAllows(o, recon.OrderCancel)
+	if v.V2, err = h.orderV2(r, q, o); err != nil {
+		return err
+	}
 	h.render(w, r, status, "order", h.data(r, q, "order", v))
 	return nil
 }

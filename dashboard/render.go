@@ -14,7 +14,7 @@ import (
 // pageNames are the templates/*.html files that are pages (each with the
 // layout); layout.html holds the frame.
 var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery",
-	"settings", "confirm", "bankaccounts", "sandbox"}
+	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report"}
 
 var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 1 },
 	"gapOf": func(d *recon.BalanceDiscontinuity) int64 { return d.Reported - d.Expected },
@@ -23,6 +23,12 @@ var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 
 			Lang lang
 			P    pager
 		}{l, p}
+	},
+	"refundRowsOf": func(l lang, rows []refundRow) any {
+		return struct {
+			Lang lang
+			Rows []refundRow
+		}{l, rows}
 	},
 	"slice2": func(a, b recon.DayFlow) []recon.DayFlow { return []recon.DayFlow{a, b} },
 	"keysetOf": func(l lang, first, next string) any {
@@ -56,7 +62,9 @@ type pageData struct {
 	MayManage bool
 	// MayCompany opens the settings; SandboxPanel shows the sandbox link.
 	MayCompany, MayWrite, SandboxPanel bool
-	Data                               any
+	// MayRefunds shows the refunds link (refunds.go).
+	MayRefunds bool
+	Data       any
 }
 
 func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageData {
@@ -64,7 +72,8 @@ func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageDa
 		Live: q.caller.Livemode(), CSRF: csrfToken(q.token), MayMoney: q.caller.May(recon.ActionReadMoney),
 		MayManage: q.caller.May(recon.ActionManageNotifications), MayCompany: q.caller.May(recon.ActionManageCompany),
 		MayWrite:     q.caller.May(recon.ActionWriteTransactions),
-		SandboxPanel: h.sandboxOpen(q) == nil && q.caller.May(recon.ActionWriteTransactions), Data: v}
+		SandboxPanel: h.sandboxOpen(q) == nil && q.caller.May(recon.ActionWriteTransactions),
+		MayRefunds:   h.Refunds != nil && q.caller.May(recon.ActionReadRefunds), Data: v}
 }
 
 // render writes the page whole, or a 500 when it fails to execute (never

@@ -82,6 +82,12 @@ type settingsView struct {
 	WebhookErr           string
 	WebhookSaved         bool
 	HubEvents            []string
+	// The refund approval threshold (refunds.go): shown with refunds.
+	HasRefunds     bool
+	Threshold      int64
+	ThresholdForm  *string // as typed when refused
+	ThresholdErr   string
+	ThresholdSaved bool
 }
 
 // settings serves GET /dashboard/settings.
@@ -154,6 +160,12 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 	}
 	if err := h.showWebhook(r, q, v); err != nil {
 		return err
+	}
+	if v.HasRefunds = h.Refunds != nil; v.HasRefunds {
+		if v.Threshold, err = h.Refunds.Threshold(ctx, q.caller); err != nil {
+			return err
+		}
+		v.ThresholdSaved = r.URL.Query().Get("saved") == "threshold"
 	}
 	h.render(w, r, status, "settings", h.data(r, q, "settings", v))
 	return nil

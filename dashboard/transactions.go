@@ -124,6 +124,9 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *reques
 type transactionView struct {
 	T         *recon.Transaction
 	Decisions []*recon.MatchDecision
+	Refunds   *txRefundsView // nil without refunds (refunds.go)
+	// Invoices names the orders the decisions are about, by id.
+	Invoices map[int64]string
 }
 
 // transaction serves GET /dashboard/transactions/{id}: the transaction
@@ -142,7 +145,19 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request, q *request
 	if err != nil {
 		return err
 	}
-	v := &transactionView{T: t, Decisions: ds}
+	v := &transactionView{T: t, Decisions: ds, Invoices: map[int64]string{}}
+	for _, d := range ds {
+		if _, seen := v.Invoices[d.OrderID]; d.OrderID != 0 && !seen {
+			o, err := h.Store.OrderByID(ctx, q.caller.Tenant, d.OrderID)
+			if err != nil {
+				return err
+			}
+			v.Invoices[d.OrderID] = o.InvoiceNumber
+		}
+	}
+	if v.Refunds, err = h.transactionRefunds(r, q, t); err != nil {
+		return err
+	}
 	h.render(w, r, http.StatusOK, "transaction", h.data(r, q, "transaction", v))
 	return nil
 }

@@ -50,6 +50,8 @@ func (s *Server) routes() *web.Mux {
 	ipns := &ipn.Service{Store: db, CheckURL: checkURL, Blocked: delivery.IsBlocked, Rand: cfg.Rand}
 	checkouts := &checkout.Service{Store: db, Clock: clock, Location: cfg.Location, Logger: log, Rand: cfg.Rand,
 		Metrics: checkout.NewMetrics(s.Metrics.Registry)}
+	// API v2's orders (docs/api-v2.md); its refunds are s.Refunds, with the
+	// payout connectors (server.go).
 	orderSvc := &orders.Service{Store: db, Clock: clock, Rand: cfg.Rand}
 	links := &linking.Service{Store: db, BaseURL: cfg.BaseURL, LinkTTL: cfg.LinkTokenTTL, CheckURL: checkURL, Blocked: delivery.IsBlocked}
 
@@ -72,6 +74,8 @@ func (s *Server) routes() *web.Mux {
 		AddressLimiter:  web.NewRateLimiter(cfg.DashRateLimit*DashAddressFactor, cfg.DashRateBurst*DashAddressFactor),
 		IPN:             ipns,
 		Orders:          checkouts,
+		Refunds:         s.Refunds,
+		V2Orders:        orderSvc,
 		ImportStatement: ImportStatement(db, cfg.Location, clock),
 		Hub:             links,
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {

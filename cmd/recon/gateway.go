@@ -437,7 +437,8 @@ func newReportCmd(a *app) *cobra.Command {
 		Use:   "report",
 		Short: "Reconciliation report: matched, unmatched, underpaid, overpaid, duplicate",
 		Long: `Count a company's incoming transactions by match outcome over a date range
-(inclusive days, default the last 30), and list the unmatched and underpaid ones.`,
+(inclusive days, default the last 30), and list the unmatched and underpaid ones;
+then the refunds requested in the range (API v2), by status.`,
 		Example: `  recon report --company 1 --from 2026-11-01 --to 2026-11-21 --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -464,8 +465,14 @@ func newReportCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				refunds, err := db.RefundTotals(cmd.Context(), tn, from, to, loc)
+				if err != nil {
+					return err
+				}
 				if a.jsonOut {
-					return a.print(api.ReportJSON(rep, !tenant.test), "")
+					out := api.ReportJSON(rep, !tenant.test)
+					out["refunds"] = api.RefundTotalsJSON(refunds) // as GET /api/v1/reconciliation
+					return a.print(out, "")
 				}
 				fmt.Fprintf(a.stdout, "Reconciliation of company %d%s, %s to %s\n", tenant.company, modeNote(tenant.test), from, to)
 				for _, o := range []string{recon.MatchCaptured, recon.MatchUnderpaid, recon.MatchOverpaid, recon.MatchDuplicate, recon.MatchNone} {
@@ -475,6 +482,14 @@ func newReportCmd(a *app) *cobra.Command {
 				for _, o := range []string{recon.MatchPartial, recon.MatchVAInactive} {
 					if rep.Counts[o] > 0 {
 						fmt.Fprintf(a.stdout, "  %-10s %6d  %16d VND\n", o, rep.Counts[o], rep.Amounts[o])
+					}
+				}
+				// The refunds requested in the range (docs/dashboard.md, Report).
+				n, held, _ := refunds.Held()
+				fmt.Fprintf(a.stdout, "  %-10s %6d  %16d VND  (refunded or being refunded)\n", "refunds", n, held)
+				for _, st := range recon.RefundStatuses {
+					if refunds.Counts[st] > 0 {
+						fmt.Fprintf(a.stdout, "    %-16s %6d  %16d VND\n", st, refunds.Counts[st], refunds.Amounts[st])
 					}
 				}
 				for _, t := range rep.Unmatched {

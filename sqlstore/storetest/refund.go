@@ -31,6 +31,7 @@ func testRefunds(t *testing.T, open Open) {
 	run(t, "TransferArrivesTwice", withRefundFixture(open), testRefundsTransferArrivesTwice)
 	run(t, "CancelRacesTheTransfer", withRefundFixture(open), testRefundsCancelRacesTheTransfer)
 	run(t, "Property", withRefundFixture(open), testRefundsProperty)
+	run(t, "Totals", withRefundFixture(open), testRefundTotals)
 }
 
 var refundReceiver = recon.RefundReceiver{BankBIN: "970436", AccountNumber: "0071000123456", AccountName: "NGUYEN VAN A"}
