@@ -42,6 +42,12 @@ const (
 	// person (four eyes, API v2): Admin and SuperAdmin, only through a token
 	// issued to a user, never the refund's requester.
 	ActionApproveRefunds Action = "approve refunds"
+	// ActionReadInvoices reads e-invoices, their XML and PDF
+	// (docs/invoices.md): the money-reading rule.
+	ActionReadInvoices Action = "read invoices"
+	// ActionIssueInvoices creates, issues, replaces, adjusts and cancels
+	// e-invoices: Admin, SuperAdmin or the issue_invoices permission.
+	ActionIssueInvoices Action = "issue invoices"
 	// ActionNone needs no role: the profile and offline_access scopes.
 	ActionNone Action = ""
 )
@@ -58,6 +64,10 @@ func (a Action) Permission() string {
 		return PermViewTransactions
 	case ActionRequestRefunds:
 		return PermCreateRefunds
+	case ActionReadInvoices:
+		return PermViewTransactions
+	case ActionIssueInvoices:
+		return PermIssueInvoices
 	}
 	return ""
 }
@@ -88,7 +98,8 @@ func (c *Caller) May(a Action) bool {
 		return c.User.May(a)
 	}
 	switch a {
-	case ActionNone, ActionWriteTransactions, ActionReadOrders, ActionWriteOrders, ActionReadRefunds, ActionRequestRefunds:
+	case ActionNone, ActionWriteTransactions, ActionReadOrders, ActionWriteOrders, ActionReadRefunds, ActionRequestRefunds,
+		ActionReadInvoices, ActionIssueInvoices:
 		return true
 	}
 	return a == ActionHub && c.HasScope(ScopeHub)
@@ -137,6 +148,10 @@ func ScopeAction(scope string) Action {
 		return ActionReadRefunds
 	case ScopeRefundWrite:
 		return ActionRequestRefunds
+	case ScopeInvoiceRead:
+		return ActionReadInvoices
+	case ScopeInvoiceWrite:
+		return ActionIssueInvoices
 	}
 	return ActionNone
 }

@@ -28,6 +28,9 @@ const (
 	ScopeOrderWrite  = "order:write"
 	ScopeRefundRead  = "refund:read"
 	ScopeRefundWrite = "refund:write"
+	// Electronic invoices (docs/invoices.md).
+	ScopeInvoiceRead  = "invoice:read"
+	ScopeInvoiceWrite = "invoice:write"
 )
 
 // Scopes lists every scope a client may be allowed.
@@ -36,6 +39,7 @@ var Scopes = []string{
 	ScopeWebhookRead, ScopeWebhookWrite, ScopeProfile, ScopeOfflineAccess,
 	ScopeDeliveryRead, ScopeDeliveryWrite, ScopeHub, ScopeExceptionWrite,
 	ScopeOrderRead, ScopeOrderWrite, ScopeRefundRead, ScopeRefundWrite,
+	ScopeInvoiceRead, ScopeInvoiceWrite,
 }
 
 // Client is an OAuth2 client registered for one company.

@@ -19,9 +19,13 @@ const (
 	IPNOrderExpired       = "ORDER_EXPIRED"
 	IPNRefundSucceeded    = "REFUND_SUCCEEDED"
 	IPNRefundFailed       = "REFUND_FAILED"
+	// Electronic invoices (docs/invoices.md): the provider's answer.
+	IPNInvoiceIssued = "INVOICE_ISSUED"
+	IPNInvoiceFailed = "INVOICE_FAILED"
 )
 
 // IPNTypes lists every notification type a target may subscribe to.
+// (INVOICE_ISSUED and INVOICE_FAILED join it when invoices send them.)
 var IPNTypes = []string{IPNOrderPaid, IPNTransactionVoid, IPNOrderPartiallyPaid, IPNOrderExpired, IPNRefundSucceeded, IPNRefundFailed}
 
 // DefaultIPNTypes are what a target subscribes to when it never chose: what

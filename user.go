@@ -69,10 +69,13 @@ const (
 	// PermCreateRefunds lets a role below Admin request refunds (API v2,
 	// docs/api-v2.md, Refunds); approving one stays Admin's and SuperAdmin's.
 	PermCreateRefunds = "create_refunds"
+	// PermIssueInvoices lets a role below Admin create, issue, replace,
+	// adjust and cancel e-invoices (docs/invoices.md).
+	PermIssueInvoices = "issue_invoices"
 )
 
 // Permissions lists every permission.
-var Permissions = []string{PermViewTransactions, PermCreateTransactions, PermCreateRefunds}
+var Permissions = []string{PermViewTransactions, PermCreateTransactions, PermCreateRefunds, PermIssueInvoices}
 
 // User is a person who belongs to one company with one role. The same e-mail
 // address may belong to several companies, as separate users.

@@ -190,6 +190,14 @@ var scopeText = map[string]map[lang]string{
 		"vi": "Yêu cầu, huỷ và (với vai trò quản trị) duyệt hoặc từ chối hoàn tiền cho người trả",
 		"en": "Request and cancel refunds to payers and (as an administrator) approve or reject them",
 	},
+	recon.ScopeInvoiceRead: {
+		"vi": "Xem hóa đơn điện tử của công ty bạn, bản XML và PDF của chúng",
+		"en": "See your company's e-invoices, their XML and PDF",
+	},
+	recon.ScopeInvoiceWrite: {
+		"vi": "Lập, phát hành, thay thế, điều chỉnh và huỷ hóa đơn điện tử của công ty bạn",
+		"en": "Create, issue, replace, adjust and cancel your company's e-invoices",
+	},
 	recon.ScopeProfile: {
 		"vi": "Xem địa chỉ e-mail và vai trò của bạn",
 		"en": "See your e-mail address and role",

@@ -62,7 +62,7 @@ func TestConsentGrantsOnlyWhatTheRoleAllows(t *testing.T) {
 			"admin":             b.createRoleUser(t, "admin@example.com", recon.RoleAdmin),
 			"superadmin":        b.createRoleUser(t, "super@example.com", recon.RoleSuperAdmin),
 		}
-		money := []string{recon.ScopeTransactionRead, recon.ScopeBankAccountRead, recon.ScopeDeliveryRead, recon.ScopeOrderRead, recon.ScopeRefundRead}
+		money := []string{recon.ScopeTransactionRead, recon.ScopeBankAccountRead, recon.ScopeDeliveryRead, recon.ScopeOrderRead, recon.ScopeRefundRead, recon.ScopeInvoiceRead}
 		for name, tc := range map[string]struct {
 			user, scope string
 			want        []string // nil: refused
