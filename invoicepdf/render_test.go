@@ -35,7 +35,7 @@ func sampleInvoice() *recon.Invoice {
 			{LineNumber: 3, LineType: recon.LineGoods, ItemName: "Sách hướng dẫn lập trình", Unit: "Quyển", Quantity: "3", UnitPrice: 85000, VATRate: recon.VAT5, Amount: 255000, VATAmount: 12750},
 		},
 		Totals: recon.InvoiceTotals{TotalBeforeTax: 3205000, VATTotal: 298750, TotalAmount: 3503750,
-			ByRate: []recon.RateTotal{{VATRate: recon.VAT5, Amount: 255000, VATAmount: 12750}, {VATRate: recon.VAT8, Amount: 450000, VATAmount: 36000}, {VATRate: recon.VAT10, Amount: 2500000, VATAmount: 250000}},
+			ByRate:       []recon.RateTotal{{VATRate: recon.VAT5, Amount: 255000, VATAmount: 12750}, {VATRate: recon.VAT8, Amount: 450000, VATAmount: 36000}, {VATRate: recon.VAT10, Amount: 2500000, VATAmount: 250000}},
 			TotalInWords: "Ba triệu năm trăm linh ba nghìn bảy trăm năm mươi đồng"},
 		Status: recon.InvoiceIssued, CQTCode: "M1-26-ABCDE-00000000123", LookupCode: "K7M2Q9X4TB8R6W3Z",
 	}
