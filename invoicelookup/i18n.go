@@ -61,6 +61,7 @@ var messages = map[string]map[string]string{
 		"invoice_sales":    "Hóa đơn bán hàng",
 		"cancel_reason":    "Lý do hủy",
 		"relation":         "Liên quan",
+		"test":             "Hóa đơn thử nghiệm (chế độ thử nghiệm của người bán): không có giá trị pháp lý.",
 	},
 	"en": {
 		"title":            "Invoice lookup",
@@ -93,5 +94,6 @@ var messages = map[string]map[string]string{
 		"invoice_sales":    "Sales invoice",
 		"cancel_reason":    "Reason for cancelling",
 		"relation":         "Relation",
+		"test":             "A test invoice (the seller's test mode): it has no legal value.",
 	},
 }

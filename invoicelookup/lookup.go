@@ -38,6 +38,13 @@ type Store interface {
 // Path is the lookup page's path; the PDF prints it after the base URL.
 const Path = "/invoices/lookup"
 
+// RateLimit and RateBurst are the page's limit per remote address (server
+// routes): a request with a code a second after a burst of 30.
+const (
+	RateLimit = 1
+	RateBurst = 30
+)
+
 // maxCode bounds what the page passes on as a code: longer is malformed.
 const maxCode = 64
 
@@ -86,6 +93,7 @@ type pageData struct {
 	Relation string // the line naming the original, Vietnamese as printed
 	PDFURL   string
 	XMLURL   string // "" when the invoice has no signed XML yet
+	Test     bool   // an invoice of a company's test mode
 	Other    string // the other language's code
 	OtherURL string
 }
@@ -113,7 +121,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, d, err)
 		return
 	}
-	d.Invoice, d.Symbol = inv, invoicepdf.Symbol(inv)
+	d.Invoice, d.Symbol, d.Test = inv, invoicepdf.Symbol(inv), !tenant.Live()
 	d.Date = inv.IssuedDate.In(h.location()).Format("02/01/2006")
 	d.Status = messages[l]["status_"+inv.Status]
 	var orig *recon.Invoice
@@ -149,7 +157,8 @@ func (h *Handler) pdf(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	pdf, err := invoicepdf.Render(inv, invoicepdf.Options{LookupURL: strings.TrimRight(h.BaseURL, "/") + Path, Original: orig, Location: h.Location})
+	pdf, err := invoicepdf.Render(inv, invoicepdf.Options{LookupURL: strings.TrimRight(h.BaseURL, "/") + Path, Original: orig, Location: h.Location,
+		Test: !tenant.Live()})
 	if err != nil {
 		h.fail(w, r, d, err)
 		return

@@ -45,6 +45,9 @@ type Options struct {
 	Original *recon.Invoice
 	// Location is the time zone of the dates (Vietnam when nil).
 	Location *time.Location
+	// Test marks an invoice of a company's test mode (docs/testmode.md):
+	// stamped "THỬ NGHIỆM", no legal value.
+	Test bool
 }
 
 // Title is the invoice's title for its template: "HÓA ĐƠN GIÁ TRỊ GIA TĂNG"
@@ -157,6 +160,9 @@ func Mark(status string) string {
 	return ""
 }
 
+// TestMark is the stamp across a test mode's invoice.
+const TestMark = "THỬ NGHIỆM"
+
 // clean makes text safe for the font: NFC (a letter and its marks as one
 // code point, which is what the font's cmap maps), and every rune outside
 // the Basic Multilingual Plane (fpdf's widths stop there) or a control
@@ -244,6 +250,9 @@ func Render(inv *recon.Invoice, opt Options) ([]byte, error) {
 		number = strconv.FormatInt(inv.Number, 10)
 	}
 	mark := Mark(inv.Status)
+	if opt.Test && mark == "" {
+		mark = TestMark
+	}
 	f.SetFooterFunc(func() {
 		f.SetY(-margin - 4)
 		d.font(false, smallSz)

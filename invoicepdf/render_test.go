@@ -315,6 +315,15 @@ func TestPDFMarksACancelledSalesInvoice(t *testing.T) {
 	}
 }
 
+// A test mode's invoice is stamped; a cancelled one keeps its own stamp.
+func TestPDFMarksATestInvoice(t *testing.T) {
+	wantText(t, pdfText(t, render(t, sampleInvoice(), Options{Test: true})), "THỬ NGHIỆM")
+	text := pdfText(t, render(t, sampleCancelledSales(), Options{Test: true}))
+	if !strings.Contains(text, "ĐÃ HỦY") || strings.Contains(text, "THỬ NGHIỆM") {
+		t.Errorf("a cancelled test invoice:\n%s", text)
+	}
+}
+
 // A long invoice flows onto further pages, repeating the table's header,
 // and every line is there.
 func TestPDFManyLines(t *testing.T) {
