@@ -1134,3 +1134,51 @@ func TestV2E2EVAModesAndCancel(t *testing.T) {
 		}
 	})
 }
+
+// TestV2E2ESandboxPayouts: in test mode the sandbox payout connector sends a
+// refund itself (docs/api-v2.md, How a refund settles): a test-mode shop's
+// order paid through its sandbox bank VA, two refunds by order; the one to
+// an ordinary receiver succeeds through the server's loop (REFUND_SUCCEEDED),
+// the one to the documented failing account 000000000001 fails
+// (REFUND_FAILED, its amount refundable again), each at the test-mode
+// target that subscribes.
+func TestV2E2ESandboxPayouts(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		rc := testkit.NewReceiver(t)
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		s := newV2Shop(t, base, dbURL, true)
+		s.subscribe(t, rc.URL+"/ipn", "REFUND_SUCCEEDED", "REFUND_FAILED")
+		o := s.order(t, "", s.orderBody("DH-SBX", 100000, ""))
+		s.push(t, transfer{in: 100000, memo: "chuyen tien", sub: va(o)["va_number"].(string)})
+		id := o["id"].(string)
+
+		ok := s.refund(t, s.server, "/v2/orders/"+id+"/refund", "sbx-ok", `{"amount":30000,"reason":"x",`+receiverJSON+`}`)
+		bad := s.refund(t, s.server, "/v2/orders/"+id+"/refund", "sbx-bad",
+			`{"amount":20000,"reason":"x","receiver":{"bank_bin":"970436","account_number":"000000000001","account_name":"NGUYEN VAN B"}}`)
+		if ok.status != 201 || ok.data()["status"] != "processing" || bad.status != 201 || bad.data()["status"] != "processing" {
+			t.Fatalf("refunds taken by the sandbox connector: %s %s", ok, bad)
+		}
+		testkit.WaitFor(t, "REFUND_SUCCEEDED and REFUND_FAILED", 30*time.Second, func() bool {
+			return len(rc.IPNs(recon.IPNRefundSucceeded)) == 1 && len(rc.IPNs(recon.IPNRefundFailed)) == 1
+		})
+		succeeded, failed := rc.IPNs(recon.IPNRefundSucceeded)[0]["transaction"].(map[string]any), rc.IPNs(recon.IPNRefundFailed)[0]["transaction"].(map[string]any)
+		if succeeded["id"] != ok.data()["id"] || succeeded["transaction_status"] != "APPROVED" || succeeded["transaction_amount"] != "30000.00" {
+			t.Errorf("REFUND_SUCCEEDED: %v", succeeded)
+		}
+		if failed["id"] != bad.data()["id"] || failed["transaction_status"] != "FAILED" || failed["transaction_amount"] != "20000.00" {
+			t.Errorf("REFUND_FAILED: %v", failed)
+		}
+		if a := s.v2(t, "GET", "/v2/refunds/"+bad.data()["id"].(string), s.server, "", ""); a.data()["status"] != "failed" ||
+			a.data()["failure_reason"] != "the receiving account does not exist" {
+			t.Errorf("the failed refund: %s", a)
+		}
+		if got := s.getOrder(t, id); got["refunded_amount"] != 30000.0 {
+			t.Errorf("the order holds %v refunded, want the 30000 that left", got["refunded_amount"])
+		}
+		if n := only(t, rc, recon.IPNRefundSucceeded, recon.IPNRefundFailed); len(rc.Got()) != 2 {
+			t.Errorf("the test-mode target got %v", n)
+		}
+	})
+}
