@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,18 +118,17 @@ type v2Shop struct {
 	clientID       string
 	merchant, mKey string // Basic credentials of the gateway
 	ict            *time.Location
-	mu             sync.Mutex
-	refs           int
+	refs           *atomic.Int64 // the pushes' bank references
 }
 
 // v2Scopes are the scopes the shop's client is registered with.
-const v2Scopes = "company order:read order:write refund:read refund:write transaction:read transaction:write"
+const v2Scopes = "company exception:write order:read order:write refund:read refund:write transaction:read transaction:write"
 
 // newV2Shop sets a company up through the CLI, as an operator does; test
 // makes every credential a test-mode one (docs/testmode.md).
 func newV2Shop(t testing.TB, base, dbURL string, test bool) *v2Shop {
 	t.Helper()
-	s := &v2Shop{base: base, dbURL: dbURL}
+	s := &v2Shop{base: base, dbURL: dbURL, refs: &atomic.Int64{}}
 	var mode []string
 	if test {
 		mode = []string{"--test"}
@@ -155,7 +155,7 @@ func newV2Shop(t testing.TB, base, dbURL string, test bool) *v2Shop {
 func (s *v2Shop) userToken(t testing.TB, client, email string) string {
 	t.Helper()
 	return cliJSON(t, s.dbURL, "token", "issue", "--client", client, "--user", email, "--ttl", "24h",
-		"--scopes", "company order:read order:write refund:read refund:write transaction:read")["access_token"].(string)
+		"--scopes", "company exception:write order:read order:write refund:read refund:write transaction:read")["access_token"].(string)
 }
 
 // v2 calls API v2 (or /api/v1) with a token.
@@ -215,10 +215,7 @@ func (s *v2Shop) push(t testing.TB, transfers ...transfer) []int64 {
 	t.Helper()
 	var items []string
 	for _, x := range transfers {
-		s.mu.Lock()
-		s.refs++
-		ref := fmt.Sprintf("FT%08d", s.refs)
-		s.mu.Unlock()
+		ref := fmt.Sprintf("FT%08d", s.refs.Add(1))
 		if x.reference != "" {
 			ref = x.reference
 		}
@@ -1179,6 +1176,87 @@ func TestV2E2ESandboxPayouts(t *testing.T) {
 		}
 		if n := only(t, rc, recon.IPNRefundSucceeded, recon.IPNRefundFailed); len(rc.Got()) != 2 {
 			t.Errorf("the test-mode target got %v", n)
+		}
+	})
+}
+
+// sync reads one page of GET /v2/transactions/sync after cursor with
+// token.
+func (s *v2Shop) sync(t testing.TB, token, cursor string) map[string]any {
+	t.Helper()
+	path := "/v2/transactions/sync"
+	if cursor != "" {
+		path += "?cursor=" + cursor
+	}
+	a := s.v2(t, "GET", path, token, "", "")
+	if a.status != 200 {
+		t.Fatalf("sync: %s", a)
+	}
+	return a.data()
+}
+
+// ids are the ids of a sync page's list.
+func ids(list any) []float64 {
+	var out []float64
+	for _, x := range list.([]any) {
+		if m, ok := x.(map[string]any); ok {
+			out = append(out, m["id"].(float64))
+		} else {
+			out = append(out, x.(float64))
+		}
+	}
+	return out
+}
+
+// TestV2E2ESyncModifiedAndTestMode: GET /v2/transactions/sync on both
+// engines: a transfer that underpays an order is added with its open
+// exception; once a person resolves the exception (POST
+// /api/v1/exceptions/{id}/resolve) it comes again in modified, resolved;
+// a page with no change gives the cursor back; the test-mode tenant has a
+// log of its own, and a live cursor is 400 there.
+func TestV2E2ESyncModifiedAndTestMode(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL)
+		s := newV2Shop(t, base, dbURL, false)
+		o := s.order(t, "", s.orderBody("DH-SYNC", 100000, ""))
+		tx := s.push(t, transfer{in: 40000, memo: "ck " + va(o)["va_number"].(string)})[0]
+
+		page := s.sync(t, s.adminA, "")
+		added := page["added"].([]any)
+		if !slices.Equal(ids(page["added"]), []float64{float64(tx)}) || added[0].(map[string]any)["exception"] != "open" ||
+			added[0].(map[string]any)["match_outcome"] != "underpaid" || len(page["modified"].([]any)) != 0 || page["has_more"] != false {
+			t.Fatalf("the first page: %v", page)
+		}
+		cursor := page["next_cursor"].(string)
+		if again := s.sync(t, s.adminA, cursor); again["next_cursor"] != cursor || len(again["added"].([]any)) != 0 {
+			t.Fatalf("a page with no change: %v", again)
+		}
+		if a := s.v2(t, "POST", fmt.Sprintf("/api/v1/exceptions/%d/resolve", tx), s.adminA, "", `{"action":"ignore","note":"the customer pays the rest in cash"}`); a.status != 200 {
+			t.Fatalf("resolve: %s", a)
+		}
+		page = s.sync(t, s.adminA, cursor)
+		if !slices.Equal(ids(page["modified"]), []float64{float64(tx)}) || len(page["added"].([]any)) != 0 ||
+			page["modified"].([]any)[0].(map[string]any)["exception"] != "resolved" {
+			t.Fatalf("after the resolution: %v", page)
+		}
+
+		// The same company's test mode: a test client of its own, the same
+		// Admin.
+		test := *s
+		client := cliJSON(t, dbURL, "client", "create", "--company", s.company, "--test", "--name", "shop server (test)", "--scopes", v2Scopes)["client_id"].(string)
+		test.server = cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "", "--scopes", "transaction:write")["access_token"].(string)
+		test.adminA = s.userToken(t, client, "a@saomai.vn")
+		test.account = fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", s.company, "--test", "--bank", "Vietcombank",
+			"--number", "0071000123456", "--holder", "CONG TY TNHH SAO MAI")["id"])
+		ttx := test.push(t, transfer{in: 5000, memo: "test"})[0]
+		if page := test.sync(t, test.adminA, ""); !slices.Equal(ids(page["added"]), []float64{float64(ttx)}) {
+			t.Errorf("the test tenant's log: %v", page)
+		}
+		wantV2Error(t, "a live cursor in test mode", test.v2(t, "GET", "/v2/transactions/sync?cursor="+cursor, test.adminA, "", ""), 400, "validation_error", "cursor")
+		if page := s.sync(t, s.adminA, page["next_cursor"].(string)); len(page["added"].([]any)) != 0 {
+			t.Errorf("the live log after a test-mode transfer: %v", page)
 		}
 	})
 }
