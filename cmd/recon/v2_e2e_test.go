@@ -966,6 +966,7 @@ func TestV2E2EFailurePaths(t *testing.T) {
 		test := newV2Shop(t, base, dbURL, true)   // a test credential of its own company
 		theirs, theirTx := other.paidOrder(t, "DH-THEIRS", 50000)
 		mine, myTx := s.paidOrder(t, "DH-MINE", 50000)
+		outTx := s.push(t, transfer{out: 20000, memo: "chi phi"})[0]
 		ordersBefore := len(s.v2(t, "GET", "/v2/orders", s.server, "", "").list())
 		readOnly := cliJSON(t, dbURL, "token", "issue", "--client", s.clientID, "--user", "", "--scopes", "order:read")["access_token"].(string)
 
@@ -1010,6 +1011,10 @@ func TestV2E2EFailurePaths(t *testing.T) {
 			{"a token without refund:read", "GET", "/v2/refunds", readOnly, "", "", 403, "forbidden", ""},
 			{"no token", "POST", "/v2/orders", "", "k7", s.orderBody("X1", 1000, ""), 401, "unauthorized", ""},
 			{"a made-up token", "GET", "/v2/orders", "ory_at_nothing.nothing", "", "", 401, "unauthorized", ""},
+			{"an invoice number taken", "POST", "/v2/orders", s.server, "k10", s.orderBody("DH-MINE", 1000, ""), 409, "conflict", ""},
+			{"a refund of an outgoing transaction", "POST", fmt.Sprintf("/v2/transactions/%d/refund", outTx), s.server, "k11", `{"reason":"x",` + receiverJSON + `}`, 422, "nothing_to_refund", ""},
+			{"no such route", "GET", "/v2/shipments", s.server, "", "", 404, "not_found", ""},
+			{"another method", "PUT", "/v2/orders", s.server, "", "{}", 405, "method_not_allowed", ""},
 		} {
 			a := s.v2(t, c.method, c.path, c.token, c.key, c.body)
 			wantV2Error(t, c.name, a, c.status, c.code, c.names)
@@ -1257,6 +1262,67 @@ func TestV2E2ESyncModifiedAndTestMode(t *testing.T) {
 		wantV2Error(t, "a live cursor in test mode", test.v2(t, "GET", "/v2/transactions/sync?cursor="+cursor, test.adminA, "", ""), 400, "validation_error", "cursor")
 		if page := s.sync(t, s.adminA, page["next_cursor"].(string)); len(page["added"].([]any)) != 0 {
 			t.Errorf("the live log after a test-mode transfer: %v", page)
+		}
+	})
+}
+
+// TestV2E2ESharedRefundable: an order paid by two transfers; a refund by
+// order draws on the newest first, and the two routes share what is left
+// (docs/api-v2.md, Refunds): neither route can refund a VND twice.
+func TestV2E2ESharedRefundable(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL)
+		s := newV2Shop(t, base, dbURL, false)
+		o := s.order(t, "", s.orderBody("DH-SHARE", 100000, `"va":{"amount_mode":"partial"}`))
+		memo := "ck " + va(o)["va_number"].(string)
+		t1 := s.push(t, transfer{in: 60000, memo: memo})[0]
+		t2 := s.push(t, transfer{in: 40000, memo: memo})[0]
+		id := o["id"].(string)
+		body := func(amount int64) string { return fmt.Sprintf(`{"amount":%d,"reason":"x",%s}`, amount, receiverJSON) }
+
+		a := s.refund(t, s.server, "/v2/orders/"+id+"/refund", "share-1", body(50000))
+		if a.status != 201 || fmt.Sprint(a.data()["allocations"]) != fmt.Sprintf("[map[amount:40000 transaction_id:%d] map[amount:10000 transaction_id:%d]]", t2, t1) {
+			t.Fatalf("a refund by order, newest first: %s", a)
+		}
+		wantV2Error(t, "the newest transfer again", s.refund(t, s.server, fmt.Sprintf("/v2/transactions/%d/refund", t2), "share-2", body(1)), 422, "already_refunded", "")
+		wantV2Error(t, "the older one beyond its rest", s.refund(t, s.server, fmt.Sprintf("/v2/transactions/%d/refund", t1), "share-3", body(50001)), 422, "amount_exceeds_refundable", "50000")
+		wantV2Error(t, "the order beyond its rest", s.refund(t, s.server, "/v2/orders/"+id+"/refund", "share-4", body(50001)), 422, "amount_exceeds_refundable", "50000")
+		if a := s.refund(t, s.server, fmt.Sprintf("/v2/transactions/%d/refund", t1), "share-5", body(50000)); a.status != 201 {
+			t.Fatalf("the rest by transaction: %s", a)
+		}
+		wantV2Error(t, "the order, all refunded", s.refund(t, s.server, "/v2/orders/"+id+"/refund", "share-6", `{"reason":"x",`+receiverJSON+`}`), 422, "already_refunded", "")
+		if got := s.getOrder(t, id); got["refunded_amount"] != 100000.0 || got["paid_amount"] != 100000.0 {
+			t.Errorf("the order: %v", got)
+		}
+	})
+}
+
+// TestV2E2ERateLimit: past the burst a v2 request is 429 rate_limited with
+// Retry-After, and every authenticated answer carries the X-RateLimit
+// headers (docs/api-v2.md, Rate limits); nothing is done by the refused
+// request.
+func TestV2E2ERateLimit(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL, "--rate-limit", "0.01", "--rate-burst", "3")
+		s := newV2Shop(t, base, dbURL, false)
+		for i := range 3 {
+			a := s.v2(t, "POST", "/v2/orders", s.server, "", s.orderBody(fmt.Sprintf("DH-RL-%d", i), 1000, ""))
+			if a.status != 201 || a.header.Get("X-RateLimit-Limit") != "3" || a.header.Get("X-RateLimit-Remaining") != fmt.Sprint(2-i) || a.header.Get("X-RateLimit-Reset") == "" {
+				t.Fatalf("request %d: %s %v", i+1, a, a.header)
+			}
+		}
+		a := s.v2(t, "POST", "/v2/orders", s.server, "", s.orderBody("DH-RL-3", 1000, ""))
+		wantV2Error(t, "past the burst", a, 429, "rate_limited", "")
+		if a.header.Get("Retry-After") == "" || a.header.Get("X-RateLimit-Remaining") != "0" {
+			t.Errorf("the 429's headers: %v", a.header)
+		}
+		db := dbtest.OpenURL(t, dbURL)
+		if _, n, err := db.Orders(context.Background(), recon.LiveTenant(s.companyID), recon.OrderFilter{Page: 1, PerPage: 10}); err != nil || n != 3 {
+			t.Errorf("%d orders after the refused request, want 3 (%v)", n, err)
 		}
 	})
 }
