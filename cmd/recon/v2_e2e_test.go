@@ -379,7 +379,7 @@ func TestV2E2EOrderPaidThroughItsVAInTwoParts(t *testing.T) {
 				}
 
 				first := pay
-				first.in = 200000
+				first.in, first.date = 200000, time.Now().Truncate(time.Second)
 				s.push(t, first)
 				testkit.WaitFor(t, "ORDER_PARTIALLY_PAID", 20*time.Second, func() bool { return len(rc.IPNs(recon.IPNOrderPartiallyPaid)) == 1 })
 				if got := s.getOrder(t, o["id"].(string)); got["status"] != "partially_paid" || got["paid_amount"] != 200000.0 || va(got)["status"] != "active" {
@@ -403,6 +403,10 @@ func TestV2E2EOrderPaidThroughItsVAInTwoParts(t *testing.T) {
 					o["order_status"] != "CAPTURED" || tx["transaction_amount"] != "500000.00" {
 					t.Errorf("ORDER_PAID: %v", paid)
 				}
+				// Both dated when their transfer was made (the bank's date, in
+				// the business time zone).
+				wantBusinessDate(t, "ORDER_PARTIALLY_PAID", pp["transaction"].(map[string]any)["transaction_date"], first.date, s.ict)
+				wantBusinessDate(t, "ORDER_PAID", paid["transaction"].(map[string]any)["transaction_date"], first.date, s.ict)
 				got := rc.Got()
 				if len(got) != 2 || !strings.Contains(string(got[0].Body), recon.IPNOrderPartiallyPaid) {
 					t.Errorf("the receiver got %d notifications, want ORDER_PARTIALLY_PAID then ORDER_PAID", len(got))
@@ -442,6 +446,7 @@ func TestV2E2EExpiredVA(t *testing.T) {
 		s := newV2Shop(t, base, dbURL, false)
 		s.subscribe(t, rc.URL+"/ipn", "ORDER_PAID", "ORDER_PARTIALLY_PAID", "ORDER_EXPIRED")
 
+		made := time.Now().Truncate(time.Second)
 		o := s.order(t, "", s.orderBody("DH-EXP", 120000, `"expires_in":1,"customer_id":"KH001"`))
 		number := va(o)["va_number"].(string)
 		testkit.WaitFor(t, "ORDER_EXPIRED from the server's sweep", 45*time.Second, func() bool { return len(rc.IPNs(recon.IPNOrderExpired)) == 1 })
@@ -450,6 +455,7 @@ func TestV2E2EExpiredVA(t *testing.T) {
 			b["order_status"] != "CANCELLED" || tx["transaction_type"] != "EXPIRY" || tx["transaction_status"] != "EXPIRED" || tx["transaction_amount"] != "0.00" {
 			t.Errorf("ORDER_EXPIRED: %v", exp)
 		}
+		wantBusinessDate(t, "ORDER_EXPIRED", exp["transaction"].(map[string]any)["transaction_date"], made, s.ict)
 		o = s.getOrder(t, o["id"].(string))
 		if o["status"] != "expired" || va(o)["status"] != "expired" {
 			t.Fatalf("the order after the sweep: %v", o)
@@ -1325,4 +1331,16 @@ func TestV2E2ERateLimit(t *testing.T) {
 			t.Errorf("%d orders after the refused request, want 3 (%v)", n, err)
 		}
 	})
+}
+
+// wantBusinessDate holds an IPN's transaction_date to a moment from since
+// to now, written in the business time zone loc as every IPN date is
+// (docs/api-v2.md, Notifications). A date in another zone is hours off.
+func wantBusinessDate(t testing.TB, what string, date any, since time.Time, loc *time.Location) {
+	t.Helper()
+	at, err := time.ParseInLocation("2006-01-02 15:04:05", fmt.Sprint(date), loc)
+	if now := time.Now(); err != nil || at.Before(since) || at.After(now) {
+		t.Errorf("%s transaction_date %v is not a moment from %s to %s in the business time zone (%s)",
+			what, date, since.In(loc).Format("15:04:05"), now.In(loc).Format("15:04:05"), loc)
+	}
 }
