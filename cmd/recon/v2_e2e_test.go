@@ -1344,3 +1344,53 @@ func wantBusinessDate(t testing.TB, what string, date any, since time.Time, loc 
 			what, date, since.In(loc).Format("15:04:05"), now.In(loc).Format("15:04:05"), loc)
 	}
 }
+
+// TestV2E2ELastVNDFromTwoNodes: two `recon serve` on one PostgreSQL, many
+// refund requests of one order with different keys at the same moment,
+// each for more than half of it: exactly one is made, every other is 422
+// amount_exceeds_refundable, and the order's refunded amount is that one's.
+func TestV2E2ELastVNDFromTwoNodes(t *testing.T) {
+	t.Parallel()
+	dbURL := dbtest.NewURL(t, "postgres")
+	base1, _, _ := startServer(t, dbURL)
+	base2, _, _ := startServer(t, dbURL)
+	s := newV2Shop(t, base1, dbURL, false)
+	id, _ := s.paidOrder(t, "DH-LAST", 100000)
+
+	const perNode = 6
+	start := make(chan struct{})
+	answers := make(chan v2Answer, 2*perNode)
+	var wg sync.WaitGroup
+	for n, base := range []string{base1, base2} {
+		for i := range perNode {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				answers <- v2Call(t, "POST", base+"/v2/orders/"+id+"/refund", s.server, fmt.Sprintf("last-%d-%d", n, i), `{"amount":60000,"reason":"x",`+receiverJSON+`}`)
+			}()
+		}
+	}
+	close(start)
+	wg.Wait()
+	close(answers)
+	made := 0
+	for a := range answers {
+		switch {
+		case a.status == 201:
+			made++
+		case a.status == 422 && a.body["error_code"] == "amount_exceeds_refundable":
+		default:
+			t.Errorf("an answer neither the refund nor amount_exceeds_refundable: %s", a)
+		}
+	}
+	if made != 1 {
+		t.Fatalf("%d refunds of 60 000 made of an order of 100 000, want 1", made)
+	}
+	if got := s.getOrder(t, id); got["refunded_amount"] != 60000.0 {
+		t.Errorf("the order holds %v refunded, want 60000", got["refunded_amount"])
+	}
+	if a := s.v2(t, "GET", "/v2/refunds?order_id="+id, s.server, "", ""); a.body["meta"].(map[string]any)["total"] != 1.0 {
+		t.Errorf("refunds of the order: %s", a)
+	}
+}
