@@ -377,6 +377,16 @@ func TestV2E2EOrderPaidThroughItsVAInTwoParts(t *testing.T) {
 				if got := s.v1Order(t, "DH-0042"); got["order_status"] != "AUTHENTICATION_NOT_NEEDED" {
 					t.Errorf("GET /v1/order of the pending v2 order: %v", got)
 				}
+				// The hosted checkout page (its URL is relative without
+				// --base-url) shows the account and its VietQR.
+				detail := s.gateway(t, "GET", "/v1/order/detail/DH-0042", "")
+				payment, _ := detail.data()["payment"].(map[string]any)
+				if url, _ := payment["checkout_url"].(string); url == "" {
+					t.Errorf("GET /v1/order/detail of the v2 order: %s", detail)
+				} else if status, page := testkit.Do(t, "GET", s.base+url, nil, "", ""); status != 200 || !strings.Contains(string(page), number) ||
+					!strings.Contains(string(page), `alt="VietQR"`) {
+					t.Errorf("the checkout page %s: %d, want the account %s and its QR:\n%.1500s", url, status, number, page)
+				}
 
 				first := pay
 				first.in, first.date = 200000, time.Now().Truncate(time.Second)
