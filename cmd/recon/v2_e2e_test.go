@@ -446,7 +446,9 @@ func TestV2E2EOrderPaidThroughItsVAInTwoParts(t *testing.T) {
 // with expires_in 1, and the test waits for the notification), its
 // subscriber gets ORDER_EXPIRED, and money later sent to its expired
 // virtual account is a va_inactive exception (GET /api/v1/exceptions) that
-// changes nothing: the order stays expired and unpaid, no ORDER_PAID.
+// changes nothing: the order stays expired and unpaid, no ORDER_PAID. A
+// partially paid order past its expiry stays partially paid (its account
+// expires, no ORDER_EXPIRED); an account added for the rest pays it.
 func TestV2E2EExpiredVA(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
@@ -459,6 +461,11 @@ func TestV2E2EExpiredVA(t *testing.T) {
 		made := time.Now().Truncate(time.Second)
 		o := s.order(t, "", s.orderBody("DH-EXP", 120000, `"expires_in":1,"customer_id":"KH001"`))
 		number := va(o)["va_number"].(string)
+		// A partially paid order past its expiry stays partially paid; its
+		// account expires.
+		part := s.order(t, "", s.orderBody("DH-EXP-PART", 100000, `"expires_in":5,"va":{"amount_mode":"partial"}`)) // 5 s: time for its first transfer
+		partVA := va(part)["va_number"].(string)
+		s.push(t, transfer{in: 30000, memo: "ck " + partVA})
 		testkit.WaitFor(t, "ORDER_EXPIRED from the server's sweep", 45*time.Second, func() bool { return len(rc.IPNs(recon.IPNOrderExpired)) == 1 })
 		exp := rc.IPNs(recon.IPNOrderExpired)[0]
 		if b, tx := exp["order"].(map[string]any), exp["transaction"].(map[string]any); b["order_invoice_number"] != "DH-EXP" ||
@@ -486,8 +493,29 @@ func TestV2E2EExpiredVA(t *testing.T) {
 		if after["status"] != "expired" || after["paid_amount"] != 0.0 || va(after)["status"] != "expired" {
 			t.Errorf("the expired order after money came to its VA: %v", after)
 		}
-		if n := only(t, rc, recon.IPNOrderExpired); n[recon.IPNOrderExpired] != 1 {
-			t.Errorf("notifications: %v, want one ORDER_EXPIRED", n)
+		testkit.WaitFor(t, "the partially paid order's account expired", 40*time.Second, func() bool {
+			return va(s.getOrder(t, part["id"].(string)))["status"] == "expired"
+		})
+		if got := s.getOrder(t, part["id"].(string)); got["status"] != "partially_paid" || got["paid_amount"] != 30000.0 {
+			t.Fatalf("the partially paid order past its expiry: %v", got)
+		}
+		// A new account for the rest pays it.
+		a = s.v2(t, "POST", "/v2/orders/"+part["id"].(string)+"/virtual-accounts", s.server, "", `{"amount":70000}`)
+		if a.status != 201 || a.data()["status"] != "active" || a.data()["amount"] != 70000.0 {
+			t.Fatalf("an account for the rest of a partially paid order past its expiry: %s", a)
+		}
+		s.push(t, transfer{in: 70000, memo: "ck " + a.data()["va_number"].(string)})
+		if got := s.getOrder(t, part["id"].(string)); got["status"] != "paid" || got["paid_amount"] != 100000.0 {
+			t.Fatalf("the order paid through its new account: %v", got)
+		}
+		testkit.WaitFor(t, "ORDER_PARTIALLY_PAID and ORDER_PAID of DH-EXP-PART", 20*time.Second, func() bool {
+			return len(rc.IPNs(recon.IPNOrderPaid)) == 1 && len(rc.IPNs(recon.IPNOrderPartiallyPaid)) == 1
+		})
+		if n := only(t, rc, recon.IPNOrderExpired, recon.IPNOrderPaid, recon.IPNOrderPartiallyPaid); n[recon.IPNOrderExpired] != 1 {
+			t.Errorf("notifications: %v, want one ORDER_EXPIRED (none for the partially paid order)", n)
+		}
+		if paid := rc.IPNs(recon.IPNOrderPaid)[0]; paid["order"].(map[string]any)["order_invoice_number"] != "DH-EXP-PART" {
+			t.Errorf("ORDER_PAID: %v", paid)
 		}
 	})
 }
