@@ -1055,6 +1055,12 @@ func TestV2E2EFailurePaths(t *testing.T) {
 			{"a token without refund:read", "GET", "/v2/refunds", readOnly, "", "", 403, "forbidden", ""},
 			{"no token", "POST", "/v2/orders", "", "k7", s.orderBody("X1", 1000, ""), 401, "unauthorized", ""},
 			{"a made-up token", "GET", "/v2/orders", "ory_at_nothing.nothing", "", "", 401, "unauthorized", ""},
+			{"an unknown buyer field", "POST", "/v2/orders", s.server, "k12", s.orderBody("X1", 1000, `"buyer":{"name":"A","age":3}`), 400, "validation_error", "age"},
+			{"a malformed buyer email", "POST", "/v2/orders", s.server, "k12", s.orderBody("X1", 1000, `"buyer":{"email":"not-an-address"}`), 400, "validation_error", "email"},
+			{"a malformed buyer tax code", "POST", "/v2/orders", s.server, "k12", s.orderBody("X1", 1000, `"buyer":{"tax_code":"12AB"}`), 400, "validation_error", "tax_code"},
+			{"an invoice number with a space", "POST", "/v2/orders", s.server, "k12", s.orderBody("X 1", 1000, ""), 400, "validation_error", "order_invoice_number"},
+			{"no invoice number", "POST", "/v2/orders", s.server, "k12", `{"amount":1000,"bank_account_id":` + s.account + `}`, 400, "validation_error", "order_invoice_number"},
+			{"a va that is not an object", "POST", "/v2/orders", s.server, "k12", s.orderBody("X1", 1000, `"va":"partial"`), 400, "validation_error", "va"},
 			{"an invoice number taken", "POST", "/v2/orders", s.server, "k10", s.orderBody("DH-MINE", 1000, ""), 409, "conflict", ""},
 			{"a refund of an outgoing transaction", "POST", fmt.Sprintf("/v2/transactions/%d/refund", outTx), s.server, "k11", `{"reason":"x",` + receiverJSON + `}`, 422, "nothing_to_refund", ""},
 			{"no such route", "GET", "/v2/shipments", s.server, "", "", 404, "not_found", ""},
@@ -1168,6 +1174,17 @@ func TestV2E2EVAModesAndCancel(t *testing.T) {
 		}
 		wantV2Error(t, "cancel again", s.v2(t, "POST", "/v2/orders/"+id+"/cancel", s.server, "", ""), 422, "invalid_state", "")
 
+		// The filters.
+		a = s.v2(t, "GET", "/v2/orders?status=paid", s.server, "", "")
+		if l := a.list(); a.status != 200 || len(l) != 2 || l[0].(map[string]any)["order_invoice_number"] != "DH-OPEN" || l[1].(map[string]any)["order_invoice_number"] != "DH-EXACT" {
+			t.Errorf("GET /v2/orders?status=paid: %s", a)
+		}
+		if a := s.v2(t, "GET", "/v2/orders?q=OPEN", s.server, "", ""); len(a.list()) != 1 {
+			t.Errorf("GET /v2/orders?q=OPEN: %s", a)
+		}
+		if a := s.v2(t, "GET", "/v2/virtual-accounts?status=paid", s.server, "", ""); len(a.list()) != 3 {
+			t.Errorf("GET /v2/virtual-accounts?status=paid: %s", a)
+		}
 		// The lists: newest first, with their meta.
 		a = s.v2(t, "GET", "/v2/orders?per_page=2", s.server, "", "")
 		if l := a.list(); a.status != 200 || len(l) != 2 || l[0].(map[string]any)["order_invoice_number"] != "DH-CANCEL" ||
