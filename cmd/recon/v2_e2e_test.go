@@ -1449,3 +1449,45 @@ func TestV2E2ELastVNDFromTwoNodes(t *testing.T) {
 		t.Errorf("refunds of the order: %s", a)
 	}
 }
+
+// TestV2E2EExceptionResolvedAsRefund: money sent to an expired or cancelled
+// account (va_inactive) goes back: a person resolves the exception as a
+// refund with a receiver (POST /api/v1/exceptions/{id}/resolve), which
+// makes a refund of the whole transfer, requested by that person, the note
+// its reason, readable in API v2; the transfer sent with its reference
+// settles it.
+func TestV2E2EExceptionResolvedAsRefund(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		dbURL := dbtest.NewURL(t, engine)
+		base, _, _ := startServer(t, dbURL)
+		s := newV2Shop(t, base, dbURL, false)
+		o := s.order(t, "", s.orderBody("DH-EXC", 45000, ""))
+		number := va(o)["va_number"].(string)
+		if a := s.v2(t, "POST", "/v2/orders/"+o["id"].(string)+"/cancel", s.server, "", ""); a.status != 200 {
+			t.Fatalf("cancel: %s", a)
+		}
+		tx := s.push(t, transfer{in: 45000, memo: "ck " + number})[0]
+		if l := s.exceptionsOf(t, "va_inactive"); len(l) != 1 {
+			t.Fatalf("va_inactive: %v", l)
+		}
+		a := s.v2(t, "POST", fmt.Sprintf("/api/v1/exceptions/%d/resolve", tx), s.adminA, "",
+			`{"action":"refund","note":"đơn đã huỷ, trả lại khách",`+receiverJSON+`}`)
+		id, _ := a.data()["refund_id"].(string)
+		if a.status != 200 || id == "" {
+			t.Fatalf("resolve as a refund: %s", a)
+		}
+		a = s.v2(t, "GET", "/v2/refunds/"+id, s.server, "", "")
+		r := a.data()
+		if a.status != 200 || r["amount"] != 45000.0 || r["transaction_id"] != float64(tx) || r["status"] != "pending" ||
+			r["reason"] != "đơn đã huỷ, trả lại khách" || r["requested_by"].(map[string]any)["email"] != "a@saomai.vn" {
+			t.Fatalf("the resolution's refund: %s", a)
+		}
+		s.push(t, transfer{out: 45000, memo: "IBFT " + r["reference"].(string)})
+		if a := s.v2(t, "GET", "/v2/refunds/"+id, s.server, "", ""); a.data()["status"] != "succeeded" {
+			t.Errorf("after its transfer: %s", a)
+		}
+		wantV2Error(t, "the same transfer refunded again", s.refund(t, s.server, fmt.Sprintf("/v2/transactions/%d/refund", tx), "exc-again", `{"reason":"x",`+receiverJSON+`}`),
+			422, "already_refunded", "")
+	})
+}
