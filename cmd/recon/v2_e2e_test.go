@@ -691,6 +691,11 @@ func TestV2E2EIdempotencyAcrossARestart(t *testing.T) {
 		}
 		id := first.data()["id"].(string)
 		wantV2Error(t, "the key on another route", s.v2(t, "POST", "/v2/orders/"+id+"/cancel", s.server, "idem-DH-IDEM", ""), 409, "idempotency_key_reused", "")
+		// Another company's key never meets this one.
+		rival := newV2Shop(t, s.base, dbURL, false)
+		if a := rival.v2(t, "POST", "/v2/orders", rival.server, "idem-DH-IDEM", rival.orderBody("DH-IDEM", 99000, `"customer_id":"KH001"`)); a.status != 201 || a.header.Get("Idempotent-Replayed") != "" {
+			t.Errorf("the key at another company: %s", a)
+		}
 		// A test credential's key never meets a live one.
 		test := newV2Shop(t, s.base, dbURL, true)
 		if a := test.v2(t, "POST", "/v2/orders", test.server, "idem-DH-IDEM", test.orderBody("DH-IDEM", 5000, "")); a.status != 201 || a.header.Get("Idempotent-Replayed") != "" {
@@ -1032,6 +1037,8 @@ func TestV2E2EFailurePaths(t *testing.T) {
 			{"expires_in above 30 days", "POST", "/v2/orders", s.server, "k1", s.orderBody("X1", 1000, `"expires_in":2592001`), 400, "validation_error", "expires_in"},
 			{"another company's bank account", "POST", "/v2/orders", s.server, "k1", `{"order_invoice_number":"X1","amount":1000,"bank_account_id":` + other.account + `}`, 400, "validation_error", "bank_account_id"},
 			{"a malformed key", "POST", "/v2/orders", s.server, "k 1", s.orderBody("X1", 1000, ""), 400, "validation_error", "X-Idempotency-Key"},
+			{"a key of 256 characters", "POST", "/v2/orders", s.server, strings.Repeat("k", 256), s.orderBody("X1", 1000, ""), 400, "validation_error", "X-Idempotency-Key"},
+			{"a non-ASCII key", "POST", "/v2/orders", s.server, "khóa-1", s.orderBody("X1", 1000, ""), 400, "validation_error", "X-Idempotency-Key"},
 			{"per_page 101", "GET", "/v2/orders?per_page=101", s.server, "", "", 400, "validation_error", "per_page"},
 			{"page 0", "GET", "/v2/orders?page=0", s.server, "", "", 400, "validation_error", "page"},
 			{"an unknown status filter", "GET", "/v2/orders?status=shipped", s.server, "", "", 400, "validation_error", "status"},
@@ -1320,6 +1327,10 @@ func TestV2E2ESyncModifiedAndTestMode(t *testing.T) {
 		if page := test.sync(t, test.adminA, ""); !slices.Equal(ids(page["added"]), []float64{float64(ttx)}) {
 			t.Errorf("the test tenant's log: %v", page)
 		}
+		other := newV2Shop(t, base, dbURL, false)
+		wantV2Error(t, "another company's cursor", other.v2(t, "GET", "/v2/transactions/sync?cursor="+cursor, other.adminA, "", ""), 400, "validation_error", "cursor")
+		wantV2Error(t, "a made-up cursor", s.v2(t, "GET", "/v2/transactions/sync?cursor=AAAAAAAA", s.adminA, "", ""), 400, "validation_error", "cursor")
+		wantV2Error(t, "a client-credentials token", s.v2(t, "GET", "/v2/transactions/sync", s.server, "", ""), 403, "forbidden", "")
 		wantV2Error(t, "a live cursor in test mode", test.v2(t, "GET", "/v2/transactions/sync?cursor="+cursor, test.adminA, "", ""), 400, "validation_error", "cursor")
 		if page := s.sync(t, s.adminA, page["next_cursor"].(string)); len(page["added"].([]any)) != 0 {
 			t.Errorf("the live log after a test-mode transfer: %v", page)
