@@ -40,9 +40,11 @@ var Scopes = []string{
 
 // Client is an OAuth2 client registered for one company.
 type Client struct {
-	ID        string
-	CompanyID int64
-	Name      string
+	ID string
+	// Company is the company's own (live) id; Test says which of its
+	// tenants the client's tokens reach.
+	Company int64
+	Name    string
 	// SecretHash is the hex SHA-256 of the client secret. Secrets are 256-bit
 	// random values made by the server, so a fast hash is enough; "" marks a
 	// public client (PKCE only, no secret).

@@ -23,7 +23,7 @@ type PasswordVerifier interface {
 type DashboardSession struct {
 	ID        int64
 	UserID    int64
-	CompanyID int64 // the user's (live) company
+	Company   int64 // the user's (live) company
 	Live      bool  // which of the company's tenants the session shows
 	CreatedAt time.Time
 	// LastSeenAt is the last request's time (kept to the minute): the

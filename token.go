@@ -26,7 +26,7 @@ type TokenSession struct {
 	// tokens), so that revoking one revokes its family.
 	RequestID string
 	ClientID  string
-	CompanyID int64
+	Company   int64
 	// UserID is 0 for a token with no user (client credentials).
 	UserID        int64
 	Scopes        []string

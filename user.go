@@ -77,8 +77,10 @@ var Permissions = []string{PermViewTransactions, PermCreateTransactions, PermCre
 // User is a person who belongs to one company with one role. The same e-mail
 // address may belong to several companies, as separate users.
 type User struct {
-	ID          int64
-	CompanyID   int64
+	ID int64
+	// Company is the user's company: its own (live) id, never a test
+	// twin's (a tenant is a recon.TenantID).
+	Company     int64
 	Email       string
 	Role        Role
 	Permissions []string

@@ -115,7 +115,7 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 		auth := tokens{}
 		for _, c := range callers {
 			if c.user != nil {
-				c.user.CompanyID = co.ID
+				c.user.Company = co.ID
 			}
 			auth[c.name] = &recon.Caller{Tenant: recon.LiveTenant(co.ID), ClientID: "c", Scopes: recon.Scopes, User: c.user}
 		}

@@ -60,11 +60,11 @@ func setup(t *testing.T, engine string, opts ...func(*api.Handler)) *bundle {
 		t.Fatal(err)
 	}
 	user := func(company int64, role recon.Role) *recon.User {
-		return &recon.User{ID: 1, CompanyID: company, Email: "u@x.vn", Role: role}
+		return &recon.User{ID: 1, Company: company, Email: "u@x.vn", Role: role}
 	}
 	all := []string{recon.ScopeCompany, recon.ScopeTransactionRead}
 	viewer := func(company int64) *recon.User {
-		return &recon.User{ID: 2, CompanyID: company, Email: "v@x.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}
+		return &recon.User{ID: 2, Company: company, Email: "v@x.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}
 	}
 	auth := tokens{
 		"admin":            {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: all, User: user(b.company.ID, recon.RoleAdmin)},

@@ -76,7 +76,7 @@ func exceptionSetup(t *testing.T, engine string) *exceptionBundle {
 	b.otherTx = ingest(b.other.ID, otherAccount, "O1", "2026-03-01 10:00:00", "DH99999", 150_000)
 
 	user := func(id int64, company int64, role recon.Role, perms ...string) *recon.User {
-		return &recon.User{ID: id, CompanyID: company, Email: strings.ToLower(string(role)) + "@saomai.vn", Role: role, Permissions: perms}
+		return &recon.User{ID: id, Company: company, Email: strings.ToLower(string(role)) + "@saomai.vn", Role: role, Permissions: perms}
 	}
 	both := []string{recon.ScopeTransactionRead, recon.ScopeExceptionWrite}
 	auth := tokens{

@@ -94,7 +94,7 @@ func TestUploadSlotsSharedByAPIAndDashboard(t *testing.T) {
 		a, b := mk("SAOMAI"), mk("BINHMINH")
 		users := anyPassword{}
 		for _, tn := range []*tenant{a, b} {
-			u := &recon.User{CompanyID: tn.co.ID, Email: "boss@" + tn.co.ShortName + ".vn", Role: recon.RoleAdmin, PasswordHash: "x"}
+			u := &recon.User{Company: tn.co.ID, Email: "boss@" + tn.co.ShortName + ".vn", Role: recon.RoleAdmin, PasswordHash: "x"}
 			if err := db.CreateUser(ctx, u); err != nil {
 				t.Fatal(err)
 			}

@@ -68,7 +68,7 @@ func TestEveryRouteChecksScopeAndRole(t *testing.T) {
 		auth := tokens{}
 		for _, c := range callers {
 			if c.user != nil {
-				c.user.CompanyID = co.ID
+				c.user.Company = co.ID
 			}
 			auth[c.name] = &recon.Caller{Tenant: co.Tenant(), ClientID: "c", Scopes: recon.Scopes, User: c.user}
 		}

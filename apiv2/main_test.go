@@ -56,7 +56,7 @@ func company(t testing.TB, db *sqlstore.DB, name string) (*recon.Company, tokens
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin := &recon.User{ID: 1, CompanyID: co.ID, Role: recon.RoleAdmin}
+	admin := &recon.User{ID: 1, Company: co.ID, Role: recon.RoleAdmin}
 	return co, tokens{
 		"admin": {Tenant: co.Tenant(), ClientID: "client-" + name, Scopes: recon.Scopes, User: admin},
 		"test":  {Tenant: test.ID, ClientID: "client-" + name, Scopes: recon.Scopes, User: admin},

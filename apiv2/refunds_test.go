@@ -42,7 +42,7 @@ func newRefundEnv(t *testing.T, engine string) *refundEnv {
 	_, other := company(t, db, "OT")
 	auth["other"] = other["admin"]
 	user := func(id int64, role recon.Role, perms ...string) *recon.User {
-		return &recon.User{ID: id, CompanyID: co.ID, Email: fmt.Sprintf("u%d@saomai.vn", id), Role: role, Permissions: perms}
+		return &recon.User{ID: id, Company: co.ID, Email: fmt.Sprintf("u%d@saomai.vn", id), Role: role, Permissions: perms}
 	}
 	auth["admin"].User = user(1, recon.RoleAdmin)
 	auth["admin2"] = &recon.Caller{Tenant: co.Tenant(), ClientID: "dashboard", Scopes: recon.Scopes, User: user(2, recon.RoleAdmin)}

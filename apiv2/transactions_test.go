@@ -148,7 +148,7 @@ func TestSyncTransactions(t *testing.T) {
 		}
 
 		// Modified: a resolution, a recode.
-		admin := &recon.User{ID: 1, Email: "a@sm.vn", CompanyID: co.ID, Role: recon.RoleAdmin}
+		admin := &recon.User{ID: 1, Email: "a@sm.vn", Company: co.ID, Role: recon.RoleAdmin}
 		if _, err := db.ResolveException(ctx, live, first[1], recon.ResolveInput{Action: recon.ResolveIgnore, Note: "a gift"}, admin, time.Now()); err != nil {
 			t.Fatal(err)
 		}

@@ -202,7 +202,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 		// The file is in (the form is read before the handler): the import
 		// takes one of the server's slots, the API's too (docs/statements.md,
 		// Limits), counted against the company (live and test together).
-		release, serr := h.Uploads.Acquire(q.session.CompanyID)
+		release, serr := h.Uploads.Acquire(q.session.Company)
 		if serr != nil {
 			w.Header().Set("Retry-After", strconv.Itoa(web.SlotsRetryAfter))
 			v.Busy = true

@@ -44,7 +44,7 @@ func (h *Handler) listClients(r *http.Request, q *request, v *settingsView) erro
 		page = 1
 	}
 	var total int64
-	v.Clients, total, err = h.Store.Clients(r.Context(), q.session.CompanyID, !q.caller.Livemode(), (page-1)*clientPerPage, clientPerPage)
+	v.Clients, total, err = h.Store.Clients(r.Context(), q.session.Company, !q.caller.Livemode(), (page-1)*clientPerPage, clientPerPage)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, q *reques
 	}
 	f := clientForm{Name: r.PostForm.Get("name"), RedirectURIs: r.PostForm.Get("redirect_uris"), Scopes: r.PostForm["scope"],
 		Public: r.PostForm.Get("public") == "1"}
-	c := &recon.Client{CompanyID: q.session.CompanyID, Name: strings.TrimSpace(f.Name), Scopes: f.Scopes, Test: !q.caller.Livemode()}
+	c := &recon.Client{Company: q.session.Company, Name: strings.TrimSpace(f.Name), Scopes: f.Scopes, Test: !q.caller.Livemode()}
 	for _, u := range strings.Split(f.RedirectURIs, "\n") {
 		if u = strings.TrimSpace(u); u != "" {
 			c.RedirectURIs = append(c.RedirectURIs, u)
@@ -84,7 +84,7 @@ func (h *Handler) revokeClient(w http.ResponseWriter, r *http.Request, q *reques
 		return errNotFound()
 	}
 	id := r.PostForm.Get("client")
-	if err := h.Store.DeleteClient(r.Context(), q.session.CompanyID, !q.caller.Livemode(), id); err != nil {
+	if err := h.Store.DeleteClient(r.Context(), q.session.Company, !q.caller.Livemode(), id); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard/settings?revoked=1#clients", http.StatusSeeOther)

@@ -203,7 +203,7 @@ func dashSessionExpiry(t *testing.T, e *dashEnv) {
 		"idle":    {CreatedAt: now.Add(-2 * time.Hour), LastSeenAt: now.Add(-31 * time.Minute), ExpiresAt: now.Add(10 * time.Hour)},
 	} {
 		token := "token-of-the-" + name + "-session-0123456789abcdef"
-		s.UserID, s.CompanyID, s.Live = user, company, true
+		s.UserID, s.Company, s.Live = user, company, true
 		if err := db.CreateDashboardSession(context.Background(), &s, sha256Sum(token)); err != nil {
 			t.Fatal(err)
 		}

@@ -207,7 +207,7 @@ func (e *dashEnv) dashUser(t *testing.T, m *tenant, email string, role recon.Rol
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &recon.User{CompanyID: m.id.ID(), Email: email, Role: role, Permissions: perms, PasswordHash: string(h)}
+	u := &recon.User{Company: m.id.ID(), Email: email, Role: role, Permissions: perms, PasswordHash: string(h)}
 	if err := e.db.CreateUser(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func TestDashboardRateLimit(t *testing.T) {
 		}
 		users := anyPassword{}
 		for _, email := range []string{"boss@saomai.vn", "ketoan@saomai.vn"} {
-			u := &recon.User{CompanyID: co.ID, Email: email, Role: recon.RoleAdmin, PasswordHash: "x"}
+			u := &recon.User{Company: co.ID, Email: email, Role: recon.RoleAdmin, PasswordHash: "x"}
 			if err := db.CreateUser(ctx, u); err != nil {
 				t.Fatal(err)
 			}

@@ -160,19 +160,19 @@ func (h *Handler) load(r *http.Request) (*request, error) {
 		return nil, err
 	}
 	u, err := h.Store.User(ctx, s.UserID)
-	if recon.ErrorCode(err) == recon.ENOTFOUND || err == nil && u.CompanyID != s.CompanyID {
+	if recon.ErrorCode(err) == recon.ENOTFOUND || err == nil && u.Company != s.Company {
 		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the user no longer exists")
 	} else if err != nil {
 		return nil, err
 	}
-	t, err := h.Store.TenantOf(ctx, s.CompanyID, s.Live)
+	t, err := h.Store.TenantOf(ctx, s.Company, s.Live)
 	if err != nil {
 		return nil, err
 	}
 	if err := t.CheckActive(); err != nil {
 		return nil, err
 	}
-	c, err := h.Store.Company(ctx, s.CompanyID)
+	c, err := h.Store.Company(ctx, s.Company)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, nil, err)
 		return
 	}
-	t, err := h.Store.TenantOf(r.Context(), u.CompanyID, true)
+	t, err := h.Store.TenantOf(r.Context(), u.Company, true)
 	if err == nil {
 		err = t.CheckActive()
 	}
@@ -259,7 +259,7 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token, now := newToken(), h.now()
-	s := &recon.DashboardSession{UserID: u.ID, CompanyID: u.CompanyID, Live: true, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(h.MaxAge)}
+	s := &recon.DashboardSession{UserID: u.ID, Company: u.Company, Live: true, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(h.MaxAge)}
 	if err := h.Store.CreateDashboardSession(r.Context(), s, tokenHash(token)); err != nil {
 		h.writeError(w, r, nil, err)
 		return
@@ -283,7 +283,7 @@ func (h *Handler) signout(w http.ResponseWriter, r *http.Request, q *request) er
 func (h *Handler) switchMode(w http.ResponseWriter, r *http.Request, q *request) error {
 	live := r.PostForm.Get("mode") != "test"
 	if !live {
-		if _, err := h.Store.TestTenant(r.Context(), q.session.CompanyID); err != nil {
+		if _, err := h.Store.TestTenant(r.Context(), q.session.Company); err != nil {
 			return err
 		}
 	}

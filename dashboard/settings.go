@@ -151,7 +151,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		page = 1
 	}
 	var total int64
-	if v.Users, total, err = h.Store.Users(ctx, q.session.CompanyID, (page-1)*userPerPage, userPerPage); err != nil {
+	if v.Users, total, err = h.Store.Users(ctx, q.session.Company, (page-1)*userPerPage, userPerPage); err != nil {
 		return err
 	}
 	v.UsersPager = newPager("/dashboard/settings", url.Values{}, "users_page", page, userPerPage, total)
@@ -436,7 +436,7 @@ func roleForm(q *request, form url.Values) (recon.Role, []string, error) {
 // password of at least 8 characters).
 func (h *Handler) createUser(w http.ResponseWriter, r *http.Request, q *request) error {
 	role, perms, err := roleForm(q, r.PostForm)
-	u := &recon.User{CompanyID: q.session.CompanyID, Email: r.PostForm.Get("email"), Role: role, Permissions: perms}
+	u := &recon.User{Company: q.session.Company, Email: r.PostForm.Get("email"), Role: role, Permissions: perms}
 	pw := r.PostForm.Get("password")
 	if err == nil {
 		err = u.Validate()
@@ -462,7 +462,7 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) er
 		return errNotFound()
 	}
 	target, err := h.Store.User(r.Context(), id)
-	if err != nil || target.CompanyID != q.session.CompanyID {
+	if err != nil || target.Company != q.session.Company {
 		return errNotFound()
 	}
 	role, perms, err := roleForm(q, r.PostForm)
@@ -470,7 +470,7 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) er
 		err = recon.CheckGrant(q.caller.User, target, role) // the role was checked: this is who may change target
 	}
 	if err == nil {
-		err = h.Store.ChangeUserRole(r.Context(), q.session.CompanyID, target.ID, role, perms) // keeps an Admin
+		err = h.Store.ChangeUserRole(r.Context(), q.session.Company, target.ID, role, perms) // keeps an Admin
 	}
 	return h.afterUserChange(w, r, q, err)
 }

@@ -119,11 +119,11 @@ func Seed(ctx context.Context, db Store, auth Auth, o Options) error {
 	if err != nil {
 		return err
 	}
-	merchant, err := db.MerchantOf(ctx, recon.LiveTenant(client.CompanyID))
+	merchant, err := db.MerchantOf(ctx, recon.LiveTenant(client.Company))
 	if err != nil {
 		return err
 	}
-	test, err := seedTestMode(ctx, db, auth, o.Rand, client.CompanyID)
+	test, err := seedTestMode(ctx, db, auth, o.Rand, client.Company)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func Seed(ctx context.Context, db Store, auth Auth, o Options) error {
 		"Base": baseURL, "ClientID": client.ID, "Secret": secret,
 		"Shown":      map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
 		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
-		"AdminEmail": AdminEmail, "AdminPassword": AdminPassword, "Company": strconv.FormatInt(client.CompanyID, 10),
+		"AdminEmail": AdminEmail, "AdminPassword": AdminPassword, "Company": strconv.FormatInt(client.Company, 10),
 		"AdminToken": adminToken, "MemberToken": memberToken, "FeedToken": feedToken,
 		"MerchantID": merchant.MerchantID, "MerchantSecret": merchant.SecretKey,
 		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
@@ -139,7 +139,7 @@ func Seed(ctx context.Context, db Store, auth Auth, o Options) error {
 		return err
 	}
 	test["Base"] = baseURL
-	test["Company"] = strconv.FormatInt(client.CompanyID, 10)
+	test["Company"] = strconv.FormatInt(client.Company, 10)
 	return testBanner.Execute(out, test)
 }
 
@@ -159,7 +159,7 @@ func seedTestMode(ctx context.Context, db Store, auth Auth, random io.Reader, co
 	case "":
 	case recon.ENOTFOUND:
 		client = &recon.Client{
-			ID: testClientID, CompanyID: companyID, Name: "Sao Mai ERP (demo, test mode)", Test: true,
+			ID: testClientID, Company: companyID, Name: "Sao Mai ERP (demo, test mode)", Test: true,
 			Scopes: recon.Scopes, RedirectURIs: []string{"http://127.0.0.1:9999/callback"},
 		}
 		if secret, err = auth.RegisterClient(ctx, client); err != nil {
@@ -226,16 +226,16 @@ func seedData(ctx context.Context, db Store, auth Auth, random io.Reader, loc *t
 		return nil, "", err
 	}
 	for _, u := range []*recon.User{
-		{CompanyID: co.ID, Email: AdminEmail, Role: recon.RoleAdmin, Permissions: []string{recon.PermViewTransactions}, PasswordHash: pw},
-		{CompanyID: co.ID, Email: "ketoan@saomai.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}},
-		{CompanyID: co.ID, Email: memberEmail, Role: recon.RoleMember},
+		{Company: co.ID, Email: AdminEmail, Role: recon.RoleAdmin, Permissions: []string{recon.PermViewTransactions}, PasswordHash: pw},
+		{Company: co.ID, Email: "ketoan@saomai.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}},
+		{Company: co.ID, Email: memberEmail, Role: recon.RoleMember},
 	} {
 		if err := db.CreateUser(ctx, u); err != nil {
 			return nil, "", err
 		}
 	}
 	client := &recon.Client{
-		ID: clientID, CompanyID: co.ID, Name: "Sao Mai ERP (demo)",
+		ID: clientID, Company: co.ID, Name: "Sao Mai ERP (demo)",
 		Scopes: recon.Scopes, RedirectURIs: []string{"http://127.0.0.1:9999/callback"},
 	}
 	secret, err := auth.RegisterClient(ctx, client)

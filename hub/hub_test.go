@@ -76,8 +76,8 @@ func setupMode(t *testing.T, engine string, sandbox bool) *bundle {
 		"other":      {Tenant: recon.LiveTenant(b.other.ID), ClientID: "b", Scopes: hubScope},
 		"feed":       {Tenant: recon.LiveTenant(b.company.ID), ClientID: "f", Scopes: []string{recon.ScopeTransactionWrite}},
 		"test":       {Tenant: recon.TenantFromRow(b.company.ID, false), ClientID: "test_a", Scopes: hubScope},
-		"admin":      {Tenant: recon.LiveTenant(b.company.ID), ClientID: "u", Scopes: hubScope, User: &recon.User{ID: 1, CompanyID: b.company.ID, Role: recon.RoleAdmin}},
-		"accountant": {Tenant: recon.LiveTenant(b.company.ID), ClientID: "u", Scopes: hubScope, User: &recon.User{ID: 2, CompanyID: b.company.ID, Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}},
+		"admin":      {Tenant: recon.LiveTenant(b.company.ID), ClientID: "u", Scopes: hubScope, User: &recon.User{ID: 1, Company: b.company.ID, Role: recon.RoleAdmin}},
+		"accountant": {Tenant: recon.LiveTenant(b.company.ID), ClientID: "u", Scopes: hubScope, User: &recon.User{ID: 2, Company: b.company.ID, Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}},
 	}
 	mux := web.NewMux()
 	(&hub.Handler{Store: db, Auth: auth, Tokens: issuer{}, Location: hcm, Sandbox: sandbox, Logger: slog.New(slog.DiscardHandler),
@@ -247,7 +247,7 @@ func TestEveryRouteChecksScopeAndRole(t *testing.T) {
 			auth := tokens{}
 			for name, c := range callers {
 				if c.user != nil {
-					c.user.CompanyID = co.ID
+					c.user.Company = co.ID
 				}
 				auth[name] = &recon.Caller{Tenant: recon.LiveTenant(co.ID), ClientID: "c", Scopes: c.scopes(scope), User: c.user}
 			}

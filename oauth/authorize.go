@@ -96,7 +96,7 @@ func (s *Server) handleAuthorizeGet(w http.ResponseWriter, r *http.Request) {
 		err = checkAuthorizeRequest(ar)
 	}
 	if err == nil {
-		if e := s.companyActive(ctx, ar.GetClient().(client).c.CompanyID); e != nil {
+		if e := s.companyActive(ctx, ar.GetClient().(client).c.Company); e != nil {
 			err = errCompanyInactive(e)
 		}
 	}
@@ -132,7 +132,7 @@ func (s *Server) handleAuthorizePost(w http.ResponseWriter, r *http.Request) {
 		err = checkAuthorizeRequest(ar)
 	}
 	if err == nil {
-		if e := s.companyActive(ctx, ar.GetClient().(client).c.CompanyID); e != nil {
+		if e := s.companyActive(ctx, ar.GetClient().(client).c.Company); e != nil {
 			err = errCompanyInactive(e)
 		}
 	}
@@ -241,13 +241,13 @@ func clientAddress(r *http.Request) string {
 // the password; every lock is logged and counted (recon_login_lockouts_total).
 func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, password, addr string) (*recon.User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	account := fmt.Sprintf("account:%d:%s", c.CompanyID, email)
-	pair := fmt.Sprintf("pair:%d:%s|%s", c.CompanyID, email, addr)
+	account := fmt.Sprintf("account:%d:%s", c.Company, email)
+	pair := fmt.Sprintf("pair:%d:%s|%s", c.Company, email, addr)
 	address := "address:" + addr
 	now := s.cfg.Clock.Now()
 	log := func(outcome string, extra ...any) {
 		s.cfg.Logger.InfoContext(ctx, "oauth: login attempt", append([]any{"outcome", outcome,
-			"company_id", c.CompanyID, "client_id", c.ID, "email", email, "address", addr}, extra...)...)
+			"company_id", c.Company, "client_id", c.ID, "email", email, "address", addr}, extra...)...)
 	}
 	// The attempt is charged as a failure before the password is checked
 	// (a bcrypt comparison takes a while), so that attempts sent at once
@@ -260,7 +260,7 @@ func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, pas
 		log("throttled", "retry_after", wait.String())
 		return nil, errThrottled(wait)
 	}
-	u, err := s.login(ctx, c.CompanyID, email, password)
+	u, err := s.login(ctx, c.Company, email, password)
 	switch {
 	case recon.ErrorCode(err) == recon.EUNAUTHORIZED:
 		log("failed")
@@ -269,7 +269,7 @@ func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, pas
 			if kind == "address" {
 				lock = s.cfg.AddressThrottle.Lock
 			}
-			s.cfg.Logger.WarnContext(ctx, "oauth: login locked", "key", kind, "company_id", c.CompanyID,
+			s.cfg.Logger.WarnContext(ctx, "oauth: login locked", "key", kind, "company_id", c.Company,
 				"email", email, "address", addr, "for", lock.String())
 			s.cfg.Metrics.locked(kind)
 		}
@@ -299,7 +299,7 @@ func (s *Server) login(ctx context.Context, companyID int64, email, password str
 	} else if err != nil {
 		return nil, err
 	}
-	if u.CompanyID != companyID || !checkPassword(u.PasswordHash, password) {
+	if u.Company != companyID || !checkPassword(u.PasswordHash, password) {
 		return nil, errLogin()
 	}
 	return u, nil

@@ -66,7 +66,7 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 	}
 	// The token's tenant: the company's live data, or its test tenant's for
 	// a token of a test client.
-	tenant, err := s.tenant(ctx, sess.CompanyID, !sess.Test)
+	tenant, err := s.tenant(ctx, sess.Company, !sess.Test)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		return nil, errInvalidToken()
 	} else if err != nil {
@@ -84,7 +84,7 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 		} else if err != nil {
 			return nil, &recon.Error{Code: recon.EINTERNAL, Message: "could not load the token's user", Err: err}
 		}
-		if u.CompanyID != sess.CompanyID {
+		if u.Company != sess.Company {
 			return nil, errInvalidToken()
 		}
 		u.PasswordHash = ""
@@ -122,7 +122,7 @@ func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, sco
 	} else if err != nil {
 		return nil, err
 	}
-	if err := s.companyActive(ctx, rc.CompanyID); err != nil {
+	if err := s.companyActive(ctx, rc.Company); err != nil {
 		return nil, err
 	}
 	if len(scopes) == 0 {
@@ -137,7 +137,7 @@ func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, sco
 	var refused []string
 	if userEmail != "" {
 		email := strings.ToLower(strings.TrimSpace(userEmail))
-		u, err := s.store.UserByEmail(ctx, rc.CompanyID, email)
+		u, err := s.store.UserByEmail(ctx, rc.Company, email)
 		if recon.ErrorCode(err) == recon.ENOTFOUND {
 			return nil, recon.FieldError("email", "no user %q in the company of client %s", email, rc.ID)
 		} else if err != nil {

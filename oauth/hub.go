@@ -38,7 +38,7 @@ func (s *Server) IssueHubToken(ctx context.Context, clientID, clientSecret strin
 	if !slices.Contains(rc.Scopes, recon.ScopeHub) {
 		return "", 0, refused
 	}
-	if err := s.companyActive(ctx, rc.CompanyID); err != nil {
+	if err := s.companyActive(ctx, rc.Company); err != nil {
 		if c := recon.ErrorCode(err); c == recon.EFORBIDDEN || c == recon.ENOTFOUND {
 			return "", 0, refused
 		}

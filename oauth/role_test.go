@@ -20,7 +20,7 @@ func (b *bundle) createRoleUser(t *testing.T, email string, role recon.Role, per
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &recon.User{CompanyID: b.company.ID, Email: email, Role: role, Permissions: perms, PasswordHash: h}
+	u := &recon.User{Company: b.company.ID, Email: email, Role: role, Permissions: perms, PasswordHash: h}
 	if err := b.db.CreateUser(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}

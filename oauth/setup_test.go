@@ -120,7 +120,7 @@ func (b *bundle) createCompany(t *testing.T, name string) *recon.Company {
 
 func (b *bundle) createUser(t *testing.T, companyID int64, email, password string) *recon.User {
 	t.Helper()
-	u := &recon.User{CompanyID: companyID, Email: email, Role: recon.RoleAdmin}
+	u := &recon.User{Company: companyID, Email: email, Role: recon.RoleAdmin}
 	if password != "" {
 		h, err := hashPassword(password, bcrypt.MinCost)
 		if err != nil {
@@ -136,7 +136,7 @@ func (b *bundle) createUser(t *testing.T, companyID int64, email, password strin
 
 func (b *bundle) createClient(t *testing.T, id string, companyID int64, confidential bool, scopes []string) (*recon.Client, string) {
 	t.Helper()
-	c := &recon.Client{ID: id, CompanyID: companyID, Name: "App " + id, Scopes: scopes, RedirectURIs: []string{redirectURI}}
+	c := &recon.Client{ID: id, Company: companyID, Name: "App " + id, Scopes: scopes, RedirectURIs: []string{redirectURI}}
 	var secret string
 	if confidential {
 		var err error

@@ -44,8 +44,8 @@ func (c client) GetGrantTypes() fosite.Arguments {
 type session struct {
 	ExpiresAt map[fosite.TokenType]time.Time `json:"expires_at"`
 	// Subject is "user:<id>" for a user's grant, "client:<client id>" for client credentials.
-	Subject   string `json:"subject"`
-	CompanyID int64  `json:"company_id"`
+	Subject string `json:"subject"`
+	Company int64  `json:"company_id"`
 	// UserID is 0 for client-credentials grants.
 	UserID   int64  `json:"user_id"`
 	ClientID string `json:"client_id"`
@@ -57,11 +57,11 @@ type session struct {
 var _ fosite.Session = (*session)(nil)
 
 func userSession(c *recon.Client, userID int64) *session {
-	return &session{Subject: fmt.Sprintf("user:%d", userID), CompanyID: c.CompanyID, UserID: userID, ClientID: c.ID, Test: c.Test}
+	return &session{Subject: fmt.Sprintf("user:%d", userID), Company: c.Company, UserID: userID, ClientID: c.ID, Test: c.Test}
 }
 
 func clientSession(c *recon.Client) *session {
-	return &session{Subject: "client:" + c.ID, CompanyID: c.CompanyID, ClientID: c.ID, Test: c.Test}
+	return &session{Subject: "client:" + c.ID, Company: c.Company, ClientID: c.ID, Test: c.Test}
 }
 
 func (s *session) SetExpiresAt(key fosite.TokenType, exp time.Time) {
@@ -253,7 +253,7 @@ func (s *storage) create(ctx context.Context, kind recon.TokenKind, signature st
 		Signature:     signature,
 		RequestID:     sr.ID,
 		ClientID:      sr.ClientID,
-		CompanyID:     sess.CompanyID,
+		Company:       sess.Company,
 		UserID:        sess.UserID,
 		Scopes:        nonNil(sr.RequestedScope),
 		GrantedScopes: nonNil(sr.GrantedScope),

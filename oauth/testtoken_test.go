@@ -23,7 +23,7 @@ func TestTestTokensAreMarked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tc := &recon.Client{CompanyID: b.company.ID, Name: "test app", Test: true, RedirectURIs: []string{redirectURI},
+		tc := &recon.Client{Company: b.company.ID, Name: "test app", Test: true, RedirectURIs: []string{redirectURI},
 			Scopes: []string{recon.ScopeCompany, recon.ScopeTransactionRead, recon.ScopeOfflineAccess}}
 		secret, err := RegisterClient(ctx, b.db, tc, false)
 		if err != nil {

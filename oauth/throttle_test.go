@@ -238,7 +238,7 @@ func TestLockoutCannotBeUsedAgainstAUser(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		c := &recon.Client{CompanyID: b.company.ID, ID: "dashboard"}
+		c := &recon.Client{Company: b.company.ID, ID: "dashboard"}
 		const wrongPassword = "Wr0ng-Pa55-9f3k"
 		login := func(password, addr string) (time.Duration, error) {
 			t.Helper()

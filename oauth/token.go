@@ -24,7 +24,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	}
 	// No token for a client of an inactive company, whatever the grant; a
 	// code or refresh token is not used up by the refusal.
-	if err := s.companyActive(ctx, ar.GetClient().(client).c.CompanyID); err != nil {
+	if err := s.companyActive(ctx, ar.GetClient().(client).c.Company); err != nil {
 		s.writeAccessError(ctx, w, r, ar, errCompanyInactive(err))
 		return
 	}
@@ -69,7 +69,7 @@ func (s *Server) narrowToRole(ctx context.Context, ar fosite.AccessRequester) er
 		return nil
 	}
 	u, err := s.store.User(ctx, sess.UserID)
-	if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && u.CompanyID != sess.CompanyID) {
+	if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && u.Company != sess.Company) {
 		return fosite.ErrInvalidGrant.WithHint("The user of this grant no longer exists.")
 	} else if err != nil {
 		return fosite.ErrServerError.WithWrap(err).WithDebug(err.Error())
@@ -190,9 +190,9 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 	}
 	ar := ir.GetAccessRequester()
 	sess, ok := ar.GetSession().(*session)
-	if ok && sess.CompanyID == caller.CompanyID {
+	if ok && sess.Company == caller.Company {
 		// A token of an inactive company authenticates nothing: not active.
-		if err := s.companyActive(ctx, sess.CompanyID); recon.ErrorCode(err) == recon.EFORBIDDEN || recon.ErrorCode(err) == recon.ENOTFOUND {
+		if err := s.companyActive(ctx, sess.Company); recon.ErrorCode(err) == recon.EFORBIDDEN || recon.ErrorCode(err) == recon.ENOTFOUND {
 			ok = false
 		} else if err != nil {
 			s.logError(ctx, "oauth: introspect: company status", err)
@@ -200,7 +200,7 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if !ok || sess.CompanyID != caller.CompanyID {
+	if !ok || sess.Company != caller.Company {
 		writeJSON(w, http.StatusOK, introspection{Active: false})
 		return
 	}
@@ -212,7 +212,7 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 		Iat:       ar.GetRequestedAt().Unix(),
 		Iss:       s.issuer,
 		TokenUse:  string(ir.GetTokenUse()),
-		CompanyID: sess.CompanyID,
+		CompanyID: sess.Company,
 	}
 	switch ir.GetTokenUse() {
 	case fosite.AccessToken:

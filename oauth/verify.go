@@ -12,7 +12,7 @@ import (
 // pages (the dashboard): the login page's password check behind the same
 // throttle, whose counts it shares, logged as attempts through "dashboard".
 func (s *Server) VerifyPassword(ctx context.Context, companyID int64, email, password, address string) (*recon.User, error) {
-	u, err := s.throttledLogin(ctx, &recon.Client{CompanyID: companyID, ID: "dashboard"}, email, password, address)
+	u, err := s.throttledLogin(ctx, &recon.Client{Company: companyID, ID: "dashboard"}, email, password, address)
 	var wait errThrottled
 	if errors.As(err, &wait) {
 		secs := int64((time.Duration(wait) + time.Second - 1) / time.Second)

@@ -46,7 +46,7 @@ func newFixtureOn(t *testing.T, db *sqlstore.DB) *fixture {
 	f.sandbox = &refunds.Sandbox{Store: db, Clock: f.clock, Delay: 10 * time.Second}
 	f.svc = &refunds.Service{Store: db, Clock: f.clock, Test: f.sandbox}
 	for _, u := range []**recon.User{&f.admin, &f.admin2, &f.clerk, &f.member} {
-		*u = &recon.User{CompanyID: c.ID, Role: recon.RoleAdmin}
+		*u = &recon.User{Company: c.ID, Role: recon.RoleAdmin}
 	}
 	f.admin.Email, f.admin2.Email = "admin@saomai.vn", "admin2@saomai.vn"
 	f.clerk.Email, f.clerk.Role, f.clerk.Permissions = "clerk@saomai.vn", recon.RoleMember, []string{recon.PermCreateRefunds}

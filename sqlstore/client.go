@@ -14,10 +14,10 @@ import (
 // to reach.
 func (db *DB) CreateClient(ctx context.Context, c *recon.Client) error {
 	if c.Test {
-		if _, err := db.TestTenant(ctx, c.CompanyID); err != nil {
+		if _, err := db.TestTenant(ctx, c.Company); err != nil {
 			return err
 		}
-	} else if err := db.ownCompany(ctx, c.CompanyID); err != nil {
+	} else if err := db.ownCompany(ctx, c.Company); err != nil {
 		return err
 	}
 	scopes, err := joinList("scopes", c.Scopes)
@@ -32,12 +32,12 @@ func (db *DB) CreateClient(ctx context.Context, c *recon.Client) error {
 	_, err = db.db.ExecContext(ctx, `
 		INSERT INTO oauth_clients (id, company_id, name, secret_hash, scopes, redirect_uris, test, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		c.ID, c.CompanyID, c.Name, c.SecretHash, scopes, uris, c.Test, createdAt)
+		c.ID, c.Company, c.Name, c.SecretHash, scopes, uris, c.Test, createdAt)
 	switch db.d.violation(err) {
 	case uniqueViolation:
 		return conflict(err, "a client with id %q already exists", c.ID)
 	case foreignKeyViolation:
-		return notFound(err, "company %d not found", c.CompanyID)
+		return notFound(err, "company %d not found", c.Company)
 	}
 	if err != nil {
 		return internal(err, "create client")
@@ -98,7 +98,7 @@ func scanClient(row scanner) (*recon.Client, error) {
 		c            recon.Client
 		scopes, uris string
 	)
-	if err := row.Scan(&c.ID, &c.CompanyID, &c.Name, &c.SecretHash, &scopes, &uris, &c.Test, &c.CreatedAt); err != nil {
+	if err := row.Scan(&c.ID, &c.Company, &c.Name, &c.SecretHash, &scopes, &uris, &c.Test, &c.CreatedAt); err != nil {
 		return nil, err
 	}
 	c.Scopes, c.RedirectURIs = splitList(scopes), splitURIs(uris)

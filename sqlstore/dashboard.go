@@ -24,9 +24,9 @@ func (db *DB) CreateDashboardSession(ctx context.Context, s *recon.DashboardSess
 		err := tx.QueryRowContext(ctx, `
 			INSERT INTO dashboard_sessions (token_hash, company_id, user_id, live, created_at, last_seen_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-			tokenHash, s.CompanyID, s.UserID, s.Live, s.CreatedAt, s.LastSeenAt, s.ExpiresAt).Scan(&s.ID)
+			tokenHash, s.Company, s.UserID, s.Live, s.CreatedAt, s.LastSeenAt, s.ExpiresAt).Scan(&s.ID)
 		if db.d.violation(err) == foreignKeyViolation {
-			return notFound(err, "user %d of company %d not found", s.UserID, s.CompanyID)
+			return notFound(err, "user %d of company %d not found", s.UserID, s.Company)
 		}
 		if err != nil {
 			return internal(err, "create dashboard session")
@@ -45,7 +45,7 @@ func (db *DB) DashboardSession(ctx context.Context, tokenHash []byte, now time.T
 	err := db.db.QueryRowContext(ctx, `
 		SELECT id, company_id, user_id, live, created_at, last_seen_at, expires_at
 		FROM dashboard_sessions WHERE token_hash = $1`, tokenHash).
-		Scan(&s.ID, &s.CompanyID, &s.UserID, &s.Live, &s.CreatedAt, &s.LastSeenAt, &s.ExpiresAt)
+		Scan(&s.ID, &s.Company, &s.UserID, &s.Live, &s.CreatedAt, &s.LastSeenAt, &s.ExpiresAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoSession(err)
 	}

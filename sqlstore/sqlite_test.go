@@ -202,7 +202,7 @@ func TestSQLiteWriterProcess(t *testing.T) {
 // writeOnce creates a user (one statement) and replaces the company's
 // payment-code formats (a transaction that reads, then writes).
 func writeOnce(ctx context.Context, db *sqlstore.DB, companyID int64, name string) error {
-	u := &recon.User{CompanyID: companyID, Email: name + "@example.com", Role: recon.RoleMember}
+	u := &recon.User{Company: companyID, Email: name + "@example.com", Role: recon.RoleMember}
 	if err := db.CreateUser(ctx, u); err != nil {
 		return fmt.Errorf("CreateUser %s: %w", name, err)
 	}

@@ -29,13 +29,13 @@ func (db *DB) CreateTokenSession(ctx context.Context, s *recon.TokenSession) err
 		INSERT INTO oauth_tokens (kind, signature, request_id, client_id, company_id, user_id,
 			scopes, granted_scopes, data, requested_at, expires_at, active)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		string(s.Kind), s.Signature, s.RequestID, s.ClientID, s.CompanyID, idArg(s.UserID),
+		string(s.Kind), s.Signature, s.RequestID, s.ClientID, s.Company, idArg(s.UserID),
 		scopes, granted, data, storedTime(s.RequestedAt), storedTime(s.ExpiresAt), s.Active)
 	switch db.d.violation(err) {
 	case uniqueViolation:
 		return conflict(err, "the %s session already exists", s.Kind)
 	case foreignKeyViolation:
-		return notFound(err, "client %q or user %d not found in company %d", s.ClientID, s.UserID, s.CompanyID)
+		return notFound(err, "client %q or user %d not found in company %d", s.ClientID, s.UserID, s.Company)
 	}
 	if err != nil {
 		return internal(err, "create token session")
@@ -54,7 +54,7 @@ func (db *DB) TokenSession(ctx context.Context, kind recon.TokenKind, signature 
 		SELECT kind, signature, request_id, client_id, company_id, user_id, scopes, granted_scopes,
 			data, requested_at, expires_at, active
 		FROM oauth_tokens WHERE kind = $1 AND signature = $2`, string(kind), signature,
-	).Scan(&s.Kind, &s.Signature, &s.RequestID, &s.ClientID, &s.CompanyID, &userID, &scopes, &granted,
+	).Scan(&s.Kind, &s.Signature, &s.RequestID, &s.ClientID, &s.Company, &userID, &scopes, &granted,
 		&s.Data, &s.RequestedAt, &s.ExpiresAt, &s.Active)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(err, "%s not found", kind)

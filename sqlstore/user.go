@@ -17,7 +17,7 @@ func (db *DB) CreateUser(ctx context.Context, u *recon.User) error {
 	if err != nil {
 		return err
 	}
-	if err := db.ownCompany(ctx, u.CompanyID); err != nil {
+	if err := db.ownCompany(ctx, u.Company); err != nil {
 		return err
 	}
 	email := normalizeEmail(u.Email)
@@ -27,13 +27,13 @@ func (db *DB) CreateUser(ctx context.Context, u *recon.User) error {
 		INSERT INTO users (company_id, email, role, permissions, password_hash, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		RETURNING id`,
-		u.CompanyID, email, string(u.Role), perms, u.PasswordHash, createdAt,
+		u.Company, email, string(u.Role), perms, u.PasswordHash, createdAt,
 	).Scan(&id)
 	switch db.d.violation(err) {
 	case uniqueViolation:
-		return conflict(err, "a user with this email already exists in company %d", u.CompanyID)
+		return conflict(err, "a user with this email already exists in company %d", u.Company)
 	case foreignKeyViolation:
-		return notFound(err, "company %d not found", u.CompanyID)
+		return notFound(err, "company %d not found", u.Company)
 	}
 	if err != nil {
 		return internal(err, "create user")
@@ -75,7 +75,7 @@ func scanUser(row interface{ Scan(...any) error }) (*recon.User, error) {
 		u     recon.User
 		perms string
 	)
-	if err := row.Scan(&u.ID, &u.CompanyID, &u.Email, &u.Role, &perms, &u.PasswordHash, &u.CreatedAt); err != nil {
+	if err := row.Scan(&u.ID, &u.Company, &u.Email, &u.Role, &perms, &u.PasswordHash, &u.CreatedAt); err != nil {
 		return nil, err
 	}
 	u.Permissions = splitList(perms)

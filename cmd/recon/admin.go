@@ -115,12 +115,12 @@ func newUserCreateCmd(a *app) *cobra.Command {
 				if err := db.CreateUser(cmd.Context(), &u); err != nil {
 					return err
 				}
-				return a.print(map[string]any{"id": u.ID}, "created user %d (%s, %s) in company %d", u.ID, u.Email, u.Role, u.CompanyID)
+				return a.print(map[string]any{"id": u.ID}, "created user %d (%s, %s) in company %d", u.ID, u.Email, u.Role, u.Company)
 			})
 		},
 	}
 	f := create.Flags()
-	f.Int64Var(&u.CompanyID, "company", 0, "company id (required)")
+	f.Int64Var(&u.Company, "company", 0, "company id (required)")
 	f.StringVar(&u.Email, "email", "", "e-mail address, the login name (required)")
 	f.StringVar(&role, "role", "", "SuperAdmin, Admin, Accountant or Member (required)")
 	f.StringSliceVar(&u.Permissions, "permission", nil, "a permission to grant ("+strings.Join(recon.Permissions, ", ")+"); repeat for more")
@@ -151,7 +151,7 @@ func newUserUpdateCmd(a *app) *cobra.Command {
 			if err != nil || id <= 0 {
 				return fmt.Errorf("USER_ID must be a positive integer, not %q", args[0])
 			}
-			u := recon.User{CompanyID: companyID, Email: "check@example.com", Role: recon.Role(role), Permissions: perms}
+			u := recon.User{Company: companyID, Email: "check@example.com", Role: recon.Role(role), Permissions: perms}
 			if err := u.Validate(); err != nil {
 				return describe(err)
 			}
@@ -208,7 +208,7 @@ id and secret start with test_, and its tokens reach only the company's test dat
 		},
 	}
 	f := create.Flags()
-	f.Int64Var(&c.CompanyID, "company", 0, "company id (required)")
+	f.Int64Var(&c.Company, "company", 0, "company id (required)")
 	f.StringVar(&c.Name, "name", "", "client name shown on the consent page (required)")
 	f.StringVar(&scopes, "scopes", "", `allowed scopes, space-separated (required), from: `+strings.Join(recon.Scopes, " "))
 	f.StringSliceVar(&c.RedirectURIs, "redirect-uri", nil, "redirect URI for the authorization code flow; repeat for more")

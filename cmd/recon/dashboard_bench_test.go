@@ -74,7 +74,7 @@ func BenchmarkDashboard(b *testing.B) {
 			}
 			token := "bench-session-token-0123456789abcdefghijklmnop"
 			h := sha256.Sum256([]byte(token))
-			if err := env.db.CreateDashboardSession(ctx, &recon.DashboardSession{UserID: u.ID, CompanyID: env.companyID, Live: true,
+			if err := env.db.CreateDashboardSession(ctx, &recon.DashboardSession{UserID: u.ID, Company: env.companyID, Live: true,
 				CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(time.Hour)}, h[:]); err != nil {
 				b.Fatal(err)
 			}

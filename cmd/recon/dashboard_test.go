@@ -78,7 +78,7 @@ func dashUser(t *testing.T, dbURL, company, email string, role recon.Role, perms
 		t.Fatal(err)
 	}
 	id, _ := parseID(company)
-	u := &recon.User{CompanyID: id, Email: email, Role: role, Permissions: perms, PasswordHash: string(h)}
+	u := &recon.User{Company: id, Email: email, Role: role, Permissions: perms, PasswordHash: string(h)}
 	if err := dbtest.OpenURL(t, dbURL).CreateUser(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ the company's test data (sandbox banks on any server).`,
 			})
 		},
 	}
-	create.Flags().Int64Var(&c.CompanyID, "company", 0, "company id (required)")
+	create.Flags().Int64Var(&c.Company, "company", 0, "company id (required)")
 	create.Flags().StringVar(&c.Name, "name", "", "client name (required)")
 	create.Flags().BoolVar(&test, "test", false, "a test-mode client: its tokens reach only the company's test data")
 	_ = create.MarkFlagRequired("company")

@@ -42,7 +42,7 @@ func (a *app) refundsService(db *sqlstore.DB, loc *time.Location) *refunds.Servi
 func refundCaller(ctx context.Context, db *sqlstore.DB, tn recon.TenantID, company int64, email string) (*recon.Caller, error) {
 	c := &recon.Caller{Tenant: tn, ClientID: "cli"}
 	if email == "" {
-		c.User = &recon.User{CompanyID: company, Role: recon.RoleAdmin, Email: "operator"} // reading only
+		c.User = &recon.User{Company: company, Role: recon.RoleAdmin, Email: "operator"} // reading only
 		return c, nil
 	}
 	u, err := db.UserByEmail(ctx, company, email)

@@ -20,12 +20,12 @@ func testClient(t *testing.T, open Open) {
 func testClientCreateAndRead(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
 	for _, want := range []*recon.Client{{
-		ID: "cl_confidential", CompanyID: c.ID, Name: "Accounting sync",
+		ID: "cl_confidential", Company: c.ID, Name: "Accounting sync",
 		SecretHash:   "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 		Scopes:       []string{recon.ScopeCompany, recon.ScopeTransactionRead, recon.ScopeOfflineAccess},
 		RedirectURIs: []string{"https://app.example.com/callback", "http://127.0.0.1:8080/cb?x=1&y=a%20b", "https://x.example/a b"},
 	}, {
-		ID: "cl_public", CompanyID: c.ID, Name: "CLI", Scopes: []string{recon.ScopeProfile},
+		ID: "cl_public", Company: c.ID, Name: "CLI", Scopes: []string{recon.ScopeProfile},
 	}} {
 		if err := s.CreateClient(t.Context(), want); err != nil {
 			t.Fatalf("CreateClient: %v", err)
@@ -45,7 +45,7 @@ func testClientDuplicateID(t *testing.T, s recon.Store) {
 	first := newClient(t, s, a.ID, "cl_1")
 	// Client ids are global: another company cannot take one either.
 	for _, companyID := range []int64{a.ID, b.ID} {
-		err := s.CreateClient(t.Context(), &recon.Client{ID: "cl_1", CompanyID: companyID, Name: "again", Scopes: []string{recon.ScopeCompany}})
+		err := s.CreateClient(t.Context(), &recon.Client{ID: "cl_1", Company: companyID, Name: "again", Scopes: []string{recon.ScopeCompany}})
 		wantCode(t, err, recon.ECONFLICT, `a client with id "cl_1" already exists`)
 	}
 	got, err := s.Client(t.Context(), "cl_1")
@@ -57,7 +57,7 @@ func testClientDuplicateID(t *testing.T, s recon.Store) {
 
 func testClientUnknownCompany(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
-	err := s.CreateClient(t.Context(), &recon.Client{ID: "cl_1", CompanyID: c.ID + 7, Name: "x", Scopes: []string{recon.ScopeCompany}})
+	err := s.CreateClient(t.Context(), &recon.Client{ID: "cl_1", Company: c.ID + 7, Name: "x", Scopes: []string{recon.ScopeCompany}})
 	wantCode(t, err, recon.ENOTFOUND, fmt.Sprintf("company %d not found", c.ID+7))
 }
 
@@ -71,9 +71,9 @@ func testClientNotFound(t *testing.T, s recon.Store) {
 func testClientBadLists(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
 	for _, bad := range []*recon.Client{
-		{ID: "cl_1", CompanyID: c.ID, Name: "x", Scopes: []string{"company profile"}},
-		{ID: "cl_2", CompanyID: c.ID, Name: "x", Scopes: []string{""}},
-		{ID: "cl_3", CompanyID: c.ID, Name: "x", Scopes: []string{recon.ScopeCompany}, RedirectURIs: []string{"https://a/\nhttps://b/"}},
+		{ID: "cl_1", Company: c.ID, Name: "x", Scopes: []string{"company profile"}},
+		{ID: "cl_2", Company: c.ID, Name: "x", Scopes: []string{""}},
+		{ID: "cl_3", Company: c.ID, Name: "x", Scopes: []string{recon.ScopeCompany}, RedirectURIs: []string{"https://a/\nhttps://b/"}},
 	} {
 		wantCode(t, s.CreateClient(t.Context(), bad), recon.EINVALID, "")
 	}
@@ -85,7 +85,7 @@ func testClientListAndDelete(t *testing.T, f *tokenFixture) {
 	other := newCompany(t, f.s, 2)
 	newClient(t, f.s, other.ID, "cl_other")
 	live2 := newClient(t, f.s, f.company.ID, "cl_2")
-	test := &recon.Client{ID: recon.TestClientPrefix + "cl_3", CompanyID: f.company.ID, Name: "test", Scopes: []string{recon.ScopeCompany}, Test: true}
+	test := &recon.Client{ID: recon.TestClientPrefix + "cl_3", Company: f.company.ID, Name: "test", Scopes: []string{recon.ScopeCompany}, Test: true}
 	if err := f.s.CreateClient(ctx, test); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func testDashboardSessions(t *testing.T, s recon.Store) {
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	hash := func(tok string) []byte { h := sha256.Sum256([]byte(tok)); return h[:] }
 	newSession := func(tok string) *recon.DashboardSession {
-		sess := &recon.DashboardSession{UserID: u.ID, CompanyID: c.ID, Live: true, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: t0.Add(12 * time.Hour)}
+		sess := &recon.DashboardSession{UserID: u.ID, Company: c.ID, Live: true, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: t0.Add(12 * time.Hour)}
 		if err := s.CreateDashboardSession(t.Context(), sess, hash(tok)); err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func testDashboardSessions(t *testing.T, s recon.Store) {
 	}
 	// A user of another company cannot be given a session in this one.
 	other := newCompany(t, s, 2)
-	err = s.CreateDashboardSession(t.Context(), &recon.DashboardSession{UserID: u.ID, CompanyID: other.ID, Live: true,
+	err = s.CreateDashboardSession(t.Context(), &recon.DashboardSession{UserID: u.ID, Company: other.ID, Live: true,
 		CreatedAt: t0, LastSeenAt: t0, ExpiresAt: t0.Add(time.Hour)}, hash("tok-d"))
 	wantCode(t, err, recon.ENOTFOUND, "")
 }
@@ -212,7 +212,7 @@ func testDashboardHomeAggregates(t *testing.T, bundle *accountBundle) {
 	if err != nil || len(r5) != 1 {
 		t.Fatalf("R5: %v %v", r5, err)
 	}
-	admin := &recon.User{CompanyID: c.ID, Email: "ketoan@saomai.vn", Role: recon.RoleAdmin}
+	admin := &recon.User{Company: c.ID, Email: "ketoan@saomai.vn", Role: recon.RoleAdmin}
 	if err := s.CreateUser(t.Context(), admin); err != nil {
 		t.Fatal(err)
 	}

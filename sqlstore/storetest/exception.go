@@ -42,7 +42,7 @@ func listExceptions(t *testing.T, s recon.Store, tenant recon.TenantID, f recon.
 // accountant is a user who may resolve exceptions.
 func accountant(t *testing.T, s recon.Store, companyID int64) *recon.User {
 	t.Helper()
-	u := &recon.User{CompanyID: companyID, Email: "ketoan@saomai.vn", Role: recon.RoleAccountant}
+	u := &recon.User{Company: companyID, Email: "ketoan@saomai.vn", Role: recon.RoleAccountant}
 	if err := s.CreateUser(t.Context(), u); err != nil {
 		t.Fatal(err)
 	}

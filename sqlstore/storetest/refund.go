@@ -57,8 +57,8 @@ func withRefundFixture(open Open) func(t *testing.T) *refundFixture {
 			t.Fatal(err)
 		}
 		subscribe(t, s, c.Tenant(), recon.IPNOrderPaid, recon.IPNRefundSucceeded, recon.IPNRefundFailed)
-		f.admin = &recon.User{CompanyID: c.ID, Email: "admin@saomai.vn", Role: recon.RoleAdmin}
-		f.admin2 = &recon.User{CompanyID: c.ID, Email: "admin2@saomai.vn", Role: recon.RoleAdmin}
+		f.admin = &recon.User{Company: c.ID, Email: "admin@saomai.vn", Role: recon.RoleAdmin}
+		f.admin2 = &recon.User{Company: c.ID, Email: "admin2@saomai.vn", Role: recon.RoleAdmin}
 		for _, u := range []*recon.User{f.admin, f.admin2} {
 			if err := s.CreateUser(t.Context(), u); err != nil {
 				t.Fatal(err)

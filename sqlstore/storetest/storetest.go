@@ -181,7 +181,7 @@ func withAccount(open Open) func(t *testing.T) *accountBundle {
 // newUser stores a member of the company with the e-mail address.
 func newUser(t *testing.T, s recon.Store, companyID int64, email string) *recon.User {
 	t.Helper()
-	u := &recon.User{CompanyID: companyID, Email: email, Role: recon.RoleMember}
+	u := &recon.User{Company: companyID, Email: email, Role: recon.RoleMember}
 	if err := s.CreateUser(t.Context(), u); err != nil {
 		t.Fatalf("CreateUser: %v", err)
 	}
@@ -191,7 +191,7 @@ func newUser(t *testing.T, s recon.Store, companyID int64, email string) *recon.
 // newClient stores a client of the company.
 func newClient(t *testing.T, s recon.Store, companyID int64, id string) *recon.Client {
 	t.Helper()
-	c := &recon.Client{ID: id, CompanyID: companyID, Name: "client " + id, Scopes: []string{recon.ScopeCompany}}
+	c := &recon.Client{ID: id, Company: companyID, Name: "client " + id, Scopes: []string{recon.ScopeCompany}}
 	if err := s.CreateClient(t.Context(), c); err != nil {
 		t.Fatalf("CreateClient: %v", err)
 	}

@@ -88,8 +88,8 @@ func testTestModeTenants(t *testing.T, s recon.Store) {
 	wantCode(t, err, recon.EINVALID, fmt.Sprintf("the settings of company %d are shared by its live and test modes: change them in live mode", c.ID))
 	// Users and clients belong to the company, never to its test tenant.
 	refusal := fmt.Sprintf("%d is the test tenant of company %d: users and OAuth2 clients belong to company %d (a test client is one made with --test)", tt.ID.ID(), c.ID, c.ID)
-	wantCode(t, s.CreateUser(t.Context(), &recon.User{CompanyID: tt.ID.ID(), Email: "a@b.vn", Role: recon.RoleMember}), recon.EINVALID, refusal)
-	wantCode(t, s.CreateClient(t.Context(), &recon.Client{ID: "x", CompanyID: tt.ID.ID(), Name: "x", Scopes: []string{recon.ScopeCompany}}), recon.EINVALID, refusal)
+	wantCode(t, s.CreateUser(t.Context(), &recon.User{Company: tt.ID.ID(), Email: "a@b.vn", Role: recon.RoleMember}), recon.EINVALID, refusal)
+	wantCode(t, s.CreateClient(t.Context(), &recon.Client{ID: "x", Company: tt.ID.ID(), Name: "x", Scopes: []string{recon.ScopeCompany}}), recon.EINVALID, refusal)
 	_, err = s.TestTenant(t.Context(), tt.ID.ID()) // nor does a test client (CreateClient with Test)
 	wantCode(t, err, recon.EINVALID, "")
 	list, err := s.Companies(t.Context())

@@ -36,7 +36,7 @@ func newTokenFixture(t *testing.T, open Open) *tokenFixture {
 func (f *tokenFixture) session(signature, requestID string) *recon.TokenSession {
 	return &recon.TokenSession{
 		Kind: recon.TokenAccess, Signature: signature, RequestID: requestID,
-		ClientID: f.client.ID, CompanyID: f.company.ID, UserID: f.user.ID,
+		ClientID: f.client.ID, Company: f.company.ID, UserID: f.user.ID,
 		Scopes: []string{recon.ScopeCompany, recon.ScopeOfflineAccess}, GrantedScopes: []string{recon.ScopeCompany},
 		Data:        []byte(`{"form":{"scope":["company"]}}`),
 		RequestedAt: f.now, ExpiresAt: f.now.Add(time.Hour), Active: true,
@@ -126,7 +126,7 @@ func testTokenSessionUnknownReferences(t *testing.T, f *tokenFixture) {
 	for name, edit := range map[string]func(s *recon.TokenSession){
 		"unknown client":           func(s *recon.TokenSession) { s.ClientID = "cl_nope" },
 		"unknown user":             func(s *recon.TokenSession) { s.UserID = otherUser.ID + 100 },
-		"unknown company":          func(s *recon.TokenSession) { s.CompanyID = other.ID + 100 },
+		"unknown company":          func(s *recon.TokenSession) { s.Company = other.ID + 100 },
 		"client of another tenant": func(s *recon.TokenSession) { s.ClientID = otherClient.ID },
 		"user of another tenant":   func(s *recon.TokenSession) { s.UserID = otherUser.ID },
 	} {

@@ -26,7 +26,7 @@ func testUserCreateAndRead(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
 	for _, perms := range [][]string{nil, {recon.PermViewTransactions}, {recon.PermViewTransactions, "future_permission"}} {
 		want := &recon.User{
-			CompanyID: c.ID, Email: fmt.Sprintf("user%d@example.com", len(perms)), Role: recon.RoleAccountant,
+			Company: c.ID, Email: fmt.Sprintf("user%d@example.com", len(perms)), Role: recon.RoleAccountant,
 			Permissions: perms, PasswordHash: "$2a$10$abcdefghijklmnopqrstuv",
 		}
 		if err := s.CreateUser(t.Context(), want); err != nil {
@@ -52,7 +52,7 @@ func testUserCreateAndRead(t *testing.T, s recon.Store) {
 
 func testUserSetUserRole(t *testing.T, s recon.Store) {
 	c, other := newCompany(t, s, 1), newCompany(t, s, 2)
-	u := &recon.User{CompanyID: c.ID, Email: "a@example.com", Role: recon.RoleAdmin, Permissions: []string{recon.PermViewTransactions}}
+	u := &recon.User{Company: c.ID, Email: "a@example.com", Role: recon.RoleAdmin, Permissions: []string{recon.PermViewTransactions}}
 	if err := s.CreateUser(t.Context(), u); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func testUserSetUserRole(t *testing.T, s recon.Store) {
 func testUserChangeUserRoleKeepsAnAdmin(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
 	admin := func(email string) *recon.User {
-		u := &recon.User{CompanyID: c.ID, Email: email, Role: recon.RoleAdmin}
+		u := &recon.User{Company: c.ID, Email: email, Role: recon.RoleAdmin}
 		if err := s.CreateUser(t.Context(), u); err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func testUserEmailNormalized(t *testing.T, s recon.Store) {
 func testUserDuplicateEmail(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
 	newUser(t, s, c.ID, "a@example.com")
-	err := s.CreateUser(t.Context(), &recon.User{CompanyID: c.ID, Email: "A@example.com", Role: recon.RoleAdmin})
+	err := s.CreateUser(t.Context(), &recon.User{Company: c.ID, Email: "A@example.com", Role: recon.RoleAdmin})
 	wantCode(t, err, recon.ECONFLICT, fmt.Sprintf("a user with this email already exists in company %d", c.ID))
 }
 
@@ -174,7 +174,7 @@ func testUserSameEmailOtherCompany(t *testing.T, s recon.Store) {
 		t.Fatalf("two users got ID %d", ua.ID)
 	}
 	for _, want := range []*recon.User{ua, ub} {
-		got, err := s.UserByEmail(t.Context(), want.CompanyID, "a@example.com")
+		got, err := s.UserByEmail(t.Context(), want.Company, "a@example.com")
 		if err != nil {
 			t.Fatalf("UserByEmail: %v", err)
 		}
@@ -191,7 +191,7 @@ func testUserTenantIsolation(t *testing.T, s recon.Store) {
 
 func testUserUnknownCompany(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
-	u := &recon.User{CompanyID: c.ID + 7, Email: "a@example.com", Role: recon.RoleMember}
+	u := &recon.User{Company: c.ID + 7, Email: "a@example.com", Role: recon.RoleMember}
 	wantCode(t, s.CreateUser(t.Context(), u), recon.ENOTFOUND, fmt.Sprintf("company %d not found", c.ID+7))
 	if u.ID != 0 {
 		t.Fatalf("a failed CreateUser set ID %d", u.ID)
@@ -209,6 +209,6 @@ func testUserNotFound(t *testing.T, s recon.Store) {
 
 func testUserBadPermission(t *testing.T, s recon.Store) {
 	c := newCompany(t, s, 1)
-	u := &recon.User{CompanyID: c.ID, Email: "a@example.com", Role: recon.RoleMember, Permissions: []string{"a b"}}
+	u := &recon.User{Company: c.ID, Email: "a@example.com", Role: recon.RoleMember, Permissions: []string{"a b"}}
 	wantCode(t, s.CreateUser(t.Context(), u), recon.EINVALID, "")
 }
