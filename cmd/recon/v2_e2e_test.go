@@ -576,7 +576,8 @@ func TestV2E2ERefundsSettledByAStatement(t *testing.T) {
 			t.Errorf("the partly refunded order holds %v, want 30000", got["refunded_amount"])
 		}
 
-		day := time.Now().In(s.ict).Format("2006-01-02 15:04:05")
+		sent := time.Now().Truncate(time.Second)
+		day := sent.In(s.ict).Format("2006-01-02 15:04:05")
 		s.upload(t, "transaction_date,amount_in,amount_out,transaction_content,reference_number\n"+
 			day+",0,150000,IBFT "+r1["reference"].(string)+" NGUYEN VAN A,OUT-1\n"+
 			day+",0,30000,HOAN TIEN "+r2["reference"].(string)+",OUT-2\n")
@@ -592,6 +593,7 @@ func TestV2E2ERefundsSettledByAStatement(t *testing.T) {
 				o["order_status"] != "CAPTURED" {
 				t.Errorf("REFUND_SUCCEEDED: %v", ipn)
 			}
+			wantBusinessDate(t, "REFUND_SUCCEEDED", tx["transaction_date"], sent, s.ict)
 		}
 		for _, r := range []map[string]any{r1, r2} {
 			a := s.v2(t, "GET", "/v2/refunds/"+r["id"].(string), s.server, "", "")
@@ -1224,6 +1226,7 @@ func TestV2E2ESandboxPayouts(t *testing.T) {
 		s.push(t, transfer{in: 100000, memo: "chuyen tien", sub: va(o)["va_number"].(string)})
 		id := o["id"].(string)
 
+		requested := time.Now().Truncate(time.Second)
 		ok := s.refund(t, s.server, "/v2/orders/"+id+"/refund", "sbx-ok", `{"amount":30000,"reason":"x",`+receiverJSON+`}`)
 		bad := s.refund(t, s.server, "/v2/orders/"+id+"/refund", "sbx-bad",
 			`{"amount":20000,"reason":"x","receiver":{"bank_bin":"970436","account_number":"000000000001","account_name":"NGUYEN VAN B"}}`)
@@ -1240,6 +1243,8 @@ func TestV2E2ESandboxPayouts(t *testing.T) {
 		if failed["id"] != bad.data()["id"] || failed["transaction_status"] != "FAILED" || failed["transaction_amount"] != "20000.00" {
 			t.Errorf("REFUND_FAILED: %v", failed)
 		}
+		wantBusinessDate(t, "REFUND_SUCCEEDED", succeeded["transaction_date"], requested, s.ict)
+		wantBusinessDate(t, "REFUND_FAILED", failed["transaction_date"], requested, s.ict)
 		if a := s.v2(t, "GET", "/v2/refunds/"+bad.data()["id"].(string), s.server, "", ""); a.data()["status"] != "failed" ||
 			a.data()["failure_reason"] != "the receiving account does not exist" {
 			t.Errorf("the failed refund: %s", a)
