@@ -22,9 +22,9 @@ func TestParseQuantity(t *testing.T) {
 func TestComputeInvoice(t *testing.T) {
 	inv := &Invoice{TemplateCode: InvoiceTemplateVAT, Items: []InvoiceItem{
 		{LineType: LineGoods, ItemName: "Áo", Quantity: "3", UnitPrice: 100_000, DiscountAmount: 10_000, VATRate: VAT10},
-		{LineType: LineGoods, ItemName: "Sách", Quantity: "1.5", UnitPrice: 33_333, VATRate: VAT5},        // 49,999.5 → 50,000; VAT 2,500
-		{LineType: LineGoods, ItemName: "Dịch vụ", Quantity: "1", UnitPrice: 12_345, VATRate: VAT8},      // VAT 987.6 → 988
-		{LineType: LineGoods, ItemName: "Phí", Quantity: "1", UnitPrice: 15, VATRate: VAT10},             // VAT 1.5 → 2
+		{LineType: LineGoods, ItemName: "Sách", Quantity: "1.5", UnitPrice: 33_333, VATRate: VAT5},  // 49,999.5 → 50,000; VAT 2,500
+		{LineType: LineGoods, ItemName: "Dịch vụ", Quantity: "1", UnitPrice: 12_345, VATRate: VAT8}, // VAT 987.6 → 988
+		{LineType: LineGoods, ItemName: "Phí", Quantity: "1", UnitPrice: 15, VATRate: VAT10},        // VAT 1.5 → 2
 		{LineType: LineGoods, ItemName: "Bảo hiểm", Quantity: "1", UnitPrice: 70_000, VATRate: VATNotSubject},
 		{LineType: LinePromotion, ItemName: "Quà tặng", Quantity: "1", UnitPrice: 20_000, VATRate: VAT10},
 		{LineType: LineDiscount, ItemName: "Chiết khấu", UnitPrice: 20_000, VATRate: VAT10},
