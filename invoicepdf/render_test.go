@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -78,9 +79,26 @@ func sampleCancelledSales() *recon.Invoice {
 	for i := range inv.Items {
 		inv.Items[i].VATRate, inv.Items[i].VATAmount = "", 0
 	}
-	inv.Totals = recon.InvoiceTotals{TotalBeforeTax: 3205000, TotalAmount: 3205000, TotalInWords: "Ba triệu hai trăm linh năm nghìn đồng"}
+	inv.Totals = recon.InvoiceTotals{TotalBeforeTax: 3205000, TotalAmount: 3205000, ByRate: []recon.RateTotal{}, TotalInWords: "Ba triệu hai trăm linh năm nghìn đồng"}
 	inv.Status, inv.CancelReason, inv.CQTCode = recon.InvoiceCancelled, "Sai tên người mua", ""
 	return inv
+}
+
+// The samples' hand-written amounts and words are the server's
+// (recon.ComputeInvoice), so the screenshots show true invoices.
+func TestSamplesAreComputed(t *testing.T) {
+	rep, _ := sampleReplacement()
+	adj, _ := sampleAdjustment()
+	for _, inv := range []*recon.Invoice{sampleInvoice(), rep, adj, sampleCancelledSales()} {
+		got := *inv
+		got.Items = append([]recon.InvoiceItem(nil), inv.Items...)
+		if err := recon.ComputeInvoice(&got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Items, inv.Items) || !reflect.DeepEqual(got.Totals, inv.Totals) {
+			t.Errorf("invoice %d: computed\n%+v\n%+v\nwritten\n%+v\n%+v", inv.Number, got.Items, got.Totals, inv.Items, inv.Totals)
+		}
+	}
 }
 
 const lookupURL = "https://recon.example.vn/invoices/lookup"
