@@ -33,7 +33,7 @@ func TestInvoiceNumberingTwoNodes(t *testing.T) {
 		content := func() *recon.Invoice {
 			return &recon.Invoice{TemplateCode: recon.InvoiceTemplateVAT, Series: "C26TAA", IssuedDate: at, Currency: "VND", ExchangeRate: "1",
 				PaymentMethod: "TM/CK", Buyer: recon.Buyer{Name: "Khách lẻ"},
-				Items: []recon.InvoiceItem{{LineNumber: 1, LineType: recon.LineGoods, ItemName: "Hàng", Quantity: "1", UnitPrice: 1000, VATRate: recon.VAT10, Amount: 1000, VATAmount: 100}},
+				Items:  []recon.InvoiceItem{{LineNumber: 1, LineType: recon.LineGoods, ItemName: "Hàng", Quantity: "1", UnitPrice: 1000, VATRate: recon.VAT10, Amount: 1000, VATAmount: 100}},
 				Totals: recon.InvoiceTotals{TotalBeforeTax: 1000, VATTotal: 100, TotalAmount: 1100}}
 		}
 		const workers, each = 20, 25

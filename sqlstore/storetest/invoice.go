@@ -148,8 +148,8 @@ func testInvoicesNumberingKeys(t *testing.T, f *invoiceFixture) {
 	got := []int64{
 		number(tenant, "1", "C26TAA", invoiceAt),
 		number(tenant, "1", "C26TAA", invoiceAt),
-		number(tenant, "1", "C26TBB", invoiceAt),                   // another series
-		number(tenant, "2", "C26TAA", invoiceAt),                   // another template
+		number(tenant, "1", "C26TBB", invoiceAt),                  // another series
+		number(tenant, "2", "C26TAA", invoiceAt),                  // another template
 		number(tenant, "1", "C26TAA", invoiceAt.AddDate(1, 0, 0)), // another year
 		number(other.Tenant(), "1", "C26TAA", invoiceAt),          // another company
 		number(test, "1", "C26TAA", invoiceAt),                    // the test tenant
