@@ -15,8 +15,6 @@ import (
 // EUNPROCESSABLE *Error whose Reason is the code (RuleError; API v2: 422
 // with it as error_code; docs/invoices.md, The life cycle).
 const (
-	// RuleInvoiceNotDraft: only a draft is issued (IssueInvoice).
-	RuleInvoiceNotDraft = "invoice_not_draft"
 	// RuleInvoiceNotPending: a provider's answer is for a pending invoice.
 	RuleInvoiceNotPending = "invoice_not_pending"
 	// RuleNoInvoiceProvider: the tenant has no provider to send an invoice
@@ -75,7 +73,7 @@ type InvoiceStore interface {
 	// numbered in the issuing transaction, pending, with provider's name.
 	CreateInvoice(ctx context.Context, tenant TenantID, inv *Invoice, issue bool, provider string, now time.Time) (*Invoice, error)
 	// IssueInvoice numbers a draft, dated issued, and makes it pending with
-	// provider's name (RuleInvoiceNotDraft otherwise).
+	// provider's name (RuleInvalidState otherwise).
 	IssueInvoice(ctx context.Context, tenant TenantID, ref string, issued time.Time, provider string, now time.Time) (*Invoice, error)
 	// SetInvoiceXML stores a pending invoice's signed XML.
 	SetInvoiceXML(ctx context.Context, tenant TenantID, ref string, xml []byte) error
@@ -111,8 +109,9 @@ type InvoiceStore interface {
 	// auto_invoice step, oldest first, with their tenants.
 	QueuedPaidOrders(ctx context.Context, limit int) ([]*Order, []TenantID, error)
 	// TakeQueuedOrder takes the order off the queue, exactly once across
-	// nodes: with inv, it issues inv (OrderID set, auto) in the same
-	// transaction; nil inv only drops it. When another node took it first
+	// nodes: with inv, it stores inv (OrderID set, auto) in the same
+	// transaction, issued to provider, or a draft when provider is ""; nil
+	// inv only drops it. When another node took it first
 	// it returns nil, nil.
 	TakeQueuedOrder(ctx context.Context, tenant TenantID, orderID int64, inv *Invoice, provider string, now time.Time) (*Invoice, error)
 }

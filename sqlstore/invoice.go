@@ -265,7 +265,7 @@ func (db *DB) IssueInvoice(ctx context.Context, tenant recon.TenantID, ref strin
 			return err
 		}
 		if inv.Status != recon.InvoiceDraft {
-			return recon.RuleError(recon.RuleInvoiceNotDraft, "invoice %s is %s: only a draft is issued", inv.ReferenceCode, inv.Status)
+			return recon.RuleError(recon.RuleInvalidState, "invoice %s is %s: only a draft is issued", inv.ReferenceCode, inv.Status)
 		}
 		issued = storedTime(issued)
 		n, err := db.nextInvoiceNumber(ctx, tx, companyID, inv.TemplateCode, inv.Series, issued.Year())
@@ -526,7 +526,7 @@ func (db *DB) TakeQueuedOrder(ctx context.Context, tenant recon.TenantID, orderI
 		}
 		in := *inv
 		in.OrderID = orderID
-		out, err = db.insertInvoice(ctx, tx, companyID, &in, true, true, provider, 0, now)
+		out, err = db.insertInvoice(ctx, tx, companyID, &in, provider != "", true, provider, 0, now)
 		return err
 	})
 	return out, err
@@ -542,7 +542,7 @@ const (
 	ruleInvoiceNotIssued       = "invoice_not_issued"
 	ruleInvoiceAlreadyReplaced = "invoice_already_replaced"
 	ruleInvoiceAlreadyCancel   = "invoice_cancelled"
-	ruleInvoiceAdjusted        = "invoice_adjusted"
+	ruleInvoiceAdjusted        = "invoice_adjusted_cannot_cancel"
 )
 
 // invoiceCorrection checks that orig may be replaced or adjusted

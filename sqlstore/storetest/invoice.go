@@ -130,7 +130,7 @@ func testInvoicesDraftAndIssue(t *testing.T, f *invoiceFixture) {
 	diff(t, "the issued draft as stored", issued, mustInvoice(t, f.s, tenant, draft.ReferenceCode))
 	// Only a draft is issued: the number is not taken twice.
 	_, err = f.s.IssueInvoice(ctx, tenant, draft.ReferenceCode, invoiceAt, "sandbox", invoiceAt)
-	wantInvoiceRule(t, "issuing a pending invoice", err, recon.RuleInvoiceNotDraft)
+	wantInvoiceRule(t, "issuing a pending invoice", err, recon.RuleInvalidState)
 	if next := issueInvoice(t, f.s, tenant, sampleInvoice("C")); next.Number != 3 {
 		t.Fatalf("after a refused issue: number %d, want 3", next.Number)
 	}
@@ -273,7 +273,7 @@ func testInvoicesAdjust(t *testing.T, f *invoiceFixture) {
 	}
 	// An adjusted invoice may be replaced, never cancelled.
 	_, err := f.s.CancelInvoice(ctx, tenant, orig.ReferenceCode, "nhầm", invoiceAt)
-	wantInvoiceRule(t, "cancelling an adjusted invoice", err, "invoice_adjusted")
+	wantInvoiceRule(t, "cancelling an adjusted invoice", err, "invoice_adjusted_cannot_cancel")
 	if _, err := f.s.CorrectInvoice(ctx, tenant, orig.ReferenceCode, correction("A", recon.InvoiceRelReplace, ""), "sandbox", invoiceAt); err != nil {
 		t.Fatalf("replacing an adjusted invoice: %v", err)
 	}
