@@ -2,6 +2,7 @@ package invoicelookup_test
 
 import (
 	"context"
+	"html"
 	"io"
 	"log/slog"
 	"net"
@@ -234,6 +235,32 @@ func TestLookupCorrections(t *testing.T) {
 			wantIn(t, text, "ĐÃ HỦY", "Lý do: Sai tên người mua")
 		}
 	})
+}
+
+// A request the server refuses before the page (another method, a NUL in
+// the query) gets the page with the refusal, not another surface's JSON.
+func TestLookupRefusedRequests(t *testing.T) {
+	b := setup(t, sqlstore.EngineSQLite, nil)
+	res, err := http.Post(b.srv.URL+"/invoices/lookup", "application/x-www-form-urlencoded", strings.NewReader("code=X"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusMethodNotAllowed || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("POST: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	wantIn(t, string(body), `data-error="error"`, "POST")
+	a := get(t, nil, b.srv.URL+"/invoices/lookup?code=%00")
+	if a.status != http.StatusBadRequest {
+		t.Errorf("NUL: %d", a.status)
+	}
+	wantIn(t, html.UnescapeString(a.body), `data-error="error"`, "U+0000")
+	a = get(t, nil, b.srv.URL+"/invoices/nothing")
+	if a.status != http.StatusNotFound {
+		t.Errorf("no route: %d", a.status)
+	}
+	wantIn(t, a.body, `data-error="not_found"`)
 }
 
 // A test mode's invoice is found too (the code is the only key) and says
