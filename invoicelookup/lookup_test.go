@@ -374,11 +374,15 @@ func TestLookupRateLimitedPerAddress(t *testing.T) {
 }
 
 // pdfText extracts a PDF's text with poppler's pdftotext, "" when it is
-// not installed (package invoicepdf's tests check the text).
+// not installed (package invoicepdf's tests check the text), unless
+// RECON_TEST_REQUIRE_POPPLER is set (CI).
 func pdfText(t *testing.T, pdf string) string {
 	t.Helper()
 	bin, err := exec.LookPath("pdftotext")
 	if err != nil {
+		if os.Getenv("RECON_TEST_REQUIRE_POPPLER") != "" {
+			t.Fatal("pdftotext is missing (apt-get install -y poppler-utils)")
+		}
 		return ""
 	}
 	path := filepath.Join(t.TempDir(), "invoice.pdf")
