@@ -67,7 +67,10 @@ type qrJSON struct {
 	ImageURL *string `json:"image_url"`
 }
 
-func (h *Handler) timeText(t time.Time) string { return t.In(h.cfg.Location).Format(time.RFC3339) }
+func (h *Handler) timeText(t time.Time) string { return timeIn(t, h.cfg.Location) }
+
+// timeIn is t as API v2 writes a time: RFC 3339 in the business time zone.
+func timeIn(t time.Time, loc *time.Location) string { return t.In(loc).Format(time.RFC3339) }
 
 func (h *Handler) optTime(t time.Time) *string {
 	if t.IsZero() {

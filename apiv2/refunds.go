@@ -121,7 +121,7 @@ func (h *Handler) requestRefund(r *http.Request, c *recon.Caller, in recon.Refun
 	if err != nil {
 		return nil, err
 	}
-	a := created(RefundJSON(res))
+	a := created(RefundJSON(res, h.cfg.Location))
 	a.KeepKey = true // the key lives as long as the refund (docs/api-v2.md, Idempotency)
 	return a, nil
 }
@@ -131,7 +131,7 @@ func (h *Handler) showRefund(r *http.Request, c *recon.Caller) (*Answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	return ok(RefundJSON(res)), nil
+	return ok(RefundJSON(res, h.cfg.Location)), nil
 }
 
 // refundParams are GET /v2/refunds' query parameters.
@@ -180,7 +180,7 @@ func (h *Handler) listRefunds(r *http.Request, c *recon.Caller) (*Answer, error)
 	}
 	out := make([]map[string]any, len(list))
 	for i, res := range list {
-		out[i] = RefundJSON(res)
+		out[i] = RefundJSON(res, h.cfg.Location)
 	}
 	return paged(out, p, total), nil
 }
@@ -218,15 +218,16 @@ func (h *Handler) changeRefund(r *http.Request, c *recon.Caller, fn func(context
 	if err != nil {
 		return nil, err
 	}
-	return ok(RefundJSON(res)), nil
+	return ok(RefundJSON(res, h.cfg.Location)), nil
 }
 
-// v2Time renders a time as API v2 does: RFC 3339 in UTC.
-func v2Time(t time.Time) any {
+// optTimeIn renders a time as API v2 does (orders' timeText): RFC 3339 in
+// the business time zone loc, null when unset.
+func optTimeIn(t time.Time, loc *time.Location) any {
 	if t.IsZero() {
 		return nil
 	}
-	return t.UTC().Format(time.RFC3339)
+	return timeIn(t, loc)
 }
 
 func actorJSON(a recon.RefundActor) any {
@@ -248,15 +249,15 @@ func receiverJSON(r recon.RefundReceiver) map[string]any {
 }
 
 // RefundJSON is a refund as API v2 shows it (docs/api-v2.md, Refunds), and
-// the CLI prints it.
-func RefundJSON(res *refunds.Result) map[string]any {
+// the CLI prints it, its times in the business time zone loc as an order's.
+func RefundJSON(res *refunds.Result, loc *time.Location) map[string]any {
 	r := res.Refund
 	m := map[string]any{
 		"id": r.ID, "order_id": nil, "transaction_id": nil, "amount": r.Amount, "reason": r.Reason,
 		"receiver": receiverJSON(r.Receiver), "reference": r.Reference, "status": r.Status, "failure_reason": nil,
 		"requested_by": actorJSON(r.RequestedBy), "approved_by": nil, "rejected_by": nil,
 		"settled_transaction_id": nil, "bank_account_id": r.BankAccountID, "allocations": []any{}, "instructions": nil,
-		"created_at": v2Time(r.CreatedAt), "updated_at": v2Time(r.UpdatedAt),
+		"created_at": optTimeIn(r.CreatedAt, loc), "updated_at": optTimeIn(r.UpdatedAt, loc),
 	}
 	if r.OrderPublicID != "" {
 		m["order_id"] = r.OrderPublicID

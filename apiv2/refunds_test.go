@@ -62,8 +62,12 @@ func newRefundEnv(t *testing.T, engine string) *refundEnv {
 		t.Fatal(err)
 	}
 	clock := testkit.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	svc := &refunds.Service{Store: db, Clock: clock}
-	_, srv := server(t, Config{Store: db, Auth: auth, Clock: clock, Refunds: svc})
+	hcm, err := time.LoadLocation("Asia/Ho_Chi_Minh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &refunds.Service{Store: db, Clock: clock, Location: hcm}
+	_, srv := server(t, Config{Store: db, Auth: auth, Clock: clock, Location: hcm, Refunds: svc})
 	return &refundEnv{db: db, dbURL: dbURL, auth: auth, url: srv.URL, clock: clock, co: co, in: res[0].ID, out: res[1].ID, account: a.ID,
 		receiver: `{"bank_bin":"970436","account_number":"0071000123456","account_name":"NGUYEN VAN A"}`}
 }
@@ -209,7 +213,9 @@ func TestRefundByOrder(t *testing.T) {
 		url := e.url + "/v2/orders/" + o.PublicID + "/refund"
 		status, _, b := send(t, http.MethodPost, url, "server", `{"amount":120000,"reason":"trả hàng","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-1")
 		r := data(decodeAnswer(t, b))
+		// Its times are in the business time zone, as an order's.
 		if status != 201 || r["order_id"] != o.PublicID || r["transaction_id"] != nil ||
+			r["created_at"] != "2026-03-02T16:00:00+07:00" || r["updated_at"] != "2026-03-02T16:00:00+07:00" ||
 			mustJSON(t, r["allocations"]) != fmt.Sprintf(`[{"amount":100000,"transaction_id":%d},{"amount":20000,"transaction_id":%d}]`, paid[1], paid[0]) {
 			t.Fatalf("by order: %d %s", status, b)
 		}
