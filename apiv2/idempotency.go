@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -143,16 +142,9 @@ func encode(v any) []byte {
 // readBody reads r's body (within the route's limit) and puts it back for
 // the handler's decode.
 func readBody(r *http.Request) ([]byte, error) {
-	if r.Body == nil {
-		return nil, nil
-	}
-	b, err := io.ReadAll(r.Body)
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, recon.Errorf(recon.EINVALID, "request body is larger than the limit of %d bytes", tooLarge.Limit)
-	case err != nil:
-		return nil, recon.Errorf(recon.EINVALID, "request body could not be read")
+	b, err := web.ReadBodyOrEmpty(r)
+	if err != nil || r.Body == nil {
+		return nil, err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	return b, nil

@@ -3,7 +3,6 @@ package apiv2
 import (
 	"bytes"
 	"encoding/base64"
-	"io"
 	"net/http"
 	"slices"
 	"time"
@@ -309,12 +308,9 @@ func (h *Handler) listVAs(r *http.Request, c *recon.Caller) (*Answer, error) {
 
 // emptyOrObject decodes r's body into v strictly, an empty body as {}.
 func emptyOrObject(r *http.Request, v any) error {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return recon.Errorf(recon.EINVALID, "request body could not be read")
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
+	b, err := web.ReadBodyOrEmpty(r)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return err
 	}
 	return web.Unmarshal(b, v)
 }

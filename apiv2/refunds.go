@@ -2,7 +2,6 @@ package apiv2
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -76,30 +75,38 @@ func (b *refundBody) request() (recon.RefundRequest, error) {
 }
 
 func (h *Handler) refundOrder(r *http.Request, c *recon.Caller) (*Answer, error) {
-	var b refundBody
-	if err := decode(r, &b); err != nil {
-		return nil, err
-	}
-	in, err := b.request()
-	if err != nil {
-		return nil, err
-	}
-	id := r.PathValue("id")
-	if !recon.ValidXID(id) {
-		return nil, recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
-	}
-	o, err := h.cfg.Store.OrderByPublicID(r.Context(), c.Tenant, id)
-	if err != nil {
-		if recon.ErrorCode(err) == recon.ENOTFOUND {
-			return nil, recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
+	return h.requestRefund(r, c, func(in *recon.RefundRequest) error {
+		id := r.PathValue("id")
+		if !recon.ValidXID(id) {
+			return recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
 		}
-		return nil, err
-	}
-	in.OrderID = o.ID
-	return h.requestRefund(r, c, in)
+		o, err := h.cfg.Store.OrderByPublicID(r.Context(), c.Tenant, id)
+		if recon.ErrorCode(err) == recon.ENOTFOUND {
+			return recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
+		}
+		if err != nil {
+			return err
+		}
+		in.OrderID = o.ID
+		return nil
+	})
 }
 
 func (h *Handler) refundTransaction(r *http.Request, c *recon.Caller) (*Answer, error) {
+	return h.requestRefund(r, c, func(in *recon.RefundRequest) error {
+		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		if err != nil || id <= 0 {
+			return recon.Errorf(recon.ENOTFOUND, "transaction %s not found", r.PathValue("id"))
+		}
+		in.TransactionID = id
+		return nil
+	})
+}
+
+// requestRefund reads and checks the body of both refund routes, lets
+// target name what is refunded (the path's order or transaction), and
+// requests the refund.
+func (h *Handler) requestRefund(r *http.Request, c *recon.Caller, target func(in *recon.RefundRequest) error) (*Answer, error) {
 	var b refundBody
 	if err := decode(r, &b); err != nil {
 		return nil, err
@@ -108,15 +115,9 @@ func (h *Handler) refundTransaction(r *http.Request, c *recon.Caller) (*Answer, 
 	if err != nil {
 		return nil, err
 	}
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return nil, recon.Errorf(recon.ENOTFOUND, "transaction %s not found", r.PathValue("id"))
+	if err := target(&in); err != nil {
+		return nil, err
 	}
-	in.TransactionID = id
-	return h.requestRefund(r, c, in)
-}
-
-func (h *Handler) requestRefund(r *http.Request, c *recon.Caller, in recon.RefundRequest) (*Answer, error) {
 	res, err := h.refundsService().Request(r.Context(), c, in)
 	if err != nil {
 		return nil, err
@@ -185,19 +186,6 @@ func (h *Handler) listRefunds(r *http.Request, c *recon.Caller) (*Answer, error)
 	return paged(out, p, total), nil
 }
 
-// noBody refuses a body that is not empty or {}: the state changes take
-// none.
-func noBody(r *http.Request) error {
-	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<10))
-	if err != nil {
-		return recon.Errorf(recon.EINVALID, "the request body could not be read")
-	}
-	if s := strings.TrimSpace(string(b)); s != "" && s != "{}" {
-		return recon.Errorf(recon.EINVALID, "this request takes no body (or {})")
-	}
-	return nil
-}
-
 func (h *Handler) cancelRefund(r *http.Request, c *recon.Caller) (*Answer, error) {
 	return h.changeRefund(r, c, h.refundsService().Cancel)
 }
@@ -211,7 +199,7 @@ func (h *Handler) rejectRefund(r *http.Request, c *recon.Caller) (*Answer, error
 }
 
 func (h *Handler) changeRefund(r *http.Request, c *recon.Caller, fn func(context.Context, *recon.Caller, string) (*refunds.Result, error)) (*Answer, error) {
-	if err := noBody(r); err != nil {
+	if err := emptyOrObject(r, &struct{}{}); err != nil { // the state changes take no body (or {})
 		return nil, err
 	}
 	res, err := fn(r.Context(), c, r.PathValue("id"))
