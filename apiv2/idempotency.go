@@ -62,7 +62,9 @@ func (h *Handler) idempotent(w http.ResponseWriter, r *http.Request, c *recon.Ca
 		h.writeError(w, r, err)
 		return
 	}
-	claim := recon.IdempotencyClaim{Key: key[0], Route: rt.Pattern, BodyHash: canonicalHash(body), Token: claimToken()}
+	// The route is the request's method and path, not its pattern: the same
+	// key and body sent for another order or refund is another request.
+	claim := recon.IdempotencyClaim{Key: key[0], Route: r.Method + " " + r.URL.EscapedPath(), BodyHash: canonicalHash(body), Token: claimToken()}
 	ctx := context.WithoutCancel(r.Context()) // the record outlives a client that hangs up
 	state, answer, err := h.cfg.Store.ClaimIdempotencyKey(ctx, c.Tenant, claim, h.now(), recon.IdempotencyLease)
 	if err != nil {

@@ -228,6 +228,11 @@ func TestRefundByOrder(t *testing.T) {
 		if r := data(decodeAnswer(t, b)); status != 201 || r["amount"] != float64(30_000) || r["order_id"] != o.PublicID {
 			t.Fatalf("the rest by transaction: %d %s", status, b)
 		}
+		// The same key and body for the other transfer is another request, not a replay.
+		status, h, b := send(t, http.MethodPost, fmt.Sprintf("%s/v2/transactions/%d/refund", e.url, paid[1]), "server", `{"reason":"x","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-3")
+		if m := decodeAnswer(t, b); status != 409 || m["error_code"] != "idempotency_key_reused" || h.Get(ReplayedHeader) != "" {
+			t.Fatalf("the key of another transaction's refund: %d %s", status, b)
+		}
 		status, _, b = send(t, http.MethodPost, url, "server", `{"reason":"x","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-4")
 		if m := decodeAnswer(t, b); status != 422 || m["error_code"] != "already_refunded" {
 			t.Fatalf("already refunded: %d %s", status, b)
