@@ -15,7 +15,7 @@ import (
 // sellerForm is the seller's form, as stored or as typed when refused.
 type sellerForm struct {
 	LegalName, TaxCode, Address, Phone, Email, BankName, BankAccount, Template, Series string
-	AutoInvoice                                                                       bool
+	AutoInvoice                                                                        bool
 }
 
 func sellerFormOf(c *recon.CompanyConfig) *sellerForm {
