@@ -25,8 +25,8 @@ const (
 )
 
 // IPNTypes lists every notification type a target may subscribe to.
-// (INVOICE_ISSUED and INVOICE_FAILED join it when invoices send them.)
-var IPNTypes = []string{IPNOrderPaid, IPNTransactionVoid, IPNOrderPartiallyPaid, IPNOrderExpired, IPNRefundSucceeded, IPNRefundFailed}
+var IPNTypes = []string{IPNOrderPaid, IPNTransactionVoid, IPNOrderPartiallyPaid, IPNOrderExpired, IPNRefundSucceeded, IPNRefundFailed,
+	IPNInvoiceIssued, IPNInvoiceFailed}
 
 // DefaultIPNTypes are what a target subscribes to when it never chose: what
 // v1 sent before API v2 existed, so a receiver written for v1 sees no new

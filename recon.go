@@ -36,6 +36,7 @@ type Store interface {
 	VAStore
 	ExceptionStore
 	RefundStore
+	InvoiceStore
 	MerchantStore
 	DeliveryStore
 	HubStore

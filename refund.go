@@ -605,8 +605,11 @@ func InstructionsOf(r *Refund) *RefundInstructions {
 // id, transaction_id its reference (what the bank statement shows),
 // transaction_type REFUND, transaction_status APPROVED when the money left
 // (REFUND_SUCCEEDED) or FAILED, transaction_amount the refund's amount,
-// dated at (the business time zone).
-func RefundIPNDelivery(r *Refund, o *Order, event string, at time.Time) (*Delivery, error) {
+// transaction_date date as its wall clock reads (the business time zone:
+// the outgoing transfer's date for a settlement, as ORDER_PAID carries the
+// paying transfer's; the moment of the failure in the business zone for a
+// failure). at is when the notification is made (its timestamp).
+func RefundIPNDelivery(r *Refund, o *Order, event string, date, at time.Time) (*Delivery, error) {
 	status := "APPROVED"
 	switch event {
 	case IPNRefundSucceeded:
@@ -621,7 +624,7 @@ func RefundIPNDelivery(r *Refund, o *Order, event string, at time.Time) (*Delive
 		Order:            ipnOrder{CustomData: json.RawMessage("[]"), CustomDataSigned: true, OrderCurrency: "VND"},
 		Transaction: ipnTransaction{
 			ID: r.ID, PaymentMethod: "BANK_TRANSFER", TransactionID: r.Reference, TransactionType: "REFUND",
-			TransactionDate: at.Format(DateTimeLayout), TransactionStatus: status, TransactionAmount: MoneyText(r.Amount),
+			TransactionDate: date.Format(DateTimeLayout), TransactionStatus: status, TransactionAmount: MoneyText(r.Amount),
 			TransactionCurrency: "VND", AuthenticationStatus: "AUTHENTICATION_NOT_NEEDED",
 		},
 	}

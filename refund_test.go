@@ -337,18 +337,21 @@ func TestRefundInstructions(t *testing.T) {
 
 func TestRefundIPNDelivery(t *testing.T) {
 	at := time.Date(2026, 11, 26, 17, 30, 0, 0, time.UTC)
+	// The outgoing transfer's date, a wall clock (recon.WallClock), not the
+	// moment the notification is made.
+	date := time.Date(2026, 11, 26, 16, 5, 9, 0, time.UTC)
 	r := &recon.Refund{ID: "0b6f3c1e-8d2a-4c55-9a1e-2f4d6b8c0a11", CompanyID: 3, OrderID: 5, Amount: 50_000, Reference: "HT7K2M9QX4PA"}
 	o := &recon.Order{ID: 5, CompanyID: 3, InvoiceNumber: "INV-5", OrderID: "A-5", Status: recon.OrderCaptured, Amount: 100_000, Currency: "VND", CustomData: `[{"k":"v"}]`, CustomDataSigned: true, CustomerID: "cu1"}
-	d, err := recon.RefundIPNDelivery(r, o, recon.IPNRefundSucceeded, at)
+	d, err := recon.RefundIPNDelivery(r, o, recon.IPNRefundSucceeded, date, at)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"timestamp":1795714200,"notification_type":"REFUND_SUCCEEDED","order":{"id":"5","order_id":"A-5","order_status":"CAPTURED","order_currency":"VND","order_amount":"100000.00","order_invoice_number":"INV-5","custom_data":[{"k":"v"}],"custom_data_signed":true,"user_agent":"","ip_address":"","order_description":""},"transaction":{"id":"0b6f3c1e-8d2a-4c55-9a1e-2f4d6b8c0a11","payment_method":"BANK_TRANSFER","transaction_id":"HT7K2M9QX4PA","transaction_type":"REFUND","transaction_date":"2026-11-26 17:30:00","transaction_status":"APPROVED","transaction_amount":"50000.00","transaction_currency":"VND","authentication_status":"AUTHENTICATION_NOT_NEEDED","card_number":"","card_holder_name":"","card_expiry":"","card_funding_method":"","card_brand":""},"customer":{"id":"cu1","customer_id":"cu1"}}`
+	want := `{"timestamp":1795714200,"notification_type":"REFUND_SUCCEEDED","order":{"id":"5","order_id":"A-5","order_status":"CAPTURED","order_currency":"VND","order_amount":"100000.00","order_invoice_number":"INV-5","custom_data":[{"k":"v"}],"custom_data_signed":true,"user_agent":"","ip_address":"","order_description":""},"transaction":{"id":"0b6f3c1e-8d2a-4c55-9a1e-2f4d6b8c0a11","payment_method":"BANK_TRANSFER","transaction_id":"HT7K2M9QX4PA","transaction_type":"REFUND","transaction_date":"2026-11-26 16:05:09","transaction_status":"APPROVED","transaction_amount":"50000.00","transaction_currency":"VND","authentication_status":"AUTHENTICATION_NOT_NEEDED","card_number":"","card_holder_name":"","card_expiry":"","card_funding_method":"","card_brand":""},"customer":{"id":"cu1","customer_id":"cu1"}}`
 	if string(d.Payload) != want || d.Event != recon.IPNRefundSucceeded || d.OrderID != 5 || d.CompanyID != 3 || d.Kind != recon.DeliveryIPN {
 		t.Fatalf("%+v\n%s", d, d.Payload)
 	}
 	r.OrderID = 0
-	d, err = recon.RefundIPNDelivery(r, nil, recon.IPNRefundFailed, at)
+	d, err = recon.RefundIPNDelivery(r, nil, recon.IPNRefundFailed, at, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +362,7 @@ func TestRefundIPNDelivery(t *testing.T) {
 	if err := json.Unmarshal(d.Payload, &body); err != nil || body.Transaction["transaction_status"] != "FAILED" || body.Order["id"] != "" || d.OrderID != 0 {
 		t.Fatalf("%s %v", d.Payload, err)
 	}
-	if _, err := recon.RefundIPNDelivery(r, nil, recon.IPNOrderPaid, at); err == nil {
+	if _, err := recon.RefundIPNDelivery(r, nil, recon.IPNOrderPaid, at, at); err == nil {
 		t.Fatal("an ORDER_PAID refund IPN")
 	}
 }

@@ -17,6 +17,8 @@ var ipnTypeMessages = []struct{ key, en, vi string }{
 	{"nt_order_expired", "Order expired unpaid", "Đơn hàng hết hạn khi chưa thanh toán đủ"},
 	{"nt_refund_succeeded", "Refund sent to the customer", "Đã hoàn tiền cho khách hàng"},
 	{"nt_refund_failed", "Refund failed", "Hoàn tiền không thành công"},
+	{"nt_invoice_issued", "E-invoice issued (accepted by the tax authority)", "Hóa đơn điện tử đã được cấp mã (cơ quan thuế chấp nhận)"},
+	{"nt_invoice_failed", "E-invoice refused", "Hóa đơn điện tử bị từ chối"},
 	{"nt_help", "Check at least one. An address saved before these choices existed receives the first two, exactly as before.",
 		"Chọn ít nhất một loại. Địa chỉ đã lưu trước khi có các lựa chọn này nhận hai loại đầu tiên, đúng như trước đây."},
 }

@@ -43,11 +43,17 @@ type Service struct {
 	Live, Test recon.PayoutConnector
 }
 
+// now is the business time in the business time zone: the moment a
+// change happens, which a REFUND_FAILED notification carries as its date.
 func (s *Service) now() time.Time {
-	if s.Clock == nil {
-		return time.Now()
+	now := time.Now()
+	if s.Clock != nil {
+		now = s.Clock.Now()
 	}
-	return s.Clock.Now()
+	if s.Location != nil {
+		now = now.In(s.Location)
+	}
+	return now
 }
 
 // connector is the tenant's payout connector, nil when none.

@@ -82,8 +82,8 @@ func (s *Sandbox) Run(ctx context.Context) (int, error) {
 	}
 	for i, r := range due {
 		if reason, fails := SandboxFailures[r.Receiver.AccountNumber]; fails {
-			_, err := s.Store.ChangeRefund(ctx, tenants[i], r.ID, recon.RefundChange{Event: recon.RefundFail, Reason: reason}, now)
-			if err != nil && recon.RefundRule(err) != recon.RuleInvalidState { // another node failed it first
+			_, err := s.Store.ChangeRefund(ctx, tenants[i], r.ID, recon.RefundChange{Event: recon.RefundFail, Reason: reason}, now.In(loc)) // REFUND_FAILED's date
+			if err != nil && recon.RefundRule(err) != recon.RuleInvalidState {                                                              // another node failed it first
 				return i, err
 			}
 			continue

@@ -162,6 +162,9 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	if err != nil {
 		return 0, nil, err
 	}
+	if err := queuePaidOrders(ctx, tx, companyID, captured, now); err != nil {
+		return 0, nil, err
+	}
 	var partial []*recon.Order
 	for i, o := range partlyPaid {
 		if o != nil {

@@ -500,7 +500,8 @@ func (db *DB) Refundable(ctx context.Context, tenant recon.TenantID, orderID, tr
 }
 
 // ChangeRefund implements recon.RefundStore. A settlement is ingestion's
-// (settleRefunds): it needs the outgoing transfer.
+// (settleRefunds): it needs the outgoing transfer. now is in the business
+// time zone of the caller, which a REFUND_FAILED notification is dated in.
 func (db *DB) ChangeRefund(ctx context.Context, tenant recon.TenantID, id string, ch recon.RefundChange, now time.Time) (*recon.Refund, error) {
 	companyID := tenant.ID()
 	if ch.Event == recon.RefundSettle {
@@ -510,6 +511,7 @@ func (db *DB) ChangeRefund(ctx context.Context, tenant recon.TenantID, id string
 		return nil, recon.Errorf(recon.ENOTFOUND, "refund %s not found", id)
 	}
 	id = strings.ToLower(id)
+	date := now // in the caller's business time zone: REFUND_FAILED's date
 	now = storedTime(now)
 	var out *recon.Refund
 	enqueued := 0
@@ -546,7 +548,7 @@ func (db *DB) ChangeRefund(ctx context.Context, tenant recon.TenantID, id string
 			o.RefundedAmount -= n.Amount
 		}
 		if n.Status == recon.RefundFailed {
-			if enqueued, err = db.notifyRefund(ctx, tx, n, o, recon.IPNRefundFailed, now); err != nil {
+			if enqueued, err = db.notifyRefund(ctx, tx, n, o, recon.IPNRefundFailed, date, now); err != nil {
 				return err
 			}
 		}
@@ -572,13 +574,14 @@ func writeRefund(ctx context.Context, tx *sql.Tx, rowID int64, r *recon.Refund) 
 }
 
 // notifyRefund enqueues the refund's IPN of event for a target that
-// subscribes to it (notifyAt with recon.IPNWants), and reports how many.
-func (db *DB) notifyRefund(ctx context.Context, tx *sql.Tx, r *recon.Refund, o *recon.Order, event string, now time.Time) (int, error) {
+// subscribes to it (notifyAt with recon.IPNWants), dated date
+// (recon.RefundIPNDelivery), and reports how many.
+func (db *DB) notifyRefund(ctx context.Context, tx *sql.Tx, r *recon.Refund, o *recon.Order, event string, date, now time.Time) (int, error) {
 	due, ok, err := notifyAt(ctx, tx, r.CompanyID, recon.DeliveryIPN, now, wantsIPN(event))
 	if err != nil || !ok {
 		return 0, err
 	}
-	d, err := recon.RefundIPNDelivery(r, o, event, now)
+	d, err := recon.RefundIPNDelivery(r, o, event, date, now)
 	if err != nil {
 		return 0, internal(err, "build refund IPN")
 	}
@@ -665,7 +668,7 @@ func (db *DB) settleRefunds(ctx context.Context, tx *sql.Tx, companyID int64, ro
 					return 0, err
 				}
 			}
-			k, err := db.notifyRefund(ctx, tx, n, o, recon.IPNRefundSucceeded, now)
+			k, err := db.notifyRefund(ctx, tx, n, o, recon.IPNRefundSucceeded, recon.WallClock(row.TransactionDate), now)
 			if err != nil {
 				return 0, err
 			}

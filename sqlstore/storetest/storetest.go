@@ -48,6 +48,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Exceptions", func(t *testing.T) { t.Parallel(); testExceptions(t, open) })
 	t.Run("Money", func(t *testing.T) { t.Parallel(); testMoney(t, open) })
 	t.Run("Refunds", func(t *testing.T) { t.Parallel(); testRefunds(t, open) })
+	t.Run("Invoices", func(t *testing.T) { t.Parallel(); testInvoices(t, open) })
 	t.Run("IngestAtomically", func(t *testing.T) { t.Parallel(); testIngestAtomically(t, open) })
 	t.Run("TestMode", func(t *testing.T) { t.Parallel(); testTestMode(t, open) })
 	t.Run("Hub", func(t *testing.T) { t.Parallel(); testHub(t, open) })
