@@ -220,15 +220,10 @@ func (db *DB) ReplacePaymentCodeFormats(ctx context.Context, companyID int64, fo
 			return err
 		}
 		// Locking the company row queues concurrent replacements of its formats.
-		err := tx.QueryRowContext(ctx,
-			`SELECT bank_sub_account, paycode, data_storage_days,
-				seller_legal_name, seller_tax_code, seller_address, seller_phone, seller_email,
-				seller_bank_name, seller_bank_account, invoice_template, invoice_series, auto_invoice
-			FROM companies WHERE id = $1`+db.d.forUpdate(),
-			companyID,
-		).Scan(&cfg.BankSubAccount, &cfg.Paycode, &cfg.DataStorageDays,
-			&cfg.Seller.LegalName, &cfg.Seller.TaxCode, &cfg.Seller.Address, &cfg.Seller.Phone, &cfg.Seller.Email,
-			&cfg.Seller.BankName, &cfg.Seller.BankAcct, &cfg.Invoicing.Template, &cfg.Invoicing.Series, &cfg.Invoicing.AutoInvoice)
+		c, err := scanCompany(tx.QueryRowContext(ctx, `SELECT `+companyColumns+` FROM companies WHERE id = $1`+db.d.forUpdate(), companyID))
+		if c != nil {
+			cfg = c.Config
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(err, "company %d not found", companyID)
 		}
