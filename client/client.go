@@ -175,6 +175,9 @@ type request struct {
 	// replayed, when set, is told whether the answer was replayed for an
 	// idempotency key.
 	replayed *bool
+	// rawOut, when set, gets a 2xx answer's body as it is (a file: an
+	// invoice's XML or PDF) instead of decoding it.
+	rawOut *[]byte
 }
 
 // response is what do keeps of a successful answer.
@@ -229,7 +232,9 @@ func (c *Client) do(ctx context.Context, req *request, out any) (*response, erro
 			if req.replayed != nil {
 				*req.replayed = resp.Header.Get("Idempotent-Replayed") == "true"
 			}
-			if out != nil && len(raw) > 0 {
+			if req.rawOut != nil {
+				*req.rawOut = raw
+			} else if out != nil && len(raw) > 0 {
 				if err := json.Unmarshal(raw, out); err != nil {
 					return nil, fmt.Errorf("recon: %s %s: decoding the answer: %w", req.method, req.path, err)
 				}
