@@ -46,6 +46,11 @@ type CompanyConfig struct {
 	// maintenance job (see RetentionStore). 0 keeps them forever.
 	DataStorageDays    int
 	PaymentCodeFormats []PaymentCodeFormat
+	// Seller is the company's legal details as its invoices name them, and
+	// Invoicing how it issues them (docs/invoices.md, The seller). Shared by
+	// the company's live and test modes, like every setting.
+	Seller    Seller
+	Invoicing InvoiceSettings
 }
 
 // Validate checks the fields a company must have, new or updated.

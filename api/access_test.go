@@ -36,6 +36,7 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 	// nor a token with no user).
 	matrix := map[string]string{
 		"GET /api/v1/company":                        "admin",
+		"PATCH /api/v1/company":                      "admin",
 		"PATCH /api/v1/company/configurations":       "admin",
 		"POST /api/v1/company/try-memo":              "admin",
 		"GET /api/v1/transactions":                   "read",
@@ -59,6 +60,7 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 	// The scope each route needs.
 	scopes := map[string]string{
 		"GET /api/v1/company":                        recon.ScopeCompany,
+		"PATCH /api/v1/company":                      recon.ScopeCompany,
 		"PATCH /api/v1/company/configurations":       recon.ScopeCompany,
 		"POST /api/v1/company/try-memo":              recon.ScopeCompany,
 		"GET /api/v1/transactions":                   recon.ScopeTransactionRead,

@@ -24,6 +24,7 @@ type Store interface {
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
+	UpdateCompany(ctx context.Context, id int64, update func(c *recon.Company) error) (*recon.Company, error)
 	// recon.BankAccountStore's:
 	BankAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.BankAccount, error)
 	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
@@ -93,6 +94,7 @@ func (h *Handler) Register(mux *web.Mux) {
 		mux.Handle(pattern, h.authed(fn, scope, action))
 	}
 	route("GET /api/v1/company", h.getCompany, recon.ScopeCompany, recon.ActionManageCompany)
+	route("PATCH /api/v1/company", h.patchCompany, recon.ScopeCompany, recon.ActionManageCompany)
 	route("PATCH /api/v1/company/configurations", h.patchConfigurations, recon.ScopeCompany, recon.ActionManageCompany)
 	route("POST /api/v1/company/try-memo", h.tryMemo, recon.ScopeCompany, recon.ActionManageCompany)
 	route("GET /api/v1/transactions", h.listTransactions, recon.ScopeTransactionRead, recon.ActionReadMoney)

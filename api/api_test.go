@@ -168,7 +168,9 @@ func TestGetCompany(t *testing.T) {
 			"begin_date": "2026-01-01", "end_date": "2027-01-01",
 			"configurations": map[string]any{"bank_sub_account": false, "paycode": true,
 				"data_storage_time": "365", "payment_code_formats": []any{}},
-			"livemode": true,
+			"seller":    map[string]any{"legal_name": "", "tax_code": "", "address": "", "phone": "", "email": "", "bank_name": "", "bank_account": ""},
+			"invoicing": map[string]any{"invoice_template": "1", "invoice_series": "", "auto_invoice": false},
+			"livemode":  true,
 		}}
 		if status != 200 {
 			t.Fatalf("status %d: %v", status, body)

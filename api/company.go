@@ -20,7 +20,45 @@ type companyJSON struct {
 	BeginDate      string            `json:"begin_date"`
 	EndDate        string            `json:"end_date"`
 	Configurations configurationJSON `json:"configurations"`
+	Seller         sellerJSON        `json:"seller"`
+	Invoicing      invoicingJSON     `json:"invoicing"`
 	Livemode       bool              `json:"livemode"`
+}
+
+// sellerJSON is the company as its invoices name it (docs/invoices.md, The
+// seller): "" for what is not set yet.
+type sellerJSON struct {
+	LegalName   string `json:"legal_name"`
+	TaxCode     string `json:"tax_code"`
+	Address     string `json:"address"`
+	Phone       string `json:"phone"`
+	Email       string `json:"email"`
+	BankName    string `json:"bank_name"`
+	BankAccount string `json:"bank_account"`
+}
+
+type invoicingJSON struct {
+	InvoiceTemplate string `json:"invoice_template"`
+	InvoiceSeries   string `json:"invoice_series"`
+	AutoInvoice     bool   `json:"auto_invoice"`
+}
+
+// CompanyJSON renders a company as GET /api/v1/company shows it, for the
+// caller (its role and mode).
+func CompanyJSON(co *recon.Company, c *recon.Caller) any {
+	role := ""
+	if c.User != nil {
+		role = string(c.User.Role)
+	}
+	s := co.Config.Seller
+	return companyJSON{
+		ID: co.LiveID(), FullName: co.FullName, ShortName: co.ShortName, Role: role,
+		Status: co.Status, Subscription: co.Subscription, BeginDate: co.BeginDate, EndDate: co.EndDate,
+		Configurations: toConfigurationJSON(&co.Config),
+		Seller:         sellerJSON{s.LegalName, s.TaxCode, s.Address, s.Phone, s.Email, s.BankName, s.BankAcct},
+		Invoicing:      invoicingJSON{co.Config.Invoicing.Template, co.Config.Invoicing.Series, co.Config.Invoicing.AutoInvoice},
+		Livemode:       c.Livemode(),
+	}
 }
 
 type configurationJSON struct {
@@ -59,11 +97,32 @@ func (h *Handler) getCompany(w http.ResponseWriter, r *http.Request, c *recon.Ca
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, ok(companyJSON{
-		ID: co.LiveID(), FullName: co.FullName, ShortName: co.ShortName, Role: string(c.User.Role),
-		Status: co.Status, Subscription: co.Subscription, BeginDate: co.BeginDate, EndDate: co.EndDate,
-		Configurations: toConfigurationJSON(&co.Config), Livemode: c.Livemode(),
-	}))
+	web.WriteJSON(w, http.StatusOK, ok(CompanyJSON(co, c)))
+	return nil
+}
+
+// patchCompany: PATCH /api/v1/company {legal_name?, tax_code?, address?,
+// phone?, email?, bank_name?, bank_account?, invoice_template?,
+// invoice_series?, auto_invoice?} sets the seller's details and invoice
+// settings given (docs/api.md, Company API; docs/invoices.md, The seller)
+// and answers the company as GET shows it. A field that fails is a 400
+// naming it; nothing is written then.
+func (h *Handler) patchCompany(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	if !c.Livemode() {
+		return recon.Errorf(recon.EFORBIDDEN, "the seller's details are settings of the company, shared by its live and test modes: change them with a live credential")
+	}
+	var up recon.SellerUpdate
+	if err := web.DecodeJSON(r, &up); err != nil {
+		return err
+	}
+	if up.Empty() {
+		return recon.Errorf(recon.EINVALID, "nothing to change: give at least one of legal_name, tax_code, address, phone, email, bank_name, bank_account, invoice_template, invoice_series, auto_invoice")
+	}
+	co, err := h.Store.UpdateCompany(r.Context(), c.Tenant.ID(), func(co *recon.Company) error { return up.Apply(&co.Config) })
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(CompanyJSON(co, c)))
 	return nil
 }
 

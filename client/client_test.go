@@ -527,3 +527,16 @@ func TestMissingCredentials(t *testing.T) {
 		t.Error("a base URL without a scheme was accepted")
 	}
 }
+
+func TestUpdateSeller(t *testing.T) {
+	s := &scripted{answers: []answer{{200, nil, `{"status":"success","data":{"id":1,"seller":{"legal_name":"Sao Mai","tax_code":"0100112437-001"},"invoicing":{"invoice_template":"1","invoice_series":"C26TAA","auto_invoice":true}}}`}}}
+	c, _ := newTestClient(t, s)
+	code, auto := "0100112437001", true
+	co, err := c.UpdateSeller(context.Background(), SellerUpdate{TaxCode: &code, AutoInvoice: &auto})
+	if err != nil || co.Seller.TaxCode != "0100112437-001" || co.Invoicing.InvoiceSeries != "C26TAA" || !co.Invoicing.AutoInvoice {
+		t.Fatalf("%+v %v", co, err)
+	}
+	if want := `{"tax_code":"0100112437001","auto_invoice":true}`; s.bodies[0] != want {
+		t.Fatalf("sent %s\nwant %s", s.bodies[0], want)
+	}
+}

@@ -16,6 +16,42 @@ type Company struct {
 	BeginDate      string        `json:"begin_date"` // YYYY-MM-DD
 	EndDate        string        `json:"end_date"`
 	Configurations Configuration `json:"configurations"`
+	Seller         Seller        `json:"seller"`
+	Invoicing      Invoicing     `json:"invoicing"`
+}
+
+// Seller is the company as its e-invoices name it (docs/invoices.md, The
+// seller); "" for what is not set yet.
+type Seller struct {
+	LegalName   string `json:"legal_name"`
+	TaxCode     string `json:"tax_code"` // 0123456789 or 0123456789-001
+	Address     string `json:"address"`
+	Phone       string `json:"phone"`
+	Email       string `json:"email"`
+	BankName    string `json:"bank_name"`
+	BankAccount string `json:"bank_account"`
+}
+
+// Invoicing is how the company issues invoices.
+type Invoicing struct {
+	InvoiceTemplate string `json:"invoice_template"` // "1" VAT invoice, "2" sales invoice
+	InvoiceSeries   string `json:"invoice_series"`   // e.g. C26TAA
+	AutoInvoice     bool   `json:"auto_invoice"`
+}
+
+// SellerUpdate is a change of the seller's details and invoice settings:
+// nil fields are kept.
+type SellerUpdate struct {
+	LegalName       *string `json:"legal_name,omitempty"`
+	TaxCode         *string `json:"tax_code,omitempty"`
+	Address         *string `json:"address,omitempty"`
+	Phone           *string `json:"phone,omitempty"`
+	Email           *string `json:"email,omitempty"`
+	BankName        *string `json:"bank_name,omitempty"`
+	BankAccount     *string `json:"bank_account,omitempty"`
+	InvoiceTemplate *string `json:"invoice_template,omitempty"`
+	InvoiceSeries   *string `json:"invoice_series,omitempty"`
+	AutoInvoice     *bool   `json:"auto_invoice,omitempty"`
 }
 
 // Configuration is a company's configuration (spec §2.2; docs/api.md, Company
@@ -65,6 +101,17 @@ func (f PaymentCodeFormat) MarshalJSON() ([]byte, error) {
 func (c *Client) Company(ctx context.Context) (*Company, error) {
 	var out envelope[Company]
 	if _, err := c.do(ctx, &request{method: "GET", path: "/api/v1/company", auth: authBearer, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out.Data, nil
+}
+
+// UpdateSeller sets the seller's details and invoice settings given:
+// PATCH /api/v1/company. A field that fails its check (a tax code with a
+// wrong check digit, ...) is an *Error with Code validation_error naming it.
+func (c *Client) UpdateSeller(ctx context.Context, u SellerUpdate) (*Company, error) {
+	var out envelope[Company]
+	if _, err := c.do(ctx, &request{method: "PATCH", path: "/api/v1/company", auth: authBearer, json: u, idempotent: true}, &out); err != nil {
 		return nil, err
 	}
 	return &out.Data, nil

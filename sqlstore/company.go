@@ -18,16 +18,25 @@ func (db *DB) CreateCompany(ctx context.Context, c *recon.Company) error {
 	if err != nil {
 		return err
 	}
+	inv := c.Config.Invoicing
+	if inv.Template == "" {
+		inv.Template = recon.InvoiceTemplateVAT
+	}
+	sl := c.Config.Seller
 	createdAt := db.now()
 	var id int64
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `
 			INSERT INTO companies (full_name, short_name, status, subscription, begin_date, end_date,
-				bank_sub_account, paycode, data_storage_days, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+				bank_sub_account, paycode, data_storage_days, created_at,
+				seller_legal_name, seller_tax_code, seller_address, seller_phone, seller_email,
+				seller_bank_name, seller_bank_account, invoice_template, invoice_series, auto_invoice)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
 			RETURNING id`,
 			c.FullName, c.ShortName, c.Status, c.Subscription, begin, end,
 			c.Config.BankSubAccount, c.Config.Paycode, c.Config.DataStorageDays, createdAt,
+			sl.LegalName, sl.TaxCode, sl.Address, sl.Phone, sl.Email, sl.BankName, sl.BankAcct,
+			inv.Template, inv.Series, inv.AutoInvoice,
 		).Scan(&id)
 		if err != nil {
 			return internal(err, "create company")
@@ -37,7 +46,7 @@ func (db *DB) CreateCompany(ctx context.Context, c *recon.Company) error {
 	if err != nil {
 		return err
 	}
-	c.ID, c.CreatedAt = id, createdAt
+	c.ID, c.CreatedAt, c.Config.Invoicing.Template = id, createdAt, inv.Template
 	return nil
 }
 
@@ -49,6 +58,8 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 	rows, err := db.db.QueryContext(ctx, `
 		SELECT c.id, COALESCE(c.test_of, 0), p.full_name, p.short_name, p.status, p.subscription, p.begin_date, p.end_date,
 			p.bank_sub_account, p.paycode, p.data_storage_days, p.created_at,
+			p.seller_legal_name, p.seller_tax_code, p.seller_address, p.seller_phone, p.seller_email,
+			p.seller_bank_name, p.seller_bank_account, p.invoice_template, p.invoice_series, p.auto_invoice,
 			f.prefix, f.suffix_from, f.suffix_to, f.character_type, f.is_active
 		FROM `+tenantCompany+`
 		LEFT JOIN payment_code_formats f ON f.company_id = p.id
@@ -70,6 +81,9 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 		)
 		err := rows.Scan(&row.ID, &row.TestOf, &row.FullName, &row.ShortName, &row.Status, &row.Subscription, &begin, &end,
 			&row.Config.BankSubAccount, &row.Config.Paycode, &row.Config.DataStorageDays, &row.CreatedAt,
+			&row.Config.Seller.LegalName, &row.Config.Seller.TaxCode, &row.Config.Seller.Address, &row.Config.Seller.Phone,
+			&row.Config.Seller.Email, &row.Config.Seller.BankName, &row.Config.Seller.BankAcct,
+			&row.Config.Invoicing.Template, &row.Config.Invoicing.Series, &row.Config.Invoicing.AutoInvoice,
 			&prefix, &from, &to, &ctype, &active)
 		if err != nil {
 			return nil, internal(err, "read company")
@@ -96,14 +110,19 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 }
 
 const companyColumns = `id, full_name, short_name, status, subscription, begin_date, end_date,
-	bank_sub_account, paycode, data_storage_days, created_at`
+	bank_sub_account, paycode, data_storage_days, created_at,
+	seller_legal_name, seller_tax_code, seller_address, seller_phone, seller_email,
+	seller_bank_name, seller_bank_account, invoice_template, invoice_series, auto_invoice`
 
 // scanCompany reads one row of companyColumns.
 func scanCompany(row scanner) (*recon.Company, error) {
 	var c recon.Company
 	var begin, end sql.NullTime
 	if err := row.Scan(&c.ID, &c.FullName, &c.ShortName, &c.Status, &c.Subscription, &begin, &end,
-		&c.Config.BankSubAccount, &c.Config.Paycode, &c.Config.DataStorageDays, &c.CreatedAt); err != nil {
+		&c.Config.BankSubAccount, &c.Config.Paycode, &c.Config.DataStorageDays, &c.CreatedAt,
+		&c.Config.Seller.LegalName, &c.Config.Seller.TaxCode, &c.Config.Seller.Address, &c.Config.Seller.Phone,
+		&c.Config.Seller.Email, &c.Config.Seller.BankName, &c.Config.Seller.BankAcct,
+		&c.Config.Invoicing.Template, &c.Config.Invoicing.Series, &c.Config.Invoicing.AutoInvoice); err != nil {
 		return nil, err
 	}
 	c.BeginDate, c.EndDate = dateText(begin), dateText(end)
@@ -163,12 +182,21 @@ func (db *DB) UpdateCompany(ctx context.Context, id int64, update func(c *recon.
 		if err != nil {
 			return err
 		}
+		if err := c.Config.ValidateInvoicing(); err != nil {
+			return err
+		}
+		sl := c.Config.Seller
 		_, err = tx.ExecContext(ctx, `
 			UPDATE companies SET full_name = $1, short_name = $2, status = $3, subscription = $4,
-				begin_date = $5, end_date = $6, bank_sub_account = $7, paycode = $8, data_storage_days = $9
-			WHERE id = $10`,
+				begin_date = $5, end_date = $6, bank_sub_account = $7, paycode = $8, data_storage_days = $9,
+				seller_legal_name = $10, seller_tax_code = $11, seller_address = $12, seller_phone = $13,
+				seller_email = $14, seller_bank_name = $15, seller_bank_account = $16,
+				invoice_template = $17, invoice_series = $18, auto_invoice = $19
+			WHERE id = $20`,
 			c.FullName, c.ShortName, c.Status, c.Subscription, begin, end,
-			c.Config.BankSubAccount, c.Config.Paycode, c.Config.DataStorageDays, id)
+			c.Config.BankSubAccount, c.Config.Paycode, c.Config.DataStorageDays,
+			sl.LegalName, sl.TaxCode, sl.Address, sl.Phone, sl.Email, sl.BankName, sl.BankAcct,
+			c.Config.Invoicing.Template, c.Config.Invoicing.Series, c.Config.Invoicing.AutoInvoice, id)
 		if err != nil {
 			return internal(err, "update company")
 		}

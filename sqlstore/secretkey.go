@@ -307,8 +307,8 @@ type sealedCell struct {
 	value  []byte
 }
 
-// sealedCells reads every sealed value (merchant secret keys, target secrets
-// and signing secrets) within q.
+// sealedCells reads every sealed value (merchant secret keys, target secrets,
+// signing secrets and invoice certificates' keys) within q.
 func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 	var cells []sealedCell
 	rows, err := q.QueryContext(ctx, `SELECT company_id, secret_key FROM merchants`)
@@ -348,6 +348,24 @@ func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 			cells = append(cells, sealedCell{`UPDATE delivery_targets SET signing_secret = $1 WHERE company_id = $2 AND kind = $3`,
 				[]any{company, kind}, targetBinding("signing_secret", company, kind), signing})
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal(err, "read sealed secrets")
+	}
+	rows.Close()
+	rows, err = q.QueryContext(ctx, `SELECT company_id, private_key FROM invoice_certificates`)
+	if err != nil {
+		return nil, internal(err, "read sealed secrets")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var company int64
+		var key []byte
+		if err := rows.Scan(&company, &key); err != nil {
+			return nil, internal(err, "read sealed secrets")
+		}
+		cells = append(cells, sealedCell{`UPDATE invoice_certificates SET private_key = $1 WHERE company_id = $2`,
+			[]any{company}, invoiceCertBinding(company), key})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, internal(err, "read sealed secrets")

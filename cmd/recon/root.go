@@ -66,6 +66,7 @@ RECON_DATABASE_URL). A flag given on the command line wins.`,
 		newBankAccountCmd(a), newSimulateCmd(a), newTransactionsCmd(a), newImportCmd(a),
 		newMerchantCmd(a), newIPNCmd(a), newDeliveriesCmd(a), newReportCmd(a), newKeysCmd(a), newListenCmd(a),
 		newTestDataCmd(a), newTriggerCmd(a), newHubCmd(a), newExceptionsCmd(a), newRefundsCmd(a),
+		newInvoicesCmd(a),
 	)
 	root.InitDefaultCompletionCmd()
 	annotateEnv(root)

@@ -18,6 +18,8 @@ func testCompany(t *testing.T, open Open) {
 	run(t, "NotFound", open, testCompanyNotFound)
 	run(t, "BadDate", open, testCompanyBadDate)
 	run(t, "DuplicatePrefixStoresNothing", open, testCompanyDuplicatePrefixStoresNothing)
+	run(t, "Seller", open, testCompanySeller)
+	run(t, "SellerRefusedStoresNothing", open, testCompanySellerRefusedStoresNothing)
 }
 
 func testCompanyCreateAndRead(t *testing.T, s recon.Store) {
