@@ -288,12 +288,19 @@ func pathExists(root, dir, p string) bool {
 	if first == ".." {
 		bases = []string{dir}
 	}
+	// A path names a file below the root or below the naming file's folder
+	// (a Markdown link in a document of docs/ names a file beside it);
+	// it is checked where its first folder exists, and found if either has it.
+	named := false
 	for _, base := range bases {
 		if isDir(filepath.Join(base, first)) {
-			return exists(filepath.Join(base, filepath.FromSlash(p)))
+			if exists(filepath.Join(base, filepath.FromSlash(p))) {
+				return true
+			}
+			named = true
 		}
 	}
-	return true
+	return !named
 }
 
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }

@@ -220,10 +220,10 @@ func (db *DB) ReplacePaymentCodeFormats(ctx context.Context, companyID int64, fo
 			return err
 		}
 		// Locking the company row queues concurrent replacements of its formats.
-		err := tx.QueryRowContext(ctx,
-			`SELECT bank_sub_account, paycode, data_storage_days FROM companies WHERE id = $1`+db.d.forUpdate(),
-			companyID,
-		).Scan(&cfg.BankSubAccount, &cfg.Paycode, &cfg.DataStorageDays)
+		c, err := scanCompany(tx.QueryRowContext(ctx, `SELECT `+companyColumns+` FROM companies WHERE id = $1`+db.d.forUpdate(), companyID))
+		if c != nil {
+			cfg = c.Config
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(err, "company %d not found", companyID)
 		}
