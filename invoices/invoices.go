@@ -428,6 +428,11 @@ func (s *Service) Lookup(ctx context.Context, code string) (*recon.Invoice, []by
 	return inv, xml, nil
 }
 
+// ResendAfter is how long after it was numbered a pending invoice without
+// its signed XML is taken as abandoned (the node that numbered it stopped
+// before sending it) and Poll signs and sends it.
+const ResendAfter = time.Minute
+
 // MaxPollBatch bounds the invoices one Poll asks about.
 const MaxPollBatch = 100
 
@@ -446,6 +451,21 @@ func (s *Service) Poll(ctx context.Context) (int, error) {
 		p := s.provider(tenants[i])
 		if p == nil {
 			continue // the provider was removed: it stays pending until one answers
+		}
+		xml, err := s.Store.InvoiceXML(ctx, tenants[i], inv.ReferenceCode)
+		if err != nil {
+			return n, err
+		}
+		if xml == nil {
+			// Not sent yet: being sent by the request that numbered it,
+			// or abandoned (its node stopped between numbering and
+			// sending), then sent now.
+			if inv.UpdatedAt.Add(ResendAfter).Before(now) && s.Signer != nil {
+				if _, err := s.send(ctx, tenants[i], p, inv); err != nil {
+					return n, err
+				}
+			}
+			continue
 		}
 		done, cqt, failure, err := p.Poll(ctx, inv)
 		if err != nil {

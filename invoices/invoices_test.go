@@ -372,3 +372,40 @@ func TestPriceBeforeVAT(t *testing.T) {
 		}
 	}
 }
+
+// TestPollSendsAnAbandonedInvoice: an invoice numbered by a node that
+// stopped before signing and sending it is sent by the next Poll after
+// ResendAfter, then answered as any.
+func TestPollSendsAnAbandonedInvoice(t *testing.T) {
+	f := newFixture(t, "sqlite")
+	ctx := t.Context()
+	inv := &recon.Invoice{TemplateCode: "1", Series: "C26TAA", IssuedDate: start, Currency: "VND", ExchangeRate: "1", PaymentMethod: "TM/CK",
+		Seller: recon.Seller{LegalName: "Công ty TNHH Sao Mai", TaxCode: "0100112437", Address: "1 Lê Lợi"}, Buyer: recon.Buyer{Name: "A"},
+		Items: request("").Items}
+	if err := recon.ComputeInvoice(inv); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := f.db.CreateInvoice(ctx, f.test, inv, true, invoices.SandboxProvider, f.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Within ResendAfter it is left to the request sending it; nobody
+	// answers an invoice not sent.
+	f.clock.Advance(30 * time.Second)
+	if n, err := f.svc.Poll(ctx); err != nil || n != 0 {
+		t.Fatalf("poll before ResendAfter: %d, %v", n, err)
+	}
+	if xml, err := f.db.InvoiceXML(ctx, f.test, stored.ReferenceCode); err != nil || xml != nil {
+		t.Fatalf("its XML before ResendAfter: %v", err)
+	}
+	f.clock.Advance(invoices.ResendAfter)
+	if n, err := f.svc.Poll(ctx); err != nil || n != 0 {
+		t.Fatalf("poll after ResendAfter: %d, %v", n, err)
+	}
+	if xml, err := f.db.InvoiceXML(ctx, f.test, stored.ReferenceCode); err != nil || xml == nil {
+		t.Fatalf("its XML after the resend: %v", err)
+	}
+	if n, err := f.svc.Poll(ctx); err != nil || n != 1 {
+		t.Fatalf("poll after the resend: %d, %v", n, err)
+	}
+}
