@@ -116,7 +116,8 @@ func (s *Service) AutoInvoice(ctx context.Context) (int, error) {
 		}
 		var inv *recon.Invoice
 		provider := ""
-		if co.Config.Invoicing.AutoInvoice {
+		// An order voided since it was paid gets none.
+		if co.Config.Invoicing.AutoInvoice && o.Status == recon.OrderCaptured {
 			inv, err = s.build(ctx, tenant, OrderRequest(o, co.Config.Invoicing.Template, s.autoRate()))
 			if recon.ErrorCode(err) == recon.EINTERNAL {
 				return n, err
