@@ -337,7 +337,9 @@ func testAutoInvoice(t *testing.T, f *fixture) {
 	o3 := pay(f.live, "DH3", "DH0003", 55000, recon.Buyer{})
 	// Paid, then voided before the step: none.
 	pay(f.test, "DH4", "DH0004", 70000, recon.Buyer{})
-	if _, err := f.db.VoidOrder(ctx, f.test, "DH4", start, func(o *recon.Order) (*recon.Delivery, error) { return recon.IPNDelivery(o, recon.IPNTransactionVoid, start) }); err != nil {
+	if _, err := f.db.VoidOrder(ctx, f.test, "DH4", start, func(o *recon.Order) (*recon.Delivery, error) {
+		return recon.IPNDelivery(o, recon.IPNTransactionVoid, start)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := f.svc.AutoInvoice(ctx); err != nil || n != 2 {
