@@ -3,6 +3,7 @@ package recon
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error codes: a small fixed set, mapped to HTTP statuses and body shapes by
@@ -81,6 +82,37 @@ func ErrorReason(err error) string {
 func FieldError(field, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
 	return &Error{Code: EINVALID, Message: msg, Fields: map[string][]string{field: {msg}}}
+}
+
+// Nested names the fields of err by their path under parent, a nested
+// object of a request body ("amount_mode" of "va" is "va.amount_mode"), in
+// Fields and at the start of the message, which names its field first. Any
+// other error is returned as it is; err itself is not changed.
+func Nested(parent string, err error) error {
+	var e *Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return err
+	}
+	n := *e
+	n.Fields = make(map[string][]string, len(e.Fields))
+	for field, msgs := range e.Fields {
+		path := parent + "." + field
+		renamed := make([]string, len(msgs))
+		for i, m := range msgs {
+			renamed[i] = nestedText(m, field, path)
+		}
+		n.Fields[path] = renamed
+		n.Message = nestedText(n.Message, field, path)
+	}
+	return &n
+}
+
+// nestedText is msg with its leading field name replaced by path.
+func nestedText(msg, field, path string) string {
+	if rest, found := strings.CutPrefix(msg, field); found && (rest == "" || rest[0] == ' ') {
+		return path + rest
+	}
+	return msg
 }
 
 // ErrorCode returns the code of err: the code of the first *Error in its chain,

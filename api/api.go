@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"recon"
@@ -156,34 +155,19 @@ func (h *Handler) authed(fn handlerFunc, scope string, action recon.Action) http
 }
 
 func (h *Handler) authenticate(r *http.Request, scope string) (*recon.Caller, error) {
-	auth := r.Header.Get("Authorization")
-	scheme, token, ok := strings.Cut(auth, " ")
-	if auth == "" {
-		return nil, &Error{Err: recon.Errorf(recon.EUNAUTHORIZED, "the Authorization header is missing: send Authorization: Bearer <access token>"), noToken: true}
-	}
-	token = strings.TrimSpace(token)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the Authorization header must be: Bearer <access token>")
+	token, err := web.BearerToken(r)
+	if err != nil {
+		return nil, err
 	}
 	c, err := h.Auth.Authenticate(r.Context(), token)
 	if err != nil {
 		return nil, err
 	}
 	if !c.HasScope(scope) {
-		return nil, &Error{Err: recon.Errorf(recon.EFORBIDDEN, "the access token lacks the scope %q", scope), scope: scope}
+		return nil, web.MissingScope(scope)
 	}
 	return c, nil
 }
-
-// Error decorates a domain error with what the WWW-Authenticate header needs.
-type Error struct {
-	Err     *recon.Error
-	noToken bool   // 401 without credentials: no error attribute (RFC 6750 §3.1)
-	scope   string // 403 insufficient_scope
-}
-
-func (e *Error) Error() string { return e.Err.Error() }
-func (e *Error) Unwrap() error { return e.Err }
 
 // writeError writes the error body of docs/design.md, D1 and, for 401 and 403,
 // the RFC 6750 WWW-Authenticate header. Internal errors are logged with the
@@ -191,20 +175,8 @@ func (e *Error) Unwrap() error { return e.Err }
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, scope string) {
 	code := recon.ErrorCode(err)
 	status, name := web.ErrorStatus(err)
-	var ae *Error
-	errors.As(err, &ae)
-	switch code {
-	case recon.EUNAUTHORIZED:
-		if ae != nil && ae.noToken {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="recon"`)
-		} else {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="recon", error="invalid_token", error_description="the access token is invalid, expired or revoked"`)
-		}
-	case recon.EFORBIDDEN:
-		if ae != nil && ae.scope != "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="recon", error="insufficient_scope", scope="`+ae.scope+`"`)
-		}
-	case recon.EINTERNAL, "":
+	web.SetWWWAuthenticate(w.Header(), err)
+	if code == recon.EINTERNAL || code == "" {
 		h.Logger.ErrorContext(r.Context(), "internal error", "request_id", web.RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	body := errorBody{Status: "error", Error: name, Message: recon.ErrorMessage(err)}

@@ -13,40 +13,24 @@ import (
 //
 //	{"status":"error","error_code":CODE,"message":TEXT,"errors":{field:[TEXT]}}
 //
-// The status follows the recon.Error's Code (one table, below); error_code
+// The status follows the recon.Error's Code (ErrorStatus); error_code
 // is the error's Reason when it has one (a handler names the precise rule:
 // recon.RuleError("amount_exceeds_refundable", ...), or
 // recon.Errorf(recon.ECONFLICT, ...).WithReason("idempotency_key_reused")),
 // else the code's generic name.
 
-// errorStatus maps a recon.Error code to the HTTP status and the generic
-// error_code of API v2.
-var errorStatus = map[string]struct {
-	status int
-	name   string
-}{
-	recon.EINVALID:       {http.StatusBadRequest, "validation_error"},
-	recon.EUNAUTHORIZED:  {http.StatusUnauthorized, "unauthorized"},
-	recon.EFORBIDDEN:     {http.StatusForbidden, "forbidden"},
-	recon.ENOTFOUND:      {http.StatusNotFound, "not_found"},
-	recon.ECONFLICT:      {http.StatusConflict, "conflict"},
-	recon.EUNPROCESSABLE: {http.StatusUnprocessableEntity, "unprocessable"},
-	recon.ERATELIMITED:   {http.StatusTooManyRequests, "rate_limited"},
-	recon.EUNAVAILABLE:   {http.StatusServiceUnavailable, "unavailable"},
-	recon.EINTERNAL:      {http.StatusInternalServerError, "internal_error"},
-}
-
 // ErrorStatus returns the HTTP status and error_code of err as API v2
-// answers it.
+// answers it: the statuses and names of every API family (web.ErrorStatus),
+// but 422 for a business rule, which /api/v1 and the gateway answer as 400.
 func ErrorStatus(err error) (status int, code string) {
-	s, found := errorStatus[recon.ErrorCode(err)]
-	if !found {
-		s = errorStatus[recon.EINTERNAL]
+	status, code = web.ErrorStatus(err)
+	if recon.ErrorCode(err) == recon.EUNPROCESSABLE {
+		status, code = http.StatusUnprocessableEntity, "unprocessable"
 	}
-	if reason := recon.ErrorReason(err); reason != "" && s.status != http.StatusInternalServerError {
-		return s.status, reason
+	if reason := recon.ErrorReason(err); reason != "" && status != http.StatusInternalServerError {
+		return status, reason
 	}
-	return s.status, s.name
+	return status, code
 }
 
 type errorBody struct {
@@ -55,16 +39,6 @@ type errorBody struct {
 	Message   string              `json:"message"`
 	Errors    map[string][]string `json:"errors,omitempty"`
 }
-
-// authError decorates a domain error with what WWW-Authenticate needs.
-type authError struct {
-	Err     *recon.Error
-	noToken bool   // 401 without credentials: no error attribute (RFC 6750 §3.1)
-	scope   string // 403 insufficient_scope
-}
-
-func (e *authError) Error() string { return e.Err.Error() }
-func (e *authError) Unwrap() error { return e.Err }
 
 // errorAnswer renders err: its status and the envelope. Internal errors are
 // logged with the request id and never shown.
@@ -84,20 +58,7 @@ func (h *Handler) errorAnswer(r *http.Request, err error) (int, errorBody) {
 // writeError writes err in the v2 envelope, with RFC 6750's WWW-Authenticate
 // on 401 and on 403 for a missing scope.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *authError
-	errors.As(err, &ae)
-	switch recon.ErrorCode(err) {
-	case recon.EUNAUTHORIZED:
-		if ae != nil && ae.noToken {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="recon"`)
-		} else {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="recon", error="invalid_token", error_description="the access token is invalid, expired or revoked"`)
-		}
-	case recon.EFORBIDDEN:
-		if ae != nil && ae.scope != "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="recon", error="insufficient_scope", scope="`+ae.scope+`"`)
-		}
-	}
+	web.SetWWWAuthenticate(w.Header(), err)
 	status, body := h.errorAnswer(r, err)
 	writeJSON(w, status, body)
 }

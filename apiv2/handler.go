@@ -206,7 +206,7 @@ func (h *Handler) authed(rt Route, fn handlerFunc) http.Handler {
 			err = recon.Errorf(recon.ERATELIMITED, "too many requests from OAuth2 client %s: retry after %s s", c.ClientID, w.Header().Get("Retry-After"))
 		}
 		if err == nil && !c.HasScope(rt.Scope) {
-			err = &authError{Err: recon.Errorf(recon.EFORBIDDEN, "the access token lacks the scope %q", rt.Scope), scope: rt.Scope}
+			err = web.MissingScope(rt.Scope)
 		}
 		if err == nil {
 			err = c.Authorize(rt.Action)
@@ -249,14 +249,9 @@ func (a *Answer) envelope() success {
 }
 
 func (h *Handler) authenticate(r *http.Request) (*recon.Caller, error) {
-	auth := r.Header.Get("Authorization")
-	scheme, token, found := strings.Cut(auth, " ")
-	if auth == "" {
-		return nil, &authError{Err: recon.Errorf(recon.EUNAUTHORIZED, "the Authorization header is missing: send Authorization: Bearer <access token>"), noToken: true}
-	}
-	token = strings.TrimSpace(token)
-	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the Authorization header must be: Bearer <access token>")
+	token, err := web.BearerToken(r)
+	if err != nil {
+		return nil, err
 	}
 	return h.cfg.Auth.Authenticate(r.Context(), token)
 }

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -63,7 +62,9 @@ func (h *Handler) idempotent(w http.ResponseWriter, r *http.Request, c *recon.Ca
 		h.writeError(w, r, err)
 		return
 	}
-	claim := recon.IdempotencyClaim{Key: key[0], Route: rt.Pattern, BodyHash: canonicalHash(body), Token: claimToken()}
+	// The route is the request's method and path, not its pattern: the same
+	// key and body sent for another order or refund is another request.
+	claim := recon.IdempotencyClaim{Key: key[0], Route: r.Method + " " + r.URL.EscapedPath(), BodyHash: canonicalHash(body), Token: claimToken()}
 	ctx := context.WithoutCancel(r.Context()) // the record outlives a client that hangs up
 	state, answer, err := h.cfg.Store.ClaimIdempotencyKey(ctx, c.Tenant, claim, h.now(), recon.IdempotencyLease)
 	if err != nil {
@@ -143,16 +144,9 @@ func encode(v any) []byte {
 // readBody reads r's body (within the route's limit) and puts it back for
 // the handler's decode.
 func readBody(r *http.Request) ([]byte, error) {
-	if r.Body == nil {
-		return nil, nil
-	}
-	b, err := io.ReadAll(r.Body)
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, recon.Errorf(recon.EINVALID, "request body is larger than the limit of %d bytes", tooLarge.Limit)
-	case err != nil:
-		return nil, recon.Errorf(recon.EINVALID, "request body could not be read")
+	b, err := web.ReadBodyOrEmpty(r)
+	if err != nil || r.Body == nil {
+		return nil, err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	return b, nil

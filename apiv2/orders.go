@@ -3,7 +3,6 @@ package apiv2
 import (
 	"bytes"
 	"encoding/base64"
-	"io"
 	"net/http"
 	"slices"
 	"time"
@@ -67,7 +66,10 @@ type qrJSON struct {
 	ImageURL *string `json:"image_url"`
 }
 
-func (h *Handler) timeText(t time.Time) string { return t.In(h.cfg.Location).Format(time.RFC3339) }
+func (h *Handler) timeText(t time.Time) string { return timeIn(t, h.cfg.Location) }
+
+// timeIn is t as API v2 writes a time: RFC 3339 in the business time zone.
+func timeIn(t time.Time, loc *time.Location) string { return t.In(loc).Format(time.RFC3339) }
 
 func (h *Handler) optTime(t time.Time) *string {
 	if t.IsZero() {
@@ -306,12 +308,9 @@ func (h *Handler) listVAs(r *http.Request, c *recon.Caller) (*Answer, error) {
 
 // emptyOrObject decodes r's body into v strictly, an empty body as {}.
 func emptyOrObject(r *http.Request, v any) error {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return recon.Errorf(recon.EINVALID, "request body could not be read")
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
+	b, err := web.ReadBodyOrEmpty(r)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return err
 	}
 	return web.Unmarshal(b, v)
 }

@@ -224,8 +224,10 @@ func TestOrdersAPIRefusals(t *testing.T) {
 		{"no amount", `{"order_invoice_number":"INV-9","bank_account_id":` + acct + `}`, "amount", "required", 400},
 		{"no bank account", `{"order_invoice_number":"INV-9","amount":1}`, "bank_account_id", "required", 400},
 		{"another company's account", `{"order_invoice_number":"INV-9","amount":1,"bank_account_id":999999}`, "bank_account_id", "not a bank account", 400},
-		{"unknown mode", ok(`,"va":{"amount_mode":"some"}`), "amount_mode", "amount_mode must be", 400},
-		{"bad email", ok(`,"buyer":{"email":"nope"}`), "buyer.email", "email", 400},
+		// A nested field is named by its path, in errors and the message.
+		{"unknown mode", ok(`,"va":{"amount_mode":"some"}`), "va.amount_mode", "va.amount_mode must be", 400},
+		{"holder name too long", ok(`,"va":{"holder_name":"` + strings.Repeat("A", recon.MaxHolderName+1) + `"}`), "va.holder_name", "va.holder_name must be", 400},
+		{"bad email", ok(`,"buyer":{"email":"nope"}`), "buyer.email", "buyer.email must be", 400},
 		{"bad tax code", ok(`,"buyer":{"tax_code":"12"}`), "buyer.tax_code", "tax_code", 400},
 		{"expires_in too long", ok(`,"expires_in":2592001`), "expires_in", "30 days", 400},
 		{"expires_in negative", ok(`,"expires_in":-1`), "expires_in", "expires_in", 400},

@@ -2,7 +2,6 @@ package apiv2
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -76,30 +75,38 @@ func (b *refundBody) request() (recon.RefundRequest, error) {
 }
 
 func (h *Handler) refundOrder(r *http.Request, c *recon.Caller) (*Answer, error) {
-	var b refundBody
-	if err := decode(r, &b); err != nil {
-		return nil, err
-	}
-	in, err := b.request()
-	if err != nil {
-		return nil, err
-	}
-	id := r.PathValue("id")
-	if !recon.ValidXID(id) {
-		return nil, recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
-	}
-	o, err := h.cfg.Store.OrderByPublicID(r.Context(), c.Tenant, id)
-	if err != nil {
-		if recon.ErrorCode(err) == recon.ENOTFOUND {
-			return nil, recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
+	return h.requestRefund(r, c, func(in *recon.RefundRequest) error {
+		id := r.PathValue("id")
+		if !recon.ValidXID(id) {
+			return recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
 		}
-		return nil, err
-	}
-	in.OrderID = o.ID
-	return h.requestRefund(r, c, in)
+		o, err := h.cfg.Store.OrderByPublicID(r.Context(), c.Tenant, id)
+		if recon.ErrorCode(err) == recon.ENOTFOUND {
+			return recon.Errorf(recon.ENOTFOUND, "order %s not found", id)
+		}
+		if err != nil {
+			return err
+		}
+		in.OrderID = o.ID
+		return nil
+	})
 }
 
 func (h *Handler) refundTransaction(r *http.Request, c *recon.Caller) (*Answer, error) {
+	return h.requestRefund(r, c, func(in *recon.RefundRequest) error {
+		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		if err != nil || id <= 0 {
+			return recon.Errorf(recon.ENOTFOUND, "transaction %s not found", r.PathValue("id"))
+		}
+		in.TransactionID = id
+		return nil
+	})
+}
+
+// requestRefund reads and checks the body of both refund routes, lets
+// target name what is refunded (the path's order or transaction), and
+// requests the refund.
+func (h *Handler) requestRefund(r *http.Request, c *recon.Caller, target func(in *recon.RefundRequest) error) (*Answer, error) {
 	var b refundBody
 	if err := decode(r, &b); err != nil {
 		return nil, err
@@ -108,20 +115,14 @@ func (h *Handler) refundTransaction(r *http.Request, c *recon.Caller) (*Answer, 
 	if err != nil {
 		return nil, err
 	}
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return nil, recon.Errorf(recon.ENOTFOUND, "transaction %s not found", r.PathValue("id"))
+	if err := target(&in); err != nil {
+		return nil, err
 	}
-	in.TransactionID = id
-	return h.requestRefund(r, c, in)
-}
-
-func (h *Handler) requestRefund(r *http.Request, c *recon.Caller, in recon.RefundRequest) (*Answer, error) {
 	res, err := h.refundsService().Request(r.Context(), c, in)
 	if err != nil {
 		return nil, err
 	}
-	a := created(RefundJSON(res))
+	a := created(RefundJSON(res, h.cfg.Location))
 	a.KeepKey = true // the key lives as long as the refund (docs/api-v2.md, Idempotency)
 	return a, nil
 }
@@ -131,7 +132,7 @@ func (h *Handler) showRefund(r *http.Request, c *recon.Caller) (*Answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	return ok(RefundJSON(res)), nil
+	return ok(RefundJSON(res, h.cfg.Location)), nil
 }
 
 // refundParams are GET /v2/refunds' query parameters.
@@ -180,22 +181,9 @@ func (h *Handler) listRefunds(r *http.Request, c *recon.Caller) (*Answer, error)
 	}
 	out := make([]map[string]any, len(list))
 	for i, res := range list {
-		out[i] = RefundJSON(res)
+		out[i] = RefundJSON(res, h.cfg.Location)
 	}
 	return paged(out, p, total), nil
-}
-
-// noBody refuses a body that is not empty or {}: the state changes take
-// none.
-func noBody(r *http.Request) error {
-	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<10))
-	if err != nil {
-		return recon.Errorf(recon.EINVALID, "the request body could not be read")
-	}
-	if s := strings.TrimSpace(string(b)); s != "" && s != "{}" {
-		return recon.Errorf(recon.EINVALID, "this request takes no body (or {})")
-	}
-	return nil
 }
 
 func (h *Handler) cancelRefund(r *http.Request, c *recon.Caller) (*Answer, error) {
@@ -211,22 +199,23 @@ func (h *Handler) rejectRefund(r *http.Request, c *recon.Caller) (*Answer, error
 }
 
 func (h *Handler) changeRefund(r *http.Request, c *recon.Caller, fn func(context.Context, *recon.Caller, string) (*refunds.Result, error)) (*Answer, error) {
-	if err := noBody(r); err != nil {
+	if err := emptyOrObject(r, &struct{}{}); err != nil { // the state changes take no body (or {})
 		return nil, err
 	}
 	res, err := fn(r.Context(), c, r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
-	return ok(RefundJSON(res)), nil
+	return ok(RefundJSON(res, h.cfg.Location)), nil
 }
 
-// v2Time renders a time as API v2 does: RFC 3339 in UTC.
-func v2Time(t time.Time) any {
+// optTimeIn renders a time as API v2 does (orders' timeText): RFC 3339 in
+// the business time zone loc, null when unset.
+func optTimeIn(t time.Time, loc *time.Location) any {
 	if t.IsZero() {
 		return nil
 	}
-	return t.UTC().Format(time.RFC3339)
+	return timeIn(t, loc)
 }
 
 func actorJSON(a recon.RefundActor) any {
@@ -248,15 +237,15 @@ func receiverJSON(r recon.RefundReceiver) map[string]any {
 }
 
 // RefundJSON is a refund as API v2 shows it (docs/api-v2.md, Refunds), and
-// the CLI prints it.
-func RefundJSON(res *refunds.Result) map[string]any {
+// the CLI prints it, its times in the business time zone loc as an order's.
+func RefundJSON(res *refunds.Result, loc *time.Location) map[string]any {
 	r := res.Refund
 	m := map[string]any{
 		"id": r.ID, "order_id": nil, "transaction_id": nil, "amount": r.Amount, "reason": r.Reason,
 		"receiver": receiverJSON(r.Receiver), "reference": r.Reference, "status": r.Status, "failure_reason": nil,
 		"requested_by": actorJSON(r.RequestedBy), "approved_by": nil, "rejected_by": nil,
 		"settled_transaction_id": nil, "bank_account_id": r.BankAccountID, "allocations": []any{}, "instructions": nil,
-		"created_at": v2Time(r.CreatedAt), "updated_at": v2Time(r.UpdatedAt),
+		"created_at": optTimeIn(r.CreatedAt, loc), "updated_at": optTimeIn(r.UpdatedAt, loc),
 	}
 	if r.OrderPublicID != "" {
 		m["order_id"] = r.OrderPublicID

@@ -62,8 +62,12 @@ func newRefundEnv(t *testing.T, engine string) *refundEnv {
 		t.Fatal(err)
 	}
 	clock := testkit.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	svc := &refunds.Service{Store: db, Clock: clock}
-	_, srv := server(t, Config{Store: db, Auth: auth, Clock: clock, Refunds: svc})
+	hcm, err := time.LoadLocation("Asia/Ho_Chi_Minh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &refunds.Service{Store: db, Clock: clock, Location: hcm}
+	_, srv := server(t, Config{Store: db, Auth: auth, Clock: clock, Location: hcm, Refunds: svc})
 	return &refundEnv{db: db, dbURL: dbURL, auth: auth, url: srv.URL, clock: clock, co: co, in: res[0].ID, out: res[1].ID, account: a.ID,
 		receiver: `{"bank_bin":"970436","account_number":"0071000123456","account_name":"NGUYEN VAN A"}`}
 }
@@ -209,7 +213,9 @@ func TestRefundByOrder(t *testing.T) {
 		url := e.url + "/v2/orders/" + o.PublicID + "/refund"
 		status, _, b := send(t, http.MethodPost, url, "server", `{"amount":120000,"reason":"trả hàng","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-1")
 		r := data(decodeAnswer(t, b))
+		// Its times are in the business time zone, as an order's.
 		if status != 201 || r["order_id"] != o.PublicID || r["transaction_id"] != nil ||
+			r["created_at"] != "2026-03-02T16:00:00+07:00" || r["updated_at"] != "2026-03-02T16:00:00+07:00" ||
 			mustJSON(t, r["allocations"]) != fmt.Sprintf(`[{"amount":100000,"transaction_id":%d},{"amount":20000,"transaction_id":%d}]`, paid[1], paid[0]) {
 			t.Fatalf("by order: %d %s", status, b)
 		}
@@ -221,6 +227,11 @@ func TestRefundByOrder(t *testing.T) {
 		status, _, b = send(t, http.MethodPost, fmt.Sprintf("%s/v2/transactions/%d/refund", e.url, paid[0]), "server", `{"reason":"x","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-3")
 		if r := data(decodeAnswer(t, b)); status != 201 || r["amount"] != float64(30_000) || r["order_id"] != o.PublicID {
 			t.Fatalf("the rest by transaction: %d %s", status, b)
+		}
+		// The same key and body for the other transfer is another request, not a replay.
+		status, h, b := send(t, http.MethodPost, fmt.Sprintf("%s/v2/transactions/%d/refund", e.url, paid[1]), "server", `{"reason":"x","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-3")
+		if m := decodeAnswer(t, b); status != 409 || m["error_code"] != "idempotency_key_reused" || h.Get(ReplayedHeader) != "" {
+			t.Fatalf("the key of another transaction's refund: %d %s", status, b)
 		}
 		status, _, b = send(t, http.MethodPost, url, "server", `{"reason":"x","receiver":`+e.receiver+`}`, IdempotencyHeader, "o-4")
 		if m := decodeAnswer(t, b); status != 422 || m["error_code"] != "already_refunded" {

@@ -49,6 +49,7 @@ type Store interface {
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
+	UpdateCompany(ctx context.Context, id int64, update func(c *recon.Company) error) (*recon.Company, error)
 	// recon.TenantStore's:
 	TenantOf(ctx context.Context, companyID int64, live bool) (*recon.Tenant, error)
 	TestTenant(ctx context.Context, companyID int64) (*recon.Tenant, error)

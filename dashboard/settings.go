@@ -88,6 +88,11 @@ type settingsView struct {
 	ThresholdForm  *string // as typed when refused
 	ThresholdErr   string
 	ThresholdSaved bool
+	// The seller (seller.go).
+	Seller         *sellerForm
+	SellerErr      string
+	SellerErrField string
+	SellerSaved    bool
 }
 
 // settings serves GET /dashboard/settings.
@@ -161,6 +166,10 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 	if err := h.showWebhook(r, q, v); err != nil {
 		return err
 	}
+	if v.Seller == nil {
+		v.Seller = sellerFormOf(&q.company.Config)
+	}
+	v.SellerSaved = r.URL.Query().Get("saved") == "seller"
 	if v.HasRefunds = h.Refunds != nil; v.HasRefunds {
 		if v.Threshold, err = h.Refunds.Threshold(ctx, q.caller); err != nil {
 			return err
@@ -495,6 +504,7 @@ func (h *Handler) afterUserChange(w http.ResponseWriter, r *http.Request, q *req
 func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.Handle("GET /dashboard/settings", h.page(recon.ActionManageCompany, h.settings))
 	mux.HandleLimited("POST /dashboard/settings/formats", h.form(recon.ActionManageCompany, h.saveFormats), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/seller", h.form(recon.ActionManageCompany, h.saveSeller), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/try-memo", h.form(recon.ActionManageCompany, h.tryMemo), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/test-notification", h.form(recon.ActionManageNotifications, h.sendTest), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/ipn", h.form(recon.ActionManageNotifications, h.saveIPN), formLimit)

@@ -63,10 +63,12 @@ type Handler struct {
 
 // Register adds the page's routes to mux.
 func (h *Handler) Register(mux *web.Mux) {
-	mux.Family("/invoices/", func(w http.ResponseWriter, r *http.Request, status int, _, _ string) {
-		d := &pageData{Lang: langOf(r), Error: "error"}
+	// A request refused before a handler (no route, another method, a
+	// control character in the input) gets the page with the refusal.
+	mux.Family("/invoices/", func(w http.ResponseWriter, r *http.Request, status int, _, message string) {
+		d := &pageData{Lang: langOf(r), Error: "error", Detail: message}
 		if status == http.StatusNotFound {
-			d.Error = "not_found"
+			d.Error, d.Detail = "not_found", ""
 		}
 		h.render(w, status, d)
 	})
@@ -86,6 +88,7 @@ type pageData struct {
 	T        map[string]string
 	Code     string
 	Error    string // a key of the messages: not_found, rate_limited, error
+	Detail   string // what was refused, for a request refused before a handler
 	Invoice  *recon.Invoice
 	Symbol   string
 	Date     string

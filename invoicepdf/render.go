@@ -394,11 +394,10 @@ func Render(inv *recon.Invoice, opt Options) ([]byte, error) {
 	f.Ln(3)
 	d.font(false, fontSz)
 	if inv.LookupCode != "" {
-		look := "Tra cứu hóa đơn tại: " + opt.LookupURL
-		if opt.LookupURL == "" {
-			look = "Tra cứu hóa đơn với"
+		if opt.LookupURL != "" {
+			look := clean("Tra cứu hóa đơn tại: " + opt.LookupURL)
+			f.CellFormat(f.GetStringWidth(look+" ")+1, lineH, look, "", 0, "L", false, 0, "")
 		}
-		f.CellFormat(f.GetStringWidth(look+" ")+1, lineH, clean(look), "", 0, "L", false, 0, "")
 		f.CellFormat(f.GetStringWidth("Mã tra cứu: ")+1, lineH, "Mã tra cứu:", "", 0, "L", false, 0, "")
 		d.font(true, fontSz)
 		f.CellFormat(0, lineH, clean(inv.LookupCode), "", 1, "L", false, 0, "")
@@ -488,34 +487,33 @@ func lines(d doc, inv *recon.Invoice) {
 			name = "Chiết khấu thương mại: " + name
 		}
 		d.font(false, smallSz)
-		nameLines := f.SplitText(name, cols[1].w)
-		if len(nameLines) == 0 {
-			nameLines = []string{""}
+		cells := []string{strconv.Itoa(it.LineNumber), name, clean(it.Unit), Quantity(it.Quantity), VND(it.UnitPrice), VND(it.Amount)}
+		if vat {
+			cells = append(cells, Rate(it.VATRate), VND(it.VATAmount))
 		}
-		h := float64(len(nameLines))*4 + 1.5
+		if it.LineType == recon.LineNote {
+			cells = append([]string{strconv.Itoa(it.LineNumber), name}, make([]string, len(cols)-2)...)
+		}
+		// Every cell wraps within its column; the row is as tall as its
+		// tallest cell.
+		wrapped := make([][]string, len(cols))
+		rows := 1
+		for i, c := range cols {
+			wrapped[i] = f.SplitText(cells[i], c.w)
+			rows = max(rows, len(wrapped[i]))
+		}
+		h := float64(rows)*4 + 1.5
 		if f.GetY()+h > pageH-margin-8 {
 			f.AddPage()
 			header()
 			d.font(false, smallSz)
 		}
-		cells := []string{strconv.Itoa(it.LineNumber), "", clean(it.Unit), Quantity(it.Quantity), VND(it.UnitPrice), VND(it.Amount)}
-		if vat {
-			cells = append(cells, Rate(it.VATRate), VND(it.VATAmount))
-		}
-		if it.LineType == recon.LineNote {
-			cells = []string{strconv.Itoa(it.LineNumber), "", "", "", "", "", "", ""}[:len(cols)]
-		}
 		x, y := margin, f.GetY()
 		for i, c := range cols {
 			f.Rect(x, y, c.w, h, "D")
-			if i == 1 {
-				for j, l := range nameLines {
-					f.SetXY(x, y+0.75+float64(j)*4)
-					f.CellFormat(c.w, 4, l, "", 0, "L", false, 0, "")
-				}
-			} else {
-				f.SetXY(x, y+0.75)
-				f.CellFormat(c.w, 4, cells[i], "", 0, c.align, false, 0, "")
+			for j, l := range wrapped[i] {
+				f.SetXY(x, y+0.75+float64(j)*4)
+				f.CellFormat(c.w, 4, l, "", 0, c.align, false, 0, "")
 			}
 			x += c.w
 		}

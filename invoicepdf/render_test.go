@@ -342,6 +342,30 @@ func TestPDFMarksATestInvoice(t *testing.T) {
 	}
 }
 
+// Odd invoices render without failing: nothing in them, words without
+// spaces wider than their column, characters outside the font's plane,
+// control characters, the largest amounts, a draft (no number, no date).
+func TestPDFOddInvoices(t *testing.T) {
+	long := strings.Repeat("Đ", 300)
+	odd := sampleInvoice()
+	odd.Seller.LegalName, odd.Buyer.Name, odd.Buyer.Address = long, "Khách 😀\x00\x1b[31m", long+" "+long
+	odd.Items[0].ItemName, odd.Items[0].Unit = long, long
+	odd.Items[1].LineType, odd.Items[2].LineType = recon.LineNote, recon.LineDiscount
+	odd.Totals.TotalAmount, odd.Totals.TotalInWords = 999999999999, long
+	draft := sampleInvoice()
+	draft.Status, draft.Number, draft.IssuedDate, draft.CQTCode, draft.LookupCode = recon.InvoiceDraft, 0, time.Time{}, "", ""
+	for name, inv := range map[string]*recon.Invoice{"empty": {}, "odd": odd, "draft": draft} {
+		pdf := render(t, inv, Options{})
+		if name == "draft" {
+			text := pdfText(t, pdf)
+			wantText(t, text, "BẢN NHÁP", "Ngày ... tháng ... năm ...")
+			if strings.Contains(text, "Signature Valid") || strings.Contains(text, "Mã tra cứu") {
+				t.Errorf("a draft shows a signature or a lookup code:\n%s", text)
+			}
+		}
+	}
+}
+
 // A long invoice flows onto further pages, repeating the table's header,
 // and every line is there.
 func TestPDFManyLines(t *testing.T) {

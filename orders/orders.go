@@ -94,7 +94,7 @@ func (s *Service) Create(ctx context.Context, tenant recon.TenantID, in recon.Or
 		}
 		va, err := recon.PlanVA(o, in.VA, holderOf(company, bank), now)
 		if err != nil {
-			return nil, err
+			return nil, recon.Nested("va", err) // its fields are va.amount_mode, va.holder_name
 		}
 		if err := s.issue(ctx, tenant, bank, o, va); err != nil {
 			return nil, err

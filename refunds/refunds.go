@@ -90,7 +90,15 @@ func (s *Service) Request(ctx context.Context, c *recon.Caller, in recon.RefundR
 	if err != nil {
 		return nil, err
 	}
-	return s.Dispatch(ctx, c.Tenant, r)
+	res, err := s.Dispatch(ctx, c.Tenant, r)
+	if err != nil {
+		// The refund exists: answer it as stored (pending) rather than
+		// with an error, which would free the request's idempotency key
+		// and let a retry request a second refund. It waits to be sent
+		// or cancelled like one made without a connector.
+		return result(r), nil
+	}
+	return res, nil
 }
 
 // Dispatch hands a pending refund to the tenant's payout connector: the

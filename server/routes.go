@@ -14,6 +14,7 @@ import (
 	"recon/delivery"
 	"recon/gateway"
 	"recon/hub"
+	"recon/invoicelookup"
 	"recon/ipn"
 	"recon/linking"
 	"recon/oauth"
@@ -67,6 +68,10 @@ func (s *Server) routes() *web.Mux {
 	// The bank-linking hub's /v1 (docs/hub.md).
 	(&hub.Handler{Store: db, Auth: auth, Tokens: auth, Links: links, Sandbox: sandbox, Location: cfg.Location, Clock: clock,
 		Logger: log, Limiter: limiter}).Register(mux)
+	// The public invoice lookup page (docs/invoices.md, "PDF and the lookup
+	// page"), limited per remote address.
+	(&invoicelookup.Handler{Store: db, Limiter: web.NewRateLimiter(invoicelookup.RateLimit, invoicelookup.RateBurst),
+		BaseURL: cfg.BaseURL, Location: cfg.Location, Logger: log}).Register(mux)
 	// The merchant dashboard (docs/dashboard.md).
 	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.Location, Clock: clock, Rand: cfg.Rand, Logger: log,
 		MaxPrefixLen: cfg.MaxPrefixLen, Kick: kick, HashPassword: oauth.HashPassword, Uploads: uploads,

@@ -17,8 +17,24 @@ import (
 // Middleware. It returns an EINVALID error for an empty or oversized body, or
 // one that is not valid UTF-8.
 func ReadBody(r *http.Request) ([]byte, error) {
-	if r.Body == nil {
+	b, err := ReadBodyOrEmpty(r)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(bytes.TrimSpace(b)) == 0:
 		return nil, recon.Errorf(recon.EINVALID, "request body is empty: a JSON object is required")
+	case !utf8.Valid(b):
+		return nil, recon.Errorf(recon.EINVALID, "request body is not valid UTF-8")
+	}
+	return b, nil
+}
+
+// ReadBodyOrEmpty reads the whole request body as ReadBody, within the
+// limit, but takes an empty or missing one (nil) and leaves the checking
+// of what it holds to the caller.
+func ReadBodyOrEmpty(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
 	}
 	b, err := io.ReadAll(r.Body)
 	var tooLarge *http.MaxBytesError
@@ -27,10 +43,6 @@ func ReadBody(r *http.Request) ([]byte, error) {
 		return nil, recon.Errorf(recon.EINVALID, "request body is larger than the limit of %d bytes", tooLarge.Limit)
 	case err != nil:
 		return nil, recon.Errorf(recon.EINVALID, "request body could not be read")
-	case len(bytes.TrimSpace(b)) == 0:
-		return nil, recon.Errorf(recon.EINVALID, "request body is empty: a JSON object is required")
-	case !utf8.Valid(b):
-		return nil, recon.Errorf(recon.EINVALID, "request body is not valid UTF-8")
 	}
 	return b, nil
 }

@@ -33,7 +33,27 @@ type companyOut struct {
 	BeginDate      string           `json:"begin_date"`
 	EndDate        string           `json:"end_date"`
 	Configurations configurationOut `json:"configurations"`
-	CreatedAt      string           `json:"created_at"`
+	// Seller and Invoicing, as GET /api/v1/company shows them, are left out
+	// of the list.
+	Seller    *sellerOut    `json:"seller,omitempty"`
+	Invoicing *invoicingOut `json:"invoicing,omitempty"`
+	CreatedAt string        `json:"created_at"`
+}
+
+type sellerOut struct {
+	LegalName   string `json:"legal_name"`
+	TaxCode     string `json:"tax_code"`
+	Address     string `json:"address"`
+	Phone       string `json:"phone"`
+	Email       string `json:"email"`
+	BankName    string `json:"bank_name"`
+	BankAccount string `json:"bank_account"`
+}
+
+type invoicingOut struct {
+	InvoiceTemplate string `json:"invoice_template"`
+	InvoiceSeries   string `json:"invoice_series"`
+	AutoInvoice     bool   `json:"auto_invoice"`
 }
 
 type configurationOut struct {
@@ -65,6 +85,9 @@ func toCompanyOut(c *recon.Company, withFormats bool) companyOut {
 			formats = append(formats, formatOut{f.Prefix, f.SuffixFrom, f.SuffixTo, string(f.CharacterType), f.IsActive})
 		}
 		out.Configurations.PaymentCodeFormats = &formats
+		sl, inv := c.Config.Seller, c.Config.Invoicing
+		out.Seller = &sellerOut{sl.LegalName, sl.TaxCode, sl.Address, sl.Phone, sl.Email, sl.BankName, sl.BankAcct}
+		out.Invoicing = &invoicingOut{inv.Template, inv.Series, inv.AutoInvoice}
 	}
 	return out
 }
@@ -106,6 +129,16 @@ func (a *app) printCompany(c *recon.Company) error {
 		{"paycode", strconv.FormatBool(c.Config.Paycode)},
 		{"data_storage_time", retentionText(c.Config.DataStorageDays)},
 		{"payment_code_formats", strings.Join(formats, ", ")},
+		{"legal_name", c.Config.Seller.LegalName},
+		{"tax_code", c.Config.Seller.TaxCode},
+		{"address", c.Config.Seller.Address},
+		{"phone", c.Config.Seller.Phone},
+		{"email", c.Config.Seller.Email},
+		{"bank_name", c.Config.Seller.BankName},
+		{"bank_account", c.Config.Seller.BankAcct},
+		{"invoice_template", c.Config.Invoicing.Template},
+		{"invoice_series", c.Config.Invoicing.Series},
+		{"auto_invoice", strconv.FormatBool(c.Config.Invoicing.AutoInvoice)},
 		{"created_at", c.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC")},
 	} {
 		fmt.Fprintf(w, "%s:\t%s\n", kv[0], kv[1])
@@ -229,6 +262,9 @@ type companyPatch struct {
 	BankSubAccount  *bool        `json:"bank_sub_account"`
 	Paycode         *bool        `json:"paycode"`
 	DataStorageTime *storageDays `json:"data_storage_time"`
+	// The seller's details and invoice settings (docs/invoices.md, The
+	// seller), with the names of PATCH /api/v1/company.
+	recon.SellerUpdate
 }
 
 // storageDays is data_storage_time in JSON: a whole number of days, as the
@@ -288,6 +324,11 @@ func decodeCompanyPatch(raw []byte) (*companyPatch, error) {
 		if errors.As(err, &re) {
 			return nil, re
 		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// A field of the embedded SellerUpdate is named as the JSON names it.
+			te.Field = strings.TrimPrefix(te.Field, "SellerUpdate.")
+		}
 		return nil, web.JSONError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -309,13 +350,21 @@ func normalizeStorageFlag(canonical string) func(*pflag.FlagSet, string) pflag.N
 
 // companyFieldFlags are the flags of `company update` that set a field.
 var companyFieldFlags = []string{"full-name", "short-name", "status", "subscription", "begin-date", "end-date",
-	"paycode", "bank-sub-account", "data-storage-time"}
+	"paycode", "bank-sub-account", "data-storage-time",
+	"legal-name", "tax-code", "address", "phone", "email", "bank-name", "bank-account", "invoice-template", "invoice-series", "auto-invoice"}
+
+// sellerFlags are the flags of the seller's details and invoice settings.
+type sellerFlags struct {
+	legalName, taxCode, address, phone, email, bankName, bankAccount, template, series string
+	auto                                                                               bool
+}
 
 func newCompanyUpdateCmd(a *app) *cobra.Command {
 	var (
 		v        recon.Company
 		days     int
 		fromJSON string
+		sf       sellerFlags
 	)
 	update := &cobra.Command{
 		Use:   "update ID",
@@ -336,8 +385,16 @@ the server, the company's transactions dated more than N days before today
 (with their match decisions and balance discontinuities) and its finished
 notifications older than N days. 0 keeps everything.
 
+--legal-name, --tax-code, --address (and --phone, --email, --bank-name,
+--bank-account, --invoice-template, --invoice-series, --auto-invoice) set the
+seller its e-invoices name (docs/invoices.md, The seller): the tax code is 10
+digits whose last is the check digit, or a branch's 13 (0100112437-001; 13
+digits without the dash are stored with it); "" clears a field.
+--auto-invoice needs the legal name, tax code, address and series.
+
 Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 		Example: `  recon company update 1 --status inactive
+  recon company update 1 --legal-name "Công ty TNHH Sao Mai" --tax-code 0100112437 --address "1 Lý Thường Kiệt, Hà Nội" --invoice-series C26TAA
   recon company update 1 --paycode=false --data-storage-time 90 --json
   recon company update 1 --from-json '{"status":"active","subscription":"Premium","end_date":"2027-12-31"}'`,
 		Args: cobra.ExactArgs(1),
@@ -346,7 +403,7 @@ Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 			if err != nil {
 				return err
 			}
-			p, err := a.updatePatch(cmd.Flags(), &v, days, fromJSON)
+			p, err := a.updatePatch(cmd.Flags(), &v, days, fromJSON, &sf)
 			if err != nil {
 				return err
 			}
@@ -356,6 +413,11 @@ Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
 				c, err := db.UpdateCompany(cmd.Context(), id, func(c *recon.Company) error {
 					p.apply(c)
+					if !p.SellerUpdate.Empty() {
+						if err := p.SellerUpdate.Apply(&c.Config); err != nil {
+							return err
+						}
+					}
 					return c.Validate()
 				})
 				if err != nil {
@@ -376,6 +438,16 @@ Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 	f.BoolVar(&v.Config.Paycode, "paycode", false, "extract payment codes from transfer memos (--paycode=false turns it off)")
 	f.BoolVar(&v.Config.BankSubAccount, "bank-sub-account", false, "the company uses bank sub-accounts (--bank-sub-account=false turns it off)")
 	f.IntVar(&days, "data-storage-time", 0, "data retention in days (also --data-storage-days); 0 keeps everything")
+	f.StringVar(&sf.legalName, "legal-name", "", "the seller's legal name on invoices")
+	f.StringVar(&sf.taxCode, "tax-code", "", "the seller's tax code: 10 digits with the check digit, or 0123456789-001 for a branch")
+	f.StringVar(&sf.address, "address", "", "the seller's registered address")
+	f.StringVar(&sf.phone, "phone", "", "the seller's phone on invoices")
+	f.StringVar(&sf.email, "email", "", "the seller's e-mail on invoices")
+	f.StringVar(&sf.bankName, "bank-name", "", "the bank of the seller's account on invoices")
+	f.StringVar(&sf.bankAccount, "bank-account", "", "the seller's bank account number on invoices")
+	f.StringVar(&sf.template, "invoice-template", "", `default invoice template: "1" VAT invoice, "2" sales invoice`)
+	f.StringVar(&sf.series, "invoice-series", "", "default invoice series, e.g. C26TAA")
+	f.BoolVar(&sf.auto, "auto-invoice", false, "issue an invoice for each order that becomes paid (--auto-invoice=false turns it off)")
 	f.StringVar(&fromJSON, "from-json", "", `the fields as one JSON object, e.g. '{"status":"inactive","data_storage_time":"90"}'; "-" reads it from standard input`)
 	a.addJSONFlag(update)
 	return update
@@ -384,7 +456,7 @@ Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 // updatePatch is the change `company update` asks for: the object of
 // --from-json, or the fields whose flags were given (v holds their values,
 // days the retention's).
-func (a *app) updatePatch(f *pflag.FlagSet, v *recon.Company, days int, fromJSON string) (*companyPatch, error) {
+func (a *app) updatePatch(f *pflag.FlagSet, v *recon.Company, days int, fromJSON string, sf *sellerFlags) (*companyPatch, error) {
 	if !f.Changed("from-json") {
 		str := func(name string, v *string) *string {
 			if f.Changed(name) {
@@ -407,6 +479,11 @@ func (a *app) updatePatch(f *pflag.FlagSet, v *recon.Company, days int, fromJSON
 			d := storageDays(days)
 			p.DataStorageTime = &d
 		}
+		p.LegalName, p.TaxCode, p.Address = str("legal-name", &sf.legalName), str("tax-code", &sf.taxCode), str("address", &sf.address)
+		p.Phone, p.Email = str("phone", &sf.phone), str("email", &sf.email)
+		p.BankName, p.BankAccount = str("bank-name", &sf.bankName), str("bank-account", &sf.bankAccount)
+		p.InvoiceTemplate, p.InvoiceSeries = str("invoice-template", &sf.template), str("invoice-series", &sf.series)
+		p.AutoInvoice = boolean("auto-invoice", &sf.auto)
 		return p, nil
 	}
 	var fieldFlags []string

@@ -62,6 +62,8 @@ func TestCompanyCommands(t *testing.T) {
 		"id": got["id"], "full_name": "Công ty A", "short_name": "A", "status": "inactive", "subscription": "Standard",
 		"begin_date": "2026-01-01", "end_date": "2026-12-31", "created_at": got["created_at"],
 		"configurations": map[string]any{"bank_sub_account": true, "paycode": false, "data_storage_time": "90", "payment_code_formats": []any{}},
+		"seller":         map[string]any{"legal_name": "", "tax_code": "", "address": "", "phone": "", "email": "", "bank_name": "", "bank_account": ""},
+		"invoicing":      map[string]any{"invoice_template": "1", "invoice_series": "", "auto_invoice": false},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("update:\n got %v\nwant %v", got, want)

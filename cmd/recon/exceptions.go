@@ -150,11 +150,8 @@ exception's state before.`,
 				if err != nil {
 					return err
 				}
-				// Users belong to the company itself, also for its test data.
-				u, err := db.UserByEmail(ctx, tenant.company, email)
-				if recon.ErrorCode(err) == recon.ENOTFOUND {
-					return fmt.Errorf("no user %s in company %d", email, tenant.company)
-				} else if err != nil {
+				u, err := companyUser(ctx, db, tenant.company, email)
+				if err != nil {
 					return err
 				}
 				if !u.May(recon.ActionResolveExceptions) {

@@ -14,6 +14,7 @@ import (
 	"recon"
 	"recon/internal/testkit"
 	"recon/orders"
+	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
 
@@ -247,16 +248,9 @@ func TestTriggerOnlyWhatTheTargetSubscribesTo(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
-		ctx := context.Background()
 		dbURL := dbtest.NewURL(t, engine)
 		db := dbtest.OpenURL(t, dbURL)
-		co := cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Kích Hoạt", "--short-name", "KICHHOAT")
-		company, companyID := fmt.Sprint(co["id"]), int64(co["id"].(float64))
-		if _, err := db.ReplacePaymentCodeFormats(ctx, companyID, []recon.PaymentCodeFormat{
-			{Prefix: "DH", SuffixFrom: 6, SuffixTo: 10, CharacterType: recon.NumberOnly, IsActive: true},
-		}); err != nil {
-			t.Fatal(err)
-		}
+		company, companyID := triggerCompany(t, db, dbURL)
 		cliJSON(t, dbURL, "ipn", "set", "--company", company, "--test", "--url", "https://shop.example.vn/test-ipn", "--notification-types", "TRANSACTION_VOID")
 		out, err := cli(t, dbURL, "trigger", "ORDER_PAID", "--company", company)
 		want := "the test-mode IPN target https://shop.example.vn/test-ipn does not subscribe to ORDER_PAID (it receives TRANSACTION_VOID), so it would never be sent: nothing was made. " +
@@ -264,13 +258,7 @@ func TestTriggerOnlyWhatTheTargetSubscribesTo(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Fatalf("trigger ORDER_PAID: %v (%s), want %q", err, out, want)
 		}
-		tenant, err := db.TenantOf(ctx, companyID, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if orders, n, err := db.Orders(ctx, tenant.ID, recon.OrderFilter{Page: 1, PerPage: 10}); err != nil || n != 0 {
-			t.Fatalf("a refused trigger made orders: %v %v", orders, err)
-		}
+		noTestOrders(t, db, companyID)
 		var res triggerResult
 		out, err = cli(t, dbURL, "trigger", "TRANSACTION_VOID", "--company", company, "--json")
 		if err != nil || json.Unmarshal([]byte(out), &res) != nil {
@@ -313,13 +301,7 @@ func TestTriggerV2Events(t *testing.T) {
 		dbURL := dbtest.NewURL(t, engine)
 		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		db := dbtest.OpenURL(t, dbURL)
-		co := cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Kích Hoạt", "--short-name", "KICHHOAT")
-		company, companyID := fmt.Sprint(co["id"]), int64(co["id"].(float64))
-		if _, err := db.ReplacePaymentCodeFormats(ctx, companyID, []recon.PaymentCodeFormat{
-			{Prefix: "DH", SuffixFrom: 6, SuffixTo: 10, CharacterType: recon.NumberOnly, IsActive: true},
-		}); err != nil {
-			t.Fatal(err)
-		}
+		company, companyID := triggerCompany(t, db, dbURL)
 		cliJSON(t, dbURL, "ipn", "set", "--company", company, "--test", "--url", rc.URL+"/ipn", "--sandbox", "--allow-private-targets")
 		for _, ev := range []string{"ORDER_PARTIALLY_PAID", "ORDER_EXPIRED"} {
 			if out, err := cli(t, dbURL, "trigger", ev, "--company", company); err == nil ||
@@ -327,13 +309,7 @@ func TestTriggerV2Events(t *testing.T) {
 				t.Fatalf("trigger %s for a target saved the v1 way: %v (%s)", ev, err, out)
 			}
 		}
-		tenant, err := db.TenantOf(ctx, companyID, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, n, err := db.Orders(ctx, tenant.ID, recon.OrderFilter{Page: 1, PerPage: 10}); err != nil || n != 0 {
-			t.Fatalf("refused triggers made %d orders (%v)", n, err)
-		}
+		noTestOrders(t, db, companyID)
 		cliJSON(t, dbURL, "ipn", "set", "--company", company, "--test", "--url", rc.URL+"/ipn", "--sandbox", "--allow-private-targets",
 			"--notification-types", "ORDER_PARTIALLY_PAID,ORDER_EXPIRED")
 
@@ -381,4 +357,32 @@ func TestTriggerV2Events(t *testing.T) {
 			t.Errorf("the test URL got %d notifications, want the 2 it subscribes to", n)
 		}
 	})
+}
+
+// triggerCompany makes the company the trigger tests use (recon company
+// create), with the payment code format DH and 6 to 10 digits.
+func triggerCompany(t *testing.T, db *sqlstore.DB, dbURL string) (company string, companyID int64) {
+	t.Helper()
+	co := cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Kích Hoạt", "--short-name", "KICHHOAT")
+	company, companyID = fmt.Sprint(co["id"]), int64(co["id"].(float64))
+	if _, err := db.ReplacePaymentCodeFormats(context.Background(), companyID, []recon.PaymentCodeFormat{
+		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 10, CharacterType: recon.NumberOnly, IsActive: true},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return company, companyID
+}
+
+// noTestOrders fails t when the company's test tenant has an order: a
+// refused trigger makes nothing.
+func noTestOrders(t *testing.T, db *sqlstore.DB, companyID int64) {
+	t.Helper()
+	ctx := context.Background()
+	tenant, err := db.TenantOf(ctx, companyID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if orders, n, err := db.Orders(ctx, tenant.ID, recon.OrderFilter{Page: 1, PerPage: 10}); err != nil || n != 0 {
+		t.Fatalf("a refused trigger made orders: %v %v", orders, err)
+	}
 }

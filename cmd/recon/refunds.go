@@ -36,6 +36,28 @@ func (a *app) refundsService(db *sqlstore.DB, loc *time.Location) *refunds.Servi
 	return &refunds.Service{Store: db, Clock: a.clock, Location: loc, Test: sb}
 }
 
+// withRefunds runs fn with what every refunds subcommand needs: the service
+// over the store (refundsService), the caller the CLI acts as
+// (refundCaller: the company's user with the e-mail address, or an operator
+// who reads when email is "") and the business time zone.
+func (a *app) withRefunds(ctx context.Context, tenant *tenantFlags, email string, fn func(svc *refunds.Service, c *recon.Caller, loc *time.Location) error) error {
+	loc, err := a.location()
+	if err != nil {
+		return err
+	}
+	return a.withStore(ctx, func(db *sqlstore.DB) error {
+		tn, err := tenant.tenant(ctx, db)
+		if err != nil {
+			return err
+		}
+		c, err := refundCaller(ctx, db, tn, tenant.company, email)
+		if err != nil {
+			return err
+		}
+		return fn(a.refundsService(db, loc), c, loc)
+	})
+}
+
 // refundCaller is the caller the CLI acts as: the company's user with the
 // e-mail address (users belong to the company, also for its test data), or
 // an operator who reads when email is "".
@@ -45,10 +67,7 @@ func refundCaller(ctx context.Context, db *sqlstore.DB, tn recon.TenantID, compa
 		c.User = &recon.User{Company: company, Role: recon.RoleAdmin, Email: "operator"} // reading only
 		return c, nil
 	}
-	u, err := db.UserByEmail(ctx, company, email)
-	if recon.ErrorCode(err) == recon.ENOTFOUND {
-		return nil, fmt.Errorf("no user %s in company %d", email, company)
-	}
+	u, err := companyUser(ctx, db, company, email)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +75,18 @@ func refundCaller(ctx context.Context, db *sqlstore.DB, tn recon.TenantID, compa
 	return c, nil
 }
 
-func (a *app) printRefund(res *refunds.Result) error {
+// companyUser is the user of the company with the e-mail address, whom a
+// command acts as (users belong to the company itself, also for its test
+// data).
+func companyUser(ctx context.Context, db *sqlstore.DB, company int64, email string) (*recon.User, error) {
+	u, err := db.UserByEmail(ctx, company, email)
+	if recon.ErrorCode(err) == recon.ENOTFOUND {
+		return nil, fmt.Errorf("no user %s in company %d", email, company)
+	}
+	return u, err
+}
+
+func (a *app) printRefund(res *refunds.Result, loc *time.Location) error {
 	r := res.Refund
 	text := fmt.Sprintf("refund %s\t%s\t%d VND\t%s\treceiver %s %s (%s)", r.ID, r.Status, r.Amount, r.Reference,
 		r.Receiver.BankBIN, r.Receiver.AccountNumber, r.Receiver.AccountName)
@@ -70,7 +100,7 @@ func (a *app) printRefund(res *refunds.Result) error {
 			text += "\nVietQR: " + in.QR
 		}
 	}
-	return a.print(apiv2.RefundJSON(res), "%s", text)
+	return a.print(apiv2.RefundJSON(res, loc), "%s", text)
 }
 
 func newRefundsListCmd(a *app) *cobra.Command {
@@ -86,27 +116,15 @@ func newRefundsListCmd(a *app) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			loc, err := a.location()
-			if err != nil {
-				return err
-			}
-			return a.withStore(ctx, func(db *sqlstore.DB) error {
-				tn, err := tenant.tenant(ctx, db)
-				if err != nil {
-					return err
-				}
-				c, err := refundCaller(ctx, db, tn, tenant.company, "")
-				if err != nil {
-					return err
-				}
-				list, total, err := a.refundsService(db, loc).List(ctx, c, f)
+			return a.withRefunds(ctx, &tenant, "", func(svc *refunds.Service, c *recon.Caller, loc *time.Location) error {
+				list, total, err := svc.List(ctx, c, f)
 				if err != nil {
 					return err
 				}
 				if a.jsonOut {
 					out := make([]any, len(list))
 					for i, res := range list {
-						out[i] = apiv2.RefundJSON(res)
+						out[i] = apiv2.RefundJSON(res, loc)
 					}
 					return a.print(map[string]any{"refunds": out, "total": total, "page": f.Page, "per_page": f.PerPage}, "")
 				}
@@ -148,24 +166,12 @@ func newRefundsShowCmd(a *app) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			loc, err := a.location()
-			if err != nil {
-				return err
-			}
-			return a.withStore(ctx, func(db *sqlstore.DB) error {
-				tn, err := tenant.tenant(ctx, db)
+			return a.withRefunds(ctx, &tenant, "", func(svc *refunds.Service, c *recon.Caller, loc *time.Location) error {
+				res, err := svc.Get(ctx, c, args[0])
 				if err != nil {
 					return err
 				}
-				c, err := refundCaller(ctx, db, tn, tenant.company, "")
-				if err != nil {
-					return err
-				}
-				res, err := a.refundsService(db, loc).Get(ctx, c, args[0])
-				if err != nil {
-					return err
-				}
-				return a.printRefund(res)
+				return a.printRefund(res, loc)
 			})
 		},
 	}
@@ -186,27 +192,14 @@ func newRefundsChangeCmd(a *app, action, short string) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			loc, err := a.location()
-			if err != nil {
-				return err
-			}
-			return a.withStore(ctx, func(db *sqlstore.DB) error {
-				tn, err := tenant.tenant(ctx, db)
-				if err != nil {
-					return err
-				}
-				c, err := refundCaller(ctx, db, tn, tenant.company, email)
-				if err != nil {
-					return err
-				}
-				svc := a.refundsService(db, loc)
+			return a.withRefunds(ctx, &tenant, email, func(svc *refunds.Service, c *recon.Caller, loc *time.Location) error {
 				fn := map[string]func(context.Context, *recon.Caller, string) (*refunds.Result, error){
 					"approve": svc.Approve, "reject": svc.Reject, "cancel": svc.Cancel}[action]
 				res, err := fn(ctx, c, args[0])
 				if err != nil {
 					return err
 				}
-				return a.printRefund(res)
+				return a.printRefund(res, loc)
 			})
 		},
 	}
@@ -231,24 +224,11 @@ func newRefundsThresholdCmd(a *app) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			loc, err := a.location()
-			if err != nil {
-				return err
-			}
 			setting := cmd.Flags().Changed("set")
 			if setting && email == "" {
 				return errors.New("--set needs --user: an Admin or SuperAdmin of the company")
 			}
-			return a.withStore(ctx, func(db *sqlstore.DB) error {
-				tn, err := tenant.tenant(ctx, db)
-				if err != nil {
-					return err
-				}
-				c, err := refundCaller(ctx, db, tn, tenant.company, email)
-				if err != nil {
-					return err
-				}
-				svc := a.refundsService(db, loc)
+			return a.withRefunds(ctx, &tenant, email, func(svc *refunds.Service, c *recon.Caller, _ *time.Location) error {
 				if setting {
 					if err := svc.SetThreshold(ctx, c, set); err != nil {
 						return err
@@ -291,20 +271,12 @@ processing refund succeeds; any other is queued as a refund_transfer exception
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			loc, err := a.location()
-			if err != nil {
-				return err
-			}
-			return a.withStore(ctx, func(db *sqlstore.DB) error {
-				tn, err := tenant.tenant(ctx, db)
+			return a.withRefunds(ctx, &tenant, "", func(svc *refunds.Service, c *recon.Caller, loc *time.Location) error {
+				r, tx, err := svc.SimulateSettlement(ctx, c.Tenant, args[0])
 				if err != nil {
 					return err
 				}
-				r, tx, err := a.refundsService(db, loc).SimulateSettlement(ctx, tn, args[0])
-				if err != nil {
-					return err
-				}
-				return a.print(map[string]any{"refund": apiv2.RefundJSON(&refunds.Result{Refund: r, Instructions: recon.InstructionsOf(r)}),
+				return a.print(map[string]any{"refund": apiv2.RefundJSON(&refunds.Result{Refund: r, Instructions: recon.InstructionsOf(r)}, loc),
 					"transaction": map[string]any{"id": tx.ID, "duplicate": tx.Duplicate}},
 					"transaction %d (duplicate %v): refund %s is %s", tx.ID, tx.Duplicate, r.ID, r.Status)
 			})

@@ -124,6 +124,26 @@ type v2Shop struct {
 // v2Scopes are the scopes the shop's client is registered with.
 const v2Scopes = "company exception:write order:read order:write refund:read refund:write transaction:read transaction:write"
 
+// startV2Shop starts a server (with args) on a new database of engine and
+// makes a shop of it there (newV2Shop; test: a test-mode one).
+func startV2Shop(t *testing.T, engine string, test bool, args ...string) *v2Shop {
+	t.Helper()
+	dbURL := dbtest.NewURL(t, engine)
+	base, _, _ := startServer(t, dbURL, args...)
+	return newV2Shop(t, base, dbURL, test)
+}
+
+// subscribedV2Shop is startV2Shop on a sandbox server that may notify a
+// loopback receiver, the shop subscribed to types (none: the v1 way) at a
+// new receiver.
+func subscribedV2Shop(t *testing.T, engine string, test bool, types ...string) (*v2Shop, *testkit.Receiver) {
+	t.Helper()
+	rc := testkit.NewReceiver(t)
+	s := startV2Shop(t, engine, test, "--sandbox", "--allow-private-targets")
+	s.subscribe(t, rc.URL+"/ipn", types...)
+	return s, rc
+}
+
 // newV2Shop sets a company up through the CLI, as an operator does; test
 // makes every credential a test-mode one (docs/testmode.md).
 func newV2Shop(t testing.TB, base, dbURL string, test bool) *v2Shop {
@@ -452,11 +472,7 @@ func TestV2E2EOrderPaidThroughItsVAInTwoParts(t *testing.T) {
 func TestV2E2EExpiredVA(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		rc := testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		s := newV2Shop(t, base, dbURL, false)
-		s.subscribe(t, rc.URL+"/ipn", "ORDER_PAID", "ORDER_PARTIALLY_PAID", "ORDER_EXPIRED")
+		s, rc := subscribedV2Shop(t, engine, false, "ORDER_PAID", "ORDER_PARTIALLY_PAID", "ORDER_EXPIRED")
 
 		made := time.Now().Truncate(time.Second)
 		o := s.order(t, "", s.orderBody("DH-EXP", 120000, `"expires_in":1,"customer_id":"KH001"`))
@@ -543,11 +559,7 @@ func (s *v2Shop) paidOrder(t testing.TB, invoice string, amount int64) (string, 
 func TestV2E2ERefundsSettledByAStatement(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		rc := testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		s := newV2Shop(t, base, dbURL, false)
-		s.subscribe(t, rc.URL+"/ipn", "ORDER_PAID", "REFUND_SUCCEEDED", "REFUND_FAILED")
+		s, rc := subscribedV2Shop(t, engine, false, "ORDER_PAID", "REFUND_SUCCEEDED", "REFUND_FAILED")
 		full, _ := s.paidOrder(t, "DH-R1", 150000)
 		part, partTx := s.paidOrder(t, "DH-R2", 80000)
 		testkit.WaitFor(t, "the two ORDER_PAID", 20*time.Second, func() bool { return len(rc.IPNs(recon.IPNOrderPaid)) == 2 })
@@ -609,7 +621,7 @@ func TestV2E2ERefundsSettledByAStatement(t *testing.T) {
 		}
 
 		// Four eyes.
-		if _, err := cli(t, dbURL, "refunds", "threshold", "--company", s.company, "--set", "50000", "--user", "a@saomai.vn"); err != nil {
+		if _, err := cli(t, s.dbURL, "refunds", "threshold", "--company", s.company, "--set", "50000", "--user", "a@saomai.vn"); err != nil {
 			t.Fatal(err)
 		}
 		big, _ := s.paidOrder(t, "DH-R3", 110000)
@@ -619,7 +631,7 @@ func TestV2E2ERefundsSettledByAStatement(t *testing.T) {
 		}
 		r3 := a.data()["id"].(string)
 		wantV2Error(t, "the requester approves", s.v2(t, "POST", "/v2/refunds/"+r3+"/approve", s.adminA, "", ""), 403, "forbidden", "")
-		other := cliJSON(t, dbURL, "client", "create", "--company", s.company, "--name", "back office", "--scopes", v2Scopes)["client_id"].(string)
+		other := cliJSON(t, s.dbURL, "client", "create", "--company", s.company, "--name", "back office", "--scopes", v2Scopes)["client_id"].(string)
 		wantV2Error(t, "the requester approves through another client", s.v2(t, "POST", "/v2/refunds/"+r3+"/approve", s.userToken(t, other, "a@saomai.vn"), "", ""), 403, "forbidden", "")
 		wantV2Error(t, "a client-credentials token approves", s.v2(t, "POST", "/v2/refunds/"+r3+"/approve", s.server, "", ""), 403, "forbidden", "")
 		if a := s.v2(t, "GET", "/v2/refunds/"+r3, s.server, "", ""); a.data()["status"] != "pending_approval" {
@@ -922,11 +934,7 @@ func topKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 func TestV2E2EV1Unchanged(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		rc := testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		s := newV2Shop(t, base, dbURL, false)
-		s.subscribe(t, rc.URL+"/ipn") // the v1 way
+		s, rc := subscribedV2Shop(t, engine, false) // the v1 way
 
 		o := s.order(t, "", s.orderBody("DH-V1", 100000, `"va":{"amount_mode":"partial"}`))
 		code := va(o)["va_number"].(string)
@@ -947,7 +955,7 @@ func TestV2E2EV1Unchanged(t *testing.T) {
 		})
 		// A v1 checkout order paid after all of it: when its ORDER_PAID
 		// arrives, everything enqueued before it was sent.
-		m := &merchantSetup{base: base, merchantID: s.merchant, secret: s.mKey, feedToken: s.server, account: s.account}
+		m := &merchantSetup{base: s.base, merchantID: s.merchant, secret: s.mKey, feedToken: s.server, account: s.account}
 		if a := s.v2(t, "PATCH", "/api/v1/company/configurations", s.adminA, "",
 			`{"payment_code_formats":[{"prefix":"DH","suffix_from":6,"suffix_to":10,"character_type":"NumberOnly","is_active":1}]}`); a.status != 200 {
 			t.Fatalf("formats: %s", a)
@@ -1010,16 +1018,14 @@ func TestV2E2EV1Unchanged(t *testing.T) {
 func TestV2E2EFailurePaths(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL)
-		s := newV2Shop(t, base, dbURL, false)
-		other := newV2Shop(t, base, dbURL, false) // another company
-		test := newV2Shop(t, base, dbURL, true)   // a test credential of its own company
+		s := startV2Shop(t, engine, false)
+		other := newV2Shop(t, s.base, s.dbURL, false) // another company
+		test := newV2Shop(t, s.base, s.dbURL, true)   // a test credential of its own company
 		theirs, theirTx := other.paidOrder(t, "DH-THEIRS", 50000)
 		mine, myTx := s.paidOrder(t, "DH-MINE", 50000)
 		outTx := s.push(t, transfer{out: 20000, memo: "chi phi"})[0]
 		ordersBefore := len(s.v2(t, "GET", "/v2/orders", s.server, "", "").list())
-		readOnly := cliJSON(t, dbURL, "token", "issue", "--client", s.clientID, "--user", "", "--scopes", "order:read")["access_token"].(string)
+		readOnly := cliJSON(t, s.dbURL, "token", "issue", "--client", s.clientID, "--user", "", "--scopes", "order:read")["access_token"].(string)
 
 		refundPath := fmt.Sprintf("/v2/transactions/%d/refund", myTx)
 		for _, c := range []struct {
@@ -1121,9 +1127,7 @@ func (s *v2Shop) exceptionsOf(t testing.TB, kind string) []any {
 func TestV2E2EVAModesAndCancel(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL)
-		s := newV2Shop(t, base, dbURL, false)
+		s := startV2Shop(t, engine, false)
 
 		// exact
 		o := s.order(t, "", s.orderBody("DH-EXACT", 100000, ""))
@@ -1217,11 +1221,7 @@ func TestV2E2EVAModesAndCancel(t *testing.T) {
 func TestV2E2ESandboxPayouts(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		rc := testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
-		s := newV2Shop(t, base, dbURL, true)
-		s.subscribe(t, rc.URL+"/ipn", "REFUND_SUCCEEDED", "REFUND_FAILED")
+		s, rc := subscribedV2Shop(t, engine, true, "REFUND_SUCCEEDED", "REFUND_FAILED")
 		o := s.order(t, "", s.orderBody("DH-SBX", 100000, ""))
 		s.push(t, transfer{in: 100000, memo: "chuyen tien", sub: va(o)["va_number"].(string)})
 		id := o["id"].(string)
@@ -1295,9 +1295,7 @@ func ids(list any) []float64 {
 func TestV2E2ESyncModifiedAndTestMode(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL)
-		s := newV2Shop(t, base, dbURL, false)
+		s := startV2Shop(t, engine, false)
 		o := s.order(t, "", s.orderBody("DH-SYNC", 100000, ""))
 		tx := s.push(t, transfer{in: 40000, memo: "ck " + va(o)["va_number"].(string)})[0]
 
@@ -1323,16 +1321,16 @@ func TestV2E2ESyncModifiedAndTestMode(t *testing.T) {
 		// The same company's test mode: a test client of its own, the same
 		// Admin.
 		test := *s
-		client := cliJSON(t, dbURL, "client", "create", "--company", s.company, "--test", "--name", "shop server (test)", "--scopes", v2Scopes)["client_id"].(string)
-		test.server = cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "", "--scopes", "transaction:write")["access_token"].(string)
+		client := cliJSON(t, s.dbURL, "client", "create", "--company", s.company, "--test", "--name", "shop server (test)", "--scopes", v2Scopes)["client_id"].(string)
+		test.server = cliJSON(t, s.dbURL, "token", "issue", "--client", client, "--user", "", "--scopes", "transaction:write")["access_token"].(string)
 		test.adminA = s.userToken(t, client, "a@saomai.vn")
-		test.account = fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", s.company, "--test", "--bank", "Vietcombank",
+		test.account = fmt.Sprint(cliJSON(t, s.dbURL, "bank-account", "create", "--company", s.company, "--test", "--bank", "Vietcombank",
 			"--number", "0071000123456", "--holder", "CONG TY TNHH SAO MAI")["id"])
 		ttx := test.push(t, transfer{in: 5000, memo: "test"})[0]
 		if page := test.sync(t, test.adminA, ""); !slices.Equal(ids(page["added"]), []float64{float64(ttx)}) {
 			t.Errorf("the test tenant's log: %v", page)
 		}
-		other := newV2Shop(t, base, dbURL, false)
+		other := newV2Shop(t, s.base, s.dbURL, false)
 		wantV2Error(t, "another company's cursor", other.v2(t, "GET", "/v2/transactions/sync?cursor="+cursor, other.adminA, "", ""), 400, "validation_error", "cursor")
 		wantV2Error(t, "a made-up cursor", s.v2(t, "GET", "/v2/transactions/sync?cursor=AAAAAAAA", s.adminA, "", ""), 400, "validation_error", "cursor")
 		wantV2Error(t, "a client-credentials token", s.v2(t, "GET", "/v2/transactions/sync", s.server, "", ""), 403, "forbidden", "")
@@ -1349,9 +1347,7 @@ func TestV2E2ESyncModifiedAndTestMode(t *testing.T) {
 func TestV2E2ESharedRefundable(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL)
-		s := newV2Shop(t, base, dbURL, false)
+		s := startV2Shop(t, engine, false)
 		o := s.order(t, "", s.orderBody("DH-SHARE", 100000, `"va":{"amount_mode":"partial"}`))
 		memo := "ck " + va(o)["va_number"].(string)
 		t1 := s.push(t, transfer{in: 60000, memo: memo})[0]
@@ -1383,9 +1379,7 @@ func TestV2E2ESharedRefundable(t *testing.T) {
 func TestV2E2ERateLimit(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL, "--rate-limit", "0.01", "--rate-burst", "3")
-		s := newV2Shop(t, base, dbURL, false)
+		s := startV2Shop(t, engine, false, "--rate-limit", "0.01", "--rate-burst", "3")
 		for i := range 3 {
 			a := s.v2(t, "POST", "/v2/orders", s.server, "", s.orderBody(fmt.Sprintf("DH-RL-%d", i), 1000, ""))
 			if a.status != 201 || a.header.Get("X-RateLimit-Limit") != "3" || a.header.Get("X-RateLimit-Remaining") != fmt.Sprint(2-i) || a.header.Get("X-RateLimit-Reset") == "" {
@@ -1397,7 +1391,7 @@ func TestV2E2ERateLimit(t *testing.T) {
 		if a.header.Get("Retry-After") == "" || a.header.Get("X-RateLimit-Remaining") != "0" {
 			t.Errorf("the 429's headers: %v", a.header)
 		}
-		db := dbtest.OpenURL(t, dbURL)
+		db := dbtest.OpenURL(t, s.dbURL)
 		if _, n, err := db.Orders(context.Background(), recon.LiveTenant(s.companyID), recon.OrderFilter{Page: 1, PerPage: 10}); err != nil || n != 3 {
 			t.Errorf("%d orders after the refused request, want 3 (%v)", n, err)
 		}
@@ -1475,9 +1469,7 @@ func TestV2E2ELastVNDFromTwoNodes(t *testing.T) {
 func TestV2E2EExceptionResolvedAsRefund(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL)
-		s := newV2Shop(t, base, dbURL, false)
+		s := startV2Shop(t, engine, false)
 		o := s.order(t, "", s.orderBody("DH-EXC", 45000, ""))
 		number := va(o)["va_number"].(string)
 		if a := s.v2(t, "POST", "/v2/orders/"+o["id"].(string)+"/cancel", s.server, "", ""); a.status != 200 {
