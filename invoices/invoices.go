@@ -11,7 +11,6 @@ package invoices
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -229,7 +228,11 @@ func (s *Service) send(ctx context.Context, tenant recon.TenantID, p recon.Invoi
 		failed, ferr := s.Store.RecordInvoiceAnswer(ctx, tenant, inv.ReferenceCode,
 			recon.InvoiceAnswer{Failure: "could not be sent: " + recon.ErrorMessage(err)}, s.now())
 		if ferr != nil {
-			return nil, errors.Join(err, ferr)
+			// The invoice is stored and numbered: answer it as stored
+			// (pending), never an error a retry would make a second
+			// invoice of; the loop sends it again (Poll, ResendAfter) or
+			// records the answer.
+			return inv, nil
 		}
 		return failed, nil
 	}
