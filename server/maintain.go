@@ -138,6 +138,18 @@ func (s *Server) Loops() []Loop {
 				n, err := s.Payouts.Run(ctx)
 				return count(int64(n), err)
 			}},
+			// The invoice providers' answers for pending invoices, each
+			// recorded once with its IPN (docs/invoices.md, Providers).
+			{"asking the invoice providers for their answers", "recorded the invoice providers' answers", func(ctx context.Context, _ time.Time) ([]any, error) {
+				n, err := s.Invoices.Poll(ctx)
+				return count(int64(n), err)
+			}},
+			// The invoices of orders that became paid, for companies with
+			// auto_invoice, exactly once (docs/invoices.md, From the order).
+			{"issuing the invoices of paid orders", "issued the invoices of paid orders", func(ctx context.Context, _ time.Time) ([]any, error) {
+				n, err := s.Invoices.AutoInvoice(ctx)
+				return count(int64(n), err)
+			}},
 		}},
 	}
 }

@@ -19,7 +19,9 @@ import (
 
 	"recon"
 	"recon/delivery"
+	"recon/einvoice"
 	"recon/gateway"
+	"recon/invoices"
 	"recon/oauth"
 	"recon/refunds"
 	"recon/sqlstore"
@@ -85,6 +87,12 @@ type Server struct {
 	// none, on any server (docs/api-v2.md, How a refund settles).
 	Refunds *refunds.Service
 	Payouts *refunds.Sandbox
+	// Invoices is the e-invoice service every surface shares, with its
+	// providers: the sandbox (InvoiceSandbox) for test tenants; live ones
+	// have none, on any server (docs/invoices.md, Providers). Its Signer
+	// is the XML signer (docs/invoices.md, XML and its signature).
+	Invoices       *invoices.Service
+	InvoiceSandbox *invoices.Sandbox
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
 	Mux *web.Mux
 }
@@ -123,6 +131,9 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 	})
 	s.Payouts = &refunds.Sandbox{Store: db, Clock: s.clock, Location: cfg.Location}
 	s.Refunds = &refunds.Service{Store: db, Clock: s.clock, Location: cfg.Location, Test: s.Payouts}
+	s.InvoiceSandbox = &invoices.Sandbox{Clock: s.clock}
+	s.Invoices = &invoices.Service{Store: db, Clock: s.clock, Location: cfg.Location, Test: s.InvoiceSandbox,
+		Signer: &einvoice.Signer{Store: db, Clock: s.clock, Sandbox: cfg.Sandbox, Original: db.Invoice}}
 	s.Mux = s.routes()
 	return s, nil
 }

@@ -264,8 +264,8 @@ func (db *DB) IssueInvoice(ctx context.Context, tenant recon.TenantID, ref strin
 		if err != nil {
 			return err
 		}
-		if inv.Status != recon.InvoiceDraft {
-			return recon.RuleError(recon.RuleInvalidState, "invoice %s is %s: only a draft is issued", inv.ReferenceCode, inv.Status)
+		if err := recon.CanIssueInvoice(inv); err != nil {
+			return err
 		}
 		issued = storedTime(issued)
 		n, err := db.nextInvoiceNumber(ctx, tx, companyID, inv.TemplateCode, inv.Series, issued.Year())
@@ -381,7 +381,7 @@ func (db *DB) CorrectInvoice(ctx context.Context, tenant recon.TenantID, origina
 		if err != nil {
 			return err
 		}
-		status, err := invoiceCorrection(orig, inv.Relation)
+		status, err := invoiceCorrection(orig, inv)
 		if err != nil {
 			return err
 		}
@@ -407,7 +407,7 @@ func (db *DB) CancelInvoice(ctx context.Context, tenant recon.TenantID, ref, rea
 		if err != nil {
 			return err
 		}
-		if err := invoiceCancellation(inv, reason); err != nil {
+		if err := recon.CanCancelInvoice(inv, reason); err != nil {
 			return err
 		}
 		inv.Status, inv.CancelReason, inv.UpdatedAt = recon.InvoiceCancelled, strings.TrimSpace(reason), now
@@ -532,57 +532,15 @@ func (db *DB) TakeQueuedOrder(ctx context.Context, tenant recon.TenantID, orderI
 	return out, err
 }
 
-// The life cycle's preconditions (docs/invoices.md, The life cycle), each
-// refusal a recon.RuleError naming the rule.
-//
-// CALL SITE for i1's transition functions (issue 21): until they land on
-// main these two local functions state the rules of docs/invoices.md; when
-// they do, call them here instead and delete these (the codes are theirs).
-const (
-	ruleInvoiceNotIssued       = "invoice_not_issued"
-	ruleInvoiceAlreadyReplaced = "invoice_already_replaced"
-	ruleInvoiceAlreadyCancel   = "invoice_cancelled"
-	ruleInvoiceAdjusted        = "invoice_adjusted_cannot_cancel"
-)
-
-// invoiceCorrection checks that orig may be replaced or adjusted
-// (relation) and returns the status it takes: issued (or adjusted for an
-// adjustment) and neither replaced nor cancelled.
-func invoiceCorrection(orig *recon.Invoice, relation int) (string, error) {
-	switch orig.Status {
-	case recon.InvoiceReplaced:
-		return "", recon.RuleError(ruleInvoiceAlreadyReplaced, "invoice %s was replaced already: correct its replacement", orig.ReferenceCode)
-	case recon.InvoiceCancelled:
-		return "", recon.RuleError(ruleInvoiceAlreadyCancel, "invoice %s is cancelled", orig.ReferenceCode)
-	case recon.InvoiceIssued, recon.InvoiceAdjusted:
-	default:
-		return "", recon.RuleError(ruleInvoiceNotIssued, "invoice %s is %s: only an issued invoice is replaced or adjusted", orig.ReferenceCode, orig.Status)
-	}
-	switch relation {
+// invoiceCorrection checks, with the life cycle's rules (docs/invoices.md,
+// The life cycle: recon.CanReplaceInvoice, recon.CanAdjustInvoice), that
+// orig may be corrected by inv, and returns the status orig takes.
+func invoiceCorrection(orig, inv *recon.Invoice) (string, error) {
+	switch inv.Relation {
 	case recon.InvoiceRelReplace:
-		return recon.InvoiceReplaced, nil
+		return recon.InvoiceReplaced, recon.CanReplaceInvoice(orig)
 	case recon.InvoiceRelAdjust:
-		return recon.InvoiceAdjusted, nil
+		return recon.InvoiceAdjusted, recon.CanAdjustInvoice(orig, inv.AdjustmentType)
 	}
-	return "", recon.Errorf(recon.EINVALID, "unknown invoice relation %d", relation)
-}
-
-// invoiceCancellation checks that inv may be cancelled with reason: issued,
-// neither replaced nor adjusted, and a reason.
-func invoiceCancellation(inv *recon.Invoice, reason string) error {
-	switch inv.Status {
-	case recon.InvoiceIssued:
-	case recon.InvoiceAdjusted:
-		return recon.RuleError(ruleInvoiceAdjusted, "invoice %s was adjusted: it cannot be cancelled", inv.ReferenceCode)
-	case recon.InvoiceReplaced:
-		return recon.RuleError(ruleInvoiceAlreadyReplaced, "invoice %s was replaced: it cannot be cancelled", inv.ReferenceCode)
-	case recon.InvoiceCancelled:
-		return recon.RuleError(ruleInvoiceAlreadyCancel, "invoice %s is cancelled already", inv.ReferenceCode)
-	default:
-		return recon.RuleError(ruleInvoiceNotIssued, "invoice %s is %s: only an issued invoice is cancelled", inv.ReferenceCode, inv.Status)
-	}
-	if strings.TrimSpace(reason) == "" {
-		return recon.FieldError("reason", "a cancellation needs a reason")
-	}
-	return nil
+	return "", recon.Errorf(recon.EINVALID, "unknown invoice relation %d", inv.Relation)
 }

@@ -162,9 +162,6 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := queuePaidOrders(ctx, tx, companyID, captured, now); err != nil {
-		return 0, nil, err
-	}
 	var partial []*recon.Order
 	for i, o := range partlyPaid {
 		if o != nil {
@@ -189,12 +186,18 @@ func writeOrderPayment(ctx context.Context, tx *sql.Tx, o *recon.Order) error {
 	return nil
 }
 
-// notifyPaid enqueues an ORDER_PAID IPN for each captured order (PaidAt is
-// the IPN's transaction_date) when notifyAt says so (the target subscribes
-// to ORDER_PAID: wantsIPN), and reports how many.
+// notifyPaid queues each captured order for auto_invoice, and enqueues an
+// ORDER_PAID IPN for it (PaidAt is the IPN's transaction_date) when
+// notifyAt says so (the target subscribes to ORDER_PAID: wantsIPN), and
+// reports how many.
 func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captured []*recon.Order, now time.Time) (int, error) {
 	if len(captured) == 0 {
 		return 0, nil
+	}
+	// Every way an order becomes paid comes here: queue it for its
+	// automatic invoice (docs/invoices.md, From the order).
+	if err := queuePaidOrders(ctx, tx, companyID, captured, now); err != nil {
+		return 0, err
 	}
 	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, wantsIPN(recon.IPNOrderPaid))
 	if err != nil || !ok {

@@ -332,6 +332,26 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 			}
 		})
 	},
+	"PATCH /api/v1/company": func(t *testing.T, md *modeData) {
+		// The seller's legal details are the company's, shared by both
+		// modes (docs/api.md, Company API): a test credential may not change them.
+		const seller = `{"legal_name":"Công ty TNHH Hải Chè Đỗ","tax_code":"0100112437","address":"12 Lý Thường Kiệt, Hà Nội"}`
+		if status, body := md.api(t, md.test, "PATCH", "/api/v1/company", seller); status != 403 || body["error"] != "forbidden" {
+			t.Errorf("PATCH with a test credential: %d %v, want 403", status, body)
+		}
+		if co, err := md.db.Company(context.Background(), md.company); err != nil || co.Config.Seller.TaxCode != "" {
+			t.Errorf("the refused PATCH changed the seller: %+v %v", co, err)
+		}
+		if status, body := md.api(t, md.live, "PATCH", "/api/v1/company", seller); status != 200 {
+			t.Errorf("PATCH with a live credential: %d %v", status, body)
+		}
+		md.cross(func(me, _ *side) {
+			_, body := md.api(t, me, "GET", "/api/v1/company", "")
+			if s, _ := body["data"].(map[string]any)["seller"].(map[string]any); s["tax_code"] != "0100112437" {
+				t.Errorf("%s sees the seller %v, want the company's", me.name, body["data"])
+			}
+		})
+	},
 	"PATCH /api/v1/company/configurations": func(t *testing.T, md *modeData) {
 		const formats = `{"payment_code_formats":[{"prefix":"DH","suffix_from":6,"suffix_to":10,"character_type":"NumberOnly","is_active":1},{"prefix":"TM","suffix_from":4,"suffix_to":8,"character_type":"NumberOnly","is_active":0}]}`
 		// The settings are the company's, shared by both modes: a test credential may not change them.

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -348,6 +349,11 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	}
 	if n := countDeliveries(t, s, c.Tenant(), recon.IPNOrderPaid); n != ipns+1 {
 		t.Fatalf("%d ORDER_PAID deliveries, want %d", n, ipns+1)
+	}
+	// Queued for its automatic invoice as a matched one is
+	// (docs/invoices.md, From the order).
+	if queued, _, err := s.QueuedPaidOrders(t.Context(), 100); err != nil || !slices.ContainsFunc(queued, func(q *recon.Order) bool { return q.ID == f.open.ID }) {
+		t.Fatalf("the order paid by hand is not queued for its invoice (%v)", err)
 	}
 	ds, err := s.MatchDecisions(t.Context(), c.Tenant(), 0, f.tUnmatched)
 	if err != nil || len(ds) != 1 || ds[0].Rule != recon.MatchByHand || ds[0].Outcome != recon.MatchCaptured {

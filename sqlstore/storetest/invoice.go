@@ -223,12 +223,12 @@ func testInvoicesReplace(t *testing.T, f *invoiceFixture) {
 		t.Fatalf("original after replacement: %+v", got)
 	}
 	_, err = f.s.CorrectInvoice(ctx, tenant, orig.ReferenceCode, correction("A3", recon.InvoiceRelReplace, ""), "sandbox", invoiceAt)
-	wantInvoiceRule(t, "replacing a replaced invoice", err, "invoice_already_replaced")
+	wantInvoiceRule(t, "replacing a replaced invoice", err, recon.RuleInvoiceAlreadyReplaced)
 	_, err = f.s.CorrectInvoice(ctx, tenant, orig.ReferenceCode, correction("A3", recon.InvoiceRelAdjust, recon.AdjustIncrease), "sandbox", invoiceAt)
-	wantInvoiceRule(t, "adjusting a replaced invoice", err, "invoice_already_replaced")
+	wantInvoiceRule(t, "adjusting a replaced invoice", err, recon.RuleInvoiceAlreadyReplaced)
 	// The replacement is not issued yet (pending): it cannot be replaced.
 	_, err = f.s.CorrectInvoice(ctx, tenant, r.ReferenceCode, correction("A3", recon.InvoiceRelReplace, ""), "sandbox", invoiceAt)
-	wantInvoiceRule(t, "replacing a pending invoice", err, "invoice_not_issued")
+	wantInvoiceRule(t, "replacing a pending invoice", err, recon.RuleInvoiceNotIssued)
 	// Once issued, a replacement may itself be replaced.
 	if _, err := f.s.RecordInvoiceAnswer(ctx, tenant, r.ReferenceCode, recon.InvoiceAnswer{CQTCode: "X"}, invoiceAt); err != nil {
 		t.Fatal(err)
@@ -247,13 +247,13 @@ func testInvoicesReplace(t *testing.T, f *invoiceFixture) {
 		t.Fatal(err)
 	}
 	_, err = f.s.CorrectInvoice(ctx, tenant, draft.ReferenceCode, correction("D2", recon.InvoiceRelReplace, ""), "sandbox", invoiceAt)
-	wantInvoiceRule(t, "replacing a draft", err, "invoice_not_issued")
+	wantInvoiceRule(t, "replacing a draft", err, recon.RuleInvoiceNotIssued)
 	c := issuedInvoice(t, f.s, tenant, "C")
 	if _, err := f.s.CancelInvoice(ctx, tenant, c.ReferenceCode, "sai thông tin", invoiceAt); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.s.CorrectInvoice(ctx, tenant, c.ReferenceCode, correction("C2", recon.InvoiceRelReplace, ""), "sandbox", invoiceAt)
-	wantInvoiceRule(t, "replacing a cancelled invoice", err, "invoice_cancelled")
+	wantInvoiceRule(t, "replacing a cancelled invoice", err, recon.RuleInvoiceCancelled)
 }
 
 func testInvoicesAdjust(t *testing.T, f *invoiceFixture) {
@@ -273,7 +273,7 @@ func testInvoicesAdjust(t *testing.T, f *invoiceFixture) {
 	}
 	// An adjusted invoice may be replaced, never cancelled.
 	_, err := f.s.CancelInvoice(ctx, tenant, orig.ReferenceCode, "nhầm", invoiceAt)
-	wantInvoiceRule(t, "cancelling an adjusted invoice", err, "invoice_adjusted_cannot_cancel")
+	wantInvoiceRule(t, "cancelling an adjusted invoice", err, recon.RuleInvoiceAdjustedNoCancel)
 	if _, err := f.s.CorrectInvoice(ctx, tenant, orig.ReferenceCode, correction("A", recon.InvoiceRelReplace, ""), "sandbox", invoiceAt); err != nil {
 		t.Fatalf("replacing an adjusted invoice: %v", err)
 	}
@@ -295,20 +295,20 @@ func testInvoicesCancel(t *testing.T, f *invoiceFixture) {
 	}
 	diff(t, "cancelled as stored", c, mustInvoice(t, f.s, tenant, inv.ReferenceCode))
 	_, err = f.s.CancelInvoice(ctx, tenant, inv.ReferenceCode, "again", at)
-	wantInvoiceRule(t, "cancelling twice", err, "invoice_cancelled")
+	wantInvoiceRule(t, "cancelling twice", err, recon.RuleInvoiceCancelled)
 	// Its number stays used.
 	if next := issueInvoice(t, f.s, tenant, sampleInvoice("B")); next.Number != 2 {
 		t.Fatalf("number after a cancellation: %d, want 2", next.Number)
 	}
 	pending := issueInvoice(t, f.s, tenant, sampleInvoice("P"))
 	_, err = f.s.CancelInvoice(ctx, tenant, pending.ReferenceCode, "r", at)
-	wantInvoiceRule(t, "cancelling a pending invoice", err, "invoice_not_issued")
+	wantInvoiceRule(t, "cancelling a pending invoice", err, recon.RuleInvoiceNotIssued)
 	replaced := issuedInvoice(t, f.s, tenant, "R")
 	if _, err := f.s.CorrectInvoice(ctx, tenant, replaced.ReferenceCode, correction("R2", recon.InvoiceRelReplace, ""), "sandbox", at); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.s.CancelInvoice(ctx, tenant, replaced.ReferenceCode, "r", at)
-	wantInvoiceRule(t, "cancelling a replaced invoice", err, "invoice_already_replaced")
+	wantInvoiceRule(t, "cancelling a replaced invoice", err, recon.RuleInvoiceAlreadyReplaced)
 }
 
 func testInvoicesRead(t *testing.T, f *invoiceFixture) {
