@@ -28,6 +28,7 @@ func TestEveryRouteChecksScopeAndRole(t *testing.T) {
 	// view_transactions; never client credentials: the money-reading rule
 	// of /api/v1), "read" (the same, and client credentials), "admin" (Admin, SuperAdmin;
 	// client credentials), "refund" (Admin, SuperAdmin or create_refunds;
+	// client credentials), "invoice" (Admin, SuperAdmin or issue_invoices;
 	// client credentials), "approve" (Admin, SuperAdmin; never client
 	// credentials).
 	rules := map[recon.Action]string{
@@ -37,13 +38,15 @@ func TestEveryRouteChecksScopeAndRole(t *testing.T) {
 		recon.ActionWriteOrders:    "admin",
 		recon.ActionRequestRefunds: "refund",
 		recon.ActionApproveRefunds: "approve",
+		recon.ActionReadInvoices:   "read",
+		recon.ActionIssueInvoices:  "invoice",
 	}
 	type caller struct {
 		name string
 		user *recon.User // nil: client credentials
 	}
 	var callers []caller
-	permSets := [][]string{nil, {recon.PermViewTransactions}, {recon.PermCreateTransactions}, {recon.PermCreateRefunds}, {recon.PermViewTransactions, recon.PermCreateRefunds}}
+	permSets := [][]string{nil, {recon.PermViewTransactions}, {recon.PermCreateTransactions}, {recon.PermCreateRefunds}, {recon.PermViewTransactions, recon.PermCreateRefunds}, {recon.PermIssueInvoices}}
 	for _, role := range recon.Roles {
 		for _, perms := range permSets {
 			callers = append(callers, caller{fmt.Sprintf("%s[%s]", role, strings.Join(perms, ",")), &recon.User{ID: 1, Role: role, Permissions: perms}})
@@ -58,7 +61,8 @@ func TestEveryRouteChecksScopeAndRole(t *testing.T) {
 			return true
 		}
 		return ((rule == "read" || rule == "money") && slices.Contains(u.Permissions, recon.PermViewTransactions)) ||
-			(rule == "refund" && slices.Contains(u.Permissions, recon.PermCreateRefunds))
+			(rule == "refund" && slices.Contains(u.Permissions, recon.PermCreateRefunds)) ||
+			(rule == "invoice" && slices.Contains(u.Permissions, recon.PermIssueInvoices))
 	}
 	pathParam := regexp.MustCompile(`\{[^}]+\}`)
 

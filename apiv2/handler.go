@@ -1,4 +1,4 @@
-// Package apiv2 serves API v2 under /v2 (docs/api-v2.md) beside /api/v1 on
+// Package apiv2 serves API v2 under /v2 (docs/api-v2.md), and the e-invoice API under /v1/invoices (docs/invoices.md, API), beside /api/v1 on
 // the same web.Mux: bearer tokens of Recon's authorization server, the v2
 // envelope, a rate limit per OAuth2 client, idempotency keys on POSTs, and
 // the routes of each area.
@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/invoices"
 	"recon/orders"
 	"recon/refunds"
 	"recon/web"
@@ -66,6 +67,13 @@ type Config struct {
 	// Refunds is the refunds service, with the payout connectors (nil: one
 	// over Store, with none).
 	Refunds *refunds.Service
+	// Invoices is the e-invoice service, with its providers and signer
+	// (nil: one over Store when it is an invoices.Store, with neither:
+	// drafts only; docs/invoices.md, API).
+	Invoices *invoices.Service
+	// InvoiceLookupURL is the public lookup page's URL an invoice's PDF
+	// prints ("" prints the lookup code only).
+	InvoiceLookupURL string
 }
 
 // Handler serves /v2.
@@ -103,6 +111,11 @@ func (h *Handler) register(mux *web.Mux, areas ...func(*routes)) {
 	mux.Family("/v2/", func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
 		writeJSON(w, status, errorBody{Status: "error", ErrorCode: name, Message: message})
 	})
+	for _, prefix := range invoiceFamilies {
+		mux.Family(prefix, func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
+			writeJSON(w, status, errorBody{Status: "error", ErrorCode: name, Message: message})
+		})
+	}
 	mux.HandleFunc("GET /v2/openapi.json", ServeOpenAPI)
 	r := &routes{h: h, mux: mux}
 	// One call per area; each area's routes are in its own file.
@@ -114,7 +127,7 @@ func (h *Handler) register(mux *web.Mux, areas ...func(*routes)) {
 
 // areas are the functions registering each area's routes, in order.
 func (h *Handler) areas() []func(*routes) {
-	return []func(*routes){h.transactionRoutes, h.orderRoutes, h.refundRoutes}
+	return []func(*routes){h.transactionRoutes, h.orderRoutes, h.refundRoutes, h.invoiceRoutes}
 }
 
 // Idempotency says what a route does with X-Idempotency-Key
@@ -179,6 +192,11 @@ type Answer struct {
 	// resource the request made (a refund's), instead of
 	// recon.IdempotencyKeyTTL.
 	KeepKey bool
+	// Raw, when not nil, is written as it is (a GET's file: an invoice's
+	// XML or PDF) with ContentType, and Filename as its attachment name.
+	Raw         []byte
+	ContentType string
+	Filename    string
 }
 
 // ok is a 200 answer of data.
@@ -228,6 +246,16 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, c *recon.Caller, f
 	a, err := fn(r, c)
 	if err != nil {
 		h.writeError(w, r, err)
+		return
+	}
+	if a.Raw != nil {
+		w.Header().Set("Content-Type", a.ContentType)
+		if a.Filename != "" {
+			w.Header().Set("Content-Disposition", `attachment; filename="`+a.Filename+`"`)
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(a.status())
+		_, _ = w.Write(a.Raw)
 		return
 	}
 	writeJSON(w, a.status(), a.envelope())

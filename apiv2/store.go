@@ -12,4 +12,5 @@ type Store interface {
 	recon.SyncStore // GET /v2/transactions/sync
 	orders.Store    // orders and virtual accounts (the orders service)
 	RefundStore
+	InvoiceStore // the invoices service's store comes with Config.Invoices
 }

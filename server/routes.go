@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"recon"
@@ -60,7 +61,10 @@ func (s *Server) routes() *web.Mux {
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.MaxPrefixLen, Location: cfg.Location, Clock: clock, Rand: cfg.Rand,
 		Sandbox: sandbox, Kick: kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
 	apiv2.New(apiv2.Config{Store: db, Auth: auth, Limiter: limiter, Clock: clock, Rand: cfg.Rand, Location: cfg.Location, Logger: log,
-		Orders: orderSvc, Refunds: s.Refunds}).Register(mux)
+		Orders: orderSvc, Refunds: s.Refunds,
+		// The e-invoice API under /v1/invoices (docs/invoices.md, API), its
+		// PDFs naming the public lookup page.
+		Invoices: s.Invoices, InvoiceLookupURL: strings.TrimRight(cfg.BaseURL, "/") + invoicelookup.Path}).Register(mux)
 	// The gateway's /v1 (checkout, orders, IPN settings, listen).
 	(&gateway.Handler{Store: db, Checkout: checkouts, IPN: ipns, Sandbox: sandbox, Location: cfg.Location, Clock: clock, Rand: cfg.Rand,
 		Logger: log, Limiter: limiter, Listeners: s.Listeners, Headers: delivery.Headers,

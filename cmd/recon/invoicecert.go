@@ -21,6 +21,7 @@ import (
 func newInvoicesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "invoices", Short: "A company's e-invoices and the certificate that signs them"}
 	cmd.AddCommand(newInvoiceCertificateCmd(a))
+	cmd.AddCommand(newInvoiceCmds(a)...)
 	return cmd
 }
 
