@@ -296,10 +296,18 @@ recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company
   # a client-credentials token (no user: like a bank feed, it may push transactions, not read them)
   curl -s -u '{{.ClientID}}:{{.CurlSecret}}' -d grant_type=client_credentials -d 'scope=transaction:write' $RECON/oauth/token
 
+  # API v2 (docs/api-v2.md): the shop's server makes an order with its own virtual account
+  # (a client-credentials token with the order and refund scopes), then reads it by its id
+  V2=$(curl -s -u '{{.ClientID}}:{{.CurlSecret}}' -d grant_type=client_credentials \
+    -d 'scope=order:read order:write refund:read refund:write' $RECON/oauth/token | sed 's/.*"access_token":"\([^"]*\)".*/\1/')
+  curl -s -X POST $RECON/v2/orders -H "Authorization: Bearer $V2" -H 'X-Idempotency-Key: demo-order-1' \
+    -H 'Content-Type: application/json' -d '{"order_invoice_number":"V2-0001","amount":250000,"bank_account_id":1,"va":{"amount_mode":"partial"}}'
+  curl -s "$RECON/v2/orders?per_page=5" -H "Authorization: Bearer $V2"
+
   # the authorization code flow starts at (PKCE S256 required):
   #   $RECON/oauth/authorize?response_type=code&client_id={{.ClientID}}&redirect_uri={{.Redirect}}&scope=company&state=...&code_challenge=...&code_challenge_method=S256
 
-API document: $RECON/openapi.json   metadata: $RECON/.well-known/oauth-authorization-server
+API documents: $RECON/openapi.json, $RECON/v2/openapi.json   metadata: $RECON/.well-known/oauth-authorization-server
 ============================================
 `))
 
