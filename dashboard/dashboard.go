@@ -25,6 +25,7 @@ import (
 	"recon/ipn"
 	"recon/linking"
 	"recon/orders"
+	"recon/invoices"
 	"recon/refunds"
 	"recon/web"
 )
@@ -146,6 +147,10 @@ type Handler struct {
 	// Refunds is API v2's refunds service (refunds.go): the refunds pages,
 	// requests, approvals and the approval threshold; nil hides them.
 	Refunds *refunds.Service
+	// Invoices is the e-invoice service (invoices.go; docs/invoices.md): an
+	// order's invoices, the invoice pages and the issue button; nil hides
+	// them.
+	Invoices *invoices.Service
 	// V2Orders is API v2's orders service: an order's v2 fields and its
 	// virtual accounts on the order's page; nil hides them.
 	V2Orders *orders.Service

@@ -84,6 +84,7 @@ func (s *Server) routes() *web.Mux {
 		IPN:             ipns,
 		Orders:          checkouts,
 		Refunds:         s.Refunds,
+		Invoices:        s.Invoices,
 		V2Orders:        orderSvc,
 		ImportStatement: ImportStatement(db, cfg.Location, clock),
 		Hub:             links,
