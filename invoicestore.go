@@ -27,6 +27,9 @@ const (
 type InvoiceFilter struct {
 	Status  string
 	OrderID int64
+	// Original keeps the invoices that replace or adjust the invoice of
+	// this reference code (the dashboard's history).
+	Original string
 	// From and To are whole days of created_at, YYYY-MM-DD, inclusive, in
 	// Location (UTC when nil).
 	From, To      string

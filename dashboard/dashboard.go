@@ -22,10 +22,10 @@ import (
 
 	"recon"
 	"recon/checkout"
+	"recon/invoices"
 	"recon/ipn"
 	"recon/linking"
 	"recon/orders"
-	"recon/invoices"
 	"recon/refunds"
 	"recon/web"
 )
@@ -224,6 +224,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/notifications/replay", h.form(recon.ActionManageNotifications, h.replayFailed), formLimit)
 	h.registerSettings(mux)
 	h.registerRefunds(mux)
+	h.registerInvoices(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

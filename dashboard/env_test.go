@@ -130,9 +130,9 @@ func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler
 // an open order whose description holds HTML, a transfer whose memo holds
 // HTML; a transfer of its test mode; another company with a transfer and an
 // order. Both companies' IPNs go to one receiver.
-func newDashEnv(t *testing.T, engine string) *dashEnv {
+func newDashEnv(t *testing.T, engine string, configure ...func(*dashboard.Handler)) *dashEnv {
 	t.Helper()
-	e := newServer(t, engine)
+	e := newServer(t, engine, configure...)
 	e.rc = testkit.NewReceiver(t)
 	e.live = e.newCompany(t, e.rc.URL+"/ipn")
 	for _, u := range []struct {

@@ -14,7 +14,7 @@ import (
 // pageNames are the templates/*.html files that are pages (each with the
 // layout); layout.html holds the frame.
 var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery",
-	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report"}
+	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report", "invoices", "invoice"}
 
 var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 1 },
 	"gapOf": func(d *recon.BalanceDiscontinuity) int64 { return d.Reported - d.Expected },
@@ -28,6 +28,12 @@ var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 
 		return struct {
 			Lang lang
 			Rows []refundRow
+		}{l, rows}
+	},
+	"invoiceRowsOf": func(l lang, rows []invoiceRow) any {
+		return struct {
+			Lang lang
+			Rows []invoiceRow
 		}{l, rows}
 	},
 	"slice2": func(a, b recon.DayFlow) []recon.DayFlow { return []recon.DayFlow{a, b} },
@@ -64,7 +70,9 @@ type pageData struct {
 	MayCompany, MayWrite, SandboxPanel bool
 	// MayRefunds shows the refunds link (refunds.go).
 	MayRefunds bool
-	Data       any
+	// MayInvoices shows the invoices link (invoices.go).
+	MayInvoices bool
+	Data        any
 }
 
 func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageData {
@@ -73,7 +81,8 @@ func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageDa
 		MayManage: q.caller.May(recon.ActionManageNotifications), MayCompany: q.caller.May(recon.ActionManageCompany),
 		MayWrite:     q.caller.May(recon.ActionWriteTransactions),
 		SandboxPanel: h.sandboxOpen(q) == nil && q.caller.May(recon.ActionWriteTransactions),
-		MayRefunds:   h.Refunds != nil && q.caller.May(recon.ActionReadRefunds), Data: v}
+		MayRefunds:   h.Refunds != nil && q.caller.May(recon.ActionReadRefunds),
+		MayInvoices:  h.Invoices != nil && q.caller.May(recon.ActionReadInvoices), Data: v}
 }
 
 // render writes the page whole, or a 500 when it fails to execute (never

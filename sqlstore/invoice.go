@@ -147,6 +147,9 @@ func (db *DB) Invoices(ctx context.Context, tenant recon.TenantID, f recon.Invoi
 	if f.OrderID != 0 {
 		where = append(where, "i.order_id = "+arg(f.OrderID))
 	}
+	if f.Original != "" {
+		where = append(where, "i.original_id = (SELECT o.id FROM invoices o WHERE o.company_id = $1 AND o.reference_code = "+arg(f.Original)+")")
+	}
 	for _, d := range []struct {
 		field, v string
 		days     int
