@@ -17,7 +17,7 @@ import (
 // replaces or adjusts, what replaced or adjusted it), its PDF and signed XML,
 // and a paid order's invoices with the button that issues one through a
 // confirmation page (confirm.go). An issued invoice never changes
-// (docs/invoices.md, Rules): no page here edits one. Handler.Invoices nil
+// (docs/invoices.md, The life cycle): no page here edits one. Handler.Invoices nil
 // hides all of it (404).
 
 // invoicePerPage is a page of the invoices list; maxShownInvoices bounds an
