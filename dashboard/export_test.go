@@ -15,3 +15,15 @@ func RefundEnglish() []string {
 	}
 	return out
 }
+
+// InvoiceEnglish lists, as RefundEnglish, the English phrases of the
+// e-invoices' messages: a Vietnamese page shows none of them.
+func InvoiceEnglish() []string {
+	var out []string
+	for _, m := range invoiceMessages {
+		if m.en != m.vi && strings.Contains(m.en, " ") {
+			out = append(out, m.en)
+		}
+	}
+	return out
+}

@@ -163,6 +163,26 @@ func TestDashboardInvoicePages(t *testing.T) {
 				t.Errorf("another company's invoice%s: %d, want 404", p, st)
 			}
 		}
+		// In Vietnamese, no English text of the invoices' messages on their
+		// pages (i18n_invoices.go; the page's main part).
+		boss.Lang = "vi"
+		for _, p := range []string{"/dashboard/invoices", "/dashboard/invoices?status=bogus", "/dashboard/invoices/" + orig.ReferenceCode,
+			"/dashboard/invoices/" + repl.ReferenceCode, "/dashboard/invoices/" + draft.ReferenceCode} {
+			status, body := boss.Get(p)
+			main, _, _ := strings.Cut(body[strings.Index(body, `<main`):], "</main>")
+			if status >= 500 || !strings.Contains(main, "</h1>") {
+				t.Errorf("GET %s in Vietnamese: %d", p, status)
+			}
+			for _, en := range dashboard.InvoiceEnglish() {
+				if strings.Contains(main, en) {
+					t.Errorf("%s in Vietnamese shows %q", p, en)
+				}
+			}
+			if !strings.Contains(main, "Hóa đơn điện tử") {
+				t.Errorf("%s in Vietnamese lacks its title", p)
+			}
+		}
+		boss.Lang = ""
 		// A Member without permission is refused.
 		member := e.signedIn(t, "nhanvien@saomai.vn")
 		for _, p := range []string{"/dashboard/invoices", "/dashboard/invoices/" + liveInv.ReferenceCode, "/dashboard/invoices/" + liveInv.ReferenceCode + "/pdf"} {
