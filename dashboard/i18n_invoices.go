@@ -69,6 +69,7 @@ var invoiceMessages = []struct{ key, en, vi string }{
 	{"iv_issue", "Issue invoice", "Xuất hóa đơn"},
 	{"iv_issue_confirm", "Issue the e-invoice of this order", "Xuất hóa đơn điện tử cho đơn hàng này"},
 	{"iv_issue_help", "Recon makes the invoice from the order (its buyer and lines, or one line of its amount and description), numbers and signs it and sends it to the tax authority through the provider. An issued invoice cannot be changed.", "Recon lập hóa đơn từ đơn hàng (người mua và các dòng hàng, hoặc một dòng theo số tiền và mô tả), cấp số, ký và gửi cơ quan thuế qua nhà cung cấp. Hóa đơn đã phát hành không thể sửa."},
+	{"iv_not_paid", "Only a paid order gets its e-invoice.", "Chỉ đơn hàng đã thanh toán mới được xuất hóa đơn."},
 	{"iv_refused", "The e-invoice was not issued", "Chưa xuất được hóa đơn điện tử"},
 	{"iv_no_provider", "This company has no e-invoice provider in live mode: invoices can be drafted and exported but not sent.", "Công ty chưa có nhà cung cấp hóa đơn điện tử ở chế độ thật: hóa đơn chỉ có thể lập nháp và xuất ra, chưa thể gửi."},
 	{"iv_incomplete_seller", "The seller's legal details are incomplete: set the legal name, tax code, address and invoice series in the settings.", "Thông tin người bán chưa đủ: hãy nhập tên đơn vị, mã số thuế, địa chỉ và ký hiệu hóa đơn trong phần cài đặt."},

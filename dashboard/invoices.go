@@ -32,6 +32,7 @@ func (h *Handler) registerInvoices(mux *web.Mux) {
 	mux.Handle("GET /dashboard/invoices/{ref}", h.page(recon.ActionReadInvoices, h.invoicePage))
 	mux.Handle("GET /dashboard/invoices/{ref}/pdf", h.page(recon.ActionReadInvoices, h.invoicePDF))
 	mux.Handle("GET /dashboard/invoices/{ref}/xml", h.page(recon.ActionReadInvoices, h.invoiceXML))
+	h.registerOrderInvoice(mux)
 }
 
 // invoiceRow is one line of a list of invoices.
@@ -187,5 +188,86 @@ func (h *Handler) invoiceXML(w http.ResponseWriter, r *http.Request, q *request)
 	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+url.PathEscape(ref)+`.xml"`)
 	_, _ = w.Write(xml)
+	return nil
+}
+
+// registerOrderInvoice adds the issue button's steps: GET the
+// confirmation, POST (confirm=yes) issues the order's invoice.
+func (h *Handler) registerOrderInvoice(mux *web.Mux) {
+	mux.Handle("GET /dashboard/order/invoice", h.page(recon.ActionIssueInvoices, h.confirmOrderInvoice))
+	mux.HandleLimited("POST /dashboard/order/invoice", h.form(recon.ActionIssueInvoices, h.issueOrderInvoice), formLimit)
+}
+
+// orderInvoices are the order page's invoices and whether it shows the
+// issue button: only for a paid order and a user who may issue invoices.
+func (h *Handler) orderInvoices(r *http.Request, q *request, o *recon.Order) (rows []invoiceRow, shown, canIssue bool, err error) {
+	if h.Invoices == nil || !q.caller.May(recon.ActionReadInvoices) {
+		return nil, false, false, nil
+	}
+	list, _, err := h.Invoices.List(r.Context(), q.caller, recon.InvoiceFilter{OrderID: o.ID, Location: h.Location, Page: 1, PerPage: maxShownInvoices})
+	if err != nil {
+		return nil, false, false, err
+	}
+	return h.invoiceRows(list), true, o.Status == recon.OrderCaptured && q.caller.May(recon.ActionIssueInvoices), nil
+}
+
+// confirmOrderInvoice serves GET /dashboard/order/invoice?invoice= (and a
+// POST without the confirmation): the order and what will happen. An order
+// that is not paid shows the order page with the reason (409).
+func (h *Handler) confirmOrderInvoice(w http.ResponseWriter, r *http.Request, q *request) error {
+	return h.confirmIssue(w, r, q, r.URL.Query().Get("invoice"))
+}
+
+func (h *Handler) confirmIssue(w http.ResponseWriter, r *http.Request, q *request, invoice string) error {
+	if h.Invoices == nil {
+		return errNotFound()
+	}
+	o, err := h.Store.Order(r.Context(), q.caller.Tenant, invoice)
+	if err != nil {
+		return err
+	}
+	if o.Status != recon.OrderCaptured {
+		return h.renderOrder(w, r, q, invoice, http.StatusConflict, q.lang.T("iv_not_paid"))
+	}
+	v := &confirmView{Title: "iv_issue_confirm", Intro: "iv_issue_help", Items: orderItems(q.lang, o),
+		Action: "/dashboard/order/invoice", Fields: [][2]string{{"invoice", o.InvoiceNumber}}, Button: "iv_issue",
+		Back: "/dashboard/order?" + url.Values{"invoice": {o.InvoiceNumber}}.Encode()}
+	return h.renderConfirm(w, r, q, v)
+}
+
+// issueOrderInvoice serves POST /dashboard/order/invoice: once confirmed,
+// invoices.Service.FromOrder issues the order's invoice and the browser goes
+// to its page; a refusal (not paid, the seller's details incomplete, no
+// provider for a live tenant) shows the order page with the reason in the
+// page's language (422).
+func (h *Handler) issueOrderInvoice(w http.ResponseWriter, r *http.Request, q *request) error {
+	if h.Invoices == nil {
+		return errNotFound()
+	}
+	invoice := r.PostForm.Get("invoice")
+	if !confirmed(r) {
+		return h.confirmIssue(w, r, q, invoice)
+	}
+	o, err := h.Store.Order(r.Context(), q.caller.Tenant, invoice)
+	if err != nil {
+		return err
+	}
+	inv, err := h.Invoices.FromOrder(r.Context(), q.caller, o, false)
+	if code := recon.ErrorCode(err); code == recon.EUNPROCESSABLE || code == recon.EINVALID {
+		msg := recon.ErrorMessage(err)
+		switch recon.ErrorReason(err) {
+		case recon.RuleNoInvoiceProvider:
+			msg = q.lang.T("iv_no_provider")
+		case recon.RuleSellerIncomplete:
+			msg = q.lang.T("iv_incomplete_seller")
+		case recon.RuleInvalidState:
+			msg = q.lang.T("iv_not_paid")
+		}
+		return h.renderOrder(w, r, q, invoice, http.StatusUnprocessableEntity, q.lang.T("iv_refused")+": "+msg)
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/dashboard/invoices/"+url.PathEscape(inv.ReferenceCode), http.StatusSeeOther)
 	return nil
 }

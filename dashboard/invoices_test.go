@@ -195,3 +195,82 @@ func TestDashboardInvoicePages(t *testing.T) {
 		}
 	})
 }
+
+// TestDashboardInvoiceOrder: a paid order's page lists its invoices and
+// shows the issue button (not an unpaid order's); the button leads to a
+// confirmation that writes nothing until confirmed; confirmed in the test
+// mode (sandbox provider) the invoice is issued from the order and the
+// browser lands on its page; in live mode without a provider the refusal
+// says so in English and Vietnamese; a Member without permission is
+// refused. Both engines, real HTTP.
+func TestDashboardInvoiceOrder(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		e, svc, _ := invoiceEnv(t, engine)
+		ctx := context.Background()
+		boss := e.signedIn(t, "boss@saomai.vn")
+		if _, body := boss.Get("/dashboard/order?invoice=INV-PAID"); !strings.Contains(body, `id="issue-invoice"`) || !strings.Contains(body, `id="order-invoices"`) {
+			t.Errorf("the paid order lacks the issue button: %s", body)
+		}
+		if _, body := boss.Get("/dashboard/order?invoice=INV-OPEN"); strings.Contains(body, `id="issue-invoice"`) {
+			t.Errorf("an unpaid order shows the issue button: %s", body)
+		}
+		if st, _ := boss.Get("/dashboard/order/invoice?invoice=INV-OPEN"); st != http.StatusConflict {
+			t.Errorf("issuing an unpaid order's invoice: %d, want 409", st)
+		}
+		// A POST without the confirmation shows it and writes nothing.
+		if st, _, body := boss.PostFrom("/dashboard/order?invoice=INV-PAID", "/dashboard/order/invoice", url.Values{"invoice": {"INV-PAID"}}); st != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
+			t.Errorf("unconfirmed POST: %d %s", st, body)
+		}
+		if _, n, err := svc.List(ctx, &recon.Caller{Tenant: e.live.id}, recon.InvoiceFilter{}); err != nil || n != 0 {
+			t.Fatalf("the confirmation wrote %d invoices (%v)", n, err)
+		}
+		// Live, no provider: refused in both languages.
+		st, _, body := boss.Confirm("/dashboard/order/invoice?invoice=INV-PAID")
+		if st != http.StatusUnprocessableEntity || !strings.Contains(body, "can be drafted and exported but not sent") {
+			t.Errorf("live without a provider: %d %s", st, body)
+		}
+		boss.Lang = "vi"
+		if st, _, body := boss.Confirm("/dashboard/order/invoice?invoice=INV-PAID"); st != http.StatusUnprocessableEntity || !strings.Contains(body, "hóa đơn chỉ có thể lập nháp và xuất ra, chưa thể gửi") {
+			t.Errorf("live without a provider, in Vietnamese: %d %s", st, body)
+		}
+		boss.Lang = ""
+
+		// The test mode: the sandbox issues it.
+		code := e.checkout(t, e.test, "TEST-PAID", 200000, "Thanh toán đơn hàng TEST-PAID")
+		e.pay(t, e.test, code, 200000)
+		if st, _, _ := boss.PostFrom("/dashboard/transactions", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/transactions"}}); st != http.StatusSeeOther {
+			t.Fatalf("to test mode: %d", st)
+		}
+		if _, body := boss.Get("/dashboard/order?invoice=TEST-PAID"); !strings.Contains(body, `id="issue-invoice"`) {
+			t.Fatalf("the test mode's paid order lacks the button: %s", body)
+		}
+		st, loc, body := boss.Confirm("/dashboard/order/invoice?invoice=TEST-PAID")
+		if st != http.StatusSeeOther || !strings.HasPrefix(loc, "/dashboard/invoices/") {
+			t.Fatalf("issue: %d %q %s", st, loc, body)
+		}
+		ref := strings.TrimPrefix(loc, "/dashboard/invoices/")
+		inv, err := svc.Get(ctx, &recon.Caller{Tenant: e.test.id}, ref)
+		if err != nil || inv.Number != 1 || inv.Status != recon.InvoicePending || inv.Totals.TotalAmount != 200000 {
+			t.Fatalf("the issued invoice: %+v %v", inv, err)
+		}
+		if st, body := boss.Get(loc); st != http.StatusOK || !strings.Contains(body, `id="order-link"`) || !strings.Contains(body, "TEST-PAID") {
+			t.Errorf("the invoice's page: %d %s", st, body)
+		}
+		if _, body := boss.Get("/dashboard/order?invoice=TEST-PAID"); !strings.Contains(body, "/dashboard/invoices/"+ref) {
+			t.Errorf("the order's page lacks its invoice: %s", body)
+		}
+		// Another company's order is 404.
+		if st, _ := boss.Get("/dashboard/order/invoice?invoice=INV-OTHER"); st != http.StatusNotFound {
+			t.Errorf("another company's order: %d, want 404", st)
+		}
+		// A Member without permission: no section, refused.
+		member := e.signedIn(t, "nhanvien@saomai.vn")
+		if st, _ := member.Get("/dashboard/order/invoice?invoice=INV-PAID"); st != http.StatusForbidden {
+			t.Errorf("member GET: %d, want 403", st)
+		}
+		if st, _, _ := member.PostFrom("/dashboard/", "/dashboard/order/invoice", url.Values{"invoice": {"INV-PAID"}, "confirm": {"yes"}}); st != http.StatusForbidden {
+			t.Errorf("member POST: %d, want 403", st)
+		}
+	})
+}

@@ -90,6 +90,10 @@ type orderView struct {
 	CanCancel     bool
 	Error         string
 	V2            *orderV2View // API v2's fields, virtual accounts and refunds (refunds.go)
+	// Invoices are the order's e-invoices (invoices.go), shown when
+	// HasInvoices; CanIssue shows the issue button (a paid order).
+	Invoices              []invoiceRow
+	HasInvoices, CanIssue bool
 }
 
 // maxOrderNotifications bounds the notifications an order's page shows.
@@ -136,6 +140,9 @@ func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, q *request
 	v.CanVoid = manage && recon.OrderAllows(o, recon.OrderVoid)
 	v.CanCancel = manage && recon.OrderAllows(o, recon.OrderCancel)
 	if v.V2, err = h.orderV2(r, q, o); err != nil {
+		return err
+	}
+	if v.Invoices, v.HasInvoices, v.CanIssue, err = h.orderInvoices(r, q, o); err != nil {
 		return err
 	}
 	h.render(w, r, status, "order", h.data(r, q, "order", v))
