@@ -182,7 +182,7 @@ func TestDashboardInvoicePages(t *testing.T) {
 				t.Errorf("%s in Vietnamese lacks its title", p)
 			}
 		}
-		boss.Lang = ""
+		boss.Lang = "en"
 		// A Member without permission is refused.
 		member := e.signedIn(t, "nhanvien@saomai.vn")
 		for _, p := range []string{"/dashboard/invoices", "/dashboard/invoices/" + liveInv.ReferenceCode, "/dashboard/invoices/" + liveInv.ReferenceCode + "/pdf"} {
@@ -200,8 +200,9 @@ func TestDashboardInvoicePages(t *testing.T) {
 // shows the issue button (not an unpaid order's); the button leads to a
 // confirmation that writes nothing until confirmed; confirmed in the test
 // mode (sandbox provider) the invoice is issued from the order and the
-// browser lands on its page; in live mode without a provider the refusal
-// says so in English and Vietnamese; a Member without permission is
+// browser lands on its page; in live mode without a provider, and with the
+// seller's details incomplete, the refusal says so in English and
+// Vietnamese; a Member without permission is
 // refused. Both engines, real HTTP.
 func TestDashboardInvoiceOrder(t *testing.T) {
 	t.Parallel()
@@ -234,7 +235,7 @@ func TestDashboardInvoiceOrder(t *testing.T) {
 		if st, _, body := boss.Confirm("/dashboard/order/invoice?invoice=INV-PAID"); st != http.StatusUnprocessableEntity || !strings.Contains(body, "hóa đơn chỉ có thể lập nháp và xuất ra, chưa thể gửi") {
 			t.Errorf("live without a provider, in Vietnamese: %d %s", st, body)
 		}
-		boss.Lang = ""
+		boss.Lang = "en"
 
 		// The test mode: the sandbox issues it.
 		code := e.checkout(t, e.test, "TEST-PAID", 200000, "Thanh toán đơn hàng TEST-PAID")
@@ -260,6 +261,19 @@ func TestDashboardInvoiceOrder(t *testing.T) {
 		if _, body := boss.Get("/dashboard/order?invoice=TEST-PAID"); !strings.Contains(body, "/dashboard/invoices/"+ref) {
 			t.Errorf("the order's page lacks its invoice: %s", body)
 		}
+		// The seller's details incomplete: refused in both languages.
+		if _, err := e.db.UpdateCompany(ctx, e.live.id.ID(), func(c *recon.Company) error { c.Config.Seller.TaxCode = ""; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		e.pay(t, e.test, e.checkout(t, e.test, "TEST-PAID-2", 50000, "Thanh toán đơn hàng TEST-PAID-2"), 50000)
+		if st, _, body := boss.Confirm("/dashboard/order/invoice?invoice=TEST-PAID-2"); st != http.StatusUnprocessableEntity || !strings.Contains(body, "legal details are incomplete") {
+			t.Errorf("incomplete seller: %d %s", st, body)
+		}
+		boss.Lang = "vi"
+		if st, _, body := boss.Confirm("/dashboard/order/invoice?invoice=TEST-PAID-2"); st != http.StatusUnprocessableEntity || !strings.Contains(body, "Thông tin người bán chưa đủ") {
+			t.Errorf("incomplete seller, in Vietnamese: %d %s", st, body)
+		}
+		boss.Lang = "en"
 		// Another company's order is 404.
 		if st, _ := boss.Get("/dashboard/order/invoice?invoice=INV-OTHER"); st != http.StatusNotFound {
 			t.Errorf("another company's order: %d, want 404", st)
