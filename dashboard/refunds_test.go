@@ -225,7 +225,9 @@ func TestDashboardRefunds(t *testing.T) {
 		// The second Admin approves, through the confirmation.
 		_, body = sep.Get(loc)
 		contains("the second Admin's page", body, `<form method="get" action="`+loc+`/approve">`, `id="reject"`)
-		status, body = sep.Get(loc + "/approve")
+		if status, body = sep.Get(loc + "/approve"); status != http.StatusOK {
+			t.Fatalf("the approval's confirmation: %d", status)
+		}
 		contains("the approval's confirmation", body, `id="c-after" class="memo">To send<`, `id="c-requested-by" class="memo">boss@saomai.vn<`)
 		if status, _, body := sep.PostFrom(loc, loc+"/approve", url.Values{}); status != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) {
 			t.Errorf("approve without the confirmation: %d", status)
