@@ -150,33 +150,7 @@ func (db *DB) Invoices(ctx context.Context, tenant recon.TenantID, f recon.Invoi
 	if f.Original != "" {
 		where = append(where, "i.original_id = (SELECT o.id FROM invoices o WHERE o.company_id = $1 AND o.reference_code = "+arg(f.Original)+")")
 	}
-	for _, d := range []struct {
-		field, v string
-		days     int
-		op       string
-	}{{"from_date", f.From, 0, ">="}, {"to_date", f.To, 1, "<"}} {
-		if d.v == "" {
-			continue
-		}
-		t, err := time.ParseInLocation(recon.DateLayout, d.v, loc)
-		if err != nil {
-			return nil, 0, recon.FieldError(d.field, "%s must be a date in the form YYYY-MM-DD", d.field)
-		}
-		where = append(where, "i.created_at "+d.op+" "+arg(storedTime(t.AddDate(0, 0, d.days))))
-	}
-	cond := strings.Join(where, " AND ")
-	var total int64
-	if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM invoices i WHERE `+cond, args...).Scan(&total); err != nil {
-		return nil, 0, internal(err, "count invoices")
-	}
-	offset := int64(f.Page-1) * int64(f.PerPage)
-	rows, err := db.db.QueryContext(ctx, `SELECT `+invoiceColumns+` FROM invoices i WHERE `+cond+
-		` ORDER BY i.created_at DESC, i.id DESC LIMIT `+arg(f.PerPage)+` OFFSET `+arg(offset), args...)
-	list, err := collect(rows, err, "list invoices", scanInvoice)
-	if err != nil {
-		return nil, 0, err
-	}
-	return list, total, nil
+	return createdPage(ctx, db, "invoices", "i", invoiceColumns, where, &args, f.From, f.To, loc, f.Page, f.PerPage, scanInvoice)
 }
 
 // nextInvoiceNumber takes the next number of the tenant's counter of

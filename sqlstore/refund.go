@@ -431,29 +431,7 @@ func (db *DB) Refunds(ctx context.Context, tenant recon.TenantID, f recon.Refund
 		}
 		where = append(where, "r.status = "+arg(f.Status))
 	}
-	for _, d := range []struct {
-		field, v string
-		days     int
-		op       string
-	}{{"from_date", f.From, 0, ">="}, {"to_date", f.To, 1, "<"}} {
-		if d.v == "" {
-			continue
-		}
-		t, err := time.ParseInLocation(recon.DateLayout, d.v, loc)
-		if err != nil {
-			return nil, 0, recon.FieldError(d.field, "%s must be a date in the form YYYY-MM-DD", d.field)
-		}
-		where = append(where, "r.created_at "+d.op+" "+arg(storedTime(t.AddDate(0, 0, d.days))))
-	}
-	cond := strings.Join(where, " AND ")
-	var total int64
-	if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM refunds r WHERE `+cond, args...).Scan(&total); err != nil {
-		return nil, 0, internal(err, "count refunds")
-	}
-	offset := int64(f.Page-1) * int64(f.PerPage)
-	rows, err := db.db.QueryContext(ctx, `SELECT `+refundColumns+` FROM refunds r WHERE `+cond+
-		` ORDER BY r.created_at DESC, r.id DESC LIMIT `+arg(f.PerPage)+` OFFSET `+arg(offset), args...)
-	list, err := collect(rows, err, "list refunds", scanRefund)
+	list, total, err := createdPage(ctx, db, "refunds", "r", refundColumns, where, &args, f.From, f.To, loc, f.Page, f.PerPage, scanRefund)
 	if err != nil {
 		return nil, 0, err
 	}

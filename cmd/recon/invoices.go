@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -101,7 +102,7 @@ func (a *app) readInput(file string) (io.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the invoice file: %w", err)
 	}
-	return strings.NewReader(string(f)), nil
+	return bytes.NewReader(f), nil
 }
 
 func newInvoiceCreateCmd(a *app, action string) *cobra.Command {
