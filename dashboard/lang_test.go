@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"recon"
 	"recon/dashboard"
@@ -32,6 +33,7 @@ var (
 	digits    = regexp.MustCompile(`[0-9]+|[0-9a-f]{8}-[0-9a-f-]{27}`)
 	// fieldName is an API field or enum name shown as a label: ipn_url,
 	// view_transactions, NumberOnly.
+	dateTime  = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}`)
 	fieldName = regexp.MustCompile(`\b(?:[a-z]+(?:_[a-z]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+)\b`)
 )
 
@@ -69,6 +71,7 @@ func TestDashboardVietnamese(t *testing.T) {
 		}
 		pages++
 		checkVietnamese(t, p, body, english)
+		checkZone(t, p, body, e.loc)
 		for _, m := range hrefs.FindAllStringSubmatch(body, -1) {
 			next := html.UnescapeString(m[1])
 			u, err := url.Parse(next)
@@ -110,6 +113,25 @@ func skipLink(path string) bool {
 		}
 	}
 	return false
+}
+
+// checkZone fails on a time the page shows in UTC rather than in the
+// business zone (Asia/Ho_Chi_Minh, UTC+7): every time of the test's data is
+// of the last minutes, so one read in the business zone seven hours before
+// now was written in UTC.
+func checkZone(t *testing.T, path, page string, loc *time.Location) {
+	t.Helper()
+	now := time.Now()
+	for _, s := range dateTime.FindAllString(visibleText(page), -1) {
+		at, err := time.ParseInLocation("2006-01-02 15:04", strings.Replace(s, "T", " ", 1), loc)
+		if err != nil {
+			t.Errorf("%s: %q: %v", path, s, err)
+			continue
+		}
+		if d := now.Sub(at); d > 6*time.Hour && d < 8*time.Hour {
+			t.Errorf("%s shows %s, a time in UTC (now is %s in the business zone)", path, s, now.In(loc).Format("2006-01-02 15:04"))
+		}
+	}
 }
 
 // checkVietnamese fails on each English catalogue word in the page's text.
