@@ -83,6 +83,22 @@ var langMessages = []struct{ key, en, vi string }{
 	{"scope_refund:write", "Request refunds", "Yêu cầu hoàn tiền"},
 	{"scope_invoice:read", "Read e-invoices", "Đọc hóa đơn điện tử"},
 	{"scope_invoice:write", "Issue e-invoices", "Phát hành hóa đơn điện tử"},
+	// The memo tester (recon.CodeExplanation).
+	{"mt_digits", "digits", "chữ số"},
+	{"mt_letters", "digits or letters", "chữ số hoặc chữ cái"},
+	{"mt_in_word", "%[1]s is inside a word (after “%[2]s”): a code starts a word", "%[1]s nằm giữa một từ (sau “%[2]s”): mã phải đứng đầu một từ"},
+	{"mt_short", "%[1]s has %[2]d %[3]s after %[4]s; format %[5]d needs %[6]d to %[7]d", "%[1]s có %[2]d %[3]s sau %[4]s; định dạng %[5]d cần từ %[6]d đến %[7]d"},
+	{"mt_long", "%[1]s has %[2]d %[3]s after %[4]s, more than the %[6]d of format %[5]d: a longer run is not a code",
+		"%[1]s có %[2]d %[3]s sau %[4]s, nhiều hơn %[6]d của định dạng %[5]d: chuỗi dài hơn không phải là mã"},
+	{"mt_later", "%[1]s is a code of format %[2]d too, but %[3]s comes first (the leftmost code wins, then the longest prefix)",
+		"%[1]s cũng là mã của định dạng %[2]d, nhưng %[3]s đứng trước (mã bên trái nhất được chọn, rồi đến tiền tố dài nhất)"},
+	{"mt_match", "%[1]s: prefix %[2]s at a word start and %[3]d %[4]s (format %[5]d: %[6]d to %[7]d)",
+		"%[1]s: tiền tố %[2]s ở đầu một từ và %[3]d %[4]s (định dạng %[5]d: từ %[6]d đến %[7]d)"},
+	{"mt_found", "Found %s", "Tìm thấy %s"},
+	{"mt_none", "No payment code: %s", "Không có mã thanh toán: %s"},
+	{"mt_no_prefix", "No payment code: no active format's prefix appears in the memo", "Không có mã thanh toán: nội dung không chứa tiền tố của định dạng nào đang dùng"},
+	{"mt_inactive", "format %d (%s) is inactive", "định dạng %d (%s) đang tắt"},
+	{"mt_unusable", "format %d (%s) cannot match anything (its prefix, lengths or character type)", "định dạng %d (%s) không thể khớp mã nào (xem tiền tố, độ dài hoặc loại ký tự)"},
 }
 
 func init() {
@@ -131,4 +147,45 @@ func (l lang) Reason(s string) string {
 		return s
 	}
 	return out
+}
+
+// Candidate writes what the memo tester says of a candidate in the language.
+func (l lang) Candidate(c recon.CodeCandidate) string {
+	kind := l.T("mt_digits")
+	if c.Letters {
+		kind = l.T("mt_letters")
+	}
+	switch c.Why {
+	case recon.CandidateInWord:
+		return fmt.Sprintf(l.T("mt_in_word"), c.Prefix, c.After)
+	case recon.CandidateShort, recon.CandidateLong:
+		return fmt.Sprintf(l.T("mt_"+c.Why), c.Text, c.Count, kind, c.Prefix, c.Format, c.From, c.To)
+	case recon.CandidateLater:
+		return fmt.Sprintf(l.T("mt_later"), c.Text, c.Format, c.First)
+	case recon.CandidateMatch:
+		return fmt.Sprintf(l.T("mt_match"), c.Text, c.Prefix, c.Count, kind, c.Format, c.From, c.To)
+	}
+	return c.Reason
+}
+
+// MemoSummary is the memo tester's explanation in one sentence, in the
+// language (recon.CodeExplanation.Summary in English).
+func (l lang) MemoSummary(e *recon.CodeExplanation) string {
+	for _, c := range e.Candidates {
+		if c.Match {
+			return fmt.Sprintf(l.T("mt_found"), l.Candidate(c))
+		}
+	}
+	if len(e.Candidates) == 0 {
+		return l.T("mt_no_prefix")
+	}
+	return fmt.Sprintf(l.T("mt_none"), l.Candidate(e.Candidates[0]))
+}
+
+// IgnoredFormat says why the extractor does not use a format, in the language.
+func (l lang) IgnoredFormat(f recon.IgnoredFormat) string {
+	if f.Inactive {
+		return fmt.Sprintf(l.T("mt_inactive"), f.Format, f.Prefix)
+	}
+	return fmt.Sprintf(l.T("mt_unusable"), f.Format, f.Prefix)
 }

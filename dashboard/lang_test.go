@@ -94,10 +94,10 @@ func TestDashboardVietnamese(t *testing.T) {
 	if pages < 15 {
 		t.Errorf("walked only %d pages: %v", pages, seen)
 	}
-	// Pages a link does not reach: a refused upload, the memo tester.
-	for _, p := range []string{"/dashboard/settings?memo=" + url.QueryEscape("CK DH12 va DH1234567 cho don")} {
-		_, body := b.Get(p)
-		checkVietnamese(t, p, body, english)
+	// Pages a link does not reach: the memo tester's answers.
+	for _, memo := range []string{"CK DH12 va DH12345678 cho XDH1234567 roi DH87654321", "chuyen tien", "DH123456789012"} {
+		_, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {memo}})
+		checkVietnamese(t, "the memo tester: "+memo, body, english)
 	}
 }
 
