@@ -22,6 +22,8 @@ var linkMessages = []struct{ key, en, vi string }{
 	{"lk_payment", "Payment", "Thanh toán"},
 	{"lk_order_search_help", "Invoice number, order id, description, customer or payment code (DH12345).",
 		"Số hóa đơn, mã đơn, mô tả, khách hàng hoặc mã thanh toán (DH12345)."},
+	{"lk_code_found", "No order holds these words; these are the orders of the payment code found in them:", "Không đơn hàng nào chứa nội dung này; đây là các đơn hàng của mã thanh toán tìm thấy trong đó:"},
+	{"lk_code_transfers", "Transfers whose memo carries the code", "Giao dịch có mã trong nội dung chuyển khoản"},
 	{"lk_oc_matched", "paid in full", "đã trả đủ"},
 	{"lk_oc_underpaid", "underpaid", "trả thiếu"},
 	{"lk_oc_overpaid", "overpaid", "trả thừa"},

@@ -239,3 +239,21 @@ func newTileLists(from, to string) tileLists {
 	return tileLists{In: link("direction", recon.DirectionIn), Out: link("direction", recon.DirectionOut),
 		Matched: link("matched", recon.StateMatched), Unmatched: link("matched", recon.StateUnmatched)}
 }
+
+// searchCode is the payment code an orders search names: the one the
+// company's formats find in it (a memo pasted whole), else the search
+// itself when it could be a code (letters and digits, as the transactions
+// search's code); "" when neither.
+func searchCode(q *request, text string) string {
+	if text == "" {
+		return ""
+	}
+	if c := recon.CompanyExtractor(&q.company.Config).Extract(text); c != "" {
+		return c
+	}
+	s, err := recon.ParseTransactionSearch(url.Values{"code": {text}})
+	if err != nil {
+		return ""
+	}
+	return s.Code
+}

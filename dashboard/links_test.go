@@ -397,8 +397,19 @@ func linksOrderSearch(t *testing.T, e *linksEnv, b *testkit.Browser) {
 			}
 		}
 	}
+	// A memo pasted whole: the orders of the code the company's formats
+	// find in it, said so; and the transfers that carry the code.
+	_, body := b.Get("/dashboard/orders?q=" + url.QueryEscape("NGUYEN VAN A chuyen tien "+e.code1+" cam on"))
+	mustContain(t, "pasted memo", body, `id="code-found"`, `href="/dashboard/order?invoice=INV-L1"`, `id="total">1 order<`)
+	_, txs := follow(t, b, "/dashboard/orders?q="+strings.ToLower(e.code1), `id="code-transfers"`)
+	if ids := rowsOf(txs); len(ids) != 1 || ids[0] != e.underTx || !strings.Contains(txs, `class="tx-order">INV-L1<`) {
+		t.Errorf("the code's transfers: %v %s", ids, txs)
+	}
+	if _, body := b.Get("/dashboard/orders?q=" + url.QueryEscape("Đơn INV")); strings.Contains(body, `id="code-transfers"`) || strings.Contains(body, `id="code-found"`) {
+		t.Errorf("words that are no code: %s", body)
+	}
 	// The code shows in the list; a bad payment status is refused.
-	_, body := b.Get("/dashboard/orders?q=" + e.code1)
+	_, body = b.Get("/dashboard/orders?q=" + e.code1)
 	mustContain(t, "code column", body, `<td class="code">`+e.code1+`</td>`)
 	if status, body := b.Get("/dashboard/orders?payment=maybe"); status != http.StatusBadRequest || !strings.Contains(body, "payment must be one of") {
 		t.Errorf("payment=maybe: %d %s", status, body)

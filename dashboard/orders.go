@@ -60,6 +60,11 @@ type ordersView struct {
 	Error    string
 	Rows     []*recon.Order
 	Pager    pager
+	// Code is the payment code the search names (links.go): Found says the
+	// orders are those of the code found in a pasted memo, Transfers is the
+	// transactions search of the code.
+	Code, Transfers string
+	Found           bool
 }
 
 // orders serves GET /dashboard/orders.
@@ -73,6 +78,16 @@ func (h *Handler) orders(w http.ResponseWriter, r *http.Request, q *request) err
 		var total int64
 		if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.Tenant, f); err != nil {
 			return err
+		}
+		if v.Code = searchCode(q, f.Query); v.Code != "" {
+			v.Transfers = "/dashboard/transactions?" + url.Values{"code": {v.Code}}.Encode()
+		}
+		if total == 0 && v.Code != "" && !strings.EqualFold(v.Code, f.Query) {
+			// A memo pasted whole: the orders of the code it carries.
+			f.Query, v.Found = v.Code, true
+			if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.Tenant, f); err != nil {
+				return err
+			}
 		}
 		v.Pager = newPager(r.URL.Path, query, "page", f.Page, f.PerPage, total)
 	}
