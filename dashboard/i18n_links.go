@@ -5,6 +5,7 @@ package dashboard
 // page, the notifications' orders and targets, the tiles' lists.
 var linkMessages = []struct{ key, en, vi string }{
 	{"lk_state", "State", "Trạng thái khớp"},
+	{"lk_order_state", "Order and state", "Đơn hàng và trạng thái"},
 	{"lk_transfers", "Transfers", "Giao dịch chuyển khoản"},
 	{"lk_no_transfers", "No transfer has paid or named these orders yet.", "Chưa có giao dịch nào thanh toán hoặc ghi mã của các đơn hàng này."},
 	{"lk_no_exceptions", "No exception.", "Không có ngoại lệ."},

@@ -30,7 +30,6 @@ type linksEnv struct {
 	otherCode        string
 	l2Delivery       string // the ORDER_PAID delivery of INV-L2
 	refund           string // a refund of INV-PAID
-	testCustomerPage string
 }
 
 // TestDashboardLinks: the pages link to each other in both directions, on
@@ -42,17 +41,7 @@ type linksEnv struct {
 func TestDashboardLinks(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		e := &linksEnv{dashEnv: newDashEnv(t, engine)}
-		e.noCodeTx = e.transfer(t, e.live, 12345, "khong co ma")
-		e.code1 = e.customerOrder(t, e.live, "INV-L1", "KH-LINKS", 100000)
-		e.code2 = e.customerOrder(t, e.live, "INV-L2", "KH-LINKS", 50000)
-		e.underTx = e.pay(t, e.live, e.code1, 60000)
-		testCode := e.customerOrder(t, e.test, "INV-T1", "KH-TEST", 7000)
-		e.testTx = e.pay(t, e.test, testCode, 7000)
-		e.otherCode = e.customerOrder(t, e.other, "INV-O1", "KH-OTHER", 9000)
-		e.otherTx = e.pay(t, e.other, e.otherCode, 9000)
-		e.refund = e.pendingRefund(t, 10000)
-		e.failDeliveries(t)
+		e := newLinksEnv(t, engine)
 		b := e.signedIn(t, "boss@saomai.vn")
 		t.Run("Transaction", func(t *testing.T) { linksTransaction(t, e, b) })
 		t.Run("Order", func(t *testing.T) { linksOrder(t, e, b) })
@@ -64,6 +53,22 @@ func TestDashboardLinks(t *testing.T) {
 		t.Run("Customer", func(t *testing.T) { linksCustomer(t, e, b) })
 		t.Run("TenantsAndModes", func(t *testing.T) { linksTenants(t, e, b) })
 	})
+}
+
+func newLinksEnv(t *testing.T, engine string) *linksEnv {
+	t.Helper()
+	e := &linksEnv{dashEnv: newDashEnv(t, engine)}
+	e.noCodeTx = e.transfer(t, e.live, 12345, "khong co ma")
+	e.code1 = e.customerOrder(t, e.live, "INV-L1", "KH-LINKS", 100000)
+	e.code2 = e.customerOrder(t, e.live, "INV-L2", "KH-LINKS", 50000)
+	e.underTx = e.pay(t, e.live, e.code1, 60000)
+	testCode := e.customerOrder(t, e.test, "INV-T1", "KH-TEST", 7000)
+	e.testTx = e.pay(t, e.test, testCode, 7000)
+	e.otherCode = e.customerOrder(t, e.other, "INV-O1", "KH-OTHER", 9000)
+	e.otherTx = e.pay(t, e.other, e.otherCode, 9000)
+	e.refund = e.pendingRefund(t, 10000)
+	e.failDeliveries(t)
+	return e
 }
 
 // customerOrder stores an order of the customer, as checkout does, and
@@ -251,7 +256,7 @@ func linksList(t *testing.T, e *linksEnv, b *testkit.Browser) {
 		want []string
 		not  string
 	}{
-		{e.underTx, []string{`class="tx-order">INV-L1<`, `>Matched<`, `underpaid`, `href="/dashboard/exceptions/` + e.underTx + `"`}, ""},
+		{e.underTx, []string{`class="tx-order">INV-L1<`, `>Matched<`, `Underpaid · Open`, `href="/dashboard/exceptions/` + e.underTx + `"`}, ""},
 		{e.fullTx, []string{`class="tx-order">INV-L2<`, `>Matched<`}, "tx-exception"},
 		{e.noCodeTx, []string{`>Unmatched<`, `href="/dashboard/exceptions/` + e.noCodeTx + `"`}, "tx-order"},
 	} {
@@ -271,7 +276,7 @@ func linksList(t *testing.T, e *linksEnv, b *testkit.Browser) {
 	mustContain(t, "search row", tableRow(t, body, e.underTx), `class="tx-order">INV-L1<`)
 	// Vietnamese.
 	resp, body := b.Do("GET", "/dashboard/transactions", nil, map[string]string{"Accept-Language": "vi"})
-	if resp.StatusCode != 200 || !strings.Contains(tableRow(t, body, e.underTx), "Đã khớp") || !strings.Contains(tableRow(t, body, e.underTx), "trả thiếu") {
+	if resp.StatusCode != 200 || !strings.Contains(tableRow(t, body, e.underTx), "Đã khớp") || !strings.Contains(tableRow(t, body, e.underTx), "Trả thiếu · Đang mở") {
 		t.Errorf("vi: %s", body)
 	}
 }
