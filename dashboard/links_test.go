@@ -23,13 +23,13 @@ import (
 // customer of the test mode and of the other company.
 type linksEnv struct {
 	*dashEnv
-	code1, code2     string // payment codes of INV-L1 and INV-L2
-	underTx, fullTx  string // the transfers paying INV-L1 (short) and INV-L2
-	noCodeTx         string // the transfer naming no order (an open exception)
-	testTx, otherTx  string
-	otherCode        string
-	l2Delivery       string // the ORDER_PAID delivery of INV-L2
-	refund           string // a refund of INV-PAID
+	code1, code2    string // payment codes of INV-L1 and INV-L2
+	underTx, fullTx string // the transfers paying INV-L1 (short) and INV-L2
+	noCodeTx        string // the transfer naming no order (an open exception)
+	testTx, otherTx string
+	otherCode       string
+	l2Delivery      string // the ORDER_PAID delivery of INV-L2
+	refund          string // a refund of INV-PAID
 }
 
 // TestDashboardLinks: the pages link to each other in both directions, on
