@@ -257,3 +257,21 @@ func searchCode(q *request, text string) string {
 	}
 	return s.Code
 }
+
+// listCustomer is the customer whose page an orders list links to: the
+// customer_id filter's, or the customer a search names (a row's customer id
+// equal to the search, ignoring case); "" when none or no row.
+func listCustomer(f recon.OrderFilter, rows []*recon.Order) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	if f.CustomerID != "" {
+		return f.CustomerID
+	}
+	for _, o := range rows {
+		if o.CustomerID != "" && strings.EqualFold(o.CustomerID, f.Query) {
+			return o.CustomerID
+		}
+	}
+	return ""
+}

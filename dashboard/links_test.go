@@ -437,6 +437,9 @@ func linksCustomer(t *testing.T, e *linksEnv, b *testkit.Browser) {
 	}
 	_, list := follow(t, b, href, `id="customer-orders-all"`)
 	mustContain(t, "the customer's orders", list, `id="total">2 orders<`, `href="/dashboard/customers/KH-LINKS"`)
+	// A search naming the customer (in another case) links to their page.
+	_, body = follow(t, b, "/dashboard/orders?q=kh-links", `id="customer-page"`)
+	mustContain(t, "from the search", body, `id="customer-id">KH-LINKS<`)
 	// From the orders list, by a customer link.
 	_, body = follow(t, b, "/dashboard/orders?q=KH-LINKS", `class="customer-link"`)
 	mustContain(t, "from the list", body, `id="customer-id">KH-LINKS<`)

@@ -65,6 +65,9 @@ type ordersView struct {
 	// transactions search of the code.
 	Code, Transfers string
 	Found           bool
+	// Customer is the customer whose page the list links to: the
+	// customer_id filter's, or the one the search names.
+	Customer string
 }
 
 // orders serves GET /dashboard/orders.
@@ -90,6 +93,7 @@ func (h *Handler) orders(w http.ResponseWriter, r *http.Request, q *request) err
 			}
 		}
 		v.Pager = newPager(r.URL.Path, query, "page", f.Page, f.PerPage, total)
+		v.Customer = listCustomer(f, v.Rows)
 	}
 	h.render(w, r, status, "orders", h.data(r, q, "orders", v))
 	return nil
