@@ -182,7 +182,7 @@ func opsExceptionsRefused(t *testing.T, e *opsEnv) {
 		{url.Values{"resolve": {"match"}, "invoice": {"INV-NOPE"}, "note": {"x"}}, `there is no order with invoice number &#34;INV-NOPE&#34;`},
 		{url.Values{"resolve": {"match"}, "invoice": {"INV-OTHER"}, "note": {"x"}}, `there is no order with invoice number &#34;INV-OTHER&#34;`},
 		{url.Values{"resolve": {"match"}, "note": {"x"}}, "type the invoice number"},
-		{url.Values{"resolve": {"burn"}, "note": {"x"}}, "action must be one of match, refund, ignore"},
+		{url.Values{"resolve": {"burn"}, "note": {"x"}}, "action must be one of match, refund, ignore, write_off, ask_remainder"},
 		{url.Values{"note": {"x"}}, "action must be one of"},
 	} {
 		status, _, body := boss.PostFrom(x1, x1+"/resolve", c.form)
