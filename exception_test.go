@@ -214,7 +214,9 @@ func TestCheckRemainder(t *testing.T) {
 	under := func() *Exception {
 		return &Exception{Transaction: &Transaction{ID: 7}, Kind: ExceptionUnderpaid, OrderID: 3}
 	}
-	open := func() *Order { return &Order{ID: 3, InvoiceNumber: "A", Status: OrderAwaitingPayment, Amount: 100, PaidAmount: 40} }
+	open := func() *Order {
+		return &Order{ID: 3, InvoiceNumber: "A", Status: OrderAwaitingPayment, Amount: 100, PaidAmount: 40}
+	}
 	if err := CheckRemainder(under(), open()); err != nil {
 		t.Fatalf("an underpaid open order: %v", err)
 	}
