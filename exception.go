@@ -654,6 +654,32 @@ func AskRemainder(ctx context.Context, s ResolveStore, vas VAIssuer, tenant Tena
 	return res, nil
 }
 
+// CheckBulk checks a bulk resolution before anything is read: an action of
+// BulkResolveActions with its note (ResolveInput.Validate, which trims
+// it), no amount or receiver, 1 to MaxBulkResolve exceptions, each once.
+func CheckBulk(ids []int64, in *ResolveInput) error {
+	if !slices.Contains(BulkResolveActions, in.Action) {
+		return FieldError("action", "action must be one of %s for several exceptions at once", strings.Join(BulkResolveActions, ", "))
+	}
+	if in.Amount != 0 || in.Receiver.Known() {
+		return FieldError("receiver", "a refund of several exceptions records that the money went back outside Recon: no amount or receiver")
+	}
+	switch {
+	case len(ids) == 0:
+		return FieldError("ids", "choose at least one exception")
+	case len(ids) > MaxBulkResolve:
+		return FieldError("ids", "at most %d exceptions at once, not %d", MaxBulkResolve, len(ids))
+	}
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		if id <= 0 || seen[id] {
+			return FieldError("ids", "each exception once, by its transaction id: %d", id)
+		}
+		seen[id] = true
+	}
+	return in.Validate()
+}
+
 // BulkResult is what a bulk resolution did to one exception: its own
 // decision, or why it was refused.
 type BulkResult struct {
@@ -669,34 +695,18 @@ type BulkResult struct {
 // At most MaxBulkResolve exceptions, each once; the input is checked
 // before anything is done.
 func ResolveEach(ctx context.Context, s ResolveStore, tenant TenantID, ids []int64, in ResolveInput, by *User, now time.Time) ([]BulkResult, error) {
-	if !slices.Contains(BulkResolveActions, in.Action) {
-		return nil, FieldError("action", "action must be one of %s for several exceptions at once", strings.Join(BulkResolveActions, ", "))
-	}
-	if in.Amount != 0 || in.Receiver.Known() {
-		return nil, FieldError("receiver", "a refund of several exceptions records that the money went back outside Recon: no amount or receiver")
-	}
-	switch {
-	case len(ids) == 0:
-		return nil, FieldError("ids", "choose at least one exception")
-	case len(ids) > MaxBulkResolve:
-		return nil, FieldError("ids", "at most %d exceptions at once, not %d", MaxBulkResolve, len(ids))
-	}
-	seen := map[int64]bool{}
-	for _, id := range ids {
-		if id <= 0 || seen[id] {
-			return nil, FieldError("ids", "each exception once, by its transaction id: %d", id)
-		}
-		seen[id] = true
-	}
-	if err := in.Validate(); err != nil {
+	if err := CheckBulk(ids, &in); err != nil {
 		return nil, err
 	}
 	out := make([]BulkResult, len(ids))
 	for i, id := range ids {
 		out[i].TransactionID = id
 		out[i].Resolution, out[i].Err = s.ResolveException(ctx, tenant, id, in, by, now)
-		if c := ErrorCode(out[i].Err); c == EINTERNAL || ctx.Err() != nil {
+		if ErrorCode(out[i].Err) == EINTERNAL {
 			return out[:i+1], out[i].Err
+		}
+		if err := ctx.Err(); err != nil {
+			return out[:i+1], err
 		}
 	}
 	return out, nil
