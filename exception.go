@@ -666,14 +666,14 @@ func CheckBulk(ids []int64, in *ResolveInput) error {
 	}
 	switch {
 	case len(ids) == 0:
-		return FieldError("ids", "choose at least one exception")
+		return FieldError("transaction_ids", "choose at least one exception")
 	case len(ids) > MaxBulkResolve:
-		return FieldError("ids", "at most %d exceptions at once, not %d", MaxBulkResolve, len(ids))
+		return FieldError("transaction_ids", "at most %d exceptions at once, not %d", MaxBulkResolve, len(ids))
 	}
 	seen := map[int64]bool{}
 	for _, id := range ids {
 		if id <= 0 || seen[id] {
-			return FieldError("ids", "each exception once, by its transaction id: %d", id)
+			return FieldError("transaction_ids", "each exception once, by its transaction id: %d", id)
 		}
 		seen[id] = true
 	}

@@ -367,7 +367,7 @@ func bulkForm(f url.Values) ([]int64, recon.ResolveInput, error) {
 	for _, s := range f["id"] {
 		id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil || id <= 0 {
-			return ids, in, recon.FieldError("ids", "%q is not an exception's transaction id", s)
+			return ids, in, recon.FieldError("transaction_ids", "%q is not an exception's transaction id", s)
 		}
 		ids = append(ids, id)
 	}

@@ -57,7 +57,7 @@ var excMessages = []struct{ key, en, vi string }{
 	{"x_bulk_refused", "Refused", "Bị từ chối"},
 
 	// Why a decision was refused (excText).
-	{"xe_ids", "Tick at least one exception (at most 100), each once.", "Hãy chọn ít nhất một ngoại lệ (tối đa 100), mỗi ngoại lệ một lần."},
+	{"xe_transaction_ids", "Tick at least one exception (at most 100), each once.", "Hãy chọn ít nhất một ngoại lệ (tối đa 100), mỗi ngoại lệ một lần."},
 	{"xe_action", "Choose a decision from the list.", "Hãy chọn một cách xử lý trong danh sách."},
 	{"xe_note", "Say why in the note (at most 500 bytes, no control characters).", "Hãy ghi lý do (tối đa 500 byte, không có ký tự điều khiển)."},
 	{"xe_q", "The memo search is at most 100 characters of text.", "Nội dung tìm kiếm tối đa 100 ký tự."},
