@@ -17,8 +17,8 @@ import (
 	"recon/sqlstore/dbtest"
 )
 
-// Exceptions an accountant can close (issue 22; docs/dashboard.md,
-// Exceptions) on a real server, both engines: the overpayment warning of a
+// Exceptions an accountant can close (docs/dashboard.md, Exceptions an
+// accountant can close (issue 22)) on a real server, both engines: the overpayment warning of a
 // match, writing off and asking for an underpaid order's remainder, the
 // decision history that keeps superseded decisions, the queue's totals and
 // memo search, bulk resolution with one confirmation, refusals, tenants and

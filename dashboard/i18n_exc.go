@@ -7,8 +7,8 @@ import (
 	"recon"
 )
 
-// The words of the exceptions an accountant can close (issue 22;
-// docs/dashboard.md, Exceptions): the overpayment warning, writing off or
+// The words of the exceptions an accountant can close (docs/dashboard.md,
+// Exceptions an accountant can close (issue 22)): the overpayment warning, writing off or
 // asking for an underpaid order's remainder, the queue's totals, the memo
 // search, bulk resolution and the decision history, in both languages.
 var excMessages = []struct{ key, en, vi string }{
