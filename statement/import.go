@@ -156,9 +156,9 @@ func ImportFile(ctx context.Context, s Store, tenant recon.TenantID, accountID i
 		if f, err = DetectFormat(name, head); err != nil {
 			return nil, err
 		}
-	case CSV, CAMT053, MT940:
+	case CSV, XLSX, CAMT053, MT940:
 	default:
-		return nil, recon.FieldError("format", "format must be one of auto, csv, camt053, mt940")
+		return nil, recon.FieldError("format", "format must be one of auto, csv, xlsx, camt053, mt940")
 	}
 	rep, err := Import(ctx, s, tenant, accountID, br, f, opts, skipInvalid)
 	var rowErr *RowError
