@@ -195,4 +195,3 @@ func expAmount(s string, signed bool) (int64, error) {
 	}
 	return n, nil
 }
-
