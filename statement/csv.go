@@ -101,17 +101,21 @@ func (p *parser) parseTable(t tableSource) error {
 		return csvFileErr(err)
 	}
 	own, ownErr := csvHeader(rec)
-	if ownErr == nil && p.mapping == nil {
+	if ownErr == nil {
 		return p.ownRows(t, own, len(rec))
 	}
 	firstOwn, allOwn := ownNames(rec)
-	if ownErr != nil && allOwn && p.mapping == nil {
+	if allOwn {
 		return ownErr // Recon's own layout, wrong: say what is wrong
 	}
 	var re *RowError
 	for i := 0; ; i++ {
 		if err == nil {
-			if l := recogniseBankHeader(rec, row, p.mapping); l != nil {
+			l := recogniseBankHeader(rec, row, p.mapping)
+			if l == nil && p.mapping != nil {
+				l = recogniseBankHeader(rec, row, nil)
+			}
+			if l != nil {
 				return p.bankRows(t, l)
 			}
 		}
@@ -157,7 +161,7 @@ func ownNames(rec []string) (some, all bool) {
 // mappingNames lists the headers the mapping names, for messages.
 func (p *parser) mappingNames() string {
 	var names []string
-	f := p.mapping.fields()
+	f := mappingFields(p.mapping)
 	for _, k := range bankFields {
 		if h, ok := f[k]; ok {
 			names = append(names, fmt.Sprintf("%q", h))

@@ -150,19 +150,10 @@ func headerField(cell string) (field string, ok bool) {
 // ignored): it is saved per bank account (docs/statements.md, Column
 // mappings). Date, Content and Amount or AmountIn / AmountOut are required;
 // without Reference, a row's reference is a hash of the row.
-type ColumnMapping struct {
-	Date       string `json:"date"`
-	AmountIn   string `json:"amount_in,omitempty"`
-	AmountOut  string `json:"amount_out,omitempty"`
-	Amount     string `json:"amount,omitempty"`
-	Content    string `json:"content"`
-	Reference  string `json:"reference,omitempty"`
-	Balance    string `json:"balance,omitempty"`
-	SubAccount string `json:"sub_account,omitempty"`
-}
+type ColumnMapping = recon.StatementMapping
 
-// fields returns the mapping's headers by field, non-empty ones only.
-func (m *ColumnMapping) fields() map[string]string {
+// mappingFields returns the mapping's headers by field, non-empty ones only.
+func mappingFields(m *ColumnMapping) map[string]string {
 	out := map[string]string{}
 	for f, h := range map[string]string{
 		colDate: m.Date, colAmountIn: m.AmountIn, colAmountOut: m.AmountOut, colAmount: m.Amount,
@@ -178,10 +169,10 @@ func (m *ColumnMapping) fields() map[string]string {
 // MaxMappingHeader bounds the length of a header name in a ColumnMapping.
 const MaxMappingHeader = 200
 
-// Validate checks a mapping: the required columns named, no header named
-// twice, names at most MaxMappingHeader bytes.
-func (m *ColumnMapping) Validate() error {
-	f := m.fields()
+// ValidateMapping checks a mapping: the required columns named, no header
+// named twice, names at most MaxMappingHeader bytes.
+func ValidateMapping(m *ColumnMapping) error {
+	f := mappingFields(m)
 	seen := map[string]string{}
 	for _, name := range []struct{ field, json string }{
 		{colDate, "date"}, {colAmountIn, "amount_in"}, {colAmountOut, "amount_out"}, {colAmount, "amount"},
@@ -254,7 +245,7 @@ func recogniseBankHeader(rec []string, row int, m *ColumnMapping) *bankLayout {
 		l.col[f] = -1
 	}
 	if m != nil {
-		for f, h := range m.fields() {
+		for f, h := range mappingFields(m) {
 			want := foldHeader(h)
 			for i, c := range rec {
 				if foldHeader(c) == want || foldHeader(strings.Join(strings.Fields(c), " ")) == want {

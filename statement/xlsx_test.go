@@ -47,7 +47,7 @@ func TestBankErrors(t *testing.T) {
 		t.Fatal("an unknown layout parsed without a mapping")
 	}
 	m := &ColumnMapping{Date: "thời điểm", AmountIn: "TIỀN VỀ", AmountOut: "Tiền đi", Content: "Lời nhắn", Reference: "Mã"}
-	if err := m.Validate(); err != nil {
+	if err := ValidateMapping(m); err != nil {
 		t.Fatal(err)
 	}
 	lines, _, err := Parse(strings.NewReader(file), CSV, Options{Mapping: m}, false)
@@ -77,7 +77,7 @@ func TestColumnMappingValidate(t *testing.T) {
 		{ColumnMapping{Date: "a", Content: "Nội dung", AmountIn: "NOI DUNG"}, "content"},
 		{ColumnMapping{Date: strings.Repeat("x", 201), Content: "b", AmountIn: "c"}, "date"},
 	} {
-		err := tc.m.Validate()
+		err := ValidateMapping(&tc.m)
 		var re *recon.Error
 		if !errors.As(err, &re) || re.Code != recon.EINVALID || len(re.Fields[tc.field]) == 0 {
 			t.Errorf("%+v: %v, want a problem with %s", tc.m, err, tc.field)
