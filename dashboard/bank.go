@@ -115,9 +115,9 @@ type bankView struct {
 	MappingAccount int64
 	MappingErr     string
 	MappingDone    string
-	Busy      bool // the upload found no import slot free (503)
-	LinkErr   string
-	Account   int64 // the account of the upload just made
+	Busy           bool // the upload found no import slot free (503)
+	LinkErr        string
+	Account        int64 // the account of the upload just made
 }
 
 // MaxBytes is the largest statement file (recon.MaxStatementBytes).

@@ -156,4 +156,3 @@ func translateStmt(msg string, depth int) string {
 	}
 	return msg
 }
-
