@@ -99,6 +99,9 @@ type exceptionView struct {
 	// notifications (after the redirect of a match).
 	Result      *recon.Order
 	ResultNotes []*recon.Delivery
+	// Named are the invoice numbers of the orders the exception names
+	// (links.go).
+	Named []string
 }
 
 // pathID reads {id}: a positive id, else 404.
@@ -136,6 +139,9 @@ func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *req
 		return err
 	}
 	v.E, v.Suggestions, v.MaxNote = e, s[0], recon.MaxResolutionNote
+	if v.Named, err = h.namedOrders(ctx, q.caller.Tenant, e); err != nil {
+		return err
+	}
 	v.CanResolve = e.Resolution == nil && q.caller.May(recon.ActionResolveExceptions)
 	v.HasRefunds = h.Refunds != nil
 	if res := e.Resolution; res != nil {
