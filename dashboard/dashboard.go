@@ -133,6 +133,18 @@ type Handler struct {
 	// ImportStatement imports a statement file into a bank account as
 	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
 	ImportStatement func(ctx context.Context, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
+	// PreviewStatement reads a statement file as ImportStatement would,
+	// storing nothing (statement.PreviewFile); nil hides the preview.
+	PreviewStatement func(ctx context.Context, tenant recon.TenantID, accountID int64, name string, file io.Reader) (*StatementPreview, error)
+	// StatementMapping reads and SaveStatementMapping checks
+	// (statement.ValidateMapping) and saves, or with nil removes, a bank
+	// account's column mapping (docs/statements.md, Column mappings); nil
+	// hides the mapping form.
+	StatementMapping     func(ctx context.Context, tenant recon.TenantID, accountID int64) (*recon.StatementMapping, error)
+	SaveStatementMapping func(ctx context.Context, tenant recon.TenantID, accountID int64, m *recon.StatementMapping) error
+	// TempDir holds the previewed files ("" is the system's).
+	TempDir string
+	held    heldUploads
 	// Uploads are the server's statement import slots, shared with the
 	// API's upload (nil: web.NewSlots(0, 0) of the dashboard's own).
 	Uploads *web.Slots

@@ -119,6 +119,7 @@ func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler
 			return oauth.RegisterClient(ctx, e.db, c, public)
 		},
 	}
+	server.WireStatements(h, e.db, loc, recon.SystemClock{}, t.TempDir())
 	for _, c := range configure {
 		c(h)
 	}
