@@ -22,6 +22,7 @@ import (
 	"recon/einvoice"
 	"recon/gateway"
 	"recon/invoices"
+	"recon/mail"
 	"recon/oauth"
 	"recon/refunds"
 	"recon/sqlstore"
@@ -64,6 +65,11 @@ type Config struct {
 	DashRateBurst int
 	Imports       int // statement imports at once (web.Slots; --statement-imports)
 	LinkTokenTTL  time.Duration
+
+	// Mail sends the team's invitations and password resets and the alerts
+	// (--smtp-url; docs/dashboard.md, Team). nil: no e-mail is sent, and the
+	// dashboard shows the links to the Admin instead.
+	Mail mail.Sender
 }
 
 // DashAddressFactor is how many sessions' worth of dashboard requests one
@@ -93,6 +99,8 @@ type Server struct {
 	// is the XML signer (docs/invoices.md, XML and its signature).
 	Invoices       *invoices.Service
 	InvoiceSandbox *invoices.Sandbox
+	// Mail is Config.Mail: nil when no SMTP server was configured.
+	Mail mail.Sender
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
 	Mux *web.Mux
 }
@@ -102,7 +110,7 @@ type Server struct {
 // It makes the store wake the dispatcher and the listeners when it enqueues a
 // notification. Nothing is served until Serve.
 func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
-	s := &Server{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, DB: db, Metrics: web.NewMetrics()}
+	s := &Server{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, DB: db, Metrics: web.NewMetrics(), Mail: cfg.Mail}
 	if s.clock == nil {
 		s.clock = recon.SystemClock{}
 	}
