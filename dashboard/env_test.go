@@ -25,6 +25,7 @@ import (
 	"recon/orders"
 	"recon/refunds"
 	"recon/server"
+	"recon/team"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 	"recon/web"
@@ -115,6 +116,8 @@ func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler
 		IPN:             &ipn.Service{Store: e.db, CheckURL: checkURL, Blocked: delivery.IsBlocked},
 		Hub:             &linking.Service{Store: e.db, BaseURL: srv.URL, CheckURL: checkURL, Blocked: delivery.IsBlocked},
 		ImportStatement: server.ImportStatement(e.db, loc, recon.SystemClock{}),
+		// No SMTP: the links are shown to the Admin (team_test.go sets Mail).
+		Team: &team.Service{Store: e.db, Clock: recon.SystemClock{}, BaseURL: srv.URL, Hash: fastHash, Location: loc, Logger: log},
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, e.db, c, public)
 		},
@@ -212,6 +215,12 @@ func (e *dashEnv) dashUser(t *testing.T, m *tenant, email string, role recon.Rol
 		t.Fatal(err)
 	}
 	return u.ID
+}
+
+// fastHash is oauth.HashPassword at bcrypt's lowest cost (see dashUser).
+func fastHash(pw string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	return string(h), err
 }
 
 // checkout stores an order awaiting payment into the tenant's account, as

@@ -26,6 +26,7 @@ import (
 	"recon/oauth"
 	"recon/refunds"
 	"recon/sqlstore"
+	"recon/team"
 	"recon/web"
 )
 
@@ -101,6 +102,9 @@ type Server struct {
 	InvoiceSandbox *invoices.Sandbox
 	// Mail is Config.Mail: nil when no SMTP server was configured.
 	Mail mail.Sender
+	// Team is the team's service (invitations, password resets,
+	// deactivation; docs/dashboard.md, Team) the dashboard calls.
+	Team *team.Service
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
 	Mux *web.Mux
 }
@@ -142,6 +146,8 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 	s.InvoiceSandbox = &invoices.Sandbox{Clock: s.clock}
 	s.Invoices = &invoices.Service{Store: db, Clock: s.clock, Location: cfg.Location, Test: s.InvoiceSandbox,
 		Signer: &einvoice.Signer{Store: db, Clock: s.clock, Sandbox: cfg.Sandbox, Original: db.Invoice}}
+	s.Team = &team.Service{Store: db, Clock: s.clock, Mail: cfg.Mail, BaseURL: cfg.BaseURL, Hash: oauth.HashPassword,
+		Logger: s.log, Location: cfg.Location}
 	s.Mux = s.routes()
 	return s, nil
 }
