@@ -60,6 +60,8 @@ type dashEnv struct {
 	userIDs map[string]string
 	rc      *testkit.Receiver // the IPN endpoint of both companies
 	codes   *rand.Rand        // of payment codes, spread as the gateway's random ones
+	auth    *oauth.Server     // the password check's authorization server
+	team    *team.Service     // the team's service (users.go), without SMTP unless a test gives one
 }
 
 // tenant is a company's live or test data: the company's id as the
@@ -122,6 +124,7 @@ func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler
 			return oauth.RegisterClient(ctx, e.db, c, public)
 		},
 	}
+	e.auth, e.team = auth, h.Team
 	for _, c := range configure {
 		c(h)
 	}

@@ -422,12 +422,16 @@ func (h *Handler) useLink(kind recon.UserTokenKind) func(w http.ResponseWriter, 
 		switch code := recon.ErrorCode(err); code {
 		case "":
 		case recon.EINVALID, recon.ENOTFOUND:
+			status := teamStatus(err)
 			var e *recon.Error
 			if errors.As(err, &e) && (e.Reason == "link_used" || e.Reason == "link_expired" || e.Reason == "link_invalid") {
 				v.Usable = false
+				if code == recon.EINVALID {
+					status = http.StatusGone
+				}
 			}
 			v.Error = teamError(h.langOf(r), err)
-			h.renderLink(w, r, teamStatus(err), v)
+			h.renderLink(w, r, status, v)
 			return
 		default:
 			h.writeError(w, r, nil, err)
