@@ -25,9 +25,9 @@ import (
 	"recon/orders"
 	"recon/refunds"
 	"recon/server"
-	"recon/team"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
+	"recon/team"
 	"recon/web"
 )
 
