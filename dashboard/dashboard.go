@@ -27,6 +27,7 @@ import (
 	"recon/linking"
 	"recon/orders"
 	"recon/refunds"
+	"recon/team"
 	"recon/web"
 )
 
@@ -47,6 +48,7 @@ type Store interface {
 	recon.ExceptionStore
 	recon.DeliveryOpsStore
 	recon.DashboardStore
+	recon.TeamStore
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
@@ -173,6 +175,10 @@ type Handler struct {
 	// does (oauth.RegisterClient) and returns its secret ("" for a public
 	// client).
 	RegisterClient func(ctx context.Context, c *recon.Client, public bool) (string, error)
+	// Team is the team's service (users.go; docs/dashboard.md, Team):
+	// invitations, password resets and changes, deactivation; nil hides the
+	// team pages.
+	Team *team.Service
 
 	pages map[string]*template.Template
 	csrf  *http.CrossOriginProtection
@@ -240,6 +246,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	h.registerRefunds(mux)
 	h.registerInvoices(mux)
 	h.registerLinks(mux)
+	h.registerTeam(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

@@ -88,6 +88,7 @@ func (s *Server) routes() *web.Mux {
 		V2Orders:        orderSvc,
 		ImportStatement: ImportStatement(db, cfg.Location, clock),
 		Hub:             links,
+		Team:            s.Team,
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, db, c, public)
 		},
