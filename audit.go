@@ -2,7 +2,10 @@ package recon
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -278,4 +281,125 @@ func PendingAudit(ctx context.Context) (*AuditEntry, func()) {
 		return nil, nil
 	}
 	return p.e, func() { p.written.Store(true) }
+}
+
+// auditCompanyFields are the company's settings as its entries name them,
+// in the order they are listed.
+var auditCompanyFields = []string{"full_name", "short_name", "status", "subscription", "begin_date", "end_date",
+	"data_storage_days", "bank_sub_account", "paycode", "formats",
+	"seller_legal_name", "seller_tax_code", "seller_address", "seller_phone", "seller_email", "seller_bank_name", "seller_bank_account",
+	"invoice_template", "invoice_series", "auto_invoice"}
+
+// auditCompany is the company's settings as text, for AuditDiff.
+func auditCompany(c *Company) map[string]string {
+	cf, s := &c.Config, &c.Config.Seller
+	return map[string]string{"full_name": c.FullName, "short_name": c.ShortName, "status": c.Status, "subscription": c.Subscription,
+		"begin_date": c.BeginDate, "end_date": c.EndDate, "data_storage_days": strconv.Itoa(cf.DataStorageDays),
+		"bank_sub_account": strconv.FormatBool(cf.BankSubAccount), "paycode": strconv.FormatBool(cf.Paycode), "formats": AuditFormats(cf.PaymentCodeFormats),
+		"seller_legal_name": s.LegalName, "seller_tax_code": s.TaxCode, "seller_address": s.Address, "seller_phone": s.Phone,
+		"seller_email": s.Email, "seller_bank_name": s.BankName, "seller_bank_account": s.BankAcct,
+		"invoice_template": cf.Invoicing.Template, "invoice_series": cf.Invoicing.Series, "auto_invoice": strconv.FormatBool(cf.Invoicing.AutoInvoice)}
+}
+
+// AuditCompanyChanges are the changes of a company's settings between
+// before and after (a copy of the company taken before the change).
+func AuditCompanyChanges(before, after *Company) []AuditChange {
+	return AuditDiff(auditCompanyFields, auditCompany(before), auditCompany(after))
+}
+
+// AuditFormats is payment-code formats on one line, as the log shows them:
+// "DH 5-8 NumberOnly, SM 4-6 Any (off)".
+func AuditFormats(fs []PaymentCodeFormat) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s %d-%d %s", f.Prefix, f.SuffixFrom, f.SuffixTo, f.CharacterType)
+		if !f.IsActive {
+			parts[i] += " (off)"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// AuditingCompany runs update (a CompanyStore.UpdateCompany's function)
+// and sets the changes it made to the company's settings on the audit
+// entry ctx carries (recon.Audited): the entry then records before and
+// after as they were under the store's lock.
+func AuditingCompany(ctx context.Context, update func(c *Company) error) func(c *Company) error {
+	return func(c *Company) error {
+		before := *c
+		before.Config.PaymentCodeFormats = slices.Clone(c.Config.PaymentCodeFormats)
+		if err := update(c); err != nil {
+			return err
+		}
+		if p, _ := ctx.Value(auditKey{}).(*pendingAudit); p != nil && !p.written.Load() {
+			p.e.Changes = AuditCompanyChanges(&before, c)
+		}
+		return nil
+	}
+}
+
+// auditTargetFields are a notification target's settings as its entries
+// name them; secret_key and signing_secret are secrets (AuditRotated).
+var auditTargetFields = []string{"url", "auth_type", "active", "notification_types", "events", "secret_key", "signing_secret"}
+
+func auditTarget(t *Target, events []string) map[string]string {
+	if t == nil {
+		return nil
+	}
+	m := map[string]string{"url": t.URL, "auth_type": t.AuthType, "active": strconv.FormatBool(t.Active),
+		"secret_key": t.Secret, "signing_secret": t.SigningSecret}
+	if events != nil {
+		m["events"] = strings.Join(events, ", ")
+	}
+	if t.Settings != "" {
+		var s IPNSettings
+		if json.Unmarshal([]byte(t.Settings), &s) == nil {
+			m["notification_types"] = strings.Join(s.Types(), ", ")
+		}
+	}
+	return m
+}
+
+// AuditTargetChanges are the changes of an IPN target between before (nil
+// when there was none) and after: its secrets only ever AuditRotated.
+func AuditTargetChanges(before, after *Target) []AuditChange {
+	return AuditDiff(auditTargetFields, auditTarget(before, nil), auditTarget(after, nil), "secret_key", "signing_secret")
+}
+
+// AuditWebhookChanges are AuditTargetChanges of the hub webhook, with its
+// events.
+func AuditWebhookChanges(before, after *HubWebhook) []AuditChange {
+	var b, a map[string]string
+	if before != nil {
+		b = auditTarget(&before.Target, append([]string{}, before.AllowEvents...))
+	}
+	if after != nil {
+		a = auditTarget(&after.Target, append([]string{}, after.AllowEvents...))
+	}
+	return AuditDiff(auditTargetFields, b, a, "secret_key", "signing_secret")
+}
+
+// AuditResolution is an exception's resolution as its entry records it:
+// the decision, the order matched, the note, a refund's amount.
+func AuditResolution(in ResolveInput, o *Order) []AuditChange {
+	out := []AuditChange{{Field: "decision", After: in.Action}}
+	if o != nil {
+		out = append(out, AuditChange{Field: "order", After: o.InvoiceNumber})
+	}
+	if in.Amount != 0 {
+		out = append(out, AuditChange{Field: "amount", After: strconv.FormatInt(in.Amount, 10)})
+	}
+	if in.Note != "" {
+		out = append(out, AuditChange{Field: "note", After: in.Note})
+	}
+	return out
+}
+
+// AuditRefundRequested is a new refund as its entry records it.
+func AuditRefundRequested(r *Refund) []AuditChange {
+	out := []AuditChange{{Field: "amount", After: strconv.FormatInt(r.Amount, 10)}, {Field: "status", After: r.Status}, {Field: "reason", After: r.Reason}}
+	if r.OrderPublicID != "" {
+		out = append(out, AuditChange{Field: "order", After: r.OrderPublicID})
+	}
+	return out
 }

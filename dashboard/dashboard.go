@@ -47,6 +47,7 @@ type Store interface {
 	recon.ExceptionStore
 	recon.DeliveryOpsStore
 	recon.DashboardStore
+	recon.AuditStore
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
@@ -225,6 +226,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	h.registerSettings(mux)
 	h.registerRefunds(mux)
 	h.registerInvoices(mux)
+	h.registerAudit(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -226,7 +227,10 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 		return h.confirmResolve(w, r, q, e, v, in, o)
 	}
 	if err == nil {
-		_, err = h.Store.ResolveException(ctx, q.caller.Tenant, id, in, q.caller.User, h.now())
+		err = h.audit(r, q, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, o), func(ctx context.Context) error {
+			_, err := h.Store.ResolveException(ctx, q.caller.Tenant, id, in, q.caller.User, h.now())
+			return err
+		})
 	}
 	switch recon.ErrorCode(err) {
 	case "":
