@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -225,7 +226,11 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	res, err := h.Store.ResolveException(r.Context(), c.Tenant, id, in, c.User, h.now())
+	var res *recon.ExceptionResolution
+	err = h.audited(r, c, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, nil), func(ctx context.Context) (err error) {
+		res, err = h.Store.ResolveException(ctx, c.Tenant, id, in, c.User, h.now())
+		return err
+	})
 	if err != nil {
 		return err
 	}
