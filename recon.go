@@ -42,6 +42,7 @@ type Store interface {
 	HubStore
 	DashboardStore
 	AuditStore
+	AlertStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/alerts"
 	"recon/delivery"
 	"recon/einvoice"
 	"recon/gateway"
@@ -54,6 +55,9 @@ type Config struct {
 	RetryWaits  []time.Duration // --retry-schedule
 	RetryMaxAge time.Duration
 	NodeID      string
+	// AlertMail sends the alerts' e-mails (nil: alerts show on the
+	// dashboard and go to the chat webhook only; docs/dashboard.md, Alerts).
+	AlertMail   alerts.Mailer
 	Heartbeat   time.Duration
 	NodeTimeout time.Duration
 	Retention   time.Duration // --delivery-retention
@@ -93,6 +97,9 @@ type Server struct {
 	// is the XML signer (docs/invoices.md, XML and its signature).
 	Invoices       *invoices.Service
 	InvoiceSandbox *invoices.Sandbox
+	// Alerts finds and sends the companies' alerts from the maintenance
+	// loop (docs/dashboard.md, Alerts).
+	Alerts *alerts.Service
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
 	Mux *web.Mux
 }
@@ -134,6 +141,11 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 	s.InvoiceSandbox = &invoices.Sandbox{Clock: s.clock}
 	s.Invoices = &invoices.Service{Store: db, Clock: s.clock, Location: cfg.Location, Test: s.InvoiceSandbox,
 		Signer: &einvoice.Signer{Store: db, Clock: s.clock, Sandbox: cfg.Sandbox, Original: db.Invoice}}
+	s.Alerts = &alerts.Service{Store: db, Mail: cfg.AlertMail, Clock: s.clock, Location: cfg.Location, Node: cfg.NodeID, Logger: s.log,
+		Post: chatPoster(s.Dispatcher.Client, s.clock)}
+	if s.Alerts.Node == "" {
+		s.Alerts.Node = recon.NewSecret()[:12]
+	}
 	s.Mux = s.routes()
 	return s, nil
 }
