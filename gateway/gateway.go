@@ -30,6 +30,9 @@ import (
 // Store is the storage the gateway needs.
 type Store interface {
 	recon.ListenStore
+	// AppendAudit records the IPN target's changes (docs/dashboard.md,
+	// Audit log).
+	AppendAudit(ctx context.Context, e *recon.AuditEntry) error
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	// recon.TenantStore's:
