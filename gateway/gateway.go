@@ -32,6 +32,8 @@ type Store interface {
 	recon.ListenStore
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
+	// recon.HubStore's: the merchant's name and logo on the checkout page.
+	HubBranding(ctx context.Context, tenant recon.TenantID) (*recon.HubBranding, error)
 	// recon.TenantStore's:
 	Tenant(ctx context.Context, id int64) (*recon.Tenant, error)
 	// recon.BankAccountStore's:
@@ -229,7 +231,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		detail.Reason = re.Reason
 	}
 	if html {
-		h.renderError(w, status, detail)
+		h.renderError(w, r, status, detail)
 		return
 	}
 	web.WriteJSON(w, status, errorBody{Error: detail, Message: detail.Message})
