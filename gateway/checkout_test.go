@@ -171,7 +171,7 @@ func TestCheckoutRefusals(t *testing.T) {
 		// A browser gets the refusal as a page.
 		r := b.checkout(t, append(checkoutForm(b.a, "INV-X", "150000"), pair{"signature", "AAAA"}), "Accept", "text/html,application/xhtml+xml")
 		if r.status != 400 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") ||
-			!bytes.Contains(r.body, []byte("the signature does not match the form")) || !bytes.Contains(r.body, []byte("400 validation_error")) {
+			!bytes.Contains(r.body, []byte("validation_error: the signature does not match the form")) || !bytes.Contains(r.body, []byte("Mã lỗi: 400")) {
 			t.Fatalf("HTML refusal: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
 		}
 	})
@@ -316,7 +316,7 @@ func TestCheckoutPaymentCodeRetry(t *testing.T) {
 			t.Errorf("sandbox page lacks the banner")
 		}
 		r = b.request(t, "GET", "/v1/checkout/"+b.a.id+"/INV-2?t=x", "", "Accept", "text/html")
-		if r.status != 404 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.body), "404 not_found") ||
+		if r.status != 404 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.body), "Mã lỗi: 404") || strings.Contains(string(r.body), "not_found") ||
 			!strings.Contains(string(r.body), "Liên kết thanh toán không đúng hoặc đã hết hạn") || strings.Contains(string(r.body), "no such checkout page") {
 			t.Errorf("HTML 404: %d %s", r.status, r.body)
 		}

@@ -77,6 +77,9 @@ type Handler struct {
 	MaxListenStreams int
 	listenMu         sync.Mutex
 	listenOpen       map[string]int // merchant id → streams open on this node
+	// PagePoll is how often the hosted checkout page's script asks whether
+	// the payment arrived (default 5 seconds; tests shorten it).
+	PagePoll time.Duration
 	// Location is the business time zone of created_at and the date filters (default UTC).
 	Location *time.Location
 	Clock    recon.Clock

@@ -84,6 +84,8 @@ type pageData struct {
 	Deadline  string
 	// Apps are links that open banking apps with the transfer filled in.
 	Apps []bankApp
+	// PollMS is how often the script asks for the status, in milliseconds.
+	PollMS int64
 }
 
 // pageChrome is what every payer's page carries: its language, the words
@@ -167,7 +169,10 @@ func (h *Handler) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 		Memo: o.PaymentCode, Account: bank.AccountNumber, Expired: expired,
 		Awaiting: o.Status == recon.OrderAwaitingPayment && !expired, Paid: o.Status == recon.OrderCaptured,
 		Cancelled: o.Status == recon.OrderCancelled && !expired, SuccessURL: o.SuccessURL, CancelURL: o.CancelURL,
-		Sandbox: h.Sandbox || !m.Tenant.Live(),
+		Sandbox: h.Sandbox || !m.Tenant.Live(), PollMS: 5000,
+	}
+	if h.PagePoll > 0 {
+		d.PollMS = h.PagePoll.Milliseconds()
 	}
 	if brand.DisplayName != "" {
 		d.Company = brand.DisplayName
