@@ -7,8 +7,7 @@ import (
 
 // The payer's pages (the hosted checkout page and its error page) speak one
 // language at a time: Vietnamese by default, English when the payer picks
-// it (?lang=en, remembered in a cookie). docs/api.md, Payment gateway, "The
-// checkout page".
+// it (?lang=en, remembered in a cookie): docs/api.md, "The checkout page".
 
 // langCookie remembers the payer's language choice.
 const langCookie = "recon_lang"

@@ -134,10 +134,10 @@ func (h *Handler) viewOrder(r *http.Request) (*recon.Merchant, *recon.Order, err
 // checkoutPage serves GET /v1/checkout/{merchant}/{invoice}?t=TOKEN: the
 // hosted checkout page (the merchant's name and logo, amount, bank account,
 // memo code, VietQR, banking-app links, expiry countdown, status) in one
-// language with a switch (docs/api.md, Payment gateway, "The checkout
-// page"). While the payment is awaited its script asks for the page again
-// every 5 seconds and reloads when the status changed (without scripts: a
-// refresh every 5 seconds).
+// language with a switch (docs/api.md, "The checkout page"). While the
+// payment is awaited its script asks for the page again every 5 seconds
+// (Handler.PagePoll) and reloads when the status changed (without scripts:
+// a refresh every 5 seconds).
 func (h *Handler) checkoutPage(w http.ResponseWriter, r *http.Request) error {
 	m, o, err := h.viewOrder(r)
 	if err != nil {
