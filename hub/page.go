@@ -65,6 +65,7 @@ type pageData struct {
 	Sandbox               bool
 	CSRF, SessionXID      string
 	Error                 string
+	ErrorDetail           string // the technical reason of Error, not shown
 	Banks                 []recon.Bank
 	BankCode, BrandName   string
 	AccountType           string
@@ -167,7 +168,8 @@ func (h *Handler) linkPage(w http.ResponseWriter, r *http.Request) {
 	}
 	conn, err := h.connector(t.Sandbox)
 	if err != nil {
-		d.EndTitle, d.EndText = d.T["unavailable_title"], recon.ErrorMessage(err)
+		h.logger().WarnContext(r.Context(), "link page: no bank connector", "err", err)
+		d.View, d.EndTitle, d.EndText = "ended", d.T["unavailable_title"], d.T["unavailable"]
 		h.render(w, http.StatusServiceUnavailable, d)
 		return
 	}
@@ -255,7 +257,9 @@ func (h *Handler) stepFailed(w http.ResponseWriter, r *http.Request, d *pageData
 		d.Message = &browserMessage{Event: MsgSessionExpired, Timestamp: h.now().Unix()}
 		h.render(w, http.StatusConflict, d)
 	case recon.ErrorCode(err) == recon.EINVALID || recon.ErrorCode(err) == recon.EFORBIDDEN:
-		d.Error = recon.ErrorMessage(err)
+		// A tampered or stale form: the person reads what to do in the
+		// page's language; the reason stays in the markup for a developer.
+		d.Error, d.ErrorDetail = d.T["form_refused"], recon.ErrorMessage(err)
 		h.renderSession(r.Context(), w, d, r.PathValue("token"), t, s, http.StatusBadRequest)
 	default:
 		h.logger().ErrorContext(r.Context(), "link page", "request_id", web.RequestID(r.Context()), "err", err)

@@ -2,7 +2,9 @@ package hub_test
 
 import (
 	"encoding/json"
+	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/hub"
 	"recon/sqlstore/dbtest"
 )
 
@@ -424,6 +427,63 @@ func TestLinkPageConsentAndTestIdentities(t *testing.T) {
 		p.open()
 		if strings.Contains(p.body, `id="way-back"`) {
 			t.Errorf("a way back offered on a step")
+		}
+	})
+}
+
+// foreignWords returns the entries of the other language's catalogue that
+// a link page in lang shows (whole words; entries both languages share or
+// the own language's text contains do not count).
+func foreignWords(lang, body string) []string {
+	other := map[string]string{"vi": "en", "en": "vi"}[lang]
+	own := map[string]bool{}
+	for _, v := range hub.PageText[lang] {
+		own[v] = true
+	}
+	body = regexp.MustCompile(`(?s)<(script|style)[^>]*>.*?</(script|style)>`).ReplaceAllString(body, " ")
+	text := html.UnescapeString(regexp.MustCompile(`(?s)<[^>]*>`).ReplaceAllString(body, " "))
+	var bad []string
+	ownText := strings.Join(slices.Collect(maps.Values(hub.PageText[lang])), "\n")
+	for _, v := range hub.PageText[other] {
+		// A word the page's own language uses too ("OTP") is not foreign.
+		if !own[v] && !strings.Contains(ownText, v) && regexp.MustCompile(`(^|[^\p{L}\p{N}])`+regexp.QuoteMeta(v)+`($|[^\p{L}\p{N}])`).MatchString(text) {
+			bad = append(bad, v)
+		}
+	}
+	return bad
+}
+
+// TestLinkPageLanguage: every step and end of the link page, in each
+// language, shows no word of the other language's catalogue (the bank's
+// and the merchant's names aside), a refused form included.
+func TestLinkPageLanguage(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine)
+		cxid := linkSetup(t, b, "lang")
+		for _, lang := range []string{"vi", "en"} {
+			check := func(what string, p *page) {
+				t.Helper()
+				if words := foreignWords(lang, p.body); len(words) > 0 || !strings.Contains(p.body, `<html lang="`+lang+`">`) {
+					t.Errorf("%s in %s shows %q:\n%s", what, lang, words, p.body)
+				}
+			}
+			_, p := newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT","language":"`+lang+`"}`)
+			check("the first step", p.open())
+			check("a tampered form", p.post("pick_bank", "bank", "MB", "account_type", "savings"))
+			check("no bank", p.post("pick_bank", "account_type", "individual"))
+			check("the details step", p.post("pick_bank", "bank", "MB", "account_type", "individual"))
+			check("unknown details", p.post("details", "account_number", mbIndividual, "national_id", "000", "phone", mbPhone))
+			check("the OTP step", p.post("details", "account_number", mbIndividual, "national_id", mbNationalID, "phone", mbPhone))
+			check("a wrong OTP", p.post("link_otp", "otp", "00000000"))
+			check("done", p.post("link_otp", "otp", "12345678"))
+			check("used", p.open())
+			_, p = newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT","language":"`+lang+`"}`)
+			p.open()
+			check("closed", p.post("close"))
+		}
+		check := &page{t: t, url: b.srv.URL + "/link/lt_nope"}
+		if words := foreignWords("vi", check.open().body); len(words) > 0 {
+			t.Errorf("unknown link shows %q", words)
 		}
 	})
 }
