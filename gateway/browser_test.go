@@ -184,4 +184,21 @@ func TestCheckoutBrowserPhone(t *testing.T) {
 	}
 	fits("the bad link's page")
 	browsertest.Screenshot(t, tab, "checkout-phone-badlink-vi.png")
+
+	// The same page on a desktop: the QR first, nothing wider than the window.
+	desktop := b.srv.URL + b.newOrder(t, b.a, "DH-2026-0816", "480000")
+	dctx, dcancel := context.WithTimeout(tab, 20*time.Second)
+	defer dcancel()
+	if err := chromedp.Do(dctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatalf("desktop viewport: %v", err)
+	}
+	if err := chromedp.Do(dctx, chromedp.Navigate(desktop)); err != nil {
+		t.Fatalf("desktop navigate: %v", err)
+	}
+	wait(`document.getElementById("qr") !== null && document.getElementById("qr").complete && document.getElementById("qr").naturalWidth > 0`)
+	if got := eval(`String(document.getElementById("qr-card").getBoundingClientRect().top < document.getElementById("transfer").getBoundingClientRect().top)`); got != "true" {
+		t.Errorf("on a desktop the QR is not first")
+	}
+	fits("the desktop page")
+	browsertest.Screenshot(t, tab, "checkout-desktop-vi.png")
 }

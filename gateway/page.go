@@ -364,6 +364,9 @@ type errorPage struct {
 // error, but what it means to them, in their language.
 func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int, d errorDetail) {
 	p := errorPage{pageChrome: newChrome(w, r), Status: status, Code: d.Code}
+	if r.Method != http.MethodGet {
+		p.OtherURL = "" // the refused form cannot be sent again by a link
+	}
 	key := "err_server"
 	switch {
 	case status == http.StatusNotFound:

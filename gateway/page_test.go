@@ -125,6 +125,9 @@ func TestCheckoutPageLanguage(t *testing.T) {
 				!strings.Contains(string(r.body), map[string]string{"vi": "Không thể bắt đầu thanh toán", "en": "The payment could not start"}[lang]) {
 				t.Errorf("refused checkout in %s: %d, foreign %q\n%s", lang, r.status, words, r.body)
 			}
+			if strings.Contains(string(r.body), `id="lang"`) {
+				t.Errorf("the refused form's page links to the form's URL in another language (a GET of a POST route)")
+			}
 		}
 
 		// ?lang=en sets the cookie; the switch links to the other language.
