@@ -10,7 +10,7 @@ import (
 // it (?lang=en, remembered in a cookie): docs/api.md, "The checkout page".
 
 // langCookie remembers the payer's language choice.
-const langCookie = "recon_lang"
+const langCookie = "recon_checkout_lang"
 
 // pageText is every word the payer reads, in Vietnamese and English. Both
 // languages have the same keys (TestPageTextComplete).

@@ -84,7 +84,7 @@ func TestCheckoutPageLanguage(t *testing.T) {
 		refused := func(lang string) response {
 			h := []string{"Accept", "text/html"}
 			if lang == "en" {
-				h = append(h, "Cookie", "recon_lang=en")
+				h = append(h, "Cookie", "recon_checkout_lang=en")
 			}
 			return b.checkout(t, append(checkoutForm(b.a, "INV-X", "150000"), pair{"signature", "AAAA"}), h...)
 		}
@@ -133,17 +133,17 @@ func TestCheckoutPageLanguage(t *testing.T) {
 		// ?lang=en sets the cookie; the switch links to the other language.
 		r := b.request(t, "GET", awaiting+"&lang=en", "", "Accept", "text/html")
 		c := r.header.Get("Set-Cookie")
-		if !strings.HasPrefix(c, "recon_lang=en;") || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Lax") {
+		if !strings.HasPrefix(c, "recon_checkout_lang=en;") || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Lax") {
 			t.Errorf("Set-Cookie %q", c)
 		}
 		if !strings.Contains(string(r.body), `lang="vi" hreflang="vi">Tiếng Việt</a>`) || !strings.Contains(string(r.body), "lang=vi") {
 			t.Errorf("the English page offers no way back to Vietnamese")
 		}
-		r = b.request(t, "GET", awaiting, "", "Accept", "text/html", "Cookie", "recon_lang=en")
+		r = b.request(t, "GET", awaiting, "", "Accept", "text/html", "Cookie", "recon_checkout_lang=en")
 		if !strings.Contains(string(r.body), `<html lang="en">`) || r.header.Get("Set-Cookie") != "" {
 			t.Errorf("the cookie's language is not kept: %s", r.header.Get("Set-Cookie"))
 		}
-		r = b.request(t, "GET", awaiting+"&lang=xx", "", "Accept", "text/html", "Cookie", "recon_lang=fr")
+		r = b.request(t, "GET", awaiting+"&lang=xx", "", "Accept", "text/html", "Cookie", "recon_checkout_lang=fr")
 		if !strings.Contains(string(r.body), `<html lang="vi">`) || r.header.Get("Set-Cookie") != "" {
 			t.Errorf("an unknown language is not Vietnamese")
 		}
