@@ -96,6 +96,8 @@ func TestCheckoutBrowserPhone(t *testing.T) {
 		}
 	}
 
+	// Without scripts the copy buttons are hidden and the values are
+	// selectable text (user-select: all); the page's script shows them.
 	// Vietnamese by default: the merchant's name, the amount, the details.
 	do("open the page", chromedp.Navigate(page), chromedp.WaitVisible("#copy-memo"))
 	if got := eval(`document.documentElement.lang`); got != "vi" {
