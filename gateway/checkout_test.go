@@ -191,7 +191,7 @@ func TestCheckoutPage(t *testing.T) {
 		for _, want := range []string{
 			"1.500.000 ₫", "Vietcombank", `<span class="value" id="account">0071000123456</span>`, "CONG TY TNHH SAO MAI",
 			`<span class="value code" id="code">` + o.PaymentCode + `</span>`, `data-copy="` + o.PaymentCode + `"`, `data-copy="1500000"`,
-			`data-copy="0071000123456"`, `data-label="Sao chép" hidden>Sao chép</button>`, `data-status="awaiting"`, `<noscript><meta http-equiv="refresh" content="5"></noscript>`,
+			`data-copy="0071000123456"`, `data-label="Sao chép" aria-live="polite" hidden>Sao chép</button>`, `data-status="awaiting"`, `<noscript><meta http-equiv="refresh" content="5"></noscript>`,
 			`src="` + qrPath + `"`, `download="VietQR-INV-100.png"`, `href="https://dl.vietqr.io/pay?app=mb&amp;ba=0071000123456@vcb&amp;am=1500000&amp;tn=` + o.PaymentCode + `"`,
 			`href="https://shop.example.vn/cancel"`, "Công ty TNHH Sao Mai A", "Nội dung chuyển khoản", `<html lang="vi">`,
 		} {
