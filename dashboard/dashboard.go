@@ -225,6 +225,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	h.registerSettings(mux)
 	h.registerRefunds(mux)
 	h.registerInvoices(mux)
+	h.registerFirstrun(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.
