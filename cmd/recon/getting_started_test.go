@@ -231,4 +231,3 @@ func inOutput(output, line string) bool {
 	}
 	return false
 }
-
