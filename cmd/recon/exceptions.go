@@ -89,6 +89,9 @@ func (a *app) printExceptions(list []*recon.Exception, more bool, suggestions []
 		}
 		return a.print(map[string]any{"exceptions": out, "has_more": more}, "")
 	}
+	if len(list) == 0 {
+		return a.none("exceptions")
+	}
 	for i, e := range list {
 		t := e.Transaction
 		var sug []string
