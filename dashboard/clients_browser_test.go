@@ -89,7 +89,7 @@ func TestDashboardClientsWebhookBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		do("upload", chromedp.SetUploadFiles("#up-file", []string{good}), chromedp.Click("#upload-button"), chromedp.WaitVisible("#upload-done"))
-		if got := text("#upload-done"); !strings.Contains(got, "Imported: 1") {
+		if got := text("#upload-done"); !strings.Contains(got, "New transactions: 1") {
 			t.Errorf("upload result %q", got)
 		}
 		said, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.said`))
@@ -101,6 +101,23 @@ func TestDashboardClientsWebhookBrowser(t *testing.T) {
 			t.Errorf("after the upload the page is %q (%v): the plain form posted instead", path, err)
 		}
 		shot("dashboard-upload-done.png")
+
+		// The preview button goes through the same script: the form's
+		// buttons are named "action", which shadows form.action (the script
+		// once posted to "/dashboard/[object RadioNodeList]" and stalled).
+		next := filepath.Join(dir, "next.csv")
+		csv = "transaction_date,amount_in,amount_out,transaction_content,reference_number\n2026-10-03 08:00:00,250000,,browser preview,BRW002\n"
+		if err := os.WriteFile(next, []byte(csv), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		do("preview", chromedp.SetUploadFiles("#up-file", []string{next}), chromedp.Click("#preview-button"), chromedp.WaitVisible("#preview-count"))
+		if got := text("#preview-count"); got != "1" {
+			t.Errorf("preview count %q", got)
+		}
+		click("#confirm-button")
+		if got := text("#upload-done"); !strings.Contains(got, "New transactions: 1") {
+			t.Errorf("confirmed preview %q", got)
+		}
 	})
 }
 

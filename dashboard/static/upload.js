@@ -34,10 +34,13 @@
       input.focus();
       return;
     }
+    // The form's own attribute: form.action is shadowed by its buttons
+    // named "action" (preview or import), a RadioNodeList.
+    var action = new URL(form.getAttribute('action'), window.location.href).href;
     var bar = form.querySelector('progress');
     var button = form.querySelector('button[type=submit]');
     var xhr = new XMLHttpRequest();
-    xhr.open('POST', form.action);
+    xhr.open('POST', action);
     xhr.responseType = 'document';
     xhr.upload.addEventListener('progress', function (e) {
       if (e.lengthComputable) {
@@ -53,8 +56,8 @@
     xhr.addEventListener('load', function () {
       var doc = xhr.response;
       var path = xhr.responseURL ? new URL(xhr.responseURL).pathname : '';
-      if (!doc || !doc.body || (path && path !== new URL(form.action).pathname)) {
-        window.location.assign(xhr.responseURL || form.action); // signed out meanwhile: follow
+      if (!doc || !doc.body || (path && path !== new URL(action).pathname)) {
+        window.location.assign(xhr.responseURL || action); // signed out meanwhile: follow
         return;
       }
       document.title = doc.title;
