@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	_ "embed"
+	"html/template"
 	"net/http"
 	"strconv"
 
@@ -59,6 +60,9 @@ type StatementResult struct {
 	Imported, Duplicates int
 	RowErrors            []string
 	BadRows              int
+	// RowProblems are RowErrors as errors, which the page writes in its
+	// language (lang.ErrorText).
+	RowProblems []error
 }
 
 // HubIdentity is a sandbox bank identity (linking.SandboxIdentity).
@@ -96,8 +100,8 @@ type bankView struct {
 	Customers []*recon.HubCustomer
 	HasHub    bool
 	Result    *StatementResult
-	UploadErr string
-	Busy      bool // the upload found no import slot free (503)
+	UploadErr template.HTML // in the page's language (lang.ErrorText)
+	Busy      bool          // the upload found no import slot free (503)
 	LinkErr   string
 	Account   int64 // the account of the upload just made
 }
@@ -191,7 +195,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 	} else {
 		fh := r.MultipartForm.File["file"][0]
 		if fh.Size > recon.MaxStatementBytes {
-			v.UploadErr = recon.ErrorMessage(errStatementTooLarge())
+			v.UploadErr = q.lang.ErrorText(errStatementTooLarge())
 			return h.renderBank(w, r, q, http.StatusBadRequest, v)
 		}
 		f, ferr := fh.Open()
@@ -217,7 +221,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 		if recon.ErrorCode(err) != recon.EINVALID {
 			return err
 		}
-		v.UploadErr, status = recon.ErrorMessage(err), http.StatusBadRequest
+		v.UploadErr, status = q.lang.ErrorText(err), http.StatusBadRequest
 	}
 	return h.renderBank(w, r, q, status, v)
 }

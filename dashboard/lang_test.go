@@ -1,9 +1,11 @@
 package dashboard_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"html"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -99,6 +101,60 @@ func TestDashboardVietnamese(t *testing.T) {
 		_, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {memo}})
 		checkVietnamese(t, "the memo tester: "+memo, body, english)
 	}
+	// The statement upload's refusals: a header it does not know, bad rows;
+	// and a page a role may not open.
+	account := fmt.Sprint(e.live.account)
+	for name, file := range map[string]string{
+		"header": "Ngày,Số tiền,Nội dung\n2026-09-17,1000,x\n",
+		"rows": "transaction_date,amount_in,amount_out,transaction_content,reference_number\n2026-09-17 08:00:00,abc,,x,R1\n" +
+			"2026-13-45 08:03:00,1000,,x,R2\n2026-09-17 08:00:00,1000,5,x,R3\n2026-09-17 08:00:00,,,x,R4\n2026-09-17 08:00:00,1000,,x,\n",
+	} {
+		status, body := uploadIn(b, account, "sao-ke.csv", file)
+		if status != http.StatusBadRequest || !strings.Contains(body, `id="upload-error"`) {
+			t.Errorf("upload %s: %d", name, status)
+		}
+		checkVietnamese(t, "the upload of "+name, body, english)
+	}
+	member := e.signedIn(t, "ketoan@saomai.vn")
+	member.Lang = "vi"
+	for _, p := range []string{"/dashboard/settings", "/dashboard/sandbox"} {
+		status, body := member.Get(p)
+		if status != http.StatusForbidden {
+			t.Errorf("the accountant's %s: %d", p, status)
+		}
+		checkVietnamese(t, "the accountant's "+p, body, english)
+	}
+	for _, p := range []string{"/dashboard/transactions/999999", "/dashboard/no-such-page"} {
+		if status, body := b.Get(p); status != http.StatusNotFound {
+			t.Errorf("%s: %d", p, status)
+		} else {
+			checkVietnamese(t, p, body, english)
+		}
+	}
+}
+
+// uploadIn posts a statement file as upload does, in the browser's language.
+func uploadIn(b *testkit.Browser, account, name, content string) (int, string) {
+	b.T.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	_ = w.WriteField("csrf", b.CSRF("/dashboard/bank-accounts"))
+	_ = w.WriteField("account", account)
+	f, _ := w.CreateFormFile("file", name)
+	_, _ = f.Write([]byte(content))
+	_ = w.Close()
+	req, _ := http.NewRequest("POST", b.Base+"/dashboard/bank-accounts/statement", &buf)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Origin", b.Base)
+	req.Header.Set("Accept-Language", b.Lang)
+	resp, err := b.Client.Do(req)
+	if err != nil {
+		b.T.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out bytes.Buffer
+	_, _ = out.ReadFrom(resp.Body)
+	return resp.StatusCode, out.String()
 }
 
 func skipLink(path string) bool {

@@ -108,6 +108,7 @@ func ImportStatement(db statement.Store, loc *time.Location, clock recon.Clock) 
 		res := &dashboard.StatementResult{Format: string(rep.Format), Imported: rep.Imported, Duplicates: rep.Duplicates, BadRows: rep.SkippedCount}
 		for _, e := range rep.Skipped {
 			res.RowErrors = append(res.RowErrors, e.Error())
+			res.RowProblems = append(res.RowProblems, &e)
 		}
 		return res, err
 	}
