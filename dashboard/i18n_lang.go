@@ -226,7 +226,8 @@ func (l lang) IgnoredFormat(f recon.IgnoredFormat) string {
 
 // ErrorText writes err's message in the language: from its data (recon.Say)
 // when it has some, the names a file holds (columns, accounts) as code; else
-// its message as it is (recon.ErrorMessage).
+// its message (recon.ErrorMessage), a statement's translated by its sentence
+// (stmtError).
 func (l lang) ErrorText(err error) template.HTML {
 	say := recon.ErrorSay(err)
 	if _, known := messages[l][sayKey(say)]; !known {
@@ -235,7 +236,9 @@ func (l lang) ErrorText(err error) template.HTML {
 			// reader learns the gist.
 			return template.HTML(template.HTMLEscapeString(l.T("not_found")))
 		}
-		return template.HTML(template.HTMLEscapeString(recon.ErrorMessage(err)))
+		// The statement's refusals without data yet, by their English
+		// sentence (i18n_stmts.go).
+		return template.HTML(template.HTMLEscapeString(stmtError(l, recon.ErrorMessage(err))))
 	}
 	args := make([]any, len(say.Args))
 	for i, a := range say.Args {

@@ -112,7 +112,8 @@ func TestDashboardVietnamese(t *testing.T) {
 	// and a page a role may not open.
 	account := fmt.Sprint(e.live.account)
 	for name, file := range map[string]string{
-		"header": "Ngày,Số tiền,Nội dung\n2026-09-17,1000,x\n",
+		"header":  "transaction_date,amount_in,transaction_content,reference_number,ghi_chu\n2026-09-17,1000,x,R0,y\n",
+		"unknown": "Cột A,Cột B\n1,2\n",
 		"rows": "transaction_date,amount_in,amount_out,transaction_content,reference_number\n2026-09-17 08:00:00,abc,,x,R1\n" +
 			"2026-13-45 08:03:00,1000,,x,R2\n2026-09-17 08:00:00,1000,5,x,R3\n2026-09-17 08:00:00,,,x,R4\n2026-09-17 08:00:00,1000,,x,\n",
 	} {
@@ -121,6 +122,9 @@ func TestDashboardVietnamese(t *testing.T) {
 			t.Errorf("upload %s: %d", name, status)
 		}
 		checkVietnamese(t, "the upload of "+name, body, english)
+		if want := map[string]string{"header": "Không nhận ra cột <code>&#34;ghi_chu&#34;</code>", "rows": "Dòng 2: cột <code>amount_in</code> không phải là số tiền"}[name]; !strings.Contains(body, want) {
+			t.Errorf("the upload of %s does not say %q: %s", name, want, body)
+		}
 	}
 	member := e.signedIn(t, "ketoan@saomai.vn")
 	member.Lang = "vi"
