@@ -29,6 +29,16 @@ var langMessages = []struct{ key, en, vi string }{
 	{"mr_no_order_va", "no order with virtual account %s", "không có đơn hàng nào mang tài khoản ảo %s"},
 	{"mr_no_code", "no payment code or virtual account: a credit to an account that receives order payments",
 		"không có mã thanh toán hay tài khoản ảo: tiền vào một tài khoản nhận thanh toán đơn hàng"},
+	{"mr_refund_twice", "refund %[1]s was already settled by transaction %[2]d: this second transfer of %[3]s went out too",
+		"khoản hoàn tiền %[1]s đã được tất toán bởi giao dịch %[2]d: lần chuyển thứ hai %[3]s này cũng đã đi"},
+	{"mr_refund_waiting", "refund %[1]s still waits for approval, yet %[2]s went out with its reference",
+		"khoản hoàn tiền %[1]s vẫn chờ duyệt, nhưng %[2]s đã được chuyển đi kèm mã tham chiếu của nó"},
+	{"mr_refund_state", "refund %[1]s is %[2]s, yet %[3]s went out with its reference",
+		"khoản hoàn tiền %[1]s ở trạng thái “%[2]s”, nhưng %[3]s đã được chuyển đi kèm mã tham chiếu của nó"},
+	{"mr_refund_amount", "refund %[1]s is %[2]s, but the transfer with its reference sent %[3]s",
+		"khoản hoàn tiền %[1]s là %[2]s, nhưng giao dịch kèm mã tham chiếu của nó đã chuyển %[3]s"},
+	{"mr_refund_account", "refund %[1]s leaves from bank account %[2]d, but the transfer with its reference left bank account %[3]d",
+		"khoản hoàn tiền %[1]s chuyển từ tài khoản ngân hàng %[2]d, nhưng giao dịch kèm mã tham chiếu của nó đi từ tài khoản %[3]d"},
 	// The states a reason names (an order's, a virtual account's).
 	{"mr_state_captured", "paid", "được thanh toán"},
 	{"mr_state_cancelled", "cancelled", "bị hủy"},
@@ -177,6 +187,20 @@ func (l lang) Reason(s string) string {
 		out = fmt.Sprintf(l.T("mr_"+r.Kind), r.Ref)
 	case recon.ReasonNoCode:
 		out = l.T("mr_no_code")
+	case recon.ReasonRefundTwice:
+		out = fmt.Sprintf(l.T("mr_refund_twice"), r.Ref, r.Other, l.Money(r.Paid))
+	case recon.ReasonRefundWaiting:
+		out = fmt.Sprintf(l.T("mr_refund_waiting"), r.Ref, l.Money(r.Paid))
+	case recon.ReasonRefundState:
+		state := r.State
+		if _, ok := messages[l]["rs_"+state]; ok { // the refund's status (i18n_refunds.go)
+			state = l.T("rs_" + state)
+		}
+		out = fmt.Sprintf(l.T("mr_refund_state"), r.Ref, state, l.Money(r.Paid))
+	case recon.ReasonRefundAmount:
+		out = fmt.Sprintf(l.T("mr_refund_amount"), r.Ref, l.Money(r.Amount), l.Money(r.Paid))
+	case recon.ReasonRefundAccount:
+		out = fmt.Sprintf(l.T("mr_refund_account"), r.Ref, r.Amount, r.Other)
 	default:
 		return s
 	}
