@@ -111,6 +111,9 @@ var langMessages = []struct{ key, en, vi string }{
 	{"mt_no_prefix", "No payment code: no active format's prefix appears in the memo", "Không có mã thanh toán: nội dung không chứa tiền tố của định dạng nào đang dùng"},
 	{"mt_inactive", "format %d (%s) is inactive", "định dạng %d (%s) đang tắt"},
 	{"mt_unusable", "format %d (%s) cannot match anything (its prefix, lengths or character type)", "định dạng %d (%s) không thể khớp mã nào (xem tiền tố, độ dài hoặc loại ký tự)"},
+	// Account types of the sandbox banks' identities (recon.Account…).
+	{"at_individual", "Individual", "Cá nhân"},
+	{"at_enterprise", "Business", "Doanh nghiệp"},
 	// Errors with their message as data (recon.Say): the statement
 	// upload's (statement.*) and the roles' refusals (recon.Caller.Authorize).
 	{"st_row", "Row %d: ", "Dòng %d: "},
