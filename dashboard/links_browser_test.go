@@ -64,7 +64,7 @@ func TestDashboardLinksBrowser(t *testing.T) {
 		if got := text("#txid"); got != e.underTx {
 			t.Fatalf("exception: %q", got)
 		}
-		click(".x-order")
+		click(`a[href="/dashboard/order?invoice=INV-L1"]`)
 		if got := text("#invoice"); got != "INV-L1" {
 			t.Errorf("the exception's order: %q", got)
 		}
