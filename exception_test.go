@@ -270,7 +270,7 @@ func TestExceptionHistory(t *testing.T) {
 	}
 	// After a manual match the derived decision is gone: the queued one stays.
 	e.Decisions = []*ExceptionResolution{ask, match}
-	if got := line(ExceptionHistory(e, []*MatchDecision{manual})); got != "queued:unmatched person:ask_remainder decision:captured person:match" {
+	if got := line(ExceptionHistory(e, []*MatchDecision{manual})); got != "queued:unmatched person:ask_remainder decision:matched person:match" {
 		t.Errorf("matched: %s", got)
 	}
 	// An automatic decision stored (underpaid): no queued line.
