@@ -111,12 +111,12 @@ func (a *app) printExceptions(list []*recon.Exception, more bool, suggestions []
 
 func newExceptionsResolveCmd(a *app) *cobra.Command {
 	var (
-		tenant         tenantFlags
-		order                           int64
+		tenant                           tenantFlags
+		order                            int64
 		refund, ignore, writeOff, askFor bool
-		note, email    string
-		amount         int64
-		receiver       recon.RefundReceiver
+		note, email                      string
+		amount                           int64
+		receiver                         recon.RefundReceiver
 	)
 	resolve := &cobra.Command{
 		Use:   "resolve <transaction-id>",
