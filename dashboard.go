@@ -16,6 +16,11 @@ import (
 // EUNAUTHORIZED; a throttled attempt is ERATELIMITED and checks nothing.
 type PasswordVerifier interface {
 	VerifyPassword(ctx context.Context, companyID int64, email, password, address string) (*User, error)
+	// VerifyEmailPassword is the dashboard's sign-in by e-mail alone: the
+	// active users of the address, in any company, whose password it is
+	// (a person in several companies picks one; docs/dashboard.md, Team).
+	// None is EUNAUTHORIZED, whether or not the address exists.
+	VerifyEmailPassword(ctx context.Context, email, password, address string) ([]*User, error)
 }
 
 // DashboardSession is a signed-in dashboard user. The cookie holds a random
@@ -83,6 +88,8 @@ const MaxCountedExceptions = 10_000
 
 // DashboardStore is what the dashboard needs beyond the other stores.
 type DashboardStore interface {
+	// PageLinkStore reads what links the pages to each other (links.go).
+	PageLinkStore
 	// CreateDashboardSession stores s (setting its ID) under the token's
 	// hash. An unknown user is ENOTFOUND.
 	CreateDashboardSession(ctx context.Context, s *DashboardSession, tokenHash []byte) error

@@ -135,6 +135,9 @@ type exceptionView struct {
 	// notifications (after the redirect of a match).
 	Result      *recon.Order
 	ResultNotes []*recon.Delivery
+	// Named are the invoice numbers of the orders the exception names
+	// (links.go).
+	Named []string
 	// History is every decision about the exception, oldest first
 	// (recon.ExceptionHistory), times in the business time zone.
 	History []historyRow
@@ -189,6 +192,9 @@ func (h *Handler) renderException(w http.ResponseWriter, r *http.Request, q *req
 		return err
 	}
 	v.E, v.Suggestions, v.MaxNote = e, s[0], recon.MaxResolutionNote
+	if v.Named, err = h.namedOrders(ctx, q.caller.Tenant, e); err != nil {
+		return err
+	}
 	v.CanResolve = e.Resolution == nil && q.caller.May(recon.ActionResolveExceptions)
 	v.HasRefunds = h.Refunds != nil
 	if e.Resolution == nil && recon.CheckRemainder(e, e.Order) == nil {

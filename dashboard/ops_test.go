@@ -300,7 +300,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	})
 	_, body = boss.Get(loc)
 	for _, want := range []string{`id="resolution"`, "Matched to an order", "boss@saomai.vn", "the payer swapped two digits", `id="result"`,
-		"Captured", "ORDER_PAID", "manual"} {
+		"Captured", "ORDER_PAID", "Rule: by hand"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("after the match, X1 lacks %q: %s", want, body)
 		}
