@@ -102,6 +102,8 @@ type bankView struct {
 	GapPager  pager
 	Customers []*recon.HubCustomer
 	HasHub    bool
+	// MayHub: the caller may link banks and make hub companies (hubcompanies.go).
+	MayHub    bool
 	Result    *StatementResult
 	UploadErr string
 	// Preview is the previewed file (statements.go) and PreviewToken the
@@ -152,7 +154,7 @@ func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request,
 		for _, l := range linked {
 			links[l.ID] = l
 		}
-		if q.caller.May(recon.ActionHub) {
+		if v.MayHub = q.caller.May(recon.ActionHub); v.MayHub {
 			if v.Customers, _, err = h.Store.HubCustomers(ctx, tenant, recon.HubCustomerFilter{Page: 1, PerPage: 100}); err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -89,6 +90,9 @@ func (a *app) printExceptions(list []*recon.Exception, more bool, suggestions []
 		}
 		return a.print(map[string]any{"exceptions": out, "has_more": more}, "")
 	}
+	if len(list) == 0 {
+		return a.none("exceptions")
+	}
 	for i, e := range list {
 		t := e.Transaction
 		var sug []string
@@ -165,12 +169,15 @@ exception's state before.`,
 					return fmt.Errorf("user %s (role %s) may not resolve exceptions: it takes role Admin, SuperAdmin or Accountant", u.Email, u.Role)
 				}
 				var r *recon.ExceptionResolution
-				if in.Action == recon.ResolveAskRemainder {
-					vas := &orders.Service{Store: db, Clock: a.clock, Rand: a.rand}
-					r, err = recon.AskRemainder(ctx, db, vas, tn, txID, in, u, a.clock.Now())
-				} else {
+				err = cliAudited(ctx, db, tn, u, recon.AuditExceptionDecision, fmt.Sprint("exception ", txID), recon.AuditResolution(in, nil), func(ctx context.Context) (err error) {
+					if in.Action == recon.ResolveAskRemainder {
+						vas := &orders.Service{Store: db, Clock: a.clock, Rand: a.rand}
+						r, err = recon.AskRemainder(ctx, db, vas, tn, txID, in, u, a.clock.Now())
+						return err
+					}
 					r, err = db.ResolveException(ctx, tn, txID, in, u, a.clock.Now())
-				}
+					return err
+				})
 				if err != nil {
 					return err
 				}
