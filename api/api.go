@@ -20,6 +20,9 @@ import (
 // Store is the storage the API needs.
 type Store interface {
 	recon.ExceptionStore
+	// AppendAudit records the changes of settings and exception decisions
+	// (docs/dashboard.md, Audit log).
+	AppendAudit(ctx context.Context, e *recon.AuditEntry) error
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
@@ -27,6 +30,10 @@ type Store interface {
 	// recon.BankAccountStore's:
 	BankAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.BankAccount, error)
 	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
+	// A bank account's saved statement column mapping (docs/statements.md,
+	// Column mappings; sqlstore.DB's).
+	StatementMapping(ctx context.Context, tenant recon.TenantID, bankAccountID int64) (*recon.StatementMapping, error)
+	SetStatementMapping(ctx context.Context, tenant recon.TenantID, bankAccountID int64, m *recon.StatementMapping) error
 	// recon.TransactionStore's:
 	IngestTransactions(ctx context.Context, tenant recon.TenantID, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
 	IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error
@@ -77,6 +84,9 @@ type Handler struct {
 	Uploads *web.Slots
 	// TempDir is where uploads are spooled ("" is the system's).
 	TempDir string
+	// VAs adds virtual accounts to orders (API v2's orders service): an
+	// exception's ask_remainder needs it (nil: refused, 422).
+	VAs recon.VAIssuer
 }
 
 // Register adds the API routes to mux.
@@ -103,6 +113,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/balance-discontinuities", h.listDiscontinuities, recon.ScopeBankAccountRead, recon.ActionReadMoney)
 	mux.HandleFile("POST /api/v1/bank-accounts/{id}/statements", // statement files: up to MaxStatementBytes
 		h.authed(h.uploadStatement, recon.ScopeTransactionWrite, recon.ActionWriteTransactions), MaxStatementBytes)
+	route("GET /api/v1/bank-accounts/{id}/statement-mapping", h.getStatementMapping, recon.ScopeBankAccountRead, recon.ActionReadMoney)
+	route("PUT /api/v1/bank-accounts/{id}/statement-mapping", h.putStatementMapping, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
+	route("DELETE /api/v1/bank-accounts/{id}/statement-mapping", h.deleteStatementMapping, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 	route("GET /api/v1/reconciliation", h.reconciliation, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries", h.listDeliveries, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries/{id}", h.showDelivery, recon.ScopeDeliveryRead, recon.ActionReadMoney)
@@ -111,7 +124,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/deliveries/stats", h.deliveryStats, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("POST /api/v1/deliveries/test", h.testNotification, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
 	route("GET /api/v1/exceptions", h.listExceptions, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("GET /api/v1/exceptions/totals", h.exceptionTotals, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("GET /api/v1/exceptions/{id}", h.showException, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("POST /api/v1/exceptions/resolve", h.resolveExceptions, recon.ScopeExceptionWrite, recon.ActionResolveExceptions)
 	route("POST /api/v1/exceptions/{id}/resolve", h.resolveException, recon.ScopeExceptionWrite, recon.ActionResolveExceptions)
 	route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 }

@@ -49,6 +49,7 @@ type Store interface {
 	recon.DeliveryOpsStore
 	recon.DashboardStore
 	recon.TeamStore
+	recon.AuditStore
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
@@ -135,6 +136,18 @@ type Handler struct {
 	// ImportStatement imports a statement file into a bank account as
 	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
 	ImportStatement func(ctx context.Context, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
+	// PreviewStatement reads a statement file as ImportStatement would,
+	// storing nothing (statement.PreviewFile); nil hides the preview.
+	PreviewStatement func(ctx context.Context, tenant recon.TenantID, accountID int64, name string, file io.Reader) (*StatementPreview, error)
+	// StatementMapping reads and SaveStatementMapping checks
+	// (statement.ValidateMapping) and saves, or with nil removes, a bank
+	// account's column mapping (docs/statements.md, Column mappings); nil
+	// hides the mapping form.
+	StatementMapping     func(ctx context.Context, tenant recon.TenantID, accountID int64) (*recon.StatementMapping, error)
+	SaveStatementMapping func(ctx context.Context, tenant recon.TenantID, accountID int64, m *recon.StatementMapping) error
+	// TempDir holds the previewed files ("" is the system's).
+	TempDir string
+	held    heldUploads
 	// Uploads are the server's statement import slots, shared with the
 	// API's upload (nil: web.NewSlots(0, 0) of the dashboard's own).
 	Uploads *web.Slots
@@ -220,6 +233,8 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("GET /dashboard/report.csv", h.page(recon.ActionReadMoney, h.reportCSV))
 	mux.Handle("GET /dashboard/exceptions", h.page(recon.ActionReadMoney, h.exceptions))
 	mux.Handle("GET /dashboard/exceptions/{id}", h.page(recon.ActionReadMoney, h.exception))
+	mux.Handle("GET /dashboard/exceptions/bulk", h.page(recon.ActionResolveExceptions, h.confirmBulk))
+	mux.HandleLimited("POST /dashboard/exceptions/bulk", h.form(recon.ActionResolveExceptions, h.resolveBulk), formLimit)
 	mux.Handle("GET /dashboard/exceptions/{id}/resolve", h.page(recon.ActionResolveExceptions, h.confirmResolveException))
 	mux.HandleLimited("POST /dashboard/exceptions/{id}/resolve", h.form(recon.ActionResolveExceptions, h.resolveException), formLimit)
 	mux.Handle("GET /dashboard/notifications", h.page(recon.ActionReadMoney, h.notifications))
@@ -231,7 +246,10 @@ func (h *Handler) Register(mux *web.Mux) {
 	h.registerSettings(mux)
 	h.registerRefunds(mux)
 	h.registerInvoices(mux)
+	h.registerFirstrun(mux)
+	h.registerLinks(mux)
 	h.registerTeam(mux)
+	h.registerAudit(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

@@ -124,6 +124,7 @@ func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler
 			return oauth.RegisterClient(ctx, e.db, c, public)
 		},
 	}
+	server.WireStatements(h, e.db, loc, recon.SystemClock{}, t.TempDir())
 	e.auth, e.team = auth, h.Team
 	for _, c := range configure {
 		c(h)

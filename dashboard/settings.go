@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -245,7 +246,11 @@ func (h *Handler) saveFormats(w http.ResponseWriter, r *http.Request, q *request
 	v := &settingsView{Formats: rows}
 	formats, err := recon.ValidateFormats(in, h.maxPrefixLen())
 	if err == nil {
-		_, err = h.Store.ReplacePaymentCodeFormats(r.Context(), q.caller.Tenant.ID(), formats)
+		change := []recon.AuditChange{{Field: "formats", Before: recon.AuditFormats(q.company.Config.PaymentCodeFormats), After: recon.AuditFormats(formats)}}
+		err = h.audit(r, q, recon.AuditFormatsUpdate, "", change, func(ctx context.Context) error {
+			_, err := h.Store.ReplacePaymentCodeFormats(ctx, q.caller.Tenant.ID(), formats)
+			return err
+		})
 		if err == nil {
 			http.Redirect(w, r, "/dashboard/settings?saved=formats#formats", http.StatusSeeOther)
 			return nil
@@ -332,7 +337,11 @@ func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) er
 		c.NotificationTypes = append([]string{}, r.PostForm["notification_type"]...)
 		f.Types = c.NotificationTypes
 	}
+	before, _ := h.Store.DeliveryTarget(r.Context(), q.caller.Tenant.ID(), recon.DeliveryIPN) // nil: none yet
 	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, c)
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditIPNUpdate, "IPN", recon.AuditTargetChanges(before, saved.Target))
+	}
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
 	} else if err != nil {
@@ -368,6 +377,9 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 	}
 	secret := recon.NewSecretFrom(h.Rand)
 	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: t.URL, AuthType: t.AuthType, SecretKey: &secret, Active: t.Active})
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditSecretRotate, "IPN", recon.AuditTargetChanges(t, saved.Target))
+	}
 	if err != nil {
 		return err
 	}
@@ -392,6 +404,9 @@ func (h *Handler) rotateIPNSigning(w http.ResponseWriter, r *http.Request, q *re
 	}
 	// The stored target as it is, its secret kept (SecretKey nil).
 	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: t.URL, AuthType: t.AuthType, Active: t.Active, RotateSigningSecret: true})
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditSecretRotate, "IPN", recon.AuditTargetChanges(t, saved.Target))
+	}
 	if err != nil {
 		return err
 	}
@@ -415,7 +430,9 @@ func (h *Handler) rotateMerchantSecret(w http.ResponseWriter, r *http.Request, q
 		return err
 	}
 	m.SecretKey = recon.NewMerchantSecret(h.Rand, !q.caller.Livemode())
-	if err := h.Store.SetMerchant(r.Context(), m); err != nil {
+	err = h.audit(r, q, recon.AuditMerchantRotate, m.MerchantID, []recon.AuditChange{{Field: "secret_key", After: recon.AuditRotated}},
+		func(ctx context.Context) error { return h.Store.SetMerchant(ctx, m) })
+	if err != nil {
 		return err
 	}
 	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: m.SecretKey, SecretWhat: "merchant_secret"})
@@ -457,7 +474,8 @@ func (h *Handler) createUser(w http.ResponseWriter, r *http.Request, q *request)
 		u.PasswordHash, err = h.HashPassword(pw)
 	}
 	if err == nil {
-		err = h.Store.CreateUser(r.Context(), u)
+		err = h.audit(r, q, recon.AuditUserCreate, u.Email, []recon.AuditChange{{Field: "role", After: string(u.Role)}, {Field: "permissions", After: strings.Join(u.Permissions, ", ")}},
+			func(ctx context.Context) error { return h.Store.CreateUser(ctx, u) })
 	}
 	return h.afterUserChange(w, r, q, err)
 }
@@ -479,7 +497,11 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) er
 		err = recon.CheckGrant(q.caller.User, target, role) // the role was checked: this is who may change target
 	}
 	if err == nil {
-		err = h.Store.ChangeUserRole(r.Context(), q.session.Company, target.ID, role, perms) // keeps an Admin
+		change := recon.AuditDiff([]string{"role", "permissions"}, map[string]string{"role": string(target.Role), "permissions": strings.Join(target.Permissions, ", ")},
+			map[string]string{"role": string(role), "permissions": strings.Join(perms, ", ")})
+		err = h.audit(r, q, recon.AuditUserRole, target.Email, change, func(ctx context.Context) error {
+			return h.Store.ChangeUserRole(ctx, q.session.Company, target.ID, role, perms) // keeps an Admin
+		})
 	}
 	return h.afterUserChange(w, r, q, err)
 }
@@ -521,6 +543,8 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.Handle("GET /dashboard/bank-accounts", h.page(recon.ActionReadMoney, h.bankAccounts))
 	// A form (checked for NUL like the others) whose multipart file is read by the handler.
 	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.refuseLargeStatement(h.form(recon.ActionWriteTransactions, h.uploadStatement)), statementBodyLimit)
+	mux.HandleLimited("POST /dashboard/bank-accounts/statement/confirm", h.form(recon.ActionWriteTransactions, h.confirmStatement), formLimit)
+	mux.HandleLimited("POST /dashboard/bank-accounts/mapping", h.form(recon.ActionWriteTransactions, h.saveMapping), formLimit)
 	mux.Handle("GET /dashboard/static/upload.js", h.public(serveUploadJS))
 	mux.HandleLimited("POST /dashboard/bank-accounts/link", h.form(recon.ActionHub, h.linkBank), formLimit)
 	mux.Handle("GET /dashboard/sandbox", h.page(recon.ActionWriteTransactions, h.sandbox))

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -63,9 +64,10 @@ func (l Loop) Once(ctx context.Context, clock recon.Clock, log *slog.Logger) {
 // took them).
 const SandboxPayoutInterval = 2 * time.Second
 
-// HubSweepInterval is how often a node ends the link tokens and sessions
-// that time ended (expiry, 15 quiet minutes).
-const HubSweepInterval = 15 * time.Second
+// SweepInterval is how often a node, by default, expires the orders and
+// virtual accounts past their expiry and ends the link tokens and sessions
+// that time ended (expiry, 15 quiet minutes): --sweep-interval.
+const SweepInterval = 15 * time.Second
 
 // Loops are the node's housekeeping, which Serve runs beside the listeners:
 // the hourly maintenance of the database and the sweep of what expires
@@ -111,7 +113,7 @@ func (s *Server) Loops() []Loop {
 				return nil, db.Optimize(ctx)
 			}},
 		}},
-		{Every: HubSweepInterval, Steps: []Step{
+		{Every: cmp.Or(s.cfg.SweepInterval, SweepInterval), Steps: []Step{
 			// API v2's orders and virtual accounts past their expiry
 			// (docs/api-v2.md, Orders), each once whichever node runs it,
 			// with ORDER_EXPIRED to subscribers.
@@ -120,6 +122,13 @@ func (s *Server) Loops() []Loop {
 					return recon.IPNDelivery(o, recon.IPNOrderExpired, now.In(loc))
 				})
 				return count(int64(n), err) // the store kicks the dispatcher (OnEnqueue)
+			}},
+			// The companies' alerts: failing notifications, the exceptions
+			// queue, the daily summary; each sent once across nodes
+			// (docs/dashboard.md, Alerts).
+			{"sending alerts", "sent alerts", func(ctx context.Context, now time.Time) ([]any, error) {
+				n, err := s.Alerts.Tick(ctx, now)
+				return count(int64(n), err)
 			}},
 			// The hub's link tokens past their expiry and link sessions
 			// quiet for 15 minutes.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/alerts"
 	"recon/delivery"
 	"recon/einvoice"
 	"recon/gateway"
@@ -56,6 +57,9 @@ type Config struct {
 	RetryWaits  []time.Duration // --retry-schedule
 	RetryMaxAge time.Duration
 	NodeID      string
+	// AlertMail sends the alerts' e-mails (nil: alerts show on the
+	// dashboard and go to the chat webhook only; docs/dashboard.md, Alerts).
+	AlertMail   alerts.Mailer
 	Heartbeat   time.Duration
 	NodeTimeout time.Duration
 	Retention   time.Duration // --delivery-retention
@@ -66,6 +70,7 @@ type Config struct {
 	DashRateBurst int
 	Imports       int // statement imports at once (web.Slots; --statement-imports)
 	LinkTokenTTL  time.Duration
+	SweepInterval time.Duration // --sweep-interval (0: SweepInterval)
 
 	// Mail sends the team's invitations and password resets and the alerts
 	// (--smtp-url; docs/dashboard.md, Team). nil: no e-mail is sent, and the
@@ -105,6 +110,9 @@ type Server struct {
 	// Team is the team's service (invitations, password resets,
 	// deactivation; docs/dashboard.md, Team) the dashboard calls.
 	Team *team.Service
+	// Alerts finds and sends the companies' alerts from the maintenance
+	// loop (docs/dashboard.md, Alerts).
+	Alerts *alerts.Service
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
 	Mux *web.Mux
 }
@@ -148,6 +156,11 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 		Signer: &einvoice.Signer{Store: db, Clock: s.clock, Sandbox: cfg.Sandbox, Original: db.Invoice}}
 	s.Team = &team.Service{Store: db, Clock: s.clock, Mail: cfg.Mail, BaseURL: cfg.BaseURL, Hash: oauth.HashPassword,
 		Logger: s.log, Location: cfg.Location}
+	s.Alerts = &alerts.Service{Store: db, Mail: cfg.AlertMail, Clock: s.clock, Location: cfg.Location, Node: cfg.NodeID, Logger: s.log,
+		Post: chatPoster(s.Dispatcher.Client, s.clock)}
+	if s.Alerts.Node == "" {
+		s.Alerts.Node = recon.NewSecret()[:12]
+	}
 	s.Mux = s.routes()
 	return s, nil
 }
@@ -197,6 +210,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	// The line a newcomer waits for (README, docs/getting-started.md): the
+	// address really bound (a port 0 resolved) and the base URL links use.
+	log.Info("listening on http://"+ln.Addr().String(), "addr", ln.Addr().String(), "base_url", cfg.BaseURL)
 	if msrv != nil {
 		defer msrv.Close()
 		go func() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,6 +106,10 @@ func (a *app) printCompany(c *recon.Company) error {
 	if a.jsonOut {
 		return a.print(toCompanyOut(c, true), "")
 	}
+	loc, err := a.location()
+	if err != nil {
+		return err
+	}
 	var formats []string
 	for _, f := range c.Config.PaymentCodeFormats {
 		state := "active"
@@ -139,7 +144,7 @@ func (a *app) printCompany(c *recon.Company) error {
 		{"invoice_template", c.Config.Invoicing.Template},
 		{"invoice_series", c.Config.Invoicing.Series},
 		{"auto_invoice", strconv.FormatBool(c.Config.Invoicing.AutoInvoice)},
-		{"created_at", c.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC")},
+		{"created_at", c.CreatedAt.In(loc).Format(recon.DateTimeLayout)},
 	} {
 		fmt.Fprintf(w, "%s:\t%s\n", kv[0], kv[1])
 	}
@@ -173,6 +178,9 @@ func newCompanyListCmd(a *app) *cobra.Command {
 						out[i] = toCompanyOut(c, false)
 					}
 					return a.print(out, "")
+				}
+				if len(companies) == 0 {
+					return a.none("companies")
 				}
 				w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(w, "ID\tSHORT NAME\tSTATUS\tSUBSCRIPTION\tEND DATE\tRETENTION\tFULL NAME")
@@ -411,14 +419,18 @@ Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 				return fmt.Errorf("nothing to change: give at least one field flag (see --help) or --from-json")
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				c, err := db.UpdateCompany(cmd.Context(), id, func(c *recon.Company) error {
-					p.apply(c)
-					if !p.SellerUpdate.Empty() {
-						if err := p.SellerUpdate.Apply(&c.Config); err != nil {
-							return err
+				var c *recon.Company
+				err := cliAudited(cmd.Context(), db, recon.LiveTenant(id), nil, recon.AuditCompanyUpdate, "", nil, func(ctx context.Context) (err error) {
+					c, err = db.UpdateCompany(ctx, id, recon.AuditingCompany(ctx, func(c *recon.Company) error {
+						p.apply(c)
+						if !p.SellerUpdate.Empty() {
+							if err := p.SellerUpdate.Apply(&c.Config); err != nil {
+								return err
+							}
 						}
-					}
-					return c.Validate()
+						return c.Validate()
+					}))
+					return err
 				})
 				if err != nil {
 					return err

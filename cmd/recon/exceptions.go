@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -88,6 +89,9 @@ func (a *app) printExceptions(list []*recon.Exception, more bool, suggestions []
 		}
 		return a.print(map[string]any{"exceptions": out, "has_more": more}, "")
 	}
+	if len(list) == 0 {
+		return a.none("exceptions")
+	}
 	for i, e := range list {
 		t := e.Transaction
 		var sug []string
@@ -157,7 +161,11 @@ exception's state before.`,
 				if !u.May(recon.ActionResolveExceptions) {
 					return fmt.Errorf("user %s (role %s) may not resolve exceptions: it takes role Admin, SuperAdmin or Accountant", u.Email, u.Role)
 				}
-				r, err := db.ResolveException(ctx, tn, txID, in, u, a.clock.Now())
+				var r *recon.ExceptionResolution
+				err = cliAudited(ctx, db, tn, u, recon.AuditExceptionDecision, fmt.Sprint("exception ", txID), recon.AuditResolution(in, nil), func(ctx context.Context) (err error) {
+					r, err = db.ResolveException(ctx, tn, txID, in, u, a.clock.Now())
+					return err
+				})
 				if err != nil {
 					return err
 				}

@@ -56,6 +56,8 @@ func Run(t *testing.T, open Open) {
 	t.Run("Dashboard", func(t *testing.T) { t.Parallel(); testDashboard(t, open) })
 	t.Run("Idempotency", func(t *testing.T) { t.Parallel(); testIdempotency(t, open) })
 	t.Run("Sync", func(t *testing.T) { t.Parallel(); testSync(t, open) })
+	run(t, "StatementMapping", open, testStatementMapping)
+	t.Run("Audit", func(t *testing.T) { t.Parallel(); testAudit(t, open) })
 }
 
 // run runs test as the parallel subtest name of t, on a fresh bundle of the
