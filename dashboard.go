@@ -83,6 +83,8 @@ const MaxCountedExceptions = 10_000
 
 // DashboardStore is what the dashboard needs beyond the other stores.
 type DashboardStore interface {
+	// PageLinkStore reads what links the pages to each other (links.go).
+	PageLinkStore
 	// CreateDashboardSession stores s (setting its ID) under the token's
 	// hash. An unknown user is ENOTFOUND.
 	CreateDashboardSession(ctx context.Context, s *DashboardSession, tokenHash []byte) error

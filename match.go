@@ -1,7 +1,6 @@
 package recon
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -184,19 +183,19 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 	out := make([]PaymentMatch, len(payments))
 	status, paid := o.Status, o.PaidAmount
 	for i, p := range payments {
-		var named string
+		why := MatchReason{Order: o.InvoiceNumber}
 		switch p.Rule {
 		case MatchByCode:
-			named = "payment code " + o.PaymentCode
+			why.By, why.Ref = ReasonByCode, o.PaymentCode
 		case MatchBySubAccount:
-			named = "virtual account " + o.VirtualAccount
+			why.By, why.Ref = ReasonByVA, o.VirtualAccount
 		case MatchByHand:
-			named = "a match by hand"
+			why.By = ReasonByHand
 		case MatchByVA:
 			if p.VA == nil {
 				return nil, Errorf(EINVALID, "a transfer names order %s by a virtual account but carries none", o.InvoiceNumber)
 			}
-			named = describeVA(p.VA)
+			why.By, why.Ref = reasonByVA(p.VA)
 		default:
 			return nil, Errorf(EINVALID, "a transfer names order %s by an unknown rule %q", o.InvoiceNumber, p.Rule)
 		}
@@ -206,12 +205,14 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 		m := &out[i]
 		if p.VA != nil && (p.VA.Status == VAExpired || p.VA.Status == VACancelled) {
 			m.Outcome, m.PaidTotal = MatchVAInactive, paid
-			m.Reason = fmt.Sprintf("%s of order %s is %s: nothing was applied", named, o.InvoiceNumber, p.VA.Status)
+			why.Kind, why.State = ReasonVAInactive, p.VA.Status
+			m.Reason = why.English()
 			continue
 		}
 		if status != OrderAwaitingPayment {
 			m.Outcome, m.PaidTotal = MatchDuplicate, paid
-			m.Reason = fmt.Sprintf("%s names order %s, which is already %s", named, o.InvoiceNumber, strings.ToLower(status))
+			why.Kind, why.State = ReasonAlready, strings.ToLower(status)
+			m.Reason = why.English()
 			continue
 		}
 		if p.Amount > math.MaxInt64-paid { // paid >= 0: this cannot itself overflow
@@ -219,20 +220,24 @@ func MatchPayments(o *Order, payments []Payment) ([]PaymentMatch, error) {
 		}
 		paid += p.Amount
 		m.PaidTotal = paid
+		why.Paid, why.Amount = paid, o.Amount
 		switch {
 		case paid < o.Amount:
 			m.Outcome = MatchUnderpaid
 			if p.VA != nil && p.VA.AmountMode != VAExact {
 				m.Outcome = MatchPartial
 			}
-			m.Reason = fmt.Sprintf("%s names order %s: %d of %d VND paid, %d short", named, o.InvoiceNumber, paid, o.Amount, o.Amount-paid)
+			why.Kind, why.Diff = ReasonShort, o.Amount-paid
+			m.Reason = why.English()
 			continue
 		case paid == o.Amount:
 			m.Outcome = MatchCaptured
-			m.Reason = fmt.Sprintf("%s names order %s: %d of %d VND paid", named, o.InvoiceNumber, paid, o.Amount)
+			why.Kind = ReasonPaid
+			m.Reason = why.English()
 		default:
 			m.Outcome = MatchOverpaid
-			m.Reason = fmt.Sprintf("%s names order %s: %d VND paid for %d, %d over", named, o.InvoiceNumber, paid, o.Amount, paid-o.Amount)
+			why.Kind, why.Diff = ReasonOver, paid-o.Amount
+			m.Reason = why.English()
 		}
 		m.Captured, status = true, OrderCaptured
 	}
@@ -322,9 +327,9 @@ func UnmatchedDecision(companyID, transactionID int64, code, subAccount string, 
 	}
 	d := &MatchDecision{CompanyID: companyID, TransactionID: transactionID, Outcome: MatchNone, Code: code, Amount: amountIn, CreatedAt: storedAt}
 	if code != "" {
-		d.Reason = "no order with payment code " + code
+		d.Reason = MatchReason{Kind: ReasonNoOrderCode, Ref: code}.English()
 	} else {
-		d.Reason = "no order with virtual account " + subAccount
+		d.Reason = MatchReason{Kind: ReasonNoOrderVA, Ref: subAccount}.English()
 	}
 	return d
 }

@@ -120,7 +120,7 @@ type Order struct {
 // OrderFilter selects a company's orders (spec §4.6; docs/api.md, Payment
 // gateway; docs/design.md, D6).
 type OrderFilter struct {
-	Query  string // q: case-insensitive substring of invoice number, order id, description, customer id
+	Query  string // q: case-insensitive substring of invoice number, order id, description, customer id, payment code
 	Status string
 	// V2Status filters by recon.Order.V2Status (GET /v2/orders status).
 	V2Status      string

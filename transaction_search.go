@@ -30,11 +30,21 @@ type TransactionSearch struct {
 	Matched string // "", StateMatched, StateUnmatched or StateException
 	Memo    string // text the memo contains, both compared after NormalizeMemo
 	Before  int64  // a transaction id: only rows after it in the listing's order
+	// Direction keeps the money in (DirectionIn: amount_in above zero) or
+	// out (DirectionOut), "" for both: the home's tiles open the list of
+	// what they count (docs/dashboard.md, "Links between pages").
+	Direction string
 }
+
+// The directions of TransactionSearch.Direction.
+const (
+	DirectionIn  = "in"
+	DirectionOut = "out"
+)
 
 // Searching reports whether a filter beyond §4.3 is set.
 func (s TransactionSearch) Searching() bool {
-	return s.Code != "" || s.Matched != "" || s.Memo != "" || s.Before != 0
+	return s.Code != "" || s.Matched != "" || s.Memo != "" || s.Before != 0 || s.Direction != ""
 }
 
 // TransactionSearchPage is a page of a search.
@@ -54,7 +64,7 @@ type TransactionSearchPage struct {
 
 // SearchParams are the query parameters TransactionSearch adds to
 // TransactionParams.
-var SearchParams = []string{"code", "matched", "memo", "before"}
+var SearchParams = []string{"code", "matched", "memo", "before", "direction"}
 
 // ParseTransactionSearch reads the §4.3 parameters (ParseTransactionFilter)
 // and SearchParams, as strictly.
@@ -86,6 +96,12 @@ func ParseTransactionSearch(q url.Values) (TransactionSearch, error) {
 		s.Matched = m
 	default:
 		return s, FieldError("matched", "matched must be %s, %s or %s", StateMatched, StateUnmatched, StateException)
+	}
+	switch d := q.Get("direction"); d {
+	case "", DirectionIn, DirectionOut:
+		s.Direction = d
+	default:
+		return s, FieldError("direction", "direction must be %s or %s", DirectionIn, DirectionOut)
 	}
 	if q.Has("memo") {
 		s.Memo = q.Get("memo")

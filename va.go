@@ -505,14 +505,6 @@ type VAFilter struct {
 	Page, PerPage int
 }
 
-// describeVA names the account a transfer was sent to, in decision reasons.
-func describeVA(va *VirtualAccount) string {
-	if va.Kind == VAKindMemo {
-		return "memo code " + va.Number
-	}
-	return "virtual account " + va.Number
-}
-
 // VAStore stores the virtual accounts of API v2 and the v2 side of orders
 // (docs/api-v2.md, Orders and Virtual accounts). Every tenant-scoped method
 // is scoped to one tenant: another tenant's order or account is ENOTFOUND.

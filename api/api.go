@@ -80,6 +80,9 @@ type Handler struct {
 	Uploads *web.Slots
 	// TempDir is where uploads are spooled ("" is the system's).
 	TempDir string
+	// VAs adds virtual accounts to orders (API v2's orders service): an
+	// exception's ask_remainder needs it (nil: refused, 422).
+	VAs recon.VAIssuer
 }
 
 // Register adds the API routes to mux.
@@ -114,7 +117,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/deliveries/stats", h.deliveryStats, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("POST /api/v1/deliveries/test", h.testNotification, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
 	route("GET /api/v1/exceptions", h.listExceptions, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("GET /api/v1/exceptions/totals", h.exceptionTotals, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("GET /api/v1/exceptions/{id}", h.showException, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("POST /api/v1/exceptions/resolve", h.resolveExceptions, recon.ScopeExceptionWrite, recon.ActionResolveExceptions)
 	route("POST /api/v1/exceptions/{id}/resolve", h.resolveException, recon.ScopeExceptionWrite, recon.ActionResolveExceptions)
 	route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 }

@@ -219,7 +219,7 @@ func TryMemoJSON(memo string, e recon.CodeExplanation) tryMemoJSON {
 		out.Ignored = []string{}
 	}
 	for _, c := range e.Candidates {
-		out.Candidates = append(out.Candidates, codeCandidateJSON(c))
+		out.Candidates = append(out.Candidates, codeCandidateJSON{Position: c.Position, Format: c.Format, Prefix: c.Prefix, Text: c.Text, Match: c.Match, Reason: c.Reason})
 	}
 	return out
 }

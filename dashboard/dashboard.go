@@ -215,6 +215,8 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("GET /dashboard/report.csv", h.page(recon.ActionReadMoney, h.reportCSV))
 	mux.Handle("GET /dashboard/exceptions", h.page(recon.ActionReadMoney, h.exceptions))
 	mux.Handle("GET /dashboard/exceptions/{id}", h.page(recon.ActionReadMoney, h.exception))
+	mux.Handle("GET /dashboard/exceptions/bulk", h.page(recon.ActionResolveExceptions, h.confirmBulk))
+	mux.HandleLimited("POST /dashboard/exceptions/bulk", h.form(recon.ActionResolveExceptions, h.resolveBulk), formLimit)
 	mux.Handle("GET /dashboard/exceptions/{id}/resolve", h.page(recon.ActionResolveExceptions, h.confirmResolveException))
 	mux.HandleLimited("POST /dashboard/exceptions/{id}/resolve", h.form(recon.ActionResolveExceptions, h.resolveException), formLimit)
 	mux.Handle("GET /dashboard/notifications", h.page(recon.ActionReadMoney, h.notifications))
@@ -226,6 +228,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	h.registerSettings(mux)
 	h.registerRefunds(mux)
 	h.registerInvoices(mux)
+	h.registerLinks(mux)
 	h.registerAudit(mux)
 }
 

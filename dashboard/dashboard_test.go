@@ -372,7 +372,7 @@ func dashScreens(t *testing.T, e *dashEnv) {
 	}
 	// The transaction's decision and its sentence.
 	_, body = b.Get("/dashboard/transactions/" + e.paidTx)
-	if !strings.Contains(body, "names order INV-PAID: 150000 of 150000 VND paid") {
+	if !strings.Contains(body, "names order INV-PAID: 150,000 VND of 150,000 VND paid") {
 		t.Errorf("transaction detail: %s", body)
 	}
 	// CSV: the filtered list, a formula defused.

@@ -18,6 +18,9 @@ type homeView struct {
 	ManyExceptions bool
 	Chart          *chart
 	Days           []recon.DayFlow // the chart's figures, newest first
+	// Lists are the transactions lists today's and this month's tiles
+	// count (links.go): each tile opens the list of what it counts.
+	Lists [2]tileLists
 }
 
 // home serves GET /dashboard/: the money of today and this month, what needs
@@ -44,6 +47,8 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, q *request) error
 	}
 	v := &homeView{Attention: att, Today: flows[len(flows)-1], ManyExceptions: att.OpenExceptions >= recon.MaxCountedExceptions}
 	v.Month.Day = monthStart.Format(recon.DateLayout)
+	v.Lists = [2]tileLists{newTileLists(today.Format(recon.DateLayout), today.Format(recon.DateLayout)),
+		newTileLists(v.Month.Day, today.Format(recon.DateLayout))}
 	for _, f := range flows {
 		if f.Day >= v.Month.Day {
 			v.Month = v.Month.Add(f)

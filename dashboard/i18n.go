@@ -95,12 +95,7 @@ func (l lang) Plural(n int64, key string) string {
 }
 
 // Time formats a time in the business time zone.
-func (h *Handler) timeText(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.In(h.Location).Format(timeLayout)
-}
+func (h *Handler) timeText(t time.Time) string { return localTime(t, h.Location, timeLayout) }
 
 const timeLayout = "2006-01-02 15:04:05"
 
@@ -147,7 +142,7 @@ var messages = withPairs(map[lang]map[string]string{
 		"match_rate":                   "Match rate",
 		"chart_table":                  "The chart's figures as a table",
 		"day":                          "Day",
-		"no_money":                     "Your role does not show money data. Ask an Admin for the view_transactions permission.",
+		"no_money":                     "Your role does not show money data. Ask an Admin for the “View transactions” permission.",
 		"filter":                       "Filter",
 		"apply":                        "Apply",
 		"reset":                        "Reset",
@@ -304,7 +299,7 @@ var messages = withPairs(map[lang]map[string]string{
 		"no":               "no",
 		"send_test":        "Send a test notification",
 		"rotate_secret":    "Rotate the secret",
-		"no_targets":       "No notification target is set (PUT /v1/ipn, POST /v1/webhook).",
+		"no_targets":       "No notification address is set yet.",
 		"merchant":         "Merchant credentials",
 		"rotate_help":      "The old secret stops working at once.",
 		"no_merchant":      "No merchant credentials (recon merchant credentials).",
@@ -400,7 +395,7 @@ var messages = withPairs(map[lang]map[string]string{
 		"match_rate":                   "Tỷ lệ khớp",
 		"chart_table":                  "Số liệu của biểu đồ dạng bảng",
 		"day":                          "Ngày",
-		"no_money":                     "Vai trò của bạn không được xem dữ liệu tiền. Hãy nhờ Admin cấp quyền view_transactions.",
+		"no_money":                     "Vai trò của bạn không được xem dữ liệu tiền. Hãy nhờ Quản trị viên cấp quyền “Xem giao dịch”.",
 		"filter":                       "Lọc",
 		"apply":                        "Áp dụng",
 		"reset":                        "Xóa lọc",
@@ -557,7 +552,7 @@ var messages = withPairs(map[lang]map[string]string{
 		"no":               "không",
 		"send_test":        "Gửi thông báo thử",
 		"rotate_secret":    "Đổi khóa",
-		"no_targets":       "Chưa có địa chỉ nhận thông báo (PUT /v1/ipn, POST /v1/webhook).",
+		"no_targets":       "Chưa có địa chỉ nhận thông báo.",
 		"merchant":         "Thông tin merchant",
 		"rotate_help":      "Khóa cũ hết hiệu lực ngay.",
 		"no_merchant":      "Chưa có thông tin merchant (recon merchant credentials).",
@@ -672,7 +667,7 @@ var partMessages = []struct{ key, en, vi string }{
 	{"search_all", "Nothing older is left to search.", "Không còn giao dịch cũ hơn để tìm."},
 	{"ipn_target", "IPN target", "Địa chỉ nhận IPN"},
 	{"ipn_saved", "The IPN target is saved: it applies to the next notifications.", "Đã lưu địa chỉ nhận IPN: áp dụng cho các thông báo tiếp theo."},
-	{"ipn_help", "The rules of PUT /v1/ipn: a public HTTPS address, no internal one. With SECRET_KEY the secret is kept, or a new one is made and shown once.", "Theo quy tắc của PUT /v1/ipn: địa chỉ HTTPS công khai, không dùng địa chỉ nội bộ. Với SECRET_KEY, khóa bí mật được giữ nguyên, hoặc tạo khóa mới và chỉ hiện một lần."},
+	{"ipn_help", "The address must be public HTTPS, never an internal one. With a secret key, the current key is kept, or a new one is made and shown once.", "Địa chỉ phải là HTTPS công khai, không dùng địa chỉ nội bộ. Với khóa bí mật, khóa hiện tại được giữ nguyên, hoặc tạo khóa mới và chỉ hiện một lần."},
 	{"oauth_clients", "OAuth clients", "Ứng dụng OAuth"},
 	{"name", "Name", "Tên"},
 	{"scopes", "Scopes", "Phạm vi (scope)"},
@@ -694,7 +689,7 @@ var partMessages = []struct{ key, en, vi string }{
 	{"webhook_saved", "The webhook is saved: it applies to the next events.", "Đã lưu webhook: áp dụng cho các sự kiện tiếp theo."},
 	{"webhook_secret", "New webhook secret", "Khóa bí mật mới của webhook"},
 	{"all_events", "all events (*)", "mọi sự kiện (*)"},
-	{"events_help", "No event checked: the webhook receives none. The URL follows the rules of POST /v1/webhook (HTTPS, no internal address).", "Không chọn sự kiện nào: webhook không nhận sự kiện nào. URL theo quy tắc của POST /v1/webhook (HTTPS, không dùng địa chỉ nội bộ)."},
+	{"events_help", "No event checked: the webhook receives none. The address must be public HTTPS, never an internal one.", "Không chọn sự kiện nào: webhook không nhận sự kiện nào. Địa chỉ phải là HTTPS công khai, không dùng địa chỉ nội bộ."},
 	{"upload_limit", "Largest file:", "Tệp lớn nhất:"},
 	{"too_large", "The statement file is larger than the limit of", "Tệp sao kê lớn hơn giới hạn"},
 	{"uploading", "Uploading…", "Đang tải lên…"},

@@ -36,6 +36,13 @@ type notificationsView struct {
 	StatsBounded    bool   // the figures are of the newest recon.MaxStatsDeliveries only
 	Replayed        string // the count of the last "replay failed", after its redirect
 	Since           string // the replay form's default: the figures' window
+	// Invoices names each row's order, Targets each kind's target URL;
+	// Count counts the filter's rows, up to recon.MaxCountedDeliveries
+	// (links.go).
+	Invoices map[int64]string
+	Targets  map[string]string
+	Count    int64
+	Many     bool
 }
 
 // statusFailing is the log's status filter of pending deliveries with a
@@ -106,6 +113,13 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 		for _, d := range v.Rows {
 			v.RowTimes = append(v.RowTimes, h.timeText(d.CreatedAt))
 		}
+		if v.Invoices, v.Targets, err = h.deliveryLinks(ctx, q.caller.Tenant, v.Rows); err != nil {
+			return err
+		}
+		if v.Count, err = h.Store.CountDeliveries(ctx, q.caller.Tenant, f, recon.MaxCountedDeliveries); err != nil {
+			return err
+		}
+		v.Many = v.Count >= recon.MaxCountedDeliveries
 	}
 	h.render(w, r, status, "notifications", h.data(r, q, "notifications", v))
 	return nil
@@ -130,6 +144,9 @@ type deliveryView struct {
 	Curl      string // "" when no target is set
 	Signed    bool   // the cURL's signature is real (the viewer may manage notifications)
 	Replayed  bool
+	// Invoice names the order an IPN is about, Target where it goes
+	// ("" when the tenant has none) (links.go).
+	Invoice, Target string
 }
 
 // delivery serves GET /dashboard/notifications/{id}: the delivery, its
@@ -165,7 +182,15 @@ func (h *Handler) delivery(w http.ResponseWriter, r *http.Request, q *request) e
 	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
 		return err
 	}
+	if d.OrderID != 0 {
+		invoices, err := h.Store.OrderInvoices(ctx, q.caller.Tenant, []int64{d.OrderID})
+		if err != nil {
+			return err
+		}
+		v.Invoice = invoices[d.OrderID]
+	}
 	if t != nil {
+		v.Target = t.URL
 		v.Signed = q.caller.May(recon.ActionManageNotifications)
 		v.Curl = curlCommand(t, d, h.now(), v.Signed)
 	}

@@ -177,13 +177,13 @@ func opsExceptionsRefused(t *testing.T, e *opsEnv) {
 		form url.Values
 		want string
 	}{
-		{url.Values{"resolve": {"ignore"}, "note": {strings.Repeat("é", 300)}}, "note must be at most 500 bytes, not 600"},
-		{url.Values{"resolve": {"ignore"}, "note": {"   "}}, "note is required"},
+		{url.Values{"resolve": {"ignore"}, "note": {strings.Repeat("é", 300)}}, "Say why in the note (at most 500 bytes"},
+		{url.Values{"resolve": {"ignore"}, "note": {"   "}}, "Say why in the note"},
 		{url.Values{"resolve": {"match"}, "invoice": {"INV-NOPE"}, "note": {"x"}}, `there is no order with invoice number &#34;INV-NOPE&#34;`},
 		{url.Values{"resolve": {"match"}, "invoice": {"INV-OTHER"}, "note": {"x"}}, `there is no order with invoice number &#34;INV-OTHER&#34;`},
 		{url.Values{"resolve": {"match"}, "note": {"x"}}, "type the invoice number"},
-		{url.Values{"resolve": {"burn"}, "note": {"x"}}, "action must be one of match, refund, ignore"},
-		{url.Values{"note": {"x"}}, "action must be one of"},
+		{url.Values{"resolve": {"burn"}, "note": {"x"}}, "Choose a decision from the list"},
+		{url.Values{"note": {"x"}}, "Choose a decision from the list"},
 	} {
 		status, _, body := boss.PostFrom(x1, x1+"/resolve", c.form)
 		if status != http.StatusBadRequest || !strings.Contains(body, `id="resolve-error"`) || !strings.Contains(body, c.want) {
@@ -300,7 +300,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	})
 	_, body = boss.Get(loc)
 	for _, want := range []string{`id="resolution"`, "Matched to an order", "boss@saomai.vn", "the payer swapped two digits", `id="result"`,
-		"Captured", "ORDER_PAID", "manual"} {
+		"Captured", "ORDER_PAID", "Rule: by hand"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("after the match, X1 lacks %q: %s", want, body)
 		}
@@ -310,7 +310,7 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	}
 	// Twice: the store's 409, shown.
 	status, _, body = boss.PostFrom(x1, x1+"/resolve", url.Values{"resolve": {"ignore"}, "note": {"again"}, "confirm": {"yes"}})
-	if status != http.StatusConflict || !strings.Contains(body, "already resolved") {
+	if status != http.StatusConflict || !strings.Contains(body, "Already resolved.") {
 		t.Errorf("second resolution: %d %s", status, body)
 	}
 	if o := e.orderStatus(t, e.dashEnv.live, "INV-EXC"); o != recon.OrderCaptured {

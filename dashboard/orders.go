@@ -16,19 +16,24 @@ const orderPerPage = 20
 
 // orderFilter reads the orders screen's query: the gateway's list filters
 // (q, order_status, customer_id, from_created_at, end_created_at, sort)
-// with the same bounds.
+// with the same bounds, and payment, API v2's status (the home's underpaid
+// tile opens payment=partially_paid). q finds the payment code too
+// (migration 00037).
 func (h *Handler) orderFilter(r *http.Request) (recon.OrderFilter, url.Values, error) {
 	q := url.Values{}
-	for _, k := range []string{"q", "order_status", "customer_id", "from_created_at", "end_created_at", "sort", "page"} {
+	for _, k := range []string{"q", "order_status", "payment", "customer_id", "from_created_at", "end_created_at", "sort", "page"} {
 		if v := strings.TrimSpace(r.URL.Query().Get(k)); v != "" {
 			q.Set(k, v)
 		}
 	}
 	f := recon.OrderFilter{Query: q.Get("q"), Status: q.Get("order_status"), CustomerID: q.Get("customer_id"),
 		From: q.Get("from_created_at"), To: q.Get("end_created_at"), Ascending: q.Get("sort") == "created_at:asc",
-		Page: 1, PerPage: orderPerPage, Location: h.Location}
+		Page: 1, PerPage: orderPerPage, Location: h.Location, V2Status: q.Get("payment")}
 	if len(f.Query) > 255 || len(f.CustomerID) > 255 {
 		return f, q, recon.FieldError("q", "search terms must be at most 255 characters")
+	}
+	if f.V2Status != "" && !slices.Contains(recon.OrderV2Statuses, f.V2Status) {
+		return f, q, recon.FieldError("payment", "payment must be one of %s", strings.Join(recon.OrderV2Statuses, ", "))
 	}
 	if f.Status != "" && !slices.Contains(recon.OrderStatuses, f.Status) {
 		return f, q, recon.FieldError("order_status", "order_status must be one of %s", strings.Join(recon.OrderStatuses, ", "))
@@ -51,15 +56,24 @@ func (h *Handler) orderFilter(r *http.Request) (recon.OrderFilter, url.Values, e
 type ordersView struct {
 	Query    url.Values
 	Statuses []string
+	Payments []string // API v2's statuses
 	Error    string
 	Rows     []*recon.Order
 	Pager    pager
+	// Code is the payment code the search names (links.go): Found says the
+	// orders are those of the code found in a pasted memo, Transfers is the
+	// transactions search of the code.
+	Code, Transfers string
+	Found           bool
+	// Customer is the customer whose page the list links to: the
+	// customer_id filter's, or the one the search names.
+	Customer string
 }
 
 // orders serves GET /dashboard/orders.
 func (h *Handler) orders(w http.ResponseWriter, r *http.Request, q *request) error {
 	f, query, err := h.orderFilter(r)
-	v := &ordersView{Query: query, Statuses: recon.OrderStatuses}
+	v := &ordersView{Query: query, Statuses: recon.OrderStatuses, Payments: recon.OrderV2Statuses}
 	status := http.StatusOK
 	if err != nil {
 		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
@@ -68,7 +82,18 @@ func (h *Handler) orders(w http.ResponseWriter, r *http.Request, q *request) err
 		if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.Tenant, f); err != nil {
 			return err
 		}
+		if v.Code = searchCode(q, f.Query); v.Code != "" {
+			v.Transfers = "/dashboard/transactions?" + url.Values{"code": {v.Code}}.Encode()
+		}
+		if total == 0 && v.Code != "" && !strings.EqualFold(v.Code, f.Query) {
+			// A memo pasted whole: the orders of the code it carries.
+			f.Query, v.Found = v.Code, true
+			if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.Tenant, f); err != nil {
+				return err
+			}
+		}
 		v.Pager = newPager(r.URL.Path, query, "page", f.Page, f.PerPage, total)
+		v.Customer = listCustomer(f, v.Rows)
 	}
 	h.render(w, r, status, "orders", h.data(r, q, "orders", v))
 	return nil
@@ -94,6 +119,10 @@ type orderView struct {
 	// HasInvoices; CanIssue shows the issue button (a paid order).
 	Invoices              []invoiceRow
 	HasInvoices, CanIssue bool
+	// Transfers are the transfers the decisions name, with their states and
+	// exceptions; NotifTargets each notification kind's target (links.go).
+	Transfers    *orderTransfers
+	NotifTargets map[string]string
 }
 
 // maxOrderNotifications bounds the notifications an order's page shows.
@@ -120,6 +149,12 @@ func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, q *request
 		return err
 	}
 	v := &orderView{O: o, Notifications: notes, Error: msg}
+	if v.Transfers, err = h.orderTransfers(ctx, q.caller.Tenant, ds); err != nil {
+		return err
+	}
+	if _, v.NotifTargets, err = h.deliveryLinks(ctx, q.caller.Tenant, notes); err != nil {
+		return err
+	}
 	for _, d := range notes {
 		v.NotifTimes = append(v.NotifTimes, h.timeText(d.CreatedAt))
 	}

@@ -14,7 +14,7 @@ import (
 // pageNames are the templates/*.html files that are pages (each with the
 // layout); layout.html holds the frame.
 var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery",
-	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report", "invoices", "invoice", "audit"}
+	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report", "invoices", "invoice", "customer", "audit"}
 
 var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 1 },
 	"gapOf": func(d *recon.BalanceDiscontinuity) int64 { return d.Reported - d.Expected },
@@ -73,6 +73,26 @@ type pageData struct {
 	// MayInvoices shows the invoices link (invoices.go).
 	MayInvoices bool
 	Data        any
+	// Loc is the business time zone, in which Time and Date write every
+	// time a page shows (docs/dashboard.md, Language).
+	Loc *time.Location
+}
+
+// Time writes t in the business time zone with the one layout of the
+// dashboard's times ("" for the zero time).
+func (d *pageData) Time(t time.Time) string { return localTime(t, d.Loc, timeLayout) }
+
+// Date writes t's day in the business time zone.
+func (d *pageData) Date(t time.Time) string { return localTime(t, d.Loc, time.DateOnly) }
+
+func localTime(t time.Time, loc *time.Location, layout string) string {
+	if t.IsZero() {
+		return ""
+	}
+	if loc == nil {
+		loc = time.Local
+	}
+	return t.In(loc).Format(layout)
 }
 
 func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageData {
@@ -82,7 +102,7 @@ func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageDa
 		MayWrite:     q.caller.May(recon.ActionWriteTransactions),
 		SandboxPanel: h.sandboxOpen(q) == nil && q.caller.May(recon.ActionWriteTransactions),
 		MayRefunds:   h.Refunds != nil && q.caller.May(recon.ActionReadRefunds),
-		MayInvoices:  h.Invoices != nil && q.caller.May(recon.ActionReadInvoices), Data: v}
+		MayInvoices:  h.Invoices != nil && q.caller.May(recon.ActionReadInvoices), Data: v, Loc: h.Location}
 }
 
 // render writes the page whole, or a 500 when it fails to execute (never
@@ -112,7 +132,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, q *request,
 }
 
 func (h *Handler) writeErrorPage(w http.ResponseWriter, r *http.Request, q *request, status int, msg string) {
-	d := &pageData{Lang: h.langOf(r), Title: "error", Path: r.URL.Path}
+	d := &pageData{Lang: h.langOf(r), Title: "error", Path: r.URL.Path, Loc: h.Location}
 	if q != nil {
 		d = h.data(r, q, "error", nil)
 	}

@@ -48,6 +48,8 @@ type transactionsView struct {
 	Found, Scanned int64
 	First, Next    string
 	States         []string // the matched states, for the form
+	// Links are each row's order and states (links.go).
+	Links map[int64]recon.TransactionLink
 }
 
 // pager is a list's page links, built from the filter's query.
@@ -103,6 +105,9 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *reques
 			v.Pager = newPager(r.URL.Path, query, "page", s.Page, s.Limit, total)
 		}
 	}
+	if err == nil {
+		v.Links, err = h.Store.TransactionLinks(ctx, q.caller.Tenant, transactionIDs(v.Rows))
+	}
 	status := http.StatusOK
 	if recon.ErrorCode(err) == recon.EINVALID {
 		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
@@ -127,6 +132,9 @@ type transactionView struct {
 	Refunds   *txRefundsView // nil without refunds (refunds.go)
 	// Invoices names the orders the decisions are about, by id.
 	Invoices map[int64]string
+	// Link is the order the transfer paid (or names) and its exception
+	// (links.go).
+	Link recon.TransactionLink
 }
 
 // transaction serves GET /dashboard/transactions/{id}: the transaction
@@ -158,6 +166,11 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request, q *request
 	if v.Refunds, err = h.transactionRefunds(r, q, t); err != nil {
 		return err
 	}
+	links, err := h.Store.TransactionLinks(ctx, q.caller.Tenant, []int64{id})
+	if err != nil {
+		return err
+	}
+	v.Link = links[id]
 	h.render(w, r, http.StatusOK, "transaction", h.data(r, q, "transaction", v))
 	return nil
 }
@@ -222,9 +235,16 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 	w.Header().Set("Content-Disposition", `attachment; filename="transactions-`+mode+`.csv"`)
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"id", "transaction_date", "bank_brand_name", "account_number", "amount_in", "amount_out",
-		"accumulated", "transaction_content", "reference_number", "code", "sub_account"})
+		"accumulated", "transaction_content", "reference_number", "code", "sub_account",
+		"order_invoice_number", "match_state", "match_outcome", "exception"})
 	written := 0
 	for len(rows) > 0 {
+		links, err := h.Store.TransactionLinks(ctx, q.caller.Tenant, transactionIDs(rows))
+		if err != nil {
+			h.Logger.ErrorContext(ctx, "dashboard: export", "err", err)
+			_ = cw.Write([]string{"export failed: " + recon.ErrorMessage(err)})
+			break
+		}
 		for _, t := range rows {
 			if written == maxExportRows {
 				// Only a search gets here (its count is not known first).
@@ -235,7 +255,8 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 			written++
 			_ = cw.Write([]string{strconv.FormatInt(t.ID, 10), t.TransactionDate.Format(recon.DateTimeLayout),
 				cell(t.BankName), t.AccountNumber, strconv.FormatInt(t.AmountIn, 10), strconv.FormatInt(t.AmountOut, 10),
-				strconv.FormatInt(t.Accumulated, 10), cell(t.Content), cell(t.ReferenceNumber), cell(t.Code), cell(t.SubAccount)})
+				strconv.FormatInt(t.Accumulated, 10), cell(t.Content), cell(t.ReferenceNumber), cell(t.Code), cell(t.SubAccount),
+				cell(links[t.ID].Invoice), links[t.ID].State(t), outcomeOf(t, links[t.ID]), links[t.ID].ExceptionState()})
 		}
 		if rows, err = next(); err != nil {
 			// The header is sent: the truncated file ends with the reason.

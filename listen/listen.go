@@ -47,8 +47,12 @@ type Listener struct {
 	// when nil); After waits between connections (time.After when nil), so
 	// that a test drives the backoff without sleeping.
 	Clock recon.Clock
-	After func(time.Duration) <-chan time.Time
-	id    string // from the server's ready event
+	// Location is the business time zone the lines' times are written in
+	// (`--timezone`, as every time the CLI and the dashboard show; the
+	// machine's zone when nil).
+	Location *time.Location
+	After    func(time.Duration) <-chan time.Time
+	id       string // from the server's ready event
 }
 
 // Reconnection backoff of recon listen: the first wait, doubled after each
@@ -225,7 +229,7 @@ func (l *Listener) forward(ctx context.Context, d *streamed) {
 		ans["error"] = err.Error()
 		outcome = "error: " + err.Error()
 	}
-	fmt.Fprintf(l.Out, "%s  %-18s delivery %-6d → %s %s (%d ms)\n", l.Clock.Now().Format("2006-01-02 15:04:05"), d.Event, d.DeliveryID,
+	fmt.Fprintf(l.Out, "%s  %-18s delivery %-6d → %s %s (%d ms)\n", l.Clock.Now().In(cmp.Or(l.Location, time.Local)).Format(recon.DateTimeLayout), d.Event, d.DeliveryID,
 		l.ForwardTo, outcome, latency.Milliseconds())
 	body, _ := json.Marshal(ans)
 	status, excerpt, err = post(ctx, strings.TrimRight(l.Server, "/")+"/v1/listen/answers",

@@ -56,7 +56,8 @@ func TestListenClientIsDriven(t *testing.T) {
 	l := &Listener{
 		Config: Config{Server: server.URL, MerchantID: "TEST-MC7_ab", Secret: "test_x", ForwardTo: forward.URL, Timeout: 5 * time.Second},
 		Out:    &out, ErrOut: &errOut,
-		Clock: testkit.NewClock(time.Date(2026, 11, 26, 10, 11, 12, 0, time.UTC)),
+		Clock:    testkit.NewClock(time.Date(2026, 11, 26, 10, 11, 12, 0, time.UTC)),
+		Location: time.FixedZone("ICT", 7*3600), // the business zone, not UTC
 		After: func(d time.Duration) <-chan time.Time {
 			waits = append(waits, d)
 			if len(waits) == 6 {
@@ -74,7 +75,7 @@ func TestListenClientIsDriven(t *testing.T) {
 	if !slices.Equal(waits, want) {
 		t.Errorf("waits %v, want %v", waits, want)
 	}
-	if !strings.Contains(out.String(), "2026-11-26 10:11:12  ORDER_PAID         delivery 31     → "+forward.URL+" [202]") {
+	if !strings.Contains(out.String(), "2026-11-26 17:11:12  ORDER_PAID         delivery 31     → "+forward.URL+" [202]") {
 		t.Errorf("output:\n%s", out.String())
 	}
 	if !strings.Contains(errOut.String(), "connecting again in 1s") || !strings.Contains(errOut.String(), "connecting again in 15s") {

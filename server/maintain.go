@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -63,9 +64,10 @@ func (l Loop) Once(ctx context.Context, clock recon.Clock, log *slog.Logger) {
 // took them).
 const SandboxPayoutInterval = 2 * time.Second
 
-// HubSweepInterval is how often a node ends the link tokens and sessions
-// that time ended (expiry, 15 quiet minutes).
-const HubSweepInterval = 15 * time.Second
+// SweepInterval is how often a node, by default, expires the orders and
+// virtual accounts past their expiry and ends the link tokens and sessions
+// that time ended (expiry, 15 quiet minutes): --sweep-interval.
+const SweepInterval = 15 * time.Second
 
 // Loops are the node's housekeeping, which Serve runs beside the listeners:
 // the hourly maintenance of the database and the sweep of what expires
@@ -111,7 +113,7 @@ func (s *Server) Loops() []Loop {
 				return nil, db.Optimize(ctx)
 			}},
 		}},
-		{Every: HubSweepInterval, Steps: []Step{
+		{Every: cmp.Or(s.cfg.SweepInterval, SweepInterval), Steps: []Step{
 			// API v2's orders and virtual accounts past their expiry
 			// (docs/api-v2.md, Orders), each once whichever node runs it,
 			// with ORDER_EXPIRED to subscribers.

@@ -68,6 +68,7 @@ type Config struct {
 	DashRateBurst int
 	Imports       int // statement imports at once (web.Slots; --statement-imports)
 	LinkTokenTTL  time.Duration
+	SweepInterval time.Duration // --sweep-interval (0: SweepInterval)
 }
 
 // DashAddressFactor is how many sessions' worth of dashboard requests one

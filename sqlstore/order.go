@@ -309,9 +309,14 @@ var v2StatusWhere = map[string]string{
 	recon.OrderExpired:       "status = '" + recon.OrderCancelled + "' AND expired_at IS NOT NULL",
 }
 
-// orderSearchText is what the list's keyword search (q) reads: the four
+// orderSearchText is what the list's keyword search (q) reads: the five
 // fields it searches, lowered, joined by a newline (a q holds no control
-// character, so a match never spans two fields). Migration 00019.
+// character, so a match never spans two fields). Migrations 00019 and 00037
+// (the payment code).
 func orderSearchText(o *recon.Order) string {
-	return strings.ToLower(o.InvoiceNumber + "\n" + o.OrderID + "\n" + o.Description + "\n" + o.CustomerID)
+	s := o.InvoiceNumber + "\n" + o.OrderID + "\n" + o.Description + "\n" + o.CustomerID
+	if o.PaymentCode != "" {
+		s += "\n" + o.PaymentCode
+	}
+	return strings.ToLower(s)
 }

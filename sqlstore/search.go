@@ -64,13 +64,23 @@ func (db *DB) SearchTransactions(ctx context.Context, tenant recon.TenantID, s r
 		return "EXISTS (SELECT 1 FROM match_decisions m WHERE m.transaction_id = t.id AND m.company_id = t.company_id AND m.outcome IN (" +
 			strings.Join(outcomes, ",") + "))"
 	}
+	var conds []string
 	switch s.Matched {
 	case recon.StateMatched:
-		state = "CASE WHEN " + paying() + " THEN 1 ELSE 0 END"
+		conds = append(conds, paying())
 	case recon.StateUnmatched:
-		state = "CASE WHEN t.amount_in > 0 AND NOT " + paying() + " THEN 1 ELSE 0 END"
+		conds = append(conds, "t.amount_in > 0 AND NOT "+paying())
 	case recon.StateException:
-		state = "CASE WHEN EXISTS (SELECT 1 FROM exceptions e WHERE e.transaction_id = t.id AND e.company_id = t.company_id AND NOT e.resolved) THEN 1 ELSE 0 END"
+		conds = append(conds, "EXISTS (SELECT 1 FROM exceptions e WHERE e.transaction_id = t.id AND e.company_id = t.company_id AND NOT e.resolved)")
+	}
+	switch s.Direction {
+	case recon.DirectionIn:
+		conds = append(conds, "t.amount_in > 0")
+	case recon.DirectionOut:
+		conds = append(conds, "t.amount_out > 0")
+	}
+	if len(conds) > 0 {
+		state = "CASE WHEN " + strings.Join(conds, " AND ") + " THEN 1 ELSE 0 END"
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT t.id, t.transaction_date, `+content+`, `+code+`, `+state+`
 		FROM transactions t`+db.d.indexedBy(fq.index)+` WHERE `+strings.Join(where, " AND ")+`
@@ -113,18 +123,33 @@ func (db *DB) SearchTransactions(ctx context.Context, tenant recon.TenantID, s r
 	if page.Rows, err = db.transactionsByID(ctx, companyID, ids); err != nil {
 		return nil, err
 	}
-	if s.Code == "" && s.Memo == "" && f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil &&
-		(s.Matched == recon.StateMatched || s.Matched == recon.StateUnmatched) {
-		n := "matched_n" // matched_n transfers paid an order, the rest of in_n did not
-		if s.Matched == recon.StateUnmatched {
-			n = "in_n - matched_n"
-		}
+	if n := dayCount(s); n != "" && s.Code == "" && s.Memo == "" && f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil {
 		if page.Total, err = db.sumDays(ctx, companyID, fq.accountIDs, fq.fromDay, fq.toDay, n); err != nil {
 			return nil, internal(err, "count transactions")
 		}
 		page.Counted = true
 	}
 	return page, nil
+}
+
+// dayCount is the sum of transaction_day_counts that counts what s's
+// matched state and direction select, "" when they have none: matched_n
+// transfers paid an order, the rest of in_n did not; the home's tiles count
+// the same sums (DayFlows).
+func dayCount(s recon.TransactionSearch) string {
+	switch {
+	case s.Direction == recon.DirectionOut && s.Matched == "":
+		return "out_n"
+	case s.Direction == recon.DirectionOut:
+		return ""
+	case s.Matched == recon.StateMatched:
+		return "matched_n"
+	case s.Matched == recon.StateUnmatched:
+		return "in_n - matched_n"
+	case s.Matched == "" && s.Direction == recon.DirectionIn:
+		return "in_n"
+	}
+	return ""
 }
 
 // transactionsByID reads the tenant's transactions with the ids, in the

@@ -106,6 +106,10 @@ func (a *app) printCompany(c *recon.Company) error {
 	if a.jsonOut {
 		return a.print(toCompanyOut(c, true), "")
 	}
+	loc, err := a.location()
+	if err != nil {
+		return err
+	}
 	var formats []string
 	for _, f := range c.Config.PaymentCodeFormats {
 		state := "active"
@@ -140,7 +144,7 @@ func (a *app) printCompany(c *recon.Company) error {
 		{"invoice_template", c.Config.Invoicing.Template},
 		{"invoice_series", c.Config.Invoicing.Series},
 		{"auto_invoice", strconv.FormatBool(c.Config.Invoicing.AutoInvoice)},
-		{"created_at", c.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC")},
+		{"created_at", c.CreatedAt.In(loc).Format(recon.DateTimeLayout)},
 	} {
 		fmt.Fprintf(w, "%s:\t%s\n", kv[0], kv[1])
 	}

@@ -264,9 +264,13 @@ func newDeliveriesShowCmd(a *app) *cobra.Command {
 				if a.jsonOut {
 					return a.print(api.DeliveryJSON(d, attempts), "")
 				}
+				loc, err := a.location()
+				if err != nil {
+					return err
+				}
 				fmt.Fprintf(a.stdout, "delivery %d: company %d, %s %s, %s, %d attempts\npayload: %s\n", d.ID, d.CompanyID, d.Kind, d.Event, d.Status, d.Attempts, d.Payload)
 				for _, at := range attempts {
-					fmt.Fprintf(a.stdout, "  %s  %s  status %d  %s  %s %s\n", at.At.Format(time.RFC3339), at.URL, at.StatusCode, at.Latency.Round(time.Millisecond), at.Error, strings.TrimSpace(at.Response))
+					fmt.Fprintf(a.stdout, "  %s  %s  status %d  %s  %s %s\n", at.At.In(loc).Format(recon.DateTimeLayout), at.URL, at.StatusCode, at.Latency.Round(time.Millisecond), at.Error, strings.TrimSpace(at.Response))
 				}
 				return nil
 			})

@@ -44,7 +44,11 @@ prints why and exits with an error. Stop with Ctrl-C.`,
 			if _, err := url.Parse(f.Server); err != nil || !strings.HasPrefix(f.Server, "http") {
 				return fmt.Errorf("--server must be the Recon server's base URL, such as http://localhost:8080")
 			}
-			return (&listen.Listener{Config: f, Out: a.stdout, ErrOut: a.stderr, Clock: a.clock}).Run(cmd.Context())
+			loc, err := a.location()
+			if err != nil {
+				return err
+			}
+			return (&listen.Listener{Config: f, Out: a.stdout, ErrOut: a.stderr, Clock: a.clock, Location: loc}).Run(cmd.Context())
 		},
 	}
 	fl := cmd.Flags()

@@ -20,7 +20,7 @@ func TestOrdersV2EndToEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		dbURL := dbtest.NewURL(t, engine)
-		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
+		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets", "--sweep-interval", "250ms")
 		rc := testkit.NewReceiver(t)
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Sao Mai", "--short-name", "SAOMAI")["id"])
 		cliJSON(t, dbURL, "user", "create", "--company", co, "--email", "boss@saomai.vn", "--role", "Admin")

@@ -70,6 +70,7 @@ flight.`,
 	f.Float64Var(&cfg.DashRateLimit, "dashboard-rate-limit", 10, fmt.Sprintf("requests a second each dashboard session may make after a burst of --dashboard-rate-burst (each remote address %d times both; a search costs %d); 0 turns the dashboard's limits off", server.DashAddressFactor, dashboard.SearchCost))
 	f.IntVar(&cfg.DashRateBurst, "dashboard-rate-burst", 100, "requests a dashboard session may make at once before --dashboard-rate-limit applies")
 	f.DurationVar(&cfg.LinkTokenTTL, "link-token-ttl", recon.DefaultLinkTokenTTL, "how long a bank-linking hub link token lives (1m to 24h)")
+	f.DurationVar(&cfg.SweepInterval, "sweep-interval", server.SweepInterval, "how often this node expires orders and virtual accounts past their expiry and ends expired link tokens and idle link sessions (a node's pass is a few indexed queries; 100ms to 1h)")
 	f.DurationVar(&cfg.Retention, "delivery-retention", 30*24*time.Hour, "how long delivered notifications and their attempts are kept (pending and dead ones are kept until replayed or deleted)")
 	return cmd
 }
@@ -81,6 +82,9 @@ func (cfg *serveFlags) check() error {
 	}
 	if cfg.LinkTokenTTL < time.Minute || cfg.LinkTokenTTL > 24*time.Hour {
 		return fmt.Errorf("--link-token-ttl must be from 1m to 24h")
+	}
+	if cfg.SweepInterval < 100*time.Millisecond || cfg.SweepInterval > time.Hour {
+		return fmt.Errorf("--sweep-interval must be from 100ms to 1h")
 	}
 	if cfg.Retention < time.Hour {
 		return fmt.Errorf("--delivery-retention must be at least 1h")

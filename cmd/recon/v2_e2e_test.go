@@ -135,11 +135,12 @@ func startV2Shop(t *testing.T, engine string, test bool, args ...string) *v2Shop
 
 // subscribedV2Shop is startV2Shop on a sandbox server that may notify a
 // loopback receiver, the shop subscribed to types (none: the v1 way) at a
-// new receiver.
+// new receiver. Its sweep runs every 250 ms, not 15 s: the expiries the
+// tests wait for come within a second.
 func subscribedV2Shop(t *testing.T, engine string, test bool, types ...string) (*v2Shop, *testkit.Receiver) {
 	t.Helper()
 	rc := testkit.NewReceiver(t)
-	s := startV2Shop(t, engine, test, "--sandbox", "--allow-private-targets")
+	s := startV2Shop(t, engine, test, "--sandbox", "--allow-private-targets", "--sweep-interval", "250ms")
 	s.subscribe(t, rc.URL+"/ipn", types...)
 	return s, rc
 }
@@ -462,7 +463,7 @@ func TestV2E2EOrderPaidThroughItsVAInTwoParts(t *testing.T) {
 }
 
 // TestV2E2EExpiredVA: an order nobody pays expires by the server's own
-// maintenance sweep (the real loop, every 15 seconds: the order is made
+// maintenance sweep (the real loop, every 250 ms here: the order is made
 // with expires_in 1, and the test waits for the notification), its
 // subscriber gets ORDER_EXPIRED, and money later sent to its expired
 // virtual account is a va_inactive exception (GET /api/v1/exceptions) that

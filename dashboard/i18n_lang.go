@@ -1,0 +1,191 @@
+package dashboard
+
+import (
+	"fmt"
+
+	"recon"
+)
+
+// The messages of the sentences the domain writes in English and the
+// dashboard writes in the reader's language (docs/dashboard.md, Language):
+// match decisions' and exceptions' reasons (recon.MatchReason), the memo
+// tester's explanation (recon.CodeExplanation), statuses and outcomes.
+var langMessages = []struct{ key, en, vi string }{
+	// How a transfer names its order (recon.ReasonBy…).
+	{"mr_by_code", "payment code %s", "mã thanh toán %s"},
+	{"mr_by_va", "virtual account %s", "tài khoản ảo %s"},
+	{"mr_by_memo", "memo code %s", "mã nội dung %s"},
+	{"mr_by_hand", "a match by hand", "khớp thủ công"},
+	// recon.Reason… kinds: %[1]s how, %[2]s the order, %[3]s paid, %[4]s the
+	// order's amount, %[5]s the difference (or the state).
+	{"mr_paid", "%[1]s names order %[2]s: %[3]s of %[4]s paid", "%[1]s ứng với đơn hàng %[2]s: đã trả %[3]s trên %[4]s"},
+	{"mr_short", "%[1]s names order %[2]s: %[3]s of %[4]s paid, %[5]s short", "%[1]s ứng với đơn hàng %[2]s: đã trả %[3]s trên %[4]s, còn thiếu %[5]s"},
+	{"mr_over", "%[1]s names order %[2]s: %[3]s paid for %[4]s, %[5]s over", "%[1]s ứng với đơn hàng %[2]s: đã trả %[3]s cho %[4]s, thừa %[5]s"},
+	{"mr_already", "%[1]s names order %[2]s, which is already %[3]s", "%[1]s ứng với đơn hàng %[2]s, đơn này đã %[3]s"},
+	{"mr_va_inactive", "%[1]s of order %[2]s is %[3]s: nothing was applied", "%[1]s của đơn hàng %[2]s đã %[3]s: không ghi nhận khoản nào"},
+	{"mr_no_order_code", "no order with payment code %s", "không có đơn hàng nào mang mã thanh toán %s"},
+	{"mr_no_order_va", "no order with virtual account %s", "không có đơn hàng nào mang tài khoản ảo %s"},
+	{"mr_no_code", "no payment code or virtual account: a credit to an account that receives order payments",
+		"không có mã thanh toán hay tài khoản ảo: tiền vào một tài khoản nhận thanh toán đơn hàng"},
+	// The states a reason names (an order's, a virtual account's).
+	{"mr_state_captured", "paid", "được thanh toán"},
+	{"mr_state_cancelled", "cancelled", "bị hủy"},
+	{"mr_state_expired", "expired", "hết hạn"},
+	{"mr_state_paid", "paid", "được thanh toán"},
+	// Match outcomes (recon.Match…), as a decision's badge.
+	{"mo_matched", "Matched", "Đã khớp"},
+	{"mo_underpaid", "Underpaid", "Trả thiếu"},
+	{"mo_overpaid", "Overpaid", "Trả thừa"},
+	{"mo_duplicate", "Duplicate", "Trùng lặp"},
+	{"mo_unmatched", "Unmatched", "Không khớp"},
+	{"mo_partial", "Partly paid", "Trả một phần"},
+	{"mo_va_inactive", "Inactive virtual account", "Tài khoản ảo hết hiệu lực"},
+	// Match rules (recon.MatchBy…): how the order was found.
+	{"mrule_code", "payment code", "mã thanh toán"},
+	{"mrule_sub_account", "virtual account", "tài khoản ảo"},
+	{"mrule_manual", "by hand", "thủ công"},
+	{"mrule_va", "virtual account (API v2)", "tài khoản ảo (API v2)"},
+	// Labels that were API field names (settings.html).
+	{"ct_NumberOnly", "Digits only", "Chỉ chữ số"},
+	{"ct_NumberAndLetter", "Digits and letters", "Chữ số và chữ cái"},
+	{"tk_ipn", "Payment notifications (IPN)", "Thông báo thanh toán (IPN)"},
+	{"tk_webhook", "Bank-linking webhook", "Webhook liên kết ngân hàng"},
+	{"tk_hub_ipn", "Balance-change notifications", "Thông báo biến động số dư"},
+	{"ipn_url", "Address that receives the notifications", "Địa chỉ nhận thông báo"},
+	{"webhook_url", "Address that receives the events", "Địa chỉ nhận sự kiện"},
+	{"wh_events", "Events sent", "Sự kiện được gửi"},
+	{"au_SECRET_KEY", "Secret key in a header", "Khóa bí mật trong header"},
+	{"au_NONE", "None (signature only)", "Không (chỉ có chữ ký)"},
+	{"client_id", "Client ID", "Mã ứng dụng"},
+	{"role_SuperAdmin", "Super admin", "Quản trị hệ thống"},
+	{"role_Admin", "Admin", "Quản trị viên"},
+	{"role_Accountant", "Accountant", "Kế toán"},
+	{"role_Member", "Member", "Thành viên"},
+	{"perm_view_transactions", "View transactions", "Xem giao dịch"},
+	{"perm_create_transactions", "Create transactions", "Tạo giao dịch"},
+	{"perm_create_refunds", "Request refunds", "Yêu cầu hoàn tiền"},
+	{"perm_issue_invoices", "Issue e-invoices", "Phát hành hóa đơn điện tử"},
+	{"scope_company", "Company profile", "Thông tin công ty"},
+	{"scope_transaction:read", "Read transactions", "Đọc giao dịch"},
+	{"scope_transaction:write", "Add transactions", "Thêm giao dịch"},
+	{"scope_bank-account:read", "Read bank accounts", "Đọc tài khoản ngân hàng"},
+	{"scope_webhook:read", "Read notification settings", "Đọc cài đặt thông báo"},
+	{"scope_webhook:write", "Change notification settings", "Sửa cài đặt thông báo"},
+	{"scope_profile", "User profile", "Hồ sơ người dùng"},
+	{"scope_delivery:read", "Read notifications sent", "Đọc thông báo đã gửi"},
+	{"scope_delivery:write", "Resend notifications", "Gửi lại thông báo"},
+	{"scope_offline_access", "Stay signed in (refresh token)", "Duy trì đăng nhập (refresh token)"},
+	{"scope_hub", "Bank linking", "Liên kết ngân hàng"},
+	{"scope_exception:write", "Resolve exceptions", "Xử lý ngoại lệ"},
+	{"scope_order:read", "Read orders", "Đọc đơn hàng"},
+	{"scope_order:write", "Create and cancel orders", "Tạo và hủy đơn hàng"},
+	{"scope_refund:read", "Read refunds", "Đọc hoàn tiền"},
+	{"scope_refund:write", "Request refunds", "Yêu cầu hoàn tiền"},
+	{"scope_invoice:read", "Read e-invoices", "Đọc hóa đơn điện tử"},
+	{"scope_invoice:write", "Issue e-invoices", "Phát hành hóa đơn điện tử"},
+	// The memo tester (recon.CodeExplanation).
+	{"mt_digits", "digits", "chữ số"},
+	{"mt_letters", "digits or letters", "chữ số hoặc chữ cái"},
+	{"mt_in_word", "%[1]s is inside a word (after “%[2]s”): a code starts a word", "%[1]s nằm giữa một từ (sau “%[2]s”): mã phải đứng đầu một từ"},
+	{"mt_short", "%[1]s has %[2]d %[3]s after %[4]s; format %[5]d needs %[6]d to %[7]d", "%[1]s có %[2]d %[3]s sau %[4]s; định dạng %[5]d cần từ %[6]d đến %[7]d"},
+	{"mt_long", "%[1]s has %[2]d %[3]s after %[4]s, more than the %[6]d of format %[5]d: a longer run is not a code",
+		"%[1]s có %[2]d %[3]s sau %[4]s, nhiều hơn %[6]d của định dạng %[5]d: chuỗi dài hơn không phải là mã"},
+	{"mt_later", "%[1]s is a code of format %[2]d too, but %[3]s comes first (the leftmost code wins, then the longest prefix)",
+		"%[1]s cũng là mã của định dạng %[2]d, nhưng %[3]s đứng trước (mã bên trái nhất được chọn, rồi đến tiền tố dài nhất)"},
+	{"mt_match", "%[1]s: prefix %[2]s at a word start and %[3]d %[4]s (format %[5]d: %[6]d to %[7]d)",
+		"%[1]s: tiền tố %[2]s ở đầu một từ và %[3]d %[4]s (định dạng %[5]d: từ %[6]d đến %[7]d)"},
+	{"mt_found", "Found %s", "Tìm thấy %s"},
+	{"mt_none", "No payment code: %s", "Không có mã thanh toán: %s"},
+	{"mt_no_prefix", "No payment code: no active format's prefix appears in the memo", "Không có mã thanh toán: nội dung không chứa tiền tố của định dạng nào đang dùng"},
+	{"mt_inactive", "format %d (%s) is inactive", "định dạng %d (%s) đang tắt"},
+	{"mt_unusable", "format %d (%s) cannot match anything (its prefix, lengths or character type)", "định dạng %d (%s) không thể khớp mã nào (xem tiền tố, độ dài hoặc loại ký tự)"},
+}
+
+func init() {
+	for _, m := range langMessages {
+		messages["en"][m.key], messages["vi"][m.key] = m.en, m.vi
+	}
+}
+
+// Reason writes a recorded reason sentence (a match decision's, an
+// exception's) in the language, from its data (recon.ParseReason), amounts
+// as money; a sentence it does not know is shown as it is.
+func (l lang) Reason(s string) string {
+	r, ok := recon.ParseReason(s)
+	if !ok {
+		return s
+	}
+	var how string
+	switch r.By {
+	case recon.ReasonByCode:
+		how = fmt.Sprintf(l.T("mr_by_code"), r.Ref)
+	case recon.ReasonByVA:
+		how = fmt.Sprintf(l.T("mr_by_va"), r.Ref)
+	case recon.ReasonByMemo:
+		how = fmt.Sprintf(l.T("mr_by_memo"), r.Ref)
+	default:
+		how = l.T("mr_by_hand")
+	}
+	var out string
+	switch r.Kind {
+	case recon.ReasonPaid, recon.ReasonShort, recon.ReasonOver:
+		out = fmt.Sprintf(l.T("mr_"+r.Kind), how, r.Order, l.Money(r.Paid), l.Money(r.Amount), l.Money(r.Diff))
+		if r.Kind == recon.ReasonPaid { // two amounts: no %[5]s to fill
+			out = fmt.Sprintf(l.T("mr_paid"), how, r.Order, l.Money(r.Paid), l.Money(r.Amount))
+		}
+	case recon.ReasonAlready, recon.ReasonVAInactive:
+		state := r.State
+		if _, ok := messages[l]["mr_state_"+state]; ok {
+			state = l.T("mr_state_" + state)
+		}
+		out = fmt.Sprintf(l.T("mr_"+r.Kind), how, r.Order, state)
+	case recon.ReasonNoOrderCode, recon.ReasonNoOrderVA:
+		out = fmt.Sprintf(l.T("mr_"+r.Kind), r.Ref)
+	case recon.ReasonNoCode:
+		out = l.T("mr_no_code")
+	default:
+		return s
+	}
+	return out
+}
+
+// Candidate writes what the memo tester says of a candidate in the language.
+func (l lang) Candidate(c recon.CodeCandidate) string {
+	kind := l.T("mt_digits")
+	if c.Letters {
+		kind = l.T("mt_letters")
+	}
+	switch c.Why {
+	case recon.CandidateInWord:
+		return fmt.Sprintf(l.T("mt_in_word"), c.Prefix, c.After)
+	case recon.CandidateShort, recon.CandidateLong:
+		return fmt.Sprintf(l.T("mt_"+c.Why), c.Text, c.Count, kind, c.Prefix, c.Format, c.From, c.To)
+	case recon.CandidateLater:
+		return fmt.Sprintf(l.T("mt_later"), c.Text, c.Format, c.First)
+	case recon.CandidateMatch:
+		return fmt.Sprintf(l.T("mt_match"), c.Text, c.Prefix, c.Count, kind, c.Format, c.From, c.To)
+	}
+	return c.Reason
+}
+
+// MemoSummary is the memo tester's explanation in one sentence, in the
+// language (recon.CodeExplanation.Summary in English).
+func (l lang) MemoSummary(e *recon.CodeExplanation) string {
+	for _, c := range e.Candidates {
+		if c.Match {
+			return fmt.Sprintf(l.T("mt_found"), l.Candidate(c))
+		}
+	}
+	if len(e.Candidates) == 0 {
+		return l.T("mt_no_prefix")
+	}
+	return fmt.Sprintf(l.T("mt_none"), l.Candidate(e.Candidates[0]))
+}
+
+// IgnoredFormat says why the extractor does not use a format, in the language.
+func (l lang) IgnoredFormat(f recon.IgnoredFormat) string {
+	if f.Inactive {
+		return fmt.Sprintf(l.T("mt_inactive"), f.Format, f.Prefix)
+	}
+	return fmt.Sprintf(l.T("mt_unusable"), f.Format, f.Prefix)
+}
