@@ -243,12 +243,17 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 			return recon.FieldError("receiver", "receiver needs bank_bin, account_number and account_name")
 		}
 	}
+	if in.Action != recon.ResolveAskRemainder {
+		if err := in.Validate(); err != nil {
+			return err
+		}
+	}
 	var res *recon.ExceptionResolution
 	err = h.audited(r, c, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, nil), func(ctx context.Context) (err error) {
 		if in.Action == recon.ResolveAskRemainder {
 			// A new virtual account for the remainder, then the decision.
 			res, err = recon.AskRemainder(ctx, h.Store, h.VAs, c.Tenant, id, in, c.User, h.now())
-		} else if err = in.Validate(); err == nil {
+		} else {
 			res, err = h.Store.ResolveException(ctx, c.Tenant, id, in, c.User, h.now())
 		}
 		return err
