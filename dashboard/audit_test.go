@@ -70,6 +70,18 @@ func TestDashboardAuditLog(t *testing.T) {
 				status, _, body := boss.PostFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {e.userIDs["nhanvien@saomai.vn"]}, "role": {"Accountant"}, "permission": {recon.PermViewTransactions}})
 				saved("role", status, body)
 			}, "nhanvien@saomai.vn", []string{"<del>Thành viên</del> → Kế toán", "view_transactions"}},
+			{recon.AuditUserInvite, func() {
+				status, _, body := boss.PostFrom("/dashboard/users", "/dashboard/users/invite", url.Values{"email": {"moi2@saomai.vn"}, "role": {"Accountant"}, "lang": {"vi"}})
+				saved("invite", status, body)
+			}, "moi2@saomai.vn", []string{"Vai trò: Kế toán"}},
+			{recon.AuditUserDeactivate, func() {
+				status, _, body := boss.Confirm("/dashboard/users/" + e.userIDs["nhanvien@saomai.vn"] + "/deactivate")
+				saved("deactivate", status, body)
+			}, "nhanvien@saomai.vn", []string{"Vô hiệu hóa người dùng"}},
+			{recon.AuditUserPassword, func() {
+				status, _, body := boss.PostFrom("/dashboard/account", "/dashboard/account/password", url.Values{"current": {dashPassword}, "new": {"mat-khau-moi-bi-mat"}, "confirm_new": {"mat-khau-moi-bi-mat"}})
+				saved("password", status, body)
+			}, "boss@saomai.vn", []string{"Mật khẩu: đã đổi"}},
 			{recon.AuditClientCreate, func() {
 				status, _, body := boss.PostFrom("/dashboard/settings", "/dashboard/settings/clients", url.Values{"name": {"Máy chủ cửa hàng"}, "scope": {recon.ScopeCompany}})
 				saved("client", status, body)
@@ -129,7 +141,7 @@ func TestDashboardAuditLog(t *testing.T) {
 		if len(secrets) < 3 {
 			t.Fatalf("the changes showed %d secrets, want the IPN's, the merchant's and the client's", len(secrets))
 		}
-		for _, s := range append(secrets, e.live.secret, "ipn-secret-0123456789", "mat-khau-bi-mat-1") {
+		for _, s := range append(secrets, e.live.secret, "ipn-secret-0123456789", "mat-khau-bi-mat-1", "mat-khau-moi-bi-mat", dashPassword) {
 			if strings.Contains(all.String(), s) || strings.Contains(page, s) {
 				t.Errorf("a secret in the audit log: %s", s)
 			}

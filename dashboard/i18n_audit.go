@@ -87,6 +87,7 @@ var auditMessages = []struct{ key, en, vi string }{
 	{"af_secret", "Secret", "Khóa bí mật"},
 	{"af_role", "Role", "Vai trò"},
 	{"af_permissions", "Permissions", "Quyền"},
+	{"af_password", "Password", "Mật khẩu"},
 	{"af_email", "E-mail", "E-mail"},
 	{"af_name", "Name", "Tên"},
 	{"af_scopes", "Access", "Quyền truy cập"},

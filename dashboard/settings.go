@@ -497,9 +497,7 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) er
 		err = recon.CheckGrant(q.caller.User, target, role) // the role was checked: this is who may change target
 	}
 	if err == nil {
-		change := recon.AuditDiff([]string{"role", "permissions"}, map[string]string{"role": string(target.Role), "permissions": strings.Join(target.Permissions, ", ")},
-			map[string]string{"role": string(role), "permissions": strings.Join(perms, ", ")})
-		err = h.audit(r, q, recon.AuditUserRole, target.Email, change, func(ctx context.Context) error {
+		err = h.audit(r, q, recon.AuditUserRole, target.Email, recon.AuditRoleChanges(target, role, perms), func(ctx context.Context) error {
 			return h.Store.ChangeUserRole(ctx, q.session.Company, target.ID, role, perms) // keeps an Admin
 		})
 	}
