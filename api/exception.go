@@ -317,6 +317,14 @@ func (h *Handler) resolveExceptions(w http.ResponseWriter, r *http.Request, c *r
 		in.Note = *body.Note
 	}
 	out, err := recon.ResolveEach(r.Context(), h.Store, c.Tenant, body.TransactionIDs, in, c.User, h.now())
+	for _, res := range out { // each decision its own entry, right after
+		if res.Err == nil {
+			if aerr := h.audited(r, c, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(res.TransactionID, 10), recon.AuditResolution(in, nil),
+				func(context.Context) error { return nil }); aerr != nil {
+				return aerr
+			}
+		}
+	}
 	if err != nil && len(out) == 0 {
 		return err
 	}

@@ -443,6 +443,13 @@ func (h *Handler) bulkStep(w http.ResponseWriter, r *http.Request, q *request, f
 		return h.renderConfirm(w, r, q, c)
 	}
 	out, err := recon.ResolveEach(ctx, h.Store, q.caller.Tenant, ids, in, q.caller.User, h.now())
+	for _, res := range out { // each decision its own entry, right after
+		if res.Err == nil {
+			if aerr := h.auditAfter(r, q, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(res.TransactionID, 10), recon.AuditResolution(in, nil)); aerr != nil {
+				return aerr
+			}
+		}
+	}
 	if err != nil && recon.ErrorCode(err) != recon.EINVALID {
 		return err
 	}
