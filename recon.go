@@ -28,6 +28,7 @@ type Store interface {
 	TenantStore
 	ListenStore
 	UserStore
+	TeamStore
 	ClientStore
 	TokenStore
 	BankAccountStore

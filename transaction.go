@@ -199,6 +199,10 @@ type IngestResult struct {
 	// Duplicate is true when the (bank account, reference number) was
 	// already stored: nothing was written and ID and Code are the stored ones.
 	Duplicate bool
+	// PaidOrder is true when the transaction paid an order in full (its
+	// match decision is captured or overpaid); Exception when it opened an
+	// exception (docs/statements.md, The result of an import).
+	PaidOrder, Exception bool
 }
 
 // TransactionFilter selects a company's transactions (spec §4.3; docs/api.md,

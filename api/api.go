@@ -27,6 +27,10 @@ type Store interface {
 	// recon.BankAccountStore's:
 	BankAccount(ctx context.Context, tenant recon.TenantID, id int64) (*recon.BankAccount, error)
 	BankAccounts(ctx context.Context, tenant recon.TenantID) ([]*recon.BankAccount, error)
+	// A bank account's saved statement column mapping (docs/statements.md,
+	// Column mappings; sqlstore.DB's).
+	StatementMapping(ctx context.Context, tenant recon.TenantID, bankAccountID int64) (*recon.StatementMapping, error)
+	SetStatementMapping(ctx context.Context, tenant recon.TenantID, bankAccountID int64, m *recon.StatementMapping) error
 	// recon.TransactionStore's:
 	IngestTransactions(ctx context.Context, tenant recon.TenantID, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
 	IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error
@@ -106,6 +110,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/balance-discontinuities", h.listDiscontinuities, recon.ScopeBankAccountRead, recon.ActionReadMoney)
 	mux.HandleFile("POST /api/v1/bank-accounts/{id}/statements", // statement files: up to MaxStatementBytes
 		h.authed(h.uploadStatement, recon.ScopeTransactionWrite, recon.ActionWriteTransactions), MaxStatementBytes)
+	route("GET /api/v1/bank-accounts/{id}/statement-mapping", h.getStatementMapping, recon.ScopeBankAccountRead, recon.ActionReadMoney)
+	route("PUT /api/v1/bank-accounts/{id}/statement-mapping", h.putStatementMapping, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
+	route("DELETE /api/v1/bank-accounts/{id}/statement-mapping", h.deleteStatementMapping, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 	route("GET /api/v1/reconciliation", h.reconciliation, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries", h.listDeliveries, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("GET /api/v1/deliveries/{id}", h.showDelivery, recon.ScopeDeliveryRead, recon.ActionReadMoney)

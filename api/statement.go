@@ -21,7 +21,10 @@ const MaxStatementBytes = recon.MaxStatementBytes
 // uploadStatement imports a statement file into one of the company's bank
 // accounts: POST /api/v1/bank-accounts/{id}/statements with the file as the
 // raw body, or as the "file" part of a multipart/form-data body. Query:
-// format=auto|csv|camt053|mt940, skip_invalid=true|false.
+// format=auto|csv|xlsx|camt053|mt940, skip_invalid=true|false,
+// preview=true|false (docs/api.md, Statement upload): a preview reads the
+// whole file and answers its first rows as they would be stored, storing
+// nothing.
 //
 // The file is first spooled to a temporary file (so that a slow client
 // never holds the import's database transaction open, nor an import slot),
@@ -36,8 +39,14 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 	}
 	q := r.URL.Query()
 	for name := range q {
-		if name != "format" && name != "skip_invalid" {
-			return recon.FieldError(name, "unknown query parameter %q (known: format, skip_invalid)", name)
+		if name != "format" && name != "skip_invalid" && name != "preview" {
+			return recon.FieldError(name, "unknown query parameter %q (known: format, skip_invalid, preview)", name)
+		}
+	}
+	preview := false
+	if v := q.Get("preview"); v != "" {
+		if preview, err = strconv.ParseBool(v); err != nil {
+			return recon.FieldError("preview", "preview must be true or false")
 		}
 	}
 	skip := false
@@ -88,21 +97,104 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 	}
 	defer release()
 	f := statement.Format(q.Get("format"))
-	rep, err := statement.ImportFile(r.Context(), h.Store, c.Tenant, id, name, spool, f, statement.Options{Location: h.location(), Clock: h.Clock}, skip)
-	if err != nil {
-		return err
-	}
+	opts := statement.Options{Location: h.location(), Clock: h.Clock, TempDir: h.TempDir}
 	type skippedRow struct {
 		Row     int    `json:"row"`
 		Message string `json:"message"`
 	}
-	skipped := make([]skippedRow, len(rep.Skipped))
-	for i, s := range rep.Skipped {
-		skipped[i] = skippedRow{s.Row, s.Error()}
+	rowsOf := func(errs []statement.RowError) []skippedRow {
+		out := make([]skippedRow, len(errs))
+		for i, s := range errs {
+			out[i] = skippedRow{s.Row, s.Error()}
+		}
+		return out
+	}
+	if preview {
+		pv, err := statement.PreviewFile(r.Context(), h.Store, c.Tenant, id, name, spool, f, opts, statement.PreviewRows)
+		if err != nil {
+			return err
+		}
+		rows := make([]map[string]any, len(pv.Lines))
+		for i, l := range pv.Lines {
+			rows[i] = map[string]any{
+				"row": l.Row, "transaction_date": l.Tx.TransactionDate.Format(recon.DateTimeLayout), "amount_in": l.Tx.AmountIn, "amount_out": l.Tx.AmountOut,
+				"transaction_content": l.Tx.Content, "reference_number": l.Tx.ReferenceNumber, "accumulated": l.Tx.Accumulated,
+				"sub_account": l.Tx.SubAccount, "code": pv.Codes[i],
+			}
+		}
+		web.WriteJSON(w, http.StatusOK, ok(map[string]any{
+			"format": pv.Format, "preview": true, "rows": rows, "row_count": pv.Rows, "invalid": rowsOf(pv.Bad), "invalid_count": pv.BadCount, "mapped": pv.Mapped,
+		}))
+		return nil
+	}
+	rep, err := statement.ImportFile(r.Context(), h.Store, c.Tenant, id, name, spool, f, opts, skip)
+	if err != nil {
+		return err
 	}
 	web.WriteJSON(w, http.StatusOK, ok(map[string]any{
-		"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": skipped, "skipped_count": rep.SkippedCount,
+		"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": rowsOf(rep.Skipped), "skipped_count": rep.SkippedCount,
+		"orders_paid": rep.OrdersPaid, "exceptions_opened": rep.ExceptionsOpened,
 	}))
+	return nil
+}
+
+// bankAccountID reads the {id} of a bank account route.
+func bankAccountID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, recon.FieldError("id", "the bank account id in the path must be a positive integer")
+	}
+	return id, nil
+}
+
+// getStatementMapping serves GET /api/v1/bank-accounts/{id}/statement-mapping:
+// the saved column mapping, or null (docs/statements.md, Column mappings).
+func (h *Handler) getStatementMapping(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	id, err := bankAccountID(r)
+	if err != nil {
+		return err
+	}
+	m, err := h.Store.StatementMapping(r.Context(), c.Tenant, id)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(map[string]any{"bank_account_id": id, "mapping": m}))
+	return nil
+}
+
+// putStatementMapping serves PUT /api/v1/bank-accounts/{id}/statement-mapping:
+// the body is the mapping (date, amount_in, amount_out, amount, content,
+// reference, balance, sub_account: the header of each column), checked by
+// statement.ValidateMapping, and replaces the saved one.
+func (h *Handler) putStatementMapping(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	id, err := bankAccountID(r)
+	if err != nil {
+		return err
+	}
+	var m recon.StatementMapping
+	if err := web.DecodeJSON(r, &m); err != nil {
+		return err
+	}
+	if err := statement.ValidateMapping(&m); err != nil {
+		return err
+	}
+	if err := h.Store.SetStatementMapping(r.Context(), c.Tenant, id, &m); err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(map[string]any{"bank_account_id": id, "mapping": m}))
+	return nil
+}
+
+// deleteStatementMapping serves DELETE /api/v1/bank-accounts/{id}/statement-mapping.
+func (h *Handler) deleteStatementMapping(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	id, err := bankAccountID(r)
+	if err != nil {
+		return err
+	}
+	if err := h.Store.SetStatementMapping(r.Context(), c.Tenant, id, nil); err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(map[string]any{"bank_account_id": id, "mapping": nil}))
 	return nil
 }
 

@@ -54,7 +54,7 @@ func TestUploadStatement(t *testing.T) {
 			message    string
 		}{
 			{"bad row", path, csvBad, 400, "row 3: "},
-			{"unknown format", path + "?format=xlsx", mt940, 400, "format must be one of auto, csv, camt053, mt940"},
+			{"unknown format", path + "?format=xls", mt940, 400, "format must be one of auto, csv, xlsx, camt053, mt940"},
 			{"unknown parameter", path + "?dry_run=1", mt940, 400, `unknown query parameter "dry_run"`},
 			{"empty", path, nil, 400, "the statement file is empty"},
 			{"another company's account", fmt.Sprintf("/api/v1/bank-accounts/%d/statements", other), mt940, 404, "not found"},

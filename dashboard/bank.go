@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"net/http"
 	"strconv"
+	"time"
 
 	"recon"
 	"recon/linking"
@@ -59,6 +60,12 @@ type StatementResult struct {
 	Imported, Duplicates int
 	RowErrors            []string
 	BadRows              int
+	// OrdersPaid and ExceptionsOpened count what the new rows did; From
+	// and To are their first and last days (zero when none); Account is
+	// the bank account (set by the handler), for the result's links.
+	OrdersPaid, ExceptionsOpened int
+	From, To                     time.Time
+	Account                      int64
 }
 
 // HubIdentity is a sandbox bank identity (linking.SandboxIdentity).
@@ -99,9 +106,20 @@ type bankView struct {
 	MayHub    bool
 	Result    *StatementResult
 	UploadErr string
-	Busy      bool // the upload found no import slot free (503)
-	LinkErr   string
-	Account   int64 // the account of the upload just made
+	// Preview is the previewed file (statements.go) and PreviewToken the
+	// confirmation's token ("" when the file cannot be imported).
+	Preview      *StatementPreview
+	PreviewToken string
+	// The column mappings: the saved ones, the form sent back with its
+	// refusal, the account of the last change, and what was done.
+	Mappings       []mappingRow
+	MappingForm    *recon.StatementMapping
+	MappingAccount int64
+	MappingErr     string
+	MappingDone    string
+	Busy           bool // the upload found no import slot free (503)
+	LinkErr        string
+	Account        int64 // the account of the upload just made
 }
 
 // MaxBytes is the largest statement file (recon.MaxStatementBytes).
@@ -168,6 +186,9 @@ func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request,
 		v.Gaps = append(v.Gaps, gapRow{D: d, Account: number[d.BankAccountID], At: h.timeText(d.CreatedAt)})
 	}
 	v.GapPager = newPager("/dashboard/bank-accounts", nil, "gaps_page", page, gapPerPage, int64(len(gaps)))
+	if v.Mappings, err = h.mappingRows(ctx, tenant, v.Accounts); err != nil {
+		return err
+	}
 	h.render(w, r, status, "bankaccounts", h.data(r, q, "bank_accounts", v))
 	return nil
 }
@@ -193,8 +214,11 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 	} else {
 		fh := r.MultipartForm.File["file"][0]
 		if fh.Size > recon.MaxStatementBytes {
-			v.UploadErr = recon.ErrorMessage(errStatementTooLarge())
+			v.UploadErr = stmtError(q.lang, recon.ErrorMessage(errStatementTooLarge()))
 			return h.renderBank(w, r, q, http.StatusBadRequest, v)
+		}
+		if r.PostForm.Get("action") == "preview" && h.PreviewStatement != nil {
+			return h.previewStatement(w, r, q, v, fh)
 		}
 		f, ferr := fh.Open()
 		if ferr != nil {
@@ -213,15 +237,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 		defer release()
 		res, err = h.ImportStatement(r.Context(), q.caller.Tenant, id, fh.Filename, f)
 	}
-	v.Result = res
-	status := http.StatusOK
-	if err != nil {
-		if recon.ErrorCode(err) != recon.EINVALID {
-			return err
-		}
-		v.UploadErr, status = recon.ErrorMessage(err), http.StatusBadRequest
-	}
-	return h.renderBank(w, r, q, status, v)
+	return h.statementDone(w, r, q, v, res, err)
 }
 
 // linkBank serves POST /dashboard/bank-accounts/link: a link token for the

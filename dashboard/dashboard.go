@@ -27,6 +27,7 @@ import (
 	"recon/linking"
 	"recon/orders"
 	"recon/refunds"
+	"recon/team"
 	"recon/web"
 )
 
@@ -47,6 +48,7 @@ type Store interface {
 	recon.ExceptionStore
 	recon.DeliveryOpsStore
 	recon.DashboardStore
+	recon.TeamStore
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
@@ -133,6 +135,18 @@ type Handler struct {
 	// ImportStatement imports a statement file into a bank account as
 	// POST /api/v1/bank-accounts/{id}/statements does (statement.ImportFile).
 	ImportStatement func(ctx context.Context, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker) (*StatementResult, error)
+	// PreviewStatement reads a statement file as ImportStatement would,
+	// storing nothing (statement.PreviewFile); nil hides the preview.
+	PreviewStatement func(ctx context.Context, tenant recon.TenantID, accountID int64, name string, file io.Reader) (*StatementPreview, error)
+	// StatementMapping reads and SaveStatementMapping checks
+	// (statement.ValidateMapping) and saves, or with nil removes, a bank
+	// account's column mapping (docs/statements.md, Column mappings); nil
+	// hides the mapping form.
+	StatementMapping     func(ctx context.Context, tenant recon.TenantID, accountID int64) (*recon.StatementMapping, error)
+	SaveStatementMapping func(ctx context.Context, tenant recon.TenantID, accountID int64, m *recon.StatementMapping) error
+	// TempDir holds the previewed files ("" is the system's).
+	TempDir string
+	held    heldUploads
 	// Uploads are the server's statement import slots, shared with the
 	// API's upload (nil: web.NewSlots(0, 0) of the dashboard's own).
 	Uploads *web.Slots
@@ -161,6 +175,10 @@ type Handler struct {
 	// does (oauth.RegisterClient) and returns its secret ("" for a public
 	// client).
 	RegisterClient func(ctx context.Context, c *recon.Client, public bool) (string, error)
+	// Team is the team's service (users.go; docs/dashboard.md, Team):
+	// invitations, password resets and changes, deactivation; nil hides the
+	// team pages.
+	Team *team.Service
 
 	pages map[string]*template.Template
 	csrf  *http.CrossOriginProtection
@@ -229,6 +247,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	h.registerInvoices(mux)
 	h.registerFirstrun(mux)
 	h.registerLinks(mux)
+	h.registerTeam(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

@@ -159,7 +159,7 @@ func TestDashboardExceptionsClose(t *testing.T) {
 			}
 			_, body := boss.Get(path(xExact))
 			hist := body[strings.Index(body, `id="history"`):]
-			queued, manual, person := strings.Index(hist, `class="h-queued"`), strings.Index(hist, "manual"), strings.Index(hist, "gõ nhầm mã")
+			queued, manual, person := strings.Index(hist, `class="h-queued"`), strings.Index(hist, `class="h-decision"`), strings.Index(hist, "gõ nhầm mã")
 			if queued < 0 || manual < queued || person < manual || !strings.Contains(hist, "no order with payment code "+testkit.Typo(exact)) {
 				t.Fatalf("history: %s", hist)
 			}

@@ -14,7 +14,8 @@ import (
 // pageNames are the templates/*.html files that are pages (each with the
 // layout); layout.html holds the frame.
 var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery",
-	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report", "invoices", "invoice", "hubcompanies", "customer"}
+	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report", "invoices", "invoice", "customer", "hubcompanies",
+	"users", "account", "companies", "setpassword", "forgot"}
 
 var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 1 },
 	"gapOf": func(d *recon.BalanceDiscontinuity) int64 { return d.Reported - d.Expected },
@@ -72,7 +73,10 @@ type pageData struct {
 	MayRefunds bool
 	// MayInvoices shows the invoices link (invoices.go).
 	MayInvoices bool
-	Data        any
+	// Team links the team pages and the account (users.go); Switch the
+	// company picker, when the session's person is in several companies.
+	Team, Switch bool
+	Data         any
 	// Loc is the business time zone, in which Time and Date write every
 	// time a page shows (docs/dashboard.md, Language).
 	Loc *time.Location
@@ -102,7 +106,15 @@ func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageDa
 		MayWrite:     q.caller.May(recon.ActionWriteTransactions),
 		SandboxPanel: q.caller.May(recon.ActionWriteTransactions), // in live mode it offers the switch to test data
 		MayRefunds:   h.Refunds != nil && q.caller.May(recon.ActionReadRefunds),
-		MayInvoices:  h.Invoices != nil && q.caller.May(recon.ActionReadInvoices), Data: v, Loc: h.Location}
+		MayInvoices:  h.Invoices != nil && q.caller.May(recon.ActionReadInvoices), Data: v, Loc: h.Location,
+		Team: h.Team != nil, Switch: h.canSwitch(r, q)}
+}
+
+// canSwitch reports whether the session may switch to another company
+// (users.go); a failed read hides the link.
+func (h *Handler) canSwitch(r *http.Request, q *request) bool {
+	users, err := h.Store.DashboardSessionUsers(r.Context(), q.session.ID)
+	return err == nil && len(users) > 1
 }
 
 // render writes the page whole, or a 500 when it fails to execute (never

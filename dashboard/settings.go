@@ -521,6 +521,8 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.Handle("GET /dashboard/bank-accounts", h.page(recon.ActionReadMoney, h.bankAccounts))
 	// A form (checked for NUL like the others) whose multipart file is read by the handler.
 	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.refuseLargeStatement(h.form(recon.ActionWriteTransactions, h.uploadStatement)), statementBodyLimit)
+	mux.HandleLimited("POST /dashboard/bank-accounts/statement/confirm", h.form(recon.ActionWriteTransactions, h.confirmStatement), formLimit)
+	mux.HandleLimited("POST /dashboard/bank-accounts/mapping", h.form(recon.ActionWriteTransactions, h.saveMapping), formLimit)
 	mux.Handle("GET /dashboard/static/upload.js", h.public(serveUploadJS))
 	mux.HandleLimited("POST /dashboard/bank-accounts/link", h.form(recon.ActionHub, h.linkBank), formLimit)
 	mux.Handle("GET /dashboard/sandbox", h.page(recon.ActionWriteTransactions, h.sandbox))

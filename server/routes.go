@@ -77,7 +77,7 @@ func (s *Server) routes() *web.Mux {
 	(&invoicelookup.Handler{Store: db, Limiter: web.NewRateLimiter(invoicelookup.RateLimit, invoicelookup.RateBurst),
 		BaseURL: cfg.BaseURL, Location: cfg.Location, Logger: log}).Register(mux)
 	// The merchant dashboard (docs/dashboard.md).
-	(&dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.Location, Clock: clock, Rand: cfg.Rand, Logger: log,
+	dash := &dashboard.Handler{Store: db, Passwords: auth, Sandbox: sandbox, Location: cfg.Location, Clock: clock, Rand: cfg.Rand, Logger: log,
 		MaxPrefixLen: cfg.MaxPrefixLen, Kick: kick, HashPassword: oauth.HashPassword, Uploads: uploads,
 		SessionLimiter:  web.NewRateLimiter(cfg.DashRateLimit, cfg.DashRateBurst),
 		AddressLimiter:  web.NewRateLimiter(cfg.DashRateLimit*DashAddressFactor, cfg.DashRateBurst*DashAddressFactor),
@@ -88,10 +88,13 @@ func (s *Server) routes() *web.Mux {
 		V2Orders:        orderSvc,
 		ImportStatement: ImportStatement(db, cfg.Location, clock),
 		Hub:             links,
+		Team:            s.Team,
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, db, c, public)
 		},
-	}).Register(mux)
+	}
+	WireStatements(dash, db, cfg.Location, clock, "")
+	dash.Register(mux)
 	return mux
 }
 
@@ -105,7 +108,8 @@ func ImportStatement(db statement.Store, loc *time.Location, clock recon.Clock) 
 		if rep == nil {
 			return nil, err
 		}
-		res := &dashboard.StatementResult{Format: string(rep.Format), Imported: rep.Imported, Duplicates: rep.Duplicates, BadRows: rep.SkippedCount}
+		res := &dashboard.StatementResult{Format: string(rep.Format), Imported: rep.Imported, Duplicates: rep.Duplicates, BadRows: rep.SkippedCount,
+			OrdersPaid: rep.OrdersPaid, ExceptionsOpened: rep.ExceptionsOpened, From: rep.From, To: rep.To}
 		for _, e := range rep.Skipped {
 			res.RowErrors = append(res.RowErrors, e.Error())
 		}

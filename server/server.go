@@ -22,9 +22,11 @@ import (
 	"recon/einvoice"
 	"recon/gateway"
 	"recon/invoices"
+	"recon/mail"
 	"recon/oauth"
 	"recon/refunds"
 	"recon/sqlstore"
+	"recon/team"
 	"recon/web"
 )
 
@@ -65,6 +67,11 @@ type Config struct {
 	Imports       int // statement imports at once (web.Slots; --statement-imports)
 	LinkTokenTTL  time.Duration
 	SweepInterval time.Duration // --sweep-interval (0: SweepInterval)
+
+	// Mail sends the team's invitations and password resets and the alerts
+	// (--smtp-url; docs/dashboard.md, Team). nil: no e-mail is sent, and the
+	// dashboard shows the links to the Admin instead.
+	Mail mail.Sender
 }
 
 // DashAddressFactor is how many sessions' worth of dashboard requests one
@@ -94,6 +101,11 @@ type Server struct {
 	// is the XML signer (docs/invoices.md, XML and its signature).
 	Invoices       *invoices.Service
 	InvoiceSandbox *invoices.Sandbox
+	// Mail is Config.Mail: nil when no SMTP server was configured.
+	Mail mail.Sender
+	// Team is the team's service (invitations, password resets,
+	// deactivation; docs/dashboard.md, Team) the dashboard calls.
+	Team *team.Service
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
 	Mux *web.Mux
 }
@@ -103,7 +115,7 @@ type Server struct {
 // It makes the store wake the dispatcher and the listeners when it enqueues a
 // notification. Nothing is served until Serve.
 func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
-	s := &Server{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, DB: db, Metrics: web.NewMetrics()}
+	s := &Server{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, DB: db, Metrics: web.NewMetrics(), Mail: cfg.Mail}
 	if s.clock == nil {
 		s.clock = recon.SystemClock{}
 	}
@@ -135,6 +147,8 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 	s.InvoiceSandbox = &invoices.Sandbox{Clock: s.clock}
 	s.Invoices = &invoices.Service{Store: db, Clock: s.clock, Location: cfg.Location, Test: s.InvoiceSandbox,
 		Signer: &einvoice.Signer{Store: db, Clock: s.clock, Sandbox: cfg.Sandbox, Original: db.Invoice}}
+	s.Team = &team.Service{Store: db, Clock: s.clock, Mail: cfg.Mail, BaseURL: cfg.BaseURL, Hash: oauth.HashPassword,
+		Logger: s.log, Location: cfg.Location}
 	s.Mux = s.routes()
 	return s, nil
 }

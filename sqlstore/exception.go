@@ -22,9 +22,11 @@ import (
 // account the checkout page asks payers to pay into. decided is match's
 // decision per row (nil when it made none).
 //
+// It returns the rows (indexes into rows) it queued.
+//
 // The cost, when no row is an exception, is one indexed EXISTS per batch
 // that has an unmatched row, and one per account with rows without a code.
-func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, decided []*recon.MatchDecision) error {
+func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, decided []*recon.MatchDecision) ([]int, error) {
 	type exc struct {
 		row     int
 		kind    string
@@ -56,7 +58,7 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 	}
 	if len(unmatched) > 0 && !hasOrders {
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE company_id = $1)`, companyID).Scan(&hasOrders); err != nil {
-			return internal(err, "find orders")
+			return nil, internal(err, "find orders")
 		}
 	}
 	if hasOrders {
@@ -73,7 +75,7 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 		if !asked {
 			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE company_id = $1 AND bank_account_id = $2)`,
 				companyID, account).Scan(&receives); err != nil {
-				return internal(err, "find orders of a bank account")
+				return nil, internal(err, "find orders of a bank account")
 			}
 			paidInto[account] = receives
 		}
@@ -96,10 +98,14 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 			args = append(args, ids[r.key()], companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), e.kind, idArg(e.orderID), e.reason)
 		}
 		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
-			return internal(err, "queue exceptions")
+			return nil, internal(err, "queue exceptions")
 		}
 	}
-	return nil
+	opened := make([]int, len(out))
+	for k, e := range out {
+		opened[k] = e.row
+	}
+	return opened, nil
 }
 
 // exceptionColumns are what scanException reads: exceptions e joined with

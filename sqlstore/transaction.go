@@ -204,8 +204,17 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := db.recordExceptions(ctx, tx, companyID, p.rows, ids, decided); err != nil {
+	opened, err := db.recordExceptions(ctx, tx, companyID, p.rows, ids, decided)
+	if err != nil {
 		return nil, 0, err
+	}
+	for i, d := range decided {
+		if d != nil && (d.Outcome == recon.MatchCaptured || d.Outcome == recon.MatchOverpaid) {
+			results[p.rows[i].index].PaidOrder = true
+		}
+	}
+	for _, i := range opened {
+		results[p.rows[i].index].Exception = true
 	}
 	settled, err := db.settleRefunds(ctx, tx, companyID, p.rows, ids, now)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -54,41 +55,193 @@ func (p *parser) parseCSV(r io.Reader) error {
 	cr := csv.NewReader(newCSVLimiter(br, MaxLineBytes, comma))
 	cr.Comma = comma
 	cr.ReuseRecord = true
-	header, err := cr.Read()
+	cr.FieldsPerRecord = -1 // title lines of bank exports have fewer cells: counted below
+	return p.parseTable(&csvSource{cr: cr})
+}
+
+// tableSource is a file read as rows of cells: a CSV file or a worksheet.
+type tableSource interface {
+	// next returns the next row and its 1-based row number; io.EOF at the
+	// end. A *RowError is a problem of that row only; any other error
+	// ends the file. rec may be reused by the following call.
+	next() (rec []string, row int, err error)
+}
+
+// csvSource reads a CSV file.
+type csvSource struct{ cr *csv.Reader }
+
+func (s *csvSource) next() ([]string, int, error) {
+	rec, err := s.cr.Read()
+	if err == io.EOF {
+		return nil, 0, io.EOF
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if !errors.As(err, &pe) {
+			return nil, 0, csvFileErr(err)
+		}
+		re := rowErr(pe.StartLine, "row", "%s", pe.Err.Error())
+		re.Err.(*recon.Error).Err = pe // the header's problem is the file's: csvFileErr
+		return nil, pe.StartLine, re
+	}
+	row, _ := s.cr.FieldPos(0)
+	return rec, row, nil
+}
+
+// parseTable reads a table: in Recon's own CSV layout when its first row is
+// that header (and no mapping is given), else as a bank export whose header
+// row, recognised by its names (bankAliases) or by the mapping, comes within
+// the first maxTitleRows rows.
+func (p *parser) parseTable(t tableSource) error {
+	rec, row, err := t.next()
 	if err == io.EOF {
 		return fileErr("the file is empty: a header row is required")
 	}
 	if err != nil {
 		return csvFileErr(err)
 	}
-	layout, err := csvHeader(header)
-	if err != nil {
-		return err
+	own, ownErr := csvHeader(rec)
+	if ownErr == nil {
+		return p.ownRows(t, own, len(rec))
 	}
+	firstOwn, allOwn := ownNames(rec)
+	if allOwn {
+		return ownErr // Recon's own layout, wrong: say what is wrong
+	}
+	var re *RowError
+	for i := 0; ; i++ {
+		if err == nil {
+			l := recogniseBankHeader(rec, row, p.mapping)
+			if l == nil && p.mapping != nil {
+				l = recogniseBankHeader(rec, row, nil)
+			}
+			if l != nil {
+				return p.bankRows(t, l)
+			}
+		}
+		if i == maxTitleRows {
+			break
+		}
+		rec, row, err = t.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !errors.As(err, &re) {
+			return err
+		}
+	}
+	switch {
+	case p.mapping != nil:
+		return fileErr("no header row holding the columns of the bank account's saved mapping (%s) in the first %d rows", p.mappingNames(), maxTitleRows+1)
+	case firstOwn:
+		return ownErr
+	}
+	return fileErr("no header row found in the first %d rows: Recon recognises the columns of the usual Vietnamese bank exports (%s), and Recon's own CSV columns (%s); for another layout, save a column mapping for the bank account", maxTitleRows+1,
+		"Ngày giao dịch, Số tiền ghi nợ, Số tiền ghi có, Nội dung / Diễn giải, Số dư, Số bút toán / Số tham chiếu", strings.Join(csvColumns(), ", "))
+}
+
+// ownNames reports whether a header row names one of Recon's own CSV
+// columns (some), and whether all its named cells are such names (all).
+func ownNames(rec []string) (some, all bool) {
+	all = true
+	for _, h := range rec {
+		name := strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, bom))))
+		if name == "" {
+			continue
+		}
+		if slices.Contains(csvColumns(), name) {
+			some = true
+		} else {
+			all = false
+		}
+	}
+	return some, some && all
+}
+
+// mappingNames lists the headers the mapping names, for messages.
+func (p *parser) mappingNames() string {
+	var names []string
+	f := mappingFields(p.mapping)
+	for _, k := range bankFields {
+		if h, ok := f[k]; ok {
+			names = append(names, fmt.Sprintf("%q", h))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// ownRows reads the rows under a header of Recon's own CSV layout.
+func (p *parser) ownRows(t tableSource, layout *csvLayout, width int) error {
 	for {
-		rec, err := cr.Read()
+		rec, row, err := t.next()
 		if err == io.EOF {
 			return nil
 		}
-		if err != nil {
-			var pe *csv.ParseError
-			if !errors.As(err, &pe) {
-				return csvFileErr(err)
-			}
-			msg := pe.Err.Error()
-			if errors.Is(pe.Err, csv.ErrFieldCount) {
-				msg = fmt.Sprintf("has %d cells, the header has %d", len(rec), len(header))
-			}
-			if e := p.bad(rowErr(pe.StartLine, "row", "%s", msg)); e != nil {
+		var re *RowError
+		if errors.As(err, &re) {
+			if e := p.bad(re); e != nil {
 				return e
 			}
 			continue
 		}
+		if err != nil {
+			return err
+		}
 		if blankRecord(rec) {
 			continue
 		}
-		row, _ := cr.FieldPos(0)
+		if len(rec) != width {
+			if e := p.bad(rowErr(row, "row", "has %d cells, the header has %d", len(rec), width)); e != nil {
+				return e
+			}
+			continue
+		}
 		tx, rerr := p.csvRow(row, rec, layout)
+		if rerr != nil {
+			if e := p.bad(rerr); e != nil {
+				return e
+			}
+			continue
+		}
+		if err := p.add(row, tx); err != nil {
+			return err
+		}
+	}
+}
+
+// bankRows reads the rows under a bank export's header: a second header
+// line (English names under Vietnamese ones), blank rows, and the totals,
+// closing balances and signatures under the transactions are skipped.
+func (p *parser) bankRows(t tableSource, l *bankLayout) error {
+	first := true
+	for {
+		rec, row, err := t.next()
+		if err == io.EOF {
+			return nil
+		}
+		var re *RowError
+		if errors.As(err, &re) {
+			if e := p.bad(re); e != nil {
+				return e
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if blankRecord(rec) {
+			continue
+		}
+		if first {
+			first = false
+			if isSecondHeader(rec) {
+				continue
+			}
+		}
+		if isSummaryRow(rec, l) {
+			continue
+		}
+		tx, rerr := p.bankRow(row, rec, l)
 		if rerr != nil {
 			if e := p.bad(rerr); e != nil {
 				return e
@@ -111,9 +264,10 @@ func csvFileErr(err error) error {
 }
 
 // csvSeparator picks the separator the header line holds most of: comma,
-// semicolon or tab (comma on a tie).
+// semicolon or tab (comma on a tie). When the first line holds none (a bank
+// export's title), the first 8 KiB are counted instead.
 func csvSeparator(head []byte) rune {
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+	if i := bytes.IndexByte(head, '\n'); i >= 0 && bytes.ContainsAny(head[:i], ",;\t") {
 		head = head[:i]
 	}
 	best, n := ',', bytes.Count(head, []byte{','})

@@ -21,10 +21,22 @@ type Report struct {
 	Format     Format
 	Imported   int
 	Duplicates int
+	// OrdersPaid counts the new rows that paid an order in full;
+	// ExceptionsOpened the new rows that opened an exception (docs/statements.md,
+	// The result of an import). From and To are the first and last dates of
+	// the new rows (zero when none).
+	OrdersPaid, ExceptionsOpened int
+	From, To                     time.Time
 	// Skipped lists the first MaxSkippedListed rows left out with
 	// skipInvalid; SkippedCount counts them all. Both are empty otherwise.
 	Skipped      []RowError
 	SkippedCount int
+}
+
+// MappingStore is the bank accounts' saved column mappings: a Store that
+// has it gives Import the account's mapping when Options.Mapping is nil.
+type MappingStore interface {
+	StatementMapping(ctx context.Context, tenant recon.TenantID, bankAccountID int64) (*recon.StatementMapping, error)
 }
 
 // Store is the storage Import needs: the bank account, and the batches
@@ -59,6 +71,9 @@ func Import(ctx context.Context, s Store, tenant recon.TenantID, accountID int64
 	if opts.AccountNumber == "" {
 		opts.AccountNumber = acct.AccountNumber
 	}
+	if err := loadMapping(ctx, s, tenant, acct.ID, &opts); err != nil {
+		return nil, err
+	}
 	now := opts.now()
 	rep := &Report{Format: f}
 	skipped := func(e RowError) {
@@ -78,11 +93,24 @@ func Import(ctx context.Context, s Store, tenant recon.TenantID, accountID int64
 			if err != nil {
 				return rowOf(err, rows)
 			}
-			for _, x := range res {
+			for i, x := range res {
 				if x.Duplicate {
 					rep.Duplicates++
-				} else {
-					rep.Imported++
+					continue
+				}
+				rep.Imported++
+				if x.PaidOrder {
+					rep.OrdersPaid++
+				}
+				if x.Exception {
+					rep.ExceptionsOpened++
+				}
+				d := batch[i].TransactionDate
+				if rep.From.IsZero() || d.Before(rep.From) {
+					rep.From = d
+				}
+				if d.After(rep.To) {
+					rep.To = d
 				}
 			}
 			batch, rows = batch[:0], rows[:0]
@@ -115,6 +143,21 @@ func Import(ctx context.Context, s Store, tenant recon.TenantID, accountID int64
 	return rep, nil
 }
 
+// loadMapping sets opts.Mapping to the bank account's saved mapping when
+// the caller gave none and the store keeps them.
+func loadMapping(ctx context.Context, s any, tenant recon.TenantID, accountID int64, opts *Options) error {
+	ms, ok := s.(MappingStore)
+	if !ok || opts.Mapping != nil {
+		return nil
+	}
+	m, err := ms.StatementMapping(ctx, tenant, accountID)
+	if err != nil {
+		return err
+	}
+	opts.Mapping = m
+	return nil
+}
+
 // rowOf turns a batch error naming an item ("transactions[3]", such as a
 // running balance out of range) into a RowError naming the file's row.
 func rowOf(err error, rows []int) error {
@@ -145,6 +188,9 @@ func rowOf(err error, rows []int) error {
 // of the file in Skipped (read again, storing nothing), so that the uploader
 // can fix them all at once.
 func ImportFile(ctx context.Context, s Store, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker, f Format, opts Options, skipInvalid bool) (*Report, error) {
+	if err := loadMapping(ctx, s, tenant, accountID, &opts); err != nil {
+		return nil, err
+	}
 	br := bufio.NewReaderSize(file, 64<<10)
 	switch f {
 	case "", "auto":
@@ -156,9 +202,9 @@ func ImportFile(ctx context.Context, s Store, tenant recon.TenantID, accountID i
 		if f, err = DetectFormat(name, head); err != nil {
 			return nil, err
 		}
-	case CSV, CAMT053, MT940:
+	case CSV, XLSX, CAMT053, MT940:
 	default:
-		return nil, recon.FieldError("format", "format must be one of auto, csv, camt053, mt940")
+		return nil, recon.FieldError("format", "format must be one of auto, csv, xlsx, camt053, mt940")
 	}
 	rep, err := Import(ctx, s, tenant, accountID, br, f, opts, skipInvalid)
 	var rowErr *RowError

@@ -154,6 +154,9 @@ const (
 	CSV     Format = "csv"
 	CAMT053 Format = "camt053"
 	MT940   Format = "mt940"
+	// XLSX is an Excel workbook (Office Open XML); its first worksheet is
+	// read as a CSV file is (docs/statements.md, Excel).
+	XLSX Format = "xlsx"
 )
 
 // DefaultTimeZone is the business time zone used when Options.Location is nil.
@@ -175,6 +178,12 @@ type Options struct {
 	// Progress, when set, is called with the number of bytes read so far every
 	// 256 KiB and once at the end, from the goroutine that called Parse.
 	Progress func(bytesRead int64)
+	// Mapping, when set, says which columns of a CSV file or workbook hold
+	// what (a bank account's saved mapping): the header row is the first
+	// holding every column it names (docs/statements.md, Column mappings).
+	Mapping *ColumnMapping
+	// TempDir is where a workbook is unpacked ("" is os.TempDir()).
+	TempDir string
 	// Clock tells Import the business time, which bounds the rows' dates
 	// (recon.TransactionInput.Validate); nil means the system clock.
 	Clock recon.Clock
@@ -281,6 +290,8 @@ func ParseFunc(r io.Reader, f Format, opts Options, skipInvalid bool, emit func(
 		seen:    make(map[uint64]uint32),
 		emit:    emit,
 		onSkip:  skip,
+		mapping: opts.Mapping,
+		tempDir: opts.TempDir,
 	}
 	src := &sourceReader{r: r, fn: opts.Progress, next: progressStep}
 	switch f {
@@ -290,8 +301,10 @@ func ParseFunc(r io.Reader, f Format, opts Options, skipInvalid bool, emit func(
 		err = p.parseCAMT(src)
 	case MT940:
 		err = p.parseMT940(src)
+	case XLSX:
+		err = p.parseXLSX(src)
 	default:
-		return fileErr("unknown statement format %q: use %s, %s or %s", f, CSV, CAMT053, MT940)
+		return fileErr("unknown statement format %q: use %s, %s, %s or %s", f, CSV, XLSX, CAMT053, MT940)
 	}
 	if src.fn != nil {
 		src.fn(src.n)
@@ -332,6 +345,11 @@ type parser struct {
 	seen map[uint64]uint32
 	// xml bounds a camt.053 file as it is read.
 	xml *xmlLimiter
+	// mapping is Options.Mapping; serialDates is true in a workbook, whose
+	// date cells hold serial day numbers; tempDir is Options.TempDir.
+	mapping     *ColumnMapping
+	serialDates bool
+	tempDir     string
 }
 
 // add hands a good line on.
@@ -608,9 +626,12 @@ func DetectFormat(name string, head []byte) (Format, error) {
 	case hasPrefix(head, "\xff\xfe"), hasPrefix(head, "\xfe\xff"):
 		return "", fileErr("%s is UTF-16 text: save it as UTF-8 (CSV UTF-8)", name)
 	case hasPrefix(head, "PK\x03\x04"):
-		return "", fileErr("%s is a zip archive or an Excel workbook: save it as CSV UTF-8", name)
+		if ext == "xlsx" || ext == "xlsm" || strings.Contains(string(head), "[Content_Types].xml") || strings.Contains(string(head), "xl/") {
+			return XLSX, nil
+		}
+		return "", fileErr("%s is a zip archive, not an Excel workbook (.xlsx) nor a statement", name)
 	case hasPrefix(head, "\xd0\xcf\x11\xe0"):
-		return "", fileErr("%s is an old Excel workbook (.xls): save it as CSV UTF-8", name)
+		return "", fileErr("%s is an old Excel workbook (.xls): save it as Excel Workbook (.xlsx) or CSV UTF-8", name)
 	}
 	s := strings.TrimLeft(strings.TrimPrefix(string(head), bom), " \t\r\n")
 	switch {

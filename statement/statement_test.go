@@ -303,7 +303,10 @@ func TestDetectFormat(t *testing.T) {
 		{"stmt", "\ufefftransaction_date;amount\n", CSV, ""},
 		{"stmt.csv", "", "", "is empty"},
 		{"stmt.csv", "\xff\xfet\x00", "", "UTF-16"},
-		{"stmt.xlsx", "PK\x03\x04\x14\x00", "", "Excel workbook"},
+		{"stmt.xlsx", "PK\x03\x04\x14\x00", XLSX, ""},
+		{"export", "PK\x03\x04\x14\x00\x00\x00[Content_Types].xml", XLSX, ""},
+		{"stmt.zip", "PK\x03\x04\x14\x00\x00\x00readme.txt", "", "zip archive, not an Excel workbook"},
+		{"stmt.xls", "\xd0\xcf\x11\xe0\xa1\xb1", "", "old Excel workbook (.xls)"},
 		{"stmt.bin", "a\x00b", "", "not a text file"},
 	} {
 		got, err := DetectFormat(tc.name, []byte(tc.head))

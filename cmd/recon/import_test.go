@@ -110,3 +110,61 @@ func TestImportRefusesImplausibleDates(t *testing.T) {
 		}
 	})
 }
+
+// TestImportBankExports: the banks' xlsx and Vietnamese CSV exports through
+// the CLI on both engines (docs/statements.md, Bank exports): --preview
+// shows the rows and stores nothing, the import counts them, a layout no
+// alias knows imports once its mapping is saved (recon statement-mapping),
+// a bad row fails naming its row and column, storing nothing.
+func TestImportBankExports(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		url := dbtest.NewURL(t, engine)
+		id := fmt.Sprint(cliJSON(t, url, "company", "create", "--full-name", "A", "--short-name", "A")["id"])
+		acct := fmt.Sprint(cliJSON(t, url, "bank-account", "create", "--company", id, "--bank", "Techcombank", "--number", "19034567890123")["id"])
+		xlsx := "../../statement/testdata/bank_techcombank.xlsx"
+		out, err := cli(t, url, "import", "--company", id, "--bank-account", acct, "--preview", xlsx)
+		if err != nil || !strings.Contains(out, "xlsx: 3 rows would be imported, 0 bad; nothing stored") || !strings.Contains(out, "FT26305123456789") {
+			t.Fatalf("preview: %v\n%s", err, out)
+		}
+		rep := cliJSON(t, url, "import", "--company", id, "--bank-account", acct, xlsx)
+		if rep["format"] != "xlsx" || rep["imported"] != 3.0 || rep["orders_paid"] != 0.0 {
+			t.Fatalf("xlsx: %v", rep)
+		}
+		rep = cliJSON(t, url, "import", "--company", id, "--bank-account", acct, "../../statement/testdata/bank_mb.csv")
+		if rep["format"] != "csv" || rep["imported"] != 3.0 {
+			t.Fatalf("MB CSV: %v", rep)
+		}
+		dir := t.TempDir()
+		odd := filepath.Join(dir, "odd.csv")
+		if err := os.WriteFile(odd, []byte("Báo cáo\nThời điểm,Tiền về,Lời nhắn,Mã\n05/11/2026 10:00,\"1.000.000\",chuyen DH9,X1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := cli(t, url, "import", "--company", id, "--bank-account", acct, odd); err == nil || !strings.Contains(out+err.Error(), "no header row found") {
+			t.Fatalf("unknown layout: %v %s", err, out)
+		}
+		m := cliJSON(t, url, "statement-mapping", "--company", id, "--bank-account", acct, "--date", "Thời điểm", "--amount-in", "Tiền về", "--content", "Lời nhắn", "--reference", "Mã")
+		if mm, _ := m["mapping"].(map[string]any); mm["date"] != "Thời điểm" {
+			t.Fatalf("mapping: %v", m)
+		}
+		if rep := cliJSON(t, url, "import", "--company", id, "--bank-account", acct, odd); rep["imported"] != 1.0 {
+			t.Fatalf("mapped: %v", rep)
+		}
+		if out, err := cli(t, url, "statement-mapping", "--company", id, "--bank-account", acct, "--date", "A"); err == nil {
+			t.Fatalf("a mapping without content: %s", out)
+		}
+		if m := cliJSON(t, url, "statement-mapping", "--company", id, "--bank-account", acct, "--clear"); m["mapping"] != nil {
+			t.Fatalf("cleared: %v", m)
+		}
+		bad := filepath.Join(dir, "bad.csv")
+		if err := os.WriteFile(bad, []byte("Ngày giao dịch;Ghi có;Diễn giải;Số tham chiếu\n01/11/2026;1.000;DH1;Z1\n02/11/2026;abc;DH2;Z2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := cli(t, url, "import", "--company", id, "--bank-account", acct, bad); err == nil || !strings.Contains(out+err.Error(), `row 3: Ghi có: "abc" is not an amount`) {
+			t.Fatalf("bad row: %v %s", err, out)
+		}
+		if rep := cliJSON(t, url, "import", "--company", id, "--bank-account", acct, "--preview", bad); rep["row_count"] != 1.0 || rep["invalid_count"] != 1.0 {
+			t.Fatalf("preview of a bad file: %v", rep)
+		}
+	})
+}

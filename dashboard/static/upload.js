@@ -59,7 +59,7 @@
       }
       document.title = doc.title;
       document.body.replaceWith(document.adoptNode(doc.body));
-      var result = document.getElementById('upload-error') || document.getElementById('upload-busy') || document.getElementById('upload-done');
+      var result = document.getElementById('upload-error') || document.getElementById('upload-busy') || document.getElementById('upload-done') || document.getElementById('preview');
       if (result) {
         result.setAttribute('tabindex', '-1');
         result.focus();
@@ -74,6 +74,10 @@
     bar.hidden = false;
     bar.value = 0;
     say(form, form.getAttribute('data-uploading'), false);
-    xhr.send(new FormData(form));
+    var data = new FormData(form);
+    if (ev.submitter && ev.submitter.name) {
+      data.append(ev.submitter.name, ev.submitter.value); // preview or import
+    }
+    xhr.send(data);
   });
 }());

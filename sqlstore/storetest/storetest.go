@@ -34,6 +34,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Retention", func(t *testing.T) { t.Parallel(); testRetention(t, open) })
 	t.Run("PaymentCodeFormats", func(t *testing.T) { t.Parallel(); testPaymentCodeFormats(t, open) })
 	t.Run("User", func(t *testing.T) { t.Parallel(); testUser(t, open) })
+	t.Run("Team", func(t *testing.T) { t.Parallel(); testTeam(t, open) })
 	t.Run("Client", func(t *testing.T) { t.Parallel(); testClient(t, open) })
 	t.Run("TokenSession", func(t *testing.T) { t.Parallel(); testTokenSession(t, open) })
 	run(t, "AuthEpoch", func(t *testing.T) *tokenFixture { return newTokenFixture(t, open) }, testAuthEpoch)
@@ -55,6 +56,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Dashboard", func(t *testing.T) { t.Parallel(); testDashboard(t, open) })
 	t.Run("Idempotency", func(t *testing.T) { t.Parallel(); testIdempotency(t, open) })
 	t.Run("Sync", func(t *testing.T) { t.Parallel(); testSync(t, open) })
+	run(t, "StatementMapping", open, testStatementMapping)
 }
 
 // run runs test as the parallel subtest name of t, on a fresh bundle of the
