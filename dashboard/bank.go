@@ -215,7 +215,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 			v.UploadErr = stmtError(q.lang, recon.ErrorMessage(errStatementTooLarge()))
 			return h.renderBank(w, r, q, http.StatusBadRequest, v)
 		}
-		if r.PostForm.Get("action") == "preview" && h.PreviewStatement != nil {
+		if r.PostForm.Get("step") == "preview" && h.PreviewStatement != nil {
 			return h.previewStatement(w, r, q, v, fh)
 		}
 		f, ferr := fh.Open()
