@@ -247,6 +247,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	h.registerSettings(mux)
 	h.registerRefunds(mux)
 	h.registerInvoices(mux)
+	h.registerFirstrun(mux)
 	h.registerLinks(mux)
 	h.registerTeam(mux)
 	h.registerAudit(mux)

@@ -279,6 +279,18 @@ func TestDashboardExceptionsClose(t *testing.T) {
 					}
 				}
 			}
+			// Refusals read in Vietnamese too.
+			for p, want := range map[string]string{
+				withQuery(path(xOver)+"/resolve", url.Values{"resolve": {"match"}, "invoice": {"INV-NOPE"}, "note": {"x"}}):  "Hãy nhập mã hóa đơn của một đơn hàng có thật",
+				withQuery(path(xOver)+"/resolve", url.Values{"resolve": {"match"}, "invoice": {"INV-SHORT"}, "note": {"x"}}): "Đơn hàng này không còn chờ thanh toán",
+				withQuery(path(xOver)+"/resolve", url.Values{"resolve": {"write_off"}, "note": {"x"}}):                       "Chỉ có thể xóa nợ hoặc yêu cầu trả phần còn thiếu",
+				withQuery(path(xOver)+"/resolve", url.Values{"resolve": {"ignore"}, "note": {" "}}):                          "Hãy ghi lý do",
+				withQuery("/dashboard/exceptions/bulk", url.Values{"bulk_action": {"ignore"}, "note": {"x"}}):                "Hãy chọn ít nhất một ngoại lệ",
+			} {
+				if status, body := boss.Get(p); status < 400 || status > 499 || !strings.Contains(body, want) {
+					t.Errorf("%s: %d, want %q", p, status, want)
+				}
+			}
 		})
 	})
 }

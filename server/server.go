@@ -207,6 +207,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	// The line a newcomer waits for (README, docs/getting-started.md): the
+	// address really bound (a port 0 resolved) and the base URL links use.
+	log.Info("listening on http://"+ln.Addr().String(), "addr", ln.Addr().String(), "base_url", cfg.BaseURL)
 	if msrv != nil {
 		defer msrv.Close()
 		go func() {

@@ -179,6 +179,9 @@ func newCompanyListCmd(a *app) *cobra.Command {
 					}
 					return a.print(out, "")
 				}
+				if len(companies) == 0 {
+					return a.none("companies")
+				}
 				w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(w, "ID\tSHORT NAME\tSTATUS\tSUBSCRIPTION\tEND DATE\tRETENTION\tFULL NAME")
 				for _, c := range companies {

@@ -227,6 +227,9 @@ func newDeliveriesListCmd(a *app) *cobra.Command {
 				if a.jsonOut {
 					return a.print(api.DeliveriesJSON(ds), "")
 				}
+				if len(ds) == 0 {
+					return a.none("notifications")
+				}
 				for _, d := range ds {
 					fmt.Fprintf(a.stdout, "%d\tcompany %d\t%s %s\t%s\tattempts %d\t%s\n", d.ID, d.CompanyID, d.Kind, d.Event, d.Status, d.Attempts, d.LastError)
 				}

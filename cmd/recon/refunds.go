@@ -129,6 +129,9 @@ func newRefundsListCmd(a *app) *cobra.Command {
 					}
 					return a.print(map[string]any{"refunds": out, "total": total, "page": f.Page, "per_page": f.PerPage}, "")
 				}
+				if len(list) == 0 && total == 0 {
+					return a.none("refunds")
+				}
 				for _, res := range list {
 					r := res.Refund
 					fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%d VND\t%s\torder %d\ttransaction %d\n", r.ID, r.CreatedAt.In(loc).Format(time.DateTime),
