@@ -31,7 +31,7 @@ var companyWide = []string{"company", "formats", "seller", "user"}
 func (h *Handler) audit(r *http.Request, q *request, action, object string, changes []recon.AuditChange, change func(ctx context.Context) error) error {
 	tenant := q.caller.Tenant
 	for _, f := range companyWide {
-		if recon.AuditFamily(action) == f {
+		if recon.AuditFamily(action) == f || action == recon.AuditChatUpdate {
 			tenant = recon.LiveTenant(q.session.Company)
 		}
 	}

@@ -221,7 +221,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 			v.UploadErr = q.lang.ErrorText(errStatementTooLarge())
 			return h.renderBank(w, r, q, http.StatusBadRequest, v)
 		}
-		if r.PostForm.Get("action") == "preview" && h.PreviewStatement != nil {
+		if r.PostForm.Get("step") == "preview" && h.PreviewStatement != nil {
 			return h.previewStatement(w, r, q, v, fh)
 		}
 		f, ferr := fh.Open()

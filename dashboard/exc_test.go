@@ -257,6 +257,22 @@ func TestDashboardExceptionsClose(t *testing.T) {
 				}
 				seen[x.Resolution.ID] = true
 			}
+			// Each decision is in the audit log, one entry per exception.
+			entries, _, err := e.db.AuditEntries(ctx, live.id, recon.AuditFilter{Action: recon.AuditExceptionDecision, Page: 1, PerPage: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range ids {
+				n := 0
+				for _, a := range entries {
+					if a.Object == "exception "+id {
+						n++
+					}
+				}
+				if n != 1 {
+					t.Errorf("exception %s has %d audit entries, want 1", id, n)
+				}
+			}
 			// Again: each refused as already resolved, shown per row.
 			status, _, body = boss.Confirm(p)
 			if status != 200 || strings.Count(body, "Already resolved.") != 3 {

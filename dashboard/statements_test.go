@@ -27,7 +27,7 @@ func uploadAction(b *testkit.Browser, account, name string, content []byte, acti
 	w := multipart.NewWriter(&buf)
 	_ = w.WriteField("csrf", b.CSRF("/dashboard/bank-accounts"))
 	_ = w.WriteField("account", account)
-	_ = w.WriteField("action", action)
+	_ = w.WriteField("step", action)
 	f, _ := w.CreateFormFile("file", name)
 	_, _ = f.Write(content)
 	_ = w.Close()

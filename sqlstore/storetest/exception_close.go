@@ -330,13 +330,13 @@ func testExceptionsBulk(t *testing.T, f *exceptionFixture) {
 		{[]int64{f.tVA}, recon.ResolveInput{Action: recon.ResolveIgnore}},
 		{make([]int64, recon.MaxBulkResolve+1), in},
 	} {
-		_, err := recon.ResolveEach(t.Context(), s, c.Tenant(), bad.ids, bad.in, u, now)
+		_, err := recon.ResolveEach(t.Context(), s, c.Tenant(), bad.ids, bad.in, u, now, nil)
 		wantCode(t, err, recon.EINVALID, "")
 	}
 	if got, _ := listExceptions(t, s, c.Tenant(), recon.ExceptionFilter{Resolved: true}); got != "" {
 		t.Fatalf("refused bulk input resolved %q", got)
 	}
-	out, err := recon.ResolveEach(t.Context(), s, c.Tenant(), []int64{f.tVA, f.tNoCode, f.tOtherPrefix}, in, u, now)
+	out, err := recon.ResolveEach(t.Context(), s, c.Tenant(), []int64{f.tVA, f.tNoCode, f.tOtherPrefix}, in, u, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func testExceptionsBulk(t *testing.T, f *exceptionFixture) {
 		t.Fatalf("resolved: %q", got)
 	}
 	// One already resolved among others: refused alone.
-	out, err = recon.ResolveEach(t.Context(), s, c.Tenant(), []int64{f.tUnmatched, f.tVA}, in, u, now)
+	out, err = recon.ResolveEach(t.Context(), s, c.Tenant(), []int64{f.tUnmatched, f.tVA}, in, u, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func testExceptionsBulk(t *testing.T, f *exceptionFixture) {
 	}
 	// Another tenant's ids are not found, one by one.
 	other := newCompany(t, s, 2)
-	out, err = recon.ResolveEach(t.Context(), s, other.Tenant(), []int64{f.tDup}, in, u, now)
+	out, err = recon.ResolveEach(t.Context(), s, other.Tenant(), []int64{f.tDup}, in, u, now, nil)
 	if err != nil || recon.ErrorCode(out[0].Err) != recon.ENOTFOUND {
 		t.Fatalf("another tenant's bulk: %+v %v", out, err)
 	}
