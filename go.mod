@@ -27,6 +27,12 @@ require (
 	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 
+// The Go SDK is a module of its own (client/go.mod; docs/api.md, "The Go SDK
+// as a module"); the server's tests use the one in this checkout.
+require github.com/recon-vn/recon/client v0.0.0
+
+replace github.com/recon-vn/recon/client => ./client
+
 require (
 	github.com/asaskevich/govalidator v0.0.0-20230301143203-a9d515a09cc2 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

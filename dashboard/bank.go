@@ -106,6 +106,8 @@ type bankView struct {
 	GapPager  pager
 	Customers []*recon.HubCustomer
 	HasHub    bool
+	// MayHub: the caller may link banks and make hub companies (hubcompanies.go).
+	MayHub    bool
 	Result    *StatementResult
 	UploadErr template.HTML // in the page's language (lang.ErrorText)
 	// Preview is the previewed file (statements.go) and PreviewToken the
@@ -156,7 +158,7 @@ func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request,
 		for _, l := range linked {
 			links[l.ID] = l
 		}
-		if q.caller.May(recon.ActionHub) {
+		if v.MayHub = q.caller.May(recon.ActionHub); v.MayHub {
 			if v.Customers, _, err = h.Store.HubCustomers(ctx, tenant, recon.HubCustomerFilter{Page: 1, PerPage: 100}); err != nil {
 				return err
 			}
@@ -219,7 +221,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 			v.UploadErr = q.lang.ErrorText(errStatementTooLarge())
 			return h.renderBank(w, r, q, http.StatusBadRequest, v)
 		}
-		if r.PostForm.Get("action") == "preview" && h.PreviewStatement != nil {
+		if r.PostForm.Get("step") == "preview" && h.PreviewStatement != nil {
 			return h.previewStatement(w, r, q, v, fh)
 		}
 		f, ferr := fh.Open()

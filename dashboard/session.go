@@ -283,7 +283,8 @@ func (h *Handler) switchMode(w http.ResponseWriter, r *http.Request, q *request)
 // has no counterpart in the other.
 func localPath(back string) string {
 	switch back {
-	case "/dashboard/transactions", "/dashboard/orders", "/dashboard/exceptions", "/dashboard/notifications":
+	case "/dashboard/transactions", "/dashboard/orders", "/dashboard/exceptions", "/dashboard/notifications",
+		"/dashboard/sandbox", "/dashboard/hub-companies":
 		return back
 	}
 	return "/dashboard/"

@@ -280,7 +280,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 		}
 	}
 	good := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n2026-09-17 08:00:00,150000,,ok row,STMT001\n2026-09-17 09:00:00,,5000,fee,STMT002\n"
-	if status, body = upload(b, fmt.Sprint(e.live.account), "good.csv", good); status != 200 || !strings.Contains(body, `id="upload-done">Imported: 2`) {
+	if status, body = upload(b, fmt.Sprint(e.live.account), "good.csv", good); status != 200 || !strings.Contains(body, `id="upload-done"`) || !strings.Contains(body, `id="result-new">2<`) {
 		t.Fatalf("good statement: %d %s", status, body)
 	}
 	if n := count(); n != before+2 {

@@ -19,7 +19,7 @@ import (
 )
 
 // The statement upload's preview and confirmation, and the bank accounts'
-// column mappings (docs/dashboard.md, Bank accounts). A preview reads the
+// column mappings (docs/dashboard.md, Settings, bank accounts and sandbox). A preview reads the
 // whole file and shows its first rows as they would be stored; the file is
 // held in the server's temporary directory (previewTTL) under a random
 // token that the confirmation posts back: nothing is stored before it.
