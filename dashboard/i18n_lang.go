@@ -111,6 +111,30 @@ var langMessages = []struct{ key, en, vi string }{
 	{"mt_no_prefix", "No payment code: no active format's prefix appears in the memo", "Không có mã thanh toán: nội dung không chứa tiền tố của định dạng nào đang dùng"},
 	{"mt_inactive", "format %d (%s) is inactive", "định dạng %d (%s) đang tắt"},
 	{"mt_unusable", "format %d (%s) cannot match anything (its prefix, lengths or character type)", "định dạng %d (%s) không thể khớp mã nào (xem tiền tố, độ dài hoặc loại ký tự)"},
+	// The lists' filters refused (recon.ParseTransactionFilter and its
+	// kin): %[1]s the field, by its label (fl_*) when it has one.
+	{"q_int", "%[1]s must be a whole number from %[2]s to %[3]s.", "%[1]s phải là số nguyên từ %[2]s đến %[3]s."},
+	{"q_amount", "%[1]s must be an amount of whole đồng, not negative.", "%[1]s phải là số tiền nguyên (đồng), không âm."},
+	{"q_length", "%[1]s must be 1 to %[2]s characters.", "%[1]s phải dài từ 1 đến %[2]s ký tự."},
+	{"q_unknown", "The address holds a filter this page does not know: %[1]s.", "Địa chỉ có một bộ lọc trang này không nhận: %[1]s."},
+	{"q_repeated", "The filter %[1]s is given more than once.", "Bộ lọc %[1]s được đưa nhiều lần."},
+	{"q_date", "%[1]s must be a date (YYYY-MM-DD).", "%[1]s phải là một ngày (YYYY-MM-DD)."},
+	{"q_date_order", "The start date must not be after the end date.", "Từ ngày không được sau Đến ngày."},
+	{"q_code", "The payment code must be 1 to 64 letters and digits, such as DH12345.", "Mã thanh toán phải gồm 1 đến 64 chữ cái và chữ số, ví dụ DH12345."},
+	{"q_choice", "Choose %[1]s from the list.", "Hãy chọn %[1]s trong danh sách."},
+	{"fl_from_date", "From date", "Từ ngày"},
+	{"fl_to_date", "To date", "Đến ngày"},
+	{"fl_amount_in", "Money in", "Số tiền vào"},
+	{"fl_amount_out", "Money out", "Số tiền ra"},
+	{"fl_bank_account_id", "Bank account", "Tài khoản ngân hàng"},
+	{"fl_page", "Page", "Trang"},
+	{"fl_limit", "Rows per page", "Số dòng mỗi trang"},
+	{"fl_account_number", "Account number", "Số tài khoản"},
+	{"fl_reference_number", "Reference", "Mã tham chiếu"},
+	{"fl_matched", "Match state", "Trạng thái khớp"},
+	{"fl_direction", "Direction", "Chiều tiền"},
+	{"fl_memo", "Memo", "Nội dung"},
+	{"fl_before", "Page", "Trang"},
 	// Account types of the sandbox banks' identities (recon.Account…).
 	{"at_individual", "Individual", "Cá nhân"},
 	{"at_enterprise", "Business", "Doanh nghiệp"},
@@ -254,18 +278,39 @@ func (l lang) IgnoredFormat(f recon.IgnoredFormat) string {
 // ErrorText writes err's message in the language: from its data (recon.Say)
 // when it has some, the names a file holds (columns, accounts) as code; else
 // its message (recon.ErrorMessage), a statement's translated by its sentence
-// (stmtError).
+// (stmtError), a not-found in words.
 func (l lang) ErrorText(err error) template.HTML {
+	return template.HTML(l.errorText(err, true))
+}
+
+// ErrorString is ErrorText as plain text, for a page that shows it as text
+// (the lists' refused filters). In English it is the API's message, which
+// names the query parameter as a developer reads it in the address.
+func (l lang) ErrorString(err error) string {
+	if l == "en" {
+		return recon.ErrorMessage(err)
+	}
+	return l.errorText(err, false)
+}
+
+func (l lang) errorText(err error, html bool) string {
+	esc, code := template.HTMLEscapeString, func(s string) string { return "<code>" + template.HTMLEscapeString(s) + "</code>" }
+	if !html {
+		esc, code = func(s string) string { return s }, func(s string) string { return "“" + s + "”" }
+	}
 	say := recon.ErrorSay(err)
+	if l == "en" && say != nil && strings.HasPrefix(say.Key, "q_") {
+		say = nil // a refused filter in English: the API's message (ErrorString)
+	}
 	if _, known := messages[l][sayKey(say)]; !known {
 		if l != "en" && recon.ErrorCode(err) == recon.ENOTFOUND {
 			// Its English message names what was looked for; the
 			// reader learns the gist.
-			return template.HTML(template.HTMLEscapeString(l.T("not_found")))
+			return esc(l.T("not_found"))
 		}
 		// The statement's refusals without data yet, by their English
 		// sentence (i18n_stmts.go).
-		return template.HTML(template.HTMLEscapeString(stmtError(l, recon.ErrorMessage(err))))
+		return esc(stmtError(l, recon.ErrorMessage(err)))
 	}
 	args := make([]any, len(say.Args))
 	for i, a := range say.Args {
@@ -274,17 +319,20 @@ func (l lang) ErrorText(err error) template.HTML {
 			a = l.T("role_" + a)
 		case strings.HasPrefix(say.Key, "forbidden_"):
 			a = l.T("perm_" + a)
+		case strings.HasPrefix(say.Key, "q_") && i == 0 && messages[l]["fl_"+a] != "":
+			a = l.T("fl_" + a) // a filter's field by its label
+		case strings.HasPrefix(say.Key, "q_") && i > 0:
 		default:
-			args[i] = template.HTML("<code>" + template.HTMLEscapeString(a) + "</code>")
+			args[i] = code(a)
 			continue
 		}
-		args[i] = template.HTML(template.HTMLEscapeString(a))
+		args[i] = esc(a)
 	}
 	out := ""
 	if say.Row > 0 {
-		out = fmt.Sprintf(template.HTMLEscapeString(l.T("st_row")), say.Row)
+		out = fmt.Sprintf(esc(l.T("st_row")), say.Row)
 	}
-	return template.HTML(out + fmt.Sprintf(template.HTMLEscapeString(l.T(say.Key)), args...))
+	return out + fmt.Sprintf(esc(l.T(say.Key)), args...)
 }
 
 func sayKey(s *recon.Say) string {
