@@ -1,8 +1,11 @@
 # Recon — run `make help` for the targets.
 GO ?= go
 PKGS ?= ./...
+# The Go SDK is a module of its own (client/go.mod): ./... of the server's module stops at
+# its go.mod, so every target that tests, vets or lints runs in client/ too.
+CLIENT_PKGS ?= ./...
 
-.PHONY: help run demo build test test-short lint bench bench-external crash-test screenshots cover clean
+.PHONY: help run demo build test test-short halves lint bench bench-external crash-test screenshots cover clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -24,11 +27,34 @@ TEST_TIMEOUT ?= 15m
 # still run in the tests; their callers' accesses are still watched.
 RACE_EXEMPT ?= -gcflags='modernc.org/...=-race=false' -gcflags='golang.org/x/crypto/blowfish=-race=false'
 
+# HALVES is where the test harnesses note whether the PostgreSQL and browser tests ran or
+# were skipped (internal/testkit/halves.go); the last line of `make test` says which.
+HALVES ?= $(or $(TMPDIR),/tmp)/recon-test-halves-$(shell id -u)
+
+# The summary line of the halves (the `halves` target, and the end of `test` and `test-short`).
+HALVES_SUMMARY = say() { if [ -e $(HALVES)/$$1-skipped ] && [ -e $(HALVES)/$$1-ran ]; then echo "$$2: ran in part, SKIPPED in part ($$3)"; \
+	  elif [ -e $(HALVES)/$$1-skipped ]; then echo "$$2: SKIPPED ($$3)"; \
+	  elif [ -e $(HALVES)/$$1-ran ]; then echo "$$2: ran"; \
+	  else echo "$$2: none ran"; fi; }; \
+	say postgres "test halves: PostgreSQL" "no PostgreSQL binaries: apt-get install postgresql, or set RECON_TEST_POSTGRES_URL"; \
+	say browser "test halves: browser" "no chromium: apt-get install chromium, or set RECON_CHROMIUM"
+
 test: ## run every test, with the race detector, on SQLite and PostgreSQL (the README's test command)
-	$(GO) test -race $(RACE_EXEMPT) -count=1 -timeout=$(TEST_TIMEOUT) $(PKGS)
+	@rm -rf $(HALVES) && mkdir -p $(HALVES)
+	@status=0; \
+	RECON_TEST_HALVES=$(HALVES) $(GO) test -race $(RACE_EXEMPT) -count=1 -timeout=$(TEST_TIMEOUT) $(PKGS) || status=$$?; \
+	(cd client && $(GO) test -race -count=1 $(CLIENT_PKGS)) || status=$$?; \
+	$(HALVES_SUMMARY); exit $$status
 
 test-short: ## run the tests without the race detector
-	$(GO) test -count=1 -timeout=$(TEST_TIMEOUT) $(PKGS)
+	@rm -rf $(HALVES) && mkdir -p $(HALVES)
+	@status=0; \
+	RECON_TEST_HALVES=$(HALVES) $(GO) test -count=1 -timeout=$(TEST_TIMEOUT) $(PKGS) || status=$$?; \
+	(cd client && $(GO) test -count=1 $(CLIENT_PKGS)) || status=$$?; \
+	$(HALVES_SUMMARY); exit $$status
+
+halves: ## say whether the last test run's PostgreSQL and browser halves ran or were skipped
+	@$(HALVES_SUMMARY)
 
 # STATICCHECK is pinned: a new release's new checks must not fail CI on code that did not
 # change. Raise it on purpose (and fix what it finds) in a commit of its own.
@@ -37,8 +63,10 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSIO
 
 lint: ## go vet, gofmt and staticcheck (pinned, STATICCHECK_VERSION; CI runs it)
 	$(GO) vet $(PKGS)
+	cd client && $(GO) vet $(CLIENT_PKGS)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(STATICCHECK) $(PKGS)
+	cd client && $(STATICCHECK) $(CLIENT_PKGS)
 
 bench: ## run the benchmarks of docs/benchmarks.md (about 8 minutes) and print their figures
 	$(GO) test -run='^$$' -bench='Extract' -benchtime=2s -cpu=1 -benchmem .

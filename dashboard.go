@@ -16,6 +16,11 @@ import (
 // EUNAUTHORIZED; a throttled attempt is ERATELIMITED and checks nothing.
 type PasswordVerifier interface {
 	VerifyPassword(ctx context.Context, companyID int64, email, password, address string) (*User, error)
+	// VerifyEmailPassword is the dashboard's sign-in by e-mail alone: the
+	// active users of the address, in any company, whose password it is
+	// (a person in several companies picks one; docs/dashboard.md, Team).
+	// None is EUNAUTHORIZED, whether or not the address exists.
+	VerifyEmailPassword(ctx context.Context, email, password, address string) ([]*User, error)
 }
 
 // DashboardSession is a signed-in dashboard user. The cookie holds a random

@@ -1,6 +1,7 @@
 package recon
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -184,5 +185,97 @@ func TestGetsSuggestions(t *testing.T) {
 		if got := e.GetsSuggestions(); got != c.want {
 			t.Errorf("%s (resolved %v): GetsSuggestions = %v, want %v", c.kind, c.resolved, got, c.want)
 		}
+	}
+}
+
+func TestOverpaymentAndRemainder(t *testing.T) {
+	for _, c := range []struct {
+		amount, paid, transfer, over, left int64
+	}{
+		{100, 0, 100, 0, 100},
+		{100, 0, 150, 50, 100},
+		{100, 40, 60, 0, 60},
+		{100, 40, 70, 10, 60},
+		{100, 40, 10, 0, 60},
+		{100, 120, 1, 21, 0},
+		{100, MaxAmount, math.MaxInt64, math.MaxInt64, 0}, // overflows: all of it
+	} {
+		o := &Order{Amount: c.amount, PaidAmount: c.paid}
+		if got := Overpayment(c.transfer, o); got != c.over {
+			t.Errorf("Overpayment(%d, paid %d of %d) = %d, want %d", c.transfer, c.paid, c.amount, got, c.over)
+		}
+		if got := Remainder(o); got != c.left {
+			t.Errorf("Remainder(paid %d of %d) = %d, want %d", c.paid, c.amount, got, c.left)
+		}
+	}
+}
+
+func TestCheckRemainder(t *testing.T) {
+	under := func() *Exception {
+		return &Exception{Transaction: &Transaction{ID: 7}, Kind: ExceptionUnderpaid, OrderID: 3}
+	}
+	open := func() *Order {
+		return &Order{ID: 3, InvoiceNumber: "A", Status: OrderAwaitingPayment, Amount: 100, PaidAmount: 40}
+	}
+	if err := CheckRemainder(under(), open()); err != nil {
+		t.Fatalf("an underpaid open order: %v", err)
+	}
+	for name, c := range map[string]struct {
+		e    func(*Exception)
+		o    func(*Order) *Order
+		code string
+	}{
+		"unmatched":     {func(e *Exception) { e.Kind = ExceptionUnmatched }, func(o *Order) *Order { return o }, ECONFLICT},
+		"paid":          {func(*Exception) {}, func(o *Order) *Order { o.Status = OrderCaptured; return o }, ECONFLICT},
+		"cancelled":     {func(*Exception) {}, func(o *Order) *Order { o.Status = OrderCancelled; return o }, ECONFLICT},
+		"paid in full":  {func(*Exception) {}, func(o *Order) *Order { o.PaidAmount = 100; return o }, ECONFLICT},
+		"gone":          {func(*Exception) {}, func(*Order) *Order { return nil }, ENOTFOUND},
+		"another order": {func(*Exception) {}, func(o *Order) *Order { o.ID = 4; return o }, ENOTFOUND},
+	} {
+		e := under()
+		c.e(e)
+		if err := CheckRemainder(e, c.o(open())); ErrorCode(err) != c.code {
+			t.Errorf("%s: %v, want %s", name, err, c.code)
+		}
+	}
+	if !Closes(ResolveWriteOff) || Closes(ResolveAskRemainder) || !Closes(ResolveIgnore) {
+		t.Error("Closes")
+	}
+}
+
+func TestExceptionHistory(t *testing.T) {
+	at := func(m int) time.Time { return time.Date(2026, 3, 1, 10, m, 0, 0, time.UTC) }
+	e := &Exception{Transaction: &Transaction{CreatedAt: at(0)}, Kind: ExceptionUnmatched, Reason: "no order with payment code DH1"}
+	derived := &MatchDecision{Outcome: MatchNone, Reason: e.Reason, CreatedAt: at(0)}
+	manual := &MatchDecision{Outcome: MatchCaptured, Rule: MatchByHand, CreatedAt: at(5)}
+	ask := &ExceptionResolution{Action: ResolveAskRemainder, CreatedAt: at(3)}
+	match := &ExceptionResolution{Action: ResolveMatch, CreatedAt: at(5), Closes: true}
+	line := func(h []HistoryEntry) string {
+		var out []string
+		for _, x := range h {
+			switch {
+			case x.Queued:
+				out = append(out, "queued:"+x.Kind)
+			case x.Decision != nil:
+				out = append(out, "decision:"+x.Decision.Outcome)
+			default:
+				out = append(out, "person:"+x.Resolution.Action)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	// Open: the derived decision stands; nothing is added.
+	if got := line(ExceptionHistory(e, []*MatchDecision{derived})); got != "decision:unmatched" {
+		t.Errorf("open: %s", got)
+	}
+	// After a manual match the derived decision is gone: the queued one stays.
+	e.Decisions = []*ExceptionResolution{ask, match}
+	if got := line(ExceptionHistory(e, []*MatchDecision{manual})); got != "queued:unmatched person:ask_remainder decision:matched person:match" {
+		t.Errorf("matched: %s", got)
+	}
+	// An automatic decision stored (underpaid): no queued line.
+	e.Kind, e.Decisions = ExceptionUnderpaid, nil
+	if got := line(ExceptionHistory(e, []*MatchDecision{{Outcome: MatchUnderpaid, Rule: MatchByCode, CreatedAt: at(0)}})); got != "decision:underpaid" {
+		t.Errorf("underpaid: %s", got)
 	}
 }

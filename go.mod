@@ -27,6 +27,12 @@ require (
 	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 
+// The Go SDK is a module of its own (client/go.mod; docs/api.md, "The Go SDK
+// as a module"); the server's tests use the one in this checkout.
+require github.com/recon-vn/recon/client v0.0.0
+
+replace github.com/recon-vn/recon/client => ./client
+
 require (
 	github.com/asaskevich/govalidator v0.0.0-20230301143203-a9d515a09cc2 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -35,6 +41,8 @@ require (
 	github.com/cristalhq/jwt/v4 v4.0.2 // indirect
 	github.com/dgraph-io/ristretto v1.0.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
+	github.com/emersion/go-smtp v0.25.1 // indirect
 	github.com/felixge/httpsnoop v1.1.0 // indirect
 	github.com/fsnotify/fsnotify v1.6.0 // indirect
 	github.com/go-jose/go-jose/v3 v3.0.3 // indirect

@@ -58,7 +58,9 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 		"POST /api/v1/sandbox/transfers":                      "write",
 		"GET /api/v1/exceptions":                              "read",
 		"GET /api/v1/exceptions/{id}":                         "read",
+		"GET /api/v1/exceptions/totals":                       "read",
 		"POST /api/v1/exceptions/{id}/resolve":                "resolve",
+		"POST /api/v1/exceptions/resolve":                     "resolve",
 	}
 	// The scope each route needs.
 	scopes := map[string]string{
@@ -85,7 +87,9 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 		"POST /api/v1/sandbox/transfers":                      recon.ScopeTransactionWrite,
 		"GET /api/v1/exceptions":                              recon.ScopeTransactionRead,
 		"GET /api/v1/exceptions/{id}":                         recon.ScopeTransactionRead,
+		"GET /api/v1/exceptions/totals":                       recon.ScopeTransactionRead,
 		"POST /api/v1/exceptions/{id}/resolve":                recon.ScopeExceptionWrite,
+		"POST /api/v1/exceptions/resolve":                     recon.ScopeExceptionWrite,
 	}
 	type caller struct {
 		name string

@@ -20,6 +20,9 @@ import (
 // Store is the storage the API needs.
 type Store interface {
 	recon.ExceptionStore
+	// AppendAudit records the changes of settings and exception decisions
+	// (docs/dashboard.md, Audit log).
+	AppendAudit(ctx context.Context, e *recon.AuditEntry) error
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
@@ -81,6 +84,9 @@ type Handler struct {
 	Uploads *web.Slots
 	// TempDir is where uploads are spooled ("" is the system's).
 	TempDir string
+	// VAs adds virtual accounts to orders (API v2's orders service): an
+	// exception's ask_remainder needs it (nil: refused, 422).
+	VAs recon.VAIssuer
 }
 
 // Register adds the API routes to mux.
@@ -118,7 +124,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/deliveries/stats", h.deliveryStats, recon.ScopeDeliveryRead, recon.ActionReadMoney)
 	route("POST /api/v1/deliveries/test", h.testNotification, recon.ScopeDeliveryWrite, recon.ActionManageNotifications)
 	route("GET /api/v1/exceptions", h.listExceptions, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("GET /api/v1/exceptions/totals", h.exceptionTotals, recon.ScopeTransactionRead, recon.ActionReadMoney)
 	route("GET /api/v1/exceptions/{id}", h.showException, recon.ScopeTransactionRead, recon.ActionReadMoney)
+	route("POST /api/v1/exceptions/resolve", h.resolveExceptions, recon.ScopeExceptionWrite, recon.ActionResolveExceptions)
 	route("POST /api/v1/exceptions/{id}/resolve", h.resolveException, recon.ScopeExceptionWrite, recon.ActionResolveExceptions)
 	route("POST /api/v1/sandbox/transfers", h.simulateTransfer, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 }

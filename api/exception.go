@@ -1,9 +1,11 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"recon"
@@ -11,8 +13,9 @@ import (
 )
 
 // The exceptions queue (issue 11): GET /api/v1/exceptions,
-// GET /api/v1/exceptions/{id}, POST /api/v1/exceptions/{id}/resolve. {id} is
-// the transaction's id.
+// GET /api/v1/exceptions/totals, GET /api/v1/exceptions/{id},
+// POST /api/v1/exceptions/{id}/resolve and POST /api/v1/exceptions/resolve
+// (several at once; issue 22). {id} is the transaction's id.
 
 type exceptionJSON struct {
 	TransactionID int64            `json:"transaction_id"`
@@ -27,6 +30,9 @@ type exceptionJSON struct {
 	// MatchDecisions is the automatic and manual decision history (the
 	// detail only).
 	MatchDecisions []decisionJSON `json:"match_decisions,omitempty"`
+	// Decisions are every decision a person made about it, oldest first,
+	// superseded ones kept (the detail only).
+	Decisions []*resolutionJSON `json:"decisions,omitempty"`
 }
 
 type suggestionJSON struct {
@@ -53,7 +59,14 @@ type resolutionJSON struct {
 	// RefundID is the refund a refund resolution with a receiver created
 	// (docs/api-v2.md, Refunds); absent otherwise.
 	RefundID string `json:"refund_id,omitempty"`
-	Livemode bool   `json:"livemode"`
+	// Amount is what a write_off wrote off or an ask_remainder asked for;
+	// VANumber the virtual account an ask_remainder added; absent
+	// otherwise. Closes: the decision closed the exception (all but
+	// ask_remainder).
+	Amount   *string `json:"amount,omitempty"`
+	VANumber string  `json:"va_number,omitempty"`
+	Closes   bool    `json:"closes"`
+	Livemode bool    `json:"livemode"`
 }
 
 type resolverJSON struct {
@@ -84,7 +97,12 @@ func ResolutionJSON(r *recon.ExceptionResolution, loc *time.Location, livemode b
 	}
 	j := &resolutionJSON{ID: r.ID, TransactionID: r.TransactionID, Action: r.Action, OrderID: optionalID(r.OrderID), Note: r.Note,
 		ResolvedBy: resolverJSON{r.UserID, r.UserEmail}, ResolvedAt: r.CreatedAt.In(loc).Format(recon.DateTimeLayout),
-		PreviousState: previousJSON{Status: "open", Kind: r.PreviousKind, Reason: r.PreviousReason}, RefundID: r.RefundID, Livemode: livemode}
+		PreviousState: previousJSON{Status: "open", Kind: r.PreviousKind, Reason: r.PreviousReason}, RefundID: r.RefundID,
+		VANumber: r.VANumber, Closes: r.Closes, Livemode: livemode}
+	if r.Amount != 0 {
+		a := recon.MoneyText(r.Amount)
+		j.Amount = &a
+	}
 	if r.OrderStatusBefore != "" {
 		paid := recon.MoneyText(r.OrderPaidBefore)
 		j.PreviousState.OrderStatus, j.PreviousState.OrderPaidAmount = &r.OrderStatusBefore, &paid
@@ -166,6 +184,9 @@ func (h *Handler) showException(w http.ResponseWriter, r *http.Request, c *recon
 	}
 	j := ExceptionJSON(e, s[0], h.location(), c.Livemode())
 	j.MatchDecisions = decisionsJSON(ds, h.location())
+	for _, r := range e.Decisions {
+		j.Decisions = append(j.Decisions, ResolutionJSON(r, h.location(), c.Livemode()))
+	}
 	web.WriteJSON(w, http.StatusOK, ok(j))
 	return nil
 }
@@ -197,7 +218,7 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 	}
 	var in recon.ResolveInput
 	if body.Action == nil {
-		return recon.FieldError("action", "action is required: match, refund or ignore")
+		return recon.FieldError("action", "action is required: %s", strings.Join(recon.ResolveActions, ", "))
 	}
 	in.Action = *body.Action
 	if body.OrderID != nil {
@@ -222,13 +243,109 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 			return recon.FieldError("receiver", "receiver needs bank_bin, account_number and account_name")
 		}
 	}
-	if err := in.Validate(); err != nil {
-		return err
+	if in.Action != recon.ResolveAskRemainder {
+		if err := in.Validate(); err != nil {
+			return err
+		}
 	}
-	res, err := h.Store.ResolveException(r.Context(), c.Tenant, id, in, c.User, h.now())
+	var res *recon.ExceptionResolution
+	err = h.audited(r, c, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, nil), func(ctx context.Context) (err error) {
+		if in.Action == recon.ResolveAskRemainder {
+			// A new virtual account for the remainder, then the decision.
+			res, err = recon.AskRemainder(ctx, h.Store, h.VAs, c.Tenant, id, in, c.User, h.now())
+		} else {
+			res, err = h.Store.ResolveException(ctx, c.Tenant, id, in, c.User, h.now())
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, ok(ResolutionJSON(res, h.location(), c.Livemode())))
+	return nil
+}
+
+// exceptionTotals: GET /api/v1/exceptions/totals, the listing's filter
+// (its limit and after aside): how many exceptions and the sum of their
+// transfers' amounts, per kind and over all.
+func (h *Handler) exceptionTotals(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	f, err := recon.ParseExceptionFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	tot, err := h.Store.ExceptionTotals(r.Context(), c.Tenant, f)
+	if err != nil {
+		return err
+	}
+	type kindJSON struct {
+		Kind   string `json:"kind"`
+		Count  int64  `json:"count"`
+		Amount string `json:"amount"`
+	}
+	kinds := make([]kindJSON, len(tot.Kinds))
+	for i, k := range tot.Kinds {
+		kinds[i] = kindJSON{k.Kind, k.Count, recon.MoneyText(k.Amount)}
+	}
+	web.WriteJSON(w, http.StatusOK, ok(struct {
+		Count    int64      `json:"count"`
+		Amount   string     `json:"amount"`
+		Kinds    []kindJSON `json:"kinds"`
+		Livemode bool       `json:"livemode"`
+	}{tot.All.Count, recon.MoneyText(tot.All.Amount), kinds, c.Livemode()}))
+	return nil
+}
+
+// resolveExceptions: POST /api/v1/exceptions/resolve with
+// {"transaction_ids":[N,...],"action":"ignore"|"refund"|"write_off","note":TEXT}:
+// one decision given to each exception, each its own record
+// (recon.ResolveEach); one refused does not stop the others. The answer
+// lists each: resolved with its resolution, or refused with the error.
+func (h *Handler) resolveExceptions(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	var body struct {
+		TransactionIDs []int64 `json:"transaction_ids"`
+		Action         *string `json:"action"`
+		Note           *string `json:"note"`
+	}
+	if err := web.DecodeJSON(r, &body); err != nil {
+		return err
+	}
+	if body.Action == nil {
+		return recon.FieldError("action", "action is required: %s", strings.Join(recon.BulkResolveActions, ", "))
+	}
+	in := recon.ResolveInput{Action: *body.Action}
+	if body.Note != nil {
+		in.Note = *body.Note
+	}
+	out, err := recon.ResolveEach(r.Context(), h.Store, c.Tenant, body.TransactionIDs, in, c.User, h.now())
+	for _, res := range out { // each decision its own entry, right after
+		if res.Err == nil {
+			if aerr := h.audited(r, c, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(res.TransactionID, 10), recon.AuditResolution(in, nil),
+				func(context.Context) error { return nil }); aerr != nil {
+				return aerr
+			}
+		}
+	}
+	if err != nil && len(out) == 0 {
+		return err
+	}
+	type itemJSON struct {
+		TransactionID int64           `json:"transaction_id"`
+		Status        string          `json:"status"` // resolved or refused
+		Resolution    *resolutionJSON `json:"resolution,omitempty"`
+		Error         string          `json:"error,omitempty"`
+		Message       string          `json:"message,omitempty"`
+	}
+	items := make([]itemJSON, len(out))
+	for i, res := range out {
+		items[i] = itemJSON{TransactionID: res.TransactionID, Status: "resolved", Resolution: ResolutionJSON(res.Resolution, h.location(), c.Livemode())}
+		if res.Err != nil {
+			_, name := web.ErrorStatus(res.Err)
+			items[i] = itemJSON{TransactionID: res.TransactionID, Status: "refused", Error: name, Message: recon.ErrorMessage(res.Err)}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(items))
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"recon"
 	"recon/api"
 	"recon/internal/testkit"
+	"recon/orders"
 	"recon/sqlstore/dbtest"
 	"recon/web"
 )
@@ -90,7 +91,8 @@ func exceptionSetup(t *testing.T, engine string) *exceptionBundle {
 	}
 	mux := web.NewMux()
 	clock := testkit.NewClock(time.Date(2026, 3, 10, 1, 30, 0, 0, time.UTC)) // 08:30 in Ho Chi Minh City
-	(&api.Handler{Store: db, Auth: auth, Location: hcm, Clock: clock, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
+	(&api.Handler{Store: db, Auth: auth, Location: hcm, Clock: clock, Logger: slog.New(slog.DiscardHandler),
+		VAs: &orders.Service{Store: db, Clock: clock}}).Register(mux)
 	b.srv = httptest.NewServer((&web.Middleware{Logger: slog.New(slog.DiscardHandler)}).Wrap(mux))
 	t.Cleanup(b.srv.Close)
 	return b
@@ -171,7 +173,7 @@ func TestExceptionsAPI(t *testing.T) {
 			{"from_date=2026-3-1", "from_date", "from_date must be a date in the form YYYY-MM-DD"},
 			{"from_date=2026-03-02&to_date=2026-03-01", "from_date", "from_date must not be after to_date"},
 			{"kind=unmatched&kind=duplicate", "kind", "query parameter kind is given 2 times"},
-			{"page=2", "page", `unknown query parameter "page" (known: kind, bank_account_id, from_date, to_date, status, limit, after)`},
+			{"page=2", "page", `unknown query parameter "page" (known: kind, bank_account_id, from_date, to_date, status, limit, after, q)`},
 		} {
 			status, _, body := b.do(t, "GET", "/api/v1/exceptions?"+c.query, "viewer", "")
 			if status != 400 {
@@ -230,8 +232,8 @@ func TestExceptionsAPI(t *testing.T) {
 			{"no scope", "noscope", b.u1, `{"action":"ignore","note":"x"}`, 403, forbidden(`the access token lacks the scope "exception:write"`)},
 			{"malformed", "accountant", b.u1, `{"action":`, 400, `{"status":"error","error":"validation_error","message":"malformed JSON: the body ends early"}`},
 			{"unknown field", "accountant", b.u1, `{"action":"ignore","note":"x","by":"me"}`, 400, invalid("by", `unknown field "by"`)},
-			{"no action", "accountant", b.u1, `{"note":"x"}`, 400, invalid("action", "action is required: match, refund or ignore")},
-			{"bad action", "accountant", b.u1, `{"action":"delete","note":"x"}`, 400, invalid("action", "action must be one of match, refund, ignore")},
+			{"no action", "accountant", b.u1, `{"note":"x"}`, 400, invalid("action", "action is required: match, refund, ignore, write_off, ask_remainder")},
+			{"bad action", "accountant", b.u1, `{"action":"delete","note":"x"}`, 400, invalid("action", "action must be one of match, refund, ignore, write_off, ask_remainder")},
 			{"no note", "accountant", b.u1, `{"action":"ignore"}`, 400, invalid("note", "note is required: say why")},
 			{"long note", "accountant", b.u1, `{"action":"ignore","note":"` + strings.Repeat("é", 251) + `"}`, 400, invalid("note", "note must be at most 500 bytes, not 502")},
 			{"order as text", "accountant", b.u1, `{"action":"match","order_id":"OPEN","note":"x"}`, 400, ``},
@@ -269,7 +271,7 @@ func TestExceptionsAPI(t *testing.T) {
 		resolution := fmt.Sprintf(`{"id":%v,"transaction_id":%d,"action":"match","order_id":%d,"note":"DH10010 is a typo of DH10001",
 			"resolved_by":{"user_id":2,"email":"accountant@saomai.vn"},"resolved_at":"2026-03-10 08:30:00",
 			"previous_state":{"status":"open","kind":"unmatched","reason":"no order with payment code DH10010","order_status":"AUTHENTICATION_NOT_NEEDED","order_paid_amount":"0.00"},
-			%%s"livemode":true}`, body["data"].(map[string]any)["id"], b.u1, b.open.ID)
+			%%s"closes":true,"livemode":true}`, body["data"].(map[string]any)["id"], b.u1, b.open.ID)
 		decision := fmt.Sprintf(`{"order_id":%d,"outcome":"matched","rule":"manual","code":"DH10010","amount":150000,"order_amount":150000,"paid_total":150000,
 			"reason":"a match by hand names order OPEN: 150000 of 150000 VND paid","at":"2026-03-10 08:30:00"}`, b.open.ID)
 		wantBody(t, "resolution", body, `{"status":"success","data":`+fmt.Sprintf(resolution, `"decision":`+decision+",")+`}`)

@@ -52,6 +52,14 @@ func (p anyPassword) VerifyPassword(_ context.Context, _ int64, email, _, _ stri
 	return nil, recon.Errorf(recon.EUNAUTHORIZED, "wrong")
 }
 
+func (p anyPassword) VerifyEmailPassword(ctx context.Context, email, password, address string) ([]*recon.User, error) {
+	u, err := p.VerifyPassword(ctx, 0, email, password, address)
+	if err != nil {
+		return nil, err
+	}
+	return []*recon.User{u}, nil
+}
+
 // TestUploadSlotsSharedByAPIAndDashboard: the API's and the dashboard's
 // statement uploads take the same slots (as cmd/recon wires them: one
 // web.Slots for both): with 2 slots and a share of 1 a company, one

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"recon/client"
+	"github.com/recon-vn/recon/client"
 	"recon/sqlstore/dbtest"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/recon-vn/recon/client"
 	"recon"
-	"recon/client"
 	"recon/sqlstore/dbtest"
 )
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"recon/client"
+	"github.com/recon-vn/recon/client"
 	"recon/sqlstore/dbtest"
 )
 

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"recon/client"
+	"github.com/recon-vn/recon/client"
 )
 
 // A bank feed pushes transactions with a client credentials token; the

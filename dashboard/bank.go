@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	_ "embed"
+	"html/template"
 	"net/http"
 	"strconv"
 	"time"
@@ -60,6 +61,9 @@ type StatementResult struct {
 	Imported, Duplicates int
 	RowErrors            []string
 	BadRows              int
+	// RowProblems are RowErrors as errors, which the page writes in its
+	// language (lang.ErrorText).
+	RowProblems []error
 	// OrdersPaid and ExceptionsOpened count what the new rows did; From
 	// and To are their first and last days (zero when none); Account is
 	// the bank account (set by the handler), for the result's links.
@@ -102,8 +106,10 @@ type bankView struct {
 	GapPager  pager
 	Customers []*recon.HubCustomer
 	HasHub    bool
+	// MayHub: the caller may link banks and make hub companies (hubcompanies.go).
+	MayHub    bool
 	Result    *StatementResult
-	UploadErr string
+	UploadErr template.HTML // in the page's language (lang.ErrorText)
 	// Preview is the previewed file (statements.go) and PreviewToken the
 	// confirmation's token ("" when the file cannot be imported).
 	Preview      *StatementPreview
@@ -152,7 +158,7 @@ func (h *Handler) renderBank(w http.ResponseWriter, r *http.Request, q *request,
 		for _, l := range linked {
 			links[l.ID] = l
 		}
-		if q.caller.May(recon.ActionHub) {
+		if v.MayHub = q.caller.May(recon.ActionHub); v.MayHub {
 			if v.Customers, _, err = h.Store.HubCustomers(ctx, tenant, recon.HubCustomerFilter{Page: 1, PerPage: 100}); err != nil {
 				return err
 			}
@@ -212,7 +218,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 	} else {
 		fh := r.MultipartForm.File["file"][0]
 		if fh.Size > recon.MaxStatementBytes {
-			v.UploadErr = stmtError(q.lang, recon.ErrorMessage(errStatementTooLarge()))
+			v.UploadErr = q.lang.ErrorText(errStatementTooLarge())
 			return h.renderBank(w, r, q, http.StatusBadRequest, v)
 		}
 		if r.PostForm.Get("step") == "preview" && h.PreviewStatement != nil {

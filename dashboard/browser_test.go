@@ -82,8 +82,7 @@ func TestDashboardBrowser(t *testing.T) {
 		signin := func(ctx context.Context, email, password string) {
 			t.Helper()
 			do(ctx, "sign-in page", chromedp.Navigate(e.base+"/dashboard/"),
-				chromedp.WaitVisible("#company"),
-				chromedp.SendKeys("#company", e.live.company),
+				chromedp.WaitVisible("#email"),
 				chromedp.SendKeys("#email", email),
 				chromedp.SendKeys("#password", password))
 			click(ctx, "#signin")

@@ -36,6 +36,9 @@ type confirmView struct {
 	Fields [][2]string
 	Button string // message key
 	Back   string // the page the step came from
+	// Warning, when set, is said first and loudly (text, translated): an
+	// overpayment, ... (exceptions.go, resolveConfirmExtras).
+	Warning string
 }
 
 func (h *Handler) renderConfirm(w http.ResponseWriter, r *http.Request, q *request, v *confirmView) error {
@@ -166,6 +169,9 @@ func (h *Handler) confirmResolve(w http.ResponseWriter, r *http.Request, q *requ
 		c.Items = append(c.Items, orderItems(q.lang, o)...)
 		c.Items = append(c.Items, confirmItem{"c_paid_after", q.lang.Money(ms[0].PaidTotal), "c-paid-after"},
 			confirmItem{"c_status_after", after, "c-after"}, confirmItem{"c_notification", notify, "c-notification"})
+	}
+	if err := h.resolveConfirmExtras(r, q, e, in, o, c); err != nil {
+		return err
 	}
 	return h.renderConfirm(w, r, q, c)
 }

@@ -102,7 +102,7 @@ func TestDashboardContrastBrowser(t *testing.T) {
 			}
 			return href
 		}
-		do("language", chromedp.Navigate(e.base+"/dashboard/lang/en?back=/dashboard/signin"), chromedp.WaitVisible("#company"))
+		do("language", chromedp.Navigate(e.base+"/dashboard/lang/en?back=/dashboard/signin"), chromedp.WaitVisible("#email"))
 		check("/dashboard/signin")
 		signInAdmin(t, e, do, click)
 		for _, mode := range []string{"live", "test"} {

@@ -27,6 +27,7 @@ import (
 	"recon/linking"
 	"recon/orders"
 	"recon/refunds"
+	"recon/team"
 	"recon/web"
 )
 
@@ -47,6 +48,8 @@ type Store interface {
 	recon.ExceptionStore
 	recon.DeliveryOpsStore
 	recon.DashboardStore
+	recon.TeamStore
+	recon.AuditStore
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
@@ -173,6 +176,10 @@ type Handler struct {
 	// does (oauth.RegisterClient) and returns its secret ("" for a public
 	// client).
 	RegisterClient func(ctx context.Context, c *recon.Client, public bool) (string, error)
+	// Team is the team's service (users.go; docs/dashboard.md, Team):
+	// invitations, password resets and changes, deactivation; nil hides the
+	// team pages.
+	Team *team.Service
 
 	pages map[string]*template.Template
 	csrf  *http.CrossOriginProtection
@@ -226,6 +233,8 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.Handle("GET /dashboard/report.csv", h.page(recon.ActionReadMoney, h.reportCSV))
 	mux.Handle("GET /dashboard/exceptions", h.page(recon.ActionReadMoney, h.exceptions))
 	mux.Handle("GET /dashboard/exceptions/{id}", h.page(recon.ActionReadMoney, h.exception))
+	mux.Handle("GET /dashboard/exceptions/bulk", h.page(recon.ActionResolveExceptions, h.confirmBulk))
+	mux.HandleLimited("POST /dashboard/exceptions/bulk", h.form(recon.ActionResolveExceptions, h.resolveBulk), formLimit)
 	mux.Handle("GET /dashboard/exceptions/{id}/resolve", h.page(recon.ActionResolveExceptions, h.confirmResolveException))
 	mux.HandleLimited("POST /dashboard/exceptions/{id}/resolve", h.form(recon.ActionResolveExceptions, h.resolveException), formLimit)
 	mux.Handle("GET /dashboard/notifications", h.page(recon.ActionReadMoney, h.notifications))
@@ -237,7 +246,10 @@ func (h *Handler) Register(mux *web.Mux) {
 	h.registerSettings(mux)
 	h.registerRefunds(mux)
 	h.registerInvoices(mux)
+	h.registerFirstrun(mux)
 	h.registerLinks(mux)
+	h.registerTeam(mux)
+	h.registerAudit(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

@@ -27,6 +27,7 @@ import (
 	"recon/server"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
+	"recon/team"
 	"recon/web"
 )
 
@@ -59,6 +60,8 @@ type dashEnv struct {
 	userIDs map[string]string
 	rc      *testkit.Receiver // the IPN endpoint of both companies
 	codes   *rand.Rand        // of payment codes, spread as the gateway's random ones
+	auth    *oauth.Server     // the password check's authorization server
+	team    *team.Service     // the team's service (users.go), without SMTP unless a test gives one
 }
 
 // tenant is a company's live or test data: the company's id as the
@@ -115,11 +118,14 @@ func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler
 		IPN:             &ipn.Service{Store: e.db, CheckURL: checkURL, Blocked: delivery.IsBlocked},
 		Hub:             &linking.Service{Store: e.db, BaseURL: srv.URL, CheckURL: checkURL, Blocked: delivery.IsBlocked},
 		ImportStatement: server.ImportStatement(e.db, loc, recon.SystemClock{}),
+		// No SMTP: the links are shown to the Admin (team_test.go sets Mail).
+		Team: &team.Service{Store: e.db, Clock: recon.SystemClock{}, BaseURL: srv.URL, Hash: fastHash, Location: loc, Logger: log},
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, e.db, c, public)
 		},
 	}
 	server.WireStatements(h, e.db, loc, recon.SystemClock{}, t.TempDir())
+	e.auth, e.team = auth, h.Team
 	for _, c := range configure {
 		c(h)
 	}
@@ -213,6 +219,12 @@ func (e *dashEnv) dashUser(t *testing.T, m *tenant, email string, role recon.Rol
 		t.Fatal(err)
 	}
 	return u.ID
+}
+
+// fastHash is oauth.HashPassword at bcrypt's lowest cost (see dashUser).
+func fastHash(pw string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	return string(h), err
 }
 
 // checkout stores an order awaiting payment into the tenant's account, as

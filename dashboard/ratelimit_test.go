@@ -28,6 +28,14 @@ func (p anyPassword) VerifyPassword(_ context.Context, _ int64, email, _, _ stri
 	return nil, recon.Errorf(recon.EUNAUTHORIZED, "wrong")
 }
 
+func (p anyPassword) VerifyEmailPassword(ctx context.Context, email, password, address string) ([]*recon.User, error) {
+	u, err := p.VerifyPassword(ctx, 0, email, password, address)
+	if err != nil {
+		return nil, err
+	}
+	return []*recon.User{u}, nil
+}
+
 type answer struct {
 	status int
 	header http.Header

@@ -14,7 +14,8 @@ import (
 // pageNames are the templates/*.html files that are pages (each with the
 // layout); layout.html holds the frame.
 var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery",
-	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report", "invoices", "invoice", "customer"}
+	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report", "invoices", "invoice", "customer",
+	"users", "account", "companies", "setpassword", "forgot", "audit", "hubcompanies"}
 
 var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 1 },
 	"gapOf": func(d *recon.BalanceDiscontinuity) int64 { return d.Reported - d.Expected },
@@ -72,7 +73,10 @@ type pageData struct {
 	MayRefunds bool
 	// MayInvoices shows the invoices link (invoices.go).
 	MayInvoices bool
-	Data        any
+	// Team links the team pages and the account (users.go); Switch the
+	// company picker, when the session's person is in several companies.
+	Team, Switch bool
+	Data         any
 	// Loc is the business time zone, in which Time and Date write every
 	// time a page shows (docs/dashboard.md, Language).
 	Loc *time.Location
@@ -100,9 +104,17 @@ func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageDa
 		Live: q.caller.Livemode(), CSRF: csrfToken(q.token), MayMoney: q.caller.May(recon.ActionReadMoney),
 		MayManage: q.caller.May(recon.ActionManageNotifications), MayCompany: q.caller.May(recon.ActionManageCompany),
 		MayWrite:     q.caller.May(recon.ActionWriteTransactions),
-		SandboxPanel: h.sandboxOpen(q) == nil && q.caller.May(recon.ActionWriteTransactions),
+		SandboxPanel: q.caller.May(recon.ActionWriteTransactions), // in live mode it offers the switch to test data
 		MayRefunds:   h.Refunds != nil && q.caller.May(recon.ActionReadRefunds),
-		MayInvoices:  h.Invoices != nil && q.caller.May(recon.ActionReadInvoices), Data: v, Loc: h.Location}
+		MayInvoices:  h.Invoices != nil && q.caller.May(recon.ActionReadInvoices), Data: v, Loc: h.Location,
+		Team: h.Team != nil, Switch: h.canSwitch(r, q)}
+}
+
+// canSwitch reports whether the session may switch to another company
+// (users.go); a failed read hides the link.
+func (h *Handler) canSwitch(r *http.Request, q *request) bool {
+	users, err := h.Store.DashboardSessionUsers(r.Context(), q.session.ID)
+	return err == nil && len(users) > 1
 }
 
 // render writes the page whole, or a 500 when it fails to execute (never
@@ -128,17 +140,27 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, q *request,
 	if status >= 500 {
 		h.Logger.ErrorContext(r.Context(), "dashboard: internal error", "err", err, "path", r.URL.Path, "request_id", web.RequestID(r.Context()))
 	}
-	h.writeErrorPage(w, r, q, status, recon.ErrorMessage(err))
+	l := h.langOf(r)
+	if q != nil {
+		l = q.lang
+	}
+	h.writeErrorHTML(w, r, q, status, l.ErrorText(err))
 }
 
 func (h *Handler) writeErrorPage(w http.ResponseWriter, r *http.Request, q *request, status int, msg string) {
+	h.writeErrorHTML(w, r, q, status, template.HTML(template.HTMLEscapeString(msg)))
+}
+
+// writeErrorHTML answers with the error page showing msg, written in the
+// page's language (lang.ErrorText).
+func (h *Handler) writeErrorHTML(w http.ResponseWriter, r *http.Request, q *request, status int, msg template.HTML) {
 	d := &pageData{Lang: h.langOf(r), Title: "error", Path: r.URL.Path, Loc: h.Location}
 	if q != nil {
 		d = h.data(r, q, "error", nil)
 	}
 	d.Data = struct {
 		Status  int
-		Message string
+		Message template.HTML
 	}{status, msg}
 	h.render(w, r, status, "error", d)
 }
@@ -148,7 +170,7 @@ func (h *Handler) writeErrorPage(w http.ResponseWriter, r *http.Request, q *requ
 func (h *Handler) writeFamilyError(w http.ResponseWriter, r *http.Request, status int, _, message string) {
 	setSecurityHeaders(w)
 	if status == http.StatusNotFound {
-		message = "no such page"
+		message = h.langOf(r).T("not_found")
 	}
 	h.writeErrorPage(w, r, nil, status, message)
 }

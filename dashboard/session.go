@@ -8,9 +8,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
-	"time"
 
 	"recon"
 )
@@ -160,7 +157,7 @@ func (h *Handler) load(r *http.Request) (*request, error) {
 		return nil, err
 	}
 	u, err := h.Store.User(ctx, s.UserID)
-	if recon.ErrorCode(err) == recon.ENOTFOUND || err == nil && u.Company != s.Company {
+	if recon.ErrorCode(err) == recon.ENOTFOUND || err == nil && (u.Company != s.Company || !u.Active()) {
 		return nil, recon.Errorf(recon.EUNAUTHORIZED, "the user no longer exists")
 	} else if err != nil {
 		return nil, err
@@ -205,8 +202,11 @@ func (h *Handler) noSession(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 type signinView struct {
-	CSRF, Company, Email, Error string
-	Ended                       bool
+	CSRF, Email, Error string
+	Ended              bool
+	// Forgot links to the forgotten-password page: only with SMTP (without
+	// it an Admin makes the link; docs/dashboard.md, Team).
+	Forgot bool
 }
 
 func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
@@ -215,31 +215,30 @@ func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderSignin(w http.ResponseWriter, r *http.Request, status int, v signinView) {
 	v.CSRF = newToken()
+	v.Forgot = h.Team != nil && h.Team.Mail != nil
 	h.setCookie(w, signinCookie, v.CSRF, 3600)
 	h.render(w, r, status, "signin", &pageData{Lang: h.langOf(r), Path: r.URL.Path, Title: "signin", Data: v})
 }
 
-// signin checks the password through the PasswordVerifier (the OAuth login
-// page's check and throttle) and starts a live session.
+// signin checks the e-mail address and password through the
+// PasswordVerifier (the OAuth login page's check and throttle) against
+// every company's user of the address, and starts a live session in the
+// first active company whose user has that password; when there are
+// several, the person picks one next (GET /dashboard/companies), and may
+// switch between them later (docs/dashboard.md, Team).
 func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 	if err := h.checkForm(r, h.cookie(r, signinCookie)); err != nil {
 		h.writeError(w, r, nil, err)
 		return
 	}
 	f := r.PostForm
-	v := signinView{Company: f.Get("company"), Email: f.Get("email")}
+	v := signinView{Email: f.Get("email")}
 	l := h.langOf(r)
-	companyID, err := strconv.ParseInt(strings.TrimSpace(v.Company), 10, 64)
-	if err != nil || companyID <= 0 {
-		v.Error = l.T("err_company_id")
-		h.renderSignin(w, r, http.StatusBadRequest, v)
-		return
-	}
-	u, err := h.Passwords.VerifyPassword(r.Context(), companyID, v.Email, f.Get("password"), clientAddress(r))
+	users, err := h.Passwords.VerifyEmailPassword(r.Context(), v.Email, f.Get("password"), clientAddress(r))
 	switch recon.ErrorCode(err) {
 	case "":
 	case recon.EUNAUTHORIZED:
-		v.Error = l.T("err_password")
+		v.Error = l.T("tm_err_signin")
 		h.renderSignin(w, r, http.StatusUnauthorized, v)
 		return
 	case recon.ERATELIMITED:
@@ -250,23 +249,8 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, nil, err)
 		return
 	}
-	t, err := h.Store.TenantOf(r.Context(), u.Company, true)
-	if err == nil {
-		err = t.CheckActive()
-	}
-	if err != nil {
-		h.writeError(w, r, nil, err)
-		return
-	}
-	token, now := newToken(), h.now()
-	s := &recon.DashboardSession{UserID: u.ID, Company: u.Company, Live: true, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(h.MaxAge)}
-	if err := h.Store.CreateDashboardSession(r.Context(), s, tokenHash(token)); err != nil {
-		h.writeError(w, r, nil, err)
-		return
-	}
 	h.setCookie(w, signinCookie, "", -1)
-	h.setCookie(w, sessionCookie, token, int(h.MaxAge/time.Second))
-	http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
+	h.startSession(w, r, users)
 }
 
 func (h *Handler) signout(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -299,7 +283,8 @@ func (h *Handler) switchMode(w http.ResponseWriter, r *http.Request, q *request)
 // has no counterpart in the other.
 func localPath(back string) string {
 	switch back {
-	case "/dashboard/transactions", "/dashboard/orders", "/dashboard/exceptions", "/dashboard/notifications":
+	case "/dashboard/transactions", "/dashboard/orders", "/dashboard/exceptions", "/dashboard/notifications",
+		"/dashboard/sandbox", "/dashboard/hub-companies":
 		return back
 	}
 	return "/dashboard/"

@@ -26,12 +26,17 @@ const (
 	testMerchantID = recon.TestMerchantPrefix + "DEMO-SAOMAI"
 )
 
-// The demo company's Admin, who signs in to the consent page and the
-// dashboard with AdminPassword, and its Member.
+// The demo company's users, who all sign in to the dashboard (and the
+// consent page) with their e-mail and password, printed in the banner: the
+// Admin, the Accountant and the Member.
 const (
-	AdminEmail    = "admin@saomai.vn"
-	AdminPassword = "saomai-demo-admin"
-	memberEmail   = "nhanvien@saomai.vn"
+	AdminEmail         = "admin@saomai.vn"
+	AdminPassword      = "saomai-demo-admin"
+	AccountantEmail    = "ketoan@saomai.vn"
+	AccountantPassword = "saomai-demo-ketoan"
+	MemberEmail        = "nhanvien@saomai.vn"
+	MemberPassword     = "saomai-demo-nhanvien"
+	memberEmail        = MemberEmail
 )
 
 // Store is what the demo reads and writes.
@@ -132,6 +137,7 @@ func Seed(ctx context.Context, db Store, auth Auth, o Options) error {
 		"Shown":      map[bool]string{true: secret, false: "(printed when the demo was first seeded)"}[secret != ""],
 		"CurlSecret": map[bool]string{true: secret, false: "CLIENT_SECRET"}[secret != ""],
 		"AdminEmail": AdminEmail, "AdminPassword": AdminPassword, "Company": strconv.FormatInt(client.Company, 10),
+		"AccountantEmail": AccountantEmail, "AccountantPassword": AccountantPassword, "MemberEmail": MemberEmail, "MemberPassword": MemberPassword,
 		"AdminToken": adminToken, "MemberToken": memberToken, "FeedToken": feedToken,
 		"MerchantID": merchant.MerchantID, "MerchantSecret": merchant.SecretKey,
 		"Scopes": strings.Join(client.Scopes, " "), "Redirect": client.RedirectURIs[0],
@@ -221,16 +227,20 @@ func seedData(ctx context.Context, db Store, auth Auth, random io.Reader, loc *t
 	}); err != nil {
 		return nil, "", err
 	}
-	pw, err := auth.HashPassword(AdminPassword)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, u := range []*recon.User{
-		{Company: co.ID, Email: AdminEmail, Role: recon.RoleAdmin, Permissions: []string{recon.PermViewTransactions}, PasswordHash: pw},
-		{Company: co.ID, Email: "ketoan@saomai.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}},
-		{Company: co.ID, Email: memberEmail, Role: recon.RoleMember},
+	for _, u := range []struct {
+		u  *recon.User
+		pw string
+	}{
+		{&recon.User{Company: co.ID, Email: AdminEmail, Role: recon.RoleAdmin, Permissions: []string{recon.PermViewTransactions}}, AdminPassword},
+		{&recon.User{Company: co.ID, Email: AccountantEmail, Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}}, AccountantPassword},
+		{&recon.User{Company: co.ID, Email: MemberEmail, Role: recon.RoleMember}, MemberPassword},
 	} {
-		if err := db.CreateUser(ctx, u); err != nil {
+		pw, err := auth.HashPassword(u.pw)
+		if err != nil {
+			return nil, "", err
+		}
+		u.u.PasswordHash = pw
+		if err := db.CreateUser(ctx, u.u); err != nil {
 			return nil, "", err
 		}
 	}
@@ -253,11 +263,13 @@ func seedData(ctx context.Context, db Store, auth Auth, random io.Reader, loc *t
 
 var banner = template.Must(template.New("demo").Parse(`
 ================ Recon demo ================
-Company "Công ty TNHH Thương mại Sao Mai" with users {{.AdminEmail}} (Admin),
-ketoan@saomai.vn (Accountant) and nhanvien@saomai.vn (Member).
+Company "Công ty TNHH Thương mại Sao Mai" (id {{.Company}}) and its users.
+Dashboard: {{.Base}}/dashboard/  sign in with an e-mail and its password:
+  {{.AdminEmail}}     / {{.AdminPassword}}     (Admin: everything, the team page)
+  {{.AccountantEmail}}    / {{.AccountantPassword}}    (Accountant: the money)
+  {{.MemberEmail}}  / {{.MemberPassword}}  (Member: the home page only)
 OAuth2 client:  {{.ClientID}}   secret: {{.Shown}}
 Admin login for the consent page: {{.AdminEmail}} / {{.AdminPassword}}
-Dashboard: {{.Base}}/dashboard/  (company {{.Company}}, {{.AdminEmail}} / {{.AdminPassword}})
 
 Tokens below are valid for one hour (new ones: restart with --demo, or
 recon token issue --client {{.ClientID}} --user {{.AdminEmail}} --scopes company).

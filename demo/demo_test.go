@@ -65,7 +65,10 @@ func TestSeed(t *testing.T) {
 		}
 		for _, want := range []string{
 			"OAuth2 client:  demo-erp   secret: secret-of-demo-erp",
-			"Dashboard: http://demo.test/dashboard/  (company 1, " + demo.AdminEmail + " / " + demo.AdminPassword + ")",
+			"Dashboard: http://demo.test/dashboard/  sign in with an e-mail and its password:",
+			"  " + demo.AdminEmail + "     / " + demo.AdminPassword + "     (Admin",
+			"  " + demo.AccountantEmail + "    / " + demo.AccountantPassword + "    (Accountant",
+			"  " + demo.MemberEmail + "  / " + demo.MemberPassword + "  (Member",
 			"export TOKEN=token(demo-erp," + demo.AdminEmail + ",company transaction:read bank-account:read)",
 			"Test OAuth2 client: test_demo-erp   secret: secret-of-test_demo-erp",
 		} {

@@ -54,18 +54,18 @@ func (h *Handler) createCompany(w http.ResponseWriter, r *http.Request, c *recon
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	hc := &recon.HubCustomer{Tenant: c.Tenant, Status: recon.HubCustomerActive}
 	if in.FullName == nil {
 		return recon.FieldError("full_name", "full_name is required")
 	}
-	hc.FullName = strings.TrimSpace(*in.FullName)
+	short, status := "", recon.HubCustomerActive
 	if in.ShortName != nil {
-		hc.ShortName = strings.TrimSpace(*in.ShortName)
+		short = *in.ShortName
 	}
 	if in.Status != nil {
-		hc.Status = *in.Status
+		status = *in.Status
 	}
-	if err := h.Store.CreateHubCustomer(r.Context(), hc); err != nil {
+	hc, err := h.Links.CreateCustomer(r.Context(), c.Tenant, *in.FullName, short, status)
+	if err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusCreated, dataBody{Code: http.StatusCreated, Message: "Company created", Data: CompanyJSON(hc, h.location())})

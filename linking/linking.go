@@ -136,3 +136,20 @@ func (s *Service) SaveWebhook(ctx context.Context, tenant recon.TenantID, ch rec
 	}
 	return s.Store.ChangeHubWebhook(ctx, tenant, ch)
 }
+
+// CreateCustomer makes one of the merchant's companies (a hub customer,
+// docs/hub.md): fullName (required, unique among the tenant's), shortName
+// and status (recon.HubCustomerStatuses), the names trimmed; for POST
+// /v1/company/create and the dashboard's hub companies page. Nothing is
+// stored when a check fails (recon.HubCustomer.Validate, the store's
+// uniqueness: ECONFLICT).
+func (s *Service) CreateCustomer(ctx context.Context, tenant recon.TenantID, fullName, shortName, status string) (*recon.HubCustomer, error) {
+	hc := &recon.HubCustomer{Tenant: tenant, FullName: strings.TrimSpace(fullName), ShortName: strings.TrimSpace(shortName), Status: status}
+	if err := hc.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.Store.CreateHubCustomer(ctx, hc); err != nil {
+		return nil, err
+	}
+	return hc, nil
+}

@@ -240,6 +240,12 @@ func clientAddress(r *http.Request) string {
 // they lock the address. Every attempt is logged with its outcome, never
 // the password; every lock is logged and counted (recon_login_lockouts_total).
 func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, password, addr string) (*recon.User, error) {
+	return s.throttled(ctx, c, email, addr, func() (*recon.User, error) { return s.login(ctx, c.Company, email, password) })
+}
+
+// throttled is throttledLogin's throttle around check, the password check
+// (EUNAUTHORIZED when it fails).
+func (s *Server) throttled(ctx context.Context, c *recon.Client, email, addr string, check func() (*recon.User, error)) (*recon.User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	account := fmt.Sprintf("account:%d:%s", c.Company, email)
 	pair := fmt.Sprintf("pair:%d:%s|%s", c.Company, email, addr)
@@ -260,7 +266,7 @@ func (s *Server) throttledLogin(ctx context.Context, c *recon.Client, email, pas
 		log("throttled", "retry_after", wait.String())
 		return nil, errThrottled(wait)
 	}
-	u, err := s.login(ctx, c.Company, email, password)
+	u, err := check()
 	switch {
 	case recon.ErrorCode(err) == recon.EUNAUTHORIZED:
 		log("failed")
@@ -299,7 +305,7 @@ func (s *Server) login(ctx context.Context, companyID int64, email, password str
 	} else if err != nil {
 		return nil, err
 	}
-	if u.Company != companyID || !checkPassword(u.PasswordHash, password) {
+	if !checkPassword(u.PasswordHash, password) || u.Company != companyID || !u.Active() {
 		return nil, errLogin()
 	}
 	return u, nil

@@ -84,7 +84,7 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 		} else if err != nil {
 			return nil, &recon.Error{Code: recon.EINTERNAL, Message: "could not load the token's user", Err: err}
 		}
-		if u.Company != sess.Company {
+		if u.Company != sess.Company || !u.Active() { // deactivated: docs/dashboard.md, Team
 			return nil, errInvalidToken()
 		}
 		u.PasswordHash = ""
@@ -142,6 +142,9 @@ func (s *Server) IssueToken(ctx context.Context, clientID, userEmail string, sco
 			return nil, recon.FieldError("email", "no user %q in the company of client %s", email, rc.ID)
 		} else if err != nil {
 			return nil, err
+		}
+		if !u.Active() {
+			return nil, recon.Errorf(recon.EFORBIDDEN, "user %s was deactivated", u.Email)
 		}
 		sess = userSession(rc, u.ID)
 		granted := u.GrantableScopes(scopes)

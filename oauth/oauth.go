@@ -85,6 +85,8 @@ type Store interface {
 	// recon.UserStore's:
 	User(ctx context.Context, id int64) (*recon.User, error)
 	UserByEmail(ctx context.Context, companyID int64, email string) (*recon.User, error)
+	// recon.TeamStore's:
+	UsersByEmail(ctx context.Context, email string) ([]*recon.User, error)
 	// recon.ClientStore's:
 	Client(ctx context.Context, id string) (*recon.Client, error)
 	// recon.TokenStore's:

@@ -69,8 +69,8 @@ func (s *Server) narrowToRole(ctx context.Context, ar fosite.AccessRequester) er
 		return nil
 	}
 	u, err := s.store.User(ctx, sess.UserID)
-	if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && u.Company != sess.Company) {
-		return fosite.ErrInvalidGrant.WithHint("The user of this grant no longer exists.")
+	if recon.ErrorCode(err) == recon.ENOTFOUND || (err == nil && (u.Company != sess.Company || !u.Active())) {
+		return fosite.ErrInvalidGrant.WithHint("The user of this grant no longer exists or was deactivated.")
 	} else if err != nil {
 		return fosite.ErrServerError.WithWrap(err).WithDebug(err.Error())
 	}

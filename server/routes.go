@@ -59,7 +59,7 @@ func (s *Server) routes() *web.Mux {
 
 	// /api/v1 (docs/api.md); API v2 (docs/api-v2.md) registers beside it.
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.MaxPrefixLen, Location: cfg.Location, Clock: clock, Rand: cfg.Rand,
-		Sandbox: sandbox, Kick: kick, Limiter: limiter, Uploads: uploads, Logger: log}).Register(mux)
+		Sandbox: sandbox, Kick: kick, Limiter: limiter, Uploads: uploads, Logger: log, VAs: orderSvc}).Register(mux)
 	apiv2.New(apiv2.Config{Store: db, Auth: auth, Limiter: limiter, Clock: clock, Rand: cfg.Rand, Location: cfg.Location, Logger: log,
 		Orders: orderSvc, Refunds: s.Refunds,
 		// The e-invoice API under /v1/invoices (docs/invoices.md, API), its
@@ -88,6 +88,7 @@ func (s *Server) routes() *web.Mux {
 		V2Orders:        orderSvc,
 		ImportStatement: ImportStatement(db, cfg.Location, clock),
 		Hub:             links,
+		Team:            s.Team,
 		RegisterClient: func(ctx context.Context, c *recon.Client, public bool) (string, error) {
 			return oauth.RegisterClient(ctx, db, c, public)
 		},
@@ -111,6 +112,7 @@ func ImportStatement(db statement.Store, loc *time.Location, clock recon.Clock) 
 			OrdersPaid: rep.OrdersPaid, ExceptionsOpened: rep.ExceptionsOpened, From: rep.From, To: rep.To}
 		for _, e := range rep.Skipped {
 			res.RowErrors = append(res.RowErrors, e.Error())
+			res.RowProblems = append(res.RowProblems, &e)
 		}
 		return res, err
 	}

@@ -18,13 +18,16 @@ import (
 	"time"
 
 	"recon"
+	"recon/alerts"
 	"recon/delivery"
 	"recon/einvoice"
 	"recon/gateway"
 	"recon/invoices"
+	"recon/mail"
 	"recon/oauth"
 	"recon/refunds"
 	"recon/sqlstore"
+	"recon/team"
 	"recon/web"
 )
 
@@ -65,6 +68,11 @@ type Config struct {
 	Imports       int // statement imports at once (web.Slots; --statement-imports)
 	LinkTokenTTL  time.Duration
 	SweepInterval time.Duration // --sweep-interval (0: SweepInterval)
+
+	// Mail sends the team's invitations and password resets and the alerts
+	// (--smtp-url; docs/dashboard.md, Team). nil: no e-mail is sent, and the
+	// dashboard shows the links to the Admin instead.
+	Mail mail.Sender
 }
 
 // DashAddressFactor is how many sessions' worth of dashboard requests one
@@ -94,6 +102,14 @@ type Server struct {
 	// is the XML signer (docs/invoices.md, XML and its signature).
 	Invoices       *invoices.Service
 	InvoiceSandbox *invoices.Sandbox
+	// Mail is Config.Mail: nil when no SMTP server was configured.
+	Mail mail.Sender
+	// Team is the team's service (invitations, password resets,
+	// deactivation; docs/dashboard.md, Team) the dashboard calls.
+	Team *team.Service
+	// Alerts finds and sends the companies' alerts from the maintenance
+	// loop (docs/dashboard.md, Alerts).
+	Alerts *alerts.Service
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
 	Mux *web.Mux
 }
@@ -103,7 +119,7 @@ type Server struct {
 // It makes the store wake the dispatcher and the listeners when it enqueues a
 // notification. Nothing is served until Serve.
 func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
-	s := &Server{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, DB: db, Metrics: web.NewMetrics()}
+	s := &Server{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, DB: db, Metrics: web.NewMetrics(), Mail: cfg.Mail}
 	if s.clock == nil {
 		s.clock = recon.SystemClock{}
 	}
@@ -135,6 +151,13 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 	s.InvoiceSandbox = &invoices.Sandbox{Clock: s.clock}
 	s.Invoices = &invoices.Service{Store: db, Clock: s.clock, Location: cfg.Location, Test: s.InvoiceSandbox,
 		Signer: &einvoice.Signer{Store: db, Clock: s.clock, Sandbox: cfg.Sandbox, Original: db.Invoice}}
+	s.Team = &team.Service{Store: db, Clock: s.clock, Mail: cfg.Mail, BaseURL: cfg.BaseURL, Hash: oauth.HashPassword,
+		Logger: s.log, Location: cfg.Location}
+	s.Alerts = &alerts.Service{Store: db, Mail: alertMailer(cfg.Mail), Clock: s.clock, Location: cfg.Location, Node: cfg.NodeID, Logger: s.log,
+		Post: chatPoster(s.Dispatcher.Client, s.clock)}
+	if s.Alerts.Node == "" {
+		s.Alerts.Node = recon.NewSecret()[:12]
+	}
 	s.Mux = s.routes()
 	return s, nil
 }
@@ -184,6 +207,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	// The line a newcomer waits for (README, docs/getting-started.md): the
+	// address really bound (a port 0 resolved) and the base URL links use.
+	log.Info("listening on http://"+ln.Addr().String(), "addr", ln.Addr().String(), "base_url", cfg.BaseURL)
 	if msrv != nil {
 		defer msrv.Close()
 		go func() {

@@ -3,13 +3,17 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"net"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"recon/api"
 	"recon/apiv2"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
@@ -123,5 +127,31 @@ func TestReadyzWithADeadDatabase(t *testing.T) {
 		if rec.Code != want {
 			t.Errorf("GET %s with the database closed: %d %s, want %d", path, rec.Code, rec.Body, want)
 		}
+	}
+}
+
+// TestServeSaysListeningOn checks the log line a newcomer waits for
+// (README, docs/getting-started.md): "listening on" with the address bound.
+func TestServeSaysListeningOn(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, "sqlite")
+	logs := &testkit.Buffer{}
+	s, err := New(context.Background(), db, Config{BaseURL: "http://127.0.0.1", MetricsAddr: "off", ShutdownTimeout: 5 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	want := "listening on http://" + ln.Addr().String()
+	testkit.WaitFor(t, "the listening line", 10*time.Second, func() bool { return strings.Contains(logs.String(), want) })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -110,38 +110,61 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 
 // exceptionColumns are what scanException reads: exceptions e joined with
 // its transaction (transactionColumns) and, when resolved, its resolution r.
-const exceptionColumns = `e.kind, e.order_id, e.reason, ` + transactionColumns + `,
-	r.id, r.action, r.order_id, r.note, r.user_id, r.user_email, r.previous_kind, r.previous_reason,
-	r.order_status_before, r.order_paid_before, r.created_at, rf.xid`
+const exceptionColumns = `e.kind, e.order_id, e.reason, ` + transactionColumns + `, ` + resolutionColumns
 
+// resolutionColumns are what scanResolution reads: exception_resolutions r
+// and the xid of the refund rf it created.
+const resolutionColumns = `r.id, r.action, r.order_id, r.note, r.user_id, r.user_email, r.previous_kind, r.previous_reason,
+	r.order_status_before, r.order_paid_before, r.created_at, rf.xid, r.amount, r.va_number, r.closes`
+
+// exceptionFrom joins the exception's transaction and the decision that
+// closed it (at most one: exception_resolutions_closing).
 const exceptionFrom = ` JOIN transactions t ON t.id = e.transaction_id
 	JOIN bank_accounts b ON b.id = t.bank_account_id
-	LEFT JOIN exception_resolutions r ON r.transaction_id = e.transaction_id AND r.company_id = e.company_id
+	LEFT JOIN exception_resolutions r ON r.transaction_id = e.transaction_id AND r.company_id = e.company_id AND r.closes
 	LEFT JOIN refunds rf ON rf.id = r.refund_id`
+
+// resolutionFields are the scan destinations of resolutionColumns (every
+// one nullable: the LEFT JOIN of a listing).
+type resolutionFields struct {
+	id, order, user, paid, amount                                   sql.NullInt64
+	action, note, email, prevKind, prevReason, statusBefore, refund sql.NullString
+	va                                                              sql.NullString
+	closes                                                          sql.NullBool
+	at                                                              sql.NullTime
+}
+
+func (f *resolutionFields) dest() []any {
+	return []any{&f.id, &f.action, &f.order, &f.note, &f.user, &f.email, &f.prevKind, &f.prevReason, &f.statusBefore, &f.paid, &f.at, &f.refund,
+		&f.amount, &f.va, &f.closes}
+}
+
+// resolution is the decision read, nil when the LEFT JOIN found none.
+func (f *resolutionFields) resolution(companyID, transactionID int64) *recon.ExceptionResolution {
+	if !f.id.Valid {
+		return nil
+	}
+	return &recon.ExceptionResolution{ID: f.id.Int64, CompanyID: companyID, TransactionID: transactionID, Action: f.action.String,
+		OrderID: f.order.Int64, Note: f.note.String, UserID: f.user.Int64, UserEmail: f.email.String, CreatedAt: f.at.Time.UTC(),
+		PreviousKind: f.prevKind.String, PreviousReason: f.prevReason.String, OrderStatusBefore: f.statusBefore.String, OrderPaidBefore: f.paid.Int64,
+		RefundID: f.refund.String, Amount: f.amount.Int64, VANumber: f.va.String, Closes: f.closes.Bool}
+}
 
 func scanException(s scanner) (*recon.Exception, error) {
 	var e recon.Exception
 	var order sql.NullInt64
 	var t recon.Transaction
 	var code, sub sql.NullString
-	var rid, rOrder, rUser, rPaid sql.NullInt64
-	var action, note, email, prevKind, prevReason, statusBefore, refund sql.NullString
-	var at sql.NullTime
-	if err := s.Scan(&e.Kind, &order, &e.Reason,
+	var r resolutionFields
+	if err := s.Scan(append([]any{&e.Kind, &order, &e.Reason,
 		&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
-		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt,
-		&rid, &action, &rOrder, &note, &rUser, &email, &prevKind, &prevReason, &statusBefore, &rPaid, &at, &refund); err != nil {
+		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt}, r.dest()...)...); err != nil {
 		return nil, err
 	}
 	t.Code, t.SubAccount = code.String, sub.String
 	t.TransactionDate, t.CreatedAt = recon.WallClock(t.TransactionDate.UTC()), t.CreatedAt.UTC()
 	e.Transaction, e.OrderID = &t, order.Int64
-	if rid.Valid {
-		e.Resolution = &recon.ExceptionResolution{ID: rid.Int64, CompanyID: t.CompanyID, TransactionID: t.ID, Action: action.String,
-			OrderID: rOrder.Int64, Note: note.String, UserID: rUser.Int64, UserEmail: email.String, CreatedAt: at.Time.UTC(),
-			PreviousKind: prevKind.String, PreviousReason: prevReason.String, OrderStatusBefore: statusBefore.String, OrderPaidBefore: rPaid.Int64,
-			RefundID: refund.String}
-	}
+	e.Resolution = r.resolution(t.CompanyID, t.ID)
 	return &e, nil
 }
 
@@ -163,24 +186,12 @@ func (db *DB) Exceptions(ctx context.Context, tenant recon.TenantID, f recon.Exc
 	}
 	where := []string{"e.company_id = $1", "e.resolved = $2", "e.kind = $3"}
 	args := queryArgs{companyID, f.Resolved, ""}
+	more, err := exceptionWhere(f, &args)
+	if err != nil {
+		return nil, false, err
+	}
+	where = append(where, more...)
 	arg := args.add
-	for _, d := range []struct {
-		field, v string
-		op       string
-		days     int
-	}{{"from_date", f.FromDate, ">=", 0}, {"to_date", f.ToDate, "<", 1}} {
-		if d.v == "" {
-			continue
-		}
-		day, err := time.Parse(recon.DateLayout, d.v)
-		if err != nil {
-			return nil, false, recon.FieldError(d.field, "%s must be a date in the form YYYY-MM-DD", d.field)
-		}
-		where = append(where, "e.transaction_date "+d.op+" "+arg(day.AddDate(0, 0, d.days)))
-	}
-	if f.BankAccountID != 0 {
-		where = append(where, "e.bank_account_id = "+arg(f.BankAccountID))
-	}
 	if f.After != 0 {
 		var date anyTime
 		err := db.db.QueryRowContext(ctx, `SELECT transaction_date FROM exceptions WHERE transaction_id = $1 AND company_id = $2`,
@@ -218,10 +229,102 @@ func (db *DB) Exceptions(ctx context.Context, tenant recon.TenantID, f recon.Exc
 	return all, false, nil
 }
 
-// Exception implements recon.ExceptionStore.
+// exceptionWhere is the filter's conditions but the tenant, state and kind
+// (the dates, the bank account, the memo), their arguments added to args.
+// The memo is compared with LIKE, without case, both as typed and as
+// recon.NormalizeMemo reads it (upper case, no diacritics) against the
+// memo in upper case: a memo of the bank's upper-case ASCII is found by
+// "chuyển khoản" as by "CHUYEN KHOAN".
+func exceptionWhere(f recon.ExceptionFilter, args *queryArgs) ([]string, error) {
+	var where []string
+	for _, d := range []struct {
+		field, v string
+		op       string
+		days     int
+	}{{"from_date", f.FromDate, ">=", 0}, {"to_date", f.ToDate, "<", 1}} {
+		if d.v == "" {
+			continue
+		}
+		day, err := time.Parse(recon.DateLayout, d.v)
+		if err != nil {
+			return nil, recon.FieldError(d.field, "%s must be a date in the form YYYY-MM-DD", d.field)
+		}
+		where = append(where, "e.transaction_date "+d.op+" "+args.add(day.AddDate(0, 0, d.days)))
+	}
+	if f.BankAccountID != 0 {
+		where = append(where, "e.bank_account_id = "+args.add(f.BankAccountID))
+	}
+	if f.Memo != "" {
+		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+		typed := "%" + esc.Replace(strings.ToLower(f.Memo)) + "%"
+		normal := "%" + esc.Replace(recon.NormalizeMemo(f.Memo)) + "%"
+		where = append(where, "(LOWER(t.content) LIKE "+args.add(typed)+` ESCAPE '\' OR UPPER(t.content) LIKE `+args.add(normal)+` ESCAPE '\')`)
+	}
+	return where, nil
+}
+
+// ExceptionTotals implements recon.ExceptionStore: one statement grouping
+// the filter's exceptions by kind (exceptions_list's range of the tenant
+// and state, each row's transaction joined for its amount and memo).
+func (db *DB) ExceptionTotals(ctx context.Context, tenant recon.TenantID, f recon.ExceptionFilter) (*recon.ExceptionTotals, error) {
+	args := queryArgs{tenant.ID(), f.Resolved}
+	where := []string{"e.company_id = $1", "e.resolved = $2"}
+	if f.Kind != "" {
+		if !slices.Contains(recon.ExceptionKinds, f.Kind) {
+			return nil, recon.FieldError("kind", "kind must be one of %s", strings.Join(recon.ExceptionKinds, ", "))
+		}
+		where = append(where, "e.kind = "+args.add(f.Kind))
+	}
+	more, err := exceptionWhere(f, &args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT e.kind, COUNT(*), COALESCE(SUM(t.amount_in + t.amount_out), 0)
+		FROM exceptions e JOIN transactions t ON t.id = e.transaction_id
+		WHERE `+strings.Join(append(where, more...), " AND ")+` GROUP BY e.kind`, args...)
+	sums, err := collect(rows, err, "total exceptions", func(s scanner) (*recon.ExceptionTotal, error) {
+		var k recon.ExceptionTotal
+		return &k, s.Scan(&k.Kind, &k.Count, &k.Amount)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recon.SumExceptionTotals(sums)
+}
+
+// Exception implements recon.ExceptionStore: the exception with every
+// decision a person made about it and the order it names.
 func (db *DB) Exception(ctx context.Context, tenant recon.TenantID, transactionID int64) (*recon.Exception, error) {
 	companyID := tenant.ID()
-	return exceptionOf(ctx, db.db, companyID, transactionID)
+	e, err := exceptionOf(ctx, db.db, companyID, transactionID)
+	if err != nil {
+		return nil, err
+	}
+	if e.Decisions, err = exceptionDecisions(ctx, db.db, companyID, transactionID); err != nil {
+		return nil, err
+	}
+	if e.OrderID != 0 {
+		o, err := orderBy(ctx, db.db, `company_id = $1 AND id = $2`, "", companyID, e.OrderID)
+		if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
+			return nil, err
+		}
+		e.Order = o
+	}
+	return e, nil
+}
+
+// exceptionDecisions reads every decision about the transaction, oldest
+// first.
+func exceptionDecisions(ctx context.Context, q querier, companyID, transactionID int64) ([]*recon.ExceptionResolution, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+resolutionColumns+` FROM exception_resolutions r LEFT JOIN refunds rf ON rf.id = r.refund_id
+		WHERE r.transaction_id = $1 AND r.company_id = $2 ORDER BY r.id`, transactionID, companyID)
+	return collect(rows, err, "read the decisions", func(s scanner) (*recon.ExceptionResolution, error) {
+		var f resolutionFields
+		if err := s.Scan(f.dest()...); err != nil {
+			return nil, err
+		}
+		return f.resolution(companyID, transactionID), nil
+	})
 }
 
 func exceptionOf(ctx context.Context, q querier, companyID, transactionID int64) (*recon.Exception, error) {
@@ -446,8 +549,12 @@ func (db *DB) ResolveException(ctx context.Context, tenant recon.TenantID, trans
 			return err
 		}
 		var o *recon.Order
-		if in.Action == recon.ResolveMatch && e.Resolution == nil {
-			o, err = orderBy(ctx, tx, `company_id = $1 AND id = $2`, db.d.forUpdate(), companyID, in.OrderID)
+		orderID := in.OrderID
+		if recon.ForUnderpaid(in.Action) {
+			orderID = e.OrderID
+		}
+		if (in.Action == recon.ResolveMatch || recon.ForUnderpaid(in.Action)) && e.Resolution == nil && orderID != 0 {
+			o, err = orderBy(ctx, tx, `company_id = $1 AND id = $2`, db.d.forUpdate(), companyID, orderID)
 			if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
 				return err
 			}
@@ -455,22 +562,37 @@ func (db *DB) ResolveException(ctx context.Context, tenant recon.TenantID, trans
 		if err := recon.CheckResolution(e, &in, o); err != nil {
 			return err
 		}
-		r, err := tx.ExecContext(ctx, `UPDATE exceptions SET resolved = $1 WHERE transaction_id = $2 AND company_id = $3 AND resolved = $4`,
-			true, transactionID, companyID, false)
-		if err != nil {
-			return internal(err, "resolve exception")
+		if in.VA != nil && (in.VA.OrderID != o.ID || in.VA.Number == "") {
+			return recon.Errorf(recon.EINVALID, "the virtual account %s is not one of order %d", in.VA.Number, o.ID)
 		}
-		if n, err := r.RowsAffected(); err != nil || n != 1 {
-			return conflict(err, "transaction %d was resolved meanwhile", transactionID)
+		closes := recon.Closes(in.Action)
+		if closes {
+			r, err := tx.ExecContext(ctx, `UPDATE exceptions SET resolved = $1 WHERE transaction_id = $2 AND company_id = $3 AND resolved = $4`,
+				true, transactionID, companyID, false)
+			if err != nil {
+				return internal(err, "resolve exception")
+			}
+			if n, err := r.RowsAffected(); err != nil || n != 1 {
+				return conflict(err, "transaction %d was resolved meanwhile", transactionID)
+			}
 		}
 		t := e.Transaction
 		res = &recon.ExceptionResolution{CompanyID: companyID, TransactionID: transactionID, Action: in.Action, OrderID: in.OrderID,
-			Note: in.Note, UserID: by.ID, UserEmail: by.Email, CreatedAt: now, PreviousKind: e.Kind, PreviousReason: e.Reason}
+			Note: in.Note, UserID: by.ID, UserEmail: by.Email, CreatedAt: now, PreviousKind: e.Kind, PreviousReason: e.Reason, Closes: closes}
 		if o != nil {
-			res.OrderStatusBefore, res.OrderPaidBefore = o.Status, o.PaidAmount
+			res.OrderID, res.OrderStatusBefore, res.OrderPaidBefore = o.ID, o.Status, o.PaidAmount
+		}
+		switch {
+		case in.Action == recon.ResolveMatch:
 			if enqueued, res.Decision, err = db.applyByHand(ctx, tx, o, t, now); err != nil {
 				return err
 			}
+		case in.Action == recon.ResolveWriteOff:
+			if enqueued, res.Amount, err = db.writeOff(ctx, tx, o, t, now); err != nil {
+				return err
+			}
+		case in.VA != nil:
+			res.Amount, res.VANumber = in.VA.Amount, in.VA.Number
 		}
 		var refundRow sql.NullInt64
 		if in.Action == recon.ResolveRefund && in.Receiver.Known() {
@@ -490,10 +612,10 @@ func (db *DB) ResolveException(ctx context.Context, tenant recon.TenantID, trans
 		}
 		err = tx.QueryRowContext(ctx, `
 			INSERT INTO exception_resolutions (company_id, transaction_id, action, order_id, note, user_id, user_email,
-				previous_kind, previous_reason, order_status_before, order_paid_before, created_at, refund_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+				previous_kind, previous_reason, order_status_before, order_paid_before, created_at, refund_id, amount, va_number, closes)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
 			companyID, transactionID, res.Action, idArg(res.OrderID), res.Note, res.UserID, res.UserEmail,
-			res.PreviousKind, res.PreviousReason, res.OrderStatusBefore, res.OrderPaidBefore, now, refundRow).Scan(&res.ID)
+			res.PreviousKind, res.PreviousReason, res.OrderStatusBefore, res.OrderPaidBefore, now, refundRow, res.Amount, res.VANumber, closes).Scan(&res.ID)
 		if db.d.violation(err) == uniqueViolation {
 			return conflict(err, "transaction %d was resolved meanwhile", transactionID)
 		}
@@ -538,10 +660,31 @@ func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *re
 	if st.Captured < 0 {
 		return 0, d, nil
 	}
+	// Paid: its accounts are done, as when matching captures it.
+	if err := closeVAs(ctx, tx, o.ID, recon.VAPaid, now); err != nil {
+		return 0, nil, err
+	}
 	paid := *st.Order
 	paid.PaidAt = t.TransactionDate // the IPN's transaction_date, as match sends it
 	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{&paid}, now)
 	return n, d, err
+}
+
+// writeOff captures the underpaid order o, locked, by writing off its
+// remainder (recon.WriteOff): its status, paid time and paying transfer
+// (t, the underpaid one), its active accounts paid, the order queued for
+// its automatic invoice and its ORDER_PAID IPN as for any paid order. It
+// returns the deliveries enqueued and the amount written off.
+func (db *DB) writeOff(ctx context.Context, tx *sql.Tx, o *recon.Order, t *recon.Transaction, now time.Time) (int, int64, error) {
+	paid, off := recon.WriteOff(o, t.ID, now)
+	if err := writeOrderPayment(ctx, tx, paid); err != nil {
+		return 0, 0, err
+	}
+	if err := closeVAs(ctx, tx, o.ID, recon.VAPaid, now); err != nil {
+		return 0, 0, err
+	}
+	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{paid}, now)
+	return n, off, err
 }
 
 // refundReason is a resolution's note as the reason of the refund it

@@ -132,6 +132,9 @@ func newHubCompanyListCmd(a *app) *cobra.Command {
 					}
 					return a.print(out, "")
 				}
+				if len(all) == 0 && total == 0 {
+					return a.none("hub companies")
+				}
 				w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(w, "XID\tFULL NAME\tSHORT NAME\tSTATUS\tCREATED")
 				for _, c := range all {

@@ -262,6 +262,9 @@ func newInvoiceListCmd(a *app) *cobra.Command {
 					}
 					return a.print(map[string]any{"invoices": out, "total": total, "page": f.Page, "per_page": f.PerPage}, "")
 				}
+				if len(list) == 0 && total == 0 {
+					return a.none("invoices")
+				}
 				for _, inv := range list {
 					number := "-"
 					if inv.Number != 0 {

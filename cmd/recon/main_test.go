@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -298,7 +299,16 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo banner lacks a token:\n%s", text)
 	}
 	token := strings.Fields(text[i+len("export TOKEN="):])[0]
-	if !strings.Contains(text, "Dashboard: "+base+"/dashboard/  (company 1, "+demo.AdminEmail+" / "+demo.AdminPassword+")") {
+	// Every demo user signs in to the dashboard with what the banner prints.
+	for _, u := range [][2]string{{demo.AdminEmail, demo.AdminPassword}, {demo.AccountantEmail, demo.AccountantPassword}, {demo.MemberEmail, demo.MemberPassword}} {
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(u[0]) + ` +/ ` + regexp.QuoteMeta(u[1]) + ` `).MatchString(text) {
+			t.Fatalf("demo banner lacks %s's password:\n%s", u[0], text)
+		}
+		if status, body := testkit.NewBrowser(t, base).SignIn("1", u[0], u[1]); status != http.StatusSeeOther {
+			t.Errorf("demo user %s signs in: %d %s", u[0], status, body)
+		}
+	}
+	if !strings.Contains(text, "Dashboard: "+base+"/dashboard/  sign in with an e-mail and its password:") {
 		t.Fatalf("demo banner lacks the dashboard's sign-in:\n%s", text)
 	}
 	status, body := testkit.Call(t, "GET", base+"/api/v1/company", token, "")

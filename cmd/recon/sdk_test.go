@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"recon/client"
+	"github.com/recon-vn/recon/client"
 	"recon/delivery"
 	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"

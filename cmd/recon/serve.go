@@ -14,6 +14,7 @@ import (
 	"recon"
 	"recon/dashboard"
 	"recon/delivery"
+	"recon/mail"
 	"recon/server"
 	"recon/sqlstore"
 	"recon/web"
@@ -26,6 +27,7 @@ type serveFlags struct {
 	addr       string
 	demo       bool
 	sqliteSync string
+	smtpURL    string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -71,6 +73,7 @@ flight.`,
 	f.IntVar(&cfg.DashRateBurst, "dashboard-rate-burst", 100, "requests a dashboard session may make at once before --dashboard-rate-limit applies")
 	f.DurationVar(&cfg.LinkTokenTTL, "link-token-ttl", recon.DefaultLinkTokenTTL, "how long a bank-linking hub link token lives (1m to 24h)")
 	f.DurationVar(&cfg.SweepInterval, "sweep-interval", server.SweepInterval, "how often this node expires orders and virtual accounts past their expiry and ends expired link tokens and idle link sessions (a node's pass is a few indexed queries; 100ms to 1h)")
+	f.StringVar(&cfg.smtpURL, "smtp-url", "", "SMTP server for the team's invitations and password resets and the alerts: smtp://USER:PASS@HOST:PORT?from=ADDR (STARTTLS when offered; &tls=required refuses a server without it) or smtps:// for implicit TLS; user and password URL-encoded. Without it the dashboard shows the links to the Admin instead")
 	f.DurationVar(&cfg.Retention, "delivery-retention", 30*24*time.Hour, "how long delivered notifications and their attempts are kept (pending and dead ones are kept until replayed or deleted)")
 	return cmd
 }
@@ -113,6 +116,13 @@ func (cfg *serveFlags) check() error {
 	}
 	if cfg.MaxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
+	}
+	if cfg.smtpURL != "" {
+		m, err := mail.ParseURL(cfg.smtpURL)
+		if err != nil {
+			return err
+		}
+		cfg.Mail = m
 	}
 	if cfg.MetricsAddr != "" && cfg.MetricsAddr != "off" {
 		if _, _, err := net.SplitHostPort(cfg.MetricsAddr); err != nil {
@@ -170,6 +180,11 @@ func (a *app) serve(ctx context.Context, cfg serveFlags) error {
 	}
 	if cfg.AllowPrivate && !cfg.Sandbox {
 		return fmt.Errorf("--allow-private-targets is refused in production mode: add --sandbox (or --demo)")
+	}
+	if m, ok := cfg.Mail.(*mail.SMTP); ok {
+		log.Info("e-mail sent through SMTP", "addr", m.Addr, "from", m.From)
+	} else {
+		log.Info("no --smtp-url: invitation and password-reset links are shown to the Admin in the dashboard")
 	}
 	srv, err := server.New(ctx, db, cfg.Config)
 	if err != nil {

@@ -80,6 +80,9 @@ func newBankAccountListCmd(a *app) *cobra.Command {
 					}
 					return a.print(out, "")
 				}
+				if len(accounts) == 0 {
+					return a.none("bank accounts")
+				}
 				for _, b := range accounts {
 					fmt.Fprintf(a.stdout, "%d\t%s\t%s\t%s\t%s\n", b.ID, b.BankName, b.AccountNumber, b.HolderName, strings.Join(b.SubAccounts, " "))
 				}

@@ -93,14 +93,29 @@ func (b *Browser) PostFrom(page, action string, fields url.Values) (int, string,
 	return b.Post(action, fields)
 }
 
-// SignIn signs in to the dashboard through its sign-in form and returns the
-// status and the body of the answer.
+// SignIn signs in to the dashboard through its sign-in form (e-mail and
+// password) and returns the status and the body of the answer. When the
+// address has that password in several companies, the dashboard asks which
+// one: SignIn picks company (its id) there, and returns the pick's answer.
 func (b *Browser) SignIn(company, email, password string) (int, string) {
 	b.T.Helper()
 	token := b.CSRF("/dashboard/signin")
-	status, _, body := b.Post("/dashboard/signin", url.Values{"csrf": {token}, "company": {company}, "email": {email}, "password": {password}})
-	return status, body
+	status, loc, body := b.Post("/dashboard/signin", url.Values{"csrf": {token}, "email": {email}, "password": {password}})
+	if status != http.StatusSeeOther || !strings.HasPrefix(loc, "/dashboard/companies") {
+		return status, body
+	}
+	_, page := b.Get(loc)
+	for _, m := range pickForm.FindAllStringSubmatch(page, -1) {
+		if m[2] == company {
+			status, _, body = b.PostFrom(loc, "/dashboard/companies", url.Values{"user": {m[1]}})
+			return status, body
+		}
+	}
+	b.T.Fatalf("sign in as %s: company %s is not among the choices: %s", email, company, page)
+	return 0, ""
 }
+
+var pickForm = regexp.MustCompile(`name="user" value="(\d+)">\s*<button type="submit" id="pick-\d+" data-company="(\d+)"`)
 
 // SignedIn signs in (SignIn) and fails the test unless the dashboard
 // answers with its redirect to the home; it returns b.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,5 +111,28 @@ func TestReceiver(t *testing.T) {
 	send("2", `{"notification_type":"TRANSACTION_VOID"}`)
 	if rc.Seen("1") != 1 || rc.Seen("2") != 1 || len(rc.Got()) != 3 || len(rc.IPNs("ORDER_PAID")) != 2 || len(rc.IPNs("TRANSACTION_VOID")) != 1 {
 		t.Fatalf("seen %d %d, got %d, IPNs %v", rc.Seen("1"), rc.Seen("2"), len(rc.Got()), rc.IPNs("ORDER_PAID"))
+	}
+}
+
+// TestMarkHalf checks the notes `make test` summarises: a file per half and
+// state in the folder testkit.EnvHalves names, none without it.
+func TestMarkHalf(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(testkit.EnvHalves, "")
+	testkit.MarkHalf(testkit.HalfPostgres, testkit.HalfRan) // unset: nothing, anywhere
+	t.Setenv(testkit.EnvHalves, dir)
+	testkit.MarkHalf(testkit.HalfPostgres, testkit.HalfRan)
+	testkit.MarkHalf(testkit.HalfPostgres, testkit.HalfRan)
+	testkit.MarkHalf(testkit.HalfBrowser, testkit.HalfSkipped)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "browser-skipped postgres-ran" {
+		t.Fatalf("marks: %q", got)
 	}
 }

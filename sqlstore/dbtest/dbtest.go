@@ -48,6 +48,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver for the admin connection
 
+	"recon/internal/testkit"
 	"recon/sqlstore"
 )
 
@@ -215,11 +216,13 @@ func (s *postgresServer) serverFor(t testing.TB) (*sql.DB, *url.URL) {
 	t.Helper()
 	admin, adminURL, err := s.get()
 	if err == nil {
+		testkit.MarkHalf(testkit.HalfPostgres, testkit.HalfRan)
 		return admin, adminURL
 	}
 	if os.Getenv(EnvRequirePostgres) == "1" {
 		t.Fatalf("dbtest: %v\n%s", err, failHint)
 	}
+	testkit.MarkHalf(testkit.HalfPostgres, testkit.HalfSkipped)
 	t.Skipf("dbtest: %v\n%s", err, skipHint)
 	return nil, nil
 }

@@ -123,6 +123,7 @@ func testExceptions(t *testing.T, open Open) {
 	run(t, "Suggestions", setup, testExceptionsSuggestions)
 	run(t, "Resolve", setup, testExceptionsResolve)
 	run(t, "ResolveConcurrently", setup, testExceptionsResolveConcurrently)
+	testExceptionsClose(t, setup)
 }
 
 func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
@@ -297,7 +298,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 		code string
 		msg  string
 	}{
-		{f.tUnmatched, recon.ResolveInput{Action: "delete", Note: "x"}, recon.EINVALID, "action must be one of match, refund, ignore"},
+		{f.tUnmatched, recon.ResolveInput{Action: "delete", Note: "x"}, recon.EINVALID, "action must be one of match, refund, ignore, write_off, ask_remainder"},
 		{f.tUnmatched, recon.ResolveInput{Action: "match", Note: "x"}, recon.EINVALID, "order_id is required to match: the id of an open order"},
 		{f.tUnmatched, recon.ResolveInput{Action: "ignore", OrderID: 3, Note: "x"}, recon.EINVALID, "order_id is only for action match, not ignore"},
 		{f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "  "}, recon.EINVALID, "note is required: say why"},
@@ -335,7 +336,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 	}
 	want := &recon.ExceptionResolution{ID: r.ID, CompanyID: c.ID, TransactionID: f.tUnmatched, Action: "match", OrderID: f.open.ID,
 		Note: "customer typed DH10010 for DH10001", UserID: u.ID, UserEmail: "ketoan@saomai.vn", CreatedAt: now,
-		PreviousKind: "unmatched", PreviousReason: "no order with payment code DH10010", OrderStatusBefore: recon.OrderAwaitingPayment,
+		PreviousKind: "unmatched", PreviousReason: "no order with payment code DH10010", OrderStatusBefore: recon.OrderAwaitingPayment, Closes: true,
 		Decision: &recon.MatchDecision{CompanyID: c.ID, TransactionID: f.tUnmatched, OrderID: f.open.ID, Outcome: recon.MatchCaptured,
 			Rule: recon.MatchByHand, Code: "DH10010", Amount: 150_000, OrderAmount: 150_000, PaidTotal: 150_000,
 			Reason: "a match by hand names order OPEN: 150000 of 150000 VND paid", CreatedAt: now}}

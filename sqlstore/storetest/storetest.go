@@ -34,6 +34,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Retention", func(t *testing.T) { t.Parallel(); testRetention(t, open) })
 	t.Run("PaymentCodeFormats", func(t *testing.T) { t.Parallel(); testPaymentCodeFormats(t, open) })
 	t.Run("User", func(t *testing.T) { t.Parallel(); testUser(t, open) })
+	t.Run("Team", func(t *testing.T) { t.Parallel(); testTeam(t, open) })
 	t.Run("Client", func(t *testing.T) { t.Parallel(); testClient(t, open) })
 	t.Run("TokenSession", func(t *testing.T) { t.Parallel(); testTokenSession(t, open) })
 	run(t, "AuthEpoch", func(t *testing.T) *tokenFixture { return newTokenFixture(t, open) }, testAuthEpoch)
@@ -53,9 +54,11 @@ func Run(t *testing.T, open Open) {
 	t.Run("TestMode", func(t *testing.T) { t.Parallel(); testTestMode(t, open) })
 	t.Run("Hub", func(t *testing.T) { t.Parallel(); testHub(t, open) })
 	t.Run("Dashboard", func(t *testing.T) { t.Parallel(); testDashboard(t, open) })
+	t.Run("Links", func(t *testing.T) { t.Parallel(); testLinks(t, open) })
 	t.Run("Idempotency", func(t *testing.T) { t.Parallel(); testIdempotency(t, open) })
 	t.Run("Sync", func(t *testing.T) { t.Parallel(); testSync(t, open) })
 	run(t, "StatementMapping", open, testStatementMapping)
+	t.Run("Audit", func(t *testing.T) { t.Parallel(); testAudit(t, open) })
 }
 
 // run runs test as the parallel subtest name of t, on a fresh bundle of the

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"recon/internal/testkit"
 )
 
 const (
@@ -65,8 +67,10 @@ func New(t testing.TB, opt Options) context.Context {
 		if os.Getenv(EnvRequire) == "1" {
 			t.Fatal(msg + " (" + EnvRequire + "=1 requires the browser)")
 		}
+		testkit.MarkHalf(testkit.HalfBrowser, testkit.HalfSkipped)
 		t.Skip(msg)
 	}
+	testkit.MarkHalf(testkit.HalfBrowser, testkit.HalfRan)
 	w, h := opt.Width, opt.Height
 	if opt.Mobile {
 		w, h = 390, 844
