@@ -69,6 +69,12 @@ var auditMessages = []struct{ key, en, vi string }{
 	{"au_refund.threshold", "Refund approval threshold changed", "Đổi ngưỡng duyệt hoàn tiền"},
 	{"au_exception.decide", "Exception resolved", "Xử lý ngoại lệ"},
 
+	// Kinds of objects.
+	{"au_obj_exception", "Exception of transaction", "Ngoại lệ của giao dịch"},
+	{"au_obj_refund", "Refund", "Khoản hoàn tiền"},
+	{"au_obj_webhook", "Bank-linking webhook", "Webhook liên kết ngân hàng"},
+	{"au_obj_ipn", "IPN target", "Địa chỉ nhận IPN"},
+
 	// Fields of the changes.
 	{"af_formats", "Formats", "Định dạng"},
 	{"af_url", "Address (URL)", "Địa chỉ (URL)"},
@@ -81,6 +87,7 @@ var auditMessages = []struct{ key, en, vi string }{
 	{"af_secret", "Secret", "Khóa bí mật"},
 	{"af_role", "Role", "Vai trò"},
 	{"af_permissions", "Permissions", "Quyền"},
+	{"af_password", "Password", "Mật khẩu"},
 	{"af_email", "E-mail", "E-mail"},
 	{"af_name", "Name", "Tên"},
 	{"af_scopes", "Access", "Quyền truy cập"},
