@@ -42,6 +42,8 @@ type Store interface {
 	DeliveryStore
 	HubStore
 	DashboardStore
+	AuditStore
+	AlertStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -55,31 +55,15 @@ func TestEveryRouteChecksTheRole(t *testing.T) {
 		"POST /api/v1/sandbox/transfers":             "write",
 		"GET /api/v1/exceptions":                     "read",
 		"GET /api/v1/exceptions/{id}":                "read",
+		"GET /api/v1/exceptions/totals":              "read",
 		"POST /api/v1/exceptions/{id}/resolve":       "resolve",
+		"POST /api/v1/exceptions/resolve":            "resolve",
 	}
 	// The scope each route needs.
 	scopes := map[string]string{
-		"GET /api/v1/company":                        recon.ScopeCompany,
-		"PATCH /api/v1/company":                      recon.ScopeCompany,
-		"PATCH /api/v1/company/configurations":       recon.ScopeCompany,
-		"POST /api/v1/company/try-memo":              recon.ScopeCompany,
-		"GET /api/v1/transactions":                   recon.ScopeTransactionRead,
-		"POST /api/v1/transactions":                  recon.ScopeTransactionWrite,
-		"GET /api/v1/transactions/{id}":              recon.ScopeTransactionRead,
-		"GET /api/v1/bank-accounts":                  recon.ScopeBankAccountRead,
-		"GET /api/v1/balance-discontinuities":        recon.ScopeBankAccountRead,
-		"POST /api/v1/bank-accounts/{id}/statements": recon.ScopeTransactionWrite,
-		"GET /api/v1/reconciliation":                 recon.ScopeTransactionRead,
-		"GET /api/v1/deliveries":                     recon.ScopeDeliveryRead,
-		"GET /api/v1/deliveries/{id}":                recon.ScopeDeliveryRead,
-		"POST /api/v1/deliveries/{id}/replay":        recon.ScopeDeliveryWrite,
-		"POST /api/v1/deliveries/replay":             recon.ScopeDeliveryWrite,
-		"GET /api/v1/deliveries/stats":               recon.ScopeDeliveryRead,
-		"POST /api/v1/deliveries/test":               recon.ScopeDeliveryWrite,
-		"POST /api/v1/sandbox/transfers":             recon.ScopeTransactionWrite,
-		"GET /api/v1/exceptions":                     recon.ScopeTransactionRead,
-		"GET /api/v1/exceptions/{id}":                recon.ScopeTransactionRead,
-		"POST /api/v1/exceptions/{id}/resolve":       recon.ScopeExceptionWrite,
+		"GET /api/v1/bank-accounts/{id}/statement-mapping":    "read",
+		"PUT /api/v1/bank-accounts/{id}/statement-mapping":    "write",
+		"DELETE /api/v1/bank-accounts/{id}/statement-mapping": "write",
 	}
 	type caller struct {
 		name string

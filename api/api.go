@@ -20,6 +20,9 @@ import (
 // Store is the storage the API needs.
 type Store interface {
 	recon.ExceptionStore
+	// AppendAudit records the changes of settings and exception decisions
+	// (docs/dashboard.md, Audit log).
+	AppendAudit(ctx context.Context, e *recon.AuditEntry) error
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -118,7 +119,11 @@ func (h *Handler) patchCompany(w http.ResponseWriter, r *http.Request, c *recon.
 	if up.Empty() {
 		return recon.Errorf(recon.EINVALID, "nothing to change: give at least one of legal_name, tax_code, address, phone, email, bank_name, bank_account, invoice_template, invoice_series, auto_invoice")
 	}
-	co, err := h.Store.UpdateCompany(r.Context(), c.Tenant.ID(), func(co *recon.Company) error { return up.Apply(&co.Config) })
+	var co *recon.Company
+	err := h.audited(r, c, recon.AuditSellerUpdate, "", nil, func(ctx context.Context) (err error) {
+		co, err = h.Store.UpdateCompany(ctx, c.Tenant.ID(), recon.AuditingCompany(ctx, func(co *recon.Company) error { return up.Apply(&co.Config) }))
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -146,7 +151,16 @@ func (h *Handler) patchConfigurations(w http.ResponseWriter, r *http.Request, c 
 	if err != nil {
 		return err
 	}
-	cfg, err := h.Store.ReplacePaymentCodeFormats(r.Context(), c.Tenant.ID(), formats)
+	before, err := h.Store.Company(r.Context(), c.Tenant.ID())
+	if err != nil {
+		return err
+	}
+	var cfg *recon.CompanyConfig
+	change := []recon.AuditChange{{Field: "formats", Before: recon.AuditFormats(before.Config.PaymentCodeFormats), After: recon.AuditFormats(formats)}}
+	err = h.audited(r, c, recon.AuditFormatsUpdate, "", change, func(ctx context.Context) (err error) {
+		cfg, err = h.Store.ReplacePaymentCodeFormats(ctx, c.Tenant.ID(), formats)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"context"
 	"log/slog"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,6 +81,21 @@ func TestPatchCompany(t *testing.T) {
 			if status, _, body := b.do(t, "PATCH", "/api/v1/company", tok, `{"legal_name":"X"}`); status != 403 {
 				t.Errorf("%s: %d %v, want 403", tok, status, body)
 			}
+		}
+		// One audit entry, of the one change that was made: before and
+		// after under the store's lock, who through which client, from where.
+		entries, total, err := b.store.AuditEntries(context.Background(), b.company.Tenant(), recon.AuditFilter{Page: 1, PerPage: 10})
+		if err != nil || total != 1 {
+			t.Fatalf("audit: %d %v", total, err)
+		}
+		e := entries[0]
+		if e.Action != recon.AuditSellerUpdate || e.Actor.Via != recon.AuditViaAPI || e.Actor.IP != "127.0.0.1" || e.Actor.UserID == 0 || e.Actor.ClientID == "" ||
+			!slices.Contains(e.Changes, recon.AuditChange{Field: "seller_tax_code", After: "0100112437-001"}) ||
+			!slices.Contains(e.Changes, recon.AuditChange{Field: "auto_invoice", Before: "false", After: "true"}) {
+			t.Errorf("audit entry %+v", e)
+		}
+		if _, total, _ := b.store.AuditEntries(context.Background(), b.other.Tenant(), recon.AuditFilter{Page: 1, PerPage: 10}); total != 0 {
+			t.Errorf("the other company's log has %d entries", total)
 		}
 		// The other company's seller is untouched.
 		_, _, other := b.do(t, "GET", "/api/v1/company", "other-admin", "")

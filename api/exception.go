@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -242,13 +243,21 @@ func (h *Handler) resolveException(w http.ResponseWriter, r *http.Request, c *re
 			return recon.FieldError("receiver", "receiver needs bank_bin, account_number and account_name")
 		}
 	}
-	var res *recon.ExceptionResolution
-	if in.Action == recon.ResolveAskRemainder {
-		// A new virtual account for the remainder, then the decision.
-		res, err = recon.AskRemainder(r.Context(), h.Store, h.VAs, c.Tenant, id, in, c.User, h.now())
-	} else if err = in.Validate(); err == nil {
-		res, err = h.Store.ResolveException(r.Context(), c.Tenant, id, in, c.User, h.now())
+	if in.Action != recon.ResolveAskRemainder {
+		if err := in.Validate(); err != nil {
+			return err
+		}
 	}
+	var res *recon.ExceptionResolution
+	err = h.audited(r, c, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, nil), func(ctx context.Context) (err error) {
+		if in.Action == recon.ResolveAskRemainder {
+			// A new virtual account for the remainder, then the decision.
+			res, err = recon.AskRemainder(ctx, h.Store, h.VAs, c.Tenant, id, in, c.User, h.now())
+		} else {
+			res, err = h.Store.ResolveException(ctx, c.Tenant, id, in, c.User, h.now())
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -307,7 +316,10 @@ func (h *Handler) resolveExceptions(w http.ResponseWriter, r *http.Request, c *r
 	if body.Note != nil {
 		in.Note = *body.Note
 	}
-	out, err := recon.ResolveEach(r.Context(), h.Store, c.Tenant, body.TransactionIDs, in, c.User, h.now())
+	out, err := recon.ResolveEach(r.Context(), h.Store, c.Tenant, body.TransactionIDs, in, c.User, h.now(),
+		func(_ context.Context, id int64, change func(ctx context.Context) error) error {
+			return h.audited(r, c, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, nil), change)
+		})
 	if err != nil && len(out) == 0 {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"recon"
 	"recon/refunds"
+	"recon/web"
 )
 
 // Refunds (docs/api-v2.md, Refunds): requested by order or by transaction
@@ -31,6 +32,9 @@ func (h *Handler) refundRoutes(r *routes) {
 type RefundStore interface {
 	refunds.Store
 	OrderByPublicID(ctx context.Context, tenant recon.TenantID, id string) (*recon.Order, error)
+	// AppendAudit records the refunds' changes in the audit log
+	// (docs/dashboard.md, Audit log).
+	AppendAudit(ctx context.Context, e *recon.AuditEntry) error
 }
 
 // refundsService is the configured service, or one over the store with
@@ -119,6 +123,9 @@ func (h *Handler) requestRefund(r *http.Request, c *recon.Caller, target func(in
 		return nil, err
 	}
 	res, err := h.refundsService().Request(r.Context(), c, in)
+	if err == nil {
+		err = h.auditRefund(r, c, recon.AuditRefundRequest, res.Refund, recon.AuditRefundRequested(res.Refund))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -187,22 +194,25 @@ func (h *Handler) listRefunds(r *http.Request, c *recon.Caller) (*Answer, error)
 }
 
 func (h *Handler) cancelRefund(r *http.Request, c *recon.Caller) (*Answer, error) {
-	return h.changeRefund(r, c, h.refundsService().Cancel)
+	return h.changeRefund(r, c, recon.AuditRefundCancel, h.refundsService().Cancel)
 }
 
 func (h *Handler) approveRefund(r *http.Request, c *recon.Caller) (*Answer, error) {
-	return h.changeRefund(r, c, h.refundsService().Approve)
+	return h.changeRefund(r, c, recon.AuditRefundApprove, h.refundsService().Approve)
 }
 
 func (h *Handler) rejectRefund(r *http.Request, c *recon.Caller) (*Answer, error) {
-	return h.changeRefund(r, c, h.refundsService().Reject)
+	return h.changeRefund(r, c, recon.AuditRefundReject, h.refundsService().Reject)
 }
 
-func (h *Handler) changeRefund(r *http.Request, c *recon.Caller, fn func(context.Context, *recon.Caller, string) (*refunds.Result, error)) (*Answer, error) {
+func (h *Handler) changeRefund(r *http.Request, c *recon.Caller, action string, fn func(context.Context, *recon.Caller, string) (*refunds.Result, error)) (*Answer, error) {
 	if err := emptyOrObject(r, &struct{}{}); err != nil { // the state changes take no body (or {})
 		return nil, err
 	}
 	res, err := fn(r.Context(), c, r.PathValue("id"))
+	if err == nil {
+		err = h.auditRefund(r, c, action, res.Refund, []recon.AuditChange{{Field: "status", After: res.Refund.Status}, {Field: "amount", After: strconv.FormatInt(res.Refund.Amount, 10)}})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -278,4 +288,11 @@ func RefundJSON(res *refunds.Result, loc *time.Location) map[string]any {
 			"amount": in.Amount, "memo": in.Memo, "qr": qr}
 	}
 	return m
+}
+
+// auditRefund records a refund's change in the audit log, right after it
+// (docs/dashboard.md, Audit log): the caller, its address and user agent.
+func (h *Handler) auditRefund(r *http.Request, c *recon.Caller, action string, rf *recon.Refund, changes []recon.AuditChange) error {
+	return h.cfg.Store.AppendAudit(r.Context(), &recon.AuditEntry{Tenant: c.Tenant, At: h.cfg.Clock.Now(), Action: action, Object: "refund " + rf.ID,
+		Changes: changes, Actor: recon.AuditActorOf(c, recon.AuditViaAPI, web.RemoteIP(r), r.UserAgent())})
 }

@@ -353,6 +353,21 @@ func TestRefundFlow(t *testing.T) {
 		if status != 200 || m["status"] != "succeeded" || m["settled_transaction_id"] != float64(res[0].ID) || m["instructions"] != nil {
 			t.Fatalf("settled: %d %s", status, b)
 		}
+
+		// The audit log: the two requests and the approval, once each (the
+		// replay and the refusals wrote none), by whom, from where.
+		entries, total, err := e.db.AuditEntries(ctx, e.co.Tenant(), recon.AuditFilter{Family: "refund", Page: 1, PerPage: 10})
+		if err != nil || total != 3 {
+			t.Fatalf("audit entries: %d %v", total, err)
+		}
+		for i, want := range []struct{ action, object string }{
+			{recon.AuditRefundApprove, "refund " + id}, {recon.AuditRefundRequest, "refund " + id}, {recon.AuditRefundRequest, "refund " + r["id"].(string)},
+		} {
+			got := entries[i]
+			if got.Action != want.action || got.Object != want.object || got.Actor.Via != recon.AuditViaAPI || got.Actor.IP != "127.0.0.1" || got.Actor.ClientID == "" || got.Actor.UserID == 0 {
+				t.Errorf("entry %d: %+v", i, got)
+			}
+		}
 	})
 }
 

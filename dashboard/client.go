@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -67,6 +68,9 @@ func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, q *reques
 		}
 	}
 	secret, err := h.RegisterClient(r.Context(), c, f.Public)
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditClientCreate, c.ID, []recon.AuditChange{{Field: "name", After: c.Name}, {Field: "scopes", After: strings.Join(c.Scopes, " ")}})
+	}
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{ClientForm: f, ClientErr: recon.ErrorMessage(err)})
 	} else if err != nil {
@@ -84,7 +88,10 @@ func (h *Handler) revokeClient(w http.ResponseWriter, r *http.Request, q *reques
 		return errNotFound()
 	}
 	id := r.PostForm.Get("client")
-	if err := h.Store.DeleteClient(r.Context(), q.session.Company, !q.caller.Livemode(), id); err != nil {
+	err := h.audit(r, q, recon.AuditClientDelete, id, nil, func(ctx context.Context) error {
+		return h.Store.DeleteClient(ctx, q.session.Company, !q.caller.Livemode(), id)
+	})
+	if err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/dashboard/settings?revoked=1#clients", http.StatusSeeOther)

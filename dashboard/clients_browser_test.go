@@ -89,7 +89,7 @@ func TestDashboardClientsWebhookBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		do("upload", chromedp.SetUploadFiles("#up-file", []string{good}), chromedp.Click("#upload-button"), chromedp.WaitVisible("#upload-done"))
-		if got := text("#upload-done"); !strings.Contains(got, "Imported: 1") {
+		if got := text("#upload-done"); !strings.Contains(got, "New transactions: 1") {
 			t.Errorf("upload result %q", got)
 		}
 		said, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.said`))

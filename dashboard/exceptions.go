@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -305,12 +306,15 @@ func (h *Handler) resolveStep(w http.ResponseWriter, r *http.Request, q *request
 		return h.confirmResolve(w, r, q, e, v, in, o)
 	}
 	if err == nil {
-		if in.Action == recon.ResolveAskRemainder {
-			in.VA = nil
-			_, err = recon.AskRemainder(ctx, h.Store, h.V2Orders, q.caller.Tenant, id, in, q.caller.User, h.now())
-		} else {
-			_, err = h.Store.ResolveException(ctx, q.caller.Tenant, id, in, q.caller.User, h.now())
-		}
+		err = h.audit(r, q, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, o), func(ctx context.Context) (err error) {
+			if in.Action == recon.ResolveAskRemainder {
+				in.VA = nil
+				_, err = recon.AskRemainder(ctx, h.Store, h.V2Orders, q.caller.Tenant, id, in, q.caller.User, h.now())
+			} else {
+				_, err = h.Store.ResolveException(ctx, q.caller.Tenant, id, in, q.caller.User, h.now())
+			}
+			return err
+		})
 	}
 	switch recon.ErrorCode(err) {
 	case "":
@@ -438,7 +442,10 @@ func (h *Handler) bulkStep(w http.ResponseWriter, r *http.Request, q *request, f
 		}
 		return h.renderConfirm(w, r, q, c)
 	}
-	out, err := recon.ResolveEach(ctx, h.Store, q.caller.Tenant, ids, in, q.caller.User, h.now())
+	out, err := recon.ResolveEach(ctx, h.Store, q.caller.Tenant, ids, in, q.caller.User, h.now(),
+		func(_ context.Context, id int64, change func(ctx context.Context) error) error {
+			return h.audit(r, q, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, nil), change)
+		})
 	if err != nil && recon.ErrorCode(err) != recon.EINVALID {
 		return err
 	}

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -316,14 +317,21 @@ func (h *Handler) refundStep(action string, post bool) handlerFunc {
 					{"c_status_after", q.lang.T("rs_" + after), "c-after"},
 				}})
 		}
-		switch action {
-		case "approve":
-			_, err = h.Refunds.Approve(ctx, q.caller, rf.ID)
-		case "reject":
-			_, err = h.Refunds.Reject(ctx, q.caller, rf.ID)
-		default:
-			_, err = h.Refunds.Cancel(ctx, q.caller, rf.ID)
-		}
+		audited := map[string]string{"approve": recon.AuditRefundApprove, "reject": recon.AuditRefundReject, "cancel": recon.AuditRefundCancel}[action]
+		after := map[string]string{"approve": recon.RefundPending, "reject": recon.RefundRejected, "cancel": recon.RefundCancelled}[action]
+		err = h.audit(r, q, audited, "refund "+rf.ID, []recon.AuditChange{{Field: "status", Before: rf.Status, After: after}, {Field: "amount", After: strconv.FormatInt(rf.Amount, 10)}},
+			func(ctx context.Context) error {
+				var err error
+				switch action {
+				case "approve":
+					_, err = h.Refunds.Approve(ctx, q.caller, rf.ID)
+				case "reject":
+					_, err = h.Refunds.Reject(ctx, q.caller, rf.ID)
+				default:
+					_, err = h.Refunds.Cancel(ctx, q.caller, rf.ID)
+				}
+				return err
+			})
 		switch {
 		case recon.RefundRule(err) != "":
 			return h.renderRefund(w, r, q, rf.ID, http.StatusUnprocessableEntity, refundText(q.lang, err))
@@ -505,6 +513,9 @@ func (h *Handler) requestRefund(w http.ResponseWriter, r *http.Request, q *reque
 	if err == nil {
 		res, err = h.Refunds.Request(ctx, q.caller, in)
 	}
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditRefundRequest, "refund "+res.Refund.ID, recon.AuditRefundRequested(res.Refund))
+	}
 	switch recon.ErrorCode(err) {
 	case "":
 	case recon.EINVALID, recon.EUNPROCESSABLE:
@@ -541,7 +552,8 @@ func (h *Handler) saveThreshold(w http.ResponseWriter, r *http.Request, q *reque
 	typed := strings.TrimSpace(r.PostForm.Get("threshold"))
 	vnd, err := parseAmount("refund_approval_threshold", typed)
 	if err == nil {
-		err = h.Refunds.SetThreshold(r.Context(), q.caller, vnd)
+		err = h.audit(r, q, recon.AuditRefundThreshold, "", []recon.AuditChange{{Field: "refund_approval_threshold", After: strconv.FormatInt(vnd, 10)}},
+			func(ctx context.Context) error { return h.Refunds.SetThreshold(ctx, q.caller, vnd) })
 	}
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{ThresholdErr: q.lang.T("rt_invalid"), ThresholdForm: &typed})

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -37,7 +38,10 @@ func (h *Handler) saveSeller(w http.ResponseWriter, r *http.Request, q *request)
 		get("invoice_template"), get("invoice_series"), r.PostForm.Get("auto_invoice") == "1"}
 	up := recon.SellerUpdate{LegalName: &f.LegalName, TaxCode: &f.TaxCode, Address: &f.Address, Phone: &f.Phone, Email: &f.Email,
 		BankName: &f.BankName, BankAccount: &f.BankAccount, InvoiceTemplate: &f.Template, InvoiceSeries: &f.Series, AutoInvoice: &f.AutoInvoice}
-	_, err := h.Store.UpdateCompany(r.Context(), q.caller.Tenant.ID(), func(c *recon.Company) error { return up.Apply(&c.Config) })
+	err := h.audit(r, q, recon.AuditSellerUpdate, "", nil, func(ctx context.Context) error {
+		_, err := h.Store.UpdateCompany(ctx, q.caller.Tenant.ID(), recon.AuditingCompany(ctx, func(c *recon.Company) error { return up.Apply(&c.Config) }))
+		return err
+	})
 	if err == nil {
 		http.Redirect(w, r, "/dashboard/settings?saved=seller#seller", http.StatusSeeOther)
 		return nil

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -245,7 +246,11 @@ func (h *Handler) saveFormats(w http.ResponseWriter, r *http.Request, q *request
 	v := &settingsView{Formats: rows}
 	formats, err := recon.ValidateFormats(in, h.maxPrefixLen())
 	if err == nil {
-		_, err = h.Store.ReplacePaymentCodeFormats(r.Context(), q.caller.Tenant.ID(), formats)
+		change := []recon.AuditChange{{Field: "formats", Before: recon.AuditFormats(q.company.Config.PaymentCodeFormats), After: recon.AuditFormats(formats)}}
+		err = h.audit(r, q, recon.AuditFormatsUpdate, "", change, func(ctx context.Context) error {
+			_, err := h.Store.ReplacePaymentCodeFormats(ctx, q.caller.Tenant.ID(), formats)
+			return err
+		})
 		if err == nil {
 			http.Redirect(w, r, "/dashboard/settings?saved=formats#formats", http.StatusSeeOther)
 			return nil
@@ -332,7 +337,11 @@ func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) er
 		c.NotificationTypes = append([]string{}, r.PostForm["notification_type"]...)
 		f.Types = c.NotificationTypes
 	}
+	before, _ := h.Store.DeliveryTarget(r.Context(), q.caller.Tenant.ID(), recon.DeliveryIPN) // nil: none yet
 	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, c)
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditIPNUpdate, "ipn", recon.AuditTargetChanges(before, saved.Target))
+	}
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
 	} else if err != nil {
@@ -368,6 +377,9 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 	}
 	secret := recon.NewSecretFrom(h.Rand)
 	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: t.URL, AuthType: t.AuthType, SecretKey: &secret, Active: t.Active})
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditSecretRotate, "ipn", recon.AuditTargetChanges(t, saved.Target))
+	}
 	if err != nil {
 		return err
 	}
@@ -392,6 +404,9 @@ func (h *Handler) rotateIPNSigning(w http.ResponseWriter, r *http.Request, q *re
 	}
 	// The stored target as it is, its secret kept (SecretKey nil).
 	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: t.URL, AuthType: t.AuthType, Active: t.Active, RotateSigningSecret: true})
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditSecretRotate, "ipn", recon.AuditTargetChanges(t, saved.Target))
+	}
 	if err != nil {
 		return err
 	}
@@ -415,7 +430,9 @@ func (h *Handler) rotateMerchantSecret(w http.ResponseWriter, r *http.Request, q
 		return err
 	}
 	m.SecretKey = recon.NewMerchantSecret(h.Rand, !q.caller.Livemode())
-	if err := h.Store.SetMerchant(r.Context(), m); err != nil {
+	err = h.audit(r, q, recon.AuditMerchantRotate, m.MerchantID, []recon.AuditChange{{Field: "secret_key", After: recon.AuditRotated}},
+		func(ctx context.Context) error { return h.Store.SetMerchant(ctx, m) })
+	if err != nil {
 		return err
 	}
 	return h.renderSettings(w, r, q, http.StatusOK, &settingsView{NewSecret: m.SecretKey, SecretWhat: "merchant_secret"})
@@ -457,7 +474,8 @@ func (h *Handler) createUser(w http.ResponseWriter, r *http.Request, q *request)
 		u.PasswordHash, err = h.HashPassword(pw)
 	}
 	if err == nil {
-		err = h.Store.CreateUser(r.Context(), u)
+		err = h.audit(r, q, recon.AuditUserCreate, u.Email, []recon.AuditChange{{Field: "role", After: string(u.Role)}, {Field: "permissions", After: strings.Join(u.Permissions, ", ")}},
+			func(ctx context.Context) error { return h.Store.CreateUser(ctx, u) })
 	}
 	return h.afterUserChange(w, r, q, err)
 }
@@ -479,7 +497,9 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) er
 		err = recon.CheckGrant(q.caller.User, target, role) // the role was checked: this is who may change target
 	}
 	if err == nil {
-		err = h.Store.ChangeUserRole(r.Context(), q.session.Company, target.ID, role, perms) // keeps an Admin
+		err = h.audit(r, q, recon.AuditUserRole, target.Email, recon.AuditRoleChanges(target, role, perms), func(ctx context.Context) error {
+			return h.Store.ChangeUserRole(ctx, q.session.Company, target.ID, role, perms) // keeps an Admin
+		})
 	}
 	return h.afterUserChange(w, r, q, err)
 }

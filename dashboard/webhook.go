@@ -57,7 +57,11 @@ func (h *Handler) saveWebhook(w http.ResponseWriter, r *http.Request, q *request
 	if ch.AllowEvents == nil {
 		ch.AllowEvents = []string{}
 	}
+	before, _ := h.Store.HubWebhook(r.Context(), q.caller.Tenant) // nil: none yet
 	wh, created, err := h.Hub.SaveWebhook(r.Context(), q.caller.Tenant, ch)
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditWebhookUpdate, "webhook", recon.AuditWebhookChanges(before, wh))
+	}
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{WebhookForm: f, WebhookErr: recon.ErrorMessage(err)})
 	} else if err != nil {
@@ -78,11 +82,15 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, q 
 	if h.Hub == nil {
 		return errNotFound()
 	}
-	if _, err := h.Store.HubWebhook(r.Context(), q.caller.Tenant); err != nil {
+	cur, err := h.Store.HubWebhook(r.Context(), q.caller.Tenant)
+	if err != nil {
 		return err // none yet: 404 (the form makes one, with a new secret)
 	}
 	secret := recon.NewSecretFrom(h.Rand)
 	wh, _, err := h.Hub.SaveWebhook(r.Context(), q.caller.Tenant, recon.HubWebhookChange{Secret: &secret})
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditSecretRotate, "webhook", recon.AuditWebhookChanges(cur, wh))
+	}
 	if err != nil {
 		return err
 	}
@@ -104,6 +112,9 @@ func (h *Handler) rotateWebhookSigning(w http.ResponseWriter, r *http.Request, q
 		return h.confirmSigningRotation(w, r, q, "/dashboard/settings/hub-webhook-signing-secret", recon.DeliveryWebhook, cur.URL, recon.MaskSecret(cur.SigningSecret), "#hub-webhook")
 	}
 	wh, _, err := h.Hub.SaveWebhook(r.Context(), q.caller.Tenant, recon.HubWebhookChange{RotateSigningSecret: true})
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditSecretRotate, "webhook", recon.AuditWebhookChanges(cur, wh))
+	}
 	if err != nil {
 		return err
 	}

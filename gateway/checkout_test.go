@@ -171,7 +171,7 @@ func TestCheckoutRefusals(t *testing.T) {
 		// A browser gets the refusal as a page.
 		r := b.checkout(t, append(checkoutForm(b.a, "INV-X", "150000"), pair{"signature", "AAAA"}), "Accept", "text/html,application/xhtml+xml")
 		if r.status != 400 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") ||
-			!bytes.Contains(r.body, []byte("the signature does not match the form")) || !bytes.Contains(r.body, []byte("400 validation_error")) {
+			!bytes.Contains(r.body, []byte("validation_error: the signature does not match the form")) || !bytes.Contains(r.body, []byte("Mã lỗi: 400")) {
 			t.Fatalf("HTML refusal: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
 		}
 	})
@@ -189,9 +189,11 @@ func TestCheckoutPage(t *testing.T) {
 		}
 		qrPath := strings.Replace(page, "?t=", "/qr.png?t=", 1)
 		for _, want := range []string{
-			"1.500.000 ₫", "Vietcombank", "0071000123456", "CONG TY TNHH SAO MAI", `<span class="code" id="code">` + o.PaymentCode + `</span>`,
-			`data-status="awaiting"`, `<meta http-equiv="refresh" content="5">`, `src="` + qrPath + `"`,
-			`href="https://shop.example.vn/cancel"`, "Công ty TNHH Sao Mai A", "Nội dung chuyển khoản", "Transfer memo",
+			"1.500.000 ₫", "Vietcombank", `<span class="value" id="account">0071000123456</span>`, "CONG TY TNHH SAO MAI",
+			`<span class="value code" id="code">` + o.PaymentCode + `</span>`, `data-copy="` + o.PaymentCode + `"`, `data-copy="1500000"`,
+			`data-copy="0071000123456"`, `data-label="Sao chép" aria-live="polite" hidden>Sao chép</button>`, `data-status="awaiting"`, `<noscript><meta http-equiv="refresh" content="5"></noscript>`,
+			`src="` + qrPath + `"`, `download="VietQR-INV-100.png"`, `href="https://dl.vietqr.io/pay?app=mb&amp;ba=0071000123456@vcb&amp;am=1500000&amp;tn=` + o.PaymentCode + `"`,
+			`href="https://shop.example.vn/cancel"`, "Công ty TNHH Sao Mai A", "Nội dung chuyển khoản", `<html lang="vi">`,
 		} {
 			if !strings.Contains(string(r.body), want) {
 				t.Errorf("page lacks %q", want)
@@ -200,9 +202,17 @@ func TestCheckoutPage(t *testing.T) {
 		if got := r.header.Get("Referrer-Policy"); got != "no-referrer" {
 			t.Errorf("Referrer-Policy %q", got)
 		}
+		if strings.Contains(string(r.body), `id="countdown"`) {
+			t.Errorf("a v1 order never expires, yet the page counts down")
+		}
 		q := b.request(t, "GET", qrPath, "")
-		if q.status != 200 || q.header.Get("Content-Type") != "image/png" {
+		if q.status != 200 || q.header.Get("Content-Type") != "image/png" || q.header.Get("Content-Disposition") != "" {
 			t.Fatalf("qr: %d %s", q.status, q.header)
+		}
+		// "Save QR" downloads it under a name that says what it is.
+		if d := b.request(t, "GET", qrPath+"&download=1", ""); d.status != 200 || !bytes.Equal(d.body, q.body) ||
+			d.header.Get("Content-Disposition") != `attachment; filename="VietQR-INV-100.png"` {
+			t.Fatalf("qr download: %d %s", d.status, d.header)
 		}
 		img, format, err := image.Decode(bytes.NewReader(q.body))
 		if err != nil || format != "png" || img.Bounds().Dx() < 100 || img.Bounds().Dx() != img.Bounds().Dy() {
@@ -247,7 +257,8 @@ func TestCheckoutPage(t *testing.T) {
 			t.Fatalf("cancel: %d %s", r.status, r.body)
 		}
 		r = b.request(t, "GET", b.newOrderPage(t, "INV-200"), "")
-		if !strings.Contains(string(r.body), `data-status="cancelled"`) || strings.Contains(string(r.body), "refresh") {
+		if !strings.Contains(string(r.body), `data-status="cancelled"`) || strings.Contains(string(r.body), "refresh") ||
+			!strings.Contains(string(r.body), "Đơn hàng này đã bị huỷ") {
 			t.Fatalf("cancelled page:\n%s", r.body)
 		}
 	})
@@ -305,7 +316,8 @@ func TestCheckoutPaymentCodeRetry(t *testing.T) {
 			t.Errorf("sandbox page lacks the banner")
 		}
 		r = b.request(t, "GET", "/v1/checkout/"+b.a.id+"/INV-2?t=x", "", "Accept", "text/html")
-		if r.status != 404 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.body), "404 not_found") {
+		if r.status != 404 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.body), "Mã lỗi: 404") || strings.Contains(string(r.body), "not_found") ||
+			!strings.Contains(string(r.body), "Liên kết thanh toán không đúng hoặc đã hết hạn") || strings.Contains(string(r.body), "no such checkout page") {
 			t.Errorf("HTML 404: %d %s", r.status, r.body)
 		}
 	})

@@ -30,8 +30,13 @@ import (
 // Store is the storage the gateway needs.
 type Store interface {
 	recon.ListenStore
+	// AppendAudit records the IPN target's changes (docs/dashboard.md,
+	// Audit log).
+	AppendAudit(ctx context.Context, e *recon.AuditEntry) error
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
+	// recon.HubStore's: the merchant's name and logo on the checkout page.
+	HubBranding(ctx context.Context, tenant recon.TenantID) (*recon.HubBranding, error)
 	// recon.TenantStore's:
 	Tenant(ctx context.Context, id int64) (*recon.Tenant, error)
 	// recon.BankAccountStore's:
@@ -75,6 +80,9 @@ type Handler struct {
 	MaxListenStreams int
 	listenMu         sync.Mutex
 	listenOpen       map[string]int // merchant id → streams open on this node
+	// PagePoll is how often the hosted checkout page's script asks whether
+	// the payment arrived (default 5 seconds; tests shorten it).
+	PagePoll time.Duration
 	// Location is the business time zone of created_at and the date filters (default UTC).
 	Location *time.Location
 	Clock    recon.Clock
@@ -229,7 +237,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		detail.Reason = re.Reason
 	}
 	if html {
-		h.renderError(w, status, detail)
+		h.renderError(w, r, status, detail)
 		return
 	}
 	web.WriteJSON(w, status, errorBody{Error: detail, Message: detail.Message})

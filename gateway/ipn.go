@@ -73,7 +73,14 @@ func (h *Handler) putIPN(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 			c.NotificationTypes = []string{}
 		}
 	}
+	before, _ := h.Store.DeliveryTarget(r.Context(), m.Tenant.ID(), recon.DeliveryIPN) // nil: none yet
 	saved, err := h.IPN.Save(r.Context(), m.Tenant, c)
+	if err == nil {
+		// The merchant's credentials act: the log names them as a client.
+		err = h.Store.AppendAudit(r.Context(), &recon.AuditEntry{Tenant: m.Tenant, At: h.now(), Action: recon.AuditIPNUpdate, Object: "ipn",
+			Changes: recon.AuditTargetChanges(before, saved.Target),
+			Actor:   recon.AuditActor{ClientID: m.MerchantID, Via: recon.AuditViaAPI, IP: web.RemoteIP(r), UserAgent: r.UserAgent()}})
+	}
 	if err != nil {
 		return err
 	}

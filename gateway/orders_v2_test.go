@@ -48,7 +48,8 @@ func TestV2OrdersInTheGateway(t *testing.T) {
 		// The memo account's order: the code as the memo, the company's account.
 		page := b.newOrderPage(t, "V2-MEMO")
 		body := string(b.request(t, "GET", page, "", "Accept", "text/html").body)
-		for _, want := range []string{`<span class="code" id="code">` + code + `</span>`, "0071000123456", "Nội dung chuyển khoản", "Transfer memo", "or part of it"} {
+		for _, want := range []string{`<span class="value code" id="code">` + code + `</span>`, "0071000123456", "Nội dung chuyển khoản", "hoặc một phần",
+			`id="countdown" data-remaining="3600"`, "Hết hạn sau <strong id=\"left\">01:00:00</strong>", "Hạn thanh toán 10:00 01/03/2026"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("memo VA page lacks %q", want)
 			}
@@ -80,7 +81,8 @@ func TestV2OrdersInTheGateway(t *testing.T) {
 		body = string(r.body)
 		qrPath := strings.Replace(page, "?t=", "/qr.png?t=", 1)
 		for _, want := range []string{
-			bank.VAs[0].Number, "Số tài khoản ảo", "Virtual account number", "Không cần", "None needed", `src="` + qrPath + `"`, "200.000 ₫",
+			bank.VAs[0].Number, "Số tài khoản ảo", "Không cần", `src="` + qrPath + `"`, "200.000 ₫", `data-copy="` + bank.VAs[0].Number + `"`,
+			"Hết hạn sau <strong id=\"left\">1 ngày 00:00:00</strong>",
 		} {
 			if !strings.Contains(body, want) {
 				t.Errorf("bank VA page lacks %q", want)

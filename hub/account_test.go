@@ -129,9 +129,9 @@ func TestMerchantConfig(t *testing.T) {
 		if _, _, body = b.do(t, "GET", "/v1/merchant-config", "other", ""); body["data"].(map[string]any)["display_name"] != "" {
 			t.Fatalf("other's: %v", body)
 		}
-		// The page shows the branding, escaped.
+		// The page shows the branding (the logo beside the name), escaped.
 		cxid := linkSetup(t, b, "brand")
 		_, p := newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT"}`)
-		p.open().want(200, `--brand: #0a7d3b`, `alt="Cửa hàng &lt;Sao Mai&gt;"`, `src="https://cdn.example.vn/logo.png"`)
+		p.open().want(200, `--brand: #0a7d3b`, `alt="" id="logo"><span>Cửa hàng &lt;Sao Mai&gt;</span>`, `src="https://cdn.example.vn/logo.png"`)
 	})
 }

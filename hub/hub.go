@@ -12,6 +12,7 @@
 package hub
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -27,6 +28,9 @@ import (
 // Store is the storage the hub needs.
 type Store interface {
 	recon.HubStore
+	// AppendAudit records the webhook's changes (docs/dashboard.md, Audit
+	// log).
+	AppendAudit(ctx context.Context, e *recon.AuditEntry) error
 }
 
 // Handler serves the hub routes.

@@ -65,6 +65,7 @@ type pageData struct {
 	Sandbox               bool
 	CSRF, SessionXID      string
 	Error                 string
+	ErrorDetail           string // the technical reason of Error, not shown
 	Banks                 []recon.Bank
 	BankCode, BrandName   string
 	AccountType           string
@@ -81,6 +82,53 @@ type pageData struct {
 	AutoRedirect          template.URL
 	Message               *browserMessage
 	Nonce                 string
+	// Consent shows what linking shares and keeps, before the bank
+	// details are asked (the first step of a link).
+	Consent bool
+	// TestIDs are the sandbox identities a tester may use on this step
+	// (sandbox tokens only): every one on the first step, the chosen
+	// bank's on the details step. TestOTP is the OTP that works on the
+	// OTP step ("" with TestNoOTP: none does, on purpose).
+	TestIDs   []testIdentity
+	TestOTP   string
+	TestNoOTP bool
+}
+
+// testIdentity is a sandbox identity as the page lists it.
+type testIdentity struct {
+	Bank, AccountType, AccountNumber, NationalID, Phone, OTP, Result string
+}
+
+// sandboxHelp fills what a tester needs on a sandbox token's step: the
+// identities that work (linking.SandboxIdentities) and, on the OTP step,
+// the OTP of the session's account.
+func sandboxHelp(d *pageData, s *recon.LinkSession) {
+	for _, id := range linking.SandboxIdentities() {
+		switch d.View {
+		case "pick":
+		case "details":
+			if id.BankCode != s.BankCode || id.AccountType != s.AccountType {
+				continue
+			}
+		case "otp":
+			if id.BankCode == s.BankCode && id.AccountNumber == d.AccountNumber {
+				d.TestOTP, d.TestNoOTP = id.OTP, id.Fail == linking.FailWrongOTP
+			}
+			continue
+		default:
+			continue
+		}
+		result := d.T["test_links"]
+		if id.Fail != "" {
+			result = d.T["test_"+id.Fail]
+		}
+		otp := id.OTP
+		if id.Fail == linking.FailWrongOTP {
+			otp = "—"
+		}
+		d.TestIDs = append(d.TestIDs, testIdentity{Bank: bankBrand(id.BankCode), AccountType: d.T[id.AccountType], AccountNumber: id.AccountNumber,
+			NationalID: id.NationalID, Phone: id.Phone, OTP: otp, Result: result})
+	}
 }
 
 // csrfFor binds a form to the token and the session it was rendered for:
@@ -120,7 +168,8 @@ func (h *Handler) linkPage(w http.ResponseWriter, r *http.Request) {
 	}
 	conn, err := h.connector(t.Sandbox)
 	if err != nil {
-		d.EndTitle, d.EndText = d.T["unavailable_title"], recon.ErrorMessage(err)
+		h.logger().WarnContext(r.Context(), "link page: no bank connector", "err", err)
+		d.View, d.EndTitle, d.EndText = "ended", d.T["unavailable_title"], d.T["unavailable"]
 		h.render(w, http.StatusServiceUnavailable, d)
 		return
 	}
@@ -208,7 +257,9 @@ func (h *Handler) stepFailed(w http.ResponseWriter, r *http.Request, d *pageData
 		d.Message = &browserMessage{Event: MsgSessionExpired, Timestamp: h.now().Unix()}
 		h.render(w, http.StatusConflict, d)
 	case recon.ErrorCode(err) == recon.EINVALID || recon.ErrorCode(err) == recon.EFORBIDDEN:
-		d.Error = recon.ErrorMessage(err)
+		// A tampered or stale form: the person reads what to do in the
+		// page's language; the reason stays in the markup for a developer.
+		d.Error, d.ErrorDetail = d.T["form_refused"], recon.ErrorMessage(err)
 		h.renderSession(r.Context(), w, d, r.PathValue("token"), t, s, http.StatusBadRequest)
 	default:
 		h.logger().ErrorContext(r.Context(), "link page", "request_id", web.RequestID(r.Context()), "err", err)
@@ -297,7 +348,7 @@ func (h *Handler) renderSession(ctx context.Context, w http.ResponseWriter, d *p
 	purpose := t.Purpose
 	switch {
 	case purpose == recon.LinkPurposeLink && (s.State == recon.LinkStateInitialized || s.State == recon.LinkStateRequestLink && d.Back):
-		d.View, d.Steps = "pick", []bool{true, false, false, false}
+		d.View, d.Steps, d.Consent = "pick", []bool{true, false, false, false}, true
 	case purpose == recon.LinkPurposeLink && s.State == recon.LinkStateRequestLink:
 		d.View, d.Steps = "details", []bool{true, true, false, false}
 	case purpose == recon.LinkPurposeLink && s.State == recon.LinkStateConfirmLink:
@@ -314,6 +365,9 @@ func (h *Handler) renderSession(ctx context.Context, w http.ResponseWriter, d *p
 		d.AttemptsLeft = recon.MaxOTPAttempts - s.OTPAttempts
 	case s.State == recon.LinkStateChooseUnlink:
 		d.View, d.Steps = "choose", []bool{true, true, true}
+	}
+	if t.Sandbox {
+		sandboxHelp(d, s)
 	}
 	h.render(w, status, d)
 }

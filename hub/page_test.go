@@ -2,7 +2,9 @@ package hub_test
 
 import (
 	"encoding/json"
+	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/hub"
 	"recon/sqlstore/dbtest"
 )
 
@@ -372,6 +375,115 @@ func TestLinkPageUnlink(t *testing.T) {
 			if again := link(); again != account {
 				t.Fatalf("re-link: xid %s, was %s", again, account)
 			}
+		}
+	})
+}
+
+// TestLinkPageConsentAndTestIdentities: the first step says what linking
+// shares and keeps before any bank detail is asked; a sandbox token's page
+// lists the sandbox identities a tester can use (every one first, the
+// chosen bank's with its account type on the details step, the OTP that
+// works on the OTP step), in the token's language; without a redirect the
+// end offers a way back.
+func TestLinkPageConsentAndTestIdentities(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine)
+		if err := b.store.SetHubBranding(t.Context(), b.company.Tenant(), &recon.HubBranding{DisplayName: "Cửa hàng Hoa Sen", LogoURL: "https://shop.example.vn/logo.png"}); err != nil {
+			t.Fatal(err)
+		}
+		cxid := linkSetup(t, b, "consent")
+		_, p := newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT"}`)
+		p.open().want(200, `id="consent"`, "<strong>Cửa hàng Hoa Sen</strong> sẽ nhận thông tin các giao dịch", "không được lưu lại",
+			"không bao giờ hỏi mật khẩu", `src="https://shop.example.vn/logo.png"`, `id="test-ids"`, "Tài khoản thử nghiệm (18)", ">Thử nghiệm</span>")
+		if i, j := strings.Index(p.body, `id="consent"`), strings.Index(p.body, `id="next"`); i < 0 || j < i {
+			t.Errorf("the consent is not before Continue")
+		}
+		if strings.Contains(p.body, `name="national_id"`) {
+			t.Errorf("the first step asks for bank details")
+		}
+		for _, want := range []string{"0123456789", "001099012345", "0901234567", "12345678", "1012345678", "mọi OTP đều sai", "ngân hàng không phản hồi"} {
+			if !strings.Contains(p.body, want) {
+				t.Errorf("the first step's test accounts lack %q", want)
+			}
+		}
+		p.post("pick_bank", "bank", "MB", "account_type", "individual").want(200, `name="national_id"`, `id="test-ids" open`,
+			`data-account="0123456789" data-nid="001099012345" data-phone="0901234567"`, "Tài khoản thử nghiệm (4)")
+		if strings.Contains(p.body, "1012345678") || strings.Contains(p.body, "0987654321") || strings.Contains(p.body, `id="consent"`) {
+			t.Errorf("the details step lists another bank's or account type's identities, or the consent again")
+		}
+		p.post("details", "account_number", mbIndividual, "national_id", mbNationalID, "phone", mbPhone).
+			want(200, `id="test-otp"`, `OTP thử nghiệm đúng: <strong class="sel">12345678</strong>`, `data-otp="12345678"`)
+		p.post("link_otp", "otp", "12345678").want(200, `id="done"`, `id="way-back"`, "Bạn có thể đóng trang này.", `id="back-to-merchant" hidden`)
+
+		// English, an identity that never gets the OTP right.
+		_, p = newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT","language":"en"}`)
+		p.open().want(200, "<strong>Cửa hàng Hoa Sen</strong> will receive the transactions", "Test accounts (18)", "every OTP is wrong")
+		p.post("pick_bank", "bank", "VCB", "account_type", "individual")
+		p.post("details", "account_number", "0000000003", "national_id", "001099000003", "phone", "0900000003").
+			want(200, `The test OTP that works: no OTP works`)
+		p.post("close").want(200, `"event":"BANKHUB_CLOSE_LINK"`, "You can close this page now.")
+		// A step (here with a redirect) has no way-back block: × closes it.
+		_, p = newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT","completion_redirect_uri":"https://shop.example.vn/done"}`)
+		p.open()
+		if strings.Contains(p.body, `id="way-back"`) {
+			t.Errorf("a way back offered on a step")
+		}
+	})
+}
+
+// foreignWords returns the entries of the other language's catalogue that
+// a link page in lang shows (whole words; entries both languages share or
+// the own language's text contains do not count).
+func foreignWords(lang, body string) []string {
+	other := map[string]string{"vi": "en", "en": "vi"}[lang]
+	own := map[string]bool{}
+	for _, v := range hub.PageText[lang] {
+		own[v] = true
+	}
+	body = regexp.MustCompile(`(?s)<(script|style)[^>]*>.*?</(script|style)>`).ReplaceAllString(body, " ")
+	text := html.UnescapeString(regexp.MustCompile(`(?s)<[^>]*>`).ReplaceAllString(body, " "))
+	var bad []string
+	ownText := strings.Join(slices.Collect(maps.Values(hub.PageText[lang])), "\n")
+	for _, v := range hub.PageText[other] {
+		// A word the page's own language uses too ("OTP") is not foreign.
+		if !own[v] && !strings.Contains(ownText, v) && regexp.MustCompile(`(^|[^\p{L}\p{N}])`+regexp.QuoteMeta(v)+`($|[^\p{L}\p{N}])`).MatchString(text) {
+			bad = append(bad, v)
+		}
+	}
+	return bad
+}
+
+// TestLinkPageLanguage: every step and end of the link page, in each
+// language, shows no word of the other language's catalogue (the bank's
+// and the merchant's names aside), a refused form included.
+func TestLinkPageLanguage(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine)
+		cxid := linkSetup(t, b, "lang")
+		for _, lang := range []string{"vi", "en"} {
+			check := func(what string, p *page) {
+				t.Helper()
+				if words := foreignWords(lang, p.body); len(words) > 0 || !strings.Contains(p.body, `<html lang="`+lang+`">`) {
+					t.Errorf("%s in %s shows %q:\n%s", what, lang, words, p.body)
+				}
+			}
+			_, p := newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT","language":"`+lang+`"}`)
+			check("the first step", p.open())
+			check("a tampered form", p.post("pick_bank", "bank", "MB", "account_type", "savings"))
+			check("no bank", p.post("pick_bank", "account_type", "individual"))
+			check("the details step", p.post("pick_bank", "bank", "MB", "account_type", "individual"))
+			check("unknown details", p.post("details", "account_number", mbIndividual, "national_id", "000", "phone", mbPhone))
+			check("the OTP step", p.post("details", "account_number", mbIndividual, "national_id", mbNationalID, "phone", mbPhone))
+			check("a wrong OTP", p.post("link_otp", "otp", "00000000"))
+			check("done", p.post("link_otp", "otp", "12345678"))
+			check("used", p.open())
+			_, p = newToken(t, b, `{"company_xid":"`+cxid+`","purpose":"LINK_BANK_ACCOUNT","language":"`+lang+`"}`)
+			p.open()
+			check("closed", p.post("close"))
+		}
+		check := &page{t: t, url: b.srv.URL + "/link/lt_nope"}
+		if words := foreignWords("vi", check.open().body); len(words) > 0 {
+			t.Errorf("unknown link shows %q", words)
 		}
 	})
 }

@@ -138,7 +138,16 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 			return recon.FieldError("rotate_signing_secret", "rotate_signing_secret must be true or false")
 		}
 	}
+	before, _ := h.Store.HubWebhook(r.Context(), c.Tenant) // nil: none yet
 	wh, created, err := h.Links.SaveWebhook(r.Context(), c.Tenant, ch)
+	if err == nil {
+		action := recon.AuditWebhookUpdate
+		if ch.Secret != nil || ch.RotateSigningSecret {
+			action = recon.AuditSecretRotate
+		}
+		err = h.Store.AppendAudit(r.Context(), &recon.AuditEntry{Tenant: c.Tenant, At: h.now(), Action: action, Object: "webhook",
+			Changes: recon.AuditWebhookChanges(before, wh), Actor: recon.AuditActorOf(c, recon.AuditViaAPI, web.RemoteIP(r), r.UserAgent())})
+	}
 	if err != nil {
 		return err
 	}

@@ -123,6 +123,13 @@ func (s *Server) Loops() []Loop {
 				})
 				return count(int64(n), err) // the store kicks the dispatcher (OnEnqueue)
 			}},
+			// The companies' alerts: failing notifications, the exceptions
+			// queue, the daily summary; each sent once across nodes
+			// (docs/dashboard.md, Alerts).
+			{"sending alerts", "sent alerts", func(ctx context.Context, now time.Time) ([]any, error) {
+				n, err := s.Alerts.Tick(ctx, now)
+				return count(int64(n), err)
+			}},
 			// The hub's link tokens past their expiry and link sessions
 			// quiet for 15 minutes.
 			{"ending expired link tokens and idle link sessions", "ended expired link tokens and idle link sessions", func(ctx context.Context, now time.Time) ([]any, error) {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/alerts"
 	"recon/delivery"
 	"recon/einvoice"
 	"recon/gateway"
@@ -106,6 +107,9 @@ type Server struct {
 	// Team is the team's service (invitations, password resets,
 	// deactivation; docs/dashboard.md, Team) the dashboard calls.
 	Team *team.Service
+	// Alerts finds and sends the companies' alerts from the maintenance
+	// loop (docs/dashboard.md, Alerts).
+	Alerts *alerts.Service
 	// Mux is every endpoint (Routes), without the middleware Handler adds.
 	Mux *web.Mux
 }
@@ -149,6 +153,11 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 		Signer: &einvoice.Signer{Store: db, Clock: s.clock, Sandbox: cfg.Sandbox, Original: db.Invoice}}
 	s.Team = &team.Service{Store: db, Clock: s.clock, Mail: cfg.Mail, BaseURL: cfg.BaseURL, Hash: oauth.HashPassword,
 		Logger: s.log, Location: cfg.Location}
+	s.Alerts = &alerts.Service{Store: db, Mail: alertMailer(cfg.Mail), Clock: s.clock, Location: cfg.Location, Node: cfg.NodeID, Logger: s.log,
+		Post: chatPoster(s.Dispatcher.Client, s.clock)}
+	if s.Alerts.Node == "" {
+		s.Alerts.Node = recon.NewSecret()[:12]
+	}
 	s.Mux = s.routes()
 	return s, nil
 }

@@ -246,13 +246,23 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	// The audit entry of the change ctx carries (recon.Audited) commits
+	// with the change's first transaction.
+	entry, written := recon.PendingAudit(ctx)
+	err = fn(tx)
+	if err == nil && entry != nil {
+		err = db.insertAudit(ctx, tx, entry)
+	}
+	if err != nil {
 		// A failed rollback leaves nothing to undo: the connection is discarded.
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlstore: commit: %w", err)
+	}
+	if written != nil {
+		written()
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -112,7 +113,10 @@ func newUserCreateCmd(a *app) *cobra.Command {
 				u.PasswordHash = h
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				if err := db.CreateUser(cmd.Context(), &u); err != nil {
+				err := cliAudited(cmd.Context(), db, recon.LiveTenant(u.Company), nil, recon.AuditUserCreate, u.Email,
+					[]recon.AuditChange{{Field: "role", After: string(u.Role)}, {Field: "permissions", After: strings.Join(u.Permissions, ", ")}},
+					func(ctx context.Context) error { return db.CreateUser(ctx, &u) })
+				if err != nil {
 					return err
 				}
 				return a.print(map[string]any{"id": u.ID}, "created user %d (%s, %s) in company %d", u.ID, u.Email, u.Role, u.Company)
@@ -156,7 +160,15 @@ func newUserUpdateCmd(a *app) *cobra.Command {
 				return describe(err)
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				if err := db.SetUserRole(cmd.Context(), companyID, id, u.Role, u.Permissions); err != nil {
+				object, before := fmt.Sprint("user ", id), map[string]string{}
+				if old, err := db.User(cmd.Context(), id); err == nil && old.Company == companyID {
+					object, before = old.Email, map[string]string{"role": string(old.Role), "permissions": strings.Join(old.Permissions, ", ")}
+				}
+				change := recon.AuditDiff([]string{"role", "permissions"}, before, map[string]string{"role": string(u.Role), "permissions": strings.Join(u.Permissions, ", ")})
+				err := cliAudited(cmd.Context(), db, recon.LiveTenant(companyID), nil, recon.AuditUserRole, object, change, func(ctx context.Context) error {
+					return db.SetUserRole(ctx, companyID, id, u.Role, u.Permissions)
+				})
+				if err != nil {
 					return describe(err)
 				}
 				return a.print(map[string]any{"id": id, "role": role, "permissions": perms},
@@ -198,6 +210,13 @@ id and secret start with test_, and its tokens reach only the company's test dat
 				secret, err := oauth.RegisterClient(cmd.Context(), db, &c, public)
 				if err != nil {
 					return describe(err)
+				}
+				if tn, err := db.TenantOf(cmd.Context(), c.Company, !c.Test); err == nil {
+					err = cliAudited(cmd.Context(), db, tn.ID, nil, recon.AuditClientCreate, c.ID,
+						[]recon.AuditChange{{Field: "name", After: c.Name}, {Field: "scopes", After: strings.Join(c.Scopes, " ")}}, noChange)
+					if err != nil {
+						return err
+					}
 				}
 				out := map[string]any{"client_id": c.ID, "client_secret": secret, "livemode": !c.Test}
 				if public {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -418,14 +419,18 @@ Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 				return fmt.Errorf("nothing to change: give at least one field flag (see --help) or --from-json")
 			}
 			return a.withStore(cmd.Context(), func(db *sqlstore.DB) error {
-				c, err := db.UpdateCompany(cmd.Context(), id, func(c *recon.Company) error {
-					p.apply(c)
-					if !p.SellerUpdate.Empty() {
-						if err := p.SellerUpdate.Apply(&c.Config); err != nil {
-							return err
+				var c *recon.Company
+				err := cliAudited(cmd.Context(), db, recon.LiveTenant(id), nil, recon.AuditCompanyUpdate, "", nil, func(ctx context.Context) (err error) {
+					c, err = db.UpdateCompany(ctx, id, recon.AuditingCompany(ctx, func(c *recon.Company) error {
+						p.apply(c)
+						if !p.SellerUpdate.Empty() {
+							if err := p.SellerUpdate.Apply(&c.Config); err != nil {
+								return err
+							}
 						}
-					}
-					return c.Validate()
+						return c.Validate()
+					}))
+					return err
 				})
 				if err != nil {
 					return err

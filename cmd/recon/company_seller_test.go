@@ -2,6 +2,10 @@ package main
 
 import (
 	"fmt"
+	"recon"
+	"recon/sqlstore"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,6 +60,25 @@ func TestCompanyUpdateSeller(t *testing.T) {
 		}
 		if other := cliJSON(t, dbURL, "company", "show", b); other["seller"].(map[string]any)["tax_code"] != "" {
 			t.Fatalf("other company: %v", other["seller"])
+		}
+		// The audit log: the two updates that were made, by the operator at
+		// the command line, before and after; none of the refused ones.
+		db, err := sqlstore.Open(t.Context(), dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		id, _ := strconv.ParseInt(a, 10, 64)
+		entries, total, err := db.AuditEntries(t.Context(), recon.LiveTenant(id), recon.AuditFilter{Page: 1, PerPage: 10})
+		if err != nil || total != 2 {
+			t.Fatalf("audit: %d %v", total, err)
+		}
+		if e := entries[0]; e.Action != recon.AuditCompanyUpdate || e.Actor.Via != recon.AuditViaCLI ||
+			!slices.Contains(e.Changes, recon.AuditChange{Field: "invoice_template", Before: "1", After: "2"}) {
+			t.Errorf("the second update's entry: %+v", e)
+		}
+		if e := entries[1]; !slices.Contains(e.Changes, recon.AuditChange{Field: "seller_tax_code", After: "0101248141-001"}) {
+			t.Errorf("the first update's entry: %+v", e)
 		}
 	})
 }

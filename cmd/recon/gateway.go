@@ -47,7 +47,8 @@ test_...): orders, payments, IPN settings and notifications of test mode only.`,
 					} else {
 						m.SecretKey = recon.NewMerchantSecret(a.rand, tenant.test)
 					}
-					err = db.SetMerchant(cmd.Context(), m)
+					err = cliAudited(cmd.Context(), db, tn, nil, recon.AuditMerchantRotate, m.MerchantID, []recon.AuditChange{{Field: "secret_key", After: recon.AuditRotated}},
+						func(ctx context.Context) error { return db.SetMerchant(ctx, m) })
 				}
 				if err != nil {
 					return err
@@ -138,7 +139,15 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 					return err
 				}
 				svc.Store = spec.store(db)
+				kind, action := recon.DeliveryWebhook, recon.AuditWebhookUpdate
+				if spec.types {
+					kind, action = recon.DeliveryIPN, recon.AuditIPNUpdate
+				}
+				before, _ := db.DeliveryTarget(cmd.Context(), tn.ID(), kind) // nil: none yet
 				saved, err := svc.Save(cmd.Context(), tn, c)
+				if err == nil {
+					err = cliAudited(cmd.Context(), db, tn, nil, action, kind, recon.AuditTargetChanges(before, saved.Target), noChange)
+				}
 				var re *recon.Error
 				if errors.As(err, &re) { // a refused URL carries its reason around the error
 					return re

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -199,6 +200,10 @@ func newRefundsChangeCmd(a *app, action, short string) *cobra.Command {
 				fn := map[string]func(context.Context, *recon.Caller, string) (*refunds.Result, error){
 					"approve": svc.Approve, "reject": svc.Reject, "cancel": svc.Cancel}[action]
 				res, err := fn(ctx, c, args[0])
+				if db, ok := svc.Store.(recon.AuditAppender); ok && err == nil {
+					audited := map[string]string{"approve": recon.AuditRefundApprove, "reject": recon.AuditRefundReject, "cancel": recon.AuditRefundCancel}[action]
+					err = cliAudited(ctx, db, c.Tenant, c.User, audited, "refund "+res.Refund.ID, []recon.AuditChange{{Field: "status", After: res.Refund.Status}}, noChange)
+				}
 				if err != nil {
 					return err
 				}
@@ -233,7 +238,10 @@ func newRefundsThresholdCmd(a *app) *cobra.Command {
 			}
 			return a.withRefunds(ctx, &tenant, email, func(svc *refunds.Service, c *recon.Caller, _ *time.Location) error {
 				if setting {
-					if err := svc.SetThreshold(ctx, c, set); err != nil {
+					db, _ := svc.Store.(recon.AuditAppender)
+					err := cliAudited(ctx, db, c.Tenant, c.User, recon.AuditRefundThreshold, "", []recon.AuditChange{{Field: "refund_approval_threshold", After: strconv.FormatInt(set, 10)}},
+						func(ctx context.Context) error { return svc.SetThreshold(ctx, c, set) })
+					if err != nil {
 						return err
 					}
 				}

@@ -1,0 +1,295 @@
+package alerts_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/alerts"
+	"recon/delivery"
+	"recon/internal/testkit"
+	"recon/mail"
+	"recon/mail/mailtest"
+	"recon/sqlstore"
+	"recon/sqlstore/dbtest"
+)
+
+var hanoi = time.FixedZone("ICT", 7*3600)
+
+type env struct {
+	db      *sqlstore.DB
+	co      *recon.Company
+	chat    *testkit.Receiver
+	post    func(ctx context.Context, url string, payload []byte) error
+	service func(node string) *alerts.Service
+}
+
+func newEnv(t *testing.T, engine string) *env {
+	t.Helper()
+	e := &env{db: dbtest.OpenStore(t, engine), chat: testkit.NewReceiver(t)}
+	e.co = &recon.Company{FullName: "Công ty TNHH Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive, Config: recon.CompanyConfig{Paycode: true}}
+	if err := e.db.CreateCompany(context.Background(), e.co); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.ReplacePaymentCodeFormats(context.Background(), e.co.ID, []recon.PaymentCodeFormat{
+		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 10, CharacterType: recon.NumberOnly, IsActive: true}}); err != nil {
+		t.Fatal(err)
+	}
+	client := delivery.NewClient(delivery.ClientOptions{AllowPrivate: true})
+	e.post = func(ctx context.Context, url string, payload []byte) error {
+		t := &recon.Target{URL: url, AuthType: recon.AuthNone, SigningSecret: "k", Active: true}
+		if res := client.Send(ctx, t, &recon.Delivery{Event: "ALERT", Payload: payload}, time.Now()); !res.OK() {
+			return &recon.Error{Code: recon.EUNAVAILABLE, Message: res.Error(time.Second)}
+		}
+		return nil
+	}
+	e.service = func(node string) *alerts.Service {
+		return &alerts.Service{Store: e.db, Post: e.post, Location: hanoi, Node: node}
+	}
+	return e
+}
+
+func (e *env) chats(t *testing.T) []map[string]string {
+	t.Helper()
+	var out []map[string]string
+	for _, r := range e.chat.Got() {
+		var m map[string]string
+		if err := json.Unmarshal(r.Body, &m); err != nil {
+			t.Fatalf("chat payload %s: %v", r.Body, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestAlerts (both engines): the thresholds, the chat webhook's payloads
+// for Telegram and Slack on a loopback receiver, each alert once, a failed
+// send tried again, and the events the dashboard lists.
+func TestAlerts(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		e := newEnv(t, engine)
+		tenant := e.co.Tenant()
+		settings := &recon.AlertSettings{Company: e.co.ID, FailingAttempts: 3, QueueThreshold: 0, DailyHour: -1,
+			ChatKind: recon.ChatTelegram, ChatURL: e.chat.URL + "/bot123:ABC/sendMessage", ChatID: "-100200"}
+		if err := settings.Validate(func(string) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.SetAlertSettings(ctx, settings); err != nil {
+			t.Fatal(err)
+		}
+		// An IPN target whose attempts fail: two failures are not enough.
+		if err := e.db.SetIPN(ctx, tenant, &recon.Target{URL: e.chat.URL + "/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+			t.Fatal(err)
+		}
+		d, err := e.db.SendTestNotification(ctx, tenant, recon.DeliveryIPN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 11, 26, 9, 30, 0, 0, hanoi)
+		fail := func(n int) {
+			for i := 0; i < n; i++ {
+				at := now.Add(time.Duration(i) * time.Minute)
+				if err := e.db.RecordAttempts(ctx, []recon.AttemptOutcome{{Attempt: &recon.DeliveryAttempt{DeliveryID: d.ID, At: at, URL: "x", StatusCode: 500},
+					Status: recon.DeliveryPending, Next: at.Add(time.Minute)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		fail(2)
+		svc := e.service("a")
+		if n, err := svc.Run(ctx, now); err != nil || n != 0 || len(e.chat.Got()) != 0 {
+			t.Fatalf("two failures: %d %v %d", n, err, len(e.chat.Got()))
+		}
+		fail(1)
+		if n, err := svc.Run(ctx, now); err != nil || n != 1 {
+			t.Fatalf("three failures: %d %v", n, err)
+		}
+		got := e.chats(t)
+		if len(got) != 1 || got[0]["chat_id"] != "-100200" || !strings.Contains(got[0]["text"], "Thông báo IPN gửi lỗi liên tiếp") ||
+			!strings.Contains(got[0]["text"], "3 lần gửi gần nhất") {
+			t.Fatalf("telegram payload: %v", got)
+		}
+		// Once: the next runs of the day send nothing more.
+		for i := 0; i < 2; i++ {
+			if n, err := svc.Run(ctx, now.Add(time.Hour)); err != nil || n != 0 {
+				t.Fatalf("again: %d %v", n, err)
+			}
+		}
+		// The queue past its threshold; Slack's shape. A failing chat
+		// answer leaves it to try again, once it works, once.
+		settings.QueueThreshold, settings.ChatKind, settings.ChatID, settings.ChatURL = 1, recon.ChatSlack, "", e.chat.URL+"/services/T/B/X"
+		if err := e.db.SetAlertSettings(ctx, settings); err != nil {
+			t.Fatal(err)
+		}
+		acct := &recon.BankAccount{CompanyID: e.co.ID, BankName: "Vietcombank", AccountNumber: "0071000123456", HolderName: "SAO MAI"}
+		if err := e.db.CreateBankAccount(ctx, acct); err != nil {
+			t.Fatal(err)
+		}
+		// (a company with orders queues the transfers that pay none)
+		o := &recon.Order{CompanyID: e.co.ID, InvoiceNumber: "SM-1", Amount: 90000, Currency: "VND", PaymentCode: "DH999999", BankAccountID: acct.ID,
+			SuccessURL: "https://shop.example.vn/ok", ErrorURL: "https://shop.example.vn/err", CancelURL: "https://shop.example.vn/cancel"}
+		if err := e.db.CreateOrder(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		in := []recon.TransactionInput{{BankAccountID: acct.ID, TransactionDate: now, AmountIn: 150000, Content: "CK DH123456", ReferenceNumber: "R1"}}
+		if _, err := recon.Ingest(ctx, e.db, tenant, now, in); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := svc.Run(ctx, now); n != 0 {
+			t.Fatalf("one open exception, threshold 1: %d alerts", n)
+		}
+		in[0].ReferenceNumber, in[0].AmountIn = "R2", 2_000_000
+		if _, err := recon.Ingest(ctx, e.db, tenant, now, in); err != nil {
+			t.Fatal(err)
+		}
+		e.chat.Answer(func(int) int { return 503 })
+		if n, err := svc.Run(ctx, now); n != 0 || err != nil {
+			t.Fatalf("chat down: %d %v", n, err)
+		}
+		events, err := e.db.AlertEvents(ctx, tenant, 10)
+		if err != nil || len(events) != 2 || events[0].Kind != recon.AlertQueue || !events[0].SentAt.IsZero() || events[0].LastError == "" {
+			t.Fatalf("the unsent queue alert: %+v %v", events, err)
+		}
+		e.chat.Answer(nil)
+		if n, err := svc.Run(ctx, now.Add(time.Second)); n != 1 || err != nil {
+			t.Fatalf("chat back: %d %v", n, err)
+		}
+		got = e.chats(t)
+		if last := got[len(got)-1]; last["chat_id"] != "" || !strings.Contains(last["text"], "Hàng đợi ngoại lệ vượt ngưỡng") || !strings.Contains(last["text"], "Có 2 ngoại lệ") {
+			t.Fatalf("slack payload: %v", last)
+		}
+		if n, _ := svc.Run(ctx, now.Add(2*time.Second)); n != 0 {
+			t.Fatal("the queue alert went twice")
+		}
+		// The messages in English, for the dashboard.
+		if subject, text := alerts.Message("en", events[0]); subject != "The exceptions queue is past its threshold" || !strings.Contains(text, "2 exceptions are open") {
+			t.Errorf("english: %q %q", subject, text)
+		}
+	})
+}
+
+// TestDailySummaryTwoNodes: two nodes run the loop at the same moment with
+// the summary's hour come: the chat gets it once, with yesterday's money
+// in Vietnamese formatting.
+func TestDailySummaryTwoNodes(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		e := newEnv(t, engine)
+		tenant := e.co.Tenant()
+		if err := e.db.SetAlertSettings(ctx, &recon.AlertSettings{Company: e.co.ID, FailingAttempts: 5, DailyHour: 8, ChatKind: recon.ChatGeneric, ChatURL: e.chat.URL + "/hook"}); err != nil {
+			t.Fatal(err)
+		}
+		acct := &recon.BankAccount{CompanyID: e.co.ID, BankName: "Vietcombank", AccountNumber: "0071000123456", HolderName: "SAO MAI"}
+		if err := e.db.CreateBankAccount(ctx, acct); err != nil {
+			t.Fatal(err)
+		}
+		yesterday := time.Date(2026, 11, 25, 14, 0, 0, 0, hanoi)
+		if _, err := recon.Ingest(ctx, e.db, tenant, yesterday, []recon.TransactionInput{{BankAccountID: acct.ID, TransactionDate: yesterday, AmountIn: 2_467_000, Content: "CK", ReferenceNumber: "R1"}}); err != nil {
+			t.Fatal(err)
+		}
+		// Before the hour: nothing.
+		if n, err := e.service("a").Run(ctx, time.Date(2026, 11, 26, 7, 59, 0, 0, hanoi)); n != 0 || err != nil {
+			t.Fatalf("before 8:00: %d %v", n, err)
+		}
+		at := time.Date(2026, 11, 26, 8, 0, 0, 0, hanoi)
+		nodes := []*alerts.Service{e.service("a"), e.service("b")}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		sent := make([]int, len(nodes))
+		errs := make([]error, len(nodes))
+		for i, n := range nodes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				sent[i], errs[i] = n.Run(ctx, at)
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil || sent[0]+sent[1] != 1 {
+			t.Fatalf("two nodes: sent %v, errors %v", sent, errs)
+		}
+		got := e.chats(t)
+		if len(got) != 1 || got[0]["kind"] != recon.AlertDaily || got[0]["subject"] != "Tóm tắt ngày 2026-11-25" ||
+			!strings.Contains(got[0]["text"], "Tiền vào: 2.467.000 ₫ (1 giao dịch)") {
+			t.Fatalf("the summary: %v", got)
+		}
+		// Later that day, on either node: not again.
+		for _, n := range nodes {
+			if k, err := n.Run(ctx, at.Add(3*time.Hour)); k != 0 || err != nil {
+				t.Fatalf("later: %d %v", k, err)
+			}
+		}
+		if len(e.chat.Got()) != 1 {
+			t.Fatalf("the summary went %d times", len(e.chat.Got()))
+		}
+	})
+}
+
+// smtpMailer is the server's adapter (server/alerts.go) over the test's
+// SMTP sender.
+type smtpMailer struct{ s *mail.SMTP }
+
+func (m smtpMailer) SendMail(ctx context.Context, to, subject, text string) error {
+	return m.s.Send(ctx, mail.Message{To: to, Subject: subject, Text: text})
+}
+
+// TestAlertsByEmail (both engines): the alerts reach a real SMTP server
+// (mailtest), each to the users who may read the money and want that kind
+// (the per-user switches), in Vietnamese then English.
+func TestAlertsByEmail(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		e := newEnv(t, engine)
+		smtp := mailtest.Start(t, mailtest.Options{STARTTLS: true})
+		svc := e.service("a")
+		svc.Mail = smtpMailer{smtp.Sender(t, "alerts@recon.example")}
+		users := map[string]*recon.User{}
+		for _, u := range []*recon.User{
+			{Email: "boss@saomai.vn", Role: recon.RoleAdmin},
+			{Email: "ketoan@saomai.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}},
+			{Email: "nhanvien@saomai.vn", Role: recon.RoleMember}, // reads no money: no alerts
+		} {
+			u.Company = e.co.ID
+			if err := e.db.CreateUser(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			users[u.Email] = u
+		}
+		// The accountant wants no daily summary.
+		if err := e.db.SetAlertPrefs(ctx, &recon.AlertPrefs{UserID: users["ketoan@saomai.vn"].ID, Failing: true, Queue: true}); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := e.db.AlertPrefs(ctx, users["ketoan@saomai.vn"].ID); p.Daily || !p.Queue {
+			t.Fatalf("switches read back: %+v", p)
+		}
+		if err := e.db.SetAlertSettings(ctx, &recon.AlertSettings{Company: e.co.ID, FailingAttempts: 5, DailyHour: 7}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := svc.Run(ctx, time.Date(2026, 11, 26, 7, 5, 0, 0, hanoi)); n != 1 || err != nil {
+			t.Fatalf("the summary: %d %v", n, err)
+		}
+		m := smtp.Next(t)
+		if len(m.To) != 1 || m.To[0] != "boss@saomai.vn" || m.Subject != "[Recon] Tóm tắt ngày 2026-11-25" ||
+			!strings.Contains(m.Text, "Tiền vào: 0 ₫ (0 giao dịch)") || !strings.Contains(m.Text, "Money in: 0 VND (0 transfers)") {
+			t.Fatalf("the summary's e-mail: %+v", m)
+		}
+		if got := smtp.Received(); len(got) != 1 {
+			t.Fatalf("%d e-mails, want the Admin's only: %+v", len(got), got)
+		}
+		// The list the dashboard shows.
+		events, err := e.db.AlertEvents(ctx, e.co.Tenant(), 10)
+		if err != nil || len(events) != 1 || events[0].SentAt.IsZero() || events[0].Kind != recon.AlertDaily {
+			t.Fatalf("events: %+v %v", events, err)
+		}
+	})
+}

@@ -1,0 +1,4 @@
+package hub
+
+// PageText is the link page's catalogue, for the tests of package hub_test.
+var PageText = pageText

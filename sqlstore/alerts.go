@@ -1,0 +1,196 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"recon"
+)
+
+// Alerts (recon.AlertStore, migration 00035).
+
+// AlertSettings implements recon.AlertStore.
+func (db *DB) AlertSettings(ctx context.Context, company int64) (*recon.AlertSettings, error) {
+	s := recon.AlertSettings{Company: company}
+	err := db.db.QueryRowContext(ctx, `SELECT failing_attempts, queue_threshold, daily_hour, chat_kind, chat_url, chat_id
+		FROM alert_settings WHERE company_id = $1`, company).Scan(&s.FailingAttempts, &s.QueueThreshold, &s.DailyHour, &s.ChatKind, &s.ChatURL, &s.ChatID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return recon.DefaultAlertSettings(company), nil
+	}
+	if err != nil {
+		return nil, internal(err, "read alert settings")
+	}
+	return &s, nil
+}
+
+// SetAlertSettings implements recon.AlertStore.
+func (db *DB) SetAlertSettings(ctx context.Context, s *recon.AlertSettings) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO alert_settings (company_id, failing_attempts, queue_threshold, daily_hour, chat_kind, chat_url, chat_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (company_id) DO UPDATE SET failing_attempts = excluded.failing_attempts, queue_threshold = excluded.queue_threshold,
+				daily_hour = excluded.daily_hour, chat_kind = excluded.chat_kind, chat_url = excluded.chat_url, chat_id = excluded.chat_id`,
+			s.Company, s.FailingAttempts, s.QueueThreshold, s.DailyHour, s.ChatKind, s.ChatURL, s.ChatID)
+		if db.d.violation(err) == foreignKeyViolation {
+			return notFound(err, "company %d not found", s.Company)
+		}
+		if err != nil {
+			return internal(err, "save alert settings")
+		}
+		return nil
+	})
+}
+
+// AlertPrefs implements recon.AlertStore.
+func (db *DB) AlertPrefs(ctx context.Context, userID int64) (*recon.AlertPrefs, error) {
+	p := recon.AlertPrefs{UserID: userID}
+	err := db.db.QueryRowContext(ctx, `SELECT failing, queue, daily FROM alert_prefs WHERE user_id = $1`, userID).Scan(&p.Failing, &p.Queue, &p.Daily)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &recon.AlertPrefs{UserID: userID, Failing: true, Queue: true, Daily: true}, nil
+	}
+	if err != nil {
+		return nil, internal(err, "read alert switches")
+	}
+	return &p, nil
+}
+
+// SetAlertPrefs implements recon.AlertStore.
+func (db *DB) SetAlertPrefs(ctx context.Context, p *recon.AlertPrefs) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO alert_prefs (user_id, failing, queue, daily) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (user_id) DO UPDATE SET failing = excluded.failing, queue = excluded.queue, daily = excluded.daily`,
+			p.UserID, p.Failing, p.Queue, p.Daily)
+		if db.d.violation(err) == foreignKeyViolation {
+			return notFound(err, "user %d not found", p.UserID)
+		}
+		if err != nil {
+			return internal(err, "save alert switches")
+		}
+		return nil
+	})
+}
+
+// ClaimAlert implements recon.AlertStore: the insert claims a new event
+// (the unique key makes it once); an existing one is claimed by one
+// conditional update, which only one node's statement passes.
+func (db *DB) ClaimAlert(ctx context.Context, e *recon.AlertEvent, node string, now time.Time, lease time.Duration) (bool, error) {
+	now = storedTime(now)
+	until := storedTime(now.Add(lease))
+	var claimed bool
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `
+			INSERT INTO alert_events (company_id, kind, event_key, subject, body, created_at, claimed_by, claimed_until, attempts)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1)
+			ON CONFLICT (company_id, kind, event_key) DO NOTHING RETURNING id`,
+			e.Tenant.ID(), e.Kind, e.Key, e.Subject, e.Text, now, node, until).Scan(&e.ID)
+		if err == nil {
+			e.CreatedAt, e.Attempts, claimed = now, 1, true
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return internal(err, "record alert")
+		}
+		err = tx.QueryRowContext(ctx, `
+			UPDATE alert_events SET claimed_by = $1, claimed_until = $2, attempts = attempts + 1
+			WHERE company_id = $3 AND kind = $4 AND event_key = $5 AND sent_at IS NULL AND claimed_until < $6 AND attempts < $7
+			RETURNING id, subject, body, created_at, attempts`,
+			node, until, e.Tenant.ID(), e.Kind, e.Key, now, recon.MaxAlertAttempts).Scan(&e.ID, &e.Subject, &e.Text, &e.CreatedAt, &e.Attempts)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // sent, claimed by another node, or given up
+		}
+		if err != nil {
+			return internal(err, "claim alert")
+		}
+		e.CreatedAt, claimed = e.CreatedAt.UTC(), true
+		return nil
+	})
+	return claimed, err
+}
+
+// FinishAlert implements recon.AlertStore.
+func (db *DB) FinishAlert(ctx context.Context, id int64, node string, now time.Time, sendErr string) error {
+	now = storedTime(now)
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if sendErr == "" {
+			_, err = tx.ExecContext(ctx, `UPDATE alert_events SET sent_at = $1, last_error = '' WHERE id = $2 AND claimed_by = $3`, now, id, node)
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE alert_events SET claimed_until = $1, last_error = $2 WHERE id = $3 AND claimed_by = $4`,
+				now, sendErr, id, node)
+		}
+		if err != nil {
+			return internal(err, "finish alert")
+		}
+		return nil
+	})
+}
+
+// AlertEvents implements recon.AlertStore.
+func (db *DB) AlertEvents(ctx context.Context, tenant recon.TenantID, limit int) ([]*recon.AlertEvent, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT id, kind, event_key, subject, body, created_at, sent_at, attempts, last_error
+		FROM alert_events WHERE company_id = $1 ORDER BY id DESC LIMIT $2`, tenant.ID(), limit)
+	return collect(rows, err, "list alerts", func(s scanner) (*recon.AlertEvent, error) {
+		e := recon.AlertEvent{Tenant: tenant}
+		var sent sql.NullTime
+		if err := s.Scan(&e.ID, &e.Kind, &e.Key, &e.Subject, &e.Text, &e.CreatedAt, &sent, &e.Attempts, &e.LastError); err != nil {
+			return nil, err
+		}
+		e.CreatedAt = e.CreatedAt.UTC()
+		if sent.Valid {
+			e.SentAt = sent.Time.UTC()
+		}
+		return &e, nil
+	})
+}
+
+// FailingStreak implements recon.AlertStore: the newest max attempts of the
+// tenant's newest deliveries of kind (by the company's delivery index),
+// counted while they fail.
+func (db *DB) FailingStreak(ctx context.Context, tenant recon.TenantID, kind string, max int) (int, time.Time, error) {
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT a.status_code, a.at FROM delivery_attempts a
+		WHERE a.delivery_id IN (SELECT d.id FROM deliveries d WHERE d.company_id = $1 AND d.kind = $2 AND d.attempts > 0 ORDER BY d.id DESC LIMIT $3)
+		ORDER BY a.at DESC, a.id DESC LIMIT $3`, tenant.ID(), kind, max)
+	if err != nil {
+		return 0, time.Time{}, internal(err, "read failing attempts")
+	}
+	defer rows.Close()
+	var n int
+	var newest time.Time
+	for rows.Next() {
+		var code int64
+		var at time.Time
+		if err := rows.Scan(&code, &at); err != nil {
+			return 0, time.Time{}, internal(err, "read failing attempts")
+		}
+		if code >= 200 && code <= 299 {
+			break
+		}
+		if n == 0 {
+			newest = at.UTC()
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return 0, time.Time{}, internal(err, "read failing attempts")
+	}
+	return n, newest, nil
+}
+
+// AlertCompanies implements recon.AlertStore.
+func (db *DB) AlertCompanies(ctx context.Context) ([]int64, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT id FROM companies WHERE test_of IS NULL AND status = $1 ORDER BY id`, recon.CompanyActive)
+	ids, err := collect(rows, err, "list companies", func(s scanner) (*int64, error) {
+		var id int64
+		return &id, s.Scan(&id)
+	})
+	out := make([]int64, len(ids))
+	for i, id := range ids {
+		out[i] = *id
+	}
+	return out, err
+}
