@@ -117,12 +117,15 @@ func (c *Caller) Authorize(a Action) error {
 		return Errorf(EFORBIDDEN, "only a token issued to a user may %s; this token has no user", a)
 	}
 	if a == ActionResolveExceptions {
-		return Errorf(EFORBIDDEN, "to %s you need role Admin, SuperAdmin or Accountant; your role is %s", a, c.User.Role)
+		return Errorf(EFORBIDDEN, "to %s you need role Admin, SuperAdmin or Accountant; your role is %s", a, c.User.Role).
+			Saying("forbidden_accountant", string(c.User.Role))
 	}
 	if p := a.Permission(); p != "" {
-		return Errorf(EFORBIDDEN, "to %s you need role Admin or SuperAdmin or the %s permission; your role is %s", a, p, c.User.Role)
+		return Errorf(EFORBIDDEN, "to %s you need role Admin or SuperAdmin or the %s permission; your role is %s", a, p, c.User.Role).
+			Saying("forbidden_permission", string(c.User.Role), p)
 	}
-	return Errorf(EFORBIDDEN, "to %s you need role Admin or SuperAdmin; your role is %s", a, c.User.Role)
+	return Errorf(EFORBIDDEN, "to %s you need role Admin or SuperAdmin; your role is %s", a, c.User.Role).
+		Saying("forbidden_admin", string(c.User.Role))
 }
 
 // ScopeAction is the action a scope lets its holder attempt.

@@ -403,3 +403,9 @@ func AuditRefundRequested(r *Refund) []AuditChange {
 	}
 	return out
 }
+
+// AuditRoleChanges are the changes of a user's role and permissions.
+func AuditRoleChanges(before *User, role Role, perms []string) []AuditChange {
+	return AuditDiff([]string{"role", "permissions"}, map[string]string{"role": string(before.Role), "permissions": strings.Join(before.Permissions, ", ")},
+		map[string]string{"role": string(role), "permissions": strings.Join(perms, ", ")})
+}

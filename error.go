@@ -38,8 +38,37 @@ type Error struct {
 	// errors). Empty: the family names the error after its Code. Code still
 	// decides the HTTP status, so a reason is free to be specific.
 	Reason string
+	// Say is the message as data, for the surfaces that write it in the
+	// reader's language (the dashboard's catalogue: docs/dashboard.md,
+	// Language); Message stays the English text the APIs and the CLI show.
+	// Nil: Message is all there is.
+	Say *Say
 	// Err is the underlying cause, for logs only.
 	Err error
+}
+
+// Say is an error's message as a key of the dashboard's catalogue and its
+// arguments; Row, when above 0, is the line of a file the problem is on.
+type Say struct {
+	Key  string
+	Args []string
+	Row  int
+}
+
+// Saying sets e's Say (see Error) and returns e.
+func (e *Error) Saying(key string, args ...string) *Error {
+	e.Say = &Say{Key: key, Args: args}
+	return e
+}
+
+// ErrorSay returns the Say of the first *Error in err's chain, nil when it
+// has none.
+func ErrorSay(err error) *Say {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Say
+	}
+	return nil
 }
 
 func (e *Error) Error() string {

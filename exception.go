@@ -693,15 +693,25 @@ type BulkResult struct {
 // record in its own database transaction, and one refused (already
 // resolved, not underpaid for a write-off, ...) does not stop the others.
 // At most MaxBulkResolve exceptions, each once; the input is checked
-// before anything is done.
-func ResolveEach(ctx context.Context, s ResolveStore, tenant TenantID, ids []int64, in ResolveInput, by *User, now time.Time) ([]BulkResult, error) {
+// before anything is done. each, when set, runs each exception's change
+// (the surface's audit entry of it: Audited); nil runs it as it is.
+func ResolveEach(ctx context.Context, s ResolveStore, tenant TenantID, ids []int64, in ResolveInput, by *User, now time.Time,
+	each func(ctx context.Context, transactionID int64, change func(ctx context.Context) error) error) ([]BulkResult, error) {
 	if err := CheckBulk(ids, &in); err != nil {
 		return nil, err
 	}
 	out := make([]BulkResult, len(ids))
 	for i, id := range ids {
 		out[i].TransactionID = id
-		out[i].Resolution, out[i].Err = s.ResolveException(ctx, tenant, id, in, by, now)
+		change := func(ctx context.Context) (err error) {
+			out[i].Resolution, err = s.ResolveException(ctx, tenant, id, in, by, now)
+			return err
+		}
+		if each != nil {
+			out[i].Err = each(ctx, id, change)
+		} else {
+			out[i].Err = change(ctx)
+		}
 		if ErrorCode(out[i].Err) == EINTERNAL {
 			return out[:i+1], out[i].Err
 		}

@@ -242,3 +242,40 @@ func TestCheckRemainder(t *testing.T) {
 		t.Error("Closes")
 	}
 }
+
+func TestExceptionHistory(t *testing.T) {
+	at := func(m int) time.Time { return time.Date(2026, 3, 1, 10, m, 0, 0, time.UTC) }
+	e := &Exception{Transaction: &Transaction{CreatedAt: at(0)}, Kind: ExceptionUnmatched, Reason: "no order with payment code DH1"}
+	derived := &MatchDecision{Outcome: MatchNone, Reason: e.Reason, CreatedAt: at(0)}
+	manual := &MatchDecision{Outcome: MatchCaptured, Rule: MatchByHand, CreatedAt: at(5)}
+	ask := &ExceptionResolution{Action: ResolveAskRemainder, CreatedAt: at(3)}
+	match := &ExceptionResolution{Action: ResolveMatch, CreatedAt: at(5), Closes: true}
+	line := func(h []HistoryEntry) string {
+		var out []string
+		for _, x := range h {
+			switch {
+			case x.Queued:
+				out = append(out, "queued:"+x.Kind)
+			case x.Decision != nil:
+				out = append(out, "decision:"+x.Decision.Outcome)
+			default:
+				out = append(out, "person:"+x.Resolution.Action)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	// Open: the derived decision stands; nothing is added.
+	if got := line(ExceptionHistory(e, []*MatchDecision{derived})); got != "decision:unmatched" {
+		t.Errorf("open: %s", got)
+	}
+	// After a manual match the derived decision is gone: the queued one stays.
+	e.Decisions = []*ExceptionResolution{ask, match}
+	if got := line(ExceptionHistory(e, []*MatchDecision{manual})); got != "queued:unmatched person:ask_remainder decision:matched person:match" {
+		t.Errorf("matched: %s", got)
+	}
+	// An automatic decision stored (underpaid): no queued line.
+	e.Kind, e.Decisions = ExceptionUnderpaid, nil
+	if got := line(ExceptionHistory(e, []*MatchDecision{{Outcome: MatchUnderpaid, Rule: MatchByCode, CreatedAt: at(0)}})); got != "decision:underpaid" {
+		t.Errorf("underpaid: %s", got)
+	}
+}

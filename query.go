@@ -35,7 +35,7 @@ func ParseTransactionFilter(q url.Values) (TransactionFilter, error) {
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < lo || n > hi {
-			return 0, false, FieldError(name, "%s must be an integer from %d to %d", name, lo, hi)
+			return 0, false, FieldError(name, "%s must be an integer from %d to %d", name, lo, hi).Saying("q_int", name, strconv.FormatInt(lo, 10), strconv.FormatInt(hi, 10))
 		}
 		return n, true, nil
 	}
@@ -64,7 +64,7 @@ func ParseTransactionFilter(q url.Values) (TransactionFilter, error) {
 		}
 		a, err := ParseAmount(q.Get(p.name))
 		if err != nil {
-			return f, FieldError(p.name, "%s must be a non-negative whole number of VND: %s", p.name, err)
+			return f, FieldError(p.name, "%s must be a non-negative whole number of VND: %s", p.name, err).Saying("q_amount", p.name)
 		}
 		*p.dst = &a
 	}
@@ -81,7 +81,7 @@ func ParseTransactionFilter(q url.Values) (TransactionFilter, error) {
 		}
 		v := q.Get(p.name)
 		if v == "" || len(v) > p.max {
-			return f, FieldError(p.name, "%s must be 1 to %d characters", p.name, p.max)
+			return f, FieldError(p.name, "%s must be 1 to %d characters", p.name, p.max).Saying("q_length", p.name, strconv.Itoa(p.max))
 		}
 		*p.dst = v
 	}
@@ -92,10 +92,10 @@ func ParseTransactionFilter(q url.Values) (TransactionFilter, error) {
 func CheckParams(q url.Values, known []string) error {
 	for name, vals := range q {
 		if !slices.Contains(known, name) {
-			return FieldError(name, "unknown query parameter %q (known: %s)", name, strings.Join(known, ", "))
+			return FieldError(name, "unknown query parameter %q (known: %s)", name, strings.Join(known, ", ")).Saying("q_unknown", name)
 		}
 		if len(vals) > 1 {
-			return FieldError(name, "query parameter %s is given %d times", name, len(vals))
+			return FieldError(name, "query parameter %s is given %d times", name, len(vals)).Saying("q_repeated", name)
 		}
 	}
 	return nil
@@ -113,12 +113,12 @@ func ParseDateRange(q url.Values, from, to *string) error {
 		}
 		v := q.Get(p.name)
 		if _, err := time.Parse(DateLayout, v); err != nil || len(v) != 10 {
-			return FieldError(p.name, "%s must be a date in the form YYYY-MM-DD", p.name)
+			return FieldError(p.name, "%s must be a date in the form YYYY-MM-DD", p.name).Saying("q_date", p.name)
 		}
 		*p.dst = v
 	}
 	if *from != "" && *to != "" && *from > *to {
-		return FieldError("from_date", "from_date must not be after to_date")
+		return FieldError("from_date", "from_date must not be after to_date").Saying("q_date_order")
 	}
 	return nil
 }

@@ -17,6 +17,13 @@ const (
 	ReasonNoOrderCode = "no_order_code" // no order has its payment code
 	ReasonNoOrderVA   = "no_order_va"   // no order has its virtual account
 	ReasonNoCode      = "no_code"       // no payment code, no virtual account (NoCodeReason)
+	// An outgoing transfer with a refund's reference that does not settle
+	// it (SettleRefund): Ref the refund, Paid the money that went out.
+	ReasonRefundTwice   = "refund_twice"   // the refund was already settled by transaction Other
+	ReasonRefundWaiting = "refund_waiting" // the refund still waits for approval
+	ReasonRefundState   = "refund_state"   // the refund is State (cancelled, rejected, failed)
+	ReasonRefundAmount  = "refund_amount"  // the refund is of Amount
+	ReasonRefundAccount = "refund_account" // the refund leaves from bank account Amount, the transfer left Other
 )
 
 // How a reason's transfer names its order (MatchReason.By).
@@ -46,6 +53,9 @@ type MatchReason struct {
 	// cancelled) or the virtual account's (ReasonVAInactive: expired,
 	// cancelled).
 	State string
+	// Other is a refund's settling transaction (ReasonRefundTwice) or the
+	// bank account the transfer left (ReasonRefundAccount).
+	Other int64
 }
 
 // named is how the English sentence names the order's finder.
@@ -80,6 +90,16 @@ func (r MatchReason) English() string {
 		return "no order with virtual account " + r.Ref
 	case ReasonNoCode:
 		return NoCodeReason
+	case ReasonRefundTwice:
+		return fmt.Sprintf("refund %s was already settled by transaction %d: this second transfer of %d VND went out too", r.Ref, r.Other, r.Paid)
+	case ReasonRefundWaiting:
+		return fmt.Sprintf("refund %s still waits for approval, yet %d VND went out with its reference", r.Ref, r.Paid)
+	case ReasonRefundState:
+		return fmt.Sprintf("refund %s is %s, yet %d VND went out with its reference", r.Ref, r.State, r.Paid)
+	case ReasonRefundAmount:
+		return fmt.Sprintf("refund %s is %d VND, but the transfer with its reference sent %d VND", r.Ref, r.Amount, r.Paid)
+	case ReasonRefundAccount:
+		return fmt.Sprintf("refund %s leaves from bank account %d, but the transfer with its reference left bank account %d", r.Ref, r.Amount, r.Other)
 	}
 	return ""
 }
@@ -105,6 +125,20 @@ var reasonPatterns = []struct {
 	{ReasonOver, regexp.MustCompile(`^` + reasonNamed + ` names order (.+): (\d+) VND paid for (\d+), (\d+) over$`)},
 	{ReasonNoOrderCode, regexp.MustCompile(`^no order with payment code (.+)$`)},
 	{ReasonNoOrderVA, regexp.MustCompile(`^no order with virtual account (.+)$`)},
+	{ReasonRefundTwice, regexp.MustCompile(`^refund (\S+) was already settled by transaction (\d+): this second transfer of (\d+) VND went out too$`)},
+	{ReasonRefundWaiting, regexp.MustCompile(`^refund (\S+) still waits for approval, yet (\d+) VND went out with its reference$`)},
+	{ReasonRefundState, regexp.MustCompile(`^refund (\S+) is ([a-z_]+), yet (\d+) VND went out with its reference$`)},
+	{ReasonRefundAmount, regexp.MustCompile(`^refund (\S+) is (\d+) VND, but the transfer with its reference sent (\d+) VND$`)},
+	{ReasonRefundAccount, regexp.MustCompile(`^refund (\S+) leaves from bank account (\d+), but the transfer with its reference left bank account (\d+)$`)},
+}
+
+// refundReasonArgs says where each submatch of a refund kind's pattern goes.
+var refundReasonArgs = map[string][]string{
+	ReasonRefundTwice:   {"ref", "other", "paid"},
+	ReasonRefundWaiting: {"ref", "paid"},
+	ReasonRefundState:   {"ref", "state", "paid"},
+	ReasonRefundAmount:  {"ref", "amount", "paid"},
+	ReasonRefundAccount: {"ref", "amount", "other"},
 }
 
 // ParseReason reads a recorded reason sentence back into its data; false
@@ -119,7 +153,26 @@ func ParseReason(s string) (MatchReason, bool) {
 			continue
 		}
 		r := MatchReason{Kind: p.kind}
-		if p.kind == ReasonNoOrderCode || p.kind == ReasonNoOrderVA {
+		if args, ok := refundReasonArgs[p.kind]; ok {
+			for i, a := range args {
+				var err error
+				switch v := m[i+1]; a {
+				case "ref":
+					r.Ref = v
+				case "state":
+					r.State = v
+				case "paid":
+					r.Paid, err = strconv.ParseInt(v, 10, 64)
+				case "amount":
+					r.Amount, err = strconv.ParseInt(v, 10, 64)
+				case "other":
+					r.Other, err = strconv.ParseInt(v, 10, 64)
+				}
+				if err != nil {
+					return MatchReason{}, false
+				}
+			}
+		} else if p.kind == ReasonNoOrderCode || p.kind == ReasonNoOrderVA {
 			r.Ref = m[1]
 		} else {
 			switch {

@@ -37,6 +37,16 @@ func TestParseReason(t *testing.T) {
 	}
 	sentences = append(sentences, recon.UnmatchedDecision(1, 2, "DH999", "", 5, o.CreatedAt).Reason,
 		recon.UnmatchedDecision(1, 2, "", "970400999", 5, o.CreatedAt).Reason, recon.NoCodeReason)
+	for _, c := range []struct {
+		status               string
+		settled, tx, account int64
+		out                  int64
+	}{{recon.RefundSucceeded, 7, 8, 1, 500}, {recon.RefundPendingApproval, 0, 8, 1, 500}, {recon.RefundCancelled, 0, 8, 1, 500},
+		{recon.RefundPending, 0, 8, 1, 400}, {recon.RefundPending, 0, 8, 2, 500}} {
+		r := &recon.Refund{Reference: "RF-1A2B", Status: c.status, SettledTransactionID: c.settled, Amount: 500, BankAccountID: 1}
+		_, reason := recon.SettleRefund(r, c.tx, c.account, c.out)
+		sentences = append(sentences, reason)
+	}
 	kinds := map[string]bool{}
 	for _, s := range sentences {
 		r, ok := recon.ParseReason(s)
@@ -46,7 +56,8 @@ func TestParseReason(t *testing.T) {
 		kinds[r.Kind] = true
 	}
 	for _, k := range []string{recon.ReasonPaid, recon.ReasonShort, recon.ReasonOver, recon.ReasonAlready, recon.ReasonVAInactive,
-		recon.ReasonNoOrderCode, recon.ReasonNoOrderVA, recon.ReasonNoCode} {
+		recon.ReasonNoOrderCode, recon.ReasonNoOrderVA, recon.ReasonNoCode, recon.ReasonRefundTwice, recon.ReasonRefundWaiting,
+		recon.ReasonRefundState, recon.ReasonRefundAmount, recon.ReasonRefundAccount} {
 		if !kinds[k] {
 			t.Errorf("no sentence of kind %s", k)
 		}

@@ -556,15 +556,15 @@ func SettleRefund(r *Refund, transactionID, bankAccountID, amountOut int64) (out
 	case r.Status == RefundSucceeded && r.SettledTransactionID == transactionID:
 		return "", "" // the same transfer again: nothing to do
 	case r.Status == RefundSucceeded:
-		return RefundTransferException, fmt.Sprintf("refund %s was already settled by transaction %d: this second transfer of %d VND went out too", r.Reference, r.SettledTransactionID, amountOut)
+		return RefundTransferException, MatchReason{Kind: ReasonRefundTwice, Ref: r.Reference, Other: r.SettledTransactionID, Paid: amountOut}.English()
 	case r.Status == RefundPendingApproval:
-		return RefundTransferException, fmt.Sprintf("refund %s still waits for approval, yet %d VND went out with its reference", r.Reference, amountOut)
+		return RefundTransferException, MatchReason{Kind: ReasonRefundWaiting, Ref: r.Reference, Paid: amountOut}.English()
 	case r.Status != RefundPending && r.Status != RefundProcessing:
-		return RefundTransferException, fmt.Sprintf("refund %s is %s, yet %d VND went out with its reference", r.Reference, r.Status, amountOut)
+		return RefundTransferException, MatchReason{Kind: ReasonRefundState, Ref: r.Reference, State: r.Status, Paid: amountOut}.English()
 	case amountOut != r.Amount:
-		return RefundTransferException, fmt.Sprintf("refund %s is %d VND, but the transfer with its reference sent %d VND", r.Reference, r.Amount, amountOut)
+		return RefundTransferException, MatchReason{Kind: ReasonRefundAmount, Ref: r.Reference, Amount: r.Amount, Paid: amountOut}.English()
 	case bankAccountID != r.BankAccountID:
-		return RefundTransferException, fmt.Sprintf("refund %s leaves from bank account %d, but the transfer with its reference left bank account %d", r.Reference, r.BankAccountID, bankAccountID)
+		return RefundTransferException, MatchReason{Kind: ReasonRefundAccount, Ref: r.Reference, Amount: r.BankAccountID, Other: bankAccountID}.English()
 	}
 	return RefundSettled, ""
 }

@@ -88,30 +88,30 @@ func ParseTransactionSearch(q url.Values) (TransactionSearch, error) {
 		if s.Code == "" || len(s.Code) > 64 || strings.IndexFunc(s.Code, func(r rune) bool {
 			return !('0' <= r && r <= '9' || 'A' <= r && r <= 'Z')
 		}) >= 0 {
-			return s, FieldError("code", "code must be a payment code of 1 to 64 letters and digits, such as DH12345")
+			return s, FieldError("code", "code must be a payment code of 1 to 64 letters and digits, such as DH12345").Saying("q_code")
 		}
 	}
 	switch m := q.Get("matched"); m {
 	case "", StateMatched, StateUnmatched, StateException:
 		s.Matched = m
 	default:
-		return s, FieldError("matched", "matched must be %s, %s or %s", StateMatched, StateUnmatched, StateException)
+		return s, FieldError("matched", "matched must be %s, %s or %s", StateMatched, StateUnmatched, StateException).Saying("q_choice", "matched")
 	}
 	switch d := q.Get("direction"); d {
 	case "", DirectionIn, DirectionOut:
 		s.Direction = d
 	default:
-		return s, FieldError("direction", "direction must be %s or %s", DirectionIn, DirectionOut)
+		return s, FieldError("direction", "direction must be %s or %s", DirectionIn, DirectionOut).Saying("q_choice", "direction")
 	}
 	if q.Has("memo") {
 		s.Memo = q.Get("memo")
 		if n := utf8.RuneCountInString(s.Memo); n == 0 || n > MaxMemoSearch {
-			return s, FieldError("memo", "the memo search must be 1 to %d characters", MaxMemoSearch)
+			return s, FieldError("memo", "the memo search must be 1 to %d characters", MaxMemoSearch).Saying("q_length", "memo", strconv.Itoa(MaxMemoSearch))
 		}
 	}
 	if q.Has("before") {
 		if s.Before, err = strconv.ParseInt(q.Get("before"), 10, 64); err != nil || s.Before <= 0 {
-			return s, FieldError("before", "before must be a transaction id")
+			return s, FieldError("before", "before must be a transaction id").Saying("q_choice", "before")
 		}
 	}
 	return s, nil

@@ -12,6 +12,8 @@ import (
 	"recon/alerts"
 	"recon/delivery"
 	"recon/internal/testkit"
+	"recon/mail"
+	"recon/mail/mailtest"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
@@ -228,6 +230,66 @@ func TestDailySummaryTwoNodes(t *testing.T) {
 		}
 		if len(e.chat.Got()) != 1 {
 			t.Fatalf("the summary went %d times", len(e.chat.Got()))
+		}
+	})
+}
+
+// smtpMailer is the server's adapter (server/alerts.go) over the test's
+// SMTP sender.
+type smtpMailer struct{ s *mail.SMTP }
+
+func (m smtpMailer) SendMail(ctx context.Context, to, subject, text string) error {
+	return m.s.Send(ctx, mail.Message{To: to, Subject: subject, Text: text})
+}
+
+// TestAlertsByEmail (both engines): the alerts reach a real SMTP server
+// (mailtest), each to the users who may read the money and want that kind
+// (the per-user switches), in Vietnamese then English.
+func TestAlertsByEmail(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		e := newEnv(t, engine)
+		smtp := mailtest.Start(t, mailtest.Options{STARTTLS: true})
+		svc := e.service("a")
+		svc.Mail = smtpMailer{smtp.Sender(t, "alerts@recon.example")}
+		users := map[string]*recon.User{}
+		for _, u := range []*recon.User{
+			{Email: "boss@saomai.vn", Role: recon.RoleAdmin},
+			{Email: "ketoan@saomai.vn", Role: recon.RoleAccountant, Permissions: []string{recon.PermViewTransactions}},
+			{Email: "nhanvien@saomai.vn", Role: recon.RoleMember}, // reads no money: no alerts
+		} {
+			u.Company = e.co.ID
+			if err := e.db.CreateUser(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			users[u.Email] = u
+		}
+		// The accountant wants no daily summary.
+		if err := e.db.SetAlertPrefs(ctx, &recon.AlertPrefs{UserID: users["ketoan@saomai.vn"].ID, Failing: true, Queue: true}); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := e.db.AlertPrefs(ctx, users["ketoan@saomai.vn"].ID); p.Daily || !p.Queue {
+			t.Fatalf("switches read back: %+v", p)
+		}
+		if err := e.db.SetAlertSettings(ctx, &recon.AlertSettings{Company: e.co.ID, FailingAttempts: 5, DailyHour: 7}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := svc.Run(ctx, time.Date(2026, 11, 26, 7, 5, 0, 0, hanoi)); n != 1 || err != nil {
+			t.Fatalf("the summary: %d %v", n, err)
+		}
+		m := smtp.Next(t)
+		if len(m.To) != 1 || m.To[0] != "boss@saomai.vn" || m.Subject != "[Recon] Tóm tắt ngày 2026-11-25" ||
+			!strings.Contains(m.Text, "Tiền vào: 0 ₫ (0 giao dịch)") || !strings.Contains(m.Text, "Money in: 0 VND (0 transfers)") {
+			t.Fatalf("the summary's e-mail: %+v", m)
+		}
+		if got := smtp.Received(); len(got) != 1 {
+			t.Fatalf("%d e-mails, want the Admin's only: %+v", len(got), got)
+		}
+		// The list the dashboard shows.
+		events, err := e.db.AlertEvents(ctx, e.co.Tenant(), 10)
+		if err != nil || len(events) != 1 || events[0].SentAt.IsZero() || events[0].Kind != recon.AlertDaily {
+			t.Fatalf("events: %+v %v", events, err)
 		}
 	})
 }

@@ -316,7 +316,10 @@ func (h *Handler) resolveExceptions(w http.ResponseWriter, r *http.Request, c *r
 	if body.Note != nil {
 		in.Note = *body.Note
 	}
-	out, err := recon.ResolveEach(r.Context(), h.Store, c.Tenant, body.TransactionIDs, in, c.User, h.now())
+	out, err := recon.ResolveEach(r.Context(), h.Store, c.Tenant, body.TransactionIDs, in, c.User, h.now(),
+		func(_ context.Context, id int64, change func(ctx context.Context) error) error {
+			return h.audited(r, c, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, nil), change)
+		})
 	if err != nil && len(out) == 0 {
 		return err
 	}

@@ -135,6 +135,21 @@ func TestExceptionsAPIClose(t *testing.T) {
 				t.Errorf("bulk item %d: %v, want %s", i, it, want)
 			}
 		}
+		entries, _, err := b.store.AuditEntries(ctx, b.company.Tenant(), recon.AuditFilter{Action: recon.AuditExceptionDecision, Page: 1, PerPage: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []int64{b.u1, b.dup} {
+			n := 0
+			for _, a := range entries {
+				if a.Object == fmt.Sprint("exception ", id) {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("exception %d has %d audit entries, want 1", id, n)
+			}
+		}
 		if id1, id2 := items[0].(map[string]any)["resolution"].(map[string]any)["id"], items[1].(map[string]any)["resolution"].(map[string]any)["id"]; id1 == id2 {
 			t.Errorf("one decision record for two exceptions: %v", items)
 		}

@@ -22,7 +22,7 @@ const MaxStatementBytes = recon.MaxStatementBytes
 // accounts: POST /api/v1/bank-accounts/{id}/statements with the file as the
 // raw body, or as the "file" part of a multipart/form-data body. Query:
 // format=auto|csv|xlsx|camt053|mt940, skip_invalid=true|false,
-// preview=true|false (docs/api.md, Statement upload): a preview reads the
+// preview=true|false (docs/statements.md, Preview): a preview reads the
 // whole file and answers its first rows as they would be stored, storing
 // nothing.
 //

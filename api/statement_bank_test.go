@@ -12,7 +12,7 @@ import (
 )
 
 // TestUploadBankExports (docs/statements.md, Bank exports; docs/api.md,
-// Statement upload), both engines: a bank's xlsx export and a Vietnamese
+// Transactions), both engines: a bank's xlsx export and a Vietnamese
 // CSV export import through the API; the answer counts the new rows, the
 // duplicates, the orders paid and the exceptions opened; a preview answers
 // the rows as they would be stored and stores nothing; a saved mapping

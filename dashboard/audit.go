@@ -31,7 +31,7 @@ var companyWide = []string{"company", "formats", "seller", "user"}
 func (h *Handler) audit(r *http.Request, q *request, action, object string, changes []recon.AuditChange, change func(ctx context.Context) error) error {
 	tenant := q.caller.Tenant
 	for _, f := range companyWide {
-		if recon.AuditFamily(action) == f {
+		if recon.AuditFamily(action) == f || action == recon.AuditChatUpdate {
 			tenant = recon.LiveTenant(q.session.Company)
 		}
 	}
@@ -101,7 +101,7 @@ func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request, q *request) e
 // auditRow is an entry as the page shows it, in the page's language: the
 // action and the fields translated, a secret's change "rotated".
 func (h *Handler) auditRow(l lang, e *recon.AuditEntry) auditRow {
-	row := auditRow{When: h.timeText(e.At), Action: l.T("au_" + e.Action), Object: e.Object, From: e.Actor.IP, Agent: e.Actor.UserAgent,
+	row := auditRow{When: h.timeText(e.At), Action: l.T("au_" + e.Action), Object: l.auditObject(e.Object), From: e.Actor.IP, Agent: e.Actor.UserAgent,
 		Via: l.T("au_via_" + e.Actor.Via)}
 	switch {
 	case e.Actor.Email != "":
@@ -120,19 +120,44 @@ func (h *Handler) auditRow(l lang, e *recon.AuditEntry) auditRow {
 		if after == recon.AuditRotated {
 			after = l.T("au_rotated")
 		}
-		row.Changes = append(row.Changes, auditChangeRow{Field: field, Before: l.auditValue(c.Before), After: l.auditValue(after)})
+		row.Changes = append(row.Changes, auditChangeRow{Field: field, Before: l.auditValue(c.Field, c.Before), After: l.auditValue(c.Field, after)})
 	}
 	return row
 }
 
 // auditValue translates the values the log records in a fixed form (on,
-// off); anything else is shown as recorded.
-func (l lang) auditValue(s string) string {
+// off, roles, decisions, statuses, amounts); anything else is shown as
+// recorded.
+func (l lang) auditValue(field, s string) string {
 	switch s {
+	case "":
+		return ""
 	case "true":
 		return l.T("au_on")
 	case "false":
 		return l.T("au_off")
+	}
+	prefix := map[string]string{"role": "role_", "decision": "xa_", "status": "rs_"}[field]
+	if prefix != "" {
+		if t := l.T(prefix + s); t != prefix+s {
+			return t
+		}
+	}
+	if field == "amount" || field == "refund_approval_threshold" {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return l.Money(n)
+		}
+	}
+	return s
+}
+
+// auditObject translates the kind of object an entry names ("exception
+// 12", "refund …", "webhook"); an e-mail address or a client id is shown as
+// recorded.
+func (l lang) auditObject(s string) string {
+	kind, rest, _ := strings.Cut(s, " ")
+	if t := l.T("au_obj_" + kind); t != "au_obj_"+kind {
+		return strings.TrimSpace(t + " " + rest)
 	}
 	return s
 }

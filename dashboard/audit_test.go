@@ -53,11 +53,11 @@ func TestDashboardAuditLog(t *testing.T) {
 			{recon.AuditIPNUpdate, func() {
 				status, _, body := boss.PostFrom("/dashboard/settings", "/dashboard/settings/ipn", url.Values{"ipn_url": {e.rc.URL + "/ipn-moi"}, "auth_type": {recon.AuthSecretKey}, "active": {"1"}})
 				saved("ipn", status, body)
-			}, "IPN", []string{"/ipn-moi"}},
+			}, "ipn", []string{"/ipn-moi"}},
 			{recon.AuditSecretRotate, func() {
 				status, _, body := boss.PostFrom("/dashboard/settings", "/dashboard/settings/ipn-secret", url.Values{})
 				saved("ipn secret", status, body)
-			}, "IPN", []string{"Khóa bí mật: đã đổi"}},
+			}, "ipn", []string{"Khóa bí mật: đã đổi"}},
 			{recon.AuditMerchantRotate, func() {
 				status, _, body := boss.PostFrom("/dashboard/settings", "/dashboard/settings/merchant-secret", url.Values{})
 				saved("merchant secret", status, body)
@@ -65,11 +65,23 @@ func TestDashboardAuditLog(t *testing.T) {
 			{recon.AuditUserCreate, func() {
 				status, _, body := boss.PostFrom("/dashboard/settings", "/dashboard/settings/users", url.Values{"email": {"moi@saomai.vn"}, "role": {"Member"}, "password": {"mat-khau-bi-mat-1"}})
 				saved("user", status, body)
-			}, "moi@saomai.vn", []string{"Vai trò: Member"}},
+			}, "moi@saomai.vn", []string{"Vai trò: Thành viên"}},
 			{recon.AuditUserRole, func() {
 				status, _, body := boss.PostFrom("/dashboard/settings", "/dashboard/settings/user-role", url.Values{"user": {e.userIDs["nhanvien@saomai.vn"]}, "role": {"Accountant"}, "permission": {recon.PermViewTransactions}})
 				saved("role", status, body)
-			}, "nhanvien@saomai.vn", []string{"<del>Member</del> → Accountant", "view_transactions"}},
+			}, "nhanvien@saomai.vn", []string{"<del>Thành viên</del> → Kế toán", "view_transactions"}},
+			{recon.AuditUserInvite, func() {
+				status, _, body := boss.PostFrom("/dashboard/users", "/dashboard/users/invite", url.Values{"email": {"moi2@saomai.vn"}, "role": {"Accountant"}, "lang": {"vi"}})
+				saved("invite", status, body)
+			}, "moi2@saomai.vn", []string{"Vai trò: Kế toán"}},
+			{recon.AuditUserDeactivate, func() {
+				status, _, body := boss.Confirm("/dashboard/users/" + e.userIDs["nhanvien@saomai.vn"] + "/deactivate")
+				saved("deactivate", status, body)
+			}, "nhanvien@saomai.vn", []string{"Vô hiệu hóa người dùng"}},
+			{recon.AuditUserPassword, func() {
+				status, _, body := boss.PostFrom("/dashboard/account", "/dashboard/account/password", url.Values{"current": {dashPassword}, "new": {"mat-khau-moi-bi-mat"}, "confirm_new": {"mat-khau-moi-bi-mat"}})
+				saved("password", status, body)
+			}, "boss@saomai.vn", []string{"Mật khẩu: đã đổi"}},
 			{recon.AuditClientCreate, func() {
 				status, _, body := boss.PostFrom("/dashboard/settings", "/dashboard/settings/clients", url.Values{"name": {"Máy chủ cửa hàng"}, "scope": {recon.ScopeCompany}})
 				saved("client", status, body)
@@ -77,16 +89,16 @@ func TestDashboardAuditLog(t *testing.T) {
 			{recon.AuditRefundThreshold, func() {
 				status, _, body := boss.PostFrom("/dashboard/settings", "/dashboard/settings/refund-threshold", url.Values{"threshold": {"100000"}})
 				saved("threshold", status, body)
-			}, "", []string{"100000"}},
+			}, "", []string{"100.000 ₫"}},
 			{recon.AuditRefundRequest, func() {
 				f := refundForm("order", "INV-PAID", "amount", "50000", "confirm", "yes")
 				status, _, body := boss.PostFrom("/dashboard/refund/new?order=INV-PAID", "/dashboard/refund/new", f)
 				saved("refund", status, body)
-			}, "refund ", []string{"50000", "Khách trả hàng"}},
+			}, "refund ", []string{"50.000 ₫", "Khách trả hàng"}},
 			{recon.AuditExceptionDecision, func() {
 				status, _, body := boss.Confirm("/dashboard/exceptions/" + exc + "/resolve?" + url.Values{"resolve": {"ignore"}, "note": {"tiền thử"}}.Encode())
 				saved("resolve", status, body)
-			}, "exception " + exc, []string{"ignore", "tiền thử"}},
+			}, "exception " + exc, []string{"Bỏ qua", "tiền thử"}},
 		} {
 			c.do()
 			list, _, err := e.db.AuditEntries(ctx, e.live.id, recon.AuditFilter{Action: c.action, Page: 1, PerPage: 10})
@@ -129,7 +141,7 @@ func TestDashboardAuditLog(t *testing.T) {
 		if len(secrets) < 3 {
 			t.Fatalf("the changes showed %d secrets, want the IPN's, the merchant's and the client's", len(secrets))
 		}
-		for _, s := range append(secrets, e.live.secret, "ipn-secret-0123456789", "mat-khau-bi-mat-1") {
+		for _, s := range append(secrets, e.live.secret, "ipn-secret-0123456789", "mat-khau-bi-mat-1", "mat-khau-moi-bi-mat", dashPassword) {
 			if strings.Contains(all.String(), s) || strings.Contains(page, s) {
 				t.Errorf("a secret in the audit log: %s", s)
 			}

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	_ "embed"
+	"html/template"
 	"net/http"
 	"strconv"
 	"time"
@@ -60,6 +61,9 @@ type StatementResult struct {
 	Imported, Duplicates int
 	RowErrors            []string
 	BadRows              int
+	// RowProblems are RowErrors as errors, which the page writes in its
+	// language (lang.ErrorText).
+	RowProblems []error
 	// OrdersPaid and ExceptionsOpened count what the new rows did; From
 	// and To are their first and last days (zero when none); Account is
 	// the bank account (set by the handler), for the result's links.
@@ -105,7 +109,7 @@ type bankView struct {
 	// MayHub: the caller may link banks and make hub companies (hubcompanies.go).
 	MayHub    bool
 	Result    *StatementResult
-	UploadErr string
+	UploadErr template.HTML // in the page's language (lang.ErrorText)
 	// Preview is the previewed file (statements.go) and PreviewToken the
 	// confirmation's token ("" when the file cannot be imported).
 	Preview      *StatementPreview
@@ -214,10 +218,10 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, q *req
 	} else {
 		fh := r.MultipartForm.File["file"][0]
 		if fh.Size > recon.MaxStatementBytes {
-			v.UploadErr = stmtError(q.lang, recon.ErrorMessage(errStatementTooLarge()))
+			v.UploadErr = q.lang.ErrorText(errStatementTooLarge())
 			return h.renderBank(w, r, q, http.StatusBadRequest, v)
 		}
-		if r.PostForm.Get("action") == "preview" && h.PreviewStatement != nil {
+		if r.PostForm.Get("step") == "preview" && h.PreviewStatement != nil {
 			return h.previewStatement(w, r, q, v, fh)
 		}
 		f, ferr := fh.Open()

@@ -50,6 +50,7 @@ type Store interface {
 	recon.DashboardStore
 	recon.TeamStore
 	recon.AuditStore
+	recon.AlertStore
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
@@ -250,6 +251,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	h.registerLinks(mux)
 	h.registerTeam(mux)
 	h.registerAudit(mux)
+	h.registerAlerts(mux)
 }
 
 // formLimit bounds every form body: the largest is the sign-in form.

@@ -257,6 +257,22 @@ func TestDashboardExceptionsClose(t *testing.T) {
 				}
 				seen[x.Resolution.ID] = true
 			}
+			// Each decision is in the audit log, one entry per exception.
+			entries, _, err := e.db.AuditEntries(ctx, live.id, recon.AuditFilter{Action: recon.AuditExceptionDecision, Page: 1, PerPage: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range ids {
+				n := 0
+				for _, a := range entries {
+					if a.Object == "exception "+id {
+						n++
+					}
+				}
+				if n != 1 {
+					t.Errorf("exception %s has %d audit entries, want 1", id, n)
+				}
+			}
 			// Again: each refused as already resolved, shown per row.
 			status, _, body = boss.Confirm(p)
 			if status != 200 || strings.Count(body, "Already resolved.") != 3 {
@@ -277,6 +293,18 @@ func TestDashboardExceptionsClose(t *testing.T) {
 					if strings.Contains(body, en) {
 						t.Errorf("%s shows the English %q", p, en)
 					}
+				}
+			}
+			// Refusals read in Vietnamese too.
+			for p, want := range map[string]string{
+				withQuery(path(xOver)+"/resolve", url.Values{"resolve": {"match"}, "invoice": {"INV-NOPE"}, "note": {"x"}}):  "Hãy nhập mã hóa đơn của một đơn hàng có thật",
+				withQuery(path(xOver)+"/resolve", url.Values{"resolve": {"match"}, "invoice": {"INV-SHORT"}, "note": {"x"}}): "Đơn hàng này không còn chờ thanh toán",
+				withQuery(path(xOver)+"/resolve", url.Values{"resolve": {"write_off"}, "note": {"x"}}):                       "Chỉ có thể xóa nợ hoặc yêu cầu trả phần còn thiếu",
+				withQuery(path(xOver)+"/resolve", url.Values{"resolve": {"ignore"}, "note": {" "}}):                          "Hãy ghi lý do",
+				withQuery("/dashboard/exceptions/bulk", url.Values{"bulk_action": {"ignore"}, "note": {"x"}}):                "Hãy chọn ít nhất một ngoại lệ",
+			} {
+				if status, body := boss.Get(p); status < 400 || status > 499 || !strings.Contains(body, want) {
+					t.Errorf("%s: %d, want %q", p, status, want)
 				}
 			}
 		})

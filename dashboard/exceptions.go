@@ -442,7 +442,10 @@ func (h *Handler) bulkStep(w http.ResponseWriter, r *http.Request, q *request, f
 		}
 		return h.renderConfirm(w, r, q, c)
 	}
-	out, err := recon.ResolveEach(ctx, h.Store, q.caller.Tenant, ids, in, q.caller.User, h.now())
+	out, err := recon.ResolveEach(ctx, h.Store, q.caller.Tenant, ids, in, q.caller.User, h.now(),
+		func(_ context.Context, id int64, change func(ctx context.Context) error) error {
+			return h.audit(r, q, recon.AuditExceptionDecision, "exception "+strconv.FormatInt(id, 10), recon.AuditResolution(in, nil), change)
+		})
 	if err != nil && recon.ErrorCode(err) != recon.EINVALID {
 		return err
 	}

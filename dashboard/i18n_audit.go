@@ -69,6 +69,12 @@ var auditMessages = []struct{ key, en, vi string }{
 	{"au_refund.threshold", "Refund approval threshold changed", "Đổi ngưỡng duyệt hoàn tiền"},
 	{"au_exception.decide", "Exception resolved", "Xử lý ngoại lệ"},
 
+	// Kinds of objects.
+	{"au_obj_exception", "Exception of transaction", "Ngoại lệ của giao dịch"},
+	{"au_obj_refund", "Refund", "Khoản hoàn tiền"},
+	{"au_obj_webhook", "Bank-linking webhook", "Webhook liên kết ngân hàng"},
+	{"au_obj_ipn", "IPN target", "Địa chỉ nhận IPN"},
+
 	// Fields of the changes.
 	{"af_formats", "Formats", "Định dạng"},
 	{"af_url", "Address (URL)", "Địa chỉ (URL)"},
@@ -81,6 +87,7 @@ var auditMessages = []struct{ key, en, vi string }{
 	{"af_secret", "Secret", "Khóa bí mật"},
 	{"af_role", "Role", "Vai trò"},
 	{"af_permissions", "Permissions", "Quyền"},
+	{"af_password", "Password", "Mật khẩu"},
 	{"af_email", "E-mail", "E-mail"},
 	{"af_name", "Name", "Tên"},
 	{"af_scopes", "Access", "Quyền truy cập"},
@@ -109,6 +116,37 @@ var auditMessages = []struct{ key, en, vi string }{
 	{"af_chat_kind", "Chat tool", "Ứng dụng trò chuyện"},
 	{"af_chat_url", "Chat webhook", "Webhook trò chuyện"},
 	{"af_chat_id", "Chat id", "Mã cuộc trò chuyện"},
+
+	// The alerts page (alerts.go).
+	{"alerts", "Alerts", "Cảnh báo"},
+	{"al_intro", "Recon warns you when notifications keep failing, when too many exceptions wait, and each morning with yesterday's summary. Every alert shows here; by e-mail it goes to each person who switched it on, and to the company's chat webhook.", "Recon cảnh báo khi thông báo gửi lỗi liên tục, khi có quá nhiều ngoại lệ chờ xử lý, và mỗi sáng gửi tóm tắt ngày hôm qua. Mọi cảnh báo đều hiển thị tại đây; qua e-mail, cảnh báo được gửi tới từng người đã bật, và tới webhook trò chuyện của công ty."},
+	{"al_no_mail", "E-mail is not configured on this server: alerts show on this page (and go to the chat webhook) only.", "Máy chủ chưa cấu hình e-mail: cảnh báo chỉ hiển thị trên trang này (và gửi tới webhook trò chuyện)."},
+	{"al_saved_mine", "Your alert choices are saved.", "Đã lưu lựa chọn cảnh báo của bạn."},
+	{"al_saved_settings", "The company's alert settings are saved.", "Đã lưu cài đặt cảnh báo của công ty."},
+	{"al_mine", "Alerts I receive by e-mail", "Cảnh báo tôi nhận qua e-mail"},
+	{"al_kind_failing", "Notifications keep failing", "Thông báo gửi lỗi liên tục"},
+	{"al_kind_queue", "Too many exceptions waiting", "Quá nhiều ngoại lệ chờ xử lý"},
+	{"al_kind_daily", "Daily summary", "Tóm tắt hằng ngày"},
+	{"al_company", "The company's alerts", "Cảnh báo của công ty"},
+	{"al_zero_off", "0: no alert", "0: không cảnh báo"},
+	{"al_no_daily", "No daily summary", "Không gửi tóm tắt"},
+	{"al_chat_none", "None", "Không dùng"},
+	{"al_chat_telegram", "Telegram (bot)", "Telegram (bot)"},
+	{"al_chat_slack", "Slack (incoming webhook)", "Slack (incoming webhook)"},
+	{"al_chat_generic", "Other (JSON)", "Khác (JSON)"},
+	{"al_chat_kept", "A webhook is saved: leave the field empty to keep it.", "Đã lưu một webhook: để trống ô này để giữ nguyên."},
+	{"al_chat_id_help", "Telegram only: the chat's id", "Chỉ với Telegram: mã cuộc trò chuyện"},
+	{"al_latest", "Latest alerts", "Cảnh báo gần đây"},
+	{"al_sent", "Sent", "Đã gửi"},
+	{"al_failed", "Not sent yet", "Chưa gửi được"},
+	{"al_none", "No alerts yet.", "Chưa có cảnh báo nào."},
+	{"al_bad_failing_attempts", "Failed attempts before an alert: a number from 1 to 100.", "Số lần gửi lỗi trước khi cảnh báo: một số từ 1 đến 100."},
+	{"al_bad_queue_threshold", "Exceptions threshold: a number from 0 (no alert) to 1000000.", "Ngưỡng ngoại lệ: một số từ 0 (không cảnh báo) đến 1000000."},
+	{"al_bad_daily_hour", "Choose an hour for the daily summary.", "Hãy chọn giờ gửi tóm tắt hằng ngày."},
+	{"al_bad_chat_kind", "Choose the chat tool of the webhook.", "Hãy chọn ứng dụng trò chuyện của webhook."},
+	{"al_bad_chat_url", "The chat webhook must be a public https address (not a private or local one).", "Webhook trò chuyện phải là một địa chỉ https công khai (không phải địa chỉ nội bộ)."},
+	{"al_bad_chat_id", "Telegram needs the chat's id (at most 64 characters).", "Telegram cần mã cuộc trò chuyện (tối đa 64 ký tự)."},
+	{"al_bad_", "The alert settings are not valid.", "Cài đặt cảnh báo không hợp lệ."},
 }
 
 func init() {

@@ -66,6 +66,10 @@ var excMessages = []struct{ key, en, vi string }{
 	{"xe_not_underpaid", "Only an underpaid transfer's remainder can be written off or asked for.", "Chỉ có thể xóa nợ hoặc yêu cầu trả phần còn thiếu của giao dịch trả thiếu."},
 	{"xe_nothing_left", "The order lacks nothing any more (paid, cancelled or voided): ignore the exception instead.", "Đơn hàng không còn thiếu (đã thanh toán, đã hủy hoặc đã vô hiệu): hãy bỏ qua ngoại lệ."},
 	{"xe_refund_transfer", "Money that went out with a refund's reference can only be ignored.", "Tiền đã chuyển đi với mã hoàn tiền chỉ có thể bỏ qua."},
+	{"xe_invoice", "Type the invoice number of an existing order, or choose a suggested order.", "Hãy nhập mã hóa đơn của một đơn hàng có thật, hoặc chọn một đơn hàng gợi ý."},
+	{"xe_order_closed", "That order is no longer awaiting payment (paid, cancelled or voided): choose another.", "Đơn hàng này không còn chờ thanh toán (đã thanh toán, đã hủy hoặc đã vô hiệu): hãy chọn đơn khác."},
+	{"xe_order_not_found", "That order is not one of this company's.", "Đơn hàng này không thuộc công ty này."},
+	{"xe_applied", "This transfer already counts toward its order: refund it, ignore it or settle the order's remainder instead.", "Giao dịch này đã được tính vào đơn hàng của nó: hãy hoàn tiền, bỏ qua hoặc xử lý phần còn thiếu của đơn hàng."},
 	{"xe_no_vas", "Virtual accounts are not available on this server: the remainder cannot be asked for.", "Máy chủ này không hỗ trợ tài khoản ảo: không thể yêu cầu trả phần còn thiếu."},
 }
 
@@ -96,6 +100,13 @@ func excText(l lang, err error) string {
 		return l.T("xe_refund_transfer")
 	case e.Code == recon.ECONFLICT && (strings.Contains(m, "already paid: nothing is left") || strings.Contains(m, "lacks nothing")):
 		return l.T("xe_nothing_left")
+	case e.Code == recon.ECONFLICT && strings.Contains(m, "is already applied to order"):
+		return l.T("xe_applied")
+	case e.Code == recon.ECONFLICT && strings.HasPrefix(m, "order ") &&
+		(strings.Contains(m, "is already paid") || strings.Contains(m, "is voided") || strings.Contains(m, "is cancelled") || strings.Contains(m, "not awaiting payment")):
+		return l.T("xe_order_closed")
+	case e.Code == recon.ENOTFOUND && strings.HasPrefix(m, "order ") && strings.HasSuffix(m, " not found"):
+		return l.T("xe_order_not_found")
 	case e.Code == recon.EUNPROCESSABLE && strings.Contains(m, "virtual accounts are not available"):
 		return l.T("xe_no_vas")
 	}

@@ -63,7 +63,7 @@ func init() {
 }
 
 // stmtPatterns translate the statement package's refusals (statement's
-// RowError and file errors; docs/statements.md, Errors) into Vietnamese:
+// RowError and file errors; docs/statements.md, Bank exports) into Vietnamese:
 // each is tried in turn on a message, whose parts ($1...) are kept.
 var stmtPatterns = []struct {
 	re *regexp.Regexp

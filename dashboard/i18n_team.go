@@ -42,6 +42,7 @@ var teamMessages = []struct{ key, en, vi string }{
 	{"tm_saved_password", "The password is changed. Your other sessions were signed out.", "Đã đổi mật khẩu. Các phiên đăng nhập khác của bạn đã bị đăng xuất."},
 	{"tm_saved_lang", "Saved.", "Đã lưu."},
 	{"tm_team", "Team", "Nhóm"},
+	{"tm_settings_pointer", "Invite people by e-mail, reset passwords and deactivate users on the team page:", "Mời người dùng qua email, đặt lại mật khẩu và vô hiệu hóa người dùng tại trang Nhóm:"},
 	{"tm_status", "Status", "Trạng thái"},
 	{"tm_actions", "Actions", "Thao tác"},
 	{"tm_you", "you", "bạn"},

@@ -1,9 +1,12 @@
 package dashboard_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"html"
+	"maps"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -56,17 +59,24 @@ func TestDashboardVietnamese(t *testing.T) {
 	b := e.signedIn(t, "boss@saomai.vn")
 	b.Lang = "vi"
 	english := dashboard.EnglishWords(langAllow...)
-	seen := map[string]bool{} // a page's shape: its path and query names, digits dropped
-	queue := []string{"/dashboard/"}
+	seen := map[string]int{} // a page's shape (its path and query names, digits dropped): pages of it walked
+	// The home, and pages a form's button (GET) opens rather than a link.
+	queue := []string{"/dashboard/", "/dashboard/transactions?matched=unmatched", "/dashboard/transactions?matched=exception",
+		// Filters refused (a typed or edited address).
+		"/dashboard/transactions?matched=nope", "/dashboard/transactions?from_date=2026-13-01", "/dashboard/transactions?from_date=2026-10-02&to_date=2026-10-01",
+		"/dashboard/transactions?memo=a&before=abc", "/dashboard/transactions?limit=0", "/dashboard/transactions?color=red",
+		"/dashboard/order/void?invoice=SM-01126", "/dashboard/order/cancel?invoice=SM-01129", "/dashboard/notifications/1/replay",
+		"/dashboard/notifications/replay?since=2026-01-01T00:00"}
+	done := map[string]bool{}
 	pages := 0
 	for len(queue) > 0 && pages < 400 {
 		p := queue[0]
 		queue = queue[1:]
 		status, body := b.Get(p)
-		if status != http.StatusOK {
-			if status >= 500 {
-				t.Errorf("GET %s: %d", p, status)
-			}
+		if status >= 500 {
+			t.Errorf("GET %s: %d", p, status)
+		}
+		if status/100 == 3 || status >= 500 { // a redirect has no text; a refusal (400, 403, 404) has
 			continue
 		}
 		pages++
@@ -85,12 +95,14 @@ func TestDashboardVietnamese(t *testing.T) {
 					}
 				}
 			}), "&")
-			if !seen[shape] {
-				seen[shape] = true
+			if !done[next] && seen[shape] < 8 {
+				seen[shape]++
+				done[next] = true
 				queue = append(queue, next)
 			}
 		}
 	}
+	t.Logf("walked %d pages: %v", pages, slices.Sorted(maps.Keys(seen)))
 	if pages < 15 {
 		t.Errorf("walked only %d pages: %v", pages, seen)
 	}
@@ -99,6 +111,64 @@ func TestDashboardVietnamese(t *testing.T) {
 		_, _, body := b.PostFrom("/dashboard/settings", "/dashboard/settings/try-memo", url.Values{"memo": {memo}})
 		checkVietnamese(t, "the memo tester: "+memo, body, english)
 	}
+	// The statement upload's refusals: a header it does not know, bad rows;
+	// and a page a role may not open.
+	account := fmt.Sprint(e.live.account)
+	for name, file := range map[string]string{
+		"header":  "transaction_date,amount_in,transaction_content,reference_number,ghi_chu\n2026-09-17,1000,x,R0,y\n",
+		"unknown": "Cột A,Cột B\n1,2\n",
+		"rows": "transaction_date,amount_in,amount_out,transaction_content,reference_number\n2026-09-17 08:00:00,abc,,x,R1\n" +
+			"2026-13-45 08:03:00,1000,,x,R2\n2026-09-17 08:00:00,1000,5,x,R3\n2026-09-17 08:00:00,,,x,R4\n2026-09-17 08:00:00,1000,,x,\n",
+	} {
+		status, body := uploadIn(b, account, "sao-ke.csv", file)
+		if status != http.StatusBadRequest || !strings.Contains(body, `id="upload-error"`) {
+			t.Errorf("upload %s: %d", name, status)
+		}
+		checkVietnamese(t, "the upload of "+name, body, english)
+		if want := map[string]string{"header": "Không nhận ra cột <code>&#34;ghi_chu&#34;</code>", "rows": "Dòng 2: cột <code>amount_in</code> không phải là số tiền"}[name]; !strings.Contains(body, want) {
+			t.Errorf("the upload of %s does not say %q: %s", name, want, body)
+		}
+	}
+	member := e.signedIn(t, "ketoan@saomai.vn")
+	member.Lang = "vi"
+	for _, p := range []string{"/dashboard/settings", "/dashboard/sandbox"} {
+		status, body := member.Get(p)
+		if status != http.StatusForbidden {
+			t.Errorf("the accountant's %s: %d", p, status)
+		}
+		checkVietnamese(t, "the accountant's "+p, body, english)
+	}
+	for _, p := range []string{"/dashboard/transactions/999999", "/dashboard/no-such-page"} {
+		if status, body := b.Get(p); status != http.StatusNotFound {
+			t.Errorf("%s: %d", p, status)
+		} else {
+			checkVietnamese(t, p, body, english)
+		}
+	}
+}
+
+// uploadIn posts a statement file as upload does, in the browser's language.
+func uploadIn(b *testkit.Browser, account, name, content string) (int, string) {
+	b.T.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	_ = w.WriteField("csrf", b.CSRF("/dashboard/bank-accounts"))
+	_ = w.WriteField("account", account)
+	f, _ := w.CreateFormFile("file", name)
+	_, _ = f.Write([]byte(content))
+	_ = w.Close()
+	req, _ := http.NewRequest("POST", b.Base+"/dashboard/bank-accounts/statement", &buf)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Origin", b.Base)
+	req.Header.Set("Accept-Language", b.Lang)
+	resp, err := b.Client.Do(req)
+	if err != nil {
+		b.T.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out bytes.Buffer
+	_, _ = out.ReadFrom(resp.Body)
+	return resp.StatusCode, out.String()
 }
 
 func skipLink(path string) bool {

@@ -151,11 +151,13 @@ func (h *Handler) orderTransfers(ctx context.Context, tenant recon.TenantID, ds 
 	return v, nil
 }
 
-// namedOrders are the orders an exception names: its decision's and, after
-// a match, the one the resolution paid; by id, invoice numbers in order.
+// namedOrders are the orders an exception names that its page does not show
+// already: its decision's when the store did not read it (e.Order, which the
+// page shows) and, after a match, the one the resolution paid; invoice
+// numbers in that order.
 func (h *Handler) namedOrders(ctx context.Context, tenant recon.TenantID, e *recon.Exception) ([]string, error) {
 	var ids []int64
-	if e.OrderID != 0 {
+	if e.OrderID != 0 && e.Order == nil {
 		ids = append(ids, e.OrderID)
 	}
 	if e.Resolution != nil && e.Resolution.OrderID != 0 && e.Resolution.OrderID != e.OrderID {

@@ -52,6 +52,7 @@ func TestDashboardLinks(t *testing.T) {
 		t.Run("OrderSearch", func(t *testing.T) { linksOrderSearch(t, e, b) })
 		t.Run("Customer", func(t *testing.T) { linksCustomer(t, e, b) })
 		t.Run("TenantsAndModes", func(t *testing.T) { linksTenants(t, e, b) })
+		t.Run("ResolvedByHand", func(t *testing.T) { linksResolved(t, e, b) })
 	})
 }
 
@@ -185,7 +186,7 @@ func linksTransaction(t *testing.T, e *linksEnv, b *testkit.Browser) {
 	// Transaction → exception → order and transaction.
 	_, exc := follow(t, b, page, `id="tx-exception"`)
 	mustContain(t, "the transaction's exception", exc, `id="txid">`+e.underTx+`<`, `href="/dashboard/transactions/`+e.underTx+`"`)
-	_, order = follow(t, b, "/dashboard/exceptions/"+e.underTx, `class="x-order"`)
+	_, order = follow(t, b, "/dashboard/exceptions/"+e.underTx, `href="/dashboard/order?invoice=INV-L1"`)
 	mustContain(t, "the exception's order", order, `id="invoice">INV-L1<`)
 	// The states.
 	_, body := b.Get(page)
@@ -211,7 +212,7 @@ func linksOrder(t *testing.T, e *linksEnv, b *testkit.Browser) {
 	_, tx := follow(t, b, page, `href="/dashboard/transactions/`+e.underTx+`"`)
 	mustContain(t, "the order's transfer", tx, `id="tx-order">INV-L1<`)
 	_, exc := follow(t, b, page, `href="/dashboard/exceptions/`+e.underTx+`"`)
-	mustContain(t, "the order's exception", exc, `class="x-order">INV-L1<`)
+	mustContain(t, "the order's exception", exc, `href="/dashboard/order?invoice=INV-L1"`)
 	// Order → notification → order.
 	_, d := follow(t, b, "/dashboard/order?invoice=INV-L2", `class="order-notification"`)
 	mustContain(t, "the order's notification", d, `id="delivery-order">INV-L2<`, `id="delivery-target">`+e.rc.URL+`/ipn<`)
@@ -501,4 +502,19 @@ func linksTenants(t *testing.T, e *linksEnv, b *testkit.Browser) {
 	if _, body := b2.Get("/dashboard/orders?q=" + e.code1); !strings.Contains(body, `id="total">0 orders<`) {
 		t.Errorf("test mode finds live's code: %s", body)
 	}
+}
+
+// linksResolved: a transfer naming no order, matched by hand to INV-OPEN:
+// its exception's page names the order it paid, and the order lists the
+// transfer and its (resolved) exception.
+func linksResolved(t *testing.T, e *linksEnv, b *testkit.Browser) {
+	id := e.transfer(t, e.live, 90000, "tien hang thang 11")
+	x := "/dashboard/exceptions/" + id
+	if status, _, body := b.Confirm(x + "/resolve?" + url.Values{"resolve": {"match"}, "invoice": {"INV-OPEN"}, "note": {"khách gọi điện xác nhận"}}.Encode()); status != http.StatusSeeOther {
+		t.Fatalf("resolve: %d %s", status, body)
+	}
+	_, order := follow(t, b, x, `class="x-order"`)
+	mustContain(t, "the order the match paid", order, `id="invoice">INV-OPEN<`, `href="/dashboard/transactions/`+id+`"`, `href="/dashboard/exceptions/`+id+`"`)
+	_, body := b.Get("/dashboard/transactions/" + id)
+	mustContain(t, "the transfer matched by hand", body, `id="tx-order">INV-OPEN<`, `id="tx-state">Matched<`, `· Resolved</a>`)
 }

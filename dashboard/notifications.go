@@ -98,7 +98,7 @@ func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *reque
 	status := http.StatusOK
 	f, err := deliveryFilter(query)
 	if err != nil {
-		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
+		v.Error, status = q.lang.ErrorString(err), http.StatusBadRequest
 	} else {
 		if v.Rows, err = h.Store.Deliveries(ctx, q.caller.Tenant, f); err != nil {
 			return err

@@ -179,9 +179,9 @@ func opsExceptionsRefused(t *testing.T, e *opsEnv) {
 	}{
 		{url.Values{"resolve": {"ignore"}, "note": {strings.Repeat("é", 300)}}, "Say why in the note (at most 500 bytes"},
 		{url.Values{"resolve": {"ignore"}, "note": {"   "}}, "Say why in the note"},
-		{url.Values{"resolve": {"match"}, "invoice": {"INV-NOPE"}, "note": {"x"}}, `there is no order with invoice number &#34;INV-NOPE&#34;`},
-		{url.Values{"resolve": {"match"}, "invoice": {"INV-OTHER"}, "note": {"x"}}, `there is no order with invoice number &#34;INV-OTHER&#34;`},
-		{url.Values{"resolve": {"match"}, "note": {"x"}}, "type the invoice number"},
+		{url.Values{"resolve": {"match"}, "invoice": {"INV-NOPE"}, "note": {"x"}}, "Type the invoice number of an existing order"},
+		{url.Values{"resolve": {"match"}, "invoice": {"INV-OTHER"}, "note": {"x"}}, "Type the invoice number of an existing order"},
+		{url.Values{"resolve": {"match"}, "note": {"x"}}, "Type the invoice number"},
 		{url.Values{"resolve": {"burn"}, "note": {"x"}}, "Choose a decision from the list"},
 		{url.Values{"note": {"x"}}, "Choose a decision from the list"},
 	} {
@@ -197,7 +197,7 @@ func opsExceptionsRefused(t *testing.T, e *opsEnv) {
 	}
 	// Matching an underpaid/overpaid or an order already paid: the store's 409.
 	status, _, body := boss.PostFrom(x1, x1+"/resolve", url.Values{"resolve": {"match"}, "invoice": {"INV-PAID"}, "note": {"x"}})
-	if status != http.StatusConflict || !strings.Contains(body, "is already paid") {
+	if status != http.StatusConflict || !strings.Contains(body, "That order is no longer awaiting payment") {
 		t.Errorf("match to a paid order: %d %s", status, body)
 	}
 

@@ -76,7 +76,7 @@ func (h *Handler) orders(w http.ResponseWriter, r *http.Request, q *request) err
 	v := &ordersView{Query: query, Statuses: recon.OrderStatuses, Payments: recon.OrderV2Statuses}
 	status := http.StatusOK
 	if err != nil {
-		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
+		v.Error, status = q.lang.ErrorString(err), http.StatusBadRequest
 	} else {
 		var total int64
 		if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.Tenant, f); err != nil {

@@ -15,7 +15,7 @@ import (
 // layout); layout.html holds the frame.
 var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery",
 	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report", "invoices", "invoice", "customer",
-	"users", "account", "companies", "setpassword", "forgot", "audit", "hubcompanies"}
+	"users", "account", "companies", "setpassword", "forgot", "audit", "hubcompanies", "alerts"}
 
 var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 1 },
 	"gapOf": func(d *recon.BalanceDiscontinuity) int64 { return d.Reported - d.Expected },
@@ -140,17 +140,27 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, q *request,
 	if status >= 500 {
 		h.Logger.ErrorContext(r.Context(), "dashboard: internal error", "err", err, "path", r.URL.Path, "request_id", web.RequestID(r.Context()))
 	}
-	h.writeErrorPage(w, r, q, status, recon.ErrorMessage(err))
+	l := h.langOf(r)
+	if q != nil {
+		l = q.lang
+	}
+	h.writeErrorHTML(w, r, q, status, l.ErrorText(err))
 }
 
 func (h *Handler) writeErrorPage(w http.ResponseWriter, r *http.Request, q *request, status int, msg string) {
+	h.writeErrorHTML(w, r, q, status, template.HTML(template.HTMLEscapeString(msg)))
+}
+
+// writeErrorHTML answers with the error page showing msg, written in the
+// page's language (lang.ErrorText).
+func (h *Handler) writeErrorHTML(w http.ResponseWriter, r *http.Request, q *request, status int, msg template.HTML) {
 	d := &pageData{Lang: h.langOf(r), Title: "error", Path: r.URL.Path, Loc: h.Location}
 	if q != nil {
 		d = h.data(r, q, "error", nil)
 	}
 	d.Data = struct {
 		Status  int
-		Message string
+		Message template.HTML
 	}{status, msg}
 	h.render(w, r, status, "error", d)
 }
@@ -160,7 +170,7 @@ func (h *Handler) writeErrorPage(w http.ResponseWriter, r *http.Request, q *requ
 func (h *Handler) writeFamilyError(w http.ResponseWriter, r *http.Request, status int, _, message string) {
 	setSecurityHeaders(w)
 	if status == http.StatusNotFound {
-		message = "no such page"
+		message = h.langOf(r).T("not_found")
 	}
 	h.writeErrorPage(w, r, nil, status, message)
 }

@@ -340,7 +340,7 @@ func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) er
 	before, _ := h.Store.DeliveryTarget(r.Context(), q.caller.Tenant.ID(), recon.DeliveryIPN) // nil: none yet
 	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, c)
 	if err == nil {
-		err = h.auditAfter(r, q, recon.AuditIPNUpdate, "IPN", recon.AuditTargetChanges(before, saved.Target))
+		err = h.auditAfter(r, q, recon.AuditIPNUpdate, "ipn", recon.AuditTargetChanges(before, saved.Target))
 	}
 	if recon.ErrorCode(err) == recon.EINVALID {
 		return h.renderSettings(w, r, q, http.StatusBadRequest, &settingsView{IPNForm: f, IPNErr: recon.ErrorMessage(err)})
@@ -378,7 +378,7 @@ func (h *Handler) rotateIPNSecret(w http.ResponseWriter, r *http.Request, q *req
 	secret := recon.NewSecretFrom(h.Rand)
 	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: t.URL, AuthType: t.AuthType, SecretKey: &secret, Active: t.Active})
 	if err == nil {
-		err = h.auditAfter(r, q, recon.AuditSecretRotate, "IPN", recon.AuditTargetChanges(t, saved.Target))
+		err = h.auditAfter(r, q, recon.AuditSecretRotate, "ipn", recon.AuditTargetChanges(t, saved.Target))
 	}
 	if err != nil {
 		return err
@@ -405,7 +405,7 @@ func (h *Handler) rotateIPNSigning(w http.ResponseWriter, r *http.Request, q *re
 	// The stored target as it is, its secret kept (SecretKey nil).
 	saved, err := h.IPN.Save(r.Context(), q.caller.Tenant, ipn.Change{URL: t.URL, AuthType: t.AuthType, Active: t.Active, RotateSigningSecret: true})
 	if err == nil {
-		err = h.auditAfter(r, q, recon.AuditSecretRotate, "IPN", recon.AuditTargetChanges(t, saved.Target))
+		err = h.auditAfter(r, q, recon.AuditSecretRotate, "ipn", recon.AuditTargetChanges(t, saved.Target))
 	}
 	if err != nil {
 		return err
@@ -497,9 +497,7 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, q *request) er
 		err = recon.CheckGrant(q.caller.User, target, role) // the role was checked: this is who may change target
 	}
 	if err == nil {
-		change := recon.AuditDiff([]string{"role", "permissions"}, map[string]string{"role": string(target.Role), "permissions": strings.Join(target.Permissions, ", ")},
-			map[string]string{"role": string(role), "permissions": strings.Join(perms, ", ")})
-		err = h.audit(r, q, recon.AuditUserRole, target.Email, change, func(ctx context.Context) error {
+		err = h.audit(r, q, recon.AuditUserRole, target.Email, recon.AuditRoleChanges(target, role, perms), func(ctx context.Context) error {
 			return h.Store.ChangeUserRole(ctx, q.session.Company, target.ID, role, perms) // keeps an Admin
 		})
 	}

@@ -258,7 +258,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	bad := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n" +
 		"2026-09-17 08:00:00,150000,,ok row,STMT001\n2026-09-17 08:01:00,abc,,bad amount,STMT002\n2026-13-45 08:03:00,1000,,<i>bad date</i>,STMT003\n"
 	status, body = upload(b, fmt.Sprint(e.live.account), "bad.csv", bad)
-	if status != 400 || !strings.Contains(body, `id="row-errors"`) || !strings.Contains(body, "row 3:") || !strings.Contains(body, "row 4:") ||
+	if status != 400 || !strings.Contains(body, `id="row-errors"`) || !strings.Contains(body, "Row 3:") || !strings.Contains(body, "Row 4:") ||
 		strings.Contains(body, "<i>bad") {
 		t.Fatalf("bad statement: %d %s", status, body)
 	}
@@ -280,7 +280,7 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 		}
 	}
 	good := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n2026-09-17 08:00:00,150000,,ok row,STMT001\n2026-09-17 09:00:00,,5000,fee,STMT002\n"
-	if status, body = upload(b, fmt.Sprint(e.live.account), "good.csv", good); status != 200 || !strings.Contains(body, `id="upload-done">Imported: 2`) {
+	if status, body = upload(b, fmt.Sprint(e.live.account), "good.csv", good); status != 200 || !strings.Contains(body, `id="upload-done"`) || !strings.Contains(body, `id="result-new">2<`) {
 		t.Fatalf("good statement: %d %s", status, body)
 	}
 	if n := count(); n != before+2 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"html/template"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -18,7 +19,7 @@ import (
 )
 
 // The statement upload's preview and confirmation, and the bank accounts'
-// column mappings (docs/dashboard.md, Bank accounts). A preview reads the
+// column mappings (docs/dashboard.md, Settings, bank accounts and sandbox). A preview reads the
 // whole file and shows its first rows as they would be stored; the file is
 // held in the server's temporary directory (previewTTL) under a random
 // token that the confirmation posts back: nothing is stored before it.
@@ -164,7 +165,7 @@ func (h *Handler) previewStatement(w http.ResponseWriter, r *http.Request, q *re
 		if recon.ErrorCode(err) != recon.EINVALID {
 			return err
 		}
-		v.UploadErr = stmtError(q.lang, recon.ErrorMessage(err))
+		v.UploadErr = q.lang.ErrorText(err)
 		return h.renderBank(w, r, q, http.StatusBadRequest, v)
 	}
 	for i, e := range pv.RowErrors {
@@ -197,7 +198,7 @@ func (h *Handler) confirmStatement(w http.ResponseWriter, r *http.Request, q *re
 	v := &bankView{Account: id}
 	u := h.held.take(r.PostForm.Get("token"), q.caller.Tenant, id)
 	if u == nil {
-		v.UploadErr = q.lang.T("preview_expired")
+		v.UploadErr = template.HTML(template.HTMLEscapeString(q.lang.T("preview_expired")))
 		return h.renderBank(w, r, q, http.StatusBadRequest, v)
 	}
 	defer os.Remove(u.path)
@@ -232,7 +233,7 @@ func (h *Handler) statementDone(w http.ResponseWriter, r *http.Request, q *reque
 		if recon.ErrorCode(err) != recon.EINVALID {
 			return err
 		}
-		v.UploadErr, status = stmtError(q.lang, recon.ErrorMessage(err)), http.StatusBadRequest
+		v.UploadErr, status = q.lang.ErrorText(err), http.StatusBadRequest
 	}
 	return h.renderBank(w, r, q, status, v)
 }

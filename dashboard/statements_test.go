@@ -27,7 +27,7 @@ func uploadAction(b *testkit.Browser, account, name string, content []byte, acti
 	w := multipart.NewWriter(&buf)
 	_ = w.WriteField("csrf", b.CSRF("/dashboard/bank-accounts"))
 	_ = w.WriteField("account", account)
-	_ = w.WriteField("action", action)
+	_ = w.WriteField("step", action)
 	f, _ := w.CreateFormFile("file", name)
 	_, _ = f.Write(content)
 	_ = w.Close()
@@ -70,7 +70,7 @@ func bankWorkbook(t *testing.T, rows [][]any) []byte {
 	return buf.Bytes()
 }
 
-// TestDashboardStatementPreview (docs/dashboard.md, Bank accounts), both
+// TestDashboardStatementPreview (docs/dashboard.md, Settings, bank accounts and sandbox), both
 // engines, in Vietnamese: a bank's xlsx export is previewed (its rows as
 // they will be stored, money in Vietnamese, nothing stored), then confirmed
 // once (the result counts the new rows, the orders paid and the exceptions

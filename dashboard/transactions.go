@@ -110,7 +110,7 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *reques
 	}
 	status := http.StatusOK
 	if recon.ErrorCode(err) == recon.EINVALID {
-		v.Error, status = recon.ErrorMessage(err), http.StatusBadRequest
+		v.Error, status = q.lang.ErrorString(err), http.StatusBadRequest
 	} else if err != nil {
 		return err
 	} else {

@@ -1,10 +1,12 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"recon"
@@ -147,7 +149,12 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, q *request) err
 	role, perms, err := roleForm(q, r.PostForm)
 	var sent *team.Sent
 	if err == nil {
-		sent, err = h.Team.Invite(r.Context(), q.caller.User, r.PostForm.Get("email"), role, perms, r.PostForm.Get("lang"))
+		email := strings.ToLower(strings.TrimSpace(r.PostForm.Get("email")))
+		err = h.audit(r, q, recon.AuditUserInvite, email, []recon.AuditChange{{Field: "role", After: string(role)}, {Field: "permissions", After: strings.Join(perms, ", ")}},
+			func(ctx context.Context) (err error) {
+				sent, err = h.Team.Invite(ctx, q.caller.User, r.PostForm.Get("email"), role, perms, r.PostForm.Get("lang"))
+				return err
+			})
 	}
 	return h.afterTeamAction(w, r, q, sent, "tm_sent_invite", err)
 }
@@ -196,7 +203,9 @@ func (h *Handler) teamRole(w http.ResponseWriter, r *http.Request, q *request) e
 		err = recon.CheckGrant(q.caller.User, target, role)
 	}
 	if err == nil {
-		err = h.Store.ChangeUserRole(r.Context(), q.session.Company, target.ID, role, perms)
+		err = h.audit(r, q, recon.AuditUserRole, target.Email, recon.AuditRoleChanges(target, role, perms), func(ctx context.Context) error {
+			return h.Store.ChangeUserRole(ctx, q.session.Company, target.ID, role, perms)
+		})
 	}
 	if err != nil {
 		return h.afterTeamAction(w, r, q, nil, "", err)
@@ -229,7 +238,11 @@ func (h *Handler) deactivate(w http.ResponseWriter, r *http.Request, q *request)
 	if err != nil {
 		return err
 	}
-	if _, err := h.Team.Deactivate(r.Context(), q.caller.User, id); err != nil {
+	u, err := h.Team.Deactivate(r.Context(), q.caller.User, id)
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditUserDeactivate, u.Email, nil)
+	}
+	if err != nil {
 		return h.afterTeamAction(w, r, q, nil, "", err)
 	}
 	http.Redirect(w, r, "/dashboard/users?done=deactivated", http.StatusSeeOther)
@@ -242,7 +255,11 @@ func (h *Handler) reactivate(w http.ResponseWriter, r *http.Request, q *request)
 	if err != nil {
 		return err
 	}
-	if _, err := h.Team.Reactivate(r.Context(), q.caller.User, id); err != nil {
+	u, err := h.Team.Reactivate(r.Context(), q.caller.User, id)
+	if err == nil {
+		err = h.auditAfter(r, q, recon.AuditUserReactivate, u.Email, nil)
+	}
+	if err != nil {
 		return h.afterTeamAction(w, r, q, nil, "", err)
 	}
 	http.Redirect(w, r, "/dashboard/users?done=reactivated", http.StatusSeeOther)
@@ -286,7 +303,10 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, q *requ
 	if err == nil {
 		var others []*recon.User
 		if others, err = h.Store.DashboardSessionUsers(r.Context(), q.session.ID); err == nil {
-			err = h.Team.ChangePassword(r.Context(), q.caller.User, others, f.Get("current"), f.Get("new"), tokenHash(q.token))
+			err = h.audit(r, q, recon.AuditUserPassword, q.caller.User.Email, []recon.AuditChange{{Field: "password", After: recon.AuditRotated}},
+				func(ctx context.Context) error {
+					return h.Team.ChangePassword(ctx, q.caller.User, others, f.Get("current"), f.Get("new"), tokenHash(q.token))
+				})
 		}
 	}
 	if err != nil {

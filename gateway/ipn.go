@@ -77,7 +77,7 @@ func (h *Handler) putIPN(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	saved, err := h.IPN.Save(r.Context(), m.Tenant, c)
 	if err == nil {
 		// The merchant's credentials act: the log names them as a client.
-		err = h.Store.AppendAudit(r.Context(), &recon.AuditEntry{Tenant: m.Tenant, At: h.now(), Action: recon.AuditIPNUpdate, Object: "IPN",
+		err = h.Store.AppendAudit(r.Context(), &recon.AuditEntry{Tenant: m.Tenant, At: h.now(), Action: recon.AuditIPNUpdate, Object: "ipn",
 			Changes: recon.AuditTargetChanges(before, saved.Target),
 			Actor:   recon.AuditActor{ClientID: m.MerchantID, Via: recon.AuditViaAPI, IP: web.RemoteIP(r), UserAgent: r.UserAgent()}})
 	}

@@ -5,8 +5,25 @@ import (
 	"fmt"
 
 	"recon"
+	"recon/alerts"
 	"recon/delivery"
+	"recon/mail"
 )
+
+// alertMailer is the alerts' e-mail through the server's SMTP sender; nil
+// without one (the alerts show on the dashboard, docs/dashboard.md, Alerts).
+func alertMailer(m mail.Sender) alerts.Mailer {
+	if m == nil {
+		return nil
+	}
+	return mailer{m}
+}
+
+type mailer struct{ mail.Sender }
+
+func (m mailer) SendMail(ctx context.Context, to, subject, text string) error {
+	return m.Send(ctx, mail.Message{To: to, Subject: subject, Text: text})
+}
 
 // chatPoster sends an alert's chat payload through the delivery client:
 // the same SSRF check on the resolved address, no proxy, no redirects, as

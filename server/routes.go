@@ -112,6 +112,7 @@ func ImportStatement(db statement.Store, loc *time.Location, clock recon.Clock) 
 			OrdersPaid: rep.OrdersPaid, ExceptionsOpened: rep.ExceptionsOpened, From: rep.From, To: rep.To}
 		for _, e := range rep.Skipped {
 			res.RowErrors = append(res.RowErrors, e.Error())
+			res.RowProblems = append(res.RowProblems, &e)
 		}
 		return res, err
 	}

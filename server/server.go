@@ -57,9 +57,6 @@ type Config struct {
 	RetryWaits  []time.Duration // --retry-schedule
 	RetryMaxAge time.Duration
 	NodeID      string
-	// AlertMail sends the alerts' e-mails (nil: alerts show on the
-	// dashboard and go to the chat webhook only; docs/dashboard.md, Alerts).
-	AlertMail   alerts.Mailer
 	Heartbeat   time.Duration
 	NodeTimeout time.Duration
 	Retention   time.Duration // --delivery-retention
@@ -156,7 +153,7 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 		Signer: &einvoice.Signer{Store: db, Clock: s.clock, Sandbox: cfg.Sandbox, Original: db.Invoice}}
 	s.Team = &team.Service{Store: db, Clock: s.clock, Mail: cfg.Mail, BaseURL: cfg.BaseURL, Hash: oauth.HashPassword,
 		Logger: s.log, Location: cfg.Location}
-	s.Alerts = &alerts.Service{Store: db, Mail: cfg.AlertMail, Clock: s.clock, Location: cfg.Location, Node: cfg.NodeID, Logger: s.log,
+	s.Alerts = &alerts.Service{Store: db, Mail: alertMailer(cfg.Mail), Clock: s.clock, Location: cfg.Location, Node: cfg.NodeID, Logger: s.log,
 		Post: chatPoster(s.Dispatcher.Client, s.clock)}
 	if s.Alerts.Node == "" {
 		s.Alerts.Node = recon.NewSecret()[:12]

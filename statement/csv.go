@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -49,7 +50,7 @@ func (p *parser) parseCSV(r io.Reader) error {
 	br := newBufReader(r)
 	head, _ := br.Peek(8 << 10)
 	if hasPrefix(head, "\xff\xfe") || hasPrefix(head, "\xfe\xff") {
-		return fileErr("the file is UTF-16 text: save it as CSV UTF-8")
+		return fileErr("the file is UTF-16 text: save it as CSV UTF-8").Saying("st_utf16")
 	}
 	comma := csvSeparator(head)
 	cr := csv.NewReader(newCSVLimiter(br, MaxLineBytes, comma))
@@ -80,7 +81,7 @@ func (s *csvSource) next() ([]string, int, error) {
 		if !errors.As(err, &pe) {
 			return nil, 0, csvFileErr(err)
 		}
-		re := rowErr(pe.StartLine, "row", "%s", pe.Err.Error())
+		re := rowErr(pe.StartLine, "row", "%s", pe.Err.Error()).saying("st_row_malformed")
 		re.Err.(*recon.Error).Err = pe // the header's problem is the file's: csvFileErr
 		return nil, pe.StartLine, re
 	}
@@ -95,7 +96,7 @@ func (s *csvSource) next() ([]string, int, error) {
 func (p *parser) parseTable(t tableSource) error {
 	rec, row, err := t.next()
 	if err == io.EOF {
-		return fileErr("the file is empty: a header row is required")
+		return fileErr("the file is empty: a header row is required").Saying("st_no_header")
 	}
 	if err != nil {
 		return csvFileErr(err)
@@ -258,7 +259,7 @@ func (p *parser) bankRows(t tableSource, l *bankLayout) error {
 func csvFileErr(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return fileErr("CSV line %d: %v", pe.StartLine, pe.Err)
+		return fileErr("CSV line %d: %v", pe.StartLine, pe.Err).Saying("st_csv_line", strconv.Itoa(pe.StartLine))
 	}
 	return err // the reader's own error: passed on as it is
 }
@@ -305,10 +306,11 @@ func csvHeader(header []string) (*csvLayout, error) {
 	}
 	known := strings.Join(columns, ", ")
 	if len(unknown) > 0 {
-		return nil, fileErr("unknown CSV column %s: the known columns are %s", strings.Join(unknown, ", "), known)
+		return nil, fileErr("unknown CSV column %s: the known columns are %s", strings.Join(unknown, ", "), known).
+			Saying("st_unknown_column", strings.Join(unknown, ", "), known)
 	}
 	if len(repeated) > 0 {
-		return nil, fileErr("CSV column %s appears more than once", strings.Join(repeated, ", "))
+		return nil, fileErr("CSV column %s appears more than once", strings.Join(repeated, ", ")).Saying("st_repeated_column", strings.Join(repeated, ", "))
 	}
 	var missing []string
 	for _, c := range []string{colDate, colContent, colReference} {
@@ -320,10 +322,11 @@ func csvHeader(header []string) (*csvLayout, error) {
 		missing = append(missing, "amount_in and/or amount_out (or a signed amount)")
 	}
 	if len(missing) > 0 {
-		return nil, fileErr("missing CSV column %s: the known columns are %s", strings.Join(missing, ", "), known)
+		return nil, fileErr("missing CSV column %s: the known columns are %s", strings.Join(missing, ", "), known).
+			Saying("st_missing_column", strings.Join(missing, ", "), known)
 	}
 	if l.has(colAmount) && (l.has(colAmountIn) || l.has(colAmountOut)) {
-		return nil, fileErr("CSV has both amount and amount_in/amount_out columns: use one or the other")
+		return nil, fileErr("CSV has both amount and amount_in/amount_out columns: use one or the other").Saying("st_both_amount_columns")
 	}
 	return l, nil
 }
@@ -342,12 +345,12 @@ func (p *parser) csvRow(row int, rec []string, l *csvLayout) (recon.TransactionI
 	var tx recon.TransactionInput
 	for _, i := range l.nameless {
 		if strings.TrimSpace(rec[i]) != "" {
-			return tx, rowErr(row, fmt.Sprintf("column %d", i+1), "has a value but no name in the header row")
+			return tx, rowErr(row, fmt.Sprintf("column %d", i+1), "has a value but no name in the header row").saying("st_row_nameless", strconv.Itoa(i+1))
 		}
 	}
 	t, err := parseCSVDate(l.cell(rec, colDate), p.loc)
 	if err != nil {
-		return tx, rowErr(row, colDate, "%v", err)
+		return tx, rowErr(row, colDate, "%v", err).saying("st_row_date", colDate)
 	}
 	tx.TransactionDate = t
 	if l.has(colAmount) {
@@ -355,11 +358,11 @@ func (p *parser) csvRow(row int, rec []string, l *csvLayout) (recon.TransactionI
 		v, err := parseCSVAmount(cell, true)
 		switch {
 		case err != nil:
-			return tx, rowErr(row, colAmount, "%v", err)
+			return tx, rowErr(row, colAmount, "%v", err).saying("st_row_amount", colAmount)
 		case strings.TrimSpace(cell) == "":
-			return tx, rowErr(row, colAmount, "is empty")
+			return tx, rowErr(row, colAmount, "is empty").saying("st_row_empty", colAmount)
 		case v == 0:
-			return tx, rowErr(row, colAmount, "is zero")
+			return tx, rowErr(row, colAmount, "is zero").saying("st_row_zero", colAmount)
 		case v > 0:
 			tx.AmountIn = v
 		default:
@@ -372,7 +375,7 @@ func (p *parser) csvRow(row int, rec []string, l *csvLayout) (recon.TransactionI
 		}{{colAmountIn, &tx.AmountIn}, {colAmountOut, &tx.AmountOut}} {
 			v, err := parseCSVAmount(l.cell(rec, c.name), false)
 			if err != nil {
-				return tx, rowErr(row, c.name, "%v", err)
+				return tx, rowErr(row, c.name, "%v", err).saying("st_row_amount", c.name)
 			}
 			*c.dst = v
 		}
@@ -382,17 +385,18 @@ func (p *parser) csvRow(row int, rec []string, l *csvLayout) (recon.TransactionI
 		}
 		switch {
 		case tx.AmountIn != 0 && tx.AmountOut != 0:
-			return tx, rowErr(row, colAmountIn, "both amount_in (%d) and amount_out (%d) are set: a row is money in or money out", tx.AmountIn, tx.AmountOut)
+			return tx, rowErr(row, colAmountIn, "both amount_in (%d) and amount_out (%d) are set: a row is money in or money out", tx.AmountIn, tx.AmountOut).
+				saying("st_row_both_amounts")
 		case tx.AmountIn == 0 && tx.AmountOut == 0:
-			return tx, rowErr(row, field, "no amount: amount_in and amount_out are empty or zero")
+			return tx, rowErr(row, field, "no amount: amount_in and amount_out are empty or zero").saying("st_row_no_amount")
 		}
 	}
 	ref := strings.TrimSpace(l.cell(rec, colReference))
 	switch {
 	case ref == "":
-		return tx, rowErr(row, colReference, "is empty: every row needs the bank's reference")
+		return tx, rowErr(row, colReference, "is empty: every row needs the bank's reference").saying("st_row_no_reference", colReference)
 	case !utf8.ValidString(ref):
-		return tx, rowErr(row, colReference, "is not valid UTF-8 (save the file as CSV UTF-8)")
+		return tx, rowErr(row, colReference, "is not valid UTF-8 (save the file as CSV UTF-8)").saying("st_row_utf8", colReference)
 	}
 	tx.ReferenceNumber = ref
 	text, rerr := content(row, colContent, l.cell(rec, colContent))
@@ -403,7 +407,7 @@ func (p *parser) csvRow(row int, rec []string, l *csvLayout) (recon.TransactionI
 	if cell := l.cell(rec, colAccumulated); strings.TrimSpace(cell) != "" {
 		v, err := parseCSVAmount(cell, true)
 		if err != nil {
-			return tx, rowErr(row, colAccumulated, "%v", err)
+			return tx, rowErr(row, colAccumulated, "%v", err).saying("st_row_amount", colAccumulated)
 		}
 		tx.Accumulated = &v
 	}

@@ -196,7 +196,7 @@ func ImportFile(ctx context.Context, s Store, tenant recon.TenantID, accountID i
 	case "", "auto":
 		head, _ := br.Peek(4096)
 		if len(head) == 0 {
-			return nil, recon.Errorf(recon.EINVALID, "the statement file is empty")
+			return nil, recon.Errorf(recon.EINVALID, "the statement file is empty").Saying("st_empty")
 		}
 		var err error
 		if f, err = DetectFormat(name, head); err != nil {

@@ -249,6 +249,15 @@ func rowErr(row int, field, format string, args ...any) *RowError {
 	}}
 }
 
+// saying gives e's error its message as data (recon.Say), on e's row.
+func (e *RowError) saying(key string, args ...string) *RowError {
+	var re *recon.Error
+	if errors.As(e.Err, &re) {
+		re.Say = &recon.Say{Key: key, Args: args, Row: e.Row}
+	}
+	return e
+}
+
 // fileErr returns a file-level error.
 func fileErr(format string, args ...any) *recon.Error {
 	return recon.Errorf(recon.EINVALID, format, args...)
@@ -377,14 +386,15 @@ func (p *parser) checkAccount(raw string) error {
 		return nil
 	}
 	if p.account != "" && !accountMatches(n, p.account) {
-		return fileErr("statement is for account %s, not %s", strings.TrimSpace(raw), p.account)
+		return fileErr("statement is for account %s, not %s", strings.TrimSpace(raw), p.account).Saying("st_other_account", strings.TrimSpace(raw), p.account)
 	}
 	if p.stmtAccount == "" {
 		p.stmtAccount, p.stmtAccountRaw = n, strings.TrimSpace(raw)
 		return nil
 	}
 	if n != p.stmtAccount {
-		return fileErr("file holds statements of two accounts, %s and %s: import one account per file", p.stmtAccountRaw, strings.TrimSpace(raw))
+		return fileErr("file holds statements of two accounts, %s and %s: import one account per file", p.stmtAccountRaw, strings.TrimSpace(raw)).
+			Saying("st_two_accounts", p.stmtAccountRaw, strings.TrimSpace(raw))
 	}
 	return nil
 }
@@ -622,9 +632,9 @@ func DetectFormat(name string, head []byte) (Format, error) {
 	}
 	switch {
 	case len(head) == 0:
-		return "", fileErr("%s is empty", name)
+		return "", fileErr("%s is empty", name).Saying("st_empty")
 	case hasPrefix(head, "\xff\xfe"), hasPrefix(head, "\xfe\xff"):
-		return "", fileErr("%s is UTF-16 text: save it as UTF-8 (CSV UTF-8)", name)
+		return "", fileErr("%s is UTF-16 text: save it as UTF-8 (CSV UTF-8)", name).Saying("st_utf16")
 	case hasPrefix(head, "PK\x03\x04"):
 		if ext == "xlsx" || ext == "xlsm" || strings.Contains(string(head), "[Content_Types].xml") || strings.Contains(string(head), "xl/") {
 			return XLSX, nil

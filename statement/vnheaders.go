@@ -437,7 +437,7 @@ func (p *parser) bankRow(row int, rec []string, l *bankLayout) (recon.Transactio
 	case ref == "" && l.has(colReference):
 		return tx, rowErr(row, l.name(colReference), "is empty: every row needs the bank's reference")
 	case ref == "":
-		// No reference column (docs/statements.md, References): a hash of
+		// No reference column (docs/statements.md, Bank exports): a hash of
 		// the row as the bank wrote it.
 		ref = p.hashRef("bank", strings.TrimSpace(dateCell), strconv.FormatInt(tx.AmountIn, 10), strconv.FormatInt(tx.AmountOut, 10), text, balance)
 	}

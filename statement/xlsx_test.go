@@ -32,7 +32,7 @@ func TestBankErrors(t *testing.T) {
 		{"empty reference", head + "01/11/2026,,1000,DH1,\n", nil, "row 4: Số bút toán: is empty"},
 		{"fraction", head + "01/11/2026,,\"1000,50\",DH1,R1\n", nil, "row 4: Số tiền ghi có: \"1000,50\": VND has no minor unit"},
 		{"no header", "a,b,c\n1,2,3\n", nil, "no header row found in the first 31 rows"},
-		{"mapping not found", head, &ColumnMapping{Date: "Ngày", Content: "Ghi chú", AmountIn: "Tiền"}, `no header row holding the columns of the bank account's saved mapping ("Ngày", "Tiền", "Ghi chú")`},
+		{"mapping not found", "a,b,c\n1,2,3\n", &ColumnMapping{Date: "Ngày", Content: "Ghi chú", AmountIn: "Tiền"}, `no header row holding the columns of the bank account's saved mapping ("Ngày", "Tiền", "Ghi chú")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := Parse(strings.NewReader(tc.file), CSV, Options{Mapping: tc.m}, false)

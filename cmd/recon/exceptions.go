@@ -12,6 +12,7 @@ import (
 
 	"recon"
 	"recon/api"
+	"recon/orders"
 	"recon/sqlstore"
 )
 
@@ -114,12 +115,12 @@ func (a *app) printExceptions(list []*recon.Exception, more bool, suggestions []
 
 func newExceptionsResolveCmd(a *app) *cobra.Command {
 	var (
-		tenant         tenantFlags
-		order          int64
-		refund, ignore bool
-		note, email    string
-		amount         int64
-		receiver       recon.RefundReceiver
+		tenant                           tenantFlags
+		order                            int64
+		refund, ignore, writeOff, askFor bool
+		note, email                      string
+		amount                           int64
+		receiver                         recon.RefundReceiver
 	)
 	resolve := &cobra.Command{
 		Use:   "resolve <transaction-id>",
@@ -129,11 +130,17 @@ automatic match would (the order is paid and its ORDER_PAID notification is
 queued), --refund with --receiver-bin, --receiver-account and --receiver-name
 creates a refund of the transfer to that account (--amount, or everything
 refundable; docs/api-v2.md, Refunds), --refund alone records that the money
-went back outside Recon, --ignore closes it. --note says why; --user names the user of the company who decides
+went back outside Recon, --ignore closes it. For an underpaid transfer,
+--write-off makes its order paid with what it received and records the
+shortfall as written off (ORDER_PAID is queued), and --ask-remainder adds a
+virtual account of the order asking for exactly what it lacks (its number is
+printed, to send to the payer; the exception stays open: docs/api.md,
+Exceptions queue). --note says why; --user names the user of the company who decides
 (role Admin, SuperAdmin or Accountant), recorded with the time and the
 exception's state before.`,
 		Example: `  recon exceptions resolve 1234 --company 1 --match 56 --note "DH10010 is a typo of DH10001" --user ketoan@abc.vn
-  recon exceptions resolve 1235 --company 1 --ignore --note "bank interest" --user ketoan@abc.vn --json`,
+  recon exceptions resolve 1235 --company 1 --ignore --note "bank interest" --user ketoan@abc.vn --json
+  recon exceptions resolve 1236 --company 1 --write-off --note "bank fee taken by the payer's bank" --user ketoan@abc.vn`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -141,7 +148,7 @@ exception's state before.`,
 			if err != nil || txID <= 0 {
 				return fmt.Errorf("the transaction id must be a positive integer, not %q", args[0])
 			}
-			in, err := resolveInput(cmd.Flags().Changed("match"), order, refund, ignore, note, amount, receiver)
+			in, err := resolveInput(cmd.Flags().Changed("match"), order, refund, ignore, writeOff, askFor, note, amount, receiver)
 			if err != nil {
 				return err
 			}
@@ -163,6 +170,11 @@ exception's state before.`,
 				}
 				var r *recon.ExceptionResolution
 				err = cliAudited(ctx, db, tn, u, recon.AuditExceptionDecision, fmt.Sprint("exception ", txID), recon.AuditResolution(in, nil), func(ctx context.Context) (err error) {
+					if in.Action == recon.ResolveAskRemainder {
+						vas := &orders.Service{Store: db, Clock: a.clock, Rand: a.rand}
+						r, err = recon.AskRemainder(ctx, db, vas, tn, txID, in, u, a.clock.Now())
+						return err
+					}
 					r, err = db.ResolveException(ctx, tn, txID, in, u, a.clock.Now())
 					return err
 				})
@@ -172,6 +184,12 @@ exception's state before.`,
 				text := fmt.Sprintf("transaction %d resolved: %s by %s at %s", txID, r.Action, r.UserEmail, r.CreatedAt.In(loc).Format(time.DateTime))
 				if r.Decision != nil {
 					text += fmt.Sprintf("; %s (%s)", r.Decision.Outcome, r.Decision.Reason)
+				}
+				if r.Action == recon.ResolveWriteOff {
+					text += fmt.Sprintf("; %d VND written off, the order is paid", r.Amount)
+				}
+				if r.VANumber != "" {
+					text += fmt.Sprintf("; virtual account %s asks for %d VND (the exception stays open)", r.VANumber, r.Amount)
 				}
 				if r.RefundID != "" {
 					text += "; refund " + r.RefundID + " (recon refunds show " + r.RefundID + ")"
@@ -189,6 +207,8 @@ exception's state before.`,
 	rf.StringVar(&receiver.AccountNumber, "receiver-account", "", "--refund: the payer's account number")
 	rf.StringVar(&receiver.AccountName, "receiver-name", "", "--refund: the payer's account name")
 	rf.BoolVar(&ignore, "ignore", false, "close the exception with the note alone")
+	rf.BoolVar(&writeOff, "write-off", false, "an underpaid transfer: write off what its order lacks (the order is paid)")
+	rf.BoolVar(&askFor, "ask-remainder", false, "an underpaid transfer: a new virtual account of its order for what it lacks")
 	rf.StringVar(&note, "note", "", fmt.Sprintf("why (required, at most %d bytes)", recon.MaxResolutionNote))
 	rf.StringVar(&email, "user", "", "e-mail of the user of the company who decides (required)")
 	for _, n := range []string{"note", "user"} {
@@ -199,20 +219,31 @@ exception's state before.`,
 }
 
 // resolveInput is the resolution the flags of `exceptions resolve` ask for:
-// exactly one of --match (given, with its order), --refund and --ignore.
-func resolveInput(match bool, order int64, refund, ignore bool, note string, amount int64, receiver recon.RefundReceiver) (recon.ResolveInput, error) {
+// exactly one of --match (given, with its order), --refund, --ignore,
+// --write-off and --ask-remainder.
+func resolveInput(match bool, order int64, refund, ignore, writeOff, askFor bool, note string, amount int64, receiver recon.RefundReceiver) (recon.ResolveInput, error) {
 	in := recon.ResolveInput{Note: note, Amount: amount, Receiver: receiver}
-	switch {
-	case match && !refund && !ignore:
-		in.Action, in.OrderID = recon.ResolveMatch, order
-	case refund && !ignore && !match:
-		in.Action = recon.ResolveRefund
-	case ignore && !refund && !match:
-		in.Action = recon.ResolveIgnore
-	default:
-		return in, errors.New("give exactly one of --match ORDER_ID, --refund and --ignore")
+	n := 0
+	for _, c := range []struct {
+		given  bool
+		action string
+	}{{match, recon.ResolveMatch}, {refund, recon.ResolveRefund}, {ignore, recon.ResolveIgnore}, {writeOff, recon.ResolveWriteOff}, {askFor, recon.ResolveAskRemainder}} {
+		if c.given {
+			n++
+			in.Action = c.action
+		}
 	}
-	if err := in.Validate(); err != nil {
+	if n != 1 {
+		return in, errors.New("give exactly one of --match ORDER_ID, --refund, --ignore, --write-off and --ask-remainder")
+	}
+	if match {
+		in.OrderID = order
+	}
+	check := in
+	if in.Action == recon.ResolveAskRemainder {
+		check.VA = &recon.VirtualAccount{} // recon.AskRemainder makes it
+	}
+	if err := check.Validate(); err != nil {
 		return in, describe(err)
 	}
 	return in, nil

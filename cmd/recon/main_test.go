@@ -267,6 +267,8 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"serve", "--heartbeat", "2s", "--node-timeout", "5s"}, "--heartbeat, --node-timeout: delivery: the node timeout (5s) must be at least three heartbeats (2s)"},
 		{[]string{"serve", "--heartbeat", "0s"}, "--heartbeat, --node-timeout"},
 		{[]string{"serve", "--metrics-addr", "9464"}, `--metrics-addr "9464" must be HOST:PORT, or off`},
+		{[]string{"serve", "--smtp-url", "http://mail.example.vn?from=a@b.vn"}, `--smtp-url: scheme must be smtp or smtps, not "http"`},
+		{[]string{"serve", "--smtp-url", "smtp://mail.example.vn"}, `--smtp-url: from="" must be an e-mail address`},
 	} {
 		_, err := cli(t, dbURL, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -587,6 +587,35 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 			}
 		})
 	},
+	"GET /api/v1/exceptions/totals": func(t *testing.T, md *modeData) {
+		count := func(s *side) float64 {
+			status, body := md.api(t, s, "GET", "/api/v1/exceptions/totals", "")
+			d, _ := body["data"].(map[string]any)
+			if status != 200 || d["livemode"] != s.live {
+				t.Fatalf("%s totals: %d %v", s.name, status, body)
+			}
+			n, _ := d["count"].(float64)
+			return n
+		}
+		before := map[*side]float64{md.live: count(md.live), md.test: count(md.test)}
+		md.pushUnmatched(t, "EXC-TOTALS") // one more in each mode
+		md.cross(func(me, other *side) {
+			if n := count(me); n != before[me]+1 {
+				t.Errorf("%s counts %v open exceptions, want %v: its own, not %s's", me.name, n, before[me]+1, other.name)
+			}
+		})
+	},
+	"POST /api/v1/exceptions/resolve": func(t *testing.T, md *modeData) {
+		ids := md.pushUnmatched(t, "EXC-BULK")
+		md.cross(func(me, other *side) {
+			body := fmt.Sprintf(`{"transaction_ids":[%d,%d],"action":"ignore","note":"several"}`, ids[me], ids[other])
+			status, got := md.api(t, me, "POST", "/api/v1/exceptions/resolve", body)
+			items, _ := got["data"].([]any)
+			if status != 200 || len(items) != 2 || items[0].(map[string]any)["status"] != "resolved" || items[1].(map[string]any)["error"] != "not_found" {
+				t.Errorf("%s resolves its own and %s's: %d %v", me.name, other.name, status, got)
+			}
+		})
+	},
 	"GET /api/v1/deliveries/{id}": func(t *testing.T, md *modeData) {
 		md.cross(func(me, other *side) {
 			id := md.ownDelivery(t, me)

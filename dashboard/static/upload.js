@@ -79,7 +79,7 @@
     say(form, form.getAttribute('data-uploading'), false);
     var data = new FormData(form);
     if (ev.submitter && ev.submitter.name) {
-      data.append(ev.submitter.name, ev.submitter.value); // preview or import
+      data.append(ev.submitter.name, ev.submitter.value); // step: preview or import
     }
     xhr.send(data);
   });

@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,77 @@ func testExceptionsClose(t *testing.T, setup func(t *testing.T) *exceptionFixtur
 	run(t, "HistoryKeepsUnmatched", setup, testExceptionsHistory)
 	run(t, "Totals", setup, testExceptionsTotals)
 	run(t, "Bulk", setup, testExceptionsBulk)
+	run(t, "WriteOffRacesThePayment", setup, testExceptionsWriteOffConcurrently)
+}
+
+// testExceptionsWriteOffConcurrently writes off SHORT's remainder from
+// several goroutines while the payer's transfer of that remainder is
+// ingested: one write-off at most, and SHORT paid once, with one ORDER_PAID,
+// whichever comes first (the transfer after a write-off is a duplicate).
+func testExceptionsWriteOffConcurrently(t *testing.T, f *exceptionFixture) {
+	s, c := f.s, f.c
+	u := accountant(t, s, c.ID)
+	const n = 6
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i] = s.ResolveException(t.Context(), c.Tenant(), f.tUnder, recon.ResolveInput{Action: recon.ResolveWriteOff, Note: fmt.Sprintf("request %d", i)}, u, time.Now())
+		}()
+	}
+	var paidBy int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		<-start
+		in := tx(f.a.ID, "REST", "2026-03-08 10:00:00", 60_000, 0)
+		res, err := s.IngestTransactions(t.Context(), c.Tenant(), []recon.TransactionInput{in}, []string{"DH10002"})
+		if err != nil {
+			t.Errorf("the remainder's transfer: %v", err)
+			return
+		}
+		paidBy = res[0].ID
+	}()
+	close(start)
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch recon.ErrorCode(err) {
+		case "":
+			won++
+		case recon.ECONFLICT:
+		default:
+			t.Fatalf("concurrent write-off: %v", err)
+		}
+	}
+	o, err := s.Order(t.Context(), c.Tenant(), "SHORT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := s.OrderDeliveries(t.Context(), c.Tenant(), o, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paid := 0
+	for _, d := range ds {
+		if d.Event == recon.IPNOrderPaid {
+			paid++
+		}
+	}
+	if o.Status != recon.OrderCaptured || paid != 1 || won > 1 {
+		t.Fatalf("SHORT %s with %d ORDER_PAID after %d write-offs", o.Status, paid, won)
+	}
+	rest, err := s.Exception(t.Context(), c.Tenant(), paidBy)
+	switch {
+	case won == 1 && (err != nil || rest.Kind != recon.ExceptionDuplicate || o.PaidAmount != 40_000):
+		t.Fatalf("written off first: the transfer %+v %v, the order paid %d", rest, err, o.PaidAmount)
+	case won == 0 && (recon.ErrorCode(err) != recon.ENOTFOUND || o.PaidAmount != 100_000):
+		t.Fatalf("paid first: the transfer %+v %v, the order paid %d", rest, err, o.PaidAmount)
+	}
 }
 
 func testExceptionsWriteOff(t *testing.T, f *exceptionFixture) {
@@ -258,13 +330,13 @@ func testExceptionsBulk(t *testing.T, f *exceptionFixture) {
 		{[]int64{f.tVA}, recon.ResolveInput{Action: recon.ResolveIgnore}},
 		{make([]int64, recon.MaxBulkResolve+1), in},
 	} {
-		_, err := recon.ResolveEach(t.Context(), s, c.Tenant(), bad.ids, bad.in, u, now)
+		_, err := recon.ResolveEach(t.Context(), s, c.Tenant(), bad.ids, bad.in, u, now, nil)
 		wantCode(t, err, recon.EINVALID, "")
 	}
 	if got, _ := listExceptions(t, s, c.Tenant(), recon.ExceptionFilter{Resolved: true}); got != "" {
 		t.Fatalf("refused bulk input resolved %q", got)
 	}
-	out, err := recon.ResolveEach(t.Context(), s, c.Tenant(), []int64{f.tVA, f.tNoCode, f.tOtherPrefix}, in, u, now)
+	out, err := recon.ResolveEach(t.Context(), s, c.Tenant(), []int64{f.tVA, f.tNoCode, f.tOtherPrefix}, in, u, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +351,7 @@ func testExceptionsBulk(t *testing.T, f *exceptionFixture) {
 		t.Fatalf("resolved: %q", got)
 	}
 	// One already resolved among others: refused alone.
-	out, err = recon.ResolveEach(t.Context(), s, c.Tenant(), []int64{f.tUnmatched, f.tVA}, in, u, now)
+	out, err = recon.ResolveEach(t.Context(), s, c.Tenant(), []int64{f.tUnmatched, f.tVA}, in, u, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +360,7 @@ func testExceptionsBulk(t *testing.T, f *exceptionFixture) {
 	}
 	// Another tenant's ids are not found, one by one.
 	other := newCompany(t, s, 2)
-	out, err = recon.ResolveEach(t.Context(), s, other.Tenant(), []int64{f.tDup}, in, u, now)
+	out, err = recon.ResolveEach(t.Context(), s, other.Tenant(), []int64{f.tDup}, in, u, now, nil)
 	if err != nil || recon.ErrorCode(out[0].Err) != recon.ENOTFOUND {
 		t.Fatalf("another tenant's bulk: %+v %v", out, err)
 	}

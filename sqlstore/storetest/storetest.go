@@ -54,6 +54,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("TestMode", func(t *testing.T) { t.Parallel(); testTestMode(t, open) })
 	t.Run("Hub", func(t *testing.T) { t.Parallel(); testHub(t, open) })
 	t.Run("Dashboard", func(t *testing.T) { t.Parallel(); testDashboard(t, open) })
+	t.Run("Links", func(t *testing.T) { t.Parallel(); testLinks(t, open) })
 	t.Run("Idempotency", func(t *testing.T) { t.Parallel(); testIdempotency(t, open) })
 	t.Run("Sync", func(t *testing.T) { t.Parallel(); testSync(t, open) })
 	run(t, "StatementMapping", open, testStatementMapping)
