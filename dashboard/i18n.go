@@ -68,6 +68,24 @@ func (l lang) Count(n int64) string {
 	return groupDigits(n, ",")
 }
 
+// Decimal writes f with one fraction digit and the language's decimal
+// mark (a comma in Vietnamese), then unit: "73,6 ms", "98,5%".
+func (l lang) Decimal(f float64, unit string) string {
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	if l == "vi" {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s + unit
+}
+
+// Percent is Decimal of the share f (0 to 1) in percent.
+func (l lang) Percent(f float64) string { return l.Decimal(f*100, "%") }
+
+// Millis is Decimal of d in milliseconds.
+func (l lang) Millis(d time.Duration) string {
+	return l.Decimal(float64(d.Microseconds())/1000, " ms")
+}
+
 func groupDigits(n int64, sep string) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
@@ -642,7 +660,7 @@ var opsMessages = map[string][2]string{
 	"c_not_captured":        {"Only a paid order can be voided.", "Chỉ đơn hàng đã thanh toán mới có thể hủy giao dịch."},
 	"c_not_open":            {"Only an order awaiting payment can be cancelled.", "Chỉ đơn hàng đang chờ thanh toán mới có thể hủy."},
 	"n_delivery":            {"Notification", "Thông báo"},
-	"ds_failing":            {"failing", "đang lỗi"},
+	"ds_failing":            {"Failing", "Đang lỗi"},
 	"h_open_exceptions":     {"Open exceptions", "Ngoại lệ đang mở"},
 	"x_suggested":           {"Suggested orders", "Đơn hàng gợi ý"},
 	"n_newest_only":         {"the newest 2,000 notifications only", "chỉ 2.000 thông báo mới nhất"},

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"bytes"
-	"fmt"
 	"html/template"
 	"net/http"
 	"time"
@@ -44,8 +43,7 @@ var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 
 			First, Next string
 		}{l, first, next}
 	},
-	"percent": func(f float64) string { return fmt.Sprintf("%.1f%%", f*100) },
-	"ms":      func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }}
+}
 
 func parsePages() map[string]*template.Template {
 	pages := make(map[string]*template.Template, len(pageNames))
