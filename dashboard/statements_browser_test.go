@@ -37,7 +37,8 @@ func TestDashboardStatementBrowser(t *testing.T) {
 	bctx := browsertest.New(t, browsertest.Options{})
 	shot := browsertest.ScreenshotOnce(t, bctx, "sqlite")
 	do, click, text := browsertest.Steps(t, bctx)
-	do("sign in", chromedp.Navigate(e.base+"/dashboard/lang/vi?back=/dashboard/signin"), chromedp.WaitVisible("#email"), chromedp.SendKeys("#email", "boss@saomai.vn"),
+	do("sign in", chromedp.Navigate(e.base+"/dashboard/lang/vi?back=/dashboard/signin"), chromedp.WaitVisible("#email"),
+		chromedp.SendKeys("#email", "boss@saomai.vn"),
 		chromedp.SendKeys("#password", dashPassword))
 	click("#signin")
 	do("bank accounts", chromedp.Navigate(e.base+"/dashboard/bank-accounts"), chromedp.WaitVisible("#upload"))

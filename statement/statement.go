@@ -1,8 +1,11 @@
 // Package statement parses bank statement files into recon.TransactionInput
-// values: CSV files in our own documented layout, ISO 20022 camt.053
+// values: CSV files in our own documented layout, the Vietnamese banks'
+// Excel (xlsx) and CSV exports as they come (vnheaders.go, xlsx.go;
+// docs/statements.md, Bank exports), ISO 20022 camt.053
 // (BankToCustomerStatement, message versions camt.053.001.02 through
 // camt.053.001.08) and SWIFT MT940. It is an adapter: it imports the domain
-// package recon and the standard library only, and knows nothing of storage.
+// package recon, the standard library and excelize (workbooks) only, and
+// knows nothing of storage.
 //
 // # Common rules
 //
