@@ -9,18 +9,30 @@ import (
 	"recon"
 )
 
-// Alerts (recon.AlertStore, migration 00035).
+// Alerts (recon.AlertStore, migrations 00035 and 00038).
+
+// alertChatBinding is the cell of a company's sealed chat webhook URL
+// (a secret: Telegram's holds the bot token); migration 00038.
+func alertChatBinding(companyID int64) sealBinding {
+	return sealBinding{table: "alert_settings", column: "chat_url", companyID: companyID}
+}
 
 // AlertSettings implements recon.AlertStore.
 func (db *DB) AlertSettings(ctx context.Context, company int64) (*recon.AlertSettings, error) {
 	s := recon.AlertSettings{Company: company}
-	err := db.db.QueryRowContext(ctx, `SELECT failing_attempts, queue_threshold, daily_hour, chat_kind, chat_url, chat_id
-		FROM alert_settings WHERE company_id = $1`, company).Scan(&s.FailingAttempts, &s.QueueThreshold, &s.DailyHour, &s.ChatKind, &s.ChatURL, &s.ChatID)
+	var sealed []byte
+	err := db.db.QueryRowContext(ctx, `SELECT failing_attempts, queue_threshold, daily_hour, chat_kind, chat_url_sealed, chat_id
+		FROM alert_settings WHERE company_id = $1`, company).Scan(&s.FailingAttempts, &s.QueueThreshold, &s.DailyHour, &s.ChatKind, &sealed, &s.ChatID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return recon.DefaultAlertSettings(company), nil
 	}
 	if err != nil {
 		return nil, internal(err, "read alert settings")
+	}
+	if len(sealed) > 0 {
+		if s.ChatURL, err = db.openSecret(ctx, alertChatBinding(company), sealed); err != nil {
+			return nil, err
+		}
 	}
 	return &s, nil
 }
@@ -28,12 +40,23 @@ func (db *DB) AlertSettings(ctx context.Context, company int64) (*recon.AlertSet
 // SetAlertSettings implements recon.AlertStore.
 func (db *DB) SetAlertSettings(ctx context.Context, s *recon.AlertSettings) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
+		// The URL is sealed for its row in the same transaction (under the
+		// current key, which a rotation cannot change before it commits);
+		// no URL is NULL, not a sealed empty string.
+		var sealed any
+		if s.ChatURL != "" {
+			b, err := db.sealSecret(ctx, tx, alertChatBinding(s.Company), s.ChatURL)
+			if err != nil {
+				return err
+			}
+			sealed = b
+		}
 		_, err := tx.ExecContext(ctx, `
-			INSERT INTO alert_settings (company_id, failing_attempts, queue_threshold, daily_hour, chat_kind, chat_url, chat_id)
+			INSERT INTO alert_settings (company_id, failing_attempts, queue_threshold, daily_hour, chat_kind, chat_url_sealed, chat_id)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (company_id) DO UPDATE SET failing_attempts = excluded.failing_attempts, queue_threshold = excluded.queue_threshold,
-				daily_hour = excluded.daily_hour, chat_kind = excluded.chat_kind, chat_url = excluded.chat_url, chat_id = excluded.chat_id`,
-			s.Company, s.FailingAttempts, s.QueueThreshold, s.DailyHour, s.ChatKind, s.ChatURL, s.ChatID)
+				daily_hour = excluded.daily_hour, chat_kind = excluded.chat_kind, chat_url_sealed = excluded.chat_url_sealed, chat_id = excluded.chat_id`,
+			s.Company, s.FailingAttempts, s.QueueThreshold, s.DailyHour, s.ChatKind, sealed, s.ChatID)
 		if db.d.violation(err) == foreignKeyViolation {
 			return notFound(err, "company %d not found", s.Company)
 		}

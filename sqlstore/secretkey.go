@@ -308,7 +308,8 @@ type sealedCell struct {
 }
 
 // sealedCells reads every sealed value (merchant secret keys, target secrets,
-// signing secrets and invoice certificates' keys) within q.
+// signing secrets, invoice certificates' keys and alerts' chat webhook URLs)
+// within q.
 func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 	var cells []sealedCell
 	rows, err := q.QueryContext(ctx, `SELECT company_id, secret_key FROM merchants`)
@@ -366,6 +367,26 @@ func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 		}
 		cells = append(cells, sealedCell{`UPDATE invoice_certificates SET private_key = $1 WHERE company_id = $2`,
 			[]any{company}, invoiceCertBinding(company), key})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal(err, "read sealed secrets")
+	}
+	rows.Close()
+	rows, err = q.QueryContext(ctx, `SELECT company_id, chat_url_sealed FROM alert_settings WHERE chat_url_sealed IS NOT NULL`)
+	if err != nil {
+		return nil, internal(err, "read sealed secrets")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var company int64
+		var url []byte
+		if err := rows.Scan(&company, &url); err != nil {
+			return nil, internal(err, "read sealed secrets")
+		}
+		if len(url) > 0 {
+			cells = append(cells, sealedCell{`UPDATE alert_settings SET chat_url_sealed = $1 WHERE company_id = $2`,
+				[]any{company}, alertChatBinding(company), url})
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, internal(err, "read sealed secrets")
