@@ -476,6 +476,47 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 			}
 		})
 	},
+	// A bank account's saved column mapping (docs/statements.md, Column
+	// mappings): each mode reads, saves and clears its own account's only.
+	"GET /api/v1/bank-accounts/{id}/statement-mapping": func(t *testing.T, md *modeData) {
+		md.cross(func(me, other *side) {
+			if status, body := md.api(t, me, "GET", fmt.Sprintf("/api/v1/bank-accounts/%d/statement-mapping", other.account), ""); status != 404 {
+				t.Errorf("%s reads %s's mapping: %d %v, want 404", me.name, other.name, status, body)
+			}
+			if status, body := md.api(t, me, "GET", fmt.Sprintf("/api/v1/bank-accounts/%d/statement-mapping", me.account), ""); status != 200 {
+				t.Errorf("%s reads its own mapping: %d %v", me.name, status, body)
+			}
+		})
+	},
+	"PUT /api/v1/bank-accounts/{id}/statement-mapping": func(t *testing.T, md *modeData) {
+		md.cross(func(me, other *side) {
+			m := `{"date":"Ngay GD ` + me.name + `","amount_in":"Co","content":"Dien giai"}`
+			if status, body := md.api(t, me, "PUT", fmt.Sprintf("/api/v1/bank-accounts/%d/statement-mapping", other.account), m); status != 404 {
+				t.Errorf("%s saves %s's mapping: %d %v, want 404", me.name, other.name, status, body)
+			}
+			if status, body := md.api(t, me, "PUT", fmt.Sprintf("/api/v1/bank-accounts/%d/statement-mapping", me.account), m); status != 200 {
+				t.Errorf("%s saves its own mapping: %d %v", me.name, status, body)
+			}
+			_, body := md.api(t, other, "GET", fmt.Sprintf("/api/v1/bank-accounts/%d/statement-mapping", other.account), "")
+			if strings.Contains(fmt.Sprint(body), "Ngay GD "+me.name) {
+				t.Errorf("%s's mapping reached %s's account: %v", me.name, other.name, body)
+			}
+		})
+	},
+	"DELETE /api/v1/bank-accounts/{id}/statement-mapping": func(t *testing.T, md *modeData) {
+		md.cross(func(me, other *side) {
+			m := `{"date":"Ngay","amount_in":"Co","content":"Dien giai"}`
+			if status, body := md.api(t, other, "PUT", fmt.Sprintf("/api/v1/bank-accounts/%d/statement-mapping", other.account), m); status != 200 {
+				t.Fatalf("%s saves its mapping: %d %v", other.name, status, body)
+			}
+			if status, body := md.api(t, me, "DELETE", fmt.Sprintf("/api/v1/bank-accounts/%d/statement-mapping", other.account), ""); status != 404 {
+				t.Errorf("%s clears %s's mapping: %d %v, want 404", me.name, other.name, status, body)
+			}
+			if _, body := md.api(t, other, "GET", fmt.Sprintf("/api/v1/bank-accounts/%d/statement-mapping", other.account), ""); !strings.Contains(fmt.Sprint(body), "Dien giai") {
+				t.Errorf("%s's mapping after %s's DELETE: %v", other.name, me.name, body)
+			}
+		})
+	},
 	"GET /api/v1/reconciliation": func(t *testing.T, md *modeData) {
 		q := fmt.Sprintf("?from_date=%s&to_date=%s", md.day.AddDate(0, 0, -2).Format(recon.DateLayout), md.day.AddDate(0, 0, 2).Format(recon.DateLayout))
 		md.cross(func(me, _ *side) {
