@@ -80,7 +80,9 @@ func TestExceptionsAPIClose(t *testing.T) {
 		}
 
 		// Totals of the open queue, and with the memo search.
-		status, _, body = b.do(t, "GET", "/api/v1/exceptions/totals", "viewer", "")
+		if status, _, body = b.do(t, "GET", "/api/v1/exceptions/totals", "viewer", ""); status != 200 {
+			t.Fatalf("totals: %d %v", status, body)
+		}
 		wantBody(t, "totals", body, `{"status":"success","data":{"count":3,"amount":"350000.00","kinds":[
 			{"kind":"unmatched","count":1,"amount":"150000.00"},{"kind":"underpaid","count":1,"amount":"100000.00"},
 			{"kind":"duplicate","count":1,"amount":"100000.00"}],"livemode":true}}`)

@@ -86,6 +86,10 @@ var stmtPatterns = []struct {
 	{regexp.MustCompile(`^(.*?): both (.*) \((\d+)\) and (.*) \((\d+)\) are set: a row is money in or money out$`), "$1: cả $2 ($3) và $4 ($5) đều có giá trị: mỗi dòng chỉ là tiền vào hoặc tiền ra"},
 	{regexp.MustCompile(`^(.*?): (?:text )?is not valid UTF-8.*$`), "$1: không phải văn bản UTF-8 (hãy lưu tệp dạng UTF-8)"},
 	{regexp.MustCompile(`^(.*?): is longer than (\d+) bytes$`), "$1: dài hơn $2 byte"},
+	// A row's own check (recon.TransactionInput.Validate) names Recon's fields.
+	{regexp.MustCompile(`^bank_account_id is required$`), "thiếu tài khoản ngân hàng"},
+	{regexp.MustCompile(`^(\w+) is required and must be at most (\d+) characters$`), "cột $1 là bắt buộc và dài tối đa $2 ký tự"},
+	{regexp.MustCompile(`^(\w+) is required$`), "thiếu cột $1"},
 	{regexp.MustCompile(`^row: has (\d+) cells, the header has (\d+)$`), "có $1 ô, dòng tiêu đề có $2"},
 	{regexp.MustCompile(`^column (\d+): has a value but no name in the header row$`), "cột $1 có giá trị nhưng không có tên ở dòng tiêu đề"},
 	{regexp.MustCompile(`^no header row found in the first (\d+) rows: .*$`), "Không tìm thấy dòng tiêu đề trong $1 dòng đầu: Recon nhận ra các cột của sao kê ngân hàng Việt Nam thông dụng (Ngày giao dịch, Số tiền ghi nợ, Số tiền ghi có, Nội dung / Diễn giải, Số dư, Số bút toán / Số tham chiếu) và các cột CSV của Recon; với bố cục khác, hãy lưu ánh xạ cột cho tài khoản ngân hàng."},

@@ -20,6 +20,8 @@ func TestStmtErrorVietnamese(t *testing.T) {
 		{`row 1 of the worksheet "Sheet1" has 257 cells: at most 256 are read`, `Dòng 1 của trang tính "Sheet1" có 257 ô: chỉ đọc tối đa 256.`},
 		{`no header row found in the first 31 rows: Recon recognises ...`, `Không tìm thấy dòng tiêu đề trong 31 dòng đầu`},
 		{`content: the column of the transfer memo is required`, `Cần nhập cột nội dung.`},
+		{`row 2: bank_account_id is required`, `Dòng 2: thiếu tài khoản ngân hàng`},
+		{`row 7: reference_number is required and must be at most 128 characters`, `Dòng 7: cột reference_number là bắt buộc và dài tối đa 128 ký tự`},
 	} {
 		if got := stmtError("vi", tc.en); !strings.HasPrefix(got, tc.vi) {
 			t.Errorf("%q\n  = %q\n want %q...", tc.en, got, tc.vi)
