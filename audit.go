@@ -23,6 +23,7 @@ const (
 	AuditCompanyUpdate     = "company.update"    // name, status, retention…
 	AuditFormatsUpdate     = "formats.update"    // payment-code formats
 	AuditSellerUpdate      = "seller.update"     // the e-invoices' seller
+	AuditBrandingUpdate    = "branding.update"   // the hosted pages' name and logo (per mode)
 	AuditIPNUpdate         = "target.ipn_update" // the IPN target
 	AuditWebhookUpdate     = "target.webhook"    // the hub webhook
 	AuditIPNTypesUpdate    = "target.ipn_types"  // the notification types
@@ -49,7 +50,7 @@ const (
 
 // AuditActions lists every action, in the order the log's filter shows
 // their families.
-var AuditActions = []string{AuditCompanyUpdate, AuditFormatsUpdate, AuditSellerUpdate, AuditAlertsUpdate, AuditTestDataWipe,
+var AuditActions = []string{AuditCompanyUpdate, AuditFormatsUpdate, AuditSellerUpdate, AuditBrandingUpdate, AuditAlertsUpdate, AuditTestDataWipe,
 	AuditIPNUpdate, AuditWebhookUpdate, AuditIPNTypesUpdate, AuditChatUpdate,
 	AuditMerchantRotate, AuditSecretRotate, AuditClientCreate, AuditClientDelete,
 	AuditUserCreate, AuditUserRole, AuditUserInvite, AuditUserDeactivate, AuditUserReactivate, AuditUserPassword,
@@ -57,9 +58,9 @@ var AuditActions = []string{AuditCompanyUpdate, AuditFormatsUpdate, AuditSellerU
 	AuditExceptionDecision}
 
 // AuditFamilies are the families of AuditActions: settings of the company
-// and its formats and seller, targets (IPN, webhook, chat), secrets, users,
+// and its formats, seller and branding, targets (IPN, webhook, chat), secrets, users,
 // refunds and exceptions.
-var AuditFamilies = []string{"company", "formats", "seller", "target", "secret", "user", "refund", "exception"}
+var AuditFamilies = []string{"company", "formats", "seller", "branding", "target", "secret", "user", "refund", "exception"}
 
 // AuditFamily is the family of an action ("user" of "user.role").
 func AuditFamily(action string) string {

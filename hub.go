@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -407,19 +409,46 @@ type HubBranding struct {
 // Validate checks branding before it is stored.
 func (b *HubBranding) Validate() error {
 	if utf8.RuneCountInString(b.DisplayName) > 100 {
-		return FieldError("display_name", "display_name must be at most 100 characters")
+		return FieldError("display_name", "display_name must be at most 100 characters").Saying("br_bad_display_name")
 	}
 	for _, c := range []struct{ name, v string }{{"primary_color", b.PrimaryColor}, {"secondary_color", b.SecondaryColor}} {
 		if c.v != "" && !validColor(c.v) {
-			return FieldError(c.name, "%s must be a colour in the form #rrggbb", c.name)
+			return FieldError(c.name, "%s must be a colour in the form #rrggbb", c.name).Saying("br_bad_" + c.name)
 		}
 	}
 	if b.LogoURL != "" {
-		if len(b.LogoURL) > 2000 || !strings.HasPrefix(b.LogoURL, "https://") || strings.ContainsAny(b.LogoURL, " \"'<>\\") {
-			return FieldError("logo_url", "logo_url must be an https URL of at most 2000 characters")
+		// The dashboard names the rule broken (its Say key); the API's
+		// message is one sentence for all three.
+		bad := func(key string) error {
+			return FieldError("logo_url", "logo_url must be an https URL of at most 2000 characters").Saying(key)
+		}
+		switch {
+		case len(b.LogoURL) > 2000:
+			return bad("br_bad_logo_long")
+		case !strings.HasPrefix(b.LogoURL, "https://"):
+			return bad("br_bad_logo_https")
+		case strings.ContainsAny(b.LogoURL, " \"'<>\\"):
+			return bad("br_bad_logo_chars")
+		}
+		if u, err := url.Parse(b.LogoURL); err != nil || u.Hostname() == "" {
+			return bad("br_bad_logo_https")
+		} else if localHost(u.Hostname()) {
+			return FieldError("logo_url", "logo_url must not point to a private, loopback or link-local address").Saying("br_bad_logo_private")
 		}
 	}
 	return nil
+}
+
+// localHost reports whether a logo's host is, as written, the payer's own
+// machine or network: localhost, or an IP address that is private,
+// loopback, link-local or unspecified. No DNS: a name is taken as public.
+func localHost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && (ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified())
 }
 
 func validColor(s string) bool {

@@ -96,6 +96,8 @@ type Store interface {
 	HubCustomer(ctx context.Context, tenant recon.TenantID, xid string) (*recon.HubCustomer, error)
 	HubCustomers(ctx context.Context, tenant recon.TenantID, f recon.HubCustomerFilter) ([]*recon.HubCustomer, int64, error)
 	HubWebhook(ctx context.Context, tenant recon.TenantID) (*recon.HubWebhook, error)
+	HubBranding(ctx context.Context, tenant recon.TenantID) (*recon.HubBranding, error)
+	SetHubBranding(ctx context.Context, tenant recon.TenantID, b *recon.HubBranding) error
 	// recon.HubAccountStore's:
 	HubBankAccounts(ctx context.Context, tenant recon.TenantID, f recon.HubAccountFilter) ([]*recon.LinkedAccount, int64, error)
 }

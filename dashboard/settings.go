@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
@@ -94,6 +95,10 @@ type settingsView struct {
 	SellerErr      string
 	SellerErrField string
 	SellerSaved    bool
+	// The branding of the hosted pages (brand.go).
+	Brand      *brandForm    // as stored or as typed when refused
+	BrandErr   template.HTML // the refusal, in the page's language (lang.ErrorText)
+	BrandSaved bool
 }
 
 // settings serves GET /dashboard/settings.
@@ -171,6 +176,9 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		v.Seller = sellerFormOf(&q.company.Config)
 	}
 	v.SellerSaved = r.URL.Query().Get("saved") == "seller"
+	if err := h.showBranding(r, q, v); err != nil {
+		return err
+	}
 	if v.HasRefunds = h.Refunds != nil; v.HasRefunds {
 		if v.Threshold, err = h.Refunds.Threshold(ctx, q.caller); err != nil {
 			return err
@@ -525,6 +533,7 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.Handle("GET /dashboard/settings", h.page(recon.ActionManageCompany, h.settings))
 	mux.HandleLimited("POST /dashboard/settings/formats", h.form(recon.ActionManageCompany, h.saveFormats), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/seller", h.form(recon.ActionManageCompany, h.saveSeller), formLimit)
+	mux.HandleLimited("POST /dashboard/settings/branding", h.form(recon.ActionManageCompany, h.saveBranding), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/try-memo", h.form(recon.ActionManageCompany, h.tryMemo), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/test-notification", h.form(recon.ActionManageNotifications, h.sendTest), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/ipn", h.form(recon.ActionManageNotifications, h.saveIPN), formLimit)

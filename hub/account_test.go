@@ -115,7 +115,7 @@ func TestMerchantConfig(t *testing.T) {
 		if status != 200 || body["data"].(map[string]any)["display_name"] != "Cửa hàng <Sao Mai>" {
 			t.Fatalf("save: %d %v", status, body)
 		}
-		for _, bad := range []string{`{"primary_color":"red"}`, `{"logo_url":"http://x.vn/l.png"}`, `{"logo_url":"javascript:alert(1)"}`, `{"display_name":"` + strings.Repeat("a", 101) + `"}`, `{"font":"x"}`} {
+		for _, bad := range []string{`{"primary_color":"red"}`, `{"logo_url":"http://x.vn/l.png"}`, `{"logo_url":"javascript:alert(1)"}`, `{"logo_url":"https://192.168.1.10/l.png"}`, `{"display_name":"` + strings.Repeat("a", 101) + `"}`, `{"font":"x"}`} {
 			if status, _, body := b.do(t, "POST", "/v1/merchant-config", "merchant", bad); status != 400 || body["errors"] == nil {
 				t.Errorf("POST %s: %d %v", bad, status, body)
 			}
