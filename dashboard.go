@@ -36,6 +36,10 @@ type DashboardSession struct {
 	LastSeenAt time.Time
 	// ExpiresAt is the absolute end, however active the session.
 	ExpiresAt time.Time
+	// Users counts the session's active users (dashboard_session_users),
+	// read with the session: more than one shows "Switch company"
+	// (docs/dashboard.md, Team).
+	Users int
 }
 
 // DayFlow is one day's money of a tenant: what came in and went out, and how

@@ -105,14 +105,7 @@ func (h *Handler) data(r *http.Request, q *request, title string, v any) *pageDa
 		SandboxPanel: q.caller.May(recon.ActionWriteTransactions), // in live mode it offers the switch to test data
 		MayRefunds:   h.Refunds != nil && q.caller.May(recon.ActionReadRefunds),
 		MayInvoices:  h.Invoices != nil && q.caller.May(recon.ActionReadInvoices), Data: v, Loc: h.Location,
-		Team: h.Team != nil, Switch: h.canSwitch(r, q)}
-}
-
-// canSwitch reports whether the session may switch to another company
-// (users.go); a failed read hides the link.
-func (h *Handler) canSwitch(r *http.Request, q *request) bool {
-	users, err := h.Store.DashboardSessionUsers(r.Context(), q.session.ID)
-	return err == nil && len(users) > 1
+		Team: h.Team != nil, Switch: q.session.Users > 1}
 }
 
 // render writes the page whole, or a 500 when it fails to execute (never

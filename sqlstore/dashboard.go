@@ -43,9 +43,11 @@ func errNoSession(err error) error {
 func (db *DB) DashboardSession(ctx context.Context, tokenHash []byte, now time.Time, idle time.Duration) (*recon.DashboardSession, error) {
 	var s recon.DashboardSession
 	err := db.db.QueryRowContext(ctx, `
-		SELECT id, company_id, user_id, live, created_at, last_seen_at, expires_at
-		FROM dashboard_sessions WHERE token_hash = $1`, tokenHash).
-		Scan(&s.ID, &s.Company, &s.UserID, &s.Live, &s.CreatedAt, &s.LastSeenAt, &s.ExpiresAt)
+		SELECT s.id, s.company_id, s.user_id, s.live, s.created_at, s.last_seen_at, s.expires_at,
+			(SELECT COUNT(*) FROM dashboard_session_users su JOIN users u ON u.id = su.user_id
+			WHERE su.session_id = s.id AND u.deactivated_at IS NULL)
+		FROM dashboard_sessions s WHERE s.token_hash = $1`, tokenHash).
+		Scan(&s.ID, &s.Company, &s.UserID, &s.Live, &s.CreatedAt, &s.LastSeenAt, &s.ExpiresAt, &s.Users)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoSession(err)
 	}

@@ -270,7 +270,7 @@ func testTeamSwitchSession(t *testing.T, s recon.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.UserID != ub.ID || got.Company != b.ID || !got.Live {
+	if got.UserID != ub.ID || got.Company != b.ID || !got.Live || got.Users != 2 {
 		t.Fatalf("after the switch: %+v", got)
 	}
 	// A deactivated user is no longer a choice; the session on it ends.
