@@ -270,7 +270,6 @@ type accountView struct {
 	Langs       []string
 	Saved       string // a message key
 	Error       string
-	Companies   int
 	MayPassword bool
 }
 
