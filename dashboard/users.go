@@ -267,10 +267,9 @@ func (h *Handler) reactivate(w http.ResponseWriter, r *http.Request, q *request)
 }
 
 type accountView struct {
-	Langs       []string
-	Saved       string // a message key
-	Error       string
-	MayPassword bool
+	Langs []string
+	Saved string // a message key
+	Error string
 }
 
 // account serves GET /dashboard/account: the signed-in person's password
