@@ -72,6 +72,18 @@ func (ic *invoiceCmd) run(cmd *cobra.Command, a *app, fn func(ctx context.Contex
 	})
 }
 
+// runInvoice is run for a command whose answer is one invoice: it prints
+// the invoice fn returns.
+func (ic *invoiceCmd) runInvoice(cmd *cobra.Command, a *app, fn func(ctx context.Context, db *sqlstore.DB, svc *invoices.Service, c *recon.Caller) (*recon.Invoice, error)) error {
+	return ic.run(cmd, a, func(ctx context.Context, db *sqlstore.DB, svc *invoices.Service, c *recon.Caller) error {
+		inv, err := fn(ctx, db, svc, c)
+		if err != nil {
+			return err
+		}
+		return a.printInvoice(ctx, db, c, ic.loc, inv)
+	})
+}
+
 func newInvoiceCmds(a *app) []*cobra.Command {
 	return []*cobra.Command{newInvoiceCreateCmd(a, "create"), newInvoiceCreateCmd(a, "replace"), newInvoiceCreateCmd(a, "adjust"),
 		newInvoiceIssueCmd(a), newInvoiceCancelCmd(a), newInvoiceListCmd(a), newInvoiceShowCmd(a), newInvoicePDFCmd(a)}
@@ -136,38 +148,34 @@ The server computes every amount. "-" reads the JSON from stdin.`,
 			if err != nil {
 				return err
 			}
-			return ic.run(cmd, a, func(ctx context.Context, db *sqlstore.DB, svc *invoices.Service, c *recon.Caller) error {
+			return ic.runInvoice(cmd, a, func(ctx context.Context, db *sqlstore.DB, svc *invoices.Service, c *recon.Caller) (*recon.Invoice, error) {
 				in, err := apiv2.ReadInvoiceRequest(ctx, db, c.Tenant, body)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				req := in.Request
 				if in.Original != "" && original != "" && in.Original != original {
-					return errors.New("--original and the file's original_invoice_reference_code differ")
+					return nil, errors.New("--original and the file's original_invoice_reference_code differ")
 				}
 				if original == "" {
 					original = in.Original
 				}
-				var inv *recon.Invoice
 				switch action {
 				case "create":
 					if original != "" {
-						return errors.New("create makes a new invoice: replace or adjust correct one (original_invoice_reference_code)")
+						return nil, errors.New("create makes a new invoice: replace or adjust correct one (original_invoice_reference_code)")
 					}
 					req.IsDraft = req.IsDraft || draft
-					inv, err = svc.Create(ctx, c, req)
+					return svc.Create(ctx, c, req)
 				case "replace":
-					inv, err = svc.Replace(ctx, c, original, req)
+					return svc.Replace(ctx, c, original, req)
 				case "adjust":
 					if adjType != "" {
 						req.AdjustmentType = adjType
 					}
-					inv, err = svc.Adjust(ctx, c, original, req)
+					return svc.Adjust(ctx, c, original, req)
 				}
-				if err != nil {
-					return err
-				}
-				return a.printInvoice(ctx, db, c, ic.loc, inv)
+				return nil, fmt.Errorf("unknown invoice action %q", action)
 			})
 		},
 	}
@@ -194,12 +202,8 @@ func newInvoiceIssueCmd(a *app) *cobra.Command {
 		Example: `  recon invoices issue 9m4e2mw3ni24cbd8dkl0 --company 1 --test --user ketoan@abc.vn`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return ic.run(cmd, a, func(ctx context.Context, db *sqlstore.DB, svc *invoices.Service, c *recon.Caller) error {
-				inv, err := svc.Issue(ctx, c, args[0])
-				if err != nil {
-					return err
-				}
-				return a.printInvoice(ctx, db, c, ic.loc, inv)
+			return ic.runInvoice(cmd, a, func(ctx context.Context, _ *sqlstore.DB, svc *invoices.Service, c *recon.Caller) (*recon.Invoice, error) {
+				return svc.Issue(ctx, c, args[0])
 			})
 		},
 	}
@@ -218,12 +222,8 @@ func newInvoiceCancelCmd(a *app) *cobra.Command {
 		Example: `  recon invoices cancel 9m4e2mw3ni24cbd8dkl0 --company 1 --user ketoan@abc.vn --reason "Khách trả hàng"`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return ic.run(cmd, a, func(ctx context.Context, db *sqlstore.DB, svc *invoices.Service, c *recon.Caller) error {
-				inv, err := svc.Cancel(ctx, c, args[0], reason)
-				if err != nil {
-					return err
-				}
-				return a.printInvoice(ctx, db, c, ic.loc, inv)
+			return ic.runInvoice(cmd, a, func(ctx context.Context, _ *sqlstore.DB, svc *invoices.Service, c *recon.Caller) (*recon.Invoice, error) {
+				return svc.Cancel(ctx, c, args[0], reason)
 			})
 		},
 	}
@@ -296,12 +296,8 @@ func newInvoiceShowCmd(a *app) *cobra.Command {
 		Example: `  recon invoices show 9m4e2mw3ni24cbd8dkl0 --company 1 --json`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return ic.run(cmd, a, func(ctx context.Context, db *sqlstore.DB, svc *invoices.Service, c *recon.Caller) error {
-				inv, err := svc.Get(ctx, c, args[0])
-				if err != nil {
-					return err
-				}
-				return a.printInvoice(ctx, db, c, ic.loc, inv)
+			return ic.runInvoice(cmd, a, func(ctx context.Context, _ *sqlstore.DB, svc *invoices.Service, c *recon.Caller) (*recon.Invoice, error) {
+				return svc.Get(ctx, c, args[0])
 			})
 		},
 	}
