@@ -3,6 +3,7 @@ package alerts_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -290,6 +291,129 @@ func TestAlertsByEmail(t *testing.T) {
 		events, err := e.db.AlertEvents(ctx, e.co.Tenant(), 10)
 		if err != nil || len(events) != 1 || events[0].SentAt.IsZero() || events[0].Kind != recon.AlertDaily {
 			t.Fatalf("events: %+v %v", events, err)
+		}
+	})
+}
+
+// TestAlertsChatNeverAnswers (both engines): a chat receiver that accepts
+// and never answers ends at the delivery client's timeout; the alert stays
+// unsent with its error, the other company's alert goes, and the next run
+// sends it (two attempts).
+func TestAlertsChatNeverAnswers(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		e := newEnv(t, engine)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var conns sync.WaitGroup
+		held := make(chan net.Conn, 16)
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				held <- c // never read, never answered
+			}
+		}()
+		defer func() {
+			ln.Close()
+			conns.Wait()
+			close(held)
+			for c := range held {
+				c.Close()
+			}
+		}()
+		client := delivery.NewClient(delivery.ClientOptions{AllowPrivate: true, Timeout: 200 * time.Millisecond})
+		svc := e.service("a")
+		svc.Post = func(ctx context.Context, url string, payload []byte) error {
+			t := &recon.Target{URL: url, AuthType: recon.AuthNone, SigningSecret: "k", Active: true}
+			if res := client.Send(ctx, t, &recon.Delivery{Event: "ALERT", Payload: payload}, time.Now()); !res.OK() {
+				return &recon.Error{Code: recon.EUNAVAILABLE, Message: res.Error(time.Second)}
+			}
+			return nil
+		}
+		settings := &recon.AlertSettings{Company: e.co.ID, FailingAttempts: 5, DailyHour: 7, ChatKind: recon.ChatSlack, ChatURL: "http://" + ln.Addr().String() + "/hook"}
+		if err := e.db.SetAlertSettings(ctx, settings); err != nil {
+			t.Fatal(err)
+		}
+		other := &recon.Company{FullName: "Công ty TNHH Bình Minh", ShortName: "BINHMINH", Status: recon.CompanyActive}
+		if err := e.db.CreateCompany(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.SetAlertSettings(ctx, &recon.AlertSettings{Company: other.ID, FailingAttempts: 5, DailyHour: 7, ChatKind: recon.ChatSlack, ChatURL: e.chat.URL + "/hook"}); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 11, 26, 7, 5, 0, 0, hanoi)
+		if n, err := svc.Run(ctx, now); n != 1 || err != nil {
+			t.Fatalf("one chat hangs: %d %v", n, err)
+		}
+		if len(e.chat.Got()) != 1 {
+			t.Fatalf("the other company's chat got %d", len(e.chat.Got()))
+		}
+		events, err := e.db.AlertEvents(ctx, e.co.Tenant(), 10)
+		if err != nil || len(events) != 1 || !events[0].SentAt.IsZero() || events[0].LastError == "" || events[0].Attempts != 1 {
+			t.Fatalf("the unsent alert: %+v %v", events, err)
+		}
+		settings.ChatURL = e.chat.URL + "/hook"
+		if err := e.db.SetAlertSettings(ctx, settings); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := svc.Run(ctx, now.Add(time.Second)); n != 1 || err != nil {
+			t.Fatalf("chat back: %d %v", n, err)
+		}
+		events, err = e.db.AlertEvents(ctx, e.co.Tenant(), 10)
+		if err != nil || len(events) != 1 || events[0].SentAt.IsZero() || events[0].Attempts != 2 {
+			t.Fatalf("the alert retried: %+v %v", events, err)
+		}
+	})
+}
+
+// TestAlertsSMTPDown (both engines): an SMTP server that is down leaves
+// the alert unsent with the error naming the server, kept for the next run.
+func TestAlertsSMTPDown(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		e := newEnv(t, engine)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close() // a closed loopback port
+		svc := e.service("a")
+		svc.Mail = smtpMailer{&mail.SMTP{Addr: addr, From: "alerts@recon.example", Timeout: 5 * time.Second}}
+		if err := e.db.CreateUser(ctx, &recon.User{Company: e.co.ID, Email: "boss@saomai.vn", Role: recon.RoleAdmin}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.SetAlertSettings(ctx, &recon.AlertSettings{Company: e.co.ID, FailingAttempts: 5, DailyHour: 7}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := svc.Run(ctx, time.Date(2026, 11, 26, 7, 5, 0, 0, hanoi)); n != 0 || err != nil {
+			t.Fatalf("SMTP down: %d %v", n, err)
+		}
+		events, err := e.db.AlertEvents(ctx, e.co.Tenant(), 10)
+		if err != nil || len(events) != 1 || !events[0].SentAt.IsZero() || !strings.Contains(events[0].LastError, addr) {
+			t.Fatalf("the unsent alert: %+v %v", events, err)
+		}
+	})
+}
+
+// TestAlertsClosedDatabase (both engines): the step with its database
+// closed returns an error.
+func TestAlertsClosedDatabase(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		e := newEnv(t, engine)
+		e.db.Close()
+		if _, err := e.service("a").Tick(context.Background(), time.Now()); err == nil {
+			t.Fatal("a closed database: no error")
 		}
 	})
 }

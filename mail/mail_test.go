@@ -2,8 +2,10 @@ package mail_test
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"recon/mail"
 	"recon/mail/mailtest"
@@ -142,5 +144,19 @@ func TestParseURL(t *testing.T) {
 		if s.Addr != tc.addr || s.Username != tc.user || s.Password != tc.pass || s.From != tc.from || s.ImplicitTLS != tc.implicit || s.RequireTLS != tc.required {
 			t.Errorf("%s: got %+v", tc.url, s)
 		}
+	}
+}
+
+// TestSendServerDown: a closed loopback port is an error naming the server.
+func TestSendServerDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	s := &mail.SMTP{Addr: addr, From: "a@b.vn", Timeout: 5 * time.Second}
+	if err := s.Send(context.Background(), mail.Message{To: "c@d.vn", Subject: "s", Text: "t"}); err == nil || !strings.Contains(err.Error(), addr) {
+		t.Errorf("server down: %v", err)
 	}
 }
