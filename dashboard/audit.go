@@ -62,12 +62,7 @@ type auditView struct {
 // log of the mode the session is in, newest first, every time in the
 // business time zone.
 func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request, q *request) error {
-	query := url.Values{}
-	for _, k := range []string{"family", "actor", "from", "to", "page"} {
-		if v := strings.TrimSpace(r.URL.Query().Get(k)); v != "" {
-			query.Set(k, v)
-		}
-	}
+	query := trimmedQuery(r, "family", "actor", "from", "to", "page")
 	v := &auditView{Query: query, Families: recon.AuditFamilies}
 	f := recon.AuditFilter{Family: query.Get("family"), Actor: strings.ToLower(query.Get("actor")), From: query.Get("from"), To: query.Get("to"),
 		Location: h.Location, Page: 1, PerPage: auditPerPage}

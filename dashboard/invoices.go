@@ -63,12 +63,7 @@ func (h *Handler) invoiceList(w http.ResponseWriter, r *http.Request, q *request
 	if h.Invoices == nil {
 		return errNotFound()
 	}
-	query := url.Values{}
-	for _, k := range []string{"status", "page"} {
-		if v := strings.TrimSpace(r.URL.Query().Get(k)); v != "" {
-			query.Set(k, v)
-		}
-	}
+	query := trimmedQuery(r, "status", "page")
 	v := &invoicesView{Query: query, Statuses: recon.InvoiceStatuses}
 	f := recon.InvoiceFilter{Status: query.Get("status"), Location: h.Location, Page: 1, PerPage: invoicePerPage}
 	var err error

@@ -122,12 +122,7 @@ func (h *Handler) refundList(w http.ResponseWriter, r *http.Request, q *request)
 	if h.Refunds == nil {
 		return errNotFound()
 	}
-	query := url.Values{}
-	for _, k := range []string{"status", "from_date", "to_date", "order", "transaction", "page"} {
-		if v := strings.TrimSpace(r.URL.Query().Get(k)); v != "" {
-			query.Set(k, v)
-		}
-	}
+	query := trimmedQuery(r, "status", "from_date", "to_date", "order", "transaction", "page")
 	v := &refundsView{Query: query, Statuses: recon.RefundStatuses}
 	f, err := h.refundFilter(r, q, query)
 	var list []*refunds.Result
@@ -147,6 +142,18 @@ func (h *Handler) refundList(w http.ResponseWriter, r *http.Request, q *request)
 	}
 	h.render(w, r, status, "refunds", h.data(r, q, "refunds", v))
 	return nil
+}
+
+// trimmedQuery is r's query parameters keys, trimmed, the empty ones left
+// out: what a list page keeps in its links (pager, filters).
+func trimmedQuery(r *http.Request, keys ...string) url.Values {
+	query := url.Values{}
+	for _, k := range keys {
+		if v := strings.TrimSpace(r.URL.Query().Get(k)); v != "" {
+			query.Set(k, v)
+		}
+	}
+	return query
 }
 
 // filterText is a refused filter in the page's language.
