@@ -5,7 +5,6 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"strconv"
 )
 
 // E-invoices (docs/invoices.md, API): /v1/invoices and
@@ -229,26 +228,12 @@ type InvoiceFilter struct {
 }
 
 func (f InvoiceFilter) query(page int) url.Values {
-	q := url.Values{}
-	for k, val := range map[string]string{"status": f.Status, "order_id": f.OrderID, "from_date": f.FromDate, "to_date": f.ToDate} {
-		if val != "" {
-			q.Set(k, val)
-		}
-	}
-	if f.PerPage > 0 {
-		q.Set("per_page", strconv.Itoa(f.PerPage))
-	}
-	if page > 0 {
-		q.Set("page", strconv.Itoa(page))
-	}
-	return q
+	return v2Filter(map[string]string{"status": f.Status, "order_id": f.OrderID, "from_date": f.FromDate, "to_date": f.ToDate}, page, 1, f.PerPage)
 }
 
 // Invoices returns one page of invoices, newest first.
 func (v *V2) Invoices(ctx context.Context, f InvoiceFilter, page int) ([]Invoice, V2PageMeta, error) {
-	var list []Invoice
-	meta, err := v.call(ctx, http.MethodGet, "/v1/invoices", f.query(page), nil, &list)
-	return list, meta, err
+	return v2List[Invoice](ctx, v, "/v1/invoices", f.query(page))
 }
 
 // AllInvoices walks every page of Invoices.

@@ -89,6 +89,31 @@ func (v *V2) Call(ctx context.Context, method, path string, body, out any, opts 
 	return v.call(ctx, method, path, nil, body, out, opts...)
 }
 
+// v2Filter is a list's query: its non-empty filters, then page (sent from
+// minPage on) and perPage (0: the server's default).
+func v2Filter(filters map[string]string, page, minPage, perPage int) url.Values {
+	q := url.Values{}
+	for k, s := range filters {
+		if s != "" {
+			q.Set(k, s)
+		}
+	}
+	if perPage > 0 {
+		q.Set("per_page", strconv.Itoa(perPage))
+	}
+	if page >= minPage {
+		q.Set("page", strconv.Itoa(page))
+	}
+	return q
+}
+
+// v2List reads one page of a v2 list at path with query q.
+func v2List[T any](ctx context.Context, v *V2, path string, q url.Values) ([]T, V2PageMeta, error) {
+	var list []T
+	meta, err := v.call(ctx, http.MethodGet, path, q, nil, &list)
+	return list, meta, err
+}
+
 // v2Pages iterates over every item of a v2 list, page after page of
 // perPage items (0: the server's default), fetch reading one page.
 func v2Pages[T any](ctx context.Context, fetch func(ctx context.Context, page int) ([]T, V2PageMeta, error)) iter.Seq2[T, error] {

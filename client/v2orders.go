@@ -4,7 +4,6 @@ import (
 	"context"
 	"iter"
 	"net/url"
-	"strconv"
 )
 
 // V2Buyer is whom an order's invoice is for (docs/api-v2.md, Orders).
@@ -97,14 +96,7 @@ type V2OrderFilter struct {
 }
 
 func (f V2OrderFilter) query(page int) url.Values {
-	q := url.Values{}
-	for k, v := range map[string]string{"status": f.Status, "customer_id": f.CustomerID, "q": f.Q, "from_date": f.FromDate, "to_date": f.ToDate} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	pageQuery(q, page, f.PerPage)
-	return q
+	return v2Filter(map[string]string{"status": f.Status, "customer_id": f.CustomerID, "q": f.Q, "from_date": f.FromDate, "to_date": f.ToDate}, page, 1, f.PerPage)
 }
 
 // V2VAFilter selects virtual accounts (GET /v2/virtual-accounts).
@@ -112,15 +104,6 @@ type V2VAFilter struct {
 	Status  string // active, paid, expired, cancelled
 	OrderID string
 	PerPage int
-}
-
-func pageQuery(q url.Values, page, perPage int) {
-	if page > 0 {
-		q.Set("page", strconv.Itoa(page))
-	}
-	if perPage > 0 {
-		q.Set("per_page", strconv.Itoa(perPage))
-	}
 }
 
 // CreateOrder creates an order with its first virtual account: POST
@@ -145,9 +128,7 @@ func (v *V2) GetOrder(ctx context.Context, id string) (*V2Order, error) {
 // ListOrders reads one page (from 1) of orders, newest first: GET
 // /v2/orders (scope order:read).
 func (v *V2) ListOrders(ctx context.Context, f V2OrderFilter, page int) ([]V2Order, V2PageMeta, error) {
-	var out []V2Order
-	meta, err := v.call(ctx, "GET", "/v2/orders", f.query(page), nil, &out)
-	return out, meta, err
+	return v2List[V2Order](ctx, v, "/v2/orders", f.query(page))
 }
 
 // Orders iterates over every order of the filter, page after page.
@@ -189,17 +170,7 @@ func (v *V2) CancelVirtualAccount(ctx context.Context, orderID, number string) (
 // ListVirtualAccounts reads one page (from 1) of accounts, newest first: GET
 // /v2/virtual-accounts (scope order:read).
 func (v *V2) ListVirtualAccounts(ctx context.Context, f V2VAFilter, page int) ([]V2VirtualAccount, V2PageMeta, error) {
-	q := url.Values{}
-	if f.Status != "" {
-		q.Set("status", f.Status)
-	}
-	if f.OrderID != "" {
-		q.Set("order_id", f.OrderID)
-	}
-	pageQuery(q, page, f.PerPage)
-	var out []V2VirtualAccount
-	meta, err := v.call(ctx, "GET", "/v2/virtual-accounts", q, nil, &out)
-	return out, meta, err
+	return v2List[V2VirtualAccount](ctx, v, "/v2/virtual-accounts", v2Filter(map[string]string{"status": f.Status, "order_id": f.OrderID}, page, 1, f.PerPage))
 }
 
 // VirtualAccounts iterates over every account of the filter, page after page.

@@ -133,32 +133,16 @@ type V2RefundFilter struct {
 }
 
 func (f V2RefundFilter) query(page int) url.Values {
-	q := url.Values{}
-	if f.OrderID != "" {
-		q.Set("order_id", f.OrderID)
-	}
+	q := v2Filter(map[string]string{"order_id": f.OrderID, "status": f.Status, "from_date": f.FromDate, "to_date": f.ToDate}, page, 2, f.PerPage)
 	if f.TransactionID != 0 {
 		q.Set("transaction_id", strconv.FormatInt(f.TransactionID, 10))
-	}
-	for k, s := range map[string]string{"status": f.Status, "from_date": f.FromDate, "to_date": f.ToDate} {
-		if s != "" {
-			q.Set(k, s)
-		}
-	}
-	if f.PerPage > 0 {
-		q.Set("per_page", strconv.Itoa(f.PerPage))
-	}
-	if page > 1 {
-		q.Set("page", strconv.Itoa(page))
 	}
 	return q
 }
 
 // Refunds reads one page of refunds, newest first: GET /v2/refunds.
 func (v *V2) Refunds(ctx context.Context, f V2RefundFilter, page int) ([]V2Refund, V2PageMeta, error) {
-	var list []V2Refund
-	meta, err := v.call(ctx, http.MethodGet, "/v2/refunds", f.query(page), nil, &list)
-	return list, meta, err
+	return v2List[V2Refund](ctx, v, "/v2/refunds", f.query(page))
 }
 
 // AllRefunds iterates over every refund the filter selects, page after page.
