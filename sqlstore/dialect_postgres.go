@@ -64,6 +64,20 @@ func (postgresDialect) durability(ctx context.Context, q querier) (string, bool,
 	return "synchronous_commit=" + commit + " fsync=" + fsync, commit != "off" && fsync == "on", nil
 }
 
+// writable asks the server whether a new transaction would be read-only:
+// on a standby (a demoted primary) or with default_transaction_read_only
+// on, transaction_read_only is on.
+func (postgresDialect) writable(ctx context.Context, q querier) error {
+	var ro string
+	if err := q.QueryRowContext(ctx, `SHOW transaction_read_only`).Scan(&ro); err != nil {
+		return errUnreachable(err)
+	}
+	if ro != "off" {
+		return errReadOnly(nil)
+	}
+	return nil
+}
+
 func (postgresDialect) param(n int) string { return "$" + strconv.Itoa(n) }
 
 func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
