@@ -67,5 +67,6 @@ func keepConnection(_ *pgconn.PgConn, e *pgconn.PgError) bool {
 	if strings.EqualFold(e.Severity, "FATAL") || strings.EqualFold(e.Severity, "PANIC") {
 		return false
 	}
-	return unavailable(e) == reasonNone
+	r := unavailable(e)
+	return r != reasonUnreachable && r != reasonReadOnly
 }

@@ -32,7 +32,7 @@ type dialect interface {
 	durability(ctx context.Context, q querier) (setting string, durable bool, err error)
 	// writable reports whether the server q reaches takes writes (see
 	// DB.Ready): nil, or EUNAVAILABLE.
-	writable(ctx context.Context, q querier) error
+	writable(ctx context.Context, db *sql.DB) error
 
 	// param is the n-th placeholder of a statement whose placeholders are
 	// generated (see "Placeholders" below).

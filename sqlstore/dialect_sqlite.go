@@ -107,7 +107,7 @@ func (sqliteDialect) durability(ctx context.Context, q querier) (string, bool, e
 }
 
 // writable is nil: a SQLite file that opened takes writes.
-func (sqliteDialect) writable(context.Context, querier) error { return nil }
+func (sqliteDialect) writable(context.Context, *sql.DB) error { return nil }
 
 // param is the anonymous "?" (see "Placeholders" in dialect.go).
 func (sqliteDialect) param(int) string { return "?" }

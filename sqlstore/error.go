@@ -38,6 +38,7 @@ func internal(err error, op string) error {
 const (
 	msgUnreachable = "the database is not reachable (failover in progress?): retry shortly"
 	msgReadOnly    = "the database is read-only at the moment (failover in progress?): retry shortly"
+	msgConcurrent  = "the database gave up on this request because of concurrent ones (a deadlock or a serialization failure): retry it"
 )
 
 // classify returns err as an EUNAVAILABLE *recon.Error when it is a driver
@@ -58,6 +59,9 @@ func classify(err error) error {
 		return errUnreachable(err)
 	case reasonReadOnly:
 		return errReadOnly(err)
+	case reasonConcurrent:
+		// Not ErrUnavailable: the database answers, the loops go on.
+		return (&recon.Error{Code: recon.EUNAVAILABLE, Message: msgConcurrent, Err: err}).Saying("db_retry")
 	}
 	return err
 }
@@ -91,6 +95,9 @@ const (
 	reasonNone        = 0
 	reasonUnreachable = 1
 	reasonReadOnly    = 2
+	// reasonConcurrent: a deadlock or serialization failure, which no code
+	// of the store retries; the request may be retried at once.
+	reasonConcurrent = 3
 )
 
 // PostgreSQL error codes of a server that is going away, not yet there, or
@@ -101,6 +108,8 @@ const (
 	pgCannotConnect   = "57P03" // starting up, shutting down, or in recovery
 	pgReadOnlyTx      = "25006" // read_only_sql_transaction: a standby, or a demoted primary
 	pgTooManyConns    = "53300"
+	pgSerialization   = "40001"
+	pgDeadlock        = "40P01"
 	pgConnectionClass = "08" // connection exception
 )
 
@@ -112,8 +121,9 @@ const (
 // shutting down or starting up (SQLSTATE class 08, 57P01, 57P02, 57P03, too
 // many connections), a read-only server (25006: a standby, a demoted
 // primary), or a wait for the database that outlived the request's
-// deadline. Errors of the SQL itself (constraints, syntax, serialization)
-// are none of these; nor is any SQLite error.
+// deadline; and, reasonConcurrent, a deadlock or serialization failure
+// (40P01, 40001). Errors of the SQL itself (constraints, syntax) are none
+// of these; nor is any SQLite error.
 func unavailable(err error) int {
 	if err == nil {
 		return reasonNone
@@ -123,6 +133,8 @@ func unavailable(err error) int {
 		switch {
 		case pe.Code == pgReadOnlyTx:
 			return reasonReadOnly
+		case pe.Code == pgSerialization, pe.Code == pgDeadlock:
+			return reasonConcurrent
 		case strings.HasPrefix(pe.Code, pgConnectionClass),
 			pe.Code == pgAdminShutdown, pe.Code == pgCrashShutdown, pe.Code == pgCannotConnect, pe.Code == pgTooManyConns:
 			return reasonUnreachable
