@@ -27,7 +27,9 @@ func TestClassifyDatabaseErrors(t *testing.T) {
 	pg := func(code, severity string) error {
 		return &pgconn.PgError{Code: code, Severity: severity, Message: "server says " + code}
 	}
-	opErr := func(err error) error { return &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", err)} }
+	opErr := func(err error) error {
+		return &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", err)}
+	}
 	for _, tt := range []struct {
 		name    string
 		err     error
