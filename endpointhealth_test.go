@@ -53,15 +53,15 @@ func TestEndpointDisabledDelivery(t *testing.T) {
 	for _, tc := range []struct {
 		to, want string
 	}{
-		{recon.DeliveryIPN, `{"timestamp":1796126400,"notification_type":"ENDPOINT_DISABLED","endpoint":{"kind":"webhook","url":"https://hook.example.vn","failing_since":"2026-11-23T19:00:00+07:00","disabled_at":"2026-11-26T19:00:00+07:00","last_error":"connection refused"}}`},
-		{recon.DeliveryWebhook, `{"timestamp":1796126400,"xid":"x1","version":"1.0","event":"ENDPOINT_DISABLED","metadata":{"endpoint":{"kind":"webhook","url":"https://hook.example.vn","failing_since":"2026-11-23T19:00:00+07:00","disabled_at":"2026-11-26T19:00:00+07:00","last_error":"connection refused"}}}`},
+		{recon.DeliveryIPN, `{"timestamp":1795694400,"notification_type":"ENDPOINT_DISABLED","endpoint":{"kind":"webhook","url":"https://hook.example.vn","failing_since":"2026-11-23T19:00:00+07:00","disabled_at":"2026-11-26T19:00:00+07:00","last_error":"connection refused"}}`},
+		{recon.DeliveryWebhook, `{"timestamp":1795694400,"xid":"x1","version":"1.0","event":"ENDPOINT_DISABLED","metadata":{"endpoint":{"kind":"webhook","url":"https://hook.example.vn","failing_since":"2026-11-23T19:00:00+07:00","disabled_at":"2026-11-26T19:00:00+07:00","last_error":"connection refused"}}}`},
 	} {
 		d, err := recon.EndpointDisabledDelivery(7, tc.to, h, at, "x1")
 		if err != nil {
 			t.Fatalf("to %s: %v", tc.to, err)
 		}
 		if string(d.Payload) != tc.want || d.Kind != tc.to || d.Event != recon.EndpointDisabled || d.CompanyID != 7 || !json.Valid(d.Payload) {
-			t.Errorf("to %s: %+v\n%s\nwant %s", tc.to, d, d.Payload, tc.want)
+			t.Errorf("to %s: %s %s %d\n%s\nwant %s", tc.to, d.Kind, d.Event, d.CompanyID, d.Payload, tc.want)
 		}
 	}
 	if _, err := recon.EndpointDisabledDelivery(7, recon.DeliveryHubIPN, h, at, "x1"); recon.ErrorCode(err) != recon.EINVALID {
@@ -71,8 +71,8 @@ func TestEndpointDisabledDelivery(t *testing.T) {
 
 func TestIPNWantsEndpointDisabled(t *testing.T) {
 	for settings, want := range map[string]bool{
-		`{}`: false, // DefaultIPNTypes: a v1 receiver sees no new type
-		`{"notification_types":["ORDER_PAID"]}`:                      false,
+		`{}`:                                    false, // DefaultIPNTypes: a v1 receiver sees no new type
+		`{"notification_types":["ORDER_PAID"]}`: false,
 		`{"notification_types":["ORDER_PAID","ENDPOINT_DISABLED"]}`: true,
 	} {
 		if got, err := recon.IPNWants(settings, recon.IPNEndpointDisabled); err != nil || got != want {
