@@ -20,10 +20,13 @@ const (
 	AlertFailing = "failing" // a target's deliveries keep failing
 	AlertQueue   = "queue"   // the exceptions queue is past the threshold
 	AlertDaily   = "daily"   // the daily summary
+	// AlertDisabled: Recon disabled a target that failed for 3 days
+	// (docs/design.md, D7). A user's "failing" switch chooses it too.
+	AlertDisabled = "endpoint_disabled"
 )
 
 // AlertKinds lists every alert kind.
-var AlertKinds = []string{AlertFailing, AlertQueue, AlertDaily}
+var AlertKinds = []string{AlertFailing, AlertQueue, AlertDaily, AlertDisabled}
 
 // Chat tools the alerts' chat webhook may be (the payload's shape).
 const (
@@ -102,7 +105,7 @@ type AlertPrefs struct {
 // Wants reports whether the user wants alerts of kind.
 func (p AlertPrefs) Wants(kind string) bool {
 	switch kind {
-	case AlertFailing:
+	case AlertFailing, AlertDisabled:
 		return p.Failing
 	case AlertQueue:
 		return p.Queue

@@ -46,12 +46,16 @@ const (
 	AuditExceptionDecision = "exception.decide"  // an exception resolved
 	AuditAlertsUpdate      = "company.alerts"    // the company's alert thresholds
 	AuditTestDataWipe      = "company.wipe_test" // test data deleted
+	// Endpoint health (docs/design.md, D7): Recon disabled a target that
+	// failed for 3 days (actor AuditViaRecon); a person re-enabled it.
+	AuditTargetDisabled = "target.disabled"
+	AuditTargetEnabled  = "target.enabled"
 )
 
 // AuditActions lists every action, in the order the log's filter shows
 // their families.
 var AuditActions = []string{AuditCompanyUpdate, AuditFormatsUpdate, AuditSellerUpdate, AuditBrandingUpdate, AuditAlertsUpdate, AuditTestDataWipe,
-	AuditIPNUpdate, AuditWebhookUpdate, AuditIPNTypesUpdate, AuditChatUpdate,
+	AuditIPNUpdate, AuditWebhookUpdate, AuditIPNTypesUpdate, AuditChatUpdate, AuditTargetDisabled, AuditTargetEnabled,
 	AuditMerchantRotate, AuditSecretRotate, AuditClientCreate, AuditClientDelete,
 	AuditUserCreate, AuditUserRole, AuditUserInvite, AuditUserDeactivate, AuditUserReactivate, AuditUserPassword,
 	AuditRefundRequest, AuditRefundApprove, AuditRefundReject, AuditRefundCancel, AuditRefundThreshold,
@@ -77,6 +81,8 @@ const (
 	AuditViaDashboard = "dashboard"
 	AuditViaAPI       = "api"
 	AuditViaCLI       = "cli"
+	// AuditViaRecon: Recon itself (the maintenance loop), no person.
+	AuditViaRecon = "recon"
 )
 
 // AuditActor is who made a change: a user (through the dashboard or a

@@ -109,6 +109,10 @@ type Target struct {
 	// target without it.
 	SigningSecret string
 	Active        bool
+	// DisabledBy is recon.DisabledByRecon when Recon disabled the target
+	// (Active false; docs/design.md, D7): its deliveries are held, not
+	// attempted. "" otherwise.
+	DisabledBy string
 	// Settings is the target's settings, a JSON object
 	// (delivery_targets.settings): an IPN target's are IPNSettings. A save
 	// with "" keeps the stored ones ("{}" for a new target).

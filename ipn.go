@@ -22,11 +22,14 @@ const (
 	// Electronic invoices (docs/invoices.md): the provider's answer.
 	IPNInvoiceIssued = "INVOICE_ISSUED"
 	IPNInvoiceFailed = "INVOICE_FAILED"
+	// Endpoint health (docs/api.md, Endpoint health): another target of
+	// the company was disabled by Recon; its own body (EndpointDisabledDelivery).
+	IPNEndpointDisabled = EndpointDisabled
 )
 
 // IPNTypes lists every notification type a target may subscribe to.
 var IPNTypes = []string{IPNOrderPaid, IPNTransactionVoid, IPNOrderPartiallyPaid, IPNOrderExpired, IPNRefundSucceeded, IPNRefundFailed,
-	IPNInvoiceIssued, IPNInvoiceFailed}
+	IPNInvoiceIssued, IPNInvoiceFailed, IPNEndpointDisabled}
 
 // DefaultIPNTypes are what a target subscribes to when it never chose: what
 // v1 sent before API v2 existed, so a receiver written for v1 sees no new

@@ -28,6 +28,8 @@ type Store interface {
 	recon.AlertStore
 	Attention(ctx context.Context, tenant recon.TenantID) (*recon.Attention, error)
 	DayFlows(ctx context.Context, tenant recon.TenantID, from, to string) ([]recon.DayFlow, error)
+	// TargetHealths is the health of the tenant's targets (docs/design.md, D7).
+	TargetHealths(ctx context.Context, tenant recon.TenantID) ([]*recon.TargetHealth, error)
 	Users(ctx context.Context, companyID int64, offset, limit int) ([]*recon.User, int64, error)
 }
 
@@ -132,6 +134,18 @@ func (s *Service) runCompany(ctx context.Context, company int64, now time.Time) 
 		}
 		if n >= settings.FailingAttempts {
 			add(recon.AlertFailing, kind+" "+today, facts{"target": kind, "attempts": strconv.Itoa(n), "at": newest.In(s.loc()).Format("2006-01-02 15:04")})
+		}
+	}
+	// A target Recon disabled (docs/design.md, D7): once per disable.
+	healths, err := s.Store.TargetHealths(ctx, tenant)
+	if err != nil {
+		return 0, err
+	}
+	for _, h := range healths {
+		if h.DisabledByRecon() {
+			add(recon.AlertDisabled, h.Kind+" "+h.DisabledAt.UTC().Format(time.RFC3339), facts{"target": h.Kind, "url": recon.TargetHost(h.URL),
+				"since": h.FailingSince.In(s.loc()).Format("2006-01-02 15:04"), "at": h.DisabledAt.In(s.loc()).Format("2006-01-02 15:04"),
+				"held": strconv.FormatInt(h.Held, 10)})
 		}
 	}
 	var att *recon.Attention
@@ -278,6 +292,14 @@ func Message(lang string, e *recon.AlertEvent) (subject, text string) {
 		}
 		return target + " notifications keep failing",
 			fmt.Sprintf("The last %s attempts to the %s target failed (the newest at %s). Check the receiving server, then replay them on the Notifications page.", count(lang, num("attempts")), target, f["at"])
+	case recon.AlertDisabled:
+		target := map[string]string{recon.DeliveryIPN: "IPN", recon.DeliveryWebhook: "webhook", recon.DeliveryHubIPN: "hub IPN"}[f["target"]]
+		if vi {
+			return "Địa chỉ nhận " + target + " đã bị Recon tắt",
+				fmt.Sprintf("Mọi lần gửi tới %s (%s) đều lỗi từ %s, nên Recon đã tắt địa chỉ này lúc %s. Các thông báo mới được giữ lại, không gửi. Hãy sửa máy chủ nhận, rồi bật lại địa chỉ trong Cài đặt và gửi lại những thông báo đã lỡ.", target, f["url"], f["since"], f["at"])
+		}
+		return "Recon disabled the " + target + " target",
+			fmt.Sprintf("Every attempt to %s (%s) failed since %s, so Recon disabled it at %s. New notifications are held, not sent. Fix the receiving server, then re-enable the target in Settings and replay what it missed.", target, f["url"], f["since"], f["at"])
 	case recon.AlertQueue:
 		if vi {
 			return "Hàng đợi ngoại lệ vượt ngưỡng", fmt.Sprintf("Có %s ngoại lệ đang chờ xử lý (ngưỡng cảnh báo: %s).", count(lang, num("open")), count(lang, num("threshold")))

@@ -52,6 +52,8 @@ type Store interface {
 	ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int64, now time.Time) error
 	// recon.DeliveryOpsStore's:
 	ReplayFailed(ctx context.Context, tenant recon.TenantID, f recon.FailedFilter, now time.Time) (int64, error)
+	// ReplayMissed: docs/api.md, Endpoint health.
+	ReplayMissed(ctx context.Context, tenant recon.TenantID, kind string, now time.Time) (int64, error)
 	DeliveryTargetStats(ctx context.Context, tenant recon.TenantID, since time.Time, max int) ([]recon.TargetStats, error)
 	SendTestNotification(ctx context.Context, tenant recon.TenantID, kind string) (*recon.Delivery, error)
 }

@@ -12,14 +12,20 @@ import (
 // one since a time, the per-kind figures, a test notification.
 
 // replayFailed: POST /api/v1/deliveries/replay {"since", "kind"?} → the
-// number of failed deliveries (dead, or waiting for a retry) made due now.
+// number of failed deliveries (dead, or waiting for a retry) made due now;
+// {"kind", "missed": true} → the number of those held while the target of
+// kind was disabled by Recon (docs/api.md, Endpoint health).
 func (h *Handler) replayFailed(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
 	var in struct {
-		Since *string `json:"since"`
-		Kind  *string `json:"kind"`
+		Since  *string `json:"since"`
+		Kind   *string `json:"kind"`
+		Missed bool    `json:"missed"`
 	}
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
+	}
+	if in.Missed {
+		return h.replayMissed(w, r, c, in.Since, in.Kind)
 	}
 	if in.Since == nil {
 		return recon.FieldError("since", "since is required: replay the failed deliveries created since then (YYYY-MM-DD HH:MM:SS or RFC 3339)")
@@ -116,5 +122,25 @@ func (h *Handler) testNotification(w http.ResponseWriter, r *http.Request, c *re
 	live := c.Livemode()
 	j.Livemode = &live
 	web.WriteJSON(w, http.StatusCreated, ok(j))
+	return nil
+}
+
+// replayMissed is replayFailed with missed: the notifications held while
+// the target of kind was disabled by Recon, in their order.
+func (h *Handler) replayMissed(w http.ResponseWriter, r *http.Request, c *recon.Caller, since, kind *string) error {
+	if since != nil {
+		return recon.FieldError("since", "since is not taken with missed: what the target missed is every notification held while it was disabled")
+	}
+	if kind == nil {
+		return recon.FieldError("kind", "kind is required with missed: ipn, webhook or hub_ipn")
+	}
+	n, err := h.Store.ReplayMissed(r.Context(), c.Tenant, *kind, h.now())
+	if err != nil {
+		return err
+	}
+	if n > 0 && h.Kick != nil {
+		h.Kick()
+	}
+	web.WriteJSON(w, http.StatusOK, ok(map[string]int64{"replayed": n}))
 	return nil
 }

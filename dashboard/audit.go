@@ -99,6 +99,8 @@ func (h *Handler) auditRow(l lang, e *recon.AuditEntry) auditRow {
 	row := auditRow{When: h.timeText(e.At), Action: l.T("au_" + e.Action), Object: l.auditObject(e.Object), From: e.Actor.IP, Agent: e.Actor.UserAgent,
 		Via: l.T("au_via_" + e.Actor.Via)}
 	switch {
+	case e.Actor.Via == recon.AuditViaRecon: // endpoint health (docs/design.md, D7)
+		row.Who = "Recon"
 	case e.Actor.Email != "":
 		row.Who = e.Actor.Email
 	case e.Actor.ClientID != "":

@@ -45,6 +45,7 @@ var styleCSS []byte
 
 // Store is the storage the dashboard needs.
 type Store interface {
+	healthStore // endpoint health (health.go)
 	recon.ExceptionStore
 	recon.DeliveryOpsStore
 	recon.DashboardStore

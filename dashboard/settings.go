@@ -47,23 +47,27 @@ type settingsView struct {
 	Explanation  *recon.CodeExplanation
 	MemoErr      string
 	Targets      []targetView
-	TestSent     string // kind of the test notification just enqueued
-	TargetErr    string
-	IPNForm      *ipnForm // the IPN target's form, as stored or as typed when refused
-	IPNTypes     []ipnTypeView
-	IPNErr       string
-	IPNSaved     bool
-	MerchantID   string
-	NewSecret    string // a secret just made: shown this once
-	SecretWhat   string // message key of what NewSecret is
-	NewSigning   string // a signing secret just made or rotated: shown this once
-	SigningWhat  string // message key of what NewSigning is
-	Users        []*recon.User
-	UsersPager   pager
-	UserErr      string
-	Roles        []recon.Role
-	Permissions  []string
-	CharTypes    []string
+	// Health: the targets Recon disabled, by kind; Enabled, the kind just
+	// re-enabled, Replayed how many it replayed (health.go).
+	Health            map[string]*healthView
+	Enabled, Replayed string
+	TestSent          string // kind of the test notification just enqueued
+	TargetErr         string
+	IPNForm           *ipnForm // the IPN target's form, as stored or as typed when refused
+	IPNTypes          []ipnTypeView
+	IPNErr            string
+	IPNSaved          bool
+	MerchantID        string
+	NewSecret         string // a secret just made: shown this once
+	SecretWhat        string // message key of what NewSecret is
+	NewSigning        string // a signing secret just made or rotated: shown this once
+	SigningWhat       string // message key of what NewSigning is
+	Users             []*recon.User
+	UsersPager        pager
+	UserErr           string
+	Roles             []recon.Role
+	Permissions       []string
+	CharTypes         []string
 
 	// OAuth clients (client.go): shown when the server can register them.
 	HasClients   bool
@@ -145,6 +149,9 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 			}
 			v.IPNForm = &ipnForm{URL: t.URL, AuthType: t.AuthType, Active: t.Active, Types: st.Types()}
 		}
+	}
+	if err := h.fillHealth(r, q, v); err != nil { // endpoint health (health.go)
+		return err
 	}
 	if v.IPNForm == nil {
 		v.IPNForm = &ipnForm{AuthType: recon.AuthSecretKey, Active: true, Types: recon.DefaultIPNTypes}
@@ -547,6 +554,7 @@ func (h *Handler) registerSettings(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/settings/hub-webhook", h.form(recon.ActionManageNotifications, h.saveWebhook), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/hub-webhook-secret", h.form(recon.ActionManageNotifications, h.rotateWebhookSecret), formLimit)
 	mux.HandleLimited("POST /dashboard/settings/hub-webhook-signing-secret", h.form(recon.ActionManageNotifications, h.rotateWebhookSigning), formLimit)
+	h.healthRoutes(mux) // endpoint health (health.go)
 	mux.Handle("GET /dashboard/bank-accounts", h.page(recon.ActionReadMoney, h.bankAccounts))
 	// A form (checked for NUL like the others) whose multipart file is read by the handler.
 	mux.HandleLimited("POST /dashboard/bank-accounts/statement", h.refuseLargeStatement(h.form(recon.ActionWriteTransactions, h.uploadStatement)), statementBodyLimit)

@@ -400,6 +400,13 @@ func (r *run) attempt(stop, ctx context.Context, j job) {
 		}
 		return
 	}
+	if err == nil && !t.Active && t.DisabledBy == recon.DisabledByRecon {
+		// Held, not attempted, until the target is re-enabled and what it
+		// missed replayed (docs/design.md, D7).
+		a.Error = recon.HeldError
+		r.recorder.record(a, recon.DeliveryDead, time.Time{})
+		return
+	}
 	if err != nil || !t.Active {
 		a.Error = NoTargetError(dl.Kind)
 		r.recorder.record(a, recon.DeliveryDead, time.Time{})

@@ -152,6 +152,7 @@ func (s *Server) Loops() []Loop {
 				})
 				return count(int64(n), err) // the store kicks the dispatcher (OnEnqueue)
 			}},
+			s.endpointHealthStep(loc), // targets failing for 3 days (docs/design.md, D7)
 			// The companies' alerts: failing notifications, the exceptions
 			// queue, the daily summary; each sent once across nodes
 			// (docs/dashboard.md, Alerts).

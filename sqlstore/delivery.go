@@ -386,8 +386,8 @@ func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) 
 		var t recon.Target
 		var sealed, signing []byte
 		err := db.db.QueryRowContext(ctx,
-			`SELECT url, auth_type, secret, signing_secret, active, settings FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
-			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active, &t.Settings)
+			`SELECT url, auth_type, secret, signing_secret, active, settings, disabled_by FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
+			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active, &t.Settings, &t.DisabledBy)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, notFound(err, "company %d has no %s target", companyID, kind)
 		}

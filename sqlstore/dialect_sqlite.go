@@ -145,6 +145,9 @@ func (sqliteDialect) recordAttempts(ctx context.Context, db *DB, outcomes []reco
 			if _, err := tx.ExecContext(ctx, source+recordUpdate, args...); err != nil {
 				return internal(err, "record attempts")
 			}
+			if _, err := tx.ExecContext(ctx, source+recordStreak, args...); err != nil { // endpoint health
+				return internal(err, "record attempts")
+			}
 		}
 		return nil
 	})

@@ -102,7 +102,7 @@ func (db *DB) ChangeHubWebhook(ctx context.Context, tenant recon.TenantID, c rec
 			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
-				secret = excluded.secret, signing_secret = excluded.signing_secret, active = excluded.active,
+				secret = excluded.secret, signing_secret = excluded.signing_secret, active = excluded.active,`+reenableOnSave+`
 				settings = excluded.settings, updated_at = excluded.updated_at`,
 			companyID, recon.DeliveryWebhook, w.URL, w.AuthType, sealed, sealedSigning, w.Active, string(settings), db.now())
 		if db.d.violation(err) == foreignKeyViolation {

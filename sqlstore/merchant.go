@@ -112,7 +112,7 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 					THEN delivery_targets.secret ELSE excluded.secret END,
 				signing_secret = CASE WHEN $11 AND delivery_targets.signing_secret IS NOT NULL
 					THEN delivery_targets.signing_secret ELSE excluded.signing_secret END,
-				active = excluded.active,
+				active = excluded.active,`+reenableOnSave+`
 				settings = CASE WHEN $12 THEN delivery_targets.settings ELSE excluded.settings END,
 				updated_at = excluded.updated_at
 			RETURNING secret, signing_secret, settings`,

@@ -200,7 +200,8 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 
 func newDeliveriesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "deliveries", Short: "Inspect and replay notifications (IPN, webhooks)"}
-	cmd.AddCommand(newDeliveriesListCmd(a), newDeliveriesShowCmd(a), newDeliveriesReplayCmd(a), newDeliveriesStatsCmd(a), newDeliveriesTestCmd(a))
+	cmd.AddCommand(newDeliveriesListCmd(a), newDeliveriesShowCmd(a), newDeliveriesReplayCmd(a), newDeliveriesStatsCmd(a), newDeliveriesTestCmd(a),
+		newDeliveriesEnableCmd(a))
 	return cmd
 }
 
@@ -286,14 +287,20 @@ func newDeliveriesShowCmd(a *app) *cobra.Command {
 func newDeliveriesReplayCmd(a *app) *cobra.Command {
 	var (
 		tenant                  tenantFlags
-		all                     bool
+		all, missed             bool
 		failedSince, failedKind string
 	)
 	replay := &cobra.Command{
 		Use:     "replay [ID...]",
 		Short:   "Send deliveries again now (by id, or every dead one with --dead)",
-		Example: `  recon deliveries replay 42 43\n  recon deliveries replay --dead --company 1\n  recon deliveries replay --failed-since "2026-11-24 00:00:00" --company 1`,
+		Example: `  recon deliveries replay 42 43\n  recon deliveries replay --dead --company 1\n  recon deliveries replay --failed-since "2026-11-24 00:00:00" --company 1\n  recon deliveries replay --missed --company 1 --kind ipn`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if missed {
+				if len(args) > 0 || all || failedSince != "" || failedKind == "" {
+					return fmt.Errorf("--missed takes --company and --kind only")
+				}
+				return a.replayMissed(cmd.Context(), &tenant, failedKind)
+			}
 			if len(args) == 0 && !all && failedSince == "" {
 				return fmt.Errorf("name delivery ids, or --dead for every dead one, or --failed-since TIME --company N")
 			}
@@ -310,7 +317,8 @@ func newDeliveriesReplayCmd(a *app) *cobra.Command {
 	replay.Flags().BoolVar(&all, "dead", false, "replay every dead delivery (at most 500)")
 	tenant.add(replay, false, "with --dead: only this company's; with --failed-since: required")
 	replay.Flags().StringVar(&failedSince, "failed-since", "", `replay every failed delivery (dead, or waiting for a retry) of --company created since this time ("YYYY-MM-DD HH:MM:SS", business time zone), in one statement`)
-	replay.Flags().StringVar(&failedKind, "kind", "", "with --failed-since: only this kind (ipn, webhook or hub_ipn)")
+	replay.Flags().StringVar(&failedKind, "kind", "", "with --failed-since: only this kind (ipn, webhook or hub_ipn); with --missed: the target")
+	replay.Flags().BoolVar(&missed, "missed", false, "replay, in their order, what the target of --kind of --company missed while Recon had disabled it (docs/api.md, Endpoint health)")
 	a.addJSONFlag(replay)
 	return replay
 }

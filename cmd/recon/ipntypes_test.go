@@ -59,7 +59,7 @@ func TestIPNSetNotificationTypes(t *testing.T) {
 			t.Fatalf("text output (%v):\n%s", err, out)
 		}
 		for _, c := range []struct{ value, want string }{
-			{"ORDER_PAID,ORDER_SHIPPED", `unknown notification type "ORDER_SHIPPED" (known: ORDER_PAID, TRANSACTION_VOID, ORDER_PARTIALLY_PAID, ORDER_EXPIRED, REFUND_SUCCEEDED, REFUND_FAILED, INVOICE_ISSUED, INVOICE_FAILED)`},
+			{"ORDER_PAID,ORDER_SHIPPED", `unknown notification type "ORDER_SHIPPED" (known: ORDER_PAID, TRANSACTION_VOID, ORDER_PARTIALLY_PAID, ORDER_EXPIRED, REFUND_SUCCEEDED, REFUND_FAILED, INVOICE_ISSUED, INVOICE_FAILED, ENDPOINT_DISABLED)`},
 			{"", "notification_types needs at least one of"},
 			{"ORDER_PAID,ORDER_PAID", `notification type "ORDER_PAID" is listed twice`},
 		} {
