@@ -102,11 +102,11 @@ func startFailoverNode(t *testing.T) *failoverNode {
 		}
 	}
 	t.Cleanup(func() {
-			n.outage.Restore()
+		n.outage.Restore()
 		if n.stopServer != nil {
 			n.stopServer()
 		}
-		})
+	})
 	n.dashboard = testkit.NewBrowser(t, n.base).SignedIn(fmt.Sprint(n.company), failoverEmail, failoverPassword)
 	return n
 }
