@@ -72,7 +72,7 @@ func startFailoverNode(t *testing.T) *failoverNode {
 	if n.hubSecret, err = oauth.RegisterClient(ctx, db, client, false); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := s.Auth.IssueToken(ctx, client.ID, failoverEmail, []string{recon.ScopeCompany, recon.ScopeTransactionRead}, time.Hour)
+	tok, err := s.Auth.IssueToken(ctx, client.ID, failoverEmail, []string{recon.ScopeCompany, recon.ScopeTransactionRead, recon.ScopeOrderRead}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +126,7 @@ func (n *failoverNode) calls() []call {
 	return []call{
 		{"API v1 read", "GET", "/api/v1/transactions?limit=5", "", testkit.Bearer(n.token), 200},
 		{"API v1 write", "PATCH", "/api/v1/company", `{"address":"1 Lê Lợi, Quận 1"}`, testkit.Bearer(n.token), 200},
+		{"API v2 read", "GET", "/v2/orders?per_page=5", "", testkit.Bearer(n.token), 200},
 		{"gateway read", "GET", "/v1/order?per_page=5", "", func(r *http.Request) { r.SetBasicAuth(merchantID, merchantSecret) }, 200},
 		{"hub token", "POST", "/v1/token", "", func(r *http.Request) { r.SetBasicAuth("failover-erp", n.hubSecret) }, 201},
 		{"OAuth2 token", "POST", "/oauth/token", "grant_type=client_credentials&scope=company", func(r *http.Request) {
