@@ -44,7 +44,8 @@ type errorBody struct {
 // logged with the request id and never shown.
 func (h *Handler) errorAnswer(r *http.Request, err error) (int, errorBody) {
 	status, name := ErrorStatus(err)
-	if status >= 500 {
+	if status == http.StatusInternalServerError { // a 503 (the database away for a moment) is in the access log
+
 		h.cfg.Logger.ErrorContext(r.Context(), "internal error", "request_id", web.RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	body := errorBody{Status: "error", ErrorCode: name, Message: recon.ErrorMessage(err)}

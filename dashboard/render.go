@@ -133,7 +133,7 @@ func errNotFound() error { return recon.Errorf(recon.ENOTFOUND, "no such page") 
 // message of an internal error is logged, not shown.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, q *request, err error) {
 	status, _ := web.ErrorStatus(err)
-	if status >= 500 {
+	if status == http.StatusInternalServerError { // a 503 (the database away for a moment) is in the access log
 		h.Logger.ErrorContext(r.Context(), "dashboard: internal error", "err", err, "path", r.URL.Path, "request_id", web.RequestID(r.Context()))
 	}
 	l := h.langOf(r)

@@ -38,6 +38,7 @@ type Outage struct {
 	stalled bool
 	resumed chan struct{} // closed when a stall ends
 	conns   map[net.Conn]struct{}
+	refused int
 }
 
 // NewOutage starts a proxy in front of the PostgreSQL database at
@@ -88,6 +89,14 @@ func (o *Outage) Stall() {
 	}
 }
 
+// Refused returns how many connections were refused while cut: how often
+// the store tried to reach the database in the outage.
+func (o *Outage) Refused() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.refused
+}
+
 // Restore lets connections through again.
 func (o *Outage) Restore() {
 	o.mu.Lock()
@@ -111,6 +120,7 @@ func (o *Outage) serve() {
 		}
 		o.mu.Lock()
 		if o.cut {
+			o.refused++
 			o.mu.Unlock()
 			c.Close()
 			continue
