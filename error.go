@@ -66,6 +66,9 @@ func (e *Error) Saying(key string, args ...string) *Error {
 func ErrorSay(err error) *Say {
 	var e *Error
 	if errors.As(err, &e) {
+		if u := unavailableCause(e.Err); e.Code == EINTERNAL && u != nil {
+			return u.Say // see ErrorCode
+		}
 		return e.Say
 	}
 	return nil
@@ -145,24 +148,56 @@ func nestedText(msg, field, path string) string {
 }
 
 // ErrorCode returns the code of err: the code of the first *Error in its chain,
-// EINTERNAL for any other non-nil error, "" for nil.
+// EINTERNAL for any other non-nil error, "" for nil. An EINTERNAL *Error
+// whose cause is EUNAVAILABLE (a layer that wrapped a store error it did not
+// expect, when the database was unreachable) is EUNAVAILABLE: the request may
+// succeed when retried (docs/design.md, Losing the primary).
 func ErrorCode(err error) string {
 	if err == nil {
 		return ""
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		if e.Code == EINTERNAL && unavailableCause(e.Err) != nil {
+			return EUNAVAILABLE
+		}
 		return e.Code
 	}
 	return EINTERNAL
 }
 
+// unavailableCause returns the first EUNAVAILABLE *Error in err's chain
+// below any EINTERNAL ones, nil when there is none.
+func unavailableCause(err error) *Error {
+	for err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return nil
+		}
+		if e.Code == EUNAVAILABLE {
+			return e
+		}
+		if e.Code != EINTERNAL {
+			return nil
+		}
+		err = e.Err
+	}
+	return nil
+}
+
 // ErrorMessage returns the client-safe message of err. Errors that are not an
-// *Error yield a generic text: their detail is for the logs only.
+// *Error yield a generic text: their detail is for the logs only; an
+// internal error caused by an unavailable one (see ErrorCode) has the
+// latter's message.
 func ErrorMessage(err error) string {
 	var e *Error
 	if errors.As(err, &e) && e.Code != EINTERNAL {
 		return e.Message
+	}
+	if e != nil {
+		if u := unavailableCause(e.Err); u != nil {
+			return u.Message
+		}
 	}
 	return "An internal error occurred."
 }

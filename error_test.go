@@ -2,6 +2,7 @@ package recon
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -52,4 +53,42 @@ func firstKey(m map[string][]string) string {
 		return k
 	}
 	return ""
+}
+
+// TestInternalErrorOfAnUnavailableOne: a layer that wrapped a store error it
+// did not expect in an EINTERNAL error keeps a lost database EUNAVAILABLE
+// (a 503 with its message and catalogue key, not a 500); any other cause
+// stays internal (docs/design.md, Losing the primary).
+func TestInternalErrorOfAnUnavailableOne(t *testing.T) {
+	away := (&Error{Code: EUNAVAILABLE, Message: "retry shortly", Err: errors.New("EOF")}).Saying("db_unavailable")
+	for _, tt := range []struct {
+		name string
+		err  error
+		code string
+		msg  string
+		say  string
+	}{
+		{"unavailable", away, EUNAVAILABLE, "retry shortly", "db_unavailable"},
+		{"wrapped by fmt", fmt.Errorf("loading: %w", away), EUNAVAILABLE, "retry shortly", "db_unavailable"},
+		{"internal of unavailable", &Error{Code: EINTERNAL, Message: "could not check the token", Err: away}, EUNAVAILABLE, "retry shortly", "db_unavailable"},
+		{"internal of internal of unavailable", &Error{Code: EINTERNAL, Err: fmt.Errorf("x: %w", &Error{Code: EINTERNAL, Err: away})}, EUNAVAILABLE, "retry shortly", "db_unavailable"},
+		{"internal of another error", &Error{Code: EINTERNAL, Message: "m", Err: errors.New("boom")}, EINTERNAL, "An internal error occurred.", ""},
+		{"not found of unavailable keeps its code", &Error{Code: ENOTFOUND, Message: "gone", Err: away}, ENOTFOUND, "gone", ""},
+		{"internal of a conflict of unavailable", &Error{Code: EINTERNAL, Err: &Error{Code: ECONFLICT, Err: away}}, EINTERNAL, "An internal error occurred.", ""},
+		{"plain error", errors.New("boom"), EINTERNAL, "An internal error occurred.", ""},
+	} {
+		if got := ErrorCode(tt.err); got != tt.code {
+			t.Errorf("%s: code %q, want %q", tt.name, got, tt.code)
+		}
+		if got := ErrorMessage(tt.err); got != tt.msg {
+			t.Errorf("%s: message %q, want %q", tt.name, got, tt.msg)
+		}
+		say := ""
+		if s := ErrorSay(tt.err); s != nil {
+			say = s.Key
+		}
+		if say != tt.say {
+			t.Errorf("%s: say %q, want %q", tt.name, say, tt.say)
+		}
+	}
 }

@@ -27,6 +27,7 @@ func Ingest(ctx context.Context, s IngestStore, tenant TenantID, now time.Time, 
 		if err := in[i].Validate(fmt.Sprintf("transactions[%d]", i), now); err != nil {
 			return nil, err
 		}
+		in[i].References = CleanReferences(in[i].ReferenceNumber, in[i].References)
 	}
 	co, err := s.Company(ctx, tenant.ID())
 	if err != nil {
@@ -85,6 +86,7 @@ func IngestAll(ctx context.Context, s AtomicIngestStore, tenant TenantID, now ti
 				if err := in[i].Validate(fmt.Sprintf("transactions[%d]", i), now); err != nil {
 					return nil, err
 				}
+				in[i].References = CleanReferences(in[i].ReferenceNumber, in[i].References)
 				codes[i] = ext.Extract(in[i].Content)
 			}
 			return ingest(in, codes)

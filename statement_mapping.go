@@ -13,4 +13,9 @@ type StatementMapping struct {
 	Reference  string `json:"reference,omitempty"`
 	Balance    string `json:"balance,omitempty"`
 	SubAccount string `json:"sub_account,omitempty"`
+	// OtherReferences are the headers of columns holding other references
+	// of the same transfer (an end-to-end id, the bank's own number), kept
+	// beside Reference for the possible-duplicate check (docs/statements.md,
+	// References).
+	OtherReferences []string `json:"other_references,omitempty"`
 }

@@ -38,6 +38,13 @@ type TransactionInput struct {
 	Content         string
 	ReferenceNumber string
 	SubAccount      string
+	// References are the other references the source gave for the same
+	// transfer (a statement's end-to-end id, account-servicer reference,
+	// transaction id ...; docs/statements.md, References), beside
+	// ReferenceNumber, which stays the idempotency key. They are stored
+	// (transaction_refs) and compared when looking for possible duplicates;
+	// Ingest cleans them (CleanReferences).
+	References []string
 }
 
 // Transaction is a stored bank transaction (spec §2.4; docs/api.md,
@@ -58,6 +65,9 @@ type Transaction struct {
 	Code       string
 	SubAccount string
 	CreatedAt  time.Time
+	// References are its other references (TransactionInput.References),
+	// read by TransactionStore.Transaction only.
+	References []string
 }
 
 // MaxAmount bounds every amount and every balance (10^15 VND), far above
@@ -156,6 +166,16 @@ func (t *TransactionInput) Validate(field string, now time.Time) error {
 		return FieldError(f("transaction_content"), "%s must be at most 2000 bytes", f("transaction_content"))
 	case len(t.SubAccount) > 34:
 		return FieldError(f("sub_account"), "%s must be at most 34 characters", f("sub_account"))
+	case len(t.References) > MaxOtherReferences:
+		return FieldError(f("references"), "%s holds at most %d references, not %d", f("references"), MaxOtherReferences, len(t.References))
+	}
+	for _, r := range t.References {
+		if len(r) > 128 {
+			return FieldError(f("references"), "%s: each reference must be at most 128 characters", f("references"))
+		}
+		if bad := BadText(r, false); bad != "" {
+			return FieldError(f("references"), "%s %s", f("references"), bad)
+		}
 	}
 	for _, c := range []struct {
 		name, value string

@@ -193,6 +193,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 	code := recon.ErrorCode(err)
 	status, name := web.ErrorStatus(err)
 	web.SetWWWAuthenticate(w.Header(), err)
+	web.SetRetryAfter(w.Header(), err)
 	if code == recon.EINTERNAL || code == "" {
 		h.Logger.ErrorContext(r.Context(), "internal error", "request_id", web.RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
 	}

@@ -59,6 +59,7 @@ func (h *Handler) errorAnswer(r *http.Request, err error) (int, errorBody) {
 // on 401 and on 403 for a missing scope.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	web.SetWWWAuthenticate(w.Header(), err)
+	web.SetRetryAfter(w.Header(), err)
 	status, body := h.errorAnswer(r, err)
 	writeJSON(w, status, body)
 }

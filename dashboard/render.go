@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html/template"
 	"net/http"
+	"strconv"
 	"time"
 
 	"recon"
@@ -118,6 +119,10 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		// Every 503 says when to retry (web.SetRetryAfter).
+		w.Header().Set("Retry-After", strconv.Itoa(web.RetryAfterUnavailable))
+	}
 	w.WriteHeader(status)
 	_, _ = buf.WriteTo(w)
 }

@@ -181,7 +181,7 @@ func (h *Handler) load(r *http.Request) (*request, error) {
 // sign-in page (which says why), a POST is refused.
 func (h *Handler) noSession(w http.ResponseWriter, r *http.Request, err error) {
 	code := recon.ErrorCode(err)
-	if code == recon.EINTERNAL {
+	if code == recon.EINTERNAL || code == recon.EUNAVAILABLE { // a 503: the database is away for a moment
 		h.writeError(w, r, nil, err)
 		return
 	}

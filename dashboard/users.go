@@ -136,7 +136,7 @@ func (h *Handler) renderUsers(w http.ResponseWriter, r *http.Request, q *request
 // afterTeamAction shows the team page with what was sent, or the refusal.
 func (h *Handler) afterTeamAction(w http.ResponseWriter, r *http.Request, q *request, sent *team.Sent, what string, err error) error {
 	if err != nil {
-		if recon.ErrorCode(err) == recon.EINTERNAL || recon.ErrorCode(err) == recon.ENOTFOUND {
+		if c := recon.ErrorCode(err); c == recon.EINTERNAL || c == recon.EUNAVAILABLE || c == recon.ENOTFOUND {
 			return err
 		}
 		return h.renderUsers(w, r, q, teamStatus(err), &usersView{Error: teamError(q.lang, err), FormEmail: r.PostForm.Get("email")})
@@ -308,7 +308,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, q *requ
 		}
 	}
 	if err != nil {
-		if recon.ErrorCode(err) == recon.EINTERNAL {
+		if c := recon.ErrorCode(err); c == recon.EINTERNAL || c == recon.EUNAVAILABLE {
 			return err
 		}
 		return h.renderAccount(w, r, q, teamStatus(err), &accountView{Error: teamError(q.lang, err)})
@@ -320,7 +320,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, q *requ
 // setUserLang serves POST /dashboard/account/lang.
 func (h *Handler) setUserLang(w http.ResponseWriter, r *http.Request, q *request) error {
 	if err := h.Team.SetLang(r.Context(), q.caller.User, r.PostForm.Get("lang")); err != nil {
-		if recon.ErrorCode(err) == recon.EINTERNAL {
+		if c := recon.ErrorCode(err); c == recon.EINTERNAL || c == recon.EUNAVAILABLE {
 			return err
 		}
 		return h.renderAccount(w, r, q, teamStatus(err), &accountView{Error: teamError(q.lang, err)})

@@ -131,6 +131,7 @@ type run struct {
 	nodeTimeout time.Duration
 	node        *node
 	joined      bool // a beat has been stored (under node.claimMu)
+	outage      outage
 }
 
 // Run joins the dispatcher's node, sends due deliveries until ctx is done,
@@ -306,6 +307,15 @@ func (r *run) loop(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			if r.outage.failed(r.log, r.node.id, err) {
+				// Paused: no claim is tried again before a beat has
+				// reached the database (docs/design.md, Losing the primary).
+				if !r.pause(ctx) {
+					return nil
+				}
+				backlog = false
+				continue
+			}
 			r.log.Error("delivery: claim", "err", err)
 			if !r.sleep(ctx, r.poll) {
 				return nil
@@ -324,6 +334,19 @@ func (r *run) loop(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// pause waits, while the database is unavailable, for the next successful
+// beat (the heartbeat tries every Heartbeat) or a kick (a delivery just
+// enqueued: the database answered); false when ctx is done.
+func (r *run) pause(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-r.node.beatAfter():
+	case <-r.kickChan():
+	}
+	return true
 }
 
 // sleep waits for d or a kick; false when ctx is done.
@@ -372,7 +395,9 @@ func (r *run) attempt(stop, ctx context.Context, j job) {
 	t, err := j.targets.get(ctx, dl.CompanyID, dl.Kind)
 	if err != nil && recon.ErrorCode(err) != recon.ENOTFOUND {
 		// The lease lapses and another claim tries again.
-		r.log.Error("delivery: read target", "delivery", dl.ID, "company", dl.CompanyID, "err", err)
+		if !r.outage.failed(r.log, r.node.id, err) {
+			r.log.Error("delivery: read target", "delivery", dl.ID, "company", dl.CompanyID, "err", err)
+		}
 		return
 	}
 	if err == nil && !t.Active && t.DisabledBy == recon.DisabledByRecon {
@@ -416,7 +441,7 @@ func (r *run) refreshStats(ctx context.Context) {
 	for {
 		if stats, err := r.Store.DeliveryStats(ctx); err == nil {
 			r.Metrics.stats(stats)
-		} else if ctx.Err() == nil {
+		} else if ctx.Err() == nil && !r.outage.failed(r.log, r.node.id, err) {
 			r.log.Error("delivery: stats", "err", err)
 		}
 		select {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
+
+	"recon"
 )
 
 // Defaults of a Dispatcher's node heartbeat.
@@ -134,11 +137,14 @@ func (r *run) beat(ctx context.Context) bool {
 	start, now := time.Now(), r.clock.Now()
 	b, err := r.Store.BeatDeliveryNode(bctx, r.node.id, now, now.Add(-r.nodeTimeout))
 	if err != nil {
-		if ctx.Err() == nil {
+		// While the database is unavailable, the outage is logged once
+		// (and its end once): the beats go on every interval meanwhile.
+		if ctx.Err() == nil && !r.outage.failed(r.log, r.node.id, err) {
 			r.log.Error("delivery: node heartbeat", "node", r.node.id, "err", err)
 		}
 		return false
 	}
+	r.outage.answered(r.log, r.node.id)
 	if b.Joined && r.joined {
 		r.log.Warn("delivery: this node was declared dead (no heartbeat for the node timeout) and joined again; "+
 			"its claims were released", "node", r.node.id, "node_timeout", r.nodeTimeout)
@@ -158,4 +164,54 @@ func CheckHeartbeat(heartbeat, nodeTimeout time.Duration) error {
 		return fmt.Errorf("delivery: the node timeout (%s) must be at least three heartbeats (%s)", nodeTimeout, heartbeat)
 	}
 	return nil
+}
+
+// outage remembers whether the database is unavailable (recon.EUNAVAILABLE:
+// a failover in progress, the primary lost; docs/design.md, Losing the
+// primary), so that the dispatcher logs an outage once when it starts and
+// once when it ends, not at every heartbeat, claim and attempt in between.
+type outage struct {
+	mu    sync.Mutex
+	since time.Time // when it started (monotonic); zero: the database answers
+}
+
+// failed reports whether err means the database is unavailable, logging the
+// start of the outage when it is the first such error.
+func (o *outage) failed(log *slog.Logger, node string, err error) bool {
+	if recon.ErrorCode(err) != recon.EUNAVAILABLE {
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.since.IsZero() {
+		o.since = time.Now()
+		log.Warn("delivery: the database is unavailable; sending paused until it answers", "node", node, "err", err)
+	}
+	return true
+}
+
+// answered records that the database answered, logging the end of an
+// outage.
+func (o *outage) answered(log *slog.Logger, node string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.since.IsZero() {
+		log.Info("delivery: the database answers again; sending resumed", "node", node,
+			"unavailable_for", time.Since(o.since).Round(time.Millisecond))
+		o.since = time.Time{}
+	}
+}
+
+// down reports whether an outage is in progress.
+func (o *outage) down() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return !o.since.IsZero()
+}
+
+// beatAfter returns a channel closed at the next successful beat.
+func (n *node) beatAfter() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.changed
 }

@@ -78,6 +78,21 @@ func (r *recorder) flush(buf []recon.AttemptOutcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
 	err := r.store.RecordAttempts(ctx, buf)
+	// While the database is unavailable (a failover: docs/design.md,
+	// Losing the primary), the batch is tried again until recordTimeout,
+	// so that the attempts made meanwhile are recorded when it is back
+	// instead of being sent again once their claims lapse.
+retry:
+	for wait := 100 * time.Millisecond; recon.ErrorCode(err) == recon.EUNAVAILABLE; wait = min(2*wait, 2*time.Second) {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			break retry // logged below: the claims lapse and the deliveries are sent again
+		case <-t.C:
+		}
+		err = r.store.RecordAttempts(ctx, buf)
+	}
 	if err == nil {
 		return
 	}

@@ -231,6 +231,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 	if code == recon.EUNAUTHORIZED {
 		w.Header().Set("WWW-Authenticate", `Basic realm="recon"`)
 	}
+	web.SetRetryAfter(w.Header(), err)
 	detail := errorDetail{Code: name, Message: recon.ErrorMessage(err)}
 	var re *recon.ReasonError
 	if errors.As(err, &re) {

@@ -259,7 +259,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 		}
 		status, name := web.ErrorStatus(err)
 		bye := map[string]any{"code": name, "reason": recon.ErrorMessage(err), "retry": false}
-		if status == http.StatusInternalServerError {
+		if status >= http.StatusInternalServerError { // 503: the database is away for a moment
 			h.logger().Error("listen: check the credential again", "listener", listener, "err", err)
 			bye["reason"], bye["retry"] = "the server could not check the credentials again: reconnect", true
 		} else {

@@ -204,6 +204,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error, 
 		w.Header().Set("WWW-Authenticate", `Bearer realm="recon"`)
 		msg = "Unauthenticated"
 	}
+	web.SetRetryAfter(w.Header(), err)
 	var fields map[string][]string
 	var re *recon.Error
 	if errors.As(err, &re) && code == recon.EINVALID {

@@ -264,7 +264,7 @@ func (h *Handler) stepFailed(w http.ResponseWriter, r *http.Request, d *pageData
 	default:
 		h.logger().ErrorContext(r.Context(), "link page", "request_id", web.RequestID(r.Context()), "err", err)
 		d.View, d.EndTitle, d.EndText = "ended", d.T["error_title"], d.T["error"]
-		h.render(w, http.StatusInternalServerError, d)
+		h.render(w, pageErrorStatus(w, err), d)
 	}
 }
 
@@ -391,9 +391,20 @@ func (h *Handler) renderMissing(w http.ResponseWriter, r *http.Request, err erro
 	d.EndTitle, d.EndText = d.T["missing_title"], d.T["missing"]
 	if recon.ErrorCode(err) != recon.ENOTFOUND {
 		h.logger().ErrorContext(r.Context(), "link page", "request_id", web.RequestID(r.Context()), "err", err)
-		status, d.EndTitle, d.EndText = http.StatusInternalServerError, d.T["error_title"], d.T["error"]
+		status, d.EndTitle, d.EndText = pageErrorStatus(w, err), d.T["error_title"], d.T["error"]
 	}
 	h.render(w, status, d)
+}
+
+// pageErrorStatus is the status of the page of an unexpected error: 503
+// with Retry-After when the database is away for a moment (docs/design.md,
+// Losing the primary; the page says to try again later), else 500.
+func pageErrorStatus(w http.ResponseWriter, err error) int {
+	if recon.ErrorCode(err) == recon.EUNAVAILABLE {
+		web.SetRetryAfter(w.Header(), err)
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
 }
 
 func (h *Handler) render(w http.ResponseWriter, status int, d *pageData) {

@@ -119,8 +119,8 @@ func (s *Service) AutoInvoice(ctx context.Context) (int, error) {
 		// An order voided since it was paid gets none.
 		if co.Config.Invoicing.AutoInvoice && o.Status == recon.OrderCaptured {
 			inv, err = s.build(ctx, tenant, OrderRequest(o, co.Config.Invoicing.Template, s.autoRate()))
-			if recon.ErrorCode(err) == recon.EINTERNAL {
-				return n, err
+			if c := recon.ErrorCode(err); c == recon.EINTERNAL || c == recon.EUNAVAILABLE {
+				return n, err // the database failed or is away for a moment: the order stays queued
 			}
 			if err != nil {
 				errs = append(errs, recon.Errorf(recon.ErrorCode(err), "order %s: no automatic invoice: %s", o.InvoiceNumber, recon.ErrorMessage(err)))

@@ -348,6 +348,7 @@ func (s *Server) renderConsent(ctx context.Context, w http.ResponseWriter, r *ht
 // to the client when its redirect URI is known to be good, otherwise with
 // an error page (never a redirect to an unchecked URI).
 func (s *Server) writeAuthorizeError(ctx context.Context, w http.ResponseWriter, l lang, ar fosite.AuthorizeRequester, err error) {
+	err = temporarilyUnavailable(w, err)
 	s.logServerError(ctx, "authorize", err)
 	if ar != nil && ar.IsRedirectURIValid() {
 		s.provider.WriteAuthorizeError(ctx, w, ar, err)

@@ -103,6 +103,7 @@ func (s *Server) writeAccessError(ctx context.Context, w http.ResponseWriter, r 
 		// error, but the client sent a code already used (RFC 6749 §5.2).
 		err = fosite.ErrInvalidGrant.WithHint("The authorization code has already been used.")
 	}
+	err = temporarilyUnavailable(w, err)
 	s.logServerError(ctx, "token", err)
 	if _, _, basic := r.BasicAuth(); basic && errors.Is(err, fosite.ErrInvalidClient) {
 		// RFC 6749 §5.2: a failed Basic authentication is a 401 with a challenge.
@@ -122,6 +123,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	s.logServerError(ctx, "revoke", err)
 	if err != nil && (errors.Is(err, fosite.ErrTemporarilyUnavailable) || errors.Is(err, fosite.ErrServerError)) {
 		// fosite would answer 200 although the token may still be valid.
+		setRetryAfter(w)
 		writeOAuthError(w, fosite.ErrTemporarilyUnavailable)
 		return
 	}
@@ -173,6 +175,7 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 
 	ir, err := s.provider.NewIntrospectionRequest(ctx, r, new(session))
 	if err != nil {
+		err = temporarilyUnavailable(w, err)
 		s.logServerError(ctx, "introspect", err)
 		s.provider.WriteIntrospectionError(ctx, w, err)
 		return
@@ -185,7 +188,7 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 		return
 	} else if err != nil {
 		s.logError(ctx, "oauth: introspect: load client", err)
-		writeOAuthError(w, fosite.ErrServerError)
+		writeOAuthError(w, fosite.ErrorToRFC6749Error(temporarilyUnavailable(w, fosite.ErrServerError.WithWrap(err))))
 		return
 	}
 	ar := ir.GetAccessRequester()
@@ -225,6 +228,32 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 }
 
 // writeOAuthError writes an RFC 6749 §5.2 error body.
+// retryAfterUnavailable is the Retry-After, in seconds, of a 503: the one
+// of every surface (web.RetryAfterUnavailable; docs/design.md, Losing the
+// primary).
+const retryAfterUnavailable = "5"
+
+// temporarilyUnavailable returns err as temporarily_unavailable (503, RFC
+// 6749 §4.1.2.1) with the store's message as its hint, and sets Retry-After
+// on w, when a store error in its chain says the database is away for a
+// moment (recon.EUNAVAILABLE); err itself otherwise. fosite would answer
+// such an error as server_error (500), or as invalid_client when it met it
+// loading the client.
+func temporarilyUnavailable(w http.ResponseWriter, err error) error {
+	var re *recon.Error
+	if err == nil || !errors.As(err, &re) || recon.ErrorCode(err) != recon.EUNAVAILABLE {
+		return err
+	}
+	setRetryAfter(w)
+	return fosite.ErrTemporarilyUnavailable.WithWrap(err).WithHint(recon.ErrorMessage(err))
+}
+
+func setRetryAfter(w http.ResponseWriter) {
+	if w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", retryAfterUnavailable)
+	}
+}
+
 func writeOAuthError(w http.ResponseWriter, e *fosite.RFC6749Error) {
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, e.CodeField, struct {

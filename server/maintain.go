@@ -3,10 +3,12 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
 	"recon"
+	"recon/sqlstore"
 )
 
 // A Step is one piece of a node's housekeeping. Every node runs every step
@@ -26,7 +28,11 @@ type Step struct {
 }
 
 // A Loop runs its steps in order at start and then every Every until its
-// context ends. A failing step is logged and does not stop the others.
+// context ends. A failing step is logged and does not stop the others;
+// but while the database is unavailable (recon.EUNAVAILABLE: a failover in
+// progress; docs/design.md, Losing the primary; sqlstore.ErrUnavailable) a round ends at the step
+// that met it, and the outage is logged once when it starts and once when
+// a later round finds the database again, not at every round.
 type Loop struct {
 	Every time.Duration
 	Steps []Step
@@ -37,8 +43,9 @@ type Loop struct {
 func (l Loop) Run(ctx context.Context, clock recon.Clock, log *slog.Logger) {
 	t := time.NewTicker(l.Every)
 	defer t.Stop()
+	var away time.Time // when the database became unavailable; zero: it answers
 	for {
-		l.Once(ctx, clock, log)
+		away = l.once(ctx, clock, log, away)
 		select {
 		case <-ctx.Done():
 			return
@@ -49,14 +56,36 @@ func (l Loop) Run(ctx context.Context, clock recon.Clock, log *slog.Logger) {
 
 // Once runs every step once, in order.
 func (l Loop) Once(ctx context.Context, clock recon.Clock, log *slog.Logger) {
+	l.once(ctx, clock, log, time.Time{})
+}
+
+// once is Once in a loop that found the database unavailable since away
+// (zero: it did not); it returns when the database became unavailable,
+// zero when every step that ran reached it.
+func (l Loop) once(ctx context.Context, clock recon.Clock, log *slog.Logger, away time.Time) time.Time {
 	for _, st := range l.Steps {
 		changed, err := st.Run(ctx, clock.Now())
-		if err != nil && ctx.Err() == nil {
+		if ctx.Err() != nil {
+			return away
+		}
+		if errors.Is(err, sqlstore.ErrUnavailable) {
+			if away.IsZero() {
+				log.Warn("the database is unavailable: housekeeping paused until it answers", "step", st.Doing, "err", err)
+				away = time.Now()
+			}
+			return away
+		}
+		if !away.IsZero() {
+			log.Info("the database answers again: housekeeping resumed", "unavailable_for", time.Since(away).Round(time.Millisecond))
+			away = time.Time{}
+		}
+		if err != nil {
 			log.Warn(st.Doing, append([]any{"err", err}, changed...)...)
 		} else if len(changed) > 0 {
 			log.Info(st.Done, changed...)
 		}
 	}
+	return away
 }
 
 // SandboxPayoutInterval is how often a node sends the sandbox payout

@@ -30,6 +30,9 @@ type dialect interface {
 	// durability reads how the database makes commits durable (see
 	// DB.Durability).
 	durability(ctx context.Context, q querier) (setting string, durable bool, err error)
+	// writable reports whether the server q reaches takes writes (see
+	// DB.Ready): nil, or EUNAVAILABLE.
+	writable(ctx context.Context, db *sql.DB) error
 
 	// param is the n-th placeholder of a statement whose placeholders are
 	// generated (see "Placeholders" below).

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strconv"
@@ -62,6 +63,30 @@ func (postgresDialect) durability(ctx context.Context, q querier) (string, bool,
 		return "", false, internal(err, "read synchronous_commit")
 	}
 	return "synchronous_commit=" + commit + " fsync=" + fsync, commit != "off" && fsync == "on", nil
+}
+
+// writable asks the server of a pooled connection whether a new
+// transaction would be read-only: on a standby (a demoted primary) or with
+// default_transaction_read_only on, transaction_read_only is on. Such a
+// connection is dropped from the pool (a connection of the session before
+// a failover would answer so for ever), so that the next check makes a new
+// one, to the writable host of the URL if there is one.
+func (postgresDialect) writable(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return errUnreachable(err)
+	}
+	defer conn.Close()
+	var ro string
+	if err := conn.QueryRowContext(ctx, `SHOW transaction_read_only`).Scan(&ro); err != nil {
+		return errUnreachable(err)
+	}
+	if ro != "off" {
+		// database/sql closes a connection whose Raw returns ErrBadConn.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		return errReadOnly(nil)
+	}
+	return nil
 }
 
 func (postgresDialect) param(n int) string { return "$" + strconv.Itoa(n) }

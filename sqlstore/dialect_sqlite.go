@@ -106,6 +106,9 @@ func (sqliteDialect) durability(ctx context.Context, q querier) (string, bool, e
 	return "synchronous=" + names[mode], mode >= 2, nil
 }
 
+// writable is nil: a SQLite file that opened takes writes.
+func (sqliteDialect) writable(context.Context, *sql.DB) error { return nil }
+
 // param is the anonymous "?" (see "Placeholders" in dialect.go).
 func (sqliteDialect) param(int) string { return "?" }
 

@@ -127,6 +127,7 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 			if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
 				cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 			}
+			configurePostgres(cfg, target)
 			db.db = stdlib.OpenDB(*cfg)
 		}
 	}
@@ -214,9 +215,20 @@ func (db *DB) SQL() *sql.DB { return db.db }
 // Ping reports whether the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.db.PingContext(ctx); err != nil {
-		return &recon.Error{Code: recon.EUNAVAILABLE, Message: "the database does not answer", Err: err}
+		return errUnreachable(err)
 	}
 	return nil
+}
+
+// Ready reports whether the database takes writes: it answers (Ping) and,
+// on PostgreSQL, the server it answers from is a primary that is not
+// read-only (not a standby, not a primary being demoted). /readyz asks it
+// (docs/design.md, Losing the primary). EUNAVAILABLE when it does not.
+func (db *DB) Ready(ctx context.Context) error {
+	if err := db.Ping(ctx); err != nil {
+		return err
+	}
+	return db.d.writable(ctx, db.db)
 }
 
 // Close releases the database.
@@ -239,12 +251,12 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		case db.writer <- struct{}{}:
 			defer func() { <-db.writer }()
 		case <-ctx.Done():
-			return fmt.Errorf("sqlstore: begin: %w", ctx.Err())
+			return classify(fmt.Errorf("sqlstore: begin: %w", ctx.Err()))
 		}
 	}
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlstore: begin: %w", err)
+		return classify(fmt.Errorf("sqlstore: begin: %w", err))
 	}
 	// The audit entry of the change ctx carries (recon.Audited) commits
 	// with the change's first transaction.
@@ -256,10 +268,12 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		// A failed rollback leaves nothing to undo: the connection is discarded.
 		_ = tx.Rollback()
-		return err
+		// A driver error fn returned as it was is classified here: a lost
+		// primary is EUNAVAILABLE, whichever statement met it.
+		return classify(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlstore: commit: %w", err)
+		return classify(fmt.Errorf("sqlstore: commit: %w", err))
 	}
 	if written != nil {
 		written()

@@ -186,6 +186,9 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		return nil, 0, internal(err, "release savepoint")
 	}
 	results := p.results(ids)
+	if err := db.storeOtherRefs(ctx, tx, companyID, p.rows, ids); err != nil {
+		return nil, 0, err
+	}
 	db.noteIngested(len(p.rows))
 	p.noteKnownFrom(ids)
 	if err := db.rederive(ctx, tx, companyID, p, now); err != nil {

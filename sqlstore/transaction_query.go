@@ -105,6 +105,11 @@ func (db *DB) Transaction(ctx context.Context, tenant recon.TenantID, id int64) 
 	if err != nil {
 		return nil, internal(err, "read transaction")
 	}
+	refs, err := db.otherRefs(ctx, db.db, companyID, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	t.References = refs[id]
 	return t, nil
 }
 

@@ -63,6 +63,8 @@ type camtBal struct {
 type camtTx struct {
 	AcctSvcrRef string   `xml:"Refs>AcctSvcrRef"`
 	EndToEndID  string   `xml:"Refs>EndToEndId"`
+	TxID        string   `xml:"Refs>TxId"`
+	InstrID     string   `xml:"Refs>InstrId"`
 	Ustrd       []string `xml:"RmtInf>Ustrd"`
 	CdtrRef     []string `xml:"RmtInf>Strd>CdtrRefInf>Ref"`
 	AddtlTxInf  string   `xml:"AddtlTxInf"`
@@ -75,6 +77,7 @@ type camtEntry struct {
 	Sts          camtStatus `xml:"Sts"`
 	BookgDt      camtDate   `xml:"BookgDt"`
 	ValDt        camtDate   `xml:"ValDt"`
+	NtryRef      string     `xml:"NtryRef"`
 	AcctSvcrRef  string     `xml:"AcctSvcrRef"`
 	TxDtls       []camtTx   `xml:"NtryDtls>TxDtls"`
 	AddtlNtryInf string     `xml:"AddtlNtryInf"`
@@ -383,7 +386,36 @@ func (p *parser) camtEntry(row int, e *camtEntry, led *ledger) error {
 		}
 		tx.ReferenceNumber = p.hashRef(fields...)
 	}
+	tx.References = recon.CleanReferences(tx.ReferenceNumber, camtReferences(e))
 	return p.add(row, tx)
+}
+
+// camtReferences are every reference an entry carries (docs/statements.md,
+// References): its NtryRef and AcctSvcrRef, and each TxDtls' AcctSvcrRef,
+// EndToEndId, TxId and InstrId; NOTPROVIDED counts as absent.
+func camtReferences(e *camtEntry) []string {
+	refs := []string{e.NtryRef, e.AcctSvcrRef}
+	for _, d := range e.TxDtls {
+		refs = append(refs, d.AcctSvcrRef, d.EndToEndID, d.TxID, d.InstrID)
+	}
+	return usableRefs(refs)
+}
+
+// usableRefs keeps the references fit to store as other references: not
+// empty, not a word for none (NOTPROVIDED, NONREF), at most 128 bytes of
+// text (a longer or unprintable one is left out, the row is not refused for
+// it), at most recon.MaxOtherReferences of them.
+func usableRefs(refs []string) []string {
+	var out []string
+	for _, r := range refs {
+		r = strings.TrimSpace(r)
+		if r == "" || strings.EqualFold(r, "NOTPROVIDED") || strings.EqualFold(r, "NONREF") || len(r) > 128 ||
+			recon.BadText(r, false) != "" || len(out) == recon.MaxOtherReferences {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // camtAmount checks an entry's currency, amount and direction.

@@ -24,11 +24,14 @@ const (
 	colReference   = "reference_number"
 	colAccumulated = "accumulated"
 	colSubAccount  = "sub_account"
+	// colOtherRefs holds other references of the same transfer, separated
+	// by ';' (docs/statements.md, References).
+	colOtherRefs = "other_references"
 )
 
 // csvColumns lists the known columns in the order of the documentation.
 func csvColumns() []string {
-	return []string{colDate, colAmountIn, colAmountOut, colAmount, colContent, colReference, colAccumulated, colSubAccount}
+	return []string{colDate, colAmountIn, colAmountOut, colAmount, colContent, colReference, colAccumulated, colSubAccount, colOtherRefs}
 }
 
 // csvLayout is the position of each known column, -1 when absent.
@@ -416,5 +419,8 @@ func (p *parser) csvRow(row int, rec []string, l *csvLayout) (recon.TransactionI
 		return tx, rerr
 	}
 	tx.SubAccount = sub
+	if cell := l.cell(rec, colOtherRefs); strings.TrimSpace(cell) != "" {
+		tx.References = recon.CleanReferences(ref, usableRefs(strings.Split(cell, ";")))
+	}
 	return tx, nil
 }

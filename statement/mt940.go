@@ -293,6 +293,11 @@ func (p *parser) mtFlush(msg *mtMessage) error {
 	if tx.ReferenceNumber, rerr = content(f.row, ":61:", ref); rerr != nil {
 		return p.bad(rerr)
 	}
+	refs := []string{e.custRef, e.bankRef}
+	if info != nil {
+		refs = append(refs, mtInfoRefs(info.text)...)
+	}
+	tx.References = recon.CleanReferences(tx.ReferenceNumber, usableRefs(refs))
 	return p.add(f.row, tx)
 }
 
@@ -414,6 +419,41 @@ func trunc(s string) string {
 // digits, then ?00, ?10, ... subfields) yields its ?20..?29 and ?60..?63
 // remittance subfields joined with a space; free text yields its lines joined
 // with a space.
+// mtInfoRefs are the references a :86: field names in its structured
+// forms (docs/statements.md, References): the SEPA keywords EREF+ (end-to-end
+// id), KREF+ (customer reference) and MREF+ (mandate) of the German
+// subfields (?20-?29), and the SWIFT-style codes /EREF/, /PREF/, /KREF/,
+// /ROC/ of the Dutch and Nordic banks.
+func mtInfoRefs(lines []string) []string {
+	joined := strings.Join(lines, "")
+	var refs []string
+	// German subfields: ?20EREF+ABC?21... ; the value runs to the next '?'.
+	for _, key := range []string{"EREF+", "KREF+", "MREF+"} {
+		for rest := joined; ; {
+			i := strings.Index(rest, key)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(key):]
+			v, _, _ := strings.Cut(rest, "?")
+			refs = append(refs, strings.TrimSpace(v))
+		}
+	}
+	// SWIFT-style: /EREF/ABC/ ; the value runs to the next '/'.
+	for _, key := range []string{"/EREF/", "/PREF/", "/KREF/", "/ROC/"} {
+		for rest := joined; ; {
+			i := strings.Index(rest, key)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(key):]
+			v, _, _ := strings.Cut(rest, "/")
+			refs = append(refs, strings.TrimSpace(v))
+		}
+	}
+	return refs
+}
+
 func mtInfo(lines []string) string {
 	joined := strings.Join(lines, "")
 	if len(joined) >= 4 && allDigits(joined[:3]) && joined[3] == '?' {

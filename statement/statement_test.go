@@ -31,6 +31,8 @@ type goldenLine struct {
 	Content         string `json:"content"`
 	ReferenceNumber string `json:"reference_number"`
 	SubAccount      string `json:"sub_account,omitempty"`
+	// References are the other references (docs/statements.md, References).
+	References []string `json:"references,omitempty"`
 }
 
 type goldenSkip struct {
@@ -57,6 +59,7 @@ func render(f Format, lines []Line, skipped []RowError, err error) []byte {
 			Content:         l.Tx.Content,
 			ReferenceNumber: l.Tx.ReferenceNumber,
 			SubAccount:      l.Tx.SubAccount,
+			References:      l.Tx.References,
 		})
 	}
 	for _, s := range skipped {

@@ -191,6 +191,20 @@ func ValidateMapping(m *ColumnMapping) error {
 		}
 		seen[k] = name.json
 	}
+	if len(m.OtherReferences) > recon.MaxOtherReferences {
+		return fieldErr("other_references", "at most %d columns", recon.MaxOtherReferences)
+	}
+	for _, h := range m.OtherReferences {
+		h = strings.TrimSpace(h)
+		if h == "" || len(h) > MaxMappingHeader {
+			return fieldErr("other_references", "each column name must be 1 to %d bytes", MaxMappingHeader)
+		}
+		k := foldHeader(h)
+		if other, dup := seen[k]; dup {
+			return fieldErr("other_references", "names the same column %q as %s", h, other)
+		}
+		seen[k] = "other_references"
+	}
 	switch {
 	case f[colDate] == "":
 		return fieldErr("date", "the column of the transaction date is required")
@@ -213,8 +227,11 @@ func fieldErr(field, format string, args ...any) error {
 
 // bankLayout is where the fields are in a bank export's rows.
 type bankLayout struct {
-	col   map[string]int    // field -> column, -1 when absent
-	names map[string]string // field -> the header as written, for messages
+	col map[string]int // field -> column, -1 when absent
+	// refCols are the columns of other references: a mapping's
+	// other_references, or a second recognised reference column.
+	refCols []int
+	names   map[string]string // field -> the header as written, for messages
 	// headerRow is the header's row; bilingual is true once the row after
 	// it has been checked for a second header line.
 	headerRow int
@@ -257,10 +274,26 @@ func recogniseBankHeader(rec []string, row int, m *ColumnMapping) *bankLayout {
 				return nil
 			}
 		}
+		for _, h := range m.OtherReferences {
+			want, found := foldHeader(h), false
+			for i, c := range rec {
+				if foldHeader(c) == want || foldHeader(strings.Join(strings.Fields(c), " ")) == want {
+					l.refCols, found = append(l.refCols, i), true
+					break
+				}
+			}
+			if !found {
+				return nil
+			}
+		}
 		return l
 	}
 	for i, c := range rec {
 		f, ok := headerField(c)
+		if ok && f == colReference && l.col[f] >= 0 {
+			l.refCols = append(l.refCols, i) // a second reference column: kept as another reference
+			continue
+		}
 		if !ok || f == "" || l.col[f] >= 0 {
 			continue
 		}
@@ -442,6 +475,13 @@ func (p *parser) bankRow(row int, rec []string, l *bankLayout) (recon.Transactio
 		ref = p.hashRef("bank", strings.TrimSpace(dateCell), strconv.FormatInt(tx.AmountIn, 10), strconv.FormatInt(tx.AmountOut, 10), text, balance)
 	}
 	tx.ReferenceNumber = ref
+	var refs []string
+	for _, i := range l.refCols {
+		if i < len(rec) {
+			refs = append(refs, rec[i])
+		}
+	}
+	tx.References = recon.CleanReferences(ref, usableRefs(refs))
 	return tx, nil
 }
 

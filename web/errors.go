@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 
 	"recon"
 )
@@ -31,4 +32,20 @@ func ErrorStatus(err error) (status int, name string) {
 		s = errorStatus[recon.EINTERNAL]
 	}
 	return s.status, s.name
+}
+
+// RetryAfterUnavailable is the Retry-After, in seconds, of a 503 whose
+// error did not set its own: long enough for a failover to finish or a
+// connection to be made again (docs/design.md, Losing the primary), short
+// enough that a client's retry comes soon after.
+const RetryAfterUnavailable = 5
+
+// SetRetryAfter sets Retry-After on h when err is EUNAVAILABLE (a 503) and
+// no Retry-After is set yet (a refusal that knows its wait, as Slots, sets
+// its own). Every family's error writer calls it: a 503 always says when to
+// retry (docs/api.md, Errors).
+func SetRetryAfter(h http.Header, err error) {
+	if recon.ErrorCode(err) == recon.EUNAVAILABLE && h.Get("Retry-After") == "" {
+		h.Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -176,7 +177,7 @@ flag the saved mapping is shown; --clear removes it.`,
   recon statement-mapping --company 1 --bank-account 2 --clear`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set := m != (recon.StatementMapping{})
+			set := !reflect.DeepEqual(m, recon.StatementMapping{})
 			if set && clear {
 				return fmt.Errorf("--clear takes no column flags")
 			}
@@ -224,6 +225,7 @@ flag the saved mapping is shown; --clear removes it.`,
 	f.StringVar(&m.Content, "content", "", "header of the memo column")
 	f.StringVar(&m.Reference, "reference", "", "header of the bank reference column (without it, a row's reference is its hash)")
 	f.StringVar(&m.Balance, "balance", "", "header of the balance column")
+	f.StringSliceVar(&m.OtherReferences, "other-reference", nil, "header of a column of other references of the transfer (repeatable)")
 	f.StringVar(&m.SubAccount, "sub-account", "", "header of the virtual account column")
 	f.BoolVar(&clear, "clear", false, "remove the saved mapping")
 	_ = cmd.MarkFlagRequired("bank-account")

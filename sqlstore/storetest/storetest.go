@@ -59,6 +59,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Sync", func(t *testing.T) { t.Parallel(); testSync(t, open) })
 	run(t, "StatementMapping", open, testStatementMapping)
 	t.Run("Audit", func(t *testing.T) { t.Parallel(); testAudit(t, open) })
+	t.Run("Duplicates", func(t *testing.T) { t.Parallel(); testDuplicates(t, open) })
 }
 
 // run runs test as the parallel subtest name of t, on a fresh bundle of the
