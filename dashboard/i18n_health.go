@@ -1,6 +1,6 @@
 package dashboard
 
-// The messages of endpoint health (health.go; docs/dashboard.md, Settings;
+// The messages of endpoint health (health.go; docs/dashboard.md, Endpoint health;
 // docs/design.md, D7), the audit log's entries of it and its alert, and the
 // IPN type ENDPOINT_DISABLED, in both languages.
 var healthMessages = []struct{ key, en, vi string }{

@@ -76,8 +76,8 @@ func newHealthFixture(t *testing.T, engine string) *healthFixture {
 		t.Fatal(err)
 	}
 	f.disp = &delivery.Dispatcher{Store: db, Client: delivery.NewClient(delivery.ClientOptions{AllowPrivate: true}), Clock: f.clock,
-		// A failed attempt is final (MaxAge 1 ns): no retry runs on its own
-		// while the test moves the clock.
+		// MaxAge 1 ns: a failed delivery is due again 1 ns after it was made,
+		// so retried once when the test moves the clock, then dead.
 		Schedule: delivery.Schedule{MaxAge: time.Nanosecond}, Workers: 1, Poll: 5 * time.Millisecond, NodeID: "node-" + engine}
 	db.OnEnqueue(f.disp.Kick)
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -110,6 +110,15 @@ func (f *healthFixture) attempted(t *testing.T, id int64, n int) *recon.Delivery
 	return d
 }
 
+// dead waits for the delivery to be dead (its retry made) and unclaimed.
+func (f *healthFixture) dead(t *testing.T, id int64) {
+	t.Helper()
+	testkit.WaitFor(t, "a delivery dead", 10*time.Second, func() bool {
+		d, err := f.db.Delivery(t.Context(), recon.TenantID{}, id)
+		return err == nil && d.Status == recon.DeliveryDead && d.ClaimedBy == ""
+	})
+}
+
 func (f *healthFixture) health(t *testing.T) *recon.TargetHealth {
 	t.Helper()
 	h, err := f.db.TargetHealth(t.Context(), f.company.Tenant(), recon.DeliveryIPN)
@@ -140,6 +149,7 @@ func TestEndpointHealth(t *testing.T) {
 
 		// 71 h on, a success resets the streak.
 		f.clock.Advance(71 * time.Hour)
+		f.dead(t, d1.ID) // retried, failing, at 71 h
 		if got, err := f.db.DisableFailingTargets(ctx, f.clock.Now()); err != nil || len(got) != 0 {
 			t.Fatalf("at 71 h: %v, %v", got, err)
 		}
@@ -162,6 +172,7 @@ func TestEndpointHealth(t *testing.T) {
 			t.Fatalf("streak from %v, want %v", h.FailingSince, t1)
 		}
 		f.clock.Set(t1.Add(72*time.Hour - time.Second))
+		f.dead(t, d3.ID)
 		if got, err := f.db.DisableFailingTargets(ctx, f.clock.Now()); err != nil || len(got) != 0 {
 			t.Fatalf("a second before 72 h: %v, %v", got, err)
 		}
