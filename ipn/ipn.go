@@ -181,8 +181,10 @@ type settingsJSON struct {
 	// never used API v2 reads the v1 answer unchanged (docs/api-v2.md,
 	// Notifications).
 	NotificationTypes []string `json:"notification_types,omitempty"`
-	// Ordered: one delivery at a time, in enqueue order.
-	Ordered bool `json:"ordered"`
+	// Ordered: one delivery at a time, in enqueue order; left out while
+	// false, so that the v1 answer of a merchant who never set it is
+	// unchanged (docs/api.md, "IPN settings").
+	Ordered bool `json:"ordered,omitempty"`
 }
 
 // JSON renders IPN settings as GET and PUT /v1/ipn (and recon ipn set
