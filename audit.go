@@ -347,7 +347,7 @@ func AuditingCompany(ctx context.Context, update func(c *Company) error) func(c 
 
 // auditTargetFields are a notification target's settings as its entries
 // name them; secret_key and signing_secret are secrets (AuditRotated).
-var auditTargetFields = []string{"url", "auth_type", "active", "notification_types", "events", "secret_key", "signing_secret"}
+var auditTargetFields = []string{"url", "auth_type", "active", "ordered", "notification_types", "events", "secret_key", "signing_secret"}
 
 func auditTarget(t *Target, events []string) map[string]string {
 	if t == nil {
@@ -355,6 +355,9 @@ func auditTarget(t *Target, events []string) map[string]string {
 	}
 	m := map[string]string{"url": t.URL, "auth_type": t.AuthType, "active": strconv.FormatBool(t.Active),
 		"secret_key": t.Secret, "signing_secret": t.SigningSecret}
+	if t.Ordered { // unset reads as never set: a target that is not ordered shows no change
+		m["ordered"] = "true"
+	}
 	if events != nil {
 		m["events"] = strings.Join(events, ", ")
 	}

@@ -117,6 +117,12 @@ type Target struct {
 	// (delivery_targets.settings): an IPN target's are IPNSettings. A save
 	// with "" keeps the stored ones ("{}" for a new target).
 	Settings string
+	// Ordered delivers the target's notifications one at a time, in the
+	// order they were enqueued: the next is sent only once the one before
+	// is delivered or dead, so a failing receiver holds back everything
+	// after it (docs/design.md, D7, "Ordered targets"). A save stores it as
+	// given: the services read the stored value first to keep it.
+	Ordered bool
 }
 
 // Secret sizes: generated secrets have SecretLen letters and digits; a

@@ -233,6 +233,8 @@ type HubWebhookChange struct {
 	// RotateSigningSecret replaces the signing secret (a new webhook gets
 	// one anyway).
 	RotateSigningSecret bool
+	// Ordered sets Target.Ordered (nil keeps it; false for a new webhook).
+	Ordered *bool
 }
 
 // HubContentType is the one request_content_type the hub sends.
@@ -277,6 +279,9 @@ func (c HubWebhookChange) Apply(cur *HubWebhook, random io.Reader) (*HubWebhook,
 	}
 	if c.Active != nil {
 		w.Active = *c.Active
+	}
+	if c.Ordered != nil {
+		w.Ordered = *c.Ordered
 	}
 	if c.ContentType != nil {
 		if *c.ContentType != HubContentType {

@@ -147,7 +147,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 			if err != nil {
 				return err
 			}
-			v.IPNForm = &ipnForm{URL: t.URL, AuthType: t.AuthType, Active: t.Active, Types: st.Types()}
+			v.IPNForm = &ipnForm{URL: t.URL, AuthType: t.AuthType, Active: t.Active, Types: st.Types(), Ordered: t.Ordered}
 		}
 	}
 	if err := h.fillHealth(r, q, v); err != nil { // endpoint health (health.go)
@@ -333,6 +333,8 @@ type ipnForm struct {
 	URL, AuthType string
 	Active        bool
 	Types         []string
+	// Ordered: one notification at a time, in order (i18n_ordered.go).
+	Ordered bool
 }
 
 // saveIPN serves POST /dashboard/settings/ipn: the IPN target's URL, auth
@@ -344,8 +346,9 @@ func (h *Handler) saveIPN(w http.ResponseWriter, r *http.Request, q *request) er
 	if h.IPN == nil {
 		return errNotFound()
 	}
-	f := &ipnForm{URL: strings.TrimSpace(r.PostForm.Get("ipn_url")), AuthType: r.PostForm.Get("auth_type"), Active: r.PostForm.Get("active") == "1"}
-	c := ipn.Change{URL: f.URL, AuthType: f.AuthType, Active: f.Active}
+	f := &ipnForm{URL: strings.TrimSpace(r.PostForm.Get("ipn_url")), AuthType: r.PostForm.Get("auth_type"), Active: r.PostForm.Get("active") == "1",
+		Ordered: r.PostForm.Get("ordered") == "1"}
+	c := ipn.Change{URL: f.URL, AuthType: f.AuthType, Active: f.Active, Ordered: &f.Ordered}
 	// The form's checkboxes (notification_types=shown marks them: none
 	// checked is a choice, refused by the rules, not "keep").
 	if r.PostForm.Get("notification_types") == "shown" {

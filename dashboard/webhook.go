@@ -15,9 +15,10 @@ import (
 
 // webhookForm is the webhook form as typed, shown again when refused.
 type webhookForm struct {
-	URL    string
-	Active bool
-	Events []string
+	URL     string
+	Active  bool
+	Events  []string
+	Ordered bool // ordered of POST /v1/webhook (i18n_ordered.go)
 }
 
 // Has reports whether the form checks the event ("*": all of them).
@@ -40,20 +41,21 @@ func (h *Handler) showWebhook(r *http.Request, q *request, v *settingsView) erro
 	}
 	v.Webhook, v.WebhookMasked, v.WebhookSigningMasked = wh, recon.MaskSecret(wh.Secret), recon.MaskSecret(wh.SigningSecret)
 	if v.WebhookForm == nil {
-		v.WebhookForm = &webhookForm{URL: wh.URL, Active: wh.Active, Events: wh.AllowEvents}
+		v.WebhookForm = &webhookForm{URL: wh.URL, Active: wh.Active, Events: wh.AllowEvents, Ordered: wh.Ordered}
 	}
 	return nil
 }
 
 // saveWebhook serves POST /dashboard/settings/hub-webhook: the form is the
-// body {"webhook_url", "active", "allow_events"} of POST /v1/webhook (every
+// body {"webhook_url", "active", "allow_events", "ordered"} of POST /v1/webhook (every
 // event unchecked: none, as []), saved by the hub's SaveWebhook.
 func (h *Handler) saveWebhook(w http.ResponseWriter, r *http.Request, q *request) error {
 	if h.Hub == nil {
 		return errNotFound()
 	}
-	f := &webhookForm{URL: r.PostForm.Get("webhook_url"), Active: r.PostForm.Get("active") == "1", Events: r.PostForm["event"]}
-	ch := recon.HubWebhookChange{URL: &f.URL, Active: &f.Active, AllowEvents: f.Events, AllowEventsSet: true}
+	f := &webhookForm{URL: r.PostForm.Get("webhook_url"), Active: r.PostForm.Get("active") == "1", Events: r.PostForm["event"],
+		Ordered: r.PostForm.Get("ordered") == "1"}
+	ch := recon.HubWebhookChange{URL: &f.URL, Active: &f.Active, AllowEvents: f.Events, AllowEventsSet: true, Ordered: &f.Ordered}
 	if ch.AllowEvents == nil {
 		ch.AllowEvents = []string{}
 	}

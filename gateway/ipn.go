@@ -38,6 +38,9 @@ type ipnInput struct {
 	// NotificationTypes absent (or null) keeps what the target had
 	// (docs/api-v2.md, Notifications).
 	NotificationTypes *[]string `json:"notification_types"`
+	// Ordered true delivers the notifications one at a time, in enqueue
+	// order (docs/api.md, "IPN settings"); absent or null keeps it.
+	Ordered *bool `json:"ordered"`
 }
 
 // putIPN serves PUT /v1/ipn: replaces the IPN settings through h.IPN
@@ -48,7 +51,7 @@ func (h *Handler) putIPN(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	c := ipn.Change{AuthType: recon.AuthSecretKey, Active: true, SecretKey: in.SecretKey}
+	c := ipn.Change{AuthType: recon.AuthSecretKey, Active: true, SecretKey: in.SecretKey, Ordered: in.Ordered}
 	if in.IPNURL != nil {
 		c.URL = *in.IPNURL
 	}

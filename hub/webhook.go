@@ -20,6 +20,9 @@ type webhookJSON struct {
 	RequestContentType string   `json:"request_content_type"`
 	Active             int      `json:"active"`
 	AllowEvents        []string `json:"allow_events"`
+	// Ordered: deliveries one at a time, in enqueue order (docs/hub.md,
+	// The webhook API; docs/design.md, D7, "Ordered targets").
+	Ordered bool `json:"ordered"`
 }
 
 // toWebhookJSON renders the webhook with its secrets masked but those this
@@ -27,7 +30,7 @@ type webhookJSON struct {
 // the answer that made or rotated it (docs/hub.md, The webhook API).
 func toWebhookJSON(w *recon.HubWebhook, showSecret, showSigning bool) webhookJSON {
 	out := webhookJSON{WebhookURL: w.URL, AuthType: w.AuthType, SecretKey: w.Secret, SigningSecret: w.SigningSecret,
-		RequestContentType: w.ContentType, AllowEvents: w.AllowEvents}
+		RequestContentType: w.ContentType, AllowEvents: w.AllowEvents, Ordered: w.Ordered}
 	if out.AllowEvents == nil {
 		out.AllowEvents = []string{}
 	}
@@ -69,6 +72,8 @@ type webhookInput struct {
 	AllowEvents        json.RawMessage `json:"allow_events"`
 	// RotateSigningSecret true replaces the signing secret.
 	RotateSigningSecret json.RawMessage `json:"rotate_signing_secret"`
+	// Ordered is a JSON boolean (true or false; absent or null keeps it).
+	Ordered json.RawMessage `json:"ordered"`
 }
 
 var jsonNull = []byte("null")
@@ -85,13 +90,27 @@ func optString(name string, raw json.RawMessage) (*string, error) {
 	return &s, nil
 }
 
+// optBool decodes a boolean field: nil when absent or null; anything but
+// true or false (a string "true", 1) is EINVALID naming the field.
+func optBool(name string, raw json.RawMessage) (*bool, error) {
+	if raw == nil || bytes.Equal(raw, jsonNull) {
+		return nil, nil
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return nil, recon.FieldError(name, "%s must be true or false", name)
+	}
+	return &b, nil
+}
+
 // postWebhook serves POST /v1/webhook (spec §4.4; docs/hub.md, The webhook API;
 // docs/design.md, D8): a partial upsert. A field absent (or null, except
 // allow_events) keeps its stored value; allow_events null or [] subscribes to
 // nothing. On create, webhook_url is required, auth_type defaults to
 // SECRET_KEY, active to 1, allow_events to ["*"], a missing secret_key is
 // generated (48 characters), and so is the signing secret, which
-// rotate_signing_secret: true replaces. The answer shows the whole
+// rotate_signing_secret: true replaces; ordered (a boolean, false on
+// create) delivers the events one at a time (docs/design.md, D7). The answer shows the whole
 // configuration, each secret in full only when this request set it (given,
 // made, rotated), masked otherwise: a POST that changes the URL does not
 // re-show the secrets. Nothing is stored unless every field is valid.
@@ -137,6 +156,9 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 		if err := json.Unmarshal(in.RotateSigningSecret, &ch.RotateSigningSecret); err != nil {
 			return recon.FieldError("rotate_signing_secret", "rotate_signing_secret must be true or false")
 		}
+	}
+	if ch.Ordered, err = optBool("ordered", in.Ordered); err != nil {
+		return err
 	}
 	before, _ := h.Store.HubWebhook(r.Context(), c.Tenant) // nil: none yet
 	wh, created, err := h.Links.SaveWebhook(r.Context(), c.Tenant, ch)

@@ -56,6 +56,10 @@ type Change struct {
 	// recon.DefaultIPNTypes for a target saved before API v2 or never given
 	// any (docs/api-v2.md, Notifications).
 	NotificationTypes []string
+	// Ordered sets recon.Target.Ordered: one delivery at a time, in
+	// enqueue order (docs/design.md, D7, "Ordered targets"). nil keeps what
+	// the target had (false for a new one).
+	Ordered *bool
 }
 
 // Saved is what Save stored, and which of its secrets are new: only those
@@ -105,6 +109,11 @@ func (s *Service) Save(ctx context.Context, tenant recon.TenantID, c Change) (*S
 	}
 	saved := &Saved{Target: &recon.Target{URL: c.URL, AuthType: c.AuthType, Active: c.Active}}
 	t := saved.Target
+	if c.Ordered != nil {
+		t.Ordered = *c.Ordered
+	} else if old != nil {
+		t.Ordered = old.Ordered
+	}
 	if c.AuthType == recon.AuthSecretKey && c.SecretKey != nil {
 		t.Secret = *c.SecretKey
 	}
@@ -172,6 +181,10 @@ type settingsJSON struct {
 	// never used API v2 reads the v1 answer unchanged (docs/api-v2.md,
 	// Notifications).
 	NotificationTypes []string `json:"notification_types,omitempty"`
+	// Ordered: one delivery at a time, in enqueue order; left out while
+	// false, so that the v1 answer of a merchant who never set it is
+	// unchanged (docs/api.md, "IPN settings").
+	Ordered bool `json:"ordered,omitempty"`
 }
 
 // JSON renders IPN settings as GET and PUT /v1/ipn (and recon ipn set
@@ -195,7 +208,7 @@ func TargetJSON(t *recon.Target, showSecret, showSigning bool) any {
 }
 
 func targetJSON(t *recon.Target, showSecret, showSigning bool) settingsJSON {
-	out := settingsJSON{IPNURL: t.URL, AuthType: t.AuthType, SigningSecret: t.SigningSecret}
+	out := settingsJSON{IPNURL: t.URL, AuthType: t.AuthType, SigningSecret: t.SigningSecret, Ordered: t.Ordered}
 	if t.Active {
 		out.Active = 1
 	}

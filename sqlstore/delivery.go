@@ -53,33 +53,62 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 // claimDue selects the due deliveries of ClaimDeliveries ($2 now, $3 n),
 // and claimSet leases them ($1 lease until, $4 node): each engine puts them
 // together in its own statement (dialect.claimDeliveries), one statement and
-// so one transaction.
+// so one transaction. indexedBy is the dialect's (SQLite is told the
+// partial indexes of the order rules, which it would not choose without
+// statistics; the company's kind index would walk its finished deliveries).
 //
 // Hub events (kind webhook) go out one at a time per tenant, in the order
 // they were enqueued: one is not claimed while an earlier one of its tenant
-// is due or in flight (index deliveries_webhook_pending). An earlier event
+// is due or in flight (index deliveries_pending_group). An earlier event
 // that failed and waits for its retry does not hold the later ones back.
-// On PostgreSQL the check reads the snapshot without SKIP LOCKED, so an
-// earlier event another node is claiming at that moment still counts.
-const (
-	claimDue = `
+//
+// An ordered target's deliveries (recon.Target.Ordered; docs/design.md, D7,
+// "Ordered targets") are stricter: one is claimed only when it is the
+// lowest pending delivery of its company and kind, and none of them is
+// claimed under an unexpired lease (deliveries_claimed_group). So one of
+// them at most is in flight, and a head that waits for its retry holds the
+// others back until it is delivered or dead.
+//
+// Under concurrency (PostgreSQL, FOR UPDATE SKIP LOCKED): the only row of
+// an ordered target that passes is its head, the same row for every claimer,
+// and its row lock lets one claimer take it; a claimer that took its
+// snapshot before another's claim or record committed sees the rows as
+// they were before, more of them pending, which holds back more, never less
+// (a row locked or changed meanwhile is skipped or re-checked on its new
+// version). The lease check covers a lower id that commits after a higher
+// one was claimed (two enqueuing transactions at once, whose order is the
+// ids'): it waits for the one in flight.
+//
+// Each candidate costs index probes; the due rows waiting behind an ordered
+// head are passed over one by one, at each claim.
+func claimDue(indexedBy func(string) string) string {
+	return `
 			SELECT id FROM deliveries d
 			WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
 				AND company_id IN (SELECT c.id FROM ` + tenantCompany + ` WHERE p.status = 'active')
 				AND (kind <> 'webhook' OR NOT EXISTS (
-					SELECT 1 FROM deliveries e
-					WHERE e.company_id = d.company_id AND e.status = 'pending' AND e.kind = 'webhook' AND e.id < d.id
+					SELECT 1 FROM deliveries e` + indexedBy("deliveries_pending_group") + `
+					WHERE e.company_id = d.company_id AND e.kind = 'webhook' AND e.status = 'pending' AND e.id < d.id
 						AND (e.next_attempt_at <= $2 OR e.lease_until > $2)))
+				AND (NOT EXISTS (SELECT 1 FROM delivery_targets t WHERE t.company_id = d.company_id AND t.kind = d.kind AND t.ordered)
+					OR NOT EXISTS (
+						SELECT 1 FROM deliveries e` + indexedBy("deliveries_pending_group") + `
+						WHERE e.company_id = d.company_id AND e.kind = d.kind AND e.status = 'pending' AND e.id < d.id)
+					AND NOT EXISTS (
+						SELECT 1 FROM deliveries e` + indexedBy("deliveries_claimed_group") + `
+						WHERE e.company_id = d.company_id AND e.kind = d.kind AND e.claimed_by IS NOT NULL
+							AND e.status = 'pending' AND e.lease_until > $2))
 			ORDER BY next_attempt_at, id
 			LIMIT $3`
-	claimSet = `UPDATE deliveries SET lease_until = $1, claimed_by = $4`
-)
+}
+
+const claimSet = `UPDATE deliveries SET lease_until = $1, claimed_by = $4`
 
 // ClaimDeliveries takes up to n due deliveries (pending, next attempt due,
 // no lease or a lapsed one, of an active company: an inactive company's
 // deliveries wait, pending, until it is active again) in the order they fell
 // due, and leases them to node until now+lease. It is one statement, and so
-// one transaction (see claimDue). The claimed rows come back with their new
+// one transaction (see claimDue; an ordered target's one at a time). The claimed rows come back with their new
 // LeaseUntil and ClaimedBy, ordered by NextAttemptAt and ID.
 func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
 	if n <= 0 {
@@ -386,8 +415,8 @@ func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) 
 		var t recon.Target
 		var sealed, signing []byte
 		err := db.db.QueryRowContext(ctx,
-			`SELECT url, auth_type, secret, signing_secret, active, settings, disabled_by FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
-			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active, &t.Settings, &t.DisabledBy)
+			`SELECT url, auth_type, secret, signing_secret, active, settings, disabled_by, ordered FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
+			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active, &t.Settings, &t.DisabledBy, &t.Ordered)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, notFound(err, "company %d has no %s target", companyID, kind)
 		}

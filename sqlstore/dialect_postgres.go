@@ -101,7 +101,7 @@ func (postgresDialect) indexedBy(string) string { return "" }
 // each other, and the CTE runs exactly once (a subquery under IN could be
 // rescanned by some plans and lock more than n rows).
 var pgClaimDeliveries = `
-		WITH due AS MATERIALIZED (` + claimDue + ` FOR UPDATE SKIP LOCKED)
+		WITH due AS MATERIALIZED (` + claimDue(postgresDialect{}.indexedBy) + ` FOR UPDATE SKIP LOCKED)
 		` + claimSet + ` FROM due WHERE deliveries.id = due.id
 		RETURNING deliveries.` + strings.ReplaceAll(deliveryColumns, ", ", ", deliveries.")
 

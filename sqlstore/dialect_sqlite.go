@@ -124,7 +124,7 @@ func (sqliteDialect) indexedBy(index string) string { return " INDEXED BY " + in
 
 // sqliteClaimDeliveries: the statement holds the database's only write
 // lock, so a plain subquery chooses the due rows.
-const sqliteClaimDeliveries = claimSet + ` WHERE id IN (` + claimDue + `) RETURNING ` + deliveryColumns
+var sqliteClaimDeliveries = claimSet + ` WHERE id IN (` + claimDue(sqliteDialect{}.indexedBy) + `) RETURNING ` + deliveryColumns
 
 func (sqliteDialect) claimDeliveries() string { return sqliteClaimDeliveries }
 

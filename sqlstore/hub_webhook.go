@@ -32,9 +32,9 @@ func (db *DB) hubWebhook(ctx context.Context, q querier, companyID int64, lock s
 	var w recon.HubWebhook
 	var sealed, signing []byte
 	var settings string
-	err := q.QueryRowContext(ctx, `SELECT url, auth_type, secret, signing_secret, active, settings FROM delivery_targets
+	err := q.QueryRowContext(ctx, `SELECT url, auth_type, secret, signing_secret, active, settings, ordered FROM delivery_targets
 		WHERE company_id = $1 AND kind = $2`+lock, companyID, recon.DeliveryWebhook).
-		Scan(&w.URL, &w.AuthType, &sealed, &signing, &w.Active, &settings)
+		Scan(&w.URL, &w.AuthType, &sealed, &signing, &w.Active, &settings, &w.Ordered)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(err, "no webhook is configured")
 	}
@@ -99,12 +99,12 @@ func (db *DB) ChangeHubWebhook(ctx context.Context, tenant recon.TenantID, c rec
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `
-			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at, ordered)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
 				secret = excluded.secret, signing_secret = excluded.signing_secret, active = excluded.active,`+reenableOnSave+`
-				settings = excluded.settings, updated_at = excluded.updated_at`,
-			companyID, recon.DeliveryWebhook, w.URL, w.AuthType, sealed, sealedSigning, w.Active, string(settings), db.now())
+				settings = excluded.settings, updated_at = excluded.updated_at, ordered = excluded.ordered`,
+			companyID, recon.DeliveryWebhook, w.URL, w.AuthType, sealed, sealedSigning, w.Active, string(settings), db.now(), w.Ordered)
 		if db.d.violation(err) == foreignKeyViolation {
 			return notFound(err, "company %d not found", companyID)
 		}

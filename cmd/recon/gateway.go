@@ -108,6 +108,7 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 		c        ipn.Change
 		secret   string
 		inactive bool
+		ordered  bool
 		sandbox  bool
 		private  bool
 		types    []string
@@ -122,6 +123,9 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 			c.Active = !inactive
 			if cmd.Flags().Changed("secret") {
 				c.SecretKey = &secret
+			}
+			if cmd.Flags().Changed("ordered") {
+				c.Ordered = &ordered
 			}
 			if spec.types && cmd.Flags().Changed("notification-types") {
 				c.NotificationTypes = make([]string, 0, len(types))
@@ -167,7 +171,7 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 				} else {
 					secret = shown(t.Secret, saved.NewSecret)
 				}
-				text := fmt.Sprintf("%s of company %d%s: %s (%s, active %v)\nsecret_key:     %s\nsigning_secret: %s", spec.what, tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active,
+				text := fmt.Sprintf("%s of company %d%s: %s (%s, active %v, ordered %v)\nsecret_key:     %s\nsigning_secret: %s", spec.what, tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active, t.Ordered,
 					secret, shown(t.SigningSecret, saved.NewSigningSecret))
 				if !spec.types {
 					return a.print(ipn.TargetJSON(t, saved.NewSecret, saved.NewSigningSecret), "%s", text)
@@ -187,6 +191,8 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 	f.StringVar(&secret, "secret", "", "the X-Secret-Key secret (default: keep the stored one, or make one with SECRET_KEY)")
 	f.BoolVar(&c.RotateSigningSecret, "rotate-signing-secret", false, "replace the signing secret of X-Recon-Signature (shown once)")
 	f.BoolVar(&inactive, "inactive", false, "save the settings but send nothing")
+	f.BoolVar(&ordered, "ordered", false, "deliver one notification at a time, in the order they were enqueued; a failing one holds back the rest "+
+		"until delivered or dead (docs/design.md, D7; default: keep the target's, false for a new one; --ordered=false turns it off)")
 	f.BoolVar(&sandbox, "sandbox", false, "accept a plain-http URL (sandbox setups)")
 	f.BoolVar(&private, "allow-private-targets", false, "accept loopback and private addresses (tests, self-hosted setups)")
 	if spec.types {

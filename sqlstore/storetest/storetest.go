@@ -43,6 +43,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("BankOrder", func(t *testing.T) { t.Parallel(); testBankOrder(t, open) })
 	t.Run("AmountTotals", func(t *testing.T) { t.Parallel(); testAmountTotals(t, open) })
 	t.Run("Delivery", func(t *testing.T) { t.Parallel(); testDelivery(t, open) })
+	t.Run("DeliveryOrdered", func(t *testing.T) { t.Parallel(); testDeliveryOrdered(t, open) })
 	t.Run("Orders", func(t *testing.T) { t.Parallel(); testOrders(t, open) })
 	t.Run("Matching", func(t *testing.T) { t.Parallel(); testMatching(t, open) })
 	t.Run("VirtualAccounts", func(t *testing.T) { t.Parallel(); testVirtualAccounts(t, open) })
