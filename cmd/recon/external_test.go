@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -19,22 +21,37 @@ import (
 // build`), and this test process is the load generator (loadgen_test.go),
 // reaching it only over HTTP with real OAuth2 tokens. Flags go after -args.
 var (
-	extRows     = flag.Int("rows", 200_000, "transactions to ingest before the listing (a multiple of 1000)")
-	extAccounts = flag.Int("accounts", 2, "bank accounts the batches mix, two at a time (batch n: accounts n and n+1)")
-	extTargets  = flag.String("targets", "sqlite,postgres,postgres-durable", "servers to measure: sqlite, postgres (the test harness's cluster: fsync=off), postgres-durable (a cluster on the disk: fsync=on, synchronous_commit=on)")
-	extQuiet    = flag.Duration("quiet", time.Minute, "pause between the listing right after the load and the listing later")
-	extListFor  = flag.Duration("list-for", 3*time.Second, "how long each listing query runs")
-	extIPNFor   = flag.Duration("ipn-for", 6*time.Second, "how long the single-transfer pushes last")
-	extPhases   = flag.String("phases", "ingest,list,ipn", "phases to run (list needs ingest)")
-	extQueries  = flag.String("queries", "", "listing queries to run, by the names the table prints (page1,amount_out,...); empty: all")
+	extRows       = flag.Int("rows", 200_000, "transactions to ingest before the listing (a multiple of 1000)")
+	extAccounts   = flag.Int("accounts", 2, "bank accounts the batches mix, two at a time (batch n: accounts n and n+1)")
+	extTargets    = flag.String("targets", "sqlite,postgres,postgres-durable", "servers to measure: sqlite, postgres (the test harness's cluster: fsync=off), postgres-durable (a cluster on the disk: fsync=on, synchronous_commit=on)")
+	extQuiet      = flag.Duration("quiet", time.Minute, "pause between the listing right after the load and the listing later")
+	extListFor    = flag.Duration("list-for", 3*time.Second, "how long each listing query runs")
+	extIPNFor     = flag.Duration("ipn-for", 6*time.Second, "how long the single-transfer pushes last")
+	extPhases     = flag.String("phases", "ingest,list,ipn", "phases to run (list needs ingest)")
+	extQueries    = flag.String("queries", "", "listing queries to run, by the names the table prints (page1,amount_out,...); empty: all")
+	extProfile    = flag.String("cpuprofile", "", "directory: build the server with its pprof listener (benchpprof.go) and write a CPU profile of it during each target's ingestion there")
+	extProfileFor = flag.Int("cpuprofile-seconds", 10, "length of the CPU profile, from the start of the ingestion")
+	extPGStat     = flag.Bool("pgstat", false, "load pg_stat_statements into the clusters and write the top statements of each ingestion into the -cpuprofile directory (or the current one)")
 )
 
-// TestExternal measures each target in turn: ingestion of mixed-account
-// batches, the listing right after the load and again after a quiet pause,
-// then single-transfer pushes at 500/s and their IPN latency. It prints one
-// table at the end.
+// TestExternal measures each target in turn: the engine's raw limit,
+// ingestion of mixed-account batches, the raw limit again (interleaved, so
+// that drift of a shared machine shows), the listing right after the load
+// and again after a quiet pause, each time between two measures of the
+// server's own GET /healthz rate, then single-transfer pushes at 500/s and
+// their IPN latency. It prints the ratios to the limits first, then one
+// table with every figure and its limit.
 func TestExternal(t *testing.T) {
+	if *extPGStat {
+		os.Setenv(dbtest.EnvStatStatements, "1") // before the first cluster starts
+	}
 	bin, err := buildRecon()
+	if *extProfile != "" {
+		bin, err = buildReconTags("benchpprof")
+		if err == nil {
+			err = os.MkdirAll(*extProfile, 0o755)
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,20 +59,24 @@ func TestExternal(t *testing.T) {
 	if *extQueries != "" {
 		cfg.queries = strings.Split(*extQueries, ",")
 	}
-	var table strings.Builder
+	var table, ratios strings.Builder
 	fmt.Fprintf(&table, "rows=%d, 1000-row batches mixing 2 of %d accounts 60/40, %d in flight; listing: %d closed-loop clients, %s per query; IPN: %d single-transfer pushes/s for %s; %d CPUs\n",
 		cfg.rows, cfg.accounts, cfg.inFlight, cfg.clients, cfg.listFor, cfg.ipnRate, cfg.ipnFor, runtime.NumCPU())
-	fmt.Fprintf(&table, "%-17s %-30s %12s %10s %10s %s\n", "target", "measure", "rate", "p50 ms", "p99 ms", "load average (before)")
-	row := func(target, measure, rate string, p50, p99 time.Duration, load string) {
+	fmt.Fprintf(&table, "%-17s %-30s %12s %10s %10s %-34s %7s %s\n", "target", "measure", "rate", "p50 ms", "p99 ms", "limit (same run)", "ratio", "load average (before)")
+	row := func(target, measure, rate string, p50, p99 time.Duration, limit, ratio, load string) {
 		p := func(d time.Duration) string {
 			if d == 0 {
 				return ""
 			}
 			return ms(d)
 		}
-		line := fmt.Sprintf("%-17s %-30s %12s %10s %10s %s\n", target, measure, rate, p(p50), p(p99), load)
+		line := fmt.Sprintf("%-17s %-30s %12s %10s %10s %-34s %7s %s\n", target, measure, rate, p(p50), p(p99), limit, ratio, load)
 		fmt.Print(line) // as it comes, and again in the table at the end
 		table.WriteString(line)
+	}
+	ratio := func(line string) {
+		fmt.Print("RATIO " + line)
+		ratios.WriteString(line)
 	}
 	phase := func(name string) bool { return strings.Contains(*extPhases, name) }
 	for _, target := range strings.Split(*extTargets, ",") {
@@ -72,22 +93,69 @@ func TestExternal(t *testing.T) {
 				t.Fatalf("unknown target %q", target)
 			}
 			addr := freeAddr(t)
+			var pprofAddr string
+			if *extProfile != "" {
+				pprofAddr = freeAddr(t)
+				os.Setenv("RECON_BENCH_PPROF_ADDR", pprofAddr)
+			}
 			startProcess(t, bin, addr, dbURL, append([]string{"--sandbox", "--allow-private-targets"}, benchRateLimit...)...)
 			base := "http://" + addr
 			if phase("ingest") {
 				tg := setupLoad(t, base, dbURL, cfg.accounts)
+				raw := rawRows(tg, cfg.rows)
 				load := loadAverage()
+				before := engineLimit(t, target, dbURL, tg.company, raw)
+				row(target, "limit: "+limitName(target), fmt.Sprintf("%.0f rows/s", before), 0, 0, "", "", load)
+				var report func()
+				if *extPGStat && target != "sqlite" {
+					report = statStatements(t, dbURL, filepath.Join(*extProfile, target+"-ingest-statements.txt"))
+				}
+				var profiled func()
+				if pprofAddr != "" {
+					profiled = cpuProfile(t, pprofAddr, filepath.Join(*extProfile, target+"-ingest.pprof"), *extProfileFor)
+				}
+				load = loadAverage()
 				rate := ingest(t, tg, cfg)
-				row(target, "ingest", fmt.Sprintf("%.0f tx/s", rate), 0, 0, load)
+				if profiled != nil {
+					profiled()
+				}
+				if report != nil {
+					report()
+				}
+				load2 := loadAverage()
+				after := engineLimit(t, target, dbURL, tg.company, raw)
+				row(target, "limit: "+limitName(target), fmt.Sprintf("%.0f rows/s", after), 0, 0, "", "", load2)
+				limit := (before + after) / 2
+				row(target, "ingest", fmt.Sprintf("%.0f tx/s", rate), 0, 0, fmt.Sprintf("%.0f rows/s %s", limit, limitName(target)), fmt.Sprintf("%.2f", rate/limit), load)
+				ratio(fmt.Sprintf("%-17s ingestion %.2f of %s (%.0f tx/s; limit %.0f rows/s, the mean of %.0f before and %.0f after)\n",
+					target, rate/limit, limitName(target), rate, limit, before, after))
 				t.Logf("%s: ingested %d rows at %.0f tx/s", target, cfg.rows, rate)
 				if phase("list") {
+					health := listQuery{"healthz", "/healthz"}
 					for _, when := range []string{"right after the load", "later"} {
 						if when == "later" {
 							time.Sleep(*extQuiet)
 						}
+						w := strings.Fields(when)[0]
 						load := loadAverage()
-						for _, r := range list(t, tg, cfg) {
-							row(target, r.name+" ("+strings.Fields(when)[0]+")", fmt.Sprintf("%.0f req/s", r.rps), r.p50, r.p99, load)
+						h1 := listOne(t, tg, cfg, health)
+						results := list(t, tg, cfg)
+						h2 := listOne(t, tg, cfg, health)
+						hz := (h1.rps + h2.rps) / 2
+						row(target, "GET /healthz ("+w+")", fmt.Sprintf("%.0f req/s", hz), h1.p50, h1.p99, fmt.Sprintf("%.0f before, %.0f after", h1.rps, h2.rps), "", load)
+						var page1 float64
+						slowest, slowestName := 0.0, ""
+						for _, r := range results {
+							row(target, r.name+" ("+w+")", fmt.Sprintf("%.0f req/s", r.rps), r.p50, r.p99, fmt.Sprintf("%.0f req/s /healthz", hz), fmt.Sprintf("%.2f", r.rps/hz), load)
+							if r.name == "page1" {
+								page1 = r.rps
+								ratio(fmt.Sprintf("%-17s page 1 (%s) %.2f of /healthz (%.0f of %.0f req/s), p99 %s ms\n", target, when, r.rps/hz, r.rps, hz, ms(r.p99)))
+							} else if page1 > 0 && page1/r.rps > slowest {
+								slowest, slowestName = page1/r.rps, r.name
+							}
+						}
+						if slowestName != "" {
+							ratio(fmt.Sprintf("%-17s slowest filter (%s): %s at %.1f× page 1's time\n", target, when, slowestName, slowest))
 						}
 					}
 				}
@@ -96,11 +164,26 @@ func TestExternal(t *testing.T) {
 				it := setupIPN(t, base, dbURL, int(float64(cfg.ipnRate)*cfg.ipnFor.Seconds()))
 				load := loadAverage()
 				lat := it.latency(t, cfg)
-				row(target, "ingest-to-IPN, 1 per request", fmt.Sprintf("%d/s", cfg.ipnRate), percentile(lat, 0.50), percentile(lat, 0.99), load)
+				row(target, "ingest-to-IPN, 1 per request", fmt.Sprintf("%d/s", cfg.ipnRate), percentile(lat, 0.50), percentile(lat, 0.99), "", "", load)
+				ratio(fmt.Sprintf("%-17s ingest-to-IPN p99 %s ms at %d pushes/s (target ≤ 100 ms)\n", target, ms(percentile(lat, 0.99)), cfg.ipnRate))
 			}
 		})
 	}
-	fmt.Fprint(os.Stdout, "\n"+table.String())
+	fmt.Fprint(os.Stdout, "\nRatios to the engine's own limit, measured in the same run:\n"+ratios.String()+"\n"+table.String())
+}
+
+// buildReconTags builds the recon binary with build tags, apart from buildRecon's.
+func buildReconTags(tags string) (string, error) {
+	dir, err := os.MkdirTemp("", "recon-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "recon")
+	out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }

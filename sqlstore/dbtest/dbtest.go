@@ -59,6 +59,9 @@ const (
 	EnvPostgresURL = "RECON_TEST_POSTGRES_URL"
 	// EnvRequirePostgres=1 turns "PostgreSQL not available" from a skip into a failure.
 	EnvRequirePostgres = "RECON_TEST_REQUIRE_POSTGRES"
+	// EnvStatStatements=1 loads pg_stat_statements into the throwaway
+	// clusters this process starts (the external benchmark's -pgstat).
+	EnvStatStatements = "RECON_TEST_PG_STAT_STATEMENTS"
 )
 
 // Engines returns the engines every storage test runs on.

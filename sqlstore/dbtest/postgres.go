@@ -289,6 +289,10 @@ unix_socket_directories = '%s'
 %s
 max_connections = 300
 `, socketDir, settings)
+	if os.Getenv(EnvStatStatements) != "" {
+		// The external benchmark's per-statement figures (docs/benchmarks.md).
+		conf += "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\n"
+	}
 	f, err := os.OpenFile(filepath.Join(c.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return nil, err
