@@ -202,13 +202,6 @@ func (o *outage) answered(log *slog.Logger, node string) {
 	}
 }
 
-// down reports whether an outage is in progress.
-func (o *outage) down() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return !o.since.IsZero()
-}
-
 // beatAfter returns a channel closed at the next successful beat.
 func (n *node) beatAfter() <-chan struct{} {
 	n.mu.Lock()
