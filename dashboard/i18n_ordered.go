@@ -2,7 +2,8 @@ package dashboard
 
 // The messages of the ordered setting of a notification target (the IPN and
 // hub webhook forms of settings.html; docs/design.md, D7, "Ordered
-// targets"; docs/dashboard.md, Settings), in both languages.
+// targets"; docs/dashboard.md, "Settings, bank accounts and sandbox"), in
+// both languages.
 var orderedMessages = []struct{ key, en, vi string }{
 	{"ordered", "Deliver in order, one at a time", "Gửi theo đúng thứ tự, từng thông báo một"},
 	{"ordered_help", "Each notification is sent only after the one before it was received or gave up after its retries, " +

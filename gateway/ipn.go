@@ -39,7 +39,7 @@ type ipnInput struct {
 	// (docs/api-v2.md, Notifications).
 	NotificationTypes *[]string `json:"notification_types"`
 	// Ordered true delivers the notifications one at a time, in enqueue
-	// order (docs/api.md, "IPN settings"); absent or null keeps it.
+	// order (docs/design.md, D7, "Ordered targets"); absent or null keeps it.
 	Ordered *bool `json:"ordered"`
 }
 

@@ -183,7 +183,7 @@ type settingsJSON struct {
 	NotificationTypes []string `json:"notification_types,omitempty"`
 	// Ordered: one delivery at a time, in enqueue order; left out while
 	// false, so that the v1 answer of a merchant who never set it is
-	// unchanged (docs/api.md, "IPN settings").
+	// unchanged (docs/design.md, D7, "Ordered targets").
 	Ordered bool `json:"ordered,omitempty"`
 }
 
