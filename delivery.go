@@ -244,6 +244,13 @@ type DeliveryStore interface {
 	// LeaveDeliveryNode removes the node (a dispatcher that stops) and
 	// releases the claims it still holds; it reports how many.
 	LeaveDeliveryNode(ctx context.Context, node string) (int64, error)
+	// ReleaseDeliveryClaims releases the node's claims on pending
+	// deliveries but those of keep (the ones it still works on) and
+	// reports how many: a node whose database answers again after an
+	// outage lets go of the claims it lost track of (a claim whose answer
+	// was lost, an attempt that could not start), which would otherwise
+	// wait for their lease (docs/design.md, Losing the primary).
+	ReleaseDeliveryClaims(ctx context.Context, node string, keep []int64) (int64, error)
 	// Delivery returns one of the tenant's deliveries (any tenant's for
 	// the zero TenantID, for operators), or ENOTFOUND.
 	Delivery(ctx context.Context, tenant TenantID, id int64) (*Delivery, error)

@@ -48,6 +48,7 @@ type Store interface {
 	RecordAttempts(ctx context.Context, outcomes []recon.AttemptOutcome) error
 	BeatDeliveryNode(ctx context.Context, node string, now, deadBefore time.Time) (recon.NodeBeat, error)
 	LeaveDeliveryNode(ctx context.Context, node string) (int64, error)
+	ReleaseDeliveryClaims(ctx context.Context, node string, keep []int64) (int64, error)
 	// A bare company id, not a recon.TenantID: a claimed delivery's mode
 	// is not known here (recon.DeliveryStore.DeliveryTarget).
 	DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error)
@@ -132,6 +133,8 @@ type run struct {
 	node        *node
 	joined      bool // a beat has been stored (under node.claimMu)
 	outage      outage
+	held        held
+	releaseDue  bool // an outage ended: releaseLost is to run (under node.claimMu)
 }
 
 // Run joins the dispatcher's node, sends due deliveries until ctx is done,
@@ -185,7 +188,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	beatCtx, stopBeats := context.WithCancel(context.WithoutCancel(ctx))
 	var beats sync.WaitGroup
 	beats.Go(func() { r.heartbeat(beatCtx) })
-	r.recorder = newRecorder(d.Store, r.log, d.Kick)
+	r.recorder = newRecorder(d.Store, r.log, func(batch []recon.AttemptOutcome) {
+		for _, o := range batch {
+			r.held.drop(o.Attempt.DeliveryID)
+		}
+		d.Kick()
+	})
 	err := r.loop(ctx)
 	stopBeats()
 	beats.Wait()
@@ -257,8 +265,8 @@ func (r *run) loop(ctx context.Context) error {
 			for j := range jobs {
 				// Once stopped, queued deliveries are not started: Run
 				// releases their claims when it leaves.
-				if ctx.Err() == nil {
-					r.attempt(ctx, work, j)
+				if ctx.Err() != nil || !r.attempt(ctx, work, j) {
+					r.held.drop(j.d.ID)
 				}
 				<-held
 			}
@@ -301,6 +309,7 @@ func (r *run) loop(ctx context.Context) error {
 		epoch := r.node.currentEpoch()
 		now := r.clock.Now()
 		list, err := r.Store.ClaimDeliveries(ctx, r.node.id, now, n, r.lease)
+		r.held.add(list)
 		r.node.claimMu.Unlock()
 		if err != nil {
 			release(held, n)
@@ -370,24 +379,26 @@ func release(slots chan struct{}, n int) {
 
 // attempt makes one attempt of j's delivery and records it; once stop is
 // done, it starts none, but an attempt started ends (ctx is not cancelled).
-func (r *run) attempt(stop, ctx context.Context, j job) {
+// It reports whether it handed an attempt to the recorder: false when it
+// made none.
+func (r *run) attempt(stop, ctx context.Context, j job) bool {
 	dl := j.d
 	if !r.node.live(stop, j.epoch, j.startBy.Sub(r.clock.Now())) {
 		if stop.Err() != nil {
-			return
+			return false
 		}
 		// The node was declared dead since the claim (and the claim
 		// released), or its heartbeat is stale and may be declared so
 		// before the attempt ends: another node sends it.
 		r.log.Warn("delivery: node not live, attempt not started", "delivery", dl.ID, "node", r.node.id)
-		return
+		return false
 	}
 	start := r.clock.Now()
 	if start.After(j.startBy) {
 		// Another dispatcher may claim it before an attempt made now would
 		// end. Leave it to the next claim once the lease lapses.
 		r.log.Warn("delivery: lease too short to start an attempt", "delivery", dl.ID)
-		return
+		return false
 	}
 	r.Metrics.sending(1)
 	defer r.Metrics.sending(-1)
@@ -398,20 +409,20 @@ func (r *run) attempt(stop, ctx context.Context, j job) {
 		if !r.outage.failed(r.log, r.node.id, err) {
 			r.log.Error("delivery: read target", "delivery", dl.ID, "company", dl.CompanyID, "err", err)
 		}
-		return
+		return false
 	}
 	if err == nil && !t.Active && t.DisabledBy == recon.DisabledByRecon {
 		// Held, not attempted, until the target is re-enabled and what it
 		// missed replayed (docs/design.md, D7).
 		a.Error = recon.HeldError
 		r.recorder.record(a, recon.DeliveryDead, time.Time{})
-		return
+		return true
 	}
 	if err != nil || !t.Active {
 		a.Error = NoTargetError(dl.Kind)
 		r.recorder.record(a, recon.DeliveryDead, time.Time{})
 		r.Metrics.attempt(outcomeDead, 0, 0)
-		return
+		return true
 	}
 	a.URL = t.URL
 	res := r.client.Send(ctx, t, dl, start)
@@ -419,7 +430,7 @@ func (r *run) attempt(stop, ctx context.Context, j job) {
 	if res.OK() {
 		r.recorder.record(a, recon.DeliveryDelivered, time.Time{})
 		r.Metrics.attempt(outcomeDelivered, res.Latency, r.clock.Now().Sub(dl.CreatedAt))
-		return
+		return true
 	}
 	a.Error = res.Error(r.client.Timeout())
 	// The schedule counts from the delivery's creation, when its first
@@ -429,10 +440,11 @@ func (r *run) attempt(stop, ctx context.Context, j job) {
 	if dead {
 		r.recorder.record(a, recon.DeliveryDead, time.Time{})
 		r.Metrics.attempt(outcomeDead, res.Latency, 0)
-		return
+		return true
 	}
 	r.recorder.record(a, recon.DeliveryPending, next)
 	r.Metrics.attempt(outcomeFailed, res.Latency, 0)
+	return true
 }
 
 func (r *run) refreshStats(ctx context.Context) {

@@ -599,3 +599,41 @@ func countNodes(t *testing.T, db *sqlstore.DB) (n int) {
 	}
 	return n
 }
+
+// TestDispatcherReleasesLostClaimsAfterAnOutage: claims a node holds in the
+// database but knows nothing of (a claim whose commit reached the database
+// while its answer was lost in a failover) are released when the database
+// answers again, and sent at once: not when their lease lapses (an hour
+// here). PostgreSQL only: the outage is a dbtest.Outage.
+func TestDispatcherReleasesLostClaimsAfterAnOutage(t *testing.T) {
+	t.Parallel()
+	db, outage, direct := dbtest.OpenOutageStore(t)
+	rc := newReceiver(t, nil)
+	c := newCompany(t, db, 1)
+	setIPN(t, db, c, rc.URL, "k")
+	var logs testkit.Buffer
+	start(t, &delivery.Dispatcher{Store: db, Client: loopback(), NodeID: "n", Poll: 5 * time.Millisecond, Lease: time.Hour,
+		Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	testkit.WaitFor(t, "the node to join", 30*time.Second, func() bool { return countNodes(t, db) == 1 })
+	outage.Cut()
+	testkit.WaitFor(t, "the outage noticed", 30*time.Second, func() bool { return strings.Contains(logs.String(), "sending paused") })
+	// Meanwhile the database got the node's claims, whose answers it
+	// never received.
+	other := dbtest.OpenURL(t, direct)
+	list := enqueue(t, other, c, 3)
+	if got, err := other.ClaimDeliveries(t.Context(), "n", time.Now(), 10, time.Hour); err != nil || len(got) != len(list) {
+		t.Fatalf("claims in the node's name: %d, %v", len(got), err)
+	}
+	outage.Restore()
+	testkit.WaitFor(t, "every delivery", 30*time.Second, func() bool {
+		return countStatus(t, other, recon.DeliveryDelivered) == int64(len(list))
+	})
+	for _, d := range list {
+		if n := len(rc.calls(d.ID)); n != 1 {
+			t.Fatalf("delivery %d received %d times", d.ID, n)
+		}
+	}
+	if !strings.Contains(logs.String(), "released the claims this node lost track of in the outage") {
+		t.Fatalf("the release is not logged:\n%s", logs.String())
+	}
+}

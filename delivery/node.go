@@ -144,7 +144,12 @@ func (r *run) beat(ctx context.Context) bool {
 		}
 		return false
 	}
-	r.outage.answered(r.log, r.node.id)
+	if r.outage.answered(r.log, r.node.id) {
+		r.releaseDue = true
+	}
+	if b.Joined {
+		r.releaseDue = false // the store released every claim of the node
+	}
 	if b.Joined && r.joined {
 		r.log.Warn("delivery: this node was declared dead (no heartbeat for the node timeout) and joined again; "+
 			"its claims were released", "node", r.node.id, "node_timeout", r.nodeTimeout)
@@ -155,7 +160,70 @@ func (r *run) beat(ctx context.Context) bool {
 		r.log.Info("delivery: released the claims of stopped nodes", "node", r.node.id, "released", b.Released)
 		r.Kick()
 	}
+	if r.releaseDue {
+		r.releaseLost(bctx)
+	}
 	return true
+}
+
+// releaseLost releases, once the database answers after an outage, the
+// node's claims it no longer works on (held): a claim whose commit reached
+// the database while its answer was lost, an attempt that could not start
+// (its target unreadable, the node not live), attempts whose record was
+// given up. The node knows nothing of them, and they would otherwise wait
+// for their lease (docs/design.md, Losing the primary). Called by the beat,
+// under claimMu: no claim commits meanwhile. On failure it is tried again
+// at the next beat.
+func (r *run) releaseLost(ctx context.Context) {
+	n, err := r.Store.ReleaseDeliveryClaims(ctx, r.node.id, r.held.list())
+	if err != nil {
+		if ctx.Err() == nil && !r.outage.failed(r.log, r.node.id, err) {
+			r.log.Error("delivery: release the claims lost in the outage", "node", r.node.id, "err", err)
+		}
+		return
+	}
+	r.releaseDue = false
+	if n > 0 {
+		r.log.Info("delivery: released the claims this node lost track of in the outage", "node", r.node.id, "released", n)
+		r.Kick()
+	}
+}
+
+// held is the set of deliveries a node works on: claimed, and neither
+// recorded nor dropped yet (queued for a worker, in an attempt, queued for
+// the recorder).
+type held struct {
+	mu  sync.Mutex
+	ids map[int64]struct{}
+}
+
+func (h *held) add(list []*recon.Delivery) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ids == nil {
+		h.ids = map[int64]struct{}{}
+	}
+	for _, d := range list {
+		h.ids[d.ID] = struct{}{}
+	}
+}
+
+func (h *held) drop(ids ...int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range ids {
+		delete(h.ids, id)
+	}
+}
+
+func (h *held) list() []int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]int64, 0, len(h.ids))
+	for id := range h.ids {
+		out = append(out, id)
+	}
+	return out
 }
 
 // CheckHeartbeat reports whether a node timeout leaves room for missed beats.
@@ -191,15 +259,17 @@ func (o *outage) failed(log *slog.Logger, node string, err error) bool {
 }
 
 // answered records that the database answered, logging the end of an
-// outage.
-func (o *outage) answered(log *slog.Logger, node string) {
+// outage; it reports whether an outage ended.
+func (o *outage) answered(log *slog.Logger, node string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.since.IsZero() {
-		log.Info("delivery: the database answers again; sending resumed", "node", node,
-			"unavailable_for", time.Since(o.since).Round(time.Millisecond))
-		o.since = time.Time{}
+	if o.since.IsZero() {
+		return false
 	}
+	log.Info("delivery: the database answers again; sending resumed", "node", node,
+		"unavailable_for", time.Since(o.since).Round(time.Millisecond))
+	o.since = time.Time{}
+	return true
 }
 
 // beatAfter returns a channel closed at the next successful beat.

@@ -24,16 +24,17 @@ const maxRecordBatch = 256
 type recorder struct {
 	store  Store
 	log    *slog.Logger
-	stored func() // called after each batch is stored
+	stored func([]recon.AttemptOutcome) // called after each batch is stored, or given up
 	queue  chan recon.AttemptOutcome
 	once   sync.Once
 	done   sync.WaitGroup
 }
 
-// newRecorder starts a recorder; stored runs after each batch is stored (the
-// dispatcher claims again then: a stored attempt may free the next hub
-// event of a tenant, see sqlstore's claimDue).
-func newRecorder(s Store, log *slog.Logger, stored func()) *recorder {
+// newRecorder starts a recorder; stored runs after each batch is stored, or
+// given up (the dispatcher claims again then: a stored attempt may free the
+// next hub event of a tenant, see sqlstore's claimDue; and its deliveries are
+// no longer held by the node).
+func newRecorder(s Store, log *slog.Logger, stored func([]recon.AttemptOutcome)) *recorder {
 	r := &recorder{store: s, log: log, stored: stored, queue: make(chan recon.AttemptOutcome, 2*maxRecordBatch)}
 	r.done.Go(r.loop)
 	return r
@@ -68,7 +69,7 @@ func (r *recorder) loop() {
 			}
 		}
 		r.flush(buf)
-		r.stored()
+		r.stored(buf)
 	}
 }
 

@@ -272,6 +272,33 @@ func (db *DB) LeaveDeliveryNode(ctx context.Context, node string) (int64, error)
 	return released, nil
 }
 
+// ReleaseDeliveryClaims releases the node's claims on pending deliveries
+// other than keep's, and reports how many.
+func (db *DB) ReleaseDeliveryClaims(ctx context.Context, node string, keep []int64) (int64, error) {
+	if node == "" {
+		return 0, recon.FieldError("node", "node is required")
+	}
+	args := queryArgs{node}
+	where := `claimed_by = $1 AND status = 'pending'`
+	if len(keep) > 0 {
+		ids := make([]string, len(keep))
+		for i, id := range keep {
+			ids[i] = args.add(id)
+		}
+		where += ` AND id NOT IN (` + strings.Join(ids, ", ") + `)`
+	}
+	var released int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		released, err = releaseClaims(ctx, tx, where, args...)
+		return err
+	})
+	if err != nil {
+		return 0, internal(err, "release delivery claims")
+	}
+	return released, nil
+}
+
 // releaseClaims ends the claims of the deliveries matching where: due at
 // once again (at their next attempt time) for any node.
 func releaseClaims(ctx context.Context, tx *sql.Tx, where string, args ...any) (int64, error) {

@@ -46,7 +46,7 @@ type autoFailover struct {
 	dir     string
 	autoctl string // the pg_autoctl binary
 	env     []string
-	mon     *sql.DB // the monitor's database
+	mon     *sql.DB             // the monitor's database
 	cred    *syscall.Credential // running as root: as the postgres user
 	monitor *keeper
 	nodes   []*keeper

@@ -66,6 +66,7 @@ func testDelivery(t *testing.T, open Open) {
 	run(t, "DeadNodesClaimsAreReleased", setup, testDeliveryDeadNodesClaimsAreReleased)
 	run(t, "NodeNameRequired", setup, testDeliveryNodeNameRequired)
 	run(t, "ClaimsOfANodeThatNeverJoinedAreReleased", setup, testDeliveryClaimsOfANodeThatNeverJoinedAreReleased)
+	run(t, "ReleaseClaimsKeepsTheKept", setup, testDeliveryReleaseClaimsKeepsTheKept)
 	run(t, "ConcurrentClaimersNeverShareARow", setup, testDeliveryConcurrentClaimersNeverShareARow)
 	run(t, "RecordAttempts", setup, testDeliveryRecordAttempts)
 	run(t, "RecordDeadAttempt", setup, testDeliveryRecordDeadAttempt)
@@ -505,6 +506,45 @@ func testDeliveryClaimsOfANodeThatNeverJoinedAreReleased(t *testing.T, bundle *d
 	if got, err := ds.ClaimDeliveries(t.Context(), "a", now, 1, time.Hour); err != nil || len(got) != 1 || got[0].ID != d.ID {
 		t.Fatalf("claim after the sweep: %v, %v", ids(got), err)
 	}
+}
+
+// A node whose database answers again after an outage releases its claims
+// but the ones it still works on; the other nodes' claims stay.
+func testDeliveryReleaseClaimsKeepsTheKept(t *testing.T, bundle *deliveryBundle) {
+	ds, c := bundle.ds, bundle.c
+	list := []*recon.Delivery{enqueue(t, ds, c.ID, "K1"), enqueue(t, ds, c.ID, "K2"), enqueue(t, ds, c.ID, "K3"), enqueue(t, ds, c.ID, "K4")}
+	now := time.Now().Add(time.Second)
+	for _, node := range []string{"a", "b"} {
+		if _, err := ds.BeatDeliveryNode(t.Context(), node, now, now.Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claim := func(node string, n int) []int64 {
+		t.Helper()
+		got, err := ds.ClaimDeliveries(t.Context(), node, now, n, time.Hour)
+		if err != nil {
+			t.Fatalf("ClaimDeliveries(%s): %v", node, err)
+		}
+		return ids(got)
+	}
+	diff(t, "a's claim", []int64{list[0].ID, list[1].ID, list[2].ID}, claim("a", 3))
+	diff(t, "b's claim", []int64{list[3].ID}, claim("b", 1))
+	n, err := ds.ReleaseDeliveryClaims(t.Context(), "a", []int64{list[1].ID, list[3].ID})
+	if err != nil || n != 2 {
+		t.Fatalf("ReleaseDeliveryClaims(a, keep %d) = %d, %v; want 2", list[1].ID, n, err)
+	}
+	for i, want := range []string{"", "a", "", "b"} {
+		if got, _ := ds.Delivery(t.Context(), c.Tenant(), list[i].ID); got.ClaimedBy != want || got.LeaseUntil.IsZero() != (want == "") {
+			t.Fatalf("delivery %d after a's release: claimed by %q until %v, want %q", i, got.ClaimedBy, got.LeaseUntil, want)
+		}
+	}
+	diff(t, "claim after a's release", []int64{list[0].ID, list[2].ID}, claim("b", 10))
+	// Nothing kept: every claim of the node goes.
+	if n, err := ds.ReleaseDeliveryClaims(t.Context(), "a", nil); err != nil || n != 1 {
+		t.Fatalf("ReleaseDeliveryClaims(a, nil) = %d, %v; want 1", n, err)
+	}
+	_, err = ds.ReleaseDeliveryClaims(t.Context(), "", nil)
+	wantCode(t, err, recon.EINVALID, "")
 }
 
 func testDeliveryConcurrentClaimersNeverShareARow(t *testing.T, bundle *deliveryBundle) {
