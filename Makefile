@@ -5,7 +5,7 @@ PKGS ?= ./...
 # its go.mod, so every target that tests, vets or lints runs in client/ too.
 CLIENT_PKGS ?= ./...
 
-.PHONY: help run demo build test test-short halves lint bench bench-external crash-test screenshots cover clean
+.PHONY: help run demo build test test-short halves lint bench bench-external crash-test failover-test screenshots cover clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -88,6 +88,9 @@ screenshots: ## run the browser tests and write their screenshots into docs/img 
 
 crash-test: ## the crash tests' long form (SQLite, PostgreSQL, two nodes; 5000 IPNs): SIGKILL, restart, print the recovery times
 	RECON_CRASH_IPNS=5000 RECON_TEST_REQUIRE_POSTGRES=1 $(GO) test -count=1 -run 'TestCrashRecovery|TestCrashOfOneNode' -v -timeout 20m ./cmd/recon
+
+failover-test: ## kill -9 the PostgreSQL primary of a pg_auto_failover formation under two recon nodes, twice; print the write outages (docs/deploy.md; needs pg_autoctl)
+	$(GO) test -tags failover -count=1 -run '^TestFailover$$' -v -timeout 10m ./cmd/recon
 
 cover: ## test coverage report in cover.out
 	$(GO) test -count=1 -coverprofile=cover.out $(PKGS) && $(GO) tool cover -func=cover.out | tail -1

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -228,14 +229,17 @@ func (l *payments) outage() (down, up time.Time) {
 	return l.down, l.up
 }
 
-// wrote notes the end of a write: refused (503) or taken.
-func (l *payments) wrote(ok bool) {
+// wrote notes the end of a write made from start: refused (503) or taken.
+// A write taken counts as the end of the outage only when it started after
+// the first refused: one in flight at that moment may have been made by a
+// backend of the old primary that had not died yet.
+func (l *payments) wrote(start time.Time, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
 	case !ok && l.down.IsZero():
 		l.down = time.Now()
-	case ok && !l.down.IsZero() && l.up.IsZero():
+	case ok && !l.down.IsZero() && l.up.IsZero() && start.After(l.down):
 		l.up = time.Now()
 		l.resumeOne.Do(func() { close(l.resumed) })
 	}
@@ -337,6 +341,7 @@ func (l *payments) request(n int, what string, write bool, ok func(status int, b
 			l.fail("%s: %v", what, err)
 			return false
 		}
+		start := time.Now()
 		resp, err := failoverClient.Do(req)
 		if err != nil {
 			// The node is dead (refused), or died with the request in
@@ -348,12 +353,12 @@ func (l *payments) request(n int, what string, write bool, ok func(status int, b
 		switch {
 		case ok(resp.StatusCode, string(raw)):
 			if write {
-				l.wrote(true)
+				l.wrote(start, true)
 			}
 			return true
 		case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
 			if write {
-				l.wrote(false)
+				l.wrote(start, false)
 			}
 			time.Sleep(100 * time.Millisecond)
 			try-- // the same node
@@ -411,11 +416,32 @@ func (l *payments) check(db *sqlstore.DB, rc *orderReceiver) {
 		}
 	}
 	end := time.Now()
-	poll(t, "every delivery delivered", 60*time.Second, func() bool {
-		var n int
-		err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE status <> 'delivered'`).Scan(&n)
-		return err == nil && n == 0
-	})
+	for n := -1; n != 0; {
+		if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE status <> 'delivered'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 && time.Since(end) > 60*time.Second {
+			rows, err := db.SQL().QueryContext(ctx, `SELECT id, status, attempts, COALESCE(claimed_by, ''), lease_until, next_attempt_at, last_error
+				FROM deliveries WHERE status <> 'delivered' ORDER BY id`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var list []string
+			for rows.Next() {
+				var id, attempts int64
+				var status, node, lastErr string
+				var lease sql.NullTime
+				var next time.Time
+				if err := rows.Scan(&id, &status, &attempts, &node, &lease, &next, &lastErr); err != nil {
+					t.Fatal(err)
+				}
+				list = append(list, fmt.Sprintf("%d %s attempts=%d claimed_by=%q lease_until=%v next=%v error=%q", id, status, attempts, node, lease.Time, next, lastErr))
+			}
+			rows.Close()
+			t.Fatalf("60 s after the load ended, %d deliveries are not delivered:\n%s", n, strings.Join(list, "\n"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	t.Logf("round %d: every delivery delivered %.1f s after the load ended", l.round+1, time.Since(end).Seconds())
 	for invoice := range l.acked {
 		if n := rc.ids(invoice); n != 1 {
