@@ -231,21 +231,21 @@ func (db *DB) BeatDeliveryNode(ctx context.Context, node string, now, deadBefore
 		if err != nil {
 			return err
 		}
-		dead, err := res.RowsAffected()
+		if _, err := res.RowsAffected(); err != nil {
+			return err
+		}
+		// Claims without a node arise when a node is deleted, and when a
+		// node declared dead claims before its next beat joins it again
+		// (after a failover: its claim loop resumed first) or a claimer
+		// never joined: every beat sweeps them, or one whose node then
+		// died would wait for its lease. The search reads the claimed rows
+		// only (index deliveries_claimed): a few per node.
+		n, err := releaseClaims(ctx, tx, `claimed_by IS NOT NULL AND NOT EXISTS (
+			SELECT 1 FROM delivery_nodes WHERE delivery_nodes.id = deliveries.claimed_by)`)
 		if err != nil {
 			return err
 		}
-		// Claims without a node arise only when a node is deleted (or a
-		// claimer never joined, swept when a node joins): skip the search
-		// on the beats that delete none.
-		if dead > 0 || beat.Joined {
-			n, err := releaseClaims(ctx, tx, `claimed_by IS NOT NULL AND NOT EXISTS (
-				SELECT 1 FROM delivery_nodes WHERE delivery_nodes.id = deliveries.claimed_by)`)
-			if err != nil {
-				return err
-			}
-			beat.Released += n
-		}
+		beat.Released += n
 		return nil
 	})
 	if err != nil {

@@ -506,6 +506,19 @@ func testDeliveryClaimsOfANodeThatNeverJoinedAreReleased(t *testing.T, bundle *d
 	if got, err := ds.ClaimDeliveries(t.Context(), "a", now, 1, time.Hour); err != nil || len(got) != 1 || got[0].ID != d.ID {
 		t.Fatalf("claim after the sweep: %v, %v", ids(got), err)
 	}
+	// A node declared dead that claims before its next beat (its claim
+	// loop resumed first after an outage), then dies: the next beat of any
+	// node releases the claim, though it declares no node dead.
+	later := now.Add(time.Minute)
+	if b, err := ds.BeatDeliveryNode(t.Context(), "b", later, later.Add(-5*time.Second)); err != nil || b.Released != 1 {
+		t.Fatalf("b's beat declaring a dead: %+v, %v; want a's claim released", b, err)
+	}
+	if got, err := ds.ClaimDeliveries(t.Context(), "a", later, 1, time.Hour); err != nil || len(got) != 1 {
+		t.Fatalf("the claim of a declared dead: %v, %v", ids(got), err)
+	}
+	if b, err := ds.BeatDeliveryNode(t.Context(), "b", later.Add(time.Second), later.Add(-4*time.Second)); err != nil || b.Joined || b.Released != 1 {
+		t.Fatalf("b's next beat: %+v, %v; want the claim of a, which has no row, released", b, err)
+	}
 }
 
 // A node whose database answers again after an outage releases its claims
