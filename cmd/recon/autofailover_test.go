@@ -292,11 +292,18 @@ func (af *autoFailover) states() (map[string][2]string, error) {
 func (af *autoFailover) waitStates(want map[string]string) {
 	af.t.Helper()
 	defer af.checkpoints()()
+	var last map[string][2]string
+	defer func() {
+		if af.t.Failed() {
+			af.t.Logf("pg_auto_failover states (reported, assigned) last seen: %v", last)
+		}
+	}()
 	poll(af.t, fmt.Sprintf("pg_auto_failover states %v", want), 120*time.Second, func() bool {
 		m, err := af.states()
 		if err != nil {
 			return false
 		}
+		last = m
 		for name, state := range want {
 			if m[name] != [2]string{state, state} {
 				return false

@@ -75,20 +75,18 @@ func TestFailover(t *testing.T) {
 		l.waitAcked(20)
 		primary := af.primary()
 		old = primary
-		killed := time.Now()
+		killed := l.killing()
 		af.kill(primary)
 		l.waitResumed()
-		l.waitAcked(len(l.ackedNow()) + 20)
+		l.waitAcked(l.ackedCount() + 20)
 		// One recon node dies too: its requests in flight get no answer
 		// and are made again through the other.
 		_ = nodes[1].cmd.Process.Signal(syscall.SIGKILL)
-		l.waitAcked(len(l.ackedNow()) + 20)
+		l.waitAcked(l.ackedCount() + 20)
 		l.stop()
 		down, up := l.outage()
-		t.Logf("round %d: primary %s killed; writes refused from +%.1fs to +%.1fs: write outage %.1f s; %d payments acknowledged",
-			round+1, primary.name, down.Sub(killed).Seconds(), up.Sub(killed).Seconds(), up.Sub(down).Seconds(), len(l.acked))
-		fmt.Printf("FAILOVER round %d: write outage %.1f s (kill -9 of the primary at 0 s, first write refused at +%.1f s, first taken again at +%.1f s)\n",
-			round+1, up.Sub(down).Seconds(), down.Sub(killed).Seconds(), up.Sub(killed).Seconds())
+		t.Logf("round %d: write outage %.1f s (kill -9 of the primary %s at 0 s, first write refused at +%.1f s, first taken again at +%.1f s); %d payments acknowledged",
+			round+1, up.Sub(down).Seconds(), primary.name, down.Sub(killed).Seconds(), up.Sub(killed).Seconds(), len(l.acked))
 		l.check(db, rc)
 	}
 }
@@ -148,7 +146,8 @@ type payments struct {
 	next      int
 	acked     map[string]string // invoice → the transfer's reference, acknowledged
 	errs      []string          // answers that are never right: a 5xx but 503, a 503 without Retry-After, ...
-	down, up  time.Time         // the write outage: first write refused, first taken again after it
+	killed    time.Time         // when the primary was killed
+	down, up  time.Time         // the write outage: first write refused after killed, first taken again after it
 	stopping  bool
 	resumed   chan struct{}
 	resumeOne sync.Once
@@ -185,10 +184,19 @@ func (l *payments) stop() {
 	}
 }
 
-func (l *payments) ackedNow() map[string]string {
+func (l *payments) ackedCount() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.acked
+	return len(l.acked)
+}
+
+// killing notes that the primary is being killed now: the outage is
+// measured from the first write refused after it.
+func (l *payments) killing() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.killed = time.Now()
+	return l.killed
 }
 
 // waitAcked waits until n payments are acknowledged.
@@ -237,7 +245,7 @@ func (l *payments) wrote(start time.Time, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
-	case !ok && l.down.IsZero():
+	case !ok && l.down.IsZero() && !l.killed.IsZero():
 		l.down = time.Now()
 	case ok && !l.down.IsZero() && l.up.IsZero() && start.After(l.down):
 		l.up = time.Now()
