@@ -68,11 +68,11 @@ func startAutoFailover(t testing.TB) *autoFailover {
 	path := "/usr/lib/postgresql/15/bin:" + os.Getenv("PATH")
 	autoctl, err := lookPath("pg_autoctl", path)
 	if err != nil {
-		msg := "pg_autoctl not found (apt-get install postgresql-15-auto-failover pg-auto-failover-cli): failover test SKIPPED"
+		msg := "pg_autoctl not found (apt-get install postgresql-15-auto-failover pg-auto-failover-cli)"
 		if os.Getenv(EnvRequireFailover) == "1" {
-			t.Fatalf("%s=1: %s", EnvRequireFailover, msg)
+			t.Fatalf("%s (%s=1 requires the failover test)", msg, EnvRequireFailover)
 		}
-		t.Skip(msg)
+		t.Skip(msg + ": failover test SKIPPED")
 	}
 	pgctl, err := lookPath("pg_ctl", path)
 	if err != nil {
