@@ -413,10 +413,11 @@ func (db *DB) ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int6
 func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error) {
 	for range 2 {
 		var t recon.Target
-		var sealed, signing []byte
+		var sealed, signing, previous []byte
+		var until anyTime
 		err := db.db.QueryRowContext(ctx,
-			`SELECT url, auth_type, secret, signing_secret, active, settings, disabled_by, ordered FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
-			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active, &t.Settings, &t.DisabledBy, &t.Ordered)
+			`SELECT url, auth_type, secret, signing_secret, active, settings, disabled_by, ordered`+previousColumns+` FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
+			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active, &t.Settings, &t.DisabledBy, &t.Ordered, &previous, &until)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, notFound(err, "company %d has no %s target", companyID, kind)
 		}
@@ -439,6 +440,9 @@ func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) 
 			continue
 		}
 		if t.SigningSecret, err = db.openSecret(ctx, targetBinding("signing_secret", companyID, kind), signing); err != nil {
+			return nil, err
+		}
+		if err := db.openPrevious(ctx, companyID, kind, &t, previous, until); err != nil {
 			return nil, err
 		}
 		return &t, nil
