@@ -115,7 +115,7 @@ type Target struct {
 	// (Target.KeepPrevious): a save never sets it.
 	PreviousSigningSecret string
 	PreviousSigningUntil  time.Time
-	Active        bool
+	Active                bool
 	// DisabledBy is recon.DisabledByRecon when Recon disabled the target
 	// (Active false; docs/design.md, D7): its deliveries are held, not
 	// attempted. "" otherwise.
