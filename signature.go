@@ -56,6 +56,20 @@ func (t *Target) PreviousValid(now time.Time) bool {
 	return t.PreviousSigningSecret != "" && now.Before(t.PreviousSigningUntil)
 }
 
+// PreviousUntilText returns when t's previous signing secret stops
+// signing, in loc as the APIs, the dashboard and the CLI show times
+// (DateTimeLayout), or "" when it has none (a store leaves out one that
+// expired).
+func (t *Target) PreviousUntilText(loc *time.Location) string {
+	if t.PreviousSigningSecret == "" || t.PreviousSigningUntil.IsZero() {
+		return ""
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.PreviousSigningUntil.In(loc).Format(DateTimeLayout)
+}
+
 // KeepPrevious sets t's previous signing secret as a save of t over old
 // (the stored target, nil when there is none) at now leaves it: when t's
 // signing secret replaces old's, old's signs on until now + SigningOverlap;
