@@ -93,10 +93,10 @@ type settingsView struct {
 	// one a rotation replaced stops signing ("" when none does).
 	WebhookSigningMasked                string
 	WebhookWhsecMasked, WebhookPrevious string
-	WebhookForm          *webhookForm
-	WebhookErr           string
-	WebhookSaved         bool
-	HubEvents            []string
+	WebhookForm                         *webhookForm
+	WebhookErr                          string
+	WebhookSaved                        bool
+	HubEvents                           []string
 	// The refund approval threshold (refunds.go): shown with refunds.
 	HasRefunds     bool
 	Threshold      int64
