@@ -14,19 +14,19 @@ import (
 // and the signing secret of X-Recon-Signature (Recon's own, like the IPN's
 // signing_secret).
 type webhookJSON struct {
-	WebhookURL         string   `json:"webhook_url"`
-	AuthType           string   `json:"auth_type"`
-	SecretKey          string   `json:"secret_key"`
-	SigningSecret      string   `json:"signing_secret"`
+	WebhookURL    string `json:"webhook_url"`
+	AuthType      string `json:"auth_type"`
+	SecretKey     string `json:"secret_key"`
+	SigningSecret string `json:"signing_secret"`
 	// SigningSecretWhsec is the signing secret in the whsec_ form of the
 	// Standard Webhooks libraries, masked where signing_secret is; and
 	// PreviousSigningSecretUntil when the secret a rotation replaced stops
 	// signing, null when none does (docs/hub.md, The webhook API).
-	SigningSecretWhsec         string  `json:"signing_secret_whsec"`
-	PreviousSigningSecretUntil *string `json:"previous_signing_secret_until"`
-	RequestContentType string   `json:"request_content_type"`
-	Active             int      `json:"active"`
-	AllowEvents        []string `json:"allow_events"`
+	SigningSecretWhsec         string   `json:"signing_secret_whsec"`
+	PreviousSigningSecretUntil *string  `json:"previous_signing_secret_until"`
+	RequestContentType         string   `json:"request_content_type"`
+	Active                     int      `json:"active"`
+	AllowEvents                []string `json:"allow_events"`
 	// Ordered: deliveries one at a time, in enqueue order (docs/hub.md,
 	// The webhook API; docs/design.md, D7, "Ordered targets").
 	Ordered bool `json:"ordered"`
