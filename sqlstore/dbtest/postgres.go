@@ -175,11 +175,17 @@ func (s *postgresServer) shutdown() string {
 	return ""
 }
 
-// findBinaries returns the directory holding initdb, pg_ctl and postgres:
-// from PATH, else the newest /usr/lib/postgresql/*/bin.
+// findBinaries returns the directory holding initdb, pg_ctl and postgres
+// (and pg_basebackup, for NewReplica): pg_ctl's in PATH, links followed,
+// else the newest /usr/lib/postgresql/*/bin.
 func findBinaries() (string, error) {
 	var dirs []string
 	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		// A link into the installation's bin (/usr/local/bin/pg_ctl)
+		// names the directory of the other binaries (pg_basebackup).
+		if target, err := filepath.EvalSymlinks(p); err == nil {
+			p = target
+		}
 		dirs = append(dirs, filepath.Dir(p))
 	}
 	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
