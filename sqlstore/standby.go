@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strconv"
@@ -113,7 +114,7 @@ func (db *DB) openStandby(ctx context.Context) error {
 	}
 	pool, err := openPostgres(db.readURL)
 	if err != nil {
-		return invalid("cannot read the read URL %q: %v", redact(db.readURL), err)
+		return invalid("the read URL is not a valid PostgreSQL URL: %v", err)
 	}
 	db.d.configure(pool)
 	s := &standby{
@@ -154,9 +155,7 @@ func (s *standby) check(ctx context.Context, primary *sql.DB) {
 	at := time.Now()
 	var flushed string
 	sampled := primary.QueryRowContext(ctx, `SELECT pg_current_wal_flush_lsn()::text`).Scan(&flushed) == nil
-	var recovering bool
-	var replayed sql.NullString
-	err := s.store.db.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text`).Scan(&recovering, &replayed)
+	recovering, replayed, err := s.replayed(ctx)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -192,6 +191,25 @@ func (s *standby) check(ctx context.Context, primary *sql.DB) {
 	if s.caughtUp.IsZero() {
 		s.reason = "behind the primary"
 	}
+}
+
+// replayed asks the standby whether it is in recovery and how far it has
+// replayed. A connection that reached a server not in recovery (a standby
+// promoted by a failover) is closed: the next one is made anew through the
+// URL's hosts, which with target_session_attrs=prefer-standby finds the
+// standby there is now.
+func (s *standby) replayed(ctx context.Context) (recovering bool, replayed sql.NullString, err error) {
+	conn, err := s.store.db.Conn(ctx)
+	if err != nil {
+		return false, replayed, err
+	}
+	defer conn.Close()
+	err = conn.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text`).Scan(&recovering, &replayed)
+	if err == nil && !recovering {
+		// database/sql closes a connection whose Raw returns ErrBadConn.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return recovering, replayed, err
 }
 
 // fresh reports whether listings may read the standby now.

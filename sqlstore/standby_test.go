@@ -164,7 +164,7 @@ func TestStandbyRefused(t *testing.T) {
 		}
 		refused("sqlite:replica.db", "must be a PostgreSQL URL")
 		refused("mysql://u:secret@h/db", `"mysql://u:xxxxx@h/db" must be a PostgreSQL URL`)
-		refused("postgres://h:port/db", "cannot read the read URL")
+		refused("postgres://u:secret@h:port/db", "the read URL is not a valid PostgreSQL URL: cannot parse `postgres://u:xxxxx@h:port/db`: invalid port")
 
 		db, err := open("postgres://postgres@127.0.0.1:1/recon?connect_timeout=2")
 		if err != nil {
