@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +111,17 @@ func TestServeReadURLRefused(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("recon serve %s: %v, want %q", strings.Join(tt.args, " "), err, tt.want)
 			}
+		}
+		// RECON_DATABASE_READ_URL sets the flag.
+		bad := cases[1].args[1]
+		err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "off"}, func(k string) string {
+			if k == "RECON_DATABASE_READ_URL" {
+				return bad
+			}
+			return testEnv(dbURL, k)
+		}, strings.NewReader(""), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), cases[1].want) {
+			t.Errorf("RECON_DATABASE_READ_URL=%s: %v, want %q", bad, err, cases[1].want)
 		}
 	})
 }
