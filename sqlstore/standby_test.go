@@ -116,18 +116,23 @@ func TestStandbyReads(t *testing.T) {
 	})
 
 	t.Run("standby stopped", func(t *testing.T) {
+		// patient's checker stops first: it still counts the standby fresh
+		// when its listing meets the standby dead, and reads the primary.
+		patient.StopStandbyChecks()
 		r.StopStandby(t)
 		ingest("T3")
-		// patient still counts the standby fresh: its listing fails there
-		// and reads the primary, without an error.
 		if refs := listed(t, listing, patient, c.Tenant()); !refs["T3"] {
 			t.Fatalf("patient's listing with the standby stopped: %v, want T3", refs)
 		}
-		testkit.WaitFor(t, "the checker to find the standby unreachable", 30*time.Second, func() bool {
-			return standbyOf(t, patient).Reason == "unreachable"
+		if st := standbyOf(t, patient); st.Serving || st.Reason != "failed a listing" {
+			t.Fatalf("patient's standby after a failed listing: %+v, want not serving, failed a listing", st)
+		}
+		// strict's checker finds it dead.
+		testkit.WaitFor(t, "strict's checker to find the standby unreachable", 30*time.Second, func() bool {
+			return standbyOf(t, strict).Reason == "unreachable"
 		})
-		if st := standbyOf(t, patient); st.Serving || st.Staleness >= 0 {
-			t.Fatalf("patient's standby once stopped: %+v, want not serving, staleness unknown", st)
+		if st := standbyOf(t, strict); st.Serving || st.Staleness >= 0 {
+			t.Fatalf("strict's standby once stopped: %+v, want not serving, staleness unknown", st)
 		}
 		if refs := listed(t, listing, strict, c.Tenant()); !refs["T3"] {
 			t.Fatalf("strict's listing with the standby stopped: %v, want T3", refs)
