@@ -152,6 +152,8 @@ func (s *standby) run(ctx context.Context, primary *sql.DB) {
 func (s *standby) check(ctx context.Context, primary *sql.DB) {
 	ctx, cancel := context.WithTimeout(ctx, standbyCheckTimeout)
 	defer cancel()
+	// The system's monotonic clock, not the business clock (db.clock):
+	// replication happens in real time, whatever tests set the date to.
 	at := time.Now()
 	var flushed string
 	sampled := primary.QueryRowContext(ctx, `SELECT pg_current_wal_flush_lsn()::text`).Scan(&flushed) == nil
