@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -43,13 +44,21 @@ func standbyOf(t *testing.T, db *sqlstore.DB) sqlstore.StandbyStatus {
 
 // TestStandbyReads runs two nodes' stores on one primary and its streaming
 // standby (docs/design.md, "Reads from a standby"): patient, whose bound is
-// an hour, and strict, whose bound is 100 ms. What a listing saw tells
+// an hour and whose read URL names both nodes, and strict, whose bound is
+// 100 ms. What a listing saw tells
 // where it read: a transfer stored while the standby's replay is paused is
 // on the primary only.
 func TestStandbyReads(t *testing.T) {
 	t.Parallel()
 	r := dbtest.NewReplica(t)
-	patient := r.OpenStore(t, time.Hour)
+	// patient names both nodes, as docs/design.md, "Reads from a standby"
+	// suggests: prefer-standby passes over the primary.
+	primary, _ := url.Parse(r.PrimaryURL)
+	standby, _ := url.Parse(r.StandbyURL)
+	both := *primary
+	both.Host += "," + standby.Host
+	both.RawQuery += "&target_session_attrs=prefer-standby"
+	patient := dbtest.OpenURL(t, r.PrimaryURL, sqlstore.WithStandby(both.String(), time.Hour))
 	strict := r.OpenStore(t, 100*time.Millisecond)
 	ctx := t.Context()
 	listing := recon.Listing(ctx)
