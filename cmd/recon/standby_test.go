@@ -7,45 +7,68 @@ import (
 	"testing"
 	"time"
 
+	"recon"
 	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
 )
 
 // TestServeReadsFromStandby runs recon serve on a primary with
 // --database-read-url naming its streaming standby (docs/design.md, "Reads
-// from a standby"), the bound an hour: with the standby's replay paused, a
-// transfer just pushed is missing from GET /api/v1/transactions (read from
-// the standby) and found by its detail (read from the primary); the
-// metrics say the standby serves; once the standby is stopped the list
-// reads the primary without an error, and /readyz never asks the standby.
+// from a standby"), the bound an hour. With the standby's replay paused, a
+// transfer and an order made then are missing from every list that may
+// read the standby (GET /api/v1/transactions, the gateway's GET /v1/order,
+// GET /v2/orders, the dashboard's transactions and orders) and found by
+// their details, which read the primary; the metrics say the standby
+// serves. Once the standby is stopped the lists read the primary without an
+// error, and /readyz never asks the standby.
 func TestServeReadsFromStandby(t *testing.T) {
 	t.Parallel()
 	r := dbtest.NewReplica(t)
 	dbURL := r.PrimaryURL
 	metricsAddr := freeAddr(t)
-	base, _, _ := startServer(t, dbURL, "--sandbox", "--metrics-addr", metricsAddr,
+	rc := testkit.NewReceiver(t)
+	base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets", "--metrics-addr", metricsAddr,
 		"--database-read-url", r.StandbyURL, "--read-max-lag", "1h")
-	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Sao Mai", "--short-name", "SM")["id"])
-	cliJSON(t, dbURL, "user", "create", "--company", co, "--email", "boss@saomai.vn", "--role", "Admin")
-	client := cliJSON(t, dbURL, "client", "create", "--company", co, "--name", "erp", "--scopes", "transaction:write transaction:read")["client_id"].(string)
-	token := cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "boss@saomai.vn", "--scopes", "transaction:write transaction:read")["access_token"].(string)
-	account := fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", co, "--bank", "Vietcombank", "--number", "0071000123456")["id"])
+	m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
+	client := cliJSON(t, dbURL, "client", "create", "--company", m.company, "--name", "erp", "--scopes", "transaction:read order:read")["client_id"].(string)
+	token := cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "admin@saomai.vn", "--scopes", "transaction:read order:read")["access_token"].(string)
+	dashUser(t, dbURL, m.company, "boss@saomai.vn", recon.RoleAdmin)
+	dash := testkit.NewBrowser(t, base).SignedIn(m.company, "boss@saomai.vn", dashPassword)
+	metrics := func() string { return metricsText(t, "http://"+metricsAddr) }
 	push := func(ref string) string {
 		t.Helper()
-		status, body := testkit.Call(t, "POST", base+"/api/v1/sandbox/transfers", token,
-			fmt.Sprintf(`{"bank_account_id":%s,"amount":150000,"transaction_content":"chuyen tien","reference_number":%q}`, account, ref))
+		status, body := testkit.Call(t, "POST", base+"/api/v1/sandbox/transfers", m.feedToken,
+			fmt.Sprintf(`{"bank_account_id":%s,"amount":150000,"transaction_content":"chuyen tien %s","reference_number":%q}`, m.account, ref, ref))
 		if status != 200 {
 			t.Fatalf("sandbox transfer %s: %d %v", ref, status, body)
 		}
 		return fmt.Sprint(body["data"].(map[string]any)["id"])
 	}
-	list := func() string {
+	get := func(path string) string {
 		t.Helper()
-		status, body := testkit.Call(t, "GET", base+"/api/v1/transactions", token, "")
+		status, body := testkit.Call(t, "GET", base+path, token, "")
 		if status != 200 {
-			t.Fatalf("GET transactions: %d %v", status, body)
+			t.Fatalf("GET %s: %d %v", path, status, body)
 		}
 		return fmt.Sprint(body)
+	}
+	page := func(path string) string {
+		t.Helper()
+		status, body := dash.Get(path)
+		if status != 200 {
+			t.Fatalf("GET %s: %d", path, status)
+		}
+		return body
+	}
+	// lists are what each list that may read the standby shows.
+	lists := func() map[string]string {
+		return map[string]string{
+			"GET /api/v1/transactions":    get("/api/v1/transactions"),
+			"GET /v1/order":               fmt.Sprint(m.gateway(t, "GET", "/v1/order", "")),
+			"GET /v2/orders":              get("/v2/orders"),
+			"GET /dashboard/transactions": page("/dashboard/transactions"),
+			"GET /dashboard/orders":       page("/dashboard/orders"),
+		}
 	}
 	ready := func() {
 		t.Helper()
@@ -53,36 +76,54 @@ func TestServeReadsFromStandby(t *testing.T) {
 			t.Fatalf("readyz: %d %v", status, body)
 		}
 	}
+
 	push("SIM1")
+	m.checkout(t, "INV-1", 90000)
 	r.WaitReplayed(t)
-	testkit.WaitFor(t, "the list read from the standby with SIM1", 30*time.Second, func() bool {
-		return strings.Contains(list(), "SIM1") && strings.Contains(metricsText(t, "http://"+metricsAddr), "recon_db_standby_serving 1")
+	testkit.WaitFor(t, "the lists to read the standby with SIM1 and INV-1", 30*time.Second, func() bool {
+		if !strings.Contains(metrics(), "recon_db_standby_serving 1") {
+			return false
+		}
+		for _, l := range lists() {
+			if !strings.Contains(l, "SIM1") && !strings.Contains(l, "INV-1") {
+				return false
+			}
+		}
+		return true
 	})
 
 	r.PauseReplay(t)
 	id := push("SIM2")
-	if l := list(); !strings.Contains(l, "SIM1") || strings.Contains(l, "SIM2") {
-		t.Fatalf("the list with the standby paused: %s, want SIM1 and not SIM2", l)
+	m.checkout(t, "INV-2", 90000)
+	for name, l := range lists() {
+		if strings.Contains(l, "SIM2") || strings.Contains(l, "INV-2") {
+			t.Errorf("%s with the standby paused shows what was written since: %.2000s", name, l)
+		}
 	}
-	if status, body := testkit.Call(t, "GET", base+"/api/v1/transactions/"+id, token, ""); status != 200 || !strings.Contains(fmt.Sprint(body), "SIM2") {
-		t.Fatalf("the detail of a transfer just pushed: %d %v", status, body)
+	if l := get("/api/v1/transactions/" + id); !strings.Contains(l, "SIM2") {
+		t.Errorf("the detail of a transfer just pushed: %s", l)
 	}
-	m := metricsText(t, "http://"+metricsAddr)
+	if l := fmt.Sprint(m.gateway(t, "GET", "/v1/order/detail/INV-2", "")); !strings.Contains(l, "INV-2") {
+		t.Errorf("the detail of an order just made: %s", l)
+	}
+	mt := metrics()
 	for _, want := range []string{"recon_db_standby_serving 1", "recon_db_standby_staleness_seconds ", "recon_db_standby_reads_total "} {
-		if !strings.Contains(m, want) {
-			t.Fatalf("metrics lack %q:\n%.3000s", want, m)
+		if !strings.Contains(mt, want) {
+			t.Fatalf("metrics lack %q:\n%.3000s", want, mt)
 		}
 	}
 	ready()
 
 	r.StopStandby(t)
-	if l := list(); !strings.Contains(l, "SIM2") {
-		t.Fatalf("the list with the standby stopped: %s, want SIM2", l)
+	for name, l := range lists() {
+		if !strings.Contains(l, "SIM2") && !strings.Contains(l, "INV-2") {
+			t.Errorf("%s with the standby stopped lacks what was written: %.2000s", name, l)
+		}
 	}
 	ready()
 	testkit.WaitFor(t, "the metrics to say the standby does not serve", 30*time.Second, func() bool {
-		m := metricsText(t, "http://"+metricsAddr)
-		return strings.Contains(m, "recon_db_standby_serving 0") && strings.Contains(m, "recon_db_standby_staleness_seconds +Inf")
+		mt := metrics()
+		return strings.Contains(mt, "recon_db_standby_serving 0") && strings.Contains(mt, "recon_db_standby_staleness_seconds +Inf")
 	})
 }
 
