@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +16,11 @@ import (
 // TestServeReadsFromStandby runs recon serve on a primary with
 // --database-read-url naming its streaming standby (docs/design.md, "Reads
 // from a standby"), the bound an hour. With the standby's replay paused, a
-// transfer and an order made then are missing from every list that may
+// transfer and a paid order made then are missing from every list that may
 // read the standby (GET /api/v1/transactions, the gateway's GET /v1/order,
-// GET /v2/orders, the dashboard's transactions and orders) and found by
-// their details, which read the primary; the metrics say the standby
+// GET /v2/orders, the dashboard's transactions, orders and notifications,
+// and its report's counts) and found by their details, which read the
+// primary; the metrics say the standby
 // serves. Once the standby is stopped the lists read the primary without an
 // error, and /readyz never asks the standby.
 func TestServeReadsFromStandby(t *testing.T) {
@@ -63,12 +65,18 @@ func TestServeReadsFromStandby(t *testing.T) {
 	// lists are what each list that may read the standby shows.
 	lists := func() map[string]string {
 		return map[string]string{
-			"GET /api/v1/transactions":    get("/api/v1/transactions"),
-			"GET /v1/order":               fmt.Sprint(m.gateway(t, "GET", "/v1/order", "")),
-			"GET /v2/orders":              get("/v2/orders"),
-			"GET /dashboard/transactions": page("/dashboard/transactions"),
-			"GET /dashboard/orders":       page("/dashboard/orders"),
+			"GET /api/v1/transactions":     get("/api/v1/transactions"),
+			"GET /v1/order":                fmt.Sprint(m.gateway(t, "GET", "/v1/order", "")),
+			"GET /v2/orders":               get("/v2/orders"),
+			"GET /dashboard/transactions":  page("/dashboard/transactions"),
+			"GET /dashboard/orders":        page("/dashboard/orders"),
+			"GET /dashboard/notifications": page("/dashboard/notifications"),
 		}
+	}
+	// report is the dashboard's report: its lines' counts.
+	report := func() string {
+		t.Helper()
+		return fmt.Sprint(reportCounts.FindAllStringSubmatch(page("/dashboard/report"), -1))
 	}
 	ready := func() {
 		t.Helper()
@@ -78,7 +86,7 @@ func TestServeReadsFromStandby(t *testing.T) {
 	}
 
 	push("SIM1")
-	m.checkout(t, "INV-1", 90000)
+	m.pay(t, m.checkout(t, "INV-1", 90000), 90000)
 	r.WaitReplayed(t)
 	testkit.WaitFor(t, "the lists to read the standby with SIM1 and INV-1", 30*time.Second, func() bool {
 		if !strings.Contains(metrics(), "recon_db_standby_serving 1") {
@@ -92,9 +100,16 @@ func TestServeReadsFromStandby(t *testing.T) {
 		return true
 	})
 
+	before := report()
+	if !strings.Contains(before, "rp-matched") {
+		t.Fatalf("the report shows no lines: %s", before)
+	}
 	r.PauseReplay(t)
 	id := push("SIM2")
-	m.checkout(t, "INV-2", 90000)
+	m.pay(t, m.checkout(t, "INV-2", 90000), 90000)
+	if after := report(); after != before {
+		t.Errorf("the report with the standby paused: %s, want it as before the writes: %s", after, before)
+	}
 	for name, l := range lists() {
 		if strings.Contains(l, "SIM2") || strings.Contains(l, "INV-2") {
 			t.Errorf("%s with the standby paused shows what was written since: %.2000s", name, l)
@@ -115,6 +130,9 @@ func TestServeReadsFromStandby(t *testing.T) {
 	ready()
 
 	r.StopStandby(t)
+	if after := report(); after == before {
+		t.Errorf("the report with the standby stopped: %s, want the writes counted", after)
+	}
 	for name, l := range lists() {
 		if !strings.Contains(l, "SIM2") && !strings.Contains(l, "INV-2") {
 			t.Errorf("%s with the standby stopped lacks what was written: %.2000s", name, l)
@@ -126,6 +144,9 @@ func TestServeReadsFromStandby(t *testing.T) {
 		return strings.Contains(mt, "recon_db_standby_serving 0") && strings.Contains(mt, "recon_db_standby_staleness_seconds +Inf")
 	})
 }
+
+// reportCounts finds the counts of the report's lines.
+var reportCounts = regexp.MustCompile(`<tr id="(rp-[^"]+)"><td>[^<]*</td><td class="num">([^<]*)</td>`)
 
 // TestServeReadURLRefused: --database-read-url is refused on SQLite, and
 // with a URL that is not a PostgreSQL one, before the server starts.
