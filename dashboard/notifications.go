@@ -76,7 +76,7 @@ func deliveryFilter(q url.Values) (recon.DeliveryFilter, error) {
 // notifications serves GET /dashboard/notifications: the figures of the
 // last 7 days per kind, then the log, newest first, 20 a page.
 func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *request) error {
-	ctx := r.Context()
+	ctx := recon.Listing(r.Context()) // docs/design.md, "Reads from a standby"
 	now := h.now()
 	since := now.Add(-statsDays * 24 * time.Hour)
 	query := formQuery(r)

@@ -307,7 +307,13 @@ func (db *DB) Delivery(ctx context.Context, tenant recon.TenantID, id int64) (*r
 // Deliveries lists deliveries newest first: the company's, or every
 // company's when companyID is 0. The limit defaults to 50 and is capped at
 // 500; an unknown status or kind is EINVALID.
+// A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) Deliveries(ctx context.Context, tenant recon.TenantID, f recon.DeliveryFilter) ([]*recon.Delivery, error) {
+	return listed(ctx, db, func(db *DB) ([]*recon.Delivery, error) { return db.deliveries(ctx, tenant, f) })
+}
+
+// deliveries is Deliveries on one database: the primary or the standby.
+func (db *DB) deliveries(ctx context.Context, tenant recon.TenantID, f recon.DeliveryFilter) ([]*recon.Delivery, error) {
 	companyID := tenant.ID()
 	if err := recon.CheckDeliveryStatus("status", f.Status); err != nil {
 		return nil, err

@@ -84,6 +84,7 @@ The rules are those of PUT /v1/ipn.`,
 		example: `  recon ipn set --company 1 --url https://shop.example.vn/ipn --auth-type SECRET_KEY --json
   recon ipn set --company 1 --url https://shop.example.vn/ipn --rotate-signing-secret
   recon ipn set --company 1 --url https://shop.example.vn/ipn --notification-types ORDER_PAID,ORDER_PARTIALLY_PAID`,
+		kind:  recon.DeliveryIPN,
 		store: func(db *sqlstore.DB) ipn.Store { return db },
 		types: true,
 	}))
@@ -95,6 +96,7 @@ The rules are those of PUT /v1/ipn.`,
 // that gives ipn.Service, the one implementation of the rules, its target.
 type targetSpec struct {
 	what, short, long, example string
+	kind                       string // recon.DeliveryIPN or recon.DeliveryHubIPN: the target read before and audited
 	store                      func(db *sqlstore.DB) ipn.Store
 	// types: the target chooses its notification types
 	// (--notification-types; the gateway's IPN, not the hub's, whose
@@ -143,14 +145,10 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 					return err
 				}
 				svc.Store = spec.store(db)
-				kind, action := recon.DeliveryWebhook, recon.AuditWebhookUpdate
-				if spec.types {
-					kind, action = recon.DeliveryIPN, recon.AuditIPNUpdate
-				}
-				before, _ := db.DeliveryTarget(cmd.Context(), tn.ID(), kind) // nil: none yet
+				before, _ := db.DeliveryTarget(cmd.Context(), tn.ID(), spec.kind) // nil: none yet
 				saved, err := svc.Save(cmd.Context(), tn, c)
 				if err == nil {
-					err = cliAudited(cmd.Context(), db, tn, nil, action, kind, recon.AuditTargetChanges(before, saved.Target), noChange)
+					err = cliAudited(cmd.Context(), db, tn, nil, recon.AuditIPNUpdate, spec.kind, recon.AuditTargetChanges(before, saved.Target), noChange)
 				}
 				var re *recon.Error
 				if errors.As(err, &re) { // a refused URL carries its reason around the error

@@ -143,8 +143,8 @@ func OpenStore(t testing.TB, engine string) *sqlstore.DB {
 // RECON_SECRET_KEY would give it). Never use it outside tests.
 const TestSecretKey = "1:dGVzdCBrZXkgb2YgcmVjb24gZGJ0ZXN0LCBub3Qgc2U="
 
-// OpenURL opens and migrates the database at databaseURL with the options
-// (sqlstore.WithClock, ...), closed when the test ends.
+// OpenURL opens (with opts) and migrates the database at databaseURL,
+// closed when the test ends.
 func OpenURL(t testing.TB, databaseURL string, opts ...sqlstore.Option) *sqlstore.DB {
 	t.Helper()
 	ctx := context.Background()
