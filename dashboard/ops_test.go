@@ -358,8 +358,9 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	boss.Do("GET", "/dashboard/lang/en?back=/dashboard/exceptions", nil, nil)
 }
 
-// curlStandardSig is a real webhook-signature in a cURL command.
-var curlStandardSig = regexp.MustCompile(`webhook-signature: v1,[A-Za-z0-9+/]{43}=`)
+// curlStandardSig is a real webhook-signature in a cURL command as the page
+// writes it (html/template writes a base64 "+" as "&#43;").
+var curlStandardSig = regexp.MustCompile(`webhook-signature: v1,(?:[A-Za-z0-9/]|&#43;){43}=`)
 
 var curlSig = regexp.MustCompile(`X-Recon-Timestamp: (\d+)&#39; \\\n  -H &#39;X-Recon-Signature: (v1=[0-9a-f]{64})&#39;`)
 
