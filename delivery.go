@@ -108,7 +108,14 @@ type Target struct {
 	// server makes it (NewSecret): the store generates one when it saves a
 	// target without it.
 	SigningSecret string
-	Active        bool
+	// PreviousSigningSecret is the signing secret a rotation replaced: it
+	// still signs, beside SigningSecret, until PreviousSigningUntil
+	// (SigningOverlap after the rotation; docs/design.md, D7, "Standard
+	// Webhooks."). "" when there is none, or no longer. The store keeps it
+	// (Target.KeepPrevious): a save never sets it.
+	PreviousSigningSecret string
+	PreviousSigningUntil  time.Time
+	Active                bool
 	// DisabledBy is recon.DisabledByRecon when Recon disabled the target
 	// (Active false; docs/design.md, D7): its deliveries are held, not
 	// attempted. "" otherwise.

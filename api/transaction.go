@@ -50,7 +50,7 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
-	list, total, err := h.Store.Transactions(r.Context(), c.Tenant, f)
+	list, total, err := h.Store.Transactions(recon.Listing(r.Context()), c.Tenant, f)
 	if err != nil {
 		return err
 	}

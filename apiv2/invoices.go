@@ -355,7 +355,7 @@ func (h *Handler) listInvoices(r *http.Request, c *recon.Caller) (*Answer, error
 	if err != nil {
 		return nil, err
 	}
-	list, total, err := svc.List(r.Context(), c, f)
+	list, total, err := svc.List(recon.Listing(r.Context()), c, f)
 	if err != nil {
 		return nil, err
 	}

@@ -199,7 +199,7 @@ func (h *Handler) listOrders(r *http.Request, c *recon.Caller) (*Answer, error) 
 	if err := recon.ParseDateRange(q, &f.From, &f.To); err != nil {
 		return nil, err
 	}
-	list, total, err := h.cfg.Orders.List(r.Context(), c.Tenant, f)
+	list, total, err := h.cfg.Orders.List(recon.Listing(r.Context()), c.Tenant, f)
 	if err != nil {
 		return nil, err
 	}

@@ -182,7 +182,7 @@ func (h *Handler) listRefunds(r *http.Request, c *recon.Caller) (*Answer, error)
 		}
 		f.OrderID = o.ID
 	}
-	list, total, err := h.refundsService().List(r.Context(), c, f)
+	list, total, err := h.refundsService().List(recon.Listing(r.Context()), c, f)
 	if err != nil {
 		return nil, err
 	}

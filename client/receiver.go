@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,12 @@ const (
 	HeaderDelivery  = "X-Recon-Delivery"  // the same on every retry: deduplicate on it
 	HeaderEvent     = "X-Recon-Event"     // ORDER_PAID, TRANSACTION_VOID, BANK_ACCOUNT_LINKED, ...
 	HeaderSecretKey = "X-Secret-Key"      // auth type SECRET_KEY only
+
+	// The Standard Webhooks headers (docs/design.md, D7, "Standard
+	// Webhooks."): every notification carries them too.
+	HeaderWebhookID        = "webhook-id"        // msg_<delivery id>: the same on every retry
+	HeaderWebhookTimestamp = "webhook-timestamp" // Unix seconds, the X-Recon-Timestamp instant
+	HeaderWebhookSignature = "webhook-signature" // space-separated "v1,<base64 HMAC-SHA256(key, id.timestamp.body)>"
 )
 
 // DefaultTolerance is how far a notification's timestamp may be from the
@@ -73,6 +80,66 @@ func VerifySignature(signingSecret, timestamp, signature string, body []byte, no
 	}
 	if !found {
 		return fmt.Errorf("%w: the %s header holds no v1= value", ErrSignature, HeaderSignature)
+	}
+	return fmt.Errorf("%w: no v1 signature matches", ErrSignature)
+}
+
+// VerifyStandardWebhook checks a notification's Standard Webhooks headers
+// (webhook-id, webhook-timestamp, webhook-signature) against the raw body,
+// received at now, as the server signs them: one of the space-separated
+// "v1,<base64>" values of signature must be base64(HMAC-SHA256(key, id +
+// "." + timestamp + "." + body)), compared in constant time, and the
+// timestamp must be within tolerance of now (tolerance <= 0 skips that
+// check). secret is the signing secret as the server shows it, either form:
+// signing_secret_whsec ("whsec_" and the base64 of the key) or
+// signing_secret (the key itself). During a rotation the server signs with
+// both the new secret and the one it replaced (docs/api.md, "IPN
+// settings"), so a receiver holding either verifies. Every failure is
+// ErrSignature.
+func VerifyStandardWebhook(secret, id, timestamp, signature string, body []byte, now time.Time, tolerance time.Duration) error {
+	key := []byte(secret)
+	if encoded, ok := strings.CutPrefix(secret, "whsec_"); ok {
+		var err error
+		if key, err = base64.StdEncoding.DecodeString(encoded); err != nil {
+			return fmt.Errorf("%w: the whsec_ secret is not base64", ErrSignature)
+		}
+	}
+	if len(key) == 0 {
+		return fmt.Errorf("%w: no signing secret", ErrSignature)
+	}
+	if id == "" {
+		return fmt.Errorf("%w: no %s header", ErrSignature, HeaderWebhookID)
+	}
+	ts, err := strconv.ParseInt(strings.TrimSpace(timestamp), 10, 64)
+	if err != nil {
+		return fmt.Errorf("%w: the %s header %q is not Unix seconds", ErrSignature, HeaderWebhookTimestamp, timestamp)
+	}
+	if tolerance > 0 {
+		if d := now.Sub(time.Unix(ts, 0)); d > tolerance || d < -tolerance {
+			return fmt.Errorf("%w: the timestamp is %s from now, more than %s", ErrSignature, d.Round(time.Second), tolerance)
+		}
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(id))
+	mac.Write([]byte{'.'})
+	mac.Write([]byte(strconv.FormatInt(ts, 10)))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	want := mac.Sum(nil)
+	found := false
+	for _, v := range strings.Fields(signature) {
+		b64, ok := strings.CutPrefix(v, "v1,")
+		if !ok {
+			continue // another scheme
+		}
+		found = true
+		got, err := base64.StdEncoding.DecodeString(b64)
+		if err == nil && hmac.Equal(got, want) {
+			return nil
+		}
+	}
+	if !found {
+		return fmt.Errorf("%w: the %s header holds no v1, value", ErrSignature, HeaderWebhookSignature)
 	}
 	return fmt.Errorf("%w: no v1 signature matches", ErrSignature)
 }

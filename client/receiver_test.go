@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -23,6 +24,69 @@ func sign(secret string, ts int64, body string) string {
 	mac := hmac.New(sha256.New, []byte(secret))
 	io.WriteString(mac, strconv.FormatInt(ts, 10)+"."+body)
 	return "v1=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// signStandard is the server's Standard Webhooks signature under the key,
+// written out here from docs/design.md, D7.
+func signStandard(key, id string, ts int64, body string) string {
+	mac := hmac.New(sha256.New, []byte(key))
+	io.WriteString(mac, id+"."+strconv.FormatInt(ts, 10)+"."+body)
+	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+func TestVerifyStandardWebhook(t *testing.T) {
+	now := time.Unix(1_735_689_600, 0)
+	ts := now.Unix()
+	tsStr := strconv.FormatInt(ts, 10)
+	const key, id = "0YUKLfVJZ6ckDlcLEuoZeXTXotX4wtsvKyzahkRdJVxXdM1Z", "msg_42"
+	whsec := "whsec_" + base64.StdEncoding.EncodeToString([]byte(key))
+	body := `{"notification_type":"ORDER_PAID","order":{"order_invoice_number":"INV-1"}}`
+	good := signStandard(key, id, ts, body)
+	old := signStandard("the-secret-before-the-rotation", id, ts, body)
+	for _, tc := range []struct {
+		name                      string
+		secret, id, timestamp, sg string
+		body                      string
+		now                       time.Time
+		tolerance                 time.Duration
+		ok                        bool
+	}{
+		{"the specification's example", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek", "1614265330",
+			"v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=", `{"test": 2432232314}`, time.Unix(1614265330, 0), DefaultTolerance, true},
+		{"valid, whsec form", whsec, id, tsStr, good, body, now, time.Minute, true},
+		{"valid, plain signing secret", key, id, tsStr, good, body, now, time.Minute, true},
+		{"rotation: the new secret, signed by both", whsec, id, tsStr, good + " " + old, body, now, time.Minute, true},
+		{"rotation: the old secret, signed by both", "the-secret-before-the-rotation", id, tsStr, good + " " + old, body, now, time.Minute, true},
+		{"after the rotation: the old secret alone", "the-secret-before-the-rotation", id, tsStr, good, body, now, time.Minute, false},
+		{"another scheme listed first", whsec, id, tsStr, "v2,abc " + good, body, now, time.Minute, true},
+		{"4 minutes late within 5", whsec, id, tsStr, good, body, now.Add(4 * time.Minute), DefaultTolerance, true},
+		{"no tolerance check", whsec, id, tsStr, good, body, now.Add(24 * time.Hour), 0, true},
+		{"stale", whsec, id, tsStr, good, body, now.Add(6 * time.Minute), DefaultTolerance, false},
+		{"from the future", whsec, id, tsStr, good, body, now.Add(-6 * time.Minute), DefaultTolerance, false},
+		{"wrong secret", "whsec_" + base64.StdEncoding.EncodeToString([]byte("other")), id, tsStr, good, body, now, time.Minute, false},
+		{"whsec not base64", "whsec_not*base64", id, tsStr, good, body, now, time.Minute, false},
+		{"empty secret", "", id, tsStr, signStandard("", id, ts, body), body, now, time.Minute, false},
+		{"empty whsec", "whsec_", id, tsStr, signStandard("", id, ts, body), body, now, time.Minute, false},
+		{"tampered body", whsec, id, tsStr, good, strings.Replace(body, "INV-1", "INV-2", 1), now, time.Minute, false},
+		{"tampered id", whsec, "msg_43", tsStr, good, body, now, time.Minute, false},
+		{"tampered timestamp", whsec, id, strconv.FormatInt(ts+1, 10), good, body, now, time.Minute, false},
+		{"missing id", whsec, "", tsStr, good, body, now, time.Minute, false},
+		{"missing signature", whsec, id, tsStr, "", body, now, time.Minute, false},
+		{"timestamp not a number", whsec, id, "yesterday", good, body, now, time.Minute, false},
+		{"the X-Recon-Signature form", whsec, id, tsStr, "v1=" + strings.TrimPrefix(good, "v1,"), body, now, time.Minute, false},
+		{"comma-separated, as X-Recon-Signature lists", whsec, id, tsStr, old + "," + good, body, now, time.Minute, false},
+		{"truncated", whsec, id, tsStr, good[:len(good)-4], body, now, time.Minute, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := VerifyStandardWebhook(tc.secret, tc.id, tc.timestamp, tc.sg, []byte(tc.body), tc.now, tc.tolerance)
+			if tc.ok && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tc.ok && !errors.Is(err, ErrSignature) {
+				t.Fatalf("err = %v, want ErrSignature", err)
+			}
+		})
+	}
 }
 
 func TestVerifySignature(t *testing.T) {

@@ -76,7 +76,7 @@ func deliveryFilter(q url.Values) (recon.DeliveryFilter, error) {
 // notifications serves GET /dashboard/notifications: the figures of the
 // last 7 days per kind, then the log, newest first, 20 a page.
 func (h *Handler) notifications(w http.ResponseWriter, r *http.Request, q *request) error {
-	ctx := r.Context()
+	ctx := recon.Listing(r.Context()) // docs/design.md, "Reads from a standby"
 	now := h.now()
 	since := now.Add(-statsDays * 24 * time.Hour)
 	query := formQuery(r)
@@ -201,12 +201,13 @@ func (h *Handler) delivery(w http.ResponseWriter, r *http.Request, q *request) e
 // Placeholders of the cURL command for what it must not show.
 const (
 	signaturePlaceholder = "v1=<SIGNATURE>"
+	standardPlaceholder  = "v1,<SIGNATURE>" // of webhook-signature (docs/design.md, D7, "Standard Webhooks.")
 	secretPlaceholder    = "<SECRET_KEY>"
 )
 
 // curlCommand is the command that sends d's exact payload to t with the
-// headers of an attempt made at now (recon.DeliveryHeaders). The signature
-// is real only when signed (the viewer may manage notifications); the
+// headers of an attempt made at now (recon.DeliveryHeaders). The signatures
+// (X-Recon-Signature, webhook-signature) are real only when signed (the viewer may manage notifications); the
 // X-Secret-Key of a SECRET_KEY target is never shown (the rest of Recon
 // shows it only when it is made), only a placeholder.
 func curlCommand(t *recon.Target, d *recon.Delivery, now time.Time, signed bool) string {
@@ -216,6 +217,8 @@ func curlCommand(t *recon.Target, d *recon.Delivery, now time.Time, signed bool)
 		switch {
 		case f.Name == recon.HeaderSignature && !signed:
 			f.Value = signaturePlaceholder
+		case f.Name == recon.HeaderWebhookSignature && !signed:
+			f.Value = standardPlaceholder
 		case f.Name == recon.HeaderSecretKey:
 			f.Value = secretPlaceholder
 		}

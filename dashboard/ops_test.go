@@ -358,6 +358,10 @@ func opsExceptions(t *testing.T, e *opsEnv) {
 	boss.Do("GET", "/dashboard/lang/en?back=/dashboard/exceptions", nil, nil)
 }
 
+// curlStandardSig is a real webhook-signature in a cURL command as the page
+// writes it (html/template writes a base64 "+" as "&#43;").
+var curlStandardSig = regexp.MustCompile(`webhook-signature: v1,(?:[A-Za-z0-9/]|&#43;){43}=`)
+
 var curlSig = regexp.MustCompile(`X-Recon-Timestamp: (\d+)&#39; \\\n  -H &#39;X-Recon-Signature: (v1=[0-9a-f]{64})&#39;`)
 
 // opsNotifications: the log, a delivery's page, cURL, replays, roles.
@@ -393,7 +397,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 	// receiver accepts, no secret.
 	_, body = boss.Get(dpath)
 	for _, want := range []string{"\n  &#34;notification_type&#34;: &#34;ORDER_PAID&#34;", e.rc.URL + "/ipn", `id="replay"`, "curl -X POST &#39;" + e.rc.URL + "/ipn&#39;",
-		"X-Secret-Key: &lt;SECRET_KEY", "X-Recon-Delivery: " + fmt.Sprint(paid.ID)} {
+		"X-Secret-Key: &lt;SECRET_KEY", "X-Recon-Delivery: " + fmt.Sprint(paid.ID), "webhook-id: msg_" + fmt.Sprint(paid.ID)} {
 		if !strings.Contains(body, want) {
 			t.Errorf("delivery page lacks %q", want)
 		}
@@ -402,7 +406,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 		t.Fatal("the delivery page shows a secret")
 	}
 	m := curlSig.FindStringSubmatch(body)
-	if m == nil {
+	if m == nil || !curlStandardSig.MatchString(body) {
 		t.Fatalf("no signature in the cURL: %s", body)
 	}
 	if !strings.Contains(body, "--data-binary "+html.EscapeString(shellQuoted(string(paid.Payload)))) {
@@ -466,6 +470,7 @@ func opsNotifications(t *testing.T, e *opsEnv) {
 	acct := e.signedIn(t, "ketoan@saomai.vn")
 	_, body = acct.Get(dpath)
 	if strings.Contains(body, `id="replay"`) || !strings.Contains(body, "X-Recon-Signature: v1=&lt;SIGNATURE") || curlSig.MatchString(body) ||
+		!strings.Contains(body, "webhook-signature: v1,&lt;SIGNATURE") || curlStandardSig.MatchString(body) ||
 		strings.Contains(body, "ipn-secret-0123456789") {
 		t.Errorf("accountant's delivery page: %s", body)
 	}

@@ -73,13 +73,14 @@ type ordersView struct {
 // orders serves GET /dashboard/orders.
 func (h *Handler) orders(w http.ResponseWriter, r *http.Request, q *request) error {
 	f, query, err := h.orderFilter(r)
+	ctx := recon.Listing(r.Context()) // docs/design.md, "Reads from a standby"
 	v := &ordersView{Query: query, Statuses: recon.OrderStatuses, Payments: recon.OrderV2Statuses}
 	status := http.StatusOK
 	if err != nil {
 		v.Error, status = q.lang.ErrorString(err), http.StatusBadRequest
 	} else {
 		var total int64
-		if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.Tenant, f); err != nil {
+		if v.Rows, total, err = h.Store.Orders(ctx, q.caller.Tenant, f); err != nil {
 			return err
 		}
 		if v.Code = searchCode(q, f.Query); v.Code != "" {
@@ -88,7 +89,7 @@ func (h *Handler) orders(w http.ResponseWriter, r *http.Request, q *request) err
 		if total == 0 && v.Code != "" && !strings.EqualFold(v.Code, f.Query) {
 			// A memo pasted whole: the orders of the code it carries.
 			f.Query, v.Found = v.Code, true
-			if v.Rows, total, err = h.Store.Orders(r.Context(), q.caller.Tenant, f); err != nil {
+			if v.Rows, total, err = h.Store.Orders(ctx, q.caller.Tenant, f); err != nil {
 				return err
 			}
 		}

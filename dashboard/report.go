@@ -64,7 +64,8 @@ func (h *Handler) reportRange(r *http.Request) (from, to string, err error) {
 
 // reportLines builds the report's lines.
 func (h *Handler) reportLines(r *http.Request, q *request, from, to string) (lines, refundLines []reportLine, err error) {
-	rep, err := h.Store.Reconciliation(r.Context(), q.caller.Tenant, from, to)
+	ctx := recon.Listing(r.Context()) // docs/design.md, "Reads from a standby"
+	rep, err := h.Store.Reconciliation(ctx, q.caller.Tenant, from, to)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,7 +84,7 @@ func (h *Handler) reportLines(r *http.Request, q *request, from, to string) (lin
 	if h.Refunds == nil || !q.caller.May(recon.ActionReadRefunds) {
 		return lines, nil, nil
 	}
-	t, err := h.Store.RefundTotals(r.Context(), q.caller.Tenant, from, to, h.Location)
+	t, err := h.Store.RefundTotals(ctx, q.caller.Tenant, from, to, h.Location)
 	if err != nil {
 		return nil, nil, err
 	}

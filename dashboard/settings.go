@@ -35,6 +35,10 @@ type targetView struct {
 	Target        *recon.Target
 	Masked        string
 	MaskedSigning string
+	// MaskedWhsec is the signing secret's whsec_ form, masked;
+	// PreviousUntil when the secret a rotation replaced stops signing, ""
+	// when none does (docs/design.md, D7, "Standard Webhooks.").
+	MaskedWhsec, PreviousUntil string
 }
 
 type settingsView struct {
@@ -62,6 +66,8 @@ type settingsView struct {
 	SecretWhat        string // message key of what NewSecret is
 	NewSigning        string // a signing secret just made or rotated: shown this once
 	SigningWhat       string // message key of what NewSigning is
+	NewSigningWhsec   string // NewSigning's whsec_ form (renderSettings)
+	NewPrevious       string // when the signing secret NewSigning replaced stops signing, "" when none does (renderSettings)
 	Users             []*recon.User
 	UsersPager        pager
 	UserErr           string
@@ -82,12 +88,15 @@ type settingsView struct {
 	HasHub        bool
 	Webhook       *recon.HubWebhook
 	WebhookMasked string
-	// WebhookSigningMasked is the webhook's signing secret, masked.
-	WebhookSigningMasked string
-	WebhookForm          *webhookForm
-	WebhookErr           string
-	WebhookSaved         bool
-	HubEvents            []string
+	// WebhookSigningMasked is the webhook's signing secret, masked;
+	// WebhookWhsecMasked its whsec_ form, masked; WebhookPrevious when the
+	// one a rotation replaced stops signing ("" when none does).
+	WebhookSigningMasked                string
+	WebhookWhsecMasked, WebhookPrevious string
+	WebhookForm                         *webhookForm
+	WebhookErr                          string
+	WebhookSaved                        bool
+	HubEvents                           []string
 	// The refund approval threshold (refunds.go): shown with refunds.
 	HasRefunds     bool
 	Threshold      int64
@@ -141,7 +150,11 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, q *requ
 		if t.Secret != "" {
 			masked = recon.MaskSecret(t.Secret)
 		}
-		v.Targets = append(v.Targets, targetView{kind, t, masked, recon.MaskSecret(t.SigningSecret)})
+		v.Targets = append(v.Targets, targetView{kind, t, masked, recon.MaskSecret(t.SigningSecret),
+			recon.MaskSecret(recon.WhsecSecret(t.SigningSecret)), t.PreviousUntilText(h.Location)})
+		if v.NewSigning != "" && v.NewSigning == t.SigningSecret {
+			v.NewSigningWhsec, v.NewPrevious = recon.WhsecSecret(t.SigningSecret), t.PreviousUntilText(h.Location)
+		}
 		if kind == recon.DeliveryIPN && v.IPNForm == nil {
 			st, err := recon.ParseIPNSettings(t.Settings)
 			if err != nil {

@@ -423,8 +423,16 @@ func dashIPNTarget(t *testing.T, e *dashEnv) {
 		newSecretField.MatchString(body) {
 		t.Fatalf("signing secret rotation: stored %+v, page %s", rotated, body)
 	}
-	if _, body = b.Get("/dashboard/settings"); strings.Contains(body, sm[1]) || !strings.Contains(body, `id="signing-ipn">`+recon.MaskSecret(sm[1])) {
-		t.Fatalf("signing secret shown again, or not masked: %s", body)
+	// Its whsec_ form beside it, and until when the replaced one signs
+	// (docs/design.md, D7, "Standard Webhooks.").
+	if rotated.PreviousSigningSecret != got.SigningSecret || !strings.Contains(body, `id="new-signing-whsec">`+recon.WhsecSecret(sm[1])+`<`) ||
+		!strings.Contains(body, `id="new-signing-previous">The previous signing secret still signs, beside the new one, until `+rotated.PreviousUntilText(e.loc)) {
+		t.Fatalf("signing secret rotation: stored %+v, page %s", rotated, body)
+	}
+	if _, body = b.Get("/dashboard/settings"); strings.Contains(body, sm[1]) || !strings.Contains(body, `id="signing-ipn">`+recon.MaskSecret(sm[1])) ||
+		strings.Contains(body, recon.WhsecSecret(sm[1])) || !strings.Contains(body, `id="whsec-ipn">`+recon.MaskSecret(recon.WhsecSecret(sm[1]))) ||
+		!strings.Contains(body, `id="previous-ipn">The previous signing secret still signs, beside the new one, until `+rotated.PreviousUntilText(e.loc)) {
+		t.Fatalf("signing secret shown again, or not masked, or its previous one's end not shown: %s", body)
 	}
 
 	// A target made from the dashboard shows its signing secret once, with

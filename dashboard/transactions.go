@@ -80,7 +80,7 @@ func newPager(path string, q url.Values, pageParam string, page, perPage int, to
 
 // transactions serves GET /dashboard/transactions.
 func (h *Handler) transactions(w http.ResponseWriter, r *http.Request, q *request) error {
-	ctx := r.Context()
+	ctx := recon.Listing(r.Context()) // docs/design.md, "Reads from a standby"
 	accounts, err := h.Store.BankAccounts(ctx, q.caller.Tenant)
 	if err != nil {
 		return err

@@ -40,6 +40,7 @@ func (h *Handler) showWebhook(r *http.Request, q *request, v *settingsView) erro
 		return err
 	}
 	v.Webhook, v.WebhookMasked, v.WebhookSigningMasked = wh, recon.MaskSecret(wh.Secret), recon.MaskSecret(wh.SigningSecret)
+	v.WebhookWhsecMasked, v.WebhookPrevious = recon.MaskSecret(recon.WhsecSecret(wh.SigningSecret)), wh.PreviousUntilText(h.Location)
 	if v.WebhookForm == nil {
 		v.WebhookForm = &webhookForm{URL: wh.URL, Active: wh.Active, Events: wh.AllowEvents, Ordered: wh.Ordered}
 	}

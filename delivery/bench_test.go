@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -37,34 +38,77 @@ func BenchmarkDispatch(b *testing.B) {
 			c := newCompany(b, db, 1)
 			setIPN(b, db, c, rc.URL+"/ipn", "s3cret")
 			fill(b, db, c, b.N)
-
-			ctx, cancel := context.WithCancel(context.Background())
-			d := &delivery.Dispatcher{Store: db, Client: loopback(), Poll: 10 * time.Millisecond}
-			done := make(chan error, 1)
 			b.ResetTimer()
-			go func() { done <- d.Run(ctx) }()
-			// Wait without loading the database: the receiver's count first,
-			// then the pending rows (the claim's partial index).
-			for rc.total.Load() < int64(b.N) {
-				time.Sleep(5 * time.Millisecond)
-			}
-			for pending(b, db) > 0 {
-				time.Sleep(5 * time.Millisecond)
-			}
-			b.StopTimer()
-			cancel()
-			if err := <-done; err != nil {
-				b.Fatal(err)
-			}
-			if got := countStatus(b, db, recon.DeliveryDelivered); got != int64(b.N) {
-				b.Fatalf("%d of %d deliveries delivered", got, b.N)
-			}
-			if got := rc.total.Load(); got != int64(b.N) {
-				b.Fatalf("%d requests for %d deliveries", got, b.N)
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "deliveries/s")
+			took := drain(b, db, rc, &delivery.Dispatcher{Store: db, Client: loopback(), Poll: 10 * time.Millisecond}, b.N)
+			b.ReportMetric(float64(b.N)/took.Seconds(), "deliveries/s")
 		})
 	}
+}
+
+// BenchmarkOrderedTarget measures what an ordered target costs (issue 23;
+// docs/design.md, D7, "Ordered targets"): b.N deliveries to one target
+// whose receiver answers 200 after a fixed service time (a real receiver's
+// latency), sent once with the target unordered and once ordered, each on a
+// fresh database by one dispatcher with the default settings. It reports
+// both rates and their ratio (docs/benchmarks.md, "Ordered and unordered
+// targets (issue 23)").
+//
+//	go test -run '^$' -bench OrderedTarget -benchtime 2000x ./delivery
+func BenchmarkOrderedTarget(b *testing.B) {
+	const service = 2 * time.Millisecond
+	for _, engine := range dbtest.Engines() {
+		b.Run(engine, func(b *testing.B) {
+			rate := map[bool]float64{}
+			for _, ordered := range []bool{false, true} {
+				db := dbtest.OpenStore(b, engine)
+				rc := newReceiver(b, func(http.ResponseWriter, *http.Request, int) { time.Sleep(service) })
+				c := newCompany(b, db, 1)
+				tg := &recon.Target{URL: rc.URL + "/ipn", AuthType: recon.AuthSecretKey, Secret: "s3cret", Active: true, Ordered: ordered}
+				if err := db.SetIPN(context.Background(), recon.LiveTenant(c), tg); err != nil {
+					b.Fatal(err)
+				}
+				fill(b, db, c, b.N)
+				took := drain(b, db, rc, &delivery.Dispatcher{Store: db, Client: loopback()}, b.N)
+				rate[ordered] = float64(b.N) / took.Seconds()
+			}
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(rate[false], "unordered-deliveries/s")
+			b.ReportMetric(rate[true], "ordered-deliveries/s")
+			b.ReportMetric(rate[false]/rate[true], "unordered/ordered")
+		})
+	}
+}
+
+// drain runs d until the receiver has got n requests and no delivery is
+// pending, and returns how long that took (the timer stops there); then it
+// stops d and checks that each of the n was delivered with one request.
+func drain(b *testing.B, db *sqlstore.DB, rc *receiver, d *delivery.Dispatcher, n int) time.Duration {
+	b.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	// Wait without loading the database: the receiver's count first,
+	// then the pending rows (the claim's partial index).
+	for rc.total.Load() < int64(n) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	for pending(b, db) > 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	took := time.Since(start)
+	b.StopTimer()
+	cancel()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	if got := countStatus(b, db, recon.DeliveryDelivered); got != int64(n) {
+		b.Fatalf("%d of %d deliveries delivered", got, n)
+	}
+	if got := rc.total.Load(); got != int64(n) {
+		b.Fatalf("%d requests for %d deliveries", got, n)
+	}
+	return took
 }
 
 // fill enqueues n pending IPN deliveries of the company in one statement.

@@ -365,9 +365,9 @@ func TestIPNSettings(t *testing.T) {
 		r := b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn","auth_type":"SECRET_KEY","secret_key":"`+secret+`","active":1}`)
 		signing := signingOf("PUT", r)
 		checkJSON(t, "PUT", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": secret, "signing_secret": signing, "active": 1.0}})
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": secret, "signing_secret": signing, "signing_secret_whsec": recon.WhsecSecret(signing), "previous_signing_secret_until": nil, "active": 1.0}})
 		checkJSON(t, "GET masked", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 1.0}})
+			"ipn_url": "https://shop.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "signing_secret_whsec": recon.MaskSecret(recon.WhsecSecret(signing)), "previous_signing_secret_until": nil, "active": 1.0}})
 		// Another merchant sees its own (none).
 		checkJSON(t, "GET other merchant", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": nil})
 
@@ -375,7 +375,7 @@ func TestIPNSettings(t *testing.T) {
 		// answer that created or rotated a secret shows it in full); active 0.
 		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0}`)
 		checkJSON(t, "PUT keeps secret", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "active": 0.0}})
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + signing[44:], "signing_secret_whsec": recon.MaskSecret(recon.WhsecSecret(signing)), "previous_signing_secret_until": nil, "active": 0.0}})
 		if bytes.Contains(r.body, []byte(secret)) || bytes.Contains(r.body, []byte(signing)) {
 			t.Fatalf("PUT without secret_key shows a stored secret: %s", r.body)
 		}
@@ -390,8 +390,11 @@ func TestIPNSettings(t *testing.T) {
 		if rotated == signing {
 			t.Fatal("rotate_signing_secret kept the signing secret")
 		}
+		// The replaced one signs a day more (docs/design.md, D7, "Standard
+		// Webhooks."): the store's clock, in the business time zone.
+		until := b.clock.Now().Add(recon.SigningOverlap).In(hcm).Format(recon.DateTimeLayout)
 		checkJSON(t, "PUT rotate", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": rotated, "active": 0.0}})
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": rotated, "signing_secret_whsec": recon.WhsecSecret(rotated), "previous_signing_secret_until": until, "active": 0.0}})
 		if target, err := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); err != nil || target.SigningSecret != rotated || target.Secret != secret {
 			t.Fatalf("stored target after rotation %+v, %v", target, err)
 		}
@@ -404,12 +407,12 @@ func TestIPNSettings(t *testing.T) {
 			t.Fatalf("generated secret %q", gen)
 		}
 		checkJSON(t, "GET generated", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***" + gen[44:], "signing_secret": "***" + signingB[44:], "active": 1.0}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "SECRET_KEY", "secret_key": "***" + gen[44:], "signing_secret": "***" + signingB[44:], "signing_secret_whsec": recon.MaskSecret(recon.WhsecSecret(signingB)), "previous_signing_secret_until": nil, "active": 1.0}})
 
 		// NONE: no secret_key, but a signing secret all the same.
 		r = b.api(t, b.b, "PUT", "/v1/ipn", `{"ipn_url":"https://b.example.vn/ipn","auth_type":"NONE"}`)
 		checkJSON(t, "PUT NONE", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "signing_secret_whsec": recon.MaskSecret(recon.WhsecSecret(signingB)), "previous_signing_secret_until": nil, "active": 1.0}})
 
 		bad := func(reason, message string) map[string]any {
 			e := map[string]any{"code": "validation_error", "message": message}
@@ -457,24 +460,35 @@ func TestIPNSettings(t *testing.T) {
 		chosen := []any{"ORDER_PAID", "ORDER_PARTIALLY_PAID", "ORDER_EXPIRED"}
 		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0,"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID","ORDER_EXPIRED"]}`)
 		checkJSON(t, "PUT types", r, 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + rotated[44:], "active": 0.0, "notification_types": chosen}})
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + rotated[44:], "signing_secret_whsec": recon.MaskSecret(recon.WhsecSecret(rotated)), "previous_signing_secret_until": until, "active": 0.0, "notification_types": chosen}})
 		for _, body := range []string{`{"ipn_url":"https://shop.example.vn/ipn2","active":0}`, `{"ipn_url":"https://shop.example.vn/ipn2","active":0,"notification_types":null}`} {
 			checkJSON(t, "PUT without types: "+body, b.api(t, b.a, "PUT", "/v1/ipn", body), 200, map[string]any{"data": map[string]any{
-				"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + rotated[44:], "active": 0.0, "notification_types": chosen}})
+				"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ", "signing_secret": "***" + rotated[44:], "signing_secret_whsec": recon.MaskSecret(recon.WhsecSecret(rotated)), "previous_signing_secret_until": until, "active": 0.0, "notification_types": chosen}})
 		}
 		r = b.api(t, b.a, "PUT", "/v1/ipn", `{"ipn_url":"https://shop.example.vn/ipn2","active":0,"rotate_signing_secret":true}`)
 		if got := r.json(t)["data"].(map[string]any)["notification_types"]; !cmp.Equal(got, chosen) {
 			t.Fatalf("a rotation changed notification_types: %v", got)
 		}
+		again := signingOf("PUT rotate again", r)
 		checkJSON(t, "GET types", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
 			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ",
-			"signing_secret": "***" + signingOf("PUT rotate again", r)[44:], "active": 0.0, "notification_types": chosen}})
+			"signing_secret": "***" + again[44:], "signing_secret_whsec": recon.MaskSecret(recon.WhsecSecret(again)), "previous_signing_secret_until": until, "active": 0.0, "notification_types": chosen}})
 		// The other merchant's target keeps its own.
 		checkJSON(t, "GET other types", b.api(t, b.b, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
-			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "active": 1.0}})
+			"ipn_url": "https://b.example.vn/ipn", "auth_type": "NONE", "secret_key": nil, "signing_secret": "***" + signingB[44:], "signing_secret_whsec": recon.MaskSecret(recon.WhsecSecret(signingB)), "previous_signing_secret_until": nil, "active": 1.0}})
 		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); target.Settings != `{"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID","ORDER_EXPIRED"]}` {
 			t.Fatalf("stored settings %s", target.Settings)
 		}
+		// Rotated twice within the day: the first secret no longer signs,
+		// the second does until the day is over; then none but the current.
+		if target, _ := b.db.DeliveryTarget(context.Background(), b.a.company.ID(), recon.DeliveryIPN); target.PreviousSigningSecret != rotated ||
+			len(target.SigningSecrets(b.clock.Now())) != 2 {
+			t.Fatalf("after a second rotation: previous %q, want %q", target.PreviousSigningSecret, rotated)
+		}
+		b.clock.Advance(recon.SigningOverlap)
+		checkJSON(t, "GET a day after", b.api(t, b.a, "GET", "/v1/ipn", ""), 200, map[string]any{"data": map[string]any{
+			"ipn_url": "https://shop.example.vn/ipn2", "auth_type": "SECRET_KEY", "secret_key": "***WXYZ",
+			"signing_secret": "***" + again[44:], "signing_secret_whsec": recon.MaskSecret(recon.WhsecSecret(again)), "previous_signing_secret_until": nil, "active": 0.0, "notification_types": chosen}})
 	})
 }
 

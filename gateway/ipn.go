@@ -24,7 +24,7 @@ func (h *Handler) getIPN(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	}
 	web.WriteJSON(w, http.StatusOK, struct {
 		Data any `json:"data"`
-	}{ipn.JSON(t, false, false)})
+	}{ipn.JSON(t, false, false, h.location())})
 	return nil
 }
 
@@ -89,6 +89,6 @@ func (h *Handler) putIPN(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	}
 	web.WriteJSON(w, http.StatusOK, struct {
 		Data any `json:"data"`
-	}{ipn.JSON(saved.Target, saved.NewSecret, saved.NewSigningSecret)})
+	}{ipn.JSON(saved.Target, saved.NewSecret, saved.NewSigningSecret, h.location())})
 	return nil
 }

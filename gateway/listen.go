@@ -231,7 +231,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, m *recon.Mercha
 	}
 	err = send("ready", 0, map[string]any{
 		"listener_id": listener, "company_id": tenant.Company, "livemode": false, "events": events,
-		"signing_secret": secret,
+		"signing_secret": secret, "signing_secret_whsec": recon.WhsecSecret(secret),
 	})
 	if err != nil {
 		return nil // the client is gone: nothing to answer

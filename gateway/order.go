@@ -132,7 +132,7 @@ func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, m *recon.Me
 		return err
 	}
 	f.Location = h.location()
-	list, total, err := h.Store.Orders(r.Context(), m.Tenant, f)
+	list, total, err := h.Store.Orders(recon.Listing(r.Context()), m.Tenant, f)
 	if err != nil {
 		return err
 	}

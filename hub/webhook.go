@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"recon"
 	"recon/web"
@@ -13,13 +14,19 @@ import (
 // and the signing secret of X-Recon-Signature (Recon's own, like the IPN's
 // signing_secret).
 type webhookJSON struct {
-	WebhookURL         string   `json:"webhook_url"`
-	AuthType           string   `json:"auth_type"`
-	SecretKey          string   `json:"secret_key"`
-	SigningSecret      string   `json:"signing_secret"`
-	RequestContentType string   `json:"request_content_type"`
-	Active             int      `json:"active"`
-	AllowEvents        []string `json:"allow_events"`
+	WebhookURL    string `json:"webhook_url"`
+	AuthType      string `json:"auth_type"`
+	SecretKey     string `json:"secret_key"`
+	SigningSecret string `json:"signing_secret"`
+	// SigningSecretWhsec is the signing secret in the whsec_ form of the
+	// Standard Webhooks libraries, masked where signing_secret is; and
+	// PreviousSigningSecretUntil when the secret a rotation replaced stops
+	// signing, null when none does (docs/hub.md, The webhook API).
+	SigningSecretWhsec         string   `json:"signing_secret_whsec"`
+	PreviousSigningSecretUntil *string  `json:"previous_signing_secret_until"`
+	RequestContentType         string   `json:"request_content_type"`
+	Active                     int      `json:"active"`
+	AllowEvents                []string `json:"allow_events"`
 	// Ordered: deliveries one at a time, in enqueue order (docs/hub.md,
 	// The webhook API; docs/design.md, D7, "Ordered targets").
 	Ordered bool `json:"ordered"`
@@ -28,9 +35,12 @@ type webhookJSON struct {
 // toWebhookJSON renders the webhook with its secrets masked but those this
 // answer set (showSecret, showSigning): a secret is shown in full only in
 // the answer that made or rotated it (docs/hub.md, The webhook API).
-func toWebhookJSON(w *recon.HubWebhook, showSecret, showSigning bool) webhookJSON {
+func toWebhookJSON(w *recon.HubWebhook, showSecret, showSigning bool, loc *time.Location) webhookJSON {
 	out := webhookJSON{WebhookURL: w.URL, AuthType: w.AuthType, SecretKey: w.Secret, SigningSecret: w.SigningSecret,
-		RequestContentType: w.ContentType, AllowEvents: w.AllowEvents, Ordered: w.Ordered}
+		SigningSecretWhsec: recon.WhsecSecret(w.SigningSecret), RequestContentType: w.ContentType, AllowEvents: w.AllowEvents, Ordered: w.Ordered}
+	if until := w.PreviousUntilText(loc); until != "" {
+		out.PreviousSigningSecretUntil = &until
+	}
 	if out.AllowEvents == nil {
 		out.AllowEvents = []string{}
 	}
@@ -42,6 +52,7 @@ func toWebhookJSON(w *recon.HubWebhook, showSecret, showSigning bool) webhookJSO
 	}
 	if !showSigning {
 		out.SigningSecret = recon.MaskSecret(w.SigningSecret)
+		out.SigningSecretWhsec = recon.MaskSecret(out.SigningSecretWhsec)
 	}
 	return out
 }
@@ -57,7 +68,7 @@ func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, c *recon.Ca
 	if err != nil {
 		return err
 	}
-	writeEnvelope(w, http.StatusOK, "", []string{"Webhook configuration"}, nil, toWebhookJSON(wh, false, false))
+	writeEnvelope(w, http.StatusOK, "", []string{"Webhook configuration"}, nil, toWebhookJSON(wh, false, false, h.location()))
 	return nil
 }
 
@@ -178,6 +189,6 @@ func (h *Handler) postWebhook(w http.ResponseWriter, r *http.Request, c *recon.C
 		msg = "Webhook created"
 	}
 	writeEnvelope(w, http.StatusOK, "", []string{msg}, nil,
-		toWebhookJSON(wh, created || ch.Secret != nil, created || ch.RotateSigningSecret))
+		toWebhookJSON(wh, created || ch.Secret != nil, created || ch.RotateSigningSecret, h.location()))
 	return nil
 }

@@ -3,7 +3,9 @@ package hub_test
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"recon"
 	"recon/sqlstore/dbtest"
 )
 
@@ -24,6 +26,7 @@ func TestWebhookAPI(t *testing.T) {
 		secret, _ := data["secret_key"].(string)
 		signing, _ := data["signing_secret"].(string)
 		if status != 200 || body["status"] != float64(200) || body["error"] != nil || len(secret) != 48 || len(signing) != 48 || signing == secret ||
+			data["signing_secret_whsec"] != recon.WhsecSecret(signing) || data["previous_signing_secret_until"] != nil ||
 			data["auth_type"] != "SECRET_KEY" || data["active"] != float64(1) || jsonText(data["allow_events"]) != `["*"]` ||
 			data["request_content_type"] != "application/json" || data["webhook_url"] != "https://hooks.example.vn/hub" {
 			t.Fatalf("create: %d %s", status, jsonText(body))
@@ -65,6 +68,18 @@ func TestWebhookAPI(t *testing.T) {
 			t.Fatalf("rotate the signing secret: %d %v", status, body)
 		}
 		if got := getWebhook(t, b, "merchant"); !strings.Contains(got, `"signing_secret":"***`+rotated[44:]+`"`) {
+			t.Fatalf("GET after the rotation: %s", got)
+		}
+		// Its whsec_ form too, shown in full in the same answers only; the
+		// replaced secret signs a day more (docs/hub.md, The webhook API).
+		until, _ := data["previous_signing_secret_until"].(string)
+		end, err := time.ParseInLocation(recon.DateTimeLayout, until, hcm)
+		if data["signing_secret_whsec"] != recon.WhsecSecret(rotated) || err != nil ||
+			end.Before(time.Now().Add(recon.SigningOverlap-time.Minute)) || end.After(time.Now().Add(recon.SigningOverlap)) {
+			t.Fatalf("rotated: whsec %v, previous until %q (%v); want %q, a day from now", data["signing_secret_whsec"], until, err, recon.WhsecSecret(rotated))
+		}
+		if got := getWebhook(t, b, "merchant"); !strings.Contains(got, `"signing_secret_whsec":"`+recon.MaskSecret(recon.WhsecSecret(rotated))+`"`) ||
+			!strings.Contains(got, `"previous_signing_secret_until":"`+until+`"`) || strings.Contains(got, recon.WhsecSecret(rotated)) {
 			t.Fatalf("GET after the rotation: %s", got)
 		}
 		before := getWebhook(t, b, "merchant")

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 	"unicode/utf8"
 
 	"recon"
@@ -175,7 +176,15 @@ type settingsJSON struct {
 	AuthType      string  `json:"auth_type"`
 	SecretKey     *string `json:"secret_key"`
 	SigningSecret string  `json:"signing_secret"`
-	Active        int     `json:"active"`
+	// SigningSecretWhsec is the signing secret in the whsec_ form of the
+	// Standard Webhooks libraries, masked where signing_secret is
+	// (docs/design.md, D7, "Standard Webhooks.").
+	SigningSecretWhsec string `json:"signing_secret_whsec"`
+	// PreviousSigningSecretUntil is when the signing secret a rotation
+	// replaced stops signing (YYYY-MM-DD HH:MM:SS, business time zone);
+	// null when none signs any more.
+	PreviousSigningSecretUntil *string `json:"previous_signing_secret_until"`
+	Active                     int     `json:"active"`
 	// NotificationTypes are the types the target chose; left out while it
 	// never chose (it receives recon.DefaultIPNTypes), so a merchant who
 	// never used API v2 reads the v1 answer unchanged (docs/api-v2.md,
@@ -189,11 +198,12 @@ type settingsJSON struct {
 
 // JSON renders IPN settings as GET and PUT /v1/ipn (and recon ipn set
 // --json) show them: secret_key (null with auth type NONE) and
-// signing_secret masked unless showSecret or showSigning; notification_types
+// signing_secret (and its whsec_ form) masked unless showSecret or
+// showSigning; previous_signing_secret_until in loc; notification_types
 // the types the target chose (left out while it never chose, and when its
 // settings cannot be read, which no save makes).
-func JSON(t *recon.Target, showSecret, showSigning bool) any {
-	out := targetJSON(t, showSecret, showSigning)
+func JSON(t *recon.Target, showSecret, showSigning bool, loc *time.Location) any {
+	out := targetJSON(t, showSecret, showSigning, loc)
 	if st, err := recon.ParseIPNSettings(t.Settings); err == nil {
 		out.NotificationTypes = st.NotificationTypes
 	}
@@ -203,12 +213,13 @@ func JSON(t *recon.Target, showSecret, showSigning bool) any {
 // TargetJSON renders a notification target that has no notification types
 // (the hub IPN: `recon hub ipn set --json`) as JSON does, without
 // notification_types.
-func TargetJSON(t *recon.Target, showSecret, showSigning bool) any {
-	return targetJSON(t, showSecret, showSigning)
+func TargetJSON(t *recon.Target, showSecret, showSigning bool, loc *time.Location) any {
+	return targetJSON(t, showSecret, showSigning, loc)
 }
 
-func targetJSON(t *recon.Target, showSecret, showSigning bool) settingsJSON {
-	out := settingsJSON{IPNURL: t.URL, AuthType: t.AuthType, SigningSecret: t.SigningSecret, Ordered: t.Ordered}
+func targetJSON(t *recon.Target, showSecret, showSigning bool, loc *time.Location) settingsJSON {
+	out := settingsJSON{IPNURL: t.URL, AuthType: t.AuthType, SigningSecret: t.SigningSecret, Ordered: t.Ordered,
+		SigningSecretWhsec: recon.WhsecSecret(t.SigningSecret), PreviousSigningSecretUntil: nullable(t.PreviousUntilText(loc))}
 	if t.Active {
 		out.Active = 1
 	}
@@ -221,6 +232,15 @@ func targetJSON(t *recon.Target, showSecret, showSigning bool) settingsJSON {
 	}
 	if !showSigning {
 		out.SigningSecret = recon.MaskSecret(out.SigningSecret)
+		out.SigningSecretWhsec = recon.MaskSecret(out.SigningSecretWhsec)
 	}
 	return out
+}
+
+// nullable is s, or nil (JSON null) when it is "".
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

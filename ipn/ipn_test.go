@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"recon"
 	"recon/ipn"
@@ -171,7 +172,7 @@ func TestSaveNotificationTypes(t *testing.T) {
 			if saved.Target.Settings != tc.settings {
 				t.Errorf("%s: told settings %s, want %s", tc.name, saved.Target.Settings, tc.settings)
 			}
-			b, _ := json.Marshal(ipn.JSON(saved.Target, false, false))
+			b, _ := json.Marshal(ipn.JSON(saved.Target, false, false, time.UTC))
 			var shown struct {
 				Types []string `json:"notification_types"`
 			}
@@ -195,7 +196,7 @@ func TestSaveNotificationTypes(t *testing.T) {
 			t.Errorf("settings %s, want the other keys kept: %s", stored.Settings, want)
 		}
 		// The hub IPN's target shows no notification types.
-		if b, _ := json.Marshal(ipn.TargetJSON(stored, false, false)); strings.Contains(string(b), "notification_types") {
+		if b, _ := json.Marshal(ipn.TargetJSON(stored, false, false, time.UTC)); strings.Contains(string(b), "notification_types") {
 			t.Errorf("TargetJSON %s", b)
 		}
 	})

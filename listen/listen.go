@@ -187,6 +187,7 @@ func (l *Listener) handle(ctx context.Context, event string, data []byte) error 
 			ListenerID    string `json:"listener_id"`
 			CompanyID     int64  `json:"company_id"`
 			SigningSecret string `json:"signing_secret"`
+			Whsec         string `json:"signing_secret_whsec"`
 		}
 		if err := json.Unmarshal(data, &r); err != nil {
 			return fmt.Errorf("bad ready event: %w", err)
@@ -194,6 +195,9 @@ func (l *Listener) handle(ctx context.Context, event string, data []byte) error 
 		l.id = r.ListenerID
 		fmt.Fprintf(l.Out, "Ready: listening to the test mode of company %d (listener %s), forwarding to %s\n", r.CompanyID, r.ListenerID, l.ForwardTo)
 		fmt.Fprintf(l.Out, "Signing secret: %s  (verify X-Recon-Signature with it)\n", r.SigningSecret)
+		if r.Whsec != "" {
+			fmt.Fprintf(l.Out, "Signing secret, whsec form: %s  (verify webhook-signature with a Standard Webhooks library)\n", r.Whsec)
+		}
 	case "delivery":
 		var d streamed
 		if err := json.Unmarshal(data, &d); err != nil {

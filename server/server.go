@@ -126,6 +126,9 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	if _, ok := db.Standby(); ok {
+		s.Metrics.Registry.MustRegister(standbyMetrics(db)...)
+	}
 	auth, err := NewOAuth(ctx, db, cfg.BaseURL, s.clock, s.log, func(c *oauth.Config) { c.Metrics = oauth.NewMetrics(s.Metrics.Registry) })
 	if err != nil {
 		return nil, err

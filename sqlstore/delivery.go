@@ -334,7 +334,13 @@ func (db *DB) Delivery(ctx context.Context, tenant recon.TenantID, id int64) (*r
 // Deliveries lists deliveries newest first: the company's, or every
 // company's when companyID is 0. The limit defaults to 50 and is capped at
 // 500; an unknown status or kind is EINVALID.
+// A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) Deliveries(ctx context.Context, tenant recon.TenantID, f recon.DeliveryFilter) ([]*recon.Delivery, error) {
+	return listed(ctx, db, func(db *DB) ([]*recon.Delivery, error) { return db.deliveries(ctx, tenant, f) })
+}
+
+// deliveries is Deliveries on one database: the primary or the standby.
+func (db *DB) deliveries(ctx context.Context, tenant recon.TenantID, f recon.DeliveryFilter) ([]*recon.Delivery, error) {
 	companyID := tenant.ID()
 	if err := recon.CheckDeliveryStatus("status", f.Status); err != nil {
 		return nil, err
@@ -440,10 +446,11 @@ func (db *DB) ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int6
 func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) (*recon.Target, error) {
 	for range 2 {
 		var t recon.Target
-		var sealed, signing []byte
+		var sealed, signing, previous []byte
+		var until anyTime
 		err := db.db.QueryRowContext(ctx,
-			`SELECT url, auth_type, secret, signing_secret, active, settings, disabled_by, ordered FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
-			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active, &t.Settings, &t.DisabledBy, &t.Ordered)
+			`SELECT url, auth_type, secret, signing_secret, active, settings, disabled_by, ordered`+previousColumns+` FROM delivery_targets WHERE company_id = $1 AND kind = $2`,
+			companyID, kind).Scan(&t.URL, &t.AuthType, &sealed, &signing, &t.Active, &t.Settings, &t.DisabledBy, &t.Ordered, &previous, &until)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, notFound(err, "company %d has no %s target", companyID, kind)
 		}
@@ -466,6 +473,9 @@ func (db *DB) DeliveryTarget(ctx context.Context, companyID int64, kind string) 
 			continue
 		}
 		if t.SigningSecret, err = db.openSecret(ctx, targetBinding("signing_secret", companyID, kind), signing); err != nil {
+			return nil, err
+		}
+		if err := db.openPrevious(ctx, companyID, kind, &t, previous, until); err != nil {
 			return nil, err
 		}
 		return &t, nil

@@ -39,3 +39,11 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) error {
 // SetRederiveLimit bounds the stored rows one batch may re-derive (tests
 // of the bound; maxRederive otherwise).
 func (db *DB) SetRederiveLimit(n int) { db.rederiveLimit = n }
+
+// StopStandbyChecks stops the checker of WithStandby's standby: the store
+// goes on counting the standby as its last check found it (tests of a
+// listing that meets a standby the checker has not found dead yet).
+func (db *DB) StopStandbyChecks() {
+	db.standby.stop()
+	<-db.standby.done
+}

@@ -30,11 +30,12 @@ func (db *DB) HubWebhook(ctx context.Context, tenant recon.TenantID) (*recon.Hub
 
 func (db *DB) hubWebhook(ctx context.Context, q querier, companyID int64, lock string) (*recon.HubWebhook, error) {
 	var w recon.HubWebhook
-	var sealed, signing []byte
+	var sealed, signing, previous []byte
+	var until anyTime
 	var settings string
-	err := q.QueryRowContext(ctx, `SELECT url, auth_type, secret, signing_secret, active, settings, ordered FROM delivery_targets
+	err := q.QueryRowContext(ctx, `SELECT url, auth_type, secret, signing_secret, active, settings, ordered`+previousColumns+` FROM delivery_targets
 		WHERE company_id = $1 AND kind = $2`+lock, companyID, recon.DeliveryWebhook).
-		Scan(&w.URL, &w.AuthType, &sealed, &signing, &w.Active, &settings, &w.Ordered)
+		Scan(&w.URL, &w.AuthType, &sealed, &signing, &w.Active, &settings, &w.Ordered, &previous, &until)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(err, "no webhook is configured")
 	}
@@ -50,6 +51,9 @@ func (db *DB) hubWebhook(ctx context.Context, q querier, companyID int64, lock s
 		// stores it.
 		w.SigningSecret = w.Secret
 	} else if w.SigningSecret, err = db.openSecret(ctx, targetBinding("signing_secret", companyID, recon.DeliveryWebhook), signing); err != nil {
+		return nil, err
+	}
+	if err := db.openPrevious(ctx, companyID, recon.DeliveryWebhook, &w.Target, previous, until); err != nil {
 		return nil, err
 	}
 	s, err := parseHubWebhookSettings(settings)
@@ -98,13 +102,19 @@ func (db *DB) ChangeHubWebhook(ctx context.Context, tenant recon.TenantID, c rec
 		if err != nil {
 			return err
 		}
+		previous, until, err := db.keepPrevious(ctx, tx, companyID, recon.DeliveryWebhook, &w.Target, w.SigningSecret)
+		if err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `
-			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at, ordered)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at, ordered,
+				previous_signing_secret, previous_signing_until)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 			ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
 				secret = excluded.secret, signing_secret = excluded.signing_secret, active = excluded.active,`+reenableOnSave+`
-				settings = excluded.settings, updated_at = excluded.updated_at, ordered = excluded.ordered`,
-			companyID, recon.DeliveryWebhook, w.URL, w.AuthType, sealed, sealedSigning, w.Active, string(settings), db.now(), w.Ordered)
+				settings = excluded.settings, updated_at = excluded.updated_at, ordered = excluded.ordered,
+				previous_signing_secret = excluded.previous_signing_secret, previous_signing_until = excluded.previous_signing_until`,
+			companyID, recon.DeliveryWebhook, w.URL, w.AuthType, sealed, sealedSigning, w.Active, string(settings), db.now(), w.Ordered, previous, until)
 		if db.d.violation(err) == foreignKeyViolation {
 			return notFound(err, "company %d not found", companyID)
 		}

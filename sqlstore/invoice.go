@@ -124,7 +124,13 @@ func (db *DB) InvoiceByLookup(ctx context.Context, lookup string) (*recon.Invoic
 }
 
 // Invoices implements recon.InvoiceStore.
+// A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) Invoices(ctx context.Context, tenant recon.TenantID, f recon.InvoiceFilter) ([]*recon.Invoice, int64, error) {
+	return listedPage(ctx, db, func(db *DB) ([]*recon.Invoice, int64, error) { return db.invoices(ctx, tenant, f) })
+}
+
+// invoices is Invoices on one database: the primary or the standby.
+func (db *DB) invoices(ctx context.Context, tenant recon.TenantID, f recon.InvoiceFilter) ([]*recon.Invoice, int64, error) {
 	loc := f.Location
 	if loc == nil {
 		loc = time.UTC

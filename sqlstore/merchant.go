@@ -104,9 +104,18 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 		if err != nil {
 			return err
 		}
+		kept := signing
+		if keepSigning {
+			kept = "" // the stored one, if any
+		}
+		previous, until, err := db.keepPrevious(ctx, tx, companyID, kind, t, kept)
+		if err != nil {
+			return err
+		}
 		err = tx.QueryRowContext(ctx, `
-			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at, ordered)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $13)
+			INSERT INTO delivery_targets (company_id, kind, url, auth_type, secret, signing_secret, active, settings, updated_at, ordered,
+				previous_signing_secret, previous_signing_until)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $13, $14, $15)
 			ON CONFLICT (company_id, kind) DO UPDATE SET url = excluded.url, auth_type = excluded.auth_type,
 				secret = CASE WHEN $10 AND delivery_targets.auth_type = 'SECRET_KEY' AND delivery_targets.secret IS NOT NULL
 					THEN delivery_targets.secret ELSE excluded.secret END,
@@ -114,9 +123,11 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 					THEN delivery_targets.signing_secret ELSE excluded.signing_secret END,
 				active = excluded.active,`+reenableOnSave+`
 				settings = CASE WHEN $12 THEN delivery_targets.settings ELSE excluded.settings END,
-				updated_at = excluded.updated_at, ordered = excluded.ordered
+				updated_at = excluded.updated_at, ordered = excluded.ordered,
+				previous_signing_secret = excluded.previous_signing_secret, previous_signing_until = excluded.previous_signing_until
 			RETURNING secret, signing_secret, settings`,
 			companyID, kind, t.URL, t.AuthType, sealed, sealedSigning, t.Active, settings, db.now(), keepSecret, keepSigning, keepSettings, t.Ordered,
+			previous, until,
 		).Scan(&stored, &storedSigning, &storedSettings)
 		if db.d.violation(err) == foreignKeyViolation {
 			return notFound(err, "company %d not found", companyID)

@@ -162,7 +162,13 @@ func orderBy(ctx context.Context, q querier, where, lock string, args ...any) (*
 }
 
 // Orders implements recon.OrderStore.
+// A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) Orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFilter) ([]*recon.Order, int64, error) {
+	return listedPage(ctx, db, func(db *DB) ([]*recon.Order, int64, error) { return db.orders(ctx, tenant, f) })
+}
+
+// orders is Orders on one database: the primary or the standby.
+func (db *DB) orders(ctx context.Context, tenant recon.TenantID, f recon.OrderFilter) ([]*recon.Order, int64, error) {
 	companyID := tenant.ID()
 	loc := f.Location
 	if loc == nil {

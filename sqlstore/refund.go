@@ -403,7 +403,13 @@ func (db *DB) Refund(ctx context.Context, tenant recon.TenantID, id string) (*re
 }
 
 // Refunds implements recon.RefundStore.
+// A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) Refunds(ctx context.Context, tenant recon.TenantID, f recon.RefundFilter) ([]*recon.Refund, int64, error) {
+	return listedPage(ctx, db, func(db *DB) ([]*recon.Refund, int64, error) { return db.refunds(ctx, tenant, f) })
+}
+
+// refunds is Refunds on one database: the primary or the standby.
+func (db *DB) refunds(ctx context.Context, tenant recon.TenantID, f recon.RefundFilter) ([]*recon.Refund, int64, error) {
 	companyID := tenant.ID()
 	loc := f.Location
 	if loc == nil {

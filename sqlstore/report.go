@@ -16,7 +16,13 @@ const reportListLimit = 500
 // match outcome, where a transaction's outcome is its last decision, and a
 // transaction with no decision (no code, no sub-account) is unmatched; plus
 // the unmatched transactions and the underpaid decisions, newest first.
+// A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) Reconciliation(ctx context.Context, tenant recon.TenantID, from, to string) (*recon.ReconciliationReport, error) {
+	return listed(ctx, db, func(db *DB) (*recon.ReconciliationReport, error) { return db.reconciliation(ctx, tenant, from, to) })
+}
+
+// reconciliation is Reconciliation on one database: the primary or the standby.
+func (db *DB) reconciliation(ctx context.Context, tenant recon.TenantID, from, to string) (*recon.ReconciliationReport, error) {
 	companyID := tenant.ID()
 	fromT, err := time.Parse(recon.DateLayout, from)
 	if err != nil {

@@ -12,7 +12,13 @@ import (
 // days in loc, nil UTC) by status, with their amounts (recon.RefundTotals:
 // the refunds part of the reconciliation report; docs/dashboard.md,
 // Report). Amounts are summed in halves as Reconciliation's.
+// A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) RefundTotals(ctx context.Context, tenant recon.TenantID, from, to string, loc *time.Location) (*recon.RefundTotals, error) {
+	return listed(ctx, db, func(db *DB) (*recon.RefundTotals, error) { return db.refundTotals(ctx, tenant, from, to, loc) })
+}
+
+// refundTotals is RefundTotals on one database: the primary or the standby.
+func (db *DB) refundTotals(ctx context.Context, tenant recon.TenantID, from, to string, loc *time.Location) (*recon.RefundTotals, error) {
 	if loc == nil {
 		loc = time.UTC
 	}

@@ -24,7 +24,13 @@ const searchWindow = 5000
 // code, matched-state and memo filters, up to s.Limit. The total is exact
 // when it comes from the day counts (on every page): a matched or unmatched
 // state with no other search filter and only account and date filters.
+// A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) SearchTransactions(ctx context.Context, tenant recon.TenantID, s recon.TransactionSearch) (*recon.TransactionSearchPage, error) {
+	return listed(ctx, db, func(db *DB) (*recon.TransactionSearchPage, error) { return db.searchTransactions(ctx, tenant, s) })
+}
+
+// searchTransactions is SearchTransactions on one database: the primary or the standby.
+func (db *DB) searchTransactions(ctx context.Context, tenant recon.TenantID, s recon.TransactionSearch) (*recon.TransactionSearchPage, error) {
 	companyID := tenant.ID()
 	page := &recon.TransactionSearchPage{Rows: []*recon.Transaction{}}
 	f := s.TransactionFilter

@@ -71,6 +71,8 @@ func TestSealedSecretsAreBoundToTheirRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		a, b := sealSome(t, db, 1), sealSome(t, db, 2)
+		rotateSigning(t, db, &a) // a previous signing secret, in its own column
+		rotateSigning(t, db, &b)
 		listenA, err := db.ListenSecret(t.Context(), recon.LiveTenant(a.company))
 		if err != nil {
 			t.Fatal(err)
@@ -94,6 +96,14 @@ func TestSealedSecretsAreBoundToTheirRows(t *testing.T) {
 				return err
 			}},
 			{"B's secret into its signing_secret column", targetCell("secret", b.company, recon.DeliveryIPN), targetCell("signing_secret", b.company, recon.DeliveryIPN), func() error {
+				_, err := db.DeliveryTarget(t.Context(), b.company, recon.DeliveryIPN)
+				return err
+			}},
+			{"previous signing secret, A's into B's row", targetCell("previous_signing_secret", a.company, recon.DeliveryIPN), targetCell("previous_signing_secret", b.company, recon.DeliveryIPN), func() error {
+				_, err := db.DeliveryTarget(t.Context(), b.company, recon.DeliveryIPN)
+				return err
+			}},
+			{"B's signing secret into its previous_signing_secret column", targetCell("signing_secret", b.company, recon.DeliveryIPN), targetCell("previous_signing_secret", b.company, recon.DeliveryIPN), func() error {
 				_, err := db.DeliveryTarget(t.Context(), b.company, recon.DeliveryIPN)
 				return err
 			}},

@@ -308,7 +308,7 @@ type sealedCell struct {
 }
 
 // sealedCells reads every sealed value (merchant secret keys, target secrets,
-// signing secrets, invoice certificates' keys and alerts' chat webhook URLs)
+// signing secrets current and previous, invoice certificates' keys and alerts' chat webhook URLs)
 // within q.
 func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 	var cells []sealedCell
@@ -329,7 +329,7 @@ func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 	if err := rows.Close(); err != nil {
 		return nil, internal(err, "read sealed secrets")
 	}
-	rows, err = q.QueryContext(ctx, `SELECT company_id, kind, secret, signing_secret FROM delivery_targets`)
+	rows, err = q.QueryContext(ctx, `SELECT company_id, kind, secret, signing_secret, previous_signing_secret FROM delivery_targets`)
 	if err != nil {
 		return nil, internal(err, "read sealed secrets")
 	}
@@ -337,8 +337,8 @@ func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 	for rows.Next() {
 		var company int64
 		var kind string
-		var secret, signing []byte
-		if err := rows.Scan(&company, &kind, &secret, &signing); err != nil {
+		var secret, signing, previous []byte
+		if err := rows.Scan(&company, &kind, &secret, &signing, &previous); err != nil {
 			return nil, internal(err, "read sealed secrets")
 		}
 		if len(secret) > 0 {
@@ -348,6 +348,10 @@ func sealedCells(ctx context.Context, q querier) ([]sealedCell, error) {
 		if len(signing) > 0 {
 			cells = append(cells, sealedCell{`UPDATE delivery_targets SET signing_secret = $1 WHERE company_id = $2 AND kind = $3`,
 				[]any{company, kind}, targetBinding("signing_secret", company, kind), signing})
+		}
+		if len(previous) > 0 {
+			cells = append(cells, sealedCell{`UPDATE delivery_targets SET previous_signing_secret = $1 WHERE company_id = $2 AND kind = $3`,
+				[]any{company, kind}, targetBinding("previous_signing_secret", company, kind), previous})
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -58,7 +58,22 @@ type secrets struct {
 	company          int64
 	merchant, ipn    string
 	signing          string
+	previous         string // the signing secret a rotation replaced (rotateSigning), "" before one
 	merchantPublicID string
+}
+
+// rotateSigning gives s's IPN target a new signing secret: the one it
+// replaces becomes its previous one.
+func rotateSigning(t *testing.T, db *sqlstore.DB, s *secrets) {
+	t.Helper()
+	tg := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthSecretKey, Secret: s.ipn, SigningSecret: recon.NewSecret(), Active: true}
+	if err := db.SetIPN(t.Context(), recon.LiveTenant(s.company), tg); err != nil {
+		t.Fatal(err)
+	}
+	if tg.PreviousSigningSecret != s.signing {
+		t.Fatalf("rotated: previous %q, want %q", tg.PreviousSigningSecret, s.signing)
+	}
+	s.previous, s.signing = s.signing, tg.SigningSecret
 }
 
 // sealSome stores a merchant and an IPN target, each with a secret.
@@ -88,8 +103,8 @@ func wantSecrets(t *testing.T, db *sqlstore.DB, s secrets) {
 		t.Fatalf("MerchantOf = %+v, %v; want the secret key %q", m, err, s.merchant)
 	}
 	tg, err := db.DeliveryTarget(t.Context(), s.company, recon.DeliveryIPN)
-	if err != nil || tg.Secret != s.ipn || (s.signing != "" && tg.SigningSecret != s.signing) {
-		t.Fatalf("DeliveryTarget = %+v, %v; want the secrets %q, %q", tg, err, s.ipn, s.signing)
+	if err != nil || tg.Secret != s.ipn || (s.signing != "" && tg.SigningSecret != s.signing) || tg.PreviousSigningSecret != s.previous {
+		t.Fatalf("DeliveryTarget = %+v, %v; want the secrets %q, %q, previous %q", tg, err, s.ipn, s.signing, s.previous)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"errors"
 	"fmt"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -63,6 +64,11 @@ type DB struct {
 	synchronous string
 	// rederiveLimit replaces maxRederive when positive (tests).
 	rederiveLimit int
+	// readURL and readMaxLag are WithStandby's; standby is its pool and
+	// checker (nil without it: every read goes to db).
+	readURL    string
+	readMaxLag time.Duration
+	standby    *standby
 }
 
 var _ recon.Store = (*DB)(nil)
@@ -119,17 +125,7 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		db.db, err = sql.Open("sqlite", sqliteDSN(target, db.synchronous))
 	case EnginePostgres:
 		db.d = postgresDialect{}
-		var cfg *pgx.ConnConfig
-		if cfg, err = pgx.ParseConfig(target); err == nil {
-			// Tenant-filtered queries over skewed data (one company may hold
-			// millions of rows, another ten) plan badly as generic plans, which
-			// PostgreSQL switches to after five runs of a prepared statement.
-			if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
-				cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-			}
-			configurePostgres(cfg, target)
-			db.db = stdlib.OpenDB(*cfg)
-		}
+		db.db, err = openPostgres(target)
 	}
 	if err != nil {
 		return nil, &recon.Error{Code: recon.EINVALID, Message: "cannot open the " + engine + " database", Err: err}
@@ -138,6 +134,12 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 	if err := db.db.PingContext(ctx); err != nil {
 		db.db.Close()
 		return nil, &recon.Error{Code: recon.EUNAVAILABLE, Message: "cannot connect to the " + engine + " database", Err: err}
+	}
+	if db.readURL != "" {
+		if err := db.openStandby(ctx); err != nil {
+			db.db.Close()
+			return nil, err
+		}
 	}
 	if db.path != "" {
 		// The files of a database from before, or whose -wal and -shm an
@@ -148,6 +150,23 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		}
 	}
 	return db, nil
+}
+
+// openPostgres returns a pool on the PostgreSQL database at databaseURL,
+// configured for a lost primary (configurePostgres).
+func openPostgres(databaseURL string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	// Tenant-filtered queries over skewed data (one company may hold
+	// millions of rows, another ten) plan badly as generic plans, which
+	// PostgreSQL switches to after five runs of a prepared statement.
+	if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
+		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	}
+	configurePostgres(cfg, databaseURL)
+	return stdlib.OpenDB(*cfg), nil
 }
 
 // acceptedForms is the help text of a database URL error.
@@ -231,8 +250,13 @@ func (db *DB) Ready(ctx context.Context) error {
 	return db.d.writable(ctx, db.db)
 }
 
-// Close releases the database.
-func (db *DB) Close() error { return db.db.Close() }
+// Close releases the database (and the standby's pool, WithStandby).
+func (db *DB) Close() error {
+	if db.standby != nil {
+		return errors.Join(db.standby.close(), db.db.Close())
+	}
+	return db.db.Close()
+}
 
 // now returns the clock's time as it will be stored: UTC, whole microseconds.
 func (db *DB) now() time.Time { return storedTime(db.clock.Now()) }

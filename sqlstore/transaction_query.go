@@ -20,7 +20,13 @@ import (
 // by 20,000 rows costs no more than one shared by two), and from COUNT(*)
 // over the same index otherwise, where the reference filter is selective or
 // an amount is combined with dates.
+// A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) Transactions(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter) ([]*recon.Transaction, int64, error) {
+	return listedPage(ctx, db, func(db *DB) ([]*recon.Transaction, int64, error) { return db.transactions(ctx, tenant, f) })
+}
+
+// transactions is Transactions on one database: the primary or the standby.
+func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter) ([]*recon.Transaction, int64, error) {
 	companyID := tenant.ID()
 	fq, err := db.filterQuery(ctx, companyID, f)
 	if err != nil || fq == nil {

@@ -296,6 +296,17 @@ func dashWebhook(t *testing.T, e *dashEnv) {
 	if newSigning == nil || newSigning[1] == signing[1] || stored().SigningSecret != newSigning[1] || stored().Secret != rotated[1] {
 		t.Fatalf("signing rotation: %s", body)
 	}
+	// Shown with its whsec_ form; the replaced one signs a day more, which
+	// the page says, in the new secret's notice and in the webhook's card
+	// (docs/design.md, D7, "Standard Webhooks.").
+	if w := stored(); w.PreviousSigningSecret != signing[1] || !strings.Contains(body, `id="new-signing-whsec">`+recon.WhsecSecret(newSigning[1])+`<`) ||
+		!strings.Contains(body, `id="new-signing-previous">`) {
+		t.Fatalf("signing rotation: previous %q, page %s", w.PreviousSigningSecret, body)
+	}
+	if _, body = b.Get("/dashboard/settings"); !strings.Contains(body, `id="webhook-whsec-masked">`+recon.MaskSecret(recon.WhsecSecret(newSigning[1]))) ||
+		!strings.Contains(body, `id="webhook-previous">`) || !strings.Contains(body, `id="previous-webhook">`) || strings.Contains(body, recon.WhsecSecret(newSigning[1])) {
+		t.Fatalf("after the signing rotation: %s", body)
+	}
 	b.PostFrom("/dashboard/settings", "/dashboard/mode", url.Values{"mode": {"test"}, "back": {"/dashboard/settings"}})
 	if _, body = b.Get("/dashboard/settings"); !strings.Contains(body, `id="no-webhook"`) || strings.Contains(body, "/hook3") {
 		t.Fatalf("test mode shows the live webhook: %s", body)

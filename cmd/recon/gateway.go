@@ -84,6 +84,7 @@ The rules are those of PUT /v1/ipn.`,
 		example: `  recon ipn set --company 1 --url https://shop.example.vn/ipn --auth-type SECRET_KEY --json
   recon ipn set --company 1 --url https://shop.example.vn/ipn --rotate-signing-secret
   recon ipn set --company 1 --url https://shop.example.vn/ipn --notification-types ORDER_PAID,ORDER_PARTIALLY_PAID`,
+		kind:  recon.DeliveryIPN,
 		store: func(db *sqlstore.DB) ipn.Store { return db },
 		types: true,
 	}))
@@ -95,6 +96,7 @@ The rules are those of PUT /v1/ipn.`,
 // that gives ipn.Service, the one implementation of the rules, its target.
 type targetSpec struct {
 	what, short, long, example string
+	kind                       string // recon.DeliveryIPN or recon.DeliveryHubIPN: the target read before and audited
 	store                      func(db *sqlstore.DB) ipn.Store
 	// types: the target chooses its notification types
 	// (--notification-types; the gateway's IPN, not the hub's, whose
@@ -143,14 +145,10 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 					return err
 				}
 				svc.Store = spec.store(db)
-				kind, action := recon.DeliveryWebhook, recon.AuditWebhookUpdate
-				if spec.types {
-					kind, action = recon.DeliveryIPN, recon.AuditIPNUpdate
-				}
-				before, _ := db.DeliveryTarget(cmd.Context(), tn.ID(), kind) // nil: none yet
+				before, _ := db.DeliveryTarget(cmd.Context(), tn.ID(), spec.kind) // nil: none yet
 				saved, err := svc.Save(cmd.Context(), tn, c)
 				if err == nil {
-					err = cliAudited(cmd.Context(), db, tn, nil, action, kind, recon.AuditTargetChanges(before, saved.Target), noChange)
+					err = cliAudited(cmd.Context(), db, tn, nil, recon.AuditIPNUpdate, spec.kind, recon.AuditTargetChanges(before, saved.Target), noChange)
 				}
 				var re *recon.Error
 				if errors.As(err, &re) { // a refused URL carries its reason around the error
@@ -171,16 +169,21 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 				} else {
 					secret = shown(t.Secret, saved.NewSecret)
 				}
-				text := fmt.Sprintf("%s of company %d%s: %s (%s, active %v, ordered %v)\nsecret_key:     %s\nsigning_secret: %s", spec.what, tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active, t.Ordered,
-					secret, shown(t.SigningSecret, saved.NewSigningSecret))
+				loc, err := a.location()
+				if err != nil {
+					return err
+				}
+				text := fmt.Sprintf("%s of company %d%s: %s (%s, active %v, ordered %v)\nsecret_key:     %s\nsigning_secret: %s\nsigning_secret_whsec: %s%s",
+					spec.what, tenant.company, modeNote(tenant.test), t.URL, t.AuthType, t.Active, t.Ordered,
+					secret, shown(t.SigningSecret, saved.NewSigningSecret), shown(recon.WhsecSecret(t.SigningSecret), saved.NewSigningSecret), previousNote(t, loc))
 				if !spec.types {
-					return a.print(ipn.TargetJSON(t, saved.NewSecret, saved.NewSigningSecret), "%s", text)
+					return a.print(ipn.TargetJSON(t, saved.NewSecret, saved.NewSigningSecret, loc), "%s", text)
 				}
 				st, err := recon.ParseIPNSettings(t.Settings)
 				if err != nil {
 					return err
 				}
-				return a.print(ipn.JSON(t, saved.NewSecret, saved.NewSigningSecret), "%s\nnotification_types: %s", text, strings.Join(st.Types(), ", "))
+				return a.print(ipn.JSON(t, saved.NewSecret, saved.NewSigningSecret, loc), "%s\nnotification_types: %s", text, strings.Join(st.Types(), ", "))
 			})
 		},
 	}
@@ -189,7 +192,7 @@ func newTargetSetCmd(a *app, spec targetSpec) *cobra.Command {
 	f.StringVar(&c.URL, "url", "", spec.what+" URL (required)")
 	f.StringVar(&c.AuthType, "auth-type", recon.AuthSecretKey, "SECRET_KEY or NONE")
 	f.StringVar(&secret, "secret", "", "the X-Secret-Key secret (default: keep the stored one, or make one with SECRET_KEY)")
-	f.BoolVar(&c.RotateSigningSecret, "rotate-signing-secret", false, "replace the signing secret of X-Recon-Signature (shown once)")
+	f.BoolVar(&c.RotateSigningSecret, "rotate-signing-secret", false, "replace the signing secret of X-Recon-Signature and webhook-signature (shown once); the old one signs beside it for 24 hours")
 	f.BoolVar(&inactive, "inactive", false, "save the settings but send nothing")
 	f.BoolVar(&ordered, "ordered", false, "deliver one notification at a time, in the order they were enqueued; a failing one holds back the rest "+
 		"until delivered or dead (docs/design.md, D7; default: keep the target's, false for a new one; --ordered=false turns it off)")
@@ -538,4 +541,15 @@ then the refunds requested in the range (API v2), by status.`,
 	f.StringVar(&to, "to", "", "last day, YYYY-MM-DD (default today)")
 	a.addJSONFlag(cmd)
 	return cmd
+}
+
+// previousNote says, on a line of its own, until when the signing secret a
+// rotation replaced still signs (docs/design.md, D7, "Standard Webhooks."),
+// or nothing when none does.
+func previousNote(t *recon.Target, loc *time.Location) string {
+	until := t.PreviousUntilText(loc)
+	if until == "" {
+		return ""
+	}
+	return fmt.Sprintf("\nprevious signing secret: still signs beside the new one until %s (%s); verify with either until then", until, loc)
 }

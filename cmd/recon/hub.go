@@ -95,6 +95,7 @@ X-Recon-Signature under the target's signing secret, with X-Secret-Key when the 
 type is SECRET_KEY. A secret is shown in full only when it is made. The URL rules
 are those of recon ipn set.`,
 		example: `  recon hub ipn set --company 1 --url https://shop.example.vn/hub-ipn --json`,
+		kind:    recon.DeliveryHubIPN,
 		store:   func(db *sqlstore.DB) ipn.Store { return hubIPNStore{db} },
 	}))
 	return cmd

@@ -83,6 +83,17 @@ func TestIPNSetNotificationTypes(t *testing.T) {
 		if err != nil || target.URL != "https://shop.example.vn/ipn" || target.Settings != `{"notification_types":["ORDER_EXPIRED","REFUND_FAILED"]}` {
 			t.Fatalf("the IPN target after the refusals and the hub's save: %+v %v", target, err)
 		}
+		// The hub IPN's save is audited against the hub IPN target it
+		// replaced, not another target of the company.
+		cliJSON(t, dbURL, "hub", "ipn", "set", "--company", co, "--url", "https://shop.example.vn/hub-ipn-2")
+		entries, _, err := db.AuditEntries(ctx, recon.LiveTenant(id), recon.AuditFilter{Action: recon.AuditIPNUpdate, Page: 1, PerPage: 10})
+		if err != nil || len(entries) == 0 {
+			t.Fatalf("audit entries: %v %v", entries, err)
+		}
+		last := entries[0]
+		if last.Object != recon.DeliveryHubIPN || !slices.Contains(last.Changes, recon.AuditChange{Field: "url", Before: "https://shop.example.vn/hub-ipn", After: "https://shop.example.vn/hub-ipn-2"}) {
+			t.Errorf("the hub IPN's second save audited as %q %+v, want object hub_ipn and its own URL before", last.Object, last.Changes)
+		}
 	})
 }
 

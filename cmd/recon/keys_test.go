@@ -105,6 +105,16 @@ func TestSecretKeyCommands(t *testing.T) {
 		if s, _ := ipn["signing_secret"].(string); len(s) != recon.SecretLen || s == signing || ipn["secret_key"] != "***"+ipnSecret[44:] {
 			t.Fatalf("ipn set --rotate-signing-secret answered %v", ipn)
 		}
+		// Its whsec_ form beside it, and until when the replaced one signs
+		// (docs/design.md, D7, "Standard Webhooks."); the text says both.
+		if ipn["signing_secret_whsec"] != recon.WhsecSecret(ipn["signing_secret"].(string)) || ipn["previous_signing_secret_until"] == nil {
+			t.Fatalf("ipn set --rotate-signing-secret answered %v; want signing_secret_whsec and previous_signing_secret_until", ipn)
+		}
+		text, err := runEnv(env, "ipn", "set", "--company", company, "--url", "https://shop.example.vn/ipn2", "--rotate-signing-secret")
+		if err != nil || !strings.Contains(text, "signing_secret_whsec: whsec_") ||
+			!strings.Contains(text, "previous signing secret: still signs beside the new one until "+ipn["previous_signing_secret_until"].(string)[:10]) {
+			t.Fatalf("ipn set --rotate-signing-secret printed %q, %v", text, err)
+		}
 		// The CLI applies the API's rules and messages.
 		if _, err := runEnv(env, "ipn", "set", "--company", company, "--url", "https://shop.example.vn/ipn", "--auth-type", "NONE", "--secret", "x"); err == nil ||
 			!strings.Contains(err.Error(), "secret_key is not used with auth_type NONE") {

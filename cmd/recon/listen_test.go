@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recon-vn/recon/client"
+
+	"recon"
 	"recon/delivery"
 	"recon/internal/testkit"
 	"recon/sqlstore/dbtest"
@@ -106,6 +109,15 @@ func TestListen(t *testing.T) {
 		}
 		if g.Header.Get(delivery.HeaderEvent) != "ORDER_PAID" || g.Header.Get("Content-Type") != "application/json" {
 			t.Fatalf("forwarded headers %v", g.Header)
+		}
+		// And the Standard Webhooks headers, under the whsec_ form it printed.
+		whsec := regexp.MustCompile(`Signing secret, whsec form: (\S+)`).FindStringSubmatch(lout.String())
+		if len(whsec) != 2 || whsec[1] != recon.WhsecSecret(secret) {
+			t.Fatalf("recon listen printed no whsec_ form of %q:\n%s", secret, lout.String())
+		}
+		if err := client.VerifyStandardWebhook(whsec[1], g.Header.Get("webhook-id"), g.Header.Get("webhook-timestamp"), g.Header.Get("webhook-signature"),
+			g.Body, time.Now(), 5*time.Minute); err != nil {
+			t.Fatalf("forwarded webhook-signature: %v (headers %v)", err, g.Header)
 		}
 		id := g.Header.Get(delivery.HeaderDelivery)
 		if !strings.Contains(lout.String(), "ORDER_PAID") || !strings.Contains(lout.String(), "delivery "+id) {

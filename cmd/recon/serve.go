@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -28,6 +29,8 @@ type serveFlags struct {
 	demo       bool
 	sqliteSync string
 	smtpURL    string
+	readURL    string
+	readMaxLag time.Duration
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -74,6 +77,8 @@ flight.`,
 	f.DurationVar(&cfg.LinkTokenTTL, "link-token-ttl", recon.DefaultLinkTokenTTL, "how long a bank-linking hub link token lives (1m to 24h)")
 	f.DurationVar(&cfg.SweepInterval, "sweep-interval", server.SweepInterval, "how often this node expires orders and virtual accounts past their expiry and ends expired link tokens and idle link sessions (a node's pass is a few indexed queries; 100ms to 1h)")
 	f.StringVar(&cfg.smtpURL, "smtp-url", "", "SMTP server for the team's invitations and password resets and the alerts: smtp://USER:PASS@HOST:PORT?from=ADDR (STARTTLS when offered; &tls=required refuses a server without it) or smtps:// for implicit TLS; user and password URL-encoded. Without it the dashboard shows the links to the Admin instead")
+	f.StringVar(&cfg.readURL, "database-read-url", "", "PostgreSQL only: a streaming standby (postgres://...) the listings read from while it is no more than --read-max-lag behind the primary: the list endpoints of the APIs (transactions, orders, refunds, invoices) and the dashboard's transactions, orders, notifications and report pages; the primary otherwise, and always for details and writes (docs/design.md, Reads from a standby)")
+	f.DurationVar(&cfg.readMaxLag, "read-max-lag", time.Second, "how far behind the primary the --database-read-url standby may be for the listings to read from it (100ms to 1h); a transfer just stored may be missing from a list that long")
 	f.DurationVar(&cfg.Retention, "delivery-retention", 30*24*time.Hour, "how long delivered notifications and their attempts are kept (pending and dead ones are kept until replayed or deleted)")
 	return cmd
 }
@@ -88,6 +93,9 @@ func (cfg *serveFlags) check() error {
 	}
 	if cfg.SweepInterval < 100*time.Millisecond || cfg.SweepInterval > time.Hour {
 		return fmt.Errorf("--sweep-interval must be from 100ms to 1h")
+	}
+	if cfg.readURL != "" && (cfg.readMaxLag < 100*time.Millisecond || cfg.readMaxLag > time.Hour) {
+		return fmt.Errorf("--read-max-lag must be from 100ms to 1h")
 	}
 	if cfg.Retention < time.Hour {
 		return fmt.Errorf("--delivery-retention must be at least 1h")
@@ -155,11 +163,24 @@ func (a *app) serve(ctx context.Context, cfg serveFlags) error {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + ln.Addr().String()
 	}
-	db, err := a.openStore(ctx, sqlstore.WithSQLiteSynchronous(cfg.sqliteSync))
+	opts := []sqlstore.Option{sqlstore.WithSQLiteSynchronous(cfg.sqliteSync)}
+	if cfg.readURL != "" {
+		opts = append(opts, sqlstore.WithStandby(cfg.readURL, cfg.readMaxLag))
+	}
+	db, err := a.openStore(ctx, opts...)
+	var invalid *recon.Error
+	if errors.As(err, &invalid) && invalid.Fields["database_read_url"] != nil {
+		return fmt.Errorf("--database-read-url: %s", recon.ErrorMessage(err))
+	}
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if st, ok := db.Standby(); ok && st.Serving {
+		log.Info("listings read from the standby (--database-read-url)", "standby", st.String())
+	} else if ok {
+		log.Warn("listings read from the primary until the standby (--database-read-url) is fresh", "standby", st.String())
+	}
 	if src, err := a.secretKeySource(db); err == nil { // openStore loaded it from there
 		if src.File != "" {
 			log.Info("secrets sealed under the key file", "path", src.File)

@@ -143,11 +143,12 @@ func OpenStore(t testing.TB, engine string) *sqlstore.DB {
 // RECON_SECRET_KEY would give it). Never use it outside tests.
 const TestSecretKey = "1:dGVzdCBrZXkgb2YgcmVjb24gZGJ0ZXN0LCBub3Qgc2U="
 
-// OpenURL opens and migrates the database at databaseURL, closed when the test ends.
-func OpenURL(t testing.TB, databaseURL string) *sqlstore.DB {
+// OpenURL opens (with opts) and migrates the database at databaseURL,
+// closed when the test ends.
+func OpenURL(t testing.TB, databaseURL string, opts ...sqlstore.Option) *sqlstore.DB {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, databaseURL)
+	db, err := sqlstore.Open(ctx, databaseURL, opts...)
 	if err != nil {
 		t.Fatalf("dbtest: open %s: %v", databaseURL, err)
 	}

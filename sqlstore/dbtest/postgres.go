@@ -175,11 +175,17 @@ func (s *postgresServer) shutdown() string {
 	return ""
 }
 
-// findBinaries returns the directory holding initdb, pg_ctl and postgres:
-// from PATH, else the newest /usr/lib/postgresql/*/bin.
+// findBinaries returns the directory holding initdb, pg_ctl and postgres
+// (and pg_basebackup, for NewReplica): pg_ctl's in PATH, links followed,
+// else the newest /usr/lib/postgresql/*/bin.
 func findBinaries() (string, error) {
 	var dirs []string
 	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		// A link into the installation's bin (/usr/local/bin/pg_ctl)
+		// names the directory of the other binaries (pg_basebackup).
+		if target, err := filepath.EvalSymlinks(p); err == nil {
+			p = target
+		}
 		dirs = append(dirs, filepath.Dir(p))
 	}
 	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
@@ -245,11 +251,48 @@ func (c *cluster) run(name string, args ...string) error {
 // durable, on the disk with PostgreSQL's durable defaults. On failure nothing
 // is left behind.
 func startCluster(bin string, durable bool) (_ *cluster, err error) {
-	var dir string
 	parents, settings := clusterParents(), "fsync = off\nsynchronous_commit = off\nfull_page_writes = off"
 	if durable {
 		parents, settings = []string{os.TempDir()}, "fsync = on\nsynchronous_commit = on\nfull_page_writes = on"
 	}
+	c, err := newCluster(bin, parents)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			c.stop()
+		}
+	}()
+	if err := c.run("initdb", "-D", c.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
+		"--locale=C", "--no-sync"); err != nil {
+		return nil, err
+	}
+	conf := fmt.Sprintf(`
+# dbtest: a throwaway cluster for tests.
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '%s'
+%s
+max_connections = 300
+`, c.socketDir(), settings)
+	if os.Getenv(EnvStatStatements) != "" {
+		// The external benchmark's per-statement figures (docs/benchmarks.md).
+		conf += "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\n"
+	}
+	if err := c.configure(conf); err != nil {
+		return nil, err
+	}
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newCluster makes the directory of a cluster in the first of parents
+// that takes it, with owner.pid, given to the postgres user when running
+// as root.
+func newCluster(bin string, parents []string) (c *cluster, err error) {
+	var dir string
 	for _, parent := range parents {
 		if dir, err = os.MkdirTemp(parent, clusterDirPattern); err == nil {
 			break
@@ -258,64 +301,52 @@ func startCluster(bin string, durable bool) (_ *cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{bin: bin, dir: dir}
-	defer func() {
-		if err != nil {
-			c.stop()
-		}
-	}()
+	c = &cluster{bin: bin, dir: dir}
 	// owner.pid lets a later test process remove this cluster if this one is killed.
-	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+	if err = os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err == nil && os.Geteuid() == 0 {
+		err = c.runAsPostgres()
+	}
+	if err != nil {
+		c.stop()
 		return nil, err
 	}
-	if os.Geteuid() == 0 {
-		if err := c.runAsPostgres(); err != nil {
-			return nil, err
-		}
+	return c, nil
+}
+
+// socketDir is the directory of the cluster's unix socket: its own, or
+// none (TCP is enough) when the socket's path would not fit in 107 bytes.
+func (c *cluster) socketDir() string {
+	if len(c.dir)+len("/.s.PGSQL.65535") > 100 {
+		return ""
 	}
-	if err := c.run("initdb", "-D", c.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
-		"--locale=C", "--no-sync"); err != nil {
-		return nil, err
-	}
-	// A unix socket path must fit in 107 bytes; without one, TCP is enough.
-	socketDir := dir
-	if len(dir)+len("/.s.PGSQL.65535") > 100 {
-		socketDir = ""
-	}
-	conf := fmt.Sprintf(`
-# dbtest: a throwaway cluster for tests.
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '%s'
-%s
-max_connections = 300
-`, socketDir, settings)
-	if os.Getenv(EnvStatStatements) != "" {
-		// The external benchmark's per-statement figures (docs/benchmarks.md).
-		conf += "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\n"
-	}
+	return c.dir
+}
+
+// configure appends conf to the cluster's postgresql.conf.
+func (c *cluster) configure(conf string) error {
 	f, err := os.OpenFile(filepath.Join(c.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	_, err = f.WriteString(conf)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	// The free port may be taken by someone else before the server binds it: retry.
-	logFile := filepath.Join(dir, "postgres.log")
+	return errors.Join(err, f.Close())
+}
+
+// start starts the server on a free port of 127.0.0.1 and waits until it
+// takes connections. The free port may be taken by someone else before
+// the server binds it: it retries.
+func (c *cluster) start() (err error) {
+	logFile := filepath.Join(c.dir, "postgres.log")
 	for attempt := 1; ; attempt++ {
 		if c.port, err = freePort(); err != nil {
-			return nil, err
+			return err
 		}
 		err = c.run("pg_ctl", "-D", c.data(), "-l", logFile, "-w", "-t", "60", "-o", "-p "+strconv.Itoa(c.port), "start")
 		if err == nil {
-			return c, nil
+			return nil
 		}
 		if attempt == 3 {
-			return nil, fmt.Errorf("%w%s", err, quoteLog(logFile))
+			return fmt.Errorf("%w%s", err, quoteLog(logFile))
 		}
 	}
 }

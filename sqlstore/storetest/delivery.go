@@ -80,6 +80,7 @@ func testDelivery(t *testing.T, open Open) {
 	run(t, "DeleteDeliveredBefore", setup, testDeliveryDeleteDeliveredBefore)
 	run(t, "Target", setup, testDeliveryTarget)
 	run(t, "SigningSecret", setup, testDeliverySigningSecret)
+	run(t, "SigningSecretRotation", setup, testDeliverySigningSecretRotation)
 	run(t, "TargetSettings", setup, testDeliveryTargetSettings)
 	run(t, "ConcurrentFirstSavesAgreeOnSecrets", setup, testDeliveryConcurrentFirstSavesAgreeOnSecrets)
 }
@@ -1098,6 +1099,93 @@ func testDeliverySigningSecret(t *testing.T, bundle *deliveryBundle) {
 	}
 	if other.SigningSecret == kept {
 		t.Fatal("two targets got the same signing secret")
+	}
+}
+
+// A save that replaces the signing secret keeps the one it replaced for
+// recon.SigningOverlap (docs/design.md, D7, "Standard Webhooks."); saves that
+// keep the signing secret keep it too; a second rotation drops the oldest;
+// the hub webhook's rotation does the same; no other company sees any of it.
+func testDeliverySigningSecretRotation(t *testing.T, bundle *deliveryBundle) {
+	s, ds, c := bundle.s, bundle.ds, bundle.c
+	ipn, ok := s.(ipnSetter)
+	if !ok {
+		t.Skip("the store has no SetIPN")
+	}
+	read := func(companyID int64, kind string) *recon.Target {
+		t.Helper()
+		got, err := ds.DeliveryTarget(t.Context(), companyID, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	first := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), first); err != nil {
+		t.Fatal(err)
+	}
+	if first.PreviousSigningSecret != "" || read(c.ID, recon.DeliveryIPN).PreviousSigningSecret != "" {
+		t.Fatalf("a new target has a previous signing secret: %+v", first)
+	}
+	// The store's clock is its own: the end is a day after some instant
+	// between before and after.
+	before := time.Now()
+	second := &recon.Target{URL: first.URL, AuthType: recon.AuthNone, Active: true, SigningSecret: recon.NewSecret()}
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), second); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	got := read(c.ID, recon.DeliveryIPN)
+	if got.SigningSecret != second.SigningSecret || got.PreviousSigningSecret != first.SigningSecret ||
+		second.PreviousSigningSecret != first.SigningSecret || !second.PreviousSigningUntil.Equal(got.PreviousSigningUntil) ||
+		got.PreviousSigningUntil.Before(micro(before.Add(recon.SigningOverlap))) || got.PreviousSigningUntil.After(after.Add(recon.SigningOverlap)) {
+		t.Fatalf("rotated: %+v, told %+v; want the first secret %q kept a day", got, second, first.SigningSecret)
+	}
+	until := got.PreviousSigningUntil
+	// A save that keeps the signing secret keeps the previous one and its end.
+	keep := &recon.Target{URL: "https://shop.example/ipn2", AuthType: recon.AuthNone, Active: true}
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), keep); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(c.ID, recon.DeliveryIPN); got.SigningSecret != second.SigningSecret || got.PreviousSigningSecret != first.SigningSecret ||
+		!got.PreviousSigningUntil.Equal(until) || keep.PreviousSigningSecret != first.SigningSecret {
+		t.Fatalf("after a save keeping the signing secret: %+v", got)
+	}
+	// Rotating again within the day: the first is dropped, at most two sign.
+	third := &recon.Target{URL: keep.URL, AuthType: recon.AuthNone, Active: true, SigningSecret: recon.NewSecret()}
+	if err := ipn.SetIPN(t.Context(), c.Tenant(), third); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(c.ID, recon.DeliveryIPN); got.SigningSecret != third.SigningSecret || got.PreviousSigningSecret != second.SigningSecret ||
+		len(got.SigningSecrets(time.Now())) != 2 {
+		t.Fatalf("rotated twice: %+v; want the second secret %q as the previous one", got, second.SigningSecret)
+	}
+	// The hub webhook rotates the same way.
+	hub, ok := s.(recon.HubStore)
+	if !ok {
+		return
+	}
+	url := "https://hooks.example.vn/hub"
+	w, _, err := hub.ChangeHubWebhook(t.Context(), c.Tenant(), recon.HubWebhookChange{URL: &url})
+	if err != nil || w.PreviousSigningSecret != "" {
+		t.Fatalf("new webhook: %+v, %v", w, err)
+	}
+	w2, _, err := hub.ChangeHubWebhook(t.Context(), c.Tenant(), recon.HubWebhookChange{RotateSigningSecret: true})
+	if err != nil || w2.SigningSecret == w.SigningSecret || w2.PreviousSigningSecret != w.SigningSecret || w2.PreviousSigningUntil.IsZero() {
+		t.Fatalf("rotated webhook: %+v, %v; want %q kept", w2, err, w.SigningSecret)
+	}
+	if got, err := hub.HubWebhook(t.Context(), c.Tenant()); err != nil || got.PreviousSigningSecret != w.SigningSecret ||
+		!got.PreviousSigningUntil.Equal(w2.PreviousSigningUntil) || read(c.ID, recon.DeliveryWebhook).PreviousSigningSecret != w.SigningSecret {
+		t.Fatalf("webhook read back: %+v, %v", got, err)
+	}
+	// Another company's targets have none.
+	d := newCompany(t, s, 2)
+	other := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
+	if err := ipn.SetIPN(t.Context(), d.Tenant(), other); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(d.ID, recon.DeliveryIPN); got.PreviousSigningSecret != "" {
+		t.Fatalf("another company's target: %+v", got)
 	}
 }
 
