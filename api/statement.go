@@ -312,8 +312,8 @@ func StatementProofJSON(p *recon.StatementProof, livemode bool) map[string]any {
 			"previous_closing_balance": d.PreviousClosing, "opening_balance": d.Opening, "gap": d.Gap}
 	}
 	return map[string]any{
-		"import": StatementImportJSON(p.Import, livemode),
-		"recon": map[string]any{"rows": p.ReconRows, "amount_in": p.ReconIn, "amount_out": p.ReconOut, "closing_balance": p.ReconClosing},
+		"import":     StatementImportJSON(p.Import, livemode),
+		"recon":      map[string]any{"rows": p.ReconRows, "amount_in": p.ReconIn, "amount_out": p.ReconOut, "closing_balance": p.ReconClosing},
 		"difference": p.Difference, "proved": p.Proved, "unexplained": p.Unexplained,
 		"causes": ProofCausesJSON(p.Causes, true), "discontinuity": disc,
 	}
