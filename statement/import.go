@@ -319,6 +319,9 @@ func rowOf(err error, rows []int) error {
 // of the file in Skipped (read again, storing nothing), so that the uploader
 // can fix them all at once.
 func ImportFile(ctx context.Context, s Store, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker, f Format, opts Options, skipInvalid bool) (*Report, error) {
+	if opts.FileName == "" {
+		opts.FileName = name
+	}
 	if err := loadMapping(ctx, s, tenant, accountID, &opts); err != nil {
 		return nil, err
 	}
