@@ -35,7 +35,16 @@ type reportView struct {
 	Lines    []reportLine
 	Refunds  []reportLine // nil without refunds
 	CSV      string
+	// Account is the balances' bank account (0: every one), Accounts the
+	// choice; Balances the days with a balance, BalancesCSV their export.
+	Account     int64
+	Accounts    []*recon.BankAccount
+	Balances    []recon.DayBalance
+	BalancesCSV string
 }
+
+// CauseKey is the message key of a cause of a difference.
+func (reportView) CauseKey(kind string) string { return "cause_" + kind }
 
 // reportRange reads from_date and to_date (default: the 30 days to today
 // in the business time zone, as the API's report).
@@ -101,11 +110,21 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, q *request) err
 	v := &reportView{From: from, To: to}
 	status := http.StatusOK
 	if err == nil {
+		v.Account, err = reportAccount(r)
+	}
+	if err == nil {
 		v.Lines, v.Refunds, err = h.reportLines(r, q, from, to)
+	}
+	if err == nil {
+		v.Balances, err = h.dayBalances(r, q, v.Account, from, to)
+	}
+	if err == nil {
+		v.Accounts, err = h.Store.BankAccounts(r.Context(), q.caller.Tenant)
 	}
 	switch recon.ErrorCode(err) {
 	case "":
 		v.CSV = "/dashboard/report.csv?" + url.Values{"from_date": {from}, "to_date": {to}}.Encode()
+		v.BalancesCSV = balancesCSV(from, to, v.Account)
 	case recon.EINVALID:
 		v.Error, status = q.lang.T("rl_from_date"), http.StatusBadRequest
 	default:
