@@ -32,6 +32,8 @@ var proofMessages = []struct{ key, en, vi string }{
 	{"rp_difference", "Difference", "Chênh lệch"},
 	{"rp_causes", "Causes", "Nguyên nhân"},
 	{"rp_see_proof", "Proof", "Đối chiếu"},
+	{"rp_range", "The report covers at most 366 days: choose a shorter range.", "Báo cáo tối đa 366 ngày: hãy chọn khoảng thời gian ngắn hơn."},
+	{"rp_bad_account", "Choose a bank account from the list.", "Hãy chọn một tài khoản ngân hàng trong danh sách."},
 	{"rp_balances_csv", "Download the balances as CSV", "Tải số dư dưới dạng CSV"},
 }
 

@@ -88,7 +88,7 @@ func reportAccount(r *http.Request) (int64, error) {
 	}
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, recon.FieldError("bank_account_id", "bank_account_id must be a positive integer")
+		return 0, recon.FieldError("bank_account_id", "bank_account_id must be a positive integer").Saying("rp_bad_account")
 	}
 	return id, nil
 }

@@ -69,6 +69,12 @@ func TestDashboardStatementProof(t *testing.T) {
 			!strings.Contains(body, fmt.Sprintf("%s,0071000123456,2026-09-12,1460000,1530000,-70000,only_in_recon 1 -70000,%s\n", account, importID)) {
 			t.Fatalf("balances CSV: %d %s", status, body)
 		}
+		if status, body := b.Get("/dashboard/report?from_date=2025-01-01&to_date=2026-09-12"); status != 400 || !strings.Contains(body, "Báo cáo tối đa 366 ngày") {
+			t.Fatalf("a report of more than 366 days: %d %s", status, body)
+		}
+		if status, body := b.Get("/dashboard/report?bank_account_id=x"); status != 400 || !strings.Contains(body, "Hãy chọn một tài khoản ngân hàng") {
+			t.Fatalf("a report of a bad account: %d %s", status, body)
+		}
 		for _, path := range []string{
 			"/dashboard/bank-accounts/" + fmt.Sprint(e.other.account) + "/statements",
 			"/dashboard/bank-accounts/" + fmt.Sprint(e.other.account) + "/statements/" + importID,

@@ -68,6 +68,9 @@ func (h *Handler) reportRange(r *http.Request) (from, to string, err error) {
 	if from > to {
 		return from, to, recon.FieldError("from_date", "from_date must not be after to_date")
 	}
+	if f, _ := time.Parse(recon.DateLayout, from); f.AddDate(0, 0, recon.MaxReportDays).Format(recon.DateLayout) <= to {
+		return from, to, recon.FieldError("from_date", "the report covers at most %d days", recon.MaxReportDays).Saying("rp_range")
+	}
 	return from, to, nil
 }
 
@@ -126,7 +129,11 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, q *request) err
 		v.CSV = "/dashboard/report.csv?" + url.Values{"from_date": {from}, "to_date": {to}}.Encode()
 		v.BalancesCSV = balancesCSV(from, to, v.Account)
 	case recon.EINVALID:
-		v.Error, status = q.lang.T("rl_from_date"), http.StatusBadRequest
+		key := "rl_from_date"
+		if say := recon.ErrorSay(err); say != nil && (say.Key == "rp_range" || say.Key == "rp_bad_account") {
+			key = say.Key
+		}
+		v.Error, status = q.lang.T(key), http.StatusBadRequest
 	default:
 		return err
 	}
