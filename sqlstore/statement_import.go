@@ -80,8 +80,10 @@ func (w *statementWriter) flush(ctx context.Context, tx *sql.Tx) error {
 }
 
 // finish writes the last entries and the import's figures. A file imported
-// into the account before (the same SHA-256) keeps its first record: this
-// one is removed and the record says Repeated, with the first one's id.
+// into the account before (the same SHA-256) that stored nothing new keeps
+// its first record: this one is removed and the record says Repeated, with
+// the first one's id. One that stored rows again (retention had deleted
+// them) replaces the first record, whose entries lost their rows.
 func (w *statementWriter) finish(ctx context.Context, tx *sql.Tx) error {
 	if w == nil {
 		return nil
@@ -94,12 +96,16 @@ func (w *statementWriter) finish(ctx context.Context, tx *sql.Tx) error {
 	err := tx.QueryRowContext(ctx, `SELECT id FROM statement_imports WHERE company_id = $1 AND bank_account_id = $2 AND file_sha256 = $3`,
 		w.companyID, imp.BankAccountID, imp.FileSHA256).Scan(&first)
 	switch {
-	case err == nil:
+	case err == nil && imp.Imported == 0:
 		if _, err := tx.ExecContext(ctx, `DELETE FROM statement_imports WHERE id = $1`, imp.ID); err != nil {
 			return internal(err, "record statement import")
 		}
 		imp.ID, imp.Repeated = first, true
 		return nil
+	case err == nil:
+		if _, err := tx.ExecContext(ctx, `DELETE FROM statement_imports WHERE id = $1`, first); err != nil {
+			return internal(err, "record statement import")
+		}
 	case !errors.Is(err, sql.ErrNoRows):
 		return internal(err, "record statement import")
 	}
