@@ -20,7 +20,8 @@ import (
 // in Recon, the difference and the row); a CSV statement with a balance
 // column whose opening does not join the camt.053's closing (a
 // discontinuity); a camt.053 statement with an entry skipped as invalid
-// (missing in Recon, its amount unknown); the reconciliation report's
+// (missing in Recon, its amount unknown); one whose entry Recon holds with
+// another amount (amount differs); the reconciliation report's
 // balances of those days; the list, paginated; 404, 403 and 400 paths.
 func TestStatementProof(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
@@ -123,11 +124,29 @@ func TestStatementProof(t *testing.T) {
 			t.Fatalf("day 4 causes: %s", js(causes))
 		}
 
+		// Day 5, camt.053: its entry's reference is a feed's row stored
+		// before with another amount (45,000, not 40,000).
+		status, body = testkit.Call(t, "POST", b.srv.URL+"/api/v1/transactions", "feeder", fmt.Sprintf(`{"transactions":[
+			{"bank_account_id": %d, "transaction_date": "2026-09-14 09:05:00", "amount_in": 45000, "transaction_content": "FEED", "reference_number": "FT26257000001"}]}`, acct))
+		if status != 200 {
+			t.Fatalf("feed push: %d %v", status, body)
+		}
+		day5 := upload("proof_day5_amount.xml", "")
+		p = proof(day5["import_id"])
+		causes = p["causes"].([]any)
+		if day5["duplicates"] != 1.0 || p["difference"] != -5000.0 || p["unexplained"] != 0.0 || p["discontinuity"] != nil || len(causes) != 1 {
+			t.Fatalf("day 5 proof: %v %s", day5, js(p))
+		}
+		if c := causes[0].(map[string]any); c["kind"] != "amount_differs" || c["count"] != 1.0 || c["effect"] != -5000.0 ||
+			c["rows"].([]any)[0].(map[string]any)["statement_amount"] != 40000.0 || c["rows"].([]any)[0].(map[string]any)["amount_in"] != 45000.0 {
+			t.Fatalf("day 5 causes: %s", js(causes))
+		}
+
 		// The list, the latest period first, paginated.
 		list := get("banker", fmt.Sprintf("/api/v1/bank-accounts/%d/statements?limit=2&page=2", acct), 200)
 		data := list["data"].([]any)
-		if pg := list["meta"].(map[string]any)["pagination"].(map[string]any); pg["total"] != 4.0 || pg["last_page"] != 2.0 || len(data) != 2 ||
-			data[0].(map[string]any)["id"] != day2["import_id"] || data[1].(map[string]any)["id"] != day1["import_id"] {
+		if pg := list["meta"].(map[string]any)["pagination"].(map[string]any); pg["total"] != 5.0 || pg["last_page"] != 3.0 || len(data) != 2 ||
+			data[0].(map[string]any)["id"] != day3["import_id"] || data[1].(map[string]any)["id"] != day2["import_id"] {
 			t.Fatalf("list: %s", js(list))
 		}
 
