@@ -34,6 +34,11 @@ type Store interface {
 	// Column mappings; sqlstore.DB's).
 	StatementMapping(ctx context.Context, tenant recon.TenantID, bankAccountID int64) (*recon.StatementMapping, error)
 	SetStatementMapping(ctx context.Context, tenant recon.TenantID, bankAccountID int64, m *recon.StatementMapping) error
+	// The imported statements and their proofs, and the reconciliation
+	// report's balances (docs/statements.md, Balance proof; sqlstore.DB's).
+	StatementImports(ctx context.Context, tenant recon.TenantID, bankAccountID int64, page, limit int) ([]*recon.StatementImport, int64, error)
+	StatementProof(ctx context.Context, tenant recon.TenantID, bankAccountID, id int64) (*recon.StatementProof, error)
+	DayBalances(ctx context.Context, tenant recon.TenantID, bankAccountID int64, from, to string) ([]recon.DayBalance, error)
 	// recon.TransactionStore's:
 	IngestTransactions(ctx context.Context, tenant recon.TenantID, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
 	IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error
@@ -115,6 +120,8 @@ func (h *Handler) Register(mux *web.Mux) {
 	route("GET /api/v1/balance-discontinuities", h.listDiscontinuities, recon.ScopeBankAccountRead, recon.ActionReadMoney)
 	mux.HandleFile("POST /api/v1/bank-accounts/{id}/statements", // statement files: up to MaxStatementBytes
 		h.authed(h.uploadStatement, recon.ScopeTransactionWrite, recon.ActionWriteTransactions), MaxStatementBytes)
+	route("GET /api/v1/bank-accounts/{id}/statements", h.listStatementImports, recon.ScopeBankAccountRead, recon.ActionReadMoney)
+	route("GET /api/v1/bank-accounts/{id}/statements/{import}", h.showStatementProof, recon.ScopeBankAccountRead, recon.ActionReadMoney)
 	route("GET /api/v1/bank-accounts/{id}/statement-mapping", h.getStatementMapping, recon.ScopeBankAccountRead, recon.ActionReadMoney)
 	route("PUT /api/v1/bank-accounts/{id}/statement-mapping", h.putStatementMapping, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)
 	route("DELETE /api/v1/bank-accounts/{id}/statement-mapping", h.deleteStatementMapping, recon.ScopeTransactionWrite, recon.ActionWriteTransactions)

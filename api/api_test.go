@@ -79,6 +79,8 @@ func setup(t *testing.T, engine string, opts ...func(*api.Handler)) *bundle {
 		"noscope-read":     {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}, User: viewer(b.company.ID)},
 		"feeder":           {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeTransactionWrite}},
 		"banker":           {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeBankAccountRead}, User: user(b.company.ID, recon.RoleAdmin)},
+		"member-banker":    {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeBankAccountRead}, User: user(b.company.ID, recon.RoleMember)},
+		"other-banker":     {Tenant: recon.LiveTenant(b.other.ID), ClientID: "d", Scopes: []string{recon.ScopeBankAccountRead}, User: user(b.other.ID, recon.RoleAdmin)},
 		"deliveries":       {Tenant: recon.LiveTenant(b.company.ID), ClientID: "c", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.company.ID, recon.RoleAdmin)},
 		"other-deliveries": {Tenant: recon.LiveTenant(b.other.ID), ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.other.ID, recon.RoleAdmin)},
 	}

@@ -169,13 +169,22 @@ func (h *Handler) replayDelivery(w http.ResponseWriter, r *http.Request, c *reco
 	return nil
 }
 
-// reconciliation: GET /api/v1/reconciliation?from_date=&to_date=
+// reconciliation: GET /api/v1/reconciliation?from_date=&to_date=&bank_account_id=
+// (docs/dashboard.md, Report): the match outcomes, the refunds and, per
+// bank account (all, or the one given) and day, the bank's balance,
+// Recon's and the difference with its causes.
 func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
 	q := r.URL.Query()
-	for name := range q {
-		if name != "from_date" && name != "to_date" {
-			return recon.FieldError(name, "unknown query parameter %q (known: from_date, to_date)", name)
+	if err := recon.CheckParams(q, []string{"from_date", "to_date", "bank_account_id"}); err != nil {
+		return err
+	}
+	var account int64
+	if v := q.Get("bank_account_id"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return recon.FieldError("bank_account_id", "bank_account_id must be a positive integer")
 		}
+		account = n
 	}
 	dates := map[string]string{"to_date": h.now().In(h.location()).Format(recon.DateLayout)}
 	for _, name := range []string{"to_date", "from_date"} {
@@ -194,6 +203,9 @@ func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *reco
 	if dates["from_date"] > dates["to_date"] {
 		return recon.FieldError("from_date", "from_date must not be after to_date")
 	}
+	if f, _ := time.Parse(recon.DateLayout, dates["from_date"]); f.AddDate(0, 0, recon.MaxReportDays).Format(recon.DateLayout) <= dates["to_date"] {
+		return recon.FieldError("from_date", "the report covers at most %d days: from_date must be within %d days before to_date", recon.MaxReportDays, recon.MaxReportDays-1)
+	}
 	rep, err := h.Store.Reconciliation(r.Context(), c.Tenant, dates["from_date"], dates["to_date"])
 	if err != nil {
 		return err
@@ -202,10 +214,34 @@ func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, c *reco
 	if err != nil {
 		return err
 	}
+	balances, err := h.Store.DayBalances(r.Context(), c.Tenant, account, dates["from_date"], dates["to_date"])
+	if err != nil {
+		return err
+	}
 	out := ReportJSON(rep, c.Livemode())
 	out["refunds"] = RefundTotalsJSON(refunds)
+	out["balances"] = DayBalancesJSON(balances)
 	web.WriteJSON(w, http.StatusOK, ok(out))
 	return nil
+}
+
+// DayBalancesJSON renders the report's balances: per bank account and day,
+// the bank's balance (null without a statement ending that day), Recon's,
+// the difference and its causes (docs/dashboard.md, Report).
+func DayBalancesJSON(lines []recon.DayBalance) []map[string]any {
+	out := make([]map[string]any, len(lines))
+	for i, l := range lines {
+		var imp any
+		if l.ImportID != 0 {
+			imp = l.ImportID
+		}
+		out[i] = map[string]any{
+			"bank_account_id": l.BankAccountID, "account_number": l.AccountNumber, "date": l.Date,
+			"bank_balance": l.BankBalance, "recon_balance": l.ReconBalance, "basis": nullable(l.Basis), "difference": l.Difference,
+			"statement_import_id": imp, "causes": ProofCausesJSON(l.Causes, false),
+		}
+	}
+	return out
 }
 
 // RefundTotalsJSON renders the report's refunds (docs/dashboard.md,

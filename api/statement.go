@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"time"
 
 	"recon"
 	"recon/statement"
@@ -133,7 +134,7 @@ func (h *Handler) uploadStatement(w http.ResponseWriter, r *http.Request, c *rec
 	}
 	web.WriteJSON(w, http.StatusOK, ok(map[string]any{
 		"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": rowsOf(rep.Skipped), "skipped_count": rep.SkippedCount,
-		"orders_paid": rep.OrdersPaid, "exceptions_opened": rep.ExceptionsOpened,
+		"orders_paid": rep.OrdersPaid, "exceptions_opened": rep.ExceptionsOpened, "import_id": rep.ImportID, "repeated": rep.Repeated,
 	}))
 	return nil
 }
@@ -239,4 +240,138 @@ func multipartFile(r *http.Request, boundary string) (interface {
 		}
 		p.Close()
 	}
+}
+
+// statementImportJSON is an imported statement, as the API and the CLI show
+// it (docs/statements.md, Balance proof).
+type statementImportJSON struct {
+	ID             int64  `json:"id"`
+	BankAccountID  int64  `json:"bank_account_id"`
+	Format         string `json:"format"`
+	FileName       string `json:"file_name"`
+	FromDate       string `json:"from_date"`
+	ToDate         string `json:"to_date"`
+	OpeningBalance *int64 `json:"opening_balance"`
+	ClosingBalance *int64 `json:"closing_balance"`
+	Entries        int64  `json:"entries"`
+	AmountIn       int64  `json:"amount_in"`
+	AmountOut      int64  `json:"amount_out"`
+	Imported       int64  `json:"imported"`
+	Duplicates     int64  `json:"duplicates"`
+	Skipped        int64  `json:"skipped"`
+	CreatedAt      string `json:"created_at"`
+	Livemode       bool   `json:"livemode"`
+}
+
+// StatementImportJSON renders an imported statement.
+func StatementImportJSON(imp *recon.StatementImport, livemode bool) any {
+	return statementImportJSON{
+		ID: imp.ID, BankAccountID: imp.BankAccountID, Format: imp.Format, FileName: imp.FileName,
+		FromDate: imp.From, ToDate: imp.To, OpeningBalance: imp.Opening, ClosingBalance: imp.Closing,
+		Entries: imp.Entries, AmountIn: imp.In, AmountOut: imp.Out,
+		Imported: imp.Imported, Duplicates: imp.Duplicates, Skipped: imp.Skipped,
+		CreatedAt: imp.CreatedAt.Format(time.RFC3339), Livemode: livemode,
+	}
+}
+
+// ProofCausesJSON renders the causes of a difference; rows false leaves
+// their rows out (the reconciliation report's balances).
+func ProofCausesJSON(causes []recon.ProofCause, rows bool) []map[string]any {
+	out := make([]map[string]any, len(causes))
+	for i, c := range causes {
+		m := map[string]any{"kind": c.Kind, "count": c.Count, "effect": c.Effect, "unknown": c.Unknown}
+		if rows {
+			list := make([]map[string]any, len(c.Rows))
+			for j, r := range c.Rows {
+				var txID, row any
+				var date any
+				if r.TransactionID != 0 {
+					txID, date = r.TransactionID, r.TransactionDate.Format(recon.DateTimeLayout)
+				}
+				if r.Row != 0 {
+					row = r.Row
+				}
+				list[j] = map[string]any{
+					"transaction_id": txID, "row": row, "transaction_date": date, "reference_number": nullable(r.ReferenceNumber),
+					"amount_in": r.AmountIn, "amount_out": r.AmountOut, "statement_amount": r.Amount, "effect": r.Effect, "note": nullable(r.Note),
+				}
+			}
+			m["rows"] = list
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// StatementProofJSON renders a statement's proof, as the API and the CLI
+// show it (docs/api.md, Statement imports).
+func StatementProofJSON(p *recon.StatementProof, livemode bool) map[string]any {
+	var disc any
+	if d := p.Discontinuity; d != nil {
+		disc = map[string]any{"previous_import_id": d.PreviousImportID, "previous_to_date": d.PreviousTo,
+			"previous_closing_balance": d.PreviousClosing, "opening_balance": d.Opening, "gap": d.Gap}
+	}
+	return map[string]any{
+		"import":     StatementImportJSON(p.Import, livemode),
+		"recon":      map[string]any{"rows": p.ReconRows, "amount_in": p.ReconIn, "amount_out": p.ReconOut, "closing_balance": p.ReconClosing},
+		"difference": p.Difference, "proved": p.Proved, "unexplained": p.Unexplained,
+		"causes": ProofCausesJSON(p.Causes, true), "discontinuity": disc,
+	}
+}
+
+// listStatementImports serves GET /api/v1/bank-accounts/{id}/statements:
+// the account's imported statements, the latest period first, paginated
+// as the transactions (page, limit).
+func (h *Handler) listStatementImports(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	id, err := bankAccountID(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	if err := recon.CheckParams(q, []string{"page", "limit"}); err != nil {
+		return err
+	}
+	f, err := recon.ParseTransactionFilter(q)
+	if err != nil {
+		return err
+	}
+	list, total, err := h.Store.StatementImports(r.Context(), c.Tenant, id, f.Page, f.Limit)
+	if err != nil {
+		return err
+	}
+	data := make([]any, len(list))
+	for i, imp := range list {
+		data[i] = StatementImportJSON(imp, c.Livemode())
+	}
+	lastPage := max(1, (total+int64(f.Limit)-1)/int64(f.Limit))
+	web.WriteJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+		Data   []any  `json:"data"`
+		Meta   any    `json:"meta"`
+	}{"success", data, map[string]any{"pagination": map[string]int64{
+		"total": total, "per_page": int64(f.Limit), "current_page": int64(f.Page), "last_page": lastPage,
+	}}})
+	return nil
+}
+
+// showStatementProof serves GET /api/v1/bank-accounts/{id}/statements/{import}:
+// the import and the proof of its balances against Recon's rows.
+func (h *Handler) showStatementProof(w http.ResponseWriter, r *http.Request, c *recon.Caller) error {
+	id, err := bankAccountID(r)
+	if err != nil {
+		return err
+	}
+	imp, err := strconv.ParseInt(r.PathValue("import"), 10, 64)
+	if err != nil || imp <= 0 {
+		return recon.FieldError("import", "the statement import id in the path must be a positive integer")
+	}
+	if err := recon.CheckParams(r.URL.Query(), nil); err != nil {
+		return err
+	}
+	p, err := h.Store.StatementProof(r.Context(), c.Tenant, id, imp)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ok(StatementProofJSON(p, c.Livemode())))
+	return nil
 }

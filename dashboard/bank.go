@@ -70,6 +70,9 @@ type StatementResult struct {
 	OrdersPaid, ExceptionsOpened int
 	From, To                     time.Time
 	Account                      int64
+	// ImportID is the statement's import record, whose proof the result
+	// links to (docs/statements.md, Balance proof); 0 when none.
+	ImportID int64
 }
 
 // HubIdentity is a sandbox bank identity (linking.SandboxIdentity).

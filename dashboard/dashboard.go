@@ -84,6 +84,11 @@ type Store interface {
 	Reconciliation(ctx context.Context, tenant recon.TenantID, from, to string) (*recon.ReconciliationReport, error)
 	// RefundTotals is the report's refunds (sqlstore.DB.RefundTotals).
 	RefundTotals(ctx context.Context, tenant recon.TenantID, from, to string, loc *time.Location) (*recon.RefundTotals, error)
+	// The imported statements, their proofs and the report's balances
+	// (docs/statements.md, Balance proof; sqlstore.DB's).
+	StatementImports(ctx context.Context, tenant recon.TenantID, bankAccountID int64, page, limit int) ([]*recon.StatementImport, int64, error)
+	StatementProof(ctx context.Context, tenant recon.TenantID, bankAccountID, id int64) (*recon.StatementProof, error)
+	DayBalances(ctx context.Context, tenant recon.TenantID, bankAccountID int64, from, to string) ([]recon.DayBalance, error)
 	// recon.MerchantStore's:
 	SetMerchant(ctx context.Context, m *recon.Merchant) error
 	MerchantOf(ctx context.Context, tenant recon.TenantID) (*recon.Merchant, error)
@@ -235,6 +240,9 @@ func (h *Handler) Register(mux *web.Mux) {
 	mux.HandleLimited("POST /dashboard/order/cancel", h.form(recon.ActionManageNotifications, h.cancelOrder), formLimit)
 	mux.Handle("GET /dashboard/report", h.page(recon.ActionReadMoney, h.report))
 	mux.Handle("GET /dashboard/report.csv", h.page(recon.ActionReadMoney, h.reportCSV))
+	mux.Handle("GET /dashboard/report-balances.csv", h.page(recon.ActionReadMoney, h.reportBalancesCSV))
+	mux.Handle("GET /dashboard/bank-accounts/{id}/statements", h.page(recon.ActionReadMoney, h.statementImports))
+	mux.Handle("GET /dashboard/bank-accounts/{id}/statements/{import}", h.page(recon.ActionReadMoney, h.statementProof))
 	mux.Handle("GET /dashboard/exceptions", h.page(recon.ActionReadMoney, h.exceptions))
 	mux.Handle("GET /dashboard/exceptions/{id}", h.page(recon.ActionReadMoney, h.exception))
 	mux.Handle("GET /dashboard/exceptions/bulk", h.page(recon.ActionResolveExceptions, h.confirmBulk))

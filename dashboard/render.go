@@ -15,7 +15,7 @@ import (
 // layout); layout.html holds the frame.
 var pageNames = []string{"signin", "error", "home", "transactions", "transaction", "orders", "order", "exceptions", "exception", "notifications", "delivery",
 	"settings", "confirm", "bankaccounts", "sandbox", "refunds", "refund", "refund_new", "report", "invoices", "invoice", "customer",
-	"users", "account", "companies", "setpassword", "forgot", "audit", "hubcompanies", "alerts"}
+	"users", "account", "companies", "setpassword", "forgot", "audit", "hubcompanies", "alerts", "statements"}
 
 var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 1 },
 	"gapOf": func(d *recon.BalanceDiscontinuity) int64 { return d.Reported - d.Expected },

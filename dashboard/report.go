@@ -35,7 +35,16 @@ type reportView struct {
 	Lines    []reportLine
 	Refunds  []reportLine // nil without refunds
 	CSV      string
+	// Account is the balances' bank account (0: every one), Accounts the
+	// choice; Balances the days with a balance, BalancesCSV their export.
+	Account     int64
+	Accounts    []*recon.BankAccount
+	Balances    []recon.DayBalance
+	BalancesCSV string
 }
+
+// CauseKey is the message key of a cause of a difference.
+func (reportView) CauseKey(kind string) string { return "cause_" + kind }
 
 // reportRange reads from_date and to_date (default: the 30 days to today
 // in the business time zone, as the API's report).
@@ -58,6 +67,9 @@ func (h *Handler) reportRange(r *http.Request) (from, to string, err error) {
 	}
 	if from > to {
 		return from, to, recon.FieldError("from_date", "from_date must not be after to_date")
+	}
+	if f, _ := time.Parse(recon.DateLayout, from); f.AddDate(0, 0, recon.MaxReportDays).Format(recon.DateLayout) <= to {
+		return from, to, recon.FieldError("from_date", "the report covers at most %d days", recon.MaxReportDays).Saying("rp_range")
 	}
 	return from, to, nil
 }
@@ -102,13 +114,27 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, q *request) err
 	v := &reportView{From: from, To: to}
 	status := http.StatusOK
 	if err == nil {
+		v.Account, err = reportAccount(r)
+	}
+	if err == nil {
 		v.Lines, v.Refunds, err = h.reportLines(r, q, from, to)
+	}
+	if err == nil {
+		v.Balances, err = h.dayBalances(r, q, v.Account, from, to)
+	}
+	if err == nil {
+		v.Accounts, err = h.Store.BankAccounts(r.Context(), q.caller.Tenant)
 	}
 	switch recon.ErrorCode(err) {
 	case "":
 		v.CSV = "/dashboard/report.csv?" + url.Values{"from_date": {from}, "to_date": {to}}.Encode()
+		v.BalancesCSV = balancesCSV(from, to, v.Account)
 	case recon.EINVALID:
-		v.Error, status = q.lang.T("rl_from_date"), http.StatusBadRequest
+		key := "rl_from_date"
+		if say := recon.ErrorSay(err); say != nil && (say.Key == "rp_range" || say.Key == "rp_bad_account") {
+			key = say.Key
+		}
+		v.Error, status = q.lang.T(key), http.StatusBadRequest
 	default:
 		return err
 	}

@@ -109,7 +109,7 @@ func ImportStatement(db statement.Store, loc *time.Location, clock recon.Clock) 
 			return nil, err
 		}
 		res := &dashboard.StatementResult{Format: string(rep.Format), Imported: rep.Imported, Duplicates: rep.Duplicates, BadRows: rep.SkippedCount,
-			OrdersPaid: rep.OrdersPaid, ExceptionsOpened: rep.ExceptionsOpened, From: rep.From, To: rep.To}
+			OrdersPaid: rep.OrdersPaid, ExceptionsOpened: rep.ExceptionsOpened, From: rep.From, To: rep.To, ImportID: rep.ImportID}
 		for _, e := range rep.Skipped {
 			res.RowErrors = append(res.RowErrors, e.Error())
 			res.RowProblems = append(res.RowProblems, &e)

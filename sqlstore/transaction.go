@@ -101,11 +101,24 @@ func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.Transa
 func (db *DB) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error {
 	companyID := tenant.ID()
 	enqueued := 0
+	// A statement's import record (recon.RecordingStatement) commits with
+	// its rows: its entries are written as they come, a batch behind.
+	rec := recon.StatementRecordOf(ctx)
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var added changeSet
+		var st *statementWriter
+		if rec != nil {
+			var err error
+			if st, err = db.startStatement(ctx, tx, companyID, rec); err != nil {
+				return err
+			}
+		}
 		err := fill(func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
 			if len(codes) != len(in) {
 				return nil, fmt.Errorf("sqlstore: %d codes for %d transactions", len(codes), len(in))
+			}
+			if err := st.flush(ctx, tx); err != nil {
+				return nil, err
 			}
 			if len(in) == 0 {
 				return []recon.IngestResult{}, nil
@@ -118,6 +131,9 @@ func (db *DB) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill 
 			return res, err
 		})
 		if err != nil {
+			return err
+		}
+		if err := st.finish(ctx, tx); err != nil {
 			return err
 		}
 		return db.stampChanges(ctx, tx, companyID, added, db.now()) // last: see sqlstore/sync.go

@@ -1,6 +1,8 @@
 package statement
 
 import (
+	"time"
+
 	"encoding/xml"
 	"errors"
 	"io"
@@ -208,6 +210,7 @@ func (p *parser) camtStmt(d *xml.Decoder) error {
 	var (
 		id               string
 		opening, closing *int64
+		closingDate      time.Time
 		openingCode      string
 		led              ledger
 		started          bool
@@ -228,6 +231,7 @@ func (p *parser) camtStmt(d *xml.Decoder) error {
 			if !started {
 				led = newLedger(opening)
 			}
+			p.stmtBalances(opening, closing, closingDate)
 			return led.close(closing, where())
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -271,6 +275,7 @@ func (p *parser) camtStmt(d *xml.Decoder) error {
 				}
 				if code == "CLBD" {
 					closing = &v
+					closingDate, _ = parseISODateTime(b.Dt.value(), p.loc)
 				} else {
 					opening, openingCode = &v, code
 				}

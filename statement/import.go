@@ -3,11 +3,16 @@ package statement
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"recon"
 )
@@ -31,6 +36,11 @@ type Report struct {
 	// skipInvalid; SkippedCount counts them all. Both are empty otherwise.
 	Skipped      []RowError
 	SkippedCount int
+	// ImportID is the statement's import record (docs/statements.md,
+	// Balance proof), 0 when the store keeps none; Repeated when the same
+	// file was imported into the account before (ImportID is that import).
+	ImportID int64
+	Repeated bool
 }
 
 // MappingStore is the bank accounts' saved column mappings: a Store that
@@ -76,13 +86,18 @@ func Import(ctx context.Context, s Store, tenant recon.TenantID, accountID int64
 	}
 	now := opts.now()
 	rep := &Report{Format: f}
+	rec := &recon.StatementRecord{Import: recon.StatementImport{BankAccountID: acct.ID, Format: string(f), FileName: opts.FileName}}
+	sum := newStatementSum(&opts)
+	hash := sha256.New()
+	r = io.TeeReader(r, hash)
 	skipped := func(e RowError) {
 		rep.SkippedCount++
 		if len(rep.Skipped) < MaxSkippedListed {
 			rep.Skipped = append(rep.Skipped, e)
 		}
+		rec.Add(recon.StatementEntry{Row: e.Row, Note: truncNote(e.Error())})
 	}
-	err = recon.IngestAll(ctx, s, tenant, now, func(add func([]recon.TransactionInput) ([]recon.IngestResult, error)) error {
+	err = recon.IngestAll(recon.RecordingStatement(ctx, rec), s, tenant, now, func(add func([]recon.TransactionInput) ([]recon.IngestResult, error)) error {
 		batch := make([]recon.TransactionInput, 0, recon.MaxIngestBatch)
 		rows := make([]int, 0, recon.MaxIngestBatch)
 		flush := func() error {
@@ -94,6 +109,8 @@ func Import(ctx context.Context, s Store, tenant recon.TenantID, accountID int64
 				return rowOf(err, rows)
 			}
 			for i, x := range res {
+				amount := batch[i].AmountIn - batch[i].AmountOut
+				rec.Add(recon.StatementEntry{Row: rows[i], TransactionID: x.ID, New: !x.Duplicate, Amount: &amount})
 				if x.Duplicate {
 					rep.Duplicates++
 					continue
@@ -126,6 +143,9 @@ func Import(ctx context.Context, s Store, tenant recon.TenantID, accountID int64
 				skipped(re)
 				return nil
 			}
+			if err := sum.add(l); err != nil {
+				return err
+			}
 			batch, rows = append(batch, l.Tx), append(rows, l.Row)
 			if len(batch) == recon.MaxIngestBatch {
 				return flush()
@@ -135,12 +155,123 @@ func Import(ctx context.Context, s Store, tenant recon.TenantID, accountID int64
 		if err != nil {
 			return err
 		}
-		return flush()
+		if err := flush(); err != nil {
+			return err
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil { // the rest of the file, for its hash
+			return fmt.Errorf("statement: reading the file: %w", err)
+		}
+		imp := &rec.Import
+		imp.FileSHA256 = hex.EncodeToString(hash.Sum(nil))
+		sum.fill(imp, now)
+		imp.Imported, imp.Duplicates, imp.Skipped = int64(rep.Imported), int64(rep.Duplicates), int64(rep.SkippedCount)
+		imp.Entries = imp.Imported + imp.Duplicates + imp.Skipped
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	rep.ImportID, rep.Repeated = rec.Import.ID, rec.Import.Repeated
 	return rep, nil
+}
+
+// maxNote bounds the problem recorded with a skipped entry.
+const maxNote = 500
+
+func truncNote(s string) string {
+	if len(s) <= maxNote {
+		return s
+	}
+	s = s[:maxNote]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// statementSum follows a file's stored lines for its import record: the
+// sums in and out, the first and last dates, and, for a file stating no
+// balances (CSV, a workbook), its first and last lines' balances.
+type statementSum struct {
+	opts        *Options
+	in, out     int64
+	from, to    string
+	first, last Line
+	n           int
+	allBalances bool
+}
+
+func newStatementSum(opts *Options) *statementSum {
+	if opts.Balances == nil {
+		opts.Balances = &Balances{}
+	}
+	return &statementSum{opts: opts, allBalances: true}
+}
+
+func (s *statementSum) add(l Line) error {
+	var ok bool
+	if s.in, ok = recon.AddAmounts(s.in, l.Tx.AmountIn); !ok {
+		return fileErr("the statement's money in adds up to more than %d VND", int64(math.MaxInt64))
+	}
+	if s.out, ok = recon.AddAmounts(s.out, l.Tx.AmountOut); !ok {
+		return fileErr("the statement's money out adds up to more than %d VND", int64(math.MaxInt64))
+	}
+	d := l.Tx.TransactionDate.Format(recon.DateLayout)
+	if s.from == "" || d < s.from {
+		s.from = d
+	}
+	if d > s.to {
+		s.to = d
+	}
+	if s.n == 0 {
+		s.first = l
+	}
+	s.last = l
+	s.n++
+	s.allBalances = s.allBalances && l.Tx.Accumulated != nil
+	return nil
+}
+
+// fill sets the import's period and balances (docs/statements.md, Balance
+// proof): the period runs from the first entry's day to the last one's or
+// the closing balance's, whichever is later (the import's day when the file
+// has neither); the balances are those the file states or, without any,
+// those of a balance column on every row: the first row's balance before
+// it and the last row's after it, in the order of their dates (a file
+// listing its rows newest first is read backwards).
+func (s *statementSum) fill(imp *recon.StatementImport, now time.Time) {
+	b := s.opts.Balances
+	imp.In, imp.Out = s.in, s.out
+	imp.From, imp.To = s.from, s.to
+	if !b.ClosingDate.IsZero() {
+		if d := b.ClosingDate.Format(recon.DateLayout); d > imp.To {
+			imp.To = d
+		}
+	}
+	if imp.To == "" {
+		loc := s.opts.Location
+		if loc == nil {
+			loc = defaultLocation()
+		}
+		imp.To = now.In(loc).Format(recon.DateLayout)
+	}
+	if imp.From == "" {
+		imp.From = imp.To
+	}
+	imp.Opening, imp.Closing = b.Opening, b.Closing
+	if b.Statements > 0 || s.n == 0 || !s.allBalances {
+		return
+	}
+	first, last := s.first.Tx, s.last.Tx
+	if first.TransactionDate.After(last.TransactionDate) {
+		first, last = last, first
+	}
+	opening, ok := recon.AddAmounts(*first.Accumulated, first.AmountOut-first.AmountIn)
+	if !ok {
+		return
+	}
+	closing := *last.Accumulated
+	imp.Opening, imp.Closing = &opening, &closing
 }
 
 // loadMapping sets opts.Mapping to the bank account's saved mapping when
@@ -188,6 +319,9 @@ func rowOf(err error, rows []int) error {
 // of the file in Skipped (read again, storing nothing), so that the uploader
 // can fix them all at once.
 func ImportFile(ctx context.Context, s Store, tenant recon.TenantID, accountID int64, name string, file io.ReadSeeker, f Format, opts Options, skipInvalid bool) (*Report, error) {
+	if opts.FileName == "" {
+		opts.FileName = name
+	}
 	if err := loadMapping(ctx, s, tenant, accountID, &opts); err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ type mtField struct {
 type mtMessage struct {
 	ref              string // :20:
 	opening, closing *int64
+	closingDate      time.Time // of :62F:/:62M:
 	led              ledger
 	started          bool
 	entry, info      *mtField // the :61: waiting for its :86:, and that :86:
@@ -65,6 +66,7 @@ func (p *parser) parseMT940(r io.Reader) error {
 				msg.opening = &v
 			} else {
 				msg.closing = &v
+				msg.closingDate, _ = yymmdd(strings.TrimSpace(f.text[0])[1:7])
 			}
 		case "61":
 			if err := p.mtFlush(msg); err != nil {
@@ -234,6 +236,7 @@ func (p *parser) mtClose(msg *mtMessage) error {
 	if !msg.started {
 		msg.led = newLedger(msg.opening)
 	}
+	p.stmtBalances(msg.opening, msg.closing, msg.closingDate)
 	return msg.led.close(msg.closing, msg.where())
 }
 

@@ -190,6 +190,23 @@ type Options struct {
 	// Clock tells Import the business time, which bounds the rows' dates
 	// (recon.TransactionInput.Validate); nil means the system clock.
 	Clock recon.Clock
+	// Balances, when set, is given the balances the file states (camt.053,
+	// MT940): Import records them for the balance proof
+	// (docs/statements.md, Balance proof).
+	Balances *Balances
+	// FileName is the file's name, recorded with the import.
+	FileName string
+}
+
+// Balances are the balances a camt.053 or MT940 file states: the opening
+// balance of its first statement (camt OPBD, else PRCD; MT940 :60F:/:60M:)
+// and the closing balance of its last (CLBD, :62F:/:62M:) with its date;
+// nil (zero) when the statement gave none. Statements counts the file's
+// statements (camt Stmt, MT940 messages).
+type Balances struct {
+	Opening, Closing *int64
+	ClosingDate      time.Time
+	Statements       int
 }
 
 // Line is one transaction read from a statement.
@@ -296,14 +313,15 @@ func ParseFunc(r io.Reader, f Format, opts Options, skipInvalid bool, emit func(
 		loc = defaultLocation()
 	}
 	p := &parser{
-		loc:     loc,
-		account: normAccount(opts.AccountNumber),
-		skip:    skipInvalid,
-		seen:    make(map[uint64]uint32),
-		emit:    emit,
-		onSkip:  skip,
-		mapping: opts.Mapping,
-		tempDir: opts.TempDir,
+		loc:      loc,
+		account:  normAccount(opts.AccountNumber),
+		skip:     skipInvalid,
+		seen:     make(map[uint64]uint32),
+		emit:     emit,
+		onSkip:   skip,
+		mapping:  opts.Mapping,
+		tempDir:  opts.TempDir,
+		balances: opts.Balances,
 	}
 	src := &sourceReader{r: r, fn: opts.Progress, next: progressStep}
 	switch f {
@@ -362,6 +380,22 @@ type parser struct {
 	mapping     *ColumnMapping
 	serialDates bool
 	tempDir     string
+	// balances is Options.Balances.
+	balances *Balances
+}
+
+// stmtBalances records the balances of a statement of the file in
+// Options.Balances: the first statement's opening, the last one's closing.
+func (p *parser) stmtBalances(opening, closing *int64, closingDate time.Time) {
+	b := p.balances
+	if b == nil {
+		return
+	}
+	if b.Statements == 0 {
+		b.Opening = opening
+	}
+	b.Statements++
+	b.Closing, b.ClosingDate = closing, closingDate
 }
 
 // add hands a good line on.

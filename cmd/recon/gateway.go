@@ -463,15 +463,19 @@ and signature check with it. In test mode without a target it waits for recon li
 
 func newReportCmd(a *app) *cobra.Command {
 	var (
-		tenant   tenantFlags
-		from, to string
+		tenant    tenantFlags
+		from, to  string
+		accountID int64
 	)
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Reconciliation report: matched, unmatched, underpaid, overpaid, duplicate",
 		Long: `Count a company's incoming transactions by match outcome over a date range
-(inclusive days, default the last 30), and list the unmatched and underpaid ones;
-then the refunds requested in the range (API v2), by status.`,
+(inclusive days, default the last 30, at most 366), and list the unmatched and
+underpaid ones; then the refunds requested in the range (API v2), by status; then,
+for each bank account (or the one of --bank-account) and day, the bank's balance
+(the closing of a statement ending that day), Recon's balance at the end of the
+day and the difference with its causes (docs/dashboard.md, Report).`,
 		Example: `  recon report --company 1 --from 2026-11-01 --to 2026-11-21 --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -502,9 +506,14 @@ then the refunds requested in the range (API v2), by status.`,
 				if err != nil {
 					return err
 				}
+				balances, err := db.DayBalances(cmd.Context(), tn, accountID, from, to)
+				if err != nil {
+					return err
+				}
 				if a.jsonOut {
 					out := api.ReportJSON(rep, !tenant.test)
 					out["refunds"] = api.RefundTotalsJSON(refunds) // as GET /api/v1/reconciliation
+					out["balances"] = api.DayBalancesJSON(balances)
 					return a.print(out, "")
 				}
 				fmt.Fprintf(a.stdout, "Reconciliation of company %d%s, %s to %s\n", tenant.company, modeNote(tenant.test), from, to)
@@ -531,6 +540,20 @@ then the refunds requested in the range (API v2), by status.`,
 				for _, d := range rep.Underpaid {
 					fmt.Fprintf(a.stdout, "underpaid  transaction %d  %s\n", d.TransactionID, d.Reason)
 				}
+				// The balances: the accountant's question, day by day.
+				for _, l := range balances {
+					if l.BankBalance == nil && l.ReconBalance == nil {
+						continue
+					}
+					fmt.Fprintf(a.stdout, "balance  account %d %s  %s  bank %s  Recon %s", l.BankAccountID, l.AccountNumber, l.Date, balanceText(l.BankBalance), balanceText(l.ReconBalance))
+					if l.Difference != nil {
+						fmt.Fprintf(a.stdout, "  difference %+d VND (statement import %d)", *l.Difference, l.ImportID)
+					}
+					for _, c := range l.Causes {
+						fmt.Fprintf(a.stdout, "  %s %d rows %+d VND", c.Kind, c.Count, c.Effect)
+					}
+					fmt.Fprintln(a.stdout)
+				}
 				return nil
 			})
 		},
@@ -539,6 +562,7 @@ then the refunds requested in the range (API v2), by status.`,
 	tenant.add(cmd, true, "company id (required)")
 	f.StringVar(&from, "from", "", "first day, YYYY-MM-DD (default 29 days before --to)")
 	f.StringVar(&to, "to", "", "last day, YYYY-MM-DD (default today)")
+	f.Int64Var(&accountID, "bank-account", 0, "the balances of this bank account only (default every account)")
 	a.addJSONFlag(cmd)
 	return cmd
 }

@@ -68,7 +68,7 @@ so importing a file twice is safe. A progress bar is drawn on a terminal.`,
 					return describe(err)
 				}
 			}
-			opts := statement.Options{Location: loc, Clock: a.clock}
+			opts := statement.Options{Location: loc, Clock: a.clock, FileName: filepath.Base(args[0])}
 			if term, ok := a.stderr.(*os.File); ok && isTerminal(term) && info.Size() > 1<<20 {
 				opts.Progress = progressBar(a.stderr, info.Size())
 			}
@@ -96,13 +96,16 @@ so importing a file twice is safe. A progress bar is drawn on a terminal.`,
 				}
 				skipped := make([]map[string]any, len(rep.Skipped))
 				var text strings.Builder
-				fmt.Fprintf(&text, "%s: %d imported, %d duplicates, %d skipped; %d orders paid, %d exceptions opened", rep.Format, rep.Imported, rep.Duplicates, rep.SkippedCount, rep.OrdersPaid, rep.ExceptionsOpened)
+				fmt.Fprintf(&text, "%s: %d imported, %d duplicates, %d skipped; %d orders paid, %d exceptions opened; statement import %d", rep.Format, rep.Imported, rep.Duplicates, rep.SkippedCount, rep.OrdersPaid, rep.ExceptionsOpened, rep.ImportID)
+				if rep.Repeated {
+					text.WriteString(" (imported before: nothing new recorded)")
+				}
 				for i, s := range rep.Skipped {
 					skipped[i] = map[string]any{"row": s.Row, "error": s.Error()}
 					fmt.Fprintf(&text, "\n  %s", s.Error())
 				}
 				return a.print(map[string]any{"format": rep.Format, "imported": rep.Imported, "duplicates": rep.Duplicates, "skipped": skipped,
-					"orders_paid": rep.OrdersPaid, "exceptions_opened": rep.ExceptionsOpened}, "%s", text.String())
+					"orders_paid": rep.OrdersPaid, "exceptions_opened": rep.ExceptionsOpened, "import_id": rep.ImportID, "repeated": rep.Repeated}, "%s", text.String())
 			})
 		},
 	}

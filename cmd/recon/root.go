@@ -63,7 +63,7 @@ RECON_DATABASE_URL). A flag given on the command line wins.`,
 	root.AddCommand(
 		newServeCmd(a), newMigrateCmd(a),
 		newCompanyCmd(a), newUserCmd(a), newClientCmd(a), newTokenCmd(a),
-		newBankAccountCmd(a), newSimulateCmd(a), newTransactionsCmd(a), newImportCmd(a), newStatementMappingCmd(a),
+		newBankAccountCmd(a), newSimulateCmd(a), newTransactionsCmd(a), newImportCmd(a), newStatementMappingCmd(a), newStatementsCmd(a),
 		newMerchantCmd(a), newIPNCmd(a), newDeliveriesCmd(a), newReportCmd(a), newKeysCmd(a), newListenCmd(a),
 		newTestDataCmd(a), newTriggerCmd(a), newHubCmd(a), newExceptionsCmd(a), newRefundsCmd(a),
 		newInvoicesCmd(a),
