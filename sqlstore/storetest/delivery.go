@@ -50,6 +50,16 @@ type deliveryBundle struct {
 	c  *recon.Company
 }
 
+// target reads a company's target of kind, failing the test on an error.
+func (b *deliveryBundle) target(t *testing.T, companyID int64, kind string) *recon.Target {
+	t.Helper()
+	got, err := b.ds.DeliveryTarget(t.Context(), companyID, kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 func testDelivery(t *testing.T, open Open) {
 	setup := func(t *testing.T) *deliveryBundle {
 		s := open(t)
@@ -1007,19 +1017,12 @@ type hubIPNSetter interface {
 // v1 save or a rotation never resets them; another kind's and another
 // company's targets keep their own.
 func testDeliveryTargetSettings(t *testing.T, bundle *deliveryBundle) {
-	s, ds, c := bundle.s, bundle.ds, bundle.c
+	s, c := bundle.s, bundle.c
 	ipn, ok := s.(ipnSetter)
 	if !ok {
 		t.Skip("the store has no SetIPN")
 	}
-	read := func(companyID int64, kind string) *recon.Target {
-		t.Helper()
-		got, err := ds.DeliveryTarget(t.Context(), companyID, kind)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
+	read := func(companyID int64, kind string) *recon.Target { t.Helper(); return bundle.target(t, companyID, kind) }
 	v1 := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
 	if err := ipn.SetIPN(t.Context(), c.Tenant(), v1); err != nil {
 		t.Fatal(err)
@@ -1107,19 +1110,12 @@ func testDeliverySigningSecret(t *testing.T, bundle *deliveryBundle) {
 // keep the signing secret keep it too; a second rotation drops the oldest;
 // the hub webhook's rotation does the same; no other company sees any of it.
 func testDeliverySigningSecretRotation(t *testing.T, bundle *deliveryBundle) {
-	s, ds, c := bundle.s, bundle.ds, bundle.c
+	s, c := bundle.s, bundle.c
 	ipn, ok := s.(ipnSetter)
 	if !ok {
 		t.Skip("the store has no SetIPN")
 	}
-	read := func(companyID int64, kind string) *recon.Target {
-		t.Helper()
-		got, err := ds.DeliveryTarget(t.Context(), companyID, kind)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
+	read := func(companyID int64, kind string) *recon.Target { t.Helper(); return bundle.target(t, companyID, kind) }
 	first := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
 	if err := ipn.SetIPN(t.Context(), c.Tenant(), first); err != nil {
 		t.Fatal(err)
