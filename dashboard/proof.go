@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/csv"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -124,13 +123,7 @@ func (h *Handler) reportBalancesCSV(w http.ResponseWriter, r *http.Request, q *r
 	if err != nil {
 		return err
 	}
-	mode := "live"
-	if !q.caller.Livemode() {
-		mode = "test"
-	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="balances-`+mode+`-`+from+`-`+to+`.csv"`)
-	cw := csv.NewWriter(w)
+	cw := csvAttachment(w, q, "balances", "-"+from+"-"+to)
 	_ = cw.Write([]string{"bank_account_id", "account_number", "date", "bank_balance", "recon_balance", "difference", "causes", "statement_import_id"})
 	amount := func(v *int64) string {
 		if v == nil {

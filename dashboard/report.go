@@ -153,17 +153,24 @@ func (h *Handler) reportCSV(w http.ResponseWriter, r *http.Request, q *request) 
 	if err != nil {
 		return err
 	}
-	mode := "live"
-	if !q.caller.Livemode() {
-		mode = "test"
-	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="reconciliation-`+mode+`-`+from+`-`+to+`.csv"`)
-	cw := csv.NewWriter(w)
+	cw := csvAttachment(w, q, "reconciliation", "-"+from+"-"+to)
 	_ = cw.Write([]string{"kind", "name", "count", "amount"})
 	for _, l := range append(lines, refunds...) {
 		_ = cw.Write([]string{l.Kind, l.Name, strconv.FormatInt(l.Count, 10), strconv.FormatInt(l.Amount, 10)})
 	}
 	cw.Flush()
 	return nil
+}
+
+// csvAttachment starts a CSV download named name-<live|test><suffix>.csv, the
+// mode of the caller's data in the name so that a live and a test export
+// never overwrite each other, and returns its writer.
+func csvAttachment(w http.ResponseWriter, q *request, name, suffix string) *csv.Writer {
+	mode := "live"
+	if !q.caller.Livemode() {
+		mode = "test"
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`-`+mode+suffix+`.csv"`)
+	return csv.NewWriter(w)
 }

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/csv"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -227,13 +226,7 @@ func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, q *
 	case total > maxExportRows:
 		return recon.Errorf(recon.EINVALID, "the filter selects %d transactions; an export holds at most %d: narrow the dates or accounts", total, maxExportRows)
 	}
-	mode := "live"
-	if !q.caller.Livemode() {
-		mode = "test"
-	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="transactions-`+mode+`.csv"`)
-	cw := csv.NewWriter(w)
+	cw := csvAttachment(w, q, "transactions", "")
 	_ = cw.Write([]string{"id", "transaction_date", "bank_brand_name", "account_number", "amount_in", "amount_out",
 		"accumulated", "transaction_content", "reference_number", "code", "sub_account",
 		"order_invoice_number", "match_state", "match_outcome", "exception"})
