@@ -232,7 +232,7 @@ func TestExceptionsAPI(t *testing.T) {
 			{"no scope", "noscope", b.u1, `{"action":"ignore","note":"x"}`, 403, forbidden(`the access token lacks the scope "exception:write"`)},
 			{"malformed", "accountant", b.u1, `{"action":`, 400, `{"status":"error","error":"validation_error","message":"malformed JSON: the body ends early"}`},
 			{"unknown field", "accountant", b.u1, `{"action":"ignore","note":"x","by":"me"}`, 400, invalid("by", `unknown field "by"`)},
-			{"no action", "accountant", b.u1, `{"note":"x"}`, 400, invalid("action", "action is required: match, refund, ignore, write_off, ask_remainder")},
+			{"no action", "accountant", b.u1, `{"note":"x"}`, 400, invalid("action", "action is required: match, refund, ignore, write_off, ask_remainder, duplicate, distinct")},
 			{"bad action", "accountant", b.u1, `{"action":"delete","note":"x"}`, 400, invalid("action", "action must be one of match, refund, ignore, write_off, ask_remainder, duplicate, distinct")},
 			{"no note", "accountant", b.u1, `{"action":"ignore"}`, 400, invalid("note", "note is required: say why")},
 			{"long note", "accountant", b.u1, `{"action":"ignore","note":"` + strings.Repeat("é", 251) + `"}`, 400, invalid("note", "note must be at most 500 bytes, not 502")},
