@@ -260,10 +260,11 @@ func (db *DB) sharedReference(ctx context.Context, tx *sql.Tx, companyID int64, 
 
 // markDuplicates records the batch's possible duplicates once its rows are
 // stored: their state and first row, and each one's exception (kind
-// possible_duplicate, naming the first row). It returns the rows (indexes
-// into rows) it queued.
+// possible_duplicate, naming the first row), insertChunk rows a statement.
+// It returns the rows (indexes into rows) it queued.
 func (db *DB) markDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, p *ingestPlan, ids map[accountKey]int64) ([]int, error) {
 	var out []int
+	var ofs []int64
 	for i := range p.rows {
 		r := &p.rows[i]
 		if r.dup == nil {
@@ -278,15 +279,36 @@ func (db *DB) markDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, p
 				of = ids[accountKey{p.in[j].BankAccountID, p.in[j].ReferenceNumber}]
 			}
 		}
-		id := ids[r.key()]
-		if _, err := tx.ExecContext(ctx, `UPDATE transactions SET dup_of = $1, dup_state = $2 WHERE id = $3`, of, recon.DupPossible, id); err != nil {
-			return nil, internal(err, "mark a possible duplicate")
+		out, ofs = append(out, i), append(ofs, of)
+	}
+	for start := 0; start < len(out); start += insertChunk {
+		chunk := out[start:min(start+insertChunk, len(out))]
+		var up, ins strings.Builder
+		upArgs := []any{recon.DupPossible}
+		up.WriteString(`UPDATE transactions SET dup_state = $1, dup_of = CASE id`)
+		ins.WriteString(`INSERT INTO exceptions (transaction_id, company_id, bank_account_id, transaction_date, kind, order_id, reason) VALUES `)
+		insArgs := make([]any, 0, 6*len(chunk))
+		for n, i := range chunk {
+			r, of := &p.rows[i], ofs[start+n]
+			id := ids[r.key()]
+			up.WriteString(` WHEN ` + db.d.param(len(upArgs)+1) + ` THEN CAST(` + db.d.param(len(upArgs)+2) + ` AS BIGINT)`)
+			upArgs = append(upArgs, id, of)
+			if n > 0 {
+				ins.WriteByte(',')
+			}
+			ins.WriteString("(" + db.params(len(insArgs)+1, 5) + ", NULL, " + db.d.param(len(insArgs)+6) + ")")
+			insArgs = append(insArgs, id, companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), recon.ExceptionPossibleDuplicate, recon.DupReason(of, r.dup.byRef))
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO exceptions (transaction_id, company_id, bank_account_id, transaction_date, kind, order_id, reason) VALUES ($1, $2, $3, $4, $5, NULL, $6)`,
-			id, companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), recon.ExceptionPossibleDuplicate, recon.DupReason(of, r.dup.byRef)); err != nil {
-			return nil, internal(err, "queue a possible duplicate")
+		up.WriteString(` END WHERE id IN (` + db.params(len(upArgs)+1, len(chunk)) + `)`)
+		for _, i := range chunk {
+			upArgs = append(upArgs, ids[p.rows[i].key()])
 		}
-		out = append(out, i)
+		if _, err := tx.ExecContext(ctx, up.String(), upArgs...); err != nil {
+			return nil, internal(err, "mark possible duplicates")
+		}
+		if _, err := tx.ExecContext(ctx, ins.String(), insArgs...); err != nil {
+			return nil, internal(err, "queue possible duplicates")
+		}
 	}
 	return out, nil
 }
