@@ -56,18 +56,29 @@ func DupMemo(memo string) string {
 }
 
 // DupKey is the key under which a transaction is stored for the look-up of
-// possible duplicates (transactions.dup_key, migration 00044): a 64-bit
-// hash of its direction and amount and its memo (DupMemo). Two
-// transactions of one account with the same key have, but for a hash
-// collision of 2^-64, the same amounts and memo.
-func DupKey(amountIn, amountOut int64, memo string) int64 {
+// possible duplicates (transactions.dup_key, migration 00044): its day (the
+// day number of its wall-clock date, days since 1970-01-01) in the high
+// bits, and in the low 40 bits a hash of its direction and amount and its
+// memo (DupMemo). The day leads so that a day's new rows fill one region
+// of the index instead of pages all over it; a look-up asks for the key of
+// each day of the window (DupKeyOn). Equal keys are candidates, compared
+// again in full (a hash of 40 bits collides).
+func DupKey(day, amountIn, amountOut int64, memo string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte(strconv.FormatInt(amountIn, 10)))
 	h.Write([]byte{'|'})
 	h.Write([]byte(strconv.FormatInt(amountOut, 10)))
 	h.Write([]byte{'|'})
 	h.Write([]byte(DupMemo(memo)))
-	return int64(h.Sum64())
+	return DupKeyOn(int64(h.Sum64()), day)
+}
+
+// dupHashBits are the bits of DupKey that hold the hash.
+const dupHashBits = 40
+
+// DupKeyOn is the key k (a DupKey) would have on another day.
+func DupKeyOn(k, day int64) int64 {
+	return day<<dupHashBits | k&(1<<dupHashBits-1)
 }
 
 // DupReason is the sentence of a possible duplicate's exception, naming the

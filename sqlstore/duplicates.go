@@ -91,9 +91,9 @@ type dupHit struct {
 
 // dupCand is a stored row a look-up found.
 type dupCand struct {
-	id, key, dupOf int64
-	date           time.Time
-	ref, state     string
+	id, key, dupOf, in, out int64
+	date                    time.Time
+	ref, state, content     string
 }
 
 // first is the row a possible duplicate of c names: c's own first row when
@@ -117,57 +117,63 @@ func (db *DB) dupWindow(ctx context.Context, q querier, companyID int64) (int64,
 
 // findDuplicates finds the possible duplicates of a batch (docs/statements.md,
 // Possible duplicates) before it is planned: each input whose account holds
-// a row of another reference with the same key (recon.DupKey: direction,
-// amount, memo) dated within the window, or an earlier row of the batch
+// a row of another reference with the same direction, amount and memo
+// (recon.DupMemo) dated within the window, or an earlier row of the batch
 // like it; and each input carrying other references (a statement's) whose
 // account holds a row of the same amounts in the window sharing a reference
-// key (recon.ReferenceKeys). keys[i] is input i's key. The look-up is one
-// query per account and chunk of keys on transactions_dup_key (migration
-// 00044), which finds nothing for an ordinary batch; the reference rule
-// costs one probe of transactions_company_amounts per input that carries
-// other references. The accounts are locked: no writer adds rows meanwhile.
+// key (recon.ReferenceKeys). keys[i] is input i's recon.DupKey. The look-up
+// is one query per account and chunk of keys, each key asked on every day
+// of its window (recon.DupKeyOn) on transactions_dup_key (migration 00044):
+// equality probes, which find nothing for an ordinary batch; what they find
+// is compared in full. The reference rule costs one probe of
+// transactions_company_amounts per input that carries other references.
+// The accounts are locked: no writer adds rows meanwhile.
 func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, keys []int64) (map[int]dupHit, error) {
 	window, err := db.dupWindow(ctx, tx, companyID)
 	if err != nil {
 		return nil, err
 	}
-	type span struct {
-		lo, hi int64 // day numbers
-		keys   []any
-	}
-	spans := map[int64]*span{}
+	asked := map[int64]map[int64]bool{}
 	var accounts []int64
 	for i := range in {
 		a, d := in[i].BankAccountID, dayNumber(in[i].TransactionDate)
-		s := spans[a]
-		if s == nil {
-			s = &span{lo: d, hi: d}
-			spans[a] = s
+		if asked[a] == nil {
+			asked[a] = map[int64]bool{}
 			accounts = append(accounts, a)
 		}
-		s.lo, s.hi = min(s.lo, d), max(s.hi, d)
-		s.keys = append(s.keys, keys[i])
+		for day := d - window; day <= d+window; day++ {
+			asked[a][recon.DupKeyOn(keys[i], day)] = true
+		}
 	}
 	slices.Sort(accounts)
-	stored := map[accountKeyDup][]dupCand{}
+	stored := map[accountKeyDup][]*dupCand{} // by account and the key's hash (its key on day 0)
 	for _, a := range accounts {
-		s := spans[a]
-		from, to := dayStart(s.lo-window), dayStart(s.hi+window+1)
-		for start := 0; start < len(s.keys); start += insertChunk {
-			chunk := s.keys[start:min(start+insertChunk, len(s.keys))]
-			args := append([]any{a, from, to}, chunk...)
-			rows, err := tx.QueryContext(ctx, `SELECT id, dup_key, transaction_date, reference_number, COALESCE(dup_of, 0), COALESCE(dup_state, '')
-				FROM transactions WHERE bank_account_id = `+db.d.param(1)+` AND transaction_date >= `+db.d.param(2)+` AND transaction_date < `+db.d.param(3)+`
-				AND dup_key IN (`+db.params(4, len(chunk))+`)`, args...)
+		ks := make([]any, 0, len(asked[a]))
+		for k := range asked[a] {
+			ks = append(ks, k)
+		}
+		for start := 0; start < len(ks); start += insertChunk {
+			chunk := ks[start:min(start+insertChunk, len(ks))]
+			// Padded (a key twice is asked once) to one of a few sizes,
+			// each statement prepared once (DB.stmt).
+			n := dupProbeSizes[slices.IndexFunc(dupProbeSizes, func(n int) bool { return n >= len(chunk) })]
+			args := append(make([]any, 0, n+1), a)
+			for k := range n {
+				args = append(args, chunk[min(k, len(chunk)-1)])
+			}
+			stmt, err := db.stmt(ctx, tx, `SELECT `+dupCandColumns+` FROM transactions
+				WHERE bank_account_id = `+db.d.param(1)+` AND dup_key IN (`+db.params(2, n)+`)`)
+			if err != nil {
+				return nil, internal(err, "look for possible duplicates")
+			}
+			rows, err := stmt.QueryContext(ctx, args...)
 			list, err := collect(rows, err, "look for possible duplicates", scanDupCand)
 			if err != nil {
 				return nil, err
 			}
 			for _, c := range list {
-				k := accountKeyDup{a, c.key}
-				if !slices.ContainsFunc(stored[k], func(o dupCand) bool { return o.id == c.id }) {
-					stored[k] = append(stored[k], *c)
-				}
+				k := accountKeyDup{a, recon.DupKeyOn(c.key, 0)}
+				stored[k] = append(stored[k], c)
 			}
 		}
 	}
@@ -175,20 +181,23 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 	earlier := map[accountKeyDup][]int{}
 	for i := range in {
 		t := &in[i]
-		k, d := accountKeyDup{t.BankAccountID, keys[i]}, dayNumber(t.TransactionDate)
-		near := func(day int64) bool { return day >= d-window && day <= d+window }
+		k, d := accountKeyDup{t.BankAccountID, recon.DupKeyOn(keys[i], 0)}, dayNumber(t.TransactionDate)
+		like := func(ref string, date time.Time, amountIn, amountOut int64, memo string) bool {
+			day := dayNumber(date)
+			return ref != t.ReferenceNumber && day >= d-window && day <= d+window &&
+				amountIn == t.AmountIn && amountOut == t.AmountOut && recon.DupMemo(memo) == recon.DupMemo(t.Content)
+		}
 		var best int64
 		for _, c := range stored[k] {
-			if c.ref != t.ReferenceNumber && near(dayNumber(c.date)) && (best == 0 || c.first() < best) {
+			if like(c.ref, c.date, c.in, c.out, c.content) && (best == 0 || c.first() < best) {
 				best = c.first()
 			}
 		}
-		switch {
-		case best != 0:
+		if best != 0 {
 			hits[i] = dupHit{of: best}
-		default:
+		} else {
 			for _, j := range earlier[k] {
-				if in[j].ReferenceNumber != t.ReferenceNumber && near(dayNumber(in[j].TransactionDate)) {
+				if e := &in[j]; like(e.ReferenceNumber, e.TransactionDate, e.AmountIn, e.AmountOut, e.Content) {
 					hits[i] = dupHit{batch: j + 1}
 					break
 				}
@@ -209,14 +218,21 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 	return hits, nil
 }
 
+// dupProbeSizes are the numbers of keys a look-up asks for at once (the
+// last is insertChunk).
+var dupProbeSizes = []int{16, 128, insertChunk}
+
 // accountKeyDup is an account and a duplicate key.
 type accountKeyDup struct{ account, key int64 }
+
+// dupCandColumns are what scanDupCand reads of transactions.
+const dupCandColumns = `id, dup_key, transaction_date, reference_number, COALESCE(dup_of, 0), COALESCE(dup_state, ''), amount_in, amount_out, content`
 
 func scanDupCand(s scanner) (*dupCand, error) {
 	var c dupCand
 	var date anyTime
 	var key sql.NullInt64
-	err := s.Scan(&c.id, &key, &date, &c.ref, &c.dupOf, &c.state)
+	err := s.Scan(&c.id, &key, &date, &c.ref, &c.dupOf, &c.state, &c.in, &c.out, &c.content)
 	c.key, c.date = key.Int64, date.t
 	return &c, err
 }
@@ -234,7 +250,7 @@ func (db *DB) sharedReference(ctx context.Context, tx *sql.Tx, companyID int64, 
 		return 0, nil
 	}
 	d := dayNumber(t.TransactionDate)
-	rows, err := tx.QueryContext(ctx, `SELECT id, dup_key, transaction_date, reference_number, COALESCE(dup_of, 0), COALESCE(dup_state, '')
+	rows, err := tx.QueryContext(ctx, `SELECT `+dupCandColumns+`
 		FROM transactions WHERE company_id = $1 AND amount_in = $2 AND amount_out = $3
 		AND transaction_date >= $4 AND transaction_date < $5 AND bank_account_id = $6 AND reference_number <> $7 ORDER BY id`,
 		companyID, t.AmountIn, t.AmountOut, dayStart(d-window), dayStart(d+window+1), t.BankAccountID, t.ReferenceNumber)

@@ -154,7 +154,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	}
 	dups := &batchDups{keys: make([]int64, len(in))}
 	for i := range in {
-		dups.keys[i] = recon.DupKey(in[i].AmountIn, in[i].AmountOut, in[i].Content)
+		dups.keys[i] = recon.DupKey(dayNumber(in[i].TransactionDate), in[i].AmountIn, in[i].AmountOut, in[i].Content)
 	}
 	if dups.hits, err = db.findDuplicates(ctx, tx, companyID, in, dups.keys); err != nil {
 		return nil, 0, err
