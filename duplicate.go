@@ -81,11 +81,36 @@ func DupKeyOn(k, day int64) int64 {
 	return day<<dupHashBits | k&(1<<dupHashBits-1)
 }
 
+// The parts of a possible duplicate's reason (DupReason).
+const (
+	dupReasonPrefix = "possible duplicate of transaction "
+	dupReasonMemo   = ": same account, direction, amount and memo, dated within the duplicate window"
+	dupReasonRef    = ": same account, direction and amount, dated within the duplicate window, sharing a reference"
+)
+
 // DupReason is the sentence of a possible duplicate's exception, naming the
-// first row.
+// first row; ParseDupReason reads it back.
 func DupReason(firstID int64, byReference bool) string {
 	if byReference {
-		return "possible duplicate of transaction " + strconv.FormatInt(firstID, 10) + ": same account, direction and amount, dated within the duplicate window, sharing a reference"
+		return dupReasonPrefix + strconv.FormatInt(firstID, 10) + dupReasonRef
 	}
-	return "possible duplicate of transaction " + strconv.FormatInt(firstID, 10) + ": same account, direction, amount and memo, dated within the duplicate window"
+	return dupReasonPrefix + strconv.FormatInt(firstID, 10) + dupReasonMemo
+}
+
+// ParseDupReason reads a DupReason sentence back: the first row and whether
+// a shared reference told it; ok is false for any other sentence.
+func ParseDupReason(s string) (firstID int64, byReference, ok bool) {
+	rest, found := strings.CutPrefix(s, dupReasonPrefix)
+	if !found {
+		return 0, false, false
+	}
+	n := strings.IndexByte(rest, ':')
+	if n < 0 {
+		return 0, false, false
+	}
+	id, err := strconv.ParseInt(rest[:n], 10, 64)
+	if err != nil || (rest[n:] != dupReasonMemo && rest[n:] != dupReasonRef) {
+		return 0, false, false
+	}
+	return id, rest[n:] == dupReasonRef, true
 }

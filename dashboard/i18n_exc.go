@@ -27,6 +27,8 @@ var excMessages = []struct{ key, en, vi string }{
 	{"dup_possible", "possible duplicate", "có thể trùng lặp"},
 	{"dup_duplicate", "duplicate", "trùng lặp"},
 	{"dup_distinct", "distinct", "giao dịch riêng"},
+	{"mr_dup_memo", "possible duplicate of transaction %d: same account, direction, amount and memo, dated within the duplicate window", "có thể trùng lặp với giao dịch %d: cùng tài khoản, chiều, số tiền và nội dung, trong khoảng ngày xét trùng"},
+	{"mr_dup_ref", "possible duplicate of transaction %d: same account, direction and amount, dated within the duplicate window, sharing a reference", "có thể trùng lặp với giao dịch %d: cùng tài khoản, chiều và số tiền, trong khoảng ngày xét trùng, có chung mã tham chiếu"},
 	{"xb_refund", "Mark as refunded outside Recon", "Đánh dấu đã hoàn tiền ngoài Recon"},
 	{"xb_write_off", "Write off the remainder (underpaid only)", "Xóa nợ phần còn thiếu (chỉ giao dịch trả thiếu)"},
 
