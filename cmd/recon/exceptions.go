@@ -223,15 +223,15 @@ exception's state before.`,
 
 // resolveInput is the resolution the flags of `exceptions resolve` ask for:
 // exactly one of --match (given, with its order), --refund, --ignore,
-// --write-off, --ask-remainder, --duplicate and --distinct (dup: the last two).
-func resolveInput(match bool, order int64, refund, ignore, writeOff, askFor bool, note string, amount int64, receiver recon.RefundReceiver, dup ...bool) (recon.ResolveInput, error) {
+// --write-off, --ask-remainder, --duplicate and --distinct.
+func resolveInput(match bool, order int64, refund, ignore, writeOff, askFor bool, note string, amount int64, receiver recon.RefundReceiver, dup, distinct bool) (recon.ResolveInput, error) {
 	in := recon.ResolveInput{Note: note, Amount: amount, Receiver: receiver}
 	n := 0
 	for _, c := range []struct {
 		given  bool
 		action string
 	}{{match, recon.ResolveMatch}, {refund, recon.ResolveRefund}, {ignore, recon.ResolveIgnore}, {writeOff, recon.ResolveWriteOff}, {askFor, recon.ResolveAskRemainder},
-		{len(dup) > 0 && dup[0], recon.ResolveDuplicate}, {len(dup) > 1 && dup[1], recon.ResolveDistinct}} {
+		{dup, recon.ResolveDuplicate}, {distinct, recon.ResolveDistinct}} {
 		if c.given {
 			n++
 			in.Action = c.action
