@@ -199,6 +199,9 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 			for _, j := range earlier[k] {
 				if e := &in[j]; like(e.ReferenceNumber, e.TransactionDate, e.AmountIn, e.AmountOut, e.Content) {
 					hits[i] = dupHit{batch: j + 1}
+					if h, ok := hits[j]; ok {
+						hits[i] = h // j is one itself: i names j's first row
+					}
 					break
 				}
 			}

@@ -16,6 +16,7 @@ func testPossibleDuplicates(t *testing.T, open Open) {
 	run(t, "FeedThenStatement", withAccount(open), testDupFeedThenStatement)
 	run(t, "ByReference", withAccount(open), testDupByReference)
 	run(t, "Window", withAccount(open), testDupWindow)
+	run(t, "InOneBatch", withAccount(open), testDupInOneBatch)
 	run(t, "DistinctPays", withAccount(open), testDupDistinctPays)
 	run(t, "DistinctReopens", withAccount(open), testDupDistinctReopens)
 	run(t, "Interleavings", open, testDupInterleavings)
@@ -318,4 +319,29 @@ func testDupInterleavings(t *testing.T, s recon.Store) {
 		ingest(feed)
 		check("repeated")
 	})
+}
+
+// Within one batch, a row like an earlier row of the batch is a possible
+// duplicate of it, and a third names the same first row.
+func testDupInOneBatch(t *testing.T, b *accountBundle) {
+	tenant := b.c.Tenant()
+	in := []recon.TransactionInput{
+		transfer(b.a.ID, "S1", "2026-03-02 09:00:00", "Lê Văn C ck", 80_000),
+		transfer(b.a.ID, "S2", "2026-03-02 09:00:00", "LE VAN C CK", 80_000),
+		transfer(b.a.ID, "S3", "2026-03-02 17:00:00", "le van c  ck", 80_000),
+		transfer(b.a.ID, "S4", "2026-03-02 17:00:00", "le van c ck", 80_001),
+	}
+	res, err := b.s.IngestTransactions(t.Context(), tenant, in, make([]string, len(in)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{0, res[0].ID, res[0].ID, 0} {
+		got := mustTx(t, b.s, tenant, res[i].ID)
+		if got.DupOf != want || (want != 0) != (got.DupState == recon.DupPossible) {
+			t.Errorf("row %d: %q of %d, want of %d", i, got.DupState, got.DupOf, want)
+		}
+	}
+	if f := dayFlow(t, b.s, tenant, "2026-03-02"); f.In != 160_001 || f.InCount != 2 {
+		t.Fatalf("flows %+v", f)
+	}
 }
