@@ -295,7 +295,7 @@ func PendingAudit(ctx context.Context) (*AuditEntry, func()) {
 var auditCompanyFields = []string{"full_name", "short_name", "status", "subscription", "begin_date", "end_date",
 	"data_storage_days", "bank_sub_account", "paycode", "formats",
 	"seller_legal_name", "seller_tax_code", "seller_address", "seller_phone", "seller_email", "seller_bank_name", "seller_bank_account",
-	"invoice_template", "invoice_series", "auto_invoice"}
+	"invoice_template", "invoice_series", "auto_invoice", "duplicate_window_days"}
 
 // auditCompany is the company's settings as text, for AuditDiff.
 func auditCompany(c *Company) map[string]string {
@@ -305,7 +305,8 @@ func auditCompany(c *Company) map[string]string {
 		"bank_sub_account": strconv.FormatBool(cf.BankSubAccount), "paycode": strconv.FormatBool(cf.Paycode), "formats": AuditFormats(cf.PaymentCodeFormats),
 		"seller_legal_name": s.LegalName, "seller_tax_code": s.TaxCode, "seller_address": s.Address, "seller_phone": s.Phone,
 		"seller_email": s.Email, "seller_bank_name": s.BankName, "seller_bank_account": s.BankAcct,
-		"invoice_template": cf.Invoicing.Template, "invoice_series": cf.Invoicing.Series, "auto_invoice": strconv.FormatBool(cf.Invoicing.AutoInvoice)}
+		"invoice_template": cf.Invoicing.Template, "invoice_series": cf.Invoicing.Series, "auto_invoice": strconv.FormatBool(cf.Invoicing.AutoInvoice),
+		"duplicate_window_days": strconv.Itoa(cf.DuplicateWindowDays)}
 }
 
 // AuditCompanyChanges are the changes of a company's settings between

@@ -51,6 +51,10 @@ type CompanyConfig struct {
 	// the company's live and test modes, like every setting.
 	Seller    Seller
 	Invoicing InvoiceSettings
+	// DuplicateWindowDays is how many days apart two transfers may be dated
+	// and still be possible duplicates of each other (0: the same day;
+	// CheckDuplicateWindow; docs/statements.md, Possible duplicates).
+	DuplicateWindowDays int
 }
 
 // Validate checks the fields a company must have, new or updated.

@@ -48,6 +48,9 @@ type SellerUpdate struct {
 	InvoiceTemplate *string `json:"invoice_template,omitempty"`
 	InvoiceSeries   *string `json:"invoice_series,omitempty"`
 	AutoInvoice     *bool   `json:"auto_invoice,omitempty"`
+	// DuplicateWindowDays sets CompanyConfig.DuplicateWindowDays (0 to
+	// MaxDuplicateWindowDays; docs/statements.md, Possible duplicates).
+	DuplicateWindowDays *int `json:"duplicate_window_days,omitempty"`
 }
 
 // Empty reports whether u changes nothing.
@@ -84,6 +87,12 @@ func (u *SellerUpdate) Apply(c *CompanyConfig) error {
 	}
 	if u.AutoInvoice != nil {
 		c.Invoicing.AutoInvoice = *u.AutoInvoice
+	}
+	if u.DuplicateWindowDays != nil {
+		if err := CheckDuplicateWindow(*u.DuplicateWindowDays); err != nil {
+			return err
+		}
+		c.DuplicateWindowDays = *u.DuplicateWindowDays
 	}
 	return c.ValidateInvoicing()
 }

@@ -38,7 +38,7 @@ const (
 )
 
 // ExceptionKinds lists every kind.
-var ExceptionKinds = []string{ExceptionUnmatched, ExceptionUnderpaid, ExceptionOverpaid, ExceptionDuplicate, ExceptionRefundTransfer, ExceptionVAInactive}
+var ExceptionKinds = []string{ExceptionUnmatched, ExceptionUnderpaid, ExceptionOverpaid, ExceptionDuplicate, ExceptionRefundTransfer, ExceptionVAInactive, ExceptionPossibleDuplicate}
 
 // IsException reports whether a match outcome makes its transfer an exception.
 func IsException(outcome string) bool { return slices.Contains(ExceptionKinds, outcome) }
@@ -77,10 +77,23 @@ const (
 	// open (Closes): the payer may pay, or not, and the person then ignores
 	// or writes off.
 	ResolveAskRemainder = "ask_remainder"
+	// ResolveDuplicate says a possible duplicate is the same transfer as
+	// the row it names: it stays out of totals, balances and matching for
+	// good (docs/statements.md, Possible duplicates).
+	ResolveDuplicate = "duplicate"
+	// ResolveDistinct says a possible duplicate is a transfer of its own:
+	// it enters balances and totals in date order and is matched then, as
+	// if it had just arrived; when matching leaves it an exception of
+	// another kind (unmatched, ...) the exception stays open as that kind.
+	ResolveDistinct = "distinct"
 )
 
 // ResolveActions lists every resolution action.
-var ResolveActions = []string{ResolveMatch, ResolveRefund, ResolveIgnore, ResolveWriteOff, ResolveAskRemainder}
+var ResolveActions = []string{ResolveMatch, ResolveRefund, ResolveIgnore, ResolveWriteOff, ResolveAskRemainder, ResolveDuplicate, ResolveDistinct}
+
+// ForDuplicate reports whether the action is one for a possible
+// duplicate (ResolveDuplicate, ResolveDistinct).
+func ForDuplicate(action string) bool { return action == ResolveDuplicate || action == ResolveDistinct }
 
 // BulkResolveActions are the actions one confirmation may apply to several
 // exceptions at once: those that need no order or receiver of their own.
@@ -236,6 +249,12 @@ func (in *ResolveInput) Validate() error {
 func CheckResolution(e *Exception, in *ResolveInput, o *Order) error {
 	if r := e.Resolution; r != nil {
 		return Errorf(ECONFLICT, "transaction %d is already resolved (%s by %s at %s)", e.Transaction.ID, r.Action, r.UserEmail, r.CreatedAt.UTC().Format(time.RFC3339))
+	}
+	if (e.Kind == ExceptionPossibleDuplicate) != ForDuplicate(in.Action) {
+		if ForDuplicate(in.Action) {
+			return Errorf(ECONFLICT, "transaction %d is %s, not a possible duplicate: %s is only for possible duplicates", e.Transaction.ID, e.Kind, in.Action)
+		}
+		return Errorf(ECONFLICT, "transaction %d is a possible duplicate of transaction %d: resolve it as duplicate or distinct", e.Transaction.ID, e.Transaction.DupOf)
 	}
 	if e.Kind == ExceptionRefundTransfer && in.Action != ResolveIgnore {
 		return Errorf(ECONFLICT, "transaction %d is money that went out with a refund's reference: it can only be ignored, once dealt with at the bank", e.Transaction.ID)

@@ -82,12 +82,16 @@ const (
 	// the statement's entries (a feed's row the bank did not book).
 	CauseOnlyInRecon = "only_in_recon"
 	// CauseMissingInRecon: an entry of the statement whose row Recon does
-	// not count in the period (skipped as invalid, deleted, dated outside
+	// not hold in the period (skipped as invalid, deleted, dated outside
 	// the period, or an entry sharing another's reference).
 	CauseMissingInRecon = "missing_in_recon"
 	// CauseAmountDiffers: an entry recognised as a stored row (the same
 	// reference) whose amount differs from the entry's.
 	CauseAmountDiffers = "amount_differs"
+	// CausePossibleDuplicate: an entry stored as a possible duplicate of a
+	// row Recon counts (docs/statements.md, Possible duplicates); its effect
+	// is zero: it waits for someone to say duplicate or distinct.
+	CausePossibleDuplicate = "possible_duplicate"
 )
 
 // ProofCause is one kind of difference: how many rows, their effect on the

@@ -68,6 +68,12 @@ type Transaction struct {
 	// References are its other references (TransactionInput.References),
 	// read by TransactionStore.Transaction only.
 	References []string
+	// DupState is "" for an ordinary row, else its duplicate state
+	// (DupPossible, DupConfirmed, DupDistinct), and DupOf the row it was
+	// stored as a possible duplicate of (docs/statements.md, Possible
+	// duplicates).
+	DupState string
+	DupOf    int64
 }
 
 // MaxAmount bounds every amount and every balance (10^15 VND), far above

@@ -173,7 +173,7 @@ func TestGetCompany(t *testing.T) {
 				"data_storage_time": "365", "payment_code_formats": []any{}},
 			"seller":    map[string]any{"legal_name": "", "tax_code": "", "address": "", "phone": "", "email": "", "bank_name": "", "bank_account": ""},
 			"invoicing": map[string]any{"invoice_template": "1", "invoice_series": "", "auto_invoice": false},
-			"livemode":  true,
+			"livemode":  true, "duplicate_window_days": 0.0,
 		}}
 		if status != 200 {
 			t.Fatalf("status %d: %v", status, body)

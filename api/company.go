@@ -23,7 +23,9 @@ type companyJSON struct {
 	Configurations configurationJSON `json:"configurations"`
 	Seller         sellerJSON        `json:"seller"`
 	Invoicing      invoicingJSON     `json:"invoicing"`
-	Livemode       bool              `json:"livemode"`
+	// DuplicateWindowDays: docs/statements.md, Possible duplicates.
+	DuplicateWindowDays int  `json:"duplicate_window_days"`
+	Livemode            bool `json:"livemode"`
 }
 
 // sellerJSON is the company as its invoices name it (docs/invoices.md, The
@@ -55,10 +57,11 @@ func CompanyJSON(co *recon.Company, c *recon.Caller) any {
 	return companyJSON{
 		ID: co.LiveID(), FullName: co.FullName, ShortName: co.ShortName, Role: role,
 		Status: co.Status, Subscription: co.Subscription, BeginDate: co.BeginDate, EndDate: co.EndDate,
-		Configurations: toConfigurationJSON(&co.Config),
-		Seller:         sellerJSON{s.LegalName, s.TaxCode, s.Address, s.Phone, s.Email, s.BankName, s.BankAcct},
-		Invoicing:      invoicingJSON{co.Config.Invoicing.Template, co.Config.Invoicing.Series, co.Config.Invoicing.AutoInvoice},
-		Livemode:       c.Livemode(),
+		Configurations:      toConfigurationJSON(&co.Config),
+		Seller:              sellerJSON{s.LegalName, s.TaxCode, s.Address, s.Phone, s.Email, s.BankName, s.BankAcct},
+		Invoicing:           invoicingJSON{co.Config.Invoicing.Template, co.Config.Invoicing.Series, co.Config.Invoicing.AutoInvoice},
+		DuplicateWindowDays: co.Config.DuplicateWindowDays,
+		Livemode:            c.Livemode(),
 	}
 }
 
@@ -117,7 +120,7 @@ func (h *Handler) patchCompany(w http.ResponseWriter, r *http.Request, c *recon.
 		return err
 	}
 	if up.Empty() {
-		return recon.Errorf(recon.EINVALID, "nothing to change: give at least one of legal_name, tax_code, address, phone, email, bank_name, bank_account, invoice_template, invoice_series, auto_invoice")
+		return recon.Errorf(recon.EINVALID, "nothing to change: give at least one of legal_name, tax_code, address, phone, email, bank_name, bank_account, invoice_template, invoice_series, auto_invoice, duplicate_window_days")
 	}
 	var co *recon.Company
 	err := h.audited(r, c, recon.AuditSellerUpdate, "", nil, func(ctx context.Context) (err error) {

@@ -164,7 +164,7 @@ func TestExceptionsAPI(t *testing.T) {
 			return fmt.Sprintf(`{"status":"error","error":"validation_error","message":%q,"errors":{%q:[%q]}}`, msg, field, msg)
 		}
 		for _, c := range []struct{ query, field, msg string }{
-			{"kind=lost", "kind", "kind must be one of unmatched, underpaid, overpaid, duplicate, refund_transfer, va_inactive"},
+			{"kind=lost", "kind", "kind must be one of unmatched, underpaid, overpaid, duplicate, refund_transfer, va_inactive, possible_duplicate"},
 			{"status=all", "status", "status must be open or resolved"},
 			{"limit=0", "limit", "limit must be an integer from 1 to 100"},
 			{"limit=101", "limit", "limit must be an integer from 1 to 100"},
@@ -232,8 +232,8 @@ func TestExceptionsAPI(t *testing.T) {
 			{"no scope", "noscope", b.u1, `{"action":"ignore","note":"x"}`, 403, forbidden(`the access token lacks the scope "exception:write"`)},
 			{"malformed", "accountant", b.u1, `{"action":`, 400, `{"status":"error","error":"validation_error","message":"malformed JSON: the body ends early"}`},
 			{"unknown field", "accountant", b.u1, `{"action":"ignore","note":"x","by":"me"}`, 400, invalid("by", `unknown field "by"`)},
-			{"no action", "accountant", b.u1, `{"note":"x"}`, 400, invalid("action", "action is required: match, refund, ignore, write_off, ask_remainder")},
-			{"bad action", "accountant", b.u1, `{"action":"delete","note":"x"}`, 400, invalid("action", "action must be one of match, refund, ignore, write_off, ask_remainder")},
+			{"no action", "accountant", b.u1, `{"note":"x"}`, 400, invalid("action", "action is required: match, refund, ignore, write_off, ask_remainder, duplicate, distinct")},
+			{"bad action", "accountant", b.u1, `{"action":"delete","note":"x"}`, 400, invalid("action", "action must be one of match, refund, ignore, write_off, ask_remainder, duplicate, distinct")},
 			{"no note", "accountant", b.u1, `{"action":"ignore"}`, 400, invalid("note", "note is required: say why")},
 			{"long note", "accountant", b.u1, `{"action":"ignore","note":"` + strings.Repeat("é", 251) + `"}`, 400, invalid("note", "note must be at most 500 bytes, not 502")},
 			{"order as text", "accountant", b.u1, `{"action":"match","order_id":"OPEN","note":"x"}`, 400, ``},

@@ -26,6 +26,11 @@ type transactionJSON struct {
 	Code            *string `json:"code"`
 	SubAccount      *string `json:"sub_account"`
 	Livemode        bool    `json:"livemode"`
+	// DupState and DuplicateOf are shown only for a row stored as a
+	// possible duplicate (docs/statements.md, Possible duplicates): an
+	// ordinary row's answer is unchanged.
+	DupState    string `json:"dup_state,omitempty"`
+	DuplicateOf int64  `json:"duplicate_of,omitempty"`
 }
 
 func nullable(s string) *string {
@@ -42,6 +47,7 @@ func toTransactionJSON(t *recon.Transaction, livemode bool) transactionJSON {
 		AmountOut:       t.AmountOut, AmountIn: t.AmountIn, Accumulated: t.Accumulated,
 		Content: t.Content, ReferenceNumber: t.ReferenceNumber,
 		Code: nullable(t.Code), SubAccount: nullable(t.SubAccount), Livemode: livemode,
+		DupState: t.DupState, DuplicateOf: t.DupOf,
 	}
 }
 

@@ -16,6 +16,19 @@ var excMessages = []struct{ key, en, vi string }{
 	{"xa_write_off", "Remainder written off", "Đã xóa nợ phần còn thiếu"},
 	{"xa_ask_remainder", "Remainder asked for", "Đã yêu cầu trả phần còn thiếu"},
 	{"xb_ignore", "Ignore", "Bỏ qua"},
+
+	// Possible duplicates (docs/statements.md, Possible duplicates).
+	{"xk_possible_duplicate", "Possible duplicate", "Có thể trùng lặp"},
+	{"xa_duplicate", "Confirmed duplicate", "Đã xác nhận trùng lặp"},
+	{"xa_distinct", "Confirmed a transfer of its own", "Đã xác nhận là giao dịch riêng"},
+	{"x_dup_of", "Same account, amount, date and memo or reference as transaction", "Cùng tài khoản, số tiền, ngày và nội dung hoặc mã tham chiếu với giao dịch"},
+	{"x_pick_duplicate", "Duplicate: the same transfer as the first row; it stays out of totals, balances and matching for good", "Trùng lặp: cùng một giao dịch với dòng đầu tiên; giao dịch này không bao giờ được tính vào tổng, số dư và đối soát"},
+	{"x_pick_distinct", "Distinct: a transfer of its own; it enters totals and balances in date order and is matched now", "Giao dịch riêng: được tính vào tổng và số dư theo thứ tự ngày và được đối soát ngay"},
+	{"dup_possible", "possible duplicate", "có thể trùng lặp"},
+	{"dup_duplicate", "duplicate", "trùng lặp"},
+	{"dup_distinct", "distinct", "giao dịch riêng"},
+	{"mr_dup_memo", "possible duplicate of transaction %d: same account, direction, amount and memo, dated within the duplicate window", "có thể trùng lặp với giao dịch %d: cùng tài khoản, chiều, số tiền và nội dung, trong khoảng ngày xét trùng"},
+	{"mr_dup_ref", "possible duplicate of transaction %d: same account, direction and amount, dated within the duplicate window, sharing a reference", "có thể trùng lặp với giao dịch %d: cùng tài khoản, chiều và số tiền, trong khoảng ngày xét trùng, có chung mã tham chiếu"},
 	{"xb_refund", "Mark as refunded outside Recon", "Đánh dấu đã hoàn tiền ngoài Recon"},
 	{"xb_write_off", "Write off the remainder (underpaid only)", "Xóa nợ phần còn thiếu (chỉ giao dịch trả thiếu)"},
 

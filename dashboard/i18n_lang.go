@@ -182,6 +182,12 @@ func init() {
 // exception's) in the language, from its data (recon.ParseReason), amounts
 // as money; a sentence it does not know is shown as it is.
 func (l lang) Reason(s string) string {
+	if id, byRef, ok := recon.ParseDupReason(s); ok {
+		if byRef {
+			return fmt.Sprintf(l.T("mr_dup_ref"), id)
+		}
+		return fmt.Sprintf(l.T("mr_dup_memo"), id)
+	}
 	r, ok := recon.ParseReason(s)
 	if !ok {
 		return s

@@ -24,6 +24,7 @@ var proofMessages = []struct{ key, en, vi string }{
 	{"cause_only_in_recon", "Only in Recon", "Chỉ có trong Recon"},
 	{"cause_missing_in_recon", "Missing in Recon", "Thiếu trong Recon"},
 	{"cause_amount_differs", "Amount differs", "Số tiền khác nhau"},
+	{"cause_possible_duplicate", "Possible duplicate, to resolve", "Có thể trùng lặp, cần xử lý"},
 	{"all_accounts", "Every account", "Tất cả tài khoản"},
 	{"rp_balances", "Balances: the bank's and Recon's", "Số dư: của ngân hàng và của Recon"},
 	{"rp_balances_help", "For each account and day: the closing balance of a statement ending that day, Recon's balance at the end of the day, and the difference with its causes.", "Theo từng tài khoản và ngày: số dư cuối kỳ của sao kê kết thúc vào ngày đó, số dư của Recon cuối ngày, và chênh lệch cùng nguyên nhân."},

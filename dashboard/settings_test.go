@@ -294,9 +294,9 @@ func dashBankAccounts(t *testing.T, e *dashEnv) {
 	}
 	// A discontinuity: a reported balance that does not follow.
 	in := []recon.TransactionInput{{BankAccountID: e.live.account, TransactionDate: mustTime(t, "2026-09-18 08:00:00"), AmountIn: 1000,
-		Content: "gap", ReferenceNumber: "GAP1", Accumulated: ptr(int64(1000))},
+		Content: "gap 1", ReferenceNumber: "GAP1", Accumulated: ptr(int64(1000))},
 		{BankAccountID: e.live.account, TransactionDate: mustTime(t, "2026-09-18 09:00:00"), AmountIn: 1000,
-			Content: "gap", ReferenceNumber: "GAP2", Accumulated: ptr(int64(50000))}}
+			Content: "gap 2", ReferenceNumber: "GAP2", Accumulated: ptr(int64(50000))}} // two memos: not possible duplicates
 	if _, err := recon.Ingest(context.Background(), db, recon.LiveTenant(id), in[1].TransactionDate, in); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,8 +77,15 @@ type storedRow struct {
 }
 
 // storedRowColumns are what scanStoredRow reads, of transactions t and
-// their discontinuity d.
-const storedRowColumns = `t.id, t.transaction_date, t.amount_in - t.amount_out, t.accumulated, t.bank_balance, d.id, d.expected`
+// their discontinuity d. A possible (or confirmed) duplicate moves no
+// balance and carries no bank's balance (docs/statements.md, Possible
+// duplicates).
+const storedRowColumns = `t.id, t.transaction_date, CASE WHEN ` + dupOut + ` THEN 0 ELSE t.amount_in - t.amount_out END, t.accumulated,
+	CASE WHEN ` + dupOut + ` THEN NULL ELSE t.bank_balance END, d.id, d.expected`
+
+// dupOut is true of a row of transactions t that does not count: a
+// possible or confirmed duplicate.
+const dupOut = `COALESCE(t.dup_state, '') IN ('` + recon.DupPossible + `', '` + recon.DupConfirmed + `')`
 
 func scanStoredRow(s scanner) (*storedRow, error) {
 	var r storedRow
@@ -119,6 +127,10 @@ type tailShift struct {
 	prev      int64
 	prevKnown bool
 	limit     int // the rows the tail may hold before its first bank balance
+	// afterID, when not 0, also takes the rows dated at after with a
+	// larger id (a possible duplicate resolved distinct moves the rows
+	// after its own place, enterDistinct).
+	afterID int64
 }
 
 // loadHistories reads the history of every account the batch reaches
@@ -237,11 +249,15 @@ func (db *DB) rederive(ctx context.Context, tx *sql.Tx, companyID int64, p *inge
 
 // shiftTail moves an account's rows dated after a batch (see tailShift).
 func (db *DB) shiftTail(ctx context.Context, tx *sql.Tx, companyID int64, a *accountState, t tailShift, now time.Time) error {
+	after, args := `t.transaction_date > $2`, []any{t.account, t.after, t.limit + 1}
+	if t.afterID != 0 {
+		after, args = `(t.transaction_date > $2 OR (t.transaction_date = $2 AND t.id > $4))`, append(args, t.afterID)
+	}
 	rows, err := tx.QueryContext(ctx, `
 		SELECT `+storedRowColumns+`
 		FROM transactions t LEFT JOIN balance_discontinuities d ON d.transaction_id = t.id
-		WHERE t.bank_account_id = $1 AND t.transaction_date > $2
-		ORDER BY t.transaction_date, t.id LIMIT $3`, t.account, t.after, t.limit+1)
+		WHERE t.bank_account_id = $1 AND `+after+`
+		ORDER BY t.transaction_date, t.id LIMIT $3`, args...)
 	if err != nil {
 		return internal(err, "read the rows a batch re-derives")
 	}
@@ -274,8 +290,13 @@ func (db *DB) shiftTail(ctx context.Context, tx *sql.Tx, companyID int64, a *acc
 		}
 		q := `UPDATE transactions SET accumulated = accumulated + $1 WHERE bank_account_id = $2 AND transaction_date > $3`
 		args := []any{t.shift, t.account, t.after}
+		if t.afterID != 0 {
+			q = `UPDATE transactions SET accumulated = accumulated + $1 WHERE bank_account_id = $2 AND (transaction_date > $3 OR (transaction_date = $3 AND id > $4))`
+			args = append(args, t.afterID)
+		}
 		if anchor != nil {
-			q += ` AND (transaction_date < $4 OR (transaction_date = $4 AND id < $5))`
+			d, id := "$"+strconv.Itoa(len(args)+1), "$"+strconv.Itoa(len(args)+2)
+			q += ` AND (transaction_date < ` + d + ` OR (transaction_date = ` + d + ` AND id < ` + id + `))`
 			args = append(args, anchor.date, anchor.id)
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {

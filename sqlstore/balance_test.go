@@ -27,7 +27,7 @@ func TestRederiveBound(t *testing.T) {
 		}
 		at := func(ref string, hour int, bank *int64) recon.TransactionInput {
 			return recon.TransactionInput{BankAccountID: a.ID, TransactionDate: time.Date(2026, 3, 1, hour, 0, 0, 0, time.UTC),
-				AmountIn: 10, Content: "tien hang", ReferenceNumber: ref, Accumulated: bank}
+				AmountIn: 10, Content: "tien hang " + ref, ReferenceNumber: ref, Accumulated: bank} // a memo each: no possible duplicates
 		}
 		ingest := func(in ...recon.TransactionInput) error {
 			_, err := db.IngestTransactions(ctx, c.Tenant(), in, make([]string, len(in)))

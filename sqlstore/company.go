@@ -59,7 +59,7 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 		SELECT c.id, COALESCE(c.test_of, 0), p.full_name, p.short_name, p.status, p.subscription, p.begin_date, p.end_date,
 			p.bank_sub_account, p.paycode, p.data_storage_days, p.created_at,
 			p.seller_legal_name, p.seller_tax_code, p.seller_address, p.seller_phone, p.seller_email,
-			p.seller_bank_name, p.seller_bank_account, p.invoice_template, p.invoice_series, p.auto_invoice,
+			p.seller_bank_name, p.seller_bank_account, p.invoice_template, p.invoice_series, p.auto_invoice, p.duplicate_window_days,
 			f.prefix, f.suffix_from, f.suffix_to, f.character_type, f.is_active
 		FROM `+tenantCompany+`
 		LEFT JOIN payment_code_formats f ON f.company_id = p.id
@@ -83,7 +83,7 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 			&row.Config.BankSubAccount, &row.Config.Paycode, &row.Config.DataStorageDays, &row.CreatedAt,
 			&row.Config.Seller.LegalName, &row.Config.Seller.TaxCode, &row.Config.Seller.Address, &row.Config.Seller.Phone,
 			&row.Config.Seller.Email, &row.Config.Seller.BankName, &row.Config.Seller.BankAcct,
-			&row.Config.Invoicing.Template, &row.Config.Invoicing.Series, &row.Config.Invoicing.AutoInvoice,
+			&row.Config.Invoicing.Template, &row.Config.Invoicing.Series, &row.Config.Invoicing.AutoInvoice, &row.Config.DuplicateWindowDays,
 			&prefix, &from, &to, &ctype, &active)
 		if err != nil {
 			return nil, internal(err, "read company")
@@ -112,7 +112,7 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 const companyColumns = `id, full_name, short_name, status, subscription, begin_date, end_date,
 	bank_sub_account, paycode, data_storage_days, created_at,
 	seller_legal_name, seller_tax_code, seller_address, seller_phone, seller_email,
-	seller_bank_name, seller_bank_account, invoice_template, invoice_series, auto_invoice`
+	seller_bank_name, seller_bank_account, invoice_template, invoice_series, auto_invoice, duplicate_window_days`
 
 // scanCompany reads one row of companyColumns.
 func scanCompany(row scanner) (*recon.Company, error) {
@@ -122,7 +122,7 @@ func scanCompany(row scanner) (*recon.Company, error) {
 		&c.Config.BankSubAccount, &c.Config.Paycode, &c.Config.DataStorageDays, &c.CreatedAt,
 		&c.Config.Seller.LegalName, &c.Config.Seller.TaxCode, &c.Config.Seller.Address, &c.Config.Seller.Phone,
 		&c.Config.Seller.Email, &c.Config.Seller.BankName, &c.Config.Seller.BankAcct,
-		&c.Config.Invoicing.Template, &c.Config.Invoicing.Series, &c.Config.Invoicing.AutoInvoice); err != nil {
+		&c.Config.Invoicing.Template, &c.Config.Invoicing.Series, &c.Config.Invoicing.AutoInvoice, &c.Config.DuplicateWindowDays); err != nil {
 		return nil, err
 	}
 	c.BeginDate, c.EndDate = dateText(begin), dateText(end)
@@ -185,18 +185,21 @@ func (db *DB) UpdateCompany(ctx context.Context, id int64, update func(c *recon.
 		if err := c.Config.ValidateInvoicing(); err != nil {
 			return err
 		}
+		if err := recon.CheckDuplicateWindow(c.Config.DuplicateWindowDays); err != nil {
+			return err
+		}
 		sl := c.Config.Seller
 		_, err = tx.ExecContext(ctx, `
 			UPDATE companies SET full_name = $1, short_name = $2, status = $3, subscription = $4,
 				begin_date = $5, end_date = $6, bank_sub_account = $7, paycode = $8, data_storage_days = $9,
 				seller_legal_name = $10, seller_tax_code = $11, seller_address = $12, seller_phone = $13,
 				seller_email = $14, seller_bank_name = $15, seller_bank_account = $16,
-				invoice_template = $17, invoice_series = $18, auto_invoice = $19
-			WHERE id = $20`,
+				invoice_template = $17, invoice_series = $18, auto_invoice = $19, duplicate_window_days = $20
+			WHERE id = $21`,
 			c.FullName, c.ShortName, c.Status, c.Subscription, begin, end,
 			c.Config.BankSubAccount, c.Config.Paycode, c.Config.DataStorageDays,
 			sl.LegalName, sl.TaxCode, sl.Address, sl.Phone, sl.Email, sl.BankName, sl.BankAcct,
-			c.Config.Invoicing.Template, c.Config.Invoicing.Series, c.Config.Invoicing.AutoInvoice, id)
+			c.Config.Invoicing.Template, c.Config.Invoicing.Series, c.Config.Invoicing.AutoInvoice, c.Config.DuplicateWindowDays, id)
 		if err != nil {
 			return internal(err, "update company")
 		}

@@ -148,7 +148,9 @@ func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx
 	accounts, dates, ins, outs, accs := make([]int64, n), make([]time.Time, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	contents, refs, codes, subs := make([]string, n), make([]string, n), make([]*string, n), make([]*string, n)
 	banks := make([]*int64, n) // the bank's balances, NULL when it gave none
+	keys := make([]int64, n)
 	for i, r := range rows {
+		keys[i] = r.dupKey
 		banks[i] = r.Accumulated
 		accounts[i], dates[i], ins[i], outs[i], accs[i] = r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut, r.accumulated
 		contents[i], refs[i] = r.Content, r.ReferenceNumber
@@ -161,13 +163,13 @@ func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx
 	}
 	ids := make(map[accountKey]int64, len(rows))
 	res, err := tx.QueryContext(ctx, insertTransactionColumns+`
-			SELECT $1, a, d, i, o, acc, c, r, code, sub, $2, bank
-			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[])
-			     WITH ORDINALITY AS u(a, d, i, o, acc, c, r, code, sub, bank, n)
+			SELECT $1, a, d, i, o, acc, c, r, code, sub, $2, bank, k
+			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::bigint[])
+			     WITH ORDINALITY AS u(a, d, i, o, acc, c, r, code, sub, bank, k, n)
 			ORDER BY n
 			ON CONFLICT (bank_account_id, reference_number) DO NOTHING
 			RETURNING id, bank_account_id, reference_number`,
-		companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs, banks)
+		companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs, banks, keys)
 	if err != nil {
 		return ids, internal(err, "insert transactions")
 	}

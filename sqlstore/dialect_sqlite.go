@@ -189,14 +189,14 @@ func (sqliteDialect) insertTransactions(ctx context.Context, db *DB, tx *sql.Tx,
 	ids := make(map[accountKey]int64, len(rows))
 	for start := 0; start < len(rows); start += insertChunk {
 		chunk := rows[start:min(start+insertChunk, len(rows))]
-		args := make([]any, 0, len(chunk)*12)
+		args := make([]any, 0, len(chunk)*13)
 		for _, r := range chunk {
 			var bank any // the bank's balance, NULL when it gave none
 			if r.Accumulated != nil {
 				bank = *r.Accumulated
 			}
 			args = append(args, companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), r.AmountIn, r.AmountOut,
-				r.accumulated, r.Content, r.ReferenceNumber, nullString(r.code), nullString(r.SubAccount), now, bank)
+				r.accumulated, r.Content, r.ReferenceNumber, nullString(r.code), nullString(r.SubAccount), now, bank, r.dupKey)
 		}
 		var res sql.Result
 		var err error
@@ -240,7 +240,7 @@ func sqliteInsertTransactions(n int) string {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?)")
+		sb.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?)")
 	}
 	sb.WriteString(` ON CONFLICT (bank_account_id, reference_number) DO NOTHING`)
 	return sb.String()

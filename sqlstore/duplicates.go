@@ -3,7 +3,11 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
+	"time"
+
+	"recon"
 )
 
 // Other references and possible duplicates (docs/statements.md, References
@@ -74,4 +78,337 @@ func (db *DB) otherRefs(ctx context.Context, q querier, companyID int64, ids []i
 		}
 	}
 	return out, nil
+}
+
+// dupHit is what findDuplicates found of one input: the stored row it is a
+// possible duplicate of (of), or the earlier row of its batch (batch: that
+// row's index plus one); byRef when only a shared reference told it.
+type dupHit struct {
+	of    int64
+	batch int
+	byRef bool
+}
+
+// dupCand is a stored row a look-up found.
+type dupCand struct {
+	id, key, dupOf, in, out int64
+	date                    time.Time
+	ref, state, content     string
+}
+
+// first is the row a possible duplicate of c names: c's own first row when
+// c is itself a possible (or confirmed) duplicate.
+func (c dupCand) first() int64 {
+	if !recon.DupCounts(c.state) && c.dupOf != 0 {
+		return c.dupOf
+	}
+	return c.id
+}
+
+// dupWindow is the tenant's duplicate window in days (the live company's
+// setting, shared by its test mode).
+func (db *DB) dupWindow(ctx context.Context, q querier, companyID int64) (int64, error) {
+	var days int64
+	if err := q.QueryRowContext(ctx, `SELECT p.duplicate_window_days FROM `+tenantCompany+` WHERE c.id = $1`, companyID).Scan(&days); err != nil {
+		return 0, internal(err, "read the duplicate window")
+	}
+	return days, nil
+}
+
+// findDuplicates finds the possible duplicates of a batch (docs/statements.md,
+// Possible duplicates) before it is planned: each input whose account holds
+// a row of another reference with the same direction, amount and memo
+// (recon.DupMemo) dated within the window, or an earlier row of the batch
+// like it; and each input carrying other references (a statement's) whose
+// account holds a row of the same amounts in the window sharing a reference
+// key (recon.ReferenceKeys). keys[i] is input i's recon.DupKey. The look-up
+// is one query per account and chunk of keys, each key asked on every day
+// of its window (recon.DupKeyOn) on transactions_dup_key (migration 00044):
+// equality probes, which find nothing for an ordinary batch; what they find
+// is compared in full. The reference rule costs one probe of
+// transactions_company_amounts per input that carries other references.
+// The accounts are locked: no writer adds rows meanwhile.
+func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, keys []int64) (map[int]dupHit, error) {
+	window, err := db.dupWindow(ctx, tx, companyID)
+	if err != nil {
+		return nil, err
+	}
+	asked := map[int64]map[int64]bool{}
+	var accounts []int64
+	for i := range in {
+		a, d := in[i].BankAccountID, dayNumber(in[i].TransactionDate)
+		if asked[a] == nil {
+			asked[a] = map[int64]bool{}
+			accounts = append(accounts, a)
+		}
+		for day := d - window; day <= d+window; day++ {
+			asked[a][recon.DupKeyOn(keys[i], day)] = true
+		}
+	}
+	slices.Sort(accounts)
+	stored := map[accountKeyDup][]*dupCand{} // by account and the key's hash (its key on day 0)
+	for _, a := range accounts {
+		ks := make([]any, 0, len(asked[a]))
+		for k := range asked[a] {
+			ks = append(ks, k)
+		}
+		for start := 0; start < len(ks); start += insertChunk {
+			chunk := ks[start:min(start+insertChunk, len(ks))]
+			// Padded (a key twice is asked once) to one of a few sizes,
+			// each statement prepared once (DB.stmt).
+			n := dupProbeSizes[slices.IndexFunc(dupProbeSizes, func(n int) bool { return n >= len(chunk) })]
+			args := append(make([]any, 0, n+1), a)
+			for k := range n {
+				args = append(args, chunk[min(k, len(chunk)-1)])
+			}
+			stmt, err := db.stmt(ctx, tx, `SELECT `+dupCandColumns+` FROM transactions
+				WHERE bank_account_id = `+db.d.param(1)+` AND dup_key IN (`+db.params(2, n)+`)`)
+			if err != nil {
+				return nil, internal(err, "look for possible duplicates")
+			}
+			rows, err := stmt.QueryContext(ctx, args...)
+			list, err := collect(rows, err, "look for possible duplicates", scanDupCand)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range list {
+				k := accountKeyDup{a, recon.DupKeyOn(c.key, 0)}
+				stored[k] = append(stored[k], c)
+			}
+		}
+	}
+	hits := map[int]dupHit{}
+	earlier := map[accountKeyDup][]int{}
+	for i := range in {
+		t := &in[i]
+		k, d := accountKeyDup{t.BankAccountID, recon.DupKeyOn(keys[i], 0)}, dayNumber(t.TransactionDate)
+		like := func(ref string, date time.Time, amountIn, amountOut int64, memo string) bool {
+			day := dayNumber(date)
+			return ref != t.ReferenceNumber && day >= d-window && day <= d+window &&
+				amountIn == t.AmountIn && amountOut == t.AmountOut && recon.DupMemo(memo) == recon.DupMemo(t.Content)
+		}
+		var best int64
+		for _, c := range stored[k] {
+			if like(c.ref, c.date, c.in, c.out, c.content) && (best == 0 || c.first() < best) {
+				best = c.first()
+			}
+		}
+		if best != 0 {
+			hits[i] = dupHit{of: best}
+		} else {
+			for _, j := range earlier[k] {
+				if e := &in[j]; like(e.ReferenceNumber, e.TransactionDate, e.AmountIn, e.AmountOut, e.Content) {
+					hits[i] = dupHit{batch: j + 1}
+					if h, ok := hits[j]; ok {
+						hits[i] = h // j is one itself: i names j's first row
+					}
+					break
+				}
+			}
+		}
+		earlier[k] = append(earlier[k], i)
+		if _, ok := hits[i]; ok || len(t.References) == 0 {
+			continue
+		}
+		of, err := db.sharedReference(ctx, tx, companyID, t, window)
+		if err != nil {
+			return nil, err
+		}
+		if of != 0 {
+			hits[i] = dupHit{of: of, byRef: true}
+		}
+	}
+	return hits, nil
+}
+
+// dupProbeSizes are the numbers of keys a look-up asks for at once (the
+// last is insertChunk).
+var dupProbeSizes = []int{16, 128, insertChunk}
+
+// accountKeyDup is an account and a duplicate key.
+type accountKeyDup struct{ account, key int64 }
+
+// dupCandColumns are what scanDupCand reads of transactions.
+const dupCandColumns = `id, dup_key, transaction_date, reference_number, COALESCE(dup_of, 0), COALESCE(dup_state, ''), amount_in, amount_out, content`
+
+func scanDupCand(s scanner) (*dupCand, error) {
+	var c dupCand
+	var date anyTime
+	var key sql.NullInt64
+	err := s.Scan(&c.id, &key, &date, &c.ref, &c.dupOf, &c.state, &c.in, &c.out, &c.content)
+	c.key, c.date = key.Int64, date.t
+	return &c, err
+}
+
+// dayStart is the wall-clock time at which day number day begins
+// (dayNumber's inverse).
+func dayStart(day int64) time.Time { return time.Unix(day*86400, 0).UTC() }
+
+// sharedReference returns the first stored row (by id) of t's account and
+// amounts, dated within the window, of another reference, that shares a
+// reference key with t (its reference and its other references), or 0.
+func (db *DB) sharedReference(ctx context.Context, tx *sql.Tx, companyID int64, t *recon.TransactionInput, window int64) (int64, error) {
+	mine := recon.ReferenceKeys(append([]string{t.ReferenceNumber}, t.References...)...)
+	if len(mine) == 0 {
+		return 0, nil
+	}
+	d := dayNumber(t.TransactionDate)
+	rows, err := tx.QueryContext(ctx, `SELECT `+dupCandColumns+`
+		FROM transactions WHERE company_id = $1 AND amount_in = $2 AND amount_out = $3
+		AND transaction_date >= $4 AND transaction_date < $5 AND bank_account_id = $6 AND reference_number <> $7 ORDER BY id`,
+		companyID, t.AmountIn, t.AmountOut, dayStart(d-window), dayStart(d+window+1), t.BankAccountID, t.ReferenceNumber)
+	list, err := collect(rows, err, "look for possible duplicates", scanDupCand)
+	if err != nil || len(list) == 0 {
+		return 0, err
+	}
+	ids := make([]int64, len(list))
+	for i, c := range list {
+		ids[i] = c.id
+	}
+	refs, err := db.otherRefs(ctx, tx, companyID, ids)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range list {
+		if recon.SharesReference(mine, recon.ReferenceKeys(append([]string{c.ref}, refs[c.id]...)...)) {
+			return c.first(), nil
+		}
+	}
+	return 0, nil
+}
+
+// markDuplicates records the batch's possible duplicates once its rows are
+// stored: their state and first row, and each one's exception (kind
+// possible_duplicate, naming the first row), insertChunk rows a statement.
+// It returns the rows (indexes into rows) it queued.
+func (db *DB) markDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, p *ingestPlan, ids map[accountKey]int64) ([]int, error) {
+	var out []int
+	var ofs []int64
+	for i := range p.rows {
+		r := &p.rows[i]
+		if r.dup == nil {
+			continue
+		}
+		of := r.dup.of
+		if r.dup.batch != 0 {
+			j := r.dup.batch - 1
+			if s, ok := p.dupOf[j]; ok {
+				of = s.ID
+			} else {
+				of = ids[accountKey{p.in[j].BankAccountID, p.in[j].ReferenceNumber}]
+			}
+		}
+		out, ofs = append(out, i), append(ofs, of)
+	}
+	for start := 0; start < len(out); start += insertChunk {
+		chunk := out[start:min(start+insertChunk, len(out))]
+		var up, ins strings.Builder
+		upArgs := []any{recon.DupPossible}
+		up.WriteString(`UPDATE transactions SET dup_state = $1, dup_of = CASE id`)
+		ins.WriteString(`INSERT INTO exceptions (transaction_id, company_id, bank_account_id, transaction_date, kind, order_id, reason) VALUES `)
+		insArgs := make([]any, 0, 6*len(chunk))
+		for n, i := range chunk {
+			r, of := &p.rows[i], ofs[start+n]
+			id := ids[r.key()]
+			up.WriteString(` WHEN ` + db.d.param(len(upArgs)+1) + ` THEN CAST(` + db.d.param(len(upArgs)+2) + ` AS BIGINT)`)
+			upArgs = append(upArgs, id, of)
+			if n > 0 {
+				ins.WriteByte(',')
+			}
+			ins.WriteString("(" + db.params(len(insArgs)+1, 5) + ", NULL, " + db.d.param(len(insArgs)+6) + ")")
+			insArgs = append(insArgs, id, companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), recon.ExceptionPossibleDuplicate, recon.DupReason(of, r.dup.byRef))
+		}
+		up.WriteString(` END WHERE id IN (` + db.params(len(upArgs)+1, len(chunk)) + `)`)
+		for _, i := range chunk {
+			upArgs = append(upArgs, ids[p.rows[i].key()])
+		}
+		if _, err := tx.ExecContext(ctx, up.String(), upArgs...); err != nil {
+			return nil, internal(err, "mark possible duplicates")
+		}
+		if _, err := tx.ExecContext(ctx, ins.String(), insArgs...); err != nil {
+			return nil, internal(err, "queue possible duplicates")
+		}
+	}
+	return out, nil
+}
+
+// enterDistinct makes the possible duplicate t, resolved distinct, count
+// as if it had just arrived in its place (docs/statements.md, Possible
+// duplicates): its state distinct, its balance and the later rows' of its
+// account re-derived (up to the first carrying the bank's balance), its
+// money added to its day's sums, then matched, its exception queued when
+// matching leaves one, refunds settled and linked balances notified (enter).
+// Its possible_duplicate exception is replaced by the new one, if any:
+// reopened says so. It returns the deliveries enqueued.
+func (db *DB) enterDistinct(ctx context.Context, tx *sql.Tx, companyID int64, e *recon.Exception, now time.Time) (enqueued int, reopened bool, err error) {
+	t := e.Transaction
+	in := recon.TransactionInput{BankAccountID: t.BankAccountID, TransactionDate: t.TransactionDate, AmountIn: t.AmountIn, AmountOut: t.AmountOut,
+		Content: t.Content, ReferenceNumber: t.ReferenceNumber, SubAccount: t.SubAccount}
+	accounts, err := db.lockAccounts(ctx, tx, companyID, []recon.TransactionInput{in})
+	if err != nil {
+		return 0, false, err
+	}
+	a := accounts[t.BankAccountID]
+	var bank sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT bank_balance FROM transactions WHERE id = $1`, t.ID).Scan(&bank); err != nil {
+		return 0, false, internal(err, "read a possible duplicate")
+	}
+	if bank.Valid {
+		in.Accumulated = &bank.Int64
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE transactions SET dup_state = $1 WHERE id = $2`, recon.DupDistinct, t.ID); err != nil {
+		return 0, false, internal(err, "resolve a possible duplicate")
+	}
+	// Its balance was the previous row's: it now moves it.
+	pos := position{recon.WallClock(t.TransactionDate), t.ID}
+	run := running{t.Accumulated, a.knownAt(pos)}
+	row := insertRow{TransactionInput: &in, code: t.Code, date: pos.date}
+	if err := row.set(&run); err != nil {
+		return 0, false, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE transactions SET accumulated = $1 WHERE id = $2`, row.accumulated, t.ID); err != nil {
+		return 0, false, internal(err, "re-derive balances")
+	}
+	if row.reported != nil {
+		if err := db.syncDiscontinuity(ctx, tx, companyID, t.BankAccountID, t.ID, nil, true, row.expected, row.reported, now); err != nil {
+			return 0, false, err
+		}
+	}
+	if in.Accumulated != nil && (a.knownFrom.id == 0 || pos.before(a.knownFrom)) {
+		a.knownFrom = pos
+	}
+	a.changed = true
+	limit := maxRederive
+	if db.rederiveLimit > 0 {
+		limit = db.rederiveLimit
+	}
+	if err := db.shiftTail(ctx, tx, companyID, a, tailShift{account: t.BankAccountID, after: pos.date, afterID: t.ID, shift: row.accumulated - t.Accumulated,
+		prev: run.balance, prevKnown: run.known, limit: limit}, now); err != nil {
+		return 0, false, err
+	}
+	if err := updateBalances(ctx, tx, accounts); err != nil {
+		return 0, false, err
+	}
+	inN, outN := min(t.AmountIn, 1), min(t.AmountOut, 1)
+	if _, err := tx.ExecContext(ctx, `UPDATE transaction_day_counts SET in_sum = `+saturatingAdd("in_sum", "$1")+`, out_sum = `+saturatingAdd("out_sum", "$2")+`,
+		in_n = in_n + $3, out_n = out_n + $4 WHERE company_id = $5 AND bank_account_id = $6 AND day = $7`,
+		t.AmountIn, t.AmountOut, inN, outN, companyID, t.BankAccountID, dayNumber(t.TransactionDate)); err != nil {
+		return 0, false, internal(err, "count transactions per day")
+	}
+	// The possible_duplicate exception gives way to what matching decides.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM exceptions WHERE transaction_id = $1 AND company_id = $2`, t.ID, companyID); err != nil {
+		return 0, false, internal(err, "resolve a possible duplicate")
+	}
+	results := make([]recon.IngestResult, 1)
+	if enqueued, err = db.enter(ctx, tx, companyID, []insertRow{row}, map[accountKey]int64{row.key(): t.ID}, accounts, now, results); err != nil {
+		return 0, false, err
+	}
+	if results[0].Exception {
+		return enqueued, true, nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO exceptions (transaction_id, company_id, bank_account_id, transaction_date, kind, order_id, reason, resolved) VALUES ($1, $2, $3, $4, $5, NULL, $6, $7)`,
+		t.ID, companyID, t.BankAccountID, pos.date, e.Kind, e.Reason, true); err != nil {
+		return 0, false, internal(err, "resolve a possible duplicate")
+	}
+	return enqueued, false, nil
 }

@@ -158,7 +158,7 @@ func scanException(s scanner) (*recon.Exception, error) {
 	var r resolutionFields
 	if err := s.Scan(append([]any{&e.Kind, &order, &e.Reason,
 		&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
-		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt}, r.dest()...)...); err != nil {
+		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt, &t.DupState, &t.DupOf}, r.dest()...)...); err != nil {
 		return nil, err
 	}
 	t.Code, t.SubAccount = code.String, sub.String
@@ -593,6 +593,17 @@ func (db *DB) ResolveException(ctx context.Context, tenant recon.TenantID, trans
 			}
 		case in.VA != nil:
 			res.Amount, res.VANumber = in.VA.Amount, in.VA.Number
+		case in.Action == recon.ResolveDuplicate:
+			if _, err := tx.ExecContext(ctx, `UPDATE transactions SET dup_state = $1 WHERE id = $2`, recon.DupConfirmed, transactionID); err != nil {
+				return internal(err, "resolve a possible duplicate")
+			}
+		case in.Action == recon.ResolveDistinct:
+			var reopened bool
+			if enqueued, reopened, err = db.enterDistinct(ctx, tx, companyID, e, now); err != nil {
+				return err
+			}
+			closes = !reopened // an exception of another kind stays open
+			res.Closes = closes
 		}
 		var refundRow sql.NullInt64
 		if in.Action == recon.ResolveRefund && in.Receiver.Known() {

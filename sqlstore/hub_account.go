@@ -73,7 +73,7 @@ func scanHubTransaction(s scanner) (*recon.HubTransaction, error) {
 	var code, sub sql.NullString
 	t := &h.Transaction
 	if err := s.Scan(&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
-		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt,
+		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt, &t.DupState, &t.DupOf,
 		&h.BankAccountXID, &h.CustomerXID); err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func (db *DB) reconciliation(ctx context.Context, tenant recon.TenantID, from, t
 	const outcomes = `
 		SELECT t.id, t.amount_in, COALESCE((SELECT d.outcome FROM match_decisions d WHERE d.transaction_id = t.id ORDER BY d.id DESC LIMIT 1), 'unmatched') AS outcome
 		FROM transactions t
-		WHERE t.company_id = $1 AND t.amount_in > 0 AND t.transaction_date >= $2 AND t.transaction_date < $3`
+		WHERE t.company_id = $1 AND t.amount_in > 0 AND t.transaction_date >= $2 AND t.transaction_date < $3 AND NOT ` + dupOut // possible duplicates count nowhere
 	// The amounts are summed in two halves, the billions and the rest, so
 	// that neither SQL sum can overflow (SQLite fails with "integer overflow",
 	// PostgreSQL's numeric sum would not fit int64); Go adds them, checked.

@@ -127,7 +127,7 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 			args = append(args, o)
 		}
 		rows, err := tx.QueryContext(ctx, `
-			SELECT t.id, t.transaction_date, t.amount_in, t.amount_out,
+			SELECT t.id, t.transaction_date, t.amount_in, t.amount_out, `+dupOut+`,
 				EXISTS (SELECT 1 FROM match_decisions m WHERE m.transaction_id = t.id AND m.outcome IN (`+db.params(5, len(recon.PayingOutcomes))+`))
 			FROM transactions t
 			WHERE t.company_id = $1 AND t.bank_account_id = $2 AND t.transaction_date < $3
@@ -145,14 +145,20 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 		for rows.Next() {
 			var id, in, out int64
 			var date anyTime
-			var paid bool
-			if err := rows.Scan(&id, &date, &in, &out, &paid); err != nil {
+			var paid, dup bool
+			if err := rows.Scan(&id, &date, &in, &out, &dup, &paid); err != nil {
 				rows.Close()
 				return internal(err, "delete old transactions")
 			}
 			k := dayKey{account, dayNumber(date.t)}
 			l := perDay[k]
 			l.n++
+			perAmount[amountKey{account, in, out}]--
+			ids = append(ids, id)
+			if dup { // counted as a row only (addDayCounts)
+				perDay[k] = l
+				continue
+			}
 			l.in = recon.SaturatingAdd(l.in, in)
 			l.out = recon.SaturatingAdd(l.out, out)
 			if in > 0 {
@@ -166,8 +172,6 @@ func (db *DB) deleteTransactionChunk(ctx context.Context, companyID, account int
 				l.matchedN++
 			}
 			perDay[k] = l
-			perAmount[amountKey{account, in, out}]--
-			ids = append(ids, id)
 		}
 		if err := rows.Close(); err != nil {
 			return internal(err, "delete old transactions")

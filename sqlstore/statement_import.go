@@ -201,10 +201,21 @@ func (db *DB) StatementImport(ctx context.Context, tenant recon.TenantID, bankAc
 }
 
 // countedRow is the condition on a transaction t for Recon to count it in
-// an account's balance: every stored row today. A row held out of the
-// totals (a possible duplicate awaiting its decision) adds its condition
-// here, and its cause to proofCauses.
-const countedRow = `1 = 1`
+// an account's balance: every stored row but a possible duplicate awaiting
+// its decision and one confirmed a duplicate (dupOut; docs/statements.md,
+// Possible duplicates).
+const countedRow = `NOT (` + dupOut + `)`
+
+// asDuplicateOf holds when one of the statement's entries was stored as a
+// possible or confirmed duplicate of t: the statement's transfer is then
+// the one Recon counts as t, which is no row "only in Recon".
+const asDuplicateOf = `EXISTS (SELECT 1 FROM statement_import_entries e JOIN transactions d ON d.id = e.transaction_id
+		WHERE e.import_id = $1 AND d.company_id = $2 AND d.dup_of = t.id
+			AND d.dup_state IN ('` + recon.DupPossible + `', '` + recon.DupConfirmed + `'))`
+
+// firstEntry holds for the first of an import's entries recognised as one
+// transaction (a later one is missing in Recon: the bank listed it twice).
+const firstEntry = `NOT EXISTS (SELECT 1 FROM statement_import_entries e2 WHERE e2.transaction_id = e.transaction_id AND e2.import_id = e.import_id AND e2.seq < e.seq)`
 
 // proofCause is one kind of difference between a statement and Recon's
 // rows: the query of its rows and what each adds to the difference (the
@@ -226,19 +237,29 @@ var proofCauses = []proofCause{
 		FROM transactions t
 		WHERE t.company_id = $2 AND t.bank_account_id = $3 AND t.transaction_date >= $4 AND t.transaction_date < $5 AND ` + countedRow + `
 		  AND NOT EXISTS (SELECT 1 FROM statement_import_entries e WHERE e.transaction_id = t.id AND e.import_id = $1)
+		  AND NOT ` + asDuplicateOf + `
 		ORDER BY t.transaction_date, t.id`,
 		func(r *recon.ProofRow) *int64 { v := r.AmountOut - r.AmountIn; return &v }},
 	{recon.CauseMissingInRecon, `SELECT COALESCE(t.id, 0), e.file_row, t.transaction_date, COALESCE(t.reference_number, ''), COALESCE(t.amount_in, 0), COALESCE(t.amount_out, 0), e.amount, COALESCE(e.note, '')
 		FROM statement_import_entries e LEFT JOIN transactions t ON t.id = e.transaction_id AND t.company_id = $2 AND t.bank_account_id = $3
-		WHERE e.import_id = $1 AND (t.id IS NULL OR t.transaction_date < $4 OR t.transaction_date >= $5 OR NOT (` + countedRow + `)
-		  OR EXISTS (SELECT 1 FROM statement_import_entries e2 WHERE e2.transaction_id = e.transaction_id AND e2.import_id = e.import_id AND e2.seq < e.seq))
+		WHERE e.import_id = $1 AND (t.id IS NULL OR t.transaction_date < $4 OR t.transaction_date >= $5 OR NOT ` + firstEntry + `)
 		ORDER BY e.seq`,
 		func(r *recon.ProofRow) *int64 { return r.Amount }},
+	// An entry stored as a possible duplicate of a row Recon counts (the
+	// feed's, under another reference): Recon's balance holds the transfer
+	// once, through that row, so it changes nothing while it waits; listed
+	// so that someone resolves it. Resolved a duplicate, it is that row;
+	// distinct, it counts and the other row is only in Recon.
+	{recon.CausePossibleDuplicate, `SELECT t.id, e.file_row, t.transaction_date, t.reference_number, t.amount_in, t.amount_out, e.amount, ''
+		FROM statement_import_entries e JOIN transactions t ON t.id = e.transaction_id
+		WHERE e.import_id = $1 AND t.company_id = $2 AND t.bank_account_id = $3 AND t.transaction_date >= $4 AND t.transaction_date < $5
+		  AND t.dup_state = '` + recon.DupPossible + `' AND ` + firstEntry + `
+		ORDER BY e.seq`,
+		func(*recon.ProofRow) *int64 { var none int64; return &none }},
 	{recon.CauseAmountDiffers, `SELECT t.id, e.file_row, t.transaction_date, t.reference_number, t.amount_in, t.amount_out, e.amount, ''
 		FROM statement_import_entries e JOIN transactions t ON t.id = e.transaction_id
 		WHERE e.import_id = $1 AND t.company_id = $2 AND t.bank_account_id = $3 AND t.transaction_date >= $4 AND t.transaction_date < $5 AND ` + countedRow + `
-		  AND e.amount <> t.amount_in - t.amount_out
-		  AND NOT EXISTS (SELECT 1 FROM statement_import_entries e2 WHERE e2.transaction_id = e.transaction_id AND e2.import_id = e.import_id AND e2.seq < e.seq)
+		  AND e.amount <> t.amount_in - t.amount_out AND ` + firstEntry + `
 		ORDER BY e.seq`,
 		func(r *recon.ProofRow) *int64 {
 			if r.Amount == nil {

@@ -12,7 +12,7 @@ import (
 	"recon"
 )
 
-// insertChunk bounds the rows of one multi-row INSERT (12 parameters a row,
+// insertChunk bounds the rows of one multi-row INSERT (13 parameters a row,
 // under SQLite's 32766 and PostgreSQL's 65535 parameter limits).
 const insertChunk = 500
 
@@ -168,10 +168,17 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err != nil {
 		return nil, 0, err
 	}
+	dups := &batchDups{keys: make([]int64, len(in))}
+	for i := range in {
+		dups.keys[i] = recon.DupKey(dayNumber(in[i].TransactionDate), in[i].AmountIn, in[i].AmountOut, in[i].Content)
+	}
+	if dups.hits, err = db.findDuplicates(ctx, tx, companyID, in, dups.keys); err != nil {
+		return nil, 0, err
+	}
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT ingest`); err != nil {
 		return nil, 0, internal(err, "savepoint")
 	}
-	p, err := planIngest(in, codes, accounts, hist, nil)
+	p, err := planIngest(in, codes, dups, accounts, hist, nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -187,7 +194,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		if err != nil {
 			return nil, 0, err
 		}
-		if p, err = planIngest(in, codes, accounts, hist, stored); err != nil {
+		if p, err = planIngest(in, codes, dups, accounts, hist, stored); err != nil {
 			return nil, 0, err
 		}
 		if ids, err = db.insertTransactions(ctx, tx, companyID, p.rows, now); err != nil {
@@ -205,6 +212,13 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err := db.storeOtherRefs(ctx, tx, companyID, p.rows, ids); err != nil {
 		return nil, 0, err
 	}
+	marked, err := db.markDuplicates(ctx, tx, companyID, p, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, i := range marked {
+		results[p.rows[i].index].Exception = true
+	}
 	db.noteIngested(len(p.rows))
 	p.noteKnownFrom(ids)
 	if err := db.rederive(ctx, tx, companyID, p, now); err != nil {
@@ -219,32 +233,14 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err := db.addAmountCounts(ctx, tx, companyID, countAmounts(p.rows)); err != nil {
 		return nil, 0, err
 	}
-	enqueued, decided, err := db.match(ctx, tx, companyID, p.rows, ids, now)
+	live := p.rows
+	if len(marked) > 0 { // possible duplicates are neither matched nor notified
+		live = slices.DeleteFunc(slices.Clone(p.rows), func(r insertRow) bool { return r.dup != nil })
+	}
+	enqueued, err := db.enter(ctx, tx, companyID, live, ids, accounts, now, results)
 	if err != nil {
 		return nil, 0, err
 	}
-	opened, err := db.recordExceptions(ctx, tx, companyID, p.rows, ids, decided)
-	if err != nil {
-		return nil, 0, err
-	}
-	for i, d := range decided {
-		if d != nil && (d.Outcome == recon.MatchCaptured || d.Outcome == recon.MatchOverpaid) {
-			results[p.rows[i].index].PaidOrder = true
-		}
-	}
-	for _, i := range opened {
-		results[p.rows[i].index].Exception = true
-	}
-	settled, err := db.settleRefunds(ctx, tx, companyID, p.rows, ids, now)
-	if err != nil {
-		return nil, 0, err
-	}
-	enqueued += settled
-	notified, err := db.notifyLinkedBalances(ctx, tx, companyID, p.rows, ids, accounts, now)
-	if err != nil {
-		return nil, 0, err
-	}
-	enqueued += notified
 	for _, r := range p.rows {
 		if r.reported == nil {
 			continue
@@ -257,6 +253,50 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		}
 	}
 	return results, enqueued, nil
+}
+
+// enter matches the rows that count (not possible duplicates), queues
+// their exceptions, settles the refunds they carry out and notifies the
+// balances of linked accounts; results, when not nil, learn which paid an
+// order and which opened an exception. It returns the deliveries enqueued.
+// A possible duplicate resolved distinct enters this way too
+// (enterDistinct).
+func (db *DB) enter(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, accounts map[int64]*accountState, now time.Time, results []recon.IngestResult) (int, error) {
+	enqueued, decided, err := db.match(ctx, tx, companyID, rows, ids, now)
+	if err != nil {
+		return 0, err
+	}
+	opened, err := db.recordExceptions(ctx, tx, companyID, rows, ids, decided)
+	if err != nil {
+		return 0, err
+	}
+	for i, d := range decided {
+		if d != nil && (d.Outcome == recon.MatchCaptured || d.Outcome == recon.MatchOverpaid) && results != nil {
+			results[rows[i].index].PaidOrder = true
+		}
+	}
+	for _, i := range opened {
+		if results != nil {
+			results[rows[i].index].Exception = true
+		}
+	}
+	settled, err := db.settleRefunds(ctx, tx, companyID, rows, ids, now)
+	if err != nil {
+		return 0, err
+	}
+	enqueued += settled
+	notified, err := db.notifyLinkedBalances(ctx, tx, companyID, rows, ids, accounts, now)
+	if err != nil {
+		return 0, err
+	}
+	return enqueued + notified, nil
+}
+
+// batchDups are a batch's duplicate keys (recon.DupKey, by input) and its
+// possible duplicates (findDuplicates).
+type batchDups struct {
+	keys []int64
+	hits map[int]dupHit
 }
 
 // ingestPlan is what a batch will store: the new rows with their balances,
@@ -288,7 +328,7 @@ type ingestPlan struct {
 // copy. A running balance that would leave ±recon.MaxAmount (or overflow,
 // were a stored balance out of range) is EINVALID naming the row: nothing
 // is stored.
-func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]*accountState, hist map[int64]*accountHistory, stored map[accountKey]storedRef) (*ingestPlan, error) {
+func planIngest(in []recon.TransactionInput, codes []string, dups *batchDups, accounts map[int64]*accountState, hist map[int64]*accountHistory, stored map[accountKey]storedRef) (*ingestPlan, error) {
 	p := &ingestPlan{in: in, codes: codes, accounts: make(map[int64]*accountState, len(accounts)), dupOf: map[int]storedRef{}}
 	for id, a := range accounts {
 		c := *a
@@ -306,7 +346,11 @@ func planIngest(in []recon.TransactionInput, codes []string, accounts map[int64]
 			continue // a duplicate of an earlier row of the batch
 		}
 		seen[k] = true
-		p.rows = append(p.rows, insertRow{TransactionInput: t, code: codes[i], index: i, date: recon.WallClock(t.TransactionDate)})
+		row := insertRow{TransactionInput: t, code: codes[i], index: i, date: recon.WallClock(t.TransactionDate), dupKey: dups.keys[i]}
+		if h, ok := dups.hits[i]; ok {
+			row.dup = &h
+		}
+		p.rows = append(p.rows, row)
 	}
 	// The rows in bank order, account by account; p.rows stays in batch
 	// order, which the ids follow.
@@ -368,10 +412,16 @@ func (r *insertRow) rangeError(balance int64) error {
 		field, r.BankAccountID, int64(recon.MaxAmount), balance, r.AmountIn, r.AmountOut)
 }
 
-// set gives the new row its balance from run.
+// set gives the new row its balance from run. A possible duplicate moves
+// no balance and its bank's balance is not compared: it keeps the
+// previous row's (docs/statements.md, Possible duplicates).
 func (r *insertRow) set(run *running) error {
 	prev := run.balance
-	acc, expected, gap, ok := run.next(r.AmountIn-r.AmountOut, r.Accumulated)
+	delta, bank := r.AmountIn-r.AmountOut, r.Accumulated
+	if r.dup != nil {
+		delta, bank = 0, nil
+	}
+	acc, expected, gap, ok := run.next(delta, bank)
 	if !ok {
 		return r.rangeError(prev)
 	}
@@ -451,7 +501,7 @@ func (p *ingestPlan) merge(rows []*insertRow, h *accountHistory) error {
 func (p *ingestPlan) noteKnownFrom(ids map[accountKey]int64) {
 	for i := range p.rows {
 		r := &p.rows[i]
-		if r.Accumulated == nil {
+		if r.Accumulated == nil || r.dup != nil {
 			continue
 		}
 		a := p.accounts[r.BankAccountID]
@@ -499,11 +549,15 @@ type insertRow struct {
 	// feed's balance when it differs from expected (a discontinuity).
 	expected int64
 	reported *int64
+	// dupKey is its recon.DupKey; dup, when not nil, says it is a possible
+	// duplicate (findDuplicates).
+	dupKey int64
+	dup    *dupHit
 }
 
 func (r *insertRow) key() accountKey { return accountKey{r.BankAccountID, r.ReferenceNumber} }
 
-const insertTransactionColumns = `INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at, bank_balance) `
+const insertTransactionColumns = `INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at, bank_balance, dup_key) `
 
 // insertTransactions inserts the rows, skipping any whose reference is
 // already stored, and returns the ids of those it inserted. Each engine has
@@ -667,6 +721,10 @@ func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, row
 		k := dayKey{r.BankAccountID, dayNumber(r.TransactionDate)}
 		s := sums[k]
 		s.n++
+		if r.dup != nil {
+			sums[k] = s // a possible duplicate is a row, and no money
+			continue
+		}
 		s.in = recon.SaturatingAdd(s.in, r.AmountIn)
 		s.out = recon.SaturatingAdd(s.out, r.AmountOut)
 		if r.AmountIn > 0 {

@@ -86,13 +86,15 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 // transactionColumns are what scanTransaction reads, from transactions t
 // joined with bank_accounts b.
 const transactionColumns = `t.id, t.company_id, t.bank_account_id, b.bank_name, b.account_number, t.transaction_date,
-	t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at`
+	t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at,
+	COALESCE(t.dup_state, ''), COALESCE(t.dup_of, 0)`
 
 func scanTransaction(s scanner) (*recon.Transaction, error) {
 	var t recon.Transaction
 	var code, sub sql.NullString
 	if err := s.Scan(&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
-		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt); err != nil {
+		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt,
+		&t.DupState, &t.DupOf); err != nil {
 		return nil, err
 	}
 	t.Code, t.SubAccount = code.String, sub.String

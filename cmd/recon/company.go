@@ -359,12 +359,13 @@ func normalizeStorageFlag(canonical string) func(*pflag.FlagSet, string) pflag.N
 // companyFieldFlags are the flags of `company update` that set a field.
 var companyFieldFlags = []string{"full-name", "short-name", "status", "subscription", "begin-date", "end-date",
 	"paycode", "bank-sub-account", "data-storage-time",
-	"legal-name", "tax-code", "address", "phone", "email", "bank-name", "bank-account", "invoice-template", "invoice-series", "auto-invoice"}
+	"legal-name", "tax-code", "address", "phone", "email", "bank-name", "bank-account", "invoice-template", "invoice-series", "auto-invoice", "duplicate-window-days"}
 
 // sellerFlags are the flags of the seller's details and invoice settings.
 type sellerFlags struct {
 	legalName, taxCode, address, phone, email, bankName, bankAccount, template, series string
 	auto                                                                               bool
+	window                                                                             int
 }
 
 func newCompanyUpdateCmd(a *app) *cobra.Command {
@@ -460,6 +461,7 @@ Payment-code formats are changed with PATCH /api/v1/company/configurations.`,
 	f.StringVar(&sf.template, "invoice-template", "", `default invoice template: "1" VAT invoice, "2" sales invoice`)
 	f.StringVar(&sf.series, "invoice-series", "", "default invoice series, e.g. C26TAA")
 	f.BoolVar(&sf.auto, "auto-invoice", false, "issue an invoice for each order that becomes paid (--auto-invoice=false turns it off)")
+	f.IntVar(&sf.window, "duplicate-window-days", 0, "how many days apart two transfers may be possible duplicates of each other: 0 (the same day) to 7 (docs/statements.md, Possible duplicates)")
 	f.StringVar(&fromJSON, "from-json", "", `the fields as one JSON object, e.g. '{"status":"inactive","data_storage_time":"90"}'; "-" reads it from standard input`)
 	a.addJSONFlag(update)
 	return update
@@ -496,6 +498,9 @@ func (a *app) updatePatch(f *pflag.FlagSet, v *recon.Company, days int, fromJSON
 		p.BankName, p.BankAccount = str("bank-name", &sf.bankName), str("bank-account", &sf.bankAccount)
 		p.InvoiceTemplate, p.InvoiceSeries = str("invoice-template", &sf.template), str("invoice-series", &sf.series)
 		p.AutoInvoice = boolean("auto-invoice", &sf.auto)
+		if f.Changed("duplicate-window-days") {
+			p.DuplicateWindowDays = &sf.window
+		}
 		return p, nil
 	}
 	var fieldFlags []string

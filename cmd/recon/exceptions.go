@@ -118,6 +118,7 @@ func newExceptionsResolveCmd(a *app) *cobra.Command {
 		tenant                           tenantFlags
 		order                            int64
 		refund, ignore, writeOff, askFor bool
+		dup, distinct                    bool
 		note, email                      string
 		amount                           int64
 		receiver                         recon.RefundReceiver
@@ -148,7 +149,7 @@ exception's state before.`,
 			if err != nil || txID <= 0 {
 				return fmt.Errorf("the transaction id must be a positive integer, not %q", args[0])
 			}
-			in, err := resolveInput(cmd.Flags().Changed("match"), order, refund, ignore, writeOff, askFor, note, amount, receiver)
+			in, err := resolveInput(cmd.Flags().Changed("match"), order, refund, ignore, writeOff, askFor, note, amount, receiver, dup, distinct)
 			if err != nil {
 				return err
 			}
@@ -209,6 +210,8 @@ exception's state before.`,
 	rf.BoolVar(&ignore, "ignore", false, "close the exception with the note alone")
 	rf.BoolVar(&writeOff, "write-off", false, "an underpaid transfer: write off what its order lacks (the order is paid)")
 	rf.BoolVar(&askFor, "ask-remainder", false, "an underpaid transfer: a new virtual account of its order for what it lacks")
+	rf.BoolVar(&dup, "duplicate", false, "a possible duplicate: the same transfer as its first row (it stays out of totals for good)")
+	rf.BoolVar(&distinct, "distinct", false, "a possible duplicate: a transfer of its own (it enters totals and matching now)")
 	rf.StringVar(&note, "note", "", fmt.Sprintf("why (required, at most %d bytes)", recon.MaxResolutionNote))
 	rf.StringVar(&email, "user", "", "e-mail of the user of the company who decides (required)")
 	for _, n := range []string{"note", "user"} {
@@ -220,21 +223,22 @@ exception's state before.`,
 
 // resolveInput is the resolution the flags of `exceptions resolve` ask for:
 // exactly one of --match (given, with its order), --refund, --ignore,
-// --write-off and --ask-remainder.
-func resolveInput(match bool, order int64, refund, ignore, writeOff, askFor bool, note string, amount int64, receiver recon.RefundReceiver) (recon.ResolveInput, error) {
+// --write-off, --ask-remainder, --duplicate and --distinct.
+func resolveInput(match bool, order int64, refund, ignore, writeOff, askFor bool, note string, amount int64, receiver recon.RefundReceiver, dup, distinct bool) (recon.ResolveInput, error) {
 	in := recon.ResolveInput{Note: note, Amount: amount, Receiver: receiver}
 	n := 0
 	for _, c := range []struct {
 		given  bool
 		action string
-	}{{match, recon.ResolveMatch}, {refund, recon.ResolveRefund}, {ignore, recon.ResolveIgnore}, {writeOff, recon.ResolveWriteOff}, {askFor, recon.ResolveAskRemainder}} {
+	}{{match, recon.ResolveMatch}, {refund, recon.ResolveRefund}, {ignore, recon.ResolveIgnore}, {writeOff, recon.ResolveWriteOff}, {askFor, recon.ResolveAskRemainder},
+		{dup, recon.ResolveDuplicate}, {distinct, recon.ResolveDistinct}} {
 		if c.given {
 			n++
 			in.Action = c.action
 		}
 	}
 	if n != 1 {
-		return in, errors.New("give exactly one of --match ORDER_ID, --refund, --ignore, --write-off and --ask-remainder")
+		return in, errors.New("give exactly one of --match ORDER_ID, --refund, --ignore, --write-off, --ask-remainder, --duplicate and --distinct")
 	}
 	if match {
 		in.OrderID = order

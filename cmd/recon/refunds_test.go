@@ -176,7 +176,7 @@ func TestRefundsEndToEnd(t *testing.T) {
 		csv := "transaction_date,amount_in,amount_out,transaction_content,reference_number\n" +
 			day + " 00:10:00,0,150000,IBFT " + r1["reference"].(string) + " NGUYEN VAN A,OUT1\n" +
 			day + " 00:11:00,0,30000,HOAN TIEN " + r2["reference"].(string) + ",OUT2\n" +
-			day + " 00:12:00,0,30000,HOAN TIEN " + r2["reference"].(string) + ",OUT3\n"
+			day + " 00:12:00,0,30000,HOAN TIEN " + r2["reference"].(string) + " LAN 2,OUT3\n" // another memo: not a possible duplicate of OUT2
 		if status, raw := testkit.Do(t, "POST", fmt.Sprintf("%s/api/v1/bank-accounts/%s/statements?format=csv", base, m.account), testkit.Bearer(m.feedToken), "text/csv", csv); status != 200 {
 			t.Fatalf("statement: %d %s", status, raw)
 		}

@@ -109,8 +109,8 @@ func (md *modeData) pushUnmatched(t *testing.T, ref string) map[*side]int64 {
 	ids := map[*side]int64{}
 	for _, s := range []*side{md.live, md.test} {
 		status, body := testkit.Call(t, "POST", md.base+"/api/v1/transactions", s.feed, fmt.Sprintf(`{"transactions":[
-			{"bank_account_id":%d,"transaction_date":"%s 11:00:00","amount_in":7000,"transaction_content":"chuyen tien DH99999999","reference_number":%q}]}`,
-			s.account, md.day.Format(recon.DateLayout), ref))
+			{"bank_account_id":%d,"transaction_date":"%s 11:00:00","amount_in":7000,"transaction_content":"chuyen tien DH99999999 %s","reference_number":%q}]}`,
+			s.account, md.day.Format(recon.DateLayout), ref, ref)) // the reference in the memo: not a possible duplicate of the one before
 		if status != 200 {
 			t.Fatalf("%s push: %d %v", s.name, status, body)
 		}

@@ -1164,7 +1164,9 @@ func TestV2E2EVAModesAndCancel(t *testing.T) {
 			t.Fatalf("an open account: %v", v)
 		}
 		for i, want := range []string{"partially_paid", "partially_paid", "paid"} {
-			s.push(t, transfer{in: 30000, memo: "ck " + va(o)["va_number"].(string)})
+			// "lan N": the same memo and amount the same day would be a
+			// possible duplicate (docs/statements.md, Possible duplicates).
+			s.push(t, transfer{in: 30000, memo: fmt.Sprintf("ck %s lan %d", va(o)["va_number"].(string), i+1)})
 			if got := s.getOrder(t, o["id"].(string)); got["status"] != want || got["paid_amount"] != float64(30000*(i+1)) {
 				t.Fatalf("open, transfer %d: %v", i+1, got)
 			}

@@ -11,6 +11,7 @@ import (
 // and Possible duplicates).
 func testDuplicates(t *testing.T, open Open) {
 	run(t, "OtherReferencesStored", withAccount(open), testOtherReferencesStored)
+	testPossibleDuplicates(t, open)
 }
 
 func testOtherReferencesStored(t *testing.T, b *accountBundle) {

@@ -196,7 +196,7 @@ func testExceptionsQueue(t *testing.T, f *exceptionFixture) {
 	_, _, err = s.Exceptions(t.Context(), other.Tenant(), recon.ExceptionFilter{Limit: 5, After: f.tUnmatched})
 	wantCode(t, err, recon.EINVALID, "")
 	_, _, err = s.Exceptions(t.Context(), c.Tenant(), recon.ExceptionFilter{Limit: 5, Kind: "weird"})
-	wantCode(t, err, recon.EINVALID, "kind must be one of unmatched, underpaid, overpaid, duplicate, refund_transfer, va_inactive")
+	wantCode(t, err, recon.EINVALID, "kind must be one of unmatched, underpaid, overpaid, duplicate, refund_transfer, va_inactive, possible_duplicate")
 }
 
 func testExceptionsNoOrdersNoQueue(t *testing.T, bundle *accountBundle) {
@@ -298,7 +298,7 @@ func testExceptionsResolve(t *testing.T, f *exceptionFixture) {
 		code string
 		msg  string
 	}{
-		{f.tUnmatched, recon.ResolveInput{Action: "delete", Note: "x"}, recon.EINVALID, "action must be one of match, refund, ignore, write_off, ask_remainder"},
+		{f.tUnmatched, recon.ResolveInput{Action: "delete", Note: "x"}, recon.EINVALID, "action must be one of match, refund, ignore, write_off, ask_remainder, duplicate, distinct"},
 		{f.tUnmatched, recon.ResolveInput{Action: "match", Note: "x"}, recon.EINVALID, "order_id is required to match: the id of an open order"},
 		{f.tUnmatched, recon.ResolveInput{Action: "ignore", OrderID: 3, Note: "x"}, recon.EINVALID, "order_id is only for action match, not ignore"},
 		{f.tUnmatched, recon.ResolveInput{Action: "ignore", Note: "  "}, recon.EINVALID, "note is required: say why"},

@@ -154,7 +154,10 @@ func orderByID(t *testing.T, s recon.Store, tenant recon.TenantID, id int64) (*r
 func (f *refundFixture) send(t *testing.T, account int64, ref, reference string, amount int64) (int64, error) {
 	t.Helper()
 	in := tx(account, ref, "2026-03-02 11:00:00", 0, amount)
-	in.Content = "MBVCB.8842." + reference + ".hoan tien"
+	// The bank's own transfer number in the memo (ref): two transfers of
+	// one refund are not possible duplicates of each other
+	// (docs/statements.md, Possible duplicates).
+	in.Content = "MBVCB." + ref + "." + reference + ".hoan tien"
 	res, err := f.s.IngestTransactions(t.Context(), f.c.Tenant(), []recon.TransactionInput{in}, []string{""})
 	if err != nil {
 		return 0, err
@@ -501,7 +504,7 @@ func testRefundsSettlementByStatement(t *testing.T, f *refundFixture) {
 		b := tx(f.a.ID, "ST-2", "2026-03-02 08:01:00", 0, 20_000)
 		b.Content = "hoan " + part.Reference + " don INV-2"
 		c := b
-		c.ReferenceNumber = "ST-3"
+		c.ReferenceNumber, c.Content = "ST-3", b.Content+" lan 2" // another memo: not a possible duplicate
 		_, err := ingest([]recon.TransactionInput{b, c}, []string{"", ""})
 		return err
 	})
