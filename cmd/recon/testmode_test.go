@@ -308,6 +308,26 @@ func (md *modeData) ownTransaction(t testing.TB, s *side) int64 {
 	return int64(body["data"].([]any)[0].(map[string]any)["id"].(float64))
 }
 
+// importStatement uploads a one-row statement into the side's account
+// (counted in its transactions) and returns the import's id.
+func (md *modeData) importStatement(t testing.TB, s *side) int64 {
+	t.Helper()
+	s.transactions++
+	csv := "transaction_date,amount_in,transaction_content,reference_number\n" +
+		md.day.Format(recon.DateLayout) + fmt.Sprintf(",%d,sao ke %s %d,PROOF-%s-%d\n", 7000+s.transactions, s.name, s.transactions, s.name, s.transactions)
+	status, raw := testkit.Do(t, "POST", fmt.Sprintf("%s/api/v1/bank-accounts/%d/statements", md.base, s.account), testkit.Bearer(s.feed), "text/csv", csv)
+	var body struct {
+		Data struct {
+			ImportID int64 `json:"import_id"`
+			Imported int   `json:"imported"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &body); status != 200 || err != nil || body.Data.Imported != 1 || body.Data.ImportID == 0 {
+		t.Fatalf("%s's statement upload: %d %s", s.name, status, raw)
+	}
+	return body.Data.ImportID
+}
+
 // ownDelivery returns the id of one of the side's deliveries.
 func (md *modeData) ownDelivery(t testing.TB, s *side) int64 {
 	t.Helper()
@@ -473,6 +493,37 @@ var crossModeCases = map[string]func(t *testing.T, md *modeData){
 			}
 			if md.transactionTotal(t, other) != other.transactions || md.transactionTotal(t, me) != me.transactions {
 				t.Errorf("%s's upload into %s's account changed the counts", me.name, other.name)
+			}
+		})
+	},
+	// Statement imports and their proofs (docs/statements.md, Balance
+	// proof): each mode lists and proves its own account's imports only;
+	// another mode's account, or its import under one's own account, is 404.
+	"GET /api/v1/bank-accounts/{id}/statements": func(t *testing.T, md *modeData) {
+		md.cross(func(me, other *side) {
+			md.importStatement(t, me)
+			if status, body := md.api(t, me, "GET", fmt.Sprintf("/api/v1/bank-accounts/%d/statements", other.account), ""); status != 404 {
+				t.Errorf("%s lists %s's statements: %d %v, want 404", me.name, other.name, status, body)
+			}
+			status, body := md.api(t, me, "GET", fmt.Sprintf("/api/v1/bank-accounts/%d/statements", me.account), "")
+			if data, _ := body["data"].([]any); status != 200 || len(data) == 0 {
+				t.Errorf("%s lists its own statements: %d %v", me.name, status, body)
+			}
+		})
+	},
+	"GET /api/v1/bank-accounts/{id}/statements/{import}": func(t *testing.T, md *modeData) {
+		md.cross(func(me, other *side) {
+			mine, theirs := md.importStatement(t, me), md.importStatement(t, other)
+			for _, path := range []string{
+				fmt.Sprintf("/api/v1/bank-accounts/%d/statements/%d", other.account, theirs),
+				fmt.Sprintf("/api/v1/bank-accounts/%d/statements/%d", me.account, theirs),
+			} {
+				if status, body := md.api(t, me, "GET", path, ""); status != 404 {
+					t.Errorf("%s reads %s: %d %v, want 404", me.name, path, status, body)
+				}
+			}
+			if status, body := md.api(t, me, "GET", fmt.Sprintf("/api/v1/bank-accounts/%d/statements/%d", me.account, mine), ""); status != 200 {
+				t.Errorf("%s reads its own proof: %d %v", me.name, status, body)
 			}
 		})
 	},
