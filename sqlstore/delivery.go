@@ -105,14 +105,17 @@ func claimUnordered(indexedBy func(string) string) string {
 			LIMIT $3`
 }
 
-// claimOrdered selects the due heads of the ordered targets (see claimUnordered).
+// claimOrdered selects the due heads of the ordered targets (see
+// claimUnordered). The head's own conditions are on d, status included, so
+// that PostgreSQL checks them again on a row another claimer changed after
+// this statement's snapshot (a head delivered meanwhile is not taken again).
 func claimOrdered(indexedBy func(string) string) string {
 	return `
 			SELECT d.id, d.next_attempt_at FROM delivery_targets t` + indexedBy("delivery_targets_ordered") + `
 			JOIN deliveries d ON d.id = (
 				SELECT MIN(e.id) FROM deliveries e` + indexedBy("deliveries_pending_group") + `
 				WHERE e.company_id = t.company_id AND e.kind = t.kind AND e.status = 'pending')
-			WHERE t.ordered AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2)
+			WHERE t.ordered AND d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2)
 				AND t.company_id IN (SELECT c.id FROM ` + tenantCompany + ` WHERE p.status = 'active')
 				AND NOT EXISTS (
 					SELECT 1 FROM deliveries e` + indexedBy("deliveries_claimed_group") + `
@@ -445,7 +448,7 @@ func (db *DB) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.
 // no such delivery.
 func (db *DB) ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int64, now time.Time) error {
 	companyID := tenant.ID()
-	query := `UPDATE deliveries SET status = $1, next_attempt_at = $2, lease_until = NULL, claimed_by = NULL, delivered_at = NULL WHERE id = $3`
+	query := `UPDATE deliveries SET status = $1, next_attempt_at = $2, lease_until = NULL, claimed_by = NULL, delivered_at = NULL, ` + markOrdered + ` WHERE id = $3`
 	args := []any{recon.DeliveryPending, storedTime(now), id}
 	if companyID != 0 {
 		query, args = query+` AND company_id = $4`, append(args, companyID)

@@ -80,6 +80,12 @@ func notifyAt(ctx context.Context, q querier, companyID int64, kind string, now 
 	return time.Time{}, false, nil
 }
 
+// markOrdered sets a delivery's mark from its target's setting where a
+// replay makes it pending again: it may have been made before the setting
+// changed, and saveTargetOrdered marks only the pending ones.
+const markOrdered = `ordered = EXISTS (SELECT 1 FROM delivery_targets t
+	WHERE t.company_id = deliveries.company_id AND t.kind = deliveries.kind AND t.ordered)`
+
 // saveTargetOrdered marks the pending deliveries of a company's target of
 // kind with the target's ordered setting, in the transaction that saves the
 // target (see claimUnordered).
