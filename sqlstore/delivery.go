@@ -50,10 +50,10 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 	return err
 }
 
-// claimDue selects the due deliveries of ClaimDeliveries ($2 now, $3 n),
-// and claimSet leases them ($1 lease until, $4 node): each engine puts them
-// together in its own statement (dialect.claimDeliveries), one statement and
-// so one transaction. indexedBy is the dialect's (SQLite is told the
+// claimUnordered and claimOrdered select the due deliveries of
+// ClaimDeliveries ($2 now, $3 n), and claimSet leases them ($1 lease until,
+// $4 node): each engine puts them together in its own statement
+// (dialect.claimDeliveries), one statement and so one transaction. indexedBy is the dialect's (SQLite is told the
 // partial indexes of the order rules, which it would not choose without
 // statistics; the company's kind index would walk its finished deliveries).
 //
@@ -69,6 +69,19 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 // them at most is in flight, and a head that waits for its retry holds the
 // others back until it is delivered or dead.
 //
+// The claim is two selections (claimUnordered, claimOrdered) whose rows
+// the dialect puts together, in due order, up to n. The unordered walk
+// reads only deliveries not marked ordered (deliveries_due_unordered): the
+// deliveries waiting behind an ordered head are not passed over one by one
+// at every claim, whatever their number. The ordered selection starts from
+// the ordered targets (delivery_targets_ordered) and probes each one's head
+// (deliveries_pending_group). deliveries.ordered copies the target's
+// setting (enqueue, saveTargetOrdered); a delivery enqueued while its
+// target is being saved may carry the old setting for an instant, which
+// the heartbeat puts right (syncOrdered), and meanwhile the unordered walk
+// still refuses a delivery of an ordered target, and the ordered one takes
+// a head whatever its mark.
+//
 // Under concurrency (PostgreSQL, FOR UPDATE SKIP LOCKED): the only row of
 // an ordered target that passes is its head, the same row for every claimer,
 // and its row lock lets one claimer take it; a claimer that took its
@@ -78,27 +91,37 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 // version). The lease check covers a lower id that commits after a higher
 // one was claimed (two enqueuing transactions at once, whose order is the
 // ids'): it waits for the one in flight.
-//
-// Each candidate costs index probes; the due rows waiting behind an ordered
-// head are passed over one by one, at each claim.
-func claimDue(indexedBy func(string) string) string {
+func claimUnordered(indexedBy func(string) string) string {
 	return `
-			SELECT id FROM deliveries d
-			WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
+			SELECT id, next_attempt_at FROM deliveries d` + indexedBy("deliveries_due_unordered") + `
+			WHERE status = 'pending' AND NOT ordered AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
 				AND company_id IN (SELECT c.id FROM ` + tenantCompany + ` WHERE p.status = 'active')
 				AND (kind <> 'webhook' OR NOT EXISTS (
 					SELECT 1 FROM deliveries e` + indexedBy("deliveries_pending_group") + `
 					WHERE e.company_id = d.company_id AND e.kind = 'webhook' AND e.status = 'pending' AND e.id < d.id
 						AND (e.next_attempt_at <= $2 OR e.lease_until > $2)))
-				AND (NOT EXISTS (SELECT 1 FROM delivery_targets t WHERE t.company_id = d.company_id AND t.kind = d.kind AND t.ordered)
-					OR NOT EXISTS (
-						SELECT 1 FROM deliveries e` + indexedBy("deliveries_pending_group") + `
-						WHERE e.company_id = d.company_id AND e.kind = d.kind AND e.status = 'pending' AND e.id < d.id)
-					AND NOT EXISTS (
-						SELECT 1 FROM deliveries e` + indexedBy("deliveries_claimed_group") + `
-						WHERE e.company_id = d.company_id AND e.kind = d.kind AND e.claimed_by IS NOT NULL
-							AND e.status = 'pending' AND e.lease_until > $2))
+				AND NOT EXISTS (SELECT 1 FROM delivery_targets t WHERE t.company_id = d.company_id AND t.kind = d.kind AND t.ordered)
 			ORDER BY next_attempt_at, id
+			LIMIT $3`
+}
+
+// claimOrdered selects the due heads of the ordered targets (see
+// claimUnordered). The head's own conditions are on d, status included, so
+// that PostgreSQL checks them again on a row another claimer changed after
+// this statement's snapshot (a head delivered meanwhile is not taken again).
+func claimOrdered(indexedBy func(string) string) string {
+	return `
+			SELECT d.id, d.next_attempt_at FROM delivery_targets t` + indexedBy("delivery_targets_ordered") + `
+			JOIN deliveries d ON d.id = (
+				SELECT MIN(e.id) FROM deliveries e` + indexedBy("deliveries_pending_group") + `
+				WHERE e.company_id = t.company_id AND e.kind = t.kind AND e.status = 'pending')
+			WHERE t.ordered AND d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2)
+				AND t.company_id IN (SELECT c.id FROM ` + tenantCompany + ` WHERE p.status = 'active')
+				AND NOT EXISTS (
+					SELECT 1 FROM deliveries e` + indexedBy("deliveries_claimed_group") + `
+					WHERE e.company_id = t.company_id AND e.kind = t.kind AND e.claimed_by IS NOT NULL
+						AND e.status = 'pending' AND e.lease_until > $2)
+			ORDER BY d.next_attempt_at, d.id
 			LIMIT $3`
 }
 
@@ -108,7 +131,7 @@ const claimSet = `UPDATE deliveries SET lease_until = $1, claimed_by = $4`
 // no lease or a lapsed one, of an active company: an inactive company's
 // deliveries wait, pending, until it is active again) in the order they fell
 // due, and leases them to node until now+lease. It is one statement, and so
-// one transaction (see claimDue; an ordered target's one at a time). The claimed rows come back with their new
+// one transaction (see claimUnordered; an ordered target's one at a time). The claimed rows come back with their new
 // LeaseUntil and ClaimedBy, ordered by NextAttemptAt and ID.
 func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
 	if n <= 0 {
@@ -246,7 +269,10 @@ func (db *DB) BeatDeliveryNode(ctx context.Context, node string, now, deadBefore
 			return err
 		}
 		beat.Released += n
-		return nil
+		// A delivery enqueued while its target was being saved (see
+		// claimUnordered): a minute is far longer than such a transaction.
+		_, err = syncOrdered(ctx, tx, now.Add(-time.Minute))
+		return err
 	})
 	if err != nil {
 		return recon.NodeBeat{}, internal(err, "delivery node heartbeat")
@@ -422,7 +448,7 @@ func (db *DB) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]*recon.
 // no such delivery.
 func (db *DB) ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int64, now time.Time) error {
 	companyID := tenant.ID()
-	query := `UPDATE deliveries SET status = $1, next_attempt_at = $2, lease_until = NULL, claimed_by = NULL, delivered_at = NULL WHERE id = $3`
+	query := `UPDATE deliveries SET status = $1, next_attempt_at = $2, lease_until = NULL, claimed_by = NULL, delivered_at = NULL, ` + markOrdered + ` WHERE id = $3`
 	args := []any{recon.DeliveryPending, storedTime(now), id}
 	if companyID != 0 {
 		query, args = query+` AND company_id = $4`, append(args, companyID)

@@ -41,7 +41,7 @@ func (db *DB) ReplayFailed(ctx context.Context, tenant recon.TenantID, f recon.F
 	companyID := tenant.ID()
 	now = storedTime(now)
 	var args queryArgs
-	set := `UPDATE deliveries SET status = 'pending', next_attempt_at = ` + args.add(now) + `, lease_until = NULL, claimed_by = NULL WHERE id IN (`
+	set := `UPDATE deliveries SET status = 'pending', next_attempt_at = ` + args.add(now) + `, lease_until = NULL, claimed_by = NULL, ` + markOrdered + ` WHERE id IN (`
 	parts, err := db.failedParts(&args, companyID, f, now)
 	if err != nil {
 		return 0, err

@@ -45,7 +45,7 @@ type dialect interface {
 	indexedBy(index string) string
 
 	// claimDeliveries is the statement of ClaimDeliveries ($1 lease until,
-	// $2 now, $3 n, $4 node), built from claimDue and claimSet.
+	// $2 now, $3 n, $4 node), built from claimUnordered, claimOrdered and claimSet.
 	claimDeliveries() string
 	// recordAttempts runs RecordAttempts on checked outcomes, from
 	// recordUpdate and recordInsert, in one transaction.

@@ -101,7 +101,10 @@ func (postgresDialect) indexedBy(string) string { return "" }
 // each other, and the CTE runs exactly once (a subquery under IN could be
 // rescanned by some plans and lock more than n rows).
 var pgClaimDeliveries = `
-		WITH due AS MATERIALIZED (` + claimDue(postgresDialect{}.indexedBy) + ` FOR UPDATE SKIP LOCKED)
+		WITH unordered AS MATERIALIZED (` + claimUnordered(postgresDialect{}.indexedBy) + ` FOR UPDATE SKIP LOCKED),
+		ordered AS MATERIALIZED (` + claimOrdered(postgresDialect{}.indexedBy) + ` FOR UPDATE OF d SKIP LOCKED),
+		due AS (SELECT id FROM (SELECT id, next_attempt_at FROM unordered UNION ALL SELECT id, next_attempt_at FROM ordered) x
+			ORDER BY next_attempt_at, id LIMIT $3)
 		` + claimSet + ` FROM due WHERE deliveries.id = due.id
 		RETURNING deliveries.` + strings.ReplaceAll(deliveryColumns, ", ", ", deliveries.")
 

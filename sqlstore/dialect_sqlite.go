@@ -124,7 +124,9 @@ func (sqliteDialect) indexedBy(index string) string { return " INDEXED BY " + in
 
 // sqliteClaimDeliveries: the statement holds the database's only write
 // lock, so a plain subquery chooses the due rows.
-var sqliteClaimDeliveries = claimSet + ` WHERE id IN (` + claimDue(sqliteDialect{}.indexedBy) + `) RETURNING ` + deliveryColumns
+var sqliteClaimDeliveries = claimSet + ` WHERE id IN (SELECT id FROM (
+		SELECT * FROM (` + claimUnordered(sqliteDialect{}.indexedBy) + `) UNION ALL SELECT * FROM (` + claimOrdered(sqliteDialect{}.indexedBy) + `)
+		ORDER BY next_attempt_at, id LIMIT $3)) RETURNING ` + deliveryColumns
 
 func (sqliteDialect) claimDeliveries() string { return sqliteClaimDeliveries }
 

@@ -299,7 +299,7 @@ func (db *DB) ReplayMissed(ctx context.Context, tenant recon.TenantID, kind stri
 
 func replayMissed(ctx context.Context, tx *sql.Tx, tenant recon.TenantID, kind string, now time.Time) (int64, error) {
 	res, err := tx.ExecContext(ctx, `
-		UPDATE deliveries SET status = 'pending', next_attempt_at = $1, lease_until = NULL, claimed_by = NULL, last_error = ''
+		UPDATE deliveries SET status = 'pending', next_attempt_at = $1, lease_until = NULL, claimed_by = NULL, last_error = '', `+markOrdered+`
 		WHERE company_id = $2 AND kind = $3 AND status = 'dead' AND last_error = $4`,
 		storedTime(now), tenant.ID(), kind, recon.HeldError)
 	if err != nil {

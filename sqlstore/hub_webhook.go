@@ -121,6 +121,9 @@ func (db *DB) ChangeHubWebhook(ctx context.Context, tenant recon.TenantID, c rec
 		if err != nil {
 			return internal(err, "save hub webhook")
 		}
+		if err := saveTargetOrdered(ctx, tx, companyID, recon.DeliveryWebhook, w.Ordered); err != nil {
+			return internal(err, "save hub webhook")
+		}
 		out = w
 		return nil
 	})

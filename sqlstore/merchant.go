@@ -135,6 +135,9 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 		if err != nil {
 			return internal(err, "set delivery target")
 		}
+		if err := saveTargetOrdered(ctx, tx, companyID, kind, t.Ordered); err != nil {
+			return internal(err, "set delivery target")
+		}
 		return nil
 	})
 	if err != nil {

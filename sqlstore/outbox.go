@@ -11,13 +11,14 @@ import (
 
 // enqueue writes d into the outbox through q: the transaction of the state
 // change that causes the notification, so that both commit or neither. d is
-// pending, created at now and due at due (see notifyAt); enqueue sets its
-// ID, Status and times.
+// pending, created at now and due at due (see notifyAt), marked ordered when
+// its target is (see claimUnordered); enqueue sets its ID, Status and times.
 func (db *DB) enqueue(ctx context.Context, q querier, d *recon.Delivery, now, due time.Time) error {
 	now, due = storedTime(now), storedTime(due)
 	err := q.QueryRowContext(ctx, `
-		INSERT INTO deliveries (company_id, kind, event, payload, status, attempts, next_attempt_at, created_at, order_id)
-		VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8) RETURNING id`,
+		INSERT INTO deliveries (company_id, kind, event, payload, status, attempts, next_attempt_at, created_at, order_id, ordered)
+		VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8,
+			EXISTS (SELECT 1 FROM delivery_targets t WHERE t.company_id = $1 AND t.kind = $2 AND t.ordered)) RETURNING id`,
 		d.CompanyID, d.Kind, d.Event, d.Payload, recon.DeliveryPending, due, now, idArg(d.OrderID)).Scan(&d.ID)
 	if err != nil {
 		return internal(err, "enqueue delivery")
@@ -77,4 +78,33 @@ func notifyAt(ctx context.Context, q querier, companyID int64, kind string, now 
 		return now.Add(recon.ListenerHold), true, nil
 	}
 	return time.Time{}, false, nil
+}
+
+// markOrdered sets a delivery's mark from its target's setting where a
+// replay makes it pending again: it may have been made before the setting
+// changed, and saveTargetOrdered marks only the pending ones.
+const markOrdered = `ordered = EXISTS (SELECT 1 FROM delivery_targets t
+	WHERE t.company_id = deliveries.company_id AND t.kind = deliveries.kind AND t.ordered)`
+
+// saveTargetOrdered marks the pending deliveries of a company's target of
+// kind with the target's ordered setting, in the transaction that saves the
+// target (see claimUnordered).
+func saveTargetOrdered(ctx context.Context, tx *sql.Tx, companyID int64, kind string, ordered bool) error {
+	_, err := tx.ExecContext(ctx, `UPDATE deliveries SET ordered = $3
+		WHERE company_id = $1 AND kind = $2 AND status = 'pending' AND ordered <> $3`, companyID, kind, ordered)
+	return err
+}
+
+// syncOrdered puts right the mark of the pending deliveries of the targets
+// saved since since: one enqueued while its target was being saved read the
+// setting before the save (see claimUnordered). Each target costs an index
+// probe of its pending deliveries.
+func syncOrdered(ctx context.Context, tx *sql.Tx, since time.Time) (int64, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE deliveries SET ordered = NOT ordered
+		WHERE status = 'pending' AND (company_id, kind) IN (SELECT company_id, kind FROM delivery_targets WHERE updated_at >= $1)
+			AND ordered <> (SELECT t.ordered FROM delivery_targets t WHERE t.company_id = deliveries.company_id AND t.kind = deliveries.kind)`, storedTime(since))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }

@@ -1,0 +1,91 @@
+package sqlstore_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/sqlstore/dbtest"
+)
+
+// TestOrderedMarkPutRight: deliveries.ordered (migration 00046; docs/design.md,
+// D7, "Ordered targets") follows the target: set at enqueue, changed with the
+// target's save; a delivery left with its target's old setting (enqueued
+// while the target was being saved) is claimed by neither selection until a
+// heartbeat puts the mark right, and then at once.
+func TestOrderedMarkPutRight(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		db := dbtest.OpenStore(t, engine)
+		ctx := t.Context()
+		c := &recon.Company{FullName: "Sao Mai", ShortName: "saomai", Status: recon.CompanyActive, Subscription: "standard",
+			Config: recon.CompanyConfig{DataStorageDays: 30}}
+		if err := db.CreateCompany(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		target := &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true, Ordered: true}
+		if err := db.SetIPN(ctx, c.Tenant(), target); err != nil {
+			t.Fatal(err)
+		}
+		enqueueTwo := func() []int64 {
+			t.Helper()
+			var ids []int64
+			for _, ev := range []string{"A1", "A2"} {
+				d := &recon.Delivery{CompanyID: c.ID, Kind: recon.DeliveryIPN, Event: ev, Payload: []byte(`{}`)}
+				if err := db.EnqueueDelivery(ctx, d); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, d.ID)
+			}
+			return ids
+		}
+		now := time.Now().Add(time.Second)
+		ids := enqueueTwo()
+		claim := func(node string) []int64 {
+			t.Helper()
+			got, err := db.ClaimDeliveries(ctx, node, now, 10, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []int64
+			for _, d := range got {
+				out = append(out, d.ID)
+			}
+			return out
+		}
+		// Ordered: the head only.
+		if got := claim("n1"); !slices.Equal(got, ids[:1]) {
+			t.Fatalf("ordered target claimed %v, want the head %v", got, ids[:1])
+		}
+		if err := db.Exec(ctx, `UPDATE deliveries SET lease_until = NULL, claimed_by = NULL WHERE id = $1`, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		// Turned off: both at once (the save marks them).
+		target.Ordered = false
+		if err := db.SetIPN(ctx, c.Tenant(), target); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("n2"); !slices.Equal(got, ids) {
+			t.Fatalf("after turning ordered off claimed %v, want %v", got, ids)
+		}
+		if err := db.Exec(ctx, `UPDATE deliveries SET lease_until = NULL, claimed_by = NULL`); err != nil {
+			t.Fatal(err)
+		}
+		// A mark left behind: the unordered walk passes over a marked row
+		// and the target is not ordered, so nothing takes it...
+		if err := db.Exec(ctx, `UPDATE deliveries SET ordered = true WHERE id = $1`, ids[1]); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("n3"); !slices.Equal(got, ids[:1]) {
+			t.Fatalf("with a stale mark claimed %v, want %v only", got, ids[:1])
+		}
+		// ...until a heartbeat puts it right (the beat also releases n3's
+		// claim: n3 never joined).
+		if _, err := db.BeatDeliveryNode(ctx, "n4", time.Now(), time.Now().Add(-time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("n4"); !slices.Contains(got, ids[1]) {
+			t.Fatalf("after the heartbeat claimed %v, want %d among them", got, ids[1])
+		}
+	})
+}
