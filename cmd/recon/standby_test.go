@@ -85,15 +85,17 @@ func TestServeReadsFromStandby(t *testing.T) {
 		}
 	}
 
-	push("SIM1")
+	// The pushes' references are not of the SIM… form the sandbox gives
+	// the payments, so that a list showing FEED-TWO is about this push.
+	push("FEED-ONE")
 	m.pay(t, m.checkout(t, "INV-1", 90000), 90000)
 	r.WaitReplayed(t)
-	testkit.WaitFor(t, "the lists to read the standby with SIM1 and INV-1", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the lists to read the standby with FEED-ONE and INV-1", 30*time.Second, func() bool {
 		if !strings.Contains(metrics(), "recon_db_standby_serving 1") {
 			return false
 		}
 		for _, l := range lists() {
-			if !strings.Contains(l, "SIM1") && !strings.Contains(l, "INV-1") {
+			if !strings.Contains(l, "FEED-ONE") && !strings.Contains(l, "INV-1") {
 				return false
 			}
 		}
@@ -105,17 +107,17 @@ func TestServeReadsFromStandby(t *testing.T) {
 		t.Fatalf("the report shows no lines: %s", before)
 	}
 	r.PauseReplay(t)
-	id := push("SIM2")
+	id := push("FEED-TWO")
 	m.pay(t, m.checkout(t, "INV-2", 90000), 90000)
 	if after := report(); after != before {
 		t.Errorf("the report with the standby paused: %s, want it as before the writes: %s", after, before)
 	}
 	for name, l := range lists() {
-		if strings.Contains(l, "SIM2") || strings.Contains(l, "INV-2") {
+		if strings.Contains(l, "FEED-TWO") || strings.Contains(l, "INV-2") {
 			t.Errorf("%s with the standby paused shows what was written since: %.2000s", name, l)
 		}
 	}
-	if l := get("/api/v1/transactions/" + id); !strings.Contains(l, "SIM2") {
+	if l := get("/api/v1/transactions/" + id); !strings.Contains(l, "FEED-TWO") {
 		t.Errorf("the detail of a transfer just pushed: %s", l)
 	}
 	if l := fmt.Sprint(m.gateway(t, "GET", "/v1/order/detail/INV-2", "")); !strings.Contains(l, "INV-2") {
@@ -134,7 +136,7 @@ func TestServeReadsFromStandby(t *testing.T) {
 		t.Errorf("the report with the standby stopped: %s, want the writes counted", after)
 	}
 	for name, l := range lists() {
-		if !strings.Contains(l, "SIM2") && !strings.Contains(l, "INV-2") {
+		if !strings.Contains(l, "FEED-TWO") && !strings.Contains(l, "INV-2") {
 			t.Errorf("%s with the standby stopped lacks what was written: %.2000s", name, l)
 		}
 	}
