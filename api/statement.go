@@ -343,14 +343,7 @@ func (h *Handler) listStatementImports(w http.ResponseWriter, r *http.Request, c
 	for i, imp := range list {
 		data[i] = StatementImportJSON(imp, c.Livemode())
 	}
-	lastPage := max(1, (total+int64(f.Limit)-1)/int64(f.Limit))
-	web.WriteJSON(w, http.StatusOK, struct {
-		Status string `json:"status"`
-		Data   []any  `json:"data"`
-		Meta   any    `json:"meta"`
-	}{"success", data, map[string]any{"pagination": map[string]int64{
-		"total": total, "per_page": int64(f.Limit), "current_page": int64(f.Page), "last_page": lastPage,
-	}}})
+	writePage(w, data, total, f.Page, f.Limit)
 	return nil
 }
 

@@ -64,15 +64,20 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *re
 	for i, t := range list {
 		data[i] = toTransactionJSON(t, c.Livemode())
 	}
-	lastPage := max(1, (total+int64(f.Limit)-1)/int64(f.Limit))
-	web.WriteJSON(w, http.StatusOK, struct {
-		Status string            `json:"status"`
-		Data   []transactionJSON `json:"data"`
-		Meta   any               `json:"meta"`
-	}{"success", data, map[string]any{"pagination": map[string]int64{
-		"total": total, "per_page": int64(f.Limit), "current_page": int64(f.Page), "last_page": lastPage,
-	}}})
+	writePage(w, data, total, f.Page, f.Limit)
 	return nil
+}
+
+// writePage writes one page of a v1 list: its rows and the pagination of
+// total rows in pages of limit.
+func writePage[T any](w http.ResponseWriter, data []T, total int64, page, limit int) {
+	web.WriteJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+		Data   []T    `json:"data"`
+		Meta   any    `json:"meta"`
+	}{"success", data, map[string]any{"pagination": map[string]int64{
+		"total": total, "per_page": int64(limit), "current_page": int64(page), "last_page": max(1, (total+int64(limit)-1)/int64(limit)),
+	}}})
 }
 
 // pushItem is one transaction of POST /api/v1/transactions.
