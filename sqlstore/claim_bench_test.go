@@ -21,8 +21,7 @@ func BenchmarkClaimBesideOrderedBacklog(b *testing.B) {
 			ctx := b.Context()
 			var cos []*recon.Company
 			for i, ordered := range []bool{true, false} {
-				c := &recon.Company{FullName: fmt.Sprint("Công ty ", i), ShortName: fmt.Sprint("co", i), Status: recon.CompanyActive,
-					Subscription: "standard", Config: recon.CompanyConfig{DataStorageDays: 30}}
+				c := newCompanyRow(i)
 				if err := db.CreateCompany(ctx, c); err != nil {
 					b.Fatal(err)
 				}

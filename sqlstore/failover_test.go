@@ -12,7 +12,7 @@ import (
 	"recon/sqlstore/dbtest"
 )
 
-// newCompanyRow is a company to store.
+// newCompanyRow is a company to store (the sqlstore tests' own).
 func newCompanyRow(n int) *recon.Company {
 	return &recon.Company{FullName: fmt.Sprintf("Failover %d Ltd", n), ShortName: fmt.Sprintf("f%d", n), Status: recon.CompanyActive,
 		Subscription: "standard", Config: recon.CompanyConfig{DataStorageDays: 30}}

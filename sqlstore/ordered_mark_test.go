@@ -13,13 +13,13 @@ import (
 // D7, "Ordered targets") follows the target: set at enqueue, changed with the
 // target's save; a delivery left with its target's old setting (enqueued
 // while the target was being saved) is claimed by neither selection until a
-// heartbeat puts the mark right, and then at once.
+// heartbeat puts the mark right, and then at once; a replay marks a
+// delivery as its target is then.
 func TestOrderedMarkPutRight(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		db := dbtest.OpenStore(t, engine)
 		ctx := t.Context()
-		c := &recon.Company{FullName: "Sao Mai", ShortName: "saomai", Status: recon.CompanyActive, Subscription: "standard",
-			Config: recon.CompanyConfig{DataStorageDays: 30}}
+		c := newCompanyRow(1)
 		if err := db.CreateCompany(ctx, c); err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +86,31 @@ func TestOrderedMarkPutRight(t *testing.T) {
 		}
 		if got := claim("n4"); !slices.Contains(got, ids[1]) {
 			t.Fatalf("after the heartbeat claimed %v, want %d among them", got, ids[1])
+		}
+
+		// A replay takes the mark of the target as it is now: a delivery
+		// that died while the target was ordered, replayed once it is not,
+		// goes with the unordered ones.
+		target.Ordered = true
+		if err := db.SetIPN(ctx, c.Tenant(), target); err != nil {
+			t.Fatal(err)
+		}
+		dead := enqueueTwo()[0]
+		if err := db.Exec(ctx, `UPDATE deliveries SET status = 'dead', lease_until = NULL, claimed_by = NULL WHERE id = $1`, dead); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Exec(ctx, `UPDATE deliveries SET status = 'delivered' WHERE id <> $1`, dead); err != nil {
+			t.Fatal(err)
+		}
+		target.Ordered = false
+		if err := db.SetIPN(ctx, c.Tenant(), target); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.ReplayDelivery(ctx, c.Tenant(), dead, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("n4"); !slices.Equal(got, []int64{dead}) {
+			t.Fatalf("the replayed delivery: claimed %v, want %d", got, dead)
 		}
 	})
 }

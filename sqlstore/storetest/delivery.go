@@ -1022,12 +1022,11 @@ func testDeliveryTargetSettings(t *testing.T, bundle *deliveryBundle) {
 	if !ok {
 		t.Skip("the store has no SetIPN")
 	}
-	read := func(companyID int64, kind string) *recon.Target { t.Helper(); return bundle.target(t, companyID, kind) }
 	v1 := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
 	if err := ipn.SetIPN(t.Context(), c.Tenant(), v1); err != nil {
 		t.Fatal(err)
 	}
-	if v1.Settings != "{}" || read(c.ID, recon.DeliveryIPN).Settings != "{}" {
+	if v1.Settings != "{}" || bundle.target(t, c.ID, recon.DeliveryIPN).Settings != "{}" {
 		t.Fatalf("a new target saved without settings: %q, want {}", v1.Settings)
 	}
 	const chosen = `{"future":{"a":[1,2]},"notification_types":["ORDER_PAID","ORDER_PARTIALLY_PAID"]}`
@@ -1035,7 +1034,7 @@ func testDeliveryTargetSettings(t *testing.T, bundle *deliveryBundle) {
 	if err := ipn.SetIPN(t.Context(), c.Tenant(), set); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(c.ID, recon.DeliveryIPN); set.Settings != chosen || got.Settings != chosen {
+	if got := bundle.target(t, c.ID, recon.DeliveryIPN); set.Settings != chosen || got.Settings != chosen {
 		t.Fatalf("settings saved %q, read %q; want %q", set.Settings, got.Settings, chosen)
 	}
 	// A save without settings (URL, auth type, state, a rotation) keeps them.
@@ -1043,7 +1042,7 @@ func testDeliveryTargetSettings(t *testing.T, bundle *deliveryBundle) {
 	if err := ipn.SetIPN(t.Context(), c.Tenant(), keep); err != nil {
 		t.Fatal(err)
 	}
-	got := read(c.ID, recon.DeliveryIPN)
+	got := bundle.target(t, c.ID, recon.DeliveryIPN)
 	if keep.Settings != chosen || got.Settings != chosen || got.URL != keep.URL || got.Active {
 		t.Fatalf("after a save without settings: told %q, read %+v; want the settings kept", keep.Settings, got)
 	}
@@ -1052,7 +1051,7 @@ func testDeliveryTargetSettings(t *testing.T, bundle *deliveryBundle) {
 		if err := hub.SetHubIPN(t.Context(), c.Tenant(), h); err != nil {
 			t.Fatal(err)
 		}
-		if h.Settings != "{}" || read(c.ID, recon.DeliveryHubIPN).Settings != "{}" || read(c.ID, recon.DeliveryIPN).Settings != chosen {
+		if h.Settings != "{}" || bundle.target(t, c.ID, recon.DeliveryHubIPN).Settings != "{}" || bundle.target(t, c.ID, recon.DeliveryIPN).Settings != chosen {
 			t.Fatalf("hub IPN settings %q: the kinds' settings are not apart", h.Settings)
 		}
 	}
@@ -1061,7 +1060,7 @@ func testDeliveryTargetSettings(t *testing.T, bundle *deliveryBundle) {
 	if err := ipn.SetIPN(t.Context(), other.Tenant(), o); err != nil {
 		t.Fatal(err)
 	}
-	if o.Settings != "{}" || read(c.ID, recon.DeliveryIPN).Settings != chosen {
+	if o.Settings != "{}" || bundle.target(t, c.ID, recon.DeliveryIPN).Settings != chosen {
 		t.Fatalf("another company's target: %q", o.Settings)
 	}
 }
@@ -1115,12 +1114,11 @@ func testDeliverySigningSecretRotation(t *testing.T, bundle *deliveryBundle) {
 	if !ok {
 		t.Skip("the store has no SetIPN")
 	}
-	read := func(companyID int64, kind string) *recon.Target { t.Helper(); return bundle.target(t, companyID, kind) }
 	first := &recon.Target{URL: "https://shop.example/ipn", AuthType: recon.AuthNone, Active: true}
 	if err := ipn.SetIPN(t.Context(), c.Tenant(), first); err != nil {
 		t.Fatal(err)
 	}
-	if first.PreviousSigningSecret != "" || read(c.ID, recon.DeliveryIPN).PreviousSigningSecret != "" {
+	if first.PreviousSigningSecret != "" || bundle.target(t, c.ID, recon.DeliveryIPN).PreviousSigningSecret != "" {
 		t.Fatalf("a new target has a previous signing secret: %+v", first)
 	}
 	// The store's clock is its own: the end is a day after some instant
@@ -1131,7 +1129,7 @@ func testDeliverySigningSecretRotation(t *testing.T, bundle *deliveryBundle) {
 		t.Fatal(err)
 	}
 	after := time.Now()
-	got := read(c.ID, recon.DeliveryIPN)
+	got := bundle.target(t, c.ID, recon.DeliveryIPN)
 	if got.SigningSecret != second.SigningSecret || got.PreviousSigningSecret != first.SigningSecret ||
 		second.PreviousSigningSecret != first.SigningSecret || !second.PreviousSigningUntil.Equal(got.PreviousSigningUntil) ||
 		got.PreviousSigningUntil.Before(micro(before.Add(recon.SigningOverlap))) || got.PreviousSigningUntil.After(after.Add(recon.SigningOverlap)) {
@@ -1143,7 +1141,7 @@ func testDeliverySigningSecretRotation(t *testing.T, bundle *deliveryBundle) {
 	if err := ipn.SetIPN(t.Context(), c.Tenant(), keep); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(c.ID, recon.DeliveryIPN); got.SigningSecret != second.SigningSecret || got.PreviousSigningSecret != first.SigningSecret ||
+	if got := bundle.target(t, c.ID, recon.DeliveryIPN); got.SigningSecret != second.SigningSecret || got.PreviousSigningSecret != first.SigningSecret ||
 		!got.PreviousSigningUntil.Equal(until) || keep.PreviousSigningSecret != first.SigningSecret {
 		t.Fatalf("after a save keeping the signing secret: %+v", got)
 	}
@@ -1152,7 +1150,7 @@ func testDeliverySigningSecretRotation(t *testing.T, bundle *deliveryBundle) {
 	if err := ipn.SetIPN(t.Context(), c.Tenant(), third); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(c.ID, recon.DeliveryIPN); got.SigningSecret != third.SigningSecret || got.PreviousSigningSecret != second.SigningSecret ||
+	if got := bundle.target(t, c.ID, recon.DeliveryIPN); got.SigningSecret != third.SigningSecret || got.PreviousSigningSecret != second.SigningSecret ||
 		len(got.SigningSecrets(time.Now())) != 2 {
 		t.Fatalf("rotated twice: %+v; want the second secret %q as the previous one", got, second.SigningSecret)
 	}
@@ -1171,7 +1169,7 @@ func testDeliverySigningSecretRotation(t *testing.T, bundle *deliveryBundle) {
 		t.Fatalf("rotated webhook: %+v, %v; want %q kept", w2, err, w.SigningSecret)
 	}
 	if got, err := hub.HubWebhook(t.Context(), c.Tenant()); err != nil || got.PreviousSigningSecret != w.SigningSecret ||
-		!got.PreviousSigningUntil.Equal(w2.PreviousSigningUntil) || read(c.ID, recon.DeliveryWebhook).PreviousSigningSecret != w.SigningSecret {
+		!got.PreviousSigningUntil.Equal(w2.PreviousSigningUntil) || bundle.target(t, c.ID, recon.DeliveryWebhook).PreviousSigningSecret != w.SigningSecret {
 		t.Fatalf("webhook read back: %+v, %v", got, err)
 	}
 	// Another company's targets have none.
@@ -1180,7 +1178,7 @@ func testDeliverySigningSecretRotation(t *testing.T, bundle *deliveryBundle) {
 	if err := ipn.SetIPN(t.Context(), d.Tenant(), other); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(d.ID, recon.DeliveryIPN); got.PreviousSigningSecret != "" {
+	if got := bundle.target(t, d.ID, recon.DeliveryIPN); got.PreviousSigningSecret != "" {
 		t.Fatalf("another company's target: %+v", got)
 	}
 }
