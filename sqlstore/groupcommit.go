@@ -28,12 +28,19 @@ const groupMaxRows = 2 * recon.MaxIngestBatch
 // so that (on PostgreSQL) they still run in parallel; a call that overlaps
 // several lanes merges them.
 //
+// On SQLite, which runs one writer at a time whatever the accounts, lanes
+// would only queue for the database's lock one commit each: there a company
+// has one lane (oneLane), and calls on different accounts share its
+// transactions and their commit too (docs/design.md, "SQLite statements
+// prepared once per connection" measures it).
+//
 // Should a grouped transaction fail (a call naming another company's bank
 // account, say), each of its calls is stored again on its own, so that one
 // call's error is never another's.
 type ingestGroup struct {
-	mu    sync.Mutex
-	lanes map[int64][]*lane // by company
+	mu      sync.Mutex
+	lanes   map[int64][]*lane // by company
+	oneLane bool              // a company's calls all share one lane (SQLite)
 }
 
 // lane is the calls of one company waiting for, or being stored by, one
@@ -106,7 +113,7 @@ func (g *ingestGroup) enqueue(companyID int64, call *ingestCall) *lane {
 	kept := g.lanes[companyID][:0]
 	for _, l := range g.lanes[companyID] {
 		switch {
-		case !l.overlaps(call.accounts):
+		case !g.oneLane && !l.overlaps(call.accounts):
 			kept = append(kept, l)
 		case into == nil:
 			into = l

@@ -50,3 +50,25 @@ func TestLanesByOverlappingAccounts(t *testing.T) {
 		t.Fatal("a call on account 5 did not get a lane of its own")
 	}
 }
+
+// TestOneLanePerCompany: where the engine runs one writer at a time
+// (SQLite), a company's calls share one lane whatever their accounts, and
+// another company's calls still get their own.
+func TestOneLanePerCompany(t *testing.T) {
+	call := func(account int64) *ingestCall {
+		in := []recon.TransactionInput{{BankAccountID: account}}
+		return &ingestCall{in: in, accounts: accountsOf(in)}
+	}
+	g := ingestGroup{oneLane: true}
+	a, b := call(1), call(2)
+	l := g.enqueue(7, a)
+	if l == nil || g.enqueue(7, b) != nil {
+		t.Fatal("a call on another account of the same company opened a second lane")
+	}
+	if len(g.lanes[7]) != 1 || len(l.queue) != 2 || l.queue[0] != a || l.queue[1] != b {
+		t.Fatalf("company 7: %d lanes, the lane's queue %v; want one lane holding both calls in order", len(g.lanes[7]), l.queue)
+	}
+	if g.enqueue(8, call(1)) == nil {
+		t.Fatal("another company's call joined this company's lane")
+	}
+}

@@ -29,6 +29,8 @@ import (
 	"sync"
 	"time"
 
+	"modernc.org/sqlite"
+
 	"recon"
 )
 
@@ -121,8 +123,9 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		db.d = sqliteDialect{}
 		db.path = target
 		db.writer = make(chan struct{}, 1)
+		db.group.oneLane = true
 		createSQLiteFile(target) // mode 0600, before SQLite makes it with the umask's
-		db.db, err = sql.Open("sqlite", sqliteDSN(target, db.synchronous))
+		db.db = sql.OpenDB(stmtCacheConnector{dsn: sqliteDSN(target, db.synchronous), driver: &sqlite.Driver{}})
 	case EnginePostgres:
 		db.d = postgresDialect{}
 		db.db, err = openPostgres(target)

@@ -35,13 +35,14 @@ type rawRow struct {
 	acc  int64
 }
 
-// rawRows returns the rows of the feed's batches, in push order.
+// rawRows returns the rows of the feed's next batches (after tg.offset), in
+// push order.
 func rawRows(tg *loadTarget, rows int) []rawRow {
 	ext := recon.CompanyExtractor(&recon.CompanyConfig{Paycode: true, PaymentCodeFormats: []recon.PaymentCodeFormat{
 		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true}}})
 	balance := map[int64]int64{}
 	out := make([]rawRow, 0, rows)
-	for n := range rows / 1000 {
+	for n := tg.offset / 1000; n < (tg.offset+rows)/1000; n++ {
 		for i := range 1000 {
 			r := loadFeedRow(batchAccount(tg.accounts, n, i), n*1000+i)
 			balance[r.account] += r.in - r.out

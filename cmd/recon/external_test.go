@@ -29,9 +29,11 @@ var (
 	extIPNFor     = flag.Duration("ipn-for", 6*time.Second, "how long the single-transfer pushes last")
 	extPhases     = flag.String("phases", "ingest,list,ipn", "phases to run (list needs ingest)")
 	extQueries    = flag.String("queries", "", "listing queries to run, by the names the table prints (page1,amount_out,...); empty: all")
-	extProfile    = flag.String("cpuprofile", "", "directory: build the server with its pprof listener (benchpprof.go) and write a CPU profile of it during each target's ingestion there")
+	extProfile    = flag.String("cpuprofile", "", "directory: build the server with its pprof listener (benchpprof.go) and write a CPU profile of it during each target's ingestion and its single-transfer pushes there")
 	extProfileFor = flag.Int("cpuprofile-seconds", 10, "length of the CPU profile, from the start of the ingestion")
 	extPGStat     = flag.Bool("pgstat", false, "load pg_stat_statements into the clusters and write the top statements of each ingestion into the -cpuprofile directory (or the current one)")
+	extSeed       = flag.Int("seed", 0, "rows of the same feed put into the big company through the store before the pushes (a multiple of 1000, seed_test.go): the listing then reads seed+rows")
+	extCompanies  = flag.Int("companies", 0, "small companies seeded beside the big one, each with one bank account and 1,000 rows; page 1 and three filters are measured on 20 of them too")
 )
 
 // TestExternal measures each target in turn: the engine's raw limit,
@@ -98,10 +100,27 @@ func TestExternal(t *testing.T) {
 				pprofAddr = freeAddr(t)
 				os.Setenv("RECON_BENCH_PPROF_ADDR", pprofAddr)
 			}
-			startProcess(t, bin, addr, dbURL, append([]string{"--sandbox", "--allow-private-targets"}, benchRateLimit...)...)
+			server := startProcess(t, bin, addr, dbURL, append([]string{"--sandbox", "--allow-private-targets"}, benchRateLimit...)...)
 			base := "http://" + addr
+			memory := func(when string) {
+				rss, peak, err := processMemory(server.Process.Pid)
+				if err != nil {
+					t.Fatal(err)
+				}
+				row(target, "server RSS ("+when+")", fmt.Sprintf("%.0f MiB", rss), 0, 0, fmt.Sprintf("peak so far %.0f MiB", peak), "", loadAverage())
+				if when == "end" {
+					ratio(fmt.Sprintf("%-17s server memory: peak RSS %.0f MiB over the run, %.0f MiB at its end\n", target, peak, rss))
+				}
+			}
 			if phase("ingest") {
 				tg := setupLoad(t, base, dbURL, cfg.accounts)
+				if *extSeed > 0 {
+					seedFeed(t, dbURL, tg, *extSeed)
+				}
+				var small []*loadTarget
+				if *extCompanies > 0 {
+					small = smallTargets(t, base, dbURL, seedCompanies(t, dbURL, *extCompanies, 1000), 20)
+				}
 				raw := rawRows(tg, cfg.rows)
 				load := loadAverage()
 				before := engineLimit(t, target, dbURL, tg.company, raw)
@@ -130,6 +149,7 @@ func TestExternal(t *testing.T) {
 				ratio(fmt.Sprintf("%-17s ingestion %.2f of %s (%.0f tx/s; limit %.0f rows/s, the mean of %.0f before and %.0f after)\n",
 					target, rate/limit, limitName(target), rate, limit, before, after))
 				t.Logf("%s: ingested %d rows at %.0f tx/s", target, cfg.rows, rate)
+				memory("after the ingestion")
 				if phase("list") {
 					health := listQuery{"healthz", "/healthz"}
 					for _, when := range []string{"right after the load", "later"} {
@@ -138,35 +158,48 @@ func TestExternal(t *testing.T) {
 						}
 						w := strings.Fields(when)[0]
 						load := loadAverage()
-						h1 := listOne(t, tg, cfg, health)
+						h1 := listOne(t, []*loadTarget{tg}, cfg, health)
 						results := list(t, tg, cfg)
-						h2 := listOne(t, tg, cfg, health)
+						for _, q := range smallQueries(small) {
+							results = append(results, listOne(t, small, cfg, q))
+						}
+						h2 := listOne(t, []*loadTarget{tg}, cfg, health)
 						hz := (h1.rps + h2.rps) / 2
 						row(target, "GET /healthz ("+w+")", fmt.Sprintf("%.0f req/s", hz), h1.p50, h1.p99, fmt.Sprintf("%.0f before, %.0f after", h1.rps, h2.rps), "", load)
 						var page1 float64
 						slowest, slowestName := 0.0, ""
 						for _, r := range results {
 							row(target, r.name+" ("+w+")", fmt.Sprintf("%.0f req/s", r.rps), r.p50, r.p99, fmt.Sprintf("%.0f req/s /healthz", hz), fmt.Sprintf("%.2f", r.rps/hz), load)
-							if r.name == "page1" {
+							switch {
+							case r.name == "page1" || r.name == smallPage1:
 								page1 = r.rps
-								ratio(fmt.Sprintf("%-17s page 1 (%s) %.2f of /healthz (%.0f of %.0f req/s), p99 %s ms\n", target, when, r.rps/hz, r.rps, hz, ms(r.p99)))
-							} else if page1 > 0 && page1/r.rps > slowest {
+								ratio(fmt.Sprintf("%-17s %s (%s) %.2f of /healthz (%.0f of %.0f req/s), p99 %s ms\n", target, r.name, when, r.rps/hz, r.rps, hz, ms(r.p99)))
+							case page1 > 0 && page1/r.rps > slowest:
 								slowest, slowestName = page1/r.rps, r.name
 							}
 						}
 						if slowestName != "" {
 							ratio(fmt.Sprintf("%-17s slowest filter (%s): %s at %.1f× page 1's time\n", target, when, slowestName, slowest))
 						}
+						memory("after the listing " + when)
 					}
 				}
 			}
 			if phase("ipn") {
 				it := setupIPN(t, base, dbURL, int(float64(cfg.ipnRate)*cfg.ipnFor.Seconds()))
 				load := loadAverage()
+				var profiled func()
+				if pprofAddr != "" {
+					profiled = cpuProfile(t, pprofAddr, filepath.Join(*extProfile, target+"-ipn.pprof"), int(cfg.ipnFor.Seconds()))
+				}
 				lat := it.latency(t, cfg)
+				if profiled != nil {
+					profiled()
+				}
 				row(target, "ingest-to-IPN, 1 per request", fmt.Sprintf("%d/s", cfg.ipnRate), percentile(lat, 0.50), percentile(lat, 0.99), "", "", load)
 				ratio(fmt.Sprintf("%-17s ingest-to-IPN p99 %s ms at %d pushes/s (target ≤ 100 ms)\n", target, ms(percentile(lat, 0.99)), cfg.ipnRate))
 			}
+			memory("end")
 		})
 	}
 	fmt.Fprint(os.Stdout, "\nRatios to the engine's own limit, measured in the same run:\n"+ratios.String()+"\n"+table.String())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ type loadTarget struct {
 	company     int64
 	accounts    []int64
 	numbers     []string
+	offset      int // rows of the feed already stored (seedFeed): pushes continue after them
 }
 
 // setupLoad makes the generator's company on a running server at base,
@@ -50,12 +52,8 @@ type loadTarget struct {
 func setupLoad(t testing.TB, base, dbURL string, accounts int) *loadTarget {
 	t.Helper()
 	id := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Bình Minh", "--short-name", "BINHMINH")["id"])
-	cliJSON(t, dbURL, "user", "create", "--company", id, "--email", "feed@binhminh.vn", "--role", "Admin", "--permission", "view_transactions")
-	scopes := "company transaction:read transaction:write"
-	client := cliJSON(t, dbURL, "client", "create", "--company", id, "--name", "feed", "--scopes", scopes)["client_id"].(string)
-	tg := &loadTarget{base: base}
+	tg := &loadTarget{base: base, token: companyToken(t, dbURL, id, "feed@binhminh.vn")}
 	fmt.Sscan(id, &tg.company)
-	tg.token = cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", "feed@binhminh.vn", "--scopes", scopes, "--ttl", "24h")["access_token"].(string)
 	for i := range max(2, accounts) {
 		number := fmt.Sprintf("00710001%05d", i)
 		tg.numbers = append(tg.numbers, number)
@@ -66,6 +64,16 @@ func setupLoad(t testing.TB, base, dbURL string, accounts int) *loadTarget {
 		t.Fatalf("formats: %d %v", status, body)
 	}
 	return tg
+}
+
+// companyToken makes a user with email and a client in company id, and
+// issues them a token that may push and read.
+func companyToken(t testing.TB, dbURL, id, email string) string {
+	t.Helper()
+	cliJSON(t, dbURL, "user", "create", "--company", id, "--email", email, "--role", "Admin", "--permission", "view_transactions")
+	scopes := "company transaction:read transaction:write"
+	client := cliJSON(t, dbURL, "client", "create", "--company", id, "--name", "feed", "--scopes", scopes)["client_id"].(string)
+	return cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", email, "--scopes", scopes, "--ttl", "24h")["access_token"].(string)
 }
 
 // loadDay0 is the date of the feed's first transaction; the seq-th follows
@@ -176,7 +184,7 @@ func ingest(t testing.TB, tg *loadTarget, cfg loadConfig) float64 {
 	t.Helper()
 	batches := make([][]byte, cfg.rows/1000)
 	for n := range batches {
-		batches[n] = loadBatch(tg, n)
+		batches[n] = loadBatch(tg, tg.offset/1000+n)
 	}
 	c := loadClient()
 	var next atomic.Int64
@@ -203,8 +211,8 @@ func ingest(t testing.TB, tg *loadTarget, cfg loadConfig) float64 {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if total := tg.total(t, c, ""); total != len(batches)*1000 {
-		t.Fatalf("the listing counts %d transactions after pushing %d", total, len(batches)*1000)
+	if total := tg.total(t, c, ""); total != tg.offset+len(batches)*1000 {
+		t.Fatalf("the listing counts %d transactions after pushing %d beside %d seeded", total, len(batches)*1000, tg.offset)
 	}
 	return float64(len(batches)*1000) / elapsed.Seconds()
 }
@@ -260,16 +268,18 @@ type listResult struct {
 func list(t testing.TB, tg *loadTarget, cfg loadConfig) []listResult {
 	t.Helper()
 	var out []listResult
-	for _, q := range listQueries(tg, cfg.rows) {
+	for _, q := range listQueries(tg, tg.offset+cfg.rows) {
 		if len(cfg.queries) > 0 && !slices.Contains(cfg.queries, q.name) {
 			continue
 		}
-		out = append(out, listOne(t, tg, cfg, q))
+		out = append(out, listOne(t, []*loadTarget{tg}, cfg, q))
 	}
 	return out
 }
 
-func listOne(t testing.TB, tg *loadTarget, cfg loadConfig, q listQuery) listResult {
+// listOne runs q for cfg.listFor from cfg.clients closed-loop clients, each
+// going round the targets' companies, one request each in turn.
+func listOne(t testing.TB, tgs []*loadTarget, cfg loadConfig, q listQuery) listResult {
 	t.Helper()
 	c := loadClient()
 	path := "/api/v1/transactions?" + q.query
@@ -282,12 +292,12 @@ func listOne(t testing.TB, tg *loadTarget, cfg loadConfig, q listQuery) listResu
 	var wg sync.WaitGroup
 	start := time.Now()
 	deadline := start.Add(cfg.listFor)
-	for range cfg.clients {
+	for k := range cfg.clients {
 		wg.Go(func() {
 			var mine []time.Duration
-			for time.Now().Before(deadline) {
+			for j := k; time.Now().Before(deadline); j++ {
 				t0 := time.Now()
-				status, raw, err := tg.do(c, "GET", path, nil)
+				status, raw, err := tgs[j%len(tgs)].do(c, "GET", path, nil)
 				if err == nil && status != 200 {
 					err = fmt.Errorf("GET %s: %d %.300s", path, status, raw)
 				}
@@ -428,20 +438,41 @@ func TestLoadGeneratorSmoke(t *testing.T) {
 	base, _, _ := startServer(t, dbURL, append([]string{"--sandbox", "--allow-private-targets"}, benchRateLimit...)...)
 	cfg := loadConfig{rows: 3000, accounts: 2, inFlight: 2, listFor: 50 * time.Millisecond, clients: 2, ipnRate: 200, ipnFor: 100 * time.Millisecond}
 	tg := setupLoad(t, base, dbURL, cfg.accounts)
+	seedFeed(t, dbURL, tg, 2000)
+	small := smallTargets(t, base, dbURL, seedCompanies(t, dbURL, 3, 1000), 2)
 	if rate := ingest(t, tg, cfg); rate <= 0 {
 		t.Fatalf("ingestion rate %f", rate)
 	}
 	c := loadClient()
-	if a, b := tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[0])), tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[1])); a != 1600 || b != 1400 {
-		t.Fatalf("the batches put %d and %d rows on the two accounts, want 1600 and 1400 (60/40, 40/60, 60/40)", a, b)
+	if a, b := tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[0])), tg.total(t, c, fmt.Sprintf("&bank_account_id=%d", tg.accounts[1])); a != 2600 || b != 2400 {
+		t.Fatalf("the batches put %d and %d rows on the two accounts, want 2600 and 2400 (60/40, 40/60, ...: two seeded, three pushed)", a, b)
 	}
-	for _, q := range listQueries(tg, cfg.rows) {
+	for _, q := range listQueries(tg, tg.offset+cfg.rows) {
 		if total := tg.total(t, c, strings.TrimPrefix(q.query, "limit=20")); total == 0 {
 			t.Errorf("%s (%s) selects nothing: the generator's filters must find rows", q.name, q.query)
 		}
 	}
 	if got := list(t, tg, cfg); len(got) != len(listQueries(tg, cfg.rows)) {
 		t.Fatalf("%d listing results", len(got))
+	}
+	if len(small) != 2 || small[0].company == small[1].company || small[0].company == tg.company {
+		t.Fatalf("small targets %+v", small)
+	}
+	for _, s := range small {
+		if total := s.total(t, c, ""); total != 1000 {
+			t.Errorf("small company %d lists %d rows, want its 1000", s.company, total)
+		}
+		for _, q := range smallQueries(small) {
+			if total := s.total(t, c, strings.TrimPrefix(q.query, "limit=20")); total == 0 {
+				t.Errorf("%s (%s) selects nothing in company %d", q.name, q.query, s.company)
+			}
+		}
+	}
+	if r := listOne(t, small, cfg, smallQueries(small)[0]); r.rps <= 0 {
+		t.Fatalf("small page 1: %+v", r)
+	}
+	if rss, peak, err := processMemory(os.Getpid()); err != nil || rss <= 0 || peak < rss {
+		t.Fatalf("memory of this process: rss %f, peak %f, %v", rss, peak, err)
 	}
 	it := setupIPN(t, base, dbURL, 20)
 	lat := it.latency(t, cfg)
