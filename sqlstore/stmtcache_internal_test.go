@@ -128,3 +128,27 @@ func TestStatementCache(t *testing.T) {
 		t.Fatalf("after eviction: sum %d, want 10", got)
 	}
 }
+
+// TestStatementCacheRefusesBadSQL: a text SQLite cannot compile is an error
+// on both paths, keeps nothing, and the connection goes on answering.
+func TestStatementCacheRefusesBadSQL(t *testing.T) {
+	ctx := context.Background()
+	conn, kept := cacheConn(t)
+	before := kept()
+	if _, err := conn.QueryContext(ctx, `SELEKT n FROM t`); err == nil {
+		t.Fatal("a query that does not compile ran")
+	}
+	if _, err := conn.ExecContext(ctx, `UPDATE nowhere SET n = 1`); err == nil {
+		t.Fatal("an exec on a missing table ran")
+	}
+	if got := kept(); got != before {
+		t.Fatalf("%d statements kept after two refused texts, want %d", got, before)
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT n FROM t`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sumOf(t, rows); got != 10 {
+		t.Fatalf("sum %d after the refused texts, want 10", got)
+	}
+}

@@ -35,11 +35,7 @@ func seedFeed(t testing.TB, dbURL string, tg *loadTarget, rows int) {
 	start := time.Now()
 	first := tg.offset / 1000
 	for n := first; n < first+rows/1000; n++ {
-		in := make([]recon.TransactionInput, 1000)
-		for i := range in {
-			in[i] = loadFeedRow(batchAccount(tg.accounts, n, i), n*1000+i).input()
-		}
-		if _, err := recon.Ingest(ctx, db, recon.LiveTenant(tg.company), in[999].TransactionDate, in); err != nil {
+		if err := seedBatch(ctx, db, tg.company, 1000, func(i int) feedRow { return loadFeedRow(batchAccount(tg.accounts, n, i), n*1000+i) }); err != nil {
 			t.Fatalf("seeding batch %d: %v", n, err)
 		}
 		if done := n - first + 1; done%1000 == 0 {
@@ -102,26 +98,33 @@ func seedCompany(ctx context.Context, db *sqlstore.DB, i, rows int) (int64, erro
 		return 0, err
 	}
 	for b := 0; b < rows; b += 1000 {
-		in := make([]recon.TransactionInput, min(1000, rows-b))
-		for j := range in {
-			in[j] = loadFeedRow(acct.ID, b+j).input()
-		}
-		if _, err := recon.Ingest(ctx, db, recon.LiveTenant(co.ID), in[len(in)-1].TransactionDate, in); err != nil {
+		if err := seedBatch(ctx, db, co.ID, min(1000, rows-b), func(j int) feedRow { return loadFeedRow(acct.ID, b+j) }); err != nil {
 			return 0, err
 		}
 	}
 	return co.ID, nil
 }
 
+// seedBatch ingests the n rows row(0..n-1) into company as one push.
+func seedBatch(ctx context.Context, db *sqlstore.DB, company int64, n int, row func(i int) feedRow) error {
+	in := make([]recon.TransactionInput, n)
+	for i := range in {
+		r := row(i)
+		in[i] = recon.TransactionInput{BankAccountID: r.account, TransactionDate: r.date, AmountIn: r.in, AmountOut: r.out, Content: r.memo, ReferenceNumber: r.ref}
+	}
+	_, err := recon.Ingest(ctx, db, recon.LiveTenant(company), in[n-1].TransactionDate, in)
+	return err
+}
+
 // smallTargets returns listing targets for sample of the companies ids
 // (evenly spread), each with a reading token issued through the CLI.
 func smallTargets(t testing.TB, base, dbURL string, ids []int64, sample int) []*loadTarget {
 	t.Helper()
-	var out []*loadTarget
-	for s := range min(sample, len(ids)) {
-		id := ids[s*len(ids)/min(sample, len(ids))]
-		tg := &loadTarget{base: base, company: id, token: companyToken(t, dbURL, strconv.FormatInt(id, 10), fmt.Sprintf("reader%d@cuahang.vn", id))}
-		out = append(out, tg)
+	sample = min(sample, len(ids))
+	out := make([]*loadTarget, sample)
+	for s := range out {
+		id := ids[s*len(ids)/sample]
+		out[s] = &loadTarget{base: base, company: id, token: companyToken(t, dbURL, strconv.FormatInt(id, 10), fmt.Sprintf("reader%d@cuahang.vn", id))}
 	}
 	return out
 }
@@ -142,11 +145,6 @@ func smallQueries(small []*loadTarget) []listQuery {
 		{"small reference_number", "limit=20&reference_number=FT26000000333"},
 		{"small from_date..to_date", "limit=20&from_date=" + day + "&to_date=" + day},
 	}
-}
-
-// input is the row as a push gives it.
-func (r feedRow) input() recon.TransactionInput {
-	return recon.TransactionInput{BankAccountID: r.account, TransactionDate: r.date, AmountIn: r.in, AmountOut: r.out, Content: r.memo, ReferenceNumber: r.ref}
 }
 
 // processMemory returns the resident set of process pid now and its peak
