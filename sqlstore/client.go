@@ -29,7 +29,7 @@ func (db *DB) CreateClient(ctx context.Context, c *recon.Client) error {
 		return err
 	}
 	createdAt := db.now()
-	_, err = db.db.ExecContext(ctx, `
+	_, err = db.execWrite(ctx, `
 		INSERT INTO oauth_clients (id, company_id, name, secret_hash, scopes, redirect_uris, test, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		c.ID, c.Company, c.Name, c.SecretHash, scopes, uris, c.Test, createdAt)
@@ -81,7 +81,7 @@ func (db *DB) Clients(ctx context.Context, companyID int64, test bool, offset, l
 // the authentication epoch in the same transaction, so every node refuses
 // them at the next request.
 func (db *DB) DeleteClient(ctx context.Context, companyID int64, test bool, id string) error {
-	res, err := db.db.ExecContext(ctx, `DELETE FROM oauth_clients WHERE company_id = $1 AND test = $2 AND id = $3`, companyID, test, id)
+	res, err := db.execWrite(ctx, `DELETE FROM oauth_clients WHERE company_id = $1 AND test = $2 AND id = $3`, companyID, test, id)
 	if err != nil {
 		return internal(err, "delete client")
 	}

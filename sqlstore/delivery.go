@@ -145,11 +145,19 @@ func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n
 	}
 	now = storedTime(now)
 	until := storedTime(now.Add(lease))
+	done, err := db.queueWriter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The statement writes until its rows are read and closed (SQLite
+	// commits then), so the turn lasts until scanDeliveries returns.
 	rows, err := db.db.QueryContext(ctx, db.d.claimDeliveries(), until, now, n, node)
 	if err != nil {
+		done()
 		return nil, internal(err, "claim deliveries")
 	}
 	list, err := scanDeliveries(rows)
+	done()
 	if err != nil {
 		return nil, internal(err, "claim deliveries")
 	}
@@ -453,7 +461,7 @@ func (db *DB) ReplayDelivery(ctx context.Context, tenant recon.TenantID, id int6
 	if companyID != 0 {
 		query, args = query+` AND company_id = $4`, append(args, companyID)
 	}
-	res, err := db.db.ExecContext(ctx, query, args...)
+	res, err := db.execWrite(ctx, query, args...)
 	if err != nil {
 		return internal(err, "replay delivery")
 	}
@@ -537,7 +545,7 @@ const deleteChunk = 5000
 func (db *DB) DeleteDeliveredBefore(ctx context.Context, t time.Time) (int64, error) {
 	var total int64
 	for {
-		res, err := db.db.ExecContext(ctx, `DELETE FROM deliveries WHERE id IN (
+		res, err := db.execWrite(ctx, `DELETE FROM deliveries WHERE id IN (
 			SELECT id FROM deliveries WHERE status = 'delivered' AND delivered_at < $1 LIMIT $2)`, storedTime(t), deleteChunk)
 		if err != nil {
 			return total, internal(err, "delete delivered deliveries")

@@ -46,7 +46,7 @@ func (db *DB) ReplayFailed(ctx context.Context, tenant recon.TenantID, f recon.F
 	if err != nil {
 		return 0, err
 	}
-	res, err := db.db.ExecContext(ctx, set+parts[0]+` UNION ALL `+parts[1]+`)`, args...)
+	res, err := db.execWrite(ctx, set+parts[0]+` UNION ALL `+parts[1]+`)`, args...)
 	if err != nil {
 		return 0, internal(err, "replay failed deliveries")
 	}

@@ -33,7 +33,7 @@ func (db *DB) SetHubBranding(ctx context.Context, tenant recon.TenantID, b *reco
 		return err
 	}
 	now := db.now()
-	_, err := db.db.ExecContext(ctx, `
+	_, err := db.execWrite(ctx, `
 		INSERT INTO hub_merchant_configs (company_id, display_name, primary_color, secondary_color, logo_url, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (company_id) DO UPDATE SET display_name = excluded.display_name, primary_color = excluded.primary_color,

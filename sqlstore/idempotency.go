@@ -89,7 +89,7 @@ func (db *DB) FinishIdempotencyKey(ctx context.Context, tenant recon.TenantID, c
 	if expires != nil {
 		exp = sql.NullTime{Time: storedTime(*expires), Valid: true}
 	}
-	res, err := db.db.ExecContext(ctx, `
+	res, err := db.execWrite(ctx, `
 		UPDATE idempotency_keys SET state = 'done', status = $1, answer = $2, expires_at = $3
 		WHERE company_id = $4 AND key = $5 AND claim = $6 AND state = 'running'`,
 		a.Status, a.Body, exp, tenant.ID(), c.Key, c.Token)
@@ -104,7 +104,7 @@ func (db *DB) FinishIdempotencyKey(ctx context.Context, tenant recon.TenantID, c
 
 // ReleaseIdempotencyKey implements recon.IdempotencyStore.
 func (db *DB) ReleaseIdempotencyKey(ctx context.Context, tenant recon.TenantID, c recon.IdempotencyClaim) error {
-	if _, err := db.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE company_id = $1 AND key = $2 AND claim = $3 AND state = 'running'`,
+	if _, err := db.execWrite(ctx, `DELETE FROM idempotency_keys WHERE company_id = $1 AND key = $2 AND claim = $3 AND state = 'running'`,
 		tenant.ID(), c.Key, c.Token); err != nil {
 		return internal(err, "release idempotency key")
 	}

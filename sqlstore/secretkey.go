@@ -141,7 +141,7 @@ func (db *DB) UseSecretKey(ctx context.Context, src KeySource) error {
 	}
 	if state == nil {
 		id := ring.newest()
-		if _, err := db.db.ExecContext(ctx,
+		if _, err := db.execWrite(ctx,
 			`INSERT INTO secret_key_state (id, key_id, fingerprint, updated_at, seal_version) VALUES (1, $1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
 			int64(id), fingerprint(ring.keys[id]), db.now(), sealBound); err != nil {
 			return fail(internal(err, "record the secret key"))

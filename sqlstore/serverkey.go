@@ -32,7 +32,7 @@ func (db *DB) ServerKey(ctx context.Context, name string, size int) ([]byte, err
 	if _, err := io.ReadFull(db.rand, fresh); err != nil {
 		return nil, internal(err, "generate server key")
 	}
-	if _, err := db.db.ExecContext(ctx,
+	if _, err := db.execWrite(ctx,
 		`INSERT INTO server_keys (name, key, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
 		name, fresh, db.now()); err != nil {
 		return nil, internal(err, "store server key")

@@ -25,7 +25,7 @@ func (db *DB) CreateTokenSession(ctx context.Context, s *recon.TokenSession) err
 	if data == nil {
 		data = []byte{}
 	}
-	_, err = db.db.ExecContext(ctx, `
+	_, err = db.execWrite(ctx, `
 		INSERT INTO oauth_tokens (kind, signature, request_id, client_id, company_id, user_id,
 			scopes, granted_scopes, data, requested_at, expires_at, active)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
@@ -73,7 +73,7 @@ func (db *DB) TokenSession(ctx context.Context, kind recon.TokenKind, signature 
 
 // DeleteTokenSession removes one session; removing a missing one is not an error.
 func (db *DB) DeleteTokenSession(ctx context.Context, kind recon.TokenKind, signature string) error {
-	_, err := db.db.ExecContext(ctx, `DELETE FROM oauth_tokens WHERE kind = $1 AND signature = $2`, string(kind), signature)
+	_, err := db.execWrite(ctx, `DELETE FROM oauth_tokens WHERE kind = $1 AND signature = $2`, string(kind), signature)
 	if err != nil {
 		return internal(err, "delete token session")
 	}
@@ -83,7 +83,7 @@ func (db *DB) DeleteTokenSession(ctx context.Context, kind recon.TokenKind, sign
 // DeactivateActiveTokenSession implements recon.TokenStore: one conditional
 // UPDATE, so that concurrent callers cannot both see the session active.
 func (db *DB) DeactivateActiveTokenSession(ctx context.Context, kind recon.TokenKind, signature string) (bool, error) {
-	res, err := db.db.ExecContext(ctx, `UPDATE oauth_tokens SET active = $1 WHERE kind = $2 AND signature = $3 AND active = $4`,
+	res, err := db.execWrite(ctx, `UPDATE oauth_tokens SET active = $1 WHERE kind = $2 AND signature = $3 AND active = $4`,
 		false, string(kind), signature, true)
 	if err != nil {
 		return false, internal(err, "deactivate token session")
@@ -98,7 +98,7 @@ func (db *DB) DeactivateActiveTokenSession(ctx context.Context, kind recon.Token
 // DeactivateTokenFamily marks every session of the kind with the request id
 // inactive. A family with no sessions is not an error.
 func (db *DB) DeactivateTokenFamily(ctx context.Context, kind recon.TokenKind, requestID string) error {
-	_, err := db.db.ExecContext(ctx, `UPDATE oauth_tokens SET active = $1 WHERE kind = $2 AND request_id = $3`,
+	_, err := db.execWrite(ctx, `UPDATE oauth_tokens SET active = $1 WHERE kind = $2 AND request_id = $3`,
 		false, string(kind), requestID)
 	if err != nil {
 		return internal(err, "deactivate token family")
@@ -109,7 +109,7 @@ func (db *DB) DeactivateTokenFamily(ctx context.Context, kind recon.TokenKind, r
 // DeleteExpiredTokenSessions removes sessions that expired before t and
 // reports how many it removed.
 func (db *DB) DeleteExpiredTokenSessions(ctx context.Context, t time.Time) (int64, error) {
-	res, err := db.db.ExecContext(ctx, `DELETE FROM oauth_tokens WHERE expires_at < $1`, storedTime(t))
+	res, err := db.execWrite(ctx, `DELETE FROM oauth_tokens WHERE expires_at < $1`, storedTime(t))
 	if err != nil {
 		return 0, internal(err, "delete expired token sessions")
 	}

@@ -39,3 +39,39 @@ func TestWriterQueueHonoursTheContext(t *testing.T) {
 		t.Fatalf("after the first writer: err %v, ran %v", err, ran)
 	}
 }
+
+// TestSingleStatementWritesQueue: the writes that are one statement rather
+// than a transaction (the claim of deliveries, execWrite's) take their turn
+// in the process's queue too, instead of meeting the writer at SQLite's lock,
+// where the wait polls with sleeps (queueWriter). Here the turn is held
+// without SQLite's lock, so a write that skipped the queue would run at once.
+func TestSingleStatementWritesQueue(t *testing.T) {
+	db, err := Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	writes := map[string]func(ctx context.Context) error{
+		"ClaimDeliveries": func(ctx context.Context) error {
+			_, err := db.ClaimDeliveries(ctx, "node-1", time.Now(), 10, time.Minute)
+			return err
+		},
+		"ServerKey": func(ctx context.Context) error { _, err := db.ServerKey(ctx, "test-key", 32); return err },
+	}
+	for name, write := range writes {
+		db.writer <- struct{}{} // another writer's turn
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		err := write(ctx)
+		cancel()
+		<-db.writer
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s while another writer has its turn: %v, want it to wait for the turn until its deadline", name, err)
+		}
+		if err := write(t.Context()); err != nil {
+			t.Errorf("%s after the turn: %v", name, err)
+		}
+	}
+}
