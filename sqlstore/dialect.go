@@ -57,6 +57,9 @@ type dialect interface {
 	// upsertAmountCounts adds counts[k] to the transaction_amount_counts
 	// row of each key, inserting the missing (see DB.addAmountCounts).
 	upsertAmountCounts(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, keys []amountKey, counts map[amountKey]int64) error
+	// updateOrderPayments writes the payment columns of the orders
+	// (writeOrderPayments).
+	updateOrderPayments(ctx context.Context, tx *sql.Tx, orders []*recon.Order) error
 	// insertChanges logs the changes (ids[i], kinds[i]) of the tenant under
 	// the numbers after first, in order (see stampChanges).
 	insertChanges(ctx context.Context, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error

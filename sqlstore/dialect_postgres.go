@@ -267,3 +267,27 @@ func (postgresDialect) insertChanges(ctx context.Context, tx *sql.Tx, companyID,
 		companyID, first, now, ids, kinds)
 	return err
 }
+
+// updateOrderPayments: one UPDATE ... FROM unnest(arrays) for all of them,
+// one round trip whatever their number.
+func (postgresDialect) updateOrderPayments(ctx context.Context, tx *sql.Tx, orders []*recon.Order) error {
+	n := len(orders)
+	ids, paid, statuses := make([]int64, n), make([]int64, n), make([]string, n)
+	updated, paidAt, txs := make([]time.Time, n), make([]*time.Time, n), make([]*int64, n)
+	for i, o := range orders {
+		ids[i], paid[i], statuses[i], updated[i] = o.ID, o.PaidAmount, o.Status, o.UpdatedAt
+		if !o.PaidAt.IsZero() {
+			t := storedTime(o.PaidAt)
+			paidAt[i] = &t
+		}
+		if o.PaidTransactionID != 0 {
+			txs[i] = &orders[i].PaidTransactionID
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE orders SET status = v.status, paid_amount = v.paid, updated_at = v.updated,
+			paid_at = v.paid_at, paid_transaction_id = v.tx
+		FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::timestamptz[], $5::timestamptz[], $6::bigint[])
+			AS v(id, status, paid, updated, paid_at, tx)
+		WHERE orders.id = v.id`, ids, statuses, paid, updated, paidAt, txs)
+	return err
+}

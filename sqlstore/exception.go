@@ -665,14 +665,14 @@ func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *re
 			return 0, nil, err
 		}
 	}
-	if err := writeOrderPayment(ctx, tx, st.Order); err != nil {
+	if err := db.writeOrderPayments(ctx, tx, st.Order); err != nil {
 		return 0, nil, err
 	}
 	if st.Captured < 0 {
 		return 0, d, nil
 	}
 	// Paid: its accounts are done, as when matching captures it.
-	if err := closeVAs(ctx, tx, o.ID, recon.VAPaid, now); err != nil {
+	if err := db.closeVAs(ctx, tx, recon.VAPaid, now, o.ID); err != nil {
 		return 0, nil, err
 	}
 	paid := *st.Order
@@ -688,10 +688,10 @@ func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *re
 // returns the deliveries enqueued and the amount written off.
 func (db *DB) writeOff(ctx context.Context, tx *sql.Tx, o *recon.Order, t *recon.Transaction, now time.Time) (int, int64, error) {
 	paid, off := recon.WriteOff(o, t.ID, now)
-	if err := writeOrderPayment(ctx, tx, paid); err != nil {
+	if err := db.writeOrderPayments(ctx, tx, paid); err != nil {
 		return 0, 0, err
 	}
-	if err := closeVAs(ctx, tx, o.ID, recon.VAPaid, now); err != nil {
+	if err := db.closeVAs(ctx, tx, recon.VAPaid, now, o.ID); err != nil {
 		return 0, 0, err
 	}
 	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{paid}, now)

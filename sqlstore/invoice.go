@@ -431,9 +431,19 @@ func (db *DB) PendingInvoices(ctx context.Context, before time.Time, limit int) 
 // payment's transaction: an order is queued once (its key), whether or not
 // its company wants invoices; the step decides.
 func queuePaidOrders(ctx context.Context, tx *sql.Tx, companyID int64, orders []*recon.Order, now time.Time) error {
-	for _, o := range orders {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO invoice_order_queue (order_id, company_id, queued_at) VALUES ($1, $2, $3)
-			ON CONFLICT (order_id) DO NOTHING`, o.ID, companyID, now); err != nil {
+	for chunk := range slices.Chunk(orders, enqueueChunk) {
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO invoice_order_queue (order_id, company_id, queued_at) VALUES `)
+		args := []any{companyID, now}
+		for i, o := range chunk {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			args = append(args, o.ID)
+			fmt.Fprintf(&sb, "($%d, $1, $2)", len(args))
+		}
+		sb.WriteString(` ON CONFLICT (order_id) DO NOTHING`)
+		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return internal(err, "queue paid order for its invoice")
 		}
 	}

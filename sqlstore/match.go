@@ -106,6 +106,8 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	decided := make([]*recon.MatchDecision, len(rows))
 	capturedBy := make([]*recon.Order, len(rows))
 	partlyPaid := make([]*recon.Order, len(rows))
+	var changed []*recon.Order // their new state, written in one go below
+	var paidIDs []int64        // orders captured: their accounts are done
 	for _, g := range groups {
 		st, err := recon.SettlePayments(g.o, g.payments, now)
 		if err != nil {
@@ -116,21 +118,22 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 		}
 		if st.Captured >= 0 {
 			capturedBy[g.row[st.Captured]] = st.Order
-			if err := closeVAs(ctx, tx, g.o.ID, recon.VAPaid, now); err != nil {
-				return 0, nil, err
-			}
+			paidIDs = append(paidIDs, g.o.ID)
 		}
 		for _, k := range st.PartiallyPaid {
 			part := *g.o // as it stood after payment k: awaiting payment, paid so far
 			part.PaidAmount, part.PaidTransactionID, part.UpdatedAt = st.Decisions[k].PaidTotal, g.payments[k].TransactionID, now
 			partlyPaid[g.row[k]] = &part
 		}
-		if !st.Changed {
-			continue
+		if st.Changed {
+			changed = append(changed, st.Order)
 		}
-		if err := writeOrderPayment(ctx, tx, st.Order); err != nil {
-			return 0, nil, err
-		}
+	}
+	if err := db.closeVAs(ctx, tx, recon.VAPaid, now, paidIDs...); err != nil {
+		return 0, nil, err
+	}
+	if err := db.writeOrderPayments(ctx, tx, changed...); err != nil {
+		return 0, nil, err
 	}
 	decisions := make([]*recon.MatchDecision, 0, len(rows))
 	for _, d := range decided {
@@ -176,15 +179,18 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	return enqueued + n, decided, nil
 }
 
-// writeOrderPayment writes what a payment changed of the order: its status,
-// paid amount and time, and the transfer that completed it.
-func writeOrderPayment(ctx context.Context, tx *sql.Tx, o *recon.Order) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, paid_amount = $2, updated_at = $3, paid_at = $4, paid_transaction_id = $5 WHERE id = $6`,
-		o.Status, o.PaidAmount, o.UpdatedAt, nullTime(o.PaidAt), idArg(o.PaidTransactionID), o.ID); err != nil {
-		return internal(err, "update order")
+// writeOrderPayments writes what payments changed of the orders: their
+// status, paid amount and time, and the transfer that completed each. How
+// is the dialect's (updateOrderPayments): one statement on PostgreSQL.
+func (db *DB) writeOrderPayments(ctx context.Context, tx *sql.Tx, orders ...*recon.Order) error {
+	if len(orders) == 0 {
+		return nil
 	}
-	return nil
+	return internalOrNil(db.d.updateOrderPayments(ctx, tx, orders), "update order")
 }
+
+// updateOrderPayment is one order's update of writeOrderPayments.
+const updateOrderPayment = `UPDATE orders SET status = $1, paid_amount = $2, updated_at = $3, paid_at = $4, paid_transaction_id = $5 WHERE id = $6`
 
 // notifyPaid queues each captured order for auto_invoice, and enqueues an
 // ORDER_PAID IPN for it (PaidAt is the IPN's transaction_date) when
@@ -203,16 +209,7 @@ func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captu
 	if err != nil || !ok {
 		return 0, err
 	}
-	for _, o := range captured {
-		d, err := recon.IPNDelivery(o, recon.IPNOrderPaid, now)
-		if err != nil {
-			return 0, internal(err, "build IPN")
-		}
-		if err := db.enqueue(ctx, tx, d, now, due); err != nil {
-			return 0, err
-		}
-	}
-	return len(captured), nil
+	return len(captured), db.enqueueIPNs(ctx, tx, captured, recon.IPNOrderPaid, now, due)
 }
 
 // notifyPartiallyPaid enqueues an ORDER_PARTIALLY_PAID IPN for each order
@@ -226,16 +223,20 @@ func (db *DB) notifyPartiallyPaid(ctx context.Context, tx *sql.Tx, companyID int
 	if err != nil || !ok {
 		return 0, err
 	}
-	for _, o := range orders {
-		d, err := recon.IPNDelivery(o, recon.IPNOrderPartiallyPaid, now)
+	return len(orders), db.enqueueIPNs(ctx, tx, orders, recon.IPNOrderPartiallyPaid, now, due)
+}
+
+// enqueueIPNs enqueues an IPN of type t for each order, in one go.
+func (db *DB) enqueueIPNs(ctx context.Context, tx *sql.Tx, orders []*recon.Order, t string, now, due time.Time) error {
+	ds := make([]*recon.Delivery, len(orders))
+	for i, o := range orders {
+		d, err := recon.IPNDelivery(o, t, now)
 		if err != nil {
-			return 0, internal(err, "build IPN")
+			return internal(err, "build IPN")
 		}
-		if err := db.enqueue(ctx, tx, d, now, due); err != nil {
-			return 0, err
-		}
+		ds[i] = d
 	}
-	return len(orders), nil
+	return db.enqueueAll(ctx, tx, ds, now, due)
 }
 
 // lockOrders reads (and on PostgreSQL locks) the company's orders with any of

@@ -277,7 +277,7 @@ func (db *DB) closeOrder(ctx context.Context, companyID int64, invoice string, n
 		if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, `+at+` = $2, updated_at = $2 WHERE id = $3`, o.Status, stamp, o.ID); err != nil {
 			return internal(err, "close order")
 		}
-		if err := closeVAs(ctx, tx, o.ID, recon.VACancelled, stamp); err != nil {
+		if err := db.closeVAs(ctx, tx, recon.VACancelled, stamp, o.ID); err != nil {
 			return err
 		}
 		return db.notify(ctx, tx, o, notify, now)

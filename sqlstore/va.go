@@ -294,11 +294,19 @@ func wantsIPN(t string) func(string) (bool, error) {
 	return func(settings string) (bool, error) { return recon.IPNWants(settings, t) }
 }
 
-// closeVAs moves the order's active accounts to status (cancelled with the
-// order, paid with it), in the order's database transaction.
-func closeVAs(ctx context.Context, tx *sql.Tx, orderID int64, status string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `UPDATE virtual_accounts SET status = $1, updated_at = $2 WHERE order_id = $3 AND status = $4`,
-		status, storedTime(now), orderID, recon.VAActive)
+// closeVAs moves the orders' active accounts to status (cancelled with the
+// order, paid with it), in the orders' database transaction: one statement
+// for all of them (match closes those of every order a batch paid).
+func (db *DB) closeVAs(ctx context.Context, tx *sql.Tx, status string, now time.Time, orderIDs ...int64) error {
+	if len(orderIDs) == 0 {
+		return nil
+	}
+	args := []any{status, storedTime(now), recon.VAActive}
+	for _, id := range orderIDs {
+		args = append(args, id)
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE virtual_accounts SET status = $1, updated_at = $2 WHERE status = $3 AND order_id IN (`+
+		db.params(4, len(orderIDs))+`)`, args...)
 	return internalOrNil(err, "close virtual accounts")
 }
 

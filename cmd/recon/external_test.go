@@ -31,7 +31,7 @@ var (
 	extQueries    = flag.String("queries", "", "listing queries to run, by the names the table prints (page1,amount_out,...); empty: all")
 	extProfile    = flag.String("cpuprofile", "", "directory: build the server with its pprof listener (benchpprof.go) and write a CPU profile of it during each target's ingestion, its first listing query and its single-transfer pushes there")
 	extProfileFor = flag.Int("cpuprofile-seconds", 10, "length of the CPU profile, from the start of the ingestion")
-	extPGStat     = flag.Bool("pgstat", false, "load pg_stat_statements into the clusters and write the top statements of each ingestion into the -cpuprofile directory (or the current one)")
+	extPGStat     = flag.Bool("pgstat", false, "load pg_stat_statements into the clusters and write the top statements of each ingestion and of the single-transfer pushes into the -cpuprofile directory (or the current one)")
 	extSeed       = flag.Int("seed", 0, "rows of the same feed put into the big company through the store before the pushes (a multiple of 1000, seed_test.go): the listing then reads seed+rows")
 	extCompanies  = flag.Int("companies", 0, "small companies seeded beside the big one, each with one bank account and 1,000 rows; page 1 and three filters are measured on 20 of them too")
 )
@@ -195,13 +195,19 @@ func TestExternal(t *testing.T) {
 			if phase("ipn") {
 				it := setupIPN(t, base, dbURL, int(float64(cfg.ipnRate)*cfg.ipnFor.Seconds()))
 				load := loadAverage()
-				var profiled func()
+				var profiled, report func()
 				if pprofAddr != "" {
 					profiled = cpuProfile(t, pprofAddr, filepath.Join(*extProfile, target+"-ipn.pprof"), int(cfg.ipnFor.Seconds()))
+				}
+				if *extPGStat && target != "sqlite" {
+					report = statStatements(t, dbURL, filepath.Join(*extProfile, target+"-ipn-statements.txt"))
 				}
 				lat, answered := it.latency(t, cfg)
 				if profiled != nil {
 					profiled()
+				}
+				if report != nil {
+					report()
 				}
 				row(target, "push answered, 1 per request", fmt.Sprintf("%d/s", cfg.ipnRate), percentile(answered, 0.50), percentile(answered, 0.99), "", "", load)
 				row(target, "ingest-to-IPN, 1 per request", fmt.Sprintf("%d/s", cfg.ipnRate), percentile(lat, 0.50), percentile(lat, 0.99), "", "", load)
