@@ -430,20 +430,16 @@ func (db *DB) PendingInvoices(ctx context.Context, before time.Time, limit int) 
 // auto_invoice step (docs/invoices.md, From the order), inside the
 // payment's transaction: an order is queued once (its key), whether or not
 // its company wants invoices; the step decides.
-func queuePaidOrders(ctx context.Context, tx *sql.Tx, companyID int64, orders []*recon.Order, now time.Time) error {
+func (db *DB) queuePaidOrders(ctx context.Context, tx *sql.Tx, companyID int64, orders []*recon.Order, now time.Time) error {
 	for chunk := range slices.Chunk(orders, enqueueChunk) {
-		var sb strings.Builder
-		sb.WriteString(`INSERT INTO invoice_order_queue (order_id, company_id, queued_at) VALUES `)
-		args := []any{companyID, now}
+		rows := make([]string, len(chunk))
+		var args []any
 		for i, o := range chunk {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			args = append(args, o.ID)
-			fmt.Fprintf(&sb, "($%d, $1, $2)", len(args))
+			rows[i] = "(" + db.params(len(args)+1, 3) + ")"
+			args = append(args, o.ID, companyID, now)
 		}
-		sb.WriteString(` ON CONFLICT (order_id) DO NOTHING`)
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO invoice_order_queue (order_id, company_id, queued_at) VALUES `+
+			strings.Join(rows, ", ")+` ON CONFLICT (order_id) DO NOTHING`, args...); err != nil {
 			return internal(err, "queue paid order for its invoice")
 		}
 	}

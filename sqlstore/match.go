@@ -202,7 +202,7 @@ func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captu
 	}
 	// Every way an order becomes paid comes here: queue it for its
 	// automatic invoice (docs/invoices.md, From the order).
-	if err := queuePaidOrders(ctx, tx, companyID, captured, now); err != nil {
+	if err := db.queuePaidOrders(ctx, tx, companyID, captured, now); err != nil {
 		return 0, err
 	}
 	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, wantsIPN(recon.IPNOrderPaid))

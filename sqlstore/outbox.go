@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -18,8 +17,8 @@ import (
 // its target is (see claimUnordered); enqueue sets its ID, Status and times.
 func (db *DB) enqueue(ctx context.Context, q querier, d *recon.Delivery, now, due time.Time) error {
 	now, due = storedTime(now), storedTime(due)
-	err := q.QueryRowContext(ctx, enqueueInsert+enqueueRow(6)+` RETURNING id`,
-		d.CompanyID, d.Kind, recon.DeliveryPending, due, now, d.Event, d.Payload, idArg(d.OrderID)).Scan(&d.ID)
+	var args []any
+	err := q.QueryRowContext(ctx, enqueueInsert+db.enqueueRow(&args, d, now, due)+` RETURNING id`, args...).Scan(&d.ID)
 	if err != nil {
 		return internal(err, "enqueue delivery")
 	}
@@ -27,27 +26,18 @@ func (db *DB) enqueue(ctx context.Context, q querier, d *recon.Delivery, now, du
 	return nil
 }
 
-// enqueueAll writes deliveries of one company and kind into the outbox as
-// enqueue does, enqueueChunk to a statement (a batch's IPNs: one round trip
-// on PostgreSQL where one each made ingestion wait on them), but without
-// their IDs.
+// enqueueAll writes deliveries into the outbox as enqueue does, up to
+// enqueueChunk in one statement (a batch's IPNs: one round trip on
+// PostgreSQL, where one each kept the push waiting), but without their IDs.
 func (db *DB) enqueueAll(ctx context.Context, tx *sql.Tx, ds []*recon.Delivery, now, due time.Time) error {
 	now, due = storedTime(now), storedTime(due)
 	for chunk := range slices.Chunk(ds, enqueueChunk) {
-		var sb strings.Builder
-		sb.WriteString(enqueueInsert)
-		args := []any{chunk[0].CompanyID, chunk[0].Kind, recon.DeliveryPending, due, now}
+		rows := make([]string, len(chunk))
+		var args []any
 		for i, d := range chunk {
-			if d.CompanyID != chunk[0].CompanyID || d.Kind != chunk[0].Kind {
-				return recon.Errorf(recon.EINTERNAL, "enqueueAll: deliveries of company %d %s and %d %s in one call", chunk[0].CompanyID, chunk[0].Kind, d.CompanyID, d.Kind)
-			}
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString(enqueueRow(len(args) + 1))
-			args = append(args, d.Event, d.Payload, idArg(d.OrderID))
+			rows[i] = db.enqueueRow(&args, d, now, due)
 		}
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, enqueueInsert+strings.Join(rows, ", "), args...); err != nil {
 			return internal(err, "enqueue deliveries")
 		}
 	}
@@ -57,17 +47,19 @@ func (db *DB) enqueueAll(ctx context.Context, tx *sql.Tx, ds []*recon.Delivery, 
 	return nil
 }
 
-// enqueueChunk bounds the rows of one statement of enqueueAll.
+// enqueueChunk bounds the rows of one statement of enqueueAll (10
+// parameters each).
 const enqueueChunk = 100
 
-// enqueueInsert and enqueueRow make the outbox's insert: $1 to $5 are the
-// company, kind, status, due and creation time every row shares; each row
-// adds its event, payload and order from parameter first on.
 const enqueueInsert = `INSERT INTO deliveries (company_id, kind, event, payload, status, attempts, next_attempt_at, created_at, order_id, ordered) VALUES `
 
-func enqueueRow(first int) string {
-	return fmt.Sprintf(`($1, $2, $%d, $%d, $3, 0, $4, $5, $%d, EXISTS (SELECT 1 FROM delivery_targets t WHERE t.company_id = $1 AND t.kind = $2 AND t.ordered))`,
-		first, first+1, first+2)
+// enqueueRow returns the VALUES row of d for enqueueInsert and appends its
+// arguments to args.
+func (db *DB) enqueueRow(args *[]any, d *recon.Delivery, now, due time.Time) string {
+	p := strings.Split(db.params(len(*args)+1, 10), ",")
+	*args = append(*args, d.CompanyID, d.Kind, d.Event, d.Payload, recon.DeliveryPending, due, now, idArg(d.OrderID), d.CompanyID, d.Kind)
+	return "(" + strings.Join(p[:5], ", ") + ", 0, " + strings.Join(p[5:8], ", ") +
+		", EXISTS (SELECT 1 FROM delivery_targets t WHERE t.company_id = " + p[8] + " AND t.kind = " + p[9] + " AND t.ordered))"
 }
 
 // OnEnqueue sets a function called after a state change that enqueued
