@@ -5,7 +5,7 @@ PKGS ?= ./...
 # its go.mod, so every target that tests, vets or lints runs in client/ too.
 CLIENT_PKGS ?= ./...
 
-.PHONY: help run demo build test test-short halves lint bench bench-external crash-test failover-test screenshots cover clean
+.PHONY: help run demo build test test-short halves lint bench bench-external bench-drivers crash-test failover-test screenshots cover clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -82,6 +82,9 @@ bench: ## run the benchmarks of docs/benchmarks.md (about 8 minutes) and print t
 ROWS ?= 200000
 bench-external: ## the server as its own process, a load generator as another: ingestion, listing, IPN latency on SQLite and PostgreSQL (ROWS=1000000 for 1M)
 	RECON_TEST_REQUIRE_POSTGRES=1 $(GO) test -tags external -run '^TestExternal$$' -count=1 -v -timeout 180m ./cmd/recon -args -rows=$(ROWS) $(ARGS)
+
+bench-drivers: ## SQLite drivers on the transactions table: modernc.org/sqlite (the server's) against mattn/go-sqlite3 (cgo), ingestion and listing
+	$(GO) test -tags driverbench -run '^TestDrivers$$' -count=1 -v -timeout 60m ./internal/driverbench -args -rows=$(ROWS)
 
 screenshots: ## run the browser tests and write their screenshots into docs/img (needs chromium)
 	RECON_SCREENSHOTS=$(CURDIR)/docs/img RECON_TEST_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -run 'Browser' ./...

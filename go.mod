@@ -10,6 +10,7 @@ require (
 	github.com/go-pdf/fpdf v0.9.0
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/ory/fosite v0.49.0
 	github.com/ory/x v0.0.665
 	github.com/pressly/goose/v3 v3.29.0
