@@ -130,7 +130,7 @@ func claimOrdered(indexedBy func(string) string) string {
 // companies of the rows it considers by their key. As company_id IN (SELECT
 // the active companies), SQLite listed every company at each claim: with
 // 10,000 companies, the claims took 72% of the server's CPU and IPNs left a
-// minute late (docs/benchmarks.md, "10,000 companies").
+// minute late (docs/benchmarks.md, "10,000 companies (SQLite, 2026-11-27)").
 func activeCompany(col string) string {
 	return `EXISTS (SELECT 1 FROM ` + tenantCompany + ` WHERE c.id = ` + col + ` AND p.status = 'active')`
 }

@@ -271,9 +271,9 @@ func (db *DB) now() time.Time { return storedTime(db.clock.Now()) }
 // sleeps of up to 100 ms, which leave the database idle after each commit
 // (ingestion with four concurrent feeds ran at 45,000 tx/s through it, 60,000
 // through the queue) and made a statement that skipped the queue wait tens
-// of milliseconds behind the ingestion's commits (the claim of deliveries:
-// docs/benchmarks.md, "SQLite: every writer in one queue"). Other processes
-// (a recon import beside the server) still meet at SQLite's lock.
+// of milliseconds behind the ingestion's commits (the claim of deliveries;
+// docs/design.md, "Every SQLite writer of the process in one queue"). Other
+// processes (a recon import beside the server) still meet at SQLite's lock.
 func (db *DB) queueWriter(ctx context.Context) (done func(), err error) {
 	if db.writer == nil {
 		return func() {}, nil

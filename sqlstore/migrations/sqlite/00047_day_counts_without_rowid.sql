@@ -3,7 +3,7 @@
 -- company's days (sqlstore.sumDays), and in a table with rowids each of those
 -- rows was a second lookup, from the key's index into the table. At
 -- 10,000,000 rows over five years that was 80% of page 1's time
--- (docs/benchmarks.md, "10,000,000 rows"). Same columns, same key. The
+-- (docs/benchmarks.md, "10,000,000 rows (SQLite, 2026-11-27)"). Same columns, same key. The
 -- PostgreSQL twin changes nothing: its table keeps its heap (see
 -- ../postgres/00047_day_counts_without_rowid.sql).
 
