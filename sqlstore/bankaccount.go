@@ -17,15 +17,10 @@ func (db *DB) CreateBankAccount(ctx context.Context, b *recon.BankAccount) error
 		return err
 	}
 	createdAt := db.now()
-	done, err := db.queueWriter(ctx)
-	if err != nil {
-		return err
-	}
-	err = db.db.QueryRowContext(ctx, `
+	err = db.scanWrite(ctx, `
 		INSERT INTO bank_accounts (company_id, bank_name, account_number, holder_name, sub_accounts, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-		b.CompanyID, b.BankName, b.AccountNumber, b.HolderName, subs, createdAt).Scan(&b.ID)
-	done()
+		[]any{b.CompanyID, b.BankName, b.AccountNumber, b.HolderName, subs, createdAt}, &b.ID)
 	switch db.d.violation(err) {
 	case uniqueViolation:
 		return conflict(err, "company %d already has the %s account %s", b.CompanyID, b.BankName, b.AccountNumber)

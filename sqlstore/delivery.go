@@ -43,7 +43,12 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 		return recon.FieldError("event", "event is required")
 	}
 	now := db.now()
-	err := db.enqueue(ctx, db.db, d, now, now)
+	done, err := db.queueWriter(ctx)
+	if err != nil {
+		return err
+	}
+	err = db.enqueue(ctx, db.db, d, now, now)
+	done()
 	if db.d.violation(err) == foreignKeyViolation {
 		return notFound(err, "company %d not found", d.CompanyID)
 	}

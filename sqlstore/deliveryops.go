@@ -173,7 +173,13 @@ func (db *DB) SendTestNotification(ctx context.Context, tenant recon.TenantID, k
 	if !ok {
 		return nil, recon.Errorf(recon.EINVALID, "there is no active %s target to send a test notification to: set one first", kind)
 	}
-	if err := db.enqueue(ctx, db.db, d, now, due); err != nil {
+	done, err := db.queueWriter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = db.enqueue(ctx, db.db, d, now, due)
+	done()
+	if err != nil {
 		return nil, err
 	}
 	db.enqueued(1)

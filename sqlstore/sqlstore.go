@@ -296,6 +296,17 @@ func (db *DB) execWrite(ctx context.Context, query string, args ...any) (sql.Res
 	return db.db.ExecContext(ctx, query, args...)
 }
 
+// scanWrite runs one statement that writes and returns a row (RETURNING),
+// in its turn (queueWriter), and scans the row into dest.
+func (db *DB) scanWrite(ctx context.Context, query string, args []any, dest ...any) error {
+	done, err := db.queueWriter(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return db.db.QueryRowContext(ctx, query, args...).Scan(dest...)
+}
+
 // inTx runs fn in a transaction and commits it when fn returns nil. On SQLite
 // the transaction takes the write lock at BEGIN (see sqliteDSN), so
 // transactions that read before they write never fail with "database is

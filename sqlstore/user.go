@@ -28,12 +28,11 @@ func (db *DB) CreateUser(ctx context.Context, u *recon.User) error {
 	}
 	createdAt := db.now()
 	var id int64
-	err = db.db.QueryRowContext(ctx, `
+	err = db.scanWrite(ctx, `
 		INSERT INTO users (company_id, email, role, permissions, password_hash, created_at, lang)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		RETURNING id`,
-		u.Company, email, string(u.Role), perms, u.PasswordHash, createdAt, lang,
-	).Scan(&id)
+		[]any{u.Company, email, string(u.Role), perms, u.PasswordHash, createdAt, lang}, &id)
 	switch db.d.violation(err) {
 	case uniqueViolation:
 		return conflict(err, "a user with this email already exists in company %d", u.Company)

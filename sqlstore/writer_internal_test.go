@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"recon"
 )
 
 // TestWriterQueueHonoursTheContext: a SQLite write waiting behind another
@@ -54,12 +56,19 @@ func TestSingleStatementWritesQueue(t *testing.T) {
 	if err := db.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	co := &recon.Company{FullName: "Cửa hàng Lan", ShortName: "LAN", Status: recon.CompanyActive}
+	if err := db.CreateCompany(t.Context(), co); err != nil {
+		t.Fatal(err)
+	}
 	writes := map[string]func(ctx context.Context) error{
+		"CreateBankAccount": func(ctx context.Context) error { // scanWrite's
+			return db.CreateBankAccount(ctx, &recon.BankAccount{CompanyID: co.ID, BankName: "Vietcombank", AccountNumber: "0451000123456"})
+		},
 		"ClaimDeliveries": func(ctx context.Context) error {
 			_, err := db.ClaimDeliveries(ctx, "node-1", time.Now(), 10, time.Minute)
 			return err
 		},
-		"ServerKey": func(ctx context.Context) error { _, err := db.ServerKey(ctx, "test-key", 32); return err },
+		"ServerKey": func(ctx context.Context) error { _, err := db.ServerKey(ctx, "test-key", 32); return err }, // execWrite's
 	}
 	for name, write := range writes {
 		db.writer <- struct{}{} // another writer's turn
