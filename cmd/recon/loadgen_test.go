@@ -83,19 +83,8 @@ var loadDay0 = time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func loadDate(seq int) time.Time { return loadDay0.Add(time.Duration(seq) * 15 * time.Second) }
 
-// loadMemos are memos as Vietnamese bank feeds write them: with and without
-// diacritics, upper and lower case, in the banks' own wrappers; %[1]d is the
-// order number, %[2]d the sequence. One in eight holds no code.
-var loadMemos = []string{
-	"NGUYEN VAN AN chuyen tien DH%06[1]d",
-	"Thanh toán đơn hàng DH%06[1]d - Nguyễn Thị Bích Ngọc",
-	"MBVCB.%[2]d.%06[1]d.TRAN VAN BINH chuyen khoan DH%06[1]d.CT tu 0011004455667 TRAN VAN BINH toi 0071000123456 CONG TY TNHH BINH MINH",
-	"IBFT LE THI HOA thanh toan hoa don dh%06[1]d",
-	"Chuyển tiền mua hàng, mã DH%06[1]d, cảm ơn shop",
-	"PHAM QUOC HUY CK TIEN HANG DH %06[1]d",
-	"Hoàn tiền phí dịch vụ tháng 10 (%[2]d)",
-	"REM Tfr Ac: 0011004455667 O@L DH%06[1]d VO THI MAI",
-}
+// loadMemos are the feed's memos (testkit.FeedMemos).
+var loadMemos = testkit.FeedMemos
 
 // feedRow is the seq-th transaction of the feed: every tenth goes out,
 // amounts cycle over 500 values (a filter on one selects 1/500 of the

@@ -25,6 +25,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 )
 
@@ -132,18 +133,9 @@ func schema(t *testing.T, path string) string {
 	return ddl
 }
 
-// loadMemos and the arithmetic of feed are cmd/recon/loadgen_test.go's
-// (loadFeedRow, batchAccount), which a package main test cannot export.
-var loadMemos = []string{
-	"NGUYEN VAN AN chuyen tien DH%06[1]d",
-	"Thanh toán đơn hàng DH%06[1]d - Nguyễn Thị Bích Ngọc",
-	"MBVCB.%[2]d.%06[1]d.TRAN VAN BINH chuyen khoan DH%06[1]d.CT tu 0011004455667 TRAN VAN BINH toi 0071000123456 CONG TY TNHH BINH MINH",
-	"IBFT LE THI HOA thanh toan hoa don dh%06[1]d",
-	"Chuyển tiền mua hàng, mã DH%06[1]d, cảm ơn shop",
-	"PHAM QUOC HUY CK TIEN HANG DH %06[1]d",
-	"Hoàn tiền phí dịch vụ tháng 10 (%[2]d)",
-	"REM Tfr Ac: 0011004455667 O@L DH%06[1]d VO THI MAI",
-}
+// The arithmetic of feed is cmd/recon/loadgen_test.go's (loadFeedRow,
+// batchAccount), which a package main test cannot export; its memos are
+// testkit.FeedMemos.
 
 // feed returns the arguments of n rows of company 1, nCols per row in
 // insertCols order, generated before any clock starts: two accounts mixed
@@ -163,7 +155,7 @@ func feed(n int) []any {
 			in, outAmt = 0, int64(1+seq%50)*1000
 		}
 		balance[account] += in - outAmt
-		memo := fmt.Sprintf(loadMemos[seq%len(loadMemos)], seq%1_000_000, seq)
+		memo := fmt.Sprintf(testkit.FeedMemos[seq%len(testkit.FeedMemos)], seq%1_000_000, seq)
 		var code any
 		if c := ext.Extract(memo); c != "" {
 			code = c
