@@ -43,12 +43,7 @@ func (db *DB) EnqueueDelivery(ctx context.Context, d *recon.Delivery) error {
 		return recon.FieldError("event", "event is required")
 	}
 	now := db.now()
-	done, err := db.queueWriter(ctx)
-	if err != nil {
-		return err
-	}
-	err = db.enqueue(ctx, db.db, d, now, now)
-	done()
+	err := db.asWriter(ctx, func() error { return db.enqueue(ctx, db.db, d, now, now) })
 	if db.d.violation(err) == foreignKeyViolation {
 		return notFound(err, "company %d not found", d.CompanyID)
 	}
@@ -160,21 +155,18 @@ func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n
 	}
 	now = storedTime(now)
 	until := storedTime(now.Add(lease))
-	done, err := db.queueWriter(ctx)
-	if err != nil {
-		return nil, err
-	}
+	var list []*recon.Delivery
 	// The statement writes until its rows are read and closed (SQLite
 	// commits then), so the turn lasts until scanDeliveries returns.
-	rows, err := db.db.QueryContext(ctx, db.d.claimDeliveries(), until, now, n, node)
+	err := db.asWriter(ctx, func() error {
+		rows, err := db.db.QueryContext(ctx, db.d.claimDeliveries(), until, now, n, node)
+		if err == nil {
+			list, err = scanDeliveries(rows)
+		}
+		return internalOrNil(err, "claim deliveries")
+	})
 	if err != nil {
-		done()
-		return nil, internal(err, "claim deliveries")
-	}
-	list, err := scanDeliveries(rows)
-	done()
-	if err != nil {
-		return nil, internal(err, "claim deliveries")
+		return nil, err
 	}
 	// RETURNING promises no order.
 	slices.SortFunc(list, func(a, b *recon.Delivery) int {

@@ -173,13 +173,7 @@ func (db *DB) SendTestNotification(ctx context.Context, tenant recon.TenantID, k
 	if !ok {
 		return nil, recon.Errorf(recon.EINVALID, "there is no active %s target to send a test notification to: set one first", kind)
 	}
-	done, err := db.queueWriter(ctx)
-	if err != nil {
-		return nil, err
-	}
-	err = db.enqueue(ctx, db.db, d, now, due)
-	done()
-	if err != nil {
+	if err := db.asWriter(ctx, func() error { return db.enqueue(ctx, db.db, d, now, due) }); err != nil {
 		return nil, err
 	}
 	db.enqueued(1)

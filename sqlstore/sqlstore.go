@@ -264,59 +264,53 @@ func (db *DB) Close() error {
 // now returns the clock's time as it will be stored: UTC, whole microseconds.
 func (db *DB) now() time.Time { return storedTime(db.clock.Now()) }
 
-// queueWriter waits, on SQLite, for this process's turn to write and returns
-// the function that ends it; on PostgreSQL it returns at once. Every write of
-// this process queues here, a transaction (inTx) or a single statement
-// (execWrite, ClaimDeliveries): SQLite's own wait (busy_timeout) polls with
-// sleeps of up to 100 ms, which leave the database idle after each commit
-// (ingestion with four concurrent feeds ran at 45,000 tx/s through it, 60,000
-// through the queue) and made a statement that skipped the queue wait tens
-// of milliseconds behind the ingestion's commits (the claim of deliveries;
+// asWriter runs fn in this process's turn to write on SQLite (at once on
+// PostgreSQL). Every write of this process takes its turn here, a
+// transaction (inTx) or a single statement (execWrite, scanWrite,
+// ClaimDeliveries): SQLite's own wait (busy_timeout) polls with sleeps of up
+// to 100 ms, which leave the database idle after each commit (ingestion with
+// four concurrent feeds ran at 45,000 tx/s through it, 60,000 through the
+// queue) and made a statement that skipped the queue wait tens of
+// milliseconds behind the ingestion's commits (the claim of deliveries;
 // docs/design.md, "Every SQLite writer of the process in one queue"). Other
 // processes (a recon import beside the server) still meet at SQLite's lock.
-func (db *DB) queueWriter(ctx context.Context) (done func(), err error) {
-	if db.writer == nil {
-		return func() {}, nil
+func (db *DB) asWriter(ctx context.Context, fn func() error) error {
+	if db.writer != nil {
+		select {
+		case db.writer <- struct{}{}:
+			defer func() { <-db.writer }()
+		case <-ctx.Done():
+			return classify(fmt.Errorf("sqlstore: begin: %w", ctx.Err()))
+		}
 	}
-	select {
-	case db.writer <- struct{}{}:
-		return func() { <-db.writer }, nil
-	case <-ctx.Done():
-		return nil, classify(fmt.Errorf("sqlstore: begin: %w", ctx.Err()))
-	}
+	return fn()
 }
 
-// execWrite runs one statement that writes, in its turn (queueWriter).
-func (db *DB) execWrite(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	done, err := db.queueWriter(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	return db.db.ExecContext(ctx, query, args...)
+// execWrite runs one statement that writes, in its turn (asWriter).
+func (db *DB) execWrite(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	err = db.asWriter(ctx, func() error {
+		res, err = db.db.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
 }
 
 // scanWrite runs one statement that writes and returns a row (RETURNING),
-// in its turn (queueWriter), and scans the row into dest.
+// in its turn (asWriter), and scans the row into dest.
 func (db *DB) scanWrite(ctx context.Context, query string, args []any, dest ...any) error {
-	done, err := db.queueWriter(ctx)
-	if err != nil {
-		return err
-	}
-	defer done()
-	return db.db.QueryRowContext(ctx, query, args...).Scan(dest...)
+	return db.asWriter(ctx, func() error { return db.db.QueryRowContext(ctx, query, args...).Scan(dest...) })
 }
 
 // inTx runs fn in a transaction and commits it when fn returns nil. On SQLite
 // the transaction takes the write lock at BEGIN (see sqliteDSN), so
 // transactions that read before they write never fail with "database is
-// locked"; the writers of this process queue for it first (queueWriter).
+// locked"; the writers of this process queue for it first (asWriter).
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	done, err := db.queueWriter(ctx)
-	if err != nil {
-		return err
-	}
-	defer done()
+	return db.asWriter(ctx, func() error { return db.runTx(ctx, fn) })
+}
+
+// runTx is inTx in the writer's turn.
+func (db *DB) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(fmt.Errorf("sqlstore: begin: %w", err))
@@ -375,20 +369,17 @@ type querier interface {
 // statistics current; an explicit ANALYZE only speeds that up after a bulk
 // load. recon serve runs it at start and every hour.
 func (db *DB) Optimize(ctx context.Context) error {
-	done, err := db.queueWriter(ctx) // SQLite's ANALYZE writes its statistics tables
-	if err != nil {
-		return err
-	}
-	defer done()
-	conn, err := db.db.Conn(ctx)
-	if err != nil {
-		return internal(err, "optimize")
-	}
-	defer conn.Close()
-	for _, s := range db.d.optimizeStatements() {
-		if _, err := conn.ExecContext(ctx, s); err != nil {
+	return db.asWriter(ctx, func() error { // SQLite's ANALYZE writes its statistics tables
+		conn, err := db.db.Conn(ctx)
+		if err != nil {
 			return internal(err, "optimize")
 		}
-	}
-	return nil
+		defer conn.Close()
+		for _, s := range db.d.optimizeStatements() {
+			if _, err := conn.ExecContext(ctx, s); err != nil {
+				return internal(err, "optimize")
+			}
+		}
+		return nil
+	})
 }

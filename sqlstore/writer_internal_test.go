@@ -45,7 +45,7 @@ func TestWriterQueueHonoursTheContext(t *testing.T) {
 // TestSingleStatementWritesQueue: the writes that are one statement rather
 // than a transaction (the claim of deliveries, execWrite's) take their turn
 // in the process's queue too, instead of meeting the writer at SQLite's lock,
-// where the wait polls with sleeps (queueWriter). Here the turn is held
+// where the wait polls with sleeps (asWriter). Here the turn is held
 // without SQLite's lock, so a write that skipped the queue would run at once.
 func TestSingleStatementWritesQueue(t *testing.T) {
 	db, err := Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "w.db"))

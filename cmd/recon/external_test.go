@@ -112,6 +112,21 @@ func TestExternal(t *testing.T) {
 					ratio(fmt.Sprintf("%-17s server memory: peak RSS %.0f MiB over the run, %.0f MiB at its end\n", target, peak, rss))
 				}
 			}
+			// profile and statements start the server's CPU profile and the
+			// statements' count (-cpuprofile, -pgstat) of a phase, and return
+			// the function that writes them when it ends (nothing when off).
+			profile := func(name string, seconds int) func() {
+				if pprofAddr == "" {
+					return func() {}
+				}
+				return cpuProfile(t, pprofAddr, filepath.Join(*extProfile, target+"-"+name+".pprof"), seconds)
+			}
+			statements := func(name string) func() {
+				if !*extPGStat || target == "sqlite" {
+					return func() {}
+				}
+				return statStatements(t, dbURL, filepath.Join(*extProfile, target+"-"+name+"-statements.txt"))
+			}
 			if phase("ingest") {
 				tg := setupLoad(t, base, dbURL, cfg.accounts)
 				if *extSeed > 0 {
@@ -125,22 +140,12 @@ func TestExternal(t *testing.T) {
 				load := loadAverage()
 				before := engineLimit(t, target, dbURL, tg.company, raw)
 				row(target, "limit: "+limitName(target), fmt.Sprintf("%.0f rows/s", before), 0, 0, "", "", load)
-				var report func()
-				if *extPGStat && target != "sqlite" {
-					report = statStatements(t, dbURL, filepath.Join(*extProfile, target+"-ingest-statements.txt"))
-				}
-				var profiled func()
-				if pprofAddr != "" {
-					profiled = cpuProfile(t, pprofAddr, filepath.Join(*extProfile, target+"-ingest.pprof"), *extProfileFor)
-				}
+				report := statements("ingest")
+				profiled := profile("ingest", *extProfileFor)
 				load = loadAverage()
 				rate := ingest(t, tg, cfg)
-				if profiled != nil {
-					profiled()
-				}
-				if report != nil {
-					report()
-				}
+				profiled()
+				report()
 				load2 := loadAverage()
 				after := engineLimit(t, target, dbURL, tg.company, raw)
 				row(target, "limit: "+limitName(target), fmt.Sprintf("%.0f rows/s", after), 0, 0, "", "", load2)
@@ -159,14 +164,12 @@ func TestExternal(t *testing.T) {
 						w := strings.Fields(when)[0]
 						load := loadAverage()
 						h1 := listOne(t, []*loadTarget{tg}, cfg, health)
-						var profiled func()
-						if pprofAddr != "" && w == "right" { // the first listing query (page 1 unless -queries says otherwise)
-							profiled = cpuProfile(t, pprofAddr, filepath.Join(*extProfile, target+"-list.pprof"), int(cfg.listFor.Seconds()))
+						profiled := func() {}
+						if w == "right" { // the first listing query (page 1 unless -queries says otherwise)
+							profiled = profile("list", int(cfg.listFor.Seconds()))
 						}
 						results := list(t, tg, cfg)
-						if profiled != nil {
-							profiled()
-						}
+						profiled()
 						for _, q := range smallQueries(small) {
 							results = append(results, listOne(t, small, cfg, q))
 						}
@@ -195,20 +198,10 @@ func TestExternal(t *testing.T) {
 			if phase("ipn") {
 				it := setupIPN(t, base, dbURL, int(float64(cfg.ipnRate)*cfg.ipnFor.Seconds()))
 				load := loadAverage()
-				var profiled, report func()
-				if pprofAddr != "" {
-					profiled = cpuProfile(t, pprofAddr, filepath.Join(*extProfile, target+"-ipn.pprof"), int(cfg.ipnFor.Seconds()))
-				}
-				if *extPGStat && target != "sqlite" {
-					report = statStatements(t, dbURL, filepath.Join(*extProfile, target+"-ipn-statements.txt"))
-				}
+				profiled, report := profile("ipn", int(cfg.ipnFor.Seconds())), statements("ipn")
 				lat, answered := it.latency(t, cfg)
-				if profiled != nil {
-					profiled()
-				}
-				if report != nil {
-					report()
-				}
+				profiled()
+				report()
 				row(target, "push answered, 1 per request", fmt.Sprintf("%d/s", cfg.ipnRate), percentile(answered, 0.50), percentile(answered, 0.99), "", "", load)
 				row(target, "ingest-to-IPN, 1 per request", fmt.Sprintf("%d/s", cfg.ipnRate), percentile(lat, 0.50), percentile(lat, 0.99), "", "", load)
 				ratio(fmt.Sprintf("%-17s ingest-to-IPN p99 %s ms at %d pushes/s (target ≤ 100 ms)\n", target, ms(percentile(lat, 0.99)), cfg.ipnRate))

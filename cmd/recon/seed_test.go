@@ -17,8 +17,8 @@ import (
 )
 
 // The generator's table sizes beyond what a run pushes (`make bench-external`
-// with -seed and -companies, docs/benchmarks.md "Listing at 10M rows and
-// beside 10,000 companies"): rows of the same feed put into the database
+// with -seed and -companies, docs/benchmarks.md "Table sizes beyond the
+// pushes, and the server's memory"): rows of the same feed put into the database
 // before the measured pushes, through the store's ingestion (recon.Ingest,
 // what a push runs after its HTTP decoding), so that every table the
 // listing reads (day and amount counts, the change log, balances) is what

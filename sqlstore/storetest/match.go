@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,6 +14,64 @@ import (
 // refusal of a batch whose transfer would overflow an order's paid amount.
 func testMatching(t *testing.T, open Open) {
 	run(t, "ReasonsInOneBatch", withAccount(open), testMatchingReasonsInOneBatch)
+	run(t, "ManyOrdersInOneBatch", withAccount(open), testMatchingManyOrdersInOneBatch)
+}
+
+// testMatchingManyOrdersInOneBatch: a batch paying more orders than one
+// statement of the outbox's takes (sqlstore's enqueueChunk, 100) writes
+// every order's state, queues each for its invoice and enqueues each IPN, in
+// capture order; an order the same batch only underpays is written too.
+func testMatchingManyOrdersInOneBatch(t *testing.T, bundle *accountBundle) {
+	s, c, a := bundle.s, bundle.c, bundle.a
+	if err := s.SetIPN(t.Context(), c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 205 // three statements of the outbox: 100, 100, 5
+	var in []recon.TransactionInput
+	var codes, want []string
+	for i := range n {
+		inv, code := fmt.Sprintf("M%03d", i), fmt.Sprintf("DH7%04d", i)
+		newOrder(t, s, c.ID, a.ID, inv, code, 10_000)
+		in = append(in, tx(a.ID, "MANY-"+inv, "2026-03-01 10:00:00", 10_000, 0))
+		codes, want = append(codes, code), append(want, inv)
+	}
+	newOrder(t, s, c.ID, a.ID, "U", "DH79999", 50_000)
+	in = append(in, tx(a.ID, "MANY-U", "2026-03-01 10:00:00", 20_000, 0))
+	codes = append(codes, "DH79999")
+	if _, err := s.IngestTransactions(t.Context(), c.Tenant(), in, codes); err != nil {
+		t.Fatal(err)
+	}
+	for _, inv := range []string{want[0], want[99], want[100], want[n-1]} {
+		if o, err := s.Order(t.Context(), c.Tenant(), inv); err != nil || o.Status != recon.OrderCaptured || o.PaidAmount != 10_000 || o.PaidAt.IsZero() {
+			t.Fatalf("order %s: %+v, %v; want captured, 10000 paid, a paid time", inv, o, err)
+		}
+	}
+	if o, err := s.Order(t.Context(), c.Tenant(), "U"); err != nil || o.Status != recon.OrderAwaitingPayment || o.PaidAmount != 20_000 || !o.PaidAt.IsZero() {
+		t.Fatalf("underpaid order: %+v, %v; want awaiting payment, 20000 paid, no paid time", o, err)
+	}
+	queued, _, err := s.QueuedPaidOrders(t.Context(), 1000)
+	if err != nil || len(queued) != n {
+		t.Fatalf("queued for their invoices: %d orders, %v; want %d", len(queued), err, n)
+	}
+	ds, err := s.(recon.DeliveryStore).Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := len(ds) - 1; i >= 0; i-- { // listed newest first
+		var body struct {
+			Order struct {
+				Invoice string `json:"order_invoice_number"`
+			} `json:"order"`
+		}
+		if err := json.Unmarshal(ds[i].Payload, &body); err != nil {
+			t.Fatal(err)
+		}
+		if ds[i].Event == recon.IPNOrderPaid {
+			got = append(got, body.Order.Invoice)
+		}
+	}
+	diff(t, "ORDER_PAID deliveries by invoice", want, got)
 }
 
 func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
