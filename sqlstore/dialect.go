@@ -43,6 +43,11 @@ type dialect interface {
 	// indexedBy is the clause that makes the query read table t through
 	// the named index, or "" where the planner is left to choose.
 	indexedBy(index string) string
+	// opaque is the placeholder p written so that the planner does not
+	// read the value bound to it, for statements whose plan does not
+	// depend on it (they name their index): see "Opaque parameters" in
+	// docs/design.md.
+	opaque(p string) string
 
 	// claimDeliveries is the statement of ClaimDeliveries ($1 lease until,
 	// $2 now, $3 n, $4 node), built from claimUnordered, claimOrdered and claimSet.
@@ -117,6 +122,28 @@ type queryArgs []any
 func (a *queryArgs) add(v any) string {
 	*a = append(*a, v)
 	return "$" + strconv.Itoa(len(*a))
+}
+
+// opaqueArgs are queryArgs whose placeholders the planner does not read
+// (dialect.opaque), for statements that name their index.
+type opaqueArgs struct {
+	queryArgs
+	d dialect
+}
+
+func (a *opaqueArgs) add(v any) string { return a.d.opaque(a.queryArgs.add(v)) }
+
+// in is "column IN (ids)" with a placeholder per id, or "" when there are
+// none.
+func (a *opaqueArgs) in(column string, ids []int64) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	ph := make([]string, len(ids))
+	for i, id := range ids {
+		ph[i] = a.add(id)
+	}
+	return column + " IN (" + strings.Join(ph, ",") + ")"
 }
 
 // violation is the kind of constraint a statement violated.

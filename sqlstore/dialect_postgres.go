@@ -96,6 +96,10 @@ func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 // indexedBy is empty: PostgreSQL's planner has autovacuum's statistics.
 func (postgresDialect) indexedBy(string) string { return "" }
 
+// opaque is p: PostgreSQL plans a prepared statement once for its first
+// bindings, or for each (force_custom_plan), without re-parsing it.
+func (postgresDialect) opaque(p string) string { return p }
+
 // pgClaimDeliveries chooses the due rows in a materialized CTE FOR UPDATE
 // SKIP LOCKED: concurrent claimers take disjoint rows without waiting for
 // each other, and the CTE runs exactly once (a subquery under IN could be

@@ -122,6 +122,13 @@ func (sqliteDialect) forUpdate() string { return "" }
 // unique index answers in a few seeks.
 func (sqliteDialect) indexedBy(index string) string { return " INDEXED BY " + index }
 
+// opaque is +p: SQLite re-prepares (parses and plans again) a statement at
+// each new binding of a parameter its plan read, an ANALYZE sample's
+// column compared with it (STAT4) or a LIMIT; a unary plus makes the
+// parameter an expression the planner does not evaluate, and changes
+// neither its value nor its affinity (a parameter has none either way).
+func (sqliteDialect) opaque(p string) string { return "+" + p }
+
 // sqliteClaimDeliveries: the statement holds the database's only write
 // lock, so a plain subquery chooses the due rows.
 var sqliteClaimDeliveries = claimSet + ` WHERE id IN (SELECT id FROM (

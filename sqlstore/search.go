@@ -38,8 +38,7 @@ func (db *DB) searchTransactions(ctx context.Context, tenant recon.TenantID, s r
 	if err != nil || fq == nil {
 		return page, err
 	}
-	where, args := fq.where, fq.args
-	arg := args.add
+	where, arg := fq.where, fq.args.add
 	if s.Before != 0 {
 		var date time.Time
 		err := db.db.QueryRowContext(ctx, `SELECT transaction_date FROM transactions WHERE company_id = $1 AND id = $2`, companyID, s.Before).Scan(&date)
@@ -90,7 +89,7 @@ func (db *DB) searchTransactions(ctx context.Context, tenant recon.TenantID, s r
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT t.id, t.transaction_date, `+content+`, `+code+`, `+state+`
 		FROM transactions t`+db.d.indexedBy(fq.index)+` WHERE `+strings.Join(where, " AND ")+`
-		ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+arg(searchWindow), args...)
+		ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+arg(searchWindow), fq.args.queryArgs...)
 	if err != nil {
 		return nil, internal(err, "search transactions")
 	}

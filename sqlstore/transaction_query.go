@@ -32,8 +32,6 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	if err != nil || fq == nil {
 		return []*recon.Transaction{}, 0, err
 	}
-	args := fq.args
-	arg := args.add
 	cond, accountIDs := strings.Join(fq.where, " AND "), fq.accountIDs
 	countable := f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil
 	from := "transactions t" + db.d.indexedBy(fq.index)
@@ -45,7 +43,7 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	case f.ReferenceNumber == "" && f.FromDate == "" && f.ToDate == "":
 		total, err = db.countByAmounts(ctx, companyID, accountIDs, f.AmountIn, f.AmountOut)
 	default:
-		err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+cond, args...).Scan(&total)
+		err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+cond, fq.args.queryArgs...).Scan(&total)
 	}
 	if err != nil {
 		return nil, 0, internal(err, "count transactions")
@@ -54,7 +52,7 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	if offset >= total {
 		return []*recon.Transaction{}, total, nil
 	}
-	limit, off := arg(f.Limit), arg(offset)
+	limit, off := fq.args.add(f.Limit), fq.args.add(offset)
 	// A deferred join: the page's ids come from the index alone (every
 	// listing index ends in transaction_date, id), and only those 20 rows
 	// are read in full, however deep the page.
@@ -64,7 +62,7 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 		      ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+limit+` OFFSET `+off+`) page
 		JOIN transactions t ON t.id = page.id
 		JOIN bank_accounts b ON b.id = t.bank_account_id
-		ORDER BY t.transaction_date DESC, t.id DESC`, args...)
+		ORDER BY t.transaction_date DESC, t.id DESC`, fq.args.queryArgs...)
 	if err != nil {
 		return nil, 0, internal(err, "list transactions")
 	}
@@ -124,10 +122,11 @@ func (db *DB) Transaction(ctx context.Context, tenant recon.TenantID, id int64) 
 // filterQuery is the WHERE of a §4.3 filter over transactions t, for the
 // listing and the dashboard's search: its terms and their arguments, the
 // accounts it reads, its date bounds as day numbers (for the per-day
-// counts) and the index that serves it.
+// counts) and the index that serves it. Its statements name the index, so
+// their parameters are opaque to the planner.
 type filterQuery struct {
 	where          []string
-	args           queryArgs
+	args           opaqueArgs
 	accountIDs     []int64
 	fromDay, toDay int64
 	index          string
@@ -136,9 +135,10 @@ type filterQuery struct {
 // filterQuery builds f's WHERE; nil when f selects nothing (an account
 // number none of the company's accounts has).
 func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.TransactionFilter) (*filterQuery, error) {
-	fq := &filterQuery{where: []string{"t.company_id = $1"}, args: queryArgs{companyID},
-		fromDay: -1 << 30, toDay: 1 << 30} // no bound (day numbers fit PostgreSQL integer)
+	fq := &filterQuery{fromDay: -1 << 30, toDay: 1 << 30, // no bound (day numbers fit PostgreSQL integer)
+		args: opaqueArgs{d: db.d}}
 	arg := fq.args.add
+	fq.where = []string{"t.company_id = " + arg(companyID)}
 	if f.AccountNumber != "" || f.ReferenceNumber != "" && f.BankAccountID == 0 {
 		// The unique (bank_account_id, reference_number) index serves the
 		// reference filter, one seek per account of the company (of the
@@ -156,11 +156,7 @@ func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.Transact
 		fq.accountIDs = []int64{f.BankAccountID}
 	}
 	if len(fq.accountIDs) > 0 {
-		var ph []string
-		for _, id := range fq.accountIDs {
-			ph = append(ph, arg(id))
-		}
-		fq.where = append(fq.where, "t.bank_account_id IN ("+strings.Join(ph, ",")+")")
+		fq.where = append(fq.where, fq.args.in("t.bank_account_id", fq.accountIDs))
 	}
 	for _, d := range []struct {
 		name, value, op string
@@ -213,7 +209,9 @@ func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.Transact
 // accountIDsByNumber returns the ids of the company's accounts with the
 // number, or of all its accounts when number is "".
 func (db *DB) accountIDsByNumber(ctx context.Context, companyID int64, number string) ([]int64, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id FROM bank_accounts WHERE company_id = $1 AND ($2 = '' OR account_number = $2) ORDER BY id`, companyID, number)
+	a := opaqueArgs{d: db.d}
+	c, n := a.add(companyID), a.add(number)
+	rows, err := db.db.QueryContext(ctx, `SELECT id FROM bank_accounts WHERE company_id = `+c+` AND (`+n+` = '' OR account_number = `+n+`) ORDER BY id`, a.queryArgs...)
 	if err != nil {
 		return nil, internal(err, "find bank accounts")
 	}
@@ -240,39 +238,31 @@ func (db *DB) countByAmounts(ctx context.Context, companyID int64, accountIDs []
 	if amountOut == nil && amountIn != nil && *amountIn > 0 {
 		amountOut = new(int64)
 	}
-	q := `SELECT COALESCE(SUM(n), 0) FROM transaction_amount_counts WHERE company_id = $1`
-	args := queryArgs{companyID}
+	a := opaqueArgs{d: db.d}
+	q := `SELECT COALESCE(SUM(n), 0) FROM transaction_amount_counts WHERE company_id = ` + a.add(companyID)
 	if amountIn != nil {
-		q += ` AND amount_in = ` + args.add(*amountIn)
+		q += ` AND amount_in = ` + a.add(*amountIn)
 	}
 	if amountOut != nil {
-		q += ` AND amount_out = ` + args.add(*amountOut)
+		q += ` AND amount_out = ` + a.add(*amountOut)
 	}
-	if len(accountIDs) > 0 {
-		q += ` AND bank_account_id IN (` + db.params(len(args)+1, len(accountIDs)) + `)`
-		for _, id := range accountIDs {
-			args = append(args, id)
-		}
-	}
+	q += a.in(` AND bank_account_id`, accountIDs)
 	var n int64
-	err := db.db.QueryRowContext(ctx, q, args...).Scan(&n)
+	err := db.db.QueryRowContext(ctx, q, a.queryArgs...).Scan(&n)
 	return n, err
 }
 
 // sumDays sums a column expression of transaction_day_counts (n, or the
 // matched and unmatched counts of the dashboard's search) over the
 // company's days fromDay to toDay, of the accounts when there are any.
+// The primary key serves it whatever the values, so they are opaque.
 func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay int64, expr string) (int64, error) {
-	q := `SELECT COALESCE(SUM(` + expr + `), 0) FROM transaction_day_counts WHERE company_id = $1 AND day >= $2 AND day <= $3`
-	args := []any{companyID, fromDay, toDay}
-	if len(accountIDs) > 0 {
-		q += ` AND bank_account_id IN (` + db.params(4, len(accountIDs)) + `)`
-		for _, id := range accountIDs {
-			args = append(args, id)
-		}
-	}
+	a := opaqueArgs{d: db.d}
+	q := `SELECT COALESCE(SUM(` + expr + `), 0) FROM transaction_day_counts WHERE company_id = ` + a.add(companyID) +
+		` AND day >= ` + a.add(fromDay) + ` AND day <= ` + a.add(toDay)
+	q += a.in(` AND bank_account_id`, accountIDs)
 	var total int64
-	err := db.db.QueryRowContext(ctx, q, args...).Scan(&total)
+	err := db.db.QueryRowContext(ctx, q, a.queryArgs...).Scan(&total)
 	return total, err
 }
 
