@@ -32,27 +32,33 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	if err != nil || fq == nil {
 		return []*recon.Transaction{}, 0, err
 	}
-	cond, accountIDs := strings.Join(fq.where, " AND "), fq.accountIDs
+	accountIDs := fq.accountIDs
 	countable := f.ReferenceNumber == "" && f.AmountIn == nil && f.AmountOut == nil
 	from := "transactions t" + db.d.indexedBy(fq.index)
 
+	offset := int64(f.Page-1) * int64(f.Limit)
 	var total int64
 	switch {
+	case countable && offset >= deepPage:
+		var start pageStart
+		if start, err = db.pageStart(ctx, companyID, accountIDs, fq.fromDay, fq.toDay, offset); err == nil && start.skipped > 0 {
+			fq.before(time.Unix((start.day+1)*86400, 0).UTC())
+		}
+		total, offset = start.total, offset-start.skipped
 	case countable:
 		total, err = db.sumDays(ctx, companyID, accountIDs, fq.fromDay, fq.toDay, "n")
 	case f.ReferenceNumber == "" && f.FromDate == "" && f.ToDate == "":
 		total, err = db.countByAmounts(ctx, companyID, accountIDs, f.AmountIn, f.AmountOut)
 	default:
-		err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+cond, fq.args.queryArgs...).Scan(&total)
+		err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+strings.Join(fq.where, " AND "), fq.args.queryArgs...).Scan(&total)
 	}
 	if err != nil {
 		return nil, 0, internal(err, "count transactions")
 	}
-	offset := int64(f.Page-1) * int64(f.Limit)
 	if offset >= total {
 		return []*recon.Transaction{}, total, nil
 	}
-	limit, off := fq.args.add(f.Limit), fq.args.add(offset)
+	cond, limit, off := strings.Join(fq.where, " AND "), fq.args.add(f.Limit), fq.args.add(offset)
 	// A deferred join: the page's ids come from the index alone (every
 	// listing index ends in transaction_date, id), and only those 20 rows
 	// are read in full, however deep the page.
@@ -130,13 +136,24 @@ type filterQuery struct {
 	accountIDs     []int64
 	fromDay, toDay int64
 	index          string
+	toArg          int // the argument of the to_date term, or -1
+}
+
+// before keeps the rows older than at: the to_date term's bound moves to at
+// (which pageStart found no later), or a term is added.
+func (fq *filterQuery) before(at time.Time) {
+	if fq.toArg >= 0 {
+		fq.args.queryArgs[fq.toArg] = at
+		return
+	}
+	fq.where = append(fq.where, "t.transaction_date < "+fq.args.add(at))
 }
 
 // filterQuery builds f's WHERE; nil when f selects nothing (an account
 // number none of the company's accounts has).
 func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.TransactionFilter) (*filterQuery, error) {
 	fq := &filterQuery{fromDay: -1 << 30, toDay: 1 << 30, // no bound (day numbers fit PostgreSQL integer)
-		args: opaqueArgs{d: db.d}}
+		args: opaqueArgs{d: db.d}, toArg: -1}
 	arg := fq.args.add
 	fq.where = []string{"t.company_id = " + arg(companyID)}
 	if f.AccountNumber != "" || f.ReferenceNumber != "" && f.BankAccountID == 0 {
@@ -172,6 +189,9 @@ func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.Transact
 		}
 		fq.where = append(fq.where, "t.transaction_date "+d.op+" "+arg(day.AddDate(0, 0, d.next)))
 		*d.day = dayNumber(day)
+		if d.op == "<" {
+			fq.toArg = len(fq.args.queryArgs) - 1
+		}
 	}
 	if f.ReferenceNumber != "" {
 		fq.where = append(fq.where, "t.reference_number = "+arg(f.ReferenceNumber))
@@ -264,6 +284,43 @@ func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, 
 	var total int64
 	err := db.db.QueryRowContext(ctx, q, a.queryArgs...).Scan(&total)
 	return total, err
+}
+
+// deepPage is the offset from which a countable listing skips whole days by
+// their counts (pageStart) rather than walking its index past every row
+// before the page.
+const deepPage = 1000
+
+// pageStart is where a page at an offset starts: the newest day holding its
+// first row, the rows of the newer days (skipped), and the filter's total.
+type pageStart struct{ day, skipped, total int64 }
+
+// pageStart reads the company's day counts (of the accounts, when there are
+// any), fromDay to toDay, newest first, and finds the day holding the row at
+// offset (docs/design.md, "Deep pages"). skipped is 0 when offset is past
+// the end.
+func (db *DB) pageStart(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay, offset int64) (pageStart, error) {
+	a := opaqueArgs{d: db.d}
+	rows, err := db.db.QueryContext(ctx, `SELECT day, SUM(n) FROM transaction_day_counts WHERE company_id = `+a.add(companyID)+
+		` AND day >= `+a.add(fromDay)+` AND day <= `+a.add(toDay)+a.in(` AND bank_account_id`, accountIDs)+
+		` GROUP BY day ORDER BY day DESC`, a.queryArgs...)
+	if err != nil {
+		return pageStart{}, err
+	}
+	defer rows.Close()
+	var start pageStart
+	found := false
+	for rows.Next() {
+		var day, n int64
+		if err := rows.Scan(&day, &n); err != nil {
+			return pageStart{}, err
+		}
+		if !found && start.total+n > offset {
+			start.day, start.skipped, found = day, start.total, true
+		}
+		start.total += n
+	}
+	return start, rows.Err()
 }
 
 // BalanceDiscontinuities lists the company's discontinuities, newest first.

@@ -100,6 +100,7 @@ func testTransactions(t *testing.T, open Open) {
 	run(t, "ConcurrentMixedAccounts", open, testTransactionsConcurrentMixedAccounts)
 	run(t, "ConcurrentCallsFailAlone", open, testTransactionsConcurrentCallsFailAlone)
 	run(t, "Filters", open, testTransactionsFilters)
+	run(t, "DeepPages", open, testTransactionsDeepPages)
 	run(t, "BalanceDiscontinuity", withAccount(open), testTransactionsBalanceDiscontinuity)
 	run(t, "Recode", withAccount(open), testTransactionsRecode)
 }
@@ -422,6 +423,100 @@ func testTransactionsFilters(t *testing.T, s recon.Store) {
 		got, total := refs(tt.f)
 		if got != tt.want || total != tt.total {
 			t.Errorf("filter %+v: got %q total %d, want %q total %d", tt.f, got, total, tt.want, tt.total)
+		}
+	}
+}
+
+// testTransactionsDeepPages: pages from the 1000th row on start from the
+// day of their first row, found by the day counts (docs/design.md, "Deep
+// pages"), and hold what walking every row would: rows at the first and
+// last second of a day, rows sharing a time, on two accounts, with account
+// and date filters, beside another company with rows on the same days.
+func testTransactionsDeepPages(t *testing.T, s recon.Store) {
+	c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+	a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
+	o := newAccount(t, s, other.ID, "333")
+	type row struct {
+		in recon.TransactionInput
+		id int64
+	}
+	var rows []row
+	var in, otherIn []recon.TransactionInput
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for day := range 14 {
+		for k := range 150 + day { // days of different sizes
+			at := start.AddDate(0, 0, day).Add(time.Duration(k*500) * time.Second)
+			switch {
+			case k == 1:
+				at = start.AddDate(0, 0, day) // the day's first second, twice
+			case k == 149+day:
+				at = start.AddDate(0, 0, day+1).Add(-time.Second) // its last
+			}
+			account := a.ID
+			if k%3 == 0 {
+				account = b.ID
+			}
+			in = append(in, recon.TransactionInput{BankAccountID: account, TransactionDate: at, AmountIn: 1000,
+				Content: "CT", ReferenceNumber: fmt.Sprintf("D%d-%d", day, k)})
+			if k%10 == 0 {
+				otherIn = append(otherIn, recon.TransactionInput{BankAccountID: o.ID, TransactionDate: at, AmountIn: 1000,
+					Content: "CT", ReferenceNumber: fmt.Sprintf("O%d-%d", day, k)})
+			}
+		}
+	}
+	for first := 0; first < len(in); first += 500 {
+		batch := in[first:min(first+500, len(in))]
+		res, err := s.IngestTransactions(t.Context(), c.Tenant(), batch, make([]string, len(batch)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res {
+			rows = append(rows, row{batch[i], r.ID})
+		}
+	}
+	ingest(t, s, other.Tenant(), otherIn)
+	slices.SortFunc(rows, func(x, y row) int { // newest first, as listed
+		if c := y.in.TransactionDate.Compare(x.in.TransactionDate); c != 0 {
+			return c
+		}
+		return cmp.Compare(y.id, x.id)
+	})
+	expected := func(f recon.TransactionFilter) []string {
+		var out []string
+		for _, r := range rows {
+			d := r.in.TransactionDate.Format(recon.DateLayout)
+			if f.BankAccountID != 0 && r.in.BankAccountID != f.BankAccountID || f.FromDate != "" && d < f.FromDate || f.ToDate != "" && d > f.ToDate {
+				continue
+			}
+			out = append(out, r.in.ReferenceNumber)
+		}
+		return out
+	}
+	for _, f := range []recon.TransactionFilter{
+		{},
+		{BankAccountID: a.ID},
+		{AccountNumber: "222", BankAccountID: b.ID},
+		{FromDate: "2026-03-03", ToDate: "2026-03-13"},
+		{FromDate: "2026-03-02", BankAccountID: a.ID},
+	} {
+		want := expected(f)
+		for _, limit := range []int{20, 100, 7} {
+			for offset := 980; offset < len(want)+limit; offset += limit {
+				f.Limit, f.Page = limit, offset/limit+1
+				list, total, err := s.Transactions(t.Context(), c.Tenant(), f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, x := range list {
+					got = append(got, x.ReferenceNumber)
+				}
+				from := (f.Page - 1) * limit
+				w := want[min(from, len(want)):min(from+limit, len(want))]
+				if total != int64(len(want)) || !slices.Equal(got, w) {
+					t.Fatalf("filter %+v: total %d, page %v; want total %d, page %v", f, total, got, len(want), w)
+				}
+			}
 		}
 	}
 }
