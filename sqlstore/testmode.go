@@ -156,6 +156,7 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 			{"deliveries", &res.Deliveries},
 			{"orders", &res.Orders},
 			{"transaction_day_counts", nil},
+			{"transaction_account_counts", nil}, // after the day rows, whose triggers count down to it
 			{"transaction_amount_counts", nil},
 			{"transaction_changes", nil},
 			{"transactions", &res.Transactions},

@@ -13,13 +13,14 @@ import (
 
 // Transactions implements recon.TransactionStore. The page comes from the
 // index that serves the filters (see the migration); the total comes from
-// transaction_day_counts when only account and date filters are set (a sum
-// over at most a few thousand day rows, whatever the number of
-// transactions), from transaction_amount_counts when only amount and
-// account filters are set (a sum over a row per account: an amount shared
-// by 20,000 rows costs no more than one shared by two), and from COUNT(*)
-// over the same index otherwise, where the reference filter is selective or
-// an amount is combined with dates.
+// transaction_account_counts when at most account filters are set (a row
+// per account), from transaction_day_counts when dates are set as well (a
+// sum over the days in range, whatever the number of transactions), from
+// transaction_amount_counts when only amount and account filters are set (a
+// sum over a row per account: an amount shared by 20,000 rows costs no more
+// than one shared by two), and from COUNT(*) over the same index otherwise,
+// where the reference filter is selective or an amount is combined with
+// dates.
 // A listing's (recon.Listing) may read from the standby (WithStandby).
 func (db *DB) Transactions(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter) ([]*recon.Transaction, int64, error) {
 	return listedPage(ctx, db, func(db *DB) ([]*recon.Transaction, int64, error) { return db.transactions(ctx, tenant, f) })
@@ -45,6 +46,8 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 			fq.before(time.Unix((start.day+1)*86400, 0).UTC())
 		}
 		total, offset = start.total, offset-start.skipped
+	case countable && fq.fromDay == noDay && fq.toDay == -noDay:
+		total, err = db.sumAccounts(ctx, companyID, accountIDs)
 	case countable:
 		total, err = db.sumDays(ctx, companyID, accountIDs, fq.fromDay, fq.toDay, "n")
 	case f.ReferenceNumber == "" && f.FromDate == "" && f.ToDate == "":
@@ -152,7 +155,7 @@ func (fq *filterQuery) before(at time.Time) {
 // filterQuery builds f's WHERE; nil when f selects nothing (an account
 // number none of the company's accounts has).
 func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.TransactionFilter) (*filterQuery, error) {
-	fq := &filterQuery{fromDay: -1 << 30, toDay: 1 << 30, // no bound (day numbers fit PostgreSQL integer)
+	fq := &filterQuery{fromDay: noDay, toDay: -noDay,
 		args: opaqueArgs{d: db.d}, toArg: -1}
 	arg := fq.args.add
 	fq.where = []string{"t.company_id = " + arg(companyID)}
@@ -270,6 +273,21 @@ func (db *DB) countByAmounts(ctx context.Context, companyID int64, accountIDs []
 	var n int64
 	err := db.db.QueryRowContext(ctx, q, a.queryArgs...).Scan(&n)
 	return n, err
+}
+
+// noDay is a day number before every day, and -noDay one after: no bound
+// (day numbers fit PostgreSQL's integer).
+const noDay = -1 << 30
+
+// sumAccounts is the number of the company's transactions (of the accounts,
+// when there are any), from transaction_account_counts: a row per account,
+// kept by the day rows' triggers (migration 00048).
+func (db *DB) sumAccounts(ctx context.Context, companyID int64, accountIDs []int64) (int64, error) {
+	a := opaqueArgs{d: db.d}
+	var total int64
+	err := db.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM transaction_account_counts WHERE company_id = `+a.add(companyID)+
+		a.in(` AND bank_account_id`, accountIDs), a.queryArgs...).Scan(&total)
+	return total, err
 }
 
 // sumDays sums a column expression of transaction_day_counts (n, or the
