@@ -38,14 +38,9 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	from := "transactions t" + db.d.indexedBy(fq.index)
 
 	offset := int64(f.Page-1) * int64(f.Limit)
+	order := "DESC" // of the page's walk of the index
 	var total int64
 	switch {
-	case countable && offset >= deepPage:
-		var start pageStart
-		if start, err = db.pageStart(ctx, companyID, accountIDs, fq.fromDay, fq.toDay, offset); err == nil && start.skipped > 0 {
-			fq.before(time.Unix((start.day+1)*86400, 0).UTC())
-		}
-		total, offset = start.total, offset-start.skipped
 	case countable && fq.fromDay == noDay && fq.toDay == -noDay:
 		total, err = db.sumAccounts(ctx, companyID, accountIDs)
 	case countable:
@@ -58,6 +53,23 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	if err != nil {
 		return nil, 0, internal(err, "count transactions")
 	}
+	if countable && offset >= deepPage && offset < total {
+		start, err := db.pageStart(ctx, companyID, accountIDs, fq.fromDay, fq.toDay, offset)
+		if err != nil {
+			return nil, 0, internal(err, "list transactions")
+		}
+		if start.dayN > 0 { // else the counts changed since the total: walk every row
+			dayStart := time.Unix(start.day*86400, 0).UTC()
+			fq.bound(&fq.toArg, "<", dayStart.AddDate(0, 0, 1))
+			offset -= start.skipped
+			if end := offset + int64(f.Limit); end <= start.dayN && offset > start.dayN/2 {
+				// The page ends in its day, nearer the day's start: the
+				// index is walked from there, oldest first.
+				fq.bound(&fq.fromArg, ">=", dayStart)
+				offset, order = start.dayN-end, "ASC"
+			}
+		}
+	}
 	if offset >= total {
 		return []*recon.Transaction{}, total, nil
 	}
@@ -68,7 +80,7 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	rows, err := db.db.QueryContext(ctx, `
 		SELECT `+transactionColumns+`
 		FROM (SELECT t.id FROM `+from+` WHERE `+cond+`
-		      ORDER BY t.transaction_date DESC, t.id DESC LIMIT `+limit+` OFFSET `+off+`) page
+		      ORDER BY t.transaction_date `+order+`, t.id `+order+` LIMIT `+limit+` OFFSET `+off+`) page
 		JOIN transactions t ON t.id = page.id
 		JOIN bank_accounts b ON b.id = t.bank_account_id
 		ORDER BY t.transaction_date DESC, t.id DESC`, fq.args.queryArgs...)
@@ -139,24 +151,28 @@ type filterQuery struct {
 	accountIDs     []int64
 	fromDay, toDay int64
 	index          string
-	toArg          int // the argument of the to_date term, or -1
+	// fromArg and toArg are the arguments of the from_date and to_date
+	// terms, or -1.
+	fromArg, toArg int
 }
 
-// before keeps the rows older than at: the to_date term's bound moves to at
-// (which pageStart found no later), or a term is added.
-func (fq *filterQuery) before(at time.Time) {
-	if fq.toArg >= 0 {
-		fq.args.queryArgs[fq.toArg] = at
+// bound sets the date bound whose argument is *arg (fq.fromArg, op ">=", or
+// fq.toArg, "<") to at, which pageStart found inside the filter's range:
+// the term's argument moves, or the term is added.
+func (fq *filterQuery) bound(arg *int, op string, at time.Time) {
+	if *arg >= 0 {
+		fq.args.queryArgs[*arg] = at
 		return
 	}
-	fq.where = append(fq.where, "t.transaction_date < "+fq.args.add(at))
+	fq.where = append(fq.where, "t.transaction_date "+op+" "+fq.args.add(at))
+	*arg = len(fq.args.queryArgs) - 1
 }
 
 // filterQuery builds f's WHERE; nil when f selects nothing (an account
 // number none of the company's accounts has).
 func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.TransactionFilter) (*filterQuery, error) {
 	fq := &filterQuery{fromDay: noDay, toDay: -noDay,
-		args: opaqueArgs{d: db.d}, toArg: -1}
+		args: opaqueArgs{d: db.d}, fromArg: -1, toArg: -1}
 	arg := fq.args.add
 	fq.where = []string{"t.company_id = " + arg(companyID)}
 	if f.AccountNumber != "" || f.ReferenceNumber != "" && f.BankAccountID == 0 {
@@ -182,7 +198,8 @@ func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.Transact
 		name, value, op string
 		day             *int64
 		next            int
-	}{{"from_date", f.FromDate, ">=", &fq.fromDay, 0}, {"to_date", f.ToDate, "<", &fq.toDay, 1}} {
+		arg             *int
+	}{{"from_date", f.FromDate, ">=", &fq.fromDay, 0, &fq.fromArg}, {"to_date", f.ToDate, "<", &fq.toDay, 1, &fq.toArg}} {
 		if d.value == "" {
 			continue
 		}
@@ -191,10 +208,7 @@ func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.Transact
 			return nil, recon.FieldError(d.name, "%s must be a date in the form YYYY-MM-DD", d.name)
 		}
 		fq.where = append(fq.where, "t.transaction_date "+d.op+" "+arg(day.AddDate(0, 0, d.next)))
-		*d.day = dayNumber(day)
-		if d.op == "<" {
-			fq.toArg = len(fq.args.queryArgs) - 1
-		}
+		*d.day, *d.arg = dayNumber(day), len(fq.args.queryArgs)-1
 	}
 	if f.ReferenceNumber != "" {
 		fq.where = append(fq.where, "t.reference_number = "+arg(f.ReferenceNumber))
@@ -309,36 +323,54 @@ func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, 
 // before the page.
 const deepPage = 1000
 
-// pageStart is where a page at an offset starts: the newest day holding its
-// first row, the rows of the newer days (skipped), and the filter's total.
-type pageStart struct{ day, skipped, total int64 }
+// pageStart is where a page at an offset starts: the day holding its first
+// row and that day's rows (dayN, 0 when the offset is past the rows), and
+// the rows of the newer days (skipped).
+type pageStart struct{ day, dayN, skipped int64 }
 
-// pageStart reads the company's day counts (of the accounts, when there are
-// any), fromDay to toDay, newest first, and finds the day holding the row at
-// offset (docs/design.md, "Deep pages"). skipped is 0 when offset is past
-// the end.
+// pageStart reads the company's day rows (of the accounts, when there are
+// any), fromDay to toDay, newest first through the index of days
+// (migration 00048), until the day holding the row at offset: a few rows
+// for a page a few days deep (docs/design.md, "Deep pages").
 func (db *DB) pageStart(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay, offset int64) (pageStart, error) {
 	a := opaqueArgs{d: db.d}
-	rows, err := db.db.QueryContext(ctx, `SELECT day, SUM(n) FROM transaction_day_counts WHERE company_id = `+a.add(companyID)+
-		` AND day >= `+a.add(fromDay)+` AND day <= `+a.add(toDay)+a.in(` AND bank_account_id`, accountIDs)+
-		` GROUP BY day ORDER BY day DESC`, a.queryArgs...)
+	rows, err := db.db.QueryContext(ctx, `SELECT day, n FROM transaction_day_counts`+db.d.indexedBy("transaction_day_counts_days")+
+		` WHERE company_id = `+a.add(companyID)+` AND day >= `+a.add(fromDay)+` AND day <= `+a.add(toDay)+
+		a.in(` AND bank_account_id`, accountIDs)+` ORDER BY day DESC`, a.queryArgs...)
 	if err != nil {
 		return pageStart{}, err
 	}
 	defer rows.Close()
 	var start pageStart
-	found := false
+	day, dayN := int64(0), int64(0) // the day being summed (its rows are adjacent)
+	ends := func() bool {           // the day being summed holds the row at offset
+		if start.skipped+dayN > offset {
+			start.day, start.dayN = day, dayN
+			return true
+		}
+		start.skipped += dayN
+		return false
+	}
 	for rows.Next() {
-		var day, n int64
-		if err := rows.Scan(&day, &n); err != nil {
+		var d, n int64
+		if err := rows.Scan(&d, &n); err != nil {
 			return pageStart{}, err
 		}
-		if !found && start.total+n > offset {
-			start.day, start.skipped, found = day, start.total, true
+		if d != day && dayN > 0 && ends() {
+			return start, nil
 		}
-		start.total += n
+		if d != day {
+			day, dayN = d, 0
+		}
+		dayN += n
 	}
-	return start, rows.Err()
+	if err := rows.Err(); err != nil {
+		return pageStart{}, err
+	}
+	if dayN > 0 && ends() {
+		return start, nil
+	}
+	return pageStart{}, nil
 }
 
 // BalanceDiscontinuities lists the company's discontinuities, newest first.

@@ -2,8 +2,10 @@
 -- amount or reference filters reads one row per account instead of one per
 -- account and day. Kept by a trigger on transaction_day_counts, so that each
 -- row here is the sum of its account's day rows whatever writes them
--- (ingestion, retention, test-mode wipe). Keep equivalent to
--- ../sqlite/00048_account_counts.sql.
+-- (ingestion, retention, test-mode wipe). And an index of the day rows by
+-- company and day, holding the counts: a deep page reads the days newest
+-- first until the one holding its first row (sqlstore.pageStart). Keep
+-- equivalent to ../sqlite/00048_account_counts.sql.
 
 -- +goose Up
 CREATE TABLE transaction_account_counts (
@@ -14,6 +16,8 @@ CREATE TABLE transaction_account_counts (
 );
 INSERT INTO transaction_account_counts (company_id, bank_account_id, n)
 SELECT company_id, bank_account_id, SUM(n) FROM transaction_day_counts GROUP BY company_id, bank_account_id;
+
+CREATE INDEX transaction_day_counts_days ON transaction_day_counts (company_id, day, bank_account_id, n);
 
 -- +goose StatementBegin
 CREATE FUNCTION count_account_transactions() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -43,3 +47,4 @@ DROP TRIGGER transaction_day_counts_accounts_n ON transaction_day_counts;
 DROP TRIGGER transaction_day_counts_accounts ON transaction_day_counts;
 DROP FUNCTION count_account_transactions();
 DROP TABLE transaction_account_counts;
+DROP INDEX transaction_day_counts_days;

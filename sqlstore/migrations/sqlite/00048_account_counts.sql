@@ -4,8 +4,10 @@
 -- most of page 1's time: docs/benchmarks.md, "10,000,000 rows (SQLite,
 -- 2026-11-27)"). Kept by triggers on transaction_day_counts, so that each
 -- row here is the sum of its account's day rows whatever writes them
--- (ingestion, retention, test-mode wipe). Keep equivalent to
--- ../postgres/00048_account_counts.sql.
+-- (ingestion, retention, test-mode wipe). And an index of the day rows by
+-- company and day, holding the counts: a deep page reads the days newest
+-- first until the one holding its first row (sqlstore.pageStart). Keep
+-- equivalent to ../postgres/00048_account_counts.sql.
 
 -- +goose Up
 CREATE TABLE transaction_account_counts (
@@ -16,6 +18,8 @@ CREATE TABLE transaction_account_counts (
 ) WITHOUT ROWID;
 INSERT INTO transaction_account_counts (company_id, bank_account_id, n)
 SELECT company_id, bank_account_id, SUM(n) FROM transaction_day_counts GROUP BY company_id, bank_account_id;
+
+CREATE INDEX transaction_day_counts_days ON transaction_day_counts (company_id, day, bank_account_id, n);
 
 -- +goose StatementBegin
 CREATE TRIGGER transaction_day_counts_insert AFTER INSERT ON transaction_day_counts
@@ -44,3 +48,4 @@ DROP TRIGGER transaction_day_counts_delete;
 DROP TRIGGER transaction_day_counts_update;
 DROP TRIGGER transaction_day_counts_insert;
 DROP TABLE transaction_account_counts;
+DROP INDEX transaction_day_counts_days;
