@@ -38,7 +38,6 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	from := "transactions t" + db.d.indexedBy(fq.index)
 
 	offset := int64(f.Page-1) * int64(f.Limit)
-	order := "DESC" // of the page's walk of the index
 	var total int64
 	switch {
 	case countable && fq.fromDay == noDay && fq.toDay == -noDay:
@@ -53,6 +52,7 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	if err != nil {
 		return nil, 0, internal(err, "count transactions")
 	}
+	order := "DESC" // of the page's walk of the index
 	if countable && offset >= deepPage && offset < total {
 		start, err := db.pageStart(ctx, companyID, accountIDs, fq.fromDay, fq.toDay, offset)
 		if err != nil {
@@ -307,10 +307,17 @@ func (db *DB) sumAccounts(ctx context.Context, companyID int64, accountIDs []int
 // sumDays sums a column expression of transaction_day_counts (n, or the
 // matched and unmatched counts of the dashboard's search) over the
 // company's days fromDay to toDay, of the accounts when there are any.
-// The primary key serves it whatever the values, so they are opaque.
+// Its plan is named, so its values are opaque: the company's rows by the
+// primary key, or its days in range by the index of days (migration 00048)
+// when there are bounds.
 func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay int64, expr string) (int64, error) {
 	a := opaqueArgs{d: db.d}
-	q := `SELECT COALESCE(SUM(` + expr + `), 0) FROM transaction_day_counts WHERE company_id = ` + a.add(companyID) +
+	index := "sqlite_autoindex_transaction_day_counts_1"
+	if fromDay != noDay || toDay != -noDay {
+		index = "transaction_day_counts_days"
+	}
+	q := `SELECT COALESCE(SUM(` + expr + `), 0) FROM transaction_day_counts` + db.d.indexedBy(index) +
+		` WHERE company_id = ` + a.add(companyID) +
 		` AND day >= ` + a.add(fromDay) + ` AND day <= ` + a.add(toDay)
 	q += a.in(` AND bank_account_id`, accountIDs)
 	var total int64
@@ -341,36 +348,26 @@ func (db *DB) pageStart(ctx context.Context, companyID int64, accountIDs []int64
 		return pageStart{}, err
 	}
 	defer rows.Close()
-	var start pageStart
-	day, dayN := int64(0), int64(0) // the day being summed (its rows are adjacent)
-	ends := func() bool {           // the day being summed holds the row at offset
-		if start.skipped+dayN > offset {
-			start.day, start.dayN = day, dayN
-			return true
-		}
-		start.skipped += dayN
-		return false
-	}
-	for rows.Next() {
+	var skipped, day, dayN int64 // dayN: the rows of day summed so far (a day's rows are adjacent)
+	for {
+		more := rows.Next()
 		var d, n int64
-		if err := rows.Scan(&d, &n); err != nil {
-			return pageStart{}, err
+		if more {
+			if err := rows.Scan(&d, &n); err != nil {
+				return pageStart{}, err
+			}
 		}
-		if d != day && dayN > 0 && ends() {
-			return start, nil
+		if dayN > 0 && (!more || d != day) { // day is summed
+			if skipped+dayN > offset {
+				return pageStart{day: day, dayN: dayN, skipped: skipped}, nil
+			}
+			skipped, dayN = skipped+dayN, 0
 		}
-		if d != day {
-			day, dayN = d, 0
+		if !more {
+			return pageStart{}, rows.Err()
 		}
-		dayN += n
+		day, dayN = d, dayN+n
 	}
-	if err := rows.Err(); err != nil {
-		return pageStart{}, err
-	}
-	if dayN > 0 && ends() {
-		return start, nil
-	}
-	return pageStart{}, nil
 }
 
 // BalanceDiscontinuities lists the company's discontinuities, newest first.
