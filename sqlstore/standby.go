@@ -148,9 +148,10 @@ func (s *standby) run(ctx context.Context, primary *sql.DB) {
 }
 
 // check samples the primary's position, then reads how far the standby
-// has replayed.
-func (s *standby) check(ctx context.Context, primary *sql.DB) {
-	ctx, cancel := context.WithTimeout(ctx, standbyCheckTimeout)
+// has replayed. A check cut short by the checker's stop (run's ctx) gives
+// no verdict: its failed query says nothing of the standby.
+func (s *standby) check(runCtx context.Context, primary *sql.DB) {
+	ctx, cancel := context.WithTimeout(runCtx, standbyCheckTimeout)
 	defer cancel()
 	// The system's monotonic clock, not the business clock (db.clock):
 	// replication happens in real time, whatever tests set the date to.
@@ -158,6 +159,9 @@ func (s *standby) check(ctx context.Context, primary *sql.DB) {
 	var flushed string
 	sampled := primary.QueryRowContext(ctx, `SELECT pg_current_wal_flush_lsn()::text`).Scan(&flushed) == nil
 	recovering, replayed, err := s.replayed(ctx)
+	if runCtx.Err() != nil {
+		return
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
