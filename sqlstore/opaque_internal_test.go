@@ -73,6 +73,8 @@ func TestListingIsNotReprepared(t *testing.T) {
 			{Page: 1, Limit: 20, AmountIn: &amount},
 			{Page: 1, Limit: 20, AmountIn: &amount, FromDate: "2026-01-02"},
 			{Page: 1, Limit: 20, ReferenceNumber: fmt.Sprintf("R%d-7", n)},
+			{Page: 60, Limit: 20}, // a deep page (of the big company): pageStart
+			{Page: 60, Limit: 20, FromDate: "2026-01-01"},
 		}
 	}
 	// SQLite's parser allocates from the connection's lookaside memory; a
