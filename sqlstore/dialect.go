@@ -133,17 +133,13 @@ type opaqueArgs struct {
 
 func (a *opaqueArgs) add(v any) string { return a.d.opaque(a.queryArgs.add(v)) }
 
-// in is "column IN (ids)" with a placeholder per id, or "" when there are
-// none.
-func (a *opaqueArgs) in(column string, ids []int64) string {
-	if len(ids) == 0 {
-		return ""
-	}
+// list appends the ids and returns their placeholders, comma-separated.
+func (a *opaqueArgs) list(ids []int64) string {
 	ph := make([]string, len(ids))
 	for i, id := range ids {
 		ph[i] = a.add(id)
 	}
-	return column + " IN (" + strings.Join(ph, ",") + ")"
+	return strings.Join(ph, ",")
 }
 
 // violation is the kind of constraint a statement violated.

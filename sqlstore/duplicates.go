@@ -240,10 +240,6 @@ func scanDupCand(s scanner) (*dupCand, error) {
 	return &c, err
 }
 
-// dayStart is the wall-clock time at which day number day begins
-// (dayNumber's inverse).
-func dayStart(day int64) time.Time { return time.Unix(day*86400, 0).UTC() }
-
 // sharedReference returns the first stored row (by id) of t's account and
 // amounts, dated within the window, of another reference, that shares a
 // reference key with t (its reference and its other references), or 0.

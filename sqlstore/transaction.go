@@ -688,8 +688,12 @@ func updateBalances(ctx context.Context, tx *sql.Tx, accounts map[int64]*account
 // dayNumber is the day of a wall-clock time, as counted in transaction_day_counts.
 func dayNumber(t time.Time) int64 { return recon.WallClock(t).Unix() / 86400 }
 
-// dayDate is the date (YYYY-MM-DD) of a day number, dayNumber's inverse.
-func dayDate(day int64) string { return time.Unix(day*86400, 0).UTC().Format(recon.DateLayout) }
+// dayStart is the wall-clock time at which day number day begins
+// (dayNumber's inverse).
+func dayStart(day int64) time.Time { return time.Unix(day*86400, 0).UTC() }
+
+// dayDate is the date (YYYY-MM-DD) of a day number.
+func dayDate(day int64) string { return dayStart(day).Format(recon.DateLayout) }
 
 // daySums are what transaction_day_counts keeps per account and day beside
 // the count: the money in and out and how many transfers each, and the money

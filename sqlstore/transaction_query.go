@@ -40,7 +40,7 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	offset := int64(f.Page-1) * int64(f.Limit)
 	var total int64
 	switch {
-	case countable && fq.fromDay == noDay && fq.toDay == -noDay:
+	case countable && f.FromDate == "" && f.ToDate == "":
 		total, err = db.sumAccounts(ctx, companyID, accountIDs)
 	case countable:
 		total, err = db.sumDays(ctx, companyID, accountIDs, fq.fromDay, fq.toDay, "n")
@@ -54,20 +54,8 @@ func (db *DB) transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	}
 	order := "DESC" // of the page's walk of the index
 	if countable && offset >= deepPage && offset < total {
-		start, err := db.pageStart(ctx, companyID, accountIDs, fq.fromDay, fq.toDay, offset)
-		if err != nil {
+		if offset, order, err = db.startDeepPage(ctx, companyID, fq, offset, int64(f.Limit)); err != nil {
 			return nil, 0, internal(err, "list transactions")
-		}
-		if start.dayN > 0 { // else the counts changed since the total: walk every row
-			dayStart := time.Unix(start.day*86400, 0).UTC()
-			fq.bound(&fq.toArg, "<", dayStart.AddDate(0, 0, 1))
-			offset -= start.skipped
-			if end := offset + int64(f.Limit); end <= start.dayN && offset > start.dayN/2 {
-				// The page ends in its day, nearer the day's start: the
-				// index is walked from there, oldest first.
-				fq.bound(&fq.fromArg, ">=", dayStart)
-				offset, order = start.dayN-end, "ASC"
-			}
 		}
 	}
 	if offset >= total {
@@ -192,7 +180,7 @@ func (db *DB) filterQuery(ctx context.Context, companyID int64, f recon.Transact
 		fq.accountIDs = []int64{f.BankAccountID}
 	}
 	if len(fq.accountIDs) > 0 {
-		fq.where = append(fq.where, fq.args.in("t.bank_account_id", fq.accountIDs))
+		fq.where = append(fq.where, "t.bank_account_id IN ("+fq.args.list(fq.accountIDs)+")")
 	}
 	for _, d := range []struct {
 		name, value, op string
@@ -276,17 +264,26 @@ func (db *DB) countByAmounts(ctx context.Context, companyID int64, accountIDs []
 		amountOut = new(int64)
 	}
 	a := opaqueArgs{d: db.d}
-	q := `SELECT COALESCE(SUM(n), 0) FROM transaction_amount_counts WHERE company_id = ` + a.add(companyID)
+	q := `SELECT COALESCE(SUM(n), 0) FROM transaction_amount_counts WHERE ` + countsOf(&a, companyID, accountIDs)
 	if amountIn != nil {
 		q += ` AND amount_in = ` + a.add(*amountIn)
 	}
 	if amountOut != nil {
 		q += ` AND amount_out = ` + a.add(*amountOut)
 	}
-	q += a.in(` AND bank_account_id`, accountIDs)
 	var n int64
 	err := db.db.QueryRowContext(ctx, q, a.queryArgs...).Scan(&n)
 	return n, err
+}
+
+// countsOf is the condition on the company's rows of a counts table (of
+// the accounts, when there are any), its arguments added to a.
+func countsOf(a *opaqueArgs, companyID int64, accountIDs []int64) string {
+	cond := `company_id = ` + a.add(companyID)
+	if len(accountIDs) > 0 {
+		cond += ` AND bank_account_id IN (` + a.list(accountIDs) + `)`
+	}
+	return cond
 }
 
 // noDay is a day number before every day, and -noDay one after: no bound
@@ -299,8 +296,8 @@ const noDay = -1 << 30
 func (db *DB) sumAccounts(ctx context.Context, companyID int64, accountIDs []int64) (int64, error) {
 	a := opaqueArgs{d: db.d}
 	var total int64
-	err := db.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM transaction_account_counts WHERE company_id = `+a.add(companyID)+
-		a.in(` AND bank_account_id`, accountIDs), a.queryArgs...).Scan(&total)
+	err := db.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM transaction_account_counts WHERE `+countsOf(&a, companyID, accountIDs),
+		a.queryArgs...).Scan(&total)
 	return total, err
 }
 
@@ -317,9 +314,7 @@ func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, 
 		index = "transaction_day_counts_days"
 	}
 	q := `SELECT COALESCE(SUM(` + expr + `), 0) FROM transaction_day_counts` + db.d.indexedBy(index) +
-		` WHERE company_id = ` + a.add(companyID) +
-		` AND day >= ` + a.add(fromDay) + ` AND day <= ` + a.add(toDay)
-	q += a.in(` AND bank_account_id`, accountIDs)
+		` WHERE ` + countsOf(&a, companyID, accountIDs) + ` AND day >= ` + a.add(fromDay) + ` AND day <= ` + a.add(toDay)
 	var total int64
 	err := db.db.QueryRowContext(ctx, q, a.queryArgs...).Scan(&total)
 	return total, err
@@ -329,6 +324,24 @@ func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, 
 // their counts (pageStart) rather than walking its index past every row
 // before the page.
 const deepPage = 1000
+
+// startDeepPage bounds fq to the day holding the row at offset (pageStart)
+// and returns the offset in that day and the order to walk it in: newest
+// first, or oldest first from the day's start when the page ends in the
+// older half of its day (docs/design.md, "Deep pages").
+func (db *DB) startDeepPage(ctx context.Context, companyID int64, fq *filterQuery, offset, limit int64) (int64, string, error) {
+	start, err := db.pageStart(ctx, companyID, fq.accountIDs, fq.fromDay, fq.toDay, offset)
+	if err != nil || start.dayN == 0 { // none: the counts changed since the total; every row is walked
+		return offset, "DESC", err
+	}
+	fq.bound(&fq.toArg, "<", dayStart(start.day+1))
+	offset -= start.skipped
+	if end := offset + limit; end <= start.dayN && offset > start.dayN/2 {
+		fq.bound(&fq.fromArg, ">=", dayStart(start.day))
+		return start.dayN - end, "ASC", nil
+	}
+	return offset, "DESC", nil
+}
 
 // pageStart is where a page at an offset starts: the day holding its first
 // row and that day's rows (dayN, 0 when the offset is past the rows), and
@@ -342,8 +355,8 @@ type pageStart struct{ day, dayN, skipped int64 }
 func (db *DB) pageStart(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay, offset int64) (pageStart, error) {
 	a := opaqueArgs{d: db.d}
 	rows, err := db.db.QueryContext(ctx, `SELECT day, n FROM transaction_day_counts`+db.d.indexedBy("transaction_day_counts_days")+
-		` WHERE company_id = `+a.add(companyID)+` AND day >= `+a.add(fromDay)+` AND day <= `+a.add(toDay)+
-		a.in(` AND bank_account_id`, accountIDs)+` ORDER BY day DESC`, a.queryArgs...)
+		` WHERE `+countsOf(&a, companyID, accountIDs)+` AND day >= `+a.add(fromDay)+` AND day <= `+a.add(toDay)+
+		` ORDER BY day DESC`, a.queryArgs...)
 	if err != nil {
 		return pageStart{}, err
 	}

@@ -76,16 +76,6 @@ func companyToken(t testing.TB, dbURL, id, email string) string {
 	return cliJSON(t, dbURL, "token", "issue", "--client", client, "--user", email, "--scopes", scopes, "--ttl", "24h")["access_token"].(string)
 }
 
-// loadDay0 is the date of the feed's first transaction; the seq-th follows
-// 15 s later (200,000 rows span 35 days, 1,000,000 span 174, 10,000,000 end
-// in October 2026: the server refuses dates more than a day ahead).
-var loadDay0 = time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func loadDate(seq int) time.Time { return loadDay0.Add(time.Duration(seq) * 15 * time.Second) }
-
-// loadMemos are the feed's memos (testkit.FeedMemos).
-var loadMemos = testkit.FeedMemos
-
 // feedRow is the seq-th transaction of the feed: every tenth goes out,
 // amounts cycle over 500 values (a filter on one selects 1/500 of the
 // account's rows), references are unique per feed.
@@ -99,12 +89,8 @@ type feedRow struct {
 }
 
 func loadFeedRow(account int64, seq int) feedRow {
-	in, out := int64(1+seq%500)*1000, int64(0)
-	if seq%10 == 9 {
-		in, out = 0, int64(1+seq%50)*1000
-	}
-	return feedRow{account: account, date: loadDate(seq), in: in, out: out,
-		memo: fmt.Sprintf(loadMemos[seq%len(loadMemos)], seq%1_000_000, seq), ref: fmt.Sprintf("FT26%09d", seq), sequence: seq}
+	r := testkit.Feed(seq)
+	return feedRow{account: account, date: r.Date, in: r.In, out: r.Out, memo: r.Memo, ref: r.Ref, sequence: seq}
 }
 
 // loadRow renders the seq-th transaction of the feed on account as JSON.
@@ -232,7 +218,7 @@ func (tg *loadTarget) total(t testing.TB, c *http.Client, query string) int {
 type listQuery struct{ name, query string }
 
 func listQueries(tg *loadTarget, rows int) []listQuery {
-	mid := loadDate(rows / 2)
+	mid := testkit.FeedDate(rows / 2)
 	return []listQuery{
 		{"page1", "limit=20"},
 		{"page500", "limit=20&page=500"},
@@ -243,7 +229,7 @@ func listQueries(tg *loadTarget, rows int) []listQuery {
 		{"from_date", "limit=20&from_date=" + mid.Format(time.DateOnly)},
 		{"amount_in", "limit=20&amount_in=151000"},
 		{"amount_out", "limit=20&amount_out=20000"},
-		{"page500+dates", "limit=20&page=500&from_date=" + loadDay0.Format(time.DateOnly) + "&to_date=" + mid.Format(time.DateOnly)},
+		{"page500+dates", "limit=20&page=500&from_date=" + testkit.FeedDay0.Format(time.DateOnly) + "&to_date=" + mid.Format(time.DateOnly)},
 	}
 }
 

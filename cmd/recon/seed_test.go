@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/internal/testkit"
 	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
@@ -138,7 +139,7 @@ func smallQueries(small []*loadTarget) []listQuery {
 	if len(small) == 0 {
 		return nil
 	}
-	day := loadDay0.Format(time.DateOnly)
+	day := testkit.FeedDay0.Format(time.DateOnly)
 	return []listQuery{
 		{smallPage1, "limit=20"},
 		{"small amount_in", "limit=20&amount_in=151000"},

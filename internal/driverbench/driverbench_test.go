@@ -133,9 +133,9 @@ func schema(t *testing.T, path string) string {
 	return ddl
 }
 
-// The arithmetic of feed is cmd/recon/loadgen_test.go's (loadFeedRow,
-// batchAccount), which a package main test cannot export; its memos are
-// testkit.FeedMemos.
+// The accounts of feed are mixed as cmd/recon/loadgen_test.go's
+// batchAccount mixes them, which a package main test cannot export; the
+// rows are testkit.Feed's.
 
 // feed returns the arguments of n rows of company 1, nCols per row in
 // insertCols order, generated before any clock starts: two accounts mixed
@@ -144,24 +144,18 @@ func schema(t *testing.T, path string) string {
 func feed(n int) []any {
 	ext := recon.CompanyExtractor(&recon.CompanyConfig{Paycode: true, PaymentCodeFormats: []recon.PaymentCodeFormat{
 		{Prefix: "DH", SuffixFrom: 6, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true}}})
-	day0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := time.Now().UnixMicro()
 	var balance [3]int64 // of accounts 1 and 2
 	out := make([]any, 0, n*nCols)
 	for seq := range n {
 		account := int64(1 + (seq/chunk+min(1, seq%chunk%5/3))%2)
-		in, outAmt := int64(1+seq%500)*1000, int64(0)
-		if seq%10 == 9 {
-			in, outAmt = 0, int64(1+seq%50)*1000
-		}
-		balance[account] += in - outAmt
-		memo := fmt.Sprintf(testkit.FeedMemos[seq%len(testkit.FeedMemos)], seq%1_000_000, seq)
+		r := testkit.Feed(seq)
+		balance[account] += r.In - r.Out
 		var code any
-		if c := ext.Extract(memo); c != "" {
+		if c := ext.Extract(r.Memo); c != "" {
 			code = c
 		}
-		date := day0.Add(time.Duration(seq) * 15 * time.Second).UnixMicro()
-		out = append(out, int64(1), account, date, in, outAmt, balance[account], memo, fmt.Sprintf("FT26%09d", seq), code, nil, now, nil)
+		out = append(out, int64(1), account, r.Date.UnixMicro(), r.In, r.Out, balance[account], r.Memo, r.Ref, code, nil, now, nil)
 	}
 	return out
 }

@@ -53,25 +53,7 @@ func testMatchingManyOrdersInOneBatch(t *testing.T, bundle *accountBundle) {
 	if err != nil || len(queued) != n {
 		t.Fatalf("queued for their invoices: %d orders, %v; want %d", len(queued), err, n)
 	}
-	ds, err := s.(recon.DeliveryStore).Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Limit: 500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for i := len(ds) - 1; i >= 0; i-- { // listed newest first
-		var body struct {
-			Order struct {
-				Invoice string `json:"order_invoice_number"`
-			} `json:"order"`
-		}
-		if err := json.Unmarshal(ds[i].Payload, &body); err != nil {
-			t.Fatal(err)
-		}
-		if ds[i].Event == recon.IPNOrderPaid {
-			got = append(got, body.Order.Invoice)
-		}
-	}
-	diff(t, "ORDER_PAID deliveries by invoice", want, got)
+	diff(t, "ORDER_PAID deliveries by invoice", want, paidInvoices(t, s, c.Tenant(), 500))
 }
 
 func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
@@ -156,7 +138,14 @@ func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
 		}
 	}
 	// One ORDER_PAID per capture, enqueued in the order the captures happened.
-	ds, err := s.(recon.DeliveryStore).Deliveries(t.Context(), c.Tenant(), recon.DeliveryFilter{Limit: 10})
+	diff(t, "ORDER_PAID deliveries by invoice", []string{"A", "B", "V"}, paidInvoices(t, s, c.Tenant(), 10))
+}
+
+// paidInvoices returns the invoice numbers of the tenant's ORDER_PAID
+// deliveries among its newest limit, in the order they were enqueued.
+func paidInvoices(t *testing.T, s recon.Store, tenant recon.TenantID, limit int) []string {
+	t.Helper()
+	ds, err := s.(recon.DeliveryStore).Deliveries(t.Context(), tenant, recon.DeliveryFilter{Limit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,5 +163,5 @@ func testMatchingReasonsInOneBatch(t *testing.T, bundle *accountBundle) {
 			got = append(got, body.Order.Invoice)
 		}
 	}
-	diff(t, "ORDER_PAID deliveries by invoice", []string{"A", "B", "V"}, got)
+	return got
 }
