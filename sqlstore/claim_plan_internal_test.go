@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,14 +12,7 @@ import (
 // companies), every claim listed all of them, which at 10,000 companies took
 // most of the server's CPU (activeCompany).
 func TestClaimReadsCompaniesByKey(t *testing.T) {
-	db, err := Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	db := openSQLite(t)
 	now := time.Now()
 	rows, err := db.db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+sqliteClaimDeliveries, now, now, 10, "node-1")
 	if err != nil {

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,14 +19,7 @@ import (
 // parser allocations when it runs. Compiling again at each binding was 30% of
 // the listing's CPU (docs/design.md, "Opaque parameters").
 func TestListingIsNotReprepared(t *testing.T) {
-	db, err := Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "o.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	db := openSQLite(t)
 	var tenants []recon.TenantID
 	var accounts []*recon.BankAccount
 	for n, size := range []int{3000, 30} { // a big company beside a small one

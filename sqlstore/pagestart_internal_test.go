@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"path/filepath"
 	"testing"
 )
 
@@ -11,14 +10,7 @@ import (
 // meets when rows were deleted between its total and its page, and then
 // walks every row (startDeepPage).
 func TestPageStart(t *testing.T) {
-	db, err := Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	db := openSQLite(t)
 	// Days 10, 11, 12 of accounts 1 and 2 of company 7; company 8 beside.
 	if _, err := db.db.ExecContext(t.Context(), `INSERT INTO transaction_day_counts (company_id, bank_account_id, day, n)
 		VALUES (7, 1, 10, 3), (7, 2, 10, 4), (7, 1, 11, 5), (7, 2, 12, 6), (8, 1, 12, 100)`); err != nil {

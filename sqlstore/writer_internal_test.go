@@ -48,14 +48,7 @@ func TestWriterQueueHonoursTheContext(t *testing.T) {
 // where the wait polls with sleeps (asWriter). Here the turn is held
 // without SQLite's lock, so a write that skipped the queue would run at once.
 func TestSingleStatementWritesQueue(t *testing.T) {
-	db, err := Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	db := openSQLite(t)
 	co := &recon.Company{FullName: "Cửa hàng Lan", ShortName: "LAN", Status: recon.CompanyActive}
 	if err := db.CreateCompany(t.Context(), co); err != nil {
 		t.Fatal(err)
@@ -83,4 +76,19 @@ func TestSingleStatementWritesQueue(t *testing.T) {
 			t.Errorf("%s after the turn: %v", name, err)
 		}
 	}
+}
+
+// openSQLite opens a migrated SQLite store in the test's directory, closed
+// when the test ends.
+func openSQLite(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "recon.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
