@@ -169,7 +169,7 @@ func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx
 		}
 	}
 	ids := make(map[accountKey]int64, len(rows))
-	res, err := tx.QueryContext(ctx, insertTransactionColumns+`
+	res, err := tx.QueryContext(ctx, `INSERT INTO `+insertColumns+`
 			SELECT $1, a, d, i, o, acc, c, r, code, sub, $2, bank, k
 			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::bigint[])
 			     WITH ORDINALITY AS u(a, d, i, o, acc, c, r, code, sub, bank, k, n)

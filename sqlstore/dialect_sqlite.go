@@ -241,10 +241,14 @@ func (sqliteDialect) insertTransactions(ctx context.Context, db *DB, tx *sql.Tx,
 // sqliteInsertFullChunk inserts insertChunk rows: the statement kept prepared.
 var sqliteInsertFullChunk = sqliteInsertTransactions(insertChunk)
 
-// sqliteInsertTransactions is the statement inserting n rows.
+// sqliteInsertTransactions is the statement inserting n rows. It cannot
+// abort midway, so SQLite keeps no statement journal for it: OR FAIL for the
+// NOT NULL columns, and migration 00049's deferred foreign key and CHECKs
+// without a function call (docs/design.md, "An insert that cannot abort").
+// Any error rolls back the whole transaction, as before.
 func sqliteInsertTransactions(n int) string {
 	var sb strings.Builder
-	sb.WriteString(insertTransactionColumns + `VALUES `)
+	sb.WriteString(`INSERT OR FAIL INTO ` + insertColumns + `VALUES `)
 	for i := range n {
 		if i > 0 {
 			sb.WriteByte(',')

@@ -557,7 +557,9 @@ type insertRow struct {
 
 func (r *insertRow) key() accountKey { return accountKey{r.BankAccountID, r.ReferenceNumber} }
 
-const insertTransactionColumns = `INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at, bank_balance, dup_key) `
+// insertColumns follows INSERT INTO (PostgreSQL) or INSERT OR FAIL INTO
+// (SQLite, see sqliteInsertTransactions).
+const insertColumns = `transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at, bank_balance, dup_key) `
 
 // insertTransactions inserts the rows, skipping any whose reference is
 // already stored, and returns the ids of those it inserted. Each engine has
