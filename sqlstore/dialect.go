@@ -67,7 +67,7 @@ type dialect interface {
 	updateOrderPayments(ctx context.Context, tx *sql.Tx, orders []*recon.Order) error
 	// insertChanges logs the changes (ids[i], kinds[i]) of the tenant under
 	// the numbers after first, in order (see stampChanges).
-	insertChanges(ctx context.Context, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error
+	insertChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error
 	// optimizeStatements refresh the planner's statistics (see DB.Optimize),
 	// run in order on one connection.
 	optimizeStatements() []string

@@ -264,7 +264,7 @@ func (postgresDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table s
 
 // insertChanges: one INSERT ... SELECT FROM unnest(arrays), numbered by
 // ordinality.
-func (postgresDialect) insertChanges(ctx context.Context, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error {
+func (postgresDialect) insertChanges(ctx context.Context, _ *DB, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at)
 		SELECT $1, $2 + u.n, u.id, u.kind, $3 FROM unnest($4::bigint[], $5::text[]) WITH ORDINALITY AS u(id, kind, n)`,

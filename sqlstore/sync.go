@@ -68,7 +68,7 @@ func (db *DB) stampChanges(ctx context.Context, tx *sql.Tx, companyID int64, set
 	for i, c := range set {
 		ids[i], kinds[i] = c.id, c.kind
 	}
-	if err := db.d.insertChanges(ctx, tx, companyID, last-int64(len(set)), ids, kinds, storedTime(now)); err != nil {
+	if err := db.d.insertChanges(ctx, db, tx, companyID, last-int64(len(set)), ids, kinds, storedTime(now)); err != nil {
 		return internal(err, "log changes")
 	}
 	return nil
