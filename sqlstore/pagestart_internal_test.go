@@ -16,6 +16,7 @@ func TestPageStart(t *testing.T) {
 		VALUES (7, 1, 10, 3), (7, 2, 10, 4), (7, 1, 11, 5), (7, 2, 12, 6), (8, 1, 12, 100)`); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { dayRowsFirst = 64 })
 	for _, tc := range []struct {
 		name     string
 		accounts []int64
@@ -33,9 +34,14 @@ func TestPageStart(t *testing.T) {
 		{"days in range", nil, 10, 11, 5, pageStart{day: 10, dayN: 7, skipped: 5}},
 		{"past the range's rows", nil, 11, 11, 5, pageStart{}},
 	} {
-		got, err := db.pageStart(t.Context(), 7, tc.accounts, tc.from, tc.to, tc.offset)
-		if err != nil || got != tc.want {
-			t.Errorf("%s: pageStart(offset %d) = %+v, %v; want %+v", tc.name, tc.offset, got, err, tc.want)
+		// Read in one statement, and a few rows at a time: a read that
+		// ends inside a day, or holds only part of one, reads it again.
+		for _, first := range []int{64, 1, 2, 3} {
+			dayRowsFirst = first
+			got, err := db.pageStart(t.Context(), 7, tc.accounts, tc.from, tc.to, tc.offset)
+			if err != nil || got != tc.want {
+				t.Errorf("%s, %d rows first: pageStart(offset %d) = %+v, %v; want %+v", tc.name, first, tc.offset, got, err, tc.want)
+			}
 		}
 	}
 }

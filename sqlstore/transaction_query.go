@@ -351,37 +351,50 @@ type pageStart struct{ day, dayN, skipped int64 }
 // pageStart reads the company's day rows (of the accounts, when there are
 // any), fromDay to toDay, newest first through the index of days
 // (migration 00048), until the day holding the row at offset: a few rows
-// for a page a few days deep (docs/design.md, "Deep pages").
+// for a page a few days deep (docs/design.md, "Deep pages"). It reads them
+// dayRowsFirst at a time, four times more at each read: PostgreSQL runs a
+// statement to its end whatever the caller reads of it, so a single
+// statement read every day row in range.
 func (db *DB) pageStart(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay, offset int64) (pageStart, error) {
-	a := opaqueArgs{d: db.d}
-	rows, err := db.db.QueryContext(ctx, `SELECT day, n FROM transaction_day_counts`+db.d.indexedBy("transaction_day_counts_days")+
-		` WHERE `+countsOf(&a, companyID, accountIDs)+` AND day >= `+a.add(fromDay)+` AND day <= `+a.add(toDay)+
-		` ORDER BY day DESC`, a.queryArgs...)
-	if err != nil {
-		return pageStart{}, err
-	}
-	defer rows.Close()
-	var skipped, day, dayN int64 // dayN: the rows of day summed so far (a day's rows are adjacent)
-	for {
-		more := rows.Next()
-		var d, n int64
-		if more {
-			if err := rows.Scan(&d, &n); err != nil {
-				return pageStart{}, err
-			}
+	var skipped int64
+	for limit := int64(dayRowsFirst); ; limit *= 4 {
+		a := opaqueArgs{d: db.d}
+		rows, err := db.db.QueryContext(ctx, `SELECT day, n FROM transaction_day_counts`+db.d.indexedBy("transaction_day_counts_days")+
+			` WHERE `+countsOf(&a, companyID, accountIDs)+` AND day >= `+a.add(fromDay)+` AND day <= `+a.add(toDay)+
+			` ORDER BY day DESC LIMIT `+a.add(limit), a.queryArgs...)
+		days, err := collect(rows, err, "find the page's day", func(s scanner) (*[2]int64, error) {
+			var dn [2]int64
+			return &dn, s.Scan(&dn[0], &dn[1])
+		})
+		if err != nil {
+			return pageStart{}, err
 		}
-		if dayN > 0 && (!more || d != day) { // day is summed
+		full := int64(len(days)) == limit
+		if full { // the last day may go on past the limit: read again, whole, next time
+			last := days[len(days)-1][0]
+			for len(days) > 0 && days[len(days)-1][0] == last {
+				days = days[:len(days)-1]
+			}
+			toDay = last
+		}
+		for i := 0; i < len(days); { // a day's rows are adjacent
+			day, dayN := days[i][0], int64(0)
+			for ; i < len(days) && days[i][0] == day; i++ {
+				dayN += days[i][1]
+			}
 			if skipped+dayN > offset {
 				return pageStart{day: day, dayN: dayN, skipped: skipped}, nil
 			}
-			skipped, dayN = skipped+dayN, 0
+			skipped += dayN
 		}
-		if !more {
-			return pageStart{}, rows.Err()
+		if !full {
+			return pageStart{}, nil
 		}
-		day, dayN = d, dayN+n
 	}
 }
+
+// dayRowsFirst is how many day rows pageStart reads first.
+var dayRowsFirst = 64
 
 // BalanceDiscontinuities lists the company's discontinuities, newest first.
 func (db *DB) BalanceDiscontinuities(ctx context.Context, tenant recon.TenantID) ([]*recon.BalanceDiscontinuity, error) {
