@@ -343,7 +343,7 @@ func (sqliteDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table str
 // statement that counts them out (sqliteChangeRun), the rest in one INSERT
 // ... SELECT FROM json_each of [seq, id, kind] triples. Reading the triples'
 // JSON was 13% of the single writer's time under ingestion
-// (docs/benchmarks.md, "SQLite: the change log by runs").
+// (docs/benchmarks.md, "SQLite: the writer's journal and change log").
 func (sqliteDialect) insertChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error {
 	var rest strings.Builder
 	for i := 0; i < len(ids); {

@@ -19,7 +19,7 @@ import (
 // (FkCounter with P1 = 0, immediate, and P2 > 0, a row missing its parent),
 // or a call of an SQL function, which may raise an error (Function,
 // PureFunc). The journal's copies of the pages were 21% of the insert's CPU
-// (docs/benchmarks.md, "SQLite: an insert that cannot abort").
+// (docs/benchmarks.md, "SQLite: the writer's journal and change log").
 func TestTransactionsInsertCannotAbort(t *testing.T) {
 	db := openSQLite(t)
 	const oeAbort = 2

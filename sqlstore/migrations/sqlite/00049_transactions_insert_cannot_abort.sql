@@ -4,10 +4,10 @@
 -- A multi-row INSERT inside a transaction that "may abort" copies every
 -- page it touches that the transaction had already changed into an
 -- in-memory journal, to undo the statement alone: 21% of the insert's CPU
--- under a 200,000-row ingestion (docs/benchmarks.md, "SQLite: an insert that
--- cannot abort"). Three things made it one:
+-- under a 200,000-row ingestion (docs/benchmarks.md, "SQLite: the
+-- writer's journal and change log"). Three things made it one:
 --   - NOT NULL columns, whose default resolution is ABORT: the insert is now
---     INSERT OR FAIL (sqliteDialect.insertTransactions), and any error
+--     INSERT OR FAIL (sqliteInsertTransactions), and any error
 --     rolls back the whole transaction anyway;
 --   - the foreign key to bank_accounts, checked at each row: it is now
 --     DEFERRABLE INITIALLY DEFERRED, checked at COMMIT, which fails and
