@@ -156,7 +156,8 @@ func (db *DB) WipeTestData(ctx context.Context, companyID int64) (*recon.WipeRes
 			{"deliveries", &res.Deliveries},
 			{"orders", &res.Orders},
 			{"transaction_day_counts", nil},
-			{"transaction_account_counts", nil}, // after the day rows, whose triggers count down to it
+			{"transaction_account_counts", nil}, // after the day rows, whose triggers count down to them
+			{"transaction_bucket_counts", nil},
 			{"transaction_amount_counts", nil},
 			{"transaction_changes", nil},
 			{"transactions", &res.Transactions},

@@ -307,18 +307,41 @@ func (db *DB) sumAccounts(ctx context.Context, companyID int64, accountIDs []int
 // Its plan is named, so its values are opaque: the company's rows by the
 // primary key, or its days in range by the index of days (migration 00048)
 // when there are bounds.
+//
+// The number of transactions (expr "n") in a range that holds whole buckets
+// of days sums their rows of transaction_bucket_counts (migration 00050)
+// and the day rows of the range's ends only: at most 31 days on each side
+// (docs/design.md, "Totals per bucket of days").
 func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay int64, expr string) (int64, error) {
 	a := opaqueArgs{d: db.d}
+	bounded := fromDay != noDay || toDay != -noDay
 	index := "sqlite_autoindex_transaction_day_counts_1"
-	if fromDay != noDay || toDay != -noDay {
+	if bounded {
 		index = "transaction_day_counts_days"
 	}
-	q := `SELECT COALESCE(SUM(` + expr + `), 0) FROM transaction_day_counts` + db.d.indexedBy(index) +
-		` WHERE ` + countsOf(&a, companyID, accountIDs) + ` AND day >= ` + a.add(fromDay) + ` AND day <= ` + a.add(toDay)
+	days := func(from, to int64) string {
+		return `SELECT COALESCE(SUM(` + expr + `), 0) FROM transaction_day_counts` + db.d.indexedBy(index) +
+			` WHERE ` + countsOf(&a, companyID, accountIDs) + ` AND day >= ` + a.add(from) + ` AND day <= ` + a.add(to)
+	}
+	// The buckets the range holds whole: first<<5 is the first day of
+	// bucket first, as day>>5 is the bucket of a day (both floor).
+	first, last := (fromDay+bucketDays-1)>>5, (toDay+1)>>5-1
+	var q string
+	if expr == "n" && bounded && first <= last {
+		q = `SELECT (` + days(fromDay, first<<5-1) + `) + (` + days((last+1)<<5, toDay) + `) +
+			(SELECT COALESCE(SUM(n), 0) FROM transaction_bucket_counts WHERE ` + countsOf(&a, companyID, accountIDs) +
+			` AND bucket >= ` + a.add(first) + ` AND bucket <= ` + a.add(last) + `)`
+	} else {
+		q = days(fromDay, toDay)
+	}
 	var total int64
 	err := db.db.QueryRowContext(ctx, q, a.queryArgs...).Scan(&total)
 	return total, err
 }
+
+// bucketDays is the days of a bucket of transaction_bucket_counts: a
+// bucket is day >> 5.
+const bucketDays = 32
 
 // deepPage is the offset from which a countable listing skips whole days by
 // their counts (pageStart) rather than walking its index past every row

@@ -101,6 +101,7 @@ func testTransactions(t *testing.T, open Open) {
 	run(t, "ConcurrentCallsFailAlone", open, testTransactionsConcurrentCallsFailAlone)
 	run(t, "Filters", open, testTransactionsFilters)
 	run(t, "DeepPages", open, testTransactionsDeepPages)
+	run(t, "TotalsOverMonths", open, testTransactionsTotalsOverMonths)
 	run(t, "BalanceDiscontinuity", withAccount(open), testTransactionsBalanceDiscontinuity)
 	run(t, "Recode", withAccount(open), testTransactionsRecode)
 }
@@ -423,6 +424,68 @@ func testTransactionsFilters(t *testing.T, s recon.Store) {
 		got, total := refs(tt.f)
 		if got != tt.want || total != tt.total {
 			t.Errorf("filter %+v: got %q total %d, want %q total %d", tt.f, got, total, tt.want, tt.total)
+		}
+	}
+}
+
+// testTransactionsTotalsOverMonths: the listing's total with dates, which
+// sums the buckets of 32 days a range holds whole and the day rows of its
+// ends (docs/design.md, "Totals per bucket of days"), is the number of rows
+// in range: within a bucket, across one edge, one bucket exactly, several
+// from a bucket's first day to another's last, open on either side, of one
+// account, past the rows; beside another company with rows on the same days.
+func testTransactionsTotalsOverMonths(t *testing.T, s recon.Store) {
+	c, other := newCompany(t, s, 1), newCompany(t, s, 2)
+	a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
+	o := newAccount(t, s, other.ID, "333")
+	start := time.Date(2025, 12, 20, 0, 0, 0, 0, time.UTC)
+	var in, otherIn []recon.TransactionInput
+	dates := map[int64][]string{} // by account
+	for day := range 200 {
+		for k := range 1 + day%3 {
+			at := start.AddDate(0, 0, day).Add(time.Duration(9+k) * time.Hour)
+			account := a.ID
+			if (day+k)%2 == 0 {
+				account = b.ID
+			}
+			in = append(in, tx(account, fmt.Sprintf("R%d-%d", day, k), at.Format(time.DateTime), 1000, 0))
+			dates[account] = append(dates[account], at.Format(time.DateOnly))
+		}
+		otherIn = append(otherIn, tx(o.ID, fmt.Sprintf("O%d", day), start.AddDate(0, 0, day).Format(time.DateTime), 1000, 0))
+	}
+	ingest(t, s, c.Tenant(), in)
+	ingest(t, s, other.Tenant(), otherIn)
+
+	// next is the first day of the bucket after start's, in days from start.
+	d0 := int(start.Unix() / 86400)
+	next := (d0>>5+1)<<5 - d0
+	day := func(n int) string { return start.AddDate(0, 0, n).Format(time.DateOnly) }
+	for _, f := range []recon.TransactionFilter{
+		{FromDate: day(next + 2), ToDate: day(next + 5)},    // within a bucket
+		{FromDate: day(next - 3), ToDate: day(next + 10)},   // across an edge, no bucket whole
+		{FromDate: day(next), ToDate: day(next + 31)},       // one bucket exactly
+		{FromDate: day(next - 3), ToDate: day(next + 40)},   // one bucket and both ends
+		{FromDate: day(next), ToDate: day(next + 3*32 - 1)}, // three buckets exactly
+		{FromDate: day(1), ToDate: day(198)},                // almost everything
+		{FromDate: day(77)},                                 // open after
+		{ToDate: day(100)},                                  // open before
+		{FromDate: day(10), ToDate: day(150), BankAccountID: a.ID},
+		{FromDate: day(250), ToDate: day(300)}, // past the rows
+	} {
+		var want int64
+		for account, ds := range dates {
+			if f.BankAccountID != 0 && f.BankAccountID != account {
+				continue
+			}
+			for _, d := range ds {
+				if (f.FromDate == "" || d >= f.FromDate) && (f.ToDate == "" || d <= f.ToDate) {
+					want++
+				}
+			}
+		}
+		f.Page, f.Limit = 1, 20
+		if _, total, err := s.Transactions(t.Context(), c.Tenant(), f); err != nil || total != want {
+			t.Errorf("total of %s..%s (account %d) = %d, %v; want %d", f.FromDate, f.ToDate, f.BankAccountID, total, err, want)
 		}
 	}
 }
