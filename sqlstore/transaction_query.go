@@ -323,12 +323,13 @@ func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, 
 		return `SELECT COALESCE(SUM(` + expr + `), 0) FROM transaction_day_counts` + db.d.indexedBy(index) +
 			` WHERE ` + countsOf(&a, companyID, accountIDs) + ` AND day >= ` + a.add(from) + ` AND day <= ` + a.add(to)
 	}
-	// The buckets the range holds whole: first<<5 is the first day of
-	// bucket first, as day>>5 is the bucket of a day (both floor).
-	first, last := (fromDay+bucketDays-1)>>5, (toDay+1)>>5-1
+	// The buckets the range holds whole: first<<bucketShift is the first
+	// day of bucket first, as day>>bucketShift is the bucket of a day (both
+	// floor).
+	first, last := (fromDay+1<<bucketShift-1)>>bucketShift, (toDay+1)>>bucketShift-1
 	var q string
 	if expr == "n" && bounded && first <= last {
-		q = `SELECT (` + days(fromDay, first<<5-1) + `) + (` + days((last+1)<<5, toDay) + `) +
+		q = `SELECT (` + days(fromDay, first<<bucketShift-1) + `) + (` + days((last+1)<<bucketShift, toDay) + `) +
 			(SELECT COALESCE(SUM(n), 0) FROM transaction_bucket_counts WHERE ` + countsOf(&a, companyID, accountIDs) +
 			` AND bucket >= ` + a.add(first) + ` AND bucket <= ` + a.add(last) + `)`
 	} else {
@@ -339,9 +340,9 @@ func (db *DB) sumDays(ctx context.Context, companyID int64, accountIDs []int64, 
 	return total, err
 }
 
-// bucketDays is the days of a bucket of transaction_bucket_counts: a
-// bucket is day >> 5.
-const bucketDays = 32
+// bucketShift makes a day's bucket of transaction_bucket_counts: day >>
+// bucketShift, 32 days (migration 00050 writes the same shift).
+const bucketShift = 5
 
 // deepPage is the offset from which a countable listing skips whole days by
 // their counts (pageStart) rather than walking its index past every row
