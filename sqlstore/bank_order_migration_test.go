@@ -18,16 +18,8 @@ func TestBankOrderMigrationKeepsExistingRows(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
-		db := dbtest.OpenStore(t, engine)
+		db, c, a := storeWithAccount(t, engine)
 		ctx := t.Context()
-		c := &recon.Company{FullName: "F", ShortName: "f", Status: recon.CompanyActive}
-		if err := db.CreateCompany(ctx, c); err != nil {
-			t.Fatal(err)
-		}
-		a := &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: "111"}
-		if err := db.CreateBankAccount(ctx, a); err != nil {
-			t.Fatal(err)
-		}
 		at := func(ref string, hour, minute int, in int64, bank *int64) recon.TransactionInput {
 			return recon.TransactionInput{BankAccountID: a.ID, TransactionDate: time.Date(2026, 3, 1, hour, minute, 0, 0, time.UTC),
 				AmountIn: in, Content: "chuyen tien", ReferenceNumber: ref, Accumulated: bank}

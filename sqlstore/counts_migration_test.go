@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
 
@@ -18,16 +19,8 @@ func TestCountsMigrationsKeepExistingRows(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
-		db := dbtest.OpenStore(t, engine)
+		db, c, a := storeWithAccount(t, engine)
 		ctx := t.Context()
-		c := &recon.Company{FullName: "F", ShortName: "f", Status: recon.CompanyActive}
-		if err := db.CreateCompany(ctx, c); err != nil {
-			t.Fatal(err)
-		}
-		a := &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: "111"}
-		if err := db.CreateBankAccount(ctx, a); err != nil {
-			t.Fatal(err)
-		}
 		ingest := func(from, n int) {
 			t.Helper()
 			var in []recon.TransactionInput
@@ -52,4 +45,20 @@ func TestCountsMigrationsKeepExistingRows(t *testing.T) {
 			t.Fatalf("total from the second day to the 119th: %d, %v; want 118", total, err)
 		}
 	})
+}
+
+// storeWithAccount opens a fresh store of the engine holding one company
+// with one bank account (the migration tests' start).
+func storeWithAccount(t *testing.T, engine string) (*sqlstore.DB, *recon.Company, *recon.BankAccount) {
+	t.Helper()
+	db := dbtest.OpenStore(t, engine)
+	c := &recon.Company{FullName: "F", ShortName: "f", Status: recon.CompanyActive}
+	if err := db.CreateCompany(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	a := &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: "111"}
+	if err := db.CreateBankAccount(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	return db, c, a
 }
