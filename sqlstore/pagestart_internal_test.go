@@ -16,7 +16,6 @@ func TestPageStart(t *testing.T) {
 		VALUES (7, 1, 10, 3), (7, 2, 10, 4), (7, 1, 11, 5), (7, 2, 12, 6), (8, 1, 12, 100)`); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { dayRowsFirst = 64 })
 	for _, tc := range []struct {
 		name     string
 		accounts []int64
@@ -36,12 +35,24 @@ func TestPageStart(t *testing.T) {
 	} {
 		// Read in one statement, and a few rows at a time: a read that
 		// ends inside a day, or holds only part of one, reads it again.
-		for _, first := range []int{64, 1, 2, 3} {
-			dayRowsFirst = first
-			got, err := db.pageStart(t.Context(), 7, tc.accounts, tc.from, tc.to, tc.offset)
+		for _, first := range []int64{dayRowsFirst, 1, 2, 3} {
+			got, err := db.pageStart(t.Context(), 7, tc.accounts, tc.from, tc.to, tc.offset, first)
 			if err != nil || got != tc.want {
 				t.Errorf("%s, %d rows first: pageStart(offset %d) = %+v, %v; want %+v", tc.name, first, tc.offset, got, err, tc.want)
 			}
 		}
+	}
+}
+
+// TestPageStartOfAnUnreachableDatabase: a read of the day rows that fails
+// is an error, never "no day" (which would walk every row before the page).
+func TestPageStartOfAnUnreachableDatabase(t *testing.T) {
+	db := openSQLite(t)
+	if _, err := db.db.ExecContext(t.Context(), `INSERT INTO transaction_day_counts (company_id, bank_account_id, day, n) VALUES (7, 1, 10, 3)`); err != nil {
+		t.Fatal(err)
+	}
+	db.db.Close()
+	if got, err := db.pageStart(t.Context(), 7, nil, noDay, -noDay, 0, dayRowsFirst); err == nil {
+		t.Fatalf("pageStart on a closed database = %+v, nil; want an error", got)
 	}
 }

@@ -354,7 +354,7 @@ const deepPage = 1000
 // first, or oldest first from the day's start when the page ends in the
 // older half of its day (docs/design.md, "Deep pages").
 func (db *DB) startDeepPage(ctx context.Context, companyID int64, fq *filterQuery, offset, limit int64) (int64, string, error) {
-	start, err := db.pageStart(ctx, companyID, fq.accountIDs, fq.fromDay, fq.toDay, offset)
+	start, err := db.pageStart(ctx, companyID, fq.accountIDs, fq.fromDay, fq.toDay, offset, dayRowsFirst)
 	if err != nil || start.dayN == 0 { // none: the counts changed since the total; every row is walked
 		return offset, "DESC", err
 	}
@@ -376,12 +376,12 @@ type pageStart struct{ day, dayN, skipped int64 }
 // any), fromDay to toDay, newest first through the index of days
 // (migration 00048), until the day holding the row at offset: a few rows
 // for a page a few days deep (docs/design.md, "Deep pages"). It reads them
-// dayRowsFirst at a time, four times more at each read: PostgreSQL runs a
+// first at a time, four times more at each read: PostgreSQL runs a
 // statement to its end whatever the caller reads of it, so a single
 // statement read every day row in range.
-func (db *DB) pageStart(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay, offset int64) (pageStart, error) {
+func (db *DB) pageStart(ctx context.Context, companyID int64, accountIDs []int64, fromDay, toDay, offset, first int64) (pageStart, error) {
 	var skipped int64
-	for limit := int64(dayRowsFirst); ; limit *= 4 {
+	for limit := first; ; limit *= 4 {
 		a := opaqueArgs{d: db.d}
 		rows, err := db.db.QueryContext(ctx, `SELECT day, n FROM transaction_day_counts`+db.d.indexedBy("transaction_day_counts_days")+
 			` WHERE `+countsOf(&a, companyID, accountIDs)+` AND day >= `+a.add(fromDay)+` AND day <= `+a.add(toDay)+
@@ -417,8 +417,8 @@ func (db *DB) pageStart(ctx context.Context, companyID int64, accountIDs []int64
 	}
 }
 
-// dayRowsFirst is how many day rows pageStart reads first.
-var dayRowsFirst = 64
+// dayRowsFirst is how many day rows a deep page's pageStart reads first.
+const dayRowsFirst = 64
 
 // BalanceDiscontinuities lists the company's discontinuities, newest first.
 func (db *DB) BalanceDiscontinuities(ctx context.Context, tenant recon.TenantID) ([]*recon.BalanceDiscontinuity, error) {

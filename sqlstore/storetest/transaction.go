@@ -101,7 +101,7 @@ func testTransactions(t *testing.T, open Open) {
 	run(t, "ConcurrentCallsFailAlone", open, testTransactionsConcurrentCallsFailAlone)
 	run(t, "Filters", open, testTransactionsFilters)
 	run(t, "DeepPages", open, testTransactionsDeepPages)
-	run(t, "TotalsOverMonths", open, testTransactionsTotalsOverMonths)
+	run(t, "TotalsOverBuckets", open, testTransactionsTotalsOverBuckets)
 	run(t, "BalanceDiscontinuity", withAccount(open), testTransactionsBalanceDiscontinuity)
 	run(t, "Recode", withAccount(open), testTransactionsRecode)
 }
@@ -428,13 +428,13 @@ func testTransactionsFilters(t *testing.T, s recon.Store) {
 	}
 }
 
-// testTransactionsTotalsOverMonths: the listing's total with dates, which
+// testTransactionsTotalsOverBuckets: the listing's total with dates, which
 // sums the buckets of 32 days a range holds whole and the day rows of its
 // ends (docs/design.md, "Totals per bucket of days"), is the number of rows
 // in range: within a bucket, across one edge, one bucket exactly, several
 // from a bucket's first day to another's last, open on either side, of one
 // account, past the rows; beside another company with rows on the same days.
-func testTransactionsTotalsOverMonths(t *testing.T, s recon.Store) {
+func testTransactionsTotalsOverBuckets(t *testing.T, s recon.Store) {
 	c, other := newCompany(t, s, 1), newCompany(t, s, 2)
 	a, b := newAccount(t, s, c.ID, "111"), newAccount(t, s, c.ID, "222")
 	o := newAccount(t, s, other.ID, "333")
