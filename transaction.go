@@ -296,6 +296,12 @@ type TransactionStore interface {
 	// Transactions returns one page of the company's transactions, newest
 	// first (transaction_date desc, id desc), and the total that match.
 	Transactions(ctx context.Context, tenant TenantID, f TransactionFilter) ([]*Transaction, int64, error)
+	// TransactionsIfChanged is Transactions for a cache of pages: it reads
+	// the tenant's version, a number that moves with every committed change
+	// of a listed field of the tenant's transactions and never moves back,
+	// and then, unless it equals known, the page as Transactions does. When
+	// version == known, list is nil and the caller's copy is current.
+	TransactionsIfChanged(ctx context.Context, tenant TenantID, f TransactionFilter, known int64) (list []*Transaction, total, version int64, err error)
 	// Transaction returns one of the company's transactions, or ENOTFOUND.
 	Transaction(ctx context.Context, tenant TenantID, id int64) (*Transaction, error)
 	// BalanceDiscontinuities lists the company's discontinuities, newest first.

@@ -42,7 +42,7 @@ type Store interface {
 	// recon.TransactionStore's:
 	IngestTransactions(ctx context.Context, tenant recon.TenantID, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
 	IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error
-	Transactions(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter) ([]*recon.Transaction, int64, error)
+	TransactionsIfChanged(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter, known int64) ([]*recon.Transaction, int64, int64, error)
 	Transaction(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Transaction, error)
 	BalanceDiscontinuities(ctx context.Context, tenant recon.TenantID) ([]*recon.BalanceDiscontinuity, error)
 	// recon.OrderStore's:
@@ -94,6 +94,12 @@ type Handler struct {
 	// VAs adds virtual accounts to orders (API v2's orders service): an
 	// exception's ask_remainder needs it (nil: refused, 422).
 	VAs recon.VAIssuer
+	// PageCacheBytes is the most the encoded pages of GET
+	// /api/v1/transactions kept for the next identical request may take
+	// (pageCache; 0: none kept).
+	PageCacheBytes int
+
+	pages *pageCache
 }
 
 // Register adds the API routes to mux.
@@ -101,6 +107,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	if h.Uploads == nil {
 		h.Uploads = web.NewSlots(0, 0)
 	}
+	h.pages = newPageCache(h.PageCacheBytes)
 	mux.Family("/api/", func(w http.ResponseWriter, _ *http.Request, status int, name, message string) {
 		web.WriteJSON(w, status, errorBody{Status: "error", Error: name, Message: message})
 	})

@@ -85,7 +85,9 @@ func setup(t *testing.T, engine string, opts ...func(*api.Handler)) *bundle {
 		"other-deliveries": {Tenant: recon.LiveTenant(b.other.ID), ClientID: "d", Scopes: []string{recon.ScopeDeliveryRead, recon.ScopeDeliveryWrite}, User: user(b.other.ID, recon.RoleAdmin)},
 	}
 	mux := web.NewMux()
-	h := &api.Handler{Store: db, Auth: auth, Location: hcm, Logger: slog.New(slog.DiscardHandler)}
+	// Pages are kept as the server keeps them, so every listing of these
+	// tests after a write checks that the write shows.
+	h := &api.Handler{Store: db, Auth: auth, Location: hcm, Logger: slog.New(slog.DiscardHandler), PageCacheBytes: 1 << 20}
 	for _, o := range opts {
 		o(h)
 	}

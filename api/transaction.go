@@ -56,28 +56,39 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
-	list, total, err := h.Store.Transactions(recon.Listing(r.Context()), c.Tenant, f)
+	key := pageKey{c.Tenant, filterKey(f)}
+	known, body := h.pages.get(key)
+	list, total, version, err := h.Store.TransactionsIfChanged(recon.Listing(r.Context()), c.Tenant, f, known)
 	if err != nil {
 		return err
 	}
-	data := make([]transactionJSON, len(list))
-	for i, t := range list {
-		data[i] = toTransactionJSON(t, c.Livemode())
+	if version != known {
+		data := make([]transactionJSON, len(list))
+		for i, t := range list {
+			data[i] = toTransactionJSON(t, c.Livemode())
+		}
+		body = web.EncodeJSON(pageOf(data, total, f.Page, f.Limit))
+		h.pages.put(key, version, body)
 	}
-	writePage(w, data, total, f.Page, f.Limit)
+	web.WriteEncoded(w, http.StatusOK, body)
 	return nil
 }
 
 // writePage writes one page of a v1 list: its rows and the pagination of
 // total rows in pages of limit.
 func writePage[T any](w http.ResponseWriter, data []T, total int64, page, limit int) {
-	web.WriteJSON(w, http.StatusOK, struct {
+	web.WriteJSON(w, http.StatusOK, pageOf(data, total, page, limit))
+}
+
+// pageOf is the body of a v1 list's page.
+func pageOf[T any](data []T, total int64, page, limit int) any {
+	return struct {
 		Status string `json:"status"`
 		Data   []T    `json:"data"`
 		Meta   any    `json:"meta"`
 	}{"success", data, map[string]any{"pagination": map[string]int64{
 		"total": total, "per_page": int64(limit), "current_page": int64(page), "last_page": max(1, (total+int64(limit)-1)/int64(limit)),
-	}}})
+	}}}
 }
 
 // pushItem is one transaction of POST /api/v1/transactions.

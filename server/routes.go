@@ -59,7 +59,8 @@ func (s *Server) routes() *web.Mux {
 
 	// /api/v1 (docs/api.md); API v2 (docs/api-v2.md) registers beside it.
 	(&api.Handler{Store: db, Auth: auth, MaxPrefixLen: cfg.MaxPrefixLen, Location: cfg.Location, Clock: clock, Rand: cfg.Rand,
-		Sandbox: sandbox, Kick: kick, Limiter: limiter, Uploads: uploads, Logger: log, VAs: orderSvc}).Register(mux)
+		Sandbox: sandbox, Kick: kick, Limiter: limiter, Uploads: uploads, Logger: log, VAs: orderSvc,
+		PageCacheBytes: cfg.ListingCache}).Register(mux)
 	apiv2.New(apiv2.Config{Store: db, Auth: auth, Limiter: limiter, Clock: clock, Rand: cfg.Rand, Location: cfg.Location, Logger: log,
 		Orders: orderSvc, Refunds: s.Refunds,
 		// The e-invoice API under /v1/invoices (docs/invoices.md, API), its

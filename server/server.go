@@ -66,6 +66,7 @@ type Config struct {
 	DashRateLimit float64 // per dashboard session; per address DashAddressFactor times more
 	DashRateBurst int
 	Imports       int // statement imports at once (web.Slots; --statement-imports)
+	ListingCache  int // bytes of encoded transaction pages kept (--listing-cache-mb, in bytes; 0: none)
 	LinkTokenTTL  time.Duration
 	SweepInterval time.Duration // --sweep-interval (0: SweepInterval)
 

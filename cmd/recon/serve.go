@@ -31,6 +31,8 @@ type serveFlags struct {
 	smtpURL    string
 	readURL    string
 	readMaxLag time.Duration
+	// listingCacheMB is --listing-cache-mb, Config.ListingCache in MiB.
+	listingCacheMB int
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -71,6 +73,7 @@ flight.`,
 	f.DurationVar(&cfg.RetryMaxAge, "retry-max-age", delivery.DefaultMaxAge, "how long a failed notification is retried before it is dead")
 	f.Float64Var(&cfg.RateLimit, "rate-limit", 100, "requests a second each OAuth2 client (and each gateway merchant) may make, after a burst of --rate-burst; 0 turns the limit off")
 	f.IntVar(&cfg.RateBurst, "rate-burst", 200, "requests a client may make at once before --rate-limit applies")
+	f.IntVar(&cfg.listingCacheMB, "listing-cache-mb", 32, "MiB of encoded pages of GET /api/v1/transactions this node keeps for the next identical request; each request still reads the company's change counter, so a kept page is served only while nothing it shows has changed (docs/design.md, Listing pages kept encoded); 0 keeps none")
 	f.IntVar(&cfg.Imports, "statement-imports", web.DefaultSlots, "statement files this server process imports at once, the API's and the dashboard's uploads together; one company may take half of them (at least 1); another upload gets 503 with Retry-After")
 	f.Float64Var(&cfg.DashRateLimit, "dashboard-rate-limit", 10, fmt.Sprintf("requests a second each dashboard session may make after a burst of --dashboard-rate-burst (each remote address %d times both; a search costs %d); 0 turns the dashboard's limits off", server.DashAddressFactor, dashboard.SearchCost))
 	f.IntVar(&cfg.DashRateBurst, "dashboard-rate-burst", 100, "requests a dashboard session may make at once before --dashboard-rate-limit applies")
@@ -122,6 +125,10 @@ func (cfg *serveFlags) check() error {
 	if cfg.Imports < 1 {
 		return fmt.Errorf("--statement-imports must be at least 1")
 	}
+	if cfg.listingCacheMB < 0 || cfg.listingCacheMB > 1<<14 {
+		return fmt.Errorf("--listing-cache-mb must be from 0 to %d", 1<<14)
+	}
+	cfg.ListingCache = cfg.listingCacheMB << 20
 	if cfg.MaxBody < 1024 {
 		return fmt.Errorf("--max-body-bytes must be at least 1024")
 	}

@@ -104,6 +104,7 @@ func testTransactions(t *testing.T, open Open) {
 	run(t, "TotalsOverBuckets", open, testTransactionsTotalsOverBuckets)
 	run(t, "BalanceDiscontinuity", withAccount(open), testTransactionsBalanceDiscontinuity)
 	run(t, "Recode", withAccount(open), testTransactionsRecode)
+	run(t, "VersionFollowsChanges", open, testTransactionsVersionFollowsChanges)
 }
 
 func testTransactionsIngestAndList(t *testing.T, bundle *accountBundle) {
@@ -641,4 +642,92 @@ func testTransactionsRecode(t *testing.T, bundle *accountBundle) {
 	if err != nil || n != 3 {
 		t.Fatalf("clearing: %d, %v", n, err)
 	}
+}
+
+// testTransactionsVersionFollowsChanges checks TransactionsIfChanged, what
+// the API's kept pages rely on: every writer of a listed field (a row
+// added, a balance re-derived, a code, a duplicate's state, a row wiped
+// or purged) moves the tenant's version, a write that changes nothing
+// (a repeated push) does not, and the page read with a version is the
+// page Transactions reads.
+func testTransactionsVersionFollowsChanges(t *testing.T, s recon.Store) {
+	c := retainedCompany(t, s, 1, 30, recon.CompanyActive) // purges before 2026-05-16 at retentionNow
+	a := newAccount(t, s, c.ID, "111")
+	f := recon.TransactionFilter{Page: 1, Limit: 50}
+	// read reads the page with a version and checks it against
+	// Transactions, and that the version read again is "unchanged".
+	read := func(tenant recon.TenantID) ([]*recon.Transaction, int64) {
+		t.Helper()
+		list, total, version, err := s.TransactionsIfChanged(t.Context(), tenant, f, -1) // no version: versions are ≥ 0
+		if err != nil {
+			t.Fatalf("TransactionsIfChanged: %v", err)
+		}
+		want, wantTotal, err := s.Transactions(t.Context(), tenant, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "the page read with its version", want, list)
+		if total != wantTotal {
+			t.Fatalf("total %d, Transactions' %d", total, wantTotal)
+		}
+		again, _, same, err := s.TransactionsIfChanged(t.Context(), tenant, f, version)
+		if err != nil || again != nil || same != version {
+			t.Fatalf("read again at %d: %d rows, version %d, %v; want none, unchanged", version, len(again), same, err)
+		}
+		return list, version
+	}
+	version := func(tenant recon.TenantID) int64 { _, v := read(tenant); return v }
+	moved := func(what string, tenant recon.TenantID, before int64) int64 {
+		t.Helper()
+		after := version(tenant)
+		if after <= before {
+			t.Fatalf("%s: version %d after %d, want it moved", what, after, before)
+		}
+		return after
+	}
+	v := version(c.Tenant())
+	rows := []recon.TransactionInput{tx(a.ID, "V1", "2026-06-01 08:00:00", 1000, 0), tx(a.ID, "V2", "2026-06-02 08:00:00", 500, 0)}
+	ingest(t, s, c.Tenant(), rows)
+	v = moved("a push", c.Tenant(), v)
+	ingest(t, s, c.Tenant(), rows)
+	if again := version(c.Tenant()); again != v {
+		t.Fatalf("a repeated push: version %d, want %d kept (nothing changed)", again, v)
+	}
+	// A row dated before both re-derives their balances.
+	ingest(t, s, c.Tenant(), []recon.TransactionInput{tx(a.ID, "V0", "2026-05-31 08:00:00", 7, 0)})
+	v = moved("a late row", c.Tenant(), v)
+	if list, _ := read(c.Tenant()); list[0].Accumulated != 1507 {
+		t.Fatalf("newest balance %d, want 1507 re-derived", list[0].Accumulated)
+	}
+	if _, err := s.RecodeTransactions(t.Context(), c.Tenant(), time.Time{}, func(string) string { return "DH1" }); err != nil {
+		t.Fatal(err)
+	}
+	v = moved("a recode", c.Tenant(), v)
+	// A possible duplicate, then its state resolved.
+	first := ingestDup(t, s, c.Tenant(), transfer(a.ID, "FT1-FEED", "2026-06-03 10:15:42", "Nguyen Van A chuyen tien", 2_500_000), "")
+	second := ingestDup(t, s, c.Tenant(), transfer(a.ID, "FT1", "2026-06-03 10:15:42", "NGUYEN VAN A CHUYEN TIEN", 2_500_000), "")
+	if mustTx(t, s, c.Tenant(), second.ID).DupOf != first.ID {
+		t.Fatal("the second transfer is not a possible duplicate of the first")
+	}
+	v = moved("a possible duplicate", c.Tenant(), v)
+	u := newUser(t, s, c.ID, "ke.toan@example.vn")
+	if _, err := s.ResolveException(t.Context(), c.Tenant(), second.ID, recon.ResolveInput{Action: recon.ResolveDuplicate, Note: "copy"}, u, retentionNow()); err != nil {
+		t.Fatal(err)
+	}
+	v = moved("a duplicate confirmed", c.Tenant(), v)
+	// Retention purges rows before 2026-05-16.
+	ingest(t, s, c.Tenant(), []recon.TransactionInput{tx(a.ID, "OLD", "2026-05-01 08:00:00", 1, 0)})
+	v = moved("an old row", c.Tenant(), v)
+	if _, err := storeAs[recon.RetentionStore](t, s).ApplyRetention(t.Context(), retentionNow()); err != nil {
+		t.Fatal(err)
+	}
+	moved("retention", c.Tenant(), v)
+	// The test tenant's wipe.
+	test := testTenant(t, s, c.ID).ID
+	ingest(t, s, test, []recon.TransactionInput{tx(newAccount(t, s, test.ID(), "222").ID, "T1", "2026-06-01 08:00:00", 1, 0)})
+	vt := version(test)
+	if _, err := s.WipeTestData(t.Context(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	moved("a wipe", test, vt)
 }
