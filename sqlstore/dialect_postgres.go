@@ -118,7 +118,7 @@ func (postgresDialect) claimDeliveries() string { return pgClaimDeliveries }
 // feed the update and the insert in CTEs.
 func (postgresDialect) recordAttempts(ctx context.Context, db *DB, outcomes []recon.AttemptOutcome) error {
 	query, args := pgRecordSource(outcomes)
-	query += `, updated AS (` + recordUpdate + `), streak AS (` + recordStreak + `)` + recordInsert
+	query += recordDeliveries + `, updated AS (` + recordUpdate + `), streak AS (` + recordStreak + `)` + recordInsert
 	if _, err := db.db.ExecContext(ctx, query, args...); err != nil {
 		return internal(err, "record attempts")
 	}

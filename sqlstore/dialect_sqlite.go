@@ -148,13 +148,13 @@ func (sqliteDialect) recordAttempts(ctx context.Context, db *DB, outcomes []reco
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		for chunk := range slices.Chunk(outcomes, sqliteRecordChunk) {
 			source, args := sqliteRecordSource(chunk)
-			if _, err := tx.ExecContext(ctx, source+recordInsert, args...); err != nil {
+			if _, err := tx.ExecContext(ctx, source+recordDeliveries+recordInsert, args...); err != nil {
 				return internal(err, "record attempts")
 			}
 			if _, err := tx.ExecContext(ctx, source+recordUpdate, args...); err != nil {
 				return internal(err, "record attempts")
 			}
-			if _, err := tx.ExecContext(ctx, source+recordStreak, args...); err != nil { // endpoint health
+			if _, err := tx.ExecContext(ctx, source+recordDeliveries+recordStreak, args...); err != nil { // endpoint health
 				return internal(err, "record attempts")
 			}
 		}

@@ -27,8 +27,8 @@ const streakNext = `CASE WHEN s.ok IS NULL THEN COALESCE(delivery_targets.failin
 	WHEN delivery_targets.failing_since IS NOT NULL AND delivery_targets.failing_since > s.ok THEN delivery_targets.failing_since
 	ELSE s.fail END`
 
-// recordStreak updates the streak of the targets of the attempts in v (the
-// recorded attempts, see recordUpdate), in the same statement (PostgreSQL,
+// recordStreak updates the streak of the targets of the attempts in vd (the
+// recorded attempts, see recordUpdate and recordDeliveries), in the same statement (PostgreSQL,
 // a CTE) or transaction (SQLite) as the attempts: an attempt made (a URL)
 // without a 2xx is a failure, a delivered one a success. Attempts made
 // without a request (no active target, held) do not count. Only the rows
@@ -36,14 +36,14 @@ const streakNext = `CASE WHEN s.ok IS NULL THEN COALESCE(delivery_targets.failin
 const recordStreak = `
 		UPDATE delivery_targets SET failing_since = ` + streakNext + `
 		FROM (SELECT g.company_id, g.kind, g.ok, CASE WHEN g.ok IS NULL THEN g.fail ELSE
-				(SELECT MIN(v2.at) FROM v v2 JOIN deliveries d2 ON d2.id = v2.id
-				 WHERE d2.company_id = g.company_id AND d2.kind = g.kind AND v2.status <> 'delivered' AND v2.url <> '' AND v2.at > g.ok)
+				(SELECT MIN(v2.at) FROM vd v2
+				 WHERE v2.company_id = g.company_id AND v2.kind = g.kind AND v2.status <> 'delivered' AND v2.url <> '' AND v2.at > g.ok)
 				END AS fail
-			FROM (SELECT d.company_id, d.kind,
-					MAX(CASE WHEN v.status = 'delivered' THEN v.at END) AS ok,
-					MIN(CASE WHEN v.status <> 'delivered' AND v.url <> '' THEN v.at END) AS fail
-				FROM v JOIN deliveries d ON d.id = v.id
-				GROUP BY d.company_id, d.kind) g) s
+			FROM (SELECT company_id, kind,
+					MAX(CASE WHEN status = 'delivered' THEN at END) AS ok,
+					MIN(CASE WHEN status <> 'delivered' AND url <> '' THEN at END) AS fail
+				FROM vd
+				GROUP BY company_id, kind) g) s
 		WHERE delivery_targets.company_id = s.company_id AND delivery_targets.kind = s.kind
 			AND (` + streakNext + `) IS DISTINCT FROM delivery_targets.failing_since`
 
