@@ -74,10 +74,7 @@ func (h *Handler) idempotent(w http.ResponseWriter, r *http.Request, c *recon.Ca
 	switch state {
 	case recon.IdempotencyDone:
 		w.Header().Set(ReplayedHeader, "true")
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(answer.Status)
-		_, _ = w.Write(answer.Body)
+		web.WriteEncoded(w, answer.Status, answer.Body)
 		return
 	case recon.IdempotencyRunning:
 		h.writeError(w, r, recon.Errorf(recon.ECONFLICT, "a request with the X-Idempotency-Key %q is still running: retry later", claim.Key).WithReason("idempotency_key_in_use"))
@@ -106,9 +103,9 @@ func (h *Handler) idempotent(w http.ResponseWriter, r *http.Request, c *recon.Ca
 	if err != nil {
 		var eb errorBody
 		status, eb = h.errorAnswer(r, err)
-		out = encode(eb)
+		out = web.EncodeJSON(eb)
 	} else {
-		status, out = a.status(), encode(a.envelope())
+		status, out = a.status(), web.EncodeJSON(a.envelope())
 	}
 	if err != nil || !a.KeepKey {
 		t := h.now().Add(recon.IdempotencyKeyTTL)
@@ -120,10 +117,7 @@ func (h *Handler) idempotent(w http.ResponseWriter, r *http.Request, c *recon.Ca
 		}
 		released = true
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(out)
+	web.WriteEncoded(w, status, out)
 }
 
 // recordable says whether an answer of status is kept for replays: what a
@@ -131,14 +125,6 @@ func (h *Handler) idempotent(w http.ResponseWriter, r *http.Request, c *recon.Ca
 // missing resource or a failure.
 func recordable(status int) bool {
 	return status < 400 || status == http.StatusConflict || status == http.StatusUnprocessableEntity
-}
-
-func encode(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return b.Bytes()
 }
 
 // readBody reads r's body (within the route's limit) and puts it back for

@@ -198,7 +198,7 @@ const recordUpdate = `
 // primary key. recordInsert and recordStreak read deliveries through it
 // only, so the statement reads the attempts' own deliveries and no others;
 // a streak that joined deliveries itself walked every delivery of the
-// target on PostgreSQL, 7.5 ms at 3,000 (docs/benchmarks.md, "The
+// target on PostgreSQL, 7.6 ms at 3,000 (docs/benchmarks.md, "The
 // delivery recorder reads its own deliveries only").
 const recordDeliveries = `, vd AS (SELECT v.*, d.company_id, d.kind FROM v JOIN deliveries d ON d.id = v.id)`
 

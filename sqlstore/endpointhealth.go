@@ -28,11 +28,12 @@ const streakNext = `CASE WHEN s.ok IS NULL THEN COALESCE(delivery_targets.failin
 	ELSE s.fail END`
 
 // recordStreak updates the streak of the targets of the attempts in vd (the
-// recorded attempts, see recordUpdate and recordDeliveries), in the same statement (PostgreSQL,
-// a CTE) or transaction (SQLite) as the attempts: an attempt made (a URL)
-// without a 2xx is a failure, a delivered one a success. Attempts made
-// without a request (no active target, held) do not count. Only the rows
-// whose streak changes are written, so a steady target costs no write.
+// recorded attempts, see recordUpdate and recordDeliveries), in the same
+// statement (PostgreSQL, a CTE) or transaction (SQLite) as the attempts: an
+// attempt made (a URL) without a 2xx is a failure, a delivered one a
+// success. Attempts made without a request (no active target, held) do not
+// count. Only the rows whose streak changes are written, so a steady target
+// costs no write.
 const recordStreak = `
 		UPDATE delivery_targets SET failing_since = ` + streakNext + `
 		FROM (SELECT g.company_id, g.kind, g.ok, CASE WHEN g.ok IS NULL THEN g.fail ELSE

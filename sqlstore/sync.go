@@ -31,7 +31,8 @@ import (
 // A new writer that inserts or deletes transactions, or changes their code
 // or match state (match decisions, exceptions), must do the same: collect
 // a changeSet and end its database transaction with stampChanges, or sync
-// clients never hear of the change.
+// clients never hear of the change and the API's kept listing pages keep
+// showing the row as it was (docs/design.md, "Listing pages kept encoded").
 
 var _ recon.SyncStore = (*DB)(nil)
 
