@@ -42,6 +42,7 @@ type Store interface {
 	// recon.TransactionStore's:
 	IngestTransactions(ctx context.Context, tenant recon.TenantID, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)
 	IngestAtomically(ctx context.Context, tenant recon.TenantID, fill func(ingest func(in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error)) error) error
+	Transactions(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter) ([]*recon.Transaction, int64, error)
 	TransactionsIfChanged(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter, known int64) ([]*recon.Transaction, int64, int64, error)
 	Transaction(ctx context.Context, tenant recon.TenantID, id int64) (*recon.Transaction, error)
 	BalanceDiscontinuities(ctx context.Context, tenant recon.TenantID) ([]*recon.BalanceDiscontinuity, error)

@@ -42,8 +42,8 @@ const noVersion = -1
 // entry, the list element and the cachedPage.
 const pageOverhead = 160
 
-// newPageCache is a cache of at most max bytes; nil (keeping nothing) when
-// max is 0.
+// newPageCache is a cache of at most max bytes; nil when max is 0: the
+// handler then reads every page anew, without its version.
 func newPageCache(max int) *pageCache {
 	if max <= 0 {
 		return nil
@@ -53,9 +53,6 @@ func newPageCache(max int) *pageCache {
 
 // get returns k's page and its version, or noVersion and nil.
 func (c *pageCache) get(k pageKey) (int64, []byte) {
-	if c == nil {
-		return noVersion, nil
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.pages[k]
@@ -73,7 +70,7 @@ func (c *pageCache) get(k pageKey) (int64, []byte) {
 // eighth of the cache.
 func (c *pageCache) put(k pageKey, version int64, body []byte) {
 	cost := cap(body) + len(k.filter) + pageOverhead
-	if c == nil || cost > c.max/8 {
+	if cost > c.max/8 {
 		return
 	}
 	c.mu.Lock()

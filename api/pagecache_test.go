@@ -15,14 +15,19 @@ import (
 	"recon/sqlstore/dbtest"
 )
 
-// pageReads counts the pages the handler reads from the store: a request
-// answered from a kept page reads only the version.
+// pageReads counts the pages the handler reads from the store (a request
+// answered from a kept page reads only the version) and, while down is
+// set, answers as an unreachable database.
 type pageReads struct {
 	api.Store
-	n *atomic.Int64
+	n    *atomic.Int64
+	down *atomic.Bool
 }
 
 func (s pageReads) TransactionsIfChanged(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter, known int64) ([]*recon.Transaction, int64, int64, error) {
+	if s.down.Load() {
+		return nil, 0, 0, recon.Errorf(recon.EUNAVAILABLE, "the database is not reachable")
+	}
 	list, total, version, err := s.Store.TransactionsIfChanged(ctx, tenant, f, known)
 	if err == nil && version != known {
 		s.n.Add(1)
@@ -38,7 +43,8 @@ func (s pageReads) TransactionsIfChanged(ctx context.Context, tenant recon.Tenan
 func TestKeptPages(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		var reads atomic.Int64
-		b := setup(t, engine, func(h *api.Handler) { h.Store = pageReads{h.Store, &reads} })
+		var down atomic.Bool
+		b := setup(t, engine, func(h *api.Handler) { h.Store = pageReads{h.Store, &reads, &down} })
 		acct, otherAcct := b.account(t, b.company.ID, "0071000123456"), b.account(t, b.other.ID, "999")
 		push := func(tenant recon.TenantID, account int64, refs ...string) {
 			t.Helper()
@@ -88,8 +94,48 @@ func TestKeptPages(t *testing.T) {
 		if status != 200 {
 			t.Fatalf("push: %d %s", status, raw)
 		}
-		if after := get("viewer", "limit=1", 5); !bytes.Contains(after, []byte(`"A4"`)) {
-			t.Fatalf("page after a push: %s", after)
+		kept := get("viewer", "limit=1", 5)
+		if !bytes.Contains(kept, []byte(`"A4"`)) {
+			t.Fatalf("page after a push: %s", kept)
+		}
+		// A database that does not answer: no kept page is served unchecked.
+		down.Store(true)
+		if status, _, raw := testkit.Send(t, "GET", b.srv.URL+"/api/v1/transactions?limit=1", testkit.Bearer("viewer"), "", ""); status != 503 || bytes.Contains(raw, []byte(`"A4"`)) {
+			t.Fatalf("database down: %d %s, want 503 without the kept page", status, raw)
+		}
+		down.Store(false)
+		if again := get("viewer", "limit=1", 5); !bytes.Equal(again, kept) {
+			t.Fatalf("back up: %s, want the kept page %s", again, kept)
+		}
+	})
+}
+
+// neverVersioned fails the test when the handler asks for a page's version.
+type neverVersioned struct {
+	api.Store
+	t *testing.T
+}
+
+func (s neverVersioned) TransactionsIfChanged(context.Context, recon.TenantID, recon.TransactionFilter, int64) ([]*recon.Transaction, int64, int64, error) {
+	s.t.Error("TransactionsIfChanged called with no pages kept")
+	return nil, 0, 0, recon.Errorf(recon.EINTERNAL, "not expected")
+}
+
+// TestNoKeptPages: with no pages kept (--listing-cache-mb 0) a listing
+// reads its page alone, never the version, and shows each write.
+func TestNoKeptPages(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		b := setup(t, engine, func(h *api.Handler) { h.PageCacheBytes, h.Store = 0, neverVersioned{h.Store, t} })
+		acct := b.account(t, b.company.ID, "0071000123456")
+		for i, ref := range []string{"N1", "N2"} {
+			in := []recon.TransactionInput{{BankAccountID: acct, ReferenceNumber: ref, AmountIn: 1000, TransactionDate: time.Date(2026, 3, 1+i, 8, 0, 0, 0, time.UTC)}}
+			if _, err := b.store.IngestTransactions(t.Context(), recon.LiveTenant(b.company.ID), in, []string{""}); err != nil {
+				t.Fatal(err)
+			}
+			status, _, raw := testkit.Send(t, "GET", b.srv.URL+"/api/v1/transactions?limit=1", testkit.Bearer("viewer"), "", "")
+			if status != 200 || !bytes.Contains(raw, []byte(`"`+ref+`"`)) {
+				t.Fatalf("after %s: %d %s", ref, status, raw)
+			}
 		}
 	})
 }

@@ -56,22 +56,36 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
+	ctx := recon.Listing(r.Context())
+	if h.pages == nil { // none kept: the page alone, without the version
+		list, total, err := h.Store.Transactions(ctx, c.Tenant, f)
+		if err != nil {
+			return err
+		}
+		web.WriteEncoded(w, http.StatusOK, encodeTransactions(list, total, f, c.Livemode()))
+		return nil
+	}
 	key := pageKey{c.Tenant, filterKey(f)}
 	known, body := h.pages.get(key)
-	list, total, version, err := h.Store.TransactionsIfChanged(recon.Listing(r.Context()), c.Tenant, f, known)
+	list, total, version, err := h.Store.TransactionsIfChanged(ctx, c.Tenant, f, known)
 	if err != nil {
 		return err
 	}
 	if version != known {
-		data := make([]transactionJSON, len(list))
-		for i, t := range list {
-			data[i] = toTransactionJSON(t, c.Livemode())
-		}
-		body = web.EncodeJSON(pageOf(data, total, f.Page, f.Limit))
+		body = encodeTransactions(list, total, f, c.Livemode())
 		h.pages.put(key, version, body)
 	}
 	web.WriteEncoded(w, http.StatusOK, body)
 	return nil
+}
+
+// encodeTransactions is the body of a page of GET /api/v1/transactions.
+func encodeTransactions(list []*recon.Transaction, total int64, f recon.TransactionFilter, livemode bool) []byte {
+	data := make([]transactionJSON, len(list))
+	for i, t := range list {
+		data[i] = toTransactionJSON(t, livemode)
+	}
+	return web.EncodeJSON(pageOf(data, total, f.Page, f.Limit))
 }
 
 // writePage writes one page of a v1 list: its rows and the pagination of

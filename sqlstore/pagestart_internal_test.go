@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"testing"
+
+	"recon"
 )
 
 // TestPageStart: the day holding the row at an offset, from the day rows
@@ -45,7 +47,8 @@ func TestPageStart(t *testing.T) {
 }
 
 // TestPageStartOfAnUnreachableDatabase: a read of the day rows that fails
-// is an error, never "no day" (which would walk every row before the page).
+// is an error, never "no day" (which would walk every row before the page),
+// and so is a read of a listing's version.
 func TestPageStartOfAnUnreachableDatabase(t *testing.T) {
 	db := openSQLite(t)
 	if _, err := db.db.ExecContext(t.Context(), `INSERT INTO transaction_day_counts (company_id, bank_account_id, day, n) VALUES (7, 1, 10, 3)`); err != nil {
@@ -54,5 +57,11 @@ func TestPageStartOfAnUnreachableDatabase(t *testing.T) {
 	db.db.Close()
 	if got, err := db.pageStart(t.Context(), 7, nil, noDay, -noDay, 0, dayRowsFirst); err == nil {
 		t.Fatalf("pageStart on a closed database = %+v, nil; want an error", got)
+	}
+	// Known at 0, the version of a company never changed: an error, never
+	// "unchanged", or a kept page would be served unchecked.
+	f := recon.TransactionFilter{Page: 1, Limit: 20}
+	if _, _, v, err := db.TransactionsIfChanged(t.Context(), recon.LiveTenant(7), f, 0); err == nil {
+		t.Fatalf("TransactionsIfChanged on a closed database = version %d, nil; want an error", v)
 	}
 }
