@@ -15,7 +15,20 @@ type Caller struct {
 	ClientID string
 	Scopes   []string
 	User     *User
+
+	// version is the tenant's change version read together with the
+	// authentication, plus one: 0 when it was not read.
+	version int64
 }
+
+// SetTenantVersion records the tenant's change version (TokenStore's
+// AuthEpochAndVersion) as read on the primary while authenticating this
+// request, after every write committed before the request came.
+func (c *Caller) SetTenantVersion(v int64) { c.version = v + 1 }
+
+// TenantVersion returns what SetTenantVersion recorded, and false when the
+// authentication did not read it.
+func (c *Caller) TenantVersion() (int64, bool) { return c.version - 1, c.version != 0 }
 
 // Livemode reports whether the caller holds a live credential (false for a
 // test-mode one).

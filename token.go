@@ -64,4 +64,9 @@ type TokenStore interface {
 	// authenticated before is still the same caller (except for its
 	// token's expiry).
 	AuthEpoch(ctx context.Context) (int64, error)
+	// AuthEpochAndVersion is AuthEpoch and, in the same read of the same
+	// database, the tenant's change version (what
+	// TransactionStore.TransactionsIfChanged calls the version): an
+	// authenticated request learns both for one round trip.
+	AuthEpochAndVersion(ctx context.Context, tenant TenantID) (epoch, version int64, err error)
 }

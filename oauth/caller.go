@@ -39,20 +39,30 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 		return nil, errInvalidToken()
 	}
 	sig := s.strategy.AccessTokenSignature(ctx, bearerToken)
-	// The epoch is read before the lookups, so that a caller kept under it
-	// is never older than the epoch says (see callerCache).
-	epoch, err := s.store.AuthEpoch(ctx)
-	if err != nil {
-		return nil, &recon.Error{Code: recon.EINTERNAL, Message: "could not check the access token", Err: err}
-	}
 	// The cache is keyed by the signature and the test mark, so that a token
 	// whose mark was stripped or added is checked by the lookups below.
 	key := sig
 	if unmarked != bearerToken {
 		key = recon.TestClientPrefix + sig
 	}
-	if c, ok := s.callers.get(key, epoch, s.cfg.Clock.Now()); ok {
-		return c, nil
+	// The epoch is read after the kept caller is found and before the
+	// lookups, so that a caller kept under it is never older than the epoch
+	// says (see callerCache). With a kept caller, the same read brings its
+	// tenant's change version, which spares a listing its own read
+	// (docs/design.md, "Listing pages kept encoded").
+	var epoch int64
+	var err error
+	if c, kept, ok := s.callers.candidate(key, s.cfg.Clock.Now()); ok {
+		var version int64
+		if epoch, version, err = s.store.AuthEpochAndVersion(ctx, c.Tenant); err == nil && epoch == kept {
+			c.SetTenantVersion(version)
+			return c, nil
+		}
+	} else {
+		epoch, err = s.store.AuthEpoch(ctx)
+	}
+	if err != nil {
+		return nil, &recon.Error{Code: recon.EINTERNAL, Message: "could not check the access token", Err: err}
 	}
 	sess := new(session)
 	req, err := s.storage.GetAccessTokenSession(withEpoch(ctx, epoch), sig, sess)

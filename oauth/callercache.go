@@ -31,19 +31,18 @@ type cachedCaller struct {
 	expires time.Time // the token's expiry
 }
 
-// get returns a copy of the caller of the token signature when it was
-// stored under epoch and its token has not expired at now.
-func (c *callerCache) get(signature string, epoch int64, now time.Time) (*recon.Caller, bool) {
+// candidate returns a copy of the caller kept for the token signature,
+// when its token has not expired at now, and the epoch it is kept under:
+// it is the token's caller only if the epoch read after this call is the
+// same.
+func (c *callerCache) candidate(signature string, now time.Time) (*recon.Caller, int64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.epoch != epoch {
-		return nil, false
-	}
 	e, ok := c.callers[signature]
 	if !ok || !now.Before(e.expires) {
-		return nil, false
+		return nil, 0, false
 	}
-	return copyCaller(e.caller), true
+	return copyCaller(e.caller), c.epoch, true
 }
 
 // put keeps a copy of caller, found by lookups that started after epoch was

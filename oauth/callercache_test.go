@@ -68,10 +68,19 @@ func TestCallerCacheOnTwoNodes(t *testing.T) {
 			access, _ := a.tokens(t, "company")
 			if c, n, err := authB(access); err != nil || c.User == nil || c.User.ID != a.user.ID || n != 3 {
 				t.Fatalf("node B, first call: %+v, %v after %d lookups; want the user after 3", c, err, n)
+			} else if v, ok := c.TenantVersion(); ok {
+				t.Fatalf("node B, first call: tenant version %d; want none read", v)
 			}
 			c, n, err := authB(access)
 			if err != nil || n != 0 {
 				t.Fatalf("node B, second call: %v after %d lookups; want the cached caller after none", err, n)
+			}
+			// The cached caller comes with its tenant's version, read with
+			// the epoch.
+			if _, want, err := storeB.AuthEpochAndVersion(ctx, c.Tenant); err != nil {
+				t.Fatal(err)
+			} else if v, ok := c.TenantVersion(); !ok || v != want {
+				t.Fatalf("node B, second call: tenant version %d, %v; want %d", v, ok, want)
 			}
 			c.User.Role, c.Scopes[0] = recon.RoleAdmin, "mutated" // a handler's change stays its own
 			if c, _, _ := authB(access); c.Scopes[0] != "company" || c.User.Role != a.user.Role {
@@ -130,17 +139,14 @@ func TestCallerCacheByTheGivenTime(t *testing.T) {
 	var c callerCache
 	expires := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	c.put("sig", 3, &recon.Caller{Tenant: recon.TenantFromRow(7, false), Scopes: []string{"company"}}, expires)
-	if got, ok := c.get("sig", 3, expires.Add(-time.Nanosecond)); !ok || got.Tenant.ID() != 7 {
-		t.Fatalf("before the expiry: %+v, %v", got, ok)
+	if got, epoch, ok := c.candidate("sig", expires.Add(-time.Nanosecond)); !ok || got.Tenant.ID() != 7 || epoch != 3 {
+		t.Fatalf("before the expiry: %+v under %d, %v", got, epoch, ok)
 	}
-	if _, ok := c.get("sig", 3, expires); ok {
+	if _, _, ok := c.candidate("sig", expires); ok {
 		t.Fatal("at the expiry: still cached")
 	}
-	if _, ok := c.get("sig", 4, expires.Add(-time.Hour)); ok {
-		t.Fatal("under another epoch: still cached")
-	}
 	c.put("old", 2, &recon.Caller{Tenant: recon.TenantFromRow(8, false)}, expires) // an older epoch's put is dropped
-	if _, ok := c.get("old", 2, expires.Add(-time.Hour)); ok {
+	if _, _, ok := c.candidate("old", expires.Add(-time.Hour)); ok {
 		t.Fatal("a put under an older epoch was kept")
 	}
 }

@@ -96,6 +96,7 @@ type Store interface {
 	DeactivateActiveTokenSession(ctx context.Context, kind recon.TokenKind, signature string) (bool, error)
 	DeactivateTokenFamily(ctx context.Context, kind recon.TokenKind, requestID string) error
 	AuthEpoch(ctx context.Context) (int64, error)
+	AuthEpochAndVersion(ctx context.Context, tenant recon.TenantID) (epoch, version int64, err error)
 }
 
 // Server is the authorization server. It is safe for concurrent use.

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"regexp"
 	"strconv"
 	"strings"
@@ -180,6 +181,32 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("member token: %v", mt)
 		}
 		member := mt["access_token"].(string)
+
+		// Another process's write is in the same token's very next listing:
+		// the second listing is answered from the kept caller and page, the
+		// third reads the page anew (docs/design.md, "Listing pages kept
+		// encoded").
+		acct := cliJSON(t, dbURL, "bank-account", "create", "--company", id, "--bank", "Vietcombank", "--number", "0071000123456", "--json")
+		transfer := func(ref string) {
+			t.Helper()
+			cliJSON(t, dbURL, "simulate", "transfer", "--bank-account", fmt.Sprint(acct["id"]), "--amount", "150000", "--content", "chuyen tien", "--reference", ref, "--json")
+		}
+		list := func(want ...string) {
+			t.Helper()
+			status, body := testkit.Call(t, "GET", base+"/api/v1/transactions?limit=10", member, "")
+			var got []string
+			for _, tx := range body["data"].([]any) {
+				got = append(got, tx.(map[string]any)["reference_number"].(string))
+			}
+			if status != 200 || !slices.Equal(got, want) {
+				t.Fatalf("transactions: %d %v, want %v", status, got, want)
+			}
+		}
+		transfer("FT1")
+		list("FT1")
+		list("FT1")
+		transfer("FT2")
+		list("FT2", "FT1")
 
 		status, body := testkit.Call(t, "GET", base+"/api/v1/company", admin, "")
 		if status != 200 || body["data"].(map[string]any)["short_name"] != "HOASEN" || body["data"].(map[string]any)["role"] != "Admin" {

@@ -648,8 +648,9 @@ func testTransactionsRecode(t *testing.T, bundle *accountBundle) {
 // the API's kept pages rely on: every writer of a listed field (a row
 // added, a balance re-derived, a code, a duplicate's state, a row wiped
 // or purged) moves the tenant's version, a write that changes nothing
-// (a repeated push) does not, and the page read with a version is the
-// page Transactions reads.
+// (a repeated push) does not, the page read with a version is the page
+// Transactions reads, and AuthEpochAndVersion reads the same version (and
+// AuthEpoch's epoch).
 func testTransactionsVersionFollowsChanges(t *testing.T, s recon.Store) {
 	c := retainedCompany(t, s, 1, 30, recon.CompanyActive) // purges before 2026-05-16 at retentionNow
 	a := newAccount(t, s, c.ID, "111")
@@ -673,6 +674,13 @@ func testTransactionsVersionFollowsChanges(t *testing.T, s recon.Store) {
 		again, _, same, err := s.TransactionsIfChanged(t.Context(), tenant, f, version)
 		if err != nil || again != nil || same != version {
 			t.Fatalf("read again at %d: %d rows, version %d, %v; want none, unchanged", version, len(again), same, err)
+		}
+		epoch, err := s.AuthEpoch(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, v, err := s.AuthEpochAndVersion(t.Context(), tenant); err != nil || e != epoch || v != version {
+			t.Fatalf("AuthEpochAndVersion: epoch %d, version %d, %v; want %d, %d", e, v, err, epoch, version)
 		}
 		return list, version
 	}
