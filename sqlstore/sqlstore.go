@@ -60,9 +60,6 @@ type DB struct {
 	// writer, on SQLite, admits one write transaction of this process at a
 	// time; nil on PostgreSQL (see inTx).
 	writer chan struct{}
-	// authReads shares the authentication's reads among concurrent
-	// requests (authread.go).
-	authReads authReads
 	// stmts holds statements prepared once and kept (see stmt).
 	stmts sync.Map // query → *sql.Stmt
 	// synchronous is SQLite's synchronous setting (see WithSQLiteSynchronous).

@@ -119,3 +119,25 @@ func (db *DB) DeleteExpiredTokenSessions(ctx context.Context, t time.Time) (int6
 	}
 	return n, nil
 }
+
+// AuthEpochAndVersion implements recon.TokenStore, on the primary like
+// AuthEpoch: the version is the tenant's sync_counters.seq, as
+// TransactionsIfChanged reads it.
+func (db *DB) AuthEpochAndVersion(ctx context.Context, tenant recon.TenantID) (epoch, version int64, err error) {
+	err = db.db.QueryRowContext(ctx, `SELECT n, COALESCE((SELECT seq FROM sync_counters WHERE company_id = $1), 0) FROM auth_epoch WHERE id = 1`,
+		tenant.ID()).Scan(&epoch, &version)
+	if err != nil {
+		return 0, 0, internal(err, "read the authentication epoch")
+	}
+	return epoch, version, nil
+}
+
+// AuthEpoch implements recon.TokenStore: triggers move the counter
+// (migration 00012), so that no writer can forget it.
+func (db *DB) AuthEpoch(ctx context.Context) (int64, error) {
+	var n int64
+	if err := db.db.QueryRowContext(ctx, `SELECT n FROM auth_epoch WHERE id = 1`).Scan(&n); err != nil {
+		return 0, internal(err, "read the authentication epoch")
+	}
+	return n, nil
+}
