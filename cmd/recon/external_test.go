@@ -31,7 +31,7 @@ var (
 	extQueries    = flag.String("queries", "", "listing queries to run, by the names the table prints (page1,amount_out,...); empty: all")
 	extProfile    = flag.String("cpuprofile", "", "directory: build the server with its pprof listener (benchpprof.go) and write a CPU profile of it during each target's ingestion, its first listing query and its single-transfer pushes there")
 	extProfileFor = flag.Int("cpuprofile-seconds", 10, "length of the CPU profile, from the start of the ingestion")
-	extPGStat     = flag.Bool("pgstat", false, "load pg_stat_statements into the clusters and write the top statements of each ingestion and of the single-transfer pushes into the -cpuprofile directory (or the current one)")
+	extPGStat     = flag.Bool("pgstat", false, "load pg_stat_statements into the clusters and write the top statements of each ingestion, listing and the single-transfer pushes into the -cpuprofile directory (or the current one)")
 	extSeed       = flag.Int("seed", 0, "rows of the same feed put into the big company through the store before the pushes (a multiple of 1000, seed_test.go): the listing then reads seed+rows")
 	extCompanies  = flag.Int("companies", 0, "small companies seeded beside the big one, each with one bank account and 1,000 rows; page 1 and three filters are measured on 20 of them too")
 )
@@ -168,8 +168,10 @@ func TestExternal(t *testing.T) {
 						if w == "right" { // the first listing query (page 1 unless -queries says otherwise)
 							profiled = profile("list", int(cfg.listFor.Seconds()))
 						}
+						report := statements("list-" + w)
 						results := list(t, tg, cfg)
 						profiled()
+						report()
 						for _, q := range smallQueries(small) {
 							results = append(results, listOne(t, small, cfg, q))
 						}
