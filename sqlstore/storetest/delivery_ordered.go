@@ -27,7 +27,12 @@ func orderedSetup(open Open) func(t *testing.T) *orderedBundle {
 	return func(t *testing.T) *orderedBundle {
 		s := open(t)
 		b := &orderedBundle{deliveryBundle: &deliveryBundle{s: s, ds: storeAs[recon.DeliveryStore](t, s), c: newCompany(t, s, 1)},
-			now: time.Now().Add(time.Second)}
+			// An hour past the real clock, which stamps the deliveries
+			// enqueued: under load, the enqueues of a test could outlast a
+			// smaller margin, and a head not yet due would hold the others
+			// back (ConcurrentClaimersOneInFlight's claimers then spun for
+			// ever instead of failing). Every time the tests use is b.now's.
+			now: time.Now().Add(time.Hour)}
 		b.other = newCompany(t, s, 2)
 		setter, ok := s.(ipnSetter)
 		if !ok {
@@ -167,6 +172,9 @@ func testOrderedConcurrentClaimers(t *testing.T, b *orderedBundle) {
 		start    = make(chan struct{})
 		wg       sync.WaitGroup
 	)
+	// A stall (deliveries left claimed, or not due) fails the test after a
+	// minute instead of spinning until the package's timeout.
+	stall := time.Now().Add(time.Minute)
 	for i := range claimers {
 		node := fmt.Sprint("node-", i)
 		wg.Go(func() {
@@ -174,6 +182,10 @@ func testOrderedConcurrentClaimers(t *testing.T, b *orderedBundle) {
 			for {
 				mu.Lock()
 				done := len(order) >= total || len(problems) > 0 // more than total: a delivery claimed twice, which diff reports
+				if !done && time.Now().After(stall) {
+					problems = append(problems, fmt.Sprintf("stalled after %d of %d deliveries claimed", len(order), total))
+					done = true
+				}
 				mu.Unlock()
 				if done {
 					return
