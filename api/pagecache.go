@@ -11,10 +11,11 @@ import (
 // pageCache keeps encoded pages of GET /api/v1/transactions by tenant and
 // filter, each with the version of the tenant's transactions it was read
 // at, in at most max bytes, the least recently used going first. A request
-// still asks the store for the version (recon.TransactionStore's
-// TransactionsIfChanged, one single-row read on the database the page
-// would come from) and is answered from here only when it is the same: a
-// change committed by any node or process is in the next answer
+// is answered from here only when the tenant's version, read after it came,
+// is the kept page's: the version its authentication read on the primary
+// (recon.Caller.TenantVersion), or else the store's
+// (TransactionsIfChanged, read on the database the page would come from).
+// A change committed by any node or process is in the next answer
 // (docs/design.md, "Listing pages kept encoded").
 type pageCache struct {
 	mu    sync.Mutex

@@ -14,10 +14,26 @@ import (
 )
 
 // countingStore is a real store that counts the lookups Authenticate makes
-// without the cache: the token session, the tenant and the user.
+// without the cache: the token session, the tenant and the user. While
+// down is set, its reads of the epoch fail as an unreachable database's.
 type countingStore struct {
 	recon.Store
 	lookups atomic.Int64
+	down    atomic.Bool
+}
+
+func (s *countingStore) AuthEpoch(ctx context.Context) (int64, error) {
+	if s.down.Load() {
+		return 0, recon.Errorf(recon.EUNAVAILABLE, "the database is not reachable")
+	}
+	return s.Store.AuthEpoch(ctx)
+}
+
+func (s *countingStore) AuthEpochAndVersion(ctx context.Context, tenant recon.TenantID) (int64, int64, error) {
+	if s.down.Load() {
+		return 0, 0, recon.Errorf(recon.EUNAVAILABLE, "the database is not reachable")
+	}
+	return s.Store.AuthEpochAndVersion(ctx, tenant)
 }
 
 func (s *countingStore) TokenSession(ctx context.Context, kind recon.TokenKind, signature string) (*recon.TokenSession, error) {
@@ -105,6 +121,19 @@ func TestCallerCacheOnTwoNodes(t *testing.T) {
 					t.Fatalf("node B after reactivation: %v", err)
 				}
 			})
+			t.Run("database down", func(t *testing.T) {
+				// A kept caller is never answered unchecked: no epoch read,
+				// no caller, and the store's error as it came (503).
+				storeB.down.Store(true)
+				c, _, err := authB(access)
+				storeB.down.Store(false)
+				if c != nil || recon.ErrorCode(err) != recon.EUNAVAILABLE {
+					t.Fatalf("node B, database down: %+v, %v; want EUNAVAILABLE", c, err)
+				}
+				if c, n, err := authB(access); err != nil || n != 0 {
+					t.Fatalf("node B, database back: %+v, %v after %d lookups; want the kept caller", c, err, n)
+				}
+			})
 			t.Run("token revoked on node A", func(t *testing.T) {
 				if _, n, err := authB(access); err != nil || n != 0 {
 					t.Fatalf("node B before the revocation: %v after %d lookups; want cached", err, n)
@@ -133,8 +162,9 @@ func TestCallerCacheExpiry(t *testing.T) {
 }
 
 // TestCallerCacheByTheGivenTime: the cache reads no clock of its own: the
-// time it is asked at decides a token's expiry, and the epoch decides the
-// rest, so it is driven here without a server or a database.
+// time it is asked at decides a token's expiry, and it hands out the
+// epoch a caller is kept under for Authenticate to compare, so it is driven
+// here without a server or a database.
 func TestCallerCacheByTheGivenTime(t *testing.T) {
 	var c callerCache
 	expires := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)

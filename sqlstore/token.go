@@ -121,11 +121,10 @@ func (db *DB) DeleteExpiredTokenSessions(ctx context.Context, t time.Time) (int6
 }
 
 // AuthEpochAndVersion implements recon.TokenStore, on the primary like
-// AuthEpoch: the version is the tenant's sync_counters.seq, as
-// TransactionsIfChanged reads it.
+// AuthEpoch: the version is tenantVersion, as TransactionsIfChanged reads
+// it.
 func (db *DB) AuthEpochAndVersion(ctx context.Context, tenant recon.TenantID) (epoch, version int64, err error) {
-	err = db.db.QueryRowContext(ctx, `SELECT n, COALESCE((SELECT seq FROM sync_counters WHERE company_id = $1), 0) FROM auth_epoch WHERE id = 1`,
-		tenant.ID()).Scan(&epoch, &version)
+	err = db.db.QueryRowContext(ctx, `SELECT n, `+tenantVersion+` FROM auth_epoch WHERE id = 1`, tenant.ID()).Scan(&epoch, &version)
 	if err != nil {
 		return 0, 0, internal(err, "read the authentication epoch")
 	}

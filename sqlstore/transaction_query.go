@@ -26,14 +26,19 @@ func (db *DB) Transactions(ctx context.Context, tenant recon.TenantID, f recon.T
 	return listedPage(ctx, db, func(db *DB) ([]*recon.Transaction, int64, error) { return db.transactions(ctx, tenant, f) })
 }
 
-// TransactionsIfChanged implements recon.TransactionStore. The version is
-// the tenant's sync_counters.seq (0 before its first change), which every
-// database transaction that changes a listed field moves in the same commit
-// (sqlstore/sync.go); it is read before the page and on the same database,
-// so the page is never older than its version, standby or not.
+// tenantVersion is the version of the transactions of the tenant $1: its
+// sync_counters.seq (0 before its first change), which every database
+// transaction that changes a listed field moves in the same commit
+// (sqlstore/sync.go). TransactionsIfChanged and AuthEpochAndVersion read
+// it.
+const tenantVersion = `COALESCE((SELECT seq FROM sync_counters WHERE company_id = $1), 0)`
+
+// TransactionsIfChanged implements recon.TransactionStore. The version
+// (tenantVersion) is read before the page and on the same database, so the
+// page is never older than its version, standby or not.
 func (db *DB) TransactionsIfChanged(ctx context.Context, tenant recon.TenantID, f recon.TransactionFilter, known int64) (list []*recon.Transaction, total, version int64, err error) {
 	err = db.listing(ctx, func(db *DB) error {
-		if err := db.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM sync_counters WHERE company_id = $1`, tenant.ID()).Scan(&version); err != nil {
+		if err := db.db.QueryRowContext(ctx, `SELECT `+tenantVersion, tenant.ID()).Scan(&version); err != nil {
 			return internal(err, "read the transactions' version")
 		}
 		if version == known {
