@@ -254,9 +254,10 @@ type DeliveryStore interface {
 	// ReleaseDeliveryClaims releases the node's claims on pending
 	// deliveries but those of keep (the ones it still works on) and
 	// reports how many: a node whose database answers again after an
-	// outage lets go of the claims it lost track of (a claim whose answer
-	// was lost, an attempt that could not start), which would otherwise
-	// wait for their lease (docs/design.md, Losing the primary).
+	// outage, or whose claim failed, lets go of the claims it lost track of
+	// (a claim whose answer was lost or did not scan, an attempt that could
+	// not start), which would otherwise wait for their lease
+	// (docs/design.md, Losing the primary).
 	ReleaseDeliveryClaims(ctx context.Context, node string, keep []int64) (int64, error)
 	// Delivery returns one of the tenant's deliveries (any tenant's for
 	// the zero TenantID, for operators), or ENOTFOUND.

@@ -134,7 +134,7 @@ type run struct {
 	joined      bool // a beat has been stored (under node.claimMu)
 	outage      outage
 	held        held
-	releaseDue  bool // an outage ended: releaseLost is to run (under node.claimMu)
+	releaseDue  bool // an outage ended or a claim failed: releaseLost is to run (under node.claimMu)
 }
 
 // Run joins the dispatcher's node, sends due deliveries until ctx is done,
@@ -310,6 +310,13 @@ func (r *run) loop(ctx context.Context) error {
 		now := r.clock.Now()
 		list, err := r.Store.ClaimDeliveries(ctx, r.node.id, now, n, r.lease)
 		r.held.add(list)
+		if err != nil {
+			// The claim may have committed though its answer failed (a
+			// row that did not scan, the context ended while the rows were
+			// read): the next beat releases what this node holds unknowingly,
+			// as after an outage, rather than leaving it to the lease.
+			r.releaseDue = true
+		}
 		r.node.claimMu.Unlock()
 		if err != nil {
 			release(held, n)

@@ -2,10 +2,12 @@ package delivery_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -633,7 +635,58 @@ func TestDispatcherReleasesLostClaimsAfterAnOutage(t *testing.T) {
 			t.Fatalf("delivery %d received %d times", d.ID, n)
 		}
 	}
-	if !strings.Contains(logs.String(), "released the claims this node lost track of in the outage") {
+	if !strings.Contains(logs.String(), "released the claims this node lost track of") {
 		t.Fatalf("the release is not logged:\n%s", logs.String())
+	}
+}
+
+// failingClaims is the real store whose first claim that takes something
+// commits and then fails, as a claim whose rows did not scan or whose
+// context ended while they were read.
+type failingClaims struct {
+	*sqlstore.DB
+	failed atomic.Bool
+}
+
+func (s *failingClaims) ClaimDeliveries(ctx context.Context, node string, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
+	list, err := s.DB.ClaimDeliveries(ctx, node, now, n, lease)
+	if err == nil && len(list) > 0 && s.failed.CompareAndSwap(false, true) {
+		return nil, errors.New("claim deliveries: the rows did not scan")
+	}
+	return list, err
+}
+
+// TestDispatcherReleasesAClaimWhoseAnswerFailed: deliveries claimed by a
+// claim that committed and still returned an error are released by the next
+// beat and sent once, not when their lease lapses (an hour here).
+func TestDispatcherReleasesAClaimWhoseAnswerFailed(t *testing.T) {
+	t.Parallel()
+	for _, engine := range dbtest.Engines() {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			db := dbtest.OpenStore(t, engine)
+			rc := newReceiver(t, nil)
+			c := newCompany(t, db, 1)
+			setIPN(t, db, c, rc.URL, "k")
+			list := enqueue(t, db, c, 3)
+			var logs testkit.Buffer
+			store := &failingClaims{DB: db}
+			start(t, &delivery.Dispatcher{Store: store, Client: loopback(), NodeID: "n", Poll: 5 * time.Millisecond, Lease: time.Hour,
+				Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			testkit.WaitFor(t, "every delivery", 30*time.Second, func() bool {
+				return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list))
+			})
+			if !store.failed.Load() {
+				t.Fatal("no claim failed")
+			}
+			for _, d := range list {
+				if n := len(rc.calls(d.ID)); n != 1 {
+					t.Fatalf("delivery %d received %d times", d.ID, n)
+				}
+			}
+			if !strings.Contains(logs.String(), "released the claims this node lost track of") {
+				t.Fatalf("the release is not logged:\n%s", logs.String())
+			}
+		})
 	}
 }

@@ -166,9 +166,10 @@ func (r *run) beat(ctx context.Context) bool {
 	return true
 }
 
-// releaseLost releases, once the database answers after an outage, the
-// node's claims it no longer works on (held): a claim whose commit reached
-// the database while its answer was lost, an attempt that could not start
+// releaseLost releases, once the database answers after an outage or after
+// a failed claim, the node's claims it no longer works on (held): a claim
+// whose commit reached the database while its answer was lost or failed to
+// scan, an attempt that could not start
 // (its target unreadable, the node not live), attempts whose record was
 // given up. The node knows nothing of them, and they would otherwise wait
 // for their lease (docs/design.md, Losing the primary). Called by the beat,
@@ -184,7 +185,7 @@ func (r *run) releaseLost(ctx context.Context) {
 	}
 	r.releaseDue = false
 	if n > 0 {
-		r.log.Info("delivery: released the claims this node lost track of in the outage", "node", r.node.id, "released", n)
+		r.log.Info("delivery: released the claims this node lost track of", "node", r.node.id, "released", n)
 		r.Kick()
 	}
 }

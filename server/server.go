@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"recon"
@@ -193,7 +194,8 @@ func (s *Server) Handler() http.Handler {
 // Serve serves on ln, and /metrics on Config.MetricsAddr, runs the
 // maintenance loops and, with Config.Dispatch, the dispatcher, until ctx
 // ends or one of them fails; then it stops gracefully, finishing requests in
-// flight within Config.ShutdownTimeout.
+// flight within Config.ShutdownTimeout, and returns once the loops and the
+// dispatcher have ended.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	cfg, log := s.cfg, s.log
 	srv := &http.Server{
@@ -222,13 +224,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			}
 		}()
 	}
+	// The loops and the dispatcher end before Serve returns, on every path:
+	// its caller closes the store next (recon serve, the tests), and a step
+	// still running would write to a closed database, or into a directory
+	// being removed.
+	ctx, stop := context.WithCancel(ctx)
+	var bg sync.WaitGroup
+	defer bg.Wait()
+	defer stop()
 	for _, l := range s.Loops() {
-		go l.Run(ctx, s.clock, log)
+		bg.Go(func() { l.Run(ctx, s.clock, log) })
 	}
 	var dispatched chan error // nil when this node does not dispatch: never ready
 	if cfg.Dispatch {
 		dispatched = make(chan error, 1)
-		go func() { dispatched <- s.Dispatcher.Run(ctx) }()
+		bg.Go(func() { dispatched <- s.Dispatcher.Run(ctx) })
 	}
 	var dispatchErr error
 	select {

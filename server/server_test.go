@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -131,27 +133,49 @@ func TestReadyzWithADeadDatabase(t *testing.T) {
 }
 
 // TestServeSaysListeningOn checks the log line a newcomer waits for
-// (README, docs/getting-started.md): "listening on" with the address bound.
+// (README, docs/getting-started.md): "listening on" with the address bound;
+// and that Serve returns only once its maintenance loops and dispatcher have
+// ended, whether it was stopped or its listener failed, since its caller
+// closes the store next. Not parallel, so that the goroutines looked for are
+// this test's alone.
 func TestServeSaysListeningOn(t *testing.T) {
-	t.Parallel()
-	db := dbtest.OpenStore(t, "sqlite")
-	logs := &testkit.Buffer{}
-	s, err := New(context.Background(), db, Config{BaseURL: "http://127.0.0.1", MetricsAddr: "off", ShutdownTimeout: 5 * time.Second,
-		Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	want := "listening on http://" + ln.Addr().String()
-	testkit.WaitFor(t, "the listening line", 10*time.Second, func() bool { return strings.Contains(logs.String(), want) })
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	for _, tt := range []struct {
+		name    string
+		stop    func(cancel context.CancelFunc, ln net.Listener)
+		wantErr bool
+	}{
+		{"stopped", func(cancel context.CancelFunc, _ net.Listener) { cancel() }, false},
+		{"listener failed", func(_ context.CancelFunc, ln net.Listener) { ln.Close() }, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db := dbtest.OpenStore(t, "sqlite")
+			logs := &testkit.Buffer{}
+			s, err := New(context.Background(), db, Config{BaseURL: "http://127.0.0.1", MetricsAddr: "off", ShutdownTimeout: 5 * time.Second,
+				Dispatch: true, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- s.Serve(ctx, ln) }()
+			want := "listening on http://" + ln.Addr().String()
+			testkit.WaitFor(t, "the listening line", 10*time.Second, func() bool { return strings.Contains(logs.String(), want) })
+			tt.stop(cancel, ln)
+			if err := <-done; (err != nil) != tt.wantErr {
+				t.Fatalf("Serve: %v, want an error: %t", err, tt.wantErr)
+			}
+			stacks := make([]byte, 1<<20)
+			stacks = stacks[:runtime.Stack(stacks, true)]
+			for _, fn := range []string{"recon/server.Loop.Run", "recon/delivery.(*Dispatcher).Run"} {
+				if bytes.Contains(stacks, []byte(fn)) {
+					t.Errorf("%s still runs after Serve returned:\n%s", fn, stacks)
+				}
+			}
+		})
 	}
 }
