@@ -93,6 +93,8 @@ func (postgresDialect) param(n int) string { return "$" + strconv.Itoa(n) }
 
 func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 
+func (postgresDialect) keyRead(ctx context.Context) context.Context { return ctx }
+
 // indexedBy is empty: PostgreSQL's planner has autovacuum's statistics.
 func (postgresDialect) indexedBy(string) string { return "" }
 

@@ -116,6 +116,8 @@ func (sqliteDialect) param(int) string { return "?" }
 // write lock from BEGIN IMMEDIATE on.
 func (sqliteDialect) forUpdate() string { return "" }
 
+func (sqliteDialect) keyRead(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+
 // indexedBy names the index: SQLite plans with the statistics a connection
 // loaded when it opened (or none, before the first ANALYZE on data), and
 // without them may walk the company's date index, every row, for a filter a
