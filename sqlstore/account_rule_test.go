@@ -1,0 +1,180 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"recon"
+	"recon/internal/testkit"
+	"recon/sqlstore"
+	"recon/sqlstore/dbtest"
+)
+
+// insertRaw writes a transaction row past the store, as a writer that
+// forgot the rule would.
+const insertRaw = `INSERT INTO transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, created_at)
+	VALUES ($1, $2, $3, 1000, 0, 0, 'chuyen tien', $4, $5)`
+
+// TestTransactionsStayInTheirAccountsCompany: the database itself keeps a
+// transaction in an account of its own company, as a foreign key would: a
+// foreign key on SQLite, a check once per statement on PostgreSQL
+// (migration 00051). A row naming another company's account, or none, is
+// refused with the whole statement; a row never moves; deleting an account
+// deletes its transactions and no others.
+func TestTransactionsStayInTheirAccountsCompany(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		ctx := t.Context()
+		a, b := companyWithAccount(t, db, "111"), companyWithAccount(t, db, "222")
+		raw, now := db.SQL(), time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+		for _, acct := range []*recon.BankAccount{a, b} {
+			if _, err := raw.ExecContext(ctx, insertRaw, acct.CompanyID, acct.ID, now, acct.AccountNumber, now); err != nil {
+				t.Fatalf("a transaction of account %d in its own company: %v", acct.ID, err)
+			}
+		}
+		wantKeyRefused(t, engine, "another company's account", raw, insertRaw, a.CompanyID, b.ID, now, "X1", now)
+		wantKeyRefused(t, engine, "no account", raw, insertRaw, a.CompanyID, b.ID+1000, now, "X2", now)
+		wantKeyRefused(t, engine, "one bad row of three", raw, insertRaw+
+			`, ($1, $2, $3, 1000, 0, 0, 'x', 'X4', $5), ($1, $6, $3, 1000, 0, 0, 'x', 'X5', $5)`, a.CompanyID, a.ID, now, "X3", now, b.ID)
+		wantKeyRefused(t, engine, "a row moved to another company's account", raw,
+			`UPDATE transactions SET bank_account_id = $1 WHERE bank_account_id = $2`, b.ID, a.ID)
+		if n := countRows(t, raw, a.ID); n != 1 {
+			t.Fatalf("account %d holds %d transactions after the refused writes, want 1", a.ID, n)
+		}
+		if _, err := raw.ExecContext(ctx, `DELETE FROM bank_accounts WHERE id = $1`, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n, other := countRows(t, raw, a.ID), countRows(t, raw, b.ID); n != 0 || other != 1 {
+			t.Fatalf("after deleting account %d: %d of its transactions left (want 0), %d of the other company's (want 1)", a.ID, n, other)
+		}
+	})
+}
+
+// TestDeletingAnAccountWhileItsTransactionsAreInserted (PostgreSQL, where
+// transactions run side by side): an account deleted while another
+// transaction inserts into it leaves no transaction without its account,
+// whichever comes first.
+func TestDeletingAnAccountWhileItsTransactionsAreInserted(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, sqlstore.EnginePostgres)
+	raw, ctx, now := db.SQL(), t.Context(), time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+
+	t.Run("insert first", func(t *testing.T) {
+		acct := companyWithAccount(t, db, "333")
+		tx, err := raw.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, insertRaw, acct.CompanyID, acct.ID, now, "R1", now); err != nil {
+			t.Fatal(err)
+		}
+		deleted := inBackground(func() error {
+			_, err := raw.ExecContext(ctx, `DELETE FROM bank_accounts WHERE id = $1`, acct.ID)
+			return err
+		})
+		waitForALockWait(t, raw)
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-deleted; err != nil {
+			t.Fatal(err)
+		}
+		if n := countRows(t, raw, acct.ID); n != 0 {
+			t.Fatalf("%d transactions left without their deleted account", n)
+		}
+	})
+
+	t.Run("delete first", func(t *testing.T) {
+		acct := companyWithAccount(t, db, "444")
+		tx, err := raw.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM bank_accounts WHERE id = $1`, acct.ID); err != nil {
+			t.Fatal(err)
+		}
+		inserted := inBackground(func() error {
+			_, err := raw.ExecContext(ctx, insertRaw, acct.CompanyID, acct.ID, now, "R2", now)
+			return err
+		})
+		waitForALockWait(t, raw)
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		wantForeignKeyError(t, sqlstore.EnginePostgres, "an insert into an account deleted meanwhile", <-inserted)
+		if n := countRows(t, raw, acct.ID); n != 0 {
+			t.Fatalf("%d transactions stored for a deleted account", n)
+		}
+	})
+}
+
+func companyWithAccount(t *testing.T, db *sqlstore.DB, number string) *recon.BankAccount {
+	t.Helper()
+	c := &recon.Company{FullName: "Company " + number, ShortName: "c" + number, Status: recon.CompanyActive}
+	if err := db.CreateCompany(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	a := &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: number}
+	if err := db.CreateBankAccount(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func wantKeyRefused(t *testing.T, engine, what string, raw *sql.DB, query string, args ...any) {
+	t.Helper()
+	_, err := raw.ExecContext(t.Context(), query, args...)
+	wantForeignKeyError(t, engine, what, err)
+}
+
+// wantForeignKeyError fails t unless err is the engine's foreign key
+// violation: SQLSTATE 23503 on PostgreSQL, SQLite's FOREIGN KEY constraint.
+func wantForeignKeyError(t *testing.T, engine, what string, err error) {
+	t.Helper()
+	var pg *pgconn.PgError
+	switch {
+	case err == nil:
+		t.Errorf("%s: accepted, want a foreign key violation", what)
+	case engine == sqlstore.EnginePostgres && errors.As(err, &pg) && pg.Code == "23503":
+	case engine == sqlstore.EngineSQLite && strings.Contains(err.Error(), "FOREIGN KEY constraint failed"):
+	default:
+		t.Errorf("%s: %v, want a foreign key violation", what, err)
+	}
+}
+
+func countRows(t *testing.T, raw *sql.DB, account int64) (n int64) {
+	t.Helper()
+	if err := raw.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM transactions WHERE bank_account_id = $1`, account).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func inBackground(fn func() error) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	return done
+}
+
+// waitForALockWait returns once a backend of the test's database waits for
+// a row lock: the statement started in the background has met the open
+// transaction's.
+func waitForALockWait(t *testing.T, raw *sql.DB) {
+	t.Helper()
+	testkit.WaitFor(t, "a statement waiting for the open transaction's lock", 30*time.Second, func() bool {
+		var n int
+		err := raw.QueryRowContext(context.WithoutCancel(t.Context()),
+			`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+		return err == nil && n > 0
+	})
+}
