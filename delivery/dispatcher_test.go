@@ -627,8 +627,16 @@ func TestDispatcherReleasesLostClaimsAfterAnOutage(t *testing.T) {
 		t.Fatalf("claims in the node's name: %d, %v", len(got), err)
 	}
 	outage.Restore()
+	wantReleasedAndSentOnce(t, other, rc, list, &logs)
+}
+
+// wantReleasedAndSentOnce waits until every delivery of list is delivered,
+// then fails t unless each was received once and the release of the node's
+// lost claims was logged.
+func wantReleasedAndSentOnce(t *testing.T, db *sqlstore.DB, rc *receiver, list []*recon.Delivery, logs *testkit.Buffer) {
+	t.Helper()
 	testkit.WaitFor(t, "every delivery", 30*time.Second, func() bool {
-		return countStatus(t, other, recon.DeliveryDelivered) == int64(len(list))
+		return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list))
 	})
 	for _, d := range list {
 		if n := len(rc.calls(d.ID)); n != 1 {
@@ -661,32 +669,20 @@ func (s *failingClaims) ClaimDeliveries(ctx context.Context, node string, now ti
 // beat and sent once, not when their lease lapses (an hour here).
 func TestDispatcherReleasesAClaimWhoseAnswerFailed(t *testing.T) {
 	t.Parallel()
-	for _, engine := range dbtest.Engines() {
-		t.Run(engine, func(t *testing.T) {
-			t.Parallel()
-			db := dbtest.OpenStore(t, engine)
-			rc := newReceiver(t, nil)
-			c := newCompany(t, db, 1)
-			setIPN(t, db, c, rc.URL, "k")
-			list := enqueue(t, db, c, 3)
-			var logs testkit.Buffer
-			store := &failingClaims{DB: db}
-			start(t, &delivery.Dispatcher{Store: store, Client: loopback(), NodeID: "n", Poll: 5 * time.Millisecond, Lease: time.Hour,
-				Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-			testkit.WaitFor(t, "every delivery", 30*time.Second, func() bool {
-				return countStatus(t, db, recon.DeliveryDelivered) == int64(len(list))
-			})
-			if !store.failed.Load() {
-				t.Fatal("no claim failed")
-			}
-			for _, d := range list {
-				if n := len(rc.calls(d.ID)); n != 1 {
-					t.Fatalf("delivery %d received %d times", d.ID, n)
-				}
-			}
-			if !strings.Contains(logs.String(), "released the claims this node lost track of") {
-				t.Fatalf("the release is not logged:\n%s", logs.String())
-			}
-		})
-	}
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		rc := newReceiver(t, nil)
+		c := newCompany(t, db, 1)
+		setIPN(t, db, c, rc.URL, "k")
+		list := enqueue(t, db, c, 3)
+		var logs testkit.Buffer
+		store := &failingClaims{DB: db}
+		start(t, &delivery.Dispatcher{Store: store, Client: loopback(), NodeID: "n", Poll: 5 * time.Millisecond, Lease: time.Hour,
+			Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		wantReleasedAndSentOnce(t, db, rc, list, &logs)
+		if !store.failed.Load() {
+			t.Fatal("no claim failed")
+		}
+	})
 }

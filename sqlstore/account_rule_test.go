@@ -67,25 +67,19 @@ func TestDeletingAnAccountWhileItsTransactionsAreInserted(t *testing.T) {
 	db := dbtest.OpenStore(t, sqlstore.EnginePostgres)
 	raw, ctx, now := db.SQL(), t.Context(), time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
 
+	deleteAccount := func(q execer, acct *recon.BankAccount) error {
+		_, err := q.ExecContext(ctx, `DELETE FROM bank_accounts WHERE id = $1`, acct.ID)
+		return err
+	}
+	insert := func(q execer, acct *recon.BankAccount) error {
+		_, err := q.ExecContext(ctx, insertRaw, acct.CompanyID, acct.ID, now, "R", now)
+		return err
+	}
+
 	t.Run("insert first", func(t *testing.T) {
 		acct := companyWithAccount(t, db, "333")
-		tx, err := raw.BeginTx(ctx, nil)
+		err := race(t, raw, func(tx *sql.Tx) error { return insert(tx, acct) }, func() error { return deleteAccount(raw, acct) })
 		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback()
-		if _, err := tx.ExecContext(ctx, insertRaw, acct.CompanyID, acct.ID, now, "R1", now); err != nil {
-			t.Fatal(err)
-		}
-		deleted := inBackground(func() error {
-			_, err := raw.ExecContext(ctx, `DELETE FROM bank_accounts WHERE id = $1`, acct.ID)
-			return err
-		})
-		waitForALockWait(t, raw)
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-deleted; err != nil {
 			t.Fatal(err)
 		}
 		if n := countRows(t, raw, acct.ID); n != 0 {
@@ -95,27 +89,44 @@ func TestDeletingAnAccountWhileItsTransactionsAreInserted(t *testing.T) {
 
 	t.Run("delete first", func(t *testing.T) {
 		acct := companyWithAccount(t, db, "444")
-		tx, err := raw.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback()
-		if _, err := tx.ExecContext(ctx, `DELETE FROM bank_accounts WHERE id = $1`, acct.ID); err != nil {
-			t.Fatal(err)
-		}
-		inserted := inBackground(func() error {
-			_, err := raw.ExecContext(ctx, insertRaw, acct.CompanyID, acct.ID, now, "R2", now)
-			return err
-		})
-		waitForALockWait(t, raw)
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		wantForeignKeyError(t, sqlstore.EnginePostgres, "an insert into an account deleted meanwhile", <-inserted)
+		err := race(t, raw, func(tx *sql.Tx) error { return deleteAccount(tx, acct) }, func() error { return insert(raw, acct) })
+		wantForeignKeyError(t, sqlstore.EnginePostgres, "an insert into an account deleted meanwhile", err)
 		if n := countRows(t, raw, acct.ID); n != 0 {
 			t.Fatalf("%d transactions stored for a deleted account", n)
 		}
 	})
+}
+
+// execer is a *sql.DB or a *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// race runs first in a transaction, then second beside it, waits until
+// second waits for the transaction's lock, commits, and returns second's
+// error.
+func race(t *testing.T, raw *sql.DB, first func(*sql.Tx) error, second func() error) error {
+	t.Helper()
+	tx, err := raw.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := first(tx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- second() }()
+	testkit.WaitFor(t, "a statement waiting for the open transaction's lock", 30*time.Second, func() bool {
+		var n int
+		err := raw.QueryRowContext(context.WithoutCancel(t.Context()),
+			`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+		return err == nil && n > 0
+	})
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return <-done
 }
 
 func companyWithAccount(t *testing.T, db *sqlstore.DB, number string) *recon.BankAccount {
@@ -158,23 +169,4 @@ func countRows(t *testing.T, raw *sql.DB, account int64) (n int64) {
 		t.Fatal(err)
 	}
 	return n
-}
-
-func inBackground(fn func() error) <-chan error {
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	return done
-}
-
-// waitForALockWait returns once a backend of the test's database waits for
-// a row lock: the statement started in the background has met the open
-// transaction's.
-func waitForALockWait(t *testing.T, raw *sql.DB) {
-	t.Helper()
-	testkit.WaitFor(t, "a statement waiting for the open transaction's lock", 30*time.Second, func() bool {
-		var n int
-		err := raw.QueryRowContext(context.WithoutCancel(t.Context()),
-			`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
-		return err == nil && n > 0
-	})
 }
