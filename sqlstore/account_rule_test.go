@@ -170,3 +170,28 @@ func countRows(t *testing.T, raw *sql.DB, account int64) (n int64) {
 	}
 	return n
 }
+
+// TestTransactionsRunReadCommitted: the store's connections run their
+// transactions at READ COMMITTED even where the database's default is
+// higher, as the account rule's triggers require (migration 00051).
+func TestTransactionsRunReadCommitted(t *testing.T) {
+	t.Parallel()
+	url := dbtest.NewURL(t, sqlstore.EnginePostgres)
+	admin := dbtest.OpenURL(t, url)
+	if _, err := admin.SQL().ExecContext(t.Context(), `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = %L', current_database(), 'serializable'); END $$`); err != nil {
+		t.Fatal(err)
+	}
+	db := dbtest.OpenURL(t, url) // new connections, which read the database's new default
+	tx, err := db.SQL().BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var level string
+	if err := tx.QueryRowContext(t.Context(), `SHOW transaction_isolation`).Scan(&level); err != nil {
+		t.Fatal(err)
+	}
+	if level != "read committed" {
+		t.Fatalf("a transaction of the store runs at %q, want read committed", level)
+	}
+}

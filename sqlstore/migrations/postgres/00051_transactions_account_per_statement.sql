@@ -12,9 +12,9 @@
 --     when a company's deletion cascades to its accounts;
 --   - a transaction never changes account or company (no writer does; the
 --     key would have checked it, this refuses it).
--- Like every Recon transaction it assumes READ COMMITTED: each statement of
--- a trigger sees what committed before it (docs/design.md, "The account rule
--- once per statement").
+-- It assumes READ COMMITTED, which the store sets on each connection: each
+-- statement of a trigger sees what committed before it (docs/design.md, "The
+-- account rule once per statement").
 -- The SQLite twin (../sqlite/00051_transactions_account_per_statement.sql)
 -- keeps the foreign key: there the check is an in-process B-tree lookup.
 
