@@ -169,9 +169,8 @@ func (r *run) beat(ctx context.Context) bool {
 // releaseLost releases, once the database answers after an outage or after
 // a failed claim, the node's claims it no longer works on (held): a claim
 // whose commit reached the database while its answer was lost or failed to
-// scan, an attempt that could not start
-// (its target unreadable, the node not live), attempts whose record was
-// given up. The node knows nothing of them, and they would otherwise wait
+// scan, an attempt that could not start (its target unreadable, the node
+// not live), attempts whose record was given up. The node knows nothing of them, and they would otherwise wait
 // for their lease (docs/design.md, Losing the primary). Called by the beat,
 // under claimMu: no claim commits meanwhile. On failure it is tried again
 // at the next beat.

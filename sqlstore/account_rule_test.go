@@ -25,15 +25,16 @@ const insertRaw = `INSERT INTO transactions (company_id, bank_account_id, transa
 // transaction in an account of its own company, as a foreign key would: a
 // foreign key on SQLite, a check once per statement on PostgreSQL
 // (migration 00051). A row naming another company's account, or none, is
-// refused with the whole statement; a row never moves; deleting an account
-// deletes its transactions and no others.
+// refused with the whole statement; a row never moves; deleting an account,
+// or its company, deletes its transactions and no others.
 func TestTransactionsStayInTheirAccountsCompany(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
 		db := dbtest.OpenStore(t, engine)
 		ctx := t.Context()
-		a, b := companyWithAccount(t, db, "111"), companyWithAccount(t, db, "222")
+		_, a := companyWithAccount(t, db, "111")
+		companyB, b := companyWithAccount(t, db, "222")
 		raw, now := db.SQL(), time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
 		for _, acct := range []*recon.BankAccount{a, b} {
 			if _, err := raw.ExecContext(ctx, insertRaw, acct.CompanyID, acct.ID, now, acct.AccountNumber, now); err != nil {
@@ -54,6 +55,14 @@ func TestTransactionsStayInTheirAccountsCompany(t *testing.T) {
 		}
 		if n, other := countRows(t, raw, a.ID), countRows(t, raw, b.ID); n != 0 || other != 1 {
 			t.Fatalf("after deleting account %d: %d of its transactions left (want 0), %d of the other company's (want 1)", a.ID, n, other)
+		}
+		// A company's deletion cascades to its accounts, and on to their
+		// transactions.
+		if _, err := raw.ExecContext(ctx, `DELETE FROM companies WHERE id = $1`, companyB.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n := countRows(t, raw, b.ID); n != 0 {
+			t.Fatalf("after deleting company %d: %d transactions of its account left, want 0", companyB.ID, n)
 		}
 	})
 }
@@ -77,7 +86,7 @@ func TestDeletingAnAccountWhileItsTransactionsAreInserted(t *testing.T) {
 	}
 
 	t.Run("insert first", func(t *testing.T) {
-		acct := companyWithAccount(t, db, "333")
+		_, acct := companyWithAccount(t, db, "333")
 		err := race(t, raw, func(tx *sql.Tx) error { return insert(tx, acct) }, func() error { return deleteAccount(raw, acct) })
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +97,7 @@ func TestDeletingAnAccountWhileItsTransactionsAreInserted(t *testing.T) {
 	})
 
 	t.Run("delete first", func(t *testing.T) {
-		acct := companyWithAccount(t, db, "444")
+		_, acct := companyWithAccount(t, db, "444")
 		err := race(t, raw, func(tx *sql.Tx) error { return deleteAccount(tx, acct) }, func() error { return insert(raw, acct) })
 		wantForeignKeyError(t, sqlstore.EnginePostgres, "an insert into an account deleted meanwhile", err)
 		if n := countRows(t, raw, acct.ID); n != 0 {
@@ -127,19 +136,6 @@ func race(t *testing.T, raw *sql.DB, first func(*sql.Tx) error, second func() er
 		t.Fatal(err)
 	}
 	return <-done
-}
-
-func companyWithAccount(t *testing.T, db *sqlstore.DB, number string) *recon.BankAccount {
-	t.Helper()
-	c := &recon.Company{FullName: "Company " + number, ShortName: "c" + number, Status: recon.CompanyActive}
-	if err := db.CreateCompany(t.Context(), c); err != nil {
-		t.Fatal(err)
-	}
-	a := &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: number}
-	if err := db.CreateBankAccount(t.Context(), a); err != nil {
-		t.Fatal(err)
-	}
-	return a
 }
 
 func wantKeyRefused(t *testing.T, engine, what string, raw *sql.DB, query string, args ...any) {

@@ -52,13 +52,21 @@ func TestCountsMigrationsKeepExistingRows(t *testing.T) {
 func storeWithAccount(t *testing.T, engine string) (*sqlstore.DB, *recon.Company, *recon.BankAccount) {
 	t.Helper()
 	db := dbtest.OpenStore(t, engine)
-	c := &recon.Company{FullName: "F", ShortName: "f", Status: recon.CompanyActive}
+	c, a := companyWithAccount(t, db, "111")
+	return db, c, a
+}
+
+// companyWithAccount adds to db a company with one bank account, numbered
+// number.
+func companyWithAccount(t *testing.T, db *sqlstore.DB, number string) (*recon.Company, *recon.BankAccount) {
+	t.Helper()
+	c := &recon.Company{FullName: "Company " + number, ShortName: "c" + number, Status: recon.CompanyActive}
 	if err := db.CreateCompany(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
-	a := &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: "111"}
+	a := &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: number}
 	if err := db.CreateBankAccount(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}
-	return db, c, a
+	return c, a
 }
