@@ -34,14 +34,9 @@ type dialect interface {
 	// DB.Ready): nil, or EUNAVAILABLE.
 	writable(ctx context.Context, db *sql.DB) error
 
-	// keyRead is the context of a read, by key, of a row or two that every
-	// request makes (the authentication's): ctx on PostgreSQL, where the
-	// read is a round trip a failover can hang; ctx without its
-	// cancellation on SQLite, where the read cannot wait on a writer (WAL
-	// readers do not) and cancelling it would cost database/sql and the
-	// driver a goroutine each per query, 7% of page 1's rate
-	// (docs/design.md, "Listing pages kept encoded").
-	keyRead(ctx context.Context) context.Context
+	// keyReader reads the authentication's epoch and tenant versions on
+	// db, which every request makes (sqlstore/keyread.go).
+	keyReader(db *sql.DB) keyReader
 
 	// param is the n-th placeholder of a statement whose placeholders are
 	// generated (see "Placeholders" below).

@@ -93,7 +93,8 @@ func (postgresDialect) param(n int) string { return "$" + strconv.Itoa(n) }
 
 func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 
-func (postgresDialect) keyRead(ctx context.Context) context.Context { return ctx }
+// keyReader shares round trips between concurrent requests (keyReads).
+func (postgresDialect) keyReader(db *sql.DB) keyReader { return &keyReads{db: db} }
 
 // indexedBy is empty: PostgreSQL's planner has autovacuum's statistics.
 func (postgresDialect) indexedBy(string) string { return "" }

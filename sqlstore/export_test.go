@@ -47,3 +47,19 @@ func (db *DB) StopStandbyChecks() {
 	db.standby.stop()
 	<-db.standby.done
 }
+
+// AfterKeyRead makes each shared key read call f after its statement and
+// before answering its requests (PostgreSQL: keyReads).
+func (db *DB) AfterKeyRead(f func()) { db.keys.(*keyReads).afterRead = f }
+
+// KeyReadWaiters returns how many requests wait for the next shared key
+// read, behind the one on its way (PostgreSQL: keyReads).
+func (db *DB) KeyReadWaiters() int {
+	r := db.keys.(*keyReads)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.next == nil {
+		return 0
+	}
+	return r.next.callers
+}

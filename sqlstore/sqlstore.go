@@ -71,6 +71,9 @@ type DB struct {
 	readURL    string
 	readMaxLag time.Duration
 	standby    *standby
+	// keys reads the authentication's epoch and tenant versions
+	// (sqlstore/keyread.go).
+	keys keyReader
 }
 
 var _ recon.Store = (*DB)(nil)
@@ -134,6 +137,7 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		return nil, &recon.Error{Code: recon.EINVALID, Message: "cannot open the " + engine + " database", Err: err}
 	}
 	db.d.configure(db.db)
+	db.keys = db.d.keyReader(db.db)
 	if err := db.db.PingContext(ctx); err != nil {
 		db.db.Close()
 		return nil, &recon.Error{Code: recon.EUNAVAILABLE, Message: "cannot connect to the " + engine + " database", Err: err}

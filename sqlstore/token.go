@@ -124,19 +124,12 @@ func (db *DB) DeleteExpiredTokenSessions(ctx context.Context, t time.Time) (int6
 // AuthEpoch: the version is tenantVersion, as TransactionsIfChanged reads
 // it.
 func (db *DB) AuthEpochAndVersion(ctx context.Context, tenant recon.TenantID) (epoch, version int64, err error) {
-	err = db.db.QueryRowContext(db.d.keyRead(ctx), `SELECT n, `+tenantVersion+` FROM auth_epoch WHERE id = 1`, tenant.ID()).Scan(&epoch, &version)
-	if err != nil {
-		return 0, 0, internal(err, "read the authentication epoch")
-	}
-	return epoch, version, nil
+	return db.keys.read(ctx, tenant.ID(), true)
 }
 
 // AuthEpoch implements recon.TokenStore: triggers move the counter
 // (migration 00012), so that no writer can forget it.
 func (db *DB) AuthEpoch(ctx context.Context) (int64, error) {
-	var n int64
-	if err := db.db.QueryRowContext(db.d.keyRead(ctx), `SELECT n FROM auth_epoch WHERE id = 1`).Scan(&n); err != nil {
-		return 0, internal(err, "read the authentication epoch")
-	}
-	return n, nil
+	epoch, _, err := db.keys.read(ctx, 0, false)
+	return epoch, err
 }

@@ -1,0 +1,94 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/internal/testkit"
+	"recon/sqlstore"
+	"recon/sqlstore/dbtest"
+)
+
+// TestConcurrentKeyReadsShareARoundTrip (PostgreSQL): requests that come
+// while a key read is on its way wait for the next one, never join it, so
+// that each sees what was committed before it came; the next read answers
+// all of them, each with its own tenant's version, in one statement; a
+// request whose context ends stops waiting without failing the others.
+func TestConcurrentKeyReadsShareARoundTrip(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, sqlstore.EnginePostgres)
+	ctx := t.Context()
+	a, _ := companyWithAccount(t, db, "111")
+	b, _ := companyWithAccount(t, db, "222")
+	bump := func(company int64) {
+		t.Helper()
+		if err := db.Exec(ctx, `INSERT INTO sync_counters (company_id, seq) VALUES ($1, 1)
+			ON CONFLICT (company_id) DO UPDATE SET seq = sync_counters.seq + 1`, company); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bump(b.ID)
+	bump(b.ID) // b's version is 2, a's 0
+
+	type answer struct {
+		epoch, version int64
+		err            error
+	}
+	ask := func(ctx context.Context, tenant recon.TenantID, withVersion bool) chan answer {
+		c := make(chan answer, 1)
+		go func() {
+			var a answer
+			if withVersion {
+				a.epoch, a.version, a.err = db.AuthEpochAndVersion(ctx, tenant)
+			} else {
+				a.epoch, a.err = db.AuthEpoch(ctx)
+			}
+			c <- a
+		}()
+		return c
+	}
+	before, _, err := db.AuthEpochAndVersion(ctx, a.Tenant())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads atomic.Int32
+	held, release := make(chan struct{}), make(chan struct{})
+	db.AfterKeyRead(func() {
+		if reads.Add(1) == 1 {
+			close(held)
+			<-release
+		}
+	})
+
+	first := ask(ctx, a.Tenant(), true)
+	<-held // the first read has been made and is not answered yet
+	bump(a.ID)
+	if err := db.Exec(ctx, `UPDATE auth_epoch SET n = n + 1 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	late := []chan answer{ask(ctx, a.Tenant(), true), ask(ctx, b.Tenant(), true), ask(ctx, a.Tenant(), false), ask(cancelled, b.Tenant(), true)}
+	testkit.WaitFor(t, "four requests waiting for the next read", 30*time.Second, func() bool { return db.KeyReadWaiters() == 4 })
+	cancel()
+	if got := <-late[3]; !errors.Is(got.err, context.Canceled) {
+		t.Fatalf("a request whose context ended got %+v, want context.Canceled", got)
+	}
+	close(release)
+
+	if got := <-first; got.err != nil || got.epoch != before || got.version != 0 {
+		t.Fatalf("the first request got %+v, want epoch %d and a's version 0 as read before the commits", got, before)
+	}
+	want := []answer{{before + 1, 1, nil}, {before + 1, 2, nil}, {before + 1, 0, nil}}
+	for i, w := range want {
+		if got := <-late[i]; got != w {
+			t.Fatalf("late request %d got %+v, want %+v: what was committed before it came", i, got, w)
+		}
+	}
+	if n := reads.Load(); n != 2 {
+		t.Fatalf("%d reads answered the five requests, want 2: the first's and one for the four that came while it was on its way", n)
+	}
+}
