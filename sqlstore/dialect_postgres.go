@@ -149,10 +149,16 @@ func pgRecordSource(outcomes []recon.AttemptOutcome) (string, []any) {
 }
 
 // insertTransactions: one INSERT ... SELECT FROM unnest(arrays) takes the
-// whole batch in twelve parameters, and RETURNING names the rows inserted.
-// The rows are inserted in the batch's order (ORDER BY its ordinality), so
-// their ids follow it: the bank's order of rows of the same date
-// (sqlstore/balance.go).
+// whole batch in thirteen parameters, and RETURNING names the rows
+// inserted. The rows are inserted in the batch's order (ORDER BY its
+// ordinality), so their ids follow it: the bank's order of rows of the same
+// date (sqlstore/balance.go). A reference already stored fails the whole
+// statement, as SQLite's INSERT OR FAIL does, and none is returned: the
+// caller rolls back to its savepoint and plans again with the stored
+// references (DB.ingestTx). ON CONFLICT DO NOTHING would skip just those
+// rows, but its speculative insertion cost every batch 8% of the ingestion
+// rate, for a case (a repeated push) that is planned again anyway
+// (docs/benchmarks.md, "PostgreSQL: the insert without ON CONFLICT").
 func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
 	n := len(rows)
 	accounts, dates, ins, outs, accs := make([]int64, n), make([]time.Time, n), make([]int64, n), make([]int64, n), make([]int64, n)
@@ -177,10 +183,11 @@ func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx
 			FROM unnest($3::bigint[], $4::timestamp[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::bigint[])
 			     WITH ORDINALITY AS u(a, d, i, o, acc, c, r, code, sub, bank, k, n)
 			ORDER BY n
-			ON CONFLICT (bank_account_id, reference_number) DO NOTHING
 			RETURNING id, bank_account_id, reference_number`,
 		companyID, now, accounts, dates, ins, outs, accs, contents, refs, codes, subs, banks, keys)
-	if err != nil {
+	if storedReference(err) {
+		return ids, nil
+	} else if err != nil {
 		return ids, internal(err, "insert transactions")
 	}
 	defer res.Close()
@@ -193,9 +200,20 @@ func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx
 		ids[k] = id
 	}
 	if err := res.Err(); err != nil {
+		if storedReference(err) {
+			return map[accountKey]int64{}, nil
+		}
 		return ids, internal(err, "insert transactions")
 	}
 	return ids, nil
+}
+
+// storedReference reports whether err is the refusal of a reference that
+// its account already holds: transactions' UNIQUE (bank_account_id,
+// reference_number) of migration 00003, under the name PostgreSQL gave it.
+func storedReference(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == pgUniqueViolation && e.ConstraintName == "transactions_bank_account_id_reference_number_key"
 }
 
 // upsertAmountCounts: one INSERT ... SELECT FROM unnest(arrays), whatever

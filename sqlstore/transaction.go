@@ -561,12 +561,13 @@ func (r *insertRow) key() accountKey { return accountKey{r.BankAccountID, r.Refe
 // (SQLite, see sqliteInsertTransactions).
 const insertColumns = `transactions (company_id, bank_account_id, transaction_date, amount_in, amount_out, accumulated, content, reference_number, code, sub_account, created_at, bank_balance, dup_key) `
 
-// insertTransactions inserts the rows, skipping any whose reference is
-// already stored, and returns the ids of those it inserted. Each engine has
-// its fastest way (dialect.insertTransactions): on PostgreSQL one INSERT ...
-// SELECT FROM unnest(arrays) takes the whole batch in twelve parameters;
-// SQLite takes multi-row VALUES, and when a reference conflicts it returns
-// the ids collected so far, so the caller sees that rows are missing.
+// insertTransactions inserts the rows and returns their ids. A reference
+// that its account already holds fails the statement: the ids returned are
+// then fewer than the rows (none on PostgreSQL, those of the chunks before
+// it on SQLite), and the caller rolls back to its savepoint (ingestTx).
+// Each engine has its fastest way (dialect.insertTransactions): on
+// PostgreSQL one INSERT ... SELECT FROM unnest(arrays) takes the whole
+// batch in thirteen parameters; SQLite takes multi-row VALUES.
 func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
 	return db.d.insertTransactions(ctx, db, tx, companyID, rows, now)
 }
