@@ -157,7 +157,8 @@ func pgRecordSource(outcomes []recon.AttemptOutcome) (string, []any) {
 // caller rolls back to its savepoint and plans again with the stored
 // references (DB.ingestTx). ON CONFLICT DO NOTHING would skip just those
 // rows, but its speculative insertion cost every batch 8% of the ingestion
-// rate, for a case (a repeated push) that is planned again anyway
+// rate, for a case (a repeated push) that is planned again anyway; the
+// price is an ERROR line in PostgreSQL's log for each such push
 // (docs/benchmarks.md, "PostgreSQL: the insert without ON CONFLICT").
 func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
 	n := len(rows)
