@@ -157,9 +157,11 @@ func pgRecordSource(outcomes []recon.AttemptOutcome) (string, []any) {
 // caller rolls back to its savepoint and plans again with the stored
 // references (DB.ingestTx). ON CONFLICT DO NOTHING would skip just those
 // rows, but its speculative insertion cost every batch 8% of the ingestion
-// rate, for a case (a repeated push) that is planned again anyway; the
-// price is an ERROR line in PostgreSQL's log for each such push
-// (docs/benchmarks.md, "PostgreSQL: the insert without ON CONFLICT").
+// rate, for a case that is planned again anyway. A push repeating stored
+// rows does not get here (findDuplicates finds them first); a stored
+// reference on other content does, and leaves an ERROR line in
+// PostgreSQL's log (docs/benchmarks.md, "PostgreSQL: the insert without ON
+// CONFLICT").
 func (postgresDialect) insertTransactions(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error) {
 	n := len(rows)
 	accounts, dates, ins, outs, accs := make([]int64, n), make([]time.Time, n), make([]int64, n), make([]int64, n), make([]int64, n)

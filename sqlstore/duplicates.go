@@ -128,10 +128,15 @@ func (db *DB) dupWindow(ctx context.Context, q querier, companyID int64) (int64,
 // is compared in full. The reference rule costs one probe of
 // transactions_company_amounts per input that carries other references.
 // The accounts are locked: no writer adds rows meanwhile.
-func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, keys []int64) (map[int]dupHit, error) {
+//
+// repeats reports that a row found is one the batch repeats (its account
+// and reference): a feed pushing again what it pushed, whose stored
+// references the caller then reads before the insert instead of after
+// the insert fails on them (ingestTx).
+func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, keys []int64) (hits map[int]dupHit, repeats bool, err error) {
 	window, err := db.dupWindow(ctx, tx, companyID)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	asked := map[int64]map[int64]bool{}
 	var accounts []int64
@@ -164,12 +169,12 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 			stmt, err := db.stmt(ctx, tx, `SELECT `+dupCandColumns+` FROM transactions
 				WHERE bank_account_id = `+db.d.param(1)+` AND dup_key IN (`+db.params(2, n)+`)`)
 			if err != nil {
-				return nil, internal(err, "look for possible duplicates")
+				return nil, false, internal(err, "look for possible duplicates")
 			}
 			rows, err := stmt.QueryContext(ctx, args...)
 			list, err := collect(rows, err, "look for possible duplicates", scanDupCand)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			for _, c := range list {
 				k := accountKeyDup{a, recon.DupKeyOn(c.key, 0)}
@@ -177,7 +182,7 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 			}
 		}
 	}
-	hits := map[int]dupHit{}
+	hits = map[int]dupHit{}
 	earlier := map[accountKeyDup][]int{}
 	for i := range in {
 		t := &in[i]
@@ -192,6 +197,7 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 			if like(c.ref, c.date, c.in, c.out, c.content) && (best == 0 || c.first() < best) {
 				best = c.first()
 			}
+			repeats = repeats || c.ref == t.ReferenceNumber
 		}
 		if best != 0 {
 			hits[i] = dupHit{of: best}
@@ -212,13 +218,13 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 		}
 		of, err := db.sharedReference(ctx, tx, companyID, t, window)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if of != 0 {
 			hits[i] = dupHit{of: of, byRef: true}
 		}
 	}
-	return hits, nil
+	return hits, repeats, nil
 }
 
 // dupProbeSizes are the numbers of keys a look-up asks for at once (the
