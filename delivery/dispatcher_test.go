@@ -200,9 +200,7 @@ func TestDispatcherKick(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
 		db := dbtest.OpenStore(t, engine)
-		rc := newReceiver(t, nil)
-		c := newCompany(t, db, 1)
-		setIPN(t, db, c, rc.URL, "k")
+		_, c := companyWithReceiver(t, db)
 		store := &claimCounter{DB: db}
 		d := &delivery.Dispatcher{Store: store, Client: loopback(), Poll: time.Hour}
 		start(t, d)
@@ -277,9 +275,7 @@ func TestDispatcherTakesUpADeadNodesClaims(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
 		db := dbtest.OpenStore(t, engine)
-		rc := newReceiver(t, nil)
-		c := newCompany(t, db, 1)
-		setIPN(t, db, c, rc.URL, "k")
+		rc, c := companyWithReceiver(t, db)
 		list := enqueue(t, db, c, 50)
 		clock := testkit.NewClock(time.Now())
 		crashedNode(t, db, clock, len(list))
@@ -308,9 +304,7 @@ func TestDispatcherRecoversALapsedLease(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
 		db := dbtest.OpenStore(t, engine)
-		rc := newReceiver(t, nil)
-		c := newCompany(t, db, 1)
-		setIPN(t, db, c, rc.URL, "k")
+		rc, c := companyWithReceiver(t, db)
 		list := enqueue(t, db, c, 20)
 		clock := testkit.NewClock(time.Now())
 		crashedNode(t, db, clock, len(list))
@@ -570,9 +564,7 @@ func TestDispatcherBeatsUntilItsAttemptsEnd(t *testing.T) {
 // is sent, and it still stops cleanly when asked.
 func TestDispatcherWithADeadDatabase(t *testing.T) {
 	db := dbtest.OpenStore(t, "sqlite")
-	rc := newReceiver(t, nil)
-	c := newCompany(t, db, 1)
-	setIPN(t, db, c, rc.URL, "k")
+	rc, _ := companyWithReceiver(t, db)
 	var logs testkit.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -610,9 +602,7 @@ func countNodes(t *testing.T, db *sqlstore.DB) (n int) {
 func TestDispatcherReleasesLostClaimsAfterAnOutage(t *testing.T) {
 	t.Parallel()
 	db, outage, direct := dbtest.OpenOutageStore(t)
-	rc := newReceiver(t, nil)
-	c := newCompany(t, db, 1)
-	setIPN(t, db, c, rc.URL, "k")
+	rc, c := companyWithReceiver(t, db)
 	var logs testkit.Buffer
 	start(t, &delivery.Dispatcher{Store: db, Client: loopback(), NodeID: "n", Poll: 5 * time.Millisecond, Lease: time.Hour,
 		Heartbeat: 10 * time.Millisecond, NodeTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -672,9 +662,7 @@ func TestDispatcherReleasesAClaimWhoseAnswerFailed(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
 		db := dbtest.OpenStore(t, engine)
-		rc := newReceiver(t, nil)
-		c := newCompany(t, db, 1)
-		setIPN(t, db, c, rc.URL, "k")
+		rc, c := companyWithReceiver(t, db)
 		list := enqueue(t, db, c, 3)
 		var logs testkit.Buffer
 		store := &failingClaims{DB: db}

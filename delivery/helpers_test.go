@@ -93,6 +93,16 @@ func setIPN(t testing.TB, db *sqlstore.DB, companyID int64, url, secret string) 
 	}
 }
 
+// companyWithReceiver stores a company whose IPN goes to a new receiver
+// that answers 200.
+func companyWithReceiver(t testing.TB, db *sqlstore.DB) (*receiver, int64) {
+	t.Helper()
+	rc := newReceiver(t, nil)
+	c := newCompany(t, db, 1)
+	setIPN(t, db, c, rc.URL, "k")
+	return rc, c
+}
+
 // signingSecret returns the signing secret of the company's IPN target.
 func signingSecret(t testing.TB, db *sqlstore.DB, companyID int64) string {
 	t.Helper()

@@ -170,10 +170,10 @@ func (r *run) beat(ctx context.Context) bool {
 // a failed claim, the node's claims it no longer works on (held): a claim
 // whose commit reached the database while its answer was lost or failed to
 // scan, an attempt that could not start (its target unreadable, the node
-// not live), attempts whose record was given up. The node knows nothing of them, and they would otherwise wait
-// for their lease (docs/design.md, Losing the primary). Called by the beat,
-// under claimMu: no claim commits meanwhile. On failure it is tried again
-// at the next beat.
+// not live), attempts whose record was given up. The node knows nothing of
+// them, and they would otherwise wait for their lease (docs/design.md,
+// Losing the primary). Called by the beat, under claimMu: no claim commits
+// meanwhile. On failure it is tried again at the next beat.
 func (r *run) releaseLost(ctx context.Context) {
 	n, err := r.Store.ReleaseDeliveryClaims(ctx, r.node.id, r.held.list())
 	if err != nil {

@@ -34,44 +34,19 @@ func TestConcurrentKeyReadsShareARoundTrip(t *testing.T) {
 	bump(b.ID)
 	bump(b.ID) // b's version is 2, a's 0
 
-	type answer struct {
-		epoch, version int64
-		err            error
-	}
-	ask := func(ctx context.Context, tenant recon.TenantID, withVersion bool) chan answer {
-		c := make(chan answer, 1)
-		go func() {
-			var a answer
-			if withVersion {
-				a.epoch, a.version, a.err = db.AuthEpochAndVersion(ctx, tenant)
-			} else {
-				a.epoch, a.err = db.AuthEpoch(ctx)
-			}
-			c <- a
-		}()
-		return c
-	}
 	before, _, err := db.AuthEpochAndVersion(ctx, a.Tenant())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var reads atomic.Int32
-	held, release := make(chan struct{}), make(chan struct{})
-	db.AfterKeyRead(func() {
-		if reads.Add(1) == 1 {
-			close(held)
-			<-release
-		}
-	})
-
-	first := ask(ctx, a.Tenant(), true)
+	reads, held, release := holdFirstKeyRead(db)
+	first := ask(db, ctx, a.Tenant(), true)
 	<-held // the first read has been made and is not answered yet
 	bump(a.ID)
 	if err := db.Exec(ctx, `UPDATE auth_epoch SET n = n + 1 WHERE id = 1`); err != nil {
 		t.Fatal(err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
-	late := []chan answer{ask(ctx, a.Tenant(), true), ask(ctx, b.Tenant(), true), ask(ctx, a.Tenant(), false), ask(cancelled, b.Tenant(), true)}
+	late := []chan answer{ask(db, ctx, a.Tenant(), true), ask(db, ctx, b.Tenant(), true), ask(db, ctx, a.Tenant(), false), ask(db, cancelled, b.Tenant(), true)}
 	testkit.WaitFor(t, "four requests waiting for the next read", 30*time.Second, func() bool { return db.KeyReadWaiters() == 4 })
 	cancel()
 	if got := <-late[3]; !errors.Is(got.err, context.Canceled) {
@@ -91,4 +66,76 @@ func TestConcurrentKeyReadsShareARoundTrip(t *testing.T) {
 	if n := reads.Load(); n != 2 {
 		t.Fatalf("%d reads answered the five requests, want 2: the first's and one for the four that came while it was on its way", n)
 	}
+}
+
+// TestAKeyReadThatFailsAnswersEachOfItsRequests (PostgreSQL): when the
+// shared read fails, every request waiting for it gets the error, none
+// waits on, and the next read is made anew and answers.
+func TestAKeyReadThatFailsAnswersEachOfItsRequests(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, sqlstore.EnginePostgres)
+	// A request left waiting ends with this deadline, and fails the test.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	a, _ := companyWithAccount(t, db, "111")
+	_, held, release := holdFirstKeyRead(db)
+	first := ask(db, ctx, a.Tenant(), true)
+	<-held
+	late := []chan answer{ask(db, ctx, a.Tenant(), true), ask(db, ctx, a.Tenant(), false)}
+	testkit.WaitFor(t, "two requests waiting for the next read", 30*time.Second, func() bool { return db.KeyReadWaiters() == 2 })
+	// The next read fails: the table it reads is gone.
+	if err := db.Exec(ctx, `ALTER TABLE sync_counters RENAME TO sync_counters_away`); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if got := <-first; got.err != nil {
+		t.Fatalf("the first request: %v", got.err)
+	}
+	for i, c := range late {
+		if got := <-c; got.err == nil || errors.Is(got.err, context.DeadlineExceeded) {
+			t.Fatalf("late request %d got %+v, want the failed read's error", i, got)
+		}
+	}
+	if err := db.Exec(ctx, `ALTER TABLE sync_counters_away RENAME TO sync_counters`); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-ask(db, ctx, a.Tenant(), true); got.err != nil {
+		t.Fatalf("after the table is back: %v", got.err)
+	}
+}
+
+// answer is what AuthEpochAndVersion or AuthEpoch returned.
+type answer struct {
+	epoch, version int64
+	err            error
+}
+
+// ask calls AuthEpochAndVersion (withVersion) or AuthEpoch in a goroutine
+// of its own.
+func ask(db *sqlstore.DB, ctx context.Context, tenant recon.TenantID, withVersion bool) chan answer {
+	c := make(chan answer, 1)
+	go func() {
+		var a answer
+		if withVersion {
+			a.epoch, a.version, a.err = db.AuthEpochAndVersion(ctx, tenant)
+		} else {
+			a.epoch, a.err = db.AuthEpoch(ctx)
+		}
+		c <- a
+	}()
+	return c
+}
+
+// holdFirstKeyRead holds db's next shared key read after its statement:
+// held is closed once the read is made, and closing release lets it answer.
+// reads counts the reads made from then on.
+func holdFirstKeyRead(db *sqlstore.DB) (reads *atomic.Int32, held, release chan struct{}) {
+	reads, held, release = new(atomic.Int32), make(chan struct{}), make(chan struct{})
+	db.AfterKeyRead(func() {
+		if reads.Add(1) == 1 {
+			close(held)
+			<-release
+		}
+	})
+	return reads, held, release
 }

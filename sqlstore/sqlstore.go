@@ -173,9 +173,9 @@ func openPostgres(databaseURL string) (*sql.DB, error) {
 		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
 	// Every transaction at READ COMMITTED, whatever the server's default or
-	// the URL's options say: the triggers that keep a transaction in its account's company rely on
-	// it (migration 00051; docs/design.md, "The account rule once per
-	// statement").
+	// the URL's options say: the triggers that keep a transaction in its
+	// account's company rely on it (migration 00051; docs/design.md, "The
+	// account rule once per statement").
 	cfg.RuntimeParams["default_transaction_isolation"] = "read committed"
 	configurePostgres(cfg, databaseURL)
 	return stdlib.OpenDB(*cfg), nil
