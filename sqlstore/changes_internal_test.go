@@ -9,7 +9,7 @@ import (
 
 // TestInsertChangesByRuns: SQLite logs a run of at least changeRun
 // consecutive ids of one kind by counting it out and the rest one by one
-// (sqliteDialect.insertChanges); either way each change gets its id, its
+// (sqliteInsertChanges); either way each change gets its id, its
 // kind and the seq after first given by its place in the set.
 func TestInsertChangesByRuns(t *testing.T) {
 	db := openSQLite(t)
@@ -32,7 +32,7 @@ func TestInsertChangesByRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if err := db.d.insertChanges(t.Context(), db, tx, 7, first, ids, kinds, storedTime(now)); err != nil {
+	if err := sqliteInsertChanges(t.Context(), db, tx, 7, first, ids, kinds, storedTime(now)); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := tx.QueryContext(t.Context(), `SELECT company_id, seq, transaction_id, kind, created_at FROM transaction_changes ORDER BY seq`)

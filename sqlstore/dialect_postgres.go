@@ -27,9 +27,15 @@ func (postgresDialect) name() string { return EnginePostgres }
 func (postgresDialect) configure(db *sql.DB) {
 	// A bounded pool: under a burst, requests queue for a connection in
 	// the process instead of failing on the server's max_connections (100
-	// by default, shared by every node).
+	// by default, shared by every node). Every connection it opened stays
+	// until idle for ConnMaxIdleTime: with fewer idle ones kept (8 before),
+	// each burst closed the rest as they came back and opened new ones for
+	// the next, a new server process each, whose statements are parsed
+	// anew; single-transfer pushes at 500/s met that several times a
+	// second (docs/benchmarks.md, "PostgreSQL: a transaction's writes sent
+	// together").
 	db.SetMaxOpenConns(32)
-	db.SetMaxIdleConns(8)
+	db.SetMaxIdleConns(32)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 }
 
@@ -227,7 +233,7 @@ func (postgresDialect) upsertAmountCounts(ctx context.Context, _ *DB, tx *sql.Tx
 	for i, k := range keys {
 		ins[i], outs[i], accounts[i], ns[i] = k.in, k.out, k.account, counts[k]
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO transaction_amount_counts (company_id, amount_in, amount_out, bank_account_id, n)
+	_, err := tx.ExecContext(deferrable(ctx), `INSERT INTO transaction_amount_counts (company_id, amount_in, amount_out, bank_account_id, n)
 		SELECT $1, i, o, a, n FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS u(i, o, a, n)
 		ON CONFLICT (company_id, amount_in, amount_out, bank_account_id) DO UPDATE SET n = transaction_amount_counts.n + excluded.n`,
 		companyID, ins, outs, accounts, ns)
@@ -286,13 +292,15 @@ func (postgresDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table s
 	return nil
 }
 
-// insertChanges: one INSERT ... SELECT FROM unnest(arrays), numbered by
-// ordinality.
-func (postgresDialect) insertChanges(ctx context.Context, _ *DB, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `
+// stampChanges: one statement, the counter's upsert feeding an INSERT ...
+// SELECT FROM unnest(arrays) numbered by ordinality; a write nobody reads
+// the answer of, so it goes with the commit (deferrable).
+func (postgresDialect) stampChanges(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, ids []int64, kinds []string, now time.Time) error {
+	_, err := tx.ExecContext(deferrable(ctx), `
+		WITH c AS (`+moveCounter+`)
 		INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at)
-		SELECT $1, $2 + u.n, u.id, u.kind, $3 FROM unnest($4::bigint[], $5::text[]) WITH ORDINALITY AS u(id, kind, n)`,
-		companyID, first, now, ids, kinds)
+		SELECT $1, c.seq - $2 + u.n, u.id, u.kind, $3 FROM c, unnest($4::bigint[], $5::text[]) WITH ORDINALITY AS u(id, kind, n)`,
+		companyID, int64(len(ids)), now, ids, kinds)
 	return err
 }
 
@@ -312,7 +320,7 @@ func (postgresDialect) updateOrderPayments(ctx context.Context, tx *sql.Tx, orde
 			txs[i] = &orders[i].PaidTransactionID
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE orders SET status = v.status, paid_amount = v.paid, updated_at = v.updated,
+	_, err := tx.ExecContext(deferrable(ctx), `UPDATE orders SET status = v.status, paid_amount = v.paid, updated_at = v.updated,
 			paid_at = v.paid_at, paid_transaction_id = v.tx
 		FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::timestamptz[], $5::timestamptz[], $6::bigint[])
 			AS v(id, status, paid, updated, paid_at, tx)

@@ -340,13 +340,24 @@ func (sqliteDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table str
 	return nil
 }
 
-// insertChanges: a run of at least changeRun consecutive ids of one kind
-// (a batch's added rows, whose ids SQLite assigned in order) in one
-// statement that counts them out (sqliteChangeRun), the rest in one INSERT
-// ... SELECT FROM json_each of [seq, id, kind] triples. Reading the triples'
-// JSON was 13% of the single writer's time under ingestion
-// (docs/benchmarks.md, "SQLite: the writer's journal and change log").
-func (sqliteDialect) insertChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error {
+// stampChanges: the counter's upsert, then the changes (insertChanges).
+func (sqliteDialect) stampChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, ids []int64, kinds []string, now time.Time) error {
+	var last int64
+	if err := tx.QueryRowContext(ctx, moveCounter, companyID, int64(len(ids))).Scan(&last); err != nil {
+		return err
+	}
+	return sqliteInsertChanges(ctx, db, tx, companyID, last-int64(len(ids)), ids, kinds, now)
+}
+
+// sqliteInsertChanges logs the changes (ids[i], kinds[i]) of the tenant
+// under the numbers after first, in order: a run of at least changeRun
+// consecutive ids of one kind (a batch's added rows, whose ids SQLite
+// assigned in order) in one statement that counts them out
+// (sqliteChangeRun), the rest in one INSERT ... SELECT FROM json_each of
+// [seq, id, kind] triples. Reading the triples' JSON was 13% of the single
+// writer's time under ingestion (docs/benchmarks.md, "SQLite: the writer's
+// journal and change log").
+func sqliteInsertChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error {
 	var rest strings.Builder
 	for i := 0; i < len(ids); {
 		n := 1
@@ -378,7 +389,7 @@ func (sqliteDialect) insertChanges(ctx context.Context, db *DB, tx *sql.Tx, comp
 	return err
 }
 
-// changeRun is the shortest run of consecutive ids that insertChanges
+// changeRun is the shortest run of consecutive ids that sqliteInsertChanges
 // counts out rather than spells.
 const changeRun = 8
 

@@ -42,7 +42,7 @@ func (db *DB) storeOtherRefs(ctx context.Context, tx *sql.Tx, companyID int64, r
 			args = append(args, r.id, r.ref, companyID, r.account)
 		}
 		sb.WriteString(` ON CONFLICT DO NOTHING`)
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		if _, err := tx.ExecContext(deferrable(ctx), sb.String(), args...); err != nil {
 			return internal(err, "store other references")
 		}
 	}
@@ -105,23 +105,14 @@ func (c dupCand) first() int64 {
 	return c.id
 }
 
-// dupWindow is the tenant's duplicate window in days (the live company's
-// setting, shared by its test mode).
-func (db *DB) dupWindow(ctx context.Context, q querier, companyID int64) (int64, error) {
-	var days int64
-	if err := q.QueryRowContext(ctx, `SELECT p.duplicate_window_days FROM `+tenantCompany+` WHERE c.id = $1`, companyID).Scan(&days); err != nil {
-		return 0, internal(err, "read the duplicate window")
-	}
-	return days, nil
-}
-
 // findDuplicates finds the possible duplicates of a batch (docs/statements.md,
 // Possible duplicates) before it is planned: each input whose account holds
 // a row of another reference with the same direction, amount and memo
-// (recon.DupMemo) dated within the window, or an earlier row of the batch
-// like it; and each input carrying other references (a statement's) whose
-// account holds a row of the same amounts in the window sharing a reference
-// key (recon.ReferenceKeys). keys[i] is input i's recon.DupKey. The look-up
+// (recon.DupMemo) dated within the window (the tenant's, in days, read by
+// lockAccounts), or an earlier row of the batch like it; and each input
+// carrying other references (a statement's) whose account holds a row of
+// the same amounts in the window sharing a reference key
+// (recon.ReferenceKeys). keys[i] is input i's recon.DupKey. The look-up
 // is one query per account and chunk of keys, each key asked on every day
 // of its window (recon.DupKeyOn) on transactions_dup_key (migration 00044):
 // equality probes, which find nothing for an ordinary batch; what they find
@@ -133,11 +124,7 @@ func (db *DB) dupWindow(ctx context.Context, q querier, companyID int64) (int64,
 // and reference): a feed pushing again what it pushed, whose stored
 // references the caller then reads before the insert instead of after
 // the insert fails on them (ingestTx).
-func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, keys []int64) (hits map[int]dupHit, repeats bool, err error) {
-	window, err := db.dupWindow(ctx, tx, companyID)
-	if err != nil {
-		return nil, false, err
-	}
+func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, keys []int64, window int64) (hits map[int]dupHit, repeats bool, err error) {
 	asked := map[int64]map[int64]bool{}
 	var accounts []int64
 	for i := range in {
@@ -346,7 +333,7 @@ func (db *DB) enterDistinct(ctx context.Context, tx *sql.Tx, companyID int64, e 
 	t := e.Transaction
 	in := recon.TransactionInput{BankAccountID: t.BankAccountID, TransactionDate: t.TransactionDate, AmountIn: t.AmountIn, AmountOut: t.AmountOut,
 		Content: t.Content, ReferenceNumber: t.ReferenceNumber, SubAccount: t.SubAccount}
-	accounts, err := db.lockAccounts(ctx, tx, companyID, []recon.TransactionInput{in})
+	accounts, _, err := db.lockAccounts(ctx, tx, companyID, []recon.TransactionInput{in})
 	if err != nil {
 		return 0, false, err
 	}

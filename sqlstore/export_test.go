@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"io/fs"
 
 	"github.com/pressly/goose/v3"
@@ -63,3 +64,11 @@ func (db *DB) KeyReadWaiters() int {
 	}
 	return r.next.callers
 }
+
+// Pool is the store's connection pool (tests of the deferred writes of a
+// PostgreSQL transaction: pipeline.go).
+func (db *DB) Pool() *sql.DB { return db.db }
+
+// Deferrable is deferrable: ctx marking a write whose answer its caller
+// does not read.
+func Deferrable(ctx context.Context) context.Context { return deferrable(ctx) }

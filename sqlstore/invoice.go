@@ -438,7 +438,7 @@ func (db *DB) queuePaidOrders(ctx context.Context, tx *sql.Tx, companyID int64, 
 			rows[i] = "(" + db.params(len(args)+1, 3) + ")"
 			args = append(args, o.ID, companyID, now)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO invoice_order_queue (order_id, company_id, queued_at) VALUES `+
+		if _, err := tx.ExecContext(deferrable(ctx), `INSERT INTO invoice_order_queue (order_id, company_id, queued_at) VALUES `+
 			strings.Join(rows, ", ")+` ON CONFLICT (order_id) DO NOTHING`, args...); err != nil {
 			return internal(err, "queue paid order for its invoice")
 		}

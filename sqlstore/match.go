@@ -287,7 +287,7 @@ func (db *DB) insertDecisions(ctx context.Context, tx *sql.Tx, ds []*recon.Match
 			sb.WriteString("(" + db.params(len(args)+1, 11) + ")")
 			args = append(args, d.CompanyID, d.TransactionID, idArg(d.OrderID), d.Outcome, d.Rule, d.Code, d.Amount, d.OrderAmount, d.PaidTotal, d.Reason, storedTime(d.CreatedAt))
 		}
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		if _, err := tx.ExecContext(deferrable(ctx), sb.String(), args...); err != nil {
 			return internal(err, "record match decisions")
 		}
 	}

@@ -37,7 +37,7 @@ func (db *DB) enqueueAll(ctx context.Context, tx *sql.Tx, ds []*recon.Delivery, 
 		for i, d := range chunk {
 			rows[i] = db.enqueueRow(&args, d, now, due)
 		}
-		if _, err := tx.ExecContext(ctx, enqueueInsert+strings.Join(rows, ", "), args...); err != nil {
+		if _, err := tx.ExecContext(deferrable(ctx), enqueueInsert+strings.Join(rows, ", "), args...); err != nil {
 			return internal(err, "enqueue deliveries")
 		}
 	}

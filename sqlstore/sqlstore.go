@@ -178,7 +178,7 @@ func openPostgres(databaseURL string) (*sql.DB, error) {
 	// account rule once per statement").
 	cfg.RuntimeParams["default_transaction_isolation"] = "read committed"
 	configurePostgres(cfg, databaseURL)
-	return stdlib.OpenDB(*cfg), nil
+	return sql.OpenDB(pipelineConnector{stdlib.GetConnector(*cfg)}), nil
 }
 
 // acceptedForms is the help text of a database URL error.

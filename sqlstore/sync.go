@@ -57,23 +57,18 @@ func (db *DB) stampChanges(ctx context.Context, tx *sql.Tx, companyID int64, set
 	if len(set) == 0 {
 		return nil
 	}
-	var last int64
-	err := tx.QueryRowContext(ctx, `
-		INSERT INTO sync_counters (company_id, seq) VALUES ($1, $2)
-		ON CONFLICT (company_id) DO UPDATE SET seq = sync_counters.seq + excluded.seq
-		RETURNING seq`, companyID, int64(len(set))).Scan(&last)
-	if err != nil {
-		return internal(err, "move the change counter")
-	}
 	ids, kinds := make([]int64, len(set)), make([]string, len(set))
 	for i, c := range set {
 		ids[i], kinds[i] = c.id, c.kind
 	}
-	if err := db.d.insertChanges(ctx, db, tx, companyID, last-int64(len(set)), ids, kinds, storedTime(now)); err != nil {
-		return internal(err, "log changes")
-	}
-	return nil
+	return internalOrNil(db.d.stampChanges(ctx, db, tx, companyID, ids, kinds, storedTime(now)), "log changes")
 }
+
+// moveCounter is the upsert of stampChanges that moves the tenant's ($1)
+// counter by the number of changes ($2).
+const moveCounter = `INSERT INTO sync_counters (company_id, seq) VALUES ($1, $2)
+	ON CONFLICT (company_id) DO UPDATE SET seq = sync_counters.seq + excluded.seq
+	RETURNING seq`
 
 // TransactionChanges implements recon.SyncStore: the page, each added or
 // modified transaction read as it is now with its match state, then the

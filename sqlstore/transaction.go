@@ -52,9 +52,10 @@ type linkedAccount struct{ brand, number, xid string }
 // discontinuities, and matches incoming rows to orders (see match), so that
 // a transaction, its order's new state and the IPN commit together.
 //
-// Duplicates are rare (a feed retrying a batch), so the insert is optimistic:
-// it assumes no reference is stored yet and inserts with ON CONFLICT DO
-// NOTHING inside a savepoint. Should any row be missing from what the insert
+// A batch whose duplicate probe finds it repeats stored rows has its stored
+// references read first; otherwise the insert is optimistic: it assumes no
+// reference is stored yet and inserts inside a savepoint, where a stored
+// reference fails it. Should any row be missing from what the insert
 // returns, the savepoint is rolled back, the stored references are looked up
 // and the batch is planned and inserted again, duplicates left out so that
 // they move no balance. Because every writer of an account holds its lock,
@@ -159,7 +160,7 @@ func addedOf(set *changeSet, results []recon.IngestResult) {
 // ingestTx stores one batch within tx and returns the results and the number
 // of deliveries it enqueued.
 func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, int, error) {
-	accounts, err := db.lockAccounts(ctx, tx, companyID, in)
+	accounts, window, err := db.lockAccounts(ctx, tx, companyID, in)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -173,7 +174,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		dups.keys[i] = recon.DupKey(dayNumber(in[i].TransactionDate), in[i].AmountIn, in[i].AmountOut, in[i].Content)
 	}
 	var repeats bool
-	if dups.hits, repeats, err = db.findDuplicates(ctx, tx, companyID, in, dups.keys); err != nil {
+	if dups.hits, repeats, err = db.findDuplicates(ctx, tx, companyID, in, dups.keys, window); err != nil {
 		return nil, 0, err
 	}
 	// A batch known to repeat stored rows has its stored references read
@@ -215,7 +216,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		}
 	}
 	// Released, so that a long import's batches do not pile up savepoints.
-	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT ingest`); err != nil {
+	if _, err := tx.ExecContext(deferrable(ctx), `RELEASE SAVEPOINT ingest`); err != nil {
 		return nil, 0, internal(err, "release savepoint")
 	}
 	results := p.results(ids)
@@ -255,7 +256,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		if r.reported == nil {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `
+		if _, err := tx.ExecContext(deferrable(ctx), `
 			INSERT INTO balance_discontinuities (company_id, bank_account_id, transaction_id, expected, reported, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`,
 			companyID, r.BankAccountID, ids[r.key()], r.expected, *r.reported, now); err != nil {
@@ -582,7 +583,10 @@ func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int6
 	return db.d.insertTransactions(ctx, db, tx, companyID, rows, now)
 }
 
-func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput) (map[int64]*accountState, error) {
+// lockAccounts locks the batch's bank accounts and reads their state, and
+// the tenant's duplicate window in days (the live company's setting, shared
+// by its test mode; findDuplicates), in one statement.
+func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput) (map[int64]*accountState, int64, error) {
 	var ids []int64
 	for i := range in {
 		ids = append(ids, in[i].BankAccountID)
@@ -591,17 +595,19 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 	ids = slices.Compact(ids)
 	args := []any{companyID, recon.AccountLinked}
 	q := `SELECT id, balance, balance_known, last_date, opening_balance, opening_known, known_from_date, known_from_id,
-		bank_name, account_number, CASE WHEN link_state = $2 THEN xid END
+		bank_name, account_number, CASE WHEN link_state = $2 THEN xid END,
+		(SELECT p.duplicate_window_days FROM ` + tenantCompany + ` WHERE c.id = $1)
 		FROM bank_accounts WHERE company_id = $1 AND id IN (` + db.params(3, len(ids)) + `) ORDER BY id` + db.d.forUpdate()
 	for _, id := range ids {
 		args = append(args, id)
 	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, internal(err, "lock bank accounts")
+		return nil, 0, internal(err, "lock bank accounts")
 	}
 	defer rows.Close()
 	accounts := make(map[int64]*accountState, len(ids))
+	var window int64
 	for rows.Next() {
 		var id int64
 		var l linkedAccount
@@ -609,8 +615,8 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 		a := &accountState{}
 		var last, knownDate anyTime
 		var knownID sql.NullInt64
-		if err := rows.Scan(&id, &a.balance, &a.known, &last, &a.opening, &a.openingKnown, &knownDate, &knownID, &l.brand, &l.number, &xid); err != nil {
-			return nil, internal(err, "lock bank accounts")
+		if err := rows.Scan(&id, &a.balance, &a.known, &last, &a.opening, &a.openingKnown, &knownDate, &knownID, &l.brand, &l.number, &xid, &window); err != nil {
+			return nil, 0, internal(err, "lock bank accounts")
 		}
 		a.lastDate = last.t
 		if knownID.Valid {
@@ -623,14 +629,14 @@ func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in 
 		accounts[id] = a
 	}
 	if err := rows.Err(); err != nil {
-		return nil, internal(err, "lock bank accounts")
+		return nil, 0, internal(err, "lock bank accounts")
 	}
 	for _, id := range ids {
 		if accounts[id] == nil {
-			return nil, notFound(nil, "bank account %d not found in company %d", id, companyID)
+			return nil, 0, notFound(nil, "bank account %d not found in company %d", id, companyID)
 		}
 	}
-	return accounts, nil
+	return accounts, window, nil
 }
 
 type storedRef struct {
@@ -690,7 +696,7 @@ func updateBalances(ctx context.Context, tx *sql.Tx, accounts map[int64]*account
 		if a.knownFrom.id != 0 {
 			knownDate, knownID = a.knownFrom.date, a.knownFrom.id
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET balance = $1, balance_known = $2, last_date = $3, known_from_date = $4, known_from_id = $5
+		if _, err := tx.ExecContext(deferrable(ctx), `UPDATE bank_accounts SET balance = $1, balance_known = $2, last_date = $3, known_from_date = $4, known_from_id = $5
 			WHERE id = $6`, a.balance, a.known, last, knownDate, knownID, id); err != nil {
 			return internal(err, "update balance")
 		}
@@ -770,7 +776,7 @@ func (db *DB) addDayCounts(ctx context.Context, tx *sql.Tx, companyID int64, row
 			in_sum = ` + saturatingAdd("transaction_day_counts.in_sum", "excluded.in_sum") + `,
 			out_sum = ` + saturatingAdd("transaction_day_counts.out_sum", "excluded.out_sum") + `,
 			in_n = transaction_day_counts.in_n + excluded.in_n, out_n = transaction_day_counts.out_n + excluded.out_n`)
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		if _, err := tx.ExecContext(deferrable(ctx), sb.String(), args...); err != nil {
 			return internal(err, "count transactions per day")
 		}
 	}
@@ -850,7 +856,7 @@ func addMatchedDays(ctx context.Context, tx *sql.Tx, companyID int64, paid []pai
 		sums[k] = [2]int64{recon.SaturatingAdd(s[0], p.amount), s[1] + 1}
 	}
 	for _, k := range sortedDays(sums) {
-		if _, err := tx.ExecContext(ctx, `UPDATE transaction_day_counts SET matched_sum = `+saturatingAdd("matched_sum", "$1")+`, matched_n = matched_n + $2
+		if _, err := tx.ExecContext(deferrable(ctx), `UPDATE transaction_day_counts SET matched_sum = `+saturatingAdd("matched_sum", "$1")+`, matched_n = matched_n + $2
 			WHERE company_id = $3 AND bank_account_id = $4 AND day = $5`, sums[k][0], sums[k][1], companyID, k.account, k.day); err != nil {
 			return internal(err, "sum matched transfers per day")
 		}

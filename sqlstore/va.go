@@ -305,7 +305,7 @@ func (db *DB) closeVAs(ctx context.Context, tx *sql.Tx, status string, now time.
 	for _, id := range orderIDs {
 		args = append(args, id)
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE virtual_accounts SET status = $1, updated_at = $2 WHERE status = $3 AND order_id IN (`+
+	_, err := tx.ExecContext(deferrable(ctx), `UPDATE virtual_accounts SET status = $1, updated_at = $2 WHERE status = $3 AND order_id IN (`+
 		db.params(4, len(orderIDs))+`)`, args...)
 	return internalOrNil(err, "close virtual accounts")
 }
