@@ -316,8 +316,8 @@ func (postgresDialect) updateOrderPayments(ctx context.Context, tx *sql.Tx, orde
 			t := storedTime(o.PaidAt)
 			paidAt[i] = &t
 		}
-		if o.PaidTransactionID != 0 {
-			txs[i] = &orders[i].PaidTransactionID
+		if id := o.PaidTransactionID; id != 0 {
+			txs[i] = &id // a copy: the write is deferred, its arguments read when sent
 		}
 	}
 	_, err := tx.ExecContext(deferrable(ctx), `UPDATE orders SET status = v.status, paid_amount = v.paid, updated_at = v.updated,

@@ -26,6 +26,9 @@ import (
 // statement, or with its COMMIT. A reader in the transaction thus always
 // sees the writes made before it; only the round trips are fewer.
 //
+// A deferred write's arguments are encoded when it is sent: they must be
+// values, or pointers to nothing the caller goes on changing.
+//
 // The price is where a deferred write's failure shows: at the statement
 // that sends it (its error names the write: "deferred UPDATE …") or at the
 // commit, which then fails, so nothing of the transaction is stored. A
