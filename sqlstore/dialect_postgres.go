@@ -160,8 +160,7 @@ func pgRecordSource(outcomes []recon.AttemptOutcome) (string, []any) {
 // ordinality), so their ids follow it: the bank's order of rows of the same
 // date (sqlstore/balance.go). A reference already stored fails the whole
 // statement, as SQLite's INSERT OR FAIL does, and none is returned: the
-// caller rolls back to its savepoint and plans again with the stored
-// references (DB.ingestTx). ON CONFLICT DO NOTHING would skip just those
+// caller plans again with the stored references (DB.ingestTx). ON CONFLICT DO NOTHING would skip just those
 // rows, but its speculative insertion cost every batch 8% of the ingestion
 // rate, for a case that is planned again anyway. A push repeating stored
 // rows does not get here (findDuplicates finds them first); a stored

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,12 +55,13 @@ type linkedAccount struct{ brand, number, xid string }
 //
 // A batch whose duplicate probe finds it repeats stored rows has its stored
 // references read first; otherwise the insert is optimistic: it assumes no
-// reference is stored yet and inserts inside a savepoint, where a stored
-// reference fails it. Should any row be missing from what the insert
-// returns, the savepoint is rolled back, the stored references are looked up
-// and the batch is planned and inserted again, duplicates left out so that
-// they move no balance. Because every writer of an account holds its lock,
-// the second insert meets no conflict, and no reference is ever stored twice.
+// reference is stored yet, and a stored reference fails it. Should any row
+// be missing from what the insert returns, the transaction is rolled back
+// (ingestOnce; IngestAtomically's batches roll back to a savepoint taken
+// before the insert), the stored references are looked up and the batch is
+// planned and inserted again, duplicates left out so that they move no
+// balance. Because every writer of an account holds its lock, the second
+// insert meets no conflict, and no reference is ever stored twice.
 func (db *DB) IngestTransactions(ctx context.Context, tenant recon.TenantID, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
 	companyID := tenant.ID()
 	if len(codes) != len(in) {
@@ -71,19 +73,29 @@ func (db *DB) IngestTransactions(ctx context.Context, tenant recon.TenantID, in 
 	return db.group.ingest(ctx, db, companyID, in, codes)
 }
 
-// ingestOnce stores one batch in one database transaction (see IngestTransactions).
+// ingestOnce stores one batch in one database transaction (see
+// IngestTransactions). The batch is the transaction's only work, so its
+// insert needs no savepoint: an insert that meets a stored reference fails
+// the transaction (errReplan), and the batch is stored again in a new one
+// that reads its stored references before the insert.
 func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
 	var results []recon.IngestResult
 	enqueued := 0
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if results, enqueued, err = db.ingestTx(ctx, tx, companyID, in, codes); err != nil {
-			return err
-		}
-		var added changeSet
-		addedOf(&added, results)
-		return db.stampChanges(ctx, tx, companyID, added, db.now()) // last: see sqlstore/sync.go
-	})
+	store := func(how ingestHow) error {
+		return db.inTx(ctx, func(tx *sql.Tx) error {
+			var err error
+			if results, enqueued, err = db.ingestTx(ctx, tx, companyID, in, codes, how); err != nil {
+				return err
+			}
+			var added changeSet
+			addedOf(&added, results)
+			return db.stampChanges(ctx, tx, companyID, added, db.now()) // last: see sqlstore/sync.go
+		})
+	}
+	err := store(ingestAlone)
+	if errors.Is(err, errReplan) {
+		err = store(ingestAloneStoredFirst)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +136,7 @@ func (db *DB) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill 
 			if len(in) == 0 {
 				return []recon.IngestResult{}, nil
 			}
-			res, n, err := db.ingestTx(ctx, tx, companyID, in, codes)
+			res, n, err := db.ingestTx(ctx, tx, companyID, in, codes, ingestShared)
 			enqueued += n
 			if err == nil {
 				addedOf(&added, res)
@@ -157,9 +169,32 @@ func addedOf(set *changeSet, results []recon.IngestResult) {
 	}
 }
 
+// ingestHow says what else a batch's database transaction holds, and so
+// how ingestTx recovers from an insert that meets a stored reference.
+type ingestHow int
+
+const (
+	// ingestAlone: the batch is the transaction's only work: the insert
+	// takes no savepoint, and one that meets a stored reference fails the
+	// transaction with errReplan (ingestOnce).
+	ingestAlone ingestHow = iota
+	// ingestAloneStoredFirst: as ingestAlone, after errReplan: the stored
+	// references are read before the insert.
+	ingestAloneStoredFirst
+	// ingestShared: one batch of several (IngestAtomically): the insert
+	// takes a savepoint, rolled back to when it meets a stored reference.
+	ingestShared
+)
+
+// errReplan fails a transaction whose insert met a stored reference the
+// duplicate probe did not show (a bank reusing a reference with other
+// content): ingestOnce stores the batch again, its stored references read
+// first.
+var errReplan = errors.New("sqlstore: a reference of the batch is stored; plan it again")
+
 // ingestTx stores one batch within tx and returns the results and the number
 // of deliveries it enqueued.
-func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, int, error) {
+func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, codes []string, how ingestHow) ([]recon.IngestResult, int, error) {
 	accounts, window, err := db.lockAccounts(ctx, tx, companyID, in)
 	if err != nil {
 		return nil, 0, err
@@ -179,16 +214,19 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	}
 	// A batch known to repeat stored rows has its stored references read
 	// now; otherwise the insert finds them, failing, and the batch is
-	// planned again from the savepoint. A feed pushing again what it pushed
-	// thus costs no failed insert (on PostgreSQL, no error in its log).
+	// planned again (how). A feed pushing again what it pushed thus costs
+	// no failed insert (on PostgreSQL, no error in its log).
 	var stored map[accountKey]storedRef
-	if repeats {
+	storedFirst := repeats || how == ingestAloneStoredFirst
+	if storedFirst {
 		if stored, err = db.storedRefs(ctx, tx, in); err != nil {
 			return nil, 0, err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT ingest`); err != nil {
-		return nil, 0, internal(err, "savepoint")
+	if how == ingestShared {
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT ingest`); err != nil {
+			return nil, 0, internal(err, "savepoint")
+		}
 	}
 	p, err := planIngest(in, codes, dups, accounts, hist, stored)
 	if err != nil {
@@ -199,6 +237,15 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		return nil, 0, err
 	}
 	if len(ids) < len(p.rows) {
+		// Every writer of the accounts holds their locks: references read
+		// under them are all there are.
+		const concurrently = "a transaction of this batch was stored concurrently; retry the batch"
+		switch {
+		case storedFirst:
+			return nil, 0, conflict(nil, concurrently)
+		case how == ingestAlone:
+			return nil, 0, errReplan
+		}
 		if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT ingest`); err != nil {
 			return nil, 0, internal(err, "rollback to savepoint")
 		}
@@ -212,12 +259,14 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 			return nil, 0, err
 		}
 		if len(ids) < len(p.rows) {
-			return nil, 0, conflict(nil, "a transaction of this batch was stored concurrently; retry the batch")
+			return nil, 0, conflict(nil, concurrently)
 		}
 	}
-	// Released, so that a long import's batches do not pile up savepoints.
-	if _, err := tx.ExecContext(deferrable(ctx), `RELEASE SAVEPOINT ingest`); err != nil {
-		return nil, 0, internal(err, "release savepoint")
+	if how == ingestShared {
+		// Released, so that a long import's batches do not pile up savepoints.
+		if _, err := tx.ExecContext(deferrable(ctx), `RELEASE SAVEPOINT ingest`); err != nil {
+			return nil, 0, internal(err, "release savepoint")
+		}
 	}
 	results := p.results(ids)
 	if err := db.storeOtherRefs(ctx, tx, companyID, p.rows, ids); err != nil {
@@ -575,7 +624,7 @@ const insertColumns = `transactions (company_id, bank_account_id, transaction_da
 // insertTransactions inserts the rows and returns their ids. A reference
 // that its account already holds fails the statement: the ids returned are
 // then fewer than the rows (none on PostgreSQL, those of the chunks before
-// it on SQLite), and the caller rolls back to its savepoint (ingestTx).
+// it on SQLite), and the caller plans the batch again (ingestTx).
 // Each engine has its fastest way (dialect.insertTransactions): on
 // PostgreSQL one INSERT ... SELECT FROM unnest(arrays) takes the whole
 // batch in thirteen parameters; SQLite takes multi-row VALUES.
