@@ -389,7 +389,7 @@ func (db *DB) enterDistinct(ctx context.Context, tx *sql.Tx, companyID int64, e 
 		return 0, false, internal(err, "resolve a possible duplicate")
 	}
 	results := make([]recon.IngestResult, 1)
-	if enqueued, err = db.enter(ctx, tx, companyID, []insertRow{row}, map[accountKey]int64{row.key(): t.ID}, accounts, now, results); err != nil {
+	if enqueued, err = db.enter(ctx, tx, companyID, []insertRow{row}, map[accountKey]int64{row.key(): t.ID}, accounts, now, results, nil); err != nil {
 		return 0, false, err
 	}
 	if results[0].Exception {

@@ -677,7 +677,11 @@ func (db *DB) applyByHand(ctx context.Context, tx *sql.Tx, o *recon.Order, t *re
 	}
 	paid := *st.Order
 	paid.PaidAt = t.TransactionDate // the IPN's transaction_date, as match sends it
-	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{&paid}, now)
+	ipn, err := readTarget(ctx, tx, o.CompanyID, recon.DeliveryIPN)
+	if err != nil {
+		return 0, nil, err
+	}
+	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{&paid}, ipn, now)
 	return n, d, err
 }
 
@@ -694,7 +698,11 @@ func (db *DB) writeOff(ctx context.Context, tx *sql.Tx, o *recon.Order, t *recon
 	if err := db.closeVAs(ctx, tx, recon.VAPaid, now, o.ID); err != nil {
 		return 0, 0, err
 	}
-	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{paid}, now)
+	ipn, err := readTarget(ctx, tx, o.CompanyID, recon.DeliveryIPN)
+	if err != nil {
+		return 0, 0, err
+	}
+	n, err := db.notifyPaid(ctx, tx, o.CompanyID, []*recon.Order{paid}, ipn, now)
 	return n, off, err
 }
 

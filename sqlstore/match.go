@@ -35,44 +35,22 @@ import (
 //
 // It also returns the decision of each row (nil for a row it made none for),
 // from which recordExceptions queues the exceptions.
-func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, now time.Time) (int, []*recon.MatchDecision, error) {
-	var codes, vas []any
-	for _, r := range rows {
-		if r.AmountIn <= 0 {
-			continue
-		}
-		if r.code != "" {
-			codes = append(codes, r.code)
-		}
-		if r.SubAccount != "" {
-			vas = append(vas, r.SubAccount)
-		}
-	}
-	if len(codes)+len(vas) == 0 {
-		return 0, nil, nil
-	}
-	// The virtual accounts of API v2 the rows name (a bank one by
-	// sub_account, a memo one by the code in the memo), read to find their
-	// orders, then read again once the orders are locked: every writer of an
-	// account locks its order first (sqlstore/va.go).
-	accounts, err := db.vasNamed(ctx, tx, companyID, append(slices.Clip(vas), codes...))
-	if err != nil {
-		return 0, nil, err
-	}
-	var orderIDs []any
-	for _, va := range accounts {
-		orderIDs = append(orderIDs, va.OrderID)
-	}
-	orders, err := db.lockOrders(ctx, tx, companyID, codes, vas, orderIDs)
-	if err != nil || len(orders) == 0 {
-		return 0, nil, err
-	}
-	if len(accounts) > 0 {
-		if accounts, err = db.vasNamed(ctx, tx, companyID, append(slices.Clip(vas), codes...)); err != nil {
+//
+// What match reads (the named orders, locked, their virtual accounts and
+// the IPN target) is reads, read by readNamed before the caller's writes
+// where it can be (ingestTx), so that the writes wait for the commit
+// (sqlstore/pipeline.go); nil, match reads it first.
+func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, now time.Time, reads *namedOrders) (int, []*recon.MatchDecision, error) {
+	if reads == nil {
+		var err error
+		if reads, err = db.readNamed(ctx, tx, companyID, rows); err != nil {
 			return 0, nil, err
 		}
 	}
-	routes := recon.NewOrderRoutes(orders, accounts...)
+	if len(reads.orders) == 0 {
+		return 0, nil, nil
+	}
+	routes := recon.NewOrderRoutes(reads.orders, reads.accounts...)
 	// Each named order's payments, in batch order; row[k] is payment k's row.
 	type named struct {
 		o        *recon.Order
@@ -129,6 +107,20 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 			changed = append(changed, st.Order)
 		}
 	}
+	var captured, partial []*recon.Order
+	for i, o := range capturedBy {
+		if o != nil {
+			paid := *o
+			paid.PaidAt = recon.WallClock(rows[i].TransactionDate) // the IPN's transaction_date
+			captured = append(captured, &paid)
+		}
+	}
+	for i, o := range partlyPaid {
+		if o != nil {
+			o.PaidAt = recon.WallClock(rows[i].TransactionDate)
+			partial = append(partial, o)
+		}
+	}
 	if err := db.closeVAs(ctx, tx, recon.VAPaid, now, paidIDs...); err != nil {
 		return 0, nil, err
 	}
@@ -153,30 +145,69 @@ func (db *DB) match(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	if err := addMatchedDays(ctx, tx, companyID, paid); err != nil {
 		return 0, nil, err
 	}
-	var captured []*recon.Order
-	for i, o := range capturedBy {
-		if o != nil {
-			paid := *o
-			paid.PaidAt = recon.WallClock(rows[i].TransactionDate) // the IPN's transaction_date
-			captured = append(captured, &paid)
-		}
-	}
-	enqueued, err := db.notifyPaid(ctx, tx, companyID, captured, now)
+	enqueued, err := db.notifyPaid(ctx, tx, companyID, captured, reads.ipn, now)
 	if err != nil {
 		return 0, nil, err
 	}
-	var partial []*recon.Order
-	for i, o := range partlyPaid {
-		if o != nil {
-			o.PaidAt = recon.WallClock(rows[i].TransactionDate)
-			partial = append(partial, o)
-		}
-	}
-	n, err := db.notifyPartiallyPaid(ctx, tx, companyID, partial, now)
+	n, err := db.notifyPartiallyPaid(ctx, tx, partial, reads.ipn, now)
 	if err != nil {
 		return 0, nil, err
 	}
 	return enqueued + n, decided, nil
+}
+
+// namedOrders is what match reads: the orders the rows name, locked, the
+// virtual accounts of API v2 they name, and, when any order is named, the
+// tenant's IPN target (readTarget).
+type namedOrders struct {
+	orders   []*recon.Order
+	accounts []*recon.VirtualAccount
+	ipn      target
+}
+
+// readNamed reads what match reads for rows.
+func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow) (*namedOrders, error) {
+	var codes, vas []any
+	for _, r := range rows {
+		if r.AmountIn <= 0 {
+			continue
+		}
+		if r.code != "" {
+			codes = append(codes, r.code)
+		}
+		if r.SubAccount != "" {
+			vas = append(vas, r.SubAccount)
+		}
+	}
+	n := &namedOrders{}
+	if len(codes)+len(vas) == 0 {
+		return n, nil
+	}
+	// The virtual accounts of API v2 the rows name (a bank one by
+	// sub_account, a memo one by the code in the memo), read to find their
+	// orders, then read again once the orders are locked: every writer of an
+	// account locks its order first (sqlstore/va.go).
+	accounts, err := db.vasNamed(ctx, tx, companyID, append(slices.Clip(vas), codes...))
+	if err != nil {
+		return nil, err
+	}
+	var orderIDs []any
+	for _, va := range accounts {
+		orderIDs = append(orderIDs, va.OrderID)
+	}
+	if n.orders, err = db.lockOrders(ctx, tx, companyID, codes, vas, orderIDs); err != nil || len(n.orders) == 0 {
+		return n, err
+	}
+	if len(accounts) > 0 {
+		if accounts, err = db.vasNamed(ctx, tx, companyID, append(slices.Clip(vas), codes...)); err != nil {
+			return nil, err
+		}
+	}
+	n.accounts = accounts
+	if n.ipn, err = readTarget(ctx, tx, companyID, recon.DeliveryIPN); err != nil {
+		return nil, err
+	}
+	return n, nil
 }
 
 // writeOrderPayments writes what payments changed of the orders: their
@@ -194,9 +225,9 @@ const updateOrderPayment = `UPDATE orders SET status = $1, paid_amount = $2, upd
 
 // notifyPaid queues each captured order for auto_invoice, and enqueues an
 // ORDER_PAID IPN for it (PaidAt is the IPN's transaction_date) when
-// notifyAt says so (the target subscribes to ORDER_PAID: wantsIPN), and
-// reports how many.
-func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captured []*recon.Order, now time.Time) (int, error) {
+// notifyAt says so for ipn, the tenant's IPN target (readTarget; the
+// target subscribes to ORDER_PAID: wantsIPN), and reports how many.
+func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captured []*recon.Order, ipn target, now time.Time) (int, error) {
 	if len(captured) == 0 {
 		return 0, nil
 	}
@@ -205,7 +236,7 @@ func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captu
 	if err := db.queuePaidOrders(ctx, tx, companyID, captured, now); err != nil {
 		return 0, err
 	}
-	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, wantsIPN(recon.IPNOrderPaid))
+	due, ok, err := ipn.at(now, wantsIPN(recon.IPNOrderPaid))
 	if err != nil || !ok {
 		return 0, err
 	}
@@ -213,13 +244,14 @@ func (db *DB) notifyPaid(ctx context.Context, tx *sql.Tx, companyID int64, captu
 }
 
 // notifyPartiallyPaid enqueues an ORDER_PARTIALLY_PAID IPN for each order
-// as a payment left it (PaidAt the IPN's transaction_date), to a target that
-// subscribes (docs/api-v2.md, Notifications), and reports how many.
-func (db *DB) notifyPartiallyPaid(ctx context.Context, tx *sql.Tx, companyID int64, orders []*recon.Order, now time.Time) (int, error) {
+// as a payment left it (PaidAt the IPN's transaction_date), when ipn, the
+// tenant's IPN target, subscribes (docs/api-v2.md, Notifications), and
+// reports how many.
+func (db *DB) notifyPartiallyPaid(ctx context.Context, tx *sql.Tx, orders []*recon.Order, ipn target, now time.Time) (int, error) {
 	if len(orders) == 0 {
 		return 0, nil
 	}
-	due, ok, err := notifyAt(ctx, tx, companyID, recon.DeliveryIPN, now, wantsIPN(recon.IPNOrderPartiallyPaid))
+	due, ok, err := ipn.at(now, wantsIPN(recon.IPNOrderPartiallyPaid))
 	if err != nil || !ok {
 		return 0, err
 	}

@@ -87,29 +87,54 @@ func (db *DB) enqueued(n int) {
 // webhook's event list, the IPN target's notification types: wantsIPN):
 // what an active target does not want is not produced, in either mode.
 func notifyAt(ctx context.Context, q querier, companyID int64, kind string, now time.Time, wants func(settings string) (bool, error)) (due time.Time, ok bool, err error) {
-	var test, active bool
-	var settings, disabledBy string
-	err = q.QueryRowContext(ctx, `
+	t, err := readTarget(ctx, q, companyID, kind)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	return t.at(now, wants)
+}
+
+// target is what notifyAt reads of the tenant and its target of a kind,
+// read apart (readTarget) where a transaction reads it before its writes
+// (match: the writes then go with the commit, sqlstore/pipeline.go).
+type target struct {
+	found, test, active bool
+	settings            string
+}
+
+func readTarget(ctx context.Context, q querier, companyID int64, kind string) (target, error) {
+	t := target{found: true}
+	var disabledBy string
+	err := q.QueryRowContext(ctx, `
 		SELECT c.test_of IS NOT NULL, COALESCE(t.active, false), COALESCE(t.settings, '{}'), COALESCE(t.disabled_by, '')
 		FROM companies c LEFT JOIN delivery_targets t ON t.company_id = c.id AND t.kind = $2
-		WHERE c.id = $1`, companyID, kind).Scan(&test, &active, &settings, &disabledBy)
+		WHERE c.id = $1`, companyID, kind).Scan(&t.test, &t.active, &t.settings, &disabledBy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return target{}, nil
+	}
+	if err != nil {
+		return target{}, internal(err, "read delivery target")
+	}
 	// A target Recon disabled (docs/design.md, D7) still gets its
 	// notifications, held for the replay of what it missed: the dispatcher
 	// holds them (recon.HeldError) without an attempt.
-	active = active || disabledBy == recon.DisabledByRecon
+	t.active = t.active || disabledBy == recon.DisabledByRecon
+	return t, nil
+}
+
+// at is notifyAt's decision for the target t.
+func (t target) at(now time.Time, wants func(settings string) (bool, error)) (due time.Time, ok bool, err error) {
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case !t.found:
 		return time.Time{}, false, nil
-	case err != nil:
-		return time.Time{}, false, internal(err, "read delivery target")
-	case active:
+	case t.active:
 		if wants != nil {
-			ok, err = wants(settings)
+			ok, err = wants(t.settings)
 		} else {
 			ok = true
 		}
 		return now, ok, err
-	case test:
+	case t.test:
 		return now.Add(recon.ListenerHold), true, nil
 	}
 	return time.Time{}, false, nil

@@ -284,6 +284,17 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err := db.rederive(ctx, tx, companyID, p, now); err != nil {
 		return nil, 0, err
 	}
+	live := p.rows
+	if len(marked) > 0 { // possible duplicates are neither matched nor notified
+		live = slices.DeleteFunc(slices.Clone(p.rows), func(r insertRow) bool { return r.dup != nil })
+	}
+	// What matching reads is read before the writes from here on, which
+	// none of it depends on: they then wait for the commit, on PostgreSQL
+	// one round trip with it (sqlstore/pipeline.go).
+	reads, err := db.readNamed(ctx, tx, companyID, live)
+	if err != nil {
+		return nil, 0, err
+	}
 	if err := updateBalances(ctx, tx, p.accounts); err != nil {
 		return nil, 0, err
 	}
@@ -293,11 +304,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err := db.addAmountCounts(ctx, tx, companyID, countAmounts(p.rows)); err != nil {
 		return nil, 0, err
 	}
-	live := p.rows
-	if len(marked) > 0 { // possible duplicates are neither matched nor notified
-		live = slices.DeleteFunc(slices.Clone(p.rows), func(r insertRow) bool { return r.dup != nil })
-	}
-	enqueued, err := db.enter(ctx, tx, companyID, live, ids, accounts, now, results)
+	enqueued, err := db.enter(ctx, tx, companyID, live, ids, accounts, now, results, reads)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -320,9 +327,10 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 // balances of linked accounts; results, when not nil, learn which paid an
 // order and which opened an exception. It returns the deliveries enqueued.
 // A possible duplicate resolved distinct enters this way too
-// (enterDistinct).
-func (db *DB) enter(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, accounts map[int64]*accountState, now time.Time, results []recon.IngestResult) (int, error) {
-	enqueued, decided, err := db.match(ctx, tx, companyID, rows, ids, now)
+// (enterDistinct). reads is what match reads, when read already (nil:
+// match reads it).
+func (db *DB) enter(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, accounts map[int64]*accountState, now time.Time, results []recon.IngestResult, reads *namedOrders) (int, error) {
+	enqueued, decided, err := db.match(ctx, tx, companyID, rows, ids, now, reads)
 	if err != nil {
 		return 0, err
 	}
