@@ -136,67 +136,52 @@ func TestADeferredWriteThatFailsFailsItsTransaction(t *testing.T) {
 		var pe *pgconn.PgError
 		return errors.As(err, &pe) && pe.Code == "23505"
 	}
-
-	t.Run("next statement", func(t *testing.T) {
+	// deferIn begins a transaction and makes the writes in it, deferred:
+	// none may fail before it is sent.
+	deferIn := func(t *testing.T, writes ...string) *sql.Tx {
+		t.Helper()
 		tx, err := pool.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		for _, w := range writes {
+			if _, err := tx.ExecContext(later, w); err != nil {
+				t.Fatalf("%s failed before it was sent: %v", w, err)
+			}
+		}
+		return tx
+	}
+	const again = `INSERT INTO probe VALUES (1, 'again')` // fails: id 1 is stored
+
+	t.Run("next statement", func(t *testing.T) {
+		tx := deferIn(t, `INSERT INTO probe VALUES (2, 'kept')`, again)
 		defer tx.Rollback()
-		if _, err := tx.ExecContext(later, `INSERT INTO probe VALUES (2, 'kept')`); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.ExecContext(later, `INSERT INTO probe VALUES (1, 'again')`); err != nil {
-			t.Fatalf("a deferred write failed before it was sent: %v", err)
-		}
 		var n int
-		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM probe`).Scan(&n)
-		if !unique(err) || !strings.Contains(err.Error(), "deferred INSERT INTO probe VALUES (1, 'again')") {
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM probe`).Scan(&n)
+		if !unique(err) || !strings.Contains(err.Error(), "deferred "+again) {
 			t.Fatalf("the read after a failing deferred write: %v, want the unique violation naming the write", err)
 		}
 	})
 	t.Run("commit", func(t *testing.T) {
-		tx, err := pool.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.ExecContext(later, `INSERT INTO probe VALUES (3, 'kept')`); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.ExecContext(later, `INSERT INTO probe VALUES (1, 'again')`); err != nil {
-			t.Fatal(err)
-		}
+		tx := deferIn(t, `INSERT INTO probe VALUES (3, 'kept')`, again)
 		if err := tx.Commit(); !unique(err) {
 			t.Fatalf("the commit after a failing deferred write: %v, want the unique violation", err)
 		}
 	})
 	t.Run("outside a transaction", func(t *testing.T) {
-		if _, err := pool.ExecContext(later, `INSERT INTO probe VALUES (1, 'again')`); !unique(err) {
+		if _, err := pool.ExecContext(later, again); !unique(err) {
 			t.Fatalf("a deferrable write outside a transaction: %v, want its unique violation at once", err)
 		}
 	})
 	t.Run("rollback", func(t *testing.T) {
-		tx, err := pool.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.ExecContext(later, `INSERT INTO probe VALUES (4, 'kept')`); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Rollback(); err != nil {
+		if err := deferIn(t, `INSERT INTO probe VALUES (4, 'kept')`).Rollback(); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if got := committed(); strings.Join(got, "|") != "stored" {
 		t.Fatalf("the table holds %q, want only the row stored first", got)
 	}
-	tx, err := pool.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.ExecContext(later, `INSERT INTO probe VALUES (5, 'after')`); err != nil {
-		t.Fatal(err)
-	}
+	tx := deferIn(t, `INSERT INTO probe VALUES (5, 'after')`)
 	if err := tx.Commit(); err != nil {
 		t.Fatalf("the connection after the failures: %v", err)
 	}
