@@ -60,17 +60,22 @@ func (c pipelineConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pipelineConn{Conn: conn.(*stdlib.Conn)}, nil
+	return &pipelineConn{stdConn: conn.(*stdlib.Conn)}, nil
 }
 
 // pipelineConn is pgx's database/sql connection keeping the deferrable
 // writes of its transaction until its next statement. database/sql uses a
-// connection from one goroutine at a time: no lock is needed.
+// connection from one goroutine at a time: no lock is needed. The
+// connection is embedded under an alias so that its Conn method (pgx's own
+// connection, for a caller of sql.Conn.Raw) is not hidden by a field of
+// that name.
 type pipelineConn struct {
-	*stdlib.Conn
+	*stdConn
 	inTx    bool
 	pending []pendingWrite
 }
+
+type stdConn = stdlib.Conn
 
 type pendingWrite struct {
 	query string
@@ -88,7 +93,7 @@ func (c *pipelineConn) Prepare(query string) (driver.Stmt, error) {
 }
 
 func (c *pipelineConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	tx, err := c.Conn.BeginTx(ctx, opts)
+	tx, err := c.stdConn.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +107,7 @@ func (c *pipelineConn) ExecContext(ctx context.Context, query string, args []dri
 		return deferredResult{}, nil
 	}
 	if len(c.pending) == 0 {
-		return c.Conn.ExecContext(ctx, query, args)
+		return c.stdConn.ExecContext(ctx, query, args)
 	}
 	// The kept writes and this one in one round trip.
 	tag, err := c.send(ctx, &pendingWrite{query, values(args)})
@@ -116,14 +121,14 @@ func (c *pipelineConn) QueryContext(ctx context.Context, query string, args []dr
 	if err := c.flush(ctx); err != nil {
 		return nil, err
 	}
-	return c.Conn.QueryContext(ctx, query, args)
+	return c.stdConn.QueryContext(ctx, query, args)
 }
 
 func (c *pipelineConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	if err := c.flush(ctx); err != nil {
 		return nil, err
 	}
-	s, err := c.Conn.PrepareContext(ctx, query)
+	s, err := c.stdConn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +158,7 @@ func (c *pipelineConn) send(ctx context.Context, last *pendingWrite) (pgconn.Com
 	for _, w := range ws {
 		b.Queue(w.query, w.args...)
 	}
-	br := c.Conn.Conn().SendBatch(ctx, b)
+	br := c.stdConn.Conn().SendBatch(ctx, b)
 	var tag pgconn.CommandTag
 	for i, w := range ws {
 		var err error
@@ -212,10 +217,10 @@ func (t *pipelineTx) Commit() error {
 		// PostgreSQL answers ROLLBACK to the COMMIT of a failed transaction.
 		err = pgx.ErrTxCommitRollback
 	}
-	if err != nil && c.Conn.Conn().PgConn().TxStatus() != 'I' {
+	if err != nil && c.stdConn.Conn().PgConn().TxStatus() != 'I' {
 		// The pipeline stopped before its COMMIT: end the transaction, or
 		// the pool discards the connection (stdlib's ResetSession).
-		_, _ = c.Conn.Conn().Exec(t.ctx, "ROLLBACK")
+		_, _ = c.stdConn.Conn().Exec(t.ctx, "ROLLBACK")
 	}
 	return err
 }

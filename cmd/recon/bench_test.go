@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"io"
 	"net/http"
 	"slices"
@@ -259,7 +258,8 @@ func copyRows(b *testing.B, db *sqlstore.DB, company, account int64, now time.Ti
 		rows[i] = benchRow(company, account, seq, i, now)
 	}
 	err = conn.Raw(func(dc any) error {
-		pc := dc.(*stdlib.Conn).Conn()
+		// pgx's connection under the store's (sqlstore/pipeline.go).
+		pc := dc.(interface{ Conn() *pgx.Conn }).Conn()
 		tx, err := pc.Begin(context.Background())
 		if err != nil {
 			return err
