@@ -48,8 +48,8 @@ const DefaultSQLitePath = "recon.db"
 type DB struct {
 	db *sql.DB
 	// keyed is the pool of the statements that find their rows by key:
-	// ingestion's transactions (inKeyedTx) and the dispatcher's claims and
-	// records of attempts. On PostgreSQL it is a pool of its own whose
+	// ingestion's transactions (inKeyedTx), the dispatcher's claims and
+	// records of attempts, and every request's key read and company read. On PostgreSQL it is a pool of its own whose
 	// prepared statements may keep a generic plan (plan_cache_mode auto;
 	// openPostgres), which skew cannot mislead on a key; planned anew at
 	// each run, as db's are, the claim cost 1–2 ms of planning, more than
@@ -154,7 +154,7 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 	} else {
 		db.d.configure(db.keyed)
 	}
-	db.keys = db.d.keyReader(db.db)
+	db.keys = db.d.keyReader(db.keyed)
 	if err := db.db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, &recon.Error{Code: recon.EUNAVAILABLE, Message: "cannot connect to the " + engine + " database", Err: err}
