@@ -54,9 +54,8 @@ func (db *DB) CreateCompany(ctx context.Context, c *recon.Company) error {
 // in position order, or ENOTFOUND. A test tenant's id reads the live
 // company's record (see recon.CompanyStore).
 func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
-	// One statement, so that the company and its formats come from one
-	// snapshot; by key, so on the keyed pool (DB.keyed).
-	rows, err := db.keyed.QueryContext(ctx, `
+	// One statement, so that the company and its formats come from one snapshot.
+	rows, err := db.db.QueryContext(ctx, `
 		SELECT c.id, COALESCE(c.test_of, 0), p.full_name, p.short_name, p.status, p.subscription, p.begin_date, p.end_date,
 			p.bank_sub_account, p.paycode, p.data_storage_days, p.created_at,
 			p.seller_legal_name, p.seller_tax_code, p.seller_address, p.seller_phone, p.seller_email,

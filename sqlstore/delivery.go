@@ -159,7 +159,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n
 	// The statement writes until its rows are read and closed (SQLite
 	// commits then), so the turn lasts until scanDeliveries returns.
 	err := db.asWriter(ctx, func() error {
-		rows, err := db.keyed.QueryContext(ctx, db.d.claimDeliveries(), until, now, n, node)
+		rows, err := db.db.QueryContext(ctx, db.d.claimDeliveries(), until, now, n, node)
 		if err == nil {
 			list, err = scanDeliveries(rows)
 		}

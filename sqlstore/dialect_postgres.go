@@ -128,7 +128,7 @@ func (postgresDialect) claimDeliveries() string { return pgClaimDeliveries }
 func (postgresDialect) recordAttempts(ctx context.Context, db *DB, outcomes []recon.AttemptOutcome) error {
 	query, args := pgRecordSource(outcomes)
 	query += recordDeliveries + `, updated AS (` + recordUpdate + `), streak AS (` + recordStreak + `)` + recordInsert
-	if _, err := db.keyed.ExecContext(ctx, query, args...); err != nil {
+	if _, err := db.db.ExecContext(ctx, query, args...); err != nil {
 		return internal(err, "record attempts")
 	}
 	return nil

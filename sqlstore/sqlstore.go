@@ -46,17 +46,7 @@ const DefaultSQLitePath = "recon.db"
 // DB is a database of either engine. It implements recon.Store and is safe for
 // concurrent use.
 type DB struct {
-	db *sql.DB
-	// keyed is the pool of the statements that find their rows by key:
-	// ingestion's transactions (inKeyedTx), the dispatcher's claims and
-	// records of attempts, and every request's key read and company read. On PostgreSQL it is a pool of its own whose
-	// prepared statements may keep a generic plan (plan_cache_mode auto;
-	// openPostgres), which skew cannot mislead on a key; planned anew at
-	// each run, as db's are, the claim cost 1–2 ms of planning, more than
-	// its execution, and planning was about half of PostgreSQL's CPU under
-	// single-transfer pushes (docs/benchmarks.md, "PostgreSQL: statements
-	// found by key planned once"). On SQLite, db.
-	keyed *sql.DB
+	db    *sql.DB
 	d     dialect
 	clock recon.Clock
 	rand  io.Reader
@@ -141,27 +131,20 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		db.db = sql.OpenDB(stmtCacheConnector{dsn: sqliteDSN(target, db.synchronous), driver: &sqlite.Driver{}})
 	case EnginePostgres:
 		db.d = postgresDialect{}
-		if db.db, err = openPostgres(target, "force_custom_plan"); err == nil {
-			db.keyed, err = openPostgres(target, "auto")
-		}
+		db.db, err = openPostgres(target)
 	}
 	if err != nil {
 		return nil, &recon.Error{Code: recon.EINVALID, Message: "cannot open the " + engine + " database", Err: err}
 	}
 	db.d.configure(db.db)
-	if db.keyed == nil {
-		db.keyed = db.db
-	} else {
-		db.d.configure(db.keyed)
-	}
-	db.keys = db.d.keyReader(db.keyed)
+	db.keys = db.d.keyReader(db.db)
 	if err := db.db.PingContext(ctx); err != nil {
-		db.Close()
+		db.db.Close()
 		return nil, &recon.Error{Code: recon.EUNAVAILABLE, Message: "cannot connect to the " + engine + " database", Err: err}
 	}
 	if db.readURL != "" {
 		if err := db.openStandby(ctx); err != nil {
-			db.Close()
+			db.db.Close()
 			return nil, err
 		}
 	}
@@ -178,19 +161,16 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 
 // openPostgres returns a pool on the PostgreSQL database at databaseURL,
 // configured for a lost primary (configurePostgres).
-//
-// With plans, PostgreSQL's plan_cache_mode unless the URL sets it:
-// force_custom_plan, since tenant-filtered queries over skewed data (one
-// company may hold millions of rows, another ten) plan badly as generic
-// plans, which PostgreSQL switches to after five runs of a prepared
-// statement; auto for the pool of statements that find their rows by key (DB.keyed).
-func openPostgres(databaseURL, plans string) (*sql.DB, error) {
+func openPostgres(databaseURL string) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, err
 	}
+	// Tenant-filtered queries over skewed data (one company may hold
+	// millions of rows, another ten) plan badly as generic plans, which
+	// PostgreSQL switches to after five runs of a prepared statement.
 	if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
-		cfg.RuntimeParams["plan_cache_mode"] = plans
+		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
 	// Every transaction at READ COMMITTED, whatever the server's default or
 	// the URL's options say: the triggers that keep a transaction in its
@@ -282,17 +262,12 @@ func (db *DB) Ready(ctx context.Context) error {
 	return db.d.writable(ctx, db.db)
 }
 
-// Close releases the database (and its keyed pool and the standby's,
-// WithStandby).
+// Close releases the database (and the standby's pool, WithStandby).
 func (db *DB) Close() error {
-	var errs []error
 	if db.standby != nil {
-		errs = append(errs, db.standby.close())
+		return errors.Join(db.standby.close(), db.db.Close())
 	}
-	if db.keyed != nil && db.keyed != db.db {
-		errs = append(errs, db.keyed.Close())
-	}
-	return errors.Join(append(errs, db.db.Close())...)
+	return db.db.Close()
 }
 
 // now returns the clock's time as it will be stored: UTC, whole microseconds.
@@ -340,19 +315,12 @@ func (db *DB) scanWrite(ctx context.Context, query string, args []any, dest ...a
 // transactions that read before they write never fail with "database is
 // locked"; the writers of this process queue for it first (asWriter).
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return db.asWriter(ctx, func() error { return db.runTxOn(ctx, db.db, fn) })
+	return db.asWriter(ctx, func() error { return db.runTx(ctx, fn) })
 }
 
-// inKeyedTx is inTx on the pool of statements that find their rows by key
-// (DB.keyed): ingestion's transactions.
-func (db *DB) inKeyedTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return db.asWriter(ctx, func() error { return db.runTxOn(ctx, db.keyed, fn) })
-}
-
-// runTxOn is a transaction of inTx or inKeyedTx on pool, in the writer's
-// turn.
-func (db *DB) runTxOn(ctx context.Context, pool *sql.DB, fn func(tx *sql.Tx) error) error {
-	tx, err := pool.BeginTx(ctx, nil)
+// runTx is inTx in the writer's turn.
+func (db *DB) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(fmt.Errorf("sqlstore: begin: %w", err))
 	}
@@ -381,12 +349,11 @@ func (db *DB) runTxOn(ctx context.Context, pool *sql.DB, fn func(tx *sql.Tx) err
 
 // stmt returns query prepared for tx from a statement kept for the life of
 // db: each pooled connection parses it once. Only for the few large
-// statements of ingestion, where parsing costs as much as executing: tx is
-// one of the keyed pool's (inKeyedTx; on SQLite, the only pool).
+// statements of ingestion, where parsing costs as much as executing.
 func (db *DB) stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
 	s, ok := db.stmts.Load(query)
 	if !ok {
-		p, err := db.keyed.PrepareContext(ctx, query)
+		p, err := db.db.PrepareContext(ctx, query)
 		if err != nil {
 			return nil, err
 		}

@@ -112,13 +112,13 @@ func (db *DB) openStandby(ctx context.Context) error {
 	if db.readMaxLag <= 0 {
 		return invalid("the standby's staleness bound must be positive, not %s", db.readMaxLag)
 	}
-	pool, err := openPostgres(db.readURL, "force_custom_plan")
+	pool, err := openPostgres(db.readURL)
 	if err != nil {
 		return invalid("the read URL is not a valid PostgreSQL URL: %v", err)
 	}
 	db.d.configure(pool)
 	s := &standby{
-		store:  &DB{db: pool, keyed: pool, d: db.d, clock: db.clock, rand: db.rand},
+		store:  &DB{db: pool, d: db.d, clock: db.clock, rand: db.rand},
 		maxLag: db.readMaxLag,
 		every:  max(min(250*time.Millisecond, db.readMaxLag/4), 5*time.Millisecond),
 		done:   make(chan struct{}),

@@ -29,7 +29,7 @@ func TestStandbyCheckStoppedGivesNoVerdict(t *testing.T) {
 			accepted <- c
 		}
 	}()
-	pool, err := openPostgres("postgres://recon@"+ln.Addr().String()+"/recon?sslmode=disable", "force_custom_plan")
+	pool, err := openPostgres("postgres://recon@" + ln.Addr().String() + "/recon?sslmode=disable")
 	if err != nil {
 		t.Fatal(err)
 	}

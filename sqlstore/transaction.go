@@ -82,7 +82,7 @@ func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.Transa
 	var results []recon.IngestResult
 	enqueued := 0
 	store := func(how ingestHow) error {
-		return db.inKeyedTx(ctx, func(tx *sql.Tx) error {
+		return db.inTx(ctx, func(tx *sql.Tx) error {
 			var err error
 			if results, enqueued, err = db.ingestTx(ctx, tx, companyID, in, codes, how); err != nil {
 				return err
@@ -117,7 +117,7 @@ func (db *DB) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill 
 	// A statement's import record (recon.RecordingStatement) commits with
 	// its rows: its entries are written as they come, a batch behind.
 	rec := recon.StatementRecordOf(ctx)
-	err := db.inKeyedTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var added changeSet
 		var st *statementWriter
 		if rec != nil {

@@ -203,23 +203,23 @@ func statStatements(t testing.TB, dbURL, file string) func() {
 	}
 	return func() {
 		defer conn.Close(ctx)
-		rows, err := conn.Query(ctx, `SELECT calls, total_exec_time, rows, regexp_replace(left(query, 160), '\s+', ' ', 'g')
-			FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25`)
+		rows, err := conn.Query(ctx, `SELECT calls, total_exec_time, total_plan_time, rows, regexp_replace(left(query, 160), '\s+', ' ', 'g')
+			FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`)
 		if err != nil {
 			t.Error(err)
 			return
 		}
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "%8s %10s %10s %10s  %s\n", "calls", "total ms", "ms/call", "rows", "query")
+		fmt.Fprintf(&sb, "%8s %10s %10s %10s %10s  %s\n", "calls", "total ms", "ms/call", "plan ms", "rows", "query")
 		for rows.Next() {
 			var calls, n int64
-			var total float64
+			var total, plan float64
 			var q string
-			if err := rows.Scan(&calls, &total, &n, &q); err != nil {
+			if err := rows.Scan(&calls, &total, &plan, &n, &q); err != nil {
 				t.Error(err)
 				return
 			}
-			fmt.Fprintf(&sb, "%8d %10.0f %10.3f %10d  %s\n", calls, total, total/float64(max(calls, 1)), n, q)
+			fmt.Fprintf(&sb, "%8d %10.0f %10.3f %10.0f %10d  %s\n", calls, total, total/float64(max(calls, 1)), plan, n, q)
 		}
 		if err := os.WriteFile(file, []byte(sb.String()), 0o644); err != nil {
 			t.Error(err)

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -26,12 +27,12 @@ var (
 	extTargets    = flag.String("targets", "sqlite,postgres,postgres-durable", "servers to measure: sqlite, postgres (the test harness's cluster: fsync=off), postgres-durable (a cluster on the disk: fsync=on, synchronous_commit=on)")
 	extQuiet      = flag.Duration("quiet", time.Minute, "pause between the listing right after the load and the listing later")
 	extListFor    = flag.Duration("list-for", 3*time.Second, "how long each listing query runs")
-	extIPNFor     = flag.Duration("ipn-for", 6*time.Second, "how long the single-transfer pushes last")
+	extIPNFor     = flag.Duration("ipn-for", 20*time.Second, "how long the single-transfer pushes last (long enough for the tables they grow to outgrow the plans made when they were small)")
 	extPhases     = flag.String("phases", "ingest,list,ipn", "phases to run (list needs ingest)")
 	extQueries    = flag.String("queries", "", "listing queries to run, by the names the table prints (page1,amount_out,...); empty: all")
 	extProfile    = flag.String("cpuprofile", "", "directory: build the server with its pprof listener (benchpprof.go) and write a CPU profile of it during each target's ingestion, its first listing query and its single-transfer pushes there")
 	extProfileFor = flag.Int("cpuprofile-seconds", 10, "length of the CPU profile, from the start of the ingestion")
-	extPGStat     = flag.Bool("pgstat", false, "load pg_stat_statements into the clusters and write the top statements of each ingestion, listing and the single-transfer pushes into the -cpuprofile directory (or the current one)")
+	extPGStat     = flag.Bool("pgstat", false, "load pg_stat_statements and auto_explain into the clusters and write the top statements (execution and planning times) of each ingestion, listing and the single-transfer pushes, and the clusters' logs with the plans of statements over 3 ms, into the -cpuprofile directory (or the current one)")
 	extSeed       = flag.Int("seed", 0, "rows of the same feed put into the big company through the store before the pushes (a multiple of 1000, seed_test.go): the listing then reads seed+rows")
 	extCompanies  = flag.Int("companies", 0, "small companies seeded beside the big one, each with one bank account and 1,000 rows; page 1 and three filters are measured on 20 of them too")
 )
@@ -45,7 +46,13 @@ var (
 // table with every figure and its limit.
 func TestExternal(t *testing.T) {
 	if *extPGStat {
-		os.Setenv(dbtest.EnvStatStatements, "1") // before the first cluster starts
+		// Before the first cluster starts; the clusters' logs, with
+		// auto_explain's plans, go beside the statements' tables.
+		dir, err := filepath.Abs(cmp.Or(*extProfile, "."))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Setenv(dbtest.EnvStatStatements, dir)
 	}
 	bin, err := buildRecon()
 	if *extProfile != "" {

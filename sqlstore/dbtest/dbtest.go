@@ -59,8 +59,11 @@ const (
 	EnvPostgresURL = "RECON_TEST_POSTGRES_URL"
 	// EnvRequirePostgres=1 turns "PostgreSQL not available" from a skip into a failure.
 	EnvRequirePostgres = "RECON_TEST_REQUIRE_POSTGRES"
-	// EnvStatStatements=1 loads pg_stat_statements into the throwaway
-	// clusters this process starts (the external benchmark's -pgstat).
+	// EnvStatStatements, set to a directory, loads pg_stat_statements (with
+	// planning times) and auto_explain (the plans of statements over 3 ms,
+	// those run by triggers and foreign keys too) into the throwaway
+	// clusters this process starts, whose server logs then go into that
+	// directory as postgres-PORT.log (the external benchmark's -pgstat).
 	EnvStatStatements = "RECON_TEST_PG_STAT_STATEMENTS"
 )
 

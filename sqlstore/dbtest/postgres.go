@@ -277,7 +277,15 @@ max_connections = 300
 `, c.socketDir(), settings)
 	if os.Getenv(EnvStatStatements) != "" {
 		// The external benchmark's per-statement figures (docs/benchmarks.md).
-		conf += "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\n"
+		conf += `shared_preload_libraries = 'pg_stat_statements,auto_explain'
+pg_stat_statements.track = all
+pg_stat_statements.track_planning = on
+auto_explain.log_min_duration = '3ms'
+auto_explain.log_analyze = on
+auto_explain.log_buffers = on
+auto_explain.log_timing = off
+auto_explain.log_nested_statements = on
+`
 	}
 	if err := c.configure(conf); err != nil {
 		return nil, err
@@ -336,10 +344,13 @@ func (c *cluster) configure(conf string) error {
 // takes connections. The free port may be taken by someone else before
 // the server binds it: it retries.
 func (c *cluster) start() (err error) {
-	logFile := filepath.Join(c.dir, "postgres.log")
 	for attempt := 1; ; attempt++ {
 		if c.port, err = freePort(); err != nil {
 			return err
+		}
+		logFile := filepath.Join(c.dir, "postgres.log")
+		if dir := os.Getenv(EnvStatStatements); dir != "" {
+			logFile = filepath.Join(dir, "postgres-"+strconv.Itoa(c.port)+".log")
 		}
 		err = c.run("pg_ctl", "-D", c.data(), "-l", logFile, "-w", "-t", "60", "-o", "-p "+strconv.Itoa(c.port), "start")
 		if err == nil {
