@@ -62,8 +62,9 @@ const (
 	// EnvStatStatements, set to a directory, loads pg_stat_statements (with
 	// planning times) and auto_explain (the plans of statements over 3 ms,
 	// those run by triggers and foreign keys too) into the throwaway
-	// clusters this process starts, whose server logs then go into that
-	// directory as postgres-PORT.log (the external benchmark's -pgstat).
+	// clusters this process starts, whose server logs are copied into that
+	// directory as postgres-PORT.log when they stop (the external
+	// benchmark's -pgstat).
 	EnvStatStatements = "RECON_TEST_PG_STAT_STATEMENTS"
 )
 

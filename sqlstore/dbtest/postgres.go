@@ -344,13 +344,10 @@ func (c *cluster) configure(conf string) error {
 // takes connections. The free port may be taken by someone else before
 // the server binds it: it retries.
 func (c *cluster) start() (err error) {
+	logFile := filepath.Join(c.dir, "postgres.log")
 	for attempt := 1; ; attempt++ {
 		if c.port, err = freePort(); err != nil {
 			return err
-		}
-		logFile := filepath.Join(c.dir, "postgres.log")
-		if dir := os.Getenv(EnvStatStatements); dir != "" {
-			logFile = filepath.Join(dir, "postgres-"+strconv.Itoa(c.port)+".log")
 		}
 		err = c.run("pg_ctl", "-D", c.data(), "-l", logFile, "-w", "-t", "60", "-o", "-p "+strconv.Itoa(c.port), "start")
 		if err == nil {
@@ -386,6 +383,12 @@ func (c *cluster) stop() error {
 	var err error
 	if _, statErr := os.Stat(filepath.Join(c.data(), "postmaster.pid")); statErr == nil {
 		err = c.run("pg_ctl", "-D", c.data(), "-m", "immediate", "-w", "stop")
+	}
+	if dir := os.Getenv(EnvStatStatements); dir != "" && c.port != 0 {
+		// The log, with auto_explain's plans, outlives the cluster.
+		if log, readErr := os.ReadFile(filepath.Join(c.dir, "postgres.log")); readErr == nil {
+			err = errors.Join(err, os.WriteFile(filepath.Join(dir, "postgres-"+strconv.Itoa(c.port)+".log"), log, 0o644))
+		}
 	}
 	return errors.Join(err, os.RemoveAll(c.dir))
 }
