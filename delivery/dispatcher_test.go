@@ -674,3 +674,35 @@ func TestDispatcherReleasesAClaimWhoseAnswerFailed(t *testing.T) {
 		}
 	})
 }
+
+// TestDispatcherSpacesKickedClaims: kicks coming faster than claimGap (a
+// transfer paying an order every millisecond) wake a claim at most once a
+// gap, so that one claim takes what several enqueued (docs/benchmarks.md,
+// "PostgreSQL: claims at most every 10 ms"). The gap is a lower bound kept by
+// a timer, so the check cannot fail on a slow machine.
+func TestDispatcherSpacesKickedClaims(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		store := &claimTimes{DB: dbtest.OpenStore(t, engine)}
+		d := &delivery.Dispatcher{Store: store, Client: loopback(), Poll: time.Hour}
+		stop := start(t, d)
+		for range 200 {
+			d.Kick()
+			time.Sleep(time.Millisecond)
+		}
+		stop()
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		if len(store.starts) < 3 {
+			t.Fatalf("%d claims for 200 kicks", len(store.starts))
+		}
+		for i := 1; i < len(store.starts); i++ {
+			// A claim's start is noted a moment after the dispatcher took
+			// its time, hence the millisecond's slack.
+			if gap := store.starts[i].Sub(store.starts[i-1]); gap < delivery.ClaimGap-time.Millisecond {
+				t.Errorf("claims %d and %d started %v apart, want at least %v", i-1, i, gap, delivery.ClaimGap)
+			}
+		}
+	})
+}

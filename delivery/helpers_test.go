@@ -178,3 +178,17 @@ func (c *claimCounter) ClaimDeliveries(ctx context.Context, node string, now tim
 	defer c.claims.Add(1)
 	return c.DB.ClaimDeliveries(ctx, node, now, n, lease)
 }
+
+// claimTimes is the store with the start of each claim noted.
+type claimTimes struct {
+	*sqlstore.DB
+	mu     sync.Mutex
+	starts []time.Time
+}
+
+func (c *claimTimes) ClaimDeliveries(ctx context.Context, node string, now time.Time, n int, lease time.Duration) ([]*recon.Delivery, error) {
+	c.mu.Lock()
+	c.starts = append(c.starts, time.Now())
+	c.mu.Unlock()
+	return c.DB.ClaimDeliveries(ctx, node, now, n, lease)
+}

@@ -1,0 +1,4 @@
+package delivery
+
+// ClaimGap is claimGap, for the tests of package delivery_test.
+const ClaimGap = claimGap
