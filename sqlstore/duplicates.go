@@ -114,7 +114,7 @@ func (c dupCand) first() int64 {
 // the same amounts in the window sharing a reference key
 // (recon.ReferenceKeys). keys[i] is input i's recon.DupKey. The look-up
 // is one query per account and chunk of keys, each key asked on every day
-// of its window (recon.DupKeyOn) on transactions_dup_key (migration 00044):
+// of its window (recon.DupKeyOn) on transactions_dup_key (migrations 00044, 00052):
 // equality probes, which find nothing for an ordinary batch; what they find
 // is compared in full. The reference rule costs one probe of
 // transactions_company_amounts per input that carries other references.
@@ -151,10 +151,9 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 			n := dupProbeSizes[slices.IndexFunc(dupProbeSizes, func(n int) bool { return n >= len(chunk) })]
 			args := append(make([]any, 0, n+1), a)
 			for k := range n {
-				args = append(args, chunk[min(k, len(chunk)-1)])
+				args = append(args, chunk[min(k, len(chunk)-1)].(int64)+a)
 			}
-			stmt, err := db.stmt(ctx, tx, `SELECT `+dupCandColumns+` FROM transactions
-				WHERE bank_account_id = `+db.d.param(1)+` AND dup_key IN (`+db.params(2, n)+`)`)
+			stmt, err := db.stmt(ctx, tx, db.dupProbe(n))
 			if err != nil {
 				return nil, false, internal(err, "look for possible duplicates")
 			}
@@ -212,6 +211,17 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 		}
 	}
 	return hits, repeats, nil
+}
+
+// dupProbe is the look-up of n keys of an account: its parameters are the
+// account, then each key plus the account. The index is on dup_key +
+// bank_account_id, and the account's own condition is one no index serves
+// (+), so the planner cannot read the account whole instead of probing, as
+// it did for an account its statistics took for empty (migration 00052).
+// Within the account, the sum names the key.
+func (db *DB) dupProbe(n int) string {
+	return `SELECT ` + dupCandColumns + ` FROM transactions
+		WHERE +bank_account_id = ` + db.d.param(1) + ` AND (dup_key + bank_account_id) IN (` + db.params(2, n) + `)`
 }
 
 // dupProbeSizes are the numbers of keys a look-up asks for at once (the

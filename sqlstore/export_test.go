@@ -72,3 +72,6 @@ func (db *DB) Pool() *sql.DB { return db.db }
 // Deferrable is deferrable: ctx marking a write whose answer its caller
 // does not read.
 func Deferrable(ctx context.Context) context.Context { return deferrable(ctx) }
+
+// DupProbe is the look-up of n keys of possible duplicates (dupProbe).
+func (db *DB) DupProbe(n int) string { return db.dupProbe(n) }
