@@ -350,7 +350,7 @@ func (r *run) loop(ctx context.Context) error {
 		if !backlog && !r.sleep(ctx, r.poll) {
 			return nil
 		}
-		if !backlog && !r.wait(ctx, claimGap-time.Since(started)) {
+		if !backlog && !waitFor(ctx, claimGap-time.Since(started), nil) {
 			return nil
 		}
 	}
@@ -371,12 +371,21 @@ func (r *run) pause(ctx context.Context) bool {
 
 // sleep waits for d or a kick; false when ctx is done.
 func (r *run) sleep(ctx context.Context, d time.Duration) bool {
+	return waitFor(ctx, d, r.kickChan())
+}
+
+// waitFor waits for d or, unless it is nil, a receive on wake; false when
+// ctx is done.
+func waitFor(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
-	case <-r.kickChan():
+	case <-wake:
 	case <-t.C:
 	}
 	return true
@@ -389,21 +398,6 @@ func (r *run) sleep(ctx context.Context, d time.Duration) bool {
 // about 2 ms of planning (docs/benchmarks.md, "PostgreSQL: claims at most
 // every 10 ms"). A backlog is claimed without the gap.
 const claimGap = 10 * time.Millisecond
-
-// wait waits for d (nothing when d ≤ 0); false when ctx is done.
-func (r *run) wait(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
 
 func release(slots chan struct{}, n int) {
 	for range n {

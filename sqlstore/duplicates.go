@@ -140,9 +140,10 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 	slices.Sort(accounts)
 	stored := map[accountKeyDup][]*dupCand{} // by account and the key's hash (its key on day 0)
 	for _, a := range accounts {
+		// Each key is asked plus the account (dupProbe).
 		ks := make([]any, 0, len(asked[a]))
 		for k := range asked[a] {
-			ks = append(ks, k)
+			ks = append(ks, k+a)
 		}
 		for start := 0; start < len(ks); start += insertChunk {
 			chunk := ks[start:min(start+insertChunk, len(ks))]
@@ -151,7 +152,7 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 			n := dupProbeSizes[slices.IndexFunc(dupProbeSizes, func(n int) bool { return n >= len(chunk) })]
 			args := append(make([]any, 0, n+1), a)
 			for k := range n {
-				args = append(args, chunk[min(k, len(chunk)-1)].(int64)+a)
+				args = append(args, chunk[min(k, len(chunk)-1)])
 			}
 			stmt, err := db.stmt(ctx, tx, db.dupProbe(n))
 			if err != nil {
