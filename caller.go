@@ -17,8 +17,9 @@ type Caller struct {
 	User     *User
 
 	// version is the tenant's change version read together with the
-	// authentication, plus one: 0 when it was not read.
-	version int64
+	// authentication, plus one: 0 when it was not read; epoch likewise
+	// holds the authentication epoch.
+	version, epoch int64
 }
 
 // SetTenantVersion records the tenant's change version (TokenStore's
@@ -29,6 +30,15 @@ func (c *Caller) SetTenantVersion(v int64) { c.version = v + 1 }
 // TenantVersion returns what SetTenantVersion recorded, and false when the
 // authentication did not read it.
 func (c *Caller) TenantVersion() (int64, bool) { return c.version - 1, c.version != 0 }
+
+// SetEpoch records the authentication epoch (TokenStore.AuthEpoch) as read
+// on the primary while authenticating this request, after every write
+// committed before the request came.
+func (c *Caller) SetEpoch(e int64) { c.epoch = e + 1 }
+
+// Epoch returns what SetEpoch recorded, and false when the authentication
+// did not read it.
+func (c *Caller) Epoch() (int64, bool) { return c.epoch - 1, c.epoch != 0 }
 
 // Livemode reports whether the caller holds a live credential (false for a
 // test-mode one).

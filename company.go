@@ -119,6 +119,9 @@ type CompanyStore interface {
 	// test tenant's id it returns the live company's record and formats with
 	// ID the test tenant's and TestOf the company's.
 	Company(ctx context.Context, id int64) (*Company, error)
+	// CompanyAtEpoch is Company and the authentication epoch
+	// (TokenStore.AuthEpoch) read in the same snapshot (Extractors).
+	CompanyAtEpoch(ctx context.Context, id int64) (*Company, int64, error)
 	// Companies lists every (live) company in id order, without their
 	// payment-code formats (an operator's view: it is not tenant data).
 	Companies(ctx context.Context) ([]*Company, error)

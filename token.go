@@ -62,7 +62,9 @@ type TokenStore interface {
 	// token session updated or deleted, an OAuth2 client, user or company
 	// updated or deleted, by any writer. While it reads the same, a caller
 	// authenticated before is still the same caller (except for its
-	// token's expiry).
+	// token's expiry). A change of a company's payment-code formats moves
+	// it too, so that it also covers what a push's extraction reads
+	// (Extractors).
 	AuthEpoch(ctx context.Context) (int64, error)
 	// AuthEpochAndVersion is AuthEpoch and, in the same read of the same
 	// database, the tenant's change version (what

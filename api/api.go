@@ -25,6 +25,7 @@ type Store interface {
 	AppendAudit(ctx context.Context, e *recon.AuditEntry) error
 	// recon.CompanyStore's:
 	Company(ctx context.Context, id int64) (*recon.Company, error)
+	CompanyAtEpoch(ctx context.Context, id int64) (*recon.Company, int64, error)
 	ReplacePaymentCodeFormats(ctx context.Context, companyID int64, formats []recon.PaymentCodeFormat) (*recon.CompanyConfig, error)
 	UpdateCompany(ctx context.Context, id int64, update func(c *recon.Company) error) (*recon.Company, error)
 	// recon.BankAccountStore's:
@@ -101,6 +102,9 @@ type Handler struct {
 	PageCacheBytes int
 
 	pages *pageCache
+	// extractors spares a push the read of its company while the caller's
+	// epoch says nothing it extracts by has changed.
+	extractors recon.Extractors
 }
 
 // Register adds the API routes to mux.

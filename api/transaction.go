@@ -196,7 +196,7 @@ func (h *Handler) pushTransactions(w http.ResponseWriter, r *http.Request, c *re
 	if err != nil {
 		return err
 	}
-	res, err := recon.Ingest(r.Context(), h.Store, c.Tenant, now, in)
+	res, err := h.extractors.Ingest(r.Context(), h.Store, c, now, in)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		// A bank account of another company, or none: the input is at fault.
 		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
@@ -350,7 +350,7 @@ func (h *Handler) simulateTransfer(w http.ResponseWriter, r *http.Request, c *re
 		BankAccountID: body.BankAccountID, TransactionDate: now.In(h.location()), AmountIn: body.Amount,
 		Content: body.Content, ReferenceNumber: ref, SubAccount: body.SubAccount,
 	}}
-	res, err := recon.Ingest(r.Context(), h.Store, c.Tenant, now, in)
+	res, err := h.extractors.Ingest(r.Context(), h.Store, c, now, in)
 	if recon.ErrorCode(err) == recon.ENOTFOUND {
 		return recon.FieldError("bank_account_id", "%s", recon.ErrorMessage(err))
 	} else if err != nil {

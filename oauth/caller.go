@@ -56,6 +56,7 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 		var version int64
 		if epoch, version, err = s.store.AuthEpochAndVersion(ctx, c.Tenant); err == nil && epoch == kept {
 			c.SetTenantVersion(version)
+			c.SetEpoch(epoch)
 			return c, nil
 		}
 	} else {
@@ -101,6 +102,7 @@ func (s *Server) Authenticate(ctx context.Context, bearerToken string) (*recon.C
 		caller.User = u
 	}
 	s.callers.put(key, epoch, caller, sess.GetExpiresAt(fosite.AccessToken))
+	caller.SetEpoch(epoch)
 	return caller, nil
 }
 

@@ -81,16 +81,29 @@ func TestCallerCacheOnTwoNodes(t *testing.T) {
 				return c, storeB.lookups.Load() - before, err
 			}
 
+			// Both ways, the caller comes with the epoch its
+			// authentication read (what recon.Extractors keeps by).
+			wantEpoch := func(call string, c *recon.Caller) {
+				t.Helper()
+				if want, err := storeB.AuthEpoch(ctx); err != nil {
+					t.Fatal(err)
+				} else if e, ok := c.Epoch(); !ok || e != want {
+					t.Fatalf("node B, %s: epoch %d, %v; want %d", call, e, ok, want)
+				}
+			}
 			access, _ := a.tokens(t, "company")
 			if c, n, err := authB(access); err != nil || c.User == nil || c.User.ID != a.user.ID || n != 3 {
 				t.Fatalf("node B, first call: %+v, %v after %d lookups; want the user after 3", c, err, n)
 			} else if v, ok := c.TenantVersion(); ok {
 				t.Fatalf("node B, first call: tenant version %d; want none read", v)
+			} else {
+				wantEpoch("first call", c)
 			}
 			c, n, err := authB(access)
 			if err != nil || n != 0 {
 				t.Fatalf("node B, second call: %v after %d lookups; want the cached caller after none", err, n)
 			}
+			wantEpoch("second call", c)
 			// The cached caller comes with its tenant's version, read with
 			// the epoch.
 			if _, want, err := storeB.AuthEpochAndVersion(ctx, c.Tenant); err != nil {

@@ -54,9 +54,17 @@ func (db *DB) CreateCompany(ctx context.Context, c *recon.Company) error {
 // in position order, or ENOTFOUND. A test tenant's id reads the live
 // company's record (see recon.CompanyStore).
 func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
-	// One statement, so that the company and its formats come from one snapshot.
+	c, _, err := db.CompanyAtEpoch(ctx, id)
+	return c, err
+}
+
+// CompanyAtEpoch implements recon.CompanyStore: Company, and the
+// authentication epoch read in the same snapshot.
+func (db *DB) CompanyAtEpoch(ctx context.Context, id int64) (*recon.Company, int64, error) {
+	// One statement, so that the company, its formats and the epoch come
+	// from one snapshot.
 	rows, err := db.db.QueryContext(ctx, `
-		SELECT c.id, COALESCE(c.test_of, 0), p.full_name, p.short_name, p.status, p.subscription, p.begin_date, p.end_date,
+		SELECT (SELECT n FROM auth_epoch WHERE id = 1), c.id, COALESCE(c.test_of, 0), p.full_name, p.short_name, p.status, p.subscription, p.begin_date, p.end_date,
 			p.bank_sub_account, p.paycode, p.data_storage_days, p.created_at,
 			p.seller_legal_name, p.seller_tax_code, p.seller_address, p.seller_phone, p.seller_email,
 			p.seller_bank_name, p.seller_bank_account, p.invoice_template, p.invoice_series, p.auto_invoice, p.duplicate_window_days,
@@ -66,10 +74,11 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 		WHERE c.id = $1
 		ORDER BY f.position`, id)
 	if err != nil {
-		return nil, internal(err, "read company")
+		return nil, 0, internal(err, "read company")
 	}
 	defer rows.Close()
 	var c *recon.Company
+	var epoch int64
 	for rows.Next() {
 		var (
 			row        recon.Company
@@ -79,14 +88,14 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 			from, to   sql.NullInt64
 			active     sql.NullBool
 		)
-		err := rows.Scan(&row.ID, &row.TestOf, &row.FullName, &row.ShortName, &row.Status, &row.Subscription, &begin, &end,
+		err := rows.Scan(&epoch, &row.ID, &row.TestOf, &row.FullName, &row.ShortName, &row.Status, &row.Subscription, &begin, &end,
 			&row.Config.BankSubAccount, &row.Config.Paycode, &row.Config.DataStorageDays, &row.CreatedAt,
 			&row.Config.Seller.LegalName, &row.Config.Seller.TaxCode, &row.Config.Seller.Address, &row.Config.Seller.Phone,
 			&row.Config.Seller.Email, &row.Config.Seller.BankName, &row.Config.Seller.BankAcct,
 			&row.Config.Invoicing.Template, &row.Config.Invoicing.Series, &row.Config.Invoicing.AutoInvoice, &row.Config.DuplicateWindowDays,
 			&prefix, &from, &to, &ctype, &active)
 		if err != nil {
-			return nil, internal(err, "read company")
+			return nil, 0, internal(err, "read company")
 		}
 		if c == nil {
 			row.BeginDate, row.EndDate = dateText(begin), dateText(end)
@@ -101,12 +110,12 @@ func (db *DB) Company(ctx context.Context, id int64) (*recon.Company, error) {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, internal(err, "read company")
+		return nil, 0, internal(err, "read company")
 	}
 	if c == nil {
-		return nil, notFound(sql.ErrNoRows, "company %d not found", id)
+		return nil, 0, notFound(sql.ErrNoRows, "company %d not found", id)
 	}
-	return c, nil
+	return c, epoch, nil
 }
 
 const companyColumns = `id, full_name, short_name, status, subscription, begin_date, end_date,

@@ -257,8 +257,9 @@ func testTokenSessionBadScopes(t *testing.T, f *tokenFixture) {
 	wantCode(t, f.s.CreateTokenSession(t.Context(), s), recon.EINVALID, "")
 }
 
-// testAuthEpoch: every change that may refuse an accepted token moves the
-// counter; issuing a token does not (callers are kept while it stays put).
+// testAuthEpoch: every change that may refuse an accepted token, or change
+// what a push extracts by, moves the counter; issuing a token does not
+// (callers and extractors are kept while it stays put).
 func testAuthEpoch(t *testing.T, f *tokenFixture) {
 	ctx := t.Context()
 	epoch := func() int64 {
@@ -283,6 +284,11 @@ func testAuthEpoch(t *testing.T, f *tokenFixture) {
 		{"a role changed", func() error {
 			return f.s.SetUserRole(ctx, f.company.ID, f.user.ID, recon.RoleMember, nil)
 		}},
+		{"a company's formats replaced", func() error {
+			_, err := f.s.ReplacePaymentCodeFormats(ctx, f.company.ID, []recon.PaymentCodeFormat{
+				{Prefix: "HD", SuffixFrom: 3, SuffixTo: 6, CharacterType: recon.NumberOnly, IsActive: true}})
+			return err
+		}},
 		{"a company deactivated", func() error {
 			_, err := f.s.UpdateCompany(ctx, f.company.ID, func(c *recon.Company) error { c.Status = recon.CompanyInactive; return nil })
 			return err
@@ -295,6 +301,10 @@ func testAuthEpoch(t *testing.T, f *tokenFixture) {
 		n := epoch()
 		if n <= last {
 			t.Errorf("%s: the epoch stayed at %d (was %d)", c.name, n, last)
+		}
+		// The company is read with the epoch of its snapshot.
+		if _, at, err := f.s.CompanyAtEpoch(ctx, f.company.ID); err != nil || at != n {
+			t.Errorf("%s: CompanyAtEpoch read epoch %d (%v), want %d", c.name, at, err, n)
 		}
 		last = n
 	}
