@@ -75,6 +75,3 @@ func Deferrable(ctx context.Context) context.Context { return deferrable(ctx) }
 
 // DupProbe is the look-up of n keys of possible duplicates (dupProbe).
 func (db *DB) DupProbe(n int) string { return db.dupProbe(n) }
-
-// PGKeyRead is PostgreSQL's key read (pgKeyRead).
-const PGKeyRead = pgKeyRead
