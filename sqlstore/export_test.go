@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
+	"time"
 
 	"github.com/pressly/goose/v3"
 )
@@ -52,6 +53,10 @@ func (db *DB) StopStandbyChecks() {
 // AfterKeyRead makes each shared key read call f after its statement and
 // before answering its requests (PostgreSQL: keyReads).
 func (db *DB) AfterKeyRead(f func()) { db.keys.(*keyReads).afterRead = f }
+
+// SetKeyReadTimeout bounds each shared key read by d instead of
+// keyReadTimeout (PostgreSQL: keyReads).
+func (db *DB) SetKeyReadTimeout(d time.Duration) { db.keys.(*keyReads).timeout = d }
 
 // KeyReadWaiters returns how many requests wait for the next shared key
 // read, behind the one on its way (PostgreSQL: keyReads).

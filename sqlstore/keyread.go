@@ -69,6 +69,8 @@ type keyReads struct {
 	// afterRead, when set (tests), is called after each read's statement
 	// and before its requests are answered.
 	afterRead func()
+	// timeout, when set (tests), replaces keyReadTimeout.
+	timeout time.Duration
 }
 
 // keyBatch is the requests one read answers.
@@ -138,7 +140,11 @@ func (r *keyReads) run(b *keyBatch) {
 
 // fetch reads the epoch and fills versions.
 func (r *keyReads) fetch(versions map[int64]int64) (epoch int64, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), keyReadTimeout)
+	bound := keyReadTimeout
+	if r.timeout > 0 {
+		bound = r.timeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	tenants := make([]int64, 0, len(versions))
 	for id := range versions {

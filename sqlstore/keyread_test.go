@@ -104,6 +104,46 @@ func TestAKeyReadThatFailsAnswersEachOfItsRequests(t *testing.T) {
 	}
 }
 
+// TestAKeyReadThatHangsEndsAtItsBound (PostgreSQL): a shared read that
+// does not come back (here it waits for a lock another connection holds on
+// the epoch's table, as a read on a dead connection would wait) ends at its
+// own bound, not at its requests' deadlines: each of two requests, whether
+// it waited for that read or the next, gets an error, none waits on, and
+// once the table is free the next read answers.
+func TestAKeyReadThatHangsEndsAtItsBound(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, sqlstore.EnginePostgres)
+	db.SetKeyReadTimeout(200 * time.Millisecond)
+	// The requests' own contexts end only if the bound did not: with
+	// context.Canceled, which the bound's error is not.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stop := time.AfterFunc(60*time.Second, cancel)
+	defer stop.Stop()
+	a, _ := companyWithAccount(t, db, "111")
+	lock, err := db.SQL().BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback()
+	if _, err := lock.ExecContext(t.Context(), `LOCK TABLE auth_epoch IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	first := ask(db, ctx, a.Tenant(), true)
+	second := ask(db, ctx, a.Tenant(), false)
+	for name, c := range map[string]chan answer{"the first request": first, "the second": second} {
+		if got := <-c; got.err == nil || errors.Is(got.err, context.Canceled) {
+			t.Fatalf("%s got %+v, want the bounded read's error", name, got)
+		}
+	}
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-ask(db, ctx, a.Tenant(), true); got.err != nil {
+		t.Fatalf("after the lock is gone: %v", got.err)
+	}
+}
+
 // answer is what AuthEpochAndVersion or AuthEpoch returned.
 type answer struct {
 	epoch, version int64
