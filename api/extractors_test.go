@@ -33,13 +33,18 @@ func (e epochs) Authenticate(ctx context.Context, token string) (*recon.Caller, 
 }
 
 // companyReads is the real store, counting the company reads of pushes.
+// While down is set, those reads fail as an unreachable database's.
 type companyReads struct {
 	api.Store
-	n atomic.Int64
+	n    atomic.Int64
+	down atomic.Bool
 }
 
 func (s *companyReads) CompanyAtEpoch(ctx context.Context, id int64) (*recon.Company, int64, error) {
 	s.n.Add(1)
+	if s.down.Load() {
+		return nil, 0, recon.Errorf(recon.EUNAVAILABLE, "the database is not reachable")
+	}
 	return s.Store.CompanyAtEpoch(ctx, id)
 }
 
@@ -64,11 +69,16 @@ func TestPushExtractsByItsEpoch(t *testing.T) {
 			}
 		}
 		n := 0
-		push := func() any {
+		send := func() (int, map[string]any) {
 			t.Helper()
 			n++
 			status, _, body := b.do(t, "POST", "/api/v1/transactions", "feeder", fmt.Sprintf(`{"transactions":[
 				{"bank_account_id":%d,"transaction_date":"2026-03-01 08:15:00","amount_in":150000,"transaction_content":"chuyen tien DH1709 XY56","reference_number":"FT%d"}]}`, acct, n))
+			return status, body
+		}
+		push := func() any {
+			t.Helper()
+			status, body := send()
 			if status != 200 {
 				t.Fatalf("push %d: %d %v", n, status, body)
 			}
@@ -91,5 +101,26 @@ func TestPushExtractsByItsEpoch(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("after paycode was turned off", push(), nil, 3)
+
+		// A read that fails fails the push (503, nothing stored) and keeps
+		// nothing: the next push reads again.
+		formats(recon.PaymentCodeFormat{Prefix: "DH", SuffixFrom: 4, SuffixTo: 8, CharacterType: recon.NumberOnly, IsActive: true})
+		if _, err := b.store.UpdateCompany(ctx, b.company.ID, func(c *recon.Company) error { c.Config.Paycode = true; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		reads.down.Store(true)
+		if status, body := send(); status != 503 {
+			t.Fatalf("push with the company's read failing: %d %v, want 503", status, body)
+		}
+		reads.down.Store(false)
+		n-- // the same transfer again: it was not stored
+		if status, body := send(); status != 200 {
+			t.Fatalf("the failed push again: %d %v", status, body)
+		} else if item := body["data"].([]any)[0].(map[string]any); item["duplicate"] != false || item["code"] != "DH1709" {
+			t.Fatalf("the failed push again: %v, want stored now, with DH1709", item)
+		}
+		if reads.n.Load() != 5 {
+			t.Fatalf("%d company reads, want 5: the failed one and one after it", reads.n.Load())
+		}
 	})
 }

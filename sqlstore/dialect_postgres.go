@@ -100,7 +100,9 @@ func (postgresDialect) param(n int) string { return "$" + strconv.Itoa(n) }
 func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 
 // keyReader shares round trips between concurrent requests (keyReads).
-func (postgresDialect) keyReader(db *sql.DB) keyReader { return &keyReads{db: db} }
+func (postgresDialect) keyReader(db *sql.DB) keyReader {
+	return &keyReads{db: db, timeout: keyReadTimeout}
+}
 
 // indexedBy is empty: PostgreSQL's planner has autovacuum's statistics.
 func (postgresDialect) indexedBy(string) string { return "" }

@@ -69,7 +69,7 @@ type keyReads struct {
 	// afterRead, when set (tests), is called after each read's statement
 	// and before its requests are answered.
 	afterRead func()
-	// timeout, when set (tests), replaces keyReadTimeout.
+	// timeout bounds each read: keyReadTimeout, shorter in tests.
 	timeout time.Duration
 }
 
@@ -140,11 +140,7 @@ func (r *keyReads) run(b *keyBatch) {
 
 // fetch reads the epoch and fills versions.
 func (r *keyReads) fetch(versions map[int64]int64) (epoch int64, err error) {
-	bound := keyReadTimeout
-	if r.timeout > 0 {
-		bound = r.timeout
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 	defer cancel()
 	tenants := make([]int64, 0, len(versions))
 	for id := range versions {
