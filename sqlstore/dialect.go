@@ -36,7 +36,7 @@ type dialect interface {
 
 	// keyReader reads the authentication's epoch and tenant versions on
 	// db, which every request makes (sqlstore/keyread.go).
-	keyReader(db *sql.DB) keyReader
+	keyReader(db *sql.DB, lease *keyLease) keyReader
 
 	// param is the n-th placeholder of a statement whose placeholders are
 	// generated (see "Placeholders" below).

@@ -99,9 +99,10 @@ func (postgresDialect) param(n int) string { return "$" + strconv.Itoa(n) }
 
 func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 
-// keyReader shares round trips between concurrent requests (keyReads).
-func (postgresDialect) keyReader(db *sql.DB) keyReader {
-	return &keyReads{db: db, timeout: keyReadTimeout}
+// keyReader shares round trips between concurrent requests (keyReads), and
+// answers from memory while the store holds the key lease.
+func (postgresDialect) keyReader(db *sql.DB, lease *keyLease) keyReader {
+	return &keyReads{db: db, timeout: keyReadTimeout, lease: lease}
 }
 
 // indexedBy is empty: PostgreSQL's planner has autovacuum's statistics.

@@ -80,3 +80,13 @@ func Deferrable(ctx context.Context) context.Context { return deferrable(ctx) }
 
 // DupProbe is the look-up of n keys of possible duplicates (dupProbe).
 func (db *DB) DupProbe(n int) string { return db.dupProbe(n) }
+
+// KeyLeaseTrusted reports whether the store holds the key lease and answers
+// key reads from memory now (PostgreSQL).
+func (db *DB) KeyLeaseTrusted() bool { return db.lease.trusted() }
+
+// SetKeyLeaseCooldown replaces keyLeaseCooldown, before HoldKeyLease.
+func (db *DB) SetKeyLeaseCooldown(d time.Duration) { db.lease.cooldown = d }
+
+// KeyLeaseTakes counts the times the store took the key lease.
+func (db *DB) KeyLeaseTakes() int64 { return db.lease.takes.Load() }

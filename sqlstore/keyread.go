@@ -71,6 +71,9 @@ type keyReads struct {
 	afterRead func()
 	// timeout bounds each read: keyReadTimeout, shorter in tests.
 	timeout time.Duration
+	// lease answers reads from memory while this node holds the key lease
+	// (keylease.go), and keeps what each read returns.
+	lease *keyLease
 }
 
 // keyBatch is the requests one read answers.
@@ -96,6 +99,9 @@ const pgKeyRead = `SELECT e.n, t.id, COALESCE(c.seq, 0)
 // read returns the epoch and, with withVersion, the version of tenant, from
 // a read that starts after read is called.
 func (r *keyReads) read(ctx context.Context, tenant int64, withVersion bool) (epoch, version int64, err error) {
+	if epoch, version, ok := r.lease.lookup(tenant, withVersion); ok {
+		return epoch, version, nil
+	}
 	r.mu.Lock()
 	b := r.next
 	if b == nil {
@@ -126,7 +132,10 @@ func (r *keyReads) read(ctx context.Context, tenant int64, withVersion bool) (ep
 // other, until none is waiting.
 func (r *keyReads) run(b *keyBatch) {
 	for b != nil {
-		b.epoch, b.err = r.fetch(b.versions)
+		gen := r.lease.gen.Load()
+		if b.epoch, b.err = r.fetch(b.versions); b.err == nil {
+			r.lease.keep(gen, b.epoch, b.versions)
+		}
 		if r.afterRead != nil {
 			r.afterRead()
 		}

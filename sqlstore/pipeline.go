@@ -52,15 +52,19 @@ func isDeferrable(ctx context.Context) bool {
 	return v
 }
 
-// pipelineConnector makes the pool's connections pipelineConns.
-type pipelineConnector struct{ driver.Connector }
+// pipelineConnector makes the pool's connections pipelineConns; lease, when
+// not nil, learns of the key changes of their transactions.
+type pipelineConnector struct {
+	driver.Connector
+	lease *keyLease
+}
 
 func (c pipelineConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &pipelineConn{stdConn: conn.(*stdlib.Conn)}, nil
+	return &pipelineConn{stdConn: conn.(*stdlib.Conn), lease: c.lease}, nil
 }
 
 // pipelineConn is pgx's database/sql connection keeping the deferrable
@@ -73,6 +77,25 @@ type pipelineConn struct {
 	*stdConn
 	inTx    bool
 	pending []pendingWrite
+	lease   *keyLease
+}
+
+// IsValid is called by database/sql whenever the connection goes back to
+// the pool: after a statement outside a transaction, or after a
+// transaction's commit or rollback, and before its caller goes on. That is
+// where the key lease learns that a key changed (keylease.go).
+func (c *pipelineConn) IsValid() bool {
+	if c.lease != nil {
+		c.lease.settle(c.stdConn.Conn().PgConn())
+	}
+	return true
+}
+
+// Close, for a connection that database/sql discards instead: a transaction
+// whose end is unknown may have changed a key.
+func (c *pipelineConn) Close() error {
+	c.IsValid()
+	return c.stdConn.Close()
 }
 
 type stdConn = stdlib.Conn

@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -74,6 +75,13 @@ type DB struct {
 	// keys reads the authentication's epoch and tenant versions
 	// (sqlstore/keyread.go).
 	keys keyReader
+	// lease is the key lease's state (PostgreSQL; nil on SQLite), held
+	// after HoldKeyLease (sqlstore/keylease.go); pgConfig is the pool's
+	// connection configuration, for the lease's own session.
+	lease     *keyLease
+	pgConfig  *pgx.ConnConfig
+	stopLease context.CancelFunc
+	leaseDone chan struct{}
 }
 
 var _ recon.Store = (*DB)(nil)
@@ -131,13 +139,14 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		db.db = sql.OpenDB(stmtCacheConnector{dsn: sqliteDSN(target, db.synchronous), driver: &sqlite.Driver{}})
 	case EnginePostgres:
 		db.d = postgresDialect{}
-		db.db, err = openPostgres(target)
+		db.lease = newKeyLease()
+		db.db, db.pgConfig, err = openPostgres(target, db.lease)
 	}
 	if err != nil {
 		return nil, &recon.Error{Code: recon.EINVALID, Message: "cannot open the " + engine + " database", Err: err}
 	}
 	db.d.configure(db.db)
-	db.keys = db.d.keyReader(db.db)
+	db.keys = db.d.keyReader(db.db, db.lease)
 	if err := db.db.PingContext(ctx); err != nil {
 		db.db.Close()
 		return nil, &recon.Error{Code: recon.EUNAVAILABLE, Message: "cannot connect to the " + engine + " database", Err: err}
@@ -160,11 +169,12 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 }
 
 // openPostgres returns a pool on the PostgreSQL database at databaseURL,
-// configured for a lost primary (configurePostgres).
-func openPostgres(databaseURL string) (*sql.DB, error) {
+// configured for a lost primary (configurePostgres), and its connections'
+// configuration. With lease, the connections report key changes to it.
+func openPostgres(databaseURL string, lease *keyLease) (*sql.DB, *pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(databaseURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Tenant-filtered queries over skewed data (one company may hold
 	// millions of rows, another ten) plan badly as generic plans, which
@@ -178,7 +188,10 @@ func openPostgres(databaseURL string) (*sql.DB, error) {
 	// account rule once per statement").
 	cfg.RuntimeParams["default_transaction_isolation"] = "read committed"
 	configurePostgres(cfg, databaseURL)
-	return sql.OpenDB(pipelineConnector{stdlib.GetConnector(*cfg)}), nil
+	if lease != nil {
+		lease.configure(cfg)
+	}
+	return sql.OpenDB(pipelineConnector{stdlib.GetConnector(*cfg), lease}), cfg, nil
 }
 
 // acceptedForms is the help text of a database URL error.
@@ -263,7 +276,29 @@ func (db *DB) Ready(ctx context.Context) error {
 }
 
 // Close releases the database (and the standby's pool, WithStandby).
+// HoldKeyLease makes the store take the key lease on PostgreSQL whenever no
+// other node holds it, until Close, and answer the authentication's key
+// read from memory while it holds it (sqlstore/keylease.go; docs/design.md,
+// "The key lease"). recon serve calls it on its migrated store; a command
+// that runs and exits does not. Problems holding the lease are logged on
+// log. On SQLite it does nothing.
+func (db *DB) HoldKeyLease(log *slog.Logger) {
+	if db.lease == nil || db.stopLease != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	db.stopLease, db.leaseDone = cancel, make(chan struct{})
+	go func() {
+		defer close(db.leaseDone)
+		db.lease.run(ctx, db.pgConfig, log)
+	}()
+}
+
 func (db *DB) Close() error {
+	if db.stopLease != nil {
+		db.stopLease()
+		<-db.leaseDone
+	}
 	if db.standby != nil {
 		return errors.Join(db.standby.close(), db.db.Close())
 	}

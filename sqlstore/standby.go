@@ -112,7 +112,7 @@ func (db *DB) openStandby(ctx context.Context) error {
 	if db.readMaxLag <= 0 {
 		return invalid("the standby's staleness bound must be positive, not %s", db.readMaxLag)
 	}
-	pool, err := openPostgres(db.readURL)
+	pool, _, err := openPostgres(db.readURL, nil)
 	if err != nil {
 		return invalid("the read URL is not a valid PostgreSQL URL: %v", err)
 	}

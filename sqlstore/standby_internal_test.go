@@ -29,7 +29,7 @@ func TestStandbyCheckStoppedGivesNoVerdict(t *testing.T) {
 			accepted <- c
 		}
 	}()
-	pool, err := openPostgres("postgres://recon@" + ln.Addr().String() + "/recon?sslmode=disable")
+	pool, _, err := openPostgres("postgres://recon@"+ln.Addr().String()+"/recon?sslmode=disable", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

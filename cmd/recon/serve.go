@@ -183,6 +183,7 @@ func (a *app) serve(ctx context.Context, cfg serveFlags) error {
 		return err
 	}
 	defer db.Close()
+	db.HoldKeyLease(log) // PostgreSQL: key reads from memory while no other node writes
 	if st, ok := db.Standby(); ok && st.Serving {
 		log.Info("listings read from the standby (--database-read-url)", "standby", st.String())
 	} else if ok {

@@ -1,0 +1,117 @@
+package sqlstore_test
+
+import (
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"recon"
+	"recon/internal/testkit"
+	"recon/sqlstore"
+	"recon/sqlstore/dbtest"
+)
+
+// TestKeyLease (PostgreSQL): a node holding the key lease answers key reads
+// from memory, and yet every change committed before a read, by itself,
+// by another node or behind the back of a holder whose session was killed,
+// is in that read's answer (docs/design.md, "The key lease").
+func TestKeyLease(t *testing.T) {
+	t.Parallel()
+	url := dbtest.NewURL(t, sqlstore.EnginePostgres)
+	a := dbtest.OpenURL(t, url) // the node that holds the lease
+	b := dbtest.OpenURL(t, url) // another node, or a command
+	ctx := t.Context()
+	c, account := companyWithAccount(t, a, "111")
+	var reads atomic.Int32
+	a.AfterKeyRead(func() { reads.Add(1) })
+	a.SetKeyLeaseCooldown(50 * time.Millisecond)
+	a.HoldKeyLease(slog.New(slog.DiscardHandler))
+
+	read := func() answer {
+		t.Helper()
+		got := <-ask(a, ctx, c.Tenant(), true)
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		return got
+	}
+	// fromMemory waits until a answers a read without reading the
+	// database, and returns that answer.
+	fromMemory := func(what string) answer {
+		t.Helper()
+		var got answer
+		testkit.WaitFor(t, "a answering "+what+" from memory", 30*time.Second, func() bool {
+			first := read()
+			n := reads.Load()
+			got = read()
+			return got == first && reads.Load() == n
+		})
+		return got
+	}
+	bump := func(db *sqlstore.DB) {
+		t.Helper()
+		if err := db.Exec(ctx, `UPDATE sync_counters SET seq = seq + 1 WHERE company_id = $1`, c.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Exec(ctx, `INSERT INTO sync_counters (company_id, seq) VALUES ($1, 1)`, c.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	// a's own writes, a statement and an ingest's transaction: in a's next
+	// answer, and a keeps the lease.
+	kept := fromMemory("the first version")
+	takes := a.KeyLeaseTakes()
+	bump(a)
+	if got := read(); got.version != kept.version+1 {
+		t.Fatalf("after a's own statement a answered %+v, want version %d", got, kept.version+1)
+	}
+	kept = fromMemory("its own statement")
+	in := recon.TransactionInput{BankAccountID: account.ID, TransactionDate: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC),
+		AmountIn: 100_000, Content: "DH1", ReferenceNumber: "R1"}
+	if _, err := a.IngestTransactions(ctx, c.Tenant(), []recon.TransactionInput{in}, []string{"DH1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got.version <= kept.version {
+		t.Fatalf("after a's own ingest a answered %+v, want a version above %d", got, kept.version)
+	}
+	fromMemory("its own ingest")
+	if n := a.KeyLeaseTakes(); n != takes {
+		t.Fatalf("a took the lease %d times in all after its own writes, want %d: its own writes must not wait for it", n, takes)
+	}
+
+	// Another node's write waits for a to let go, and is in a's next answer.
+	kept = fromMemory("before b's write")
+	bump(b)
+	if got := read(); got.version != kept.version+1 {
+		t.Fatalf("after b's write a answered %+v, want version %d", got, kept.version+1)
+	}
+	kept = fromMemory("after taking the lease again")
+	if err := b.Exec(ctx, `UPDATE auth_epoch SET n = n + 1 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got.epoch != kept.epoch+1 {
+		t.Fatalf("after b moved the epoch a answered %+v, want epoch %d", got, kept.epoch+1)
+	}
+
+	// A holder whose session is killed still trusts its memory for a
+	// moment: the next writer waits that moment out.
+	kept = fromMemory("before its session is killed")
+	if err := b.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE application_name = 'recon key lease' AND datname = current_database()`); err != nil {
+		t.Fatal(err)
+	}
+	bump(b)
+	if got := read(); got.version != kept.version+1 {
+		t.Fatalf("after its session was killed and b wrote, a answered %+v, want version %d", got, kept.version+1)
+	}
+
+	// A holder that closes lets go: its name is cleared.
+	fromMemory("after its session was killed")
+	a.Close()
+	var holder *string
+	if err := b.SQL().QueryRowContext(ctx, `SELECT holder FROM key_lease`).Scan(&holder); err != nil || holder != nil {
+		t.Fatalf("after a closed, key_lease.holder is %v (%v), want NULL", holder, err)
+	}
+}
