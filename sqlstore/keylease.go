@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -67,6 +68,9 @@ const (
 	keyLeaseLock  int64 = 0x7265636f6e6c
 	keyLeaseOrder int64 = 0x7265636f6e68
 )
+
+// pgLockNotAvailable is lock_timeout's SQLSTATE.
+const pgLockNotAvailable = "55P03"
 
 // keyChangedNotice is the notice migration 00054's trigger raises on every
 // statement that changes a key; keyChangedData marks, in the connection's
@@ -190,13 +194,20 @@ func (l *keyLease) run(ctx context.Context, cfg *pgx.ConnConfig, log *slog.Logge
 	cfg.RuntimeParams["idle_session_timeout"] = keyLeaseIdle
 	cfg.RuntimeParams["application_name"] = "recon key lease"
 	cfg.OnNotice = nil
+	last := ""
 	for {
 		wait, err := l.hold(ctx, cfg)
 		if ctx.Err() != nil {
 			return
 		}
-		if err != nil {
+		// Each new problem once: a server that refuses the lease's session
+		// (idle_session_timeout needs PostgreSQL 14) refuses it every time.
+		switch {
+		case err == nil:
+			last = ""
+		case err.Error() != last:
 			log.Warn("key lease: requests read the primary until it is held again", "err", err)
+			last = err.Error()
 		}
 		select {
 		case <-ctx.Done():
@@ -259,10 +270,15 @@ func (l *keyLease) take(ctx context.Context, conn *pgx.Conn) (bool, error) {
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	var held bool
-	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
+	// Short: while this waits, writers queue behind it.
+	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '100ms'`); err != nil {
 		return false, err
 	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, keyLeaseOrder); err != nil {
+		var e *pgconn.PgError
+		if errors.As(err, &e) && e.Code == pgLockNotAvailable {
+			return false, nil // writers under way: not free now
+		}
 		return false, err
 	}
 	if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, keyLeaseLock).Scan(&held); err != nil || !held {
