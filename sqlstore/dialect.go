@@ -35,8 +35,8 @@ type dialect interface {
 	writable(ctx context.Context, db *sql.DB) error
 
 	// keyReader reads the authentication's epoch and tenant versions on
-	// db, which every request makes (sqlstore/keyread.go).
-	keyReader(db *sql.DB, lease *keyLease) keyReader
+	// db's pool, which every request makes (sqlstore/keyread.go).
+	keyReader(db *DB) keyReader
 
 	// param is the n-th placeholder of a statement whose placeholders are
 	// generated (see "Placeholders" below).

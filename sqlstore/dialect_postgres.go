@@ -101,8 +101,8 @@ func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 
 // keyReader shares round trips between concurrent requests (keyReads), and
 // answers from memory while the store holds the key lease.
-func (postgresDialect) keyReader(db *sql.DB, lease *keyLease) keyReader {
-	return &keyReads{db: db, timeout: keyReadTimeout, lease: lease}
+func (postgresDialect) keyReader(db *DB) keyReader {
+	return &keyReads{db: db.db, timeout: keyReadTimeout, lease: db.lease}
 }
 
 // indexedBy is empty: PostgreSQL's planner has autovacuum's statistics.

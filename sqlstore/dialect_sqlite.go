@@ -116,7 +116,9 @@ func (sqliteDialect) param(int) string { return "?" }
 // write lock from BEGIN IMMEDIATE on.
 func (sqliteDialect) forUpdate() string { return "" }
 
-func (sqliteDialect) keyReader(db *sql.DB, _ *keyLease) keyReader { return sqliteKeyReader{db} }
+func (sqliteDialect) keyReader(db *DB) keyReader {
+	return &sqliteKeyReader{db: db.db, wal: db.wal, versions: map[int64]int64{}}
+}
 
 // indexedBy names the index: SQLite plans with the statistics a connection
 // loaded when it opened (or none, before the first ANALYZE on data), and

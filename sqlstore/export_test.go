@@ -50,9 +50,20 @@ func (db *DB) StopStandbyChecks() {
 	<-db.standby.done
 }
 
-// AfterKeyRead makes each shared key read call f after its statement and
-// before answering its requests (PostgreSQL: keyReads).
-func (db *DB) AfterKeyRead(f func()) { db.keys.(*keyReads).afterRead = f }
+// AfterKeyRead makes each key read's statement call f after it: on
+// PostgreSQL before the shared read answers its requests (keyReads).
+func (db *DB) AfterKeyRead(f func()) {
+	switch r := db.keys.(type) {
+	case *keyReads:
+		r.afterRead = f
+	case *sqliteKeyReader:
+		r.afterRead = f
+	}
+}
+
+// WALIndexMapped reports whether key reads are answered from the mapped
+// WAL index (SQLite).
+func (db *DB) WALIndexMapped() bool { return db.wal != nil }
 
 // SetKeyReadTimeout bounds each shared key read by d instead of
 // keyReadTimeout (PostgreSQL: keyReads).

@@ -24,20 +24,84 @@ type keyReader interface {
 // microseconds. The context's cancellation is dropped: a WAL reader never
 // waits for the writer, so there is nothing to cancel, and watching the
 // context would cost database/sql and the driver a goroutine each per
-// query, 7% of page 1's rate (docs/benchmarks.md).
-type sqliteKeyReader struct{ db *sql.DB }
+// query, 7% of page 1's rate (docs/benchmarks.md). With the WAL index
+// mapped (walindex.go), a read whose answer is kept under the header the
+// index has now is answered from memory.
+type sqliteKeyReader struct {
+	db  *sql.DB
+	wal *walIndex // nil: every read is a statement
+	// afterRead, when set (tests), is called after each statement.
+	afterRead func()
 
-func (r sqliteKeyReader) read(ctx context.Context, tenant int64, withVersion bool) (epoch, version int64, err error) {
+	mu       sync.Mutex
+	kept     walHeader // the header under which epoch and versions hold
+	hasEpoch bool
+	epoch    int64
+	versions map[int64]int64
+}
+
+func (r *sqliteKeyReader) read(ctx context.Context, tenant int64, withVersion bool) (epoch, version int64, err error) {
+	if r.wal == nil {
+		return r.query(ctx, tenant, withVersion)
+	}
+	before, ok := r.wal.header()
+	if ok {
+		if epoch, version, hit := r.lookup(before, tenant, withVersion); hit {
+			return epoch, version, nil
+		}
+	}
+	if epoch, version, err = r.query(ctx, tenant, withVersion); err != nil {
+		return 0, 0, err
+	}
+	if after, same := r.wal.header(); ok && same && after == before {
+		r.keep(before, epoch, tenant, version, withVersion)
+	}
+	return epoch, version, nil
+}
+
+func (r *sqliteKeyReader) query(ctx context.Context, tenant int64, withVersion bool) (epoch, version int64, err error) {
 	ctx = context.WithoutCancel(ctx)
 	if withVersion {
 		err = r.db.QueryRowContext(ctx, `SELECT n, `+tenantVersion+` FROM auth_epoch WHERE id = 1`, tenant).Scan(&epoch, &version)
 	} else {
 		err = r.db.QueryRowContext(ctx, `SELECT n FROM auth_epoch WHERE id = 1`).Scan(&epoch)
 	}
+	if r.afterRead != nil {
+		r.afterRead()
+	}
 	if err != nil {
 		return 0, 0, internal(err, "read the authentication epoch")
 	}
 	return epoch, version, nil
+}
+
+// lookup answers from what is kept under h.
+func (r *sqliteKeyReader) lookup(h walHeader, tenant int64, withVersion bool) (epoch, version int64, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.hasEpoch || r.kept != h {
+		return 0, 0, false
+	}
+	if withVersion {
+		if version, ok = r.versions[tenant]; !ok {
+			return 0, 0, false
+		}
+	}
+	return r.epoch, version, true
+}
+
+// keep keeps what a read returned under h, the header before and after it.
+func (r *sqliteKeyReader) keep(h walHeader, epoch, tenant, version int64, withVersion bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kept != h || len(r.versions) >= keyLeaseKept {
+		clear(r.versions)
+		r.kept = h
+	}
+	r.epoch, r.hasEpoch = epoch, true
+	if withVersion {
+		r.versions[tenant] = version
+	}
 }
 
 // On PostgreSQL the read is a round trip, and concurrent requests share

@@ -78,8 +78,11 @@ type DB struct {
 	// lease is the key lease's state (PostgreSQL; nil on SQLite), held
 	// after HoldKeyLease (sqlstore/keylease.go); pgConfig is the pool's
 	// connection configuration, for the lease's own session.
-	lease     *keyLease
-	pgConfig  *pgx.ConnConfig
+	lease    *keyLease
+	pgConfig *pgx.ConnConfig
+	// wal is the SQLite file's mapped WAL index (nil: not mapped), by
+	// which key reads are answered from memory (sqlstore/walindex.go).
+	wal       *walIndex
 	stopLease context.CancelFunc
 	leaseDone chan struct{}
 }
@@ -146,11 +149,14 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		return nil, &recon.Error{Code: recon.EINVALID, Message: "cannot open the " + engine + " database", Err: err}
 	}
 	db.d.configure(db.db)
-	db.keys = db.d.keyReader(db.db, db.lease)
 	if err := db.db.PingContext(ctx); err != nil {
 		db.db.Close()
 		return nil, &recon.Error{Code: recon.EUNAVAILABLE, Message: "cannot connect to the " + engine + " database", Err: err}
 	}
+	if db.path != "" {
+		db.wal = openWALIndex(ctx, db.db, db.path)
+	}
+	db.keys = db.d.keyReader(db)
 	if db.readURL != "" {
 		if err := db.openStandby(ctx); err != nil {
 			db.db.Close()
@@ -299,10 +305,14 @@ func (db *DB) Close() error {
 		db.stopLease()
 		<-db.leaseDone
 	}
-	if db.standby != nil {
-		return errors.Join(db.standby.close(), db.db.Close())
+	var walErr error
+	if db.wal != nil {
+		walErr = db.wal.close()
 	}
-	return db.db.Close()
+	if db.standby != nil {
+		return errors.Join(walErr, db.standby.close(), db.db.Close())
+	}
+	return errors.Join(walErr, db.db.Close())
 }
 
 // now returns the clock's time as it will be stored: UTC, whole microseconds.
