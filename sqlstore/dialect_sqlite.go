@@ -117,7 +117,7 @@ func (sqliteDialect) param(int) string { return "?" }
 func (sqliteDialect) forUpdate() string { return "" }
 
 func (sqliteDialect) keyReader(db *DB) keyReader {
-	return &sqliteKeyReader{db: db.db, wal: db.wal, versions: map[int64]int64{}}
+	return &sqliteKeyReader{db: db.db, wal: db.wal}
 }
 
 // indexedBy names the index: SQLite plans with the statistics a connection

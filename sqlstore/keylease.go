@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,9 +56,6 @@ const (
 	// keyLeaseCooldown is how long a holder that let go for a writer waits
 	// before it takes the lease again.
 	keyLeaseCooldown = 5 * time.Second
-	// keyLeaseKept bounds the tenants whose versions are kept; when full,
-	// they are forgotten.
-	keyLeaseKept = 4096
 )
 
 // The advisory lock keys of migration 00054: held by the holder ("reconl"),
@@ -94,11 +90,7 @@ type keyLease struct {
 	trustedUntil atomic.Int64
 	start        time.Time
 
-	mu       sync.Mutex
-	keptGen  uint64 // the gen of what is kept
-	epoch    int64
-	hasEpoch bool
-	versions map[int64]int64
+	kept keptKeys[uint64] // under gen
 
 	// cooldown is keyLeaseCooldown, shorter in tests; takes counts the
 	// times the lease was taken.
@@ -109,7 +101,7 @@ type keyLease struct {
 func newKeyLease() *keyLease {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	return &keyLease{node: hex.EncodeToString(b), start: time.Now(), versions: map[int64]int64{}, cooldown: keyLeaseCooldown}
+	return &keyLease{node: hex.EncodeToString(b), start: time.Now(), cooldown: keyLeaseCooldown}
 }
 
 // configure makes the pool's connections carry the node id and report the
@@ -147,36 +139,7 @@ func (l *keyLease) lookup(tenant int64, withVersion bool) (epoch, version int64,
 	if !l.trusted() {
 		return 0, 0, false
 	}
-	g := l.gen.Load()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.keptGen != g || !l.hasEpoch {
-		return 0, 0, false
-	}
-	if withVersion {
-		if version, ok = l.versions[tenant]; !ok {
-			return 0, 0, false
-		}
-	}
-	return l.epoch, version, true
-}
-
-// keep keeps what a read returned, when gen, loaded before the read was
-// sent, has not moved since.
-func (l *keyLease) keep(gen uint64, epoch int64, versions map[int64]int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.gen.Load() != gen {
-		return
-	}
-	if l.keptGen != gen || len(l.versions)+len(versions) > keyLeaseKept {
-		clear(l.versions)
-		l.keptGen = gen
-	}
-	l.epoch, l.hasEpoch = epoch, true
-	for id, v := range versions {
-		l.versions[id] = v
-	}
+	return l.kept.lookup(l.gen.Load(), tenant, withVersion)
 }
 
 // untrust stops answering from memory and forgets what is kept: before the

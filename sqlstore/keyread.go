@@ -33,11 +33,7 @@ type sqliteKeyReader struct {
 	// afterRead, when set (tests), is called after each statement.
 	afterRead func()
 
-	mu       sync.Mutex
-	kept     walHeader // the header under which epoch and versions hold
-	hasEpoch bool
-	epoch    int64
-	versions map[int64]int64
+	kept keptKeys[walHeader]
 }
 
 func (r *sqliteKeyReader) read(ctx context.Context, tenant int64, withVersion bool) (epoch, version int64, err error) {
@@ -46,7 +42,7 @@ func (r *sqliteKeyReader) read(ctx context.Context, tenant int64, withVersion bo
 	}
 	before, ok := r.wal.header()
 	if ok {
-		if epoch, version, hit := r.lookup(before, tenant, withVersion); hit {
+		if epoch, version, hit := r.kept.lookup(before, tenant, withVersion); hit {
 			return epoch, version, nil
 		}
 	}
@@ -54,7 +50,11 @@ func (r *sqliteKeyReader) read(ctx context.Context, tenant int64, withVersion bo
 		return 0, 0, err
 	}
 	if after, same := r.wal.header(); ok && same && after == before {
-		r.keep(before, epoch, tenant, version, withVersion)
+		var versions map[int64]int64
+		if withVersion {
+			versions = map[int64]int64{tenant: version}
+		}
+		r.kept.keep(before, epoch, versions)
 	}
 	return epoch, version, nil
 }
@@ -75,32 +75,48 @@ func (r *sqliteKeyReader) query(ctx context.Context, tenant int64, withVersion b
 	return epoch, version, nil
 }
 
-// lookup answers from what is kept under h.
-func (r *sqliteKeyReader) lookup(h walHeader, tenant int64, withVersion bool) (epoch, version int64, ok bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.hasEpoch || r.kept != h {
+// keptKeys is what key reads returned, kept under a stamp that moves
+// whenever it may be stale: the key lease's generation (keylease.go), or
+// SQLite's WAL-index header (walindex.go). It keeps the epoch and the
+// versions of up to keyKept tenants, then forgets them.
+type keptKeys[S comparable] struct {
+	mu       sync.Mutex
+	stamp    S
+	hasEpoch bool
+	epoch    int64
+	versions map[int64]int64
+}
+
+// keyKept bounds the tenants whose versions are kept.
+const keyKept = 4096
+
+// lookup answers from what is kept under stamp.
+func (k *keptKeys[S]) lookup(stamp S, tenant int64, withVersion bool) (epoch, version int64, ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.hasEpoch || k.stamp != stamp {
 		return 0, 0, false
 	}
 	if withVersion {
-		if version, ok = r.versions[tenant]; !ok {
+		if version, ok = k.versions[tenant]; !ok {
 			return 0, 0, false
 		}
 	}
-	return r.epoch, version, true
+	return k.epoch, version, true
 }
 
-// keep keeps what a read returned under h, the header before and after it.
-func (r *sqliteKeyReader) keep(h walHeader, epoch, tenant, version int64, withVersion bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.kept != h || len(r.versions) >= keyLeaseKept {
-		clear(r.versions)
-		r.kept = h
+// keep keeps what a read made under stamp returned: what was kept under
+// another stamp is forgotten.
+func (k *keptKeys[S]) keep(stamp S, epoch int64, versions map[int64]int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stamp != stamp || k.versions == nil || len(k.versions)+len(versions) > keyKept {
+		k.versions = make(map[int64]int64, len(versions))
+		k.stamp = stamp
 	}
-	r.epoch, r.hasEpoch = epoch, true
-	if withVersion {
-		r.versions[tenant] = version
+	k.epoch, k.hasEpoch = epoch, true
+	for id, v := range versions {
+		k.versions[id] = v
 	}
 }
 
@@ -196,9 +212,9 @@ func (r *keyReads) read(ctx context.Context, tenant int64, withVersion bool) (ep
 // other, until none is waiting.
 func (r *keyReads) run(b *keyBatch) {
 	for b != nil {
-		gen := r.lease.gen.Load()
+		gen := r.lease.gen.Load() // before the read is sent
 		if b.epoch, b.err = r.fetch(b.versions); b.err == nil {
-			r.lease.keep(gen, b.epoch, b.versions)
+			r.lease.kept.keep(gen, b.epoch, b.versions)
 		}
 		if r.afterRead != nil {
 			r.afterRead()

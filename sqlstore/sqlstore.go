@@ -154,7 +154,7 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		return nil, &recon.Error{Code: recon.EUNAVAILABLE, Message: "cannot connect to the " + engine + " database", Err: err}
 	}
 	if db.path != "" {
-		db.wal = openWALIndex(ctx, db.db, db.path)
+		db.wal = openWALIndex(ctx, sqliteDSN(db.path, db.synchronous), db.path)
 	}
 	db.keys = db.d.keyReader(db)
 	if db.readURL != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"sync/atomic"
 	"unsafe"
 )
@@ -26,7 +27,9 @@ import (
 // The -shm file must stay the one mapped: SQLite deletes it when its last
 // connection closes, and a process that opens the database next makes a new
 // one. The store therefore holds one connection open for as long as it is
-// open, which makes it never the last to close but itself.
+// open, which makes it never the last to close but itself. That connection
+// is its own, outside the store's pool: it counts against no limit set on
+// the pool, and nothing the pool does closes it.
 
 // walIndexMapped is how much of the -shm file is mapped: its first page
 // (the header takes 136 bytes; the file grows by 32 KiB).
@@ -38,34 +41,40 @@ type walHeader [12]uint32
 // walIndex is the mapped header of a database's -shm file.
 type walIndex struct {
 	mem    []byte
-	held   *sql.Conn // keeps the -shm file in place
+	own    *sql.DB   // a pool of one, apart from the store's
+	held   *sql.Conn // of own: keeps the -shm file in place
 	closed atomic.Bool
 }
 
-// openWALIndex holds a connection of db, the SQLite database at path, and
-// maps its -shm file. On any failure it returns nil: key reads then go to
-// the database, as without it.
-func openWALIndex(ctx context.Context, db *sql.DB, path string) *walIndex {
-	held, err := db.Conn(ctx)
+// openWALIndex opens a connection of its own to the SQLite database at
+// path (dsn), holds it, and maps the database's -shm file. On any failure
+// it returns nil: key reads then go to the database, as without it.
+func openWALIndex(ctx context.Context, dsn, path string) *walIndex {
+	own, err := sql.Open("sqlite", dsn)
 	if err != nil {
+		return nil
+	}
+	w := &walIndex{own: own}
+	if w.held, err = own.Conn(ctx); err != nil {
+		own.Close()
 		return nil
 	}
 	var mode string
 	// A read opens the WAL and its index, if the connection had not yet.
-	if err := held.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
-		held.Close()
+	err = w.held.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode)
+	if err == nil && mode == "wal" {
+		_, err = w.held.ExecContext(ctx, `SELECT count(*) FROM sqlite_master`)
+	}
+	if err == nil && mode == "wal" {
+		w.mem, err = mapWALIndex(path + "-shm")
+	}
+	if err != nil || mode != "wal" || len(w.mem) < 2*len(walHeader{})*4 {
+		w.closed.Store(true)
+		w.held.Close()
+		own.Close()
 		return nil
 	}
-	if _, err := held.ExecContext(ctx, `SELECT count(*) FROM sqlite_master`); err != nil {
-		held.Close()
-		return nil
-	}
-	mem, err := mapWALIndex(path + "-shm")
-	if err != nil || len(mem) < 2*len(walHeader{})*4 {
-		held.Close()
-		return nil
-	}
-	return &walIndex{mem: mem, held: held}
+	return w
 }
 
 // header returns the header, and false when it cannot be trusted now: its
@@ -97,5 +106,5 @@ func (w *walIndex) close() error {
 	if w.closed.Swap(true) {
 		return nil
 	}
-	return w.held.Close()
+	return errors.Join(w.held.Close(), w.own.Close())
 }
