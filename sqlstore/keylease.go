@@ -190,7 +190,9 @@ func (l *keyLease) hold(ctx context.Context, cfg *pgx.ConnConfig) (time.Duration
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	sent := l.now()
-	held, err := l.take(ctx, conn)
+	tctx, cancel := statementContext(ctx)
+	held, err := l.take(tctx, conn)
+	cancel()
 	if err != nil || !held {
 		return l.cooldown, err
 	}
@@ -209,9 +211,11 @@ func (l *keyLease) hold(ctx context.Context, cfg *pgx.ConnConfig) (time.Duration
 		}
 		sent := l.now()
 		var waiting, mine int
-		err := conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE NOT granted), count(*) FILTER (WHERE granted AND pid = pg_backend_pid())
+		qctx, cancel := statementContext(ctx)
+		err := conn.QueryRow(qctx, `SELECT count(*) FILTER (WHERE NOT granted), count(*) FILTER (WHERE granted AND pid = pg_backend_pid())
 			FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND objsubid = 1`,
 			uint32(keyLeaseLock>>32), uint32(keyLeaseLock&0xffffffff)).Scan(&waiting, &mine)
+		cancel()
 		if err != nil || mine == 0 {
 			return time.Second, err
 		}
@@ -221,6 +225,15 @@ func (l *keyLease) hold(ctx context.Context, cfg *pgx.ConnConfig) (time.Duration
 		}
 		l.trustedUntil.Store(sent + int64(keyLeaseTrust))
 	}
+}
+
+// statementContext bounds a statement on the lease's session without
+// ending it when ctx ends: pgx closes a session whose statement is
+// cancelled, and a holder closed mid-check would then leave its name in
+// key_lease.holder for the next writer to wait out. The loop in hold sees
+// ctx end after the statement and lets go.
+func statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 }
 
 // take takes the lease if no other session holds it or writes a key: with
@@ -259,7 +272,7 @@ func (l *keyLease) take(ctx context.Context, conn *pgx.Conn) (bool, error) {
 // that ended.
 func (l *keyLease) letGo(conn *pgx.Conn) {
 	l.untrust()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := statementContext(context.Background())
 	defer cancel()
 	if _, err := conn.Exec(ctx, `UPDATE key_lease SET holder = NULL WHERE id = 1 AND holder = $1`, l.node); err != nil {
 		return

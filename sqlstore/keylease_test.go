@@ -115,3 +115,33 @@ func TestKeyLease(t *testing.T) {
 		t.Fatalf("after a closed, key_lease.holder is %v (%v), want NULL", holder, err)
 	}
 }
+
+// TestKeyLeaseCloseClearsHolder (PostgreSQL): a holder closed at any point
+// of its checks, one of which is on the wire about one time in twenty,
+// clears its name, so that the next writer does not wait it out. (A check
+// cancelled with the store closed its session before it could: CI.)
+func TestKeyLeaseCloseClearsHolder(t *testing.T) {
+	t.Parallel()
+	url := dbtest.NewURL(t, sqlstore.EnginePostgres)
+	b := dbtest.OpenURL(t, url)
+	ctx := t.Context()
+	holder := func() *string {
+		t.Helper()
+		var h *string
+		if err := b.SQL().QueryRowContext(ctx, `SELECT holder FROM key_lease`).Scan(&h); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	for i := range 50 {
+		a := dbtest.OpenURL(t, url)
+		a.HoldKeyLease(slog.New(slog.DiscardHandler))
+		testkit.WaitFor(t, "a named holder", 30*time.Second, func() bool { return holder() != nil })
+		// Close at a different moment of the 25 ms between checks each time.
+		time.Sleep(time.Duration(i%25) * time.Millisecond)
+		a.Close()
+		if h := holder(); h != nil {
+			t.Fatalf("close %d: key_lease.holder is %q after the holder closed, want NULL", i, *h)
+		}
+	}
+}

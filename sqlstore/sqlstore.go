@@ -281,7 +281,6 @@ func (db *DB) Ready(ctx context.Context) error {
 	return db.d.writable(ctx, db.db)
 }
 
-// Close releases the database (and the standby's pool, WithStandby).
 // HoldKeyLease makes the store take the key lease on PostgreSQL whenever no
 // other node holds it, until Close, and answer the authentication's key
 // read from memory while it holds it (sqlstore/keylease.go; docs/design.md,
@@ -300,6 +299,8 @@ func (db *DB) HoldKeyLease(log *slog.Logger) {
 	}()
 }
 
+// Close releases the database (and the standby's pool, WithStandby),
+// letting go of the key lease first.
 func (db *DB) Close() error {
 	if db.stopLease != nil {
 		db.stopLease()
