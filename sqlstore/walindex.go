@@ -99,9 +99,9 @@ func (w *walIndex) header() (h walHeader, ok bool) {
 	return h, b[0] != 0
 }
 
-// close lets the -shm file go. The mapping stays (4 KiB until the process
-// ends): a request still under way may read it, and unmapping under it
-// would crash the process; after close the header is never trusted again.
+// close lets the -shm file go. The mapping stays until the process ends
+// (walindex_mmap.go, for SQLite's locks): a request still under way may
+// read it; after close the header is never trusted again.
 func (w *walIndex) close() error {
 	if w.closed.Swap(true) {
 		return nil
