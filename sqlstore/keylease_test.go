@@ -28,14 +28,7 @@ func TestKeyLease(t *testing.T) {
 	a.SetKeyLeaseCooldown(50 * time.Millisecond)
 	a.HoldKeyLease(slog.New(slog.DiscardHandler))
 
-	read := func() answer {
-		t.Helper()
-		got := <-ask(a, ctx, c.Tenant(), true)
-		if got.err != nil {
-			t.Fatal(got.err)
-		}
-		return got
-	}
+	read := keysOf(t, a, c.Tenant())
 	// fromMemory waits until a answers a read without reading the
 	// database, and returns that answer.
 	fromMemory := func(what string) answer {

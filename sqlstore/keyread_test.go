@@ -179,3 +179,16 @@ func holdFirstKeyRead(db *sqlstore.DB) (reads *atomic.Int32, held, release chan 
 	})
 	return reads, held, release
 }
+
+// keysOf returns a function that reads tenant's epoch and version from db,
+// failing the test on an error.
+func keysOf(t *testing.T, db *sqlstore.DB, tenant recon.TenantID) func() answer {
+	return func() answer {
+		t.Helper()
+		got := <-ask(db, t.Context(), tenant, true)
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		return got
+	}
+}

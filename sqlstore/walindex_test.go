@@ -26,14 +26,7 @@ func TestKeyReadFromTheWALIndex(t *testing.T) {
 	c, _ := companyWithAccount(t, a, "111")
 	var reads atomic.Int32
 	a.AfterKeyRead(func() { reads.Add(1) })
-	read := func() answer {
-		t.Helper()
-		got := <-ask(a, ctx, c.Tenant(), true)
-		if got.err != nil {
-			t.Fatal(got.err)
-		}
-		return got
-	}
+	read := keysOf(t, a, c.Tenant())
 	// kept reads twice and checks that the second made no statement.
 	kept := func(what string) answer {
 		t.Helper()
