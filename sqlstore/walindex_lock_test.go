@@ -44,7 +44,7 @@ func TestWALIndexKeepsSQLitesLocks(t *testing.T) {
 		t.Fatal("the WAL index of a SQLite file is not mapped")
 	}
 	a.SQL().SetMaxIdleConns(0) // only the connection the mapping holds stays
-	shm := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite://"), "sqlite:") + "-shm"
+	shm := sqlitePath(url) + "-shm"
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWALIndexKeepsSQLitesLocks$", "-test.count=1")
 	cmd.Env = append(os.Environ(), walLockProbe+"="+shm)
 	out, err := cmd.CombinedOutput()

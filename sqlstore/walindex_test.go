@@ -2,7 +2,6 @@ package sqlstore_test
 
 import (
 	"os/exec"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -83,7 +82,7 @@ func TestKeyReadFromTheWALIndex(t *testing.T) {
 		t.Skip("SKIPPED: no sqlite3 shell on this machine; the write of another process is not checked")
 	}
 	before = kept("before another process writes")
-	path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite://"), "sqlite:")
+	path := sqlitePath(url)
 	if out, err := exec.Command(shell, path, "UPDATE sync_counters SET seq = seq + 1 WHERE company_id = "+itoa(c.ID)).CombinedOutput(); err != nil {
 		t.Fatalf("sqlite3: %v\n%s", err, out)
 	}
