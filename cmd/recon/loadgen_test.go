@@ -35,6 +35,7 @@ type loadConfig struct {
 	ipnRate  int           // single-transfer pushes a second
 	ipnFor   time.Duration // how long the pushes last
 	queries  []string      // names of the listing queries to run (listQueries); none: all
+	cpu      *cpuSampler   // who used the CPU during each listing measure; nil: not said
 }
 
 // loadTarget is a company ready for the generator: its bank accounts, the
@@ -238,19 +239,38 @@ type listResult struct {
 	name     string
 	p50, p99 time.Duration
 	rps      float64
+	cpu      string // who used the CPU meanwhile (cpuSampler.since), with cfg.cpu
 }
 
-// list runs each query for cfg.listFor from cfg.clients closed-loop clients.
-func list(t testing.TB, tg *loadTarget, cfg loadConfig) []listResult {
+// listPass runs each listing query, the big company's (cfg.queries; all
+// when empty) then the small companies', with a measure of GET /healthz
+// before the first and after each: a query's ratio is to the mean of the
+// two measures around it, the HTTP stack's rate at that moment, since a
+// shared machine's rate drifts within a pass (docs/benchmarks.md, "Where
+// the dips came from"). around, when not nil, wraps the first query (a CPU
+// profile of it). health has one measure more than results.
+func listPass(t testing.TB, tg *loadTarget, small []*loadTarget, cfg loadConfig, around func() func()) (results, health []listResult) {
 	t.Helper()
-	var out []listResult
-	for _, q := range listQueries(tg, tg.offset+cfg.rows) {
-		if len(cfg.queries) > 0 && !slices.Contains(cfg.queries, q.name) {
-			continue
+	healthz := listQuery{"healthz", "/healthz"}
+	health = []listResult{listOne(t, []*loadTarget{tg}, cfg, healthz)}
+	run := func(on []*loadTarget, q listQuery) {
+		done := func() {}
+		if around != nil && len(results) == 0 {
+			done = around()
 		}
-		out = append(out, listOne(t, []*loadTarget{tg}, cfg, q))
+		results = append(results, listOne(t, on, cfg, q))
+		done()
+		health = append(health, listOne(t, []*loadTarget{tg}, cfg, healthz))
 	}
-	return out
+	for _, q := range listQueries(tg, tg.offset+cfg.rows) {
+		if len(cfg.queries) == 0 || slices.Contains(cfg.queries, q.name) {
+			run([]*loadTarget{tg}, q)
+		}
+	}
+	for _, q := range smallQueries(small) {
+		run(small, q)
+	}
+	return results, health
 }
 
 // listOne runs q for cfg.listFor from cfg.clients closed-loop clients, each
@@ -266,6 +286,10 @@ func listOne(t testing.TB, tgs []*loadTarget, cfg loadConfig, q listQuery) listR
 	var lat []time.Duration
 	var failed atomic.Value
 	var wg sync.WaitGroup
+	var mark cpuMark
+	if cfg.cpu != nil {
+		mark = cfg.cpu.mark()
+	}
 	start := time.Now()
 	deadline := start.Add(cfg.listFor)
 	for k := range cfg.clients {
@@ -296,7 +320,11 @@ func listOne(t testing.TB, tgs []*loadTarget, cfg loadConfig, q listQuery) listR
 	if len(lat) == 0 {
 		t.Fatalf("%s: no request finished in %s", q.name, cfg.listFor)
 	}
-	return listResult{q.name, percentile(lat, 0.50), percentile(lat, 0.99), float64(len(lat)) / elapsed.Seconds()}
+	r := listResult{name: q.name, p50: percentile(lat, 0.50), p99: percentile(lat, 0.99), rps: float64(len(lat)) / elapsed.Seconds()}
+	if cfg.cpu != nil {
+		r.cpu = cfg.cpu.since(mark)
+	}
+	return r
 }
 
 // percentile sorts lat and returns its p-th quantile.
@@ -432,9 +460,6 @@ func TestLoadGeneratorSmoke(t *testing.T) {
 			t.Errorf("%s (%s) selects nothing: the generator's filters must find rows", q.name, q.query)
 		}
 	}
-	if got := list(t, tg, cfg); len(got) != len(listQueries(tg, cfg.rows)) {
-		t.Fatalf("%d listing results", len(got))
-	}
 	if len(small) != 2 || small[0].company == small[1].company || small[0].company == tg.company {
 		t.Fatalf("small targets %+v", small)
 	}
@@ -448,8 +473,20 @@ func TestLoadGeneratorSmoke(t *testing.T) {
 			}
 		}
 	}
-	if r := listOne(t, small, cfg, smallQueries(small)[0]); r.rps <= 0 {
-		t.Fatalf("small page 1: %+v", r)
+	cfg.cpu = startCPUSampler(os.Getpid())
+	defer cfg.cpu.close()
+	wrapped, pass := 0, cfg.cpu.mark()
+	results, health := listPass(t, tg, small, cfg, func() func() { return func() { wrapped++ } })
+	if want := len(listQueries(tg, cfg.rows)) + len(smallQueries(small)); len(results) != want || len(health) != want+1 || wrapped != 1 {
+		t.Fatalf("%d listing results and %d /healthz measures, the first wrapped %d times; want %d, %d and once", len(results), len(health), wrapped, want, want+1)
+	}
+	for _, r := range append(results, health...) {
+		if r.rps <= 0 {
+			t.Errorf("%s: %.0f req/s", r.name, r.rps)
+		}
+	}
+	if use := cfg.cpu.since(pass); !strings.Contains(use, "server") {
+		t.Errorf("CPU over the listing: %q, want this process (the server here) in it", use)
 	}
 	if rss, peak, err := processMemory(os.Getpid()); err != nil || rss <= 0 || peak < rss {
 		t.Fatalf("memory of this process: rss %f, peak %f, %v", rss, peak, err)
