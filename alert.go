@@ -155,8 +155,14 @@ type AlertStore interface {
 	// FailingStreak counts the newest attempts of the tenant's deliveries
 	// of kind that failed in a row, up to max, and the time of the newest.
 	FailingStreak(ctx context.Context, tenant TenantID, kind string, max int) (int, time.Time, error)
-	// AlertCompanies lists the active companies' live ids.
-	AlertCompanies(ctx context.Context) ([]int64, error)
+	// AlertCompanies lists the active companies' live ids that may have an
+	// alert now: a delivery tried and not delivered (a failing streak), a
+	// target Recon disabled, an open exception (the queue), or the daily
+	// summary of day due at the business hour and neither sent nor given
+	// up. A company with none of them cannot have an alert, so the
+	// minute's check costs a statement per company with something to say,
+	// not per company (docs/dashboard.md, Alerts).
+	AlertCompanies(ctx context.Context, day string, hour int) ([]int64, error)
 }
 
 // MaxAlertAttempts bounds how often an alert is tried.

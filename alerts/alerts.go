@@ -78,11 +78,13 @@ func (s *Service) Tick(ctx context.Context, now time.Time) (int, error) {
 	return s.Run(ctx, now)
 }
 
-// Run checks every active company at now and sends the alerts it finds
-// (and those whose sending failed before), each once; it returns how many
-// it sent. A company's failure does not stop the others'.
+// Run checks the active companies that may have an alert at now
+// (AlertCompanies) and sends the alerts it finds (and those whose sending
+// failed before), each once; it returns how many it sent. A company's
+// failure does not stop the others'.
 func (s *Service) Run(ctx context.Context, now time.Time) (int, error) {
-	ids, err := s.Store.AlertCompanies(ctx)
+	local := now.In(s.loc())
+	ids, err := s.Store.AlertCompanies(ctx, summaryDay(local), local.Hour())
 	if err != nil {
 		return 0, err
 	}
@@ -100,6 +102,10 @@ func (s *Service) Run(ctx context.Context, now time.Time) (int, error) {
 	}
 	return sent, errors.Join(errs...)
 }
+
+// summaryDay is the day the daily summary sent at local tells of: the
+// day before.
+func summaryDay(local time.Time) string { return local.AddDate(0, 0, -1).Format(time.DateOnly) }
 
 func (s *Service) loc() *time.Location {
 	if s.Location == nil {
@@ -158,7 +164,7 @@ func (s *Service) runCompany(ctx context.Context, company int64, now time.Time) 
 		add(recon.AlertQueue, today, facts{"open": strconv.FormatInt(att.OpenExceptions, 10), "threshold": strconv.FormatInt(settings.QueueThreshold, 10)})
 	}
 	if settings.DailyHour >= 0 && local.Hour() >= settings.DailyHour {
-		day := local.AddDate(0, 0, -1).Format(time.DateOnly)
+		day := summaryDay(local)
 		flows, err := s.Store.DayFlows(ctx, tenant, day, day)
 		if err != nil {
 			return 0, err

@@ -3,6 +3,7 @@ package alerts_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -172,6 +173,85 @@ func TestAlerts(t *testing.T) {
 		if subject, text := alerts.Message("en", events[0]); subject != "The exceptions queue is past its threshold" || !strings.Contains(text, "2 exceptions are open") {
 			t.Errorf("english: %q %q", subject, text)
 		}
+	})
+}
+
+// TestAlertCompanies (both engines): the minute's check visits only the
+// companies that may have an alert: quiet and inactive ones are left out,
+// a company is in while a delivery of its is tried and not delivered, and
+// from its daily summary's hour until that summary is sent (a failed send
+// keeps it in, to be tried again).
+func TestAlertCompanies(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		e := newEnv(t, engine) // e.co: the default settings, the summary at 8:00
+		company := func(name, status string, daily int) *recon.Company {
+			c := &recon.Company{FullName: name, ShortName: name, Status: status}
+			if err := e.db.CreateCompany(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.db.SetAlertSettings(ctx, &recon.AlertSettings{Company: c.ID, FailingAttempts: 5, QueueThreshold: 50, DailyHour: daily}); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		company("QUIET", recon.CompanyActive, -1)
+		failing := company("FAILING", recon.CompanyActive, -1)
+		company("GONE", recon.CompanyInactive, 0)
+		late := company("LATE", recon.CompanyActive, 20)
+		want := func(day string, hour int, ids ...int64) {
+			t.Helper()
+			got, err := e.db.AlertCompanies(ctx, day, hour)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(ids) {
+				t.Fatalf("at %s %d:00: %v %v, want %v", day, hour, got, err, ids)
+			}
+		}
+		want("2026-11-25", 7)
+		want("2026-11-25", 8, e.co.ID)
+		want("2026-11-25", 20, e.co.ID, late.ID)
+
+		// A delivery tried and failed: in until it is delivered.
+		if err := e.db.SetIPN(ctx, failing.Tenant(), &recon.Target{URL: e.chat.URL + "/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
+			t.Fatal(err)
+		}
+		d, err := e.db.SendTestNotification(ctx, failing.Tenant(), recon.DeliveryIPN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want("2026-11-25", 7) // not tried yet
+		at := time.Date(2026, 11, 26, 7, 0, 0, 0, hanoi)
+		attempt := func(code int, status string) {
+			t.Helper()
+			if err := e.db.RecordAttempts(ctx, []recon.AttemptOutcome{{Attempt: &recon.DeliveryAttempt{DeliveryID: d.ID, At: at, URL: "x", StatusCode: code},
+				Status: status, Next: at.Add(time.Minute)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		attempt(500, recon.DeliveryPending)
+		want("2026-11-25", 7, failing.ID)
+		attempt(200, recon.DeliveryDelivered)
+		want("2026-11-25", 7)
+
+		// The summary: a failed send keeps the company in, a sent one
+		// takes it out until the next day's.
+		svc := e.service("a")
+		e.chat.Answer(func(int) int { return 503 })
+		if err := e.db.SetAlertSettings(ctx, &recon.AlertSettings{Company: e.co.ID, FailingAttempts: 5, QueueThreshold: 50, DailyHour: 8,
+			ChatKind: recon.ChatGeneric, ChatURL: e.chat.URL + "/hook"}); err != nil {
+			t.Fatal(err)
+		}
+		nine := time.Date(2026, 11, 26, 9, 0, 0, 0, hanoi)
+		if n, err := svc.Run(ctx, nine); n != 0 || err != nil {
+			t.Fatalf("the summary with the chat down: %d %v", n, err)
+		}
+		want("2026-11-25", 9, e.co.ID)
+		e.chat.Answer(nil)
+		if n, err := svc.Run(ctx, nine.Add(2*time.Minute)); n != 1 || err != nil {
+			t.Fatalf("the summary with the chat back: %d %v", n, err)
+		}
+		want("2026-11-25", 9)
+		want("2026-11-26", 9, e.co.ID)
 	})
 }
 
