@@ -204,22 +204,24 @@ func (db *DB) FailingStreak(ctx context.Context, tenant recon.TenantID, kind str
 	return n, newest, nil
 }
 
-// AlertCompanies implements recon.AlertStore: one statement whose
-// probes each use an index (deliveries_company_status, the primary key
-// of delivery_targets, exceptions_list, alert_events' unique key).
+// AlertCompanies implements recon.AlertStore: one statement, a probe of
+// an index per condition and company (deliveries_company_status, or
+// deliveries_failing, whose predicate the literals match; the key of
+// delivery_targets; exceptions_list; alert_events' unique key).
 func (db *DB) AlertCompanies(ctx context.Context, day string, hour int) ([]int64, error) {
 	def := recon.DefaultAlertSettings(0)
 	rows, err := db.db.QueryContext(ctx, `
 		SELECT c.id FROM companies c LEFT JOIN alert_settings s ON s.company_id = c.id
 		WHERE c.test_of IS NULL AND c.status = $1 AND (
-			EXISTS (SELECT 1 FROM deliveries d WHERE d.company_id = c.id AND d.status IN ($2, $3) AND d.attempts > 0)
-			OR EXISTS (SELECT 1 FROM delivery_targets t WHERE t.company_id = c.id AND t.disabled_by = $4)
-			OR EXISTS (SELECT 1 FROM exceptions e WHERE e.company_id = c.id AND e.resolved = $5)
-			OR (COALESCE(s.daily_hour, $6) BETWEEN 0 AND $7 AND NOT EXISTS (
-				SELECT 1 FROM alert_events a WHERE a.company_id = c.id AND a.kind = $8 AND a.event_key = $9
-				AND (a.sent_at IS NOT NULL OR a.attempts >= $10))))
+			EXISTS (SELECT 1 FROM deliveries d WHERE d.company_id = c.id AND d.status = 'pending' AND d.attempts > 0)
+			OR EXISTS (SELECT 1 FROM deliveries d WHERE d.company_id = c.id AND d.status = 'dead')
+			OR EXISTS (SELECT 1 FROM delivery_targets t WHERE t.company_id = c.id AND t.disabled_by = $2)
+			OR EXISTS (SELECT 1 FROM exceptions e WHERE e.company_id = c.id AND e.resolved = $3)
+			OR (COALESCE(s.daily_hour, $4) BETWEEN 0 AND $5 AND NOT EXISTS (
+				SELECT 1 FROM alert_events a WHERE a.company_id = c.id AND a.kind = $6 AND a.event_key = $7
+				AND (a.sent_at IS NOT NULL OR a.attempts >= $8))))
 		ORDER BY c.id`,
-		recon.CompanyActive, recon.DeliveryPending, recon.DeliveryDead, recon.DisabledByRecon, false,
+		recon.CompanyActive, recon.DisabledByRecon, false,
 		def.DailyHour, hour, recon.AlertDaily, day, recon.MaxAlertAttempts)
 	ids, err := collect(rows, err, "list companies", func(s scanner) (*int64, error) {
 		var id int64
