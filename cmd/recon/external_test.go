@@ -152,15 +152,16 @@ func TestExternal(t *testing.T) {
 				row(target, "limit: "+limitName(target), fmt.Sprintf("%.0f rows/s", before), 0, 0, "", "", load)
 				report := statements("ingest")
 				profiled := profile("ingest", *extProfileFor)
-				load = loadAverage()
+				load, mark := loadAverage(), cfg.cpu.mark()
 				rate := ingest(t, tg, cfg)
+				used := cfg.cpu.since(mark)
 				profiled()
 				report()
 				load2 := loadAverage()
 				after := engineLimit(t, target, dbURL, tg.company, raw)
 				row(target, "limit: "+limitName(target), fmt.Sprintf("%.0f rows/s", after), 0, 0, "", "", load2)
 				limit := (before + after) / 2
-				row(target, "ingest", fmt.Sprintf("%.0f tx/s", rate), 0, 0, fmt.Sprintf("%.0f rows/s %s", limit, limitName(target)), fmt.Sprintf("%.2f", rate/limit), load)
+				row(target, "ingest", fmt.Sprintf("%.0f tx/s", rate), 0, 0, fmt.Sprintf("%.0f rows/s %s", limit, limitName(target)), fmt.Sprintf("%.2f", rate/limit), load+" "+used)
 				ratio(fmt.Sprintf("%-17s ingestion %.2f of %s (%.0f tx/s; limit %.0f rows/s, the mean of %.0f before and %.0f after)\n",
 					target, rate/limit, limitName(target), rate, limit, before, after))
 				t.Logf("%s: ingested %d rows at %.0f tx/s", target, cfg.rows, rate)
