@@ -147,6 +147,22 @@ func (n *failoverNode) send(t *testing.T, c call) (int, string, string) {
 	return status, header.Get("Retry-After"), string(body)
 }
 
+// sendPast makes c until want takes its answer, allowing up to 40 answers
+// that ended takes (a call meeting a pooled session a failover ended) before
+// it; any other answer fails the test.
+func (n *failoverNode) sendPast(t *testing.T, what string, c call, want, ended func(status int, retry, body string) bool) {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		status, retry, body := n.send(t, c)
+		if want(status, retry, body) {
+			return
+		}
+		if !ended(status, retry, body) || attempt == 40 {
+			t.Fatalf("%s: %d Retry-After %q %s", what, status, retry, body)
+		}
+	}
+}
+
 // wantOutage checks that every surface answers 503 with Retry-After, never
 // a 500 or a hang, while the database is away.
 func (n *failoverNode) wantOutage(t *testing.T, why string) {
@@ -261,33 +277,25 @@ func TestNodeOnADemotedPrimary(t *testing.T) {
 	read, write := n.calls()[0], n.calls()[1]
 
 	dbtest.SetReadOnly(t, n.direct, true)
-	for attempt := 0; ; attempt++ { // the sessions ended by the demotion: one 503 each at most
-		status, _, body := n.send(t, read)
-		if status == 200 {
-			break
-		}
-		if status != http.StatusServiceUnavailable || attempt == 40 {
-			t.Fatalf("a read on the demoted primary: %d %s", status, body)
-		}
-	}
-	for attempt := 0; ; attempt++ { // a write on a pooled session the demotion ended finds it unreachable, once
-		status, retry, body := n.send(t, write)
-		if status == http.StatusServiceUnavailable && retry == "5" && strings.Contains(body, "read-only") {
-			break
-		}
-		if status != http.StatusServiceUnavailable || retry != "5" || !strings.Contains(body, "not reachable") || attempt == 40 {
-			t.Fatalf("a write on the demoted primary: %d Retry-After %q %s, want 503 saying it is read-only", status, retry, body)
-		}
-	}
-	for attempt := 0; ; attempt++ { // a probe on a session the demotion ended finds it unreachable, once
-		status, _, body := n.send(t, call{method: "GET", path: "/readyz"})
-		if status == http.StatusServiceUnavailable && strings.Contains(body, `"read_only"`) {
-			break
-		}
-		if status != http.StatusServiceUnavailable || !strings.Contains(body, `"unreachable"`) || attempt == 40 {
-			t.Fatalf("/readyz on the demoted primary: %d %s", status, body)
-		}
-	}
+	// The sessions the demotion ended: one 503 each at most, on whichever
+	// call meets them first.
+	n.sendPast(t, "a read on the demoted primary", read,
+		func(status int, _, _ string) bool { return status == http.StatusOK },
+		func(status int, _, _ string) bool { return status == http.StatusServiceUnavailable })
+	n.sendPast(t, "a write on the demoted primary (want 503 saying it is read-only)", write,
+		func(status int, retry, body string) bool {
+			return status == http.StatusServiceUnavailable && retry == "5" && strings.Contains(body, "read-only")
+		},
+		func(status int, retry, body string) bool {
+			return status == http.StatusServiceUnavailable && retry == "5" && strings.Contains(body, "not reachable")
+		})
+	n.sendPast(t, "/readyz on the demoted primary", call{method: "GET", path: "/readyz"},
+		func(status int, _, body string) bool {
+			return status == http.StatusServiceUnavailable && strings.Contains(body, `"read_only"`)
+		},
+		func(status int, _, body string) bool {
+			return status == http.StatusServiceUnavailable && strings.Contains(body, `"unreachable"`)
+		})
 
 	dbtest.SetReadOnly(t, n.direct, false)
 	n.wantBack(t, "once promoted again")
