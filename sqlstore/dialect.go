@@ -63,6 +63,10 @@ type dialect interface {
 	// reference is already stored, and returns the ids of those it
 	// inserted (see DB.insertTransactions).
 	insertTransactions(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error)
+	// dupProbes are the look-ups (dupProbe) of the keys of accounts,
+	// sums[i] those of accounts[i], each key plus its account
+	// (findDuplicates).
+	dupProbes(accounts []int64, sums [][]int64) []probe
 	// upsertAmountCounts adds counts[k] to the transaction_amount_counts
 	// row of each key, inserting the missing (see DB.addAmountCounts).
 	upsertAmountCounts(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, keys []amountKey, counts map[amountKey]int64) error

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -226,6 +227,15 @@ func storedReference(err error) bool {
 	var e *pgconn.PgError
 	return errors.As(err, &e) && e.Code == pgUniqueViolation && e.ConstraintName == "transactions_bank_account_id_reference_number_key"
 }
+
+// dupProbes: one statement for every account and key, two arrays, so
+// that a batch's look-up is one round trip whatever it holds
+// (docs/benchmarks.md, "PostgreSQL: the ingestion's round trips").
+func (postgresDialect) dupProbes(accounts []int64, sums [][]int64) []probe {
+	return []probe{{postgresDupProbe, []any{accounts, slices.Concat(sums...)}}}
+}
+
+var postgresDupProbe = dupProbe("= ANY($1::bigint[])", "= ANY($2::bigint[])")
 
 // upsertAmountCounts: one INSERT ... SELECT FROM unnest(arrays), whatever
 // the number of keys, so its text and prepared statement never change. The

@@ -263,6 +263,30 @@ func sqliteInsertTransactions(n int) string {
 	return sb.String()
 }
 
+// dupProbes: for each account, IN lists of at most insertChunk keys, each
+// padded (a key asked twice is asked once) to one of a few sizes
+// (sqliteDupProbeSizes), so that the statements are few and each is
+// prepared once per connection. SQLite's look-ups cost no round trip.
+func (sqliteDialect) dupProbes(accounts []int64, sums [][]int64) []probe {
+	var probes []probe
+	for i, a := range accounts {
+		for start := 0; start < len(sums[i]); start += insertChunk {
+			chunk := sums[i][start:min(start+insertChunk, len(sums[i]))]
+			n := sqliteDupProbeSizes[slices.IndexFunc(sqliteDupProbeSizes, func(n int) bool { return n >= len(chunk) })]
+			args := append(make([]any, 0, n+1), a)
+			for k := range n {
+				args = append(args, chunk[min(k, len(chunk)-1)])
+			}
+			probes = append(probes, probe{dupProbe("= ?", "IN (?"+strings.Repeat(",?", n-1)+")"), args})
+		}
+	}
+	return probes
+}
+
+// sqliteDupProbeSizes are the numbers of keys a look-up asks for at once
+// (the last is insertChunk).
+var sqliteDupProbeSizes = []int{16, 128, insertChunk}
+
 // upsertAmountCounts: multi-row VALUES, insertChunk keys a statement; the
 // full-size statement is prepared once per connection and kept (DB.stmt), as
 // parsing it costs as much as running it.

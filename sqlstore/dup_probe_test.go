@@ -56,15 +56,16 @@ func TestDuplicateLookUpProbesByKey(t *testing.T) {
 		fill(fresh.ID, 3000, "F")
 
 		const n = 16
-		args := []any{fresh.ID}
+		var keys []int64
 		for k := range n {
-			args = append(args, int64(1000000+k)+fresh.ID)
+			keys = append(keys, int64(1000000+k))
 		}
+		probe, args := db.DupProbe(fresh.ID, keys)
 		explain := "EXPLAIN "
 		if engine == "sqlite" {
 			explain = "EXPLAIN QUERY PLAN "
 		}
-		rows, err := db.SQL().QueryContext(ctx, explain+db.DupProbe(n), args...)
+		rows, err := db.SQL().QueryContext(ctx, explain+probe, args...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -91,7 +91,7 @@ type dupHit struct {
 
 // dupCand is a stored row a look-up found.
 type dupCand struct {
-	id, key, dupOf, in, out int64
+	id, account, key, dupOf, in, out int64
 	date                    time.Time
 	ref, state, content     string
 }
@@ -138,35 +138,30 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 		}
 	}
 	slices.Sort(accounts)
-	stored := map[accountKeyDup][]*dupCand{} // by account and the key's hash (its key on day 0)
-	for _, a := range accounts {
-		// Each key is asked plus the account (dupProbe).
-		ks := make([]any, 0, len(asked[a]))
+	// Each key is asked plus its account (dupProbe).
+	sums := make([][]int64, len(accounts))
+	for i, a := range accounts {
+		sums[i] = make([]int64, 0, len(asked[a]))
 		for k := range asked[a] {
-			ks = append(ks, k+a)
+			sums[i] = append(sums[i], k+a)
 		}
-		for start := 0; start < len(ks); start += insertChunk {
-			chunk := ks[start:min(start+insertChunk, len(ks))]
-			// Padded (a key twice is asked once) to one of a few sizes,
-			// each statement prepared once (DB.stmt).
-			n := dupProbeSizes[slices.IndexFunc(dupProbeSizes, func(n int) bool { return n >= len(chunk) })]
-			args := append(make([]any, 0, n+1), a)
-			for k := range n {
-				args = append(args, chunk[min(k, len(chunk)-1)])
-			}
-			stmt, err := db.stmt(ctx, tx, db.dupProbe(n))
-			if err != nil {
-				return nil, false, internal(err, "look for possible duplicates")
-			}
-			rows, err := stmt.QueryContext(ctx, args...)
-			list, err := collect(rows, err, "look for possible duplicates", scanDupCand)
-			if err != nil {
-				return nil, false, err
-			}
-			for _, c := range list {
-				k := accountKeyDup{a, recon.DupKeyOn(c.key, 0)}
-				stored[k] = append(stored[k], c)
-			}
+	}
+	stored := map[accountKeyDup][]*dupCand{} // by account and the key's hash (its key on day 0)
+	for _, q := range db.d.dupProbes(accounts, sums) {
+		stmt, err := db.stmt(ctx, tx, q.query) // a few texts, each prepared once
+		if err != nil {
+			return nil, false, internal(err, "look for possible duplicates")
+		}
+		rows, err := stmt.QueryContext(ctx, q.args...)
+		list, err := collect(rows, err, "look for possible duplicates", scanDupCand)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, c := range list {
+			// A row of another account whose sum is one asked is kept
+			// under its own account, where it is compared in full too.
+			k := accountKeyDup{c.account, recon.DupKeyOn(c.key, 0)}
+			stored[k] = append(stored[k], c)
 		}
 	}
 	hits = map[int]dupHit{}
@@ -214,32 +209,33 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 	return hits, repeats, nil
 }
 
-// dupProbe is the look-up of n keys of an account: its parameters are the
-// account, then each key plus the account. The index is on dup_key +
-// bank_account_id, and the account's own condition is one no index serves
-// (+), so the planner cannot read the account whole instead of probing, as
-// it did for an account its statistics took for empty (migration 00052).
-// Within the account, the sum names the key.
-func (db *DB) dupProbe(n int) string {
-	return `SELECT ` + dupCandColumns + ` FROM transactions
-		WHERE +bank_account_id = ` + db.d.param(1) + ` AND (dup_key + bank_account_id) IN (` + db.params(2, n) + `)`
+// dupProbe is the look-up of keys, each plus its account
+// (dialect.dupProbes): the index is on dup_key + bank_account_id, and the
+// accounts' own condition is one no index serves (+), so the planner
+// cannot read an account whole instead of probing, as it did for an
+// account its statistics took for empty (migration 00052). accounts and
+// sums are the conditions on the two.
+func dupProbe(accounts, sums string) string {
+	return `SELECT ` + dupCandColumns + ` FROM transactions WHERE +bank_account_id ` + accounts + ` AND (dup_key + bank_account_id) ` + sums
 }
 
-// dupProbeSizes are the numbers of keys a look-up asks for at once (the
-// last is insertChunk).
-var dupProbeSizes = []int{16, 128, insertChunk}
+// probe is one statement and its arguments.
+type probe struct {
+	query string
+	args  []any
+}
 
 // accountKeyDup is an account and a duplicate key.
 type accountKeyDup struct{ account, key int64 }
 
 // dupCandColumns are what scanDupCand reads of transactions.
-const dupCandColumns = `id, dup_key, transaction_date, reference_number, COALESCE(dup_of, 0), COALESCE(dup_state, ''), amount_in, amount_out, content`
+const dupCandColumns = `id, bank_account_id, dup_key, transaction_date, reference_number, COALESCE(dup_of, 0), COALESCE(dup_state, ''), amount_in, amount_out, content`
 
 func scanDupCand(s scanner) (*dupCand, error) {
 	var c dupCand
 	var date anyTime
 	var key sql.NullInt64
-	err := s.Scan(&c.id, &key, &date, &c.ref, &c.dupOf, &c.state, &c.in, &c.out, &c.content)
+	err := s.Scan(&c.id, &c.account, &key, &date, &c.ref, &c.dupOf, &c.state, &c.in, &c.out, &c.content)
 	c.key, c.date = key.Int64, date.t
 	return &c, err
 }

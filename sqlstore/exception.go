@@ -24,8 +24,8 @@ import (
 //
 // It returns the rows (indexes into rows) it queued.
 //
-// The cost, when no row is an exception, is one indexed EXISTS per batch
-// that has an unmatched row, and one per account with rows without a code.
+// The cost, when no row is an exception, is one statement (ordersTaken)
+// for a batch with an unmatched row or rows without a code.
 func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, decided []*recon.MatchDecision) ([]int, error) {
 	type exc struct {
 		row     int
@@ -56,30 +56,24 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 			noCode = append(noCode, exc{i, recon.ExceptionUnmatched, 0, recon.NoCodeReason})
 		}
 	}
-	if len(unmatched) > 0 && !hasOrders {
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE company_id = $1)`, companyID).Scan(&hasOrders); err != nil {
-			return nil, internal(err, "find orders")
-		}
+	var accounts []int64 // of the rows without a code
+	for _, e := range noCode {
+		accounts = append(accounts, rows[e.row].BankAccountID)
 	}
-	if hasOrders {
+	slices.Sort(accounts)
+	taken, paidInto, err := ordersTaken(ctx, tx, companyID, len(unmatched) > 0 && !hasOrders, slices.Compact(accounts))
+	if err != nil {
+		return nil, err
+	}
+	if hasOrders || taken {
 		for _, e := range unmatched {
 			r := &rows[e.row]
 			e.reason = recon.UnmatchedDecision(companyID, 0, r.code, r.SubAccount, r.AmountIn, time.Time{}).Reason
 			out = append(out, e)
 		}
 	}
-	paidInto := map[int64]bool{}
 	for _, e := range noCode {
-		account := rows[e.row].BankAccountID
-		receives, asked := paidInto[account]
-		if !asked {
-			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE company_id = $1 AND bank_account_id = $2)`,
-				companyID, account).Scan(&receives); err != nil {
-				return nil, internal(err, "find orders of a bank account")
-			}
-			paidInto[account] = receives
-		}
-		if receives {
+		if paidInto[rows[e.row].BankAccountID] {
 			out = append(out, e)
 		}
 	}
@@ -712,3 +706,37 @@ func refundReason(note string) string {
 	r := []rune(strings.Join(strings.Fields(note), " "))
 	return string(r[:min(len(r), recon.MaxRefundReason)])
 }
+
+// ordersTaken reports whether the company has orders (asked when
+// company is true) and, for each of accounts (distinct), whether orders
+// are paid into it: indexed EXISTS probes, one statement (a round trip on
+// PostgreSQL) for up to ordersTakenChunk accounts.
+func ordersTaken(ctx context.Context, tx *sql.Tx, companyID int64, company bool, accounts []int64) (hasOrders bool, paidInto map[int64]bool, err error) {
+	paidInto = map[int64]bool{}
+	for start := 0; company || start < len(accounts); start += ordersTakenChunk {
+		var args queryArgs
+		id := args.add(companyID)
+		var cols []string
+		var dest []any
+		if company {
+			cols, dest = append(cols, `EXISTS (SELECT 1 FROM orders WHERE company_id = `+id+`)`), append(dest, &hasOrders)
+			company = false
+		}
+		chunk := accounts[start:min(start+ordersTakenChunk, len(accounts))]
+		found := make([]bool, len(chunk))
+		for i, a := range chunk {
+			cols = append(cols, `EXISTS (SELECT 1 FROM orders WHERE company_id = `+id+` AND bank_account_id = `+args.add(a)+`)`)
+			dest = append(dest, &found[i])
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+			return false, nil, internal(err, "find orders")
+		}
+		for i, a := range chunk {
+			paidInto[a] = found[i]
+		}
+	}
+	return hasOrders, paidInto, nil
+}
+
+// ordersTakenChunk bounds the columns of an ordersTaken statement.
+const ordersTakenChunk = 100

@@ -89,8 +89,16 @@ func (db *DB) Pool() *sql.DB { return db.db }
 // does not read.
 func Deferrable(ctx context.Context) context.Context { return deferrable(ctx) }
 
-// DupProbe is the look-up of n keys of possible duplicates (dupProbe).
-func (db *DB) DupProbe(n int) string { return db.dupProbe(n) }
+// DupProbe is the first look-up of an account's keys of possible
+// duplicates, each key plus the account (dialect.dupProbes).
+func (db *DB) DupProbe(account int64, keys []int64) (string, []any) {
+	sums := make([]int64, len(keys))
+	for i, k := range keys {
+		sums[i] = k + account
+	}
+	q := db.d.dupProbes([]int64{account}, [][]int64{sums})[0]
+	return q.query, q.args
+}
 
 // KeyLeaseTrusted reports whether the store holds the key lease and answers
 // key reads from memory now (PostgreSQL).
