@@ -167,18 +167,20 @@ type namedOrders struct {
 
 // readNamed reads what match reads for rows.
 func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow) (*namedOrders, error) {
-	var codes, vas []any
+	var codeList, vaList []string
 	for _, r := range rows {
 		if r.AmountIn <= 0 {
 			continue
 		}
 		if r.code != "" {
-			codes = append(codes, r.code)
+			codeList = append(codeList, r.code)
 		}
 		if r.SubAccount != "" {
-			vas = append(vas, r.SubAccount)
+			vaList = append(vaList, r.SubAccount)
 		}
 	}
+	// Each asked once: a batch names the same code many times.
+	codes, vas := distinct(codeList), distinct(vaList)
 	n := &namedOrders{}
 	if len(codes)+len(vas) == 0 {
 		return n, nil
@@ -208,6 +210,17 @@ func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows [
 		return nil, err
 	}
 	return n, nil
+}
+
+// distinct returns the distinct strings of list, sorted, as arguments.
+func distinct(list []string) []any {
+	slices.Sort(list)
+	list = slices.Compact(list)
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = v
+	}
+	return out
 }
 
 // writeOrderPayments writes what payments changed of the orders: their
