@@ -63,6 +63,10 @@ type dialect interface {
 	// reference is already stored, and returns the ids of those it
 	// inserted (see DB.insertTransactions).
 	insertTransactions(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error)
+	// oneOf is the condition that an expression is one of values (of the
+	// SQL type typ, "text" or "bigint"), whose placeholders start at
+	// first, and the arguments it binds (see DB.oneOf).
+	oneOf(first int, values []any, typ string) (string, []any)
 	// dupProbes are the look-ups (dupProbe) of the keys of accounts,
 	// sums[i] those of accounts[i], each key plus its account
 	// (findDuplicates).
@@ -122,6 +126,16 @@ func (db *DB) params(first, n int) string {
 		sb.WriteString(db.d.param(first + k))
 	}
 	return sb.String()
+}
+
+// oneOf appends to args the arguments of the condition that an
+// expression is one of values, and returns the condition: a batch's codes
+// are a thousand values, which on PostgreSQL are one array the planner
+// does not estimate value by value (dialect.oneOf).
+func (db *DB) oneOf(args *[]any, values []any, typ string) string {
+	cond, bound := db.d.oneOf(len(*args)+1, values, typ)
+	*args = append(*args, bound...)
+	return cond
 }
 
 // queryArgs collects the arguments of a statement built piece by piece

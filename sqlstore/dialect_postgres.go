@@ -228,18 +228,44 @@ func storedReference(err error) bool {
 	return errors.As(err, &e) && e.Code == pgUniqueViolation && e.ConstraintName == "transactions_bank_account_id_reference_number_key"
 }
 
+// oneOf: one array, whatever the number of values, so that the statement's
+// text does not change with it, handed to the planner as a subquery's
+// result: planned for their values (force_custom_plan), a batch's thousand
+// codes were each estimated against the column's statistics, 0.6-0.9 ms
+// of planning a statement (docs/benchmarks.md, "PostgreSQL: the
+// ingestion's round trips").
+func (postgresDialect) oneOf(first int, values []any, typ string) (string, []any) {
+	var array any
+	switch typ {
+	case "text":
+		a := make([]string, len(values))
+		for i, v := range values {
+			a[i] = v.(string)
+		}
+		array = a
+	default:
+		a := make([]int64, len(values))
+		for i, v := range values {
+			a[i] = v.(int64)
+		}
+		array = a
+	}
+	return pgOneOf(first, typ), []any{array}
+}
+
+// pgOneOf is oneOf's condition on the array at placeholder first.
+func pgOneOf(first int, typ string) string {
+	return "= ANY(ARRAY(SELECT unnest($" + strconv.Itoa(first) + "::" + typ + "[])))"
+}
+
 // dupProbes: one statement for every account and key, two arrays, so
-// that a batch's look-up is one round trip whatever it holds. The keys'
-// array reaches the planner as a subquery's result, not as a constant:
-// planned for its values (the pool's force_custom_plan), each of a batch's
-// thousands of keys was estimated against the column's statistics, 1.1 ms
-// of planning a batch (docs/benchmarks.md, "PostgreSQL: the ingestion's
-// round trips").
+// that a batch's look-up is one round trip whatever it holds; the keys as
+// oneOf hands them to the planner (a batch asks thousands).
 func (postgresDialect) dupProbes(accounts []int64, sums [][]int64) []probe {
 	return []probe{{postgresDupProbe, []any{accounts, slices.Concat(sums...)}}}
 }
 
-var postgresDupProbe = dupProbe("= ANY($1::bigint[])", "= ANY(ARRAY(SELECT unnest($2::bigint[])))")
+var postgresDupProbe = dupProbe("= ANY($1::bigint[])", pgOneOf(2, "bigint"))
 
 // upsertAmountCounts: one INSERT ... SELECT FROM unnest(arrays), whatever
 // the number of keys, so its text and prepared statement never change. The

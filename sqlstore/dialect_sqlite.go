@@ -263,6 +263,12 @@ func sqliteInsertTransactions(n int) string {
 	return sb.String()
 }
 
+// oneOf: a list of placeholders, one a value. SQLite's planner does not
+// estimate them one by one, and a statement costs no round trip.
+func (sqliteDialect) oneOf(first int, values []any, typ string) (string, []any) {
+	return "IN (?" + strings.Repeat(",?", len(values)-1) + ")", values
+}
+
 // dupProbes: for each account, IN lists of at most insertChunk keys, each
 // padded (a key asked twice is asked once) to one of a few sizes
 // (sqliteDupProbeSizes), so that the statements are few and each is

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"recon"
+	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
 
@@ -61,33 +62,7 @@ func TestDuplicateLookUpProbesByKey(t *testing.T) {
 			keys = append(keys, int64(1000000+k))
 		}
 		probe, args := db.DupProbe(fresh.ID, keys)
-		explain := "EXPLAIN "
-		if engine == "sqlite" {
-			explain = "EXPLAIN QUERY PLAN "
-		}
-		rows, err := db.SQL().QueryContext(ctx, explain+probe, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		cols, err := rows.Columns()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			dest := make([]any, len(cols))
-			for i := range dest {
-				dest[i] = new(any)
-			}
-			if err := rows.Scan(dest...); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, fmt.Sprint(*dest[len(dest)-1].(*any)))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+		plan := planOf(t, db, engine, probe, args)
 		text := strings.Join(plan, "\n")
 		probed := false
 		for _, line := range plan {
@@ -101,6 +76,97 @@ func TestDuplicateLookUpProbesByKey(t *testing.T) {
 		}
 		if !probed {
 			t.Errorf("the look-up does not probe transactions_dup_key by key:\n%s", text)
+		}
+	})
+}
+
+// planOf returns the lines of the plan the engine makes for query with
+// args (PostgreSQL's for these values, as the pool's force_custom_plan
+// makes it).
+func planOf(t *testing.T, db *sqlstore.DB, engine, query string, args []any) []string {
+	t.Helper()
+	explain := "EXPLAIN "
+	if engine == "sqlite" {
+		explain = "EXPLAIN QUERY PLAN "
+	}
+	rows, err := db.SQL().QueryContext(t.Context(), explain+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		dest := make([]any, len(cols))
+		for i := range dest {
+			dest[i] = new(any)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, fmt.Sprint(*dest[len(dest)-1].(*any)))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+// TestOrdersNamedByABatchFoundByKey: the orders a batch's thousand codes
+// name, or a few codes and a virtual account, are found through the
+// company's indexes, each value a probe, on a company with 20,000 orders;
+// on PostgreSQL the codes are one array the planner does not estimate
+// value by value (oneOf).
+func TestOrdersNamedByABatchFoundByKey(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		db := dbtest.OpenStore(t, engine)
+		ctx := t.Context()
+		co := &recon.Company{FullName: "Orders", ShortName: "O", Status: recon.CompanyActive}
+		if err := db.CreateCompany(ctx, co); err != nil {
+			t.Fatal(err)
+		}
+		now := "now()"
+		if engine == "sqlite" {
+			now = "0" // SQLite stores times as integers
+		}
+		// Numbers only, written into the statement.
+		if _, err := db.SQL().ExecContext(ctx, fmt.Sprintf(`WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 20000)
+			INSERT INTO orders (company_id, invoice_number, payment_code, amount, currency, status, created_at, updated_at, public_id)
+			SELECT %d, 'I' || n, 'DH' || n, 1000, 'VND', 'OPEN', %s, %s, 'p' || n FROM g`, co.ID, now, now)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SQL().ExecContext(ctx, `ANALYZE`); err != nil {
+			t.Fatal(err)
+		}
+		var codes []any
+		for i := range 1000 {
+			codes = append(codes, fmt.Sprint("DH", i*7))
+		}
+		for _, named := range []struct {
+			codes, vas []any
+		}{{codes, nil}, {codes[:5], []any{"9704001"}}} {
+			query, args := db.LockOrdersQuery(co.ID, named.codes, named.vas)
+			plan := planOf(t, db, engine, query, args)
+			text := strings.Join(plan, "\n")
+			probed := false
+			for _, line := range plan {
+				switch {
+				case strings.Contains(line, "Seq Scan") || strings.HasPrefix(line, "SCAN orders"),
+					strings.Contains(line, "Filter") && strings.Contains(line, "payment_code"):
+					t.Errorf("%d codes, %d accounts: the codes are a filter over the orders read, not the index's condition:\n%s", len(named.codes), len(named.vas), text)
+				case strings.Contains(line, "Index Cond") && strings.Contains(line, "payment_code = ANY"),
+					strings.Contains(line, "payment_code=?"):
+					probed = true
+				}
+			}
+			if !probed {
+				t.Errorf("%d codes, %d accounts: the look-up does not probe the orders by payment code:\n%s", len(named.codes), len(named.vas), text)
+			}
 		}
 	})
 }

@@ -92,8 +92,8 @@ type dupHit struct {
 // dupCand is a stored row a look-up found.
 type dupCand struct {
 	id, account, key, dupOf, in, out int64
-	date                    time.Time
-	ref, state, content     string
+	date                             time.Time
+	ref, state, content              string
 }
 
 // first is the row a possible duplicate of c names: c's own first row when

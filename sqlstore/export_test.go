@@ -100,6 +100,13 @@ func (db *DB) DupProbe(account int64, keys []int64) (string, []any) {
 	return q.query, q.args
 }
 
+// LockOrdersQuery is the statement reading (and on PostgreSQL locking) the
+// orders a batch names by payment code or virtual account, and its
+// arguments.
+func (db *DB) LockOrdersQuery(companyID int64, codes, vas []any) (string, []any) {
+	return db.lockOrdersQuery(companyID, codes, vas, nil)
+}
+
 // KeyLeaseTrusted reports whether the store holds the key lease and answers
 // key reads from memory now (PostgreSQL).
 func (db *DB) KeyLeaseTrusted() bool { return db.lease.trusted() }

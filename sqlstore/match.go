@@ -288,22 +288,8 @@ func (db *DB) enqueueIPNs(ctx context.Context, tx *sql.Tx, orders []*recon.Order
 // the payment codes, v1 virtual accounts or ids (the orders of API v2's
 // virtual accounts).
 func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes, vas, ids []any) ([]*recon.Order, error) {
-	var conds []string
-	args := []any{companyID}
-	if len(codes) > 0 {
-		conds = append(conds, "payment_code IN ("+db.params(2, len(codes))+")")
-		args = append(args, codes...)
-	}
-	if len(vas) > 0 {
-		conds = append(conds, "virtual_account IN ("+db.params(len(args)+1, len(vas))+")")
-		args = append(args, vas...)
-	}
-	if len(ids) > 0 {
-		conds = append(conds, "id IN ("+db.params(len(args)+1, len(ids))+")")
-		args = append(args, ids...)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+orderColumns+` FROM orders WHERE company_id = $1 AND (`+
-		strings.Join(conds, " OR ")+`) ORDER BY id`+db.d.forUpdate(), args...)
+	query, args := db.lockOrdersQuery(companyID, codes, vas, ids)
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, internal(err, "find orders")
 	}
@@ -317,6 +303,23 @@ func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes
 		out = append(out, o)
 	}
 	return out, rows.Err()
+}
+
+// lockOrdersQuery is lockOrders' statement and its arguments.
+func (db *DB) lockOrdersQuery(companyID int64, codes, vas, ids []any) (string, []any) {
+	var conds []string
+	args := []any{companyID}
+	if len(codes) > 0 {
+		conds = append(conds, "payment_code "+db.oneOf(&args, codes, "text"))
+	}
+	if len(vas) > 0 {
+		conds = append(conds, "virtual_account "+db.oneOf(&args, vas, "text"))
+	}
+	if len(ids) > 0 {
+		conds = append(conds, "id "+db.oneOf(&args, ids, "bigint"))
+	}
+	return `SELECT ` + orderColumns + ` FROM orders WHERE company_id = $1 AND (` +
+		strings.Join(conds, " OR ") + `) ORDER BY id` + db.d.forUpdate(), args
 }
 
 func (db *DB) insertDecisions(ctx context.Context, tx *sql.Tx, ds []*recon.MatchDecision) error {

@@ -315,8 +315,9 @@ func (db *DB) vasNamed(ctx context.Context, q querier, companyID int64, numbers 
 	if len(numbers) == 0 {
 		return nil, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+vaColumns+vaFrom+` WHERE va.company_id = $1 AND va.number IN (`+
-		db.params(2, len(numbers))+`) ORDER BY va.id`, append([]any{companyID}, numbers...)...)
+	args := []any{companyID}
+	rows, err := q.QueryContext(ctx, `SELECT `+vaColumns+vaFrom+` WHERE va.company_id = $1 AND va.number `+
+		db.oneOf(&args, numbers, "text")+` ORDER BY va.id`, args...)
 	return collect(rows, err, "find virtual accounts", scanVA)
 }
 
