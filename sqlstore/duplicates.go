@@ -113,7 +113,8 @@ func (c dupCand) first() int64 {
 // carrying other references (a statement's) whose account holds a row of
 // the same amounts in the window sharing a reference key
 // (recon.ReferenceKeys). keys[i] is input i's recon.DupKey. The look-up
-// is one query per account and chunk of keys, each key asked on every day
+// is one query a batch on PostgreSQL, one per account and chunk of keys on
+// SQLite (dialect.dupProbes), each key asked on every day
 // of its window (recon.DupKeyOn) on transactions_dup_key (migrations 00044, 00052):
 // equality probes, which find nothing for an ordinary batch; what they find
 // is compared in full. The reference rule costs one probe of
