@@ -63,10 +63,11 @@ type dialect interface {
 	// reference is already stored, and returns the ids of those it
 	// inserted (see DB.insertTransactions).
 	insertTransactions(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, rows []insertRow, now time.Time) (map[accountKey]int64, error)
-	// oneOf is the condition that an expression is one of values (of the
-	// SQL type typ, "text" or "bigint"), whose placeholders start at
-	// first, and the arguments it binds (see DB.oneOf).
-	oneOf(first int, values []any, typ string) (string, []any)
+	// oneOf is the condition that an expression is one of n values of the
+	// SQL type typ ("text" or "bigint"), whose placeholders start at
+	// first, and whether the values are bound as one array rather than
+	// one a placeholder (see the function oneOf).
+	oneOf(first, n int, typ string) (cond string, array bool)
 	// dupProbes are the look-ups (dupProbe) of the keys of accounts,
 	// sums[i] those of accounts[i], each key plus its account
 	// (findDuplicates).
@@ -117,24 +118,36 @@ type dialect interface {
 
 // params returns n comma-separated placeholders numbered from first (see
 // dialect.param).
-func (db *DB) params(first, n int) string {
+func (db *DB) params(first, n int) string { return placeholders(db.d, first, n) }
+
+func placeholders(d dialect, first, n int) string {
 	var sb strings.Builder
 	for k := 0; k < n; k++ {
 		if k > 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteString(db.d.param(first + k))
+		sb.WriteString(d.param(first + k))
 	}
 	return sb.String()
 }
 
-// oneOf appends to args the arguments of the condition that an
-// expression is one of values, and returns the condition: a batch's codes
-// are a thousand values, which on PostgreSQL are one array the planner
-// does not estimate value by value (dialect.oneOf).
-func (db *DB) oneOf(args *[]any, values []any, typ string) string {
-	cond, bound := db.d.oneOf(len(*args)+1, values, typ)
-	*args = append(*args, bound...)
+// oneOf appends to args the arguments of the condition that an expression
+// is one of values (at least one), and returns the condition: a batch's
+// codes are a thousand values, which on PostgreSQL are one array the
+// planner does not estimate value by value (dialect.oneOf).
+func oneOf[T string | int64](db *DB, args *[]any, values []T) string {
+	typ := "text"
+	if _, ok := any(values).([]int64); ok {
+		typ = "bigint"
+	}
+	cond, array := db.d.oneOf(len(*args)+1, len(values), typ)
+	if array {
+		*args = append(*args, values)
+		return cond
+	}
+	for _, v := range values {
+		*args = append(*args, v)
+	}
 	return cond
 }
 

@@ -234,23 +234,8 @@ func storedReference(err error) bool {
 // codes were each estimated against the column's statistics, 0.6-0.9 ms
 // of planning a statement (docs/benchmarks.md, "PostgreSQL: the
 // ingestion's round trips").
-func (postgresDialect) oneOf(first int, values []any, typ string) (string, []any) {
-	var array any
-	switch typ {
-	case "text":
-		a := make([]string, len(values))
-		for i, v := range values {
-			a[i] = v.(string)
-		}
-		array = a
-	default:
-		a := make([]int64, len(values))
-		for i, v := range values {
-			a[i] = v.(int64)
-		}
-		array = a
-	}
-	return pgOneOf(first, typ), []any{array}
+func (postgresDialect) oneOf(first, _ int, typ string) (string, bool) {
+	return pgOneOf(first, typ), true
 }
 
 // pgOneOf is oneOf's condition on the array at placeholder first.

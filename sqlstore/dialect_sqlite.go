@@ -265,15 +265,15 @@ func sqliteInsertTransactions(n int) string {
 
 // oneOf: a list of placeholders, one a value. SQLite's planner does not
 // estimate them one by one, and a statement costs no round trip.
-func (sqliteDialect) oneOf(first int, values []any, typ string) (string, []any) {
-	return "IN (?" + strings.Repeat(",?", len(values)-1) + ")", values
+func (d sqliteDialect) oneOf(first, n int, _ string) (string, bool) {
+	return "IN (" + placeholders(d, first, n) + ")", false
 }
 
 // dupProbes: for each account, IN lists of at most insertChunk keys, each
 // padded (a key asked twice is asked once) to one of a few sizes
 // (sqliteDupProbeSizes), so that the statements are few and each is
 // prepared once per connection. SQLite's look-ups cost no round trip.
-func (sqliteDialect) dupProbes(accounts []int64, sums [][]int64) []probe {
+func (d sqliteDialect) dupProbes(accounts []int64, sums [][]int64) []probe {
 	var probes []probe
 	for i, a := range accounts {
 		for start := 0; start < len(sums[i]); start += insertChunk {
@@ -283,7 +283,8 @@ func (sqliteDialect) dupProbes(accounts []int64, sums [][]int64) []probe {
 			for k := range n {
 				args = append(args, chunk[min(k, len(chunk)-1)])
 			}
-			probes = append(probes, probe{dupProbe("= ?", "IN (?"+strings.Repeat(",?", n-1)+")"), args})
+			in, _ := d.oneOf(2, n, "bigint")
+			probes = append(probes, probe{dupProbe("= ?", in), args})
 		}
 	}
 	return probes

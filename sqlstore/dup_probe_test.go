@@ -143,13 +143,13 @@ func TestOrdersNamedByABatchFoundByKey(t *testing.T) {
 		if _, err := db.SQL().ExecContext(ctx, `ANALYZE`); err != nil {
 			t.Fatal(err)
 		}
-		var codes []any
+		var codes []string
 		for i := range 1000 {
 			codes = append(codes, fmt.Sprint("DH", i*7))
 		}
 		for _, named := range []struct {
-			codes, vas []any
-		}{{codes, nil}, {codes[:5], []any{"9704001"}}} {
+			codes, vas []string
+		}{{codes, nil}, {codes[:5], []string{"9704001"}}} {
 			query, args := db.LockOrdersQuery(co.ID, named.codes, named.vas)
 			plan := planOf(t, db, engine, query, args)
 			text := strings.Join(plan, "\n")

@@ -103,7 +103,7 @@ func (db *DB) DupProbe(account int64, keys []int64) (string, []any) {
 // LockOrdersQuery is the statement reading (and on PostgreSQL locking) the
 // orders a batch names by payment code or virtual account, and its
 // arguments.
-func (db *DB) LockOrdersQuery(companyID int64, codes, vas []any) (string, []any) {
+func (db *DB) LockOrdersQuery(companyID int64, codes, vas []string) (string, []any) {
 	return db.lockOrdersQuery(companyID, codes, vas, nil)
 }
 

@@ -167,20 +167,22 @@ type namedOrders struct {
 
 // readNamed reads what match reads for rows.
 func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow) (*namedOrders, error) {
-	var codeList, vaList []string
+	var codes, vas []string
 	for _, r := range rows {
 		if r.AmountIn <= 0 {
 			continue
 		}
 		if r.code != "" {
-			codeList = append(codeList, r.code)
+			codes = append(codes, r.code)
 		}
 		if r.SubAccount != "" {
-			vaList = append(vaList, r.SubAccount)
+			vas = append(vas, r.SubAccount)
 		}
 	}
-	// Each asked once: a batch names the same code many times.
-	codes, vas := distinct(codeList), distinct(vaList)
+	// Each asked once: a batch may name the same code many times.
+	slices.Sort(codes)
+	slices.Sort(vas)
+	codes, vas = slices.Compact(codes), slices.Compact(vas)
 	n := &namedOrders{}
 	if len(codes)+len(vas) == 0 {
 		return n, nil
@@ -189,11 +191,12 @@ func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows [
 	// sub_account, a memo one by the code in the memo), read to find their
 	// orders, then read again once the orders are locked: every writer of an
 	// account locks its order first (sqlstore/va.go).
-	accounts, err := db.vasNamed(ctx, tx, companyID, append(slices.Clip(vas), codes...))
+	numbers := append(slices.Clip(vas), codes...)
+	accounts, err := db.vasNamed(ctx, tx, companyID, numbers)
 	if err != nil {
 		return nil, err
 	}
-	var orderIDs []any
+	var orderIDs []int64
 	for _, va := range accounts {
 		orderIDs = append(orderIDs, va.OrderID)
 	}
@@ -201,7 +204,7 @@ func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows [
 		return n, err
 	}
 	if len(accounts) > 0 {
-		if accounts, err = db.vasNamed(ctx, tx, companyID, append(slices.Clip(vas), codes...)); err != nil {
+		if accounts, err = db.vasNamed(ctx, tx, companyID, numbers); err != nil {
 			return nil, err
 		}
 	}
@@ -210,17 +213,6 @@ func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows [
 		return nil, err
 	}
 	return n, nil
-}
-
-// distinct returns the distinct strings of list, sorted, as arguments.
-func distinct(list []string) []any {
-	slices.Sort(list)
-	list = slices.Compact(list)
-	out := make([]any, len(list))
-	for i, v := range list {
-		out[i] = v
-	}
-	return out
 }
 
 // writeOrderPayments writes what payments changed of the orders: their
@@ -287,7 +279,7 @@ func (db *DB) enqueueIPNs(ctx context.Context, tx *sql.Tx, orders []*recon.Order
 // lockOrders reads (and on PostgreSQL locks) the company's orders with any of
 // the payment codes, v1 virtual accounts or ids (the orders of API v2's
 // virtual accounts).
-func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes, vas, ids []any) ([]*recon.Order, error) {
+func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes, vas []string, ids []int64) ([]*recon.Order, error) {
 	query, args := db.lockOrdersQuery(companyID, codes, vas, ids)
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -306,17 +298,17 @@ func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes
 }
 
 // lockOrdersQuery is lockOrders' statement and its arguments.
-func (db *DB) lockOrdersQuery(companyID int64, codes, vas, ids []any) (string, []any) {
+func (db *DB) lockOrdersQuery(companyID int64, codes, vas []string, ids []int64) (string, []any) {
 	var conds []string
 	args := []any{companyID}
 	if len(codes) > 0 {
-		conds = append(conds, "payment_code "+db.oneOf(&args, codes, "text"))
+		conds = append(conds, "payment_code "+oneOf(db, &args, codes))
 	}
 	if len(vas) > 0 {
-		conds = append(conds, "virtual_account "+db.oneOf(&args, vas, "text"))
+		conds = append(conds, "virtual_account "+oneOf(db, &args, vas))
 	}
 	if len(ids) > 0 {
-		conds = append(conds, "id "+db.oneOf(&args, ids, "bigint"))
+		conds = append(conds, "id "+oneOf(db, &args, ids))
 	}
 	return `SELECT ` + orderColumns + ` FROM orders WHERE company_id = $1 AND (` +
 		strings.Join(conds, " OR ") + `) ORDER BY id` + db.d.forUpdate(), args

@@ -311,13 +311,13 @@ func (db *DB) closeVAs(ctx context.Context, tx *sql.Tx, status string, now time.
 }
 
 // vasNamed reads the tenant's accounts whose number is one of numbers.
-func (db *DB) vasNamed(ctx context.Context, q querier, companyID int64, numbers []any) ([]*recon.VirtualAccount, error) {
+func (db *DB) vasNamed(ctx context.Context, q querier, companyID int64, numbers []string) ([]*recon.VirtualAccount, error) {
 	if len(numbers) == 0 {
 		return nil, nil
 	}
 	args := []any{companyID}
 	rows, err := q.QueryContext(ctx, `SELECT `+vaColumns+vaFrom+` WHERE va.company_id = $1 AND va.number `+
-		db.oneOf(&args, numbers, "text")+` ORDER BY va.id`, args...)
+		oneOf(db, &args, numbers)+` ORDER BY va.id`, args...)
 	return collect(rows, err, "find virtual accounts", scanVA)
 }
 
