@@ -44,6 +44,9 @@ type dialect interface {
 	// forUpdate is the clause that locks the rows a SELECT reads until the
 	// transaction ends, or "" where the engine locks the whole database.
 	forUpdate() string
+	// forUpdateOf is forUpdate for the rows of table only, in a SELECT
+	// that joins others.
+	forUpdateOf(table string) string
 	// indexedBy is the clause that makes the query read table t through
 	// the named index, or "" where the planner is left to choose.
 	indexedBy(index string) string
@@ -68,6 +71,10 @@ type dialect interface {
 	// first, and whether the values are bound as one array rather than
 	// one a placeholder (see the function oneOf).
 	oneOf(first, n int, typ string) (cond string, array bool)
+	// oneOfQuery is the condition that an expression is one of the values
+	// the subquery sub returns, written so that the expression's index is
+	// probed with each even where the condition is one arm of an OR.
+	oneOfQuery(sub string) string
 	// dupProbes are the look-ups (dupProbe) of the keys of accounts,
 	// sums[i] those of accounts[i], each key plus its account
 	// (findDuplicates).

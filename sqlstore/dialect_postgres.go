@@ -100,6 +100,8 @@ func (postgresDialect) param(n int) string { return "$" + strconv.Itoa(n) }
 
 func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
 
+func (postgresDialect) forUpdateOf(table string) string { return " FOR UPDATE OF " + table }
+
 // keyReader shares round trips between concurrent requests (keyReads), and
 // answers from memory while the store holds the key lease.
 func (postgresDialect) keyReader(db *DB) keyReader {
@@ -240,8 +242,13 @@ func (postgresDialect) oneOf(first, _ int, typ string) (string, bool) {
 
 // pgOneOf is oneOf's condition on the array at placeholder first.
 func pgOneOf(first int, typ string) string {
-	return "= ANY(ARRAY(SELECT unnest($" + strconv.Itoa(first) + "::" + typ + "[])))"
+	return postgresDialect{}.oneOfQuery("SELECT unnest($" + strconv.Itoa(first) + "::" + typ + "[])")
 }
+
+// oneOfQuery: the subquery's values as an array (an InitPlan, run once),
+// which an index scan takes as its condition, one probe a value; an IN
+// (subquery) in an arm of an OR would be a filter over the rows read.
+func (postgresDialect) oneOfQuery(sub string) string { return "= ANY(ARRAY(" + sub + "))" }
 
 // dupProbes: one statement for every account and key, two arrays, so
 // that a batch's look-up is one round trip whatever it holds; the keys as

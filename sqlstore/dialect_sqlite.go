@@ -116,6 +116,8 @@ func (sqliteDialect) param(int) string { return "?" }
 // write lock from BEGIN IMMEDIATE on.
 func (sqliteDialect) forUpdate() string { return "" }
 
+func (sqliteDialect) forUpdateOf(string) string { return "" }
+
 func (sqliteDialect) keyReader(db *DB) keyReader {
 	return &sqliteKeyReader{db: db.db, wal: db.wal}
 }
@@ -268,6 +270,10 @@ func sqliteInsertTransactions(n int) string {
 func (d sqliteDialect) oneOf(first, n int, _ string) (string, bool) {
 	return "IN (" + placeholders(d, first, n) + ")", false
 }
+
+// oneOfQuery: IN (subquery), which SQLite probes an index with, value by
+// value, in an arm of an OR too.
+func (sqliteDialect) oneOfQuery(sub string) string { return "IN (" + sub + ")" }
 
 // dupProbes: for each account, IN lists of at most insertChunk keys, each
 // padded (a key asked twice is asked once) to one of a few sizes

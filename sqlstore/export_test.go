@@ -104,7 +104,7 @@ func (db *DB) DupProbe(account int64, keys []int64) (string, []any) {
 // orders a batch names by payment code or virtual account, and its
 // arguments.
 func (db *DB) LockOrdersQuery(companyID int64, codes, vas []string) (string, []any) {
-	return db.lockOrdersQuery(companyID, codes, vas, nil)
+	return db.lockOrdersQuery(companyID, codes, vas)
 }
 
 // KeyLeaseTrusted reports whether the store holds the key lease and answers

@@ -187,33 +187,24 @@ func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows [
 	if len(codes)+len(vas) == 0 {
 		return n, nil
 	}
-	// The virtual accounts of API v2 the rows name (a bank one by
-	// sub_account, a memo one by the code in the memo), read to find their
-	// orders, then read again once the orders are locked: every writer of an
-	// account locks its order first (sqlstore/va.go).
-	numbers := append(slices.Clip(vas), codes...)
-	accounts, err := db.vasNamed(ctx, tx, companyID, numbers)
-	if err != nil {
-		return nil, err
-	}
-	var orderIDs []int64
-	for _, va := range accounts {
-		orderIDs = append(orderIDs, va.OrderID)
-	}
-	if n.orders, err = db.lockOrders(ctx, tx, companyID, codes, vas, orderIDs); err != nil || len(n.orders) == 0 {
+	named, err := db.lockOrders(ctx, tx, companyID, codes, vas)
+	if err != nil || len(named.orders) == 0 {
 		return n, err
 	}
-	if len(accounts) > 0 {
-		if accounts, err = db.vasNamed(ctx, tx, companyID, numbers); err != nil {
+	n.orders, n.ipn = named.orders, named.ipn
+	if named.byAccount {
+		// Read once their orders are locked: every writer of an account
+		// locks its order first (sqlstore/va.go).
+		if n.accounts, err = db.vasNamed(ctx, tx, companyID, vaNumbers(codes, vas)); err != nil {
 			return nil, err
 		}
 	}
-	n.accounts = accounts
-	if n.ipn, err = readTarget(ctx, tx, companyID, recon.DeliveryIPN); err != nil {
-		return nil, err
-	}
 	return n, nil
 }
+
+// vaNumbers are the numbers by which rows name API v2's virtual accounts:
+// a bank one by sub_account, a memo one by the code in the memo.
+func vaNumbers(codes, vas []string) []string { return append(slices.Clip(vas), codes...) }
 
 // writeOrderPayments writes what payments changed of the orders: their
 // status, paid amount and time, and the transfer that completed each. How
@@ -276,42 +267,69 @@ func (db *DB) enqueueIPNs(ctx context.Context, tx *sql.Tx, orders []*recon.Order
 	return db.enqueueAll(ctx, tx, ds, now, due)
 }
 
-// lockOrders reads (and on PostgreSQL locks) the company's orders with any of
-// the payment codes, v1 virtual accounts or ids (the orders of API v2's
-// virtual accounts).
-func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes, vas []string, ids []int64) ([]*recon.Order, error) {
-	query, args := db.lockOrdersQuery(companyID, codes, vas, ids)
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, internal(err, "find orders")
-	}
-	defer rows.Close()
-	var out []*recon.Order
-	for rows.Next() {
-		o, err := scanOrder(rows)
-		if err != nil {
-			return nil, internal(err, "find orders")
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
+// lockedOrders is what lockOrders reads.
+type lockedOrders struct {
+	orders []*recon.Order
+	// byAccount: an API v2 virtual account the rows name is one of the
+	// orders'.
+	byAccount bool
+	ipn       target // the tenant's IPN target, read when an order is found
 }
 
-// lockOrdersQuery is lockOrders' statement and its arguments.
-func (db *DB) lockOrdersQuery(companyID int64, codes, vas []string, ids []int64) (string, []any) {
-	var conds []string
+// lockOrders reads (and on PostgreSQL locks) the company's orders that rows
+// name by payment code, by v1 virtual account (sub_account), or through an
+// API v2 virtual account (vaNumbers), with the tenant's IPN target: one
+// statement, so one round trip for what a matched push needs before its
+// writes (docs/design.md, "A transaction's writes sent together").
+func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes, vas []string) (lockedOrders, error) {
+	var out lockedOrders
+	query, args := db.lockOrdersQuery(companyID, codes, vas)
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return out, internal(err, "find orders")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var byAccount bool
+		var ipn targetRow
+		o, err := scanOrder(scanFunc(func(dest ...any) error {
+			return rows.Scan(append(append(dest, &byAccount), ipn.dest()...)...)
+		}))
+		if err != nil {
+			return out, internal(err, "find orders")
+		}
+		out.orders = append(out.orders, o)
+		out.byAccount = out.byAccount || byAccount
+		out.ipn = ipn.target()
+	}
+	return out, internalOrNil(rows.Err(), "find orders")
+}
+
+// lockOrdersQuery is lockOrders' statement and its arguments. The ids of
+// the orders named each way are one subquery, each arm probing its own
+// index (oneOf), the API v2 accounts by their key (company, number); the
+// orders are then read by primary key (oneOfQuery). An OR of the ways
+// instead lost the probes on SQLite once a company had a thousand codes
+// asked (TestOrdersNamedByABatchFoundByKey). The arguments follow the
+// statement's text: SQLite numbers its "?" in that order.
+func (db *DB) lockOrdersQuery(companyID int64, codes, vas []string) (string, []any) {
 	args := []any{companyID}
+	accounts := func() string {
+		return `FROM virtual_accounts va WHERE va.company_id = $1 AND va.number ` + oneOf(db, &args, vaNumbers(codes, vas))
+	}
+	columns := prefixed("o.", orderColumns) + `, EXISTS (SELECT 1 ` + accounts() + ` AND va.order_id = o.id), ` + targetColumns
+	named := []string{`SELECT va.order_id ` + accounts()}
 	if len(codes) > 0 {
-		conds = append(conds, "payment_code "+oneOf(db, &args, codes))
+		named = append(named, `SELECT id FROM orders WHERE company_id = $1 AND payment_code `+oneOf(db, &args, codes))
 	}
 	if len(vas) > 0 {
-		conds = append(conds, "virtual_account "+oneOf(db, &args, vas))
+		named = append(named, `SELECT id FROM orders WHERE company_id = $1 AND virtual_account `+oneOf(db, &args, vas))
 	}
-	if len(ids) > 0 {
-		conds = append(conds, "id "+oneOf(db, &args, ids))
-	}
-	return `SELECT ` + orderColumns + ` FROM orders WHERE company_id = $1 AND (` +
-		strings.Join(conds, " OR ") + `) ORDER BY id` + db.d.forUpdate(), args
+	return `SELECT ` + columns + `
+		FROM orders o JOIN companies c ON c.id = $1
+		LEFT JOIN delivery_targets t ON t.company_id = $1 AND t.kind = '` + recon.DeliveryIPN + `'
+		WHERE o.id ` + db.d.oneOfQuery(strings.Join(named, " UNION ALL ")) + ` AND o.company_id = $1
+		ORDER BY o.id` + db.d.forUpdateOf("o"), args
 }
 
 func (db *DB) insertDecisions(ctx context.Context, tx *sql.Tx, ds []*recon.MatchDecision) error {

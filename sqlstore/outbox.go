@@ -103,23 +103,39 @@ type target struct {
 }
 
 func readTarget(ctx context.Context, q querier, companyID int64, kind string) (target, error) {
-	t := target{found: true}
-	var disabledBy string
-	err := q.QueryRowContext(ctx, `
-		SELECT c.test_of IS NOT NULL, COALESCE(t.active, false), COALESCE(t.settings, '{}'), COALESCE(t.disabled_by, '')
+	var r targetRow
+	err := q.QueryRowContext(ctx, `SELECT `+targetColumns+`
 		FROM companies c LEFT JOIN delivery_targets t ON t.company_id = c.id AND t.kind = $2
-		WHERE c.id = $1`, companyID, kind).Scan(&t.test, &t.active, &t.settings, &disabledBy)
+		WHERE c.id = $1`, companyID, kind).Scan(r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return target{}, nil
 	}
 	if err != nil {
 		return target{}, internal(err, "read delivery target")
 	}
+	return r.target(), nil
+}
+
+// targetColumns are what a target is read from: the tenant c and its
+// target t of the kind, LEFT JOINed (none is the zero target's columns).
+const targetColumns = `c.test_of IS NOT NULL, COALESCE(t.active, false), COALESCE(t.settings, '{}'), COALESCE(t.disabled_by, '')`
+
+// targetRow is targetColumns scanned.
+type targetRow struct {
+	t          target
+	disabledBy string
+}
+
+func (r *targetRow) dest() []any { return []any{&r.t.test, &r.t.active, &r.t.settings, &r.disabledBy} }
+
+func (r *targetRow) target() target {
+	t := r.t
+	t.found = true
 	// A target Recon disabled (docs/design.md, D7) still gets its
 	// notifications, held for the replay of what it missed: the dispatcher
 	// holds them (recon.HeldError) without an attempt.
-	t.active = t.active || disabledBy == recon.DisabledByRecon
-	return t, nil
+	t.active = t.active || r.disabledBy == recon.DisabledByRecon
+	return t
 }
 
 // at is notifyAt's decision for the target t.
