@@ -117,4 +117,8 @@ type InvoiceStore interface {
 	// inv only drops it. When another node took it first
 	// it returns nil, nil.
 	TakeQueuedOrder(ctx context.Context, tenant TenantID, orderID int64, inv *Invoice, provider string, now time.Time) (*Invoice, error)
+	// DropQueuedOrders takes the tenant's orders off the queue with
+	// nothing made, in one statement: TakeQueuedOrder with a nil inv for
+	// each.
+	DropQueuedOrders(ctx context.Context, tenant TenantID, orderIDs []int64) error
 }

@@ -34,6 +34,7 @@ type Store interface {
 	PendingInvoices(ctx context.Context, before time.Time, limit int) ([]*recon.Invoice, []recon.TenantID, error)
 	QueuedPaidOrders(ctx context.Context, limit int) ([]*recon.Order, []recon.TenantID, error)
 	TakeQueuedOrder(ctx context.Context, tenant recon.TenantID, orderID int64, inv *recon.Invoice, provider string, now time.Time) (*recon.Invoice, error)
+	DropQueuedOrders(ctx context.Context, tenant recon.TenantID, orderIDs []int64) error
 	// recon.CompanyStore's (the seller and its settings):
 	Company(ctx context.Context, id int64) (*recon.Company, error)
 }

@@ -3,6 +3,7 @@ package invoices_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +93,7 @@ func TestService(t *testing.T) {
 		t.Run("Access", func(t *testing.T) { testAccess(t, newFixture(t, engine)) })
 		t.Run("SigningFails", func(t *testing.T) { testSigningFails(t, newFixture(t, engine)) })
 		t.Run("AutoInvoice", func(t *testing.T) { testAutoInvoice(t, newFixture(t, engine)) })
+		t.Run("AutoInvoiceDrains", func(t *testing.T) { testAutoInvoiceDrains(t, newFixture(t, engine)) })
 	})
 }
 
@@ -304,6 +306,40 @@ func testSigningFails(t *testing.T, f *fixture) {
 	inv, err := f.svc.Create(ctx, c, request(""))
 	if err != nil || inv.Status != recon.InvoiceFailed || inv.Number != 1 || !strings.Contains(inv.FailureReason, "could not be sent") {
 		t.Fatalf("signing failed: %+v, %v", inv, err)
+	}
+}
+
+// testAutoInvoiceDrains: one run takes more orders off the queue than one
+// read of it holds (MaxAutoBatch), those of a company without auto_invoice
+// dropped together.
+func testAutoInvoiceDrains(t *testing.T, f *fixture) {
+	ctx := t.Context()
+	a := &recon.BankAccount{CompanyID: f.test.ID(), BankName: "Vietcombank", AccountNumber: "0011", HolderName: "SAO MAI"}
+	if err := f.db.CreateBankAccount(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	const paid = 2*invoices.MaxAutoBatch + 3
+	var ins []recon.TransactionInput
+	var codes []string
+	for i := range paid {
+		code := fmt.Sprintf("DH%04d", i)
+		if err := f.db.CreateOrder(ctx, &recon.Order{CompanyID: f.test.ID(), InvoiceNumber: code, PaymentCode: code, Amount: 1000, BankAccountID: a.ID}); err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, recon.TransactionInput{BankAccountID: a.ID, TransactionDate: start, AmountIn: 1000, Content: "thanh toan " + code, ReferenceNumber: "PAY-" + code})
+		codes = append(codes, code)
+	}
+	if _, err := f.db.IngestTransactions(ctx, f.test, ins, codes); err != nil {
+		t.Fatal(err)
+	}
+	if queued, _, err := f.db.QueuedPaidOrders(ctx, 1000); err != nil || len(queued) != paid {
+		t.Fatalf("queued before: %d, %v", len(queued), err)
+	}
+	if n, err := f.svc.AutoInvoice(ctx); err != nil || n != 0 {
+		t.Fatalf("AutoInvoice: %d, %v", n, err)
+	}
+	if queued, _, err := f.db.QueuedPaidOrders(ctx, 1000); err != nil || len(queued) != 0 {
+		t.Fatalf("queued after one run: %d, %v", len(queued), err)
 	}
 }
 

@@ -86,8 +86,14 @@ func (s *Service) autoRate() string {
 	return s.AutoVATRate
 }
 
-// MaxAutoBatch bounds the orders one AutoInvoice run takes.
-const MaxAutoBatch = 100
+// MaxAutoBatch bounds the orders one read of the queue takes, and
+// maxAutoBatches the reads of one AutoInvoice run: 2,000 orders a run, every
+// two seconds, drain the queue faster than payments fill it (the queue took
+// 100 a run, and fell behind 500 payments a second).
+const (
+	MaxAutoBatch   = 100
+	maxAutoBatches = 20
+)
 
 // AutoInvoice is auto_invoice (docs/invoices.md, From the order): the
 // maintenance step that takes the orders that became paid (queued by the
@@ -96,52 +102,71 @@ const MaxAutoBatch = 100
 // tenant has no provider or the server no signer. Exactly once, whichever
 // node runs it: taking an order off the queue and storing its invoice are
 // one transaction (TakeQueuedOrder). An order of a company without
-// auto_invoice is taken off with nothing made; one whose invoice cannot be
+// auto_invoice is taken off with nothing made, each read's such orders in
+// one statement a tenant (DropQueuedOrders); one whose invoice cannot be
 // made (the seller's details incomplete, the buyer's tax code wrong) too,
 // its error returned joined with the others' (the loop logs them): the
-// dashboard's button makes it once fixed. It reports how many invoices it
-// made.
+// dashboard's button makes it once fixed. It reads the queue until it is
+// empty or maxAutoBatches reads, and reports how many invoices it made.
 func (s *Service) AutoInvoice(ctx context.Context) (int, error) {
-	orders, tenants, err := s.Store.QueuedPaidOrders(ctx, MaxAutoBatch)
-	if err != nil {
-		return 0, err
-	}
 	n := 0
 	var errs []error
-	for i, o := range orders {
-		tenant := tenants[i]
-		co, err := s.Store.Company(ctx, tenant.ID())
+	companies := map[int64]*recon.Company{} // read once a run
+	for range maxAutoBatches {
+		orders, tenants, err := s.Store.QueuedPaidOrders(ctx, MaxAutoBatch)
 		if err != nil {
 			return n, err
 		}
-		var inv *recon.Invoice
-		provider := ""
-		// An order voided since it was paid gets none.
-		if co.Config.Invoicing.AutoInvoice && o.Status == recon.OrderCaptured {
-			inv, err = s.build(ctx, tenant, OrderRequest(o, co.Config.Invoicing.Template, s.autoRate()))
+		drop := map[recon.TenantID][]int64{}
+		for i, o := range orders {
+			tenant := tenants[i]
+			co, ok := companies[tenant.ID()]
+			if !ok {
+				if co, err = s.Store.Company(ctx, tenant.ID()); err != nil {
+					return n, err
+				}
+				companies[tenant.ID()] = co
+			}
+			// An order voided since it was paid gets none.
+			if !co.Config.Invoicing.AutoInvoice || o.Status != recon.OrderCaptured {
+				drop[tenant] = append(drop[tenant], o.ID)
+				continue
+			}
+			inv, err := s.build(ctx, tenant, OrderRequest(o, co.Config.Invoicing.Template, s.autoRate()))
 			if c := recon.ErrorCode(err); c == recon.EINTERNAL || c == recon.EUNAVAILABLE {
 				return n, err // the database failed or is away for a moment: the order stays queued
 			}
 			if err != nil {
 				errs = append(errs, recon.Errorf(recon.ErrorCode(err), "order %s: no automatic invoice: %s", o.InvoiceNumber, recon.ErrorMessage(err)))
-				inv = nil
-			} else if p, err := s.sender(tenant); err == nil {
+				drop[tenant] = append(drop[tenant], o.ID)
+				continue
+			}
+			provider := ""
+			if p, err := s.sender(tenant); err == nil {
 				provider = p.Name()
 				inv.IssuedDate = s.today(s.now())
 			}
-		}
-		made, err := s.Store.TakeQueuedOrder(ctx, tenant, o.ID, inv, provider, s.now())
-		if err != nil {
-			return n, err
-		}
-		if made == nil {
-			continue
-		}
-		n++
-		if provider != "" {
-			if _, err := s.send(ctx, tenant, s.provider(tenant), made); err != nil {
+			made, err := s.Store.TakeQueuedOrder(ctx, tenant, o.ID, inv, provider, s.now())
+			if err != nil {
 				return n, err
 			}
+			if made == nil {
+				continue
+			}
+			n++
+			if provider != "" {
+				if _, err := s.send(ctx, tenant, s.provider(tenant), made); err != nil {
+					return n, err
+				}
+			}
+		}
+		for tenant, ids := range drop {
+			if err := s.Store.DropQueuedOrders(ctx, tenant, ids); err != nil {
+				return n, err
+			}
+		}
+		if len(orders) < MaxAutoBatch {
+			break
 		}
 	}
 	return n, errors.Join(errs...)

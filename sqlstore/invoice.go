@@ -446,44 +446,39 @@ func (db *DB) queuePaidOrders(ctx context.Context, tx *sql.Tx, companyID int64, 
 	return nil
 }
 
-// QueuedPaidOrders implements recon.InvoiceStore.
+// QueuedPaidOrders implements recon.InvoiceStore: one statement, the
+// orders read with their queue rows (no statement deletes an order, so each
+// queued one exists).
 func (db *DB) QueuedPaidOrders(ctx context.Context, limit int) ([]*recon.Order, []recon.TenantID, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT q.order_id, q.company_id, c.test_of IS NULL FROM invoice_order_queue q JOIN companies c ON c.id = q.company_id
+	rows, err := db.db.QueryContext(ctx, `SELECT `+prefixed("o.", orderColumns)+`, c.test_of IS NULL
+		FROM invoice_order_queue q JOIN companies c ON c.id = q.company_id JOIN orders o ON o.id = q.order_id AND o.company_id = q.company_id
 		ORDER BY q.queued_at, q.order_id LIMIT $1`, limit)
 	if err != nil {
 		return nil, nil, internal(err, "list queued paid orders")
 	}
-	type entry struct {
-		order, company int64
-		live           bool
-	}
-	var entries []entry
-	for rows.Next() {
-		var e entry
-		if err := rows.Scan(&e.order, &e.company, &e.live); err != nil {
-			rows.Close()
-			return nil, nil, internal(err, "list queued paid orders")
-		}
-		entries = append(entries, e)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, nil, internal(err, "list queued paid orders")
-	}
+	defer rows.Close()
 	var out []*recon.Order
 	var tenants []recon.TenantID
-	for _, e := range entries {
-		o, err := orderBy(ctx, db.db, `company_id = $1 AND id = $2`, "", e.company, e.order)
-		if recon.ErrorCode(err) == recon.ENOTFOUND {
-			continue // deleted since: TakeQueuedOrder with nil drops it
-		}
+	for rows.Next() {
+		var live bool
+		o, err := scanOrder(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &live)...) }))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, internal(err, "list queued paid orders")
 		}
 		out = append(out, o)
-		tenants = append(tenants, recon.TenantFromRow(e.company, e.live))
+		tenants = append(tenants, recon.TenantFromRow(o.CompanyID, live))
 	}
-	return out, tenants, nil
+	return out, tenants, internalOrNil(rows.Err(), "list queued paid orders")
+}
+
+// DropQueuedOrders implements recon.InvoiceStore.
+func (db *DB) DropQueuedOrders(ctx context.Context, tenant recon.TenantID, orderIDs []int64) error {
+	if len(orderIDs) == 0 {
+		return nil
+	}
+	args := []any{tenant.ID()}
+	_, err := db.execWrite(ctx, `DELETE FROM invoice_order_queue WHERE company_id = $1 AND order_id `+oneOf(db, &args, orderIDs), args...)
+	return internalOrNil(err, "drop queued orders")
 }
 
 // TakeQueuedOrder implements recon.InvoiceStore: the queue row's delete

@@ -456,6 +456,13 @@ func testInvoicesPaidOrderQueue(t *testing.T, f *invoiceFixture) {
 	if again, err := f.s.TakeQueuedOrder(ctx, tenant, o1.ID, sampleInvoice("O1"), "sandbox", invoiceAt); err != nil || again != nil {
 		t.Fatalf("second take: %+v, %v", again, err)
 	}
+	// Another tenant's drop leaves it queued.
+	if err := f.s.DropQueuedOrders(ctx, newCompany(t, f.s, 3).Tenant(), []int64{o2.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if orders, _, err := f.s.QueuedPaidOrders(ctx, 10); err != nil || len(orders) != 1 || orders[0].ID != o2.ID {
+		t.Fatalf("queue after another tenant's drop: %d, %v", len(orders), err)
+	}
 	// Dropped (the company does not want invoices): no invoice.
 	if none, err := f.s.TakeQueuedOrder(ctx, tenant, o2.ID, nil, "", invoiceAt); err != nil || none != nil {
 		t.Fatalf("drop: %+v, %v", none, err)
