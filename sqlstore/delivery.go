@@ -159,7 +159,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, node string, now time.Time, n
 	// The statement writes until its rows are read and closed (SQLite
 	// commits then), so the turn lasts until scanDeliveries returns.
 	err := db.asWriter(ctx, func() error {
-		rows, err := db.db.QueryContext(ctx, db.d.claimDeliveries(), until, now, n, node)
+		rows, err := db.db.QueryContext(ctx, db.d.claimDeliveries(!db.noOrdered.Load()), until, now, n, node)
 		if err == nil {
 			list, err = scanDeliveries(rows)
 		}
@@ -257,6 +257,7 @@ func (db *DB) BeatDeliveryNode(ctx context.Context, node string, now, deadBefore
 		return beat, recon.FieldError("node", "node is required")
 	}
 	now, deadBefore = storedTime(now), storedTime(deadBefore)
+	ordered := true // whether a target is ordered (see DB.noOrdered)
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE delivery_nodes SET heartbeat_at = $1 WHERE id = $2`, now, node)
 		if err != nil {
@@ -294,12 +295,15 @@ func (db *DB) BeatDeliveryNode(ctx context.Context, node string, now, deadBefore
 		beat.Released += n
 		// A delivery enqueued while its target was being saved (see
 		// claimUnordered): a minute is far longer than such a transaction.
-		_, err = syncOrdered(ctx, tx, now.Add(-time.Minute))
-		return err
+		if _, err = syncOrdered(ctx, tx, now.Add(-time.Minute)); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM delivery_targets WHERE ordered)`).Scan(&ordered)
 	})
 	if err != nil {
 		return recon.NodeBeat{}, internal(err, "delivery node heartbeat")
 	}
+	db.noOrdered.Store(!ordered)
 	return beat, nil
 }
 

@@ -57,8 +57,10 @@ type dialect interface {
 	opaque(p string) string
 
 	// claimDeliveries is the statement of ClaimDeliveries ($1 lease until,
-	// $2 now, $3 n, $4 node), built from claimUnordered, claimOrdered and claimSet.
-	claimDeliveries() string
+	// $2 now, $3 n, $4 node), built from claimUnordered, claimOrdered and
+	// claimSet; without claimOrdered when ordered is false (no target is
+	// ordered: DB.noOrdered).
+	claimDeliveries(ordered bool) string
 	// recordAttempts runs RecordAttempts on checked outcomes, from
 	// recordUpdate and recordInsert, in one transaction.
 	recordAttempts(ctx context.Context, db *DB, outcomes []recon.AttemptOutcome) error

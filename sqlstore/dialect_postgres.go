@@ -119,15 +119,26 @@ func (postgresDialect) opaque(p string) string { return p }
 // SKIP LOCKED: concurrent claimers take disjoint rows without waiting for
 // each other, and the CTE runs exactly once (a subquery under IN could be
 // rescanned by some plans and lock more than n rows).
-var pgClaimDeliveries = `
-		WITH unordered AS MATERIALIZED (` + claimUnordered(postgresDialect{}.indexedBy) + ` FOR UPDATE SKIP LOCKED),
-		ordered AS MATERIALIZED (` + claimOrdered(postgresDialect{}.indexedBy) + ` FOR UPDATE OF d SKIP LOCKED),
-		due AS (SELECT id FROM (SELECT id, next_attempt_at FROM unordered UNION ALL SELECT id, next_attempt_at FROM ordered) x
-			ORDER BY next_attempt_at, id LIMIT $3)
+var pgClaimDeliveries, pgClaimUnordered = pgClaim(true), pgClaim(false)
+
+func pgClaim(ordered bool) string {
+	ctes := `WITH unordered AS MATERIALIZED (` + claimUnordered(postgresDialect{}.indexedBy) + ` FOR UPDATE SKIP LOCKED)`
+	due := `SELECT id, next_attempt_at FROM unordered`
+	if ordered {
+		ctes += `, ordered AS MATERIALIZED (` + claimOrdered(postgresDialect{}.indexedBy) + ` FOR UPDATE OF d SKIP LOCKED)`
+		due += ` UNION ALL SELECT id, next_attempt_at FROM ordered`
+	}
+	return ctes + `, due AS (SELECT id FROM (` + due + `) x ORDER BY next_attempt_at, id LIMIT $3)
 		` + claimSet + ` FROM due WHERE deliveries.id = due.id
 		RETURNING deliveries.` + strings.ReplaceAll(deliveryColumns, ", ", ", deliveries.")
+}
 
-func (postgresDialect) claimDeliveries() string { return pgClaimDeliveries }
+func (postgresDialect) claimDeliveries(ordered bool) string {
+	if ordered {
+		return pgClaimDeliveries
+	}
+	return pgClaimUnordered
+}
 
 // recordAttempts is one statement, and so one round trip: unnest arrays
 // feed the update and the insert in CTEs.

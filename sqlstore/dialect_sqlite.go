@@ -137,11 +137,23 @@ func (sqliteDialect) opaque(p string) string { return "+" + p }
 
 // sqliteClaimDeliveries: the statement holds the database's only write
 // lock, so a plain subquery chooses the due rows.
-var sqliteClaimDeliveries = claimSet + ` WHERE id IN (SELECT id FROM (
-		SELECT * FROM (` + claimUnordered(sqliteDialect{}.indexedBy) + `) UNION ALL SELECT * FROM (` + claimOrdered(sqliteDialect{}.indexedBy) + `)
-		ORDER BY next_attempt_at, id LIMIT $3)) RETURNING ` + deliveryColumns
+var sqliteClaimDeliveries, sqliteClaimUnordered = sqliteClaim(true), sqliteClaim(false)
 
-func (sqliteDialect) claimDeliveries() string { return sqliteClaimDeliveries }
+func sqliteClaim(ordered bool) string {
+	due := `SELECT * FROM (` + claimUnordered(sqliteDialect{}.indexedBy) + `)`
+	if ordered {
+		due += ` UNION ALL SELECT * FROM (` + claimOrdered(sqliteDialect{}.indexedBy) + `)`
+	}
+	return claimSet + ` WHERE id IN (SELECT id FROM (` + due + `
+		ORDER BY next_attempt_at, id LIMIT $3)) RETURNING ` + deliveryColumns
+}
+
+func (sqliteDialect) claimDeliveries(ordered bool) string {
+	if ordered {
+		return sqliteClaimDeliveries
+	}
+	return sqliteClaimUnordered
+}
 
 // sqliteRecordChunk bounds the attempts of one statement of recordAttempts
 // (9 parameters each, far below SQLite's 32766).

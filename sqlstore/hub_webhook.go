@@ -121,7 +121,7 @@ func (db *DB) ChangeHubWebhook(ctx context.Context, tenant recon.TenantID, c rec
 		if err != nil {
 			return internal(err, "save hub webhook")
 		}
-		if err := saveTargetOrdered(ctx, tx, companyID, recon.DeliveryWebhook, w.Ordered); err != nil {
+		if err := db.saveTargetOrdered(ctx, tx, companyID, recon.DeliveryWebhook, w.Ordered); err != nil {
 			return internal(err, "save hub webhook")
 		}
 		out = w

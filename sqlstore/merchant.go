@@ -135,7 +135,7 @@ func (db *DB) setTarget(ctx context.Context, companyID int64, kind string, t *re
 		if err != nil {
 			return internal(err, "set delivery target")
 		}
-		if err := saveTargetOrdered(ctx, tx, companyID, kind, t.Ordered); err != nil {
+		if err := db.saveTargetOrdered(ctx, tx, companyID, kind, t.Ordered); err != nil {
 			return internal(err, "set delivery target")
 		}
 		return nil

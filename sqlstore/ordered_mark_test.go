@@ -114,3 +114,59 @@ func TestOrderedMarkPutRight(t *testing.T) {
 		}
 	})
 }
+
+// TestAnotherNodesOrderedTargetWaitsForTheBeat: a node whose last heartbeat
+// found no ordered target claims without the ordered targets' selection;
+// a target another node saves ordered meanwhile has its deliveries left
+// pending by this node's claims (never taken out of order), and this
+// node's next heartbeat makes its claims take the target's head.
+func TestAnotherNodesOrderedTargetWaitsForTheBeat(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		url := dbtest.NewURL(t, engine)
+		a, b := dbtest.OpenURL(t, url), dbtest.OpenURL(t, url)
+		ctx := t.Context()
+		c := newCompanyRow(1)
+		if err := a.CreateCompany(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().Add(time.Second)
+		beat := func() {
+			t.Helper()
+			if _, err := a.BeatDeliveryNode(ctx, "a", now, now.Add(-time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		beat() // no target is ordered
+		target := &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true, Ordered: true}
+		if err := b.SetIPN(ctx, c.Tenant(), target); err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, ev := range []string{"A1", "A2"} {
+			d := &recon.Delivery{CompanyID: c.ID, Kind: recon.DeliveryIPN, Event: ev, Payload: []byte(`{}`)}
+			if err := b.EnqueueDelivery(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, d.ID)
+		}
+		claim := func() []int64 {
+			t.Helper()
+			got, err := a.ClaimDeliveries(ctx, "a", now, 10, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []int64
+			for _, d := range got {
+				out = append(out, d.ID)
+			}
+			return out
+		}
+		if got := claim(); len(got) != 0 {
+			t.Fatalf("before its heartbeat node a claimed %v of an ordered target", got)
+		}
+		beat()
+		if got := claim(); !slices.Equal(got, ids[:1]) {
+			t.Fatalf("after its heartbeat node a claimed %v, want the head %v", got, ids[:1])
+		}
+	})
+}

@@ -164,8 +164,15 @@ const markOrdered = `ordered = EXISTS (SELECT 1 FROM delivery_targets t
 
 // saveTargetOrdered marks the pending deliveries of a company's target of
 // kind with the target's ordered setting, in the transaction that saves the
-// target (see claimUnordered).
-func saveTargetOrdered(ctx context.Context, tx *sql.Tx, companyID int64, kind string, ordered bool) error {
+// target (see claimUnordered). A target saved ordered makes this node's
+// claims select the ordered targets' heads at once; the other nodes' do
+// from their next heartbeat, a second at most (DB.noOrdered), and until
+// then leave its deliveries pending: the unordered selection never takes a
+// delivery of an ordered target.
+func (db *DB) saveTargetOrdered(ctx context.Context, tx *sql.Tx, companyID int64, kind string, ordered bool) error {
+	if ordered {
+		db.noOrdered.Store(false)
+	}
 	_, err := tx.ExecContext(ctx, `UPDATE deliveries SET ordered = $3
 		WHERE company_id = $1 AND kind = $2 AND status = 'pending' AND ordered <> $3`, companyID, kind, ordered)
 	return err

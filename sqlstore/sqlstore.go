@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -56,6 +57,10 @@ type DB struct {
 	seal sealer
 	// onEnqueue is called after a commit that enqueued deliveries (may be nil).
 	onEnqueue func()
+	// noOrdered: no delivery target was ordered at this node's last
+	// heartbeat, and none has been saved ordered here since; the claims
+	// then leave out the ordered targets' selection (ClaimDeliveries).
+	noOrdered atomic.Bool
 	group     ingestGroup
 	stats     freshStats
 	// writer, on SQLite, admits one write transaction of this process at a
