@@ -270,8 +270,8 @@ func (db *DB) enqueueIPNs(ctx context.Context, tx *sql.Tx, orders []*recon.Order
 // lockedOrders is what lockOrders reads.
 type lockedOrders struct {
 	orders []*recon.Order
-	// byAccount: an API v2 virtual account the rows name is one of the
-	// orders'.
+	// byAccount: the rows name an API v2 virtual account (whose order is
+	// then among orders).
 	byAccount bool
 	ipn       target // the tenant's IPN target, read when an order is found
 }
@@ -317,7 +317,7 @@ func (db *DB) lockOrdersQuery(companyID int64, codes, vas []string) (string, []a
 	accounts := func() string {
 		return `FROM virtual_accounts va WHERE va.company_id = $1 AND va.number ` + oneOf(db, &args, vaNumbers(codes, vas))
 	}
-	columns := prefixed("o.", orderColumns) + `, EXISTS (SELECT 1 ` + accounts() + ` AND va.order_id = o.id), ` + targetColumns
+	columns := prefixed("o.", orderColumns) + `, EXISTS (SELECT 1 ` + accounts() + `), ` + targetColumns
 	named := []string{`SELECT va.order_id ` + accounts()}
 	if len(codes) > 0 {
 		named = append(named, `SELECT id FROM orders WHERE company_id = $1 AND payment_code `+oneOf(db, &args, codes))
