@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -69,11 +71,16 @@ const (
 const pgLockNotAvailable = "55P03"
 
 // keyChangedNotice is the notice migration 00054's trigger raises on every
-// statement that changes a key; keyChangedData marks, in the connection's
-// CustomData, that its transaction raised it.
+// statement that changes the epoch or deletes a version; keyChangedData
+// marks, in the connection's CustomData, that its transaction raised it.
+// versionNotice starts the one migration 00055's trigger raises for each
+// version written ("recon: version changed <company_id> <seq>"), which
+// versionsData collects (map[int64]int64, the highest seq of each tenant).
 const (
 	keyChangedNotice = "recon: key changed"
 	keyChangedData   = "recon.keyChanged"
+	versionNotice    = "recon: version changed "
+	versionsData     = "recon.versions"
 )
 
 // keyLease is one store's side of the lease: its node id, what it keeps,
@@ -111,19 +118,54 @@ func (l *keyLease) configure(cfg *pgx.ConnConfig) {
 	// The notice must reach the client whatever the server's default.
 	cfg.RuntimeParams["client_min_messages"] = "notice"
 	cfg.OnNotice = func(c *pgconn.PgConn, n *pgconn.Notice) {
-		if n.Message == keyChangedNotice {
-			c.CustomData()[keyChangedData] = true
+		cd := c.CustomData()
+		if tenant, seq, ok := parseVersionNotice(n.Message); ok {
+			vs, _ := cd[versionsData].(map[int64]int64)
+			if vs == nil {
+				vs = map[int64]int64{}
+				cd[versionsData] = vs
+			}
+			vs[tenant] = max(vs[tenant], seq)
+		} else if n.Message == keyChangedNotice {
+			cd[keyChangedData] = true
 		}
 	}
 }
 
-// settle is called when a connection's transaction or statement has ended:
-// if it changed a key, what is kept is forgotten.
-func (l *keyLease) settle(c *pgconn.PgConn) {
+// parseVersionNotice reads migration 00055's notice.
+func parseVersionNotice(msg string) (tenant, seq int64, ok bool) {
+	rest, found := strings.CutPrefix(msg, versionNotice)
+	if !found {
+		return 0, 0, false
+	}
+	t, q, found := strings.Cut(rest, " ")
+	if !found {
+		return 0, 0, false
+	}
+	tenant, err1 := strconv.ParseInt(t, 10, 64)
+	seq, err2 := strconv.ParseInt(q, 10, 64)
+	return tenant, seq, err1 == nil && err2 == nil
+}
+
+// settle is called when a connection's transaction or statement has ended,
+// committed saying whether it is known to have committed. A key changed
+// makes what is kept forgotten. Versions written are kept, raised to what
+// the transaction wrote, when it committed: the holder's connections are
+// the only writers while it holds the lease, and a tenant's version only
+// grows, so the highest committed is the one a read would find. Written by
+// a transaction that did not commit, or by a statement outside one (whose
+// end is not told here), they make what is kept forgotten too.
+func (l *keyLease) settle(c *pgconn.PgConn, committed bool) {
 	cd := c.CustomData()
-	if cd[keyChangedData] != nil {
-		delete(cd, keyChangedData)
+	vs, _ := cd[versionsData].(map[int64]int64)
+	changed := cd[keyChangedData] != nil
+	delete(cd, keyChangedData)
+	delete(cd, versionsData)
+	switch {
+	case changed || (vs != nil && !committed):
 		l.changed()
+	case vs != nil:
+		l.kept.raise(l.gen.Load(), vs)
 	}
 }
 

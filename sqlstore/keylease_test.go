@@ -66,10 +66,31 @@ func TestKeyLease(t *testing.T) {
 	if _, err := a.IngestTransactions(ctx, c.Tenant(), []recon.TransactionInput{in}, []string{"DH1"}); err != nil {
 		t.Fatal(err)
 	}
+	n := reads.Load()
 	if got := read(); got.version <= kept.version {
 		t.Fatalf("after a's own ingest a answered %+v, want a version above %d", got, kept.version)
 	}
-	fromMemory("its own ingest")
+	// The version a's committed transaction wrote is kept (migration
+	// 00055): no read of the database.
+	if reads.Load() != n {
+		t.Fatalf("a read the database after its own ingest committed, want the version it wrote kept")
+	}
+	kept = fromMemory("its own ingest")
+	// A transaction of a's that wrote a version and rolled back: a answers
+	// what is committed.
+	tx, err := a.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sync_counters SET seq = seq + 5 WHERE company_id = $1`, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != kept {
+		t.Fatalf("after a's rolled-back write a answered %+v, want %+v", got, kept)
+	}
 	if n := a.KeyLeaseTakes(); n != takes {
 		t.Fatalf("a took the lease %d times in all after its own writes, want %d: its own writes must not wait for it", n, takes)
 	}

@@ -106,7 +106,9 @@ func (k *keptKeys[S]) lookup(stamp S, tenant int64, withVersion bool) (epoch, ve
 }
 
 // keep keeps what a read made under stamp returned: what was kept under
-// another stamp is forgotten.
+// another stamp is forgotten. A version kept higher stays: a tenant's
+// version only grows, and raise may have kept a later one than a read sent
+// before it returns.
 func (k *keptKeys[S]) keep(stamp S, epoch int64, versions map[int64]int64) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -116,7 +118,22 @@ func (k *keptKeys[S]) keep(stamp S, epoch int64, versions map[int64]int64) {
 	}
 	k.epoch, k.hasEpoch = epoch, true
 	for id, v := range versions {
-		k.versions[id] = v
+		k.versions[id] = max(k.versions[id], v)
+	}
+}
+
+// raise keeps, under stamp, the versions a committed write of this process
+// made, for the tenants whose version is kept (keyLease.settle).
+func (k *keptKeys[S]) raise(stamp S, versions map[int64]int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stamp != stamp || k.versions == nil {
+		return
+	}
+	for id, v := range versions {
+		if kept, ok := k.versions[id]; ok && v > kept {
+			k.versions[id] = v
+		}
 	}
 }
 

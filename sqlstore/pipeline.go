@@ -78,6 +78,9 @@ type pipelineConn struct {
 	inTx    bool
 	pending []pendingWrite
 	lease   *keyLease
+	// committed: the last transaction's COMMIT succeeded (for the key
+	// lease, until the connection is next handed back).
+	committed bool
 }
 
 // IsValid is called by database/sql whenever the connection goes back to
@@ -86,8 +89,9 @@ type pipelineConn struct {
 // where the key lease learns that a key changed (keylease.go).
 func (c *pipelineConn) IsValid() bool {
 	if c.lease != nil {
-		c.lease.settle(c.stdConn.Conn().PgConn())
+		c.lease.settle(c.stdConn.Conn().PgConn(), c.committed)
 	}
+	c.committed = false
 	return true
 }
 
@@ -233,7 +237,9 @@ func (t *pipelineTx) Commit() error {
 	c := t.c
 	c.inTx = false
 	if len(c.pending) == 0 {
-		return t.Tx.Commit()
+		err := t.Tx.Commit()
+		c.committed = err == nil
+		return err
 	}
 	tag, err := c.send(t.ctx, &pendingWrite{query: "COMMIT"})
 	if err == nil && tag.String() != "COMMIT" {
@@ -245,6 +251,7 @@ func (t *pipelineTx) Commit() error {
 		// the pool discards the connection (stdlib's ResetSession).
 		_, _ = c.stdConn.Conn().Exec(t.ctx, "ROLLBACK")
 	}
+	c.committed = err == nil
 	return err
 }
 
