@@ -251,34 +251,37 @@ func outcomeRow(o recon.AttemptOutcome) (next *time.Time, err string) {
 // deadBefore, and releases the claims of every node that has no row. The
 // heartbeats compare the clocks of different nodes, like the leases: the
 // nodes' clocks must agree to well within the dead threshold (NTP does).
+//
+// The dispatcher claims nothing while its beat runs (delivery's claimMu),
+// so the beat's writes whose answer it does not read are deferred
+// (sqlstore/pipeline.go): on PostgreSQL the transaction is four round trips,
+// BEGIN, the node's own row (which also reads whether a target is ordered,
+// DB.noOrdered), the dead nodes' deletion with the release of the claims
+// left without a node, and the marks' repair with the COMMIT.
 func (db *DB) BeatDeliveryNode(ctx context.Context, node string, now, deadBefore time.Time) (recon.NodeBeat, error) {
 	var beat recon.NodeBeat
 	if node == "" {
 		return beat, recon.FieldError("node", "node is required")
 	}
 	now, deadBefore = storedTime(now), storedTime(deadBefore)
-	ordered := true // whether a target is ordered (see DB.noOrdered)
+	var ordered bool // whether a target is ordered
+	const anyOrdered = ` RETURNING EXISTS (SELECT 1 FROM delivery_targets WHERE ordered)`
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE delivery_nodes SET heartbeat_at = $1 WHERE id = $2`, now, node)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
+		err := tx.QueryRowContext(ctx, `UPDATE delivery_nodes SET heartbeat_at = $1 WHERE id = $2`+anyOrdered, now, node).Scan(&ordered)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
 			beat.Joined = true
-			if _, err := tx.ExecContext(ctx, `INSERT INTO delivery_nodes (id, started_at, heartbeat_at) VALUES ($1, $2, $2)`, node, now); err != nil {
+			if err := tx.QueryRowContext(ctx, `INSERT INTO delivery_nodes (id, started_at, heartbeat_at) VALUES ($1, $2, $2)`+anyOrdered,
+				node, now).Scan(&ordered); err != nil {
 				return err
 			}
 			if beat.Released, err = releaseClaims(ctx, tx, `claimed_by = $1`, node); err != nil {
 				return err
 			}
-		}
-		res, err = tx.ExecContext(ctx, `DELETE FROM delivery_nodes WHERE heartbeat_at < $1 AND id <> $2`, deadBefore, node)
-		if err != nil {
+		case err != nil:
 			return err
 		}
-		if _, err := res.RowsAffected(); err != nil {
+		if _, err := tx.ExecContext(deferrable(ctx), `DELETE FROM delivery_nodes WHERE heartbeat_at < $1 AND id <> $2`, deadBefore, node); err != nil {
 			return err
 		}
 		// Claims without a node arise when a node is deleted, and when a
@@ -295,10 +298,7 @@ func (db *DB) BeatDeliveryNode(ctx context.Context, node string, now, deadBefore
 		beat.Released += n
 		// A delivery enqueued while its target was being saved (see
 		// claimUnordered): a minute is far longer than such a transaction.
-		if _, err = syncOrdered(ctx, tx, now.Add(-time.Minute)); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM delivery_targets WHERE ordered)`).Scan(&ordered)
+		return syncOrdered(deferrable(ctx), tx, now.Add(-time.Minute))
 	})
 	if err != nil {
 		return recon.NodeBeat{}, internal(err, "delivery node heartbeat")

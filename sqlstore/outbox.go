@@ -182,12 +182,9 @@ func (db *DB) saveTargetOrdered(ctx context.Context, tx *sql.Tx, companyID int64
 // saved since since: one enqueued while its target was being saved read the
 // setting before the save (see claimUnordered). Each target costs an index
 // probe of its pending deliveries.
-func syncOrdered(ctx context.Context, tx *sql.Tx, since time.Time) (int64, error) {
-	res, err := tx.ExecContext(ctx, `UPDATE deliveries SET ordered = NOT ordered
+func syncOrdered(ctx context.Context, tx *sql.Tx, since time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE deliveries SET ordered = NOT ordered
 		WHERE status = 'pending' AND (company_id, kind) IN (SELECT company_id, kind FROM delivery_targets WHERE updated_at >= $1)
 			AND ordered <> (SELECT t.ordered FROM delivery_targets t WHERE t.company_id = deliveries.company_id AND t.kind = deliveries.kind)`, storedTime(since))
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	return err
 }
