@@ -93,7 +93,7 @@ type dupHit struct {
 type dupCand struct {
 	id, account, key, dupOf, in, out int64
 	date                             time.Time
-	ref, state, content              string
+	ref, state, memo                 string // memo: the content, as DupMemo once collected
 }
 
 // first is the row a possible duplicate of c names: c's own first row when
@@ -162,8 +162,15 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 			// A row of another account whose sum is one asked is kept
 			// under its own account, where it is compared in full too.
 			k := accountKeyDup{c.account, recon.DupKeyOn(c.key, 0)}
+			c.memo = recon.DupMemo(c.memo)
 			stored[k] = append(stored[k], c)
 		}
+	}
+	// Each memo is normalized once: a batch of rows alike (a fee repeated
+	// through a statement) compares each with every earlier one.
+	memos := make([]string, len(in))
+	for i := range in {
+		memos[i] = recon.DupMemo(in[i].Content)
 	}
 	hits = map[int]dupHit{}
 	earlier := map[accountKeyDup][]int{}
@@ -173,11 +180,11 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 		like := func(ref string, date time.Time, amountIn, amountOut int64, memo string) bool {
 			day := dayNumber(date)
 			return ref != t.ReferenceNumber && day >= d-window && day <= d+window &&
-				amountIn == t.AmountIn && amountOut == t.AmountOut && recon.DupMemo(memo) == recon.DupMemo(t.Content)
+				amountIn == t.AmountIn && amountOut == t.AmountOut && memo == memos[i]
 		}
 		var best int64
 		for _, c := range stored[k] {
-			if like(c.ref, c.date, c.in, c.out, c.content) && (best == 0 || c.first() < best) {
+			if like(c.ref, c.date, c.in, c.out, c.memo) && (best == 0 || c.first() < best) {
 				best = c.first()
 			}
 			repeats = repeats || c.ref == t.ReferenceNumber
@@ -186,7 +193,7 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 			hits[i] = dupHit{of: best}
 		} else {
 			for _, j := range earlier[k] {
-				if e := &in[j]; like(e.ReferenceNumber, e.TransactionDate, e.AmountIn, e.AmountOut, e.Content) {
+				if e := &in[j]; like(e.ReferenceNumber, e.TransactionDate, e.AmountIn, e.AmountOut, memos[j]) {
 					hits[i] = dupHit{batch: j + 1}
 					if h, ok := hits[j]; ok {
 						hits[i] = h // j is one itself: i names j's first row
@@ -236,7 +243,7 @@ func scanDupCand(s scanner) (*dupCand, error) {
 	var c dupCand
 	var date anyTime
 	var key sql.NullInt64
-	err := s.Scan(&c.id, &c.account, &key, &date, &c.ref, &c.dupOf, &c.state, &c.in, &c.out, &c.content)
+	err := s.Scan(&c.id, &c.account, &key, &date, &c.ref, &c.dupOf, &c.state, &c.in, &c.out, &c.memo)
 	c.key, c.date = key.Int64, date.t
 	return &c, err
 }
