@@ -20,7 +20,7 @@ func TestMemberCannotForgePayments(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		rc := testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
 		code := m.checkout(t, "INV-FORGE", 500000)
@@ -71,7 +71,7 @@ func TestMemberCannotForgePayments(t *testing.T) {
 func TestDemotionAppliesAtOnce(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL)
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Sao Mai", "--short-name", "SM")["id"])
 		user := fmt.Sprint(cliJSON(t, dbURL, "user", "create", "--company", co, "--email", "boss@saomai.vn", "--role", "Admin")["id"])

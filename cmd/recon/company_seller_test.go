@@ -19,7 +19,7 @@ import (
 func TestCompanyUpdateSeller(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		a := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty A", "--short-name", "A")["id"])
 		b := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty B", "--short-name", "B")["id"])
 		got := cliJSON(t, dbURL, "company", "update", a, "--tax-code", "0101248141001", "--legal-name", "Công ty Cổ phần A",

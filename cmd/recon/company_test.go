@@ -33,7 +33,7 @@ func cliJSONList(t testing.TB, databaseURL string, args ...string) []map[string]
 
 func TestCompanyCommands(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	a := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty A", "--short-name", "A",
 		"--begin-date", "2026-01-01", "--end-date", "2026-12-31", "--data-storage-time", "30")["id"])
 	b := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty B", "--short-name", "B",
@@ -132,7 +132,7 @@ func TestInactiveCompanyEndToEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		rc, rcOther := testkit.NewReceiver(t), testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
 		other := setupMerchant(t, base, dbURL, rcOther.URL+"/ipn")
@@ -197,7 +197,7 @@ func TestInactiveCompanyEndToEnd(t *testing.T) {
 func TestServeAppliesRetention(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		csv := filepath.Join(t.TempDir(), "old.csv")
 		if err := os.WriteFile(csv, []byte("Transaction_Date,Amount_In,Amount_Out,Transaction_Content,Reference_Number\n"+
 			"2020-01-02 08:00:00,1000,,old one,REF1\n2020-01-03 08:00:00,1000,,old two,REF2\n"), 0o600); err != nil {
@@ -236,7 +236,7 @@ func TestServeAppliesRetention(t *testing.T) {
 // TestCompanyTryMemo: the memo tester from the command line.
 func TestCompanyTryMemo(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
 	id, _ := strconv.ParseInt(co, 10, 64)
 	if _, err := dbtest.OpenURL(t, dbURL).ReplacePaymentCodeFormats(t.Context(), id, []recon.PaymentCodeFormat{

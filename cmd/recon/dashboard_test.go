@@ -38,7 +38,7 @@ const htmlMemo = `<script>alert("memo")</script><img src=x onerror=alert(1)>`
 
 func newDashEnv(t *testing.T, engine string) *dashEnv {
 	t.Helper()
-	e := &dashEnv{dbURL: dbtest.NewURL(t, engine), userIDs: map[string]string{}}
+	e := &dashEnv{dbURL: dbtest.NewMigratedURL(t, engine), userIDs: map[string]string{}}
 	rc := testkit.NewReceiver(t)
 	e.rc = rc
 	e.base, _, _ = startServer(t, e.dbURL, "--sandbox", "--allow-private-targets")

@@ -12,7 +12,7 @@ import (
 // text form (docs/getting-started.md) and stays an empty list in --json.
 func TestEmptyListsSaySo(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	if out, err := cli(t, dbURL, "company", "list"); err != nil || out != "no companies\n" {
 		t.Fatalf("company list on an empty database: %q %v", out, err)
 	}

@@ -17,7 +17,7 @@ import (
 // naming the problem.
 func TestDeliveriesEnableCLI(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	rc := testkit.NewReceiver(t)
 	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
 	other := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Sen Vàng", "--short-name", "SENVANG")["id"])

@@ -274,7 +274,7 @@ type hubEnv struct {
 
 func newHubEnv(t *testing.T, engine string) *hubEnv {
 	t.Helper()
-	dbURL := dbtest.NewURL(t, engine)
+	dbURL := dbtest.NewMigratedURL(t, engine)
 	base, _, _ := startServer(t, dbURL, "--sandbox")
 	m := newHubMerchant(t, base, dbURL, "Hoa Sen")
 	if status, body := m.call(t, "POST", "/v1/merchant-config", `{"display_name":"Cửa hàng Hoa Sen","primary_color":"#0b3d2e"}`); status != 200 {

@@ -41,7 +41,7 @@ func hubToken(t *testing.T, base, id, secret string) (int, string) {
 func TestHubAccess(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox")
 		newMerchant := func(name string) (id, clientID, secret string) {
 			co := cliJSON(t, dbURL, "company", "create", "--full-name", name, "--short-name", strings.ToUpper(name[:3]))
@@ -157,7 +157,7 @@ func hubEvents(rc *testkit.Receiver) []map[string]any {
 func TestHubEventsDelivered(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		rc := testkit.NewReceiver(t)
 		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
@@ -262,7 +262,7 @@ func pageStep(t *testing.T, u string, session, csrf *string, form url.Values) (i
 func TestHubLinkEndToEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		rc := testkit.NewReceiver(t)
 		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
@@ -337,7 +337,7 @@ func TestHubLinkEndToEnd(t *testing.T) {
 // TestLinkTokenTTLFlag: the link token lifetime is a server setting.
 func TestLinkTokenTTLFlag(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	if _, err := cli(t, dbURL, "serve", "--link-token-ttl", "10s"); err == nil || !strings.Contains(err.Error(), "--link-token-ttl") {
 		t.Fatalf("serve --link-token-ttl 10s: %v", err)
 	}
@@ -362,7 +362,7 @@ func TestLinkTokenTTLFlag(t *testing.T) {
 func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		rc := testkit.NewReceiver(t)
 		m := newHubMerchant(t, base, dbURL, "Hoa Sen")
@@ -512,7 +512,7 @@ func TestHubEventSequencesAtTheReceiver(t *testing.T) {
 func TestHubCLI(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL) // production: no sandbox banks for live tokens
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
 

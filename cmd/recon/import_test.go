@@ -34,7 +34,7 @@ func goldenLines(t *testing.T, sample string) int {
 func TestImport(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		url := dbtest.NewURL(t, engine)
+		url := dbtest.NewMigratedURL(t, engine)
 		id := fmt.Sprint(cliJSON(t, url, "company", "create", "--full-name", "A", "--short-name", "A")["id"])
 		for _, tt := range []struct{ sample, number, format string }{
 			{"camt053_v02_vietcombank.xml", "0071001234567", "camt053"},
@@ -83,7 +83,7 @@ func TestImport(t *testing.T) {
 // ahead is taken (docs/statements.md).
 func TestImportRefusesImplausibleDates(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		url := dbtest.NewURL(t, engine)
+		url := dbtest.NewMigratedURL(t, engine)
 		id := fmt.Sprint(cliJSON(t, url, "company", "create", "--full-name", "A", "--short-name", "A")["id"])
 		acct := fmt.Sprint(cliJSON(t, url, "bank-account", "create", "--company", id, "--bank", "Bank", "--number", "123")["id"])
 		file := func(date string) string {
@@ -119,7 +119,7 @@ func TestImportRefusesImplausibleDates(t *testing.T) {
 func TestImportBankExports(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		url := dbtest.NewURL(t, engine)
+		url := dbtest.NewMigratedURL(t, engine)
 		id := fmt.Sprint(cliJSON(t, url, "company", "create", "--full-name", "A", "--short-name", "A")["id"])
 		acct := fmt.Sprint(cliJSON(t, url, "bank-account", "create", "--company", id, "--bank", "Techcombank", "--number", "19034567890123")["id"])
 		xlsx := "../../statement/testdata/bank_techcombank.xlsx"

@@ -30,7 +30,7 @@ func TestNULInputEveryRoute(t *testing.T) {
 	patterns := routePatterns(t, db, true)
 	wildcard := regexp.MustCompile(`\{[^}]*\}`)
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, "http://127.0.0.1:9/ipn")
 		client := cliJSON(t, dbURL, "client", "create", "--company", m.company, "--name", "all",

@@ -60,7 +60,7 @@ func TestInvoiceCertificateUpload(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		keyFile := filepath.Join(t.TempDir(), "secret.key")
 		env := map[string]string{"RECON_DATABASE_URL": dbURL, "RECON_SECRET_KEY_FILE": keyFile, "P12_PASSWORD": "mật khẩu 1"}
 		company := fmt.Sprint(runJSON(t, env, "company", "create", "--full-name", "Công ty A", "--short-name", "A")["id"])

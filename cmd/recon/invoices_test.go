@@ -24,7 +24,7 @@ import (
 // and the PDF is written.
 func TestInvoicesCommands(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Sao Mai", "--short-name", "SM")["id"])
 	cliJSON(t, dbURL, "company", "update", co, "--legal-name", "Công ty TNHH Sao Mai", "--tax-code", "0100112437",
 		"--address", "1 Lê Lợi, TP.HCM", "--invoice-series", "C26TAA")
@@ -132,7 +132,7 @@ func TestInvoicesCommands(t *testing.T) {
 func TestInvoicesAPIOnTheServer(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL)
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Sao Mai", "--short-name", "SM")["id"])
 		cliJSON(t, dbURL, "company", "update", co, "--legal-name", "Công ty TNHH Sao Mai", "--tax-code", "0100112437",

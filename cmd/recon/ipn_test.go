@@ -128,7 +128,7 @@ func TestIPNLoop(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		rc := testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
 		code := m.checkout(t, "INV-0001", 150000)
@@ -186,7 +186,7 @@ func TestIPNLoop(t *testing.T) {
 func TestDeliveriesCLIOperations(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		rc := testkit.NewReceiver(t)
 		rc.Answer(func(int) int { return 503 })
@@ -226,7 +226,7 @@ func TestDeliveriesCLIOperations(t *testing.T) {
 // what is wrong, and change nothing, on bad input.
 func TestOperatorCommandsRefuseBadInput(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
 	for _, c := range []struct {
 		args []string

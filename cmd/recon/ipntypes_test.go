@@ -39,7 +39,7 @@ func TestIPNSetNotificationTypes(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
 		ctx := context.Background()
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
 		set := func(extra ...string) map[string]any {
 			t.Helper()
@@ -141,7 +141,7 @@ func TestIPNTypesEndToEnd(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		rc := testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn") // recon ipn set, no --notification-types
 		db := dbtest.OpenURL(t, dbURL)
@@ -259,7 +259,7 @@ func TestTriggerOnlyWhatTheTargetSubscribesTo(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		db := dbtest.OpenURL(t, dbURL)
 		company, companyID := triggerCompany(t, db, dbURL)
 		cliJSON(t, dbURL, "ipn", "set", "--company", company, "--test", "--url", "https://shop.example.vn/test-ipn", "--notification-types", "TRANSACTION_VOID")
@@ -309,7 +309,7 @@ func TestTriggerV2Events(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		rc := testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		db := dbtest.OpenURL(t, dbURL)
 		company, companyID := triggerCompany(t, db, dbURL)

@@ -77,7 +77,7 @@ func TestListen(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		liveRC, local, local2 := testkit.NewReceiver(t), testkit.NewReceiver(t), testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		live := setupMerchant(t, base, dbURL, liveRC.URL+"/ipn")
 		test := testModeOf(t, live)
@@ -202,7 +202,7 @@ func basicCall(t testing.TB, m *merchantSetup, method, path, body string) (int, 
 func TestListenFailures(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		test := testModeOf(t, setupMerchant(t, base, dbURL, testkit.NewReceiver(t).URL+"/ipn"))
 
@@ -257,7 +257,7 @@ func TestListenFailures(t *testing.T) {
 // instead of reconnecting (issue 18).
 func TestListenEndsWhenCredentialsRotate(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		test := testModeOf(t, setupMerchant(t, base, dbURL, testkit.NewReceiver(t).URL+"/ipn"))
 		local := testkit.NewReceiver(t)

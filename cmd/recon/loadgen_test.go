@@ -442,7 +442,7 @@ func (it *ipnTarget) latency(t testing.TB, cfg loadConfig) (ipn, answered []time
 // on SQLite: every push stored, every filter answered, every IPN received.
 func TestLoadGeneratorSmoke(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	base, _, _ := startServer(t, dbURL, append([]string{"--sandbox", "--allow-private-targets"}, benchRateLimit...)...)
 	cfg := loadConfig{rows: 3000, accounts: 2, inFlight: 2, listFor: 50 * time.Millisecond, clients: 2, ipnRate: 200, ipnFor: 100 * time.Millisecond}
 	tg := setupLoad(t, base, dbURL, cfg.accounts)

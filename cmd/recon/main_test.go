@@ -272,7 +272,7 @@ func TestEndToEnd(t *testing.T) {
 
 func TestCLIErrors(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -385,7 +385,7 @@ func TestDemo(t *testing.T) {
 // still arriving when the stop begins is answered in full.
 func TestGracefulShutdown(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	metricsAddr := freeAddr(t)
 	base, _, stop := startServer(t, dbURL, "--metrics-addr", metricsAddr)
 	id := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "A", "--short-name", "A")["id"])
@@ -448,7 +448,7 @@ func metricsText(t testing.TB, base string) string {
 // Retry-After and the X-RateLimit-* headers.
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets", "--rate-limit", "0.01", "--rate-burst", "3")
 	m := setupMerchant(t, base, dbURL, "http://127.0.0.1:9/ipn") // its PATCH is the shop client's first request
 	other := cliJSON(t, dbURL, "client", "create", "--company", m.company, "--name", "erp", "--scopes", "company")["client_id"].(string)

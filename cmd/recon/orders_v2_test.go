@@ -19,7 +19,7 @@ import (
 func TestOrdersV2EndToEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets", "--sweep-interval", "250ms")
 		rc := testkit.NewReceiver(t)
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Sao Mai", "--short-name", "SAOMAI")["id"])

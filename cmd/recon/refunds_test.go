@@ -22,7 +22,7 @@ import (
 func TestRefundsCommands(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Sao Mai", "--short-name", "SM")["id"])
 	account := fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", co, "--bank", "Vietcombank", "--number", "0071000123456", "--holder", "SAO MAI")["id"])
 	cliJSON(t, dbURL, "user", "create", "--company", co, "--email", "a@saomai.vn", "--role", "Admin")
@@ -128,7 +128,7 @@ func TestRefundsEndToEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		rc := testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
 		cliJSON(t, dbURL, "ipn", "set", "--company", m.company, "--url", rc.URL+"/ipn", "--auth-type", "SECRET_KEY", "--secret", "ipn-secret-0123456789",
@@ -212,7 +212,7 @@ func TestRefundsEndToEnd(t *testing.T) {
 // receiver fails.
 func TestSandboxRefundEndToEnd(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	base, _, _ := startServer(t, dbURL)
 	co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Sao Mai", "--short-name", "SM")["id"])
 	account := fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", co, "--test", "--bank", "Vietcombank", "--number", "0071000123456", "--holder", "SAO MAI")["id"])

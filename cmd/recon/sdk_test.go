@@ -93,7 +93,7 @@ func TestSDKEndToEnd(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		rc := newSDKReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		m := setupMerchant(t, base, dbURL, rc.URL+"/ipn")
 		rc.setSecret(m.signingSecret)
@@ -342,7 +342,7 @@ func TestSDKRefreshTokens(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL)
 		company := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Sao Mai", "--short-name", "SAOMAI")["id"])
 		cliJSON(t, dbURL, "user", "create", "--company", company, "--email", "admin@saomai.vn", "--role", "Admin", "--password", "correct horse")

@@ -19,7 +19,7 @@ import (
 func TestSimulateTransferToVA(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Sao Mai", "--short-name", "SM")["id"])
 		cliJSON(t, dbURL, "bank-account", "create", "--company", co, "--bank", "Vietcombank", "--number", "0071000123456", "--holder", "SAO MAI")
 		db, err := sqlstore.Open(ctx, dbURL)

@@ -18,7 +18,7 @@ import (
 // MT940 and camt.053 files and a feed's row only in Recon.
 func TestStatementsProof(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Sao Mai", "--short-name", "SM")["id"])
 		account := fmt.Sprint(cliJSON(t, dbURL, "bank-account", "create", "--company", co, "--bank", "VietinBank", "--number", "101234567890", "--holder", "SAO MAI")["id"])
 		day1 := cliJSON(t, dbURL, "import", "--company", co, "--bank-account", account, "../../api/testdata/proof_day1.sta")

@@ -1061,7 +1061,7 @@ func TestEveryRouteKeepsTheModesApart(t *testing.T) {
 	}
 
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL) // production mode
 		md := setupModes(t, base, dbURL, true)
 		md.addTransactions(t)
@@ -1131,7 +1131,7 @@ func TestNotificationsStayInTheirMode(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		liveRC, testRC := testkit.NewReceiver(t), testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		md := setupModes(t, base, dbURL, false)
 		company := fmt.Sprint(md.company)
@@ -1236,7 +1236,7 @@ func bannerValue(t *testing.T, text, marker string) string {
 // second start on the same database prints fresh test tokens.
 func TestDemoPrintsTestCredentials(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "sqlite")
+	dbURL := dbtest.NewMigratedURL(t, "sqlite")
 	base, out, stop := startServer(t, dbURL, "--demo")
 	check := func(text string, first bool) {
 		t.Helper()

@@ -25,7 +25,7 @@ func TestTrigger(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		liveRC, testRC := testkit.NewReceiver(t), testkit.NewReceiver(t)
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		db := dbtest.OpenURL(t, dbURL)
 		co := cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty TNHH Kích Hoạt", "--short-name", "KICHHOAT")
@@ -192,7 +192,7 @@ func TestTrigger(t *testing.T) {
 func TestTriggerHubEvents(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		co := fmt.Sprint(cliJSON(t, dbURL, "company", "create", "--full-name", "Công ty Hoa Sen", "--short-name", "HOASEN")["id"])
 		names := func(res map[string]any) []string {
 			var out []string

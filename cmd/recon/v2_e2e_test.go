@@ -128,7 +128,7 @@ const v2Scopes = "company exception:write order:read order:write refund:read ref
 // makes a shop of it there (newV2Shop; test: a test-mode one).
 func startV2Shop(t *testing.T, engine string, test bool, args ...string) *v2Shop {
 	t.Helper()
-	dbURL := dbtest.NewURL(t, engine)
+	dbURL := dbtest.NewMigratedURL(t, engine)
 	base, _, _ := startServer(t, dbURL, args...)
 	return newV2Shop(t, base, dbURL, test)
 }
@@ -370,7 +370,7 @@ func only(t testing.TB, rc *testkit.Receiver, types ...string) map[string]int {
 func TestV2E2EOrderPaidThroughItsVAInTwoParts(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, _ := startServer(t, dbURL, "--sandbox", "--allow-private-targets")
 		for _, mode := range []string{"live memo VA", "test bank VA"} {
 			t.Run(mode, func(t *testing.T) {
@@ -682,7 +682,7 @@ func TestV2E2ERefundsSettledByAStatement(t *testing.T) {
 func TestV2E2EIdempotencyAcrossARestart(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
-		dbURL := dbtest.NewURL(t, engine)
+		dbURL := dbtest.NewMigratedURL(t, engine)
 		base, _, stop := startServer(t, dbURL)
 		s := newV2Shop(t, base, dbURL, false)
 		body := s.orderBody("DH-IDEM", 99000, `"customer_id":"KH001"`)
@@ -776,7 +776,7 @@ func raceNodes(t *testing.T, nodes []string, token, path, key, body string) v2An
 // every other answer is its replay or 409 idempotency_key_in_use.
 func TestV2E2EOneRefundFromTwoNodes(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "postgres")
+	dbURL := dbtest.NewMigratedURL(t, "postgres")
 	base1, _, _ := startServer(t, dbURL)
 	base2, _, _ := startServer(t, dbURL)
 	nodes := []string{base1, base2}
@@ -809,7 +809,7 @@ func TestV2E2EOneRefundFromTwoNodes(t *testing.T) {
 // cursor_expired.
 func TestV2E2ESyncUnderConcurrentPushes(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "postgres")
+	dbURL := dbtest.NewMigratedURL(t, "postgres")
 	base, _, _ := startServer(t, dbURL)
 	s := newV2Shop(t, base, dbURL, false)
 	accounts := []string{s.account}
@@ -1422,7 +1422,7 @@ func wantBusinessDate(t testing.TB, what string, date any, since time.Time, loc 
 // amount_exceeds_refundable, and the order's refunded amount is that one's.
 func TestV2E2ELastVNDFromTwoNodes(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.NewURL(t, "postgres")
+	dbURL := dbtest.NewMigratedURL(t, "postgres")
 	base1, _, _ := startServer(t, dbURL)
 	base2, _, _ := startServer(t, dbURL)
 	s := newV2Shop(t, base1, dbURL, false)

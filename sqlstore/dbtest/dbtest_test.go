@@ -48,6 +48,37 @@ func TestNewURLIsFreshAndEmpty(t *testing.T) {
 	})
 }
 
+func TestNewMigratedURLIsMigratedAndIsolated(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
+		t.Parallel()
+		a, b := dbtest.NewMigratedURL(t, engine), dbtest.NewMigratedURL(t, engine)
+		if a == b {
+			t.Fatalf("NewMigratedURL returned %s twice", a)
+		}
+		want := tables(t, dbtest.OpenStore(t, engine))
+		var stores []*sqlstore.DB
+		for _, u := range []string{a, b} {
+			db, err := sqlstore.Open(t.Context(), u)
+			if err != nil {
+				t.Fatalf("Open(%s): %v", u, err)
+			}
+			defer db.Close()
+			if n := tables(t, db); n == 0 || n != want {
+				t.Fatalf("%s has %d tables, want the migrated %d", u, n, want)
+			}
+			stores = append(stores, dbtest.OpenURL(t, u))
+		}
+		c := &recon.Company{FullName: "F", ShortName: "f", Status: recon.CompanyActive}
+		if err := stores[0].CreateCompany(t.Context(), c); err != nil {
+			t.Fatalf("CreateCompany: %v", err)
+		}
+		if _, err := stores[1].Company(t.Context(), c.ID); recon.ErrorCode(err) != recon.ENOTFOUND {
+			t.Fatalf("the other database's Company(%d): got error %v, want not found", c.ID, err)
+		}
+	})
+}
+
 func TestOpenStoreIsMigratedAndIsolated(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
