@@ -281,7 +281,7 @@ func TestIdempotencyAcrossRestartsAndLeases(t *testing.T) {
 // idempotency_key_in_use; afterwards every node replays the answer.
 func TestIdempotencyAcrossNodes(t *testing.T) {
 	t.Parallel()
-	url := dbtest.NewURL(t, "postgres")
+	url := dbtest.NewMigratedURL(t, "postgres")
 	const nodes = 4
 	const perNode = 3
 	d := newIdem()

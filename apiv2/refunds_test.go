@@ -36,7 +36,7 @@ type refundEnv struct {
 
 func newRefundEnv(t *testing.T, engine string) *refundEnv {
 	ctx := context.Background()
-	dbURL := dbtest.NewURL(t, engine)
+	dbURL := dbtest.NewMigratedURL(t, engine)
 	db := dbtest.OpenURL(t, dbURL)
 	co, auth := company(t, db, "SM")
 	_, other := company(t, db, "OT")

@@ -219,7 +219,7 @@ func TestDispatchersShareTheOutbox(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
-		url := dbtest.NewURL(t, engine)
+		url := dbtest.NewMigratedURL(t, engine)
 		db, other := dbtest.OpenURL(t, url), dbtest.OpenURL(t, url) // two nodes
 		// The receiver answers nothing until both dispatchers have claimed:
 		// a dispatcher holds at most Workers × 3 deliveries, so the first

@@ -25,7 +25,7 @@ func TestOrderedTargetAcrossNodes(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		t.Parallel()
-		url := dbtest.NewURL(t, engine)
+		url := dbtest.NewMigratedURL(t, engine)
 		db, other := dbtest.OpenURL(t, url), dbtest.OpenURL(t, url)
 		var (
 			mu         sync.Mutex

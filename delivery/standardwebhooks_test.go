@@ -37,7 +37,7 @@ type rotationRun struct {
 func runRotation(t *testing.T, engine string) *rotationRun {
 	t.Helper()
 	clock := testkit.NewClock(time.Now().Truncate(time.Second))
-	db := dbtest.OpenURL(t, dbtest.NewURL(t, engine), sqlstore.WithClock(clock))
+	db := dbtest.OpenURL(t, dbtest.NewMigratedURL(t, engine), sqlstore.WithClock(clock))
 	rc := newReceiver(t, nil)
 	refuse := newReceiver(t, func(w http.ResponseWriter, _ *http.Request, call int) {
 		if call == 1 {

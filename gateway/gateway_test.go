@@ -71,7 +71,7 @@ func setup(t *testing.T, engine string, opts ...func(*gateway.Handler)) *bundle 
 	t.Helper()
 	ctx := context.Background()
 	clk := testkit.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, hcm))
-	db, err := sqlstore.Open(ctx, dbtest.NewURL(t, engine), sqlstore.WithClock(clk))
+	db, err := sqlstore.Open(ctx, dbtest.NewMigratedURL(t, engine), sqlstore.WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ type bundle struct {
 func setup(t *testing.T, engine string, limiter *web.RateLimiter) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, dbtest.NewURL(t, engine), sqlstore.WithClock(testkit.NewClock(at)))
+	db, err := sqlstore.Open(ctx, dbtest.NewMigratedURL(t, engine), sqlstore.WithClock(testkit.NewClock(at)))
 	if err != nil {
 		t.Fatal(err)
 	}

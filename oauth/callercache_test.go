@@ -61,7 +61,7 @@ func TestCallerCacheOnTwoNodes(t *testing.T) {
 	for _, engine := range dbtest.Engines() {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
-			dbURL := dbtest.NewURL(t, engine)
+			dbURL := dbtest.NewMigratedURL(t, engine)
 			a := setupOn(t, dbtest.OpenURL(t, dbURL))
 			storeB := &countingStore{Store: dbtest.OpenURL(t, dbURL)}
 			nodeB, err := New(Config{

@@ -150,7 +150,7 @@ func TestSandboxPayout(t *testing.T) {
 func TestSandboxTwoNodes(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := t.Context()
-		url := dbtest.NewURL(t, engine)
+		url := dbtest.NewMigratedURL(t, engine)
 		f := newFixtureOn(t, dbtest.OpenURL(t, url))
 		o, _, _ := f.paidOrder(t, f.test, "INV-1", "DH10001", 100_000)
 		var ids []string
