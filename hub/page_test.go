@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"recon"
 	"recon/hub"
@@ -440,17 +442,67 @@ func foreignWords(lang, body string) []string {
 	for _, v := range hub.PageText[lang] {
 		own[v] = true
 	}
-	body = regexp.MustCompile(`(?s)<(script|style)[^>]*>.*?</(script|style)>`).ReplaceAllString(body, " ")
-	text := html.UnescapeString(regexp.MustCompile(`(?s)<[^>]*>`).ReplaceAllString(body, " "))
+	body = scriptOrStyle.ReplaceAllString(body, " ")
+	text := html.UnescapeString(anyTag.ReplaceAllString(body, " "))
 	var bad []string
 	ownText := strings.Join(slices.Collect(maps.Values(hub.PageText[lang])), "\n")
 	for _, v := range hub.PageText[other] {
 		// A word the page's own language uses too ("OTP") is not foreign.
-		if !own[v] && !strings.Contains(ownText, v) && regexp.MustCompile(`(^|[^\p{L}\p{N}])`+regexp.QuoteMeta(v)+`($|[^\p{L}\p{N}])`).MatchString(text) {
+		if !own[v] && !strings.Contains(ownText, v) && hasWhole(text, v) {
 			bad = append(bad, v)
 		}
 	}
 	return bad
+}
+
+var (
+	scriptOrStyle = regexp.MustCompile(`(?s)<(script|style)[^>]*>.*?</(script|style)>`)
+	anyTag        = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// hasWhole reports whether text holds v with neither a letter nor a digit
+// right before or after it: what the regexp (^|[^\p{L}\p{N}])v($|[^\p{L}\p{N}])
+// matches, without compiling one for each word of the catalogue on each page
+// (under the race detector that compiling was most of TestLinkPageLanguage's
+// CPU time).
+func hasWhole(text, v string) bool {
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+	for i := 0; i <= len(text)-len(v); {
+		j := strings.Index(text[i:], v)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before, _ := utf8.DecodeLastRuneInString(text[:j])
+		after, _ := utf8.DecodeRuneInString(text[j+len(v):])
+		if (j == 0 || !word(before)) && (j+len(v) == len(text) || !word(after)) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(text[j:])
+		i = j + max(size, 1)
+	}
+	return false
+}
+
+// TestHasWhole: hasWhole answers as the regexp it stands for, on every
+// entry of both catalogues, in the other catalogue's text and at the edges
+// of words.
+func TestHasWhole(t *testing.T) {
+	t.Parallel()
+	var texts []string
+	for _, cat := range hub.PageText {
+		texts = append(texts, strings.Join(slices.Sorted(maps.Values(cat)), "\n"))
+	}
+	for _, cat := range hub.PageText {
+		for _, v := range cat {
+			re := regexp.MustCompile(`(^|[^\p{L}\p{N}])` + regexp.QuoteMeta(v) + `($|[^\p{L}\p{N}])`)
+			for _, text := range append([]string{v, "a" + v, v + "1", "é" + v + " ", " " + v + "ă", "(" + v + ")", v + v, "a" + v + " " + v}, texts...) {
+				if got, want := hasWhole(text, v), re.MatchString(text); got != want {
+					t.Errorf("hasWhole(%q, %q) = %v, the regexp says %v", text, v, got, want)
+				}
+			}
+		}
+	}
 }
 
 // TestLinkPageLanguage: every step and end of the link page, in each
