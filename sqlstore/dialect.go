@@ -75,7 +75,7 @@ type dialect interface {
 	oneOf(first, n int, typ string) (cond string, array bool)
 	// oneOfQuery is the condition that an expression is one of the values
 	// the subquery sub returns, written so that the expression's index is
-	// probed with each even where the condition is one arm of an OR.
+	// probed with each value (lockOrdersQuery).
 	oneOfQuery(sub string) string
 	// dupProbes are the look-ups (dupProbe) of the keys of accounts,
 	// sums[i] those of accounts[i], each key plus its account

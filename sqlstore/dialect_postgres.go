@@ -257,8 +257,9 @@ func pgOneOf(first int, typ string) string {
 }
 
 // oneOfQuery: the subquery's values as an array (an InitPlan, run once),
-// which an index scan takes as its condition, one probe a value; an IN
-// (subquery) in an arm of an OR would be a filter over the rows read.
+// which an index scan takes as its condition, one probe a value, whatever
+// the planner guesses of their number; IN (subquery) would be a join, which
+// it may make by reading the whole table.
 func (postgresDialect) oneOfQuery(sub string) string { return "= ANY(ARRAY(" + sub + "))" }
 
 // dupProbes: one statement for every account and key, two arrays, so

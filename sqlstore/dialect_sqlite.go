@@ -283,8 +283,8 @@ func (d sqliteDialect) oneOf(first, n int, _ string) (string, bool) {
 	return "IN (" + placeholders(d, first, n) + ")", false
 }
 
-// oneOfQuery: IN (subquery), which SQLite probes an index with, value by
-// value, in an arm of an OR too.
+// oneOfQuery: IN (subquery), whose values SQLite probes the index with,
+// one by one.
 func (sqliteDialect) oneOfQuery(sub string) string { return "IN (" + sub + ")" }
 
 // dupProbes: for each account, IN lists of at most insertChunk keys, each
