@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"recon"
+	"recon/sqlstore"
 	"recon/sqlstore/dbtest"
 )
 
@@ -41,18 +42,7 @@ func TestOrderedMarkPutRight(t *testing.T) {
 		}
 		now := time.Now().Add(time.Second)
 		ids := enqueueTwo()
-		claim := func(node string) []int64 {
-			t.Helper()
-			got, err := db.ClaimDeliveries(ctx, node, now, 10, time.Hour)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out []int64
-			for _, d := range got {
-				out = append(out, d.ID)
-			}
-			return out
-		}
+		claim := func(node string) []int64 { return claimIDs(t, db, node, now) }
 		// Ordered: the head only.
 		if got := claim("n1"); !slices.Equal(got, ids[:1]) {
 			t.Fatalf("ordered target claimed %v, want the head %v", got, ids[:1])
@@ -149,18 +139,7 @@ func TestAnotherNodesOrderedTargetWaitsForTheBeat(t *testing.T) {
 			}
 			ids = append(ids, d.ID)
 		}
-		claim := func() []int64 {
-			t.Helper()
-			got, err := a.ClaimDeliveries(ctx, "a", now, 10, time.Hour)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out []int64
-			for _, d := range got {
-				out = append(out, d.ID)
-			}
-			return out
-		}
+		claim := func() []int64 { return claimIDs(t, a, "a", now) }
 		if got := claim(); len(got) != 0 {
 			t.Fatalf("before its heartbeat node a claimed %v of an ordered target", got)
 		}
@@ -169,4 +148,18 @@ func TestAnotherNodesOrderedTargetWaitsForTheBeat(t *testing.T) {
 			t.Fatalf("after its heartbeat node a claimed %v, want the head %v", got, ids[:1])
 		}
 	})
+}
+
+// claimIDs claims up to 10 deliveries as node at now and returns their ids.
+func claimIDs(t *testing.T, db *sqlstore.DB, node string, now time.Time) []int64 {
+	t.Helper()
+	got, err := db.ClaimDeliveries(t.Context(), node, now, 10, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for _, d := range got {
+		out = append(out, d.ID)
+	}
+	return out
 }
