@@ -3,6 +3,7 @@ package invoices
 import (
 	"context"
 	"errors"
+	"time"
 
 	"recon"
 )
@@ -89,10 +90,13 @@ func (s *Service) autoRate() string {
 // MaxAutoBatch bounds the orders one read of the queue takes, and
 // maxAutoBatches the reads of one AutoInvoice run: 2,000 orders a run, every
 // two seconds, drain the queue faster than payments fill it (the queue took
-// 100 a run, and fell behind 500 payments a second).
+// 100 a run, and fell behind 500 payments a second). A run that has made
+// invoices reads no more once it has lasted autoRunFor: each is sent to the
+// provider, and the maintenance steps after it wait for the run.
 const (
 	MaxAutoBatch   = 100
 	maxAutoBatches = 20
+	autoRunFor     = time.Second
 )
 
 // AutoInvoice is auto_invoice (docs/invoices.md, From the order): the
@@ -112,6 +116,7 @@ func (s *Service) AutoInvoice(ctx context.Context) (int, error) {
 	n := 0
 	var errs []error
 	companies := map[int64]*recon.Company{} // read once a run
+	start := time.Now()
 	for range maxAutoBatches {
 		orders, tenants, err := s.Store.QueuedPaidOrders(ctx, MaxAutoBatch)
 		if err != nil {
@@ -165,7 +170,7 @@ func (s *Service) AutoInvoice(ctx context.Context) (int, error) {
 				return n, err
 			}
 		}
-		if len(orders) < MaxAutoBatch {
+		if len(orders) < MaxAutoBatch || (n > 0 && time.Since(start) > autoRunFor) {
 			break
 		}
 	}
