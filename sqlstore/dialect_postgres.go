@@ -144,7 +144,7 @@ func (postgresDialect) claimDeliveries(ordered bool) string {
 // feed the update and the insert in CTEs.
 func (postgresDialect) recordAttempts(ctx context.Context, db *DB, outcomes []recon.AttemptOutcome) error {
 	query, args := pgRecordSource(outcomes)
-	query += recordDeliveries + `, updated AS (` + recordUpdate + `), streak AS (` + recordStreak + `)` + recordInsert
+	query += recordDeliveries + `, updated AS (` + recordUpdate + `), streak AS (` + streakOf(outcomes) + `)` + recordInsert
 	if _, err := db.db.ExecContext(ctx, query, args...); err != nil {
 		return internal(err, "record attempts")
 	}

@@ -172,7 +172,7 @@ func (sqliteDialect) recordAttempts(ctx context.Context, db *DB, outcomes []reco
 			if _, err := tx.ExecContext(ctx, source+recordUpdate, args...); err != nil {
 				return internal(err, "record attempts")
 			}
-			if _, err := tx.ExecContext(ctx, source+recordDeliveries+recordStreak, args...); err != nil { // endpoint health
+			if _, err := tx.ExecContext(ctx, source+recordDeliveries+streakOf(chunk), args...); err != nil { // endpoint health
 				return internal(err, "record attempts")
 			}
 		}
