@@ -51,8 +51,8 @@ const recordStreak = `
 // recordStreakDelivered is recordStreak for attempts that all delivered:
 // with no failure (fail is NULL), streakNext ends a streak that started at
 // or before the target's newest success, and keeps one started after it
-// (by another node). The same writes, planned in half the time of
-// recordStreak (0.27 against 0.68 ms on PostgreSQL), and the attempts'
+// (by another node). The same writes, planned in about half the time of
+// recordStreak on PostgreSQL (docs/benchmarks.md), and the attempts'
 // record is the dispatcher's most frequent statement.
 const recordStreakDelivered = `
 		UPDATE delivery_targets SET failing_since = NULL
