@@ -318,8 +318,9 @@ func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes
 // follow the statement's text: SQLite numbers its "?" in that order.
 func (db *DB) lockOrdersQuery(companyID int64, codes, vas []string) (string, []any) {
 	args := []any{companyID}
+	numbers := vaNumbers(codes, vas)
 	accounts := func() string {
-		return `FROM virtual_accounts va WHERE va.company_id = $1 AND va.number ` + oneOf(db, &args, vaNumbers(codes, vas))
+		return `FROM virtual_accounts va WHERE va.company_id = $1 AND va.number ` + oneOf(db, &args, numbers)
 	}
 	columns := prefixed("o.", orderColumns) + `, EXISTS (SELECT 1 ` + accounts() + `), ` + targetColumns
 	named := []string{`SELECT va.order_id ` + accounts()}

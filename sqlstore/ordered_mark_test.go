@@ -20,14 +20,7 @@ func TestOrderedMarkPutRight(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		db := dbtest.OpenStore(t, engine)
 		ctx := t.Context()
-		c := newCompanyRow(1)
-		if err := db.CreateCompany(ctx, c); err != nil {
-			t.Fatal(err)
-		}
-		target := &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true, Ordered: true}
-		if err := db.SetIPN(ctx, c.Tenant(), target); err != nil {
-			t.Fatal(err)
-		}
+		c, target := companyWithIPN(t, db, true)
 		enqueueTwo := func() []int64 {
 			t.Helper()
 			var ids []int64
@@ -162,4 +155,19 @@ func claimIDs(t *testing.T, db *sqlstore.DB, node string, now time.Time) []int64
 		out = append(out, d.ID)
 	}
 	return out
+}
+
+// companyWithIPN creates a company whose IPN target, active, is ordered or
+// not, and returns both.
+func companyWithIPN(t *testing.T, db *sqlstore.DB, ordered bool) (*recon.Company, *recon.Target) {
+	t.Helper()
+	c := newCompanyRow(1)
+	if err := db.CreateCompany(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	target := &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true, Ordered: ordered}
+	if err := db.SetIPN(t.Context(), c.Tenant(), target); err != nil {
+		t.Fatal(err)
+	}
+	return c, target
 }

@@ -16,13 +16,7 @@ func TestSuccessEndsOnlyAnOlderStreak(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, engine string) {
 		db := dbtest.OpenStore(t, engine)
 		ctx := t.Context()
-		c := newCompanyRow(1)
-		if err := db.CreateCompany(ctx, c); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.SetIPN(ctx, c.Tenant(), &recon.Target{URL: "https://shop.example.vn/ipn", AuthType: recon.AuthNone, Active: true}); err != nil {
-			t.Fatal(err)
-		}
+		c, _ := companyWithIPN(t, db, false)
 		t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 		record := func(status string, at time.Time, code int) {
 			t.Helper()
