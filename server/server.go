@@ -205,6 +205,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnContext:       web.WholeConnContext,
 	}
 	srv.RegisterOnShutdown(s.Listeners.Stop) // end the recon listen streams
 	msrv, mln, err := metricsServer(cfg.MetricsAddr, s.Metrics, log)
@@ -212,7 +213,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(web.WholeListener(ln)) }()
 	// The line a newcomer waits for (README, docs/getting-started.md): the
 	// address really bound (a port 0 resolved) and the base URL links use.
 	log.Info("listening on http://"+ln.Addr().String(), "addr", ln.Addr().String(), "base_url", cfg.BaseURL)

@@ -49,6 +49,7 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		rec := &statusRecorder{ResponseWriter: w}
+		rec.conn, _ = r.Context().Value(wholeConnKey).(*wholeConn)
 		defer m.Metrics.begin()()
 		defer func() {
 			if p := recover(); p != nil {
@@ -108,6 +109,7 @@ func newRequestID() string {
 
 type statusRecorder struct {
 	http.ResponseWriter
+	conn        *wholeConn // nil unless the server uses WholeListener
 	status      int
 	bytes       int64
 	wroteHeader bool
