@@ -49,7 +49,9 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		rec := &statusRecorder{ResponseWriter: w}
-		rec.conn, _ = r.Context().Value(wholeConnKey).(*wholeConn)
+		if r.ProtoMajor == 1 { // one request at a time on the connection
+			rec.conn, _ = r.Context().Value(wholeConnKey).(*wholeConn)
+		}
 		defer m.Metrics.begin()()
 		defer func() {
 			if p := recover(); p != nil {
