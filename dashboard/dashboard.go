@@ -217,7 +217,7 @@ func (h *Handler) Register(mux *web.Mux) {
 	if h.Uploads == nil {
 		h.Uploads = web.NewSlots(0, 0)
 	}
-	h.pages = parsePages()
+	h.pages = sharedPages()
 	h.csrf = http.NewCrossOriginProtection()
 	mux.Family("/dashboard", h.writeFamilyError)
 

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"recon"
@@ -45,6 +46,11 @@ var funcs = template.FuncMap{"rate": rate, "add1": func(i int) int { return i + 
 		}{l, first, next}
 	},
 }
+
+// sharedPages are parsed once a process, not once a handler: a parsed
+// template is safe for concurrent use and no handler changes its pages, and
+// the tests start many servers in one process.
+var sharedPages = sync.OnceValue(parsePages)
 
 func parsePages() map[string]*template.Template {
 	pages := make(map[string]*template.Template, len(pageNames))
