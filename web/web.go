@@ -19,7 +19,10 @@ const DefaultMaxBody = 1 << 20
 
 type ctxKey int
 
-const requestIDKey ctxKey = iota
+const (
+	requestIDKey ctxKey = iota
+	wholeConnKey        // the connection's *wholeConn (whole.go)
+)
 
 // RequestID returns the request id stored in ctx by the Middleware, or "".
 func RequestID(ctx context.Context) string {

@@ -42,8 +42,6 @@ func (l wholeListener) Accept() (net.Conn, error) {
 	return &wholeConn{Conn: c}, nil
 }
 
-const wholeConnKey ctxKey = requestIDKey + 1
-
 // WholeConnContext puts a connection from WholeListener in its requests'
 // context, where the Middleware finds it.
 func WholeConnContext(ctx context.Context, c net.Conn) context.Context {
