@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -118,5 +119,26 @@ func TestResponseInOneWrite(t *testing.T) {
 	// at its flush, chunked, before the rest is written.
 	if resp, b, n := get("GET", "/stream"); resp.StatusCode != 200 || !bytes.Equal(b, body(10000)) || n < 2 {
 		t.Errorf("stream: %d, %d bytes, %d writes", resp.StatusCode, len(b), n)
+	}
+}
+
+// TestHeldWriteFailureCloses: when the one write of what was held fails,
+// the connection is closed, so that net/http, which saw its own writes
+// succeed, does not wait on it for the next request.
+func TestHeldWriteFailureCloses(t *testing.T) {
+	server, client := net.Pipe()
+	c := &wholeConn{Conn: server}
+	client.Close() // the peer is gone: writing to server fails
+	c.hold()
+	if n, err := c.Write([]byte("HTTP/1.1 200 OK\r\n")); n != 17 || err != nil {
+		t.Fatalf("held write: %d, %v", n, err)
+	}
+	c.release()
+	// A pipe closed by its peer reads io.EOF; one closed here, io.ErrClosedPipe.
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("read after the failed write: %v, want the connection closed", err)
+	}
+	if c.held != nil {
+		t.Fatal("still holding after release")
 	}
 }
