@@ -30,7 +30,11 @@ type fixture struct {
 var start = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
 func newFixture(t *testing.T, engine string) *fixture {
-	db := dbtest.OpenStore(t, engine)
+	return fixtureOn(t, dbtest.OpenStore(t, engine))
+}
+
+// fixtureOn sets the fixture's company, users and service up on db.
+func fixtureOn(t *testing.T, db *sqlstore.DB) *fixture {
 	ctx := t.Context()
 	c := &recon.Company{FullName: "Công ty TNHH Sao Mai", ShortName: "SAOMAI", Status: recon.CompanyActive,
 		Config: recon.CompanyConfig{DataStorageDays: 365}}
@@ -450,5 +454,65 @@ func TestPollSendsAnAbandonedInvoice(t *testing.T) {
 	}
 	if n, err := f.svc.Poll(ctx); err != nil || n != 1 {
 		t.Fatalf("poll after the resend: %d, %v", n, err)
+	}
+}
+
+// TestAutoInvoiceDatabaseAway: with the database away, auto_invoice and
+// the drop of the orders it makes nothing for return the error and lose
+// nothing; every paid order stays queued, and the first run once the
+// database is back takes them. PostgreSQL, through a proxy that closes the
+// store's connections (dbtest.Outage), as a primary that died.
+func TestAutoInvoiceDatabaseAway(t *testing.T) {
+	outage, url := dbtest.NewOutage(t, dbtest.NewMigratedURL(t, sqlstore.EnginePostgres))
+	f := fixtureOn(t, dbtest.OpenURL(t, url))
+	ctx := t.Context()
+	a := &recon.BankAccount{CompanyID: f.test.ID(), BankName: "Vietcombank", AccountNumber: "0011", HolderName: "SAO MAI"}
+	if err := f.db.CreateBankAccount(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	var ins []recon.TransactionInput
+	var codes []string
+	for i := range 3 {
+		code := fmt.Sprintf("DH%04d", i)
+		if err := f.db.CreateOrder(ctx, &recon.Order{CompanyID: f.test.ID(), InvoiceNumber: code, PaymentCode: code, Amount: 1000, BankAccountID: a.ID}); err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, recon.TransactionInput{BankAccountID: a.ID, TransactionDate: start, AmountIn: 1000, Content: "thanh toan " + code, ReferenceNumber: "PAY-" + code})
+		codes = append(codes, code)
+	}
+	if _, err := f.db.IngestTransactions(ctx, f.test, ins, codes); err != nil {
+		t.Fatal(err)
+	}
+	queued, _, err := f.db.QueuedPaidOrders(ctx, 100)
+	if err != nil || len(queued) != 3 {
+		t.Fatalf("queued: %d, %v", len(queued), err)
+	}
+	ids := []int64{queued[0].ID, queued[1].ID, queued[2].ID}
+
+	outage.Cut()
+	if n, err := f.svc.AutoInvoice(ctx); err == nil || n != 0 {
+		t.Fatalf("AutoInvoice with the database away: %d, %v", n, err)
+	}
+	if err := f.db.DropQueuedOrders(ctx, f.test, ids); err == nil {
+		t.Fatal("DropQueuedOrders with the database away: no error")
+	}
+	outage.Restore()
+
+	// The pool's connections died with the cut: a statement may meet one
+	// before the pool finds it dead, and fail; none is lost for it.
+	var after []*recon.Order
+	for range 10 {
+		if after, _, err = f.db.QueuedPaidOrders(ctx, 100); err == nil {
+			break
+		}
+	}
+	if err != nil || len(after) != 3 {
+		t.Fatalf("queued once the database is back: %d, %v", len(after), err)
+	}
+	if n, err := f.svc.AutoInvoice(ctx); err != nil || n != 0 {
+		t.Fatalf("AutoInvoice once the database is back: %d, %v", n, err)
+	}
+	if after, _, err := f.db.QueuedPaidOrders(ctx, 100); err != nil || len(after) != 0 {
+		t.Fatalf("queued after the run: %d, %v", len(after), err)
 	}
 }
