@@ -313,19 +313,18 @@ func testSigningFails(t *testing.T, f *fixture) {
 	}
 }
 
-// testAutoInvoiceDrains: one run takes more orders off the queue than one
-// read of it holds (MaxAutoBatch), those of a company without auto_invoice
-// dropped together.
-func testAutoInvoiceDrains(t *testing.T, f *fixture) {
+// payOrders makes n orders of the test tenant (auto_invoice off) and pays
+// each with a transfer, in one ingestion: n orders on the auto_invoice queue.
+func payOrders(t *testing.T, f *fixture, n int) {
+	t.Helper()
 	ctx := t.Context()
 	a := &recon.BankAccount{CompanyID: f.test.ID(), BankName: "Vietcombank", AccountNumber: "0011", HolderName: "SAO MAI"}
 	if err := f.db.CreateBankAccount(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	const paid = 2*invoices.MaxAutoBatch + 3
 	var ins []recon.TransactionInput
 	var codes []string
-	for i := range paid {
+	for i := range n {
 		code := fmt.Sprintf("DH%04d", i)
 		if err := f.db.CreateOrder(ctx, &recon.Order{CompanyID: f.test.ID(), InvoiceNumber: code, PaymentCode: code, Amount: 1000, BankAccountID: a.ID}); err != nil {
 			t.Fatal(err)
@@ -336,6 +335,15 @@ func testAutoInvoiceDrains(t *testing.T, f *fixture) {
 	if _, err := f.db.IngestTransactions(ctx, f.test, ins, codes); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// testAutoInvoiceDrains: one run takes more orders off the queue than one
+// read of it holds (MaxAutoBatch), those of a company without auto_invoice
+// dropped together.
+func testAutoInvoiceDrains(t *testing.T, f *fixture) {
+	ctx := t.Context()
+	const paid = 2*invoices.MaxAutoBatch + 3
+	payOrders(t, f, paid)
 	if queued, _, err := f.db.QueuedPaidOrders(ctx, 1000); err != nil || len(queued) != paid {
 		t.Fatalf("queued before: %d, %v", len(queued), err)
 	}
@@ -466,23 +474,7 @@ func TestAutoInvoiceDatabaseAway(t *testing.T) {
 	outage, url := dbtest.NewOutage(t, dbtest.NewMigratedURL(t, sqlstore.EnginePostgres))
 	f := fixtureOn(t, dbtest.OpenURL(t, url))
 	ctx := t.Context()
-	a := &recon.BankAccount{CompanyID: f.test.ID(), BankName: "Vietcombank", AccountNumber: "0011", HolderName: "SAO MAI"}
-	if err := f.db.CreateBankAccount(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	var ins []recon.TransactionInput
-	var codes []string
-	for i := range 3 {
-		code := fmt.Sprintf("DH%04d", i)
-		if err := f.db.CreateOrder(ctx, &recon.Order{CompanyID: f.test.ID(), InvoiceNumber: code, PaymentCode: code, Amount: 1000, BankAccountID: a.ID}); err != nil {
-			t.Fatal(err)
-		}
-		ins = append(ins, recon.TransactionInput{BankAccountID: a.ID, TransactionDate: start, AmountIn: 1000, Content: "thanh toan " + code, ReferenceNumber: "PAY-" + code})
-		codes = append(codes, code)
-	}
-	if _, err := f.db.IngestTransactions(ctx, f.test, ins, codes); err != nil {
-		t.Fatal(err)
-	}
+	payOrders(t, f, 3)
 	queued, _, err := f.db.QueuedPaidOrders(ctx, 100)
 	if err != nil || len(queued) != 3 {
 		t.Fatalf("queued: %d, %v", len(queued), err)

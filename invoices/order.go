@@ -91,8 +91,9 @@ func (s *Service) autoRate() string {
 // maxAutoBatches the reads of one AutoInvoice run: 2,000 orders a run, every
 // two seconds, drain the queue faster than payments fill it (the queue took
 // 100 a run, and fell behind 500 payments a second). A run that has made
-// invoices reads no more once it has lasted autoRunFor: each is sent to the
-// provider, and the maintenance steps after it wait for the run.
+// invoices reads no more once it has lasted autoRunFor (real time, not the
+// service's clock: a bound on the run's work): each is sent to the provider,
+// and the maintenance steps after it wait for the run.
 const (
 	MaxAutoBatch   = 100
 	maxAutoBatches = 20

@@ -82,10 +82,8 @@ func (c *wholeConn) release() {
 			_ = c.Conn.Close()
 		}
 	}
-	if cap(*b) <= wholeMax+(8<<10) {
-		*b = (*b)[:0]
-		heldBufs.Put(b)
-	}
+	*b = (*b)[:0] // at most wholeMax and the headers, grown by append
+	heldBufs.Put(b)
 }
 
 // CloseWrite lets net/http half-close the connection as it does a bare TCP
@@ -102,17 +100,13 @@ func (c *wholeConn) CloseWrite() error {
 // [wholeMin, wholeMax]. The Content-Length header must be set: the flush that
 // ends the held writes would otherwise start a chunked body.
 func writeWhole(w http.ResponseWriter, status int, body []byte) {
-	c := wholeConnOf(w)
-	if c == nil || len(body) < wholeMin || len(body) > wholeMax {
-		w.WriteHeader(status)
-		_, _ = w.Write(body)
-		return
+	if c := wholeConnOf(w); c != nil && len(body) >= wholeMin && len(body) <= wholeMax {
+		c.hold()
+		defer c.release()                           // second: the held writes in one
+		defer http.NewResponseController(w).Flush() // first: what net/http still buffers
 	}
-	c.hold()
-	defer c.release()
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-	_ = http.NewResponseController(w).Flush()
 }
 
 // wholeConnOf finds the connection the Middleware recorded for w, looking

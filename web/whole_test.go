@@ -49,6 +49,13 @@ func TestResponseInOneWrite(t *testing.T) {
 		n, _ := strconv.Atoi(r.PathValue("n"))
 		WriteEncoded(w, http.StatusOK, body(n))
 	})
+	// A writer between the middleware and WriteEncoded that does not unwrap:
+	// the connection cannot be found, and the answer is written as before.
+	type opaque struct{ http.ResponseWriter }
+	mux.HandleFunc("/opaque/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		WriteEncoded(opaque{w}, http.StatusOK, body(n))
+	})
 	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(body(5000))
 		http.NewResponseController(w).Flush()
@@ -110,6 +117,9 @@ func TestResponseInOneWrite(t *testing.T) {
 		if n != tc.wantWrites {
 			t.Errorf("GET %s: %d writes, want %d", path, n, tc.wantWrites)
 		}
+	}
+	if resp, b, n := get("GET", "/opaque/9000"); resp.StatusCode != 200 || !bytes.Equal(b, body(9000)) || n != 2 {
+		t.Errorf("behind a writer that does not unwrap: %d, %d bytes, %d writes, want 2", resp.StatusCode, len(b), n)
 	}
 	// A HEAD request's headers, with no body, in one write.
 	if resp, b, n := get("HEAD", "/json/9000"); resp.StatusCode != 200 || len(b) != 0 || resp.ContentLength != 9000 || n != 1 {
