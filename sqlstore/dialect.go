@@ -77,6 +77,9 @@ type dialect interface {
 	// the subquery sub returns, written so that the expression's index is
 	// probed with each value (lockOrdersQuery).
 	oneOfQuery(sub string) string
+	// readTogether runs reads in tx in order, on PostgreSQL in one round
+	// trip with the writes the connection keeps (see batchRead).
+	readTogether(ctx context.Context, tx *sql.Tx, reads []batchRead) error
 	// dupProbes are the look-ups (dupProbe) of the keys of accounts,
 	// sums[i] those of accounts[i], each key plus its account
 	// (findDuplicates).

@@ -262,6 +262,15 @@ func pgOneOf(first int, typ string) string {
 // it may make by reading the whole table.
 func (postgresDialect) oneOfQuery(sub string) string { return "= ANY(ARRAY(" + sub + "))" }
 
+// readTogether: in one pipeline (sqlstore/pipeline.go).
+func (postgresDialect) readTogether(ctx context.Context, tx *sql.Tx, reads []batchRead) error {
+	if len(reads) == 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, readsTogether, reads)
+	return err
+}
+
 // dupProbes: one statement for every account and key, two arrays, so
 // that a batch's look-up is one round trip whatever it holds; the keys as
 // oneOf hands them to the planner (a batch asks thousands).

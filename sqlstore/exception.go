@@ -20,13 +20,12 @@ import (
 // to, and would pay a row per transfer); and every incoming row with neither
 // code nor virtual account to a bank account that some order names, the
 // account the checkout page asks payers to pay into. decided is match's
-// decision per row (nil when it made none).
+// decision per row (nil when it made none); accounts are the rows' accounts
+// as lockAccounts read them.
 //
-// It returns the rows (indexes into rows) it queued.
-//
-// The cost, when no row is an exception, is one statement (ordersTaken)
-// for a batch with an unmatched row or rows without a code.
-func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, decided []*recon.MatchDecision) ([]int, error) {
+// It returns the rows (indexes into rows) it queued. When no row is an
+// exception it costs no statement.
+func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow, ids map[accountKey]int64, accounts map[int64]*accountState, decided []*recon.MatchDecision) ([]int, error) {
 	type exc struct {
 		row     int
 		kind    string
@@ -56,16 +55,12 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 			noCode = append(noCode, exc{i, recon.ExceptionUnmatched, 0, recon.NoCodeReason})
 		}
 	}
-	var accounts []int64 // of the rows without a code
-	for _, e := range noCode {
-		accounts = append(accounts, rows[e.row].BankAccountID)
+	// Whether the company has orders, and which accounts orders name, were
+	// read with the accounts' locks (accountsRead).
+	for _, a := range accounts {
+		hasOrders = hasOrders || a.companyOrders
 	}
-	slices.Sort(accounts)
-	taken, paidInto, err := ordersTaken(ctx, tx, companyID, len(unmatched) > 0 && !hasOrders, slices.Compact(accounts))
-	if err != nil {
-		return nil, err
-	}
-	if hasOrders || taken {
+	if hasOrders {
 		for _, e := range unmatched {
 			r := &rows[e.row]
 			e.reason = recon.UnmatchedDecision(companyID, 0, r.code, r.SubAccount, r.AmountIn, time.Time{}).Reason
@@ -73,7 +68,7 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 		}
 	}
 	for _, e := range noCode {
-		if paidInto[rows[e.row].BankAccountID] {
+		if accounts[rows[e.row].BankAccountID].ordersInto {
 			out = append(out, e)
 		}
 	}
@@ -91,7 +86,7 @@ func (db *DB) recordExceptions(ctx context.Context, tx *sql.Tx, companyID int64,
 			sb.WriteString("(" + db.params(len(args)+1, 7) + ")")
 			args = append(args, ids[r.key()], companyID, r.BankAccountID, recon.WallClock(r.TransactionDate), e.kind, idArg(e.orderID), e.reason)
 		}
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		if _, err := tx.ExecContext(deferrable(ctx), sb.String(), args...); err != nil {
 			return nil, internal(err, "queue exceptions")
 		}
 	}
@@ -706,37 +701,3 @@ func refundReason(note string) string {
 	r := []rune(strings.Join(strings.Fields(note), " "))
 	return string(r[:min(len(r), recon.MaxRefundReason)])
 }
-
-// ordersTaken reports whether the company has orders (asked when
-// company is true) and, for each of accounts (distinct), whether orders
-// are paid into it: indexed EXISTS probes, one statement (a round trip on
-// PostgreSQL) for up to ordersTakenChunk accounts.
-func ordersTaken(ctx context.Context, tx *sql.Tx, companyID int64, company bool, accounts []int64) (hasOrders bool, paidInto map[int64]bool, err error) {
-	paidInto = map[int64]bool{}
-	for start := 0; company || start < len(accounts); start += ordersTakenChunk {
-		var args queryArgs
-		id := args.add(companyID)
-		var cols []string
-		var dest []any
-		if company {
-			cols, dest = append(cols, `EXISTS (SELECT 1 FROM orders WHERE company_id = `+id+`)`), append(dest, &hasOrders)
-			company = false
-		}
-		chunk := accounts[start:min(start+ordersTakenChunk, len(accounts))]
-		found := make([]bool, len(chunk))
-		for i, a := range chunk {
-			cols = append(cols, `EXISTS (SELECT 1 FROM orders WHERE company_id = `+id+` AND bank_account_id = `+args.add(a)+`)`)
-			dest = append(dest, &found[i])
-		}
-		if err := tx.QueryRowContext(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
-			return false, nil, internal(err, "find orders")
-		}
-		for i, a := range chunk {
-			paidInto[a] = found[i]
-		}
-	}
-	return hasOrders, paidInto, nil
-}
-
-// ordersTakenChunk bounds the columns of an ordersTaken statement.
-const ordersTakenChunk = 100

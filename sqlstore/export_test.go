@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
+	"strconv"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -116,3 +117,23 @@ func (db *DB) SetKeyLeaseCooldown(d time.Duration) { db.lease.cooldown = d }
 
 // KeyLeaseTakes counts the times the store took the key lease.
 func (db *DB) KeyLeaseTakes() int64 { return db.lease.takes.Load() }
+
+// ReadTogether runs queries in tx as reads sent together (readTogether),
+// each read's rows its first column as text.
+func (db *DB) ReadTogether(ctx context.Context, tx *sql.Tx, queries ...string) ([][]string, error) {
+	out := make([][]string, len(queries))
+	reads := make([]batchRead, len(queries))
+	for i, q := range queries {
+		reads[i] = batchRead{what: "read " + strconv.Itoa(i), query: q, scan: func(rows rowScanner) error {
+			for rows.Next() {
+				var s string
+				if err := rows.Scan(&s); err != nil {
+					return err
+				}
+				out[i] = append(out[i], s)
+			}
+			return nil
+		}}
+	}
+	return out, db.d.readTogether(ctx, tx, reads)
+}

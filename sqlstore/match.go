@@ -163,43 +163,63 @@ type namedOrders struct {
 	orders   []*recon.Order
 	accounts []*recon.VirtualAccount
 	ipn      target
+	// names: what the rows name; byAccount: some order is named through an
+	// API v2 virtual account, whose accounts finishNamed then reads.
+	names     orderNames
+	byAccount bool
+}
+
+// orderNames are the payment codes and v1 virtual accounts (sub_account)
+// by which incoming rows name orders, each once (a batch may name the same
+// code many times).
+type orderNames struct{ codes, vas []string }
+
+// add adds the names of a row of amountIn VND in, its code and its
+// sub-account.
+func (n *orderNames) add(amountIn int64, code, sub string) {
+	if amountIn <= 0 {
+		return
+	}
+	if code != "" {
+		n.codes = append(n.codes, code)
+	}
+	if sub != "" {
+		n.vas = append(n.vas, sub)
+	}
+}
+
+// compact sorts the names and drops the repeated.
+func (n *orderNames) compact() {
+	slices.Sort(n.codes)
+	slices.Sort(n.vas)
+	n.codes, n.vas = slices.Compact(n.codes), slices.Compact(n.vas)
 }
 
 // readNamed reads what match reads for rows.
 func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows []insertRow) (*namedOrders, error) {
-	var codes, vas []string
+	var names orderNames
 	for _, r := range rows {
-		if r.AmountIn <= 0 {
-			continue
-		}
-		if r.code != "" {
-			codes = append(codes, r.code)
-		}
-		if r.SubAccount != "" {
-			vas = append(vas, r.SubAccount)
-		}
+		names.add(r.AmountIn, r.code, r.SubAccount)
 	}
-	// Each asked once: a batch may name the same code many times.
-	slices.Sort(codes)
-	slices.Sort(vas)
-	codes, vas = slices.Compact(codes), slices.Compact(vas)
 	n := &namedOrders{}
-	if len(codes)+len(vas) == 0 {
-		return n, nil
-	}
-	named, err := db.lockOrders(ctx, tx, companyID, codes, vas)
-	if err != nil || len(named.orders) == 0 {
-		return n, err
-	}
-	n.orders, n.ipn = named.orders, named.ipn
-	if named.byAccount {
-		// Read once their orders are locked: every writer of an account
-		// locks its order first (sqlstore/va.go).
-		if n.accounts, err = db.vasNamed(ctx, tx, companyID, vaNumbers(codes, vas)); err != nil {
+	if r, ok := db.namedRead(companyID, names, n); ok {
+		if err := db.d.readTogether(ctx, tx, []batchRead{r}); err != nil {
 			return nil, err
 		}
 	}
-	return n, nil
+	return n, db.finishNamed(ctx, tx, companyID, n)
+}
+
+// finishNamed reads the API v2 virtual accounts the rows name, once
+// namedRead locked their orders: every writer of an account locks its
+// order first (sqlstore/va.go).
+func (db *DB) finishNamed(ctx context.Context, tx *sql.Tx, companyID int64, n *namedOrders) error {
+	if !n.byAccount {
+		return nil
+	}
+	var err error
+	n.accounts, err = db.vasNamed(ctx, tx, companyID, vaNumbers(n.names.codes, n.names.vas))
+	return err
 }
 
 // vaNumbers are the numbers by which rows name API v2's virtual accounts:
@@ -267,45 +287,38 @@ func (db *DB) enqueueIPNs(ctx context.Context, tx *sql.Tx, orders []*recon.Order
 	return db.enqueueAll(ctx, tx, ds, now, due)
 }
 
-// lockedOrders is what lockOrders reads.
-type lockedOrders struct {
-	orders []*recon.Order
-	// byAccount: the rows name an API v2 virtual account (whose order is
-	// then among orders).
-	byAccount bool
-	ipn       target // the tenant's IPN target, read when an order is found
-}
-
-// lockOrders reads (and on PostgreSQL locks) the company's orders that rows
-// name by payment code, by v1 virtual account (sub_account), or through an
-// API v2 virtual account (vaNumbers), with the tenant's IPN target: one
-// statement, so one round trip for what a matched push needs before its
-// writes (docs/design.md, "A transaction's writes sent together").
-func (db *DB) lockOrders(ctx context.Context, tx *sql.Tx, companyID int64, codes, vas []string) (lockedOrders, error) {
-	var out lockedOrders
-	query, args := db.lockOrdersQuery(companyID, codes, vas)
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return out, internal(err, "find orders")
+// namedRead is the read of the company's orders that names name by
+// payment code, by v1 virtual account (sub_account), or through an API v2
+// virtual account (vaNumbers), locked on PostgreSQL, with the tenant's IPN
+// target, into n: one statement, read with the ingestion's other reads
+// before its writes (docs/design.md, "A transaction's reads sent
+// together"). ok is false when names is empty: nothing to read.
+func (db *DB) namedRead(companyID int64, names orderNames, n *namedOrders) (r batchRead, ok bool) {
+	names.compact()
+	n.names = names
+	if len(names.codes)+len(names.vas) == 0 {
+		return batchRead{}, false
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var byAccount bool
-		var ipn targetRow
-		o, err := scanOrder(scanFunc(func(dest ...any) error {
-			return rows.Scan(append(append(dest, &byAccount), ipn.dest()...)...)
-		}))
-		if err != nil {
-			return out, internal(err, "find orders")
+	query, args := db.lockOrdersQuery(companyID, names.codes, names.vas)
+	return batchRead{what: "find orders", query: query, args: args, scan: func(rows rowScanner) error {
+		for rows.Next() {
+			var byAccount bool
+			var ipn targetRow
+			o, err := scanOrder(scanFunc(func(dest ...any) error {
+				return rows.Scan(append(append(dest, &byAccount), ipn.dest()...)...)
+			}))
+			if err != nil {
+				return err
+			}
+			n.orders = append(n.orders, o)
+			n.byAccount = n.byAccount || byAccount
+			n.ipn = ipn.target()
 		}
-		out.orders = append(out.orders, o)
-		out.byAccount = out.byAccount || byAccount
-		out.ipn = ipn.target()
-	}
-	return out, internalOrNil(rows.Err(), "find orders")
+		return nil
+	}}, true
 }
 
-// lockOrdersQuery is lockOrders' statement and its arguments. The ids of
+// lockOrdersQuery is namedRead's statement and its arguments. The ids of
 // the orders named each way are one subquery, each arm probing its own
 // index (oneOf), the API v2 accounts by their key (company, number); the
 // orders are then read by primary key (oneOfQuery), the company checked on

@@ -37,6 +37,77 @@ import (
 // transaction, and on SQLite (no round trips), a deferrable write runs at
 // once.
 
+// Reads sent together (PostgreSQL; docs/design.md, "A transaction's reads
+// sent together").
+//
+// A transaction whose next reads do not depend on each other's answers (an
+// ingestion's accounts, locked, and the orders its batch names) hands them
+// to readTogether as batchReads: on PostgreSQL the connection sends the
+// writes it keeps and the reads in one pipeline, one round trip, and gives
+// each read's rows to its scan in order; on SQLite (no round trips) they
+// run one after the other. PostgreSQL runs them in order too, each seeing
+// what the ones before it wrote or locked. database/sql has no way to ask
+// this of a driver, so the reads travel as the argument of an ExecContext
+// whose text is readsTogether, which only a pipelineConn takes.
+
+// batchRead is one read of readTogether: its statement and arguments, and
+// scan, which reads its rows (the values scan takes are those of
+// database/sql's Scan: the sql.Scanner types, basic types and pointers).
+// An error of either is EINTERNAL naming what.
+type batchRead struct {
+	what  string
+	query string
+	args  []any
+	scan  func(rows rowScanner) error
+}
+
+// rowScanner is the rows of a batchRead: *sql.Rows, or pgx's rows.
+type rowScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// readsTogether is the text of the ExecContext that carries a
+// []batchRead to a pipelineConn.
+const readsTogether = "-- sqlstore: reads sent together"
+
+// readAll sends the kept writes and reads in one pipeline and scans each
+// read's rows.
+func (c *pipelineConn) readAll(ctx context.Context, reads []batchRead) error {
+	ws := c.pending
+	c.pending = nil
+	b := &pgx.Batch{}
+	for _, w := range ws {
+		b.Queue(w.query, w.args...)
+	}
+	for _, r := range reads {
+		b.Queue(r.query, r.args...)
+	}
+	br := c.stdConn.Conn().SendBatch(ctx, b)
+	for _, w := range ws {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return classify(fmt.Errorf("sqlstore: deferred %s: %w", statementName(w.query), err))
+		}
+	}
+	for _, r := range reads {
+		rows, err := br.Query()
+		if err == nil {
+			err = r.scan(rows)
+			rows.Close()
+			if err == nil {
+				err = rows.Err()
+			}
+		}
+		if err != nil {
+			_ = br.Close()
+			return internal(err, r.what)
+		}
+	}
+	return internalOrNil(br.Close(), reads[len(reads)-1].what)
+}
+
 // deferrableKey marks a context whose write may be deferred.
 type deferrableKey struct{}
 
@@ -129,6 +200,9 @@ func (c *pipelineConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driv
 }
 
 func (c *pipelineConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if query == readsTogether {
+		return driver.RowsAffected(0), c.readAll(ctx, args[0].Value.([]batchRead))
+	}
 	if c.inTx && isDeferrable(ctx) {
 		c.pending = append(c.pending, pendingWrite{query, values(args)})
 		return deferredResult{}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -18,12 +19,19 @@ import (
 // holds, in id order, as another connection sees them (committed).
 func probeTable(t *testing.T) (*sql.DB, func() []string) {
 	t.Helper()
+	_, pool, committed := probeStore(t)
+	return pool, committed
+}
+
+// probeStore is probeTable with its store.
+func probeStore(t *testing.T) (*sqlstore.DB, *sql.DB, func() []string) {
+	t.Helper()
 	db := dbtest.OpenStore(t, sqlstore.EnginePostgres)
 	pool := db.Pool()
 	if _, err := pool.ExecContext(t.Context(), `CREATE TABLE probe (id int PRIMARY KEY, note text NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	return pool, func() []string {
+	return db, pool, func() []string {
 		t.Helper()
 		rows, err := pool.QueryContext(t.Context(), `SELECT note FROM probe ORDER BY id`)
 		if err != nil {
@@ -187,5 +195,72 @@ func TestADeferredWriteThatFailsFailsItsTransaction(t *testing.T) {
 	}
 	if got := committed(); strings.Join(got, "|") != "stored|after" {
 		t.Fatalf("the table holds %q, want the first row and the one committed last", got)
+	}
+}
+
+// TestReadsSentTogether (PostgreSQL): reads sent together go after the
+// writes the connection keeps, in their order, each seeing what the
+// statements before it wrote; a failing read fails the call naming the
+// read, keeping PostgreSQL's error, and the reads after it are not made; a
+// failing kept write fails it naming the write; a rollback after either
+// stores nothing and the connection serves the next transaction.
+func TestReadsSentTogether(t *testing.T) {
+	t.Parallel()
+	db, pool, committed := probeStore(t)
+	ctx := t.Context()
+	later := sqlstore.Deferrable(ctx)
+	pool.SetMaxOpenConns(1) // every case on the one connection
+	begin := func(t *testing.T, writes ...string) *sql.Tx {
+		t.Helper()
+		tx, err := pool.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range writes {
+			if _, err := tx.ExecContext(later, w); err != nil {
+				t.Fatalf("%s failed before it was sent: %v", w, err)
+			}
+		}
+		return tx
+	}
+
+	tx := begin(t, `INSERT INTO probe VALUES (1, 'one')`, `INSERT INTO probe VALUES (2, 'two')`)
+	got, err := db.ReadTogether(ctx, tx,
+		`SELECT note FROM probe ORDER BY id`,
+		`SELECT count(*)::text FROM probe WHERE id <= 2`,
+		`SELECT note FROM probe WHERE id > 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[[one two] [2] []]"; fmt.Sprint(got) != want {
+		t.Fatalf("the reads after two kept writes read %v, want %s", got, want)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	tx = begin(t, `INSERT INTO probe VALUES (3, 'kept')`)
+	got, err = db.ReadTogether(ctx, tx, `SELECT note FROM probe WHERE id = 3`, `SELECT (1/0)::text`, `SELECT 'after'`)
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "22012" || !strings.Contains(err.Error(), "read 1") {
+		t.Fatalf("a read dividing by zero: %v, want PostgreSQL's division_by_zero naming read 1", err)
+	}
+	if fmt.Sprint(got) != "[[kept] [] []]" {
+		t.Fatalf("the reads around the failing one read %v, want the first only", got)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+
+	tx = begin(t, `INSERT INTO probe VALUES (1, 'again')`)
+	if _, err := db.ReadTogether(ctx, tx, `SELECT note FROM probe`); !errors.As(err, &pe) || pe.Code != "23505" ||
+		!strings.Contains(err.Error(), "deferred INSERT INTO probe VALUES (1, 'again')") {
+		t.Fatalf("reads after a failing kept write: %v, want the unique violation naming the write", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got := committed(); strings.Join(got, "|") != "one|two" {
+		t.Fatalf("the table holds %q, want the two rows committed first", got)
 	}
 }

@@ -41,6 +41,10 @@ type accountState struct {
 	// linked is the hub's link of the account, read with its lock: nil
 	// unless the account is linked (balance changes are then notified).
 	linked *linkedAccount
+	// ordersInto says that an order names the account (its checkout asks
+	// payers to pay into it) and companyOrders that the company has an
+	// order at all, read with the lock for recordExceptions.
+	ordersInto, companyOrders bool
 }
 
 // linkedAccount is what a balance-change notification names of its account.
@@ -195,8 +199,29 @@ var errReplan = errors.New("sqlstore: a reference of the batch is stored; plan i
 // ingestTx stores one batch within tx and returns the results and the number
 // of deliveries it enqueued.
 func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, codes []string, how ingestHow) ([]recon.IngestResult, int, error) {
-	accounts, window, err := db.lockAccounts(ctx, tx, companyID, in)
+	// The accounts, locked, and the orders the batch names, locked, in one
+	// round trip (readTogether): what matching reads is read before any
+	// write, none of it depending on them, so that the writes wait for the
+	// commit, on PostgreSQL one round trip with it (sqlstore/pipeline.go).
+	// The orders are those of every incoming row, the duplicates' too.
+	var locked lockedAccounts
+	var names orderNames
+	for i := range in {
+		names.add(in[i].AmountIn, codes[i], in[i].SubAccount)
+	}
+	named := &namedOrders{}
+	reads := []batchRead{db.accountsRead(companyID, in, &locked)}
+	if r, ok := db.namedRead(companyID, names, named); ok {
+		reads = append(reads, r)
+	}
+	if err := db.d.readTogether(ctx, tx, reads); err != nil {
+		return nil, 0, err
+	}
+	accounts, window, err := locked.checked(companyID)
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := db.finishNamed(ctx, tx, companyID, named); err != nil {
 		return nil, 0, err
 	}
 	now := db.now()
@@ -288,13 +313,6 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if len(marked) > 0 { // possible duplicates are neither matched nor notified
 		live = slices.DeleteFunc(slices.Clone(p.rows), func(r insertRow) bool { return r.dup != nil })
 	}
-	// What matching reads is read before the writes from here on, which
-	// none of it depends on: they then wait for the commit, on PostgreSQL
-	// one round trip with it (sqlstore/pipeline.go).
-	reads, err := db.readNamed(ctx, tx, companyID, live)
-	if err != nil {
-		return nil, 0, err
-	}
 	if err := updateBalances(ctx, tx, p.accounts); err != nil {
 		return nil, 0, err
 	}
@@ -304,7 +322,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err := db.addAmountCounts(ctx, tx, companyID, countAmounts(p.rows)); err != nil {
 		return nil, 0, err
 	}
-	enqueued, err := db.enter(ctx, tx, companyID, live, ids, accounts, now, results, reads)
+	enqueued, err := db.enter(ctx, tx, companyID, live, ids, accounts, now, results, named)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -334,7 +352,7 @@ func (db *DB) enter(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	if err != nil {
 		return 0, err
 	}
-	opened, err := db.recordExceptions(ctx, tx, companyID, rows, ids, decided)
+	opened, err := db.recordExceptions(ctx, tx, companyID, rows, ids, accounts, decided)
 	if err != nil {
 		return 0, err
 	}
@@ -644,56 +662,75 @@ func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int6
 // the tenant's duplicate window in days (the live company's setting, shared
 // by its test mode; findDuplicates), in one statement.
 func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput) (map[int64]*accountState, int64, error) {
-	var ids []int64
-	for i := range in {
-		ids = append(ids, in[i].BankAccountID)
+	var l lockedAccounts
+	if err := db.d.readTogether(ctx, tx, []batchRead{db.accountsRead(companyID, in, &l)}); err != nil {
+		return nil, 0, err
 	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	args := []any{companyID, recon.AccountLinked}
-	q := `SELECT id, balance, balance_known, last_date, opening_balance, opening_known, known_from_date, known_from_id,
-		bank_name, account_number, CASE WHEN link_state = $2 THEN xid END,
-		(SELECT p.duplicate_window_days FROM ` + tenantCompany + ` WHERE c.id = $1)
-		FROM bank_accounts WHERE company_id = $1 AND id IN (` + db.params(3, len(ids)) + `) ORDER BY id` + db.d.forUpdate()
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, 0, internal(err, "lock bank accounts")
-	}
-	defer rows.Close()
-	accounts := make(map[int64]*accountState, len(ids))
-	var window int64
-	for rows.Next() {
-		var id int64
-		var l linkedAccount
-		var xid sql.NullString
-		a := &accountState{}
-		var last, knownDate anyTime
-		var knownID sql.NullInt64
-		if err := rows.Scan(&id, &a.balance, &a.known, &last, &a.opening, &a.openingKnown, &knownDate, &knownID, &l.brand, &l.number, &xid, &window); err != nil {
-			return nil, 0, internal(err, "lock bank accounts")
-		}
-		a.lastDate = last.t
-		if knownID.Valid {
-			a.knownFrom = position{knownDate.t, knownID.Int64}
-		}
-		if xid.Valid {
-			l.xid = xid.String
-			a.linked = &l
-		}
-		accounts[id] = a
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, internal(err, "lock bank accounts")
-	}
-	for _, id := range ids {
-		if accounts[id] == nil {
+	return l.checked(companyID)
+}
+
+// lockedAccounts is what accountsRead reads.
+type lockedAccounts struct {
+	ids      []int64 // asked
+	accounts map[int64]*accountState
+	window   int64
+}
+
+// checked returns what l read, or ENOTFOUND naming an account asked that
+// is not the company's.
+func (l *lockedAccounts) checked(companyID int64) (map[int64]*accountState, int64, error) {
+	for _, id := range l.ids {
+		if l.accounts[id] == nil {
 			return nil, 0, notFound(nil, "bank account %d not found in company %d", id, companyID)
 		}
 	}
-	return accounts, window, nil
+	return l.accounts, l.window, nil
+}
+
+// accountsRead is lockAccounts' statement, read into l (readTogether).
+// Each account's row also says whether an order names it and whether the
+// company has any order, which recordExceptions asks.
+func (db *DB) accountsRead(companyID int64, in []recon.TransactionInput, l *lockedAccounts) batchRead {
+	for i := range in {
+		l.ids = append(l.ids, in[i].BankAccountID)
+	}
+	slices.Sort(l.ids)
+	l.ids = slices.Compact(l.ids)
+	args := []any{companyID, recon.AccountLinked}
+	q := `SELECT id, balance, balance_known, last_date, opening_balance, opening_known, known_from_date, known_from_id,
+		bank_name, account_number, CASE WHEN link_state = $2 THEN xid END,
+		(SELECT p.duplicate_window_days FROM ` + tenantCompany + ` WHERE c.id = $1),
+		EXISTS (SELECT 1 FROM orders o WHERE o.company_id = $1 AND o.bank_account_id = bank_accounts.id),
+		EXISTS (SELECT 1 FROM orders WHERE company_id = $1)
+		FROM bank_accounts WHERE company_id = $1 AND id IN (` + db.params(3, len(l.ids)) + `) ORDER BY id` + db.d.forUpdate()
+	for _, id := range l.ids {
+		args = append(args, id)
+	}
+	l.accounts = make(map[int64]*accountState, len(l.ids))
+	return batchRead{what: "lock bank accounts", query: q, args: args, scan: func(rows rowScanner) error {
+		for rows.Next() {
+			var id int64
+			var la linkedAccount
+			var xid sql.NullString
+			a := &accountState{}
+			var last, knownDate anyTime
+			var knownID sql.NullInt64
+			if err := rows.Scan(&id, &a.balance, &a.known, &last, &a.opening, &a.openingKnown, &knownDate, &knownID, &la.brand, &la.number, &xid, &l.window,
+				&a.ordersInto, &a.companyOrders); err != nil {
+				return err
+			}
+			a.lastDate = last.t
+			if knownID.Valid {
+				a.knownFrom = position{knownDate.t, knownID.Int64}
+			}
+			if xid.Valid {
+				la.xid = xid.String
+				a.linked = &la
+			}
+			l.accounts[id] = a
+		}
+		return nil
+	}}
 }
 
 type storedRef struct {
