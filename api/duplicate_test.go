@@ -113,5 +113,24 @@ func TestPossibleDuplicateFeedThenCamt(t *testing.T) {
 		if data, _ := body["data"].(map[string]any); status != 200 || data["duplicate_window_days"] != 1.0 {
 			t.Fatalf("window 1: %d %v", status, body)
 		}
+		// The next day's same transfer is one within the new window: the
+		// look-up made with the window of the batches before (0 days) is
+		// made again with the tenant's window of now.
+		next := "transaction_date,amount_in,transaction_content,reference_number\n" +
+			"2026-09-18 09:00:00,2500000,Trần Thị Bích Ngọc thanh toán đơn hàng DH1710,FT26261000000001\n"
+		if status, body := b.post(t, path, "text/csv", []byte(next)); status != 200 {
+			t.Fatalf("the next day's feed: %d %v", status, body)
+		}
+		status, _, body = b.do(t, "GET", fmt.Sprintf("/api/v1/transactions?bank_account_id=%d&limit=100", acct), "admin", "")
+		list, _ = body["data"].([]any)
+		var nextDay map[string]any
+		for _, x := range list {
+			if row := x.(map[string]any); row["reference_number"] == "FT26261000000001" {
+				nextDay = row
+			}
+		}
+		if nextDay["dup_state"] != "possible" || nextDay["duplicate_of"] != first {
+			t.Fatalf("the next day's transfer in a 1-day window: %v, want a possible duplicate of %v", nextDay, first)
+		}
 	})
 }

@@ -79,7 +79,7 @@ type dialect interface {
 	oneOfQuery(sub string) string
 	// readTogether runs reads in tx in order, on PostgreSQL in one round
 	// trip with the writes the connection keeps (see batchRead).
-	readTogether(ctx context.Context, tx *sql.Tx, reads []batchRead) error
+	readTogether(ctx context.Context, db *DB, tx *sql.Tx, reads []batchRead) error
 	// dupProbes are the look-ups (dupProbe) of the keys of accounts,
 	// sums[i] those of accounts[i], each key plus its account
 	// (findDuplicates).

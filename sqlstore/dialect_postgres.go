@@ -263,7 +263,7 @@ func pgOneOf(first int, typ string) string {
 func (postgresDialect) oneOfQuery(sub string) string { return "= ANY(ARRAY(" + sub + "))" }
 
 // readTogether: in one pipeline (sqlstore/pipeline.go).
-func (postgresDialect) readTogether(ctx context.Context, tx *sql.Tx, reads []batchRead) error {
+func (postgresDialect) readTogether(ctx context.Context, _ *DB, tx *sql.Tx, reads []batchRead) error {
 	if len(reads) == 0 {
 		return nil
 	}

@@ -288,9 +288,18 @@ func (d sqliteDialect) oneOf(first, n int, _ string) (string, bool) {
 func (sqliteDialect) oneOfQuery(sub string) string { return "IN (" + sub + ")" }
 
 // readTogether: one after the other; SQLite's reads cost no round trip.
-func (sqliteDialect) readTogether(ctx context.Context, tx *sql.Tx, reads []batchRead) error {
+func (sqliteDialect) readTogether(ctx context.Context, db *DB, tx *sql.Tx, reads []batchRead) error {
 	for _, r := range reads {
-		rows, err := tx.QueryContext(ctx, r.query, r.args...)
+		var rows *sql.Rows
+		var err error
+		if r.prepared {
+			var stmt *sql.Stmt
+			if stmt, err = db.stmt(ctx, tx, r.query); err == nil {
+				rows, err = stmt.QueryContext(ctx, r.args...)
+			}
+		} else {
+			rows, err = tx.QueryContext(ctx, r.query, r.args...)
+		}
 		if err == nil {
 			err = r.scan(rows)
 			if cerr := rows.Close(); err == nil {

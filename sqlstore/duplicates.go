@@ -105,6 +105,58 @@ func (c dupCand) first() int64 {
 	return c.id
 }
 
+// dupLookup is what the look-ups of dupReads found: the stored rows a
+// batch may duplicate, by account and the key's hash (its key on day 0),
+// for a window of days.
+type dupLookup struct {
+	window int64
+	stored map[accountKeyDup][]*dupCand
+}
+
+// dupReads are the look-ups of findDuplicates for window, read into found.
+// Each key is asked on every day of its window, plus its account
+// (dupProbe); a row found of another account whose sum is one asked is
+// kept under its own account, where it is compared in full too.
+func (db *DB) dupReads(in []recon.TransactionInput, keys []int64, window int64, found *dupLookup) []batchRead {
+	found.window, found.stored = window, map[accountKeyDup][]*dupCand{}
+	asked := map[int64]map[int64]bool{}
+	var accounts []int64
+	for i := range in {
+		a, d := in[i].BankAccountID, dayNumber(in[i].TransactionDate)
+		if asked[a] == nil {
+			asked[a] = map[int64]bool{}
+			accounts = append(accounts, a)
+		}
+		for day := d - window; day <= d+window; day++ {
+			asked[a][recon.DupKeyOn(keys[i], day)] = true
+		}
+	}
+	slices.Sort(accounts)
+	sums := make([][]int64, len(accounts))
+	for i, a := range accounts {
+		sums[i] = make([]int64, 0, len(asked[a]))
+		for k := range asked[a] {
+			sums[i] = append(sums[i], k+a)
+		}
+	}
+	var reads []batchRead
+	for _, q := range db.d.dupProbes(accounts, sums) {
+		reads = append(reads, batchRead{what: "look for possible duplicates", query: q.query, args: q.args, prepared: true, scan: func(rows rowScanner) error {
+			for rows.Next() {
+				c, err := scanDupCand(rows)
+				if err != nil {
+					return err
+				}
+				k := accountKeyDup{c.account, recon.DupKeyOn(c.key, 0)}
+				c.memo = recon.DupMemo(c.memo)
+				found.stored[k] = append(found.stored[k], c)
+			}
+			return nil
+		}})
+	}
+	return reads
+}
+
 // findDuplicates finds the possible duplicates of a batch (docs/statements.md,
 // Possible duplicates) before it is planned: each input whose account holds
 // a row of another reference with the same direction, amount and memo
@@ -119,53 +171,23 @@ func (c dupCand) first() int64 {
 // equality probes, which find nothing for an ordinary batch; what they find
 // is compared in full. The reference rule costs one probe of
 // transactions_company_amounts per input that carries other references.
-// The accounts are locked: no writer adds rows meanwhile.
+// The accounts are locked: no writer adds rows meanwhile. found, when not
+// nil, is what dupReads read for the batch after the lock, used when read
+// for window (ingestTx reads it with the accounts, for the window the
+// tenant had last).
 //
 // repeats reports that a row found is one the batch repeats (its account
 // and reference): a feed pushing again what it pushed, whose stored
 // references the caller then reads before the insert instead of after
 // the insert fails on them (ingestTx).
-func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, keys []int64, window int64) (hits map[int]dupHit, repeats bool, err error) {
-	asked := map[int64]map[int64]bool{}
-	var accounts []int64
-	for i := range in {
-		a, d := in[i].BankAccountID, dayNumber(in[i].TransactionDate)
-		if asked[a] == nil {
-			asked[a] = map[int64]bool{}
-			accounts = append(accounts, a)
-		}
-		for day := d - window; day <= d+window; day++ {
-			asked[a][recon.DupKeyOn(keys[i], day)] = true
-		}
-	}
-	slices.Sort(accounts)
-	// Each key is asked plus its account (dupProbe).
-	sums := make([][]int64, len(accounts))
-	for i, a := range accounts {
-		sums[i] = make([]int64, 0, len(asked[a]))
-		for k := range asked[a] {
-			sums[i] = append(sums[i], k+a)
-		}
-	}
-	stored := map[accountKeyDup][]*dupCand{} // by account and the key's hash (its key on day 0)
-	for _, q := range db.d.dupProbes(accounts, sums) {
-		stmt, err := db.stmt(ctx, tx, q.query) // a few texts, each prepared once
-		if err != nil {
-			return nil, false, internal(err, "look for possible duplicates")
-		}
-		rows, err := stmt.QueryContext(ctx, q.args...)
-		list, err := collect(rows, err, "look for possible duplicates", scanDupCand)
-		if err != nil {
+func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, keys []int64, window int64, found *dupLookup) (hits map[int]dupHit, repeats bool, err error) {
+	if found == nil || found.window != window {
+		found = &dupLookup{}
+		if err := db.d.readTogether(ctx, db, tx, db.dupReads(in, keys, window, found)); err != nil {
 			return nil, false, err
 		}
-		for _, c := range list {
-			// A row of another account whose sum is one asked is kept
-			// under its own account, where it is compared in full too.
-			k := accountKeyDup{c.account, recon.DupKeyOn(c.key, 0)}
-			c.memo = recon.DupMemo(c.memo)
-			stored[k] = append(stored[k], c)
-		}
 	}
+	stored := found.stored
 	// Each memo is normalized once: a batch of rows alike (a fee repeated
 	// through a statement) compares each with every earlier one.
 	memos := make([]string, len(in))

@@ -135,5 +135,5 @@ func (db *DB) ReadTogether(ctx context.Context, tx *sql.Tx, queries ...string) (
 			return nil
 		}}
 	}
-	return out, db.d.readTogether(ctx, tx, reads)
+	return out, db.d.readTogether(ctx, db, tx, reads)
 }

@@ -203,7 +203,7 @@ func (db *DB) readNamed(ctx context.Context, tx *sql.Tx, companyID int64, rows [
 	}
 	n := &namedOrders{}
 	if r, ok := db.namedRead(companyID, names, n); ok {
-		if err := db.d.readTogether(ctx, tx, []batchRead{r}); err != nil {
+		if err := db.d.readTogether(ctx, db, tx, []batchRead{r}); err != nil {
 			return nil, err
 		}
 	}

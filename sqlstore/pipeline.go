@@ -59,6 +59,9 @@ type batchRead struct {
 	query string
 	args  []any
 	scan  func(rows rowScanner) error
+	// prepared: the statement is one of a few texts, worth keeping
+	// prepared on SQLite (DB.stmt); pgx keeps every statement prepared.
+	prepared bool
 }
 
 // rowScanner is the rows of a batchRead: *sql.Rows, or pgx's rows.

@@ -68,6 +68,9 @@ type DB struct {
 	writer chan struct{}
 	// stmts holds statements prepared once and kept (see stmt).
 	stmts sync.Map // query → *sql.Stmt
+	// dupWindows holds each tenant's duplicate window as its last batch
+	// read it, for the next batch's look-up (ingestTx).
+	dupWindows sync.Map // company id → int64 days
 	// synchronous is SQLite's synchronous setting (see WithSQLiteSynchronous).
 	synchronous string
 	// rederiveLimit replaces maxRederive when positive (tests).

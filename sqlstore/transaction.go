@@ -199,28 +199,41 @@ var errReplan = errors.New("sqlstore: a reference of the batch is stored; plan i
 // ingestTx stores one batch within tx and returns the results and the number
 // of deliveries it enqueued.
 func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, codes []string, how ingestHow) ([]recon.IngestResult, int, error) {
-	// The accounts, locked, and the orders the batch names, locked, in one
-	// round trip (readTogether): what matching reads is read before any
-	// write, none of it depending on them, so that the writes wait for the
-	// commit, on PostgreSQL one round trip with it (sqlstore/pipeline.go).
-	// The orders are those of every incoming row, the duplicates' too.
-	var locked lockedAccounts
+	// The accounts, locked, the stored rows the batch may duplicate and
+	// the orders it names, locked, in one round trip (readTogether): what
+	// matching reads is read before any write, none of it depending on
+	// them, so that the writes wait for the commit, on PostgreSQL one round
+	// trip with it (sqlstore/pipeline.go). The duplicates' look-up asks
+	// the days of the tenant's duplicate window, which the accounts' read
+	// reads: it asks those of the window the tenant had at its last batch
+	// (dupWindows), and findDuplicates looks again in the rare batch whose
+	// window changed meanwhile. The orders are those of every incoming
+	// row, the duplicates' too.
+	dups := &batchDups{keys: make([]int64, len(in))}
 	var names orderNames
 	for i := range in {
+		dups.keys[i] = recon.DupKey(dayNumber(in[i].TransactionDate), in[i].AmountIn, in[i].AmountOut, in[i].Content)
 		names.add(in[i].AmountIn, codes[i], in[i].SubAccount)
 	}
-	named := &namedOrders{}
+	var locked lockedAccounts
 	reads := []batchRead{db.accountsRead(companyID, in, &locked)}
+	var found *dupLookup
+	if w, ok := db.dupWindows.Load(companyID); ok {
+		found = &dupLookup{}
+		reads = append(reads, db.dupReads(in, dups.keys, w.(int64), found)...)
+	}
+	named := &namedOrders{}
 	if r, ok := db.namedRead(companyID, names, named); ok {
 		reads = append(reads, r)
 	}
-	if err := db.d.readTogether(ctx, tx, reads); err != nil {
+	if err := db.d.readTogether(ctx, db, tx, reads); err != nil {
 		return nil, 0, err
 	}
 	accounts, window, err := locked.checked(companyID)
 	if err != nil {
 		return nil, 0, err
 	}
+	db.dupWindows.Store(companyID, window)
 	if err := db.finishNamed(ctx, tx, companyID, named); err != nil {
 		return nil, 0, err
 	}
@@ -229,12 +242,8 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err != nil {
 		return nil, 0, err
 	}
-	dups := &batchDups{keys: make([]int64, len(in))}
-	for i := range in {
-		dups.keys[i] = recon.DupKey(dayNumber(in[i].TransactionDate), in[i].AmountIn, in[i].AmountOut, in[i].Content)
-	}
 	var repeats bool
-	if dups.hits, repeats, err = db.findDuplicates(ctx, tx, companyID, in, dups.keys, window); err != nil {
+	if dups.hits, repeats, err = db.findDuplicates(ctx, tx, companyID, in, dups.keys, window, found); err != nil {
 		return nil, 0, err
 	}
 	// A batch known to repeat stored rows has its stored references read
@@ -663,7 +672,7 @@ func (db *DB) insertTransactions(ctx context.Context, tx *sql.Tx, companyID int6
 // by its test mode; findDuplicates), in one statement.
 func (db *DB) lockAccounts(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput) (map[int64]*accountState, int64, error) {
 	var l lockedAccounts
-	if err := db.d.readTogether(ctx, tx, []batchRead{db.accountsRead(companyID, in, &l)}); err != nil {
+	if err := db.d.readTogether(ctx, db, tx, []batchRead{db.accountsRead(companyID, in, &l)}); err != nil {
 		return nil, 0, err
 	}
 	return l.checked(companyID)
