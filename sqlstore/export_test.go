@@ -137,3 +137,14 @@ func (db *DB) ReadTogether(ctx context.Context, tx *sql.Tx, queries ...string) (
 	}
 	return out, db.d.readTogether(ctx, db, tx, reads)
 }
+
+// LaneQueued is how many ingestion calls of the company wait in its lanes.
+func (db *DB) LaneQueued(companyID int64) int {
+	db.group.mu.Lock()
+	defer db.group.mu.Unlock()
+	n := 0
+	for _, l := range db.group.lanes[companyID] {
+		n += len(l.queue)
+	}
+	return n
+}

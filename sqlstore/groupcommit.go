@@ -141,9 +141,19 @@ func (g *ingestGroup) enqueue(companyID int64, call *ingestCall) *lane {
 }
 
 // drain stores the lane's calls, a group at a time, until none is left or
-// the lane was merged into another.
+// the lane was merged into another. On PostgreSQL a group's transaction
+// begins as soon as the one before it starts to commit: its statements up
+// to the accounts' lock (and the server's work before them) overlap that
+// commit, and the lock, which the committing transaction holds, orders
+// them after it (docs/design.md, "The next group begins while one
+// commits"). SQLite, one writer at a time, stores one group after the
+// other.
 func (g *ingestGroup) drain(ctx context.Context, db *DB, companyID int64, l *lane) {
+	var committing <-chan struct{} // the previous group's, closed when it commits or ends
 	for {
+		if committing != nil {
+			<-committing
+		}
 		g.mu.Lock()
 		if l.merged || len(l.queue) == 0 {
 			if !l.merged {
@@ -172,7 +182,18 @@ func (g *ingestGroup) drain(ctx context.Context, db *DB, companyID int64, l *lan
 			l.add(c.accounts)
 		}
 		g.mu.Unlock()
-		g.store(ctx, db, companyID, calls)
+		if g.oneLane {
+			g.store(ctx, db, companyID, calls)
+			continue
+		}
+		next := make(chan struct{})
+		var once sync.Once
+		signal := func() { once.Do(func() { close(next) }) }
+		go func() {
+			defer signal()
+			g.store(onCommitting(ctx, signal), db, companyID, calls)
+		}()
+		committing = next
 	}
 }
 
@@ -194,6 +215,9 @@ func (g *ingestGroup) store(ctx context.Context, db *DB, companyID int64, calls 
 	}
 	res, err := db.ingestOnce(ctx, companyID, in, codes)
 	if err != nil {
+		// One after the other, in arrival order, before the lane's next
+		// group begins (not at their commits).
+		ctx := onCommitting(ctx, nil)
 		for _, c := range calls {
 			c.res, c.err = db.ingestOnce(ctx, companyID, c.in, c.codes)
 		}

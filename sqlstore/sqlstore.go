@@ -372,6 +372,16 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return db.asWriter(ctx, func() error { return db.runTx(ctx, fn) })
 }
 
+// committingKey carries the function runTx calls when its transaction's
+// work is done and it is about to commit (onCommitting).
+type committingKey struct{}
+
+// onCommitting returns ctx telling runTx to call f before each commit it
+// makes, or to call nothing when f is nil.
+func onCommitting(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, committingKey{}, f)
+}
+
 // runTx is inTx in the writer's turn.
 func (db *DB) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.db.BeginTx(ctx, nil)
@@ -391,6 +401,9 @@ func (db *DB) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		// A driver error fn returned as it was is classified here: a lost
 		// primary is EUNAVAILABLE, whichever statement met it.
 		return classify(err)
+	}
+	if f, _ := ctx.Value(committingKey{}).(func()); f != nil {
+		f()
 	}
 	if err := tx.Commit(); err != nil {
 		return classify(fmt.Errorf("sqlstore: commit: %w", err))
