@@ -164,7 +164,7 @@ func (db *DB) dupReads(in []recon.TransactionInput, keys []int64, window int64, 
 // lockAccounts), or an earlier row of the batch like it; and each input
 // carrying other references (a statement's) whose account holds a row of
 // the same amounts in the window sharing a reference key
-// (recon.ReferenceKeys). keys[i] is input i's recon.DupKey. The look-up
+// (recon.ReferenceKeys). dups holds each input's recon.DupKey and memo. The look-up
 // is one query a batch on PostgreSQL, one per account and chunk of keys on
 // SQLite (dialect.dupProbes), each key asked on every day
 // of its window (recon.DupKeyOn) on transactions_dup_key (migrations 00044, 00052):
@@ -180,7 +180,8 @@ func (db *DB) dupReads(in []recon.TransactionInput, keys []int64, window int64, 
 // and reference): a feed pushing again what it pushed, whose stored
 // references the caller then reads before the insert instead of after
 // the insert fails on them (ingestTx).
-func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, keys []int64, window int64, found *dupLookup) (hits map[int]dupHit, repeats bool, err error) {
+func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, dups *batchDups, window int64, found *dupLookup) (hits map[int]dupHit, repeats bool, err error) {
+	keys := dups.keys
 	if found == nil || found.window != window {
 		found = &dupLookup{}
 		if err := db.d.readTogether(ctx, db, tx, db.dupReads(in, keys, window, found)); err != nil {
@@ -188,12 +189,9 @@ func (db *DB) findDuplicates(ctx context.Context, tx *sql.Tx, companyID int64, i
 		}
 	}
 	stored := found.stored
-	// Each memo is normalized once: a batch of rows alike (a fee repeated
-	// through a statement) compares each with every earlier one.
-	memos := make([]string, len(in))
-	for i := range in {
-		memos[i] = recon.DupMemo(in[i].Content)
-	}
+	// Each memo is normalized once (newBatchDups): a batch of rows alike (a
+	// fee repeated through a statement) compares each with every earlier one.
+	memos := dups.memos
 	hits = map[int]dupHit{}
 	earlier := map[accountKeyDup][]int{}
 	for i := range in {

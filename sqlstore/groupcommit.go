@@ -79,6 +79,7 @@ func accountsOf(in []recon.TransactionInput) []int64 {
 type ingestCall struct {
 	in       []recon.TransactionInput
 	codes    []string
+	dups     *batchDups // computed before the call's turn
 	accounts []int64
 	res      []recon.IngestResult
 	err      error
@@ -86,7 +87,7 @@ type ingestCall struct {
 }
 
 func (g *ingestGroup) ingest(ctx context.Context, db *DB, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
-	call := &ingestCall{in: in, codes: codes, accounts: accountsOf(in), done: make(chan struct{})}
+	call := &ingestCall{in: in, codes: codes, dups: newBatchDups(in), accounts: accountsOf(in), done: make(chan struct{})}
 	if l := g.enqueue(companyID, call); l != nil {
 		// A drainer stores this call first, then whatever queued behind it.
 		go g.drain(context.WithoutCancel(ctx), db, companyID, l)
@@ -204,22 +205,25 @@ func (g *ingestGroup) store(ctx context.Context, db *DB, companyID int64, calls 
 		}
 	}()
 	if len(calls) == 1 {
-		calls[0].res, calls[0].err = db.ingestOnce(ctx, companyID, calls[0].in, calls[0].codes)
+		calls[0].res, calls[0].err = db.ingestOnce(ctx, companyID, calls[0].in, calls[0].codes, calls[0].dups)
 		return
 	}
 	var in []recon.TransactionInput
 	var codes []string
+	dups := &batchDups{}
 	for _, c := range calls {
 		in = append(in, c.in...)
 		codes = append(codes, c.codes...)
+		dups.keys = append(dups.keys, c.dups.keys...)
+		dups.memos = append(dups.memos, c.dups.memos...)
 	}
-	res, err := db.ingestOnce(ctx, companyID, in, codes)
+	res, err := db.ingestOnce(ctx, companyID, in, codes, dups)
 	if err != nil {
 		// One after the other, in arrival order, before the lane's next
 		// group begins (not at their commits).
 		ctx := onCommitting(ctx, nil)
 		for _, c := range calls {
-			c.res, c.err = db.ingestOnce(ctx, companyID, c.in, c.codes)
+			c.res, c.err = db.ingestOnce(ctx, companyID, c.in, c.codes, c.dups)
 		}
 		return
 	}

@@ -82,13 +82,13 @@ func (db *DB) IngestTransactions(ctx context.Context, tenant recon.TenantID, in 
 // insert needs no savepoint: an insert that meets a stored reference fails
 // the transaction (errReplan), and the batch is stored again in a new one
 // that reads its stored references before the insert.
-func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string) ([]recon.IngestResult, error) {
+func (db *DB) ingestOnce(ctx context.Context, companyID int64, in []recon.TransactionInput, codes []string, dups *batchDups) ([]recon.IngestResult, error) {
 	var results []recon.IngestResult
 	enqueued := 0
 	store := func(how ingestHow) error {
 		return db.inTx(ctx, func(tx *sql.Tx) error {
 			var err error
-			if results, enqueued, err = db.ingestTx(ctx, tx, companyID, in, codes, how); err != nil {
+			if results, enqueued, err = db.ingestTx(ctx, tx, companyID, in, codes, dups, how); err != nil {
 				return err
 			}
 			var added changeSet
@@ -140,7 +140,7 @@ func (db *DB) IngestAtomically(ctx context.Context, tenant recon.TenantID, fill 
 			if len(in) == 0 {
 				return []recon.IngestResult{}, nil
 			}
-			res, n, err := db.ingestTx(ctx, tx, companyID, in, codes, ingestShared)
+			res, n, err := db.ingestTx(ctx, tx, companyID, in, codes, newBatchDups(in), ingestShared)
 			enqueued += n
 			if err == nil {
 				addedOf(&added, res)
@@ -197,8 +197,9 @@ const (
 var errReplan = errors.New("sqlstore: a reference of the batch is stored; plan it again")
 
 // ingestTx stores one batch within tx and returns the results and the number
-// of deliveries it enqueued.
-func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, codes []string, how ingestHow) ([]recon.IngestResult, int, error) {
+// of deliveries it enqueued. dups holds the batch's keys and memos
+// (newBatchDups); ingestTx finds its possible duplicates.
+func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []recon.TransactionInput, codes []string, dups *batchDups, how ingestHow) ([]recon.IngestResult, int, error) {
 	// The accounts, locked, the stored rows the batch may duplicate and
 	// the orders it names, locked, in one round trip (readTogether): what
 	// matching reads is read before any write, none of it depending on
@@ -209,10 +210,8 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	// (dupWindows), and findDuplicates looks again in the rare batch whose
 	// window changed meanwhile. The orders are those of every incoming
 	// row, the duplicates' too.
-	dups := &batchDups{keys: make([]int64, len(in))}
 	var names orderNames
 	for i := range in {
-		dups.keys[i] = recon.DupKey(dayNumber(in[i].TransactionDate), in[i].AmountIn, in[i].AmountOut, in[i].Content)
 		names.add(in[i].AmountIn, codes[i], in[i].SubAccount)
 	}
 	var locked lockedAccounts
@@ -243,7 +242,7 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 		return nil, 0, err
 	}
 	var repeats bool
-	if dups.hits, repeats, err = db.findDuplicates(ctx, tx, companyID, in, dups.keys, window, found); err != nil {
+	if dups.hits, repeats, err = db.findDuplicates(ctx, tx, companyID, in, dups, window, found); err != nil {
 		return nil, 0, err
 	}
 	// A batch known to repeat stored rows has its stored references read
@@ -387,11 +386,23 @@ func (db *DB) enter(ctx context.Context, tx *sql.Tx, companyID int64, rows []ins
 	return enqueued + notified, nil
 }
 
-// batchDups are a batch's duplicate keys (recon.DupKey, by input) and its
-// possible duplicates (findDuplicates).
+// batchDups are a batch's duplicate keys (recon.DupKey) and memos
+// (recon.DupMemo), by input, and its possible duplicates (findDuplicates).
 type batchDups struct {
-	keys []int64
-	hits map[int]dupHit
+	keys  []int64
+	memos []string
+	hits  map[int]dupHit
+}
+
+// newBatchDups computes the keys and memos of in. The calls of a lane do so
+// before their turn (ingestGroup.ingest), outside the one writer.
+func newBatchDups(in []recon.TransactionInput) *batchDups {
+	d := &batchDups{keys: make([]int64, len(in)), memos: make([]string, len(in))}
+	for i := range in {
+		d.keys[i] = recon.DupKey(dayNumber(in[i].TransactionDate), in[i].AmountIn, in[i].AmountOut, in[i].Content)
+		d.memos[i] = recon.DupMemo(in[i].Content)
+	}
+	return d
 }
 
 // ingestPlan is what a batch will store: the new rows with their balances,
