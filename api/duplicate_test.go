@@ -123,6 +123,9 @@ func TestPossibleDuplicateFeedThenCamt(t *testing.T) {
 		}
 		status, _, body = b.do(t, "GET", fmt.Sprintf("/api/v1/transactions?bank_account_id=%d&limit=100", acct), "admin", "")
 		list, _ = body["data"].([]any)
+		if status != 200 {
+			t.Fatalf("list after the next day's feed: %d %v", status, body)
+		}
 		var nextDay map[string]any
 		for _, x := range list {
 			if row := x.(map[string]any); row["reference_number"] == "FT26261000000001" {
