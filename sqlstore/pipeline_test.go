@@ -144,21 +144,7 @@ func TestADeferredWriteThatFailsFailsItsTransaction(t *testing.T) {
 		var pe *pgconn.PgError
 		return errors.As(err, &pe) && pe.Code == "23505"
 	}
-	// deferIn begins a transaction and makes the writes in it, deferred:
-	// none may fail before it is sent.
-	deferIn := func(t *testing.T, writes ...string) *sql.Tx {
-		t.Helper()
-		tx, err := pool.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range writes {
-			if _, err := tx.ExecContext(later, w); err != nil {
-				t.Fatalf("%s failed before it was sent: %v", w, err)
-			}
-		}
-		return tx
-	}
+	deferIn := func(t *testing.T, writes ...string) *sql.Tx { return deferredIn(t, pool, later, writes...) }
 	const again = `INSERT INTO probe VALUES (1, 'again')` // fails: id 1 is stored
 
 	t.Run("next statement", func(t *testing.T) {
@@ -210,19 +196,7 @@ func TestReadsSentTogether(t *testing.T) {
 	ctx := t.Context()
 	later := sqlstore.Deferrable(ctx)
 	pool.SetMaxOpenConns(1) // every case on the one connection
-	begin := func(t *testing.T, writes ...string) *sql.Tx {
-		t.Helper()
-		tx, err := pool.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range writes {
-			if _, err := tx.ExecContext(later, w); err != nil {
-				t.Fatalf("%s failed before it was sent: %v", w, err)
-			}
-		}
-		return tx
-	}
+	begin := func(t *testing.T, writes ...string) *sql.Tx { return deferredIn(t, pool, later, writes...) }
 
 	tx := begin(t, `INSERT INTO probe VALUES (1, 'one')`, `INSERT INTO probe VALUES (2, 'two')`)
 	got, err := db.ReadTogether(ctx, tx,
@@ -263,4 +237,20 @@ func TestReadsSentTogether(t *testing.T) {
 	if got := committed(); strings.Join(got, "|") != "one|two" {
 		t.Fatalf("the table holds %q, want the two rows committed first", got)
 	}
+}
+
+// deferredIn begins a transaction on pool and makes the writes in it with
+// later, a deferrable context: none may fail before it is sent.
+func deferredIn(t *testing.T, pool *sql.DB, later context.Context, writes ...string) *sql.Tx {
+	t.Helper()
+	tx, err := pool.BeginTx(later, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range writes {
+		if _, err := tx.ExecContext(later, w); err != nil {
+			t.Fatalf("%s failed before it was sent: %v", w, err)
+		}
+	}
+	return tx
 }
