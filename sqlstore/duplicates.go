@@ -160,8 +160,9 @@ func (db *DB) dupReads(in []recon.TransactionInput, keys []int64, window int64, 
 // findDuplicates finds the possible duplicates of a batch (docs/statements.md,
 // Possible duplicates) before it is planned: each input whose account holds
 // a row of another reference with the same direction, amount and memo
-// (recon.DupMemo) dated within the window (the tenant's, in days, read by
-// lockAccounts), or an earlier row of the batch like it; and each input
+// (recon.DupMemo) dated within the window (the tenant's, in days, read
+// with the accounts' lock: accountsRead), or an earlier row of the batch
+// like it; and each input
 // carrying other references (a statement's) whose account holds a row of
 // the same amounts in the window sharing a reference key
 // (recon.ReferenceKeys). dups holds each input's recon.DupKey and memo. The look-up

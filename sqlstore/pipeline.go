@@ -41,7 +41,8 @@ import (
 // sent together").
 //
 // A transaction whose next reads do not depend on each other's answers (an
-// ingestion's accounts, locked, and the orders its batch names) hands them
+// ingestion's accounts, locked, its duplicate look-up and the orders its
+// batch names, locked) hands them
 // to readTogether as batchReads: on PostgreSQL the connection sends the
 // writes it keeps and the reads in one pipeline, one round trip, and gives
 // each read's rows to its scan in order; on SQLite (no round trips) they
