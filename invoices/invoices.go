@@ -67,6 +67,8 @@ type Service struct {
 	// invoice under template 1 (default recon.VAT10; docs/invoices.md, From
 	// the order).
 	AutoVATRate string
+
+	runFor time.Duration // replaces autoRunFor when positive (tests)
 }
 
 func (s *Service) now() time.Time {

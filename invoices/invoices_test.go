@@ -465,6 +465,31 @@ func TestPollSendsAnAbandonedInvoice(t *testing.T) {
 	}
 }
 
+// TestAutoInvoiceRunBounded: a run that has made invoices reads the queue
+// no more once it has lasted its bound (autoRunFor, here a nanosecond: past
+// after the first read), so that the maintenance steps after it are not
+// kept waiting; what it left is the next run's.
+func TestAutoInvoiceRunBounded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, sqlstore.EngineSQLite)
+	ctx := t.Context()
+	up := recon.SellerUpdate{AutoInvoice: ptr(true)}
+	if _, err := f.db.UpdateCompany(ctx, f.live.ID(), func(u *recon.Company) error { return up.Apply(&u.Config) }); err != nil {
+		t.Fatal(err)
+	}
+	const paid = invoices.MaxAutoBatch + 5
+	payOrders(t, f, paid)
+	f.svc.SetAutoRunFor(time.Nanosecond)
+	for run, want := range []int{invoices.MaxAutoBatch, 5, 0} {
+		if n, err := f.svc.AutoInvoice(ctx); err != nil || n != want {
+			t.Fatalf("run %d: %d invoices (%v), want %d", run+1, n, err, want)
+		}
+	}
+	if queued, _, err := f.db.QueuedPaidOrders(ctx, 1000); err != nil || len(queued) != 0 {
+		t.Fatalf("queued after the runs: %d, %v", len(queued), err)
+	}
+}
+
 // TestAutoInvoiceDatabaseAway: with the database away, auto_invoice and
 // the drop of the orders it makes nothing for return the error and lose
 // nothing; every paid order stays queued, and the first run once the

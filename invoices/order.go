@@ -100,6 +100,13 @@ const (
 	autoRunFor     = time.Second
 )
 
+func (s *Service) autoRunFor() time.Duration {
+	if s.runFor > 0 {
+		return s.runFor
+	}
+	return autoRunFor
+}
+
 // AutoInvoice is auto_invoice (docs/invoices.md, From the order): the
 // maintenance step that takes the orders that became paid (queued by the
 // payment's own transaction) and, for a company with auto_invoice on,
@@ -171,7 +178,7 @@ func (s *Service) AutoInvoice(ctx context.Context) (int, error) {
 				return n, err
 			}
 		}
-		if len(orders) < MaxAutoBatch || (n > 0 && time.Since(start) > autoRunFor) {
+		if len(orders) < MaxAutoBatch || (n > 0 && time.Since(start) > s.autoRunFor()) {
 			break
 		}
 	}
