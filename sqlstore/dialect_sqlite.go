@@ -301,13 +301,7 @@ func (sqliteDialect) readTogether(ctx context.Context, db *DB, tx *sql.Tx, reads
 			rows, err = tx.QueryContext(ctx, r.query, r.args...)
 		}
 		if err == nil {
-			err = r.scan(rows)
-			if cerr := rows.Close(); err == nil {
-				err = cerr
-			}
-			if err == nil {
-				err = rows.Err()
-			}
+			err = r.take(rows, rows.Close)
 		}
 		if err != nil {
 			return internal(err, r.what)

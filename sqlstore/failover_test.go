@@ -73,6 +73,61 @@ func TestLostPrimary(t *testing.T) {
 	within(t, "Ready", func() error { return db.Ready(ctx) })
 }
 
+// TestIngestionWithTheDatabaseLost: batches pushed while the database is
+// cut off, several at once on one account (one lane, its groups begun while
+// the one before commits), are each EUNAVAILABLE, none waits for ever, and
+// none leaves a row; once the database is back the next batch is stored
+// after the rows from before, with its balance following theirs.
+func TestIngestionWithTheDatabaseLost(t *testing.T) {
+	t.Parallel()
+	db, outage, _ := dbtest.OpenOutageStore(t)
+	ctx := t.Context()
+	c := newCompanyRow(1)
+	if err := db.CreateCompany(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	a := &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: "111"}
+	if err := db.CreateBankAccount(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	push := func(ref string) ([]recon.IngestResult, error) {
+		in := []recon.TransactionInput{{BankAccountID: a.ID, TransactionDate: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
+			AmountIn: 1000, Content: "chuyen tien " + ref, ReferenceNumber: ref}}
+		return db.IngestTransactions(ctx, c.Tenant(), in, []string{""})
+	}
+	if _, err := push("BEFORE"); err != nil { // the tenant's duplicate window is now known: the reads go together
+		t.Fatal(err)
+	}
+
+	outage.Cut()
+	errs := make(chan error, 4)
+	for i := range cap(errs) {
+		go func() {
+			_, err := push(fmt.Sprintf("CUT%d", i))
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		wantUnavailable(t, "a push with the database cut off", <-errs)
+	}
+
+	outage.Restore()
+	var res []recon.IngestResult
+	within(t, "a push", func() error {
+		var err error
+		res, err = push("AFTER")
+		return err
+	})
+	list, total, err := db.Transactions(ctx, c.Tenant(), recon.TransactionFilter{Page: 1, Limit: 20})
+	if err != nil || total != 2 || len(list) != 2 {
+		t.Fatalf("stored after the outage: %d rows (%v), want the ones from before and after", total, err)
+	}
+	after, err := db.Transaction(ctx, c.Tenant(), res[0].ID)
+	if err != nil || after.Accumulated != 2000 {
+		t.Fatalf("the push after the outage: %+v (%v), want its balance 2000", after, err)
+	}
+}
+
 // TestStalledPrimaryEndsAtTheDeadline: a database host that vanished
 // without a reset (nothing comes back) does not hang a request: it ends at
 // its context's deadline, EUNAVAILABLE, whether it waited on a query or

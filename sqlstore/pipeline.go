@@ -65,6 +65,19 @@ type batchRead struct {
 	prepared bool
 }
 
+// take scans rows with r.scan and closes them (close), returning the
+// scan's error, else the close's, else the rows' own.
+func (r batchRead) take(rows rowScanner, close func() error) error {
+	err := r.scan(rows)
+	if cerr := close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return err
+}
+
 // rowScanner is the rows of a batchRead: *sql.Rows, or pgx's rows.
 type rowScanner interface {
 	Next() bool
@@ -98,11 +111,7 @@ func (c *pipelineConn) readAll(ctx context.Context, reads []batchRead) error {
 	for _, r := range reads {
 		rows, err := br.Query()
 		if err == nil {
-			err = r.scan(rows)
-			rows.Close()
-			if err == nil {
-				err = rows.Err()
-			}
+			err = r.take(rows, func() error { rows.Close(); return nil })
 		}
 		if err != nil {
 			_ = br.Close()

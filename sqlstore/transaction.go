@@ -217,9 +217,10 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	var locked lockedAccounts
 	reads := []batchRead{db.accountsRead(companyID, in, &locked)}
 	var found *dupLookup
-	if w, ok := db.dupWindows.Load(companyID); ok {
+	last, known := db.dupWindows.Load(companyID)
+	if known {
 		found = &dupLookup{}
-		reads = append(reads, db.dupReads(in, dups.keys, w.(int64), found)...)
+		reads = append(reads, db.dupReads(in, dups.keys, last.(int64), found)...)
 	}
 	named := &namedOrders{}
 	if r, ok := db.namedRead(companyID, names, named); ok {
@@ -232,7 +233,9 @@ func (db *DB) ingestTx(ctx context.Context, tx *sql.Tx, companyID int64, in []re
 	if err != nil {
 		return nil, 0, err
 	}
-	db.dupWindows.Store(companyID, window)
+	if !known || last.(int64) != window {
+		db.dupWindows.Store(companyID, window)
+	}
 	if err := db.finishNamed(ctx, tx, companyID, named); err != nil {
 		return nil, 0, err
 	}
