@@ -90,10 +90,10 @@ type dialect interface {
 	// updateOrderPayments writes the payment columns of the orders
 	// (writeOrderPayments).
 	updateOrderPayments(ctx context.Context, tx *sql.Tx, orders []*recon.Order) error
-	// stampChanges moves the tenant's change counter by len(ids) and logs
-	// the changes (ids[i], kinds[i]) under the numbers it freed, in order
+	// stampChanges moves the tenant's change counter by total, the changes
+	// the runs hold, and logs the runs under the numbers it freed, in order
 	// (see DB.stampChanges).
-	stampChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, ids []int64, kinds []string, now time.Time) error
+	stampChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, runs changeRuns, total int64, now time.Time) error
 	// optimizeStatements refresh the planner's statistics (see DB.Optimize),
 	// run in order on one connection.
 	optimizeStatements() []string

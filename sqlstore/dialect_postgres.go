@@ -348,14 +348,14 @@ func (postgresDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table s
 }
 
 // stampChanges: one statement, the counter's upsert feeding an INSERT ...
-// SELECT FROM unnest(arrays) numbered by ordinality; a write nobody reads
-// the answer of, so it goes with the commit (deferrable).
-func (postgresDialect) stampChanges(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, ids []int64, kinds []string, now time.Time) error {
+// SELECT FROM unnest(arrays) of the runs; a write nobody reads the answer
+// of, so it goes with the commit (deferrable).
+func (postgresDialect) stampChanges(ctx context.Context, _ *DB, tx *sql.Tx, companyID int64, runs changeRuns, total int64, now time.Time) error {
 	_, err := tx.ExecContext(deferrable(ctx), `
 		WITH c AS (`+moveCounter+`)
-		INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at)
-		SELECT $1, c.seq - $2 + u.n, u.id, u.kind, $3 FROM c, unnest($4::bigint[], $5::text[]) WITH ORDINALITY AS u(id, kind, n)`,
-		companyID, int64(len(ids)), now, ids, kinds)
+		INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at, n)
+		SELECT $1, c.seq - $2 + u.e, u.id, u.kind, $3, u.n FROM c, unnest($4::bigint[], $5::bigint[], $6::text[], $7::bigint[]) AS u(e, id, kind, n)`,
+		companyID, total, now, runs.ends, runs.ids, runs.kinds, runs.ns)
 	return err
 }
 

@@ -414,65 +414,37 @@ func (sqliteDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table str
 	return nil
 }
 
-// stampChanges: the counter's upsert, then the changes (insertChanges).
-func (sqliteDialect) stampChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, ids []int64, kinds []string, now time.Time) error {
+// stampChanges: the counter's upsert, then the runs: the one run of a
+// batch's added rows by a statement prepared once, more in one INSERT ...
+// SELECT FROM json_each of [seq, id, kind, n] quadruples.
+func (sqliteDialect) stampChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, runs changeRuns, total int64, now time.Time) error {
 	var last int64
-	if err := tx.QueryRowContext(ctx, moveCounter, companyID, int64(len(ids))).Scan(&last); err != nil {
+	if err := tx.QueryRowContext(ctx, moveCounter, companyID, total).Scan(&last); err != nil {
 		return err
 	}
-	return sqliteInsertChanges(ctx, db, tx, companyID, last-int64(len(ids)), ids, kinds, now)
-}
-
-// sqliteInsertChanges logs the changes (ids[i], kinds[i]) of the tenant
-// under the numbers after first, in order: a run of at least changeRun
-// consecutive ids of one kind (a batch's added rows, whose ids SQLite
-// assigned in order) in one statement that counts them out
-// (sqliteChangeRun), the rest in one INSERT ... SELECT FROM json_each of
-// [seq, id, kind] triples. Reading the triples' JSON was 13% of the single
-// writer's time under ingestion (docs/benchmarks.md, "SQLite: the writer's
-// journal and change log").
-func sqliteInsertChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID, first int64, ids []int64, kinds []string, now time.Time) error {
-	var rest strings.Builder
-	for i := 0; i < len(ids); {
-		n := 1
-		for i+n < len(ids) && ids[i+n] == ids[i]+int64(n) && kinds[i+n] == kinds[i] {
-			n++
+	first := last - total
+	if len(runs.ends) == 1 {
+		stmt, err := db.stmt(ctx, tx, sqliteChangeRun)
+		if err == nil {
+			_, err = stmt.ExecContext(ctx, companyID, last, runs.ids[0], runs.kinds[0], now, runs.ns[0])
 		}
-		if n >= changeRun {
-			stmt, err := db.stmt(ctx, tx, sqliteChangeRun)
-			if err == nil {
-				_, err = stmt.ExecContext(ctx, companyID, first+int64(i), ids[i], n, kinds[i], now)
-			}
-			if err != nil {
-				return err
-			}
-		} else {
-			for k := i; k < i+n; k++ {
-				rest.WriteString(`,[` + strconv.FormatInt(first+int64(k)+1, 10) + `,` + strconv.FormatInt(ids[k], 10) + `,"` + kinds[k] + `"]`)
-			}
-		}
-		i += n
+		return err
 	}
-	if rest.Len() == 0 {
-		return nil
+	var quads strings.Builder
+	for i := range runs.ends {
+		quads.WriteString(`,[` + strconv.FormatInt(first+runs.ends[i], 10) + `,` + strconv.FormatInt(runs.ids[i], 10) +
+			`,"` + runs.kinds[i] + `",` + strconv.FormatInt(runs.ns[i], 10) + `]`)
 	}
 	_, err := tx.ExecContext(ctx, `
-		INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at)
-		SELECT $1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), $2 FROM json_each($3)`,
-		companyID, now, "["+rest.String()[1:]+"]")
+		INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at, n)
+		SELECT $1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), $2, json_extract(value, '$[3]')
+		FROM json_each($3)`, companyID, now, "["+quads.String()[1:]+"]")
 	return err
 }
 
-// changeRun is the shortest run of consecutive ids that sqliteInsertChanges
-// counts out rather than spells.
-const changeRun = 8
-
-// sqliteChangeRun logs the changes of ids $3 to $3 + $4 - 1, all of kind
-// $5, as seqs $2 + 1 onwards.
-const sqliteChangeRun = `
-	WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < $4)
-	INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at)
-	SELECT $1, $2 + i + 1, $3 + i, $5, $6 FROM k`
+// sqliteChangeRun logs one run.
+const sqliteChangeRun = `INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at, n)
+	VALUES ($1, $2, $3, $4, $5, $6)`
 
 // updateOrderPayments: one statement an order; in process, a statement
 // costs no round trip.

@@ -148,3 +148,13 @@ func (db *DB) LaneQueued(companyID int64) int {
 	}
 	return n
 }
+
+// LogChanges logs the changes (ids[i], kinds[i]) of the company as a
+// writing transaction does (tests of the change log's runs).
+func (db *DB) LogChanges(ctx context.Context, companyID int64, ids []int64, kinds []string) error {
+	var set changeSet
+	for i := range ids {
+		set.add(kinds[i], ids[i])
+	}
+	return db.inTx(ctx, func(tx *sql.Tx) error { return db.stampChanges(ctx, tx, companyID, set, db.now()) })
+}

@@ -70,15 +70,11 @@ const hubTransactionFrom = ` FROM transactions t
 
 func scanHubTransaction(s scanner) (*recon.HubTransaction, error) {
 	var h recon.HubTransaction
-	var code, sub sql.NullString
-	t := &h.Transaction
-	if err := s.Scan(&t.ID, &t.CompanyID, &t.BankAccountID, &t.BankName, &t.AccountNumber, &t.TransactionDate,
-		&t.AmountIn, &t.AmountOut, &t.Accumulated, &t.Content, &t.ReferenceNumber, &code, &sub, &t.CreatedAt, &t.DupState, &t.DupOf,
-		&h.BankAccountXID, &h.CustomerXID); err != nil {
+	t, err := scanTransaction(scanAlso{s, []any{&h.BankAccountXID, &h.CustomerXID}})
+	if err != nil {
 		return nil, err
 	}
-	t.Code, t.SubAccount = code.String, sub.String
-	t.TransactionDate, t.CreatedAt = recon.WallClock(t.TransactionDate.UTC()), t.CreatedAt.UTC()
+	h.Transaction = *t
 	return &h, nil
 }
 

@@ -12,6 +12,16 @@ import (
 // scanner is what a scanX function reads one row from: *sql.Row or *sql.Rows.
 type scanner = interface{ Scan(...any) error }
 
+// scanAlso is a scanner whose every Scan also fills more, after the
+// destinations it is given: scanTransaction(scanAlso{s, more}) reads a
+// query of transactionColumns and columns of its own.
+type scanAlso struct {
+	scanner
+	more []any
+}
+
+func (s scanAlso) Scan(dest ...any) error { return s.scanner.Scan(append(dest, s.more...)...) }
+
 // collect reads every row of a query with scan. The query's error (err, as
 // QueryContext returned it with rows), a row's and the iteration's are
 // EINTERNAL naming what; no rows is an empty, non-nil list.

@@ -57,11 +57,31 @@ func (db *DB) stampChanges(ctx context.Context, tx *sql.Tx, companyID int64, set
 	if len(set) == 0 {
 		return nil
 	}
-	ids, kinds := make([]int64, len(set)), make([]string, len(set))
-	for i, c := range set {
-		ids[i], kinds[i] = c.id, c.kind
+	return internalOrNil(db.d.stampChanges(ctx, db, tx, companyID, set.runs(), int64(len(set)), storedTime(now)), "log changes")
+}
+
+// changeRuns are a changeSet as the log keeps it (migration 00056): each
+// run is consecutive ids of one kind, one row however long. A batch's
+// added rows, whose ids the insert drew in order, are one run (or a few,
+// when another tenant's insert drew ids between them on PostgreSQL).
+type changeRuns struct {
+	ends  []int64 // the place in the set of each run's last change, from 1
+	ids   []int64 // each run's first transaction
+	ns    []int64 // each run's length
+	kinds []string
+}
+
+func (s changeSet) runs() changeRuns {
+	var r changeRuns
+	for i := 0; i < len(s); {
+		n := 1
+		for i+n < len(s) && s[i+n].id == s[i].id+int64(n) && s[i+n].kind == s[i].kind {
+			n++
+		}
+		i += n
+		r.ends, r.ids, r.ns, r.kinds = append(r.ends, int64(i)), append(r.ids, s[i-n].id), append(r.ns, int64(n)), append(r.kinds, s[i-n].kind)
 	}
-	return internalOrNil(db.d.stampChanges(ctx, db, tx, companyID, ids, kinds, storedTime(now)), "log changes")
+	return r
 }
 
 // moveCounter is the upsert of stampChanges that moves the tenant's ($1)
@@ -70,58 +90,55 @@ const moveCounter = `INSERT INTO sync_counters (company_id, seq) VALUES ($1, $2)
 	ON CONFLICT (company_id) DO UPDATE SET seq = sync_counters.seq + excluded.seq
 	RETURNING seq`
 
-// TransactionChanges implements recon.SyncStore: the page, each added or
-// modified transaction read as it is now with its match state, then the
-// counter's floor: a purge that ran meanwhile shows there, so a page read
-// across a purge is refused rather than short.
+// TransactionChanges implements recon.SyncStore: the page's changes from
+// the runs holding them, then each added or modified transaction read as
+// it is now with its match state, then the counter's floor: a purge that
+// ran meanwhile shows there, so a page read across a purge is refused
+// rather than short.
 func (db *DB) TransactionChanges(ctx context.Context, tenant recon.TenantID, after int64, limit int) (*recon.TransactionChanges, error) {
 	companyID := tenant.ID()
-	rows, err := db.db.QueryContext(ctx, `
-		SELECT c.seq, c.kind, c.transaction_id, t.id IS NOT NULL, `+nullableTransactionColumns+`,
-			(SELECT d.outcome FROM match_decisions d WHERE d.transaction_id = t.id ORDER BY d.id DESC LIMIT 1),
-			(SELECT d.order_id FROM match_decisions d WHERE d.transaction_id = t.id ORDER BY d.id DESC LIMIT 1),
-			(SELECT e.resolved FROM exceptions e WHERE e.transaction_id = t.id AND e.company_id = t.company_id)
-		FROM transaction_changes c
-		LEFT JOIN transactions t ON t.id = c.transaction_id AND t.company_id = c.company_id AND c.kind <> 'removed'
-		LEFT JOIN bank_accounts b ON b.id = t.bank_account_id
-		WHERE c.company_id = $1 AND c.seq > $2
-		ORDER BY c.seq LIMIT $3`, companyID, after, limit+1)
+	type run struct {
+		last, n, id int64 // its last seq, its length, its first transaction
+		kind        string
+	}
+	// Every run read ends above after, and limit+1 of them hold at least
+	// limit+1 changes; the first may begin at or below after.
+	rows, err := db.db.QueryContext(ctx, `SELECT seq, n, transaction_id, kind FROM transaction_changes
+		WHERE company_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, companyID, after, limit+1)
+	runs, err := collect(rows, err, "read changes", func(s scanner) (*run, error) {
+		var r run
+		return &r, s.Scan(&r.last, &r.n, &r.id, &r.kind)
+	})
 	if err != nil {
-		return nil, internal(err, "read changes")
+		return nil, err
 	}
 	page := &recon.TransactionChanges{Next: after}
-	for rows.Next() {
-		var ch recon.TransactionChange
-		var found bool
-		var t nullableTransaction
-		var outcome sql.NullString
-		var order sql.NullInt64
-		var resolved sql.NullBool
-		dest := append([]any{&ch.Seq, &ch.Kind, &ch.TransactionID, &found}, t.dest()...)
-		if err := rows.Scan(append(dest, &outcome, &order, &resolved)...); err != nil {
-			rows.Close()
-			return nil, internal(err, "read changes")
-		}
-		if len(page.Changes) == limit {
-			page.HasMore = true
-			break
-		}
-		if found {
-			st := &recon.SyncedTransaction{Transaction: *t.transaction(), MatchOutcome: outcome.String, OrderID: order.Int64}
-			st.ID = ch.TransactionID
-			if resolved.Valid {
-				st.Exception = map[bool]string{false: "open", true: "resolved"}[resolved.Bool]
+	var read []int64
+changes:
+	for _, r := range runs {
+		for seq := max(r.last-r.n+1, after+1); seq <= r.last; seq++ {
+			if len(page.Changes) == limit {
+				page.HasMore = true
+				break changes
 			}
-			ch.Transaction = st
+			ch := recon.TransactionChange{Seq: seq, Kind: r.kind, TransactionID: r.id + seq - (r.last - r.n + 1)}
+			if ch.Kind != recon.ChangeRemoved {
+				read = append(read, ch.TransactionID)
+			}
+			page.Changes = append(page.Changes, ch)
+			page.Next = seq
 		}
-		page.Changes = append(page.Changes, ch)
-		page.Next = ch.Seq
 	}
-	if err := rows.Close(); err != nil {
-		return nil, internal(err, "read changes")
-	}
-	if err := rows.Err(); err != nil {
-		return nil, internal(err, "read changes")
+	if len(read) > 0 {
+		synced, err := db.syncedTransactions(ctx, companyID, read)
+		if err != nil {
+			return nil, err
+		}
+		for i := range page.Changes {
+			if ch := &page.Changes[i]; ch.Kind != recon.ChangeRemoved {
+				ch.Transaction = synced[ch.TransactionID] // nil: removed since
+			}
+		}
 	}
 	var floor int64
 	err = db.db.QueryRowContext(ctx, `SELECT floor FROM sync_counters WHERE company_id = $1`, companyID).Scan(&floor)
@@ -137,47 +154,63 @@ func (db *DB) TransactionChanges(ctx context.Context, tenant recon.TenantID, aft
 	return page, nil
 }
 
-// nullableTransactionColumns are transactionColumns read through a LEFT
-// JOIN, every column possibly NULL (see nullableTransaction).
-const nullableTransactionColumns = `t.company_id, t.bank_account_id, b.bank_name, b.account_number, t.transaction_date,
-	t.amount_in, t.amount_out, t.accumulated, t.content, t.reference_number, t.code, t.sub_account, t.created_at`
-
-type nullableTransaction struct {
-	company, account, in, out, acc sql.NullInt64
-	bank, number, content, ref     sql.NullString
-	code, sub                      sql.NullString
-	date, created                  sql.NullTime
-}
-
-func (n *nullableTransaction) dest() []any {
-	return []any{&n.company, &n.account, &n.bank, &n.number, &n.date, &n.in, &n.out, &n.acc, &n.content, &n.ref, &n.code, &n.sub, &n.created}
-}
-
-func (n *nullableTransaction) transaction() *recon.Transaction {
-	return &recon.Transaction{CompanyID: n.company.Int64, BankAccountID: n.account.Int64, BankName: n.bank.String, AccountNumber: n.number.String,
-		TransactionDate: recon.WallClock(n.date.Time.UTC()), AmountIn: n.in.Int64, AmountOut: n.out.Int64, Accumulated: n.acc.Int64,
-		Content: n.content.String, ReferenceNumber: n.ref.String, Code: n.code.String, SubAccount: n.sub.String, CreatedAt: n.created.Time.UTC()}
+// syncedTransactions reads the tenant's transactions of ids that still
+// exist, each with its match state, by id.
+func (db *DB) syncedTransactions(ctx context.Context, companyID int64, ids []int64) (map[int64]*recon.SyncedTransaction, error) {
+	args := []any{companyID}
+	cond := oneOf(db, &args, ids)
+	rows, err := db.db.QueryContext(ctx, `SELECT `+transactionColumns+`,
+			(SELECT d.outcome FROM match_decisions d WHERE d.transaction_id = t.id ORDER BY d.id DESC LIMIT 1),
+			(SELECT d.order_id FROM match_decisions d WHERE d.transaction_id = t.id ORDER BY d.id DESC LIMIT 1),
+			(SELECT e.resolved FROM exceptions e WHERE e.transaction_id = t.id AND e.company_id = t.company_id)
+		FROM transactions t JOIN bank_accounts b ON b.id = t.bank_account_id
+		WHERE t.company_id = $1 AND t.id `+cond, args...)
+	list, err := collect(rows, err, "read changes", func(s scanner) (*recon.SyncedTransaction, error) {
+		var outcome sql.NullString
+		var order sql.NullInt64
+		var resolved sql.NullBool
+		t, err := scanTransaction(scanAlso{s, []any{&outcome, &order, &resolved}})
+		if err != nil {
+			return nil, err
+		}
+		st := &recon.SyncedTransaction{Transaction: *t, MatchOutcome: outcome.String, OrderID: order.Int64}
+		if resolved.Valid {
+			st.Exception = map[bool]string{false: "open", true: "resolved"}[resolved.Bool]
+		}
+		return st, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*recon.SyncedTransaction, len(list))
+	for _, st := range list {
+		byID[st.ID] = st
+	}
+	return byID, nil
 }
 
 // purgeChanges deletes the tenant's changes logged before before, oldest
-// first and a chunk per database transaction, and raises the counter's
-// floor to the last one purged: a cursor below it is expired.
+// first and a chunk of runs per database transaction, and raises the
+// counter's floor to the last one purged: a cursor below it is expired. It
+// returns the number of changes purged.
 func (db *DB) purgeChanges(ctx context.Context, companyID int64, before time.Time) (int64, error) {
 	before = storedTime(before)
 	var total int64
 	for {
-		var n int64
+		var n int64 // changes purged
+		var runs int
 		err := db.inTx(ctx, func(tx *sql.Tx) error {
-			rows, err := tx.QueryContext(ctx, `SELECT seq, created_at FROM transaction_changes WHERE company_id = $1 ORDER BY seq LIMIT $2`,
+			n, runs = 0, 0
+			rows, err := tx.QueryContext(ctx, `SELECT seq, n, created_at FROM transaction_changes WHERE company_id = $1 ORDER BY seq LIMIT $2`,
 				companyID, retentionChunk)
 			if err != nil {
 				return internal(err, "purge changes")
 			}
 			upto := int64(-1)
 			for rows.Next() {
-				var seq int64
+				var seq, changes int64
 				var at time.Time
-				if err := rows.Scan(&seq, &at); err != nil {
+				if err := rows.Scan(&seq, &changes, &at); err != nil {
 					rows.Close()
 					return internal(err, "purge changes")
 				}
@@ -185,7 +218,8 @@ func (db *DB) purgeChanges(ctx context.Context, companyID int64, before time.Tim
 					break
 				}
 				upto = seq
-				n++
+				n += changes
+				runs++
 			}
 			if err := rows.Close(); err != nil {
 				return internal(err, "purge changes")
@@ -203,7 +237,7 @@ func (db *DB) purgeChanges(ctx context.Context, companyID int64, before time.Tim
 			return nil
 		})
 		total += n
-		if err != nil || n < retentionChunk {
+		if err != nil || runs < retentionChunk {
 			return total, err
 		}
 	}
