@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -148,14 +149,22 @@ func (g *ingestGroup) enqueue(companyID int64, call *ingestCall) *lane {
 // commit, and the lock, which the committing transaction holds, orders
 // them after it (docs/design.md, "The next group begins while one
 // commits"). SQLite, one writer at a time, stores one group after the
-// other.
+// other. A lane whose queue is empty lives until its last group is
+// stored, so that a call coming meanwhile queues behind that group rather
+// than in a lane of its own.
 func (g *ingestGroup) drain(ctx context.Context, db *DB, companyID int64, l *lane) {
-	var committing <-chan struct{} // the previous group's, closed when it commits or ends
+	var prev *groupEnd
 	for {
-		if committing != nil {
-			<-committing
+		if prev != nil {
+			<-prev.committing
 		}
 		g.mu.Lock()
+		if !l.merged && len(l.queue) == 0 && prev != nil {
+			g.mu.Unlock()
+			<-prev.done
+			prev = nil
+			continue
+		}
 		if l.merged || len(l.queue) == 0 {
 			if !l.merged {
 				g.lanes[companyID] = slices.DeleteFunc(g.lanes[companyID], func(o *lane) bool { return o == l })
@@ -183,51 +192,102 @@ func (g *ingestGroup) drain(ctx context.Context, db *DB, companyID int64, l *lan
 			l.add(c.accounts)
 		}
 		g.mu.Unlock()
+		end := newGroupEnd()
 		if g.oneLane {
-			g.store(ctx, db, companyID, calls)
+			g.store(ctx, db, companyID, calls, nil, end)
 			continue
 		}
-		next := make(chan struct{})
-		var once sync.Once
-		signal := func() { once.Do(func() { close(next) }) }
-		go func() {
-			defer signal()
-			g.store(onCommitting(ctx, signal), db, companyID, calls)
-		}()
-		committing = next
+		go g.store(ctx, db, companyID, calls, prev, end)
+		prev = end
 	}
 }
 
-func (g *ingestGroup) store(ctx context.Context, db *DB, companyID int64, calls []*ingestCall) {
+// groupEnd is what a lane's group tells the next one of its progress.
+type groupEnd struct {
+	committing chan struct{} // closed when it is about to commit, or has ended
+	once       sync.Once     // of closing committing
+	decided    chan struct{} // closed once its grouped transaction committed or failed
+	failed     bool          // which, set before decided closes
+	done       chan struct{} // closed once every call of it is stored
+}
+
+func newGroupEnd() *groupEnd {
+	return &groupEnd{committing: make(chan struct{}), decided: make(chan struct{}), done: make(chan struct{})}
+}
+
+func (e *groupEnd) commitStarts() { e.once.Do(func() { close(e.committing) }) }
+
+// errBehindFailedGroup rolls back a group whose previous group failed at
+// its commit after this one began (groupEnd.before).
+var errBehindFailedGroup = errors.New("sqlstore: the group before failed")
+
+// before is the commit hook (onCommitting) of a group that follows prev:
+// it commits once prev has committed, or once every call of prev is stored
+// when prev failed, and only then lets the lane's next group begin. A
+// group begins while prev commits and waits for prev's locks; should
+// prev's COMMIT fail then (the database lost, a deferred write refused),
+// prev's calls are stored again one by one, and this group, holding the
+// accounts' locks they need, must not commit first: it rolls back
+// (errBehindFailedGroup) and is stored after them, so the lane's rows keep
+// arrival order.
+func (e *groupEnd) before(prev *groupEnd) func() error {
+	return func() error {
+		if prev != nil {
+			<-prev.decided
+			if prev.failed {
+				select {
+				case <-prev.done:
+				default:
+					return errBehindFailedGroup
+				}
+			}
+		}
+		e.commitStarts()
+		return nil
+	}
+}
+
+// store stores calls as one group after prev (nil: none before it, or
+// SQLite's one writer), telling the next group by end.
+func (g *ingestGroup) store(ctx context.Context, db *DB, companyID int64, calls []*ingestCall, prev, end *groupEnd) {
 	defer func() {
 		for _, c := range calls {
 			close(c.done)
 		}
+		end.commitStarts()
+		close(end.done)
 	}()
-	if len(calls) == 1 {
-		calls[0].res, calls[0].err = db.ingestOnce(ctx, companyID, calls[0].in, calls[0].codes, calls[0].dups)
-		return
-	}
-	var in []recon.TransactionInput
-	var codes []string
-	dups := &batchDups{}
-	for _, c := range calls {
-		in = append(in, c.in...)
-		codes = append(codes, c.codes...)
-		dups.keys = append(dups.keys, c.dups.keys...)
-		dups.memos = append(dups.memos, c.dups.memos...)
-	}
-	res, err := db.ingestOnce(ctx, companyID, in, codes, dups)
-	if err != nil {
-		// One after the other, in arrival order, before the lane's next
-		// group begins (not at their commits).
-		ctx := onCommitting(ctx, nil)
+	in, codes, dups := calls[0].in, calls[0].codes, calls[0].dups
+	if len(calls) > 1 {
+		in, codes, dups = nil, nil, &batchDups{}
 		for _, c := range calls {
-			c.res, c.err = db.ingestOnce(ctx, companyID, c.in, c.codes, c.dups)
+			in = append(in, c.in...)
+			codes = append(codes, c.codes...)
+			dups.keys = append(dups.keys, c.dups.keys...)
+			dups.memos = append(dups.memos, c.dups.memos...)
+		}
+	}
+	res, err := db.ingestOnce(onCommitting(ctx, end.before(prev)), companyID, in, codes, dups)
+	end.failed = err != nil
+	close(end.decided)
+	if err == nil {
+		for _, c := range calls {
+			c.res, res = res[:len(c.in):len(c.in)], res[len(c.in):]
 		}
 		return
 	}
+	if len(calls) == 1 && !errors.Is(err, errBehindFailedGroup) {
+		calls[0].err = err
+		return
+	}
+	// One after the other, in arrival order, after every call of the group
+	// before, and before the lane's next group begins (not at their
+	// commits).
+	if prev != nil {
+		<-prev.done
+	}
+	ctx = onCommitting(ctx, nil)
 	for _, c := range calls {
-		c.res, res = res[:len(c.in):len(c.in)], res[len(c.in):]
+		c.res, c.err = db.ingestOnce(ctx, companyID, c.in, c.codes, c.dups)
 	}
 }

@@ -2,6 +2,8 @@ package sqlstore_test
 
 import (
 	"database/sql"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -92,5 +94,112 @@ func TestNextGroupBeginsWhileOneCommits(t *testing.T) {
 		if err != nil || got.Accumulated != want {
 			t.Fatalf("transaction %d: %+v (%v), want its balance %d", id, got, err, want)
 		}
+	}
+}
+
+// TestGroupBehindAFailedCommitWaits (PostgreSQL): when a group's COMMIT
+// fails after the lane's next group began, the next group, which then
+// holds the accounts' locks, does not commit before the failed group's
+// calls are stored again one by one: it rolls back and is stored after
+// them, so the rows keep arrival order and their balances. A trigger of
+// the test's own refuses the change counter's move by two, so the group
+// of two calls fails at its commit (its change log goes with the COMMIT)
+// and each call alone, retried, passes.
+func TestGroupBehindAFailedCommitWaits(t *testing.T) {
+	t.Parallel()
+	db := dbtest.OpenStore(t, sqlstore.EnginePostgres)
+	ctx := t.Context()
+	c, a := companyWithAccount(t, db, "111")
+	row := func(ref string, amount int64) []recon.TransactionInput {
+		return []recon.TransactionInput{{BankAccountID: a.ID, TransactionDate: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
+			AmountIn: amount, Content: "chuyen tien", ReferenceNumber: ref}}
+	}
+	// The first batch makes the tenant's change counter.
+	if _, err := db.IngestTransactions(ctx, c.Tenant(), row("W", 1), []string{""}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(ctx, `CREATE FUNCTION refuse_two() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.seq - OLD.seq >= 2 THEN
+				RAISE EXCEPTION 'the test refuses a move by %', NEW.seq - OLD.seq;
+			END IF;
+			RETURN NEW;
+		END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(ctx, `CREATE TRIGGER refuse_two BEFORE UPDATE ON sync_counters FOR EACH ROW EXECUTE FUNCTION refuse_two()`); err != nil {
+		t.Fatal(err)
+	}
+	pool := db.Pool()
+	hold := func(query string, arg int64) *sql.Tx {
+		t.Helper()
+		tx, err := pool.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tx.Rollback() })
+		if _, err := tx.ExecContext(ctx, query, arg); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	account := hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, a.ID)
+	counter := hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, c.ID)
+	waiting := func(n int) func() bool {
+		return func() bool {
+			var got int
+			err := pool.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event <> 'advisory'`).Scan(&got)
+			return err == nil && got == n
+		}
+	}
+	results := make(map[string]chan error)
+	push := func(ref string, amount int64) {
+		done := make(chan error, 1)
+		results[ref] = done
+		go func() {
+			_, err := db.IngestTransactions(ctx, c.Tenant(), row(ref, amount), []string{""})
+			done <- err
+		}()
+	}
+	push("X", 10)
+	testkit.WaitFor(t, "the first group to wait for the account", 10*time.Second, waiting(1))
+	queued := func(n int) func() bool { return func() bool { return db.LaneQueued(c.ID) == n } }
+	push("A1", 100)
+	testkit.WaitFor(t, "a call queued behind the first group", 10*time.Second, queued(1))
+	push("A2", 1000)
+	testkit.WaitFor(t, "two calls queued behind the first group", 10*time.Second, queued(2))
+	if err := account.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "the first group waiting in its commit and the group of two waiting for the account", 10*time.Second, waiting(2))
+	push("B", 10_000)
+	testkit.WaitFor(t, "the last call queued behind the group of two", 10*time.Second, queued(1))
+	if err := counter.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for ref, done := range results {
+		if err := <-done; err != nil {
+			t.Fatalf("the call of %s: %v", ref, err)
+		}
+	}
+	rows, err := pool.QueryContext(ctx, `SELECT reference_number, accumulated FROM transactions WHERE company_id = $1 ORDER BY id`, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var ref string
+		var balance int64
+		if err := rows.Scan(&ref, &balance); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(ref, " ", balance))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"W 1", "X 11", "A1 111", "A2 1111", "B 11111"}; !slices.Equal(got, want) {
+		t.Fatalf("stored in the order %v, want %v", got, want)
 	}
 }

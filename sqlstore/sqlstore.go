@@ -377,8 +377,9 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 type committingKey struct{}
 
 // onCommitting returns ctx telling runTx to call f before each commit it
-// makes, or to call nothing when f is nil.
-func onCommitting(ctx context.Context, f func()) context.Context {
+// makes, or to call nothing when f is nil. When f fails, runTx rolls the
+// transaction back instead and returns f's error.
+func onCommitting(ctx context.Context, f func() error) context.Context {
 	return context.WithValue(ctx, committingKey{}, f)
 }
 
@@ -402,8 +403,11 @@ func (db *DB) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		// primary is EUNAVAILABLE, whichever statement met it.
 		return classify(err)
 	}
-	if f, _ := ctx.Value(committingKey{}).(func()); f != nil {
-		f()
+	if f, _ := ctx.Value(committingKey{}).(func() error); f != nil {
+		if err := f(); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return classify(fmt.Errorf("sqlstore: commit: %w", err))
