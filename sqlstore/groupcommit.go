@@ -49,7 +49,17 @@ type ingestGroup struct {
 type lane struct {
 	accounts map[int64]bool // of the calls queued and being stored
 	queue    []*ingestCall
-	merged   bool // into another lane: its drainer stops
+	merged   bool          // into another lane: its drainer stops
+	arrived  chan struct{} // a call was queued (one buffered): wakes a drainer waiting on an empty queue
+}
+
+// queued appends calls to l's queue and wakes its drainer, should it wait.
+func (l *lane) queued(calls ...*ingestCall) {
+	l.queue = append(l.queue, calls...)
+	select {
+	case l.arrived <- struct{}{}:
+	default:
+	}
 }
 
 func (l *lane) overlaps(ids []int64) bool {
@@ -123,7 +133,7 @@ func (g *ingestGroup) enqueue(companyID int64, call *ingestCall) *lane {
 		default:
 			// l's running transaction, if any, finishes on its own (the
 			// database locks order it against into's); its queue moves.
-			into.queue = append(into.queue, l.queue...)
+			into.queued(l.queue...)
 			for id := range l.accounts {
 				into.accounts[id] = true
 			}
@@ -132,11 +142,11 @@ func (g *ingestGroup) enqueue(companyID int64, call *ingestCall) *lane {
 	}
 	g.lanes[companyID] = kept
 	if into != nil {
-		into.queue = append(into.queue, call)
+		into.queued(call)
 		into.add(call.accounts)
 		return nil
 	}
-	l := &lane{accounts: map[int64]bool{}, queue: []*ingestCall{call}}
+	l := &lane{accounts: map[int64]bool{}, queue: []*ingestCall{call}, arrived: make(chan struct{}, 1)}
 	l.add(call.accounts)
 	g.lanes[companyID] = append(g.lanes[companyID], l)
 	return l
@@ -150,8 +160,8 @@ func (g *ingestGroup) enqueue(companyID int64, call *ingestCall) *lane {
 // them after it (docs/design.md, "The next group begins while one
 // commits"). SQLite, one writer at a time, stores one group after the
 // other. A lane whose queue is empty lives until its last group is
-// stored, so that a call coming meanwhile queues behind that group rather
-// than in a lane of its own.
+// stored, so that a call coming meanwhile queues behind that group, and
+// begins at once, rather than in a lane of its own.
 func (g *ingestGroup) drain(ctx context.Context, db *DB, companyID int64, l *lane) {
 	var prev *groupEnd
 	for {
@@ -161,8 +171,11 @@ func (g *ingestGroup) drain(ctx context.Context, db *DB, companyID int64, l *lan
 		g.mu.Lock()
 		if !l.merged && len(l.queue) == 0 && prev != nil {
 			g.mu.Unlock()
-			<-prev.done
-			prev = nil
+			select {
+			case <-prev.done:
+				prev = nil
+			case <-l.arrived: // its group begins now, after prev
+			}
 			continue
 		}
 		if l.merged || len(l.queue) == 0 {

@@ -22,79 +22,52 @@ import (
 // the second group is seen waiting for the account too.
 func TestNextGroupBeginsWhileOneCommits(t *testing.T) {
 	t.Parallel()
-	db := dbtest.OpenStore(t, sqlstore.EnginePostgres)
-	ctx := t.Context()
-	c, a := companyWithAccount(t, db, "111")
-	o := &recon.Order{CompanyID: c.ID, InvoiceNumber: "INV1", PaymentCode: "DH10001", Amount: 100_000, BankAccountID: a.ID}
-	if err := db.CreateOrder(ctx, o); err != nil {
+	f := newLaneFixture(t)
+	o := &recon.Order{CompanyID: f.c.ID, InvoiceNumber: "INV1", PaymentCode: "DH10001", Amount: 100_000, BankAccountID: f.a.ID}
+	if err := f.db.CreateOrder(t.Context(), o); err != nil {
 		t.Fatal(err)
 	}
-	row := func(ref string, amount int64, memo string) []recon.TransactionInput {
-		return []recon.TransactionInput{{BankAccountID: a.ID, TransactionDate: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
-			AmountIn: amount, Content: memo, ReferenceNumber: ref}}
-	}
-	// The first batch makes the tenant's change counter.
-	if _, err := db.IngestTransactions(ctx, c.Tenant(), row("W", 1, "chuyen tien"), []string{""}); err != nil {
-		t.Fatal(err)
-	}
-	pool := db.Pool()
-	hold := func(query string, arg int64) *sql.Tx {
-		t.Helper()
-		tx, err := pool.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = tx.Rollback() })
-		if _, err := tx.ExecContext(ctx, query, arg); err != nil {
-			t.Fatal(err)
-		}
-		return tx
-	}
-	order := hold(`SELECT 1 FROM orders WHERE id = $1 FOR UPDATE`, o.ID)
-	counter := hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, c.ID)
-	waiting := func(n int) func() bool {
-		return func() bool {
-			var got int
-			err := pool.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event <> 'advisory'`).Scan(&got)
-			return err == nil && got == n
-		}
-	}
-	type result struct {
-		res []recon.IngestResult
-		err error
-	}
-	first, second := make(chan result, 1), make(chan result, 1)
-	go func() {
-		res, err := db.IngestTransactions(ctx, c.Tenant(), row("A", 100_000, "thanh toan DH10001"), []string{"DH10001"})
-		first <- result{res, err}
-	}()
-	testkit.WaitFor(t, "the first group to wait for the order", 10*time.Second, waiting(1))
-	go func() {
-		res, err := db.IngestTransactions(ctx, c.Tenant(), row("B", 5, "chuyen tien"), []string{""})
-		second <- result{res, err}
-	}()
-	testkit.WaitFor(t, "the second call to queue behind the first group", 10*time.Second, func() bool { return db.LaneQueued(c.ID) == 1 })
+	order := f.hold(`SELECT 1 FROM orders WHERE id = $1 FOR UPDATE`, o.ID)
+	counter := f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
+	first := f.push("A", 100_000, "thanh toan DH10001", "DH10001")
+	testkit.WaitFor(t, "the first group to wait for the order", 10*time.Second, f.waiting(1))
+	second := f.push("B", 5, "chuyen tien", "")
+	testkit.WaitFor(t, "the second call to queue behind the first group", 10*time.Second, f.queued(1))
 	if err := order.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	testkit.WaitFor(t, "the first group waiting in its commit and the second group's transaction waiting for the account", 10*time.Second, waiting(2))
+	testkit.WaitFor(t, "the first group waiting in its commit and the second group's transaction waiting for the account", 10*time.Second, f.waiting(2))
 	if err := counter.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	a1, b1 := <-first, <-second
-	if a1.err != nil || b1.err != nil {
-		t.Fatalf("the two calls: %v, %v", a1.err, b1.err)
+	a, b := <-first, <-second
+	if a.err != nil || b.err != nil {
+		t.Fatalf("the two calls: %v, %v", a.err, b.err)
 	}
-	if !a1.res[0].PaidOrder || b1.res[0].ID <= a1.res[0].ID {
-		t.Fatalf("the calls stored %+v and %+v; want the first paying the order, the second after it", a1.res[0], b1.res[0])
+	if !a.res[0].PaidOrder {
+		t.Fatalf("the first call stored %+v; want it paying the order", a.res[0])
 	}
-	for id, want := range map[int64]int64{a1.res[0].ID: 100_001, b1.res[0].ID: 100_006} {
-		got, err := db.Transaction(ctx, c.Tenant(), id)
-		if err != nil || got.Accumulated != want {
-			t.Fatalf("transaction %d: %+v (%v), want its balance %d", id, got, err, want)
-		}
+	f.storedInOrder("W 1", "A 100001", "B 100006")
+}
+
+// TestCallDuringACommitBeginsAtOnce (PostgreSQL): a call that comes while
+// its lane's only group commits begins its transaction at once, behind that
+// group, and waits for the account, as the next group of a busy lane does.
+func TestCallDuringACommitBeginsAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newLaneFixture(t)
+	counter := f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
+	first := f.push("A", 10, "chuyen tien", "")
+	testkit.WaitFor(t, "the call's group waiting in its commit", 10*time.Second, f.waiting(1))
+	second := f.push("B", 100, "chuyen tien", "")
+	testkit.WaitFor(t, "the next call's transaction waiting for the account", 10*time.Second, f.waiting(2))
+	if err := counter.Commit(); err != nil {
+		t.Fatal(err)
 	}
+	if a, b := <-first, <-second; a.err != nil || b.err != nil {
+		t.Fatalf("the two calls: %v, %v", a.err, b.err)
+	}
+	f.storedInOrder("W 1", "A 11", "B 111")
 }
 
 // TestGroupBehindAFailedCommitWaits (PostgreSQL): when a group's COMMIT
@@ -107,18 +80,9 @@ func TestNextGroupBeginsWhileOneCommits(t *testing.T) {
 // and each call alone, retried, passes.
 func TestGroupBehindAFailedCommitWaits(t *testing.T) {
 	t.Parallel()
-	db := dbtest.OpenStore(t, sqlstore.EnginePostgres)
+	f := newLaneFixture(t)
 	ctx := t.Context()
-	c, a := companyWithAccount(t, db, "111")
-	row := func(ref string, amount int64) []recon.TransactionInput {
-		return []recon.TransactionInput{{BankAccountID: a.ID, TransactionDate: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
-			AmountIn: amount, Content: "chuyen tien", ReferenceNumber: ref}}
-	}
-	// The first batch makes the tenant's change counter.
-	if _, err := db.IngestTransactions(ctx, c.Tenant(), row("W", 1), []string{""}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Exec(ctx, `CREATE FUNCTION refuse_two() RETURNS trigger LANGUAGE plpgsql AS $$
+	if err := f.db.Exec(ctx, `CREATE FUNCTION refuse_two() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
 			IF NEW.seq - OLD.seq >= 2 THEN
 				RAISE EXCEPTION 'the test refuses a move by %', NEW.seq - OLD.seq;
@@ -127,79 +91,131 @@ func TestGroupBehindAFailedCommitWaits(t *testing.T) {
 		END $$`); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Exec(ctx, `CREATE TRIGGER refuse_two BEFORE UPDATE ON sync_counters FOR EACH ROW EXECUTE FUNCTION refuse_two()`); err != nil {
+	if err := f.db.Exec(ctx, `CREATE TRIGGER refuse_two BEFORE UPDATE ON sync_counters FOR EACH ROW EXECUTE FUNCTION refuse_two()`); err != nil {
 		t.Fatal(err)
 	}
-	pool := db.Pool()
-	hold := func(query string, arg int64) *sql.Tx {
-		t.Helper()
-		tx, err := pool.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = tx.Rollback() })
-		if _, err := tx.ExecContext(ctx, query, arg); err != nil {
-			t.Fatal(err)
-		}
-		return tx
-	}
-	account := hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, a.ID)
-	counter := hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, c.ID)
-	waiting := func(n int) func() bool {
-		return func() bool {
-			var got int
-			err := pool.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event <> 'advisory'`).Scan(&got)
-			return err == nil && got == n
-		}
-	}
-	results := make(map[string]chan error)
-	push := func(ref string, amount int64) {
-		done := make(chan error, 1)
-		results[ref] = done
-		go func() {
-			_, err := db.IngestTransactions(ctx, c.Tenant(), row(ref, amount), []string{""})
-			done <- err
-		}()
-	}
-	push("X", 10)
-	testkit.WaitFor(t, "the first group to wait for the account", 10*time.Second, waiting(1))
-	queued := func(n int) func() bool { return func() bool { return db.LaneQueued(c.ID) == n } }
-	push("A1", 100)
-	testkit.WaitFor(t, "a call queued behind the first group", 10*time.Second, queued(1))
-	push("A2", 1000)
-	testkit.WaitFor(t, "two calls queued behind the first group", 10*time.Second, queued(2))
+	account := f.hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, f.a.ID)
+	counter := f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
+	var calls []<-chan ingested
+	calls = append(calls, f.push("X", 10, "chuyen tien", ""))
+	testkit.WaitFor(t, "the first group to wait for the account", 10*time.Second, f.waiting(1))
+	calls = append(calls, f.push("A1", 100, "chuyen tien", ""))
+	testkit.WaitFor(t, "a call queued behind the first group", 10*time.Second, f.queued(1))
+	calls = append(calls, f.push("A2", 1000, "chuyen tien", ""))
+	testkit.WaitFor(t, "two calls queued behind the first group", 10*time.Second, f.queued(2))
 	if err := account.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	testkit.WaitFor(t, "the first group waiting in its commit and the group of two waiting for the account", 10*time.Second, waiting(2))
-	push("B", 10_000)
-	testkit.WaitFor(t, "the last call queued behind the group of two", 10*time.Second, queued(1))
+	testkit.WaitFor(t, "the first group waiting in its commit and the group of two waiting for the account", 10*time.Second, f.waiting(2))
+	calls = append(calls, f.push("B", 10_000, "chuyen tien", ""))
+	testkit.WaitFor(t, "the last call queued behind the group of two", 10*time.Second, f.queued(1))
 	if err := counter.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	for ref, done := range results {
-		if err := <-done; err != nil {
-			t.Fatalf("the call of %s: %v", ref, err)
+	for i, call := range calls {
+		if got := <-call; got.err != nil {
+			t.Fatalf("call %d: %v", i, got.err)
 		}
 	}
-	rows, err := pool.QueryContext(ctx, `SELECT reference_number, accumulated FROM transactions WHERE company_id = $1 ORDER BY id`, c.ID)
-	if err != nil {
+	f.storedInOrder("W 1", "X 11", "A1 111", "A2 1111", "B 11111")
+}
+
+// laneFixture is a PostgreSQL store holding a company with one bank account
+// and one transaction ("W", 1 đ, which makes the tenant's change counter),
+// for the tests of a lane's groups: the test's own transactions hold rows
+// the groups need, and it counts the store's statements waiting for a lock.
+type laneFixture struct {
+	t  *testing.T
+	db *sqlstore.DB
+	c  *recon.Company
+	a  *recon.BankAccount
+}
+
+type ingested struct {
+	res []recon.IngestResult
+	err error
+}
+
+func newLaneFixture(t *testing.T) *laneFixture {
+	f := &laneFixture{t: t, db: dbtest.OpenStore(t, sqlstore.EnginePostgres)}
+	f.c, f.a = companyWithAccount(t, f.db, "111")
+	if _, err := f.db.IngestTransactions(t.Context(), f.c.Tenant(), f.row("W", 1, "chuyen tien"), []string{""}); err != nil {
 		t.Fatal(err)
 	}
+	return f
+}
+
+// row is a batch of one transfer into the account, every one of the same
+// time, so that their balances follow their ids.
+func (f *laneFixture) row(ref string, amount int64, memo string) []recon.TransactionInput {
+	return []recon.TransactionInput{{BankAccountID: f.a.ID, TransactionDate: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
+		AmountIn: amount, Content: memo, ReferenceNumber: ref}}
+}
+
+// push ingests row(ref, amount, memo) with the payment code, from a
+// goroutine of its own.
+func (f *laneFixture) push(ref string, amount int64, memo, code string) <-chan ingested {
+	done := make(chan ingested, 1)
+	go func() {
+		res, err := f.db.IngestTransactions(f.t.Context(), f.c.Tenant(), f.row(ref, amount, memo), []string{code})
+		done <- ingested{res, err}
+	}()
+	return done
+}
+
+// hold runs query in a transaction of the test's own, left open until the
+// caller commits it (or the test ends).
+func (f *laneFixture) hold(query string, arg int64) *sql.Tx {
+	f.t.Helper()
+	tx, err := f.db.Pool().BeginTx(f.t.Context(), nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = tx.Rollback() })
+	if _, err := tx.ExecContext(f.t.Context(), query, arg); err != nil {
+		f.t.Fatal(err)
+	}
+	return tx
+}
+
+// waiting reports whether n statements of the database wait for a row's
+// lock (the key lease's advisory locks left out).
+func (f *laneFixture) waiting(n int) func() bool {
+	return func() bool {
+		var got int
+		err := f.db.Pool().QueryRowContext(f.t.Context(), `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event <> 'advisory'`).Scan(&got)
+		return err == nil && got == n
+	}
+}
+
+// queued reports whether n calls of the company wait in its lanes.
+func (f *laneFixture) queued(n int) func() bool {
+	return func() bool { return f.db.LaneQueued(f.c.ID) == n }
+}
+
+// storedInOrder checks the company's transactions, by id, as "reference
+// balance".
+func (f *laneFixture) storedInOrder(want ...string) {
+	f.t.Helper()
+	rows, err := f.db.Pool().QueryContext(f.t.Context(), `SELECT reference_number, accumulated FROM transactions WHERE company_id = $1 ORDER BY id`, f.c.ID)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer rows.Close()
 	var got []string
 	for rows.Next() {
 		var ref string
 		var balance int64
 		if err := rows.Scan(&ref, &balance); err != nil {
-			t.Fatal(err)
+			f.t.Fatal(err)
 		}
 		got = append(got, fmt.Sprint(ref, " ", balance))
 	}
 	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+		f.t.Fatal(err)
 	}
-	if want := []string{"W 1", "X 11", "A1 111", "A2 1111", "B 11111"}; !slices.Equal(got, want) {
-		t.Fatalf("stored in the order %v, want %v", got, want)
+	if !slices.Equal(got, want) {
+		f.t.Fatalf("stored in the order %v, want %v", got, want)
 	}
 }
