@@ -91,6 +91,32 @@ func TestKeyLease(t *testing.T) {
 	if got := read(); got != kept {
 		t.Fatalf("after a's rolled-back write a answered %+v, want %+v", got, kept)
 	}
+	// A transaction of a's whose COMMIT fails after its write raised the
+	// version's notice (a constraint trigger of the test's own, deferred to
+	// the commit, refuses it): a answers what is committed.
+	if err := a.Exec(ctx, `CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			RAISE EXCEPTION 'the test refuses this commit';
+		END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Exec(ctx, `CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER UPDATE ON sync_counters
+		DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.seq - OLD.seq = 7) EXECUTE FUNCTION refuse_at_commit()`); err != nil {
+		t.Fatal(err)
+	}
+	kept = fromMemory("before a's refused commit")
+	if tx, err = a.SQL().BeginTx(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sync_counters SET seq = seq + 7 WHERE company_id = $1`, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err == nil {
+		t.Fatal("the commit the test's trigger refuses went through")
+	}
+	if got := read(); got != kept {
+		t.Fatalf("after a's refused commit a answered %+v, want %+v", got, kept)
+	}
 	if n := a.KeyLeaseTakes(); n != takes {
 		t.Fatalf("a took the lease %d times in all after its own writes, want %d: its own writes must not wait for it", n, takes)
 	}
