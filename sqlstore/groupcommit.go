@@ -51,6 +51,11 @@ type lane struct {
 	queue    []*ingestCall
 	merged   bool          // into another lane: its drainer stops
 	arrived  chan struct{} // a call was queued (one buffered): wakes a drainer waiting on an empty queue
+	running  *groupEnd     // the group its drainer stores last
+	// behind are the groups of lanes merged into this one, perhaps still
+	// being stored: the lane's next group follows them as it follows its
+	// own (ingestGroup.drain).
+	behind []*groupEnd
 }
 
 // queued appends calls to l's queue and wakes its drainer, should it wait.
@@ -131,13 +136,17 @@ func (g *ingestGroup) enqueue(companyID int64, call *ingestCall) *lane {
 			into = l
 			kept = append(kept, l)
 		default:
-			// l's running transaction, if any, finishes on its own (the
-			// database locks order it against into's); its queue moves.
+			// l's queue moves; into's next group follows l's running
+			// one, if any, as it follows its own.
 			into.queued(l.queue...)
 			for id := range l.accounts {
 				into.accounts[id] = true
 			}
-			l.queue, l.merged = nil, true
+			into.behind = append(into.behind, l.behind...)
+			if l.running != nil {
+				into.behind = append(into.behind, l.running)
+			}
+			l.queue, l.behind, l.merged = nil, nil, true
 		}
 	}
 	g.lanes[companyID] = kept
@@ -204,13 +213,23 @@ func (g *ingestGroup) drain(ctx context.Context, db *DB, companyID int64, l *lan
 		for _, c := range l.queue {
 			l.add(c.accounts)
 		}
-		g.mu.Unlock()
+		after := l.behind
+		if prev != nil {
+			after = append(after, prev)
+		}
 		end := newGroupEnd()
+		l.running, l.behind = end, nil
+		g.mu.Unlock()
 		if g.oneLane {
 			g.store(ctx, db, companyID, calls, nil, end)
 			continue
 		}
-		go g.store(ctx, db, companyID, calls, prev, end)
+		// A merged lane's group may not hold its accounts' locks yet: this
+		// group, which may need them too, begins once it does.
+		for _, b := range after {
+			<-b.committing
+		}
+		go g.store(ctx, db, companyID, calls, after, end)
 		prev = end
 	}
 }
@@ -231,25 +250,26 @@ func newGroupEnd() *groupEnd {
 func (e *groupEnd) commitStarts() { e.once.Do(func() { close(e.committing) }) }
 
 // errBehindFailedGroup rolls back a group whose previous group failed at
-// its commit after this one began (groupEnd.before).
+// its commit after this one began (groupEnd.after).
 var errBehindFailedGroup = errors.New("sqlstore: the group before failed")
 
-// before is the commit hook (onCommitting) of a group that follows prev:
-// it commits once prev has committed, or once every call of prev is stored
-// when prev failed, and only then lets the lane's next group begin. A
-// group begins while prev commits and waits for prev's locks; should
-// prev's COMMIT fail then (the database lost, a deferred write refused),
-// prev's calls are stored again one by one, and this group, holding the
-// accounts' locks they need, must not commit first: it rolls back
-// (errBehindFailedGroup) and is stored after them, so the lane's rows keep
-// arrival order.
-func (e *groupEnd) before(prev *groupEnd) func() error {
+// after is the commit hook (onCommitting) of a group that follows the
+// groups prevs (the lane's previous one, and those of lanes merged into
+// it): it commits once each has committed, or has had every call stored
+// when it failed, and only then lets the lane's next group begin. A group
+// begins while a previous one commits and waits for its locks; should that
+// COMMIT fail then (the database lost, a deferred write refused), the
+// failed group's calls are stored again one by one, and this group,
+// holding the accounts' locks they need, must not commit first: it rolls
+// back (errBehindFailedGroup) and is stored after them, so the lane's rows
+// keep arrival order.
+func (e *groupEnd) after(prevs []*groupEnd) func() error {
 	return func() error {
-		if prev != nil {
-			<-prev.decided
-			if prev.failed {
+		for _, p := range prevs {
+			<-p.decided
+			if p.failed {
 				select {
-				case <-prev.done:
+				case <-p.done:
 				default:
 					return errBehindFailedGroup
 				}
@@ -260,9 +280,10 @@ func (e *groupEnd) before(prev *groupEnd) func() error {
 	}
 }
 
-// store stores calls as one group after prev (nil: none before it, or
-// SQLite's one writer), telling the next group by end.
-func (g *ingestGroup) store(ctx context.Context, db *DB, companyID int64, calls []*ingestCall, prev, end *groupEnd) {
+// store stores calls as one group after the groups prevs (none on
+// SQLite, whose one writer stores one group after the other), telling the
+// next group by end.
+func (g *ingestGroup) store(ctx context.Context, db *DB, companyID int64, calls []*ingestCall, prevs []*groupEnd, end *groupEnd) {
 	defer func() {
 		for _, c := range calls {
 			close(c.done)
@@ -280,7 +301,7 @@ func (g *ingestGroup) store(ctx context.Context, db *DB, companyID int64, calls 
 			dups.memos = append(dups.memos, c.dups.memos...)
 		}
 	}
-	res, err := db.ingestOnce(onCommitting(ctx, end.before(prev)), companyID, in, codes, dups)
+	res, err := db.ingestOnce(onCommitting(ctx, end.after(prevs)), companyID, in, codes, dups)
 	end.failed = err != nil
 	close(end.decided)
 	if err == nil {
@@ -293,11 +314,11 @@ func (g *ingestGroup) store(ctx context.Context, db *DB, companyID int64, calls 
 		calls[0].err = err
 		return
 	}
-	// One after the other, in arrival order, after every call of the group
+	// One after the other, in arrival order, after every call of the groups
 	// before, and before the lane's next group begins (not at their
 	// commits).
-	if prev != nil {
-		<-prev.done
+	for _, p := range prevs {
+		<-p.done
 	}
 	ctx = onCommitting(ctx, nil)
 	for _, c := range calls {

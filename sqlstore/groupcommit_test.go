@@ -47,7 +47,7 @@ func TestNextGroupBeginsWhileOneCommits(t *testing.T) {
 	if !a.res[0].PaidOrder {
 		t.Fatalf("the first call stored %+v; want it paying the order", a.res[0])
 	}
-	f.storedInOrder("W 1", "A 100001", "B 100006")
+	f.storedInOrder(f.a.ID, "W 1", "A 100001", "B 100006")
 }
 
 // TestCallDuringACommitBeginsAtOnce (PostgreSQL): a call that comes while
@@ -67,33 +67,19 @@ func TestCallDuringACommitBeginsAtOnce(t *testing.T) {
 	if a, b := <-first, <-second; a.err != nil || b.err != nil {
 		t.Fatalf("the two calls: %v, %v", a.err, b.err)
 	}
-	f.storedInOrder("W 1", "A 11", "B 111")
+	f.storedInOrder(f.a.ID, "W 1", "A 11", "B 111")
 }
 
 // TestGroupBehindAFailedCommitWaits (PostgreSQL): when a group's COMMIT
 // fails after the lane's next group began, the next group, which then
 // holds the accounts' locks, does not commit before the failed group's
 // calls are stored again one by one: it rolls back and is stored after
-// them, so the rows keep arrival order and their balances. A trigger of
-// the test's own refuses the change counter's move by two, so the group
-// of two calls fails at its commit (its change log goes with the COMMIT)
-// and each call alone, retried, passes.
+// them, so the rows keep arrival order and their balances. The group of
+// two calls fails at its commit (refuseMoves).
 func TestGroupBehindAFailedCommitWaits(t *testing.T) {
 	t.Parallel()
 	f := newLaneFixture(t)
-	ctx := t.Context()
-	if err := f.db.Exec(ctx, `CREATE FUNCTION refuse_two() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN
-			IF NEW.seq - OLD.seq >= 2 THEN
-				RAISE EXCEPTION 'the test refuses a move by %', NEW.seq - OLD.seq;
-			END IF;
-			RETURN NEW;
-		END $$`); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.db.Exec(ctx, `CREATE TRIGGER refuse_two BEFORE UPDATE ON sync_counters FOR EACH ROW EXECUTE FUNCTION refuse_two()`); err != nil {
-		t.Fatal(err)
-	}
+	f.refuseMoves(2)
 	account := f.hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, f.a.ID)
 	counter := f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
 	var calls []<-chan ingested
@@ -117,7 +103,56 @@ func TestGroupBehindAFailedCommitWaits(t *testing.T) {
 			t.Fatalf("call %d: %v", i, got.err)
 		}
 	}
-	f.storedInOrder("W 1", "X 11", "A1 111", "A2 1111", "B 11111")
+	f.storedInOrder(f.a.ID, "W 1", "X 11", "A1 111", "A2 1111", "B 11111")
+}
+
+// TestMergedLaneGroupFollowed (PostgreSQL): a call whose accounts overlap
+// two lanes merges the second into the first, and the first lane's next
+// group follows the group the second lane is storing as it follows its
+// own: when that group fails at its commit, the merging call is stored
+// after its calls, stored again one by one. Lane 1 stores a call on
+// account B, lane 2 a group of three calls on account A (which
+// refuseMoves makes fail at its commit); the merging call has a row on
+// each.
+func TestMergedLaneGroupFollowed(t *testing.T) {
+	t.Parallel()
+	f := newLaneFixture(t)
+	b := &recon.BankAccount{CompanyID: f.c.ID, BankName: "Vietcombank", AccountNumber: "222"}
+	if err := f.db.CreateBankAccount(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	f.refuseMoves(3)
+	lockA := f.hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, f.a.ID)
+	lockB := f.hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, b.ID)
+	var calls []<-chan ingested
+	calls = append(calls, f.pushBatch([]recon.TransactionInput{transfer(b.ID, "B1", 5, "chuyen tien")}, []string{""}))
+	testkit.WaitFor(t, "lane 1's group to wait for account B", 10*time.Second, f.waiting(1))
+	calls = append(calls, f.push("X", 10, "chuyen tien", ""))
+	testkit.WaitFor(t, "lane 2's first group to wait for account A", 10*time.Second, f.waiting(2))
+	for i, amount := range []int64{100, 1000, 10_000} {
+		calls = append(calls, f.push(fmt.Sprint("A", i+1), amount, "chuyen tien", ""))
+		testkit.WaitFor(t, "a call queued in lane 2", 10*time.Second, f.queued(i+1))
+	}
+	counter := f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
+	if err := lockA.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "lane 2's first group waiting in its commit and its group of three waiting for account A", 10*time.Second, f.waiting(3))
+	calls = append(calls, f.pushBatch([]recon.TransactionInput{transfer(f.a.ID, "CA", 100_000, "chuyen tien"), transfer(b.ID, "CB", 50, "chuyen tien")}, []string{"", ""}))
+	testkit.WaitFor(t, "the merging call queued", 10*time.Second, f.queued(1))
+	if err := lockB.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := counter.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for i, call := range calls {
+		if got := <-call; got.err != nil {
+			t.Fatalf("call %d: %v", i, got.err)
+		}
+	}
+	f.storedInOrder(f.a.ID, "W 1", "X 11", "A1 111", "A2 1111", "A3 11111", "CA 111111")
+	f.storedInOrder(b.ID, "B1 5", "CB 55")
 }
 
 // laneFixture is a PostgreSQL store holding a company with one bank account
@@ -148,19 +183,48 @@ func newLaneFixture(t *testing.T) *laneFixture {
 // row is a batch of one transfer into the account, every one of the same
 // time, so that their balances follow their ids.
 func (f *laneFixture) row(ref string, amount int64, memo string) []recon.TransactionInput {
-	return []recon.TransactionInput{{BankAccountID: f.a.ID, TransactionDate: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
-		AmountIn: amount, Content: memo, ReferenceNumber: ref}}
+	return []recon.TransactionInput{transfer(f.a.ID, ref, amount, memo)}
+}
+
+func transfer(account int64, ref string, amount int64, memo string) recon.TransactionInput {
+	return recon.TransactionInput{BankAccountID: account, TransactionDate: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
+		AmountIn: amount, Content: memo, ReferenceNumber: ref}
 }
 
 // push ingests row(ref, amount, memo) with the payment code, from a
 // goroutine of its own.
 func (f *laneFixture) push(ref string, amount int64, memo, code string) <-chan ingested {
+	return f.pushBatch(f.row(ref, amount, memo), []string{code})
+}
+
+func (f *laneFixture) pushBatch(in []recon.TransactionInput, codes []string) <-chan ingested {
 	done := make(chan ingested, 1)
 	go func() {
-		res, err := f.db.IngestTransactions(f.t.Context(), f.c.Tenant(), f.row(ref, amount, memo), []string{code})
+		res, err := f.db.IngestTransactions(f.t.Context(), f.c.Tenant(), in, codes)
 		done <- ingested{res, err}
 	}()
 	return done
+}
+
+// refuseMoves makes the tenant's change counter refuse a move by n (the
+// number of rows a group of calls adds), so that a group adding n rows
+// fails at its commit, its change log going with the COMMIT, and each of
+// its calls alone, stored again, passes.
+func (f *laneFixture) refuseMoves(n int) {
+	f.t.Helper()
+	ctx := f.t.Context()
+	if err := f.db.Exec(ctx, fmt.Sprintf(`CREATE FUNCTION refuse_move() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.seq - OLD.seq = %d THEN
+				RAISE EXCEPTION 'the test refuses a move by %%', NEW.seq - OLD.seq;
+			END IF;
+			RETURN NEW;
+		END $$`, n)); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.db.Exec(ctx, `CREATE TRIGGER refuse_move BEFORE UPDATE ON sync_counters FOR EACH ROW EXECUTE FUNCTION refuse_move()`); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // hold runs query in a transaction of the test's own, left open until the
@@ -194,11 +258,11 @@ func (f *laneFixture) queued(n int) func() bool {
 	return func() bool { return f.db.LaneQueued(f.c.ID) == n }
 }
 
-// storedInOrder checks the company's transactions, by id, as "reference
+// storedInOrder checks the account's transactions, by id, as "reference
 // balance".
-func (f *laneFixture) storedInOrder(want ...string) {
+func (f *laneFixture) storedInOrder(account int64, want ...string) {
 	f.t.Helper()
-	rows, err := f.db.Pool().QueryContext(f.t.Context(), `SELECT reference_number, accumulated FROM transactions WHERE company_id = $1 ORDER BY id`, f.c.ID)
+	rows, err := f.db.Pool().QueryContext(f.t.Context(), `SELECT reference_number, accumulated FROM transactions WHERE bank_account_id = $1 ORDER BY id`, account)
 	if err != nil {
 		f.t.Fatal(err)
 	}
