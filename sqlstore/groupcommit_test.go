@@ -28,18 +28,14 @@ func TestNextGroupBeginsWhileOneCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	order := f.hold(`SELECT 1 FROM orders WHERE id = $1 FOR UPDATE`, o.ID)
-	counter := f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
+	counter := f.holdCounter()
 	first := f.push("A", 100_000, "thanh toan DH10001", "DH10001")
 	testkit.WaitFor(t, "the first group to wait for the order", 10*time.Second, f.waiting(1))
 	second := f.push("B", 5, "chuyen tien", "")
 	testkit.WaitFor(t, "the second call to queue behind the first group", 10*time.Second, f.queued(1))
-	if err := order.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	f.release(order)
 	testkit.WaitFor(t, "the first group waiting in its commit and the second group's transaction waiting for the account", 10*time.Second, f.waiting(2))
-	if err := counter.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	f.release(counter)
 	a, b := <-first, <-second
 	if a.err != nil || b.err != nil {
 		t.Fatalf("the two calls: %v, %v", a.err, b.err)
@@ -56,14 +52,12 @@ func TestNextGroupBeginsWhileOneCommits(t *testing.T) {
 func TestCallDuringACommitBeginsAtOnce(t *testing.T) {
 	t.Parallel()
 	f := newLaneFixture(t)
-	counter := f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
+	counter := f.holdCounter()
 	first := f.push("A", 10, "chuyen tien", "")
 	testkit.WaitFor(t, "the call's group waiting in its commit", 10*time.Second, f.waiting(1))
 	second := f.push("B", 100, "chuyen tien", "")
 	testkit.WaitFor(t, "the next call's transaction waiting for the account", 10*time.Second, f.waiting(2))
-	if err := counter.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	f.release(counter)
 	if a, b := <-first, <-second; a.err != nil || b.err != nil {
 		t.Fatalf("the two calls: %v, %v", a.err, b.err)
 	}
@@ -80,8 +74,8 @@ func TestGroupBehindAFailedCommitWaits(t *testing.T) {
 	t.Parallel()
 	f := newLaneFixture(t)
 	f.refuseMoves(2)
-	account := f.hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, f.a.ID)
-	counter := f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
+	account := f.holdAccount(f.a.ID)
+	counter := f.holdCounter()
 	var calls []<-chan ingested
 	calls = append(calls, f.push("X", 10, "chuyen tien", ""))
 	testkit.WaitFor(t, "the first group to wait for the account", 10*time.Second, f.waiting(1))
@@ -89,15 +83,11 @@ func TestGroupBehindAFailedCommitWaits(t *testing.T) {
 	testkit.WaitFor(t, "a call queued behind the first group", 10*time.Second, f.queued(1))
 	calls = append(calls, f.push("A2", 1000, "chuyen tien", ""))
 	testkit.WaitFor(t, "two calls queued behind the first group", 10*time.Second, f.queued(2))
-	if err := account.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	f.release(account)
 	testkit.WaitFor(t, "the first group waiting in its commit and the group of two waiting for the account", 10*time.Second, f.waiting(2))
 	calls = append(calls, f.push("B", 10_000, "chuyen tien", ""))
 	testkit.WaitFor(t, "the last call queued behind the group of two", 10*time.Second, f.queued(1))
-	if err := counter.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	f.release(counter)
 	for i, call := range calls {
 		if got := <-call; got.err != nil {
 			t.Fatalf("call %d: %v", i, got.err)
@@ -122,8 +112,8 @@ func TestMergedLaneGroupFollowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.refuseMoves(3)
-	lockA := f.hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, f.a.ID)
-	lockB := f.hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, b.ID)
+	lockA := f.holdAccount(f.a.ID)
+	lockB := f.holdAccount(b.ID)
 	var calls []<-chan ingested
 	calls = append(calls, f.pushBatch([]recon.TransactionInput{transfer(b.ID, "B1", 5, "chuyen tien")}, []string{""}))
 	testkit.WaitFor(t, "lane 1's group to wait for account B", 10*time.Second, f.waiting(1))
@@ -133,19 +123,13 @@ func TestMergedLaneGroupFollowed(t *testing.T) {
 		calls = append(calls, f.push(fmt.Sprint("A", i+1), amount, "chuyen tien", ""))
 		testkit.WaitFor(t, "a call queued in lane 2", 10*time.Second, f.queued(i+1))
 	}
-	counter := f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
-	if err := lockA.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	counter := f.holdCounter()
+	f.release(lockA)
 	testkit.WaitFor(t, "lane 2's first group waiting in its commit and its group of three waiting for account A", 10*time.Second, f.waiting(3))
 	calls = append(calls, f.pushBatch([]recon.TransactionInput{transfer(f.a.ID, "CA", 100_000, "chuyen tien"), transfer(b.ID, "CB", 50, "chuyen tien")}, []string{"", ""}))
 	testkit.WaitFor(t, "the merging call queued", 10*time.Second, f.queued(1))
-	if err := lockB.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if err := counter.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	f.release(lockB)
+	f.release(counter)
 	for i, call := range calls {
 		if got := <-call; got.err != nil {
 			t.Fatalf("call %d: %v", i, got.err)
@@ -240,6 +224,25 @@ func (f *laneFixture) hold(query string, arg int64) *sql.Tx {
 		f.t.Fatal(err)
 	}
 	return tx
+}
+
+// holdAccount holds a bank account's row, which a group locks first.
+func (f *laneFixture) holdAccount(id int64) *sql.Tx {
+	return f.hold(`SELECT 1 FROM bank_accounts WHERE id = $1 FOR UPDATE`, id)
+}
+
+// holdCounter holds the tenant's change counter, which a group's commit
+// moves last.
+func (f *laneFixture) holdCounter() *sql.Tx {
+	return f.hold(`SELECT 1 FROM sync_counters WHERE company_id = $1 FOR UPDATE`, f.c.ID)
+}
+
+// release commits a transaction of hold's, letting go of what it held.
+func (f *laneFixture) release(tx *sql.Tx) {
+	f.t.Helper()
+	if err := tx.Commit(); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // waiting reports whether n statements of the database wait for a row's
