@@ -110,7 +110,7 @@ func newServer(t *testing.T, engine string, configure ...func(*dashboard.Handler
 	// without Secure on http, notification URLs on loopback.
 	checkURL := func(raw string) error { return delivery.CheckURL(raw, true, true) }
 	h := &dashboard.Handler{Store: e.db, Passwords: auth, Sandbox: true, Location: loc, Clock: recon.SystemClock{}, Logger: log,
-		HashPassword: oauth.HashPassword, Kick: dispatcher.Kick,
+		HashPassword: fastHash, Kick: dispatcher.Kick, // the server gives oauth.HashPassword (cost 12)
 		// The services and adapters server/routes.go gives it.
 		Orders:          &checkout.Service{Store: e.db, Clock: recon.SystemClock{}, Location: loc, Logger: log},
 		Refunds:         &refunds.Service{Store: e.db, Clock: recon.SystemClock{}, Location: loc},
