@@ -37,7 +37,8 @@ const groupMaxRows = 2 * recon.MaxIngestBatch
 //
 // Should a grouped transaction fail (a call naming another company's bank
 // account, say), each of its calls is stored again on its own, so that one
-// call's error is never another's.
+// call's error is never another's, and the lane's next group commits only
+// after them (groupEnd.after).
 type ingestGroup struct {
 	mu      sync.Mutex
 	lanes   map[int64][]*lane // by company
