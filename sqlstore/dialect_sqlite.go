@@ -414,37 +414,31 @@ func (sqliteDialect) purgeDeleted(ctx context.Context, conn *sql.Conn, table str
 	return nil
 }
 
-// stampChanges: the counter's upsert, then the runs: the one run of a
-// batch's added rows by a statement prepared once, more in one INSERT ...
-// SELECT FROM json_each of [seq, id, kind, n] quadruples.
+// stampChanges: the counter's upsert, then the runs in one INSERT ...
+// SELECT FROM json_each of [seq, id, kind, n] quadruples, a statement
+// prepared once (a batch's added rows are one quadruple).
 func (sqliteDialect) stampChanges(ctx context.Context, db *DB, tx *sql.Tx, companyID int64, runs changeRuns, total int64, now time.Time) error {
 	var last int64
 	if err := tx.QueryRowContext(ctx, moveCounter, companyID, total).Scan(&last); err != nil {
 		return err
 	}
-	first := last - total
-	if len(runs.ends) == 1 {
-		stmt, err := db.stmt(ctx, tx, sqliteChangeRun)
-		if err == nil {
-			_, err = stmt.ExecContext(ctx, companyID, last, runs.ids[0], runs.kinds[0], now, runs.ns[0])
-		}
-		return err
-	}
 	var quads strings.Builder
 	for i := range runs.ends {
-		quads.WriteString(`,[` + strconv.FormatInt(first+runs.ends[i], 10) + `,` + strconv.FormatInt(runs.ids[i], 10) +
+		quads.WriteString(`,[` + strconv.FormatInt(last-total+runs.ends[i], 10) + `,` + strconv.FormatInt(runs.ids[i], 10) +
 			`,"` + runs.kinds[i] + `",` + strconv.FormatInt(runs.ns[i], 10) + `]`)
 	}
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at, n)
-		SELECT $1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), $2, json_extract(value, '$[3]')
-		FROM json_each($3)`, companyID, now, "["+quads.String()[1:]+"]")
+	stmt, err := db.stmt(ctx, tx, sqliteInsertRuns)
+	if err == nil {
+		_, err = stmt.ExecContext(ctx, companyID, now, "["+quads.String()[1:]+"]")
+	}
 	return err
 }
 
-// sqliteChangeRun logs one run.
-const sqliteChangeRun = `INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at, n)
-	VALUES ($1, $2, $3, $4, $5, $6)`
+// sqliteInsertRuns logs the runs of the JSON array $3 for the tenant $1 at
+// $2.
+const sqliteInsertRuns = `INSERT INTO transaction_changes (company_id, seq, transaction_id, kind, created_at, n)
+	SELECT $1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), $2, json_extract(value, '$[3]')
+	FROM json_each($3)`
 
 // updateOrderPayments: one statement an order; in process, a statement
 // costs no round trip.

@@ -160,22 +160,21 @@ func (db *DB) dupReads(in []recon.TransactionInput, keys []int64, window int64, 
 // findDuplicates finds the possible duplicates of a batch (docs/statements.md,
 // Possible duplicates) before it is planned: each input whose account holds
 // a row of another reference with the same direction, amount and memo
-// (recon.DupMemo) dated within the window (the tenant's, in days, read
-// with the accounts' lock: accountsRead), or an earlier row of the batch
-// like it; and each input
-// carrying other references (a statement's) whose account holds a row of
-// the same amounts in the window sharing a reference key
-// (recon.ReferenceKeys). dups holds each input's recon.DupKey and memo. The look-up
-// is one query a batch on PostgreSQL, one per account and chunk of keys on
-// SQLite (dialect.dupProbes), each key asked on every day
-// of its window (recon.DupKeyOn) on transactions_dup_key (migrations 00044, 00052):
-// equality probes, which find nothing for an ordinary batch; what they find
-// is compared in full. The reference rule costs one probe of
-// transactions_company_amounts per input that carries other references.
-// The accounts are locked: no writer adds rows meanwhile. found, when not
-// nil, is what dupReads read for the batch after the lock, used when read
-// for window (ingestTx reads it with the accounts, for the window the
-// tenant had last).
+// (recon.DupMemo) dated within the window (the tenant's, in days, read with
+// the accounts' lock: accountsRead), or an earlier row of the batch like
+// it; and each input carrying other references (a statement's) whose
+// account holds a row of the same amounts in the window sharing a
+// reference key (recon.ReferenceKeys). dups holds each input's
+// recon.DupKey and memo. The look-up is one query a batch on PostgreSQL,
+// one per account and chunk of keys on SQLite (dialect.dupProbes), each
+// key asked on every day of its window (recon.DupKeyOn) on
+// transactions_dup_key (migrations 00044, 00052): equality probes, which
+// find nothing for an ordinary batch; what they find is compared in full.
+// The reference rule costs one probe of transactions_company_amounts per
+// input that carries other references. The accounts are locked: no writer
+// adds rows meanwhile. found, when not nil, is what dupReads read for the
+// batch after the lock, used when read for window (ingestTx reads it with
+// the accounts, for the window the tenant had last).
 //
 // repeats reports that a row found is one the batch repeats (its account
 // and reference): a feed pushing again what it pushed, whose stored

@@ -76,23 +76,17 @@ func TestLostPrimary(t *testing.T) {
 // TestIngestionWithTheDatabaseLost: batches pushed while the database is
 // cut off, several at once on one account (one lane, its groups begun while
 // the one before commits), are each EUNAVAILABLE, none waits for ever, and
-// none leaves a row; once the database is back the next batch is stored
-// after the rows from before, with its balance following theirs.
+// none leaves a row, and the sync's read of the change log is EUNAVAILABLE
+// too; once the database is back the next batch is stored after the rows
+// from before, with its balance following theirs, and the log holds the
+// two in that order.
 func TestIngestionWithTheDatabaseLost(t *testing.T) {
 	t.Parallel()
 	db, outage, _ := dbtest.OpenOutageStore(t)
 	ctx := t.Context()
-	c := newCompanyRow(1)
-	if err := db.CreateCompany(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	a := &recon.BankAccount{CompanyID: c.ID, BankName: "Vietcombank", AccountNumber: "111"}
-	if err := db.CreateBankAccount(ctx, a); err != nil {
-		t.Fatal(err)
-	}
+	c, a := companyWithAccount(t, db, "111")
 	push := func(ref string) ([]recon.IngestResult, error) {
-		in := []recon.TransactionInput{{BankAccountID: a.ID, TransactionDate: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
-			AmountIn: 1000, Content: "chuyen tien " + ref, ReferenceNumber: ref}}
+		in := []recon.TransactionInput{transfer(a.ID, ref, 1000, "chuyen tien "+ref)}
 		return db.IngestTransactions(ctx, c.Tenant(), in, []string{""})
 	}
 	if _, err := push("BEFORE"); err != nil { // the tenant's duplicate window is now known: the reads go together
@@ -110,6 +104,8 @@ func TestIngestionWithTheDatabaseLost(t *testing.T) {
 	for range cap(errs) {
 		wantUnavailable(t, "a push with the database cut off", <-errs)
 	}
+	_, err := db.TransactionChanges(ctx, c.Tenant(), -1, 10)
+	wantUnavailable(t, "the change log's read", err)
 
 	outage.Restore()
 	var res []recon.IngestResult
@@ -125,6 +121,10 @@ func TestIngestionWithTheDatabaseLost(t *testing.T) {
 	after, err := db.Transaction(ctx, c.Tenant(), res[0].ID)
 	if err != nil || after.Accumulated != 2000 {
 		t.Fatalf("the push after the outage: %+v (%v), want its balance 2000", after, err)
+	}
+	page, err := db.TransactionChanges(ctx, c.Tenant(), -1, 10)
+	if err != nil || len(page.Changes) != 2 || page.Changes[1].TransactionID != res[0].ID || page.Changes[1].Transaction == nil {
+		t.Fatalf("the change log after the outage: %+v (%v), want the rows from before and after", page, err)
 	}
 }
 

@@ -22,10 +22,10 @@ const groupMaxRows = 2 * recon.MaxIngestBatch
 // being stored wait in that batch's lane, and the lane's next database
 // transaction stores all of them, in arrival order, as if one after the
 // other: a reference repeated across calls is a duplicate of the first,
-// and rows of the same date take that order for their balances. Every writer still holds the lock of every
-// account it writes (the transaction locks the union of its calls'
-// accounts), so idempotency and running balances do not depend on the
-// grouping. Calls sharing no account with a lane go to lanes of their own,
+// and rows of the same date take that order for their balances. Every
+// writer still holds the lock of every account it writes (the transaction
+// locks the union of its calls' accounts), so idempotency and running
+// balances do not depend on the grouping. Calls sharing no account with a lane go to lanes of their own,
 // so that (on PostgreSQL) they still run in parallel; a call that overlaps
 // several lanes merges them.
 //

@@ -42,11 +42,10 @@ import (
 //
 // A transaction whose next reads do not depend on each other's answers (an
 // ingestion's accounts, locked, its duplicate look-up and the orders its
-// batch names, locked) hands them
-// to readTogether as batchReads: on PostgreSQL the connection sends the
-// writes it keeps and the reads in one pipeline, one round trip, and gives
-// each read's rows to its scan in order; on SQLite (no round trips) they
-// run one after the other. PostgreSQL runs them in order too, each seeing
+// batch names, locked) hands them to readTogether as batchReads: on
+// PostgreSQL the connection sends the writes it keeps and the reads in one
+// pipeline, one round trip, and gives each read's rows to its scan in
+// order; on SQLite (no round trips) they run one after the other. PostgreSQL runs them in order too, each seeing
 // what the ones before it wrote or locked. database/sql has no way to ask
 // this of a driver, so the reads travel as the argument of an ExecContext
 // whose text is readsTogether, which only a pipelineConn takes.
